@@ -1,0 +1,1 @@
+"""Shared mechanisms of stonehenge-lab: no game is imported here."""
