@@ -1,0 +1,99 @@
+"""Agents shared by every game, and agent construction from a scenario seat.
+
+A game lists its agents in ``Game.agents`` (name -> :class:`~sim.core.game.AgentSpec`); the
+generic ones here (``random``, ``mcts``, ``ismcts``) can be listed by any game.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from sim.core.errors import ScenarioError, allowed
+from sim.core.game import Action, AgentSpec, Game, GameConfig
+from sim.core.options import Option, validate_options
+
+
+class RandomAgent:
+    """Picks a legal action uniformly at random with its own generator."""
+
+    def __init__(self, *, game: Game, seat: int, rng: np.random.Generator, config: GameConfig) -> None:
+        self.seat = seat
+        self.rng = rng
+
+    def act(self, observation: Any, legal_actions: Sequence[Action]) -> Action:
+        """A uniformly random legal action.
+
+        Raises:
+            ValueError: no legal action was offered.
+        """
+        if not legal_actions:
+            raise ValueError(f"seat {self.seat}: no legal action to choose from")
+        return legal_actions[int(self.rng.integers(len(legal_actions)))]
+
+
+RANDOM = AgentSpec("random", RandomAgent, (), "uniformly random legal action")
+
+
+def _search_agent(determinize_each: bool):  # noqa: ANN202 - returns a factory
+    def factory(*, game: Game, seat: int, rng: np.random.Generator, config: GameConfig, **params: Any):  # noqa: ANN202
+        from sim.core.mcts import SearchAgent
+
+        return SearchAgent(game=game, seat=seat, rng=rng, config=config, determinize_each=determinize_each, **params)
+
+    return factory
+
+
+SEARCH_OPTIONS: tuple[Option, ...] = (
+    Option("iterations", int, 200, "search iterations per decision", min=1, max=1_000_000),
+    Option("exploration", float, 1.4, "UCB exploration constant c", min=0.0, max=100.0),
+    Option("rollout_limit", int, 2000, "actions per random rollout before scoring it a draw", min=1, max=1_000_000),
+)
+
+MCTS = AgentSpec(
+    "mcts",
+    _search_agent(determinize_each=False),
+    SEARCH_OPTIONS,
+    "UCT Monte Carlo tree search with random rollouts (determinized over hidden information)",
+)
+ISMCTS = AgentSpec(
+    "ismcts",
+    _search_agent(determinize_each=True),
+    SEARCH_OPTIONS,
+    "information-set MCTS: a new determinization of hidden cards each iteration",
+)
+
+
+def agent_spec(game: Game, name: str, *, source: str | None = None, key: str = "agent") -> AgentSpec:
+    """The agent ``name`` of ``game``.
+
+    Raises:
+        ScenarioError: the game has no such agent (the message lists the game's agents).
+    """
+    if name not in game.agents:
+        raise ScenarioError(
+            f"unknown agent {name!r} for game {game.spec.name!r}; allowed: {allowed(game.agents)}",
+            source=source,
+            key=key,
+        )
+    return game.agents[name]
+
+
+def make_agent(
+    game: Game,
+    name: str,
+    params: Mapping[str, Any],
+    *,
+    seat: int,
+    rng: np.random.Generator,
+    config: GameConfig,
+) -> Any:
+    """Build the agent ``name`` for ``seat`` with validated ``params``.
+
+    Raises:
+        ScenarioError: unknown agent or bad parameter.
+    """
+    spec = agent_spec(game, name)
+    checked = validate_options(params, spec.options, prefix=f"seats[{seat}]")
+    return spec.factory(game=game, seat=seat, rng=rng, config=config, **checked)

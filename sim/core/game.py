@@ -1,0 +1,314 @@
+"""The shared game interface (OpenSpiel's semantics, python-chess's ergonomics).
+
+Every game folder provides a :class:`Game` (its spec, its agents, how to make a state, parse a
+notation and determinize an observation) and a :class:`State` subclass. The runner, the agents in
+``sim.core.agents``/``sim.core.mcts`` and the generic test suite use nothing else.
+
+Turn order is exposed through :meth:`State.current_player`, which returns a seat (0-based) or
+one of :data:`CHANCE`, :data:`SIMULTANEOUS`, :data:`TERMINAL`.
+
+Actions are small frozen dataclasses with a readable ``str()``; they must be hashable and equal
+by value, because search trees key on them.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, Callable, Hashable, Mapping, Protocol, Sequence
+
+import numpy as np
+
+from sim.core.errors import IllegalActionError
+from sim.core.options import Option
+
+#: ``current_player()`` value of a chance node: call :meth:`State.sample_chance`.
+CHANCE = -1
+#: ``current_player()`` value of a simultaneous step: every seat in
+#: :meth:`State.simultaneous_seats` submits one action, applied with :meth:`State.apply_actions`.
+SIMULTANEOUS = -2
+#: ``current_player()`` value of a finished game.
+TERMINAL = -4
+
+Action = Hashable
+"""Any hashable value object; by convention a frozen dataclass with a readable ``__str__``."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a finished game ended.
+
+    Attributes:
+        termination: a short reason, e.g. ``"normal"``, ``"turn_cap"``, ``"stalemate"``.
+        winners: the winning seats; several seats mean a shared win, an empty tuple a draw.
+        scores: one number per seat in the game's own units (points, penalties, megaliths...).
+    """
+
+    termination: str
+    winners: tuple[int, ...]
+    scores: tuple[float, ...]
+
+    def returns(self) -> tuple[float, ...]:
+        """Per-seat returns in [0, 1] summing to 1: a sole winner gets 1, a k-way shared win 1/k
+        each, a draw (no winner) 1/n each."""
+        n = len(self.scores)
+        if not self.winners:
+            return tuple(1.0 / n for _ in range(n))
+        share = 1.0 / len(self.winners)
+        return tuple(share if s in self.winners else 0.0 for s in range(n))
+
+    @property
+    def is_draw(self) -> bool:
+        """True when no seat won alone (a draw or a shared win)."""
+        return len(self.winners) != 1
+
+
+@dataclass(frozen=True)
+class Column:
+    """A typed column of a per-game result table in the store (SQLite type affinity)."""
+
+    name: str
+    sqltype: str  # "INTEGER", "REAL" or "TEXT"
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """Everything a state needs to start: validated by the scenario loader.
+
+    Attributes:
+        num_players: number of seats.
+        rules: the validated rule options (``[rules]`` of a scenario), defaults filled in.
+        sections: validated extra scenario tables the game declares (e.g. ``physics``).
+        seats: per seat, the validated seat options the game declares (e.g. a thrower's skill).
+    """
+
+    num_players: int
+    rules: Mapping[str, Any] = field(default_factory=dict)
+    sections: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    seats: tuple[Mapping[str, Any], ...] = ()
+
+
+class Agent(Protocol):
+    """A policy for one seat. It sees an observation and the legal actions, never the state."""
+
+    def act(self, observation: Any, legal_actions: Sequence[Action]) -> Action:
+        """Return one of ``legal_actions`` (or, for continuous games, any valid action)."""
+        ...
+
+
+AgentFactory = Callable[..., Agent]
+"""``factory(game=Game, seat=int, rng=np.random.Generator, config=GameConfig, **params) -> Agent``"""
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """A named agent a scenario seat can ask for, with its validated parameters."""
+
+    name: str
+    factory: AgentFactory = field(compare=False)
+    options: tuple[Option, ...] = ()
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """Static facts about a game and the options a scenario may set.
+
+    Attributes:
+        name: registry name (``druids``, ``rocks``, ``sun``, ``sozoikum``).
+        title: the published title.
+        min_players, max_players: allowed seat counts.
+        has_chance: whether chance nodes occur.
+        hidden_information: whether observations hide something.
+        simultaneous: whether simultaneous steps occur.
+        options: the rule options (scenario table ``[rules]``).
+        sections: further scenario tables the game accepts, each a tuple of options.
+        seat_options: per-seat keys besides ``agent`` (e.g. ``skill``).
+        result_columns: per-game columns stored in table ``<name>_games``.
+        detail_tables: per-game row tables stored as ``<name>_<table>`` (e.g. the Sun's passes).
+    """
+
+    name: str
+    title: str
+    min_players: int
+    max_players: int
+    has_chance: bool = False
+    hidden_information: bool = False
+    simultaneous: bool = False
+    options: tuple[Option, ...] = ()
+    sections: Mapping[str, tuple[Option, ...]] = field(default_factory=dict)
+    seat_options: tuple[Option, ...] = ()
+    result_columns: tuple[Column, ...] = ()
+    detail_tables: Mapping[str, tuple[Column, ...]] = field(default_factory=dict)
+
+    def default_rules(self) -> dict[str, Any]:
+        """The rule options with their defaults."""
+        return {o.name: o.default for o in self.options}
+
+
+@dataclass
+class GameDetails:
+    """What a finished game adds to the store beyond the common columns.
+
+    ``columns`` fills the game's ``result_columns``; ``rows`` maps a detail-table name to its rows.
+    """
+
+    columns: dict[str, Any] = field(default_factory=dict)
+    rows: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+
+
+class State(ABC):
+    """A game position. Subclasses implement the abstract methods; the rest is shared.
+
+    Contract checked by the generic test suite (tests/test_generic_games.py): legal actions apply
+    without error, ``clone()`` is equal and independent, the notation round-trips, returns are in
+    [0, 1], observations are consistent with :meth:`Game.determinize`, and the same seed replays
+    the same game.
+    """
+
+    #: number of seats; set by subclasses
+    num_players: int
+
+    # --- turn structure -------------------------------------------------------------------
+    @abstractmethod
+    def current_player(self) -> int:
+        """The seat to move, or CHANCE, SIMULTANEOUS or TERMINAL."""
+
+    @abstractmethod
+    def legal_actions(self, seat: int | None = None) -> list[Action]:
+        """Legal actions of ``seat`` (default: the seat to move). Empty when it cannot act.
+
+        At a chance node this lists nothing unless the game enumerates chance outcomes.
+        """
+
+    @abstractmethod
+    def apply_action(self, action: Action) -> None:
+        """Apply one action of the seat to move (or a chance outcome at a chance node).
+
+        Raises:
+            IllegalActionError: the action is not legal here; the state is unchanged.
+        """
+
+    def apply_actions(self, joint: Mapping[int, Action]) -> None:
+        """Apply one action per seat at a SIMULTANEOUS step.
+
+        Raises:
+            IllegalActionError: a seat is missing, extra, or its action is illegal.
+        """
+        raise IllegalActionError(joint, SIMULTANEOUS, self.to_notation(), "no simultaneous steps in this game")
+
+    def simultaneous_seats(self) -> tuple[int, ...]:
+        """Seats that must act at a SIMULTANEOUS step (empty otherwise)."""
+        return ()
+
+    # --- chance ---------------------------------------------------------------------------
+    def chance_outcomes(self) -> list[tuple[Action, float]]:
+        """Discrete chance outcomes and their probabilities at a chance node (may be empty for
+        continuous chance; then :meth:`sample_chance` is overridden)."""
+        return []
+
+    def sample_chance(self, rng: np.random.Generator) -> Action:
+        """Draw one chance outcome with ``rng`` (the game's chance stream)."""
+        outcomes = self.chance_outcomes()
+        if not outcomes:
+            raise RuntimeError(f"{type(self).__name__} at a chance node lists no outcomes")
+        if len(outcomes) == 1:
+            return outcomes[0][0]
+        probs = np.fromiter((p for _, p in outcomes), dtype=float, count=len(outcomes))
+        i = int(rng.choice(len(outcomes), p=probs / probs.sum()))
+        return outcomes[i][0]
+
+    # --- end ------------------------------------------------------------------------------
+    def is_terminal(self) -> bool:
+        """True when the game is over."""
+        return self.current_player() == TERMINAL
+
+    @abstractmethod
+    def outcome(self) -> Outcome | None:
+        """The outcome of a finished game, None while it runs."""
+
+    def returns(self) -> tuple[float, ...]:
+        """Per-seat returns in [0, 1] (see :meth:`Outcome.returns`); zeros while running."""
+        out = self.outcome()
+        return out.returns() if out is not None else tuple(0.0 for _ in range(self.num_players))
+
+    # --- information ----------------------------------------------------------------------
+    @abstractmethod
+    def observation(self, seat: int) -> Any:
+        """What ``seat`` may know: an immutable, comparable value. Never leaks hidden information."""
+
+    @abstractmethod
+    def clone(self) -> "State":
+        """An independent deep copy."""
+
+    @abstractmethod
+    def history(self) -> list[tuple[int, Action]]:
+        """Every applied action so far as ``(seat or CHANCE, action)``, in order."""
+
+    @abstractmethod
+    def to_notation(self) -> str:
+        """A compact text that :meth:`Game.from_notation` turns back into an equal state."""
+
+    def length(self) -> int:
+        """Number of non-chance actions applied (the game's length in the store)."""
+        return sum(1 for seat, _ in self.history() if seat != CHANCE)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.to_notation() == self.to_notation()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self.to_notation())
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.to_notation()!r}>"
+
+    def _illegal(self, action: Action, reason: str = "", seat: int | None = None) -> IllegalActionError:
+        """Build the error for an illegal action (raise it, after leaving the state unchanged)."""
+        return IllegalActionError(action, self.current_player() if seat is None else seat, self.to_notation(), reason)
+
+
+class Game(ABC):
+    """A game as the registry serves it: spec, agents, and state constructors."""
+
+    spec: GameSpec
+    #: agent name -> spec; every game has at least "random"
+    agents: Mapping[str, AgentSpec]
+
+    @abstractmethod
+    def new_initial_state(self, config: GameConfig) -> State:
+        """The starting position for a validated config."""
+
+    @abstractmethod
+    def from_notation(self, text: str) -> State:
+        """Parse :meth:`State.to_notation` output.
+
+        Raises:
+            InputError: the text is not a valid notation of this game.
+        """
+
+    @abstractmethod
+    def determinize(self, observation: Any, rng: np.random.Generator) -> State:
+        """A full state consistent with ``observation``, hidden parts sampled with ``rng``.
+
+        For perfect-information games this is exact. Search agents (MCTS, ISMCTS) plan on it.
+        """
+
+    def details(self, state: State) -> GameDetails:
+        """Per-game columns and detail rows for the store (override to fill result_columns)."""
+        return GameDetails()
+
+    def config(self, num_players: int, **rules: Any) -> GameConfig:
+        """A config with default rules (overridden by ``rules``), for tests and notebooks.
+
+        Raises:
+            ScenarioError: a rule option is unknown or out of range.
+        """
+        from sim.core.options import validate_options
+
+        return GameConfig(
+            num_players=num_players,
+            rules=validate_options(rules, self.spec.options, prefix="rules"),
+            sections={name: validate_options({}, opts, prefix=name) for name, opts in self.spec.sections.items()},
+            seats=tuple(validate_options({}, self.spec.seat_options) for _ in range(num_players)),
+        )

@@ -1,0 +1,133 @@
+"""The generic invariant check every game passes (after OpenSpiel's ``random_sim_test``).
+
+:func:`random_sim_test` plays a seeded random game and checks at every step: legal actions apply,
+an illegal action raises :class:`IllegalActionError` and leaves the state unchanged, ``clone()`` is
+equal and independent, the notation round-trips, observations are reproduced by
+``Game.determinize``, returns stay in [0, 1] and sum to 1 at the end. It is used by
+``tests/test_generic_games.py`` and by each game's own tests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from sim.core.errors import IllegalActionError
+from sim.core.game import CHANCE, SIMULTANEOUS, Game, GameConfig, State
+
+
+class InvariantError(AssertionError):
+    """A game broke an interface invariant; the message names the step and the notation."""
+
+
+@dataclass(frozen=True)
+class _Foreign:
+    """An action no game accepts."""
+
+    def __str__(self) -> str:
+        return "Foreign()"
+
+
+def _fail(step: int, state: State, what: str) -> InvariantError:
+    return InvariantError(f"step {step}: {what}; state {state.to_notation()!r}")
+
+
+def random_sim_test(
+    game: Game,
+    config: GameConfig,
+    seed: int,
+    *,
+    max_steps: int = 100_000,
+    check_every: int = 1,
+    check_notation: bool = True,
+) -> State:
+    """Play one random game from ``config`` with ``seed`` and check invariants.
+
+    Args:
+        check_every: run the expensive checks (clone, notation, determinize) every k-th step.
+        check_notation: also check the notation round trip.
+
+    Returns:
+        The terminal state.
+
+    Raises:
+        InvariantError: an invariant failed (the message says which, and where).
+    """
+    rng = np.random.default_rng(seed)
+    state = game.new_initial_state(config)
+    for step in range(max_steps):
+        if step % check_every == 0:
+            _check_state(game, state, step, rng)
+        if state.is_terminal():
+            break
+        p = state.current_player()
+        if p == CHANCE:
+            state.apply_action(state.sample_chance(rng))
+        elif p == SIMULTANEOUS:
+            joint = {}
+            for s in state.simultaneous_seats():
+                legal = state.legal_actions(s)
+                if not legal:
+                    raise _fail(step, state, f"seat {s} has no legal action at a simultaneous step")
+                joint[s] = legal[int(rng.integers(len(legal)))]
+            state.apply_actions(joint)
+        else:
+            legal = state.legal_actions()
+            if not legal:
+                raise _fail(step, state, f"seat {p} to move has no legal action")
+            state.apply_action(legal[int(rng.integers(len(legal)))])
+    else:
+        raise InvariantError(f"game did not end within {max_steps} steps")
+    out = state.outcome()
+    if out is None:
+        raise _fail(step, state, "terminal state has no outcome")
+    r = state.returns()
+    if len(r) != state.num_players or any(not 0.0 <= x <= 1.0 for x in r) or abs(sum(r) - 1.0) > 1e-9:
+        raise _fail(step, state, f"terminal returns {r} not in [0, 1] summing to 1")
+    if len(out.scores) != state.num_players or any(w not in range(state.num_players) for w in out.winners):
+        raise _fail(step, state, f"outcome {out} does not fit {state.num_players} seats")
+    return state
+
+
+def _check_state(game: Game, state: State, step: int, rng: np.random.Generator) -> None:
+    notation = state.to_notation()
+    # clone: equal and independent
+    twin = state.clone()
+    if twin.to_notation() != notation or twin != state:
+        raise _fail(step, state, "clone() differs from the state")
+    if check := (not state.is_terminal() and state.current_player() >= 0):
+        legal = twin.legal_actions()
+        if legal:
+            twin.apply_action(legal[0])
+            if state.to_notation() != notation:
+                raise _fail(step, state, "applying an action to a clone changed the original")
+    # notation round trip
+    back = game.from_notation(notation)
+    if back.to_notation() != notation:
+        raise _fail(step, state, f"notation does not round-trip: got {back.to_notation()!r}")
+    # returns bounded while running too
+    r = state.returns()
+    if any(not 0.0 <= x <= 1.0 for x in r):
+        raise _fail(step, state, f"returns {r} out of [0, 1]")
+    if state.is_terminal():
+        return
+    p = state.current_player()
+    seats = [p] if p >= 0 else list(state.simultaneous_seats()) if p == SIMULTANEOUS else []
+    for s in seats:
+        obs = state.observation(s)
+        det = game.determinize(obs, rng)
+        if det.observation(s) != obs:
+            raise _fail(step, state, f"determinize(observation({s})) does not reproduce the observation")
+        if sorted(map(str, det.legal_actions(s))) != sorted(map(str, state.legal_actions(s))):
+            raise _fail(step, state, f"determinized state offers seat {s} other legal actions")
+    if check:
+        # an action no game accepts must raise IllegalActionError and change nothing
+        try:
+            state.apply_action(_Foreign())
+        except IllegalActionError:
+            pass
+        else:
+            raise _fail(step, state, "a foreign action was accepted")
+        if state.to_notation() != notation:
+            raise _fail(step, state, "a rejected action changed the state")
