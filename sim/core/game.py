@@ -250,6 +250,14 @@ class State(ABC):
     def to_notation(self) -> str:
         """A compact text that :meth:`Game.from_notation` turns back into an equal state."""
 
+    def provisional_scores(self) -> tuple[float, ...] | None:
+        """Who is ahead now, per seat, higher is better (points, megaliths, minus penalties...).
+
+        Used for Browne's drama and decisiveness measures (lead changes, when the final winner
+        takes a lasting lead). Return None where the game has no meaningful running score.
+        """
+        return None
+
     def length(self) -> int:
         """Number of non-chance actions applied (the game's length in the store)."""
         return sum(1 for seat, _ in self.history() if seat != CHANCE)

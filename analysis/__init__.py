@@ -1,0 +1,1 @@
+"""Studies on stored results: metrics, statistics, plots, reports and benchmarks."""

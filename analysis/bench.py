@@ -1,0 +1,94 @@
+"""`stonelab bench`: performance figures, measured on one core, reported as medians.
+
+For every game: random-playout speed (``actions_per_s``, ``games_per_s``), measured on the
+state interface alone (legal actions, a seeded random choice, apply; chance sampled) so the
+figure is the rules engine's. Each game may add its own figures through ``sim/<game>/bench.py``
+(``benchmarks(quick) -> list[dict]``), e.g. the Sun's pass times and overhead ratio. Benchmarks
+are not timed tests: the machine is shared and noisy, so games also report ratios against a
+baseline measured in the same run.
+"""
+
+from __future__ import annotations
+
+import importlib
+import statistics
+import sys
+import time
+from typing import Any
+
+import numpy as np
+
+from sim.core.game import CHANCE, SIMULTANEOUS, Game
+
+# Physics games are too slow for a long random-playout loop; their own bench covers them.
+_SKIP_PLAYOUT = {"sun"}
+
+
+def random_playout(game: Game, num_players: int, seed: int) -> int:
+    """Play one random game on the state interface; returns the number of actions applied
+    (chance outcomes included: they are work the engine does)."""
+    rng = np.random.default_rng(seed)
+    state = game.new_initial_state(game.config(num_players))
+    n = 0
+    while True:
+        p = state.current_player()
+        if p >= 0:
+            legal = state.legal_actions(p)
+            state.apply_action(legal[int(rng.integers(len(legal)))])
+        elif p == CHANCE:
+            state.apply_action(state.sample_chance(rng))
+        elif p == SIMULTANEOUS:
+            joint = {}
+            for s in state.simultaneous_seats():
+                legal = state.legal_actions(s)
+                joint[s] = legal[int(rng.integers(len(legal)))]
+            state.apply_actions(joint)
+        else:
+            return n
+        n += 1
+
+
+def playout_speed(game: Game, *, seconds: float = 1.0, repeats: int = 5) -> list[dict[str, Any]]:
+    """Random-playout speed of ``game``: medians over ``repeats`` runs of about ``seconds`` each."""
+    players = game.spec.min_players
+    aps, gps = [], []
+    seed = 0
+    for _ in range(repeats):
+        actions = games = 0
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < seconds:
+            actions += random_playout(game, players, seed)
+            games += 1
+            seed += 1
+        dt = time.perf_counter() - t0
+        aps.append(actions / dt)
+        gps.append(games / dt)
+    name = game.spec.name
+    return [
+        {"game": name, "metric": "actions_per_s", "value": statistics.median(aps), "unit": "actions/s"},
+        {"game": name, "metric": "games_per_s", "value": statistics.median(gps), "unit": "games/s"},
+    ]
+
+
+def run_benchmarks(names: list[str], *, quick: bool = False, progress: bool = True) -> list[dict[str, Any]]:
+    """All figures for the named games (playout speed, then each game's own benchmarks)."""
+    from sim.games import get_game
+
+    results: list[dict[str, Any]] = []
+    for name in names:
+        game = get_game(name)
+        if progress:
+            print(f"bench: {name} ...", file=sys.stderr, flush=True)
+        own: list[dict[str, Any]] = []
+        try:
+            mod = importlib.import_module(f"sim.{name}.bench")
+        except ModuleNotFoundError as e:
+            if e.name != f"sim.{name}.bench":
+                raise
+        else:
+            own = list(mod.benchmarks(quick=quick))
+        have = {r["metric"] for r in own}
+        if name not in _SKIP_PLAYOUT and "actions_per_s" not in have:
+            results += playout_speed(game, seconds=0.3 if quick else 1.0, repeats=3 if quick else 5)
+        results += own
+    return results

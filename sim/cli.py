@@ -1,0 +1,303 @@
+"""The ``stonelab`` command (typer).
+
+Exit codes: 0 success, 1 the work failed, 2 bad input (a scenario, layout, replay or option:
+the message names the file, the key and what is allowed; nothing is written).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, Optional
+
+import click
+import typer
+
+from sim.core.errors import InputError
+
+app = typer.Typer(
+    name="stonelab",
+    help="stonehenge-lab: simulate four stone-themed games, run Monte Carlo studies, read reports, watch replays.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+
+def _registry():  # noqa: ANN202
+    from sim.games import REGISTRY
+
+    return REGISTRY
+
+
+def _print_json(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, indent=2, default=_json_default) + "\n")
+
+
+def _json_default(o: Any) -> Any:
+    if hasattr(o, "item"):
+        return o.item()
+    if isinstance(o, (set, tuple)):
+        return list(o)
+    return str(o)
+
+
+# --- games -----------------------------------------------------------------------------------
+@app.command()
+def games(json_out: bool = typer.Option(False, "--json", help="print JSON")) -> None:
+    """List the games, their players, rule options with defaults, and agents."""
+    reg = _registry()
+    rows = []
+    for name in reg.names():
+        g = reg.get(name)
+        s = g.spec
+        rows.append(
+            {
+                "name": s.name,
+                "title": s.title,
+                "players": [s.min_players, s.max_players],
+                "chance": s.has_chance,
+                "hidden_information": s.hidden_information,
+                "simultaneous": s.simultaneous,
+                "options": [
+                    {"name": o.name, "default": o.default, "allowed": o.describe(), "doc": o.doc} for o in s.options
+                ],
+                "sections": {
+                    sec: [{"name": o.name, "default": o.default, "allowed": o.describe(), "doc": o.doc} for o in opts]
+                    for sec, opts in s.sections.items()
+                },
+                "seat_options": [{"name": o.name, "default": o.default, "allowed": o.describe()} for o in s.seat_options],
+                "agents": [
+                    {"name": a.name, "doc": a.doc, "options": [{"name": o.name, "default": o.default} for o in a.options]}
+                    for a in g.agents.values()
+                ],
+            }
+        )
+    if json_out:
+        _print_json({"games": rows})
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    con = Console()
+    for r in rows:
+        t = Table(title=f"{r['name']}: {r['title']} ({r['players'][0]}-{r['players'][1]} players)", title_justify="left")
+        t.add_column("option")
+        t.add_column("default")
+        t.add_column("allowed")
+        t.add_column("meaning")
+        for o in r["options"]:
+            t.add_row(f"rules.{o['name']}", repr(o["default"]), o["allowed"], o["doc"])
+        for sec, opts in r["sections"].items():
+            for o in opts:
+                t.add_row(f"{sec}.{o['name']}", repr(o["default"]), o["allowed"], o["doc"])
+        for o in r["seat_options"]:
+            t.add_row(f"seats[].{o['name']}", repr(o["default"]), o["allowed"], "per seat")
+        con.print(t)
+        con.print("  agents: " + "; ".join(f"[bold]{a['name']}[/bold] ({a['doc']})" for a in r["agents"]))
+        con.print()
+
+
+# --- validate --------------------------------------------------------------------------------
+@app.command()
+def validate(scenario: Path = typer.Argument(..., help="scenario TOML file")) -> None:
+    """Check a scenario file without running it (exit 2 and a message if it is wrong)."""
+    from sim.core.scenario import load_scenario
+
+    reg = _registry()
+    sc = load_scenario(scenario, reg)
+    pts = sc.points(reg)
+    typer.echo(
+        f"{scenario}: ok - {sc.game}, {sc.num_players} seats ({', '.join(s.label() for s in sc.seats)}), "
+        f"{sc.games} games x {len(pts)} sweep point(s), seed {sc.seed}, backend {sc.backend}, out {sc.out}"
+    )
+
+
+# --- run -------------------------------------------------------------------------------------
+@app.command()
+def run(
+    scenario: Path = typer.Argument(..., help="scenario TOML file"),
+    games_n: Optional[int] = typer.Option(None, "--games", min=1, help="games per sweep point (overrides the file)"),
+    seed: Optional[int] = typer.Option(None, "--seed", min=0, help="root seed (overrides the file)"),
+    backend: Optional[str] = typer.Option(None, "--backend", help="serial | process | dask"),
+    workers: Optional[int] = typer.Option(None, "--workers", min=0, help="worker processes (0: one per core)"),
+    address: Optional[str] = typer.Option(None, "--address", help="address of a running Dask scheduler"),
+    out: Optional[Path] = typer.Option(None, "--out", help="run folder (default runs/<scenario name>)"),
+    force: bool = typer.Option(False, "--force", help="replace a run folder made by another scenario"),
+    report: bool = typer.Option(True, "--report/--no-report", help="write the HTML report at the end"),
+    json_out: bool = typer.Option(False, "--json", help="print the summary as JSON"),
+) -> None:
+    """Run a study: play the games, store each as it finishes, print a summary, write the report.
+
+    A run killed midway resumes when the same command is given again.
+    """
+    from analysis.summary import summarize
+    from sim.core.runner import run_study
+    from sim.core.scenario import load_scenario
+    from sim.core.store import Store
+
+    reg = _registry()
+    if address and backend not in (None, "dask"):
+        raise InputError("--address needs --backend dask", key="--address")
+    sc = load_scenario(scenario, reg)
+    sc = sc.with_overrides(
+        reg,
+        games=games_n,
+        seed=seed,
+        backend=backend or ("dask" if address else None),
+        workers=workers,
+        out=str(out) if out else None,
+    )
+    try:
+        info = run_study(sc, reg, force=force, address=address, progress=True)
+    except KeyboardInterrupt:
+        typer.echo("interrupted: finished games are stored; run the same command again to resume", err=True)
+        raise typer.Exit(130) from None
+    with Store.open(info.out) as store:
+        summary = summarize(store, wall_s=info.wall_s)
+    summary["played"] = info.played
+    summary["resumed_skipped"] = info.skipped
+    if report:
+        summary["report"] = _write_report(info.out)
+    if json_out:
+        _print_json(summary)
+    else:
+        _print_summary(summary)
+
+
+def _write_report(run_dir: Path) -> str | None:
+    try:
+        from analysis.report import build_report
+    except ImportError:
+        return None
+    return str(build_report(run_dir))
+
+
+def _print_summary(s: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    con = Console()
+    t = Table(title=f"{s['scenario']} ({s['game']}): {s['games']} games, seed {s['seed']}", title_justify="left")
+    t.add_column("seat", justify="right")
+    t.add_column("agent")
+    t.add_column("wins", justify="right")
+    t.add_column("win rate [95 % CI]", justify="right")
+    for r in s["seats"]:
+        lo, hi = r["ci95"]
+        t.add_row(str(r["seat"]), r["label"], str(r["wins"]), f"{100 * r['win_rate']:.1f} % [{100 * lo:.1f}, {100 * hi:.1f}]")
+    con.print(t)
+    con.print(
+        f"draws or shared wins: {s['draws']}   mean length: {s['mean_length']:.1f} actions   "
+        f"played now: {s['played']} (already stored: {s['resumed_skipped']})   wall: {s['wall_s']:.1f} s"
+    )
+    if s.get("points"):
+        con.print(f"sweep: {len(s['points'])} points (per-point figures in --json and the report)")
+    con.print(f"results: {s['out']}/results.sqlite" + (f"   report: {s['report']}" if s.get("report") else ""))
+
+
+# --- export ----------------------------------------------------------------------------------
+@app.command()
+def export(
+    run_dir: Path = typer.Argument(..., metavar="RUN", help="run folder (or its results.sqlite)"),
+    fmt: str = typer.Option("csv", "--format", help="csv | parquet"),
+    table: str = typer.Option("games", "--table", help="'games' (one wide row per game) or any store table"),
+    out: Optional[Path] = typer.Option(None, "--out", help="output file (default RUN/export/<table>.<format>)"),
+) -> None:
+    """Write a run's results as CSV or Parquet for other tools."""
+    from analysis.load import export_table
+
+    if fmt not in ("csv", "parquet"):
+        raise InputError(f"got {fmt!r}; allowed: 'csv' or 'parquet'", key="--format")
+    path = export_table(run_dir, table, fmt, out)
+    typer.echo(str(path))
+
+
+# --- bench -----------------------------------------------------------------------------------
+@app.command()
+def bench(
+    game_names: Optional[list[str]] = typer.Argument(None, metavar="[GAME]...", help="games to measure (default: all)"),
+    quick: bool = typer.Option(False, "--quick", help="fewer repetitions (a smoke test, noisier figures)"),
+    json_out: bool = typer.Option(False, "--json", help="print JSON"),
+) -> None:
+    """Measure performance: random-playout speed of each game and each game's own figures."""
+    from analysis.bench import run_benchmarks
+
+    reg = _registry()
+    names = game_names or reg.names()
+    for n in names:
+        reg.get(n)  # unknown names are bad input (exit 2)
+    results = run_benchmarks(names, quick=quick, progress=not json_out)
+    if json_out:
+        _print_json({"results": results})
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title="stonelab bench (one core; medians)", title_justify="left")
+    for c in ("game", "metric", "value", "unit"):
+        t.add_column(c, justify="right" if c == "value" else "left")
+    for r in results:
+        v = r["value"]
+        t.add_row(r["game"], r["metric"], f"{v:,.3f}" if abs(v) < 100 else f"{v:,.0f}", r["unit"])
+    Console().print(t)
+
+
+# --- report ----------------------------------------------------------------------------------
+@app.command()
+def report(run_dir: Path = typer.Argument(..., metavar="RUN", help="run folder")) -> None:
+    """Rebuild the plots and the HTML report of a run from its store."""
+    try:
+        from analysis.report import build_report
+    except ImportError:
+        typer.echo("the report module is not installed in this version", err=True)
+        raise typer.Exit(1) from None
+    typer.echo(str(build_report(run_dir)))
+
+
+# --- game-specific command groups (mounted when their modules exist) ---------------------------
+def _mount() -> None:
+    import importlib
+
+    for module, name, kind in (
+        ("sim.sun.cli", "sun", "group"),
+        ("sim.sun.cli", "stability", "command"),
+        ("sim.sozoikum.cli", "sozoikum", "group"),
+        ("sim.viewer.cli", "replay", "group"),
+    ):
+        try:
+            mod = importlib.import_module(module)
+        except ModuleNotFoundError as e:
+            if e.name and module.startswith(e.name):
+                continue  # that part of the tool is not there (yet)
+            raise
+        if kind == "group" and hasattr(mod, "app"):
+            app.add_typer(mod.app, name=name)
+        elif kind == "command" and hasattr(mod, name):
+            app.command(name=name)(getattr(mod, name))
+
+
+_mount()
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    """Entry point of the ``stonelab`` console script; returns the exit code."""
+    try:
+        rc = app(args=argv, prog_name="stonelab", standalone_mode=False)
+    except InputError as e:
+        sys.stderr.write(f"error: {e}\n")
+        return 2
+    except click.ClickException as e:
+        e.show()
+        return e.exit_code
+    except click.exceptions.Abort:
+        sys.stderr.write("aborted\n")
+        return 130
+    except click.exceptions.Exit as e:
+        return e.exit_code
+    return rc if isinstance(rc, int) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
