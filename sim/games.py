@@ -7,6 +7,7 @@ from sim.core.registry import Registry
 REGISTRY = Registry(
     {
         "druids": "sim.druids.game:GAME",
+        "rocks": "sim.rocks.game:GAME",
     }
 )
 

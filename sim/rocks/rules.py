@@ -1,0 +1,924 @@
+"""Stonehenge Rocks! (Paul Peterson, for *Stonehenge: An Anthology Board Game*): the rules engine.
+
+The rules as implemented are RULES.md section 2; decisions beyond it are listed in
+``docs/rules-rocks.md``. No I/O here.
+
+State
+    * the **deck**: 65 cards, numbers 1-30 twice (day and night do not matter here) and 5
+      trilithon cards (card ``0``, written ``T``). The draw pile is an *unordered multiset*: every
+      draw is an explicit chance node whose outcomes are the distinct cards left, with probability
+      proportional to their count (the same distribution as drawing from a shuffled pile, and
+      observations never depend on a deck order). The discard pile is public. When a draw is due
+      and the draw pile is empty, the discard pile becomes the draw pile (a reshuffle).
+    * per seat: fans in the pile (space ``0``, off the board) and on festival spaces 1-30, fans in
+      box seats, fans on the seat's trilithon (and which trilithon, once claimed), T-shirts, the
+      hand, and how many fans the guard removed (a statistic).
+    * the security guard's space (1-30; ``0`` before setup).
+
+Turn (the seat to move acts step by step; the phase says where it is)
+    ``start``   Move (a fan with a number card, any number of times), or SeatBox / SeatTrilithon
+                (one fan), or MoveGuard (after a pass), or EndTurn (a pass).
+    ``moved``   more Move, MoveGuard or EndTurn.
+    ``seated``  MoveGuard or EndTurn.
+    ``guarded`` EndTurn.
+    EndTurn: when the guard did not move this turn, the seat's fans on the guard's space go back
+    to its pile; a seat with ``target_points`` or more wins; after ``max_turns`` turns the game is
+    a draw (termination ``turn_cap``); else the seat draws back up to its hand size (chance
+    nodes, phase ``refill``) and the next seat starts.
+
+Setup: chance deals every hand (phase ``deal``), then turns one card for the guard (phase
+``guard``; a trilithon card is shuffled back by default, so the outcomes are the number cards).
+
+Actions are interned frozen dataclasses: :class:`Move`, :class:`SeatBox`, :class:`SeatTrilithon`,
+:class:`MoveGuard`, :class:`EndTurn` and the chance outcome :class:`Draw`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import numpy as np
+
+from sim.core.errors import InputError
+from sim.core.game import CHANCE, TERMINAL, Action, Outcome, State
+from sim.core.options import Option, validate_options
+
+# --- board and deck ------------------------------------------------------------------------------
+SPACES = 30  #: festival spaces 1..30; index 0 of a fan array is the pile beside the board
+TRILITHON_CARD = 0  #: card index of a trilithon card
+NUM_CARDS = 31  #: card indices 0 (trilithon) and 1..30
+DECK: tuple[int, ...] = (5,) + (2,) * SPACES  #: copies of each card in the 65-card deck
+DECK_SIZE = sum(DECK)
+
+# phases
+DEAL, GUARD_SETUP, START, MOVED, SEATED, GUARDED, REFILL, WON, CAPPED = range(9)
+PHASE_NAMES = ("deal", "guard", "start", "moved", "seated", "guarded", "refill", "won", "capped")
+_PHASE_BY_NAME = {name: i for i, name in enumerate(PHASE_NAMES)}
+_CHANCE_PHASES = (DEAL, GUARD_SETUP, REFILL)
+
+OPTIONS: tuple[Option, ...] = (
+    Option("target_points", int, 20, "a seat with this many points at the end of its own turn wins", min=1, max=500),
+    Option("max_turns", int, 500, "turns (all seats together) after which the game ends as a draw", min=1, max=1_000_000),
+    Option("box_seats", int, 19, "box seats (bluestones), a pool shared by all seats", min=0, max=200),
+    Option("trilithons", int, 5, "trilithons; a seat's first trilithon seating claims a free one", min=0, max=20),
+    Option("fans_per_player", int, 10, "fans (discs) per seat", min=1, max=100),
+    Option("tshirts_per_player", int, 10, "T-shirts (bars) per seat; passing 30 without one left scores nothing", min=0, max=1000),
+    Option("hand_size", int, 5, "cards a hand is drawn back up to at the end of each turn", min=1, max=10),
+    Option("box_points", int, 3, "points per fan in a box seat", min=0, max=100),
+    Option("trilithon_points", int, 2, "points per fan on a trilithon", min=0, max=100),
+    Option("tshirt_points", int, 1, "points per T-shirt", min=0, max=100),
+    Option("allow_pass", bool, True, "a turn may move no fan and seat none (the guard may still move)"),
+    Option("guard_needs_fan", bool, True, "the guard may only be moved to a space holding a fan of any seat"),
+    Option(
+        "guard_setup_trilithon",
+        str,
+        "reshuffle",
+        "a trilithon card turned for the guard at setup: 'reshuffle' it back, or 'discard' it; then turn another",
+        choices=("reshuffle", "discard"),
+    ),
+    Option("guard_card_to_discard", bool, True, "the guard's setup card goes to the discard pile (else out of the game)"),
+    Option("entry_offset", int, 0, "0: a card k puts an entering fan on space k (space 1 is its first step); 1: on k+1", min=0, max=1),
+)
+OPTION_NAMES = tuple(o.name for o in OPTIONS)
+
+
+# --- actions -------------------------------------------------------------------------------------
+def _card_str(card: int) -> str:
+    return "T" if card == TRILITHON_CARD else str(card)
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """Play number card ``card`` to move one own fan from ``space`` (0: the pile) clockwise."""
+
+    space: int
+    card: int
+
+    def __str__(self) -> str:
+        return f"enter by {self.card}" if self.space == 0 else f"move {self.space} by {self.card}"
+
+
+@dataclass(frozen=True, slots=True)
+class SeatBox:
+    """Play the card equal to ``space`` to seat one own fan from ``space`` in a box seat."""
+
+    space: int
+
+    def __str__(self) -> str:
+        return f"box seat from {self.space}"
+
+
+@dataclass(frozen=True, slots=True)
+class SeatTrilithon:
+    """Play a trilithon card to seat one own fan from ``space`` on the seat's trilithon."""
+
+    space: int
+
+    def __str__(self) -> str:
+        return f"trilithon seat from {self.space}"
+
+
+@dataclass(frozen=True, slots=True)
+class MoveGuard:
+    """Play the card equal to ``space`` to put the security guard on ``space``."""
+
+    space: int
+
+    def __str__(self) -> str:
+        return f"guard to {self.space}"
+
+
+@dataclass(frozen=True, slots=True)
+class EndTurn:
+    """End the turn: guard removal, win check, draw back up."""
+
+    def __str__(self) -> str:
+        return "end turn"
+
+
+@dataclass(frozen=True, slots=True)
+class Draw:
+    """Chance outcome: the card drawn from the draw pile (a deal, the guard's card or a refill)."""
+
+    card: int
+
+    def __str__(self) -> str:
+        return f"draw {_card_str(self.card)}"
+
+
+# Interned actions: legal_actions hands out these objects, so search trees hit by identity.
+MOVES: tuple[tuple[Move, ...], ...] = tuple(tuple(Move(s, c) for c in range(NUM_CARDS)) for s in range(NUM_CARDS))
+SEAT_BOX: tuple[SeatBox, ...] = tuple(SeatBox(s) for s in range(NUM_CARDS))
+SEAT_TRI: tuple[SeatTrilithon, ...] = tuple(SeatTrilithon(s) for s in range(NUM_CARDS))
+GUARD: tuple[MoveGuard, ...] = tuple(MoveGuard(s) for s in range(NUM_CARDS))
+END_TURN = EndTurn()
+DRAWS: tuple[Draw, ...] = tuple(Draw(c) for c in range(NUM_CARDS))
+
+
+# --- rules ---------------------------------------------------------------------------------------
+class Rules:
+    """Validated rule options as attributes (shared, read-only, by every state of a game)."""
+
+    __slots__ = OPTION_NAMES + ("values",)
+
+    def __init__(self, values: Mapping[str, Any]) -> None:
+        """Raises ScenarioError for an unknown or bad option."""
+        checked = validate_options(values, OPTIONS, prefix="rules")
+        object.__setattr__(self, "values", checked)
+        for k, v in checked.items():
+            object.__setattr__(self, k, v)
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        raise AttributeError("Rules are read-only")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Rules) and other.values == self.values
+
+    def __hash__(self) -> int:
+        return hash(tuple(self.values.items()))
+
+    def notation(self) -> str:
+        """``name:value,...`` for every option, in declaration order."""
+        return ",".join(f"{k}:{_fmt_opt(v)}" for k, v in self.values.items())
+
+
+def _fmt_opt(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+# --- observation ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class RocksObservation:
+    """What ``seat`` knows: its own hand, the board and the public discard pile.
+
+    Other hands are known only by size and the draw pile only by size. ``unseen()`` is the
+    multiset of cards the seat cannot see (other hands plus draw pile). Count tuples are indexed by
+    card (0 = trilithon card); fan tuples by space (0 = the pile).
+    """
+
+    seat: int
+    num_players: int
+    rules: Rules
+    phase: int
+    to: int
+    turn: int
+    guard: int
+    guard_moved: bool
+    reshuffles: int
+    fans: tuple[tuple[int, ...], ...]
+    box: tuple[int, ...]
+    tri: tuple[int, ...]
+    tri_id: tuple[int, ...]
+    shirts: tuple[int, ...]
+    removed: tuple[int, ...]
+    hand: tuple[int, ...]
+    hand_sizes: tuple[int, ...]
+    discard: tuple[int, ...]
+    out: tuple[int, ...]
+    draw_size: int
+
+    def points(self, seat: int) -> int:
+        """Current points of ``seat``."""
+        r = self.rules
+        return self.box[seat] * r.box_points + self.tri[seat] * r.trilithon_points + self.shirts[seat] * r.tshirt_points
+
+    def unseen(self) -> list[int]:
+        """Counts per card of the cards in other hands and the draw pile."""
+        counts = list(DECK)
+        for c in self.hand:
+            counts[c] -= 1
+        for c in range(NUM_CARDS):
+            counts[c] -= self.discard[c] + self.out[c]
+        return counts
+
+    def __str__(self) -> str:
+        return RocksState._from_observation(self, None).to_notation(mask_for=self.seat)
+
+
+# --- state ---------------------------------------------------------------------------------------
+class RocksState(State):
+    """A position of Stonehenge Rocks! (see the module docstring)."""
+
+    __slots__ = (
+        "num_players", "rules", "phase", "to", "turn", "guard", "guard_moved", "reshuffles",
+        "fans", "occ", "box", "box_total", "tri", "tri_id", "tri_claimed", "shirts", "removed",
+        "hands", "draw", "draw_n", "disc", "disc_n", "out", "_history",
+    )
+
+    def __init__(self, num_players: int, rules: Rules) -> None:
+        """A fresh game before the deal (the first chance node deals seat 0's first card).
+
+        Raises:
+            InputError: the player count is outside 2-5 or the hands do not fit in the deck.
+        """
+        if not 2 <= num_players <= 5:
+            raise InputError(f"Stonehenge Rocks! takes 2 to 5 players, got {num_players}")
+        if num_players * rules.hand_size >= DECK_SIZE - DECK[TRILITHON_CARD]:
+            raise InputError(f"{num_players} hands of {rules.hand_size} do not fit in the deck")
+        n = num_players
+        self.num_players = n
+        self.rules = rules
+        self.phase = DEAL
+        self.to = 0
+        self.turn = 0
+        self.guard = 0
+        self.guard_moved = False
+        self.reshuffles = 0
+        self.fans = [[rules.fans_per_player] + [0] * SPACES for _ in range(n)]
+        self.occ = [0] * NUM_CARDS
+        self.box = [0] * n
+        self.box_total = 0
+        self.tri = [0] * n
+        self.tri_id = [-1] * n
+        self.tri_claimed = 0
+        self.shirts = [0] * n
+        self.removed = [0] * n
+        self.hands: list[list[int]] = [[] for _ in range(n)]
+        self.draw = list(DECK)
+        self.draw_n = DECK_SIZE
+        self.disc = [0] * NUM_CARDS
+        self.disc_n = 0
+        self.out = [0] * NUM_CARDS
+        self._history: list[tuple[int, Action]] = []
+
+    # --- scoring ---------------------------------------------------------------------------
+    def points(self, seat: int) -> int:
+        """Current points of ``seat`` (box seats, trilithon, T-shirts)."""
+        r = self.rules
+        return self.box[seat] * r.box_points + self.tri[seat] * r.trilithon_points + self.shirts[seat] * r.tshirt_points
+
+    def points_by_source(self, seat: int) -> dict[str, int]:
+        """``{"box": .., "trilithon": .., "tshirts": ..}`` points of ``seat``."""
+        r = self.rules
+        return {
+            "box": self.box[seat] * r.box_points,
+            "trilithon": self.tri[seat] * r.trilithon_points,
+            "tshirts": self.shirts[seat] * r.tshirt_points,
+        }
+
+    # --- turn structure --------------------------------------------------------------------
+    def current_player(self) -> int:
+        """The seat to act, CHANCE during deals and refills, TERMINAL at the end."""
+        ph = self.phase
+        if ph >= WON:
+            return TERMINAL
+        if ph == DEAL or ph == GUARD_SETUP or ph == REFILL:
+            return CHANCE
+        return self.to
+
+    def is_terminal(self) -> bool:
+        """True after a win or the turn cap."""
+        return self.phase >= WON
+
+    def legal_actions(self, seat: int | None = None) -> list[Action]:
+        """Legal actions of ``seat`` (default: the seat to move); chance outcomes at a chance node
+        when ``seat`` is None or CHANCE; empty for a seat that is not to move."""
+        ph = self.phase
+        if ph >= WON:
+            return []
+        if ph == DEAL or ph == GUARD_SETUP or ph == REFILL:
+            if seat is None or seat == CHANCE:
+                return [a for a, _ in self.chance_outcomes()]
+            return []
+        p = self.to
+        if seat is not None and seat != p:
+            return []
+        if ph == GUARDED:
+            return [END_TURN]
+        hand = self.hands[p]
+        nums = sorted(set(hand))
+        has_tri = bool(nums) and nums[0] == 0
+        if has_tri:
+            del nums[0]
+        g = self.guard
+        F = self.fans[p]
+        out: list[Action] = []
+        if ph != SEATED:
+            spaces = [s for s in range(NUM_CARDS) if F[s] and s != g]
+            if nums:
+                for s in spaces:
+                    row = MOVES[s]
+                    out.extend([row[c] for c in nums])
+            if ph == START:
+                r = self.rules
+                if self.box_total < r.box_seats:
+                    out.extend([SEAT_BOX[c] for c in nums if F[c] and c != g])
+                if has_tri and (self.tri_id[p] >= 0 or self.tri_claimed < r.trilithons):
+                    out.extend([SEAT_TRI[s] for s in spaces if s])
+                if out and not r.allow_pass:
+                    return out  # a seat that can move or seat must do so
+        if self.rules.guard_needs_fan:
+            occ = self.occ
+            out.extend([GUARD[c] for c in nums if c != g and occ[c]])
+        else:
+            out.extend([GUARD[c] for c in nums if c != g])
+        out.append(END_TURN)
+        return out
+
+    def _can_act_with_fan(self) -> bool:
+        """Whether the seat to move has a Move or a Seat action (for ``allow_pass = false``)."""
+        return any(not isinstance(a, (MoveGuard, EndTurn)) for a in self.legal_actions())
+
+    def apply_action(self, action: Action) -> None:
+        """Apply a player action or a chance outcome.
+
+        Raises:
+            IllegalActionError: the action is not legal here; the state is unchanged.
+        """
+        handler = _HANDLERS.get(type(action))
+        if handler is None:
+            raise self._illegal(action, "not a Stonehenge Rocks! action")
+        ph = self.phase
+        seat = CHANCE if ph == DEAL or ph == GUARD_SETUP or ph == REFILL else self.to
+        handler(self, action)
+        self._history.append((seat, action))
+
+    # --- player actions --------------------------------------------------------------------
+    def _play_card(self, p: int, card: int) -> None:
+        self.hands[p].remove(card)
+        self.disc[card] += 1
+        self.disc_n += 1
+
+    def _check_turn(self, action: Action, phases: tuple[int, ...]) -> int:
+        ph = self.phase
+        if ph not in phases:
+            what = "at a chance node" if ph in _CHANCE_PHASES else "after the game ended" if ph >= WON else f"in phase {PHASE_NAMES[ph]}"
+            raise self._illegal(action, f"not allowed {what}")
+        return self.to
+
+    def _do_move(self, a: Move) -> None:
+        p = self._check_turn(a, (START, MOVED))
+        s, c = a.space, a.card
+        if not (0 <= s <= SPACES and 1 <= c <= SPACES):
+            raise self._illegal(a, "no such space or number card")
+        F = self.fans[p]
+        if not F[s]:
+            raise self._illegal(a, "no fan of this seat there" if s else "no fan left in the pile")
+        if s == self.guard:
+            raise self._illegal(a, "a fan on the guard's space cannot move")
+        if c not in self.hands[p]:
+            raise self._illegal(a, "card not in hand")
+        self._play_card(p, c)
+        F[s] -= 1
+        if s:
+            self.occ[s] -= 1
+        dest = s + c if s else c + self.rules.entry_offset
+        if dest > SPACES:
+            # souvenir stand: the fan goes back to the pile and takes a T-shirt while any are left
+            F[0] += 1
+            if self.shirts[p] < self.rules.tshirts_per_player:
+                self.shirts[p] += 1
+        else:
+            F[dest] += 1
+            self.occ[dest] += 1
+        self.phase = MOVED
+
+    def _seat_checks(self, a: SeatBox | SeatTrilithon) -> int:
+        p = self._check_turn(a, (START,))
+        s = a.space
+        if not 1 <= s <= SPACES:
+            raise self._illegal(a, "only a fan in the festival area can be seated")
+        if not self.fans[p][s]:
+            raise self._illegal(a, "no fan of this seat there")
+        if s == self.guard:
+            raise self._illegal(a, "a fan on the guard's space cannot be seated")
+        return p
+
+    def _do_seat_box(self, a: SeatBox) -> None:
+        p = self._seat_checks(a)
+        s = a.space
+        if s not in self.hands[p]:
+            raise self._illegal(a, f"needs card {s} in hand")
+        if self.box_total >= self.rules.box_seats:
+            raise self._illegal(a, "no free box seat")
+        self._play_card(p, s)
+        self.fans[p][s] -= 1
+        self.occ[s] -= 1
+        self.box[p] += 1
+        self.box_total += 1
+        self.phase = SEATED
+
+    def _do_seat_tri(self, a: SeatTrilithon) -> None:
+        p = self._seat_checks(a)
+        if TRILITHON_CARD not in self.hands[p]:
+            raise self._illegal(a, "needs a trilithon card in hand")
+        if self.tri_id[p] < 0:
+            if self.tri_claimed >= self.rules.trilithons:
+                raise self._illegal(a, "no free trilithon to claim")
+            self.tri_claimed += 1
+            self.tri_id[p] = self.tri_claimed  # trilithons are numbered 1.. in order of claim
+        self._play_card(p, TRILITHON_CARD)
+        s = a.space
+        self.fans[p][s] -= 1
+        self.occ[s] -= 1
+        self.tri[p] += 1
+        self.phase = SEATED
+
+    def _do_guard(self, a: MoveGuard) -> None:
+        p = self._check_turn(a, (START, MOVED, SEATED))
+        s = a.space
+        if not 1 <= s <= SPACES:
+            raise self._illegal(a, "no such space")
+        if s == self.guard:
+            raise self._illegal(a, "the guard is already there")
+        if s not in self.hands[p]:
+            raise self._illegal(a, f"needs card {s} in hand")
+        if self.rules.guard_needs_fan and not self.occ[s]:
+            raise self._illegal(a, "the guard may only go to a space holding a fan")
+        if self.phase == START and not self.rules.allow_pass and self._can_act_with_fan():
+            raise self._illegal(a, "passing is not allowed while a fan can move or be seated")
+        self._play_card(p, s)
+        self.guard = s
+        self.guard_moved = True
+        self.phase = GUARDED
+
+    def _do_end(self, a: EndTurn) -> None:
+        p = self._check_turn(a, (START, MOVED, SEATED, GUARDED))
+        if self.phase == START and not self.rules.allow_pass and self._can_act_with_fan():
+            raise self._illegal(a, "passing is not allowed while a fan can move or be seated")
+        if not self.guard_moved:
+            g = self.guard
+            k = self.fans[p][g]
+            if k:
+                self.fans[p][g] = 0
+                self.fans[p][0] += k
+                self.occ[g] -= k
+                self.removed[p] += k
+        self.turn += 1
+        if self.points(p) >= self.rules.target_points:
+            self.phase = WON
+            return
+        if self.turn >= self.rules.max_turns:
+            self.phase = CAPPED
+            return
+        self.phase = REFILL
+        self._after_draw()
+
+    # --- chance ----------------------------------------------------------------------------
+    def _reshuffle(self) -> None:
+        """The discard pile becomes the draw pile (a multiset: no order to shuffle)."""
+        draw, disc = self.draw, self.disc
+        for c in range(NUM_CARDS):
+            draw[c] += disc[c]
+            disc[c] = 0
+        self.draw_n += self.disc_n
+        self.disc_n = 0
+        self.reshuffles += 1
+
+    def _guard_outcome_excludes_trilithon(self) -> bool:
+        return self.phase == GUARD_SETUP and self.rules.guard_setup_trilithon == "reshuffle"
+
+    def chance_outcomes(self) -> list[tuple[Action, float]]:
+        """The distinct cards in the draw pile with probability proportional to their count."""
+        if self.phase not in _CHANCE_PHASES:
+            return []
+        counts = list(self.draw)
+        if self._guard_outcome_excludes_trilithon():
+            counts[TRILITHON_CARD] = 0
+        total = sum(counts)
+        return [(DRAWS[c], k / total) for c, k in enumerate(counts) if k]
+
+    def sample_chance(self, rng: np.random.Generator) -> Action:
+        """Draw one card with ``rng`` (same distribution as :meth:`chance_outcomes`)."""
+        draw = self.draw
+        total = self.draw_n
+        start = 0
+        if self._guard_outcome_excludes_trilithon():
+            total -= draw[TRILITHON_CARD]
+            start = 1
+        r = int(rng.integers(total))
+        for c in range(start, NUM_CARDS):
+            r -= draw[c]
+            if r < 0:
+                return DRAWS[c]
+        raise RuntimeError("draw pile counts are inconsistent")  # unreachable for valid states
+
+    def _do_draw(self, a: Draw) -> None:
+        ph = self.phase
+        if ph not in _CHANCE_PHASES:
+            raise self._illegal(a, "a draw happens only at a chance node")
+        c = a.card
+        if not 0 <= c < NUM_CARDS or not self.draw[c]:
+            raise self._illegal(a, "card not in the draw pile")
+        if c == TRILITHON_CARD and self._guard_outcome_excludes_trilithon():
+            raise self._illegal(a, "a trilithon card turned for the guard is shuffled back")
+        self.draw[c] -= 1
+        self.draw_n -= 1
+        if ph == DEAL:
+            for p in range(self.num_players):
+                if len(self.hands[p]) < self.rules.hand_size:
+                    self.hands[p].append(c)
+                    break
+            if all(len(h) >= self.rules.hand_size for h in self.hands):
+                self.phase = GUARD_SETUP
+            return
+        if ph == GUARD_SETUP:
+            if c == TRILITHON_CARD:  # option "discard": it goes to the discard pile; turn another
+                self.disc[c] += 1
+                self.disc_n += 1
+                if not self.draw_n:
+                    self._reshuffle()
+                return
+            if self.rules.guard_card_to_discard:
+                self.disc[c] += 1
+                self.disc_n += 1
+            else:
+                self.out[c] += 1
+            self.guard = c
+            self.phase = START
+            self.to = 0
+            return
+        self.hands[self.to].append(c)
+        self._after_draw()
+
+    def _after_draw(self) -> None:
+        """In phase refill: stay at the chance node while the hand is short, else pass the turn."""
+        if len(self.hands[self.to]) < self.rules.hand_size:
+            if not self.draw_n and self.disc_n:
+                self._reshuffle()
+            if self.draw_n:
+                return
+        self.to = (self.to + 1) % self.num_players
+        self.phase = START
+        self.guard_moved = False
+
+    # --- end -------------------------------------------------------------------------------
+    def outcome(self) -> Outcome | None:
+        """``normal`` with the seat that reached the target, or ``turn_cap`` with no winner."""
+        ph = self.phase
+        if ph < WON:
+            return None
+        scores = tuple(float(self.points(s)) for s in range(self.num_players))
+        if ph == WON:
+            return Outcome("normal", (self.to,), scores)
+        return Outcome("turn_cap", (), scores)
+
+    def returns(self) -> tuple[float, ...]:
+        """1 to the winner, 1/n each at the turn cap, zeros while running."""
+        n = self.num_players
+        if self.phase == WON:
+            return tuple(1.0 if s == self.to else 0.0 for s in range(n))
+        if self.phase == CAPPED:
+            return tuple(1.0 / n for _ in range(n))
+        return tuple(0.0 for _ in range(n))
+
+    # --- information -----------------------------------------------------------------------
+    def observation(self, seat: int) -> RocksObservation:
+        """Own hand, board, discard pile; other hands and the draw pile by size only."""
+        if not 0 <= seat < self.num_players:
+            raise ValueError(f"no seat {seat} in a {self.num_players}-player game")
+        return RocksObservation(
+            seat=seat,
+            num_players=self.num_players,
+            rules=self.rules,
+            phase=self.phase,
+            to=self.to,
+            turn=self.turn,
+            guard=self.guard,
+            guard_moved=self.guard_moved,
+            reshuffles=self.reshuffles,
+            fans=tuple(tuple(f) for f in self.fans),
+            box=tuple(self.box),
+            tri=tuple(self.tri),
+            tri_id=tuple(self.tri_id),
+            shirts=tuple(self.shirts),
+            removed=tuple(self.removed),
+            hand=tuple(sorted(self.hands[seat])),
+            hand_sizes=tuple(len(h) for h in self.hands),
+            discard=tuple(self.disc),
+            out=tuple(self.out),
+            draw_size=self.draw_n,
+        )
+
+    @classmethod
+    def _from_observation(cls, obs: RocksObservation, rng: np.random.Generator | None) -> "RocksState":
+        """A state with the observation's public parts; hidden hands sampled from the unseen
+        cards with ``rng`` (or left empty and the draw pile empty when ``rng`` is None: only for
+        printing the masked notation)."""
+        st = cls.__new__(cls)
+        n = obs.num_players
+        st.num_players = n
+        st.rules = obs.rules
+        st.phase, st.to, st.turn, st.guard = obs.phase, obs.to, obs.turn, obs.guard
+        st.guard_moved, st.reshuffles = obs.guard_moved, obs.reshuffles
+        st.fans = [list(f) for f in obs.fans]
+        st.occ = [0] + [sum(f[s] for f in obs.fans) for s in range(1, NUM_CARDS)]
+        st.box, st.tri, st.tri_id = list(obs.box), list(obs.tri), list(obs.tri_id)
+        st.box_total = sum(obs.box)
+        st.tri_claimed = sum(1 for t in obs.tri_id if t >= 0)
+        st.shirts, st.removed = list(obs.shirts), list(obs.removed)
+        st.disc = list(obs.discard)
+        st.disc_n = sum(obs.discard)
+        st.out = list(obs.out)
+        st.hands = [[] for _ in range(n)]
+        st.hands[obs.seat] = list(obs.hand)
+        st.draw = [0] * NUM_CARDS
+        st.draw_n = 0
+        st._history = []
+        if rng is not None:
+            unseen = obs.unseen()
+            pool = np.repeat(np.arange(NUM_CARDS), unseen)
+            pool = pool[rng.permutation(len(pool))].tolist()
+            i = 0
+            for p in range(n):
+                if p != obs.seat:
+                    k = obs.hand_sizes[p]
+                    st.hands[p] = pool[i : i + k]
+                    i += k
+            for c in pool[i:]:
+                st.draw[c] += 1
+            st.draw_n = len(pool) - i
+        return st
+
+    def clone(self) -> "RocksState":
+        """An independent copy (rules shared: they are read-only)."""
+        st = RocksState.__new__(RocksState)
+        st.num_players = self.num_players
+        st.rules = self.rules
+        st.phase, st.to, st.turn, st.guard = self.phase, self.to, self.turn, self.guard
+        st.guard_moved, st.reshuffles = self.guard_moved, self.reshuffles
+        st.fans = [f[:] for f in self.fans]
+        st.occ = self.occ[:]
+        st.box, st.box_total = self.box[:], self.box_total
+        st.tri, st.tri_id, st.tri_claimed = self.tri[:], self.tri_id[:], self.tri_claimed
+        st.shirts, st.removed = self.shirts[:], self.removed[:]
+        st.hands = [h[:] for h in self.hands]
+        st.draw, st.draw_n = self.draw[:], self.draw_n
+        st.disc, st.disc_n = self.disc[:], self.disc_n
+        st.out = self.out[:]
+        st._history = self._history[:]
+        return st
+
+    def history(self) -> list[tuple[int, Action]]:
+        """Every applied action as ``(seat or CHANCE, action)``."""
+        return list(self._history)
+
+    # --- notation --------------------------------------------------------------------------
+    def to_notation(self, mask_for: int | None = None) -> str:
+        """The whole state as one line of ``key=value`` fields (see :func:`parse_notation`).
+
+        With ``mask_for`` a seat, other hands print as ``?size`` and the draw pile as ``?size``:
+        the seat's view (not parseable back into a state).
+        """
+        n = self.num_players
+        hands = []
+        for p in range(n):
+            if mask_for is not None and p != mask_for:
+                hands.append(f"?{len(self.hands[p])}")
+            else:
+                hands.append(_fmt_cards(sorted(self.hands[p])))
+        fields = [
+            "rocks",
+            f"n={n}",
+            f"rules={self.rules.notation()}",
+            f"turn={self.turn}",
+            f"to={self.to}",
+            f"phase={PHASE_NAMES[self.phase]}",
+            f"guard={self.guard}",
+            f"guard_moved={int(self.guard_moved)}",
+            f"reshuffles={self.reshuffles}",
+            "fans=" + "/".join(_fmt_fans(f) for f in self.fans),
+            "box=" + "/".join(map(str, self.box)),
+            "tri=" + "/".join(f"{self.tri[p]}@{self.tri_id[p]}" if self.tri_id[p] >= 0 else "-" for p in range(n)),
+            "shirts=" + "/".join(map(str, self.shirts)),
+            "removed=" + "/".join(map(str, self.removed)),
+            "hands=" + "/".join(hands),
+            "draw=" + (f"?{self.draw_n}" if mask_for is not None else _fmt_counts(self.draw)),
+            "discard=" + _fmt_counts(self.disc),
+            "out=" + _fmt_counts(self.out),
+        ]
+        return " ".join(fields)
+
+    # the State base compares notations; keep that, but be explicit for speed-insensitive callers
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.to_notation() == self.to_notation()  # type: ignore[union-attr]
+
+    def __hash__(self) -> int:
+        return hash(self.to_notation())
+
+
+_HANDLERS = {
+    Move: RocksState._do_move,
+    SeatBox: RocksState._do_seat_box,
+    SeatTrilithon: RocksState._do_seat_tri,
+    MoveGuard: RocksState._do_guard,
+    EndTurn: RocksState._do_end,
+    Draw: RocksState._do_draw,
+}
+
+
+# --- notation helpers ----------------------------------------------------------------------------
+def _fmt_counts(counts: list[int] | tuple[int, ...]) -> str:
+    """A card multiset as ``Tx2.1.5x2``; ``-`` when empty."""
+    toks = [(_card_str(c) if k == 1 else f"{_card_str(c)}x{k}") for c, k in enumerate(counts) if k]
+    return ".".join(toks) if toks else "-"
+
+
+def _fmt_cards(cards: list[int]) -> str:
+    counts = [0] * NUM_CARDS
+    for c in cards:
+        counts[c] += 1
+    return _fmt_counts(counts)
+
+
+def _fmt_fans(f: list[int]) -> str:
+    """``pile:space.spacexk...``, e.g. ``7:3.12x2`` (7 in the pile, one on 3, two on 12)."""
+    on_board = [(str(s) if f[s] == 1 else f"{s}x{f[s]}") for s in range(1, NUM_CARDS) if f[s]]
+    return f"{f[0]}:" + ".".join(on_board)
+
+
+def _parse_int(text: str, what: str, lo: int, hi: int) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise InputError(f"{what}: {text!r} is not an integer") from None
+    if not lo <= v <= hi:
+        raise InputError(f"{what}: {v} is outside {lo}..{hi}")
+    return v
+
+
+def _parse_counts(text: str, what: str) -> list[int]:
+    counts = [0] * NUM_CARDS
+    if text == "-":
+        return counts
+    for tok in text.split("."):
+        card, _, k = tok.partition("x")
+        c = TRILITHON_CARD if card == "T" else _parse_int(card, what, 1, SPACES)
+        counts[c] += _parse_int(k, what, 1, DECK_SIZE) if k else 1
+    return counts
+
+
+def _parse_fans(text: str, what: str) -> list[int]:
+    pile, sep, rest = text.partition(":")
+    if not sep:
+        raise InputError(f"{what}: expected 'pile:spaces', got {text!r}")
+    f = [_parse_int(pile, what, 0, 1000)] + [0] * SPACES
+    if rest:
+        for tok in rest.split("."):
+            s, _, k = tok.partition("x")
+            f[_parse_int(s, what, 1, SPACES)] += _parse_int(k, what, 1, 1000) if k else 1
+    return f
+
+
+def _per_seat(text: str, n: int, what: str) -> list[str]:
+    parts = text.split("/")
+    if len(parts) != n:
+        raise InputError(f"{what}: expected {n} seats separated by '/', got {text!r}")
+    return parts
+
+
+_KEYS = ("n", "rules", "turn", "to", "phase", "guard", "guard_moved", "reshuffles", "fans", "box", "tri",
+         "shirts", "removed", "hands", "draw", "discard", "out")
+
+
+def parse_notation(text: str) -> RocksState:
+    """Parse :meth:`RocksState.to_notation` output.
+
+    Raises:
+        InputError: malformed text, a bad rule option, or an inconsistent position (cards or fans
+            not conserved, counts out of range).
+    """
+    if not isinstance(text, str):
+        raise InputError(f"notation must be a string, got {type(text).__name__}")
+    toks = text.split()
+    if not toks or toks[0] != "rocks":
+        raise InputError(f"not a Stonehenge Rocks! notation (must start with 'rocks'): {text!r}")
+    kv: dict[str, str] = {}
+    for tok in toks[1:]:
+        k, sep, v = tok.partition("=")
+        if not sep or k not in _KEYS or k in kv:
+            raise InputError(f"bad or repeated field {tok!r} in notation; fields: {', '.join(_KEYS)}")
+        kv[k] = v
+    missing = [k for k in _KEYS if k not in kv]
+    if missing:
+        raise InputError(f"notation lacks field(s) {', '.join(missing)}")
+    n = _parse_int(kv["n"], "n", 2, 5)
+    raw: dict[str, Any] = {}
+    if kv["rules"]:
+        for item in kv["rules"].split(","):
+            name, sep, val = item.partition(":")
+            if not sep or name not in OPTION_NAMES or name in raw:
+                raise InputError(f"rules: bad or repeated item {item!r}")
+            opt = OPTIONS[OPTION_NAMES.index(name)]
+            if opt.type is bool:
+                if val not in ("true", "false"):
+                    raise InputError(f"rules: {name} must be true or false, got {val!r}")
+                raw[name] = val == "true"
+            elif opt.type is int:
+                raw[name] = _parse_int(val, f"rules.{name}", -(10**9), 10**9)
+            else:
+                raw[name] = val
+    rules = Rules(raw)  # ScenarioError (an InputError) for bad values
+    st = RocksState(n, rules)
+    st.turn = _parse_int(kv["turn"], "turn", 0, rules.max_turns)
+    st.to = _parse_int(kv["to"], "to", 0, n - 1)
+    if kv["phase"] not in _PHASE_BY_NAME:
+        raise InputError(f"phase: {kv['phase']!r} is not one of {', '.join(PHASE_NAMES)}")
+    st.phase = _PHASE_BY_NAME[kv["phase"]]
+    st.guard = _parse_int(kv["guard"], "guard", 0, SPACES)
+    st.guard_moved = bool(_parse_int(kv["guard_moved"], "guard_moved", 0, 1))
+    st.reshuffles = _parse_int(kv["reshuffles"], "reshuffles", 0, 10**9)
+    st.fans = [_parse_fans(t, "fans") for t in _per_seat(kv["fans"], n, "fans")]
+    st.box = [_parse_int(t, "box", 0, rules.fans_per_player) for t in _per_seat(kv["box"], n, "box")]
+    st.tri, st.tri_id = [], []
+    for t in _per_seat(kv["tri"], n, "tri"):
+        if t == "-":
+            st.tri.append(0)
+            st.tri_id.append(-1)
+        else:
+            k, sep, i = t.partition("@")
+            if not sep:
+                raise InputError(f"tri: expected 'count@trilithon' or '-', got {t!r}")
+            st.tri.append(_parse_int(k, "tri", 0, rules.fans_per_player))
+            st.tri_id.append(_parse_int(i, "tri", 1, rules.trilithons))
+    st.shirts = [_parse_int(t, "shirts", 0, rules.tshirts_per_player) for t in _per_seat(kv["shirts"], n, "shirts")]
+    st.removed = [_parse_int(t, "removed", 0, 10**9) for t in _per_seat(kv["removed"], n, "removed")]
+    hands = []
+    for t in _per_seat(kv["hands"], n, "hands"):
+        counts = _parse_counts(t, "hands")
+        hands.append([c for c in range(NUM_CARDS) for _ in range(counts[c])])
+    st.hands = hands
+    st.draw = _parse_counts(kv["draw"], "draw")
+    st.disc = _parse_counts(kv["discard"], "discard")
+    st.out = _parse_counts(kv["out"], "out")
+    st.draw_n, st.disc_n = sum(st.draw), sum(st.disc)
+    _check_consistent(st)
+    return st
+
+
+def _check_consistent(st: RocksState) -> None:
+    """Raise InputError unless cards and fans are conserved and the position is reachable-shaped."""
+    r = st.rules
+    n = st.num_players
+    total = [st.draw[c] + st.disc[c] + st.out[c] + sum(h.count(c) for h in st.hands) for c in range(NUM_CARDS)]
+    if total != list(DECK):
+        raise InputError("cards are not conserved: hands, draw, discard and out must hold the 65-card deck")
+    for p in range(n):
+        if len(st.hands[p]) > r.hand_size:
+            raise InputError(f"hands: seat {p} holds more than {r.hand_size} cards")
+        if sum(st.fans[p]) + st.box[p] + st.tri[p] != r.fans_per_player:
+            raise InputError(f"fans: seat {p}'s fans do not add up to {r.fans_per_player}")
+        if (st.tri[p] > 0) != (st.tri_id[p] >= 0):
+            raise InputError(f"tri: seat {p} has fans on a trilithon it does not own (or owns an empty one)")
+    ids = [i for i in st.tri_id if i >= 0]
+    if len(set(ids)) != len(ids):
+        raise InputError("tri: two seats share a trilithon")
+    st.tri_claimed = len(ids)
+    if sorted(ids) != list(range(1, len(ids) + 1)):
+        raise InputError("tri: trilithons are numbered 1.. in order of claim")
+    st.box_total = sum(st.box)
+    if st.box_total > r.box_seats:
+        raise InputError(f"box: more than {r.box_seats} box seats taken")
+    st.occ = [0] + [sum(f[s] for f in st.fans) for s in range(1, NUM_CARDS)]
+    setup = st.phase in (DEAL, GUARD_SETUP)
+    if setup != (st.guard == 0):
+        raise InputError("guard: 0 exactly before the guard is placed at setup")
+    if st.phase in _CHANCE_PHASES and not st.draw_n:
+        raise InputError("a chance node needs a non-empty draw pile")
+    if st.phase == GUARD_SETUP and r.guard_setup_trilithon == "reshuffle" and st.draw_n == st.draw[TRILITHON_CARD]:
+        raise InputError("the guard's setup draw needs a number card in the draw pile")
+    if st.phase == WON and st.points(st.to) < r.target_points:
+        raise InputError("phase won but the seat 'to' has fewer than target_points")
