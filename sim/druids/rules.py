@@ -1,0 +1,745 @@
+"""Knizia's *Stonehenge* (Blatz 1994, also *Linea*): the druid game's rules. No I/O.
+
+Board
+    A triangle whose sides are split into 5 segments has 21 grid points; without its 3 corners
+    18 remain (:data:`POINTS`, named ``a``..``r``). The board's lines are the maximal runs of
+    points along the grid's three directions; :func:`_derive_lines` builds them from the
+    coordinates (15 lines ``A``..``O``, five per direction, lengths 2, 3, 4, 4, 5; every point on
+    exactly 3 lines)::
+
+              a   b                 row 1
+            c   d   e               row 2
+          f   g   h   i             row 3
+        j   k   l   m   n           row 4
+          o   p   q   r             row 5
+
+    Direction 0 runs along the rows (A..E = rows 1..5), direction 1 down-left to up-right...
+    see ``docs/rules-druids.md`` for the full table.
+
+Pieces
+    Each seat has 9 druid stones valued 1, 1, 2, 2, 3, 3, 4, 5, 6 and 8 megaliths.
+
+Turn
+    The seat to move places one stone (:class:`Place`) on an empty point. At the end of the turn it
+    claims (automatically: a claim is free, so delaying one is never useful) every unclaimed line it
+    dominates, one megalith per line, until its megaliths run out:
+
+    * a full line is dominated by the higher total; on equal totals the tie loser is the seat that
+      placed last on the line (``tie_loser = "last_placer"``, the rule text) or first
+      (``"first_placer"``);
+    * early domination (``early_domination``): a line that is not full is dominated when the
+      opponent cannot beat the current total even by putting their best remaining stones on every
+      empty space (at most as many stones as they still hold). ``"tie_rule"`` (default) counts an
+      equal best total as not beating when the tie rule would make the opponent lose that tie (this
+      is what the rule text's worked example needs: 6 against 1 + 3 + 2); ``"strict"`` requires
+      the opponent's best total to be strictly lower; ``"off"`` claims full lines only.
+
+End
+    A game ends at the end of the turn in which a seat places its 8th megalith; that seat wins.
+    After the 18th stone the board is full; if the last placer then has fewer than 8 megaliths, the
+    other seat still gets its turn, which holds no placement, only claims. Every full line has a
+    dominator, so with 15 lines one seat always reaches 8: a game never ends otherwise (the
+    fallback "most megaliths, equal is a draw" exists only defensively).
+
+Face-down variant (``face_down = true``)
+    Stones are placed face down; a seat sees its own values, not the opponent's. A stone is turned
+    face up as soon as any line through it is full. No early claims (a line is decided when full).
+
+Match play (``match_games = n``)
+    One state plays n games in sequence; seat 0 starts game 0 and the first player alternates.
+    Each game the loser notes its remaining megaliths (8 - placed); the lower match total wins,
+    equal totals draw. Because the winner of a game always places exactly 8, a seat's total
+    megaliths over the match is ``8 n - noted``, so :meth:`DruidsState.outcome` reports total
+    megaliths placed as the score (higher is better, same order as the noted totals).
+
+Notation
+    ``druids|tie_loser=last_placer|early_domination=tie_rule|face_down=0|match_games=1|done=|moves=a6b3``
+    ``done`` lists the claims of finished earlier games of the match (``;`` between games, ``.``
+    between claims, each claim ``<line><seat><e|f><ply>``); ``moves`` the current game's stones
+    as point letter + value. The board and all derived facts are replayed from the moves.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from sim.core.errors import IllegalActionError, InputError
+from sim.core.game import TERMINAL, Outcome, State
+
+# --------------------------------------------------------------------------------------------
+# board geometry
+# --------------------------------------------------------------------------------------------
+
+#: side of the triangular grid in segments
+SIDE = 5
+#: the triangle's corners, absent from the board
+CORNERS = frozenset({(0, 0), (SIDE, 0), (SIDE, SIDE)})
+#: board points as (row, column) with 0 <= column <= row <= SIDE, corners removed, row-major
+POINTS: tuple[tuple[int, int], ...] = tuple(
+    (r, c) for r in range(SIDE + 1) for c in range(r + 1) if (r, c) not in CORNERS
+)
+NUM_POINTS = len(POINTS)
+POINT_NAMES = "abcdefghijklmnopqr"
+_POINT_INDEX = {ch: i for i, ch in enumerate(POINT_NAMES)}
+
+
+def point_xy(point: int) -> tuple[float, float]:
+    """Cartesian position of ``point`` (unit spacing, apex row up, y decreasing downwards)."""
+    r, c = POINTS[point]
+    return (c - r / 2.0, -r * math.sqrt(3.0) / 2.0)
+
+
+def _derive_lines() -> tuple[tuple[int, tuple[int, ...]], ...]:
+    """The board's lines as (direction, points) from the triangular grid.
+
+    A grid line is the set of points sharing one of the three barycentric-like coordinates: the row
+    ``r`` (direction 0), the column ``c`` (direction 1) or ``r - c`` (direction 2). A line of the
+    game is such a set with at least 2 points (the corners' removal leaves the apex's three lines
+    with 0 or 1 point). Ordered by direction, then coordinate; points in row-major order.
+    """
+    keys = (lambda r, c: r, lambda r, c: c, lambda r, c: r - c)
+    out: list[tuple[int, tuple[int, ...]]] = []
+    for d, key in enumerate(keys):
+        groups: dict[int, list[int]] = {}
+        for i, (r, c) in enumerate(POINTS):
+            groups.setdefault(key(r, c), []).append(i)
+        out.extend((d, tuple(groups[k])) for k in sorted(groups) if len(groups[k]) >= 2)
+    return tuple(out)
+
+
+_LINES_DERIVED = _derive_lines()
+#: points of each line
+LINES: tuple[tuple[int, ...], ...] = tuple(pts for _, pts in _LINES_DERIVED)
+#: direction (0, 1, 2) of each line
+LINE_DIRECTION: tuple[int, ...] = tuple(d for d, _ in _LINES_DERIVED)
+LINE_LENGTH: tuple[int, ...] = tuple(len(pts) for pts in LINES)
+NUM_LINES = len(LINES)
+LINE_NAMES = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[:NUM_LINES]
+_LINE_INDEX = {ch: i for i, ch in enumerate(LINE_NAMES)}
+#: lines through each point
+POINT_LINES: tuple[tuple[int, ...], ...] = tuple(
+    tuple(L for L, pts in enumerate(LINES) if p in pts) for p in range(NUM_POINTS)
+)
+
+# --------------------------------------------------------------------------------------------
+# pieces
+# --------------------------------------------------------------------------------------------
+
+#: one seat's druid stones
+STONES: tuple[int, ...] = (1, 1, 2, 2, 3, 3, 4, 5, 6)
+#: megaliths per seat; placing the last one wins
+MEGALITHS = 8
+MAX_VALUE = max(STONES)
+
+# A hand (multiset of unplaced stones) is one int in a mixed radix: digit v counts the stones of
+# value v. Tables indexed by that code replace per-turn sorting and counting in the hot path.
+_COUNT_MAX = tuple(STONES.count(v) for v in range(MAX_VALUE + 1))
+_WEIGHT: list[int] = [0] * (MAX_VALUE + 1)
+_w = 1
+for _v in range(1, MAX_VALUE + 1):
+    _WEIGHT[_v] = _w
+    _w *= _COUNT_MAX[_v] + 1
+NUM_HAND_CODES = _w
+WEIGHT: tuple[int, ...] = tuple(_WEIGHT)
+FULL_HAND = sum(WEIGHT[v] for v in STONES)
+
+
+def hand_counts(code: int) -> tuple[int, ...]:
+    """Counts of each value 0..6 (index 0 unused, always 0) in the hand ``code``."""
+    out = [0] * (MAX_VALUE + 1)
+    for v in range(1, MAX_VALUE + 1):
+        out[v] = code // WEIGHT[v] % (_COUNT_MAX[v] + 1)
+    return tuple(out)
+
+
+def hand_code(values: Any) -> int:
+    """The code of a multiset of stone values.
+
+    Raises:
+        ValueError: a value is not a stone of the set, or appears too often.
+    """
+    counts = [0] * (MAX_VALUE + 1)
+    for v in values:
+        if not (isinstance(v, int) and 1 <= v <= MAX_VALUE):
+            raise ValueError(f"not a stone value: {v!r}")
+        counts[v] += 1
+        if counts[v] > _COUNT_MAX[v]:
+            raise ValueError(f"too many stones of value {v}")
+    return sum(counts[v] * WEIGHT[v] for v in range(1, MAX_VALUE + 1))
+
+
+def _best_prefix(code: int) -> tuple[int, ...]:
+    """best[k] = sum of the k highest stones of the hand (k = 0..longest line), saturating."""
+    vals = sorted((v for v in range(MAX_VALUE, 0, -1) for _ in range(hand_counts(code)[v])), reverse=True)
+    longest = max(LINE_LENGTH)
+    out, s = [0], 0
+    for k in range(longest):
+        if k < len(vals):
+            s += vals[k]
+        out.append(s)
+    return tuple(out)
+
+
+#: per hand code: the distinct values held, ascending
+HAND_VALUES: tuple[tuple[int, ...], ...] = tuple(
+    tuple(v for v in range(1, MAX_VALUE + 1) if hand_counts(c)[v]) for c in range(NUM_HAND_CODES)
+)
+#: per hand code: best-k prefix sums
+HAND_BEST: tuple[tuple[int, ...], ...] = tuple(_best_prefix(c) for c in range(NUM_HAND_CODES))
+#: per hand code: number of stones
+HAND_SIZE: tuple[int, ...] = tuple(sum(hand_counts(c)) for c in range(NUM_HAND_CODES))
+
+# --------------------------------------------------------------------------------------------
+# actions and observations
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """Place the mover's stone of ``value`` (1..6) on empty ``point`` (0..17, letters a..r)."""
+
+    point: int
+    value: int
+
+    def __post_init__(self) -> None:
+        if type(self.point) is not int or type(self.value) is not int:
+            raise TypeError(f"Place needs int point and value, got {self.point!r}, {self.value!r}")
+
+    def __str__(self) -> str:
+        name = POINT_NAMES[self.point] if 0 <= self.point < NUM_POINTS else f"#{self.point}"
+        return f"Place({name}={self.value})"
+
+
+#: ACTIONS[point][value], shared instances so legal_actions allocates no actions
+ACTIONS: tuple[tuple[Place, ...], ...] = tuple(
+    tuple(Place(p, v) for v in range(MAX_VALUE + 1)) for p in range(NUM_POINTS)
+)
+
+Claim = tuple[int, int, bool, int]
+"""A placed megalith: (line, seat, early, ply); ``early`` when the line was not full, ``ply`` the
+number of stones on the board in that game when it was claimed."""
+
+TIE_LOSERS = ("last_placer", "first_placer")
+EARLY_MODES = ("tie_rule", "strict", "off")
+HIDDEN = 0
+"""Value shown in an observation for a stone whose face the observer cannot see."""
+
+
+@dataclass(frozen=True, slots=True)
+class DruidsObservation:
+    """What one seat knows.
+
+    Attributes:
+        seat: the observer.
+        rules: (tie_loser, early_domination, face_down, match_games).
+        records: claims of the finished earlier games of the match (public).
+        to_move: the seat to move, or TERMINAL.
+        order: points of the current game in placement order; owners alternate from
+            ``first = len(records) % 2`` (for a terminal match: the last game's first player).
+        values: per entry of ``order``, the stone's value, or HIDDEN (0) for an opponent stone
+            still face down.
+        hand: the observer's unplaced stones as a sorted tuple.
+        claims: claims of the current game, in order.
+        first: the seat that placed the first stone of the current game.
+    """
+
+    seat: int
+    rules: tuple[str, str, bool, int]
+    records: tuple[tuple[Claim, ...], ...]
+    to_move: int
+    order: tuple[int, ...]
+    values: tuple[int, ...]
+    hand: tuple[int, ...]
+    claims: tuple[Claim, ...]
+    first: int
+
+    def owners(self) -> list[int]:
+        """Owner of each point (-1 empty)."""
+        own = [-1] * NUM_POINTS
+        for i, p in enumerate(self.order):
+            own[p] = (self.first + i) & 1
+        return own
+
+    def opponent_pool(self) -> tuple[int, ...]:
+        """Values the opponent may still have hidden (face-down on the board or in hand), sorted."""
+        opp = 1 - self.seat
+        pool = list(STONES)
+        for i, v in enumerate(self.values):
+            if (self.first + i) & 1 == opp and v != HIDDEN:
+                pool.remove(v)
+        return tuple(sorted(pool))
+
+
+# --------------------------------------------------------------------------------------------
+# the state
+# --------------------------------------------------------------------------------------------
+
+_NOTATION_RE = re.compile(
+    r"druids\|tie_loser=(?P<tie>[a-z_]+)\|early_domination=(?P<early>[a-z_]+)\|face_down=(?P<face>[01])"
+    r"\|match_games=(?P<match>\d{1,4})\|done=(?P<done>[A-Za-z0-9.;]*)\|moves=(?P<moves>(?:[a-r][1-6])*)"
+)
+_CLAIM_RE = re.compile(r"([A-O])([01])([ef])(\d{1,2})")
+
+
+class DruidsState(State):
+    """A position of the druid game (or of a match of several games). See the module docstring.
+
+    Build one with ``sim.druids.game.GAME.new_initial_state(config)`` or :meth:`new`.
+    """
+
+    __slots__ = (
+        "num_players", "tie_loser", "early_mode", "face_down", "match_games",
+        "_tie_last", "_early", "_records", "_first", "_player", "_owner", "_value", "_shown",
+        "_tot", "_empty", "_firstp", "_lastp", "_claim", "_claims", "_meg", "_hand", "_moves",
+        "_hist", "_open", "_empties",
+    )
+
+    def __init__(
+        self,
+        tie_loser: str = "last_placer",
+        early_domination: str = "tie_rule",
+        face_down: bool = False,
+        match_games: int = 1,
+    ) -> None:
+        """A fresh match (game 0, seat 0 to move).
+
+        Raises:
+            ValueError: an option is out of range (the scenario loader validates first).
+        """
+        if tie_loser not in TIE_LOSERS:
+            raise ValueError(f"tie_loser must be one of {TIE_LOSERS}, got {tie_loser!r}")
+        if early_domination not in EARLY_MODES:
+            raise ValueError(f"early_domination must be one of {EARLY_MODES}, got {early_domination!r}")
+        if not (isinstance(match_games, int) and match_games >= 1):
+            raise ValueError(f"match_games must be an integer >= 1, got {match_games!r}")
+        self.num_players = 2
+        self.tie_loser = tie_loser
+        self.early_mode = early_domination
+        self.face_down = bool(face_down)
+        self.match_games = match_games
+        self._tie_last = tie_loser == "last_placer"
+        # the face-down variant has no early claims whatever the option says
+        self._early = 0 if self.face_down else {"tie_rule": 1, "strict": 2, "off": 0}[early_domination]
+        self._records: list[tuple[Claim, ...]] = []
+        self._hist: list[tuple[int, Place]] = []
+        self._reset_board(0)
+
+    def _reset_board(self, first: int) -> None:
+        self._first = first
+        self._player = first
+        self._owner = [-1] * NUM_POINTS
+        self._value = [0] * NUM_POINTS
+        self._shown = [not self.face_down] * NUM_POINTS
+        self._tot = [[0] * NUM_LINES, [0] * NUM_LINES]
+        self._empty = list(LINE_LENGTH)
+        self._firstp = [-1] * NUM_LINES
+        self._lastp = [-1] * NUM_LINES
+        self._claim = [-1] * NUM_LINES
+        self._claims: list[Claim] = []
+        self._meg = [0, 0]
+        self._hand = [FULL_HAND, FULL_HAND]
+        self._moves: list[tuple[int, int]] = []
+        self._open = list(range(NUM_LINES))
+        self._empties = list(range(NUM_POINTS))
+
+    # --- options ------------------------------------------------------------------------------
+    def rules(self) -> dict[str, Any]:
+        """The rule options of this state, as a scenario's ``[rules]`` table."""
+        return {
+            "tie_loser": self.tie_loser,
+            "early_domination": self.early_mode,
+            "face_down": self.face_down,
+            "match_games": self.match_games,
+        }
+
+    # --- turn structure -----------------------------------------------------------------------
+    def current_player(self) -> int:
+        """The seat to move, or TERMINAL."""
+        return self._player
+
+    def is_terminal(self) -> bool:
+        """True when the game (the match) is over."""
+        return self._player == TERMINAL
+
+    def legal_actions(self, seat: int | None = None) -> list[Place]:
+        """Every (empty point, distinct value in hand) pair of the seat to move, point-major.
+
+        Another seat, or a finished game, has none.
+        """
+        p = self._player
+        if p < 0 or (seat is not None and seat != p):
+            return []
+        vals = HAND_VALUES[self._hand[p]]
+        return [row[v] for row in map(ACTIONS.__getitem__, self._empties) for v in vals]
+
+    def apply_action(self, action: Any) -> None:
+        """Place a stone, then claim for the mover and end the turn (and the game, the match).
+
+        Raises:
+            IllegalActionError: not a Place, the game is over, the point is taken or off the board,
+                or the mover holds no stone of that value. The state is unchanged.
+        """
+        seat = self._player
+        if action.__class__ is not Place:
+            raise self._illegal(action, "not a Place action")
+        if seat < 0:
+            raise self._illegal(action, "the game is over")
+        p = action.point
+        v = action.value
+        if not 0 <= p < NUM_POINTS:
+            raise self._illegal(action, "no such point")
+        if self._owner[p] != -1:
+            raise self._illegal(action, f"point {POINT_NAMES[p]} is taken")
+        if not (1 <= v <= MAX_VALUE and v in HAND_VALUES[self._hand[seat]]):
+            raise self._illegal(action, f"seat {seat} holds no stone of value {v}")
+        self._hist.append((seat, action))
+        self._place(p, v, seat)
+        self._end_turn(seat)
+
+    # --- mechanics ----------------------------------------------------------------------------
+    def _place(self, p: int, v: int, seat: int) -> None:
+        self._owner[p] = seat
+        self._value[p] = v
+        self._hand[seat] -= WEIGHT[v]
+        self._moves.append((p, v))
+        self._empties.remove(p)
+        tot = self._tot[seat]
+        empty = self._empty
+        firstp = self._firstp
+        lastp = self._lastp
+        for L in POINT_LINES[p]:
+            tot[L] += v
+            e = empty[L] = empty[L] - 1
+            if firstp[L] < 0:
+                firstp[L] = seat
+            lastp[L] = seat
+            if not e and self.face_down:
+                shown = self._shown
+                for q in LINES[L]:
+                    shown[q] = True
+
+    def _claim_for(self, seat: int) -> None:
+        """Claim, for ``seat``, every open line it dominates (until its megaliths run out)."""
+        meg = self._meg
+        if meg[seat] >= MEGALITHS:
+            return
+        opp = 1 - seat
+        mine = self._tot[seat]
+        theirs = self._tot[opp]
+        empty = self._empty
+        early = self._early
+        tl = self._lastp if self._tie_last else self._firstp
+        won: list[tuple[int, bool]] | None = None
+        for L in self._open:
+            m = mine[L]
+            if not m:
+                continue
+            e = empty[L]
+            o = theirs[L]
+            if e:
+                if not early:
+                    continue
+                ob = o + HAND_BEST[self._hand[opp]][e]
+                if ob < m or (
+                    ob == m
+                    and early == 1
+                    # the opponent cannot fill the line alone (so this seat adds), or the tie the
+                    # opponent would reach by filling it goes against them
+                    and (HAND_SIZE[self._hand[opp]] < e or self._tie_last or tl[L] == opp)
+                ):
+                    won = won or []
+                    won.append((L, True))
+            elif m > o or (m == o and tl[L] == opp):
+                won = won or []
+                won.append((L, False))
+        if won is None:
+            return
+        ply = len(self._moves)
+        claim = self._claim
+        for L, is_early in won:
+            if meg[seat] >= MEGALITHS:
+                break
+            claim[L] = seat
+            meg[seat] += 1
+            self._open.remove(L)
+            self._claims.append((L, seat, is_early, ply))
+
+    def _end_turn(self, seat: int) -> None:
+        self._claim_for(seat)
+        if self._meg[seat] >= MEGALITHS:
+            self._end_game()
+        elif not self._empties:
+            # board full: the other seat's turn holds no stone, only its claims
+            self._claim_for(1 - seat)
+            self._end_game()
+        else:
+            self._player = 1 - seat
+
+    def _end_game(self) -> None:
+        self._records.append(tuple(self._claims))
+        if len(self._records) < self.match_games:
+            self._reset_board(len(self._records) & 1)
+        else:
+            self._player = TERMINAL
+
+    # --- end ----------------------------------------------------------------------------------
+    def outcome(self) -> Outcome | None:
+        """None while running; else winners and per-seat megaliths placed (summed over a match).
+
+        A single game: the seat with 8 megaliths wins (termination ``"eight_megaliths"``). A match:
+        the higher total wins, equal totals draw (``"match"``).
+        """
+        if self._player != TERMINAL:
+            return None
+        totals = [0, 0]
+        for rec in self._records:
+            m = record_megaliths(rec)
+            totals[0] += m[0]
+            totals[1] += m[1]
+        if self.match_games == 1:
+            w = record_winner(self._records[0])
+            term = "eight_megaliths" if max(totals) >= MEGALITHS else "board_full"
+        else:
+            w = 0 if totals[0] > totals[1] else 1 if totals[1] > totals[0] else None
+            term = "match"
+        return Outcome(term, () if w is None else (w,), (float(totals[0]), float(totals[1])))
+
+    # --- information --------------------------------------------------------------------------
+    def _board_records(self) -> list[tuple[Claim, ...]]:
+        """Records of games before the one on the board."""
+        return self._records[:-1] if self._player == TERMINAL else self._records
+
+    def observation(self, seat: int) -> DruidsObservation:
+        """What ``seat`` knows: everything except the opponent's face-down values and hand."""
+        first = self._first
+        if self.face_down:
+            shown = self._shown
+            vals = tuple(
+                v if shown[p] or (first + i) & 1 == seat else HIDDEN for i, (p, v) in enumerate(self._moves)
+            )
+        else:
+            vals = tuple(v for _, v in self._moves)
+        hand = hand_counts(self._hand[seat])
+        return DruidsObservation(
+            seat=seat,
+            rules=(self.tie_loser, self.early_mode, self.face_down, self.match_games),
+            records=tuple(self._board_records()),
+            to_move=self._player,
+            order=tuple(p for p, _ in self._moves),
+            values=vals,
+            hand=tuple(v for v in range(1, MAX_VALUE + 1) for _ in range(hand[v])),
+            claims=tuple(self._claims),
+            first=first,
+        )
+
+    def clone(self) -> "DruidsState":
+        """An independent copy."""
+        c = DruidsState.__new__(DruidsState)
+        c.num_players = 2
+        c.tie_loser = self.tie_loser
+        c.early_mode = self.early_mode
+        c.face_down = self.face_down
+        c.match_games = self.match_games
+        c._tie_last = self._tie_last
+        c._early = self._early
+        c._records = self._records[:]
+        c._first = self._first
+        c._player = self._player
+        c._owner = self._owner[:]
+        c._value = self._value[:]
+        c._shown = self._shown[:]
+        c._tot = [self._tot[0][:], self._tot[1][:]]
+        c._empty = self._empty[:]
+        c._firstp = self._firstp[:]
+        c._lastp = self._lastp[:]
+        c._claim = self._claim[:]
+        c._claims = self._claims[:]
+        c._meg = self._meg[:]
+        c._hand = self._hand[:]
+        c._moves = self._moves[:]
+        c._hist = self._hist[:]
+        c._open = self._open[:]
+        c._empties = self._empties[:]
+        return c
+
+    def history(self) -> list[tuple[int, Place]]:
+        """Every placement of the match so far as (seat, Place). Claims are automatic, not actions."""
+        return list(self._hist)
+
+    def length(self) -> int:
+        """Stones placed over the whole match."""
+        return len(self._hist)
+
+    def to_notation(self) -> str:
+        """The compact text of the module docstring; ``from_notation`` rebuilds an equal state."""
+        done = ";".join(".".join(_claim_str(c) for c in rec) for rec in self._board_records())
+        moves = "".join(f"{POINT_NAMES[p]}{v}" for p, v in self._moves)
+        return (
+            f"druids|tie_loser={self.tie_loser}|early_domination={self.early_mode}"
+            f"|face_down={int(self.face_down)}|match_games={self.match_games}|done={done}|moves={moves}"
+        )
+
+    # --- public read-only views (agents, details, tests) --------------------------------------
+    @property
+    def first_player(self) -> int:
+        """Seat that placed (or places) the first stone of the game on the board."""
+        return self._first
+
+    def owner(self, point: int) -> int:
+        """Owner of ``point`` (-1 empty)."""
+        return self._owner[point]
+
+    def value(self, point: int) -> int:
+        """True value of the stone on ``point`` (0 empty), face down or not."""
+        return self._value[point]
+
+    def is_face_up(self, point: int) -> bool:
+        """Whether the stone on ``point`` is visible to both seats."""
+        return self._shown[point]
+
+    def line_total(self, line: int, seat: int) -> int:
+        """Sum of ``seat``'s stones on ``line``."""
+        return self._tot[seat][line]
+
+    def line_empty(self, line: int) -> int:
+        """Empty spaces on ``line``."""
+        return self._empty[line]
+
+    def line_owner(self, line: int) -> int:
+        """Seat whose megalith stands at ``line`` (-1 none)."""
+        return self._claim[line]
+
+    def megaliths(self, seat: int) -> int:
+        """Megaliths ``seat`` has placed in the game on the board."""
+        return self._meg[seat]
+
+    def hand(self, seat: int) -> tuple[int, ...]:
+        """``seat``'s unplaced stones, sorted ascending."""
+        c = hand_counts(self._hand[seat])
+        return tuple(v for v in range(1, MAX_VALUE + 1) for _ in range(c[v]))
+
+    def claims(self) -> tuple[Claim, ...]:
+        """Claims of the game on the board, in order."""
+        return tuple(self._claims)
+
+    def records(self) -> tuple[tuple[Claim, ...], ...]:
+        """Claims of every finished game of the match (the last one included once it ended)."""
+        return tuple(self._records)
+
+    def moves(self) -> tuple[tuple[int, int], ...]:
+        """(point, value) of the game on the board, in order."""
+        return tuple(self._moves)
+
+    # --- construction from parts (notation, determinization, tests) ---------------------------
+    @classmethod
+    def from_parts(
+        cls,
+        rules: Mapping[str, Any],
+        records: Any,
+        moves: Any,
+        *,
+        history: list[tuple[int, Place]] | None = None,
+    ) -> "DruidsState":
+        """A state from rule options, finished games' claims and the current game's moves.
+
+        ``history`` (optional) is the match history before the current game; by default only the
+        current game's moves appear in :meth:`history`.
+
+        Raises:
+            InputError: a record or move is inconsistent with the rules.
+        """
+        s = cls(**rules)
+        recs = [tuple(tuple(c) for c in rec) for rec in records]
+        if len(recs) >= s.match_games:
+            raise InputError(f"{len(recs)} finished games but the match has {s.match_games}")
+        for rec in recs:
+            _check_record(rec)
+        s._records = recs
+        s._reset_board(len(recs) & 1)
+        if history:
+            s._hist = list(history)
+        for i, (p, v) in enumerate(moves):
+            if s._player == TERMINAL or len(s._records) != len(recs):
+                raise InputError(f"move {i + 1} comes after the end of the game")
+            try:
+                s.apply_action(ACTIONS[p][v] if 0 <= p < NUM_POINTS and 0 <= v <= MAX_VALUE else Place(p, v))
+            except IllegalActionError as e:
+                raise InputError(f"move {i + 1} is illegal: {e}") from None
+        if s._player != TERMINAL and len(s._records) != len(recs):
+            # the last move ended a game of an unfinished match: that game belongs in the records
+            raise InputError("the moves end a game; it belongs in 'done'")
+        return s
+
+
+def parse_notation(text: str) -> DruidsState:
+    """Parse :meth:`DruidsState.to_notation` output.
+
+    Raises:
+        InputError: malformed text, unknown option value, or moves/records the rules forbid.
+    """
+    if not isinstance(text, str):
+        raise InputError(f"notation must be a string, got {type(text).__name__}")
+    m = _NOTATION_RE.fullmatch(text.strip())
+    if m is None:
+        raise InputError(f"not a druids notation: {text!r}")
+    tie, early = m["tie"], m["early"]
+    if tie not in TIE_LOSERS:
+        raise InputError(f"tie_loser {tie!r} not one of {TIE_LOSERS}", key="tie_loser")
+    if early not in EARLY_MODES:
+        raise InputError(f"early_domination {early!r} not one of {EARLY_MODES}", key="early_domination")
+    match_games = int(m["match"])
+    if match_games < 1:
+        raise InputError("match_games must be >= 1", key="match_games")
+    records: list[tuple[Claim, ...]] = []
+    if m["done"]:
+        for game_text in m["done"].split(";"):
+            claims = []
+            for ct in game_text.split("."):
+                cm = _CLAIM_RE.fullmatch(ct)
+                if cm is None:
+                    raise InputError(f"bad claim {ct!r} in {text!r}", key="done")
+                claims.append((_LINE_INDEX[cm[1]], int(cm[2]), cm[3] == "e", int(cm[4])))
+            records.append(tuple(claims))
+    mv = m["moves"]
+    moves = [(_POINT_INDEX[mv[i]], int(mv[i + 1])) for i in range(0, len(mv), 2)]
+    rules = {"tie_loser": tie, "early_domination": early, "face_down": m["face"] == "1", "match_games": match_games}
+    return DruidsState.from_parts(rules, records, moves)
+
+
+def _claim_str(c: Claim) -> str:
+    L, seat, early, ply = c
+    return f"{LINE_NAMES[L]}{seat}{'e' if early else 'f'}{ply}"
+
+
+def _check_record(rec: tuple[Claim, ...]) -> None:
+    """Raise InputError unless ``rec`` is a plausible finished game: distinct lines, plies in
+    order within 1..18, exactly one seat with 8 megaliths."""
+    lines = [c[0] for c in rec]
+    if len(set(lines)) != len(lines):
+        raise InputError(f"a finished game claims a line twice: {rec}")
+    plies = [c[3] for c in rec]
+    if any(not 1 <= p <= NUM_POINTS for p in plies) or plies != sorted(plies):
+        raise InputError(f"claim plies out of order or range: {rec}")
+    meg = record_megaliths(rec)
+    if max(meg) != MEGALITHS or meg[0] == meg[1]:
+        raise InputError(f"a finished game needs exactly one seat with {MEGALITHS} megaliths: {rec}")
+
+
+def record_megaliths(rec: tuple[Claim, ...]) -> tuple[int, int]:
+    """Megaliths each seat placed in a finished game."""
+    m = [0, 0]
+    for _, seat, _, _ in rec:
+        m[seat] += 1
+    return (m[0], m[1])
+
+
+def record_winner(rec: tuple[Claim, ...]) -> int | None:
+    """The winner of a finished game: the seat with 8 megaliths, else the one with more (the
+    defensive fallback: cannot happen under these rules), None when equal."""
+    m = record_megaliths(rec)
+    if m[0] == m[1]:
+        return None
+    return 0 if m[0] > m[1] else 1
