@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Sequence
 
 from scipy import stats as _st
 
@@ -32,4 +33,71 @@ def wilson(successes: float, n: int, confidence: float = 0.95) -> tuple[float, f
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # at p = 0 or 1 the bound is exactly 0 or 1; rounding would leave it a hair off
+    lo = 0.0 if successes == 0 else max(0.0, centre - half)
+    hi = 1.0 if successes == n else min(1.0, centre + half)
+    return (lo, hi)
+
+
+def binomial_p(successes: int, n: int, p: float) -> float:
+    """Two-sided exact binomial test p-value of ``successes`` in ``n`` trials against rate ``p``.
+
+    Returns 1.0 when ``n == 0`` (no evidence either way).
+
+    Raises:
+        ValueError: successes outside [0, n] or p outside [0, 1].
+    """
+    if n == 0:
+        return 1.0
+    if not 0 <= successes <= n:
+        raise ValueError(f"successes {successes} outside [0, {n}]")
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"p must be in [0, 1], got {p}")
+    return float(_st.binomtest(int(successes), int(n), p).pvalue)
+
+
+def chisquare_uniform(counts: list[int] | tuple[int, ...]) -> tuple[float, float]:
+    """Pearson chi-square test of ``counts`` against equal expected counts.
+
+    Returns:
+        (statistic, p-value); (0.0, 1.0) when there are fewer than two categories or no counts.
+    """
+    if len(counts) < 2 or sum(counts) == 0:
+        return (0.0, 1.0)
+    res = _st.chisquare(list(counts))
+    return (float(res.statistic), float(res.pvalue))
+
+
+def mean_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, float, float]:
+    """Mean and its Student-t confidence interval.
+
+    Returns:
+        (mean, low, high); NaNs for no values; (mean, mean, mean) for one value or zero spread.
+
+    Raises:
+        ValueError: confidence outside (0, 1).
+    """
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    xs = [float(v) for v in values if v == v]  # drop NaN
+    n = len(xs)
+    if n == 0:
+        nan = float("nan")
+        return (nan, nan, nan)
+    m = math.fsum(xs) / n
+    if n == 1:
+        return (m, m, m)
+    var = math.fsum((x - m) ** 2 for x in xs) / (n - 1)
+    half = float(_st.t.ppf(0.5 + confidence / 2, n - 1)) * math.sqrt(var / n)
+    return (m, m - half, m + half)
+
+
+def format_p(p: float) -> str:
+    """A p-value for readers: ``p < 0.001``, ``p = 0.012``, ``p = 0.41``."""
+    if p != p:
+        return "p = n/a"
+    if p < 0.001:
+        return "p < 0.001"
+    if p < 0.01:
+        return f"p = {p:.3f}"
+    return f"p = {p:.2f}"

@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 from typing import Any, Optional
 
-import click
 import typer
 
 from sim.core.errors import InputError
@@ -282,21 +281,19 @@ _mount()
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    """Entry point of the ``stonelab`` console script; returns the exit code."""
+    """Entry point of the ``stonelab`` console script; returns the exit code.
+
+    Usage errors are handled by typer (exit 2); :class:`InputError` from any command (a bad
+    scenario, layout, replay or option) prints its message alone and exits 2.
+    """
     try:
-        rc = app(args=argv, prog_name="stonelab", standalone_mode=False)
+        app(args=argv, prog_name="stonelab")
+    except SystemExit as e:
+        return e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
     except InputError as e:
         sys.stderr.write(f"error: {e}\n")
         return 2
-    except click.ClickException as e:
-        e.show()
-        return e.exit_code
-    except click.exceptions.Abort:
-        sys.stderr.write("aborted\n")
-        return 130
-    except click.exceptions.Exit as e:
-        return e.exit_code
-    return rc if isinstance(rc, int) else 0
+    return 0
 
 
 if __name__ == "__main__":
