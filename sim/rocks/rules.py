@@ -290,6 +290,10 @@ class RocksState(State):
         r = self.rules
         return self.box[seat] * r.box_points + self.tri[seat] * r.trilithon_points + self.shirts[seat] * r.tshirt_points
 
+    def provisional_scores(self) -> tuple[float, ...]:
+        """Current points per seat (who is ahead now)."""
+        return tuple(float(self.points(s)) for s in range(self.num_players))
+
     def points_by_source(self, seat: int) -> dict[str, int]:
         """``{"box": .., "trilithon": .., "tshirts": ..}`` points of ``seat``."""
         r = self.rules
@@ -671,6 +675,11 @@ class RocksState(State):
             for c in pool[i:]:
                 st.draw[c] += 1
             st.draw_n = len(pool) - i
+        else:  # placeholders of the right sizes: only the masked notation reads them
+            for p in range(n):
+                if p != obs.seat:
+                    st.hands[p] = [TRILITHON_CARD] * obs.hand_sizes[p]
+            st.draw_n = obs.draw_size
         return st
 
     def clone(self) -> "RocksState":
@@ -922,3 +931,95 @@ def _check_consistent(st: RocksState) -> None:
         raise InputError("the guard's setup draw needs a number card in the draw pile")
     if st.phase == WON and st.points(st.to) < r.target_points:
         raise InputError("phase won but the seat 'to' has fewer than target_points")
+
+
+def build_position(
+    num_players: int = 2,
+    *,
+    rules: Mapping[str, Any] | None = None,
+    to: int = 0,
+    phase: str = "start",
+    turn: int = 0,
+    guard: int = 1,
+    guard_moved: bool = False,
+    fans: Mapping[int, Mapping[int, int]] | None = None,
+    box: Mapping[int, int] | None = None,
+    tri: Mapping[int, int] | None = None,
+    shirts: Mapping[int, int] | None = None,
+    hands: Mapping[int, list[int | str]] | None = None,
+    discard: list[int | str] | None = None,
+    draw: list[int | str] | None = None,
+) -> RocksState:
+    """A hand-built position for tests, examples and bug reports.
+
+    Args:
+        fans: seat -> {space: count} of fans in the festival area; the rest of the seat's fans
+            (after ``box`` and ``tri``) are in its pile.
+        box, tri: seat -> fans in box seats / on its trilithon (trilithons are numbered by seat
+            order among the seats that have one).
+        shirts: seat -> T-shirts taken.
+        hands, discard, draw: cards as numbers 1-30 or ``"T"`` (or 0) for a trilithon card.
+            Cards not placed go to the draw pile; when ``draw`` is given they go to the discard pile.
+        phase: a phase name (``start``, ``moved``, ``seated``, ``guarded``, ``refill``, ...).
+
+    Raises:
+        InputError: an impossible position (too many cards or fans, bad phase...).
+    """
+    r = Rules(dict(rules or {}))
+    st = RocksState(num_players, r)
+    if phase not in _PHASE_BY_NAME:
+        raise InputError(f"phase: {phase!r} is not one of {', '.join(PHASE_NAMES)}")
+    st.phase = _PHASE_BY_NAME[phase]
+    st.to, st.turn, st.guard, st.guard_moved = to, turn, guard, guard_moved
+
+    def card(c: int | str) -> int:
+        if c in ("T", 0):
+            return TRILITHON_CARD
+        if isinstance(c, int) and 1 <= c <= SPACES:
+            return c
+        raise InputError(f"not a card: {c!r}")
+
+    left = list(DECK)
+
+    def take(cards: list[int | str]) -> list[int]:
+        out = [card(c) for c in cards]
+        for c in out:
+            left[c] -= 1
+            if left[c] < 0:
+                raise InputError(f"more copies of card {_card_str(c)} than the deck holds")
+        return out
+
+    n = num_players
+    st.hands = [take(list((hands or {}).get(p, []))) for p in range(n)]
+    st.disc = [0] * NUM_CARDS
+    for c in take(list(discard or [])):
+        st.disc[c] += 1
+    st.draw = [0] * NUM_CARDS
+    if draw is not None:
+        for c in take(list(draw)):
+            st.draw[c] += 1
+        for c in range(NUM_CARDS):
+            st.disc[c] += left[c]
+    else:
+        st.draw = left
+    st.draw_n, st.disc_n = sum(st.draw), sum(st.disc)
+    st.box = [int((box or {}).get(p, 0)) for p in range(n)]
+    st.tri = [int((tri or {}).get(p, 0)) for p in range(n)]
+    nxt = 0
+    for p in range(n):
+        if st.tri[p]:
+            nxt += 1
+            st.tri_id[p] = nxt
+    st.shirts = [int((shirts or {}).get(p, 0)) for p in range(n)]
+    for p in range(n):
+        f = [0] * NUM_CARDS
+        for s, k in dict((fans or {}).get(p, {})).items():
+            if not 1 <= s <= SPACES:
+                raise InputError(f"fans: no festival space {s}")
+            f[s] += k
+        f[0] = r.fans_per_player - sum(f) - st.box[p] - st.tri[p]
+        if f[0] < 0:
+            raise InputError(f"fans: seat {p} has more than {r.fans_per_player} fans")
+        st.fans[p] = f
+    _check_consistent(st)
+    return st
