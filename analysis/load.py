@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -69,3 +71,85 @@ def export_table(run_dir: str | Path, table: str, fmt: str, out: str | Path | No
         df.to_parquet(tmp, index=False)
     tmp.replace(path)
     return path
+
+
+@dataclass
+class RunData:
+    """Everything a report reads from one run, loaded once.
+
+    Attributes:
+        run_dir: the run folder.
+        meta: the store's meta table (name, game, seed, games, version, scenario_json, ...).
+        game: the registry name of the game.
+        scenario: the scenario as read from its TOML file (a dict; empty if not stored).
+        points: one row per sweep point: ``point`` and one ``sweep:<key>`` column per swept key.
+        games: :func:`games_frame` plus ``winners`` (list of winning seats) and ``labels`` (list).
+        seats: the ``seats`` table (long: one row per seat of each game).
+        own: the game's ``<game>_games`` table (empty frame if absent).
+        details: the game's detail tables by short name (``passes`` for ``sun_passes``).
+        n_seats: the largest seat count of any stored game.
+        sweep_keys: the swept keys (dotted scenario paths), in the order of the scenario.
+    """
+
+    run_dir: Path
+    meta: dict[str, str]
+    game: str
+    scenario: dict[str, Any]
+    points: pd.DataFrame
+    games: pd.DataFrame
+    seats: pd.DataFrame
+    own: pd.DataFrame
+    details: dict[str, pd.DataFrame] = field(default_factory=dict)
+    n_seats: int = 0
+    sweep_keys: list[str] = field(default_factory=list)
+
+    def detail(self, name: str) -> pd.DataFrame:
+        """A detail table by short name; an empty frame when the game has none of that name."""
+        return self.details.get(name, pd.DataFrame())
+
+
+def load_run(run_dir: str | Path) -> RunData:
+    """Load a run's store (a run folder or its ``results.sqlite``) into a :class:`RunData`.
+
+    Raises:
+        InputError: no store there, or not a stonehenge-lab store.
+    """
+    with Store.open(run_dir) as store:
+        meta = store.meta()
+        game = meta.get("game", "")
+        tables = store.tables()
+        games = games_frame(store)
+        seats = pd.read_sql_query("SELECT * FROM seats ORDER BY point, game_index, seat", store.conn)
+        own_name = f"{game}_games"
+        own = pd.read_sql_query(f'SELECT * FROM "{own_name}"', store.conn) if own_name in tables else pd.DataFrame()
+        details = {
+            t[len(game) + 1 :]: pd.read_sql_query(f'SELECT * FROM "{t}" ORDER BY point, game_index, seq', store.conn)
+            for t in tables
+            if game and t.startswith(game + "_") and t != own_name
+        }
+        pts = store.query("SELECT point, values_json FROM points ORDER BY point")
+        base = store.path.parent
+    try:
+        scenario = json.loads(meta.get("scenario_json", "{}"))
+    except json.JSONDecodeError:
+        scenario = {}
+    sweep_keys = list((scenario.get("sweep") or {}).keys())
+    values = [json.loads(v) for _, v in pts]
+    for v in values:
+        for k in v:
+            if k not in sweep_keys:
+                sweep_keys.append(k)
+    points = pd.DataFrame({"point": [p for p, _ in pts]})
+    for k in sweep_keys:
+        points[f"sweep:{k}"] = [v.get(k) for v in values]
+    if not games.empty:
+        games["winners"] = games["winners_json"].map(json.loads)
+        games["labels"] = games["agents_json"].map(json.loads)
+    else:
+        games["winners"] = pd.Series(dtype=object)
+        games["labels"] = pd.Series(dtype=object)
+    n_seats = int(games["num_players"].max()) if not games.empty else 0
+    return RunData(
+        run_dir=base, meta=meta, game=game, scenario=scenario, points=points, games=games, seats=seats,
+        own=own, details=details, n_seats=n_seats, sweep_keys=sweep_keys,
+    )

@@ -53,6 +53,8 @@ def binomial_p(successes: int, n: int, p: float) -> float:
         raise ValueError(f"successes {successes} outside [0, {n}]")
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"p must be in [0, 1], got {p}")
+    from scipy import stats as _st  # lazy: scipy is slow to import and the CLI summary needs none
+
     return float(_st.binomtest(int(successes), int(n), p).pvalue)
 
 
@@ -64,6 +66,8 @@ def chisquare_uniform(counts: list[int] | tuple[int, ...]) -> tuple[float, float
     """
     if len(counts) < 2 or sum(counts) == 0:
         return (0.0, 1.0)
+    from scipy import stats as _st
+
     res = _st.chisquare(list(counts))
     return (float(res.statistic), float(res.pvalue))
 
@@ -88,6 +92,8 @@ def mean_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, f
     if n == 1:
         return (m, m, m)
     var = math.fsum((x - m) ** 2 for x in xs) / (n - 1)
+    from scipy import stats as _st
+
     half = float(_st.t.ppf(0.5 + confidence / 2, n - 1)) * math.sqrt(var / n)
     return (m, m - half, m + half)
 

@@ -1,0 +1,318 @@
+"""Generic balance and difficulty metrics of a study, computed from the loaded store frames.
+
+Every function takes the frames of :func:`analysis.load.load_run` (or a slice of them, e.g. one
+sweep point) and returns plain numbers or small DataFrames; plots and wording live elsewhere.
+
+Conventions:
+
+- A **win** is a sole win (``games.winner == seat``); a draw or a shared win is a win for nobody,
+  as in the CLI summary. **Decisive** games are those with a sole winner.
+- Intervals are 95 %: Wilson for proportions, Student t for means.
+- **Drama and decisiveness** (after Browne, *Automatic Generation and Evaluation of Recombination
+  Games*, 2008) read ``games.leads_json``: ``[[action_number, leader], ...]``, one entry each time
+  the running leader changes (``-1`` when several seats share the top provisional score).
+
+  * *lead changes*: the number of times the sole leader becomes a different seat (ties are
+    skipped: A, tie, A is no change; A, tie, B is one).
+  * *decided at*: the fraction of the game's actions played before the final sole winner took the
+    lead for good (the action number of the winner's last take-over divided by the game's length);
+    1.0 when the winner never led on provisional scores before the end.
+  * *comeback*: the winner was behind (another seat sole leader) at some moment.
+
+- **Skill importance** (after Jaffe et al., *Evaluating Competitive Game Balance with Restricted
+  Play*, AIIDE 2012): the win rate of one agent against another, in games where the seats have
+  different agents. A strong agent that barely beats random play means the game rewards skill
+  little.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Iterable
+
+import numpy as np
+import pandas as pd
+
+from analysis.stats import binomial_p, chisquare_uniform, mean_ci, wilson
+
+#: Agent names from weakest to strongest, used to say which agent of a pairing is "stronger"
+#: (unknown names rank in the middle; the observed rates decide between equals).
+STRENGTH_ORDER: tuple[str, ...] = ("random", "greedy", "careful", "heuristic", "mcts", "ismcts", "planner")
+
+
+def strength_rank(agent: str) -> int:
+    """Rank of an agent name in :data:`STRENGTH_ORDER` (higher is stronger; unknown names 2)."""
+    return STRENGTH_ORDER.index(agent) if agent in STRENGTH_ORDER else 2
+
+
+def proportion(k: int, n: int) -> dict[str, float]:
+    """``{"k", "n", "rate", "lo", "hi"}`` with a Wilson 95 % interval (rate NaN when n == 0)."""
+    lo, hi = wilson(k, n)
+    return {"k": int(k), "n": int(n), "rate": (k / n) if n else float("nan"), "lo": lo, "hi": hi}
+
+
+# --- win rates ---------------------------------------------------------------------------------
+def seat_win_rates(games: pd.DataFrame, seats: pd.DataFrame, n_seats: int) -> pd.DataFrame:
+    """Sole wins per seat with Wilson 95 % intervals.
+
+    Returns:
+        One row per seat: ``seat, label, games, wins, rate, lo, hi`` (``label``: the seat's agent
+        labels, joined with " / " when a sweep changes them).
+    """
+    n = len(games)
+    rows = []
+    winner = games["winner"] if "winner" in games else pd.Series(dtype=float)
+    for s in range(n_seats):
+        wins = int((winner == s).sum())
+        labels = seats.loc[seats["seat"] == s, "label"].unique().tolist() if not seats.empty else []
+        p = proportion(wins, n)
+        rows.append({"seat": s, "label": " / ".join(map(str, labels)), "games": n, "wins": wins,
+                     "rate": p["rate"], "lo": p["lo"], "hi": p["hi"]})
+    return pd.DataFrame(rows, columns=["seat", "label", "games", "wins", "rate", "lo", "hi"])
+
+
+def first_player_advantage(games: pd.DataFrame, n_seats: int) -> dict[str, Any]:
+    """Test of seat 0's advantage: exact binomial test of seat 0's wins among decisive games
+    against ``1 / n_seats``, and a chi-square test of all seats' wins against equal shares.
+
+    Returns:
+        ``{"decisive", "wins", "rate", "lo", "hi", "expected", "p_binomial", "chi2", "p_chi2",
+        "counts"}``; rate/interval are seat 0's share of decisive games.
+    """
+    winner = games["winner"].dropna().astype(int) if "winner" in games else pd.Series(dtype=int)
+    counts = [int((winner == s).sum()) for s in range(n_seats)]
+    decisive = int(sum(counts))
+    k = counts[0] if counts else 0
+    expected = 1.0 / n_seats if n_seats else float("nan")
+    p = proportion(k, decisive)
+    chi2, p_chi2 = chisquare_uniform(counts)
+    return {
+        "decisive": decisive, "wins": k, "rate": p["rate"], "lo": p["lo"], "hi": p["hi"],
+        "expected": expected, "p_binomial": binomial_p(k, decisive, expected) if n_seats else 1.0,
+        "chi2": chi2, "p_chi2": p_chi2, "counts": counts,
+    }
+
+
+def seats_same_agent(games: pd.DataFrame) -> bool:
+    """True when every game's seats have one and the same agent label (so seat effects are
+    position effects, not agent effects)."""
+    if games.empty:
+        return True
+    return bool(games["labels"].map(lambda ls: len(set(ls)) <= 1).all())
+
+
+# --- length, scores, endings -------------------------------------------------------------------
+def distribution(values: Iterable[float]) -> dict[str, float]:
+    """Summary of a numeric sample: ``n, mean, lo, hi`` (t 95 % CI of the mean), ``sd, median,
+    q10, q90, min, max`` (NaN where undefined)."""
+    x = np.asarray([v for v in values if v is not None], dtype=float)
+    x = x[~np.isnan(x)]
+    nan = float("nan")
+    if x.size == 0:
+        return {"n": 0, "mean": nan, "lo": nan, "hi": nan, "sd": nan, "median": nan,
+                "q10": nan, "q90": nan, "min": nan, "max": nan}
+    m, lo, hi = mean_ci(x.tolist())
+    return {
+        "n": int(x.size), "mean": m, "lo": lo, "hi": hi, "sd": float(x.std(ddof=1)) if x.size > 1 else 0.0,
+        "median": float(np.median(x)), "q10": float(np.quantile(x, 0.1)), "q90": float(np.quantile(x, 0.9)),
+        "min": float(x.min()), "max": float(x.max()),
+    }
+
+
+def length_summary(games: pd.DataFrame) -> dict[str, float]:
+    """Distribution of game length (non-chance actions); see :func:`distribution`."""
+    return distribution(games["length"] if "length" in games else [])
+
+
+def score_summary(seats: pd.DataFrame, n_seats: int) -> pd.DataFrame:
+    """Per-seat score distribution: one row per seat with the :func:`distribution` fields."""
+    rows = []
+    for s in range(n_seats):
+        d = distribution(seats.loc[seats["seat"] == s, "score"] if not seats.empty else [])
+        rows.append({"seat": s, **d})
+    return pd.DataFrame(rows)
+
+
+def endings(games: pd.DataFrame) -> dict[str, Any]:
+    """How games ended.
+
+    Returns:
+        ``{"games", "decisive", "draws", "shared", "draw_rate" (proportion dict of draws or
+        shared wins), "terminations": {reason: proportion dict}}``. A *draw* has no winner, a
+        *shared* win several.
+    """
+    n = len(games)
+    nw = games["winners"].map(len) if n else pd.Series(dtype=int)
+    draws = int((nw == 0).sum())
+    shared = int((nw > 1).sum())
+    terms = games["termination"].value_counts() if n else pd.Series(dtype=int)
+    return {
+        "games": n, "decisive": int((nw == 1).sum()), "draws": draws, "shared": shared,
+        "draw_rate": proportion(draws + shared, n),
+        "terminations": {str(k): proportion(int(v), n) for k, v in terms.items()},
+    }
+
+
+# --- skill importance ------------------------------------------------------------------------------
+def skill_importance(games: pd.DataFrame, seats: pd.DataFrame) -> pd.DataFrame:
+    """Win rate of each agent against the others, for each pairing of different agents.
+
+    Only games whose seats hold at least two different agent labels count. An agent *wins* a game
+    when a seat it plays is the sole winner. ``expected`` is its share under no skill effect:
+    seats it holds / seats in the game (averaged over the games).
+
+    Returns:
+        One row per (pairing, label): ``pairing`` (labels joined by " vs "), ``label``, ``agent``
+        (base agent name), ``stronger`` (True for the highest-ranked agent of the pairing, see
+        :data:`STRENGTH_ORDER`), ``games, wins, rate, lo, hi, expected``; empty when every game
+        has one agent on all seats.
+    """
+    cols = ["pairing", "label", "agent", "stronger", "games", "wins", "rate", "lo", "hi", "expected"]
+    if games.empty:
+        return pd.DataFrame(columns=cols)
+    agent_of: dict[str, str] = {}
+    if not seats.empty:
+        for lab, ag in seats[["label", "agent"]].drop_duplicates().itertuples(index=False):
+            agent_of.setdefault(str(lab), str(ag))
+    acc: dict[tuple[str, ...], dict[str, list[float]]] = {}
+    for labels, winner in zip(games["labels"], games["winner"]):
+        if len(set(labels)) < 2:
+            continue
+        key = tuple(sorted(set(labels)))
+        d = acc.setdefault(key, {lab: [0, 0, 0.0] for lab in key})  # games, wins, expected sum
+        w = None if winner is None or (isinstance(winner, float) and math.isnan(winner)) else int(winner)
+        for lab in key:
+            d[lab][0] += 1
+            d[lab][2] += labels.count(lab) / len(labels)
+            if w is not None and labels[w] == lab:
+                d[lab][1] += 1
+    rows = []
+    for key, d in acc.items():
+        best = max(strength_rank(agent_of.get(lab, lab)) for lab in key)
+        for lab in key:
+            g, w, e = d[lab]
+            p = proportion(int(w), int(g))
+            rows.append({"pairing": " vs ".join(key), "label": lab, "agent": agent_of.get(lab, lab),
+                         "stronger": strength_rank(agent_of.get(lab, lab)) == best
+                         and sum(strength_rank(agent_of.get(x, x)) == best for x in key) == 1,
+                         "games": int(g), "wins": int(w), "rate": p["rate"], "lo": p["lo"], "hi": p["hi"],
+                         "expected": e / g if g else float("nan")})
+    return pd.DataFrame(rows, columns=cols)
+
+
+# --- drama and decisiveness --------------------------------------------------------------------
+def lead_stats(leads: list[list[int]], length: int, winner: int | None) -> dict[str, float]:
+    """Browne's measures for one game (definitions in the module docstring).
+
+    Returns:
+        ``{"lead_changes", "decided_at", "comeback"}``; ``decided_at`` and ``comeback`` are NaN
+        for a game without a sole winner or without recorded leads.
+    """
+    sole = [who for _, who in leads if who >= 0]
+    collapsed = [x for i, x in enumerate(sole) if i == 0 or x != sole[i - 1]]
+    changes = max(len(collapsed) - 1, 0)
+    nan = float("nan")
+    if winner is None or not leads:
+        return {"lead_changes": float(changes), "decided_at": nan, "comeback": nan}
+    if leads[-1][1] == winner:
+        decided = leads[-1][0] / length if length > 0 else 1.0
+    else:
+        decided = 1.0
+    comeback = float(any(who >= 0 and who != winner for _, who in leads))
+    return {"lead_changes": float(changes), "decided_at": min(max(decided, 0.0), 1.0), "comeback": comeback}
+
+
+def drama_frame(games: pd.DataFrame) -> pd.DataFrame:
+    """Per game: ``point, game_index, lead_changes, decided_at, comeback, has_leads``."""
+    rows = []
+    if games.empty:
+        return pd.DataFrame(columns=["point", "game_index", "lead_changes", "decided_at", "comeback", "has_leads"])
+    for pt, gi, lj, length, winner in zip(games["point"], games["game_index"], games["leads_json"],
+                                          games["length"], games["winner"]):
+        leads = json.loads(lj) if isinstance(lj, str) and lj else []
+        w = None if winner is None or (isinstance(winner, float) and math.isnan(winner)) else int(winner)
+        rows.append({"point": pt, "game_index": gi, **lead_stats(leads, int(length), w), "has_leads": bool(leads)})
+    return pd.DataFrame(rows)
+
+
+def drama_summary(drama: pd.DataFrame) -> dict[str, Any]:
+    """Summary of :func:`drama_frame`: ``games`` (with leads), ``lead_changes`` and ``decided_at``
+    (:func:`distribution` dicts), ``comeback`` (proportion dict over decisive games)."""
+    d = drama[drama["has_leads"]] if not drama.empty else drama
+    decisive = d["comeback"].dropna() if not d.empty else pd.Series(dtype=float)
+    return {
+        "games": int(len(d)),
+        "lead_changes": distribution(d["lead_changes"] if not d.empty else []),
+        "decided_at": distribution(d["decided_at"] if not d.empty else []),
+        "comeback": proportion(int(decisive.sum()), int(len(decisive))),
+    }
+
+
+# --- sweeps ---------------------------------------------------------------------------------------
+def sweep_effects(
+    games: pd.DataFrame, sweep_keys: list[str], n_seats: int, extra: dict[str, pd.Series] | None = None
+) -> pd.DataFrame:
+    """The headline metrics for each value of each swept key (other keys pooled).
+
+    Args:
+        games: the games frame (with ``sweep:<key>`` columns).
+        sweep_keys: the swept keys.
+        n_seats: seats.
+        extra: optional per-game numeric series (indexed like ``games``) named by metric, e.g. a
+            game's headline column; their means get t intervals.
+
+    Returns:
+        One row per (key, value): ``key, value, games``, per seat ``win_<s>, win_<s>_lo,
+        win_<s>_hi``, ``draw, draw_lo, draw_hi``, ``length, length_lo, length_hi`` and for each
+        extra metric ``<m>, <m>_lo, <m>_hi``.
+    """
+    rows = []
+    for key in sweep_keys:
+        col = f"sweep:{key}"
+        if col not in games:
+            continue
+        # group on the JSON text so lists and mixed types group cleanly, keep first-seen order
+        keyed = games[col].map(lambda v: json.dumps(v, sort_keys=True))
+        order = list(dict.fromkeys(keyed))
+        try:
+            order.sort(key=lambda t: (0, float(json.loads(t))))
+        except (TypeError, ValueError):
+            pass
+        for kv in order:
+            sel = keyed == kv
+            g = games[sel]
+            row: dict[str, Any] = {"key": key, "value": json.loads(kv), "games": int(len(g))}
+            for s in range(n_seats):
+                p = proportion(int((g["winner"] == s).sum()), len(g))
+                row.update({f"win_{s}": p["rate"], f"win_{s}_lo": p["lo"], f"win_{s}_hi": p["hi"]})
+            e = endings(g)["draw_rate"]
+            row.update({"draw": e["rate"], "draw_lo": e["lo"], "draw_hi": e["hi"]})
+            d = distribution(g["length"])
+            row.update({"length": d["mean"], "length_lo": d["lo"], "length_hi": d["hi"]})
+            for name, series in (extra or {}).items():
+                d = distribution(series[sel.values] if len(series) == len(sel) else [])
+                row.update({name: d["mean"], f"{name}_lo": d["lo"], f"{name}_hi": d["hi"]})
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def per_point(games: pd.DataFrame, points: pd.DataFrame, n_seats: int) -> pd.DataFrame:
+    """The headline metrics for each sweep point: ``point``, the swept values, ``games``,
+    per-seat win rates with intervals, draw rate and mean length with intervals."""
+    rows = []
+    for pt in points["point"] if not points.empty else sorted(games["point"].unique()):
+        g = games[games["point"] == pt]
+        row: dict[str, Any] = {"point": int(pt)}
+        if not points.empty:
+            row.update({c: points.loc[points["point"] == pt, c].iloc[0] for c in points.columns if c != "point"})
+        row["games"] = int(len(g))
+        for s in range(n_seats):
+            p = proportion(int((g["winner"] == s).sum()), len(g))
+            row.update({f"win_{s}": p["rate"], f"win_{s}_lo": p["lo"], f"win_{s}_hi": p["hi"]})
+        e = endings(g)["draw_rate"] if len(g) else proportion(0, 0)
+        row.update({"draw": e["rate"], "draw_lo": e["lo"], "draw_hi": e["hi"]})
+        d = distribution(g["length"])
+        row.update({"length": d["mean"], "length_lo": d["lo"], "length_hi": d["hi"]})
+        rows.append(row)
+    return pd.DataFrame(rows)

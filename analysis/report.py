@@ -1,0 +1,582 @@
+"""The report of a study: ``RUN/report/`` with PNG and SVG plots and a self-contained report.html.
+
+:func:`build_report` loads the store once (:func:`analysis.load.load_run`), builds the generic
+sections (win rates and first-player advantage, length, scores, endings, skill importance, drama
+and decisiveness, sweeps) and the game's own section (``analysis.games.<game>.section``), saves
+each figure as PNG and SVG, and writes ``report.html`` with the PNGs embedded (base64), each with
+a plain-language finding, plus the scenario, software version, seed and numbers of games.
+
+Everything is written into a temporary folder beside ``report/`` and renamed at the end, so a
+failure leaves the previous report (or nothing) rather than half a report.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import html
+import importlib
+import io
+import json
+import os
+import shutil
+import sys
+import traceback
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+
+from analysis import metrics as M
+from analysis.load import RunData, load_run
+from analysis.plots import Plot, Section, bar_ci, histogram, lines_ci, new_figure_row, seat_color, seat_distributions
+from analysis.stats import format_p
+
+REPORT_DIR = "report"
+PNG_DPI = 120
+
+
+# --- wording helpers -----------------------------------------------------------------------------
+def pct(x: float, digits: int = 0) -> str:
+    """``0.583 -> '58 %'`` (``'n/a'`` for NaN)."""
+    return "n/a" if x != x else f"{100 * x:.{digits}f} %"
+
+
+def pct_ci(rate: float, lo: float, hi: float) -> str:
+    """``'58 % [55, 61]'``: a rate and its 95 % interval in percent (one decimal below 10 %)."""
+    if rate != rate:
+        return "n/a"
+    d = 1 if hi < 0.1 else 0
+    return f"{100 * rate:.{d}f} % [{100 * lo:.{d}f}, {100 * hi:.{d}f}]"
+
+
+def num(x: float) -> str:
+    """A number with three significant digits (``'n/a'`` for NaN)."""
+    if x != x:
+        return "n/a"
+    return f"{x:.3g}" if abs(x) < 1000 else f"{x:,.0f}"
+
+
+def seat_name(s: int) -> str:
+    """How a seat is named in the report (0-based, as in the store and the CLI summary)."""
+    return f"seat {s}"
+
+
+def seat_labels(run: RunData) -> list[str]:
+    """``'seat 0: random'`` etc. (a sweep over agents shows every label of the seat)."""
+    out = []
+    for s in range(run.n_seats):
+        labs = run.seats.loc[run.seats["seat"] == s, "label"].unique().tolist() if not run.seats.empty else []
+        lab = " / ".join(map(str, labs))
+        out.append(f"{seat_name(s)}: {lab}" if lab else seat_name(s))
+    return out
+
+
+# --- generic sections --------------------------------------------------------------------------------
+def balance_section(run: RunData) -> Section:
+    """Win rate by seat with intervals and the first-player advantage test."""
+    g, n = run.games, run.n_seats
+    sec = Section("Balance between seats")
+    rates = M.seat_win_rates(g, run.seats, n)
+    fpa = M.first_player_advantage(g, n)
+    same = M.seats_same_agent(g)
+    labels = seat_labels(run)
+    fig = bar_ci(
+        labels, rates["rate"], rates["lo"], rates["hi"], title="Win rate by seat",
+        ylabel="sole wins (% of games)", expected=(1 - M.endings(g)["draw_rate"]["rate"]) / n if n else None,
+        expected_label="equal share of decisive games", colors=[seat_color(s) for s in range(n)],
+    )
+    p = fpa["p_binomial"]
+    share = pct_ci(fpa["rate"], fpa["lo"], fpa["hi"])
+    if fpa["decisive"] == 0:
+        verdict = "no game had a sole winner, so seat balance cannot be judged."
+    elif not same:
+        verdict = (
+            f"{seat_name(0)} won {share} of the {fpa['decisive']} decisive games (equal share {pct(fpa['expected'])}, "
+            f"{format_p(p)}); the seats play different agents, so this mixes seat order with agent "
+            "strength (see skill importance)."
+        )
+    elif p < 0.05:
+        kind = "a first-player advantage" if fpa["rate"] > fpa["expected"] else "a first-player disadvantage"
+        verdict = (
+            f"{seat_name(0)} (the first seat) wins {share} of the {fpa['decisive']} decisive games against an equal "
+            f"share of {pct(fpa['expected'])}: {kind}, {format_p(p)} (exact binomial test)."
+        )
+    else:
+        verdict = (
+            f"{seat_name(0)} (the first seat) wins {share} of the {fpa['decisive']} decisive games, an equal share "
+            f"being {pct(fpa['expected'])}: no detectable first-player advantage ({format_p(p)}); the interval "
+            f"bounds any advantage to {pct(fpa['hi'] - fpa['expected'])} points."
+        )
+    if n > 2 and fpa["decisive"]:
+        verdict += f" All seats against equal shares: chi-square {fpa['chi2']:.1f}, {format_p(fpa['p_chi2'])}."
+    sec.plots.append(Plot(
+        "win_rate_by_seat", "Win rate by seat", fig, verdict,
+        "Bars: share of all games each seat won alone; whiskers: Wilson 95 % intervals; dashed line: the share "
+        "each seat would win if no seat had an advantage (draws and shared wins excluded).",
+    ))
+    sec.findings.append(verdict)
+    tab = pd.DataFrame({
+        "seat": [seat_name(s) for s in rates["seat"]], "agent": rates["label"], "games": rates["games"],
+        "sole wins": rates["wins"],
+        "win rate [95 % CI]": [pct_ci(r, lo, hi) for r, lo, hi in zip(rates["rate"], rates["lo"], rates["hi"])],
+        "share of decisive games": [pct(w / fpa["decisive"]) if fpa["decisive"] else "n/a" for w in rates["wins"]],
+    })
+    sec.tables.append(("Wins by seat (all sweep points pooled)" if len(run.points) > 1 else "Wins by seat", tab))
+    return sec
+
+
+def length_section(run: RunData) -> Section:
+    """Game length, score distributions and how games ended."""
+    g, n = run.games, run.n_seats
+    sec = Section("Length, scores and endings")
+    d = M.length_summary(g)
+    f = (f"A game lasts {num(d['mean'])} actions on average [{num(d['lo'])}, {num(d['hi'])}] (median "
+         f"{num(d['median'])}); 80 % of games take between {num(d['q10'])} and {num(d['q90'])} actions.")
+    sec.plots.append(Plot("length", "Game length", histogram(
+        g["length"], title="Game length", xlabel="game length (player actions, chance excluded)"), f,
+        "Share of games by length; solid line: mean, dotted: median."))
+    sec.findings.append(f)
+    sc = M.score_summary(run.seats, n)
+    if not run.seats.empty and run.seats["score"].notna().any():
+        samples = [run.seats.loc[run.seats["seat"] == s, "score"].to_numpy(float) for s in range(n)]
+        integer = bool(np.allclose(run.seats["score"].dropna() % 1, 0))
+        unit = score_unit(run.game)
+        parts = [f"{seat_name(int(r.seat))} {num(r.mean)} [{num(r.lo)}, {num(r.hi)}]" for r in sc.itertuples()]
+        f = f"Mean final score ({unit}): " + "; ".join(parts) + "."
+        sec.plots.append(Plot("scores", "Final scores", seat_distributions(
+            samples, seat_labels(run), title="Final score by seat", xlabel=f"final score ({unit})", integer=integer),
+            f, "Share of games ending with each score, one line per seat; dashed: each seat's mean."))
+        sec.findings.append(f)
+    e = M.endings(g)
+    names = list(e["terminations"])
+    bits = [f"{pct_ci(v['rate'], v['lo'], v['hi'])} ended by '{k}'" for k, v in e["terminations"].items()]
+    f = (f"{'; '.join(bits)}. {e['draws']} draws and {e['shared']} shared wins "
+         f"({pct_ci(e['draw_rate']['rate'], e['draw_rate']['lo'], e['draw_rate']['hi'])} of games without a sole winner).")
+    capped = [k for k in names if any(w in k for w in ("cap", "limit", "stalemate", "timeout"))]
+    if capped:
+        share = sum(e["terminations"][k]["k"] for k in capped) / max(e["games"], 1)
+        f += f" Games cut short ({', '.join(capped)}): {pct(share, 1)}."
+    if len(names) == 1 and e["draws"] + e["shared"] == 0:
+        # one way to end and no draws: a bar chart would only show one full bar
+        f = f"All {e['games']} games ended by '{names[0]}', each with a sole winner."
+    else:
+        fig = bar_ci(
+            [*names, "draw or shared win"],
+            [e["terminations"][k]["rate"] for k in names] + [e["draw_rate"]["rate"]],
+            [e["terminations"][k]["lo"] for k in names] + [e["draw_rate"]["lo"]],
+            [e["terminations"][k]["hi"] for k in names] + [e["draw_rate"]["hi"]],
+            title="How games ended", ylabel="share of games", xlabel="termination reason (as the game reports it)",
+            colors=[M_COL_END] * len(names) + ["#999999"],
+        )
+        sec.plots.append(Plot("endings", "Endings", fig, f,
+                              "Bars: share of games per termination reason, and of games without a sole winner."))
+    sec.findings.append(f)
+    return sec
+
+
+M_COL_END = "#009E73"
+
+
+def score_unit(game: str) -> str:
+    """The unit of a game's final score as the store holds it."""
+    return {
+        "druids": "megaliths placed",
+        "rocks": "points",
+        "sun": "score, higher is better",
+        "sozoikum": "score",
+    }.get(game, "points")
+
+
+def skill_section(run: RunData) -> Section | None:
+    """Skill importance (Jaffe et al. 2012): each agent's win rate against the other agents."""
+    sk = M.skill_importance(run.games, run.seats)
+    if sk.empty:
+        return None
+    sec = Section(
+        "Skill importance",
+        "After Jaffe et al. (AIIDE 2012): how often a stronger agent beats a weaker one. A rate near the "
+        "no-skill share means luck decides; near 100 % means the game rewards skill.",
+    )
+    lab = [f"{r.label}\n({r.pairing})" if sk["pairing"].nunique() > 1 else str(r.label) for r in sk.itertuples()]
+    fig = bar_ci(lab, sk["rate"], sk["lo"], sk["hi"], title="Win rate of each agent against the others",
+                 ylabel="sole wins (% of games)", expected=sk["expected"].tolist(),
+                 expected_label="share with no skill effect")
+    found = []
+    for pairing, grp in sk.groupby("pairing", sort=False):
+        strong = grp[grp["stronger"]]
+        row = strong.iloc[0] if len(strong) else grp.sort_values("rate").iloc[-1]
+        others = ", ".join(str(x) for x in grp["label"] if x != row["label"])
+        ci = pct_ci(row["rate"], row["lo"], row["hi"])
+        exp = row["expected"]
+        if row["lo"] > exp:
+            gap = row["rate"] - exp
+            strength = "strongly" if row["rate"] >= 0.8 or gap >= 0.3 else ("clearly" if gap >= 0.1 else "slightly")
+            verdict = f"the game rewards skill {strength}"
+        elif row["hi"] < exp:
+            verdict = "the supposedly stronger agent does worse: check the agent or the rules"
+        else:
+            verdict = "no detectable skill effect: luck or the seat decides"
+        found.append(f"{row['label']} beats {others} in {ci} of {int(row['games'])} games "
+                     f"(no-skill share {pct(exp)}): {verdict}.")
+    f = " ".join(found)
+    sec.plots.append(Plot("skill", "Skill importance", fig, f,
+                          "Bars: share of games each agent won alone when playing agents different from itself; "
+                          "dashed: its share if skill did not matter (its seats / all seats)."))
+    sec.findings.append(f)
+    tab = pd.DataFrame({
+        "pairing": sk["pairing"], "agent": sk["label"], "games": sk["games"], "wins": sk["wins"],
+        "win rate [95 % CI]": [pct_ci(r, lo, hi) for r, lo, hi in zip(sk["rate"], sk["lo"], sk["hi"])],
+        "no-skill share": [pct(x) for x in sk["expected"]],
+    })
+    sec.tables.append(("Agent against agent", tab))
+    return sec
+
+
+def drama_section(run: RunData) -> Section | None:
+    """Lead changes and when the winner's lasting lead began (Browne's drama and decisiveness)."""
+    dr = M.drama_frame(run.games)
+    s = M.drama_summary(dr)
+    if s["games"] == 0:
+        return None
+    d = dr[dr["has_leads"]]
+    sec = Section(
+        "Drama and decisiveness",
+        "After Browne's game-quality measures, from the running leader on provisional scores: how often the "
+        "lead changes hands, and how early the final winner takes a lead they never lose.",
+    )
+    fig, (a1, a2) = new_figure_row(2, 10.0, 3.8)
+    x = d["lead_changes"].to_numpy(float)
+    bins = np.arange(-0.5, x.max() + 1.5 if x.size else 1.5, 1.0) if (x.size and x.max() <= 60) else 30
+    a1.hist(x, bins=bins, weights=np.full(x.size, 1 / max(x.size, 1)), color="#CC79A7", edgecolor="white", zorder=2)
+    a1.set_xlabel("lead changes per game (count)")
+    a1.set_ylabel("share of games")
+    a1.set_title("How often the lead changes")
+    y = d["decided_at"].dropna().to_numpy(float)
+    a2.hist(y, bins=np.linspace(0, 1, 21), weights=np.full(y.size, 1 / max(y.size, 1)), color="#D55E00",
+            edgecolor="white", zorder=2)
+    a2.set_xlabel("share of the game played before the winner's lasting lead")
+    a2.set_ylabel("share of decisive games")
+    a2.set_title("When the game is decided")
+    from matplotlib.ticker import PercentFormatter
+
+    for ax in (a1, a2):
+        ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+        ax.grid(axis="x", visible=False)
+    a2.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+    lc, da, cb = s["lead_changes"], s["decided_at"], s["comeback"]
+    late = float((y >= 0.9).mean()) if y.size else float("nan")
+    f = (f"The lead changes {num(lc['mean'])} times per game on average [{num(lc['lo'])}, {num(lc['hi'])}]. "
+         f"The final winner takes a lasting lead after {pct(da['median'])} of the game (median); "
+         f"in {pct(late)} of decisive games only in the last tenth. "
+         f"The winner was behind at some point in {pct_ci(cb['rate'], cb['lo'], cb['hi'])} of decisive games.")
+    sec.plots.append(Plot("drama", "Drama and decisiveness", fig, f,
+                          "Left: lead changes per game (ties do not count as a change). Right: share of the game's "
+                          "actions played before the eventual sole winner took the lead for good; 100 % means the "
+                          "winner was not ahead on provisional scores until the end."))
+    sec.findings.append(f)
+    return sec
+
+
+def sweep_section(run: RunData, headline: tuple[str, str, pd.Series] | None) -> Section | None:
+    """For each swept key, the headline metrics against its values, as a table and a plot."""
+    if not run.sweep_keys or len(run.points) < 2 or run.games.empty:
+        return None
+    extra = {headline[0]: headline[2]} if headline else None
+    eff = M.sweep_effects(run.games, run.sweep_keys, run.n_seats, extra)
+    sec = Section("Sweep", "Each swept key against the headline metrics, the other keys pooled. "
+                           "Shaded bands and whiskers: 95 % intervals.")
+    n = run.n_seats
+    for key in run.sweep_keys:
+        e = eff[eff["key"] == key]
+        if len(e) < 2:
+            continue
+        vals = e["value"].tolist()
+        panels = 3 if headline else 2
+        fig, axes = new_figure_row(panels, 4.2 * panels, 3.8)
+        lines_ci(vals, [(seat_name(s), e[f"win_{s}"], e[f"win_{s}_lo"], e[f"win_{s}_hi"]) for s in range(n)],
+                 title="Win rate by seat", xlabel=key, ylabel="sole wins (% of games)", percent=True, ax=axes[0])
+        lines_ci(vals, [("mean length", e["length"], e["length_lo"], e["length_hi"])], title="Game length",
+                 xlabel=key, ylabel="mean length (actions)", colors=["#444444"], ax=axes[1])
+        if headline:
+            name, label, _ = headline
+            lines_ci(vals, [(label, e[name], e[f"{name}_lo"], e[f"{name}_hi"])], title=label, xlabel=key,
+                     ylabel=label, colors=["#D55E00"], ax=axes[2])
+        fig.suptitle(f"Effect of {key}", fontweight="bold")
+        first, last = e.iloc[0], e.iloc[-1]
+        parts = [f"{seat_name(0)}'s win rate goes from {pct_ci(first['win_0'], first['win_0_lo'], first['win_0_hi'])} "
+                 f"at {first['value']} to {pct_ci(last['win_0'], last['win_0_lo'], last['win_0_hi'])} at {last['value']}"]
+        parts.append(f"mean length from {num(first['length'])} to {num(last['length'])} actions")
+        if headline:
+            parts.append(f"{headline[1]} from {num(first[headline[0]])} to {num(last[headline[0]])}")
+        changed = "win rates differ beyond their intervals" if (
+            first["win_0_lo"] > last["win_0_hi"] or last["win_0_lo"] > first["win_0_hi"]) else \
+            "the win-rate intervals overlap"
+        f = f"{key}: " + "; ".join(parts) + f" ({changed})."
+        safe = "".join(ch if ch.isalnum() else "_" for ch in key)
+        sec.plots.append(Plot(f"sweep_{safe}", f"Effect of {key}", fig, f,
+                              "Each point pools all games at that value of the key."))
+        sec.findings.append(f)
+    pp = M.per_point(run.games, run.points, n)
+    tab = pd.DataFrame({"point": pp["point"]})
+    for k in run.sweep_keys:
+        tab[k] = pp[f"sweep:{k}"].map(str)
+    tab["games"] = pp["games"]
+    for s in range(n):
+        tab[f"{seat_name(s)} wins"] = [pct_ci(r, lo, hi) for r, lo, hi in zip(pp[f"win_{s}"], pp[f"win_{s}_lo"], pp[f"win_{s}_hi"])]
+    tab["no sole winner"] = [pct_ci(r, lo, hi) for r, lo, hi in zip(pp["draw"], pp["draw_lo"], pp["draw_hi"])]
+    tab["mean length"] = [f"{num(m)} [{num(lo)}, {num(hi)}]" for m, lo, hi in zip(pp["length"], pp["length_lo"], pp["length_hi"])]
+    if headline:
+        name, label, series = headline
+        col = []
+        for pt in pp["point"]:
+            d = M.distribution(series[(run.games["point"] == pt).values])
+            col.append(f"{num(d['mean'])} [{num(d['lo'])}, {num(d['hi'])}]")
+        tab[label] = col
+    sec.tables.append(("Headline metrics per sweep point", tab))
+    return sec
+
+
+# --- game sections -------------------------------------------------------------------------------
+def game_module(game: str) -> Any | None:
+    """``analysis.games.<game>`` if it exists, else None."""
+    try:
+        return importlib.import_module(f"analysis.games.{game}")
+    except ModuleNotFoundError as e:
+        if e.name in (f"analysis.games.{game}", "analysis.games"):
+            return None
+        raise
+
+
+def _guarded(what: str, fn: Callable[[], Any], errors: list[str]) -> Any:
+    """Run one part of the report; a failure becomes a visible note instead of no report at all
+    (the per-game columns evolve with the games)."""
+    try:
+        return fn()
+    except Exception as e:  # noqa: BLE001 - reported in the page and on stderr
+        msg = f"{what} could not be built: {type(e).__name__}: {e}"
+        print(f"report: {msg}\n{traceback.format_exc()}", file=sys.stderr)
+        errors.append(msg)
+        return None
+
+
+def build_sections(run: RunData) -> tuple[list[Section], list[str]]:
+    """All sections of a run's report, in reading order, and any errors met building them."""
+    errors: list[str] = []
+    if run.games.empty:
+        return [], errors
+    mod = game_module(run.game)
+    headline = _guarded("the game's headline metric", lambda: mod.headline(run), errors) \
+        if mod is not None and hasattr(mod, "headline") else None
+    builders: list[tuple[str, Callable[[], Any]]] = [
+        ("balance", lambda: balance_section(run)),
+        ("skill importance", lambda: skill_section(run)),
+        ("length and endings", lambda: length_section(run)),
+        ("drama", lambda: drama_section(run)),
+        ("sweep", lambda: sweep_section(run, headline)),
+    ]
+    if mod is not None and hasattr(mod, "section"):
+        builders.insert(2, (f"the {run.game} section", lambda: mod.section(run)))
+    sections = []
+    for what, fn in builders:
+        sec = _guarded(f"the {what} section" if not what.startswith("the ") else what, fn, errors)
+        if sec is not None and (sec.plots or sec.tables or sec.findings):
+            sections.append(sec)
+    return sections, errors
+
+
+# --- HTML ------------------------------------------------------------------------------------------
+_CSS = """
+body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:980px;margin:2em auto;padding:0 1em;
+color:#222;line-height:1.45}
+h1{margin-bottom:.2em}h2{border-bottom:2px solid #ddd;padding-bottom:.2em;margin-top:2em}
+h3{margin-bottom:.3em}
+.meta td{padding:2px 12px 2px 0;vertical-align:top}.meta td:first-child{color:#666}
+.finding{background:#f3f7fb;border-left:4px solid #0072B2;padding:.5em .8em;margin:.4em 0 .3em}
+.note{color:#666;font-size:.88em;margin-top:.2em}
+figure{margin:1.2em 0 2em}figure img{max-width:100%;height:auto;border:1px solid #eee}
+table.data{border-collapse:collapse;font-size:.9em;margin:.5em 0 1.5em}
+table.data th,table.data td{border:1px solid #ddd;padding:3px 8px;text-align:right}
+table.data th{background:#f5f5f5}table.data td:first-child,table.data th:first-child{text-align:left}
+pre{background:#f7f7f7;padding:.8em;overflow-x:auto;font-size:.85em}
+.error{background:#fff3f3;border-left:4px solid #c00;padding:.5em .8em}
+ul.key li{margin:.3em 0}
+.files{font-size:.85em;color:#666}
+"""
+
+
+def _toml_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, list):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{_toml_key(k)} = {_toml_value(x)}" for k, x in v.items()) + "}"
+    return json.dumps(str(v))
+
+
+def _toml_key(k: str) -> str:
+    return k if k.replace("_", "").replace("-", "").isalnum() else json.dumps(k)
+
+
+def to_toml(d: dict[str, Any]) -> str:
+    """A TOML rendering of a scenario dict (top-level keys, tables, arrays of tables)."""
+    lines = []
+    for k, v in d.items():
+        if not isinstance(v, dict) and not (isinstance(v, list) and v and all(isinstance(x, dict) for x in v)):
+            lines.append(f"{_toml_key(k)} = {_toml_value(v)}")
+    for k, v in d.items():
+        if isinstance(v, dict):
+            lines += ["", f"[{_toml_key(k)}]"] + [f"{_toml_key(a)} = {_toml_value(b)}" for a, b in v.items()]
+        elif isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
+            for item in v:
+                lines += ["", f"[[{_toml_key(k)}]]"] + [f"{_toml_key(a)} = {_toml_value(b)}" for a, b in item.items()]
+    return "\n".join(lines) + "\n"
+
+
+def scenario_text(run: RunData) -> tuple[str, str]:
+    """The scenario as TOML and where it came from: the original file when it still parses to
+    what the store recorded (comments kept), else a rendering of the stored scenario."""
+    src = run.meta.get("source", "")
+    if src and Path(src).is_file():
+        try:
+            import tomllib
+
+            text = Path(src).read_text(encoding="utf-8")
+            if json.loads(json.dumps(tomllib.loads(text), sort_keys=True, default=str)) == \
+                    json.loads(json.dumps(run.scenario, sort_keys=True, default=str)):
+                return text, f"{src}"
+        except (OSError, ValueError):
+            pass
+    return to_toml(run.scenario), f"{src} (as stored in the run; the file has changed since)" if src else "as stored in the run"
+
+
+def _table_html(df: pd.DataFrame) -> str:
+    return df.to_html(index=False, escape=True, classes="data", border=0, na_rep="n/a")
+
+
+def _png_b64(fig: Any) -> tuple[bytes, str]:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=PNG_DPI)
+    data = buf.getvalue()
+    return data, base64.b64encode(data).decode("ascii")
+
+
+def game_title(game: str) -> str:
+    """The game's published title from the registry (the name when unavailable)."""
+    try:
+        from sim.games import get_game
+
+        return get_game(game).spec.title
+    except Exception:  # noqa: BLE001 - a title is cosmetic
+        return game
+
+
+def render(run: RunData, sections: list[Section], errors: list[str], out: Path) -> str:
+    """Save every figure (PNG, SVG) into ``out`` and return the report's HTML."""
+    meta = run.meta
+    esc = html.escape
+    name = meta.get("name", run.run_dir.name)
+    n_points = max(len(run.points), 1)
+    versions = sorted(set(run.games["version"].dropna().astype(str))) if "version" in run.games else []
+    per_point = run.games.groupby("point").size() if not run.games.empty else pd.Series(dtype=int)
+    planned = meta.get("games", "?")
+    rows = [
+        ("game", f"{game_title(run.game)} ({run.game})"),
+        ("scenario", f"{name}" + (f": {run.scenario.get('description')}" if run.scenario.get("description") else "")),
+        ("games stored", f"{len(run.games)}" + (f" over {n_points} sweep points ({per_point.min()}-{per_point.max()} "
+                                                 f"per point; {planned} planned per point)" if n_points > 1
+                                                 else f" ({planned} planned)")),
+        ("seats", "; ".join(seat_labels(run)) or "n/a"),
+        ("root seed", meta.get("seed", "?")),
+        ("software version", ", ".join(versions) or meta.get("version", "?")),
+        ("store", str(run.run_dir / "results.sqlite")),
+        ("generated", _dt.datetime.now().strftime("%Y-%m-%d %H:%M")),
+    ]
+    parts = [
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+        f"<title>{esc(name)}: study report</title><style>{_CSS}</style></head><body>",
+        f"<h1>{esc(name)}</h1><p>A study of <b>{esc(game_title(run.game))}</b> by stonehenge-lab.</p>",
+        "<table class='meta'>" + "".join(f"<tr><td>{esc(k)}</td><td>{esc(str(v))}</td></tr>" for k, v in rows) + "</table>",
+    ]
+    for e in errors:
+        parts.append(f"<p class='error'>{esc(e)}</p>")
+    if not sections:
+        parts.append("<p class='finding'>No finished games are stored in this run yet: nothing to report.</p>")
+    else:
+        parts.append("<h2>Key findings</h2><ul class='key'>")
+        for sec in sections:
+            for f in sec.findings:
+                parts.append(f"<li><b>{esc(sec.title)}.</b> {esc(f)}</li>")
+        parts.append("</ul>")
+    used: set[str] = set()
+    for sec in sections:
+        parts.append(f"<h2>{esc(sec.title)}</h2>")
+        if sec.intro:
+            parts.append(f"<p>{esc(sec.intro)}</p>")
+        for p in sec.plots:
+            stem = p.name
+            i = 2
+            while stem in used:
+                stem, i = f"{p.name}_{i}", i + 1
+            used.add(stem)
+            png, b64 = _png_b64(p.fig)
+            (out / f"{stem}.png").write_bytes(png)
+            p.fig.savefig(out / f"{stem}.svg", format="svg")
+            parts.append(
+                f"<figure><h3>{esc(p.title)}</h3><img alt='{esc(p.title)}' src='data:image/png;base64,{b64}'>"
+                f"<p class='finding'>{esc(p.finding)}</p>"
+                + (f"<p class='note'>{esc(p.note)}</p>" if p.note else "")
+                + f"<p class='files'>files: {stem}.png, {stem}.svg</p></figure>"
+            )
+        for caption, df in sec.tables:
+            parts.append(f"<h3>{esc(caption)}</h3>{_table_html(df)}")
+    text, src = scenario_text(run)
+    parts.append(f"<h2>Scenario</h2><p class='note'>{esc(src)}</p><pre>{esc(text)}</pre>")
+    parts.append(
+        "<h2>Methods</h2><p class='note'>A win is a sole win; draws and shared wins count for nobody. "
+        "Proportions carry Wilson 95 % score intervals, means Student-t 95 % intervals. First-player advantage: "
+        "exact two-sided binomial test of seat 0's wins among decisive games against 1/(number of seats); with more "
+        "than two seats also a chi-square test of all seats' wins against equal shares. Skill importance after "
+        "Jaffe et al., 'Evaluating Competitive Game Balance with Restricted Play' (AIIDE 2012). Lead changes and "
+        "decisiveness after Browne (2008), from the running leader on the game's provisional scores after each "
+        "player action.</p></body></html>"
+    )
+    return "\n".join(parts)
+
+
+def build_report(run_dir: Path) -> Path:
+    """Build ``RUN/report/`` (plots as PNG and SVG, ``report.html``) from the run's store.
+
+    Returns:
+        The path of ``report.html``.
+
+    Raises:
+        InputError: ``run_dir`` holds no results store.
+    """
+    run = load_run(run_dir)
+    base = run.run_dir
+    final = base / REPORT_DIR
+    tmp = base / f".{REPORT_DIR}.tmp-{os.getpid()}"
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir(parents=True)
+    try:
+        sections, errors = build_sections(run)
+        page = render(run, sections, errors, tmp)
+        (tmp / "report.html").write_text(page, encoding="utf-8")
+        old = base / f".{REPORT_DIR}.old-{os.getpid()}"
+        if final.exists():
+            final.rename(old)
+        tmp.rename(final)
+        if old.exists():
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return final / "report.html"
