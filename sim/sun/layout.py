@@ -1,0 +1,721 @@
+"""Layout files of *Stonehenge and the Sun*: loading, validation and ring geometry.
+
+A **layout** is the designer-level description of a table: the physical parameters (``[table]``,
+``[ball]``, ``[physics]``, ``[shapes.<name>]``, every one defaulting to PHYSICS.md) and the stones
+(``[[stones]]``: shape, angle in degrees, level 1 or 2) and gates (``[[gates]]``: shape and the
+indices of the two level-1 stones it rests on). :func:`load_layout` reads and validates a TOML file;
+:func:`parse_layout` does the same for an already-parsed mapping.
+
+Per-shape overrides live in ``[shapes.pillar]`` etc. and not in ``[stones.pillar]`` as PHYSICS.md
+suggests for scenarios: in a layout ``stones`` is the array of standing stones, and TOML cannot
+make one key both an array and a table.
+
+Geometry conventions (SI units inside, degrees only in files): a standing stone's local frame has
+x radial (its ``depth``), y tangential (its ``width``, "along the ring") and z up (its ``height``);
+its yaw equals its angular position. The base's top face is z = 0. A gate ("lintel") is the stone
+laid flat: its length is the stone's height, its vertical thickness the smaller of width and depth,
+its radial depth the larger.
+
+The **gap** between two neighbouring positions is measured perpendicular to the bisector ray, the
+path a pass through the middle of the gap takes (a pendulum released from rest swings through the
+centre): each stone's clearance from that ray is ``R sin(d/2) - (depth/2) sin(d/2) - (width/2)
+cos(d/2)`` for an angular separation ``d``, which accounts for the stones' inner corners.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from sim.core.errors import ScenarioError, allowed
+
+TAU = 2.0 * math.pi
+
+#: Fidelity presets (PHYSICS.md): simulation rate (Hz), solver iterations, stones start asleep.
+PRESETS: dict[str, dict[str, Any]] = {
+    "fast": {"hz": 240, "iterations": 15, "sleeping": True},
+    "reference": {"hz": 1000, "iterations": 50, "sleeping": False},
+}
+
+SHAPE_NAMES = ("pillar", "block", "slab")
+
+
+# --------------------------------------------------------------------------------------------
+# Parameter dataclasses (defaults from PHYSICS.md)
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ShapeSpec:
+    """One stone shape. Lengths in metres, density in kg/m^3.
+
+    ``width`` is along the ring, ``depth`` radial, ``height`` vertical when standing.
+    """
+
+    name: str
+    width: float
+    depth: float
+    height: float
+    count: int
+    density: float = 700.0
+
+    @property
+    def mass(self) -> float:
+        """Mass in kg."""
+        return self.width * self.depth * self.height * self.density
+
+    @property
+    def lintel_length(self) -> float:
+        """Length (m) when laid flat as a gate: the standing height."""
+        return self.height
+
+    @property
+    def lintel_thickness(self) -> float:
+        """Vertical thickness (m) when laid flat: the smaller cross-section side."""
+        return min(self.width, self.depth)
+
+    @property
+    def lintel_depth(self) -> float:
+        """Radial depth (m) when laid flat: the larger cross-section side."""
+        return max(self.width, self.depth)
+
+
+DEFAULT_SHAPES: dict[str, ShapeSpec] = {
+    "pillar": ShapeSpec("pillar", 0.020, 0.015, 0.070, 8),
+    "block": ShapeSpec("block", 0.030, 0.015, 0.050, 16),
+    "slab": ShapeSpec("slab", 0.012, 0.015, 0.065, 8),
+}
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """The base and the ring. Lengths in metres, angles in degrees.
+
+    Attributes:
+        base_radius: radius of the wooden disc.
+        base_thickness: thickness of the disc (its top face is z = 0).
+        ring_radius: radius at which standing stones have their centre.
+        hand_span: least release distance outside the base edge.
+        pass_clearance: margin added to the ball for a gap or gate to be passable.
+        gate_min_overlap: least overlap of each gate end on its support.
+        topple_tilt_deg: a stone tilted more than this from where it stood is knocked over.
+        min_clearance: least gap between neighbouring standing stones in a layout file.
+    """
+
+    base_radius: float = 0.15
+    base_thickness: float = 0.02
+    ring_radius: float = 0.13
+    hand_span: float = 0.20
+    pass_clearance: float = 0.004
+    gate_min_overlap: float = 0.008
+    topple_tilt_deg: float = 30.0
+    min_clearance: float = 0.0005
+
+
+@dataclass(frozen=True)
+class BallSpec:
+    """The steel ball on its string. Metres and kilograms.
+
+    Attributes:
+        diameter: ball diameter.
+        mass: ball mass.
+        string_length: pivot to ball centre.
+        rest_clearance: gap between the ball's bottom and the base top when hanging at rest.
+    """
+
+    diameter: float = 0.035
+    mass: float = 0.176
+    string_length: float = 2.0
+    rest_clearance: float = 0.010
+
+    @property
+    def radius(self) -> float:
+        """Ball radius (m)."""
+        return 0.5 * self.diameter
+
+    @property
+    def pivot_z(self) -> float:
+        """Height of the pivot above the base top (m)."""
+        return self.rest_clearance + self.radius + self.string_length
+
+    def centre_z_at(self, horizontal_m: float) -> float:
+        """Height (m) of the ball's centre when it is ``horizontal_m`` from the point under the pivot.
+
+        Raises:
+            ValueError: if the distance is not shorter than the string.
+        """
+        if not 0.0 <= horizontal_m < self.string_length:
+            raise ValueError(f"horizontal distance {horizontal_m} m must be in [0, string length)")
+        return self.pivot_z - math.sqrt(self.string_length**2 - horizontal_m**2)
+
+
+@dataclass(frozen=True)
+class PhysicsSpec:
+    """Simulation parameters.
+
+    Attributes:
+        preset: ``"fast"`` or ``"reference"`` (see :data:`PRESETS`).
+        gravity: m/s^2.
+        friction_wood_wood, friction_steel_wood: pair friction coefficients; each body gets the
+            square root because Bullet multiplies the two bodies' values.
+        restitution: pair restitution (same square-root rule).
+        contact_threshold: contact-breaking threshold in m. Bullet's default 2 cm exceeds ring gaps;
+            PHYSICS.md's 5 mm still lets a clean pass through a 44 mm gap (4.5 mm each side) join
+            the ring's simulation island and wake every stone (124 ms instead of 20 ms per pass),
+            so the default is 2 mm (the ball moves 3.3 mm per step at 240 Hz; contacts still hold).
+        settle_time_limit_s: longest settling after a pass or placement.
+        rest_linear_mps, rest_angular_rps: a stone is at rest below both speeds.
+        max_swing_s: longest simulated swing before the catch is forced.
+        energy_tolerance: relative growth of the ball's energy that flags a pass invalid.
+    """
+
+    preset: str = "fast"
+    gravity: float = 9.81
+    friction_wood_wood: float = 0.5
+    friction_steel_wood: float = 0.35
+    restitution: float = 0.3
+    contact_threshold: float = 0.002
+    settle_time_limit_s: float = 3.0
+    rest_linear_mps: float = 0.001
+    rest_angular_rps: float = 0.05
+    max_swing_s: float = 2.5
+    energy_tolerance: float = 0.02
+
+    @property
+    def hz(self) -> int:
+        """Simulation rate of the preset (steps per second)."""
+        return int(PRESETS[self.preset]["hz"])
+
+    @property
+    def dt(self) -> float:
+        """Time step (s)."""
+        return 1.0 / self.hz
+
+    @property
+    def iterations(self) -> int:
+        """Solver iterations of the preset."""
+        return int(PRESETS[self.preset]["iterations"])
+
+    @property
+    def sleeping(self) -> bool:
+        """Whether stones start asleep (Bullet deactivation) in this preset."""
+        return bool(PRESETS[self.preset]["sleeping"])
+
+
+@dataclass(frozen=True)
+class StoneSpec:
+    """A standing stone in a layout: shape name, angle (degrees, CCW from +x), level 1 or 2."""
+
+    shape: str
+    angle_deg: float
+    level: int = 1
+
+    @property
+    def angle_rad(self) -> float:
+        """Angular position in radians."""
+        return math.radians(self.angle_deg)
+
+
+@dataclass(frozen=True)
+class GateSpec:
+    """A gate in a layout: shape and the indices (into ``Layout.stones``) of its two level-1 supports."""
+
+    shape: str
+    between: tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A validated layout. Build one with :func:`load_layout` or :func:`parse_layout`."""
+
+    table: TableSpec = field(default_factory=TableSpec)
+    ball: BallSpec = field(default_factory=BallSpec)
+    physics: PhysicsSpec = field(default_factory=PhysicsSpec)
+    shapes: Mapping[str, ShapeSpec] = field(default_factory=lambda: dict(DEFAULT_SHAPES))
+    stones: tuple[StoneSpec, ...] = ()
+    gates: tuple[GateSpec, ...] = ()
+    source: str | None = None
+
+    def with_preset(self, preset: str) -> "Layout":
+        """A copy using another fidelity preset.
+
+        Raises:
+            ScenarioError: for an unknown preset name.
+        """
+        if preset not in PRESETS:
+            raise ScenarioError(f"preset must be {allowed(PRESETS)}, not {preset!r}", source=self.source,
+                                key="physics.preset")
+        return replace(self, physics=replace(self.physics, preset=preset))
+
+    def stack_top_height(self, index: int) -> float:
+        """Height (m) of the top of the position whose level-1 stone is ``stones[index]``."""
+        base = self.stones[index]
+        top = self.shapes[base.shape].height
+        for s in self.stones:
+            if s.level == 2 and _same_angle(s.angle_deg, base.angle_deg):
+                top += self.shapes[s.shape].height
+        return top
+
+
+# --------------------------------------------------------------------------------------------
+# Ring geometry (works on nominal layouts and on poses read back from the simulation)
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Position:
+    """One ring position (a level-1 stone, possibly with a stack on it), as seen by the ring.
+
+    Attributes:
+        angle: angular position (rad, in [0, 2 pi)).
+        width: tangential size (m), the widest of the stack.
+        depth: radial size (m), the deepest of the stack.
+        top: height (m) of the top of the position.
+        ids: stone ids (table) or layout indices, bottom first.
+    """
+
+    angle: float
+    width: float
+    depth: float
+    top: float
+    ids: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Gap:
+    """The arc between two angularly adjacent positions, counter-clockwise from ``left`` to ``right``.
+
+    Attributes:
+        left, right: indices into the sorted position list (equal when there is one position).
+        start, end: angular limits of the clear opening at the ring radius (rad; ``end`` may exceed
+            2 pi when the gap wraps through 0).
+        width: clear width perpendicular to the bisector (m); ``inf`` with fewer than two positions.
+        gate_underside: height (m) of the gate's underside, or ``None`` without a gate.
+    """
+
+    left: int
+    right: int
+    start: float
+    end: float
+    width: float
+    gate_underside: float | None = None
+
+    @property
+    def middle(self) -> float:
+        """Angle (rad) of the middle of the opening, in [0, 2 pi)."""
+        return (0.5 * (self.start + self.end)) % TAU
+
+    def contains(self, angle: float) -> bool:
+        """Whether ``angle`` (rad) lies inside the clear opening."""
+        return ((angle - self.start) % TAU) <= (self.end - self.start)
+
+
+def wrap_angle(a: float) -> float:
+    """Angle in [0, 2 pi)."""
+    return a % TAU
+
+
+def _same_angle(a_deg: float, b_deg: float, tol_deg: float = 1e-6) -> bool:
+    d = (a_deg - b_deg + 180.0) % 360.0 - 180.0
+    return abs(d) <= tol_deg
+
+
+def clearance_to_bisector(ring_radius: float, separation: float, width: float, depth: float) -> float:
+    """Distance (m) between a standing stone and the bisector ray of an angular separation (rad).
+
+    The stone's centre is ``ring_radius`` from the centre and ``separation / 2`` off the ray; its
+    half-extent across the ray combines the tangential and radial half-sizes.
+    """
+    h = 0.5 * separation
+    return ring_radius * math.sin(h) - 0.5 * depth * math.sin(h) - 0.5 * width * math.cos(h)
+
+
+def gap_width(ring_radius: float, a1: float, w1: float, d1: float, a2: float, w2: float, d2: float) -> float:
+    """Clear width (m) between two positions at angles ``a1`` then ``a2`` counter-clockwise (rad)."""
+    sep = (a2 - a1) % TAU
+    if sep > math.pi:
+        # The far way round: never narrower than a semicircle opening.
+        return math.inf
+    return clearance_to_bisector(ring_radius, sep, w1, d1) + clearance_to_bisector(ring_radius, sep, w2, d2)
+
+
+def ball_top_at_ring(ball: BallSpec, ring_radius: float) -> float:
+    """Height (m) of the top of the ball where a pass through the centre crosses the ring."""
+    return ball.centre_z_at(ring_radius) + ball.radius
+
+
+def ring_gaps(positions: Sequence[Position], ring_radius: float,
+              gates: Mapping[tuple[int, int], float] | None = None) -> list[Gap]:
+    """The gaps of a ring, counter-clockwise, starting after the position with the smallest angle.
+
+    Args:
+        positions: ring positions sorted by angle.
+        ring_radius: m.
+        gates: underside height (m) of a gate keyed by the ``(left, right)`` indices it spans.
+
+    Returns:
+        One gap per position (none for an empty ring); the i-th gap runs from position i to i+1.
+    """
+    n = len(positions)
+    gates = gates or {}
+    out: list[Gap] = []
+    for i in range(n):
+        a, b = positions[i], positions[(i + 1) % n]
+        half_a = math.asin(min(1.0, 0.5 * a.width / ring_radius))
+        half_b = math.asin(min(1.0, 0.5 * b.width / ring_radius))
+        start = a.angle + half_a
+        sep = (b.angle - a.angle) % TAU if n > 1 else TAU
+        end = a.angle + sep - half_b
+        width = math.inf if n < 2 else gap_width(ring_radius, a.angle, a.width, a.depth, b.angle, b.width, b.depth)
+        out.append(Gap(i, (i + 1) % n, start, end, width, gates.get((i, (i + 1) % n))))
+    return out
+
+
+def gap_at(gaps: Sequence[Gap], angle: float) -> Gap | None:
+    """The gap whose opening contains ``angle`` (rad), or ``None`` if the angle is on a stone."""
+    for g in gaps:
+        if g.contains(angle):
+            return g
+    return None
+
+
+def is_passable(gap: Gap, ball: BallSpec, table: TableSpec) -> bool:
+    """Whether the ball fits through ``gap`` (RULES.md §1): width and, under a gate, height."""
+    if gap.width < ball.diameter + table.pass_clearance:
+        return False
+    if gap.gate_underside is not None:
+        return gap.gate_underside >= ball_top_at_ring(ball, table.ring_radius) + table.pass_clearance
+    return True
+
+
+def layout_positions(layout: Layout) -> list[Position]:
+    """The ring positions of a layout, sorted by angle; ``ids`` are indices into ``layout.stones``."""
+    out = []
+    for i, s in enumerate(layout.stones):
+        if s.level != 1:
+            continue
+        shp = layout.shapes[s.shape]
+        ids = [i]
+        width, depth = shp.width, shp.depth
+        for j, t in enumerate(layout.stones):
+            if t.level == 2 and _same_angle(t.angle_deg, s.angle_deg):
+                ids.append(j)
+                width = max(width, layout.shapes[t.shape].width)
+                depth = max(depth, layout.shapes[t.shape].depth)
+        out.append(Position(wrap_angle(s.angle_rad), width, depth, layout.stack_top_height(i), tuple(ids)))
+    out.sort(key=lambda p: p.angle)
+    return out
+
+
+def layout_gaps(layout: Layout) -> list[Gap]:
+    """The gaps of a layout's ring with its gates' undersides filled in."""
+    pos = layout_positions(layout)
+    index_of = {p.ids[0]: k for k, p in enumerate(pos)}
+    gates: dict[tuple[int, int], float] = {}
+    n = len(pos)
+    for g in layout.gates:
+        ka, kb = index_of[g.between[0]], index_of[g.between[1]]
+        key = (ka, kb) if (ka + 1) % n == kb else (kb, ka)
+        gates[key] = max(pos[ka].top, pos[kb].top)
+    return ring_gaps(pos, layout.table.ring_radius, gates)
+
+
+def gate_span(ring_radius: float, a1: float, w1: float, d1: float, a2: float, w2: float, d2: float
+              ) -> tuple[float, float]:
+    """Inner and outer span (m) along the chord between two supports at angles ``a1``, ``a2``.
+
+    The inner span is the clear gap a lintel must bridge; the outer span is from the far edge of one
+    support to the far edge of the other (a longer lintel would overhang into the next gaps).
+    """
+    sep = (a2 - a1) % TAU
+    if sep > math.pi:
+        sep = TAU - sep
+    inner = gap_width(ring_radius, 0.0, w1, d1, sep, w2, d2)
+    chord = 2.0 * ring_radius * math.sin(0.5 * sep)
+    outer = chord + 0.5 * (w1 + w2) * math.cos(0.5 * sep)
+    return inner, outer
+
+
+# --------------------------------------------------------------------------------------------
+# Loading and validation
+# --------------------------------------------------------------------------------------------
+
+_TABLE_KEYS: dict[str, tuple[float, float]] = {
+    "base_radius": (0.01, 5.0), "base_thickness": (0.001, 1.0), "ring_radius": (0.01, 5.0),
+    "hand_span": (0.0, 5.0), "pass_clearance": (0.0, 0.1), "gate_min_overlap": (0.0, 0.1),
+    "topple_tilt_deg": (1.0, 89.0), "min_clearance": (0.0, 0.05),
+}
+_BALL_KEYS: dict[str, tuple[float, float]] = {
+    "diameter": (0.001, 1.0), "mass": (0.001, 100.0), "string_length": (0.05, 50.0),
+    "rest_clearance": (0.0, 1.0),
+}
+_PHYSICS_KEYS: dict[str, tuple[float, float]] = {
+    "gravity": (0.1, 100.0), "friction_wood_wood": (0.0, 5.0), "friction_steel_wood": (0.0, 5.0),
+    "restitution": (0.0, 1.0), "contact_threshold": (0.0001, 0.05), "settle_time_limit_s": (0.0, 60.0),
+    "rest_linear_mps": (1e-6, 1.0), "rest_angular_rps": (1e-6, 10.0), "max_swing_s": (0.1, 60.0),
+    "energy_tolerance": (0.0, 1.0),
+}
+_SHAPE_KEYS: dict[str, tuple[float, float]] = {
+    "width": (0.001, 1.0), "depth": (0.001, 1.0), "height": (0.001, 1.0), "density": (1.0, 30000.0),
+}
+_TOP_KEYS = ("table", "ball", "physics", "shapes", "stones", "gates", "name", "description")
+
+
+def _number(value: Any, src: str | None, key: str, lo: float, hi: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ScenarioError(f"must be a number from {lo} to {hi}, not {value!r}", source=src, key=key)
+    if not lo <= float(value) <= hi:
+        raise ScenarioError(f"must be a number from {lo} to {hi}, not {value!r}", source=src, key=key)
+    return float(value)
+
+
+def _table_of(data: Mapping[str, Any], name: str, src: str | None) -> Mapping[str, Any]:
+    value = data.get(name, {})
+    if not isinstance(value, Mapping):
+        raise ScenarioError(f"must be a table ([{name}]), not {type(value).__name__}", source=src, key=name)
+    return value
+
+
+def _numbers(section: Mapping[str, Any], spec: Mapping[str, tuple[float, float]], prefix: str,
+             src: str | None, extra: Sequence[str] = ()) -> dict[str, float]:
+    out = {}
+    for k, v in section.items():
+        if k in extra:
+            continue
+        if k not in spec:
+            raise ScenarioError(f"unknown key; allowed keys are {allowed(list(spec) + list(extra))}",
+                                source=src, key=f"{prefix}.{k}")
+        out[k] = _number(v, src, f"{prefix}.{k}", *spec[k])
+    return out
+
+
+def parse_layout(data: Mapping[str, Any], source: str | Path | None = None) -> Layout:
+    """Validate a parsed layout mapping and build a :class:`Layout`.
+
+    Raises:
+        ScenarioError: naming the file and key, for an unknown key, a wrong type, an out-of-range
+            value, an unknown shape, overlapping stones, a stack on nothing, too many stones of a
+            shape, or a gate too long, too short, not between neighbours or on unequal supports.
+    """
+    src = str(source) if source is not None else None
+    for k in data:
+        if k not in _TOP_KEYS:
+            raise ScenarioError(f"unknown key; allowed top-level keys are {allowed(_TOP_KEYS)}", source=src, key=k)
+
+    table = TableSpec(**_numbers(_table_of(data, "table", src), _TABLE_KEYS, "table", src))
+    ball = BallSpec(**_numbers(_table_of(data, "ball", src), _BALL_KEYS, "ball", src))
+    phys_raw = _table_of(data, "physics", src)
+    phys_kwargs: dict[str, Any] = _numbers(phys_raw, _PHYSICS_KEYS, "physics", src, extra=("preset",))
+    if "preset" in phys_raw:
+        if phys_raw["preset"] not in PRESETS:
+            raise ScenarioError(f"must be {allowed(PRESETS)}, not {phys_raw['preset']!r}", source=src,
+                                key="physics.preset")
+        phys_kwargs["preset"] = phys_raw["preset"]
+    physics = PhysicsSpec(**phys_kwargs)
+
+    shapes = dict(DEFAULT_SHAPES)
+    for name, raw in _table_of(data, "shapes", src).items():
+        if name not in SHAPE_NAMES:
+            raise ScenarioError(f"unknown shape; allowed shapes are {allowed(SHAPE_NAMES)}", source=src,
+                                key=f"shapes.{name}")
+        if not isinstance(raw, Mapping):
+            raise ScenarioError("must be a table", source=src, key=f"shapes.{name}")
+        kw: dict[str, Any] = _numbers(raw, _SHAPE_KEYS, f"shapes.{name}", src, extra=("count",))
+        if "count" in raw:
+            c = raw["count"]
+            if isinstance(c, bool) or not isinstance(c, int) or not 0 <= c <= 1000:
+                raise ScenarioError(f"must be an integer from 0 to 1000, not {c!r}", source=src,
+                                    key=f"shapes.{name}.count")
+            kw["count"] = c
+        shapes[name] = replace(shapes[name], **kw)
+
+    if ball.string_length <= table.base_radius + table.hand_span:
+        raise ScenarioError("string must be longer than base radius + hand span", source=src,
+                            key="ball.string_length")
+    if table.ring_radius >= table.base_radius:
+        raise ScenarioError("ring radius must be inside the base radius", source=src, key="table.ring_radius")
+
+    stones = tuple(_parse_stone(i, raw, shapes, src) for i, raw in enumerate(_array_of(data, "stones", src)))
+    gates = tuple(_parse_gate(i, raw, shapes, src) for i, raw in enumerate(_array_of(data, "gates", src)))
+    layout = Layout(table, ball, physics, shapes, stones, gates, src)
+    validate_layout(layout)
+    return layout
+
+
+def _array_of(data: Mapping[str, Any], name: str, src: str | None) -> list[Mapping[str, Any]]:
+    value = data.get(name, [])
+    if not isinstance(value, list) or not all(isinstance(v, Mapping) for v in value):
+        raise ScenarioError(f"must be an array of tables ([[{name}]])", source=src, key=name)
+    return value
+
+
+def _shape_name(raw: Mapping[str, Any], shapes: Mapping[str, ShapeSpec], src: str | None, key: str) -> str:
+    if "shape" not in raw:
+        raise ScenarioError(f"missing; allowed shapes are {allowed(shapes)}", source=src, key=f"{key}.shape")
+    shape = raw["shape"]
+    if shape not in shapes:
+        raise ScenarioError(f"unknown shape {shape!r}; allowed shapes are {allowed(shapes)}", source=src,
+                            key=f"{key}.shape")
+    return str(shape)
+
+
+def _parse_stone(i: int, raw: Mapping[str, Any], shapes: Mapping[str, ShapeSpec], src: str | None) -> StoneSpec:
+    key = f"stones[{i}]"
+    for k in raw:
+        if k not in ("shape", "angle", "level"):
+            raise ScenarioError(f"unknown key; allowed keys are {allowed(['shape', 'angle', 'level'])}",
+                                source=src, key=f"{key}.{k}")
+    shape = _shape_name(raw, shapes, src, key)
+    if "angle" not in raw:
+        raise ScenarioError("missing; give the angle in degrees, counter-clockwise from +x", source=src,
+                            key=f"{key}.angle")
+    angle = _number(raw["angle"], src, f"{key}.angle", -360.0, 720.0) % 360.0
+    level = raw.get("level", 1)
+    if isinstance(level, bool) or level not in (1, 2):
+        raise ScenarioError(f"must be 1 (on the base) or 2 (stacked), not {level!r}", source=src, key=f"{key}.level")
+    return StoneSpec(shape, angle, int(level))
+
+
+def _parse_gate(i: int, raw: Mapping[str, Any], shapes: Mapping[str, ShapeSpec], src: str | None) -> GateSpec:
+    key = f"gates[{i}]"
+    for k in raw:
+        if k not in ("shape", "between"):
+            raise ScenarioError(f"unknown key; allowed keys are {allowed(['shape', 'between'])}",
+                                source=src, key=f"{key}.{k}")
+    shape = _shape_name(raw, shapes, src, key)
+    b = raw.get("between")
+    if (not isinstance(b, list) or len(b) != 2
+            or not all(isinstance(x, int) and not isinstance(x, bool) for x in b)):
+        raise ScenarioError(f"must be two stone indices like [3, 4], not {b!r}", source=src, key=f"{key}.between")
+    return GateSpec(shape, (int(b[0]), int(b[1])))
+
+
+def validate_layout(layout: Layout) -> None:
+    """Check a layout's stones and gates against each other and the table.
+
+    Raises:
+        ScenarioError: for the first problem found, naming the stone or gate key.
+    """
+    src, t, shapes = layout.source, layout.table, layout.shapes
+    counts = {name: 0 for name in shapes}
+    for s in layout.stones:
+        counts[s.shape] += 1
+    for g in layout.gates:
+        counts[g.shape] += 1
+    for name, n in counts.items():
+        if n > shapes[name].count:
+            raise ScenarioError(f"{n} {name} stones used but the set has {shapes[name].count}", source=src,
+                                key=f"shapes.{name}.count")
+
+    level1: dict[int, int] = {}  # layout index -> itself, for membership
+    for i, s in enumerate(layout.stones):
+        shp = shapes[s.shape]
+        if s.level == 1:
+            if t.ring_radius + 0.5 * shp.depth > t.base_radius:
+                raise ScenarioError("stone sticks out over the base edge", source=src, key=f"stones[{i}].shape")
+            level1[i] = i
+    for i, s in enumerate(layout.stones):
+        if s.level == 1:
+            for j in level1:
+                if j < i and _same_angle(layout.stones[j].angle_deg, s.angle_deg, 1e-3):
+                    raise ScenarioError(f"two level-1 stones at {s.angle_deg} degrees (stones[{j}] and "
+                                        f"stones[{i}]); use level = 2 to stack", source=src, key=f"stones[{i}].angle")
+            continue
+        below = [j for j in level1 if _same_angle(layout.stones[j].angle_deg, s.angle_deg)]
+        if not below:
+            raise ScenarioError(f"level-2 stone at {s.angle_deg} degrees stacks on nothing: no level-1 stone at "
+                                "that angle (stacks must use the same angle)", source=src, key=f"stones[{i}].level")
+        others = [j for j, o in enumerate(layout.stones)
+                  if j != i and o.level == 2 and _same_angle(o.angle_deg, s.angle_deg)]
+        if any(j < i for j in others):
+            raise ScenarioError("at most two levels: a stone is already stacked at this angle", source=src,
+                                key=f"stones[{i}].level")
+
+    pos = layout_positions(layout)
+    n = len(pos)
+    if n >= 2:
+        for k in range(n):
+            a, b = pos[k], pos[(k + 1) % n]
+            w = gap_width(t.ring_radius, a.angle, a.width, a.depth, b.angle, b.width, b.depth)
+            if w < t.min_clearance:
+                raise ScenarioError(
+                    f"stones[{b.ids[0]}] at {math.degrees(b.angle):.2f} deg overlaps or touches stones[{a.ids[0]}] "
+                    f"at {math.degrees(a.angle):.2f} deg (clear gap {w * 1000:.1f} mm, need at least "
+                    f"{t.min_clearance * 1000:.1f} mm)", source=src, key=f"stones[{b.ids[0]}].angle")
+
+    index_of = {p.ids[0]: k for k, p in enumerate(pos)}
+    used_ends: dict[int, float] = {}
+    spanned: set[tuple[int, int]] = set()
+    for gi, g in enumerate(layout.gates):
+        key = f"gates[{gi}].between"
+        a, b = g.between
+        for x in (a, b):
+            if not 0 <= x < len(layout.stones):
+                raise ScenarioError(f"stone index {x} does not exist (0 to {len(layout.stones) - 1})", source=src, key=key)
+            if layout.stones[x].level != 1:
+                raise ScenarioError(f"stones[{x}] is not a level-1 stone; give the level-1 stone of each position",
+                                    source=src, key=key)
+        if a == b:
+            raise ScenarioError("a gate needs two different supports", source=src, key=key)
+        ka, kb = index_of[a], index_of[b]
+        if not ((ka + 1) % n == kb or (kb + 1) % n == ka):
+            raise ScenarioError(f"stones[{a}] and stones[{b}] are not neighbours on the ring", source=src, key=key)
+        pair = (min(a, b), max(a, b))
+        if pair in spanned:
+            raise ScenarioError("a gate already spans this gap", source=src, key=key)
+        spanned.add(pair)
+        pa, pb = pos[ka], pos[kb]
+        if abs(pa.top - pb.top) > 0.001:
+            raise ScenarioError(f"supports have different heights ({pa.top * 1000:.1f} and {pb.top * 1000:.1f} mm); "
+                                "a gate must lie level", source=src, key=key)
+        shp = shapes[g.shape]
+        inner, outer = gate_span(t.ring_radius, pa.angle, pa.width, pa.depth, pb.angle, pb.width, pb.depth)
+        most = shp.lintel_length - 2.0 * t.gate_min_overlap
+        if inner > most:
+            raise ScenarioError(f"gate too short: a {g.shape} ({shp.lintel_length * 1000:.0f} mm) spans at most "
+                                f"{most * 1000:.1f} mm with {t.gate_min_overlap * 1000:.0f} mm on each support, "
+                                f"the gap is {inner * 1000:.1f} mm", source=src, key=key)
+        overlap = 0.5 * (shp.lintel_length - inner)
+        # An end may overhang its support's outer edge, but not into a neighbour as tall as the gate.
+        for k_sup, k_next in ((ka, (ka - 1) % n if (ka + 1) % n == kb else (ka + 1) % n),
+                              (kb, (kb - 1) % n if (kb + 1) % n == ka else (kb + 1) % n)):
+            sup, nxt = pos[k_sup], pos[k_next]
+            overhang = overlap - sup.width
+            if overhang <= 0.0 or k_next in (ka, kb) or nxt.top < sup.top:
+                continue
+            free = gap_width(t.ring_radius, sup.angle, sup.width, sup.depth, nxt.angle, nxt.width, nxt.depth)
+            free = min(free, gap_width(t.ring_radius, nxt.angle, nxt.width, nxt.depth, sup.angle, sup.width, sup.depth))
+            if overhang > free - t.min_clearance:
+                raise ScenarioError(
+                    f"gate too long: a {g.shape} ({shp.lintel_length * 1000:.0f} mm) overhangs stones[{sup.ids[0]}] "
+                    f"by {overhang * 1000:.1f} mm and would hit stones[{nxt.ids[0]}] ({free * 1000:.1f} mm away)",
+                    source=src, key=key)
+        for x, p in ((a, pa), (b, pb)):
+            used_ends[x] = used_ends.get(x, 0.0) + overlap
+            if used_ends[x] > p.width + 1e-9:
+                raise ScenarioError(f"two gates' ends do not both fit on stones[{x}]", source=src, key=key)
+
+
+def load_layout(path: str | Path, preset: str | None = None) -> Layout:
+    """Read and validate a layout TOML file.
+
+    Args:
+        path: the file.
+        preset: override of ``[physics] preset`` (``"fast"`` or ``"reference"``).
+
+    Raises:
+        ScenarioError: if the file is missing, not TOML, or invalid (see :func:`parse_layout`).
+    """
+    p = Path(path)
+    try:
+        with p.open("rb") as fh:
+            data = tomllib.load(fh)
+    except FileNotFoundError:
+        raise ScenarioError("no such layout file", source=p) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ScenarioError(f"not valid TOML: {exc}", source=p) from None
+    layout = parse_layout(data, p)
+    return layout.with_preset(preset) if preset is not None else layout
