@@ -1,0 +1,1 @@
+"""Sozoikum: stone-age house building (rules, pymunk houses, agents)."""
