@@ -657,18 +657,19 @@ class DruidsState(State):
             raise InputError(f"{len(recs)} finished games but the match has {s.match_games}")
         for rec in recs:
             _check_record(rec)
-        s._records = recs
-        s._reset_board(len(recs) & 1)
+        n_done = len(recs)
+        s._records = list(recs)
+        s._reset_board(n_done & 1)
         if history:
             s._hist = list(history)
         for i, (p, v) in enumerate(moves):
-            if s._player == TERMINAL or len(s._records) != len(recs):
+            if s._player == TERMINAL or len(s._records) != n_done:
                 raise InputError(f"move {i + 1} comes after the end of the game")
             try:
                 s.apply_action(ACTIONS[p][v] if 0 <= p < NUM_POINTS and 0 <= v <= MAX_VALUE else Place(p, v))
             except IllegalActionError as e:
                 raise InputError(f"move {i + 1} is illegal: {e}") from None
-        if s._player != TERMINAL and len(s._records) != len(recs):
+        if s._player != TERMINAL and len(s._records) != n_done:
             # the last move ended a game of an unfinished match: that game belongs in the records
             raise InputError("the moves end a game; it belongs in 'done'")
         return s
