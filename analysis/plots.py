@@ -73,6 +73,14 @@ def seat_color(s: int) -> str:
     return SEAT_COLORS[s % len(SEAT_COLORS)]
 
 
+def wrap(text: str, width: int = 22) -> str:
+    """Wrap a tick label onto lines of about ``width`` characters (existing line breaks kept)."""
+    import textwrap
+
+    return "\n".join(textwrap.fill(part, width, break_long_words=False, break_on_hyphens=False)
+                     for part in str(text).split("\n"))
+
+
 def new_figure(width: float = 7.0, height: float = 4.0, polar: bool = False) -> tuple[Figure, Any]:
     """A figure with one axes (polar if asked)."""
     fig = Figure(figsize=(width, height), layout="constrained")
@@ -151,9 +159,7 @@ def bar_ci(
             for i, e in enumerate(expected):  # type: ignore[union-attr]
                 ax.hlines(e, i - 0.35, i + 0.35, color=NEUTRAL, ls="--", lw=1.2, zorder=4,
                           label=expected_label if i == 0 else None)
-    ax.set_xticks(x, labels)
-    if n > 4 and max((len(s) for s in labels), default=0) > 10:
-        ax.tick_params(axis="x", labelrotation=20)
+    ax.set_xticks(x, [wrap(s) for s in labels])
     ax.set_ylabel(ylabel)
     if xlabel:
         ax.set_xlabel(xlabel)

@@ -63,12 +63,36 @@ def seat_name(s: int) -> str:
     return f"seat {s}"
 
 
-def seat_labels(run: RunData) -> list[str]:
-    """``'seat 0: random'`` etc. (a sweep over agents shows every label of the seat)."""
+def _split_label(label: str) -> tuple[str, list[str]]:
+    """``'greedy(a=1, b=2)' -> ('greedy', ['a=1', 'b=2'])``."""
+    if label.endswith(")") and "(" in label:
+        name, rest = label[:-1].split("(", 1)
+        return name, [p.strip() for p in rest.split(",") if p.strip()]
+    return label, []
+
+
+def short_labels(labels: list[str]) -> dict[str, str]:
+    """Short display names for agent labels: the agent name, plus only those parameters that
+    differ between labels of the same agent (plots stay readable; tables keep the full labels)."""
+    parsed = {lab: _split_label(str(lab)) for lab in labels}
+    out = {}
+    for lab, (name, params) in parsed.items():
+        same = [p for n, p in parsed.values() if n == name]
+        common = set.intersection(*(set(p) for p in same)) if len(same) > 1 else set(params)
+        keep = [p for p in params if p not in common]
+        out[lab] = f"{name}({', '.join(keep)})" if keep else name
+    return out
+
+
+def seat_labels(run: RunData, short: bool = True) -> list[str]:
+    """``'seat 0: random'`` etc. (a sweep over agents shows every label of the seat); ``short``
+    drops agent parameters that all seats share."""
     out = []
+    labs_all = run.seats["label"].unique().tolist() if not run.seats.empty else []
+    names = short_labels(labs_all) if short else {x: x for x in labs_all}
     for s in range(run.n_seats):
         labs = run.seats.loc[run.seats["seat"] == s, "label"].unique().tolist() if not run.seats.empty else []
-        lab = " / ".join(map(str, labs))
+        lab = " / ".join(names[x] for x in labs)
         out.append(f"{seat_name(s)}: {lab}" if lab else seat_name(s))
     return out
 
@@ -199,7 +223,9 @@ def skill_section(run: RunData) -> Section | None:
         "After Jaffe et al. (AIIDE 2012): how often a stronger agent beats a weaker one. A rate near the "
         "no-skill share means luck decides; near 100 % means the game rewards skill.",
     )
-    lab = [f"{r.label}\n({r.pairing})" if sk["pairing"].nunique() > 1 else str(r.label) for r in sk.itertuples()]
+    names = short_labels(sk["label"].tolist())
+    lab = [f"{names[r.label]}\n({' vs '.join(names.get(x, x) for x in r.pairing.split(' vs '))})"
+           if sk["pairing"].nunique() > 1 else names[r.label] for r in sk.itertuples()]
     fig = bar_ci(lab, sk["rate"], sk["lo"], sk["hi"], title="Win rate of each agent against the others",
                  ylabel="sole wins (% of games)", expected=sk["expected"].tolist(),
                  expected_label="share with no skill effect")
@@ -207,7 +233,7 @@ def skill_section(run: RunData) -> Section | None:
     for pairing, grp in sk.groupby("pairing", sort=False):
         strong = grp[grp["stronger"]]
         row = strong.iloc[0] if len(strong) else grp.sort_values("rate").iloc[-1]
-        others = ", ".join(str(x) for x in grp["label"] if x != row["label"])
+        others = ", ".join(names[x] for x in grp["label"] if x != row["label"])
         ci = pct_ci(row["rate"], row["lo"], row["hi"])
         exp = row["expected"]
         if row["lo"] > exp:
@@ -218,7 +244,7 @@ def skill_section(run: RunData) -> Section | None:
             verdict = "the supposedly stronger agent does worse: check the agent or the rules"
         else:
             verdict = "no detectable skill effect: luck or the seat decides"
-        found.append(f"{row['label']} beats {others} in {ci} of {int(row['games'])} games "
+        found.append(f"{names[row['label']]} beats {others} in {ci} of {int(row['games'])} games "
                      f"(no-skill share {pct(exp)}): {verdict}.")
     f = " ".join(found)
     sec.plots.append(Plot("skill", "Skill importance", fig, f,
@@ -492,7 +518,7 @@ def render(run: RunData, sections: list[Section], errors: list[str], out: Path) 
         ("games stored", f"{len(run.games)}" + (f" over {n_points} sweep points ({per_point.min()}-{per_point.max()} "
                                                  f"per point; {planned} planned per point)" if n_points > 1
                                                  else f" ({planned} planned)")),
-        ("seats", "; ".join(seat_labels(run)) or "n/a"),
+        ("seats", "; ".join(seat_labels(run, short=False)) or "n/a"),
         ("root seed", meta.get("seed", "?")),
         ("software version", ", ".join(versions) or meta.get("version", "?")),
         ("store", str(run.run_dir / "results.sqlite")),
