@@ -16,7 +16,8 @@
    fans there: the leader's (the opponent with most points) count 2, other opponents' 1, own -3.
    The guard moves to the best space if that beats the guard's current space, or whenever own fans
    stand on the guard's space (they would be removed at the end of the turn). Cards that could seat
-   an own fan next turn are not spent on the guard unless fans must be saved.
+   an own fan next turn are not spent on the guard unless fans must be saved. The card for the
+   planned guard move is kept back while moving fans (step 2), so the guard move stays possible.
 4. Otherwise end the turn.
 """
 
@@ -71,12 +72,17 @@ class GreedyAgent:
         if tris:
             return min(tris, key=lambda a: a.space)
         moves = [a for a in legal_actions if type(a) is Move]
+        guards = [a for a in legal_actions if type(a) is MoveGuard]
+        if moves and guards:
+            # keep the card the guard will need (unless the hand holds two of it)
+            plan = self._guard_choice(obs, guards)
+            if plan is not None and obs.hand.count(plan.space) == 1:
+                moves = [a for a in moves if a.card != plan.space]
         if moves:
             scored = [(self._score_move(obs, a), -i, a) for i, a in enumerate(moves)]
             best = max(scored, key=lambda t: (t[0], t[1]))
             if best[0] > self.threshold:
                 return best[2]
-        guards = [a for a in legal_actions if type(a) is MoveGuard]
         if guards:
             choice = self._guard_choice(obs, guards)
             if choice is not None:

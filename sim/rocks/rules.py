@@ -340,19 +340,21 @@ class RocksState(State):
         g = self.guard
         F = self.fans[p]
         out: list[Action] = []
+        # order: seats, moves, guard, end turn (search agents break visit ties by this order)
         if ph != SEATED:
             spaces = [s for s in range(NUM_CARDS) if F[s] and s != g]
-            if nums:
-                for s in spaces:
-                    row = MOVES[s]
-                    out.extend([row[c] for c in nums])
             if ph == START:
                 r = self.rules
                 if self.box_total < r.box_seats:
                     out.extend([SEAT_BOX[c] for c in nums if F[c] and c != g])
                 if has_tri and (self.tri_id[p] >= 0 or self.tri_claimed < r.trilithons):
                     out.extend([SEAT_TRI[s] for s in spaces if s])
-                if out and not r.allow_pass:
+            if nums:
+                for s in spaces:
+                    row = MOVES[s]
+                    out.extend([row[c] for c in nums])
+            if ph == START:
+                if out and not self.rules.allow_pass:
                     return out  # a seat that can move or seat must do so
         if self.rules.guard_needs_fan:
             occ = self.occ
