@@ -13,8 +13,9 @@ Board
         j   k   l   m   n           row 4
           o   p   q   r             row 5
 
-    Direction 0 runs along the rows (A..E = rows 1..5), direction 1 down-left to up-right...
-    see ``docs/rules-druids.md`` for the full table.
+    Direction 0 runs along the rows (A..E = rows 1..5), direction 1 parallel to the left side
+    (F = a c f j ... J = n r), direction 2 parallel to the right side (K = b e i n ... O = j o);
+    ``docs/rules-druids.md`` has the full table.
 
 Pieces
     Each seat has 9 druid stones valued 1, 1, 2, 2, 3, 3, 4, 5, 6 and 8 megaliths.
