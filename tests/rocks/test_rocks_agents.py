@@ -79,11 +79,19 @@ def test_greedy_beats_random() -> None:
 
 # --- ismcts --------------------------------------------------------------------------------------
 def test_ismcts_plays_a_winning_turn() -> None:
-    # 19 points; the 20th needs the fan on 26 moved by 9 (no other combination of 1, 2, 4 passes
-    # 30); taking legal actions in list order (pile entries first) would not win.
-    # (a uniformly random player wins this turn about 40 % of the time; three seeds must all win)
+    # Both seats have 19 points and seat 1 is about to pass 30. Seat 0 wins now only by moving its
+    # fan on 26 by 9 (no combination of 1, 2 and 4 passes 30); taking legal actions in list order
+    # (pile entries first) would not win, and a uniformly random player wins this turn about 38 %
+    # of the time. Three search seeds must all win.
     for seed in range(3):
-        s = build_position(2, box={0: 5}, shirts={0: 4}, fans={0: {26: 1}}, hands={0: [1, 2, 4, 9]}, guard=20)
+        s = build_position(
+            2,
+            box={0: 5, 1: 5},
+            shirts={0: 4, 1: 4},
+            fans={0: {26: 1}, 1: {28: 1}},
+            hands={0: [1, 2, 4, 9], 1: [5, 6, 7, 8, 10]},
+            guard=20,
+        )
         assert s.legal_actions()[0] == Move(0, 1)
         search = make_agent(
             GAME, "ismcts", {"iterations": 200}, seat=0, rng=np.random.default_rng(seed), config=GAME.config(2)
