@@ -9,6 +9,7 @@ REGISTRY = Registry(
         "druids": "sim.druids.game:GAME",
         "rocks": "sim.rocks.game:GAME",
         "sozoikum": "sim.sozoikum.game:GAME",
+        "sun": "sim.sun.game:GAME",
     }
 )
 

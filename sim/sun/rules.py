@@ -74,7 +74,7 @@ RULE_DEFAULTS: dict[str, Any] = {o.name: o.default for o in RULE_OPTIONS}
 
 # Candidate gap widths a stand leaves to a neighbour: snug (for gates and consolidation) and
 # passable with a margin for the placement noise. Agents may play any other angle.
-SNUG_GAP = 0.002
+SNUG_GAP = 0.004
 PASS_MARGIN = 0.004
 FIRST_ANGLES_DEG = tuple(22.5 + 45.0 * k for k in range(8))
 AIM_FRACTIONS = (0.5, 0.3, 0.7, 0.15, 0.85)
@@ -108,13 +108,14 @@ class Geometry:
 
     @property
     def min_release(self) -> float:
-        """Least release distance (m) from the axis: base edge plus a hand span."""
-        return self.table.base_radius + self.table.hand_span
+        """Least release distance (m) outside the base edge: a hand span."""
+        return self.table.hand_span
 
     @property
     def max_release(self) -> float:
-        """Largest release distance (m) the rules accept (half the string)."""
-        return max(self.min_release, 0.5 * self.ball.string_length)
+        """Largest release distance (m) outside the base edge the rules accept (the release point
+        at most half the string from the axis)."""
+        return max(self.min_release, 0.5 * self.ball.string_length - self.table.base_radius)
 
     def stone_shapes(self) -> list[str]:
         """Shape of each stone id: pillars, then blocks, then slabs (counts from the shapes)."""
@@ -190,9 +191,12 @@ class Ring:
     :attr:`empty` is true and every angle is open.
     """
 
-    __slots__ = ("pos", "angles", "n", "start", "end", "width", "under", "keys", "index")
+    __slots__ = ("pos", "angles", "n", "start", "end", "width", "under", "keys", "index", "lintels")
 
-    def __init__(self, positions: Sequence[Pos], gates: Mapping[tuple[int, int], float]) -> None:
+    def __init__(self, positions: Sequence[Pos], gates: Mapping[tuple[int, int], float],
+                 lintels: Sequence[tuple[float, float, float, float]] = ()) -> None:
+        #: (start angle, angular span, underside z, top z) of each gate's footprint
+        self.lintels = list(lintels)
         self.pos = sorted(positions, key=lambda p: p.angle)
         self.n = n = len(self.pos)
         self.angles = [p.angle for p in self.pos]
@@ -254,6 +258,17 @@ class Ring:
         """Angle (rad, in [0, 2 pi)) of the middle of gap ``i``'s opening."""
         return (0.5 * (self.start[i] + self.end[i])) % TAU
 
+    def lintel_clash(self, lo: float, span: float, top_z: float, margin: float = 0.001,
+                     skip: int = -1) -> int:
+        """Index of a lintel whose footprint overlaps the arc [lo, lo + span] (rad) lower than
+        ``top_z`` + ``margin``, or -1."""
+        for k, (a, sp, under, _top) in enumerate(self.lintels):
+            if k == skip or under > top_z + margin:
+                continue
+            if arcs_overlap(lo, span, a, sp):
+                return k
+        return -1
+
     def passable(self, i: int, g: Geometry) -> bool:
         """Whether the ball fits through gap ``i`` (width, and height under a gate)."""
         if self.width[i] < g.pass_width:
@@ -279,6 +294,28 @@ class Ring:
         ca = _clear(a.radius, a.depth, a.width, min(da, math.pi / 2)) if da < math.pi / 2 else 1.0
         cb = _clear(b.radius, b.depth, b.width, min(db, math.pi / 2)) if db < math.pi / 2 else 1.0
         return min(ca, cb) - g.ball.radius
+
+
+def arcs_overlap(s1: float, span1: float, s2: float, span2: float) -> bool:
+    """Whether arcs [s1, s1 + span1] and [s2, s2 + span2] (rad) overlap."""
+    return ((s2 - s1) % TAU) <= span1 or ((s1 - s2) % TAU) <= span2
+
+
+def lintel_footprint(g: Geometry, shape: str, centre: Sequence[float], axis_xy: Sequence[float]
+                     ) -> tuple[float, float]:
+    """(start angle, angular span) in rad covered by a lintel seen from the centre: its two ends
+    along ``axis_xy`` (unit), padded by half its radial depth."""
+    s = g.shapes[shape]
+    h = 0.5 * s.lintel_length
+    ends = [(centre[0] + k * h * axis_xy[0], centre[1] + k * h * axis_xy[1]) for k in (-1.0, 1.0)]
+    angs = [math.atan2(y, x) for x, y in ends]
+    r = max(min(math.hypot(*e) for e in ends), 1e-6)
+    pad = math.asin(min(1.0, 0.5 * s.lintel_depth / r))
+    a0, a1 = angs
+    span = (a1 - a0) % TAU
+    if span > math.pi:
+        a0, span = a1, TAU - span
+    return (a0 - pad) % TAU, span + 2 * pad
 
 
 def arc_intersection(s1: float, e1: float, s2: float, e2: float) -> tuple[float, float] | None:
@@ -350,7 +387,8 @@ class MoveMarker:
 
 @dataclass(frozen=True, slots=True)
 class Pass:
-    """Release the ball from rest at azimuth ``aim`` (deg) and ``release`` metres from the axis."""
+    """Release the ball from rest at azimuth ``aim`` (deg), ``release`` metres outside the base edge;
+    it swings through the centre towards ``aim + 180``."""
 
     aim: float
     release: float
@@ -496,7 +534,7 @@ class Table(Protocol):
         ...
 
     def throw(self, bodies: Sequence[Body], aim: float, release: float, noise: ThrowNoise) -> PassResult:
-        """Pass the ball: release from rest at azimuth ``aim`` (rad), ``release`` m from the axis."""
+        """Pass the ball: release from rest at azimuth ``aim`` (rad), ``release`` m outside the base edge."""
         ...
 
 
@@ -643,6 +681,7 @@ class SunState(State):
         self.over = ""
         self._history: list[tuple[int, Any]] = []
         self.passes: list[dict[str, Any]] = []
+        self.placements: list[dict[str, Any]] = []
         self._ring: Ring | None = None
         self._legal: list[Any] | None = None
         self.recorder: Any = None
@@ -693,6 +732,7 @@ class SunState(State):
         c.area_before = list(self.area_before)
         c._history = list(self._history)
         c.passes = list(self.passes)
+        c.placements = list(self.placements)
         c._legal = None
         return c
 
@@ -723,11 +763,18 @@ class SunState(State):
                 w, d, top = max(w, ts.width), max(d, ts.depth), pose_top(pose[t], ts)
             positions.append(Pos(i, math.atan2(p[1], p[0]) % TAU, math.hypot(p[0], p[1]), w, d, top, t))
         gates: dict[tuple[int, int], float] = {}
+        lintels = []
         for i, r in enumerate(role):
             if r == GATE:
                 a, b = sup[i]
-                gates[(a, b)] = pose_bottom(pose[i], g.shapes[self.shapes[i]])
-        return Ring(positions, gates)
+                p, sh = pose[i], g.shapes[self.shapes[i]]
+                gates[(a, b)] = pose_bottom(p, sh)
+                qx, qy, qz, qw = p[3], p[4], p[5], p[6]
+                ax, ay = 2.0 * (qx * qz + qw * qy), 2.0 * (qy * qz - qw * qx)
+                n = math.hypot(ax, ay) or 1.0
+                lo, span = lintel_footprint(g, self.shapes[i], p, (ax / n, ay / n))
+                lintels.append((lo, span, pose_bottom(p, sh), pose_top(p, sh)))
+        return Ring(positions, gates, lintels)
 
     def _dirty(self) -> None:
         self._ring = None
@@ -903,6 +950,8 @@ class SunState(State):
         ang = math.radians(a.angle) % TAU
         ring = self.ring()
         new = Pos(stone, ang, g.table.ring_radius, s.width, s.depth, s.height)
+        if ring.lintels and ring.lintel_clash(ang - new.half, 2 * new.half, s.height) >= 0:
+            return "it would hit a gate"
         if not ring.empty:
             i = (bisect_right(ring.angles, ang) - 1) % ring.n
             if ring.under[i] is not None:
@@ -962,6 +1011,8 @@ class SunState(State):
             return "a gate rests on it"
         s = self.geom.shapes[a.shape]
         new = replace(p, width=max(p.width, s.width), depth=max(p.depth, s.depth), top_z=p.top_z + s.height, top=stone)
+        if ring.lintels and ring.lintel_clash(new.angle - new.half, 2 * new.half, new.top_z) >= 0:
+            return "the stack would hit a gate"
         if ring.n > 1:
             k = ring.index[a.on]
             for q, sep in ((ring.pos[k - 1], (p.angle - ring.pos[k - 1].angle) % TAU),
@@ -989,7 +1040,7 @@ class SunState(State):
         gates = {ring.keys[i]: u for i, u in enumerate(ring.under) if u is not None}
         if gate is not None:
             gates[(gate[0], gate[1])] = gate[2]
-        return Ring(positions, gates)
+        return Ring(positions, gates, ring.lintels)
 
     def _check_marker_after(self, stone: int, new_pos: Pos) -> str | None:
         if self._first_turn():
@@ -1123,6 +1174,24 @@ class SunState(State):
             return f"gap too wide for a {self.shapes[st]} gate ({inner * 1000:.1f} mm)"
         if inner <= 0.0:
             return "supports touch"
+        # the lintel must not hit a neighbour as tall as its supports, nor another gate
+        under = min(pa.top_z, pb.top_z)
+        ax, ay = pb.radius * math.cos(pb.angle) - pa.radius * math.cos(pa.angle), \
+            pb.radius * math.sin(pb.angle) - pa.radius * math.sin(pa.angle)
+        nrm = math.hypot(ax, ay) or 1.0
+        mid = (0.5 * (pa.radius * math.cos(pa.angle) + pb.radius * math.cos(pb.angle)),
+               0.5 * (pa.radius * math.sin(pa.angle) + pb.radius * math.sin(pb.angle)))
+        lo, span = lintel_footprint(self.geom, self.shapes[st], mid, (ax / nrm, ay / nrm))
+        for q in ring.pos:
+            if q.id in (pa.id, pb.id) or (single and q.id == st):
+                continue
+            qq = self._pos_without(q, st)
+            if qq.top_z > under - 0.001 and arcs_overlap(lo, span, qq.angle - qq.half, 2 * qq.half):
+                return f"the gate would hit #{q.id}"
+        thick = min(s.width, s.depth)
+        for (l0, lsp, lu, lt) in ring.lintels:
+            if arcs_overlap(lo, span, l0, lsp) and lu < under + thick + 0.001 and lt > under - 0.001:
+                return "the gate would hit another gate"
         # never merge two different players' mark areas
         if single:
             g1, g2 = (ks - 1) % ring.n, ks
@@ -1130,7 +1199,7 @@ class SunState(State):
             in2 = {x for x, ms in enumerate(self.markers) for m in ms if ring.gap_of_angle(m) == g2}
             if any(x != y for x in in1 for y in in2):
                 return "removing it would merge two players' mark areas"
-        gated = self._ring_with(removed=st, gate=(a.a, a.b, min(pa.top_z, pb.top_z)))
+        gated = self._ring_with(removed=st, gate=(a.a, a.b, under))
         if not self._own_areas_ok(gated):
             return "the mover's own mark area must stay passable (move the marker instead)"
         return None
@@ -1180,7 +1249,7 @@ class SunState(State):
             return "aim and release must be finite numbers"
         g = self.geom
         if a.release < g.min_release - 1e-12:
-            return f"release {a.release:.3f} m is less than a hand span outside the base ({g.min_release:.3f} m)"
+            return f"release {a.release:.3f} m outside the base is less than a hand span ({g.min_release:.3f} m)"
         if a.release > g.max_release:
             return f"release must be at most {g.max_release:.3f} m"
         aim = math.radians(a.aim)
@@ -1321,6 +1390,12 @@ class SunState(State):
             if not self._marker_options(self.ring()):
                 placed_ok = False  # it stands, but where no marker move is legal: a misplacement
                 self.placed = -1
+        self.placements.append({
+            "seat": self.seat, "turn": self.turn, "kind": pl.kind, "stone": pl.stone, "shape": pl.shape,
+            "angle_deg": math.degrees(pl.angle) if pl.kind == "stand" else None, "standing": int(placed_ok),
+            "cause": "" if placed_ok else ("fell" if not res.standing else "no legal marker move"),
+            "knocked": len(res.knocked), "wall_s": res.wall_s,
+        })
         if not placed_ok:
             self._failed_placement(pl, before_role, before_pose, before_sup)
             return
@@ -1382,6 +1457,9 @@ class SunState(State):
         a: Pass = self.pending
         ring_before = self.ring()
         areas = [ring_before.gap_of_angle(m) for m in self.markers[self.seat]]
+        a0 = areas[0] if areas and areas[0] is not None else None
+        area_mid = math.degrees(ring_before.middle(a0)) if a0 is not None else None
+        area_w = ring_before.width[a0] * 1000.0 if a0 is not None and math.isfinite(ring_before.width[a0]) else None
         bodies = self.bodies()
         res = self.table.throw(bodies, math.radians(a.aim) % TAU, a.release, noise)
         prior = {b.id for b in bodies}
@@ -1416,7 +1494,7 @@ class SunState(State):
             "seat": self.seat, "turn": self.turn, "aim_deg": a.aim, "release_m": a.release,
             "noise_aim_deg": noise.aim, "noise_release_m": noise.release,
             "noise_push_x_mps": noise.push_x, "noise_push_y_mps": noise.push_y,
-            "through_mark_area": int(through), "reached_far_side": int(res.reached_far_side),
+            "area_mid_deg": area_mid, "area_width_mm": area_w, "through_mark_area": int(through), "reached_far_side": int(res.reached_far_side),
             "penalties": len(pens), "causes": ";".join(f"{i}:{self.shapes[i]}:{c}" for i, c in pens),
             "invalid": int(res.invalid), "preset": res.preset, "sim_time_s": res.sim_time_s,
             "steps": res.steps, "wall_s": res.wall_s,

@@ -1,0 +1,319 @@
+"""Agents for Stonehenge and the Sun: ``random``, ``careful`` and ``planner``.
+
+Each plays with its seat's skill (the thrower's noise is chance, drawn by the game from the seat's
+``skill``); the planner also uses that skill when it imagines its own passes.
+
+- ``random``: any legal placement and marker move, uniformly; passes aim at the middle of the mark
+  area from a hand span out.
+- ``careful`` (a documented heuristic, deterministic):
+  1. *Pass*: among aims across the mark area (41 per arc), the one whose line has the most clearance
+     at both ring crossings (the mark area and the far side), released a hand span out.
+  2. *Marker*: the move after which that best pass clearance is largest.
+  3. *Placement*: every legal placement gets a quick score (the best pass clearance it would leave
+     through a gap touching the new stone, far side included; gates score the current mark area's
+     clearance plus a bonus per opponent mark area they block); the best ``shortlist`` are then
+     played out nominally (no noise, on a geometric table): placement, best marker move, best
+     pass. The score is that pass clearance, plus a small bonus for each passable gap left free
+     for later turns; stacks on a position of the same width are preferred to unstable ones (a
+     wider stone on a narrower one loses a little).
+- ``planner``: takes careful's best ``candidates`` placements and, for each, simulates ``samples``
+  noisy turns on a copy of the table (its own skill's placement and pass noise, careful's marker
+  and aim); it plays the turn with the fewest expected penalties (ties: careful's order). At the
+  pass it likewise tries careful's best ``candidates`` aims.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import numpy as np
+
+from sim.core.agents import RANDOM
+from sim.core.game import AgentSpec, CHANCE, Game, GameConfig
+from sim.core.options import Option
+from sim.sun import rules as R
+
+AIM_SAMPLES = 41
+FUTURE_BONUS = 0.0005  # m of clearance per free passable gap: a tie-breaker
+BLOCK_BONUS = 0.003  # m per opponent mark area a gate makes impassable
+UNSTABLE_STACK = 0.002  # m lost for a wider stone on a narrower one
+
+
+def best_aim(state: R.SunState, samples: int = AIM_SAMPLES) -> tuple[float, R.Pass | None, list[tuple[float, float]]]:
+    """The pass whose line has the most clearance at both ring crossings.
+
+    Returns:
+        (clearance in m, the pass or None if no arc, every (clearance, aim rad) tried, best first).
+    """
+    ring = state.ring()
+    g = state.geom
+    tried: list[tuple[float, float]] = []
+    for s, e in state.pass_arcs(ring):
+        span = min(e - s, R.TAU)
+        for k in range(samples):
+            a = (s + span * (k + 0.5) / samples) % R.TAU
+            c = min(ring.clearance_at(a, g), ring.clearance_at(a + math.pi, g))
+            tried.append((c, a))
+    if not tried:
+        return -math.inf, None, []
+    tried.sort(key=lambda t: -t[0])
+    c, a = tried[0]
+    return c, R.Pass(math.degrees(a) % 360.0, g.min_release), tried
+
+
+def _free_gaps(state: R.SunState) -> int:
+    ring = state.ring()
+    if ring.empty:
+        return 0
+    others = state._others_areas(ring)  # noqa: SLF001 - same package
+    return sum(1 for i in range(ring.n) if ring.keys[i] not in others and ring.passable(i, state.geom))
+
+
+class _Base:
+    def __init__(self, *, game: Game, seat: int, rng: np.random.Generator, config: GameConfig, **_: Any) -> None:
+        self.game = game
+        self.seat = seat
+        self.rng = rng
+        self.config = config
+
+    @staticmethod
+    def _state(observation: Any) -> R.SunState:
+        st = getattr(observation, "state", None)
+        if st is None:
+            raise ValueError("the sun agents need a SunObservation")
+        return st
+
+
+class RandomSunAgent(_Base):
+    """Uniform legal placement and marker move; passes aim at the middle of the mark area."""
+
+    def act(self, observation: Any, legal_actions: Sequence[Any]) -> Any:
+        """See the module docstring."""
+        if not legal_actions:
+            raise ValueError(f"seat {self.seat}: no legal action")
+        st = self._state(observation)
+        if st.phase == "pass":
+            arcs = st.pass_arcs()
+            s, e = arcs[0]
+            return R.Pass(math.degrees((0.5 * (s + min(e, s + R.TAU))) % R.TAU) % 360.0, st.geom.min_release)
+        return legal_actions[int(self.rng.integers(len(legal_actions)))]
+
+
+class CarefulAgent(_Base):
+    """The careful heuristic of the module docstring.
+
+    Args:
+        shortlist: placements played out nominally after the quick score.
+    """
+
+    def __init__(self, *, shortlist: int = 6, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.shortlist = shortlist
+
+    def act(self, observation: Any, legal_actions: Sequence[Any]) -> Any:
+        """See the module docstring."""
+        if not legal_actions:
+            raise ValueError(f"seat {self.seat}: no legal action")
+        st = self._state(observation)
+        if st.phase == "pass":
+            _, p, _ = best_aim(st)
+            return p if p is not None else legal_actions[0]
+        if st.phase == "marker":
+            return self.best_marker(st, legal_actions)[1]
+        ranked = self.rank_placements(st, legal_actions)
+        return ranked[0][1]
+
+    def best_marker(self, st: R.SunState, moves: Sequence[Any]) -> tuple[float, Any]:
+        """(score, move) of the best marker move."""
+        best: tuple[float, Any] = (-math.inf, moves[0])
+        for m in moves:
+            c = st.clone()
+            c.apply_action(m)
+            sc = best_aim(c, 21)[0] + FUTURE_BONUS * _free_gaps(c)
+            if sc > best[0]:
+                best = (sc, m)
+        return best
+
+    def quick_score(self, st: R.SunState, a: Any) -> float:
+        """A fast geometric estimate of how good placement ``a`` is (m of pass clearance)."""
+        ring = st.ring()
+        g = st.geom
+        if ring.empty or st._first_turn():  # noqa: SLF001
+            return best_aim(st, 9)[0]
+        if isinstance(a, R.Gate):
+            others = [ring.gap_of_angle(m) for s_, ms in enumerate(st.markers) if s_ != st.seat for m in ms]
+            blocked = sum(1 for gi in others if gi is not None and (gi == ring.index.get(a.a)) and ring.passable(gi, g))
+            return best_aim(st, 9)[0] + BLOCK_BONUS * blocked - 0.001
+        if isinstance(a, R.Stand):
+            ang = math.radians(a.angle) % R.TAU
+            s = g.shapes[a.shape]
+            new = R.Pos(-1, ang, g.table.ring_radius, s.width, s.depth, s.height)
+            i = (R.bisect_right(ring.angles, ang) - 1) % ring.n
+            left, right = ring.pos[i], ring.pos[(i + 1) % ring.n]
+            sides = [(left, new), (new, right)]
+        else:
+            k = ring.index[a.on]
+            p = ring.pos[k]
+            s = g.shapes[a.shape]
+            new = R.replace(p, width=max(p.width, s.width), depth=max(p.depth, s.depth))
+            sides = [(ring.pos[k - 1], new), (new, ring.pos[(k + 1) % ring.n])]
+        best = -math.inf
+        for p, q in sides:
+            w = R._gap_w(p, q) if p.id != q.id else math.inf  # noqa: SLF001
+            if w < g.pass_width:
+                continue
+            sep = (q.angle - p.angle) % R.TAU
+            mid = p.angle + 0.5 * sep
+            best = max(best, min(0.5 * w - g.ball.radius if math.isfinite(w) else 1.0,
+                                 ring.clearance_at(mid + math.pi, g)))
+        if isinstance(a, R.Stack):
+            base = g.shapes[st.shapes[a.on]]
+            if g.shapes[a.shape].width > base.width + 1e-9:
+                best -= UNSTABLE_STACK
+        return best
+
+    def exact_score(self, st: R.SunState, a: Any) -> tuple[float, Any, Any]:
+        """Play placement ``a`` out nominally: (score, best marker move or None, best pass)."""
+        c = st.clone()
+        c.table = R.ScriptedTable(st.geom)
+        try:
+            c.apply_action(a)
+            c.apply_action(R.PlaceNoise())
+        except ValueError:
+            return -math.inf, None, None
+        move = None
+        if c.phase == "marker":
+            legal = c.legal_actions()
+            if not legal:
+                return -math.inf, None, None
+            _, move = self.best_marker(c, legal)
+            c.apply_action(move)
+        if c.phase != "pass":
+            return -math.inf, None, None
+        sc, p, _ = best_aim(c, 21)
+        sc += FUTURE_BONUS * _free_gaps(c)
+        if isinstance(a, R.Stack):
+            if st.geom.shapes[a.shape].width > st.geom.shapes[st.shapes[a.on]].width + 1e-9:
+                sc -= UNSTABLE_STACK
+        if isinstance(a, R.Gate):
+            sc += BLOCK_BONUS * self._blocked(st, c) - 0.001
+        return sc, move, p
+
+    def _blocked(self, before: R.SunState, after: R.SunState) -> int:
+        n = 0
+        for s_ in range(before.num_players):
+            if s_ == before.seat:
+                continue
+            for m in before.markers[s_]:
+                g0 = before.ring().gap_of_angle(m)
+                g1 = after.ring().gap_of_angle(m)
+                if g0 is not None and before.ring().passable(g0, before.geom) and (
+                        g1 is None or not after.ring().passable(g1, after.geom)):
+                    n += 1
+        return n
+
+    def rank_placements(self, st: R.SunState, legal: Sequence[Any]) -> list[tuple[float, Any]]:
+        """Placements best first: quick score, then the shortlist played out nominally."""
+        quick = sorted(((self.quick_score(st, a), k) for k, a in enumerate(legal)), key=lambda t: (-t[0], t[1]))
+        short = [legal[k] for _, k in quick[: self.shortlist]]
+        exact = [(self.exact_score(st, a)[0], k, a) for k, a in enumerate(short)]
+        exact.sort(key=lambda t: (-t[0], t[1]))
+        return [(sc, a) for sc, _, a in exact]
+
+
+class PlannerAgent(CarefulAgent):
+    """Careful's candidates, each tried ``samples`` times with noise on a copy of the table.
+
+    Args:
+        candidates: turns (or aims) simulated per decision.
+        samples: noisy simulations per candidate.
+    """
+
+    def __init__(self, *, candidates: int = 4, samples: int = 3, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.candidates = candidates
+        self.samples = samples
+
+    def _sim_state(self, st: R.SunState) -> R.SunState:
+        c = st.clone()
+        sim = getattr(c.table, "simulator", None)
+        if sim is not None:
+            c.table = sim()
+        return c
+
+    def _expected(self, st: R.SunState, first: Any) -> float:
+        total = 0.0
+        for _ in range(self.samples):
+            c = self._sim_state(st)
+            pen0 = c.penalties()[self.seat]
+            c.apply_action(first)
+            guard = 0
+            while not c.is_terminal() and guard < 12:
+                guard += 1
+                p = c.current_player()
+                if p == CHANCE:
+                    was_swing = c.phase == "swing"
+                    c.apply_action(c.sample_chance(self.rng))
+                    if was_swing:
+                        break
+                    continue
+                if p != self.seat:
+                    break
+                legal = c.legal_actions()
+                if not legal:
+                    break
+                if c.phase == "pass":
+                    c.apply_action(best_aim(c)[1])
+                elif c.phase == "marker":
+                    c.apply_action(self.best_marker(c, legal)[1])
+                else:  # a failed placement: choose again, carefully
+                    c.apply_action(super().rank_placements(c, legal)[0][1])
+            total += c.penalties()[self.seat] - pen0 + (0.0 if c.phase != "place" else 0.25)
+        return total / self.samples
+
+    def act(self, observation: Any, legal_actions: Sequence[Any]) -> Any:
+        """See the module docstring."""
+        if not legal_actions:
+            raise ValueError(f"seat {self.seat}: no legal action")
+        st = self._state(observation)
+        if st.phase == "marker":
+            return self.best_marker(st, legal_actions)[1]
+        if st.phase == "pass":
+            _, _, tried = best_aim(st)
+            aims: list[float] = []
+            for _, a in tried:
+                if all(abs((a - b + math.pi) % R.TAU - math.pi) > math.radians(1.0) for b in aims):
+                    aims.append(a)
+                if len(aims) >= self.candidates:
+                    break
+            options = [R.Pass(math.degrees(a) % 360.0, st.geom.min_release) for a in aims] or [legal_actions[0]]
+        else:
+            options = [a for _, a in self.rank_placements(st, legal_actions)[: self.candidates]]
+        if len(options) == 1:
+            return options[0]
+        scored = [(self._expected(st, a), k, a) for k, a in enumerate(options)]
+        scored.sort(key=lambda t: (t[0], t[1]))
+        return scored[0][2]
+
+
+def _factory(cls: type) -> Any:
+    def make(*, game: Game, seat: int, rng: np.random.Generator, config: GameConfig, **params: Any) -> Any:
+        return cls(game=game, seat=seat, rng=rng, config=config, **params)
+
+    return make
+
+
+AGENTS: dict[str, AgentSpec] = {
+    "random": AgentSpec("random", _factory(RandomSunAgent), (),
+                        "uniform legal placement and marker move; aims at the middle of the mark area"),
+    "careful": AgentSpec("careful", _factory(CarefulAgent), (
+        Option("shortlist", int, 6, "placements played out nominally after the quick score", min=1, max=1000),),
+        "keeps its mark areas wide and passable, stacks where safe, aims for clearance at both crossings"),
+    "planner": AgentSpec("planner", _factory(PlannerAgent), (
+        Option("candidates", int, 4, "turns (and aims) simulated per decision", min=1, max=100),
+        Option("samples", int, 3, "noisy simulations per candidate", min=1, max=1000),
+        Option("shortlist", int, 6, "placements played out nominally before simulating", min=1, max=1000),),
+        "simulates careful's best turns with noise on a copy of the table; fewest expected penalties"),
+    "uniform": AgentSpec("uniform", RANDOM.factory, RANDOM.options, "uniformly random legal action (passes too)"),
+}

@@ -1,0 +1,463 @@
+"""Stonehenge and the Sun as a game of the shared interface, bound to the PyBullet table.
+
+``GAME`` (registry name ``sun``) plays the rules of :mod:`sim.sun.rules` on the real table of
+:mod:`sim.sun.table` through :class:`PhysicsTable`, an adapter implementing the rules' ``Table``
+protocol. Scenario tables:
+
+- ``[rules]``: :data:`sim.sun.rules.RULE_OPTIONS` (mode, field, placement_fall, ...).
+- ``[table]``, ``[ball]``, ``[physics]``, ``[shapes]``: the physical parameters, with PHYSICS.md's
+  defaults, validated like a layout file (``sim.sun.layout.parse_layout``).
+- ``[record]``: ``frames`` = none | first | all | failures (per-frame poses of every body, kept in
+  the store's ``sun_frames`` table), ``rate_hz``.
+- per seat: ``skill`` (a level of ``sim.sun.thrower.SKILLS``) and ``sigma_aim_deg`` (overrides the
+  level's aim noise when >= 0; what ``skill-sweep.toml`` sweeps).
+
+Replays: a game is a pure function of its seed streams (every physics call rebuilds the world from
+exact poses), so :func:`record_game` re-plays game ``i`` of a scenario with recording switched on
+and gets the very same game.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from sim.core.errors import InputError, ScenarioError
+from sim.core.game import CHANCE, AgentSpec, Column, Game, GameConfig, GameDetails, GameSpec, State
+from sim.core.options import Option
+from sim.sun import rules as R
+from sim.sun.layout import Layout, PhysicsSpec, TableSpec, BallSpec, parse_layout
+from sim.sun.thrower import SKILLS, Thrower, PassNoise as TPassNoise, PlaceNoise as TPlaceNoise
+
+# ------------------------------------------------------------------------------------------------
+# Options
+# ------------------------------------------------------------------------------------------------
+
+
+def _float_opts(obj: Any, doc: str) -> tuple[Option, ...]:
+    out = []
+    for k, v in vars(obj).items():
+        if isinstance(v, float):
+            out.append(Option(k, float, v, f"{doc} ({k}); PHYSICS.md default", min=0.0))
+    return tuple(out)
+
+
+def _check_shapes(v: Any) -> str | None:
+    for name, t in v.items():
+        if name not in ("pillar", "block", "slab") or not isinstance(t, dict):
+            return "keys are pillar, block, slab, each a table of width, depth, height, count, density"
+    return None
+
+
+SECTIONS: dict[str, tuple[Option, ...]] = {
+    "table": _float_opts(TableSpec(), "base and ring"),
+    "ball": _float_opts(BallSpec(), "ball and string"),
+    "physics": (Option("preset", str, "fast", "fidelity preset: fast (Monte Carlo) or reference (checking)",
+                       choices=("fast", "reference")),) + _float_opts(PhysicsSpec(), "simulation"),
+    "shapes": tuple(Option(n, dict, {}, f"overrides of the {n} shape: width, depth, height, count, density",
+                           check=lambda v: None if isinstance(v, dict) else "a table") for n in ("pillar", "block", "slab")),
+    "record": (
+        Option("frames", str, "none", "per-frame poses kept in the store: none, first (game 0), all, or "
+               "failures (passes with a penalty)", choices=("none", "first", "all", "failures")),
+        Option("rate_hz", float, 60.0, "recorded frames per simulated second", min=1.0, max=1000.0),
+    ),
+}
+
+SEAT_OPTIONS: tuple[Option, ...] = (
+    Option("skill", str, "steady", "the thrower's skill level (sim/sun/thrower.py)", choices=tuple(SKILLS)),
+    Option("sigma_aim_deg", float, -1.0, "aim noise in degrees overriding the skill's (-1: the skill's)",
+           min=-1.0, max=90.0),
+)
+
+PASS_COLUMNS: tuple[Column, ...] = (
+    Column("seat", "INTEGER", "who passed"),
+    Column("turn", "INTEGER", "turn number (0-based)"),
+    Column("aim_deg", "REAL", "intended azimuth of the release point"),
+    Column("release_m", "REAL", "intended release distance outside the base edge"),
+    Column("noise_aim_deg", "REAL", "aim error drawn"),
+    Column("noise_release_m", "REAL", "release distance error drawn"),
+    Column("noise_push_x_mps", "REAL", "push at release, x"),
+    Column("noise_push_y_mps", "REAL", "push at release, y"),
+    Column("area_mid_deg", "REAL", "middle of the mark area passed through"),
+    Column("area_width_mm", "REAL", "clear width of that mark area"),
+    Column("through_mark_area", "INTEGER", "the ball crossed the ring inside the mark area(s)"),
+    Column("reached_far_side", "INTEGER", "the ball reached the catch"),
+    Column("penalties", "INTEGER", "stones lost in this pass"),
+    Column("causes", "TEXT", "id:shape:cause;... of the stones lost"),
+    Column("invalid", "INTEGER", "the pass was flagged invalid and re-run at the reference preset"),
+    Column("preset", "TEXT", "physics preset"),
+    Column("sim_time_s", "REAL", "simulated time"),
+    Column("steps", "INTEGER", "simulation steps"),
+    Column("wall_s", "REAL", "wall time of the physics"),
+)
+PLACE_COLUMNS: tuple[Column, ...] = (
+    Column("seat", "INTEGER", "who placed"),
+    Column("turn", "INTEGER", "turn number"),
+    Column("kind", "TEXT", "stand, stack or gate"),
+    Column("stone", "INTEGER", "stone id"),
+    Column("shape", "TEXT", "shape"),
+    Column("angle_deg", "REAL", "angular position aimed at (stands, stacks)"),
+    Column("standing", "INTEGER", "it came to rest standing (and a marker move followed where needed)"),
+    Column("cause", "TEXT", "why not"),
+    Column("knocked", "INTEGER", "other stones lost while it settled"),
+    Column("wall_s", "REAL", "wall time of the physics"),
+)
+FRAME_COLUMNS: tuple[Column, ...] = (
+    Column("seq", "INTEGER", "physics call number in the game"),
+    Column("turn", "INTEGER", "turn number"),
+    Column("seat", "INTEGER", "seat acting"),
+    Column("kind", "TEXT", "pass or place"),
+    Column("data", "TEXT", "the recording (JSON, docs/pose-recording.md)"),
+)
+RESULT_COLUMNS: tuple[Column, ...] = (
+    Column("turns", "INTEGER", "turns played"),
+    Column("passes", "INTEGER", "passes made"),
+    Column("clean_passes", "INTEGER", "passes without a penalty"),
+    Column("penalty_total", "INTEGER", "penalty stones of all seats"),
+    Column("invalid_passes", "INTEGER", "passes re-run at the reference preset"),
+    Column("failed_placements", "INTEGER", "placements that did not stand"),
+    Column("gates", "INTEGER", "gates standing at the end"),
+    Column("stones_standing", "INTEGER", "stones on the base at the end"),
+    Column("field_left", "INTEGER", "stones left in the field at the end"),
+    Column("mode", "TEXT", "standard or orbit"),
+    Column("preset", "TEXT", "physics preset"),
+    Column("physics_wall_s", "REAL", "wall time spent in physics"),
+)
+
+
+# ------------------------------------------------------------------------------------------------
+# The adapter
+# ------------------------------------------------------------------------------------------------
+
+_TABLES: dict[str, Any] = {}
+
+
+def layout_of(sections: Mapping[str, Mapping[str, Any]]) -> Layout:
+    """A stone-less layout carrying the scenario's physical parameters (validated by the layout
+    loader).
+
+    Raises:
+        ScenarioError: an impossible combination (e.g. the ring outside the base).
+    """
+    data: dict[str, Any] = {}
+    for k in ("table", "ball", "physics"):
+        if sections.get(k):
+            data[k] = dict(sections[k])
+    shapes = {n: dict(v) for n, v in (sections.get("shapes") or {}).items() if v}
+    if shapes:
+        data["shapes"] = shapes
+    return parse_layout(data)
+
+
+def _sun_table(layout: Layout) -> Any:
+    """One SunTable (one PyBullet connection) per process and parameter set, reused by every game."""
+    from sim.sun.table import SunTable
+
+    key = repr(layout)
+    t = _TABLES.get(key)
+    if t is None:
+        t = _TABLES[key] = SunTable(layout, ())
+    return t
+
+
+class PhysicsTable:
+    """The rules' :class:`~sim.sun.rules.Table` on the PyBullet table (``sim.sun.table.SunTable``).
+
+    Every call loads the given bodies into the table with ``restore`` (the world is rebuilt from
+    the exact poses), so results depend only on the bodies, the request and the noise.
+    Workarounds of the table API: a new stone gets the rules' id by restoring with ``next_id`` set
+    to it; a gate is laid as a new stone of the gate's shape (``make_gate(shape=...)``) because the
+    rules have already taken the stone off the ring.
+
+    Args:
+        layout: the physical parameters.
+        record: None, or a list that receives one dict per physics call with a pose recording.
+        rate_hz: recording rate.
+        failures_only: keep only recordings of calls that lost a stone.
+    """
+
+    def __init__(self, layout: Layout, record: list[dict[str, Any]] | None = None, rate_hz: float = 60.0,
+                 failures_only: bool = False) -> None:
+        self.layout = layout
+        self.record = record
+        self.rate_hz = rate_hz
+        self.failures_only = failures_only
+        self.context: dict[str, Any] = {}
+
+    def simulator(self) -> "PhysicsTable":
+        """A non-recording twin (for planners trying passes)."""
+        return PhysicsTable(self.layout)
+
+    def _load(self, bodies: Sequence[R.Body], next_id: int) -> Any:
+        from sim.sun.table import StoneState, TableSnapshot
+
+        t = _sun_table(self.layout)
+        by_id = {b.id: b for b in bodies}
+        states = []
+        for b in bodies:
+            if not b.support:
+                role, sup = "stand", ()
+            elif len(b.support) == 1:
+                role, sup = "stack", b.support
+            else:
+                role, sup = "gate", tuple(_top_id(by_id, x) for x in b.support)
+            states.append(StoneState(b.id, b.shape, role, sup, tuple(b.pose[:3]), tuple(b.pose[3:])))
+        t.restore(TableSnapshot(tuple(states), next_id))
+        return t
+
+    def _bodies(self, t: Any, was: Mapping[int, R.Body], extra: R.Body | None = None) -> tuple[R.Body, ...]:
+        out = []
+        for s in t.stones():
+            old = was.get(s.id, extra if extra is not None and extra.id == s.id else None)
+            sup = old.support if old is not None else ()
+            out.append(R.Body(s.id, s.shape, (*s.pos, *s.quat), sup))
+        return tuple(out)
+
+    def place(self, bodies: Sequence[R.Body], placement: R.Placement, noise: R.PlaceNoise) -> R.PlaceResult:
+        """See :meth:`sim.sun.rules.Table.place`."""
+        t = self._load(bodies, placement.stone)
+        n = TPlaceNoise(noise.along, noise.across, math.radians(noise.yaw))
+        if placement.kind == "stand":
+            res = t.stand_stone(placement.shape, placement.angle, n)
+            sup: tuple[int, ...] = ()
+        elif placement.kind == "stack":
+            res = t.stack_stone(placement.shape, placement.on, n)
+            sup = (placement.on,)
+        else:
+            res = t.make_gate(placement.between, shape=placement.shape, noise=n)
+            sup = placement.between
+        if res.standing and res.stone != placement.stone:
+            raise RuntimeError(f"table gave the new stone id {res.stone}, expected {placement.stone}")
+        was = {b.id: b for b in bodies}
+        out = self._bodies(t, was, R.Body(placement.stone, placement.shape, (0.0,) * 7, sup))
+        knocked = tuple((x.stone, x.cause) for x in res.disturbed)
+        if self.record is not None and (not self.failures_only or knocked or not res.standing):
+            self.record.append({**self.context, "kind": "place", "data": _still_recording(t, self.rate_hz, res)})
+        return R.PlaceResult(bool(res.standing), out, knocked, res.sim_time_s, res.wall_s)
+
+    def throw(self, bodies: Sequence[R.Body], aim: float, release: float, noise: R.ThrowNoise) -> R.PassResult:
+        """See :meth:`sim.sun.rules.Table.throw`."""
+        from sim.sun.table import PoseRecorder
+
+        t = self._load(bodies, max((b.id for b in bodies), default=-1) + 1)
+        n = TPassNoise(math.radians(noise.aim), noise.release, (noise.push_x, noise.push_y))
+        rec = PoseRecorder(self.rate_hz) if self.record is not None else None
+        res = t.pass_ball(aim, release, n, record=rec)
+        was = {b.id: b for b in bodies}
+        out = self._bodies(t, was)
+        pens = tuple((x.stone, x.cause) for x in res.penalties)
+        if rec is not None and (not self.failures_only or pens):
+            self.record.append({**self.context, "kind": "pass", "data": rec.to_dict()})  # type: ignore[union-attr]
+        return R.PassResult(pens, out, tuple(c.angle for c in res.crossings), bool(res.through_aim_gap),
+                            bool(res.reached_far_side), bool(res.invalid), res.sim_time_s, res.steps, res.wall_s,
+                            res.preset)
+
+
+def _top_id(by_id: Mapping[int, R.Body], bottom: int) -> int:
+    for b in by_id.values():
+        if b.support == (bottom,):
+            return b.id
+    return bottom
+
+
+def _still_recording(t: Any, rate_hz: float, res: Any) -> dict[str, Any]:
+    """A one-frame recording of the table after a placement (the table records passes only)."""
+    from sim.sun.table import PoseRecorder
+
+    rec = PoseRecorder(rate_hz)
+    poses = {}
+    for s in t.stones():
+        shp = t.shapes[s.shape]
+        rec.body(f"stone:{s.id}", {"kind": "stone", "stone": s.id, "shape": s.shape,
+                                   "half_extents": [0.5 * shp.depth, 0.5 * shp.width, 0.5 * shp.height]})
+        poses[f"stone:{s.id}"] = list(s.pos) + list(s.quat)
+    rec.frame(res.sim_time_s, poses)
+    rec.event(res.sim_time_s, "placed", stone=res.stone, standing=bool(res.standing), cause=res.cause)
+    return rec.to_dict()
+
+
+# ------------------------------------------------------------------------------------------------
+# The game
+# ------------------------------------------------------------------------------------------------
+
+
+def thrower_of(seat: Mapping[str, Any]) -> Thrower:
+    """The thrower of a seat: its skill level, with ``sigma_aim_deg`` overridden when >= 0.
+
+    Raises:
+        InputError: unknown skill.
+    """
+    name = seat.get("skill", "steady")
+    if name not in SKILLS:
+        raise InputError(f"unknown skill {name!r}", key="skill")
+    th = SKILLS[name]
+    aim = seat.get("sigma_aim_deg", -1.0)
+    if aim is not None and aim >= 0:
+        from dataclasses import replace
+
+        th = replace(th, name="custom", sigma_aim_deg=float(aim))
+    return th
+
+
+class SunGameState(R.SunState):
+    """A :class:`~sim.sun.rules.SunState` whose notation omits the game's default options."""
+
+    DEFAULTS: dict[str, Any] = {
+        "rules": R.RULE_DEFAULTS,
+        "sections": {k: {o.name: o.default for o in opts} for k, opts in SECTIONS.items()},
+        "seats": {o.name: o.default for o in SEAT_OPTIONS},
+    }
+
+    def sample_chance(self, rng: np.random.Generator) -> Any:
+        """As the rules; also decides ``[record] frames = "first"`` from the stream's game index
+        (the runner's chance stream is ``SeedSequence(root, spawn_key=(game_index, 0))``)."""
+        tab = self.table
+        if isinstance(tab, PhysicsTable) and tab.record is not None and tab.context.get("first_pending"):
+            key = getattr(getattr(rng.bit_generator, "seed_seq", None), "spawn_key", ())
+            tab.context.pop("first_pending")
+            if not (key and key[0] == 0):
+                tab.record = None
+        return super().sample_chance(rng)
+
+    def apply_action(self, action: Any) -> None:
+        """As the rules; tags recordings with the turn and seat."""
+        tab = self.table
+        if isinstance(tab, PhysicsTable) and tab.record is not None:
+            tab.context.update(turn=self.turn, seat=self.seat, seq=len(tab.record))
+        super().apply_action(action)
+
+
+class SunGame(Game):
+    """Stonehenge and the Sun on the PyBullet table."""
+
+    def __init__(self) -> None:
+        from sim.sun import agents as A
+
+        self.spec = GameSpec(
+            name="sun",
+            title="Stonehenge and the Sun",
+            min_players=2,
+            max_players=4,
+            has_chance=True,
+            hidden_information=False,
+            simultaneous=False,
+            options=R.RULE_OPTIONS,
+            sections=SECTIONS,
+            seat_options=SEAT_OPTIONS,
+            result_columns=RESULT_COLUMNS,
+            detail_tables={"passes": PASS_COLUMNS, "placements": PLACE_COLUMNS, "frames": FRAME_COLUMNS},
+        )
+        self.agents = A.AGENTS
+        self._table_override: Any = None
+
+    # --- states ------------------------------------------------------------------------------------
+    def _build(self, n: int, rules: Mapping[str, Any], sections: Mapping[str, Mapping[str, Any]],
+               seats: Sequence[Mapping[str, Any]]) -> SunGameState:
+        layout = layout_of(sections)
+        geom = R.Geometry(layout.table, layout.ball, dict(layout.shapes))
+        rec = dict(sections.get("record") or {})
+        frames = rec.get("frames", "none")
+        record: list[dict[str, Any]] | None = None if frames == "none" else []
+        table = self._table_override or PhysicsTable(layout, record, float(rec.get("rate_hz", 60.0)),
+                                                     failures_only=frames == "failures")
+        if frames == "first" and isinstance(table, PhysicsTable):
+            table.context["first_pending"] = True
+        throwers = [thrower_of(s) for s in seats]
+        return SunGameState.new(n, rules, table=table, geometry=geom, throwers=throwers,
+                                sections=sections, seat_cfg=seats)  # type: ignore[return-value]
+
+    def new_initial_state(self, config: GameConfig) -> State:
+        """The start: empty ring, all stones in the field, markers evenly spaced.
+
+        Raises:
+            ScenarioError: inconsistent physical parameters.
+        """
+        seats = list(config.seats) or [{} for _ in range(config.num_players)]
+        defaults = SunGameState.DEFAULTS
+        sections = {k: {**defaults["sections"][k], **dict(config.sections.get(k, {}))} for k in SECTIONS}
+        seats = [{**defaults["seats"], **dict(s)} for s in seats]
+        return self._build(config.num_players, {**R.RULE_DEFAULTS, **dict(config.rules)}, sections, seats)
+
+    def from_notation(self, text: str) -> State:
+        """Parse a sun notation (see :meth:`sim.sun.rules.SunState.to_notation`).
+
+        Raises:
+            InputError: malformed notation.
+        """
+        try:
+            return SunGameState.parse(text, self._build)
+        except ScenarioError as e:
+            raise InputError(f"malformed sun notation: {e}") from None
+
+    def determinize(self, observation: Any, rng: np.random.Generator) -> State:
+        """Exact (no hidden information): a copy of the observed state."""
+        if isinstance(observation, R.SunObservation):
+            return observation.state.clone()
+        return self.from_notation(observation)
+
+    # --- results -------------------------------------------------------------------------------------
+    def details(self, state: State) -> GameDetails:
+        """One row per game (RESULT_COLUMNS), per pass, per placement, and recorded frames."""
+        s: R.SunState = state  # type: ignore[assignment]
+        passes = [{c.name: row.get(c.name) for c in PASS_COLUMNS} for row in s.passes]
+        pl = [{c.name: row.get(c.name) for c in PLACE_COLUMNS} for row in s.placements]
+        rows: dict[str, list[dict[str, Any]]] = {"passes": passes, "placements": pl}
+        tab = s.table
+        if isinstance(tab, PhysicsTable) and tab.record:
+            rows["frames"] = [{"seq": i, "turn": r.get("turn", -1), "seat": r.get("seat", -1), "kind": r["kind"],
+                               "data": json.dumps(r["data"], separators=(",", ":"))} for i, r in enumerate(tab.record)]
+        cols = {
+            "turns": s.turn, "passes": len(s.passes),
+            "clean_passes": sum(1 for r in s.passes if r["penalties"] == 0),
+            "penalty_total": sum(s.penalties()),
+            "invalid_passes": sum(r["invalid"] for r in s.passes),
+            "failed_placements": sum(1 for r in s.placements if not r["standing"]),
+            "gates": sum(1 for r in s.role if r == R.GATE),
+            "stones_standing": sum(1 for r in s.role if r in (R.BASE, R.TOP)),
+            "field_left": len(s.field_stones()),
+            "mode": s.rules["mode"],
+            "preset": (s.sections.get("physics") or {}).get("preset", "fast"),
+            "physics_wall_s": sum(r["wall_s"] for r in s.passes) + sum(r["wall_s"] for r in s.placements),
+        }
+        return GameDetails(cols, rows)
+
+
+GAME = SunGame()
+
+
+def record_game(scenario: Any, game_index: int, rate_hz: float = 60.0) -> dict[str, Any]:
+    """Re-play game ``game_index`` of a (sweep-resolved) scenario exactly, recording every physics
+    call: ``{"game": ..., "seed": ..., "index": ..., "notation": final, "calls": [{turn, seat, kind,
+    data}...]}``. The same seed streams and agents as the runner give the same game.
+
+    Raises:
+        InputError: the scenario is not a sun scenario.
+    """
+    from sim.core.agents import make_agent
+    from sim.core.seeding import game_streams
+
+    if scenario.game != "sun":
+        raise InputError(f"not a sun scenario: {scenario.game!r}", key="game")
+    config = scenario.config()
+    secs = {k: dict(v) for k, v in config.sections.items()}
+    secs["record"] = {"frames": "all", "rate_hz": rate_hz}
+    config = GameConfig(config.num_players, config.rules, secs, config.seats)
+    n = config.num_players
+    streams = game_streams(scenario.seed, game_index, n)
+    agents = [make_agent(GAME, seat.agent, seat.params, seat=i, rng=streams.seats[i], config=config)
+              for i, seat in enumerate(scenario.seats)]
+    state = GAME.new_initial_state(config)
+    while not state.is_terminal():
+        p = state.current_player()
+        if p == CHANCE:
+            state.apply_action(state.sample_chance(streams.chance))
+        else:
+            state.apply_action(agents[p].act(state.observation(p), state.legal_actions(p)))
+    tab = state.table  # type: ignore[attr-defined]
+    return {"game": "sun", "seed": scenario.seed, "index": game_index, "notation": state.to_notation(),
+            "outcome": {"winners": list(state.outcome().winners), "scores": list(state.outcome().scores)},  # type: ignore[union-attr]
+            "calls": list(tab.record or [])}
