@@ -4,7 +4,8 @@ Each plays with its seat's skill (the thrower's noise is chance, drawn by the ga
 ``skill``); the planner also uses that skill when it imagines its own passes.
 
 - ``random``: any legal placement and marker move, uniformly; passes aim at the middle of the mark
-  area from a hand span out.
+  area from a hand span out (uniformly inside it when the area is wider than a half turn, where
+  the middle's line would leave through the stones opposite).
 - ``careful`` (a documented heuristic, deterministic):
   1. *Pass*: among aims across the mark area (41 per arc), the one whose line has the most clearance
      at both ring crossings (the mark area and the far side), released a hand span out.
@@ -96,7 +97,11 @@ class RandomSunAgent(_Base):
         if st.phase == "pass":
             arcs = st.pass_arcs()
             s, e = arcs[0]
-            return R.Pass(math.degrees((0.5 * (s + min(e, s + R.TAU))) % R.TAU) % 360.0, st.geom.min_release)
+            span = min(e - s, R.TAU)
+            # the middle of a narrow area; in an area wider than a half turn the middle's line would
+            # leave through the stones opposite, so a uniform aim in the area instead
+            f = 0.5 if span < math.pi else float(self.rng.random())
+            return R.Pass(math.degrees((s + f * span) % R.TAU) % 360.0, st.geom.min_release)
         return legal_actions[int(self.rng.integers(len(legal_actions)))]
 
 

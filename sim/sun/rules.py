@@ -715,6 +715,8 @@ class SunState(State):
         else:
             s.markers = [[TAU * k / num_players] for k in range(num_players)]
         s.played = [False] * num_players
+        if s.rules["free_first_turn"] == "first_only":
+            s.played = [False] + [True] * (num_players - 1)
         s.area_before = [None] * num_players
         s._begin_turn()
         return s
@@ -812,8 +814,8 @@ class SunState(State):
         return [i for i, r in enumerate(self.role) if r == FIELD]
 
     def _first_turn(self) -> bool:
-        if self.rules["free_first_turn"] == "first_only":
-            return self.turn == 0
+        # played[seat] False: a free turn (no marker move). In "first_only" mode only seat 0
+        # starts free; any seat whose turn starts on an empty ring (every stone lost) is free too.
         return not self.played[self.seat]
 
     def _begin_turn(self) -> None:
@@ -823,6 +825,8 @@ class SunState(State):
         self.pending = None
         self._dirty()
         ring = self.ring()
+        if ring.empty:
+            self.played[self.seat] = False
         areas = self.mark_areas(self.seat, ring)
         self.area_before[self.seat] = None if ring.empty or areas[0] is None else ring.keys[areas[0]]
         self._enter_place()

@@ -1,0 +1,154 @@
+"""Command line of *Stonehenge and the Sun*: ``stonelab sun pass`` and ``stonelab stability``.
+
+``app`` is a typer sub-application (mounted as ``stonelab sun``); :func:`stability` is a plain
+function with typer defaults, mounted by the main CLI as ``stonelab stability``. Bad input (a
+layout file, an option value) prints the message to stderr and exits with code 2.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+
+from sim.core.errors import InputError
+
+app = typer.Typer(help="Stonehenge and the Sun: simulate passes of the ball over a layout.",
+                  no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+
+
+def _fail(exc: InputError) -> None:
+    typer.echo(str(exc), err=True)
+    raise typer.Exit(2)
+
+
+def _dump(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, indent=2) + "\n")
+
+
+@app.command("pass")
+def pass_cmd(
+    layout: Path = typer.Argument(..., help="layout TOML file (scenarios/sun/layouts/...)"),
+    aim: float = typer.Option(..., "--aim", help="aim azimuth in degrees, counter-clockwise from +x"),
+    release: Optional[float] = typer.Option(None, "--release",
+                                            help="release distance outside the base edge (m); default the hand span"),
+    skill_name: str = typer.Option("perfect", "--skill", help="thrower skill: perfect, expert, steady, casual, child"),
+    seed: int = typer.Option(0, "--seed", help="seed of the thrower's noise"),
+    preset: Optional[str] = typer.Option(None, "--preset", help="fast or reference (default: the layout's)"),
+    record: Optional[Path] = typer.Option(None, "--record", help="write per-frame poses (JSON) to this file"),
+    record_hz: float = typer.Option(60.0, "--record-hz", help="frames per simulated second when recording"),
+    json_out: bool = typer.Option(False, "--json", help="print the result as JSON"),
+) -> None:
+    """Simulate one pass of the ball over LAYOUT and report the penalties."""
+    import numpy as np
+
+    from sim.sun.layout import load_layout
+    from sim.sun.table import PoseRecorder, SunTable
+    from sim.sun.thrower import skill
+
+    try:
+        if not math.isfinite(aim):
+            raise InputError(f"aim must be a finite number of degrees, not {aim}", key="--aim")
+        lay = load_layout(layout, preset)
+        thrower = skill(skill_name)
+        rng = np.random.default_rng(seed)
+        noise = thrower.draw_pass(rng)
+        rec = PoseRecorder(record_hz) if record is not None else None
+        with SunTable.from_layout(lay) as table:
+            res = table.pass_ball(math.radians(aim), release, noise, record=rec)
+    except InputError as exc:
+        _fail(exc)
+        return
+    if rec is not None and record is not None:
+        rec.meta["layout"] = str(layout)
+        rec.save(str(record))
+    out = res.as_dict()
+    out.update({"layout": str(layout), "skill": thrower.name, "seed": seed, "record": str(record) if record else None})
+    if json_out:
+        _dump(out)
+        return
+    from rich.console import Console
+
+    con = Console()
+    con.print(f"[bold]{layout}[/] aim {aim:.1f} deg, release {res.release_m:.3f} m, skill {thrower.name}, "
+              f"seed {seed}, preset {res.preset}")
+    if res.penalties:
+        for pen in res.penalties:
+            con.print(f"  penalty: stone {pen.stone} ({pen.shape}) {pen.cause}")
+    else:
+        con.print("  clean pass: no stone lost")
+    con.print(f"  through aimed gap: {res.through_aim_gap}   reached far side: {res.reached_far_side}   "
+              f"invalid: {res.invalid}{' (re-run at reference)' if res.rerun_at_reference else ''}")
+    con.print(f"  {res.steps} steps, {res.sim_time_s:.2f} s simulated, {res.wall_s * 1000:.1f} ms wall")
+    if record:
+        con.print(f"  poses recorded to {record}")
+
+
+def stability(
+    layout: Path = typer.Argument(..., help="layout TOML file"),
+    trials: int = typer.Option(10, "--trials", help="noisy passes per aim in the aim sweep"),
+    skill_name: str = typer.Option("casual", "--skill", help="thrower skill: perfect, expert, steady, casual, child"),
+    seed: int = typer.Option(0, "--seed", help="root seed of the aim sweep"),
+    json_out: bool = typer.Option(False, "--json", help="print the results as JSON"),
+    out: Optional[Path] = typer.Option(None, "--out", help="folder for the polar plot (PNG)"),
+    step: float = typer.Option(10.0, "--step", help="degrees between aims in the sweep"),
+    preset: Optional[str] = typer.Option(None, "--preset", help="fast or reference (default: the layout's)"),
+) -> None:
+    """Settle, bump and aim-sweep tests of one Stonehenge-and-the-Sun layout."""
+    from sim.sun.layout import load_layout
+    from sim.sun.stability import run_stability
+    from sim.sun.thrower import skill
+
+    try:
+        if trials < 1:
+            raise InputError(f"must be at least 1, not {trials}", key="--trials")
+        if not (0.5 <= step <= 180.0):
+            raise InputError(f"must be from 0.5 to 180 degrees, not {step}", key="--step")
+        lay = load_layout(layout, preset)
+        thrower = skill(skill_name)
+    except InputError as exc:
+        _fail(exc)
+        return
+    res = run_stability(lay, trials, thrower, seed, out, step_deg=step)
+    if json_out:
+        _dump(res)
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    con = Console()
+    con.print(f"[bold]{layout}[/] preset {res['preset']}, skill {thrower.name}, seed {seed}")
+    s = res["settle"]
+    con.print(f"settle: largest drift over {s['duration_s']:.0f} s untouched: {s['max_drift_mm']:.3f} mm "
+              f"(stone {s['worst_stone']})")
+    b = res["bump"]
+    if b["min_kick_mps"] is None:
+        con.print("bump: no stone falls even at the largest kick tried")
+    else:
+        lost = ", ".join(f"{x['stone']} {x['cause']}" for x in b["first_lost"])
+        con.print(f"bump: smallest kick that loses a stone: {b['min_kick_mps'] * 1000:.0f} mm/s towards "
+                  f"{b['direction_deg']:.0f} deg ({lost})")
+    tab = Table(title=f"aim sweep: {trials} passes per aim")
+    for col in ("aim deg", "E[penalties]", "P(clean)", "P(through)", "invalid"):
+        tab.add_column(col, justify="right")
+    for r in res["sweep"]["aims"]:
+        tab.add_row(f"{r['aim_deg']:.0f}", f"{r['expected_penalties']:.2f}", f"{r['p_clean']:.2f}",
+                    f"{r['p_through']:.2f}", str(r["invalid"]))
+    con.print(tab)
+    if res["sweep"]["most_lost"]:
+        con.print("most often lost: " + ", ".join(
+            f"stone {m['stone']} ({m['shape']}, {m['angle_deg']:.0f} deg) {m['rate'] * 100:.0f}%"
+            for m in res["sweep"]["most_lost"][:5]))
+    if res["plot"]:
+        con.print(f"plot: {res['plot']}")
+
+
+# Until the main CLI mounts it, ``python -m sim.sun.cli stability ...`` also works.
+app.command("stability")(stability)
+
+if __name__ == "__main__":  # pragma: no cover
+    app()
