@@ -172,6 +172,9 @@ class Rules:
     def __setattr__(self, key: str, value: Any) -> None:
         raise AttributeError("Rules are read-only")
 
+    def __reduce__(self) -> tuple[type, tuple[dict[str, Any]]]:
+        return (Rules, (dict(self.values),))
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Rules) and other.values == self.values
 

@@ -106,3 +106,24 @@ def test_determinize_samples_hidden_cards_from_unseen_cards() -> None:
         assert counts == list(DECK)
         hands_seen.add(tuple(sorted(d.hands[(seat + 1) % 4])))
     assert len(hands_seen) > 1  # hidden hands really are sampled
+
+
+VARIANTS = [
+    {"allow_pass": False},
+    {"guard_setup_trilithon": "discard", "guard_card_to_discard": False},
+    {"entry_offset": 1, "guard_needs_fan": False},
+    {"box_seats": 2, "trilithons": 1, "tshirts_per_player": 0, "target_points": 6},
+    {"hand_size": 1, "max_turns": 40},
+    {"hand_size": 10, "fans_per_player": 3},
+]
+
+
+@pytest.mark.parametrize("rules", VARIANTS, ids=lambda r: ",".join(r))
+def test_rule_variants_keep_the_generic_invariants(rules: dict) -> None:
+    from sim.core.testing import random_sim_test
+
+    for players, seed in ((2, 1), (5, 2)):
+        final = random_sim_test(GAME, GAME.config(players, **rules), seed=seed, check_every=3)
+        assert final.is_terminal()
+        cards = [final.draw[c] + final.disc[c] + final.out[c] + sum(h.count(c) for h in final.hands) for c in range(31)]
+        assert cards == list(DECK)
