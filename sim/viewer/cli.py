@@ -1,0 +1,153 @@
+"""``stonelab replay``: view, export, serve, video, info and convert replays.
+
+Every command reads a replay file (docs/replay-format.md) or a table pose recording (JSON, as
+written by ``stonelab sun pass --record``), converted on the fly. A bad file raises
+``ReplayError`` (an ``InputError``): the ``stonelab`` entry point prints it and exits 2.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import typer
+
+from sim.core.errors import InputError
+
+app = typer.Typer(help="Watch replays: a viser web viewer, a static export, PyBullet's GUI, video.",
+                  no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+
+VIEWERS = ("viser", "pybullet")
+
+
+def _load(path: Path):  # noqa: ANN202
+    from sim.viewer.replay import load_any
+
+    return load_any(path)
+
+
+@app.command()
+def view(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz) or pose recording (.json)"),
+         viewer: str = typer.Option("viser", "--viewer", help="viser (browser) or pybullet (desktop window)"),
+         host: str = typer.Option("127.0.0.1", "--host",
+                                  help="address to listen on (viser); anything but 127.0.0.1 opens it to that network"),
+         port: int = typer.Option(8080, "--port", help="TCP port (viser)"),
+         speed: float = typer.Option(1.0, "--speed", help="playback speed (pybullet)"),
+         loop: bool = typer.Option(True, "--loop/--once", help="pybullet: start over at the end")) -> None:
+    """Open a replay in the viser web viewer (default) or PyBullet's GUI window."""
+    if viewer not in VIEWERS:
+        raise InputError(f"unknown viewer {viewer!r}; use 'viser' or 'pybullet'", key="--viewer")
+    if not (1 <= port <= 65535):
+        raise InputError(f"port must be 1..65535, not {port}", key="--port")
+    rp = _load(file)
+    if viewer == "pybullet":
+        from sim.viewer.pybullet_gui import play_in_gui
+
+        play_in_gui(rp, speed=speed, loop=loop)
+        return
+    from sim.viewer.viser_app import is_loopback, start_viewer
+
+    if not is_loopback(host):
+        typer.echo(f"warning: listening on {host}: anyone on that network can connect to this viewer", err=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            v = start_viewer(rp, host=host, port=port)
+        except OSError as e:
+            raise InputError(f"cannot listen on {host}:{port}: {e}", key="--port") from None
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    typer.echo(f"replay viewer: http://{shown}:{v.port}/  ({len(rp.turns)} turns, {rp.duration:.1f} s; Ctrl-C stops)")
+    try:
+        while True:
+            time.sleep(1.0)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        v.close()
+
+
+@app.command()
+def export(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz) or pose recording (.json)"),
+           out: Path = typer.Option(..., "--out", help="folder to write (created)"),
+           fps: float = typer.Option(30.0, "--fps", help="frames per second of the exported timeline")) -> None:
+    """Write a static viewer folder that plays in a browser from any plain HTTP server."""
+    if not (0 < fps <= 240):
+        raise InputError(f"fps must be in (0, 240], not {fps}", key="--fps")
+    from sim.viewer.viser_app import export_static
+
+    rp = _load(file)
+    d = export_static(rp, out, fps=fps)
+    typer.echo(f"exported to {d}/ (index.html + replay.viser; standalone.html opens without a server)")
+    typer.echo(f"watch it: stonelab replay serve {d}")
+
+
+@app.command()
+def serve(directory: Path = typer.Argument(..., metavar="DIR", help="a folder written by `replay export`"),
+          host: str = typer.Option("127.0.0.1", "--host", help="address to listen on"),
+          port: int = typer.Option(8000, "--port", help="TCP port (0: any free port)")) -> None:
+    """Serve an exported replay folder over HTTP and print its address."""
+    from sim.viewer.viser_app import is_loopback, serve_dir
+
+    if not is_loopback(host):
+        typer.echo(f"warning: listening on {host}: anyone on that network can connect", err=True)
+    try:
+        httpd = serve_dir(directory, host=host, port=port)
+    except OSError as e:
+        raise InputError(f"cannot listen on {host}:{port}: {e}", key="--port") from None
+    real_port = httpd.server_address[1]
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    typer.echo(f"serving {directory} at http://{shown}:{real_port}/  (Ctrl-C stops)")
+    sys.stdout.flush()
+    try:
+        httpd.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        httpd.server_close()
+
+
+@app.command()
+def video(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz) or pose recording (.json)"),
+          out: Path = typer.Option(..., "--out", help="FILE.mp4 or FILE.gif"),
+          fps: float = typer.Option(30.0, "--fps", help="frames per second of the video"),
+          width: int = typer.Option(640, "--width", help="pixels"),
+          height: int = typer.Option(480, "--height", help="pixels"),
+          speed: float = typer.Option(1.0, "--speed", help="replay seconds per video second"),
+          turn: int = typer.Option(0, "--turn", help="only this turn (1-based); 0: the whole replay")) -> None:
+    """Render the replay to MP4 or GIF with PyBullet's software renderer."""
+    from sim.viewer.video import render_video
+
+    rp = _load(file)
+    t0 = time.perf_counter()
+    n = render_video(rp, out, fps=fps, size=(width, height), speed=speed, turn=turn or None)
+    typer.echo(f"wrote {out}: {n} frames in {time.perf_counter() - t0:.1f} s")
+
+
+@app.command()
+def info(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz) or pose recording (.json)"),
+         json_out: bool = typer.Option(False, "--json", help="print JSON")) -> None:
+    """Check a replay and list its bodies and turns."""
+    rp = _load(file)
+    if json_out:
+        sys.stdout.write(json.dumps({"frames": rp.n_frames, "duration_s": rp.duration, "bodies": len(rp.bodies),
+                                     "turns": [t.as_dict() for t in rp.turns], "meta": rp.meta},
+                                    indent=2, default=str) + "\n")
+        return
+    typer.echo(f"{file}: {rp.n_frames} frames, {rp.duration:.2f} s, {len(rp.bodies)} bodies, {len(rp.turns)} turns")
+    for t in rp.turns:
+        typer.echo(f"  {float(rp.times[t.frames[0]]):7.2f} s  {t.title()}")
+
+
+@app.command()
+def convert(file: Path = typer.Argument(..., metavar="FILE", help="pose recording (.json) or replay"),
+            out: Path = typer.Option(..., "--out", help="replay file to write (.npz)"),
+            fps: float = typer.Option(30.0, "--fps", help="keep at most this many frames per second")) -> None:
+    """Convert a table pose recording into a compact replay file."""
+    from sim.viewer.replay import save_replay
+
+    rp = _load(file)
+    p = save_replay(rp, out, fps=fps)
+    typer.echo(f"wrote {p} ({p.stat().st_size / 1024:.0f} KiB)")

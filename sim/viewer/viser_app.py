@@ -1,0 +1,403 @@
+"""The replay in a browser with viser: a live viewer and a static export.
+
+- :func:`start_viewer` runs a viser server showing a replay: the base disc, the stones as boxes of
+  their real sizes, the ball and its string (a line from the pivot to the ball), and a control
+  panel with play/pause, a time slider to scrub, the playback speed, a jump-to-turn dropdown, the
+  current turn's event as markdown, and the turn's penalty stones highlighted in red.
+- :func:`export_static` records the same scene, frame by frame, with viser's scene serializer into a
+  ``.viser`` file and writes it next to viser's prebuilt client (``index.html``), so the folder plays
+  in any browser from a plain HTTP server (``stonelab replay serve DIR``). The static player has its
+  own timeline (play, pause, speed, scrub); the turn's event is shown as a label over the table.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import shutil
+import socket
+import threading
+import time
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sim.core.errors import InputError
+from sim.viewer.replay import (BASE_COLOUR, PENALTY_COLOUR, STRING_COLOUR, Replay, hex_rgb, quat_xyzw_to_wxyz)
+
+#: Where the camera starts (m) and what it looks at: the table seen from above and aside.
+CAMERA_POSITION = (0.42, -0.42, 0.38)
+CAMERA_LOOK_AT = (0.0, 0.0, 0.02)
+#: File names inside an export folder.
+EXPORT_RECORDING = "replay.viser"
+EXPORT_INDEX = "index.html"
+EXPORT_STANDALONE = "standalone.html"
+EXPORT_CLIENT = "viser-client.html"
+#: Frames per second of an export's timeline unless told otherwise.
+EXPORT_FPS = 30.0
+LOCALHOST = "127.0.0.1"
+
+_POS_EPS = 2e-5  # m: smaller moves are not re-sent (keeps the export small)
+_QUAT_EPS = 2e-4
+
+
+def _viser():  # noqa: ANN202 - imported lazily: viser is heavy and only the viewer needs it
+    import viser
+
+    return viser
+
+
+def free_port(host: str = LOCALHOST) -> int:
+    """A TCP port that is free on ``host`` right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((host, 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class _BodyState:
+    pos: np.ndarray | None = None
+    quat: np.ndarray | None = None
+    visible: bool | None = None
+    colour: tuple[int, int, int] | None = None
+
+
+@dataclass
+class SceneNodes:
+    """The scene nodes of one replay on one viser server, updated frame by frame.
+
+    Only what changed since the last frame is sent, so a recording of many frames stays small.
+    """
+
+    replay: Replay
+    scene: Any
+    handles: list[Any] = field(default_factory=list)
+    string: Any = None
+    label: Any = None
+    _state: list[_BodyState] = field(default_factory=list)
+    _string_pts: np.ndarray | None = None
+    _label_text: str | None = None
+    _ball: int | None = None
+
+    @classmethod
+    def build(cls, scene: Any, replay: Replay, with_label: bool = False) -> "SceneNodes":
+        """Add the base, the bodies, the string (and optionally the event label) to ``scene``."""
+        nodes = cls(replay, scene)
+        tb = replay.table
+        r = float(tb.get("base_radius", 0.15))
+        th = float(tb.get("base_thickness", 0.02))
+        scene.set_up_direction("+z")
+        scene.add_cylinder("/table/base", radius=r, height=th, color=hex_rgb(BASE_COLOUR), radial_segments=64,
+                           position=(0.0, 0.0, -th / 2), receive_shadow=True)
+        for i, b in enumerate(replay.bodies):
+            if b.kind == "ball":
+                nodes._ball = i
+                h = scene.add_icosphere(f"/bodies/ball", radius=b.size[0] / 2, color=hex_rgb(b.colour),
+                                        subdivisions=3, visible=False)
+            else:
+                h = scene.add_box(f"/bodies/{b.key.replace(':', '_')}", color=hex_rgb(b.colour),
+                                  dimensions=tuple(b.size), visible=False)
+            nodes.handles.append(h)
+            nodes._state.append(_BodyState())
+        if nodes._ball is not None and tb.get("pivot") is not None:
+            nodes.string = scene.add_line_segments("/bodies/string", points=np.zeros((1, 2, 3), np.float32),
+                                                   colors=hex_rgb(STRING_COLOUR), thickness=1.5,
+                                                   thickness_units="screen", visible=False)
+        if with_label:
+            nodes.label = scene.add_label("/event", "", position=(0.0, 0.0, 0.16), anchor="bottom-center",
+                                          font_screen_scale=0.9)
+        return nodes
+
+    def show(self, frame: int) -> None:
+        """Move every body to its pose in ``frame``; colour the turn's penalty stones red."""
+        rp = self.replay
+        frame = min(max(int(frame), 0), rp.n_frames - 1)
+        turn = rp.turn_at(frame)
+        red = turn.penalty_stones if turn is not None else set()
+        pos = rp.pos[frame]
+        wxyz = quat_xyzw_to_wxyz(rp.quat[frame])
+        for i, (b, h, st) in enumerate(zip(rp.bodies, self.handles, self._state)):
+            vis = bool(np.isfinite(pos[i]).all())
+            if vis:
+                if st.pos is None or np.abs(st.pos - pos[i]).max() > _POS_EPS:
+                    h.position = tuple(float(x) for x in pos[i])
+                    st.pos = pos[i].copy()
+                if st.quat is None or np.abs(st.quat - wxyz[i]).max() > _QUAT_EPS:
+                    h.wxyz = tuple(float(x) for x in wxyz[i])
+                    st.quat = wxyz[i].copy()
+                if b.kind == "stone":
+                    col = hex_rgb(PENALTY_COLOUR) if b.stone in red else hex_rgb(b.colour)
+                    if st.colour != col:
+                        h.color = col
+                        st.colour = col
+            if st.visible != vis:
+                h.visible = vis
+                st.visible = vis
+        if self.string is not None and self._ball is not None:
+            bp = pos[self._ball]
+            if np.isfinite(bp).all():
+                pts = np.array([[rp.table["pivot"], bp]], dtype=np.float32)
+                if self._string_pts is None or np.abs(self._string_pts - pts).max() > _POS_EPS:
+                    self.string.points = pts
+                    self._string_pts = pts
+                    self.string.visible = True
+            elif self._string_pts is not None:
+                self.string.visible = False
+                self._string_pts = None
+        if self.label is not None:
+            text = turn.title() if turn is not None else ""
+            if text != self._label_text:
+                self.label.text = text
+                self._label_text = text
+
+
+class ReplayViewer:
+    """A live viser viewer of one replay (see the module docstring). Close with :meth:`close`.
+
+    Args:
+        replay: the replay to show.
+        host: the address to listen on (127.0.0.1: this machine only).
+        port: the TCP port (0: any free port).
+    """
+
+    SPEEDS = ("0.1x", "0.25x", "0.5x", "1x", "2x", "4x")
+
+    def __init__(self, replay: Replay, host: str = LOCALHOST, port: int = 8080) -> None:
+        viser = _viser()
+        self.replay = replay
+        self.host = host
+        self.port = port or free_port(host)
+        self.server = viser.ViserServer(host=host, port=self.port, verbose=False)
+        self.server.initial_camera.position = CAMERA_POSITION
+        self.server.initial_camera.look_at = CAMERA_LOOK_AT
+        self.nodes = SceneNodes.build(self.server.scene, replay)
+        self._lock = threading.RLock()
+        self._time = float(replay.times[0])
+        self._playing = False
+        self._stop = threading.Event()
+        self._syncing = False
+        self._build_gui()
+        self.seek(self._time)
+        self._thread = threading.Thread(target=self._loop, name="replay-player", daemon=True)
+        self._thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}/"
+
+    def _build_gui(self) -> None:
+        gui = self.server.gui
+        rp = self.replay
+        t0, t1 = float(rp.times[0]), float(rp.times[-1])
+        self.play_button = gui.add_button("Play / pause")
+        self.time_slider = gui.add_slider("time (s)", min=t0, max=max(t1, t0 + 1e-3), step=0.01, initial_value=t0)
+        self.speed = gui.add_dropdown("speed", self.SPEEDS, initial_value="1x")
+        labels = [tr.title() for tr in rp.turns] or ["(no turns)"]
+        self._turn_labels = labels
+        self.turn_select = gui.add_dropdown("jump to turn", labels, initial_value=labels[0])
+        self.event_md = gui.add_markdown("")
+
+        @self.play_button.on_click
+        def _(_: Any) -> None:
+            with self._lock:
+                if not self._playing and self._time >= float(self.replay.times[-1]) - 1e-6:
+                    self._time = float(self.replay.times[0])  # replay from the start
+                self._playing = not self._playing
+
+        @self.time_slider.on_update
+        def _(_: Any) -> None:
+            if self._syncing:
+                return
+            with self._lock:
+                self._playing = False
+                self.seek(float(self.time_slider.value))
+
+        @self.turn_select.on_update
+        def _(_: Any) -> None:
+            if self._syncing:
+                return
+            try:
+                k = self._turn_labels.index(self.turn_select.value)
+            except ValueError:
+                return
+            if k < len(self.replay.turns):
+                with self._lock:
+                    self._playing = False
+                    self.seek(float(self.replay.times[self.replay.turns[k].frames[0]]))
+
+    def seek(self, t: float) -> int:
+        """Show the frame at time ``t`` (s); returns its index."""
+        with self._lock:
+            self._time = t
+            i = self.replay.frame_at(t)
+            self.nodes.show(i)
+            turn = self.replay.turn_at(i)
+            self._syncing = True
+            try:
+                if abs(float(self.time_slider.value) - t) > 0.005:
+                    self.time_slider.value = round(t, 2)
+                if turn is not None:
+                    md = turn.markdown()
+                    if self.event_md.content != md:
+                        self.event_md.content = md
+                    label = self._turn_labels[turn.index] if turn.index < len(self._turn_labels) else None
+                    if label is not None and self.turn_select.value != label:
+                        self.turn_select.value = label
+            finally:
+                self._syncing = False
+            return i
+
+    def _loop(self) -> None:
+        last = time.perf_counter()
+        while not self._stop.is_set():
+            time.sleep(1 / 60)
+            now = time.perf_counter()
+            dt, last = now - last, now
+            with self._lock:
+                if not self._playing:
+                    continue
+                mult = float(str(self.speed.value).rstrip("x"))
+                t = self._time + dt * mult
+                end = float(self.replay.times[-1])
+                if t >= end:
+                    t = end
+                    self._playing = False
+                self.seek(t)
+
+    def play(self) -> None:
+        with self._lock:
+            self._playing = True
+
+    def pause(self) -> None:
+        with self._lock:
+            self._playing = False
+
+    def close(self) -> None:
+        """Stop the player thread and the server."""
+        self._stop.set()
+        self._thread.join(timeout=2)
+        self.server.stop()
+
+
+def start_viewer(replay: Replay, host: str = LOCALHOST, port: int = 8080) -> ReplayViewer:
+    """Start a live viewer (non-blocking). Warns when ``host`` is not a loopback address."""
+    if not is_loopback(host):
+        warnings.warn(f"the viewer listens on {host}: anyone on that network can connect to it", stacklevel=2)
+    return ReplayViewer(replay, host, port)
+
+
+def is_loopback(host: str) -> bool:
+    return host in ("localhost", "::1") or host.startswith("127.")
+
+
+# --------------------------------------------------------------------------------------------
+# Static export
+# --------------------------------------------------------------------------------------------
+
+
+def _client_html() -> Path:
+    viser = _viser()
+    p = Path(viser.__file__).parent / "client" / "build" / "index.html"
+    if not p.is_file():
+        raise InputError(f"viser's prebuilt client is missing ({p}); reinstall viser")
+    return p
+
+
+def record_scene(replay: Replay, fps: float = EXPORT_FPS) -> bytes:
+    """The replay recorded with viser's scene serializer: the bytes of a ``.viser`` file.
+
+    The replay is downsampled to ``fps``; each frame sends only what moved, then sleeps until the
+    next frame's time, so the static player's timeline is the replay's.
+    """
+    viser = _viser()
+    rp = replay.downsample(fps)
+    server = viser.ViserServer(host=LOCALHOST, port=free_port(), verbose=False)
+    try:
+        server.initial_camera.position = CAMERA_POSITION
+        server.initial_camera.look_at = CAMERA_LOOK_AT
+        nodes = SceneNodes.build(server.scene, rp, with_label=True)
+        nodes.show(0)
+        ser = server.get_scene_serializer()
+        for i in range(rp.n_frames):
+            nodes.show(i)
+            if i + 1 < rp.n_frames:
+                ser.insert_sleep(max(0.0, float(rp.times[i + 1] - rp.times[i])))
+        ser.insert_sleep(0.5)  # hold the last frame a moment before the player loops
+        return ser.serialize()
+    finally:
+        server.stop()
+
+
+_REDIRECT = """<script>
+// stonelab: play the exported replay when the page is opened without a playbackPath.
+(function () {{
+  var q = new URLSearchParams(window.location.search);
+  if (!q.has("playbackPath")) {{
+    q.set("playbackPath", "{rec}");
+    if (!q.has("initialCameraPosition")) q.set("initialCameraPosition", "{cam}");
+    if (!q.has("initialCameraLookAt")) q.set("initialCameraLookAt", "{look}");
+    window.location.replace(window.location.pathname + "?" + q.toString() + window.location.hash);
+  }}
+}})();
+</script>"""
+
+
+def export_static(replay: Replay, out_dir: str | Path, fps: float = EXPORT_FPS) -> Path:
+    """Write a static viewer of ``replay`` into ``out_dir`` and return the folder.
+
+    The folder holds ``replay.viser`` (the recorded scene), ``index.html`` (viser's client, which
+    plays ``replay.viser`` when served over HTTP), ``standalone.html`` (one file with the scene
+    embedded, opens without a server) and ``replay.json`` (the turns, for people and tools).
+    """
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise InputError("the export target exists and is not a folder", source=str(out), key="--out")
+    out.mkdir(parents=True, exist_ok=True)
+    data = record_scene(replay, fps)
+    (out / EXPORT_RECORDING).write_bytes(data)
+    client = _client_html().read_text(encoding="utf-8")
+    head = client.index("</head>")
+    cam = ",".join(f"{x:g}" for x in CAMERA_POSITION)
+    look = ",".join(f"{x:g}" for x in CAMERA_LOOK_AT)
+    redirect = _REDIRECT.format(rec=EXPORT_RECORDING, cam=cam, look=look)
+    (out / EXPORT_INDEX).write_text(client[:head] + redirect + client[head:], encoding="utf-8")
+    b64 = base64.b64encode(data).decode("ascii")
+    embed = (f'<script>window.__VISER_EMBED_DATA__="{b64}";'
+             f"window.__VISER_EMBED_CONFIG__={{darkMode:false}};</script>")
+    (out / EXPORT_STANDALONE).write_text(client[:head] + embed + client[head:], encoding="utf-8")
+    summary = {"format": "stonelab.replay.export", "version": 1, "recording": EXPORT_RECORDING,
+               "duration_s": replay.duration, "frames": replay.n_frames, "meta": replay.meta,
+               "turns": [{"title": t.title(), "start_s": float(replay.times[t.frames[0]]) - float(replay.times[0]),
+                          "markdown": t.markdown()} for t in replay.turns]}
+    (out / "replay.json").write_text(json.dumps(summary, indent=1, default=str), encoding="utf-8")
+    return out
+
+
+def check_export_dir(path: str | Path) -> Path:
+    """Raise :class:`InputError` unless ``path`` is an export folder (index.html + replay.viser)."""
+    d = Path(path)
+    if not d.is_dir():
+        raise InputError("no such folder", source=str(d))
+    for name in (EXPORT_INDEX, EXPORT_RECORDING):
+        if not (d / name).is_file():
+            raise InputError(f"not a replay export: {name} is missing (make one with `stonelab replay export`)",
+                             source=str(d))
+    return d
+
+
+def serve_dir(path: str | Path, host: str = LOCALHOST, port: int = 8000):  # noqa: ANN201
+    """An HTTP server for an export folder (not started: call ``serve_forever``)."""
+    import functools
+    import http.server
+
+    d = check_export_dir(path)
+
+    class _Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, fmt: str, *args: Any) -> None:  # noqa: D401 - keep the terminal clean
+            pass
+
+    handler = functools.partial(_Quiet, directory=str(d))
+    return http.server.ThreadingHTTPServer((host, port), handler)
