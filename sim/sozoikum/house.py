@@ -30,6 +30,8 @@ Simulation: fixed step ``dt`` (default 1/120 s) and solver ``iterations``; after
 space is stepped until every stone is still (speed below ``STILL_SPEED`` and spin below
 ``STILL_SPIN`` for ``STILL_TIME``) or ``phase_time`` passes; after the roof, until still or
 ``settle_time``; then optionally ``hold_time`` more seconds without early exit (the 30 s test).
+With ``stop_on_fall`` (the default) the simulation also stops as soon as a stone has moved more
+than the tolerance: the verdict cannot change after that, and collapses are most of the cost.
 
 Verdict: the house **stands** iff every stone's centroid ended within ``tolerance`` cm of where the
 hand released it, and no stone of wall A touches a stone of wall B (the rule "walls must not
@@ -40,12 +42,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
 import pymunk
 
-from sim.sozoikum.stones import StoneInfo, Vertices, rest_angle, rotate
+from sim.sozoikum.stones import StoneInfo, Vertices, rest_angle
 
 ROLES: tuple[str, ...] = ("A1", "A2", "B1", "B2", "roof")
 ROLE_NAMES = {
@@ -138,15 +141,28 @@ class HouseResult:
         return max(self.displacement)
 
 
-def _bbox_x(v: np.ndarray) -> tuple[float, float]:
-    return float(v[:, 0].min()), float(v[:, 0].max())
+def _turn(verts: Vertices, angle: float) -> list[tuple[float, float]]:
+    # plain floats: numpy costs more than it saves on eight points
+    c, s = math.cos(angle), math.sin(angle)
+    return [(c * x - s * y, s * x + c * y) for x, y in verts]
+
+
+@lru_cache(maxsize=4096)
+def _rest(verts: Vertices) -> tuple[float, float]:
+    """Rest angle and resting width of a polygon (cached: stones recur across builds)."""
+    a = rest_angle(verts)
+    xs = [x for x, _ in _turn(verts, a)]
+    return a, max(xs) - min(xs)
 
 
 class _Builder:
     """One pymunk space with the ground; stones are added one by one."""
 
-    def __init__(self, params: HouseParams) -> None:
+    def __init__(self, params: HouseParams, stop_on_fall: bool) -> None:
         self.p = params
+        self.stop_on_fall = stop_on_fall
+        self.fell = False
+        self.released: dict[str, tuple[float, float]] = {}
         space = pymunk.Space()
         space.gravity = (0.0, -GRAVITY)
         space.iterations = params.iterations
@@ -163,10 +179,10 @@ class _Builder:
     def add(self, role: str, verts: Vertices, angle: float, x_center: float, support_y: float) -> Pose:
         """Release ``verts`` turned by ``angle`` with its bounding box centred at ``x_center`` and its
         lowest point DROP above ``support_y``; return the release pose."""
-        v = rotate(verts, angle)
-        lo, hi = _bbox_x(v)
+        v = _turn(verts, angle)
+        lo, hi = min(p[0] for p in v), max(p[0] for p in v)
         x = x_center - (lo + hi) / 2.0
-        y = support_y + DROP - float(v[:, 1].min())
+        y = support_y + DROP - min(p[1] for p in v)
         area = abs(_area(verts))
         mass = area * DENSITY
         body = pymunk.Body(mass, pymunk.moment_for_poly(mass, list(verts)))
@@ -178,6 +194,7 @@ class _Builder:
         self.space.add(body, shape)
         self.bodies[role] = body
         self.shapes[role] = shape
+        self.released[role] = (x, y)
         return Pose(x, y, angle)
 
     def top(self, role: str) -> float:
@@ -187,8 +204,12 @@ class _Builder:
 
     def settle(self, longest: float, trace: list | None = None) -> float:
         """Step until every stone is still for STILL_TIME or ``longest`` seconds pass; return the time."""
+        if self.fell:
+            return 0.0
         dt = self.p.dt
         n = max(1, int(round(longest / dt)))
+        tol2 = self.p.tolerance**2
+        watch = [(b, self.released[r]) for r, b in self.bodies.items()] if self.stop_on_fall else []
         every = 4  # stillness is checked every few steps: the check costs more than a step
         need = max(1, int(round(STILL_TIME / (dt * every))))
         still = 0
@@ -200,6 +221,13 @@ class _Builder:
                 trace.append({r: (b.position.x, b.position.y, b.angle) for r, b in self.bodies.items()})
             if i % every:
                 continue
+            for b, (x0, y0) in watch:
+                px, py = b.position
+                if (px - x0) ** 2 + (py - y0) ** 2 > tol2:
+                    # a stone fell: the house has collapsed, nothing later can undo that
+                    self.fell = True
+                    self.steps += i + 1
+                    return (i + 1) * dt
             for b in bodies:
                 if not b.is_sleeping:
                     vx, vy = b.velocity
@@ -224,13 +252,20 @@ class _Builder:
 
 
 def _world(body: pymunk.Body, verts: Vertices) -> np.ndarray:
-    v = rotate(verts, body.angle)
-    return v + np.array([body.position.x, body.position.y])
+    px, py = body.position
+    return np.array([(x + px, y + py) for x, y in _turn(verts, body.angle)])
 
 
 def polygons_touch(p: np.ndarray, q: np.ndarray, margin: float = 0.05) -> bool:
     """True when two convex polygons (counter-clockwise (n, 2) arrays, cm) overlap or come closer
     than ``margin`` along every separating-axis candidate (a conservative contact test)."""
+    if (
+        p[:, 0].max() + margin < q[:, 0].min()
+        or q[:, 0].max() + margin < p[:, 0].min()
+        or p[:, 1].max() + margin < q[:, 1].min()
+        or q[:, 1].max() + margin < p[:, 1].min()
+    ):
+        return False
     for poly in (p, q):
         edges = np.roll(poly, -1, axis=0) - poly
         normals = np.column_stack((edges[:, 1], -edges[:, 0]))
@@ -260,6 +295,7 @@ def build_house(
     params: HouseParams = HouseParams(),
     *,
     trace: bool = False,
+    stop_on_fall: bool = True,
 ) -> HouseResult:
     """Build a house and report whether it stands.
 
@@ -270,6 +306,10 @@ def build_house(
         seed: the placement noise seed (the rules' ``BuildNoise`` chance outcome).
         params: physical settings.
         trace: keep every step's poses in ``result.trace`` (for drawings; slow).
+        stop_on_fall: end the simulation as soon as a stone's centroid is farther than the
+            tolerance from its release point (the verdict is then settled: a collapse); stones not
+            yet placed are still released, but nothing more is simulated. False simulates every
+            phase to the end (to watch the whole fall).
 
     Raises:
         ValueError: not five stones, a polygon with fewer than 3 points, or skill outside [0, 1].
@@ -285,11 +325,9 @@ def build_house(
     sx = params.noise_cm * (1.0 - skill)
     sa = math.radians(params.noise_deg) * (1.0 - skill)
     noise = {r: (float(rng.normal(0.0, 1.0)) * sx, float(rng.normal(0.0, 1.0)) * sa) for r in ROLES}
-    angle = {r: rest_angle(shape[r]) for r in ROLES}
-    width = {}
-    for r in ROLES:
-        lo, hi = _bbox_x(rotate(shape[r], angle[r]))
-        width[r] = hi - lo
+    rest = {r: _rest(tuple(shape[r])) for r in ROLES}
+    angle = {r: rest[r][0] for r in ROLES}
+    width = {r: rest[r][1] for r in ROLES}
     # walls are lined up on the door: each wall stone's inner side at -gap/2 (wall A) or +gap/2
     # (wall B), which gives the roof the most support a builder can give it
     g = params.wall_gap
@@ -301,7 +339,7 @@ def build_house(
         "roof": 0.0,
     }
 
-    b = _Builder(params)
+    b = _Builder(params, stop_on_fall)
     tr: list | None = [] if trace else None
     placed: dict[str, Pose] = {}
     t = 0.0
@@ -318,7 +356,7 @@ def build_house(
     t += b.settle(params.phase_time, tr)
     put("roof", max(b.top("A2"), b.top("B2")))
     t += b.settle(params.settle_time, tr)
-    if params.hold_time > 0:
+    if params.hold_time > 0 and not b.fell:
         t += b.run(params.hold_time)
 
     final = {r: Pose(bd.position.x, bd.position.y, bd.angle) for r, bd in b.bodies.items()}
