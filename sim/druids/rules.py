@@ -64,6 +64,7 @@ from __future__ import annotations
 
 import math
 import re
+from itertools import chain
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -219,6 +220,12 @@ ACTIONS: tuple[tuple[Place, ...], ...] = tuple(
     tuple(Place(p, v) for v in range(MAX_VALUE + 1)) for p in range(NUM_POINTS)
 )
 
+#: LEGAL_ROWS[hand code][point]: the Place actions of that point for the distinct values held
+LEGAL_ROWS: tuple[tuple[tuple[Place, ...], ...], ...] = tuple(
+    tuple(tuple(ACTIONS[p][v] for v in HAND_VALUES[code]) for p in range(NUM_POINTS))
+    for code in range(NUM_HAND_CODES)
+)
+
 Claim = tuple[int, int, bool, int]
 """A placed megalith: (line, seat, early, ply); ``early`` when the line was not full, ``ply`` the
 number of stones on the board in that game when it was claimed."""
@@ -277,6 +284,8 @@ class DruidsObservation:
 # --------------------------------------------------------------------------------------------
 # the state
 # --------------------------------------------------------------------------------------------
+
+_chain = chain.from_iterable
 
 _NOTATION_RE = re.compile(
     r"druids\|tie_loser=(?P<tie>[a-z_]+)\|early_domination=(?P<early>[a-z_]+)\|face_down=(?P<face>[01])"
@@ -373,8 +382,8 @@ class DruidsState(State):
         p = self._player
         if p < 0 or (seat is not None and seat != p):
             return []
-        vals = HAND_VALUES[self._hand[p]]
-        return [row[v] for row in map(ACTIONS.__getitem__, self._empties) for v in vals]
+        # one C-level concatenation of precomputed per-point rows: no per-action Python work
+        return list(_chain(map(LEGAL_ROWS[self._hand[p]].__getitem__, self._empties)))
 
     def apply_action(self, action: Any) -> None:
         """Place a stone, then claim for the mover and end the turn (and the game, the match).
@@ -433,6 +442,8 @@ class DruidsState(State):
         empty = self._empty
         early = self._early
         tl = self._lastp if self._tie_last else self._firstp
+        opp_hand = self._hand[opp]
+        best = HAND_BEST[opp_hand]
         won: list[tuple[int, bool]] | None = None
         for L in self._open:
             m = mine[L]
@@ -443,13 +454,13 @@ class DruidsState(State):
             if e:
                 if not early:
                     continue
-                ob = o + HAND_BEST[self._hand[opp]][e]
+                ob = o + best[e]
                 if ob < m or (
                     ob == m
                     and early == 1
                     # the opponent cannot fill the line alone (so this seat adds), or the tie the
                     # opponent would reach by filling it goes against them
-                    and (HAND_SIZE[self._hand[opp]] < e or self._tie_last or tl[L] == opp)
+                    and (HAND_SIZE[opp_hand] < e or self._tie_last or tl[L] == opp)
                 ):
                     won = won or []
                     won.append((L, True))
