@@ -1,0 +1,129 @@
+"""The report: files written, findings worded from the numbers, atomic replacement, game sections."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+import analysis.report as R
+from analysis.load import load_run
+from analysis.synthetic import result, toy_spec, write_store
+
+
+def _toy(tmp: Path, n: int = 20, seat0_wins: int = 15) -> Path:
+    res = [result(i, [0] if i < seat0_wins else [1], length=10 + i % 3, leads=[[1, 1], [5, 0]] if i % 2 else [[2, 0]])
+           for i in range(n)]
+    return write_store(tmp, toy_spec(), res, scenario={"name": "toy-study", "game": "toy", "seed": 7, "games": n})
+
+
+def test_report_files_and_findings(tmp_path: Path) -> None:
+    run = _toy(tmp_path)
+    page_path = R.build_report(run)
+    assert page_path == run / "report" / "report.html"
+    page = page_path.read_text()
+    for stem in ("win_rate_by_seat", "length", "scores", "drama"):
+        assert (run / "report" / f"{stem}.png").stat().st_size > 1000
+        assert (run / "report" / f"{stem}.svg").read_text().lstrip().startswith("<?xml")
+    assert page.count("data:image/png;base64,") >= 4
+    # seat 0 won 15 of 20 decisive games: 75 %, Wilson [53, 89]; binomial p = 0.041
+    assert "seat 0 (the first seat) wins 75 % [53, 89] of the 20 decisive games" in page
+    assert "a first-player advantage, p = 0.041" in page
+    assert "toy-study" in page and "root seed" in page and "games stored" in page
+    assert 'seed = 7' in page  # the scenario, rendered as TOML
+    # no temporary folders left behind
+    assert [p.name for p in run.iterdir() if p.name.startswith(".report")] == []
+
+
+def test_report_of_empty_store(tmp_path: Path) -> None:
+    write_store(tmp_path, toy_spec(), [])
+    page = R.build_report(tmp_path).read_text()
+    assert "No finished games" in page
+
+
+def test_failed_build_keeps_previous_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    run = _toy(tmp_path)
+    first = R.build_report(run).read_text()
+
+    def boom(*a: object, **k: object) -> str:
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(R, "render", boom)
+    with pytest.raises(RuntimeError):
+        R.build_report(run)
+    assert (run / "report" / "report.html").read_text() == first
+    assert [p.name for p in run.iterdir() if p.name.startswith(".report")] == []
+
+
+def test_short_labels() -> None:
+    got = R.short_labels(["greedy(a=1, b=2)", "greedy(a=1, b=3)", "random", "mcts(iterations=9)"])
+    assert got == {"greedy(a=1, b=2)": "greedy(b=2)", "greedy(a=1, b=3)": "greedy(b=3)", "random": "random",
+                   "mcts(iterations=9)": "mcts"}
+
+
+def test_sweep_section(tmp_path: Path) -> None:
+    res = [result(i, [0] if i < 8 else [1], point=0, sweep={"rules.x": 1}) for i in range(10)]
+    res += [result(i, [1], point=1, sweep={"rules.x": 3}) for i in range(10)]
+    write_store(tmp_path, toy_spec(), res, points=[(0, {"rules.x": 1}), (1, {"rules.x": 3})],
+                scenario={"name": "sw", "game": "toy", "sweep": {"rules.x": [1, 3]}})
+    page = R.build_report(tmp_path).read_text()
+    assert (tmp_path / "report" / "sweep_rules_x.png").exists()
+    assert "seat 0&#x27;s win rate goes from 80 % [49, 94] at 1 to 0 % [0, 28] at 3" in page
+    assert "win rates differ beyond their intervals" in page
+
+
+def _druids_store(tmp: Path) -> Path:
+    from sim.games import get_game
+
+    spec = get_game("druids").spec
+    names = [c.name for c in spec.result_columns]
+    res = []
+    for i in range(2):
+        cols = {n: 0 for n in names}
+        cols.update({"games": 1, "lines2_0": 3, "lines4_1": 3, "early_0": 1, "full_0": 2, "full_1": 3})
+        claims = [{"game": 0, "line": "A", "direction": 0, "length": 2, "seat": 0, "early": int(j == 0), "ply": 5}
+                  for j in range(3)]
+        claims += [{"game": 0, "line": "B", "direction": 1, "length": 4, "seat": 1, "early": 0, "ply": 9}
+                   for _ in range(3)]
+        res.append(result(i, [0], columns=cols, rows={"claims": claims, "matchgames": []}))
+    return write_store(tmp, spec, res, scenario={"name": "d", "game": "druids"})
+
+
+def test_druids_section_by_hand(tmp_path: Path) -> None:
+    from analysis.games import druids
+
+    sec = druids.section(load_run(_druids_store(tmp_path)))
+    assert sec is not None
+    text = " ".join(sec.findings)
+    # seat 0 won all 3 lines of length 2, seat 1 half of the 6 lines of length 4, in both games
+    assert "2 spaces: seat 0 100 %, seat 1 0 % (unclaimed 0 %)" in text
+    assert "4 spaces: seat 0 0 %, seat 1 50 % (unclaimed 50 %)" in text
+    # 2 early claims out of 12 (one per game, by seat 0: 1 of its 3 claims)
+    assert re.search(r"17 % \[\d+, \d+\] of the 12 claims are early", text)
+    assert "seat 0 33 %, seat 1 0 %" in text
+
+
+def test_rocks_section_by_hand(tmp_path: Path) -> None:
+    from analysis.games import rocks
+    from sim.games import get_game
+
+    spec = get_game("rocks").spec
+    res = []
+    for i, (box0, guard) in enumerate([(6, 0), (12, 2)]):
+        cols = {c.name: None for c in spec.result_columns}
+        cols.update({"seat0_box_points": box0, "seat0_trilithon_points": 4, "seat0_tshirt_points": 10,
+                     "seat0_guard_removals": guard, "seat1_box_points": 0, "seat1_trilithon_points": 2,
+                     "seat1_tshirt_points": 8, "seat1_guard_removals": 1, "turns": 30})
+        res.append(result(i, [0], columns=cols))
+    run = load_run(write_store(tmp_path, spec, res, scenario={"name": "r", "game": "rocks"}))
+    sec = rocks.section(run)
+    assert sec is not None
+    text = " ".join(sec.findings)
+    # totals: box 18, trilithon 12, T-shirts 36 of 66 points
+    assert "Points come from box seats 27 %, trilithon 18 %, T-shirts 55 %" in text
+    assert "seat 0 scores 23 [" in text and "seat 1 scores 10 [" in text
+    # guard: 1 and 3 fans per game -> mean 2, at least one in every game
+    assert "sends back 2 fans per game on average; at least one in 100 %" in text
+    name, _, series = rocks.headline(run)
+    assert series.tolist() == [1.0, 3.0]
