@@ -158,8 +158,8 @@ class TurnEvent:
             else:
                 lines.append("- marker: " + ", ".join(f"{k} {v}" for k, v in m.items()))
         if self.aim_deg is not None:
-            rel = f", release {self.release_m:.3f} m out" if self.release_m is not None else ""
-            lines.append(f"- pass: aim {self.aim_deg:.1f}°{rel}")
+            rel = f", released {self.release_m:.3f} m out" if self.release_m is not None else ""
+            lines.append(f"- pass thrown at {self.aim_deg:.1f}°{rel}")
             if self.noise:
                 bits = [f"{k} {float(v):+.3g}" for k, v in self.noise.items() if isinstance(v, (int, float))]
                 if bits:
@@ -624,20 +624,192 @@ class ReplayBuilder:
         return concat_replays(self.parts, self.gap_s, self.meta)
 
 
-def load_any(path: str | Path) -> Replay:
-    """Load a replay file, or convert a pose recording (JSON) on the fly.
+def load_any(path: str | Path, game_index: int | None = None, point: int = 0) -> Replay:
+    """Load a replay from whatever holds one, converting on the fly:
+
+    a replay file (``.npz``); a pose recording of one pass (JSON, ``stonelab sun pass --record``);
+    a game record (JSON with ``calls``, ``sim.sun.game.record_game``); a run folder or its
+    ``results.sqlite`` (game ``game_index`` of sweep point ``point``, see :func:`from_store`).
 
     Raises:
-        ReplayError: neither a valid replay nor a valid pose recording.
+        ReplayError: none of these, or an invalid one.
     """
     path = Path(path)
+    if path.is_dir() or path.suffix in (".sqlite", ".db"):
+        return from_store(path, game_index, point)
     if not path.is_file():
         raise ReplayError("no such replay file", source=str(path))
     with open(path, "rb") as fh:
         head = fh.read(64).lstrip()
     if head.startswith(b"{"):
-        return from_pose_recording(path, source=str(path))
+        try:
+            d = json.loads(path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise ReplayError(f"not valid JSON: {e}", source=str(path)) from None
+        if isinstance(d, Mapping) and "calls" in d:
+            return from_game_record(d, source=str(path))
+        return from_pose_recording(d, source=str(path))
     return load_replay(path)
+
+
+def _placement_from_still(d: Mapping[str, Any]) -> dict[str, Any]:
+    """What a one-frame placement recording (``kind: place``) says was stood where."""
+    ev = next((e for e in d.get("events", []) if e.get("type") == "placed"), {})
+    sid = ev.get("stone")
+    out: dict[str, Any] = {"action": "place", "stone": sid, "fell": not bool(ev.get("standing", True))}
+    if ev.get("cause"):
+        out["cause"] = ev["cause"]
+    bodies = d.get("bodies", [])
+    frames = d.get("frames", [])
+    for j, b in enumerate(bodies):
+        if b.get("stone") == sid and sid is not None:
+            out["shape"] = b.get("shape", "stone")
+            row = frames[-1][1] if frames else []
+            pose = row[j] if j < len(row) else None
+            if pose is not None:
+                x, y, z, qx, qy, qz, qw = pose
+                out["angle_deg"] = round(math.degrees(math.atan2(y, x)) % 360.0, 1)
+                # local z axis' vertical component: a lying stone is a gate's lintel
+                up = 1.0 - 2.0 * (qx * qx + qy * qy)
+                half_h = float(b.get("half_extents", [0, 0, 0.03])[2])
+                if abs(up) < 0.5:
+                    out["action"] = "gate"
+                elif z > 1.6 * half_h:
+                    out["action"] = "stack"
+                else:
+                    out["action"] = "stand"
+    return out
+
+
+def from_game_record(record: Any, *, hold_s: float = 0.6, gap_s: float = DEFAULT_GAP_S,
+                     meta: Mapping[str, Any] | None = None, source: str | Path | None = None) -> Replay:
+    """Convert the physics calls of a whole game into one replay, one turn event per game turn.
+
+    ``record`` is what ``sim.sun.game.record_game`` returns (a dict with ``calls``), or the list of
+    calls itself: ``{"turn", "seat", "kind": "place"|"pass", "data": <pose recording>}`` (the rows of
+    a run's ``sun_frames`` table have the same keys, ``data`` as JSON text). A placement's
+    one-frame recording is held ``hold_s`` seconds on the timeline.
+
+    Raises:
+        ReplayError: no calls, or a malformed recording.
+    """
+    calls = record.get("calls") if isinstance(record, Mapping) else record
+    if not calls:
+        raise ReplayError("the game record holds no recorded physics call (was recording on?)", source=source)
+    m: dict[str, Any] = {}
+    if isinstance(record, Mapping):
+        m.update({k: record[k] for k in ("game", "seed", "index", "outcome") if k in record})
+    m.update(meta or {})
+    groups: list[list[Mapping[str, Any]]] = []
+    for c in calls:
+        key = (c.get("turn"), c.get("seat"))
+        if groups and (groups[-1][0].get("turn"), groups[-1][0].get("seat")) == key:
+            groups[-1].append(c)
+        else:
+            groups.append([c])
+    parts: list[Replay] = []
+    for g in groups:
+        seat = g[0].get("seat")
+        seat = None if seat is None or int(seat) < 0 else int(seat)
+        placements: list[dict[str, Any]] = []
+        pieces: list[Replay] = []
+        pass_info: dict[str, Any] = {}
+        for c in g:
+            data = c.get("data")
+            if isinstance(data, (str, bytes)):
+                try:
+                    data = json.loads(data)
+                except json.JSONDecodeError as e:
+                    raise ReplayError(f"a recorded call is not JSON: {e}", source=source) from None
+            d = _recording_dict(data, source)
+            if c.get("kind") == "place":
+                placements.append(_placement_from_still(d))
+                rp = from_pose_recording(d, source=source)
+                if rp.n_frames == 1:  # hold the still a moment so it can be seen
+                    rp = Replay(rp.bodies, np.array([rp.times[0], rp.times[0] + hold_s], np.float32),
+                                np.repeat(rp.pos, 2, axis=0), np.repeat(rp.quat, 2, axis=0),
+                                [replace(rp.turns[0], frames=(0, 2))], rp.table, rp.meta)
+                pieces.append(rp)
+            else:
+                rp = from_pose_recording(d, source=source)
+                t = rp.turns[0]
+                pass_info = {"aim_deg": t.aim_deg, "release_m": t.release_m}
+                pieces.append(rp)
+        whole = concat_replays(pieces, gap_s=0.0) if len(pieces) > 1 else pieces[0]
+        penalties = [p for rp in pieces for tr in rp.turns for p in tr.penalties]
+        turn = TurnEvent(0, (0, whole.n_frames), seat, "", placements, None, pass_info.get("aim_deg"),
+                         pass_info.get("release_m"), {}, penalties, {}, "")
+        parts.append(Replay(whole.bodies, whole.times, whole.pos, whole.quat, [turn], whole.table, whole.meta))
+    return concat_replays(parts, gap_s=gap_s, meta=m)
+
+
+def from_store(run: str | Path, game_index: int | None = None, point: int = 0, resimulate: bool = True) -> Replay:
+    """The replay of one game of a run (a run folder or its ``results.sqlite``).
+
+    Uses the frames the run kept (``sun_frames``, scenario ``[record] frames``) when it has them for
+    that game; otherwise, with ``resimulate``, re-plays the game exactly from its seed with
+    recording on (``sim.sun.game.record_game``). ``game_index`` None: the first game with frames,
+    else game 0.
+
+    Raises:
+        ReplayError: not a run store, not a sun run, no such game, nothing recorded and no re-simulation.
+    """
+    import sqlite3
+
+    path = Path(run)
+    db = path / "results.sqlite" if path.is_dir() else path
+    src = str(db)
+    if not db.is_file():
+        raise ReplayError("no results.sqlite here (not a run folder)", source=str(path))
+    try:
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    except sqlite3.Error as e:
+        raise ReplayError(f"cannot open the store: {e}", source=src) from None
+    try:
+        meta = dict(con.execute("SELECT key, value FROM meta").fetchall()) if _has_table(con, "meta") else {}
+        game = meta.get("game")
+        if game != "sun":
+            raise ReplayError(f"replays exist for sun runs only; this run is of {game!r}", source=src)
+        rows: list[tuple[Any, ...]] = []
+        if _has_table(con, "sun_frames"):
+            if game_index is None:
+                r = con.execute("SELECT game_index FROM sun_frames WHERE point = ? ORDER BY game_index LIMIT 1",
+                                (point,)).fetchone()
+                game_index = int(r[0]) if r else 0
+            rows = con.execute("SELECT turn, seat, kind, data FROM sun_frames WHERE point = ? AND game_index = ? "
+                               "ORDER BY seq", (point, game_index)).fetchall()
+        game_index = 0 if game_index is None else game_index
+        n = con.execute("SELECT COUNT(*) FROM games WHERE point = ? AND game_index = ?",
+                        (point, game_index)).fetchone()[0] if _has_table(con, "games") else 0
+        scenario_json = meta.get("scenario_json")
+    except sqlite3.Error as e:
+        raise ReplayError(f"cannot read the store: {e}", source=src) from None
+    finally:
+        con.close()
+    info = {"run": str(path), "point": point, "game_index": game_index}
+    if rows:
+        calls = [{"turn": t, "seat": s, "kind": k, "data": d} for t, s, k, d in rows]
+        return from_game_record(calls, meta=info, source=src)
+    if not resimulate:
+        raise ReplayError(f"the run kept no frames for game {game_index} (point {point})", source=src)
+    if not n:
+        raise ReplayError(f"the run has no game {game_index} at point {point}", source=src)
+    if not scenario_json:
+        raise ReplayError("the store does not hold its scenario; cannot re-simulate", source=src)
+    from sim.core.scenario import scenario_from_dict
+    from sim.games import REGISTRY
+    from sim.sun.game import record_game
+
+    sc = scenario_from_dict(json.loads(scenario_json), REGISTRY, source=src)
+    pts = sc.points(REGISTRY)
+    if not (0 <= point < len(pts)):
+        raise ReplayError(f"the run has sweep points 0..{len(pts) - 1}, not {point}", source=src)
+    rec = record_game(pts[point].scenario, game_index)
+    return from_game_record(rec, meta={**info, "resimulated": True}, source=src)
+
+
+def _has_table(con: Any, name: str) -> bool:
+    return con.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (name,)).fetchone() is not None
 
 
 # --------------------------------------------------------------------------------------------

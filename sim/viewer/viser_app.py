@@ -29,7 +29,7 @@ from sim.core.errors import InputError
 from sim.viewer.replay import (BASE_COLOUR, PENALTY_COLOUR, STRING_COLOUR, Replay, hex_rgb, quat_xyzw_to_wxyz)
 
 #: Where the camera starts (m) and what it looks at: the table seen from above and aside.
-CAMERA_POSITION = (0.42, -0.42, 0.38)
+CAMERA_POSITION = (0.30, -0.30, 0.26)
 CAMERA_LOOK_AT = (0.0, 0.0, 0.02)
 #: File names inside an export folder.
 EXPORT_RECORDING = "replay.viser"
@@ -193,7 +193,7 @@ class ReplayViewer:
         rp = self.replay
         t0, t1 = float(rp.times[0]), float(rp.times[-1])
         self.play_button = gui.add_button("Play / pause")
-        self.time_slider = gui.add_slider("time (s)", min=t0, max=max(t1, t0 + 1e-3), step=0.01, initial_value=t0)
+        self.time_slider = gui.add_slider("time (s)", min=t0, max=round(max(t1, t0 + 0.01), 2), step=0.01, initial_value=t0)
         self.speed = gui.add_dropdown("speed", self.SPEEDS, initial_value="1x")
         labels = [tr.title() for tr in rp.turns] or ["(no turns)"]
         self._turn_labels = labels
