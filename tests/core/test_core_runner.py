@@ -131,3 +131,27 @@ def test_sigkill_then_resume_equals_uninterrupted_run(tmp_path: Path, registry) 
     a, b = dump(killed), dump(full)
     assert len(a["games"]) == 50
     assert a == b
+
+
+def test_dask_address_of_a_running_scheduler(tmp_path: Path, registry, monkeypatch) -> None:
+    """`--address` sends the games to an existing scheduler (how a study outgrows one machine)."""
+    from dask.distributed import LocalCluster
+
+    monkeypatch.setenv("PYTHONPATH", str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    serial = run(tmp_path, registry, "serial", "serial", 1, games=4)
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        p = tmp_path / "a.toml"
+        p.write_text(SCENARIO.format(games=4, iters=30))
+        sc = load_scenario(p, registry).with_overrides(registry, backend="dask", out=str(tmp_path / "remote"))
+        sc = sc.__class__(**{**sc.__dict__, "name": "same"})
+        run_study(sc, registry, address=cluster.scheduler_address, progress=False)
+    assert dump(tmp_path / "remote") == serial
+
+
+@pytest.mark.slow  # waits for the 10 s connect timeout
+def test_unreachable_dask_scheduler_is_bad_input(tmp_path: Path, registry) -> None:
+    p = tmp_path / "a.toml"
+    p.write_text(SCENARIO.format(games=1, iters=5))
+    sc = load_scenario(p, registry).with_overrides(registry, backend="dask", out=str(tmp_path / "x"))
+    with pytest.raises(InputError, match="cannot reach the Dask scheduler"):
+        run_study(sc, registry, address="tcp://127.0.0.1:9", progress=False)
