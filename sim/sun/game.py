@@ -107,7 +107,7 @@ PLACE_COLUMNS: tuple[Column, ...] = (
     Column("wall_s", "REAL", "wall time of the physics"),
 )
 FRAME_COLUMNS: tuple[Column, ...] = (
-    Column("seq", "INTEGER", "physics call number in the game"),
+    Column("call", "INTEGER", "physics call number in the game"),
     Column("turn", "INTEGER", "turn number"),
     Column("seat", "INTEGER", "seat acting"),
     Column("kind", "TEXT", "pass or place"),
@@ -408,7 +408,7 @@ class SunGame(Game):
         rows: dict[str, list[dict[str, Any]]] = {"passes": passes, "placements": pl}
         tab = s.table
         if isinstance(tab, PhysicsTable) and tab.record:
-            rows["frames"] = [{"seq": i, "turn": r.get("turn", -1), "seat": r.get("seat", -1), "kind": r["kind"],
+            rows["frames"] = [{"call": i, "turn": r.get("turn", -1), "seat": r.get("seat", -1), "kind": r["kind"],
                                "data": json.dumps(r["data"], separators=(",", ":"))} for i, r in enumerate(tab.record)]
         cols = {
             "turns": s.turn, "passes": len(s.passes),
