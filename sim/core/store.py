@@ -86,7 +86,8 @@ class Store:
         """Open (or create) the store of a run folder for writing.
 
         A folder whose store was made by a scenario with another fingerprint is refused unless
-        ``force``, which deletes the old store first.
+        ``force``; ``force`` always deletes the old store first (a fresh run). Without it, a store
+        of the same scenario is resumed.
 
         Raises:
             InputError: the folder belongs to another scenario (and not ``force``), or is unusable.
@@ -94,19 +95,21 @@ class Store:
         out = Path(out_dir)
         path = out / STORE_NAME
         if path.exists():
-            try:
-                old = cls.open(path).meta()
-            except InputError:
-                old = {}
-            if old.get("fingerprint") != meta["fingerprint"] or old.get("game") != meta["game"]:
-                if not force:
+            if force:
+                # --force means "start this folder afresh", whatever made it
+                for suffix in ("", "-wal", "-shm"):
+                    Path(str(path) + suffix).unlink(missing_ok=True)
+            else:
+                try:
+                    old = cls.open(path).meta()
+                except InputError:
+                    old = {}
+                if old.get("fingerprint") != meta["fingerprint"] or old.get("game") != meta["game"]:
                     raise InputError(
                         f"run folder holds results of another scenario ({old.get('name', '?')!r}, "
                         f"fingerprint {old.get('fingerprint', '?')}); use --force to replace them or --out for a new folder",
                         source=out,
                     )
-                for suffix in ("", "-wal", "-shm"):
-                    Path(str(path) + suffix).unlink(missing_ok=True)
         out.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(path, timeout=30.0)
         conn.execute("PRAGMA journal_mode=WAL")

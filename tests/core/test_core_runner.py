@@ -155,3 +155,12 @@ def test_unreachable_dask_scheduler_is_bad_input(tmp_path: Path, registry) -> No
     sc = load_scenario(p, registry).with_overrides(registry, backend="dask", out=str(tmp_path / "x"))
     with pytest.raises(InputError, match="cannot reach the Dask scheduler"):
         run_study(sc, registry, address="tcp://127.0.0.1:9", progress=False)
+
+
+def test_force_replays_a_folder_of_the_same_scenario(tmp_path: Path, registry) -> None:
+    p = tmp_path / "a.toml"
+    p.write_text(SCENARIO.format(games=2, iters=5))
+    sc = load_scenario(p, registry).with_overrides(registry, out=str(tmp_path / "run"))
+    assert run_study(sc, registry, progress=False).played == 4
+    assert run_study(sc, registry, progress=False).played == 0  # resume: nothing left
+    assert run_study(sc, registry, force=True, progress=False).played == 4
