@@ -1,0 +1,121 @@
+"""Standing, stacking and gates on the table; the ring read back from poses; the thrower's noise."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sim.core.errors import InputError
+from sim.sun.layout import is_passable, load_layout
+from sim.sun.table import SunTable
+from sim.sun.thrower import SKILLS, PlaceNoise, skill
+
+LAYOUTS = Path(__file__).resolve().parents[2] / "scenarios" / "sun" / "layouts"
+HALF_GATE_DEG = 14.98  # two pillars at +-14.98 deg leave a 44 mm gap
+
+
+@pytest.fixture()
+def empty() -> SunTable:
+    t = SunTable.from_layout(load_layout(LAYOUTS / "empty.toml"))
+    yield t
+    t.close()
+
+
+def test_stand_stack_and_gate_then_pass_through_the_gate(empty: SunTable) -> None:
+    t = empty
+    a = t.stand_stone("pillar", math.radians(HALF_GATE_DEG))
+    b = t.stand_stone("pillar", math.radians(-HALF_GATE_DEG))
+    assert a.standing and b.standing and a.cause is None
+    s = t.stand_stone("block", math.radians(90.0))
+    top = t.stack_stone("block", s.stone)
+    assert top.standing and t.stone(top.stone).role == "stack"
+    g = t.make_gate((a.stone, b.stone), shape="slab")
+    assert g.standing, g.cause
+    gate = t.stone(g.stone)
+    assert gate.role == "gate" and set(gate.supports) == {a.stone, b.stone}
+    # The ring read back from poses: the gated gap is passable, its gate 70 mm up.
+    gaps = t.gaps()
+    gated = [x for x in gaps if x.gate_underside is not None]
+    assert len(gated) == 1 and gated[0].gate_underside == pytest.approx(0.070, abs=0.001)
+    assert is_passable(gated[0], t.ball, t.table)
+    stack_pos = [p for p in t.positions() if len(p.ids) == 2]
+    assert stack_pos and stack_pos[0].top == pytest.approx(0.100, abs=0.001)
+    r = t.pass_ball(0.0)
+    assert r.clean and r.through_aim_gap
+
+
+def test_gate_from_a_standing_stone_moves_it(empty: SunTable) -> None:
+    t = empty
+    a = t.stand_stone("pillar", math.radians(HALF_GATE_DEG)).stone
+    b = t.stand_stone("pillar", math.radians(-HALF_GATE_DEG)).stone
+    spare = t.stand_stone("slab", math.radians(200.0)).stone
+    res = t.make_gate((a, b), stone=spare)
+    assert res.standing and res.stone == spare and t.stone(spare).role == "gate"
+    assert len(t.positions()) == 2
+    with pytest.raises(InputError):
+        t.make_gate((a, b), stone=a)
+
+
+def test_a_gate_across_a_too_wide_gap_falls(empty: SunTable) -> None:
+    t = empty
+    a = t.stand_stone("pillar", math.radians(22.0)).stone
+    b = t.stand_stone("pillar", math.radians(-22.0)).stone
+    res = t.make_gate((a, b), shape="slab")
+    assert not res.standing and res.cause in ("fell_from_support", "toppled")
+    assert res.state is None and res.stone not in {s.id for s in t.stones()}
+
+
+def test_blocked_placement_changes_nothing(empty: SunTable) -> None:
+    t = empty
+    t.stand_stone("block", 0.0)
+    snap = t.snapshot()
+    res = t.stand_stone("block", math.radians(3.0))
+    assert not res.standing and res.cause == "blocked"
+    assert t.snapshot() == snap
+
+
+def test_noisy_placement_stays_near_its_target(empty: SunTable) -> None:
+    t = empty
+    rng = np.random.default_rng(3)
+    res = t.stand_stone("block", math.radians(60.0), skill("casual").draw_place(rng))
+    assert res.standing
+    st = t.stone(res.stone)
+    assert math.degrees(st.angle) == pytest.approx(60.0, abs=3.0)
+    assert st.pos[2] == pytest.approx(0.025, abs=0.0005)
+
+
+def test_place_stone_dispatches_on_level(empty: SunTable) -> None:
+    t = empty
+    s = t.place_stone("block", math.radians(45.0), 1)
+    top = t.place_stone("slab", math.radians(45.0), 2)
+    assert top.standing and t.stone(top.stone).supports == (s.stone,)
+    with pytest.raises(InputError):
+        t.place_stone("slab", math.radians(200.0), 2)
+    with pytest.raises(InputError):
+        t.place_stone("menhir", 0.0, 1)
+
+
+def test_remove_stone_and_snapshot_restore(empty: SunTable) -> None:
+    t = empty
+    a = t.stand_stone("pillar", 0.0).stone
+    snap = t.snapshot()
+    t.remove_stone(a)
+    assert t.stones() == []
+    t.restore(snap)
+    assert [s.id for s in t.stones()] == [a]
+
+
+def test_skills_and_common_random_numbers() -> None:
+    assert {"perfect", "expert", "steady", "casual", "child"} <= set(SKILLS)
+    with pytest.raises(InputError, match="allowed"):
+        skill("pro")
+    p0 = skill("perfect").draw_pass(np.random.default_rng(1))
+    assert p0.aim_rad == 0.0 and p0.push_mps == (0.0, 0.0)
+    e = skill("expert").draw_pass(np.random.default_rng(1))
+    c = skill("casual").draw_pass(np.random.default_rng(1))
+    # Same standard normals scaled by the sigmas (4x for the aim).
+    assert c.aim_rad == pytest.approx(4 * e.aim_rad)
+    assert isinstance(skill("child").draw_place(np.random.default_rng(2)), PlaceNoise)
