@@ -53,12 +53,14 @@ class SeatSpec:
     params: Mapping[str, Any]
     seat_options: Mapping[str, Any]
     name: str = ""
+    #: the keys the file sets explicitly (labels show only these, not every default)
+    given: tuple[str, ...] = ()
 
     def label(self) -> str:
         """Readable label, e.g. ``mcts(iterations=300)``, or the seat's given name."""
         if self.name:
             return self.name
-        extra = [f"{k}={v}" for k, v in {**self.params, **self.seat_options}.items()]
+        extra = [f"{k}={v}" for k, v in {**self.params, **self.seat_options}.items() if k in self.given]
         return f"{self.agent}({', '.join(extra)})" if extra else self.agent
 
 
@@ -250,7 +252,8 @@ def _seats(value: Any, game: Game, source: str) -> tuple[SeatSpec, ...]:
         sopts = validate_options(
             {k: v for k, v in seat.items() if k in seat_keys}, spec.seat_options, source=source, prefix=where
         )
-        seats.append(SeatSpec(agent=agent, params=params, seat_options=sopts, name=label))
+        given = tuple(k for k in seat if k not in _SEAT_BASE)
+        seats.append(SeatSpec(agent=agent, params=params, seat_options=sopts, name=label, given=given))
     return tuple(seats)
 
 
