@@ -1,9 +1,10 @@
 """Drawing of one Sozoikum house build with matplotlib (I/O lives here, not in house.py).
 
-Two panels share axes: left, every stone where the hand released it; right, where it came to rest,
-with the release outline dashed and an arrow from release centroid to final centroid. Stones are
-coloured by role (wall A blue, wall B green, roof red); a stone that moved more than the tolerance
-is drawn hatched and its displacement is labelled in red.
+Four panels share axes, in the order the hand builds: (1) both bottom stones released; (2) both
+top stones released on the settled bottoms; (3) the roof released on the settled walls; (4) the
+end, with every stone's release outline dashed, an arrow from its release centroid to its final
+centroid and its displacement in cm (red beyond the tolerance; such a stone is also hatched).
+Stones are coloured by role: wall A blues, wall B greens, roof red.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import numpy as np
 from sim.sozoikum.house import ROLE_NAMES, ROLES, HouseResult, Pose
 from sim.sozoikum.stones import rotate
 
-COLOURS = {"A1": "#3b6fb6", "A2": "#7fa7dd", "B1": "#2f8f4e", "B2": "#86c99a", "roof": "#c8553d"}
+COLOURS = {"A1": "#3b6fb6", "A2": "#8fb3e3", "B1": "#2f8f4e", "B2": "#93d1a6", "roof": "#c8553d"}
 
 
 def _outline(verts: Sequence[tuple[float, float]], pose: Pose) -> np.ndarray:
@@ -24,8 +25,18 @@ def _outline(verts: Sequence[tuple[float, float]], pose: Pose) -> np.ndarray:
     return np.vstack([v, v[:1]])
 
 
-def draw_house(result: HouseResult, path: str | Path, *, title: str = "", tolerance: float = 1.0) -> Path:
+def draw_house(
+    result: HouseResult,
+    path: str | Path,
+    *,
+    title: str = "",
+    tolerance: float = 1.0,
+    verdict: HouseResult | None = None,
+) -> Path:
     """Write a PNG (or any matplotlib format, by suffix) of ``result`` to ``path``; return the path.
+
+    ``verdict`` is the game's own build of the same house (which stops at the first fallen stone)
+    when ``result`` is a full simulation drawn to show the whole fall; its verdict is the title.
 
     Raises:
         OSError: the file cannot be written.
@@ -36,59 +47,60 @@ def draw_house(result: HouseResult, path: str | Path, *, title: str = "", tolera
     import matplotlib.pyplot as plt
     from matplotlib.patches import Polygon
 
-    fig, axes = plt.subplots(1, 2, figsize=(11, 5), sharex=True, sharey=True)
-    allpts = np.vstack(
-        [_outline(v, p) for v, p in zip(result.verts, result.placed)]
-        + [_outline(v, p) for v, p in zip(result.verts, result.final)]
-    )
-    xmin, xmax = allpts[:, 0].min() - 1.5, allpts[:, 0].max() + 1.5
-    ymax = allpts[:, 1].max() + 1.5
-    for ax, poses, label in ((axes[0], result.placed, "released (before settling)"), (axes[1], result.final, "after settling")):
+    verts = dict(zip(ROLES, result.verts))
+    final = dict(zip(ROLES, result.final))
+    placed = dict(zip(ROLES, result.placed))
+    disp = dict(zip(ROLES, result.displacement))
+    stages = list(result.stages) or [placed]
+    panels = [
+        (st, name)
+        for st, name in zip(
+            stages,
+            ("1. bottom stones released", "2. top stones released on the settled bottoms", "3. roof released on the settled walls"),
+        )
+    ] + [(final, "4. after settling: displacement from release")]
+    pts = np.vstack([_outline(verts[r], p) for st, _ in panels for r, p in st.items()])
+    xmin, xmax = pts[:, 0].min() - 1.0, pts[:, 0].max() + 1.0
+    ymax = pts[:, 1].max() + 1.0
+
+    fig, axes = plt.subplots(2, 2, figsize=(11, 8), sharex=True, sharey=True, layout="constrained")
+    for ax, (poses, name) in zip(axes.flat, panels):
+        last = poses is final
         ax.axhspan(-1.0, 0.0, color="#b9a88c")
         ax.axhline(0.0, color="#6b5b45", lw=1)
-        for i, r in enumerate(ROLES):
-            fell = result.displacement[i] > tolerance
-            outline = _outline(result.verts[i], poses[i])
+        for r, pose in poses.items():
+            fell = last and disp[r] > tolerance
             ax.add_patch(
-                Polygon(
-                    outline,
-                    closed=True,
-                    facecolor=COLOURS[r],
-                    edgecolor="black",
-                    lw=1.0,
-                    alpha=0.9,
-                    hatch="//" if fell and poses is result.final else None,
-                )
+                Polygon(_outline(verts[r], pose), closed=True, facecolor=COLOURS[r], edgecolor="black",
+                        lw=1.0, alpha=0.9, hatch="//" if fell else None)
             )
-            ax.text(poses[i].x, poses[i].y, r, ha="center", va="center", fontsize=8, color="black")
-        ax.set_title(label)
+            ax.text(pose.x, pose.y, r, ha="center", va="center", fontsize=8)
+        if last:
+            for r in ROLES:
+                p, f, d = placed[r], final[r], disp[r]
+                ghost = _outline(verts[r], p)
+                ax.plot(ghost[:, 0], ghost[:, 1], ls="--", lw=0.9, color=COLOURS[r])
+                if d > 0.05:
+                    ax.annotate("", xy=(f.x, f.y), xytext=(p.x, p.y), arrowprops=dict(arrowstyle="->", color="black", lw=1))
+                ax.text(f.x, f.y - 0.45, f"{d:.2f} cm", ha="center", va="top", fontsize=7,
+                        color="red" if d > tolerance else "black",
+                        bbox=dict(boxstyle="round,pad=0.15", facecolor="white", edgecolor="none", alpha=0.8))
+        ax.set_title(name, fontsize=10)
         ax.set_aspect("equal")
         ax.set_xlim(xmin, xmax)
         ax.set_ylim(-1.0, ymax)
+    for ax in axes[1]:
         ax.set_xlabel("x (cm)")
-    axes[0].set_ylabel("y (cm)")
-    ax = axes[1]
-    for i, r in enumerate(ROLES):
-        p, f = result.placed[i], result.final[i]
-        ghost = _outline(result.verts[i], p)
-        ax.plot(ghost[:, 0], ghost[:, 1], ls="--", lw=0.8, color=COLOURS[r])
-        d = result.displacement[i]
-        if d > 0.05:
-            ax.annotate("", xy=(f.x, f.y), xytext=(p.x, p.y), arrowprops=dict(arrowstyle="->", color="black", lw=1))
-        ax.text(
-            f.x,
-            f.y - 0.45,
-            f"{d:.2f} cm",
-            ha="center",
-            va="top",
-            fontsize=7,
-            color="red" if d > tolerance else "black",
-        )
-    verdict = "STANDS" if result.stood else f"COLLAPSED: {result.reason}"
+    for ax in axes[:, 0]:
+        ax.set_ylabel("y (cm)")
+    judged = verdict if verdict is not None else result
+    verdict_text = "STANDS" if judged.stood else f"COLLAPSED: {judged.reason}"
     legend = ", ".join(f"{r} = {ROLE_NAMES[r]}" for r in ROLES)
-    fig.suptitle(f"{title}  {verdict}  (tolerance {tolerance:g} cm, {result.sim_time:.2f} s simulated)\n{legend}", fontsize=10)
-    fig.tight_layout()
+    fig.suptitle(
+        f"{title}\n{verdict_text}  (tolerance {tolerance:g} cm; drawing: {result.sim_time:.2f} s simulated)\n{legend}",
+        fontsize=10,
+    )
     path = Path(path)
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=100)
     plt.close(fig)
     return path

@@ -17,9 +17,10 @@ Geometry (centimetres, seconds, y up, ground at y = 0): every stone lies on its 
 (``stones.rest_angle``). The walls stand either side of a door of ``wall_gap`` cm: every stone of
 wall A has the right side of its bounding box at ``-wall_gap / 2``, every stone of wall B the left
 side at ``+wall_gap / 2`` (walls lined up on the door, which gives the roof the most support); the
-roof's bounding box is centred over the door. Each stone is released
-``DROP`` cm above what it will rest on (the ground, or the highest point of the settled stone below
-it / of both walls for the roof).
+roof's bounding box is centred over the door. Each stone is released ``DROP`` cm above the highest point
+of whatever lies under its horizontal extent (the ground, or the settled stones below), as a hand
+lowering it straight down would; the roof at least at the height of the walls' inner edges (a roof
+too short to reach them is let go there and drops into the door).
 
 Skill noise: each placement adds a horizontal offset ~ N(0, noise_cm * (1 - skill)) and a turn
 ~ N(0, noise_deg * (1 - skill)), drawn in role order from ``Generator(PCG64(seed))``: the same seed,
@@ -122,6 +123,8 @@ class HouseResult:
         walls_touch: a stone of wall A touches a stone of wall B at the end.
         sim_time: simulated seconds.
         steps: physics steps taken.
+        stages: the poses of the stones in place right after each release step (bottoms; tops on
+            the settled bottoms; roof on the settled walls), for drawings.
     """
 
     stood: bool
@@ -133,6 +136,7 @@ class HouseResult:
     walls_touch: bool
     sim_time: float
     steps: int
+    stages: tuple[dict[str, Pose], ...] = field(default=(), compare=False, repr=False)
     trace: list = field(default_factory=list, compare=False, repr=False)
 
     @property
@@ -174,6 +178,7 @@ class _Builder:
         self.space = space
         self.bodies: dict[str, pymunk.Body] = {}
         self.shapes: dict[str, pymunk.Poly] = {}
+        self.shapes_local: dict[pymunk.Body, Vertices] = {}
         self.steps = 0
 
     def add(self, role: str, verts: Vertices, angle: float, x_center: float, support_y: float) -> Pose:
@@ -194,13 +199,36 @@ class _Builder:
         self.space.add(body, shape)
         self.bodies[role] = body
         self.shapes[role] = shape
+        self.shapes_local[body] = verts
         self.released[role] = (x, y)
         return Pose(x, y, angle)
 
-    def top(self, role: str) -> float:
-        """Highest point of a placed stone (cm)."""
-        b = self.bodies[role]
-        return max(b.local_to_world(p).y for p in self.shapes[role].get_vertices())
+    def top_over(self, verts: Vertices, angle: float, x_center: float) -> float:
+        """Highest point of the stones already placed under the x-extent of ``verts`` turned by
+        ``angle`` and centred at ``x_center`` (cm; 0 = the ground): where a hand lowering the stone
+        straight down would first touch."""
+        v = _turn(verts, angle)
+        lo = x_center + min(p[0] for p in v) - (max(p[0] for p in v) + min(p[0] for p in v)) / 2.0
+        hi = lo + max(p[0] for p in v) - min(p[0] for p in v)
+        return self.height_between(lo, hi)
+
+    def height_between(self, lo: float, hi: float) -> float:
+        """Highest point of the placed stones' outlines between x = lo and x = hi (cm, >= 0)."""
+        best = 0.0
+        for body in self.bodies.values():
+            px, py = body.position
+            w = [(x + px, y + py) for x, y in _turn([tuple(q) for q in self.shapes_local[body]], body.angle)]
+            n = len(w)
+            for i in range(n):
+                (x0, y0), (x1, y1) = w[i], w[(i + 1) % n]
+                if lo <= x0 <= hi and y0 > best:
+                    best = y0
+                for xc in (lo, hi):  # the outline where it crosses the stone's sides
+                    if (x0 - xc) * (x1 - xc) < 0:
+                        y = y0 + (y1 - y0) * (xc - x0) / (x1 - x0)
+                        if y > best:
+                            best = y
+        return best
 
     def settle(self, longest: float, trace: list | None = None) -> float:
         """Step until every stone is still for STILL_TIME or ``longest`` seconds pass; return the time."""
@@ -344,17 +372,31 @@ def build_house(
     placed: dict[str, Pose] = {}
     t = 0.0
 
-    def put(role: str, support: float) -> None:
+    def put(role: str) -> None:
         dx, da = noise[role]
-        placed[role] = b.add(role, shape[role], angle[role] + da, centre[role] + dx, support)
+        a, x = angle[role] + da, centre[role] + dx
+        support = b.top_over(shape[role], a, x)
+        if role == "roof":
+            # the roof is offered at the height of the walls' inner edges even if it is too short
+            # to reach them (then it drops into the door)
+            support = max(support, b.height_between(-g / 2.0 - 0.5, g / 2.0 + 0.5))
+        placed[role] = b.add(role, shape[role], a, x, support)
 
-    put("A1", 0.0)
-    put("B1", 0.0)
+    stages: list[dict[str, Pose]] = []
+
+    def snap() -> None:
+        stages.append({r: Pose(bd.position.x, bd.position.y, bd.angle) for r, bd in b.bodies.items()})
+
+    put("A1")
+    put("B1")
+    snap()
     t += b.settle(params.phase_time, tr)
-    put("A2", b.top("A1"))
-    put("B2", b.top("B1"))
+    put("A2")
+    put("B2")
+    snap()
     t += b.settle(params.phase_time, tr)
-    put("roof", max(b.top("A2"), b.top("B2")))
+    put("roof")
+    snap()
     t += b.settle(params.settle_time, tr)
     if params.hold_time > 0 and not b.fell:
         t += b.run(params.hold_time)
@@ -380,6 +422,7 @@ def build_house(
         walls_touch=touch,
         sim_time=t,
         steps=b.steps,
+        stages=tuple(stages),
         trace=tr or [],
     )
 

@@ -1,0 +1,158 @@
+"""``stonelab sozoikum ...``: Sozoikum tools for designers.
+
+``stonelab sozoikum house --stones 19,16,17,18,15 --seed 1 --png house.png`` builds one house in
+the pymunk simulation and draws it (released poses left, settled poses right, stones coloured by
+role, displacement arrows; a stone beyond the tolerance is hatched) so a designer can see why a
+house fell.
+
+``--stones`` are **shape seeds** (the seed a stone gets when it is drawn from the bag: the
+``sozoikum_builds.stones`` column of a run lists them as ``A1.A2.B1.B2.roof``; dots or commas both
+work), in role order wall A bottom, wall A top, wall B bottom, wall B top, roof. With ``--best``
+any number of five or more seeds may be given and the builder agent's simulated choice picks the
+assignment. ``--rule key=value`` sets rule options (e.g. ``--rule wall_gap=3``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+
+from sim.core.errors import InputError, ScenarioError
+
+app = typer.Typer(help="Sozoikum tools: draw a house build.", no_args_is_help=True)
+
+
+@app.callback()
+def _group() -> None:
+    """Sozoikum tools for designers."""
+
+
+def parse_stones(text: str) -> list[int]:
+    """Shape seeds from ``"12,7,33,5,9"`` or ``"12.7.33.5.9"``.
+
+    Raises:
+        InputError: not a list of integers in [0, 2**32).
+    """
+    parts = [p for p in text.replace(".", ",").replace(" ", "").split(",") if p]
+    try:
+        seeds = [int(p) for p in parts]
+    except ValueError:
+        raise InputError(f"got {text!r}; allowed: shape seeds separated by commas, e.g. 19,16,17,18,15", key="--stones") from None
+    if any(not 0 <= s < 2**32 for s in seeds):
+        raise InputError(f"got {text!r}; shape seeds are integers from 0 to 2**32 - 1", key="--stones")
+    return seeds
+
+
+def parse_rules(items: list[str]) -> dict[str, Any]:
+    """Rule options from ``key=value`` strings, validated like a scenario's ``[rules]``.
+
+    Raises:
+        InputError: malformed item, unknown key or bad value.
+    """
+    from sim.core.options import validate_options
+    from sim.sozoikum.rules import OPTIONS
+
+    raw: dict[str, Any] = {}
+    types = {o.name: o.type for o in OPTIONS}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise InputError(f"got {item!r}; allowed: key=value", key="--rule")
+        typ = types.get(key)
+        try:
+            if typ is bool:
+                raw[key] = value.lower() in ("1", "true", "yes")
+            elif typ is int:
+                raw[key] = int(value)
+            elif typ is float:
+                raw[key] = float(value)
+            elif typ is list:
+                raw[key] = value.split("+")
+            else:
+                raw[key] = value
+        except ValueError:
+            raise InputError(f"got {value!r} for {key}", key="--rule") from None
+    try:
+        return validate_options(raw, OPTIONS, prefix="rules")
+    except ScenarioError as e:
+        raise InputError(str(e), key="--rule") from None
+
+
+@app.command()
+def house(
+    stones: str = typer.Option(..., "--stones", help="shape seeds A1,A2,B1,B2,roof (or 5+ seeds with --best)"),
+    seed: int = typer.Option(1, "--seed", min=0, max=2**31 - 1, help="placement noise seed"),
+    skill: float = typer.Option(0.7, "--skill", min=0.0, max=1.0, help="builder's placement skill"),
+    png: Optional[Path] = typer.Option(None, "--png", help="write the drawing here (.png, .svg, .pdf)"),
+    best: bool = typer.Option(False, "--best", help="let the builder agent choose the assignment"),
+    rule: list[str] = typer.Option([], "--rule", help="rule option key=value (repeatable)"),
+    hold: float = typer.Option(0.0, "--hold", min=0.0, max=600.0, help="simulate this many seconds more after settling"),
+    json_out: bool = typer.Option(False, "--json", help="print the result as JSON"),
+) -> None:
+    """Build one house in the 2-D simulation, print the verdict, optionally draw it."""
+    import numpy as np
+
+    from sim.sozoikum import rules as R
+    from sim.sozoikum.house import ROLES
+
+    seeds = parse_stones(stones)
+    rules = parse_rules(rule)
+    if rules["stone_size_min"] > rules["stone_size_max"]:
+        raise InputError("stone_size_min must not exceed stone_size_max", key="--rule")
+    if best:
+        if len(seeds) < 5:
+            raise InputError(f"--best needs at least 5 seeds, got {len(seeds)}", key="--stones")
+        from sim.sozoikum.agents import simulate_plan
+
+        state = R.SozoikumState.new(2, rules, [skill, skill])
+        for x in seeds:
+            state.stones.append(x)
+            state.reserve[0].append(len(state.stones) - 1)
+        plan = simulate_plan(state, 0, np.random.default_rng(seed), candidates=6, sims=3)
+        seeds = [state.stones[i] for i in plan]
+    elif len(seeds) != 5:
+        raise InputError(f"need exactly 5 seeds (A1,A2,B1,B2,roof), got {len(seeds)}; or use --best", key="--stones")
+
+    verdict = R.build_from_seeds(seeds, skill, seed, rules, hold_time=hold)  # exactly as in a game
+    summary = {
+        "stones": dict(zip(ROLES, seeds)),
+        "skill": skill,
+        "noise_seed": seed,
+        "stood": verdict.stood,
+        "reason": verdict.reason,
+        "displacement_cm": dict(zip(ROLES, (round(d, 4) for d in verdict.displacement))),
+        "tolerance_cm": rules["house_tolerance"],
+        "sim_time_s": round(verdict.sim_time, 3),
+    }
+    if png is not None:
+        from sim.sozoikum import house as H
+        from sim.sozoikum.draw import draw_house
+        from sim.sozoikum.stones import stone_shape
+
+        # draw the whole fall (the game stops simulating at the first fallen stone)
+        full = H.build_house(
+            [stone_shape(x, rules["stone_size_min"], rules["stone_size_max"]) for x in seeds],
+            skill,
+            seed,
+            R.house_params(rules, hold),
+            stop_on_fall=False,
+        )
+        title = f"stones {','.join(map(str, seeds))}  skill {skill:g}  seed {seed}"
+        try:
+            draw_house(full, png, title=title, tolerance=rules["house_tolerance"], verdict=verdict)
+        except OSError as e:
+            raise InputError(f"cannot write {png}: {e}", key="--png") from None
+        summary["png"] = str(png)
+    if json_out:
+        typer.echo(json.dumps(summary, indent=2))
+        return
+    typer.echo(f"house {' '.join(f'{r}={s}' for r, s in zip(ROLES, seeds))}  skill {skill:g}  noise seed {seed}")
+    for r, d in zip(ROLES, verdict.displacement):
+        flag = "  FELL" if d > rules["house_tolerance"] else ""
+        typer.echo(f"  {r:5s} moved {d:6.3f} cm{flag}")
+    typer.echo(("STANDS" if verdict.stood else f"COLLAPSED ({verdict.reason})") + f" after {verdict.sim_time:.2f} s simulated")
+    if png is not None:
+        typer.echo(f"drawing: {png}")
