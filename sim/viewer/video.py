@@ -58,7 +58,7 @@ def render_frames(replay: Replay, times: np.ndarray, size: tuple[int, int] = (64
             img = np.reshape(np.asarray(rgba, dtype=np.uint8), (h, w, 4))[:, :, :3]
             if font is not None:
                 turn = replay.turn_at(i)
-                label = f"{turn.title() if turn else ''}    t = {float(t) - float(replay.times[0]):5.2f} s"
+                label = f"t = {float(t) - float(replay.times[0]):5.2f} s    {turn.title() if turn else ''}"
                 img = _caption(img, label, font)
             yield img
     finally:

@@ -13,6 +13,8 @@
 from __future__ import annotations
 
 import base64
+import contextlib
+import io
 import json
 import shutil
 import socket
@@ -314,7 +316,8 @@ def record_scene(replay: Replay, fps: float = EXPORT_FPS) -> bytes:
     """
     viser = _viser()
     rp = replay.downsample(fps)
-    server = viser.ViserServer(host=LOCALHOST, port=free_port(), verbose=False)
+    with contextlib.redirect_stdout(io.StringIO()):  # viser's banner: no one connects to this server
+        server = viser.ViserServer(host=LOCALHOST, port=free_port(), verbose=False)
     try:
         server.initial_camera.position = CAMERA_POSITION
         server.initial_camera.look_at = CAMERA_LOOK_AT
@@ -328,7 +331,8 @@ def record_scene(replay: Replay, fps: float = EXPORT_FPS) -> bytes:
         ser.insert_sleep(0.5)  # hold the last frame a moment before the player loops
         return ser.serialize()
     finally:
-        server.stop()
+        with contextlib.redirect_stdout(io.StringIO()):
+            server.stop()
 
 
 _REDIRECT = """<script>
