@@ -10,7 +10,9 @@ Store layout (read by the analysis code):
 * ``sozoikum_seats`` (one row per seat): seat, skill, gems_spent, gems_taken, gems_end, stones_end,
   build_attempts, collapses.
 * ``sozoikum_builds`` (one row per build attempt): round, seat, the five stones' shape seeds in
-  role order A1.A2.B1.B2.roof, stood, max_displacement (cm; -1 for a search's quick verdict).
+  role order A1.A2.B1.B2.roof, stood, max_displacement (cm; -1 for a search's quick verdict),
+  noise_seed: ``stonelab sozoikum house --stones <stones> --seed <noise_seed> --skill <skill>``
+  rebuilds the attempt.
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ SPEC = GameSpec(
             Column("stones", "TEXT", "shape seeds in role order A1.A2.B1.B2.roof"),
             Column("stood", "INTEGER", "1 if the house stood"),
             Column("max_displacement", "REAL", "largest stone centroid displacement (cm)"),
+            Column("noise_seed", "INTEGER", "placement noise seed (stonelab sozoikum house --seed)"),
         ),
     },
 )
@@ -157,8 +160,9 @@ class SozoikumGame(Game):
                 "stones": ".".join(str(state.stones[i]) for i in st),
                 "stood": ok,
                 "max_displacement": d,
+                "noise_seed": ns,
             }
-            for r, s, st, ok, d in state.log
+            for r, s, st, ok, d, ns in state.log
         ]
         return GameDetails(columns=cols, rows={"seats": seats, "builds": builds})
 

@@ -414,7 +414,7 @@ class SozoikumState(State):
         self.collapses: list[int] = []
         self.winner = -1
         self.termination = ""
-        self.log: list[tuple[int, int, tuple[int, ...], int, float]] = []
+        self.log: list[tuple[int, int, tuple[int, ...], int, float, int]] = []
         self._history: list[tuple[int, Action]] = []
         self.fast_build = False
 
@@ -980,7 +980,7 @@ class SozoikumState(State):
             res = build_from_seeds(seeds, self.skills[s], seed, r)
             stood, disp = res.stood, round(res.max_displacement, 4)
         self.attempts[s] += 1
-        self.log.append((self.round, s, tuple(self.plan), int(stood), disp))
+        self.log.append((self.round, s, tuple(self.plan), int(stood), disp, seed))
         if stood:
             self.winner = s
             self.termination = "house"
@@ -1077,7 +1077,7 @@ class SozoikumState(State):
             "attempts=" + _il(self.attempts),
             "collapses=" + _il(self.collapses),
             f"end={self.winner}:{self.termination or '-'}",
-            "log=" + (";".join(f"{r}:{s}:{'.'.join(map(str, st))}:{ok}:{d!r}" for r, s, st, ok, d in self.log) or "-"),
+            "log=" + (";".join(f"{r}:{s}:{'.'.join(map(str, st))}:{ok}:{d!r}:{ns}" for r, s, st, ok, d, ns in self.log) or "-"),
         ]
         return " ".join(parts)
 
@@ -1232,8 +1232,8 @@ def _parse(text: str, allow_hidden: bool) -> SozoikumState:
     s.log = []
     if kv["log"] != "-":
         for item in kv["log"].split(";"):
-            r, seat, st, ok, d = item.split(":")
-            s.log.append((int(r), int(seat), tuple(int(x) for x in st.split(".")), int(ok), float(d)))
+            r, seat, st, ok, d, ns = item.split(":")
+            s.log.append((int(r), int(seat), tuple(int(x) for x in st.split(".")), int(ok), float(d), int(ns)))
     _check_consistency(s)
     return s
 
