@@ -1,0 +1,81 @@
+"""Headless Chromium plays the static export from a local HTTP server: two moments of a pass differ.
+
+Chromium comes from Debian's ``chromium`` package (scripts/setup-test-env.sh). The static player
+starts playing on load; ``--virtual-time-budget`` lets that much (virtual) time pass before the
+screenshot, so two budgets give two moments of the replay, deterministically and without waiting.
+Set STONELAB_KEEP_SHOTS=DIR to keep the screenshots for a look.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sim.viewer.replay import from_pose_recording
+from sim.viewer.viser_app import export_static, serve_dir
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+WIDTH, HEIGHT = 1000, 700
+
+
+def _chromium() -> str:
+    for c in ("chromium", "/usr/bin/chromium", "chromium-browser", "google-chrome"):
+        p = shutil.which(c) or (c if os.path.isfile(c) else None)
+        if p:
+            return p
+    if os.environ.get("CI"):
+        pytest.fail("chromium is missing: scripts/setup-test-env.sh should have installed it")
+    pytest.skip("chromium is not installed (run scripts/setup-test-env.sh)")
+
+
+def _screenshot(url: str, out: Path, budget_ms: int, profile: Path) -> np.ndarray:
+    import imageio.v3 as iio
+
+    cmd = [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+           "--disable-background-networking", "--disable-component-update", "--disable-sync",
+           "--disable-extensions", "--hide-scrollbars", "--mute-audio",
+           f"--user-data-dir={profile}", "--use-angle=swiftshader", "--enable-unsafe-swiftshader",
+           f"--window-size={WIDTH},{HEIGHT}", f"--virtual-time-budget={budget_ms}", f"--screenshot={out}", url]
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
+    assert out.is_file(), f"no screenshot (rc {res.returncode}): {res.stderr[-1500:]}"
+    return iio.imread(out)[..., :3]
+
+
+def test_exported_viewer_plays_in_headless_chromium(tmp_path: Path, real_pass_recording: dict) -> None:
+    rp = from_pose_recording(real_pass_recording)
+    exp = export_static(rp, tmp_path / "export", fps=30)
+    httpd = serve_dir(exp, host="127.0.0.1", port=0)
+    th = threading.Thread(target=httpd.serve_forever, daemon=True)
+    th.start()
+    try:
+        url = f"http://127.0.0.1:{httpd.server_address[1]}/"
+        # two moments of the swing: the ball on its way in, and near the catch on the far side
+        a = _screenshot(url, tmp_path / "early.png", 350, tmp_path / "profile-a")
+        b = _screenshot(url, tmp_path / "late.png", 1100, tmp_path / "profile-b")
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    keep = os.environ.get("STONELAB_KEEP_SHOTS")
+    if keep:
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        for n in ("early.png", "late.png"):
+            shutil.copy(tmp_path / n, Path(keep) / n)
+    assert a.shape == b.shape == (HEIGHT, WIDTH, 3)
+    # the 3D view only (not the notification corner, not the timeline bar along the bottom)
+    ca, cb = a[120:HEIGHT - 60, 150:WIDTH - 150], b[120:HEIGHT - 60, 150:WIDTH - 150]
+    for img in (ca, cb):
+        assert img.std() > 10, "blank view"
+        colours = np.unique(img.reshape(-1, 3) // 8, axis=0)
+        assert len(colours) > 40, "too few colours: the scene did not render"
+        # the wooden base is there: many brown pixels (r > g > b, reddish)
+        r, g, bl = (img[..., k].astype(int) for k in range(3))
+        assert ((r - bl > 40) & (r > g) & (g > bl)).sum() > 2000
+    diff = np.abs(ca.astype(int) - cb.astype(int)).mean(axis=2)
+    assert (diff > 30).sum() > 150, "the two moments look the same"
