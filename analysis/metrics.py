@@ -47,9 +47,13 @@ def strength_rank(agent: str) -> int:
 
 
 def proportion(k: int, n: int) -> dict[str, float]:
-    """``{"k", "n", "rate", "lo", "hi"}`` with a Wilson 95 % interval (rate NaN when n == 0)."""
+    """``{"k", "n", "rate", "lo", "hi"}`` with a Wilson 95 % interval (all NaN when n == 0: no
+    data, so nothing to draw)."""
+    if n == 0:
+        nan = float("nan")
+        return {"k": int(k), "n": 0, "rate": nan, "lo": nan, "hi": nan}
     lo, hi = wilson(k, n)
-    return {"k": int(k), "n": int(n), "rate": (k / n) if n else float("nan"), "lo": lo, "hi": hi}
+    return {"k": int(k), "n": int(n), "rate": k / n, "lo": lo, "hi": hi}
 
 
 # --- win rates ---------------------------------------------------------------------------------
@@ -103,9 +107,10 @@ def seats_same_agent(games: pd.DataFrame) -> bool:
 
 
 # --- length, scores, endings -------------------------------------------------------------------
-def distribution(values: Iterable[float]) -> dict[str, float]:
+def distribution(values: Iterable[float], floor: float | None = None) -> dict[str, float]:
     """Summary of a numeric sample: ``n, mean, lo, hi`` (t 95 % CI of the mean), ``sd, median,
-    q10, q90, min, max`` (NaN where undefined)."""
+    q10, q90, min, max`` (NaN where undefined). ``floor`` clips the interval's low end (e.g. 0 for
+    counts, which cannot have a negative mean)."""
     x = np.asarray([v for v in values if v is not None], dtype=float)
     x = x[~np.isnan(x)]
     nan = float("nan")
@@ -113,6 +118,8 @@ def distribution(values: Iterable[float]) -> dict[str, float]:
         return {"n": 0, "mean": nan, "lo": nan, "hi": nan, "sd": nan, "median": nan,
                 "q10": nan, "q90": nan, "min": nan, "max": nan}
     m, lo, hi = mean_ci(x.tolist())
+    if floor is not None:
+        lo = max(lo, floor)
     return {
         "n": int(x.size), "mean": m, "lo": lo, "hi": hi, "sd": float(x.std(ddof=1)) if x.size > 1 else 0.0,
         "median": float(np.median(x)), "q10": float(np.quantile(x, 0.1)), "q90": float(np.quantile(x, 0.9)),
@@ -243,7 +250,7 @@ def drama_summary(drama: pd.DataFrame) -> dict[str, Any]:
     decisive = d["comeback"].dropna() if not d.empty else pd.Series(dtype=float)
     return {
         "games": int(len(d)),
-        "lead_changes": distribution(d["lead_changes"] if not d.empty else []),
+        "lead_changes": distribution(d["lead_changes"] if not d.empty else [], floor=0.0),
         "decided_at": distribution(d["decided_at"] if not d.empty else []),
         "comeback": proportion(int(decisive.sum()), int(len(decisive))),
     }
@@ -288,7 +295,7 @@ def sweep_effects(
                 row.update({f"win_{s}": p["rate"], f"win_{s}_lo": p["lo"], f"win_{s}_hi": p["hi"]})
             e = endings(g)["draw_rate"]
             row.update({"draw": e["rate"], "draw_lo": e["lo"], "draw_hi": e["hi"]})
-            d = distribution(g["length"])
+            d = distribution(g["length"], floor=0.0)
             row.update({"length": d["mean"], "length_lo": d["lo"], "length_hi": d["hi"]})
             for name, series in (extra or {}).items():
                 d = distribution(series[sel.values] if len(series) == len(sel) else [])

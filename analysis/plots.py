@@ -280,16 +280,20 @@ def lines_ci(
     if categorical:
         xs = np.arange(len(x))
         ax.set_xticks(xs, [str(v) for v in x])
+    else:
+        xs = np.asarray([float(v) for v in x])
     for i, (lab, v, lo, hi) in enumerate(series):
         c = colors[i] if colors else seat_color(i)
-        ax.plot(xs, v, marker="o", color=c, label=lab, lw=1.8, ms=5, zorder=3)
-        ax.fill_between(xs, np.asarray(lo, float), np.asarray(hi, float), color=c, alpha=0.18, lw=0, zorder=2)
-        ax.errorbar(xs, v, yerr=_err(v, lo, hi), fmt="none", ecolor=c, capsize=3, lw=1, zorder=3)
+        v, lo, hi = (np.asarray(a, dtype=float) for a in (v, lo, hi))
+        ok = np.isfinite(v)  # points without data are skipped; the line joins the others
+        ax.plot(xs[ok], v[ok], marker="o", color=c, label=lab, lw=1.8, ms=5, zorder=3)
+        ax.fill_between(xs[ok], lo[ok], hi[ok], color=c, alpha=0.18, lw=0, zorder=2)
+        ax.errorbar(xs[ok], v[ok], yerr=_err(v[ok], lo[ok], hi[ok]), fmt="none", ecolor=c, capsize=3, lw=1, zorder=3)
     if expected is not None:
         ax.axhline(expected, color=NEUTRAL, ls="--", lw=1, label=expected_label or None)
     if percent:
         tops = [h for _, _, _, hi in series for h in hi if h == h]
-        _pct_axis(ax, "y", _rate_top(tops, expected))
+        _pct_axis(ax, "y", _rate_top(tops, expected, room=0.04))
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
@@ -320,6 +324,8 @@ def polar_bars(
            color=cmap(norm(np.nan_to_num(v))), edgecolor="white", lw=0.5, alpha=0.9)
     ax.set_theta_zero_location("E")
     ax.set_theta_direction(1)
+    ax.set_rlabel_position(112.5)  # radial labels between sectors, away from 0 degrees
+    ax.tick_params(axis="y", labelsize=7, colors="#666666")
     ax.set_title(title, pad=14)
     if labels is not None:
         for a, val, lab in zip(angles_deg, v, labels):

@@ -51,6 +51,11 @@ def pct_ci(rate: float, lo: float, hi: float) -> str:
     return f"{100 * rate:.{d}f} % [{100 * lo:.{d}f}, {100 * hi:.{d}f}]"
 
 
+def plural(n: int, word: str) -> str:
+    """``plural(1, 'draw') -> '1 draw'``, ``plural(0, 'draw') -> '0 draws'``."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 def num(x: float) -> str:
     """A number with three significant digits (``'n/a'`` for NaN)."""
     if x != x:
@@ -176,7 +181,7 @@ def length_section(run: RunData) -> Section:
     e = M.endings(g)
     names = list(e["terminations"])
     bits = [f"{pct_ci(v['rate'], v['lo'], v['hi'])} ended by '{k}'" for k, v in e["terminations"].items()]
-    f = (f"{'; '.join(bits)}. {e['draws']} draws and {e['shared']} shared wins "
+    f = (f"{'; '.join(bits)}. {plural(e['draws'], 'draw')} and {plural(e['shared'], 'shared win')} "
          f"({pct_ci(e['draw_rate']['rate'], e['draw_rate']['lo'], e['draw_rate']['hi'])} of games without a sole winner).")
     capped = [k for k in names if any(w in k for w in ("cap", "limit", "stalemate", "timeout"))]
     if capped:
@@ -208,8 +213,8 @@ def score_unit(game: str) -> str:
     return {
         "druids": "megaliths placed",
         "rocks": "points",
-        "sun": "score, higher is better",
-        "sozoikum": "score",
+        "sun": "penalty stones, fewer wins",
+        "sozoikum": "1 for the house builder",
     }.get(game, "points")
 
 

@@ -1,0 +1,255 @@
+"""Report section of Stonehenge and the Sun: how hard the pass is, and where and what it costs.
+
+Reads ``sun_passes`` (one row per pass: seat, turn, noise drawn, mark area position and width,
+penalties, ``causes`` as ``id:shape:cause;...``, invalid flag), ``sun_placements`` (to tell a lost
+stone's level: standing on the base, stacked, or a gate) and ``sun_games``. A *clean* pass loses no
+stone (as the engine's ``clean_passes`` counts). The thrower's noise level of a seat comes from the
+scenario (``skill`` and ``sigma_aim_deg`` of the seat, with sweep values applied).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analysis import metrics as M
+from analysis.games import has_columns, own_aligned
+from analysis.load import RunData
+from analysis.plots import Plot, Section, lines_ci, new_figure, new_figure_row, polar_bars, stacked_bars
+
+LEVELS = {"stand": "on the base", "stack": "stacked (level 2)", "gate": "gate"}
+SECTOR_DEG = 15.0
+
+
+def headline(run: RunData) -> tuple[str, str, pd.Series] | None:
+    """Penalty stones per pass, per game, for sweeps."""
+    own = own_aligned(run)
+    if not has_columns(own, "penalty_total", "passes"):
+        return None
+    return ("penalties_per_pass", "penalty stones per pass",
+            own["penalty_total"].astype(float) / own["passes"].astype(float).where(own["passes"] > 0))
+
+
+def _skill_sigmas() -> dict[str, float]:
+    try:
+        from sim.sun.thrower import SKILLS
+
+        return {k: float(v.sigma_aim_deg) for k, v in SKILLS.items()}
+    except ImportError:  # pragma: no cover - the engine ships with the project
+        return {}
+
+
+def seat_noise(run: RunData) -> pd.DataFrame:
+    """Per (point, seat): the skill name and the aim noise sigma in degrees the scenario gave it."""
+    seats = run.scenario.get("seats") or []
+    sig = _skill_sigmas()
+    rows = []
+    pts = run.points if not run.points.empty else pd.DataFrame({"point": [0]})
+    for _, p in pts.iterrows():
+        for s in range(max(run.n_seats, len(seats))):
+            conf: dict[str, Any] = dict(seats[s]) if s < len(seats) else {}
+            for k in run.sweep_keys:
+                parts = k.split(".")
+                if len(parts) == 3 and parts[0] == "seats" and parts[1] == str(s):
+                    conf[parts[2]] = p.get(f"sweep:{k}")
+            skill = str(conf.get("skill", "steady"))
+            sigma = float(conf.get("sigma_aim_deg", -1.0))
+            if sigma < 0:
+                sigma = sig.get(skill, float("nan"))
+            rows.append({"point": int(p["point"]), "seat": s, "skill": skill, "sigma_aim_deg": sigma})
+    return pd.DataFrame(rows)
+
+
+def lost_stones(run: RunData) -> pd.DataFrame:
+    """One row per stone lost: ``point, game_index, turn, stone, shape, cause, level``."""
+    passes = run.detail("passes")
+    if not has_columns(passes, "causes", "turn"):
+        return pd.DataFrame(columns=["point", "game_index", "turn", "stone", "shape", "cause", "level"])
+    rows = []
+    for pt, gi, turn, causes in passes.loc[passes["causes"].fillna("") != "", ["point", "game_index", "turn", "causes"]].itertuples(index=False):
+        for item in str(causes).split(";"):
+            bits = item.split(":")
+            if len(bits) >= 3 and bits[0].lstrip("-").isdigit():
+                rows.append({"point": pt, "game_index": gi, "turn": turn, "stone": int(bits[0]), "shape": bits[1],
+                             "cause": bits[2]})
+    lost = pd.DataFrame(rows, columns=["point", "game_index", "turn", "stone", "shape", "cause"])
+    place = run.detail("placements")
+    lost["level"] = "unknown"
+    if not lost.empty and has_columns(place, "stone", "kind", "turn"):
+        ok = place[place["standing"] == 1] if "standing" in place else place
+        ok = ok[["point", "game_index", "stone", "turn", "kind"]].rename(columns={"turn": "placed_turn"})
+        m = lost.reset_index().merge(ok, on=["point", "game_index", "stone"], how="left")
+        m = m[m["placed_turn"].isna() | (m["placed_turn"] <= m["turn"])]
+        last = m.sort_values("placed_turn").groupby("index").tail(1).set_index("index")
+        lost.loc[last.index, "level"] = last["kind"].map(lambda k: LEVELS.get(k, str(k)) if k == k else "unknown")
+    return lost
+
+
+def section(run: RunData) -> Section | None:
+    """Difficulty curve, clean passes by turn, danger per mark area, stones lost, invalid passes."""
+    passes = run.detail("passes")
+    if not has_columns(passes, "penalties", "seat", "turn") or passes.empty:
+        return None
+    sec = Section("Stonehenge and the Sun: the pass",
+                  "How often a pass costs stones, for which hands, as the ring fills, and where. A clean pass "
+                  "loses no stone.")
+    passes = passes.copy()
+    passes["clean"] = (passes["penalties"] == 0).astype(int)
+    if not run.seats.empty:
+        agent_of = run.seats.drop_duplicates(["point", "seat"])[["point", "seat", "agent"]]
+        passes = passes.merge(agent_of, on=["point", "seat"], how="left")
+    n_pass = len(passes)
+    overall = M.distribution(passes["penalties"], floor=0.0)
+    clean_all = M.proportion(int(passes["clean"].sum()), n_pass)
+
+    # 1. difficulty curve against the thrower's noise
+    noise = seat_noise(run)
+    p = passes.merge(noise, on=["point", "seat"], how="left")
+    levels = sorted(p["sigma_aim_deg"].dropna().unique())
+    fig, (a1, a2) = new_figure_row(2, 10.0, 3.9)
+    if len(levels) >= 2:
+        groups = [(lv, p[p["sigma_aim_deg"] == lv]) for lv in levels]
+        names = {lv: "/".join(sorted(set(p.loc[p["sigma_aim_deg"] == lv, "skill"]))) for lv in levels}
+        xlab = "thrower's aim noise (standard deviation, degrees)"
+        xs: list[Any] = [float(lv) for lv in levels]
+        what = "thrower aim noise"
+        tick = [f"{lv:g}°\n{names[lv]}" for lv in levels]
+    else:
+        err = passes["noise_aim_deg"].abs() if "noise_aim_deg" in passes else pd.Series(np.zeros(n_pass))
+        q = np.unique(np.quantile(err.dropna(), np.linspace(0, 1, 6))) if err.notna().any() else np.array([0, 1])
+        q[-1] += 1e-9
+        bins = pd.cut(err, q, include_lowest=True)
+        groups = [(iv, passes[bins == iv]) for iv in bins.cat.categories]
+        xs = [f"{iv.left:.1f}–{iv.right:.1f}" for iv in bins.cat.categories]
+        xlab = "aim error drawn in the pass (|degrees|, quintiles)"
+        what = "aim error drawn"
+        tick = None
+    agents = sorted(p["agent"].dropna().unique()) if "agent" in p else []
+    dists = [M.distribution(g["penalties"], floor=0.0) for _, g in groups]
+    props = [M.proportion(int(g["clean"].sum()), len(g)) for _, g in groups]
+    series_a, series_b = [], []
+    split = [(None, "all passes")] if len(agents) < 2 else [(a, f"{a} agent") for a in agents]
+    from analysis.plots import seat_color
+
+    for i, (ag, lab) in enumerate(split):
+        ds, ps = [], []
+        for _, g in groups:
+            gg = g if ag is None else g[g["agent"] == ag]
+            ds.append(M.distribution(gg["penalties"], floor=0.0))
+            ps.append(M.proportion(int(gg["clean"].sum()), len(gg)))
+        series_a.append((lab, [d["mean"] for d in ds], [d["lo"] for d in ds], [d["hi"] for d in ds]))
+        series_b.append((lab, [q_["rate"] for q_ in ps], [q_["lo"] for q_ in ps], [q_["hi"] for q_ in ps]))
+    cols = ["#D55E00"] if len(split) == 1 else [seat_color(i) for i in range(len(split))]
+    lines_ci(xs, series_a, title="Penalty stones per pass", xlabel=xlab, ylabel="stones lost per pass (mean)",
+             colors=cols, ax=a1, categorical=tick is None)
+    lines_ci(xs, series_b, title="Chance of a clean pass", xlabel=xlab, ylabel="passes losing no stone",
+             percent=True, colors=["#009E73"] if len(split) == 1 else cols, ax=a2, categorical=tick is None)
+    if tick is not None:
+        for ax in (a1, a2):
+            ax.set_xticks(xs, tick, fontsize=8)
+    a1.set_ylim(bottom=0)
+    first, last = dists[0], dists[-1]
+    f = (f"Over {n_pass} passes a pass costs {overall['mean']:.2f} stones on average and {100 * clean_all['rate']:.0f} % "
+         f"[{100 * clean_all['lo']:.0f}, {100 * clean_all['hi']:.0f}] are clean. From the lowest to the highest {what} "
+         f"({xs[0]} to {xs[-1]}{'°' if tick is not None else ''}) the cost goes from {first['mean']:.2f} "
+         f"[{first['lo']:.2f}, {first['hi']:.2f}] to {last['mean']:.2f} [{last['lo']:.2f}, {last['hi']:.2f}] stones per "
+         f"pass, and clean passes from {100 * props[0]['rate']:.0f} % to {100 * props[-1]['rate']:.0f} %.")
+    sec.plots.append(Plot("sun_difficulty", "Difficulty curve", fig, f,
+                          "Left: mean penalty stones per pass; right: share of passes that lose no stone; bands and "
+                          "whiskers: 95 % intervals. "
+                          + ("x: the aim noise each seat's skill gives (scenario)." if tick is not None else
+                             "Only one noise level in this study: x is the aim error actually drawn, in five "
+                             "equal-count groups.")))
+    sec.findings.append(f)
+
+    # 2. clean pass by turn number
+    tmax = int(passes["turn"].max())
+    width = max(1, math.ceil((tmax + 1) / 14))
+    passes["turn_bin"] = passes["turn"] // width
+    tb = []
+    for b, g in passes.groupby("turn_bin"):
+        if len(g) >= 3:
+            tb.append((int(b), M.proportion(int(g["clean"].sum()), len(g)), len(g)))
+    if len(tb) >= 2:
+        xs2 = [b * width + (width - 1) / 2 for b, _, _ in tb]
+        fig = lines_ci(xs2, [("clean passes", [t[1]["rate"] for t in tb], [t[1]["lo"] for t in tb], [t[1]["hi"] for t in tb])],
+                       title="Chance of a clean pass as the ring fills",
+                       xlabel="turn number (0 = first turn of the game)" + (f", groups of {width} turns" if width > 1 else ""),
+                       ylabel="passes losing no stone", percent=True, colors=["#009E73"])
+        big = [t for t in tb if t[2] >= 10] or tb
+        early, late = big[0], big[-1]
+        f = (f"A pass on the first turns is clean {100 * early[1]['rate']:.0f} % [{100 * early[1]['lo']:.0f}, "
+             f"{100 * early[1]['hi']:.0f}] of the time; by turn {late[0] * width} it is {100 * late[1]['rate']:.0f} % "
+             f"[{100 * late[1]['lo']:.0f}, {100 * late[1]['hi']:.0f}] ({late[2]} passes).")
+        sec.plots.append(Plot("sun_clean_by_turn", "Clean passes by turn", fig, f,
+                              "Share of passes losing no stone, by turn number (both seats); 95 % Wilson intervals. "
+                              "Groups with fewer than 3 passes are left out."))
+        sec.findings.append(f)
+
+    # 3. danger per mark area (polar)
+    if "area_mid_deg" in passes and passes["area_mid_deg"].notna().any():
+        a = passes.dropna(subset=["area_mid_deg"]).copy()
+        a["sector"] = ((a["area_mid_deg"] % 360) // SECTOR_DEG).astype(int)
+        g = a.groupby("sector").agg(n=("penalties", "size"), mean=("penalties", "mean")).reset_index()
+        g = g[g["n"] >= 3]
+        if not g.empty:
+            centres = g["sector"] * SECTOR_DEG + SECTOR_DEG / 2
+            fig = polar_bars(centres, [SECTOR_DEG * 0.95] * len(g), g["mean"],
+                             title="Danger by mark-area position (seen from above)",
+                             value_label="stones lost per pass (mean)")
+            worst = g.sort_values("mean").iloc[-1]
+            lo_deg = int(worst["sector"] * SECTOR_DEG)
+            f = (f"Passes through mark areas at {lo_deg}–{lo_deg + int(SECTOR_DEG)}° cost the most: "
+                 f"{worst['mean']:.2f} stones per pass ({int(worst['n'])} passes), against {overall['mean']:.2f} overall.")
+            if has_columns(a, "area_width_mm") and a["area_width_mm"].notna().sum() >= 10:
+                w = a.dropna(subset=["area_width_mm"])
+                med = float(w["area_width_mm"].median())
+                narrow, wide = w[w["area_width_mm"] < med], w[w["area_width_mm"] >= med]
+                f += (f" Mark areas narrower than {med:.0f} mm cost {narrow['penalties'].mean():.2f} stones per pass, "
+                      f"wider ones {wide['penalties'].mean():.2f}.")
+            sec.plots.append(Plot("sun_danger_polar", "Danger per mark area", fig, f,
+                                  f"Bars in {SECTOR_DEG:.0f}° sectors by the middle of the mark area the pass went "
+                                  "through (0° = +x, counter-clockwise); length and colour: mean stones lost per pass. "
+                                  "Sectors with fewer than 3 passes are left out."))
+            sec.findings.append(f)
+
+    # 4. stones lost by shape and level
+    lost = lost_stones(run)
+    n_games = max(len(run.games), 1)
+    if not lost.empty:
+        shapes = sorted(lost["shape"].unique())
+        levels_ = [lv for lv in [*LEVELS.values(), "unknown"] if lv in set(lost["level"])]
+        parts = [(lv, [int(((lost["shape"] == sh) & (lost["level"] == lv)).sum()) / n_games for sh in shapes])
+                 for lv in levels_]
+        fig = stacked_bars(shapes, parts, title="Stones lost by shape and level", ylabel="stones lost per game",
+                           xlabel="stone shape")
+        by_shape = lost["shape"].value_counts()
+        by_cause = lost["cause"].value_counts()
+        f = (f"{len(lost)} stones lost in {n_games} games ({len(lost) / n_games:.1f} per game): "
+             + ", ".join(f"{sh} {by_shape[sh] / n_games:.2f}" for sh in by_shape.index) + " per game; causes: "
+             + ", ".join(f"{c.replace('_', ' ')} {100 * v / len(lost):.0f} %" for c, v in by_cause.items()) + ". "
+             + ", ".join(f"{lv}: {100 * (lost['level'] == lv).sum() / len(lost):.0f} %" for lv in levels_) + ".")
+        sec.plots.append(Plot("sun_lost_by_shape", "Stones lost by shape and level", fig, f,
+                              "Mean stones lost per game, by shape, split by where the stone stood when it was lost "
+                              "(from the last placement of that stone)."))
+        sec.findings.append(f)
+        tab = lost.groupby(["shape", "level", "cause"]).size().rename("stones").reset_index()
+        tab["per game"] = (tab["stones"] / n_games).map(lambda x: f"{x:.2f}")
+        sec.tables.append(("Stones lost by shape, level and cause", tab))
+
+    # 5. invalid passes
+    if "invalid" in passes:
+        inv = M.proportion(int((passes["invalid"] == 1).sum()), n_pass)
+        games_inv = int((passes[passes["invalid"] == 1].groupby(["point", "game_index"]).size() > 0).sum())
+        f = (f"{inv['k']} of {n_pass} passes ({100 * inv['rate']:.1f} % [{100 * inv['lo']:.1f}, {100 * inv['hi']:.1f}]) "
+             f"were flagged invalid by the physics and re-run at the reference preset, in {games_inv} of "
+             f"{len(run.games)} games.")
+        sec.findings.append(f)
+        if inv["k"]:
+            by_seat = passes.groupby("seat")["invalid"].agg(["sum", "size"]).reset_index()
+            sec.tables.append(("Invalid passes by seat", pd.DataFrame({
+                "seat": by_seat["seat"], "passes": by_seat["size"], "invalid": by_seat["sum"].astype(int)})))
+    return sec
