@@ -750,7 +750,10 @@ class SunTable:
 
         a = aim_rad + noise.aim_rad
         rho0 = t.base_radius + release + noise.release_m
-        body = self.spawn_ball(a, max(0.0, min(rho0, 0.95 * ball.string_length)), noise.push_mps)
+        # A hand never lets go over the base: a release error that large is clamped to one ball
+        # diameter outside the edge (and the string must stay slanted).
+        rho = max(t.base_radius + ball.diameter, min(rho0, 0.95 * ball.string_length))
+        body = self.spawn_ball(a, rho, noise.push_mps)
         dirx, diry = -math.cos(a), -math.sin(a)  # the swing direction, through the centre
         m, g = ball.mass, ph.gravity
         pos0 = p.getLinkState(body, 0, computeLinkVelocity=1, physicsClientId=c)
@@ -766,7 +769,7 @@ class SunTable:
             chunk = 1
             self._record_setup(record)
             self._record_frame(record, 0.0)
-            record.event(0.0, "release", aim_deg=math.degrees(a), horizontal_m=rho0)
+            record.event(0.0, "release", aim_deg=math.degrees(a), horizontal_m=rho)
         max_steps = int(ph.max_swing_s * hz)
         min_steps = int(0.1 * hz)
         R = t.ring_radius
