@@ -214,7 +214,7 @@ def score_unit(game: str) -> str:
         "druids": "megaliths placed",
         "rocks": "points",
         "sun": "penalty stones, fewer wins",
-        "sozoikum": "1 for the house builder",
+        "sozoikum": "stones held at the end",
     }.get(game, "points")
 
 

@@ -127,3 +127,64 @@ def test_rocks_section_by_hand(tmp_path: Path) -> None:
     assert "sends back 2 fans per game on average; at least one in 100 %" in text
     name, _, series = rocks.headline(run)
     assert series.tolist() == [1.0, 3.0]
+
+
+def test_sozoikum_section_by_hand(tmp_path: Path) -> None:
+    from analysis.games import sozoikum
+    from sim.games import get_game
+
+    spec = get_game("sozoikum").spec
+    res = []
+    for i, (hr, spent) in enumerate([(4, (6, 2)), (8, (10, 4)), (None, (0, 0))]):
+        cols = {c.name: None for c in spec.result_columns}
+        cols.update({"rounds": hr or 60, "house_round": hr, "gems_spent_0": spent[0], "gems_spent_1": spent[1]})
+        builds = [{"round": 1, "seat": 0, "stones": "", "stood": 0, "max_displacement": 2.0},
+                  {"round": 2, "seat": 1, "stones": "", "stood": 1, "max_displacement": 0.1}]
+        seats = [{"seat": 0, "skill": 0.5}, {"seat": 1, "skill": 0.9}]
+        res.append(result(i, [0] if hr else [], columns=cols, rows={"builds": builds, "seats": seats}))
+    run = load_run(write_store(tmp_path, spec, res, scenario={"name": "s", "game": "sozoikum"}))
+    text = " ".join(sozoikum.section(run).findings)
+    assert "A house stood in 67 % [21, 94] of games" in text  # 2 of 3
+    assert "round 6.0 on average" in text  # (4 + 8) / 2
+    assert "seat 0 5.3 [" in text and "seat 1 2.0 [" in text  # (6 + 10 + 0) / 3, (2 + 4 + 0) / 3
+    assert "The house builder spent 8.0 gems, the others 3.0" in text  # seat 0 won both: (6+10)/2, (2+4)/2
+    assert "6 build attempts in 3 games" in text and "50 % [" in text
+    assert "0.5: 100 % of 3, 0.9: 0 % of 3" in text
+    assert sozoikum.headline(run)[2].tolist()[:2] == [4.0, 8.0]
+
+
+def test_sun_section_by_hand(tmp_path: Path) -> None:
+    from analysis.games import sun
+    from sim.games import get_game
+
+    spec = get_game("sun").spec
+    pcols = [c.name for c in spec.detail_tables["passes"]]
+
+    def p(seat: int, turn: int, pen: int, causes: str = "", mid: float = 10.0) -> dict:
+        row = {c: 0 for c in pcols}
+        row.update({"seat": seat, "turn": turn, "penalties": pen, "causes": causes, "area_mid_deg": mid,
+                    "area_width_mm": 100.0, "noise_aim_deg": 0.5 * turn})
+        return row
+
+    res = []
+    for i in range(2):
+        passes = [p(0, 0, 0), p(1, 1, 1, "3:slab:toppled"), p(0, 2, 2, "4:pillar:pushed_off;5:slab:toppled", 200.0),
+                  p(1, 3, 0)]
+        placements = [{"seat": 0, "turn": 0, "kind": "stand", "stone": 3, "shape": "slab", "standing": 1},
+                      {"seat": 0, "turn": 0, "kind": "stack", "stone": 5, "shape": "slab", "standing": 1}]
+        res.append(result(i, [1], columns={"penalty_total": 3, "passes": 4},
+                          rows={"passes": passes, "placements": placements, "frames": []}))
+    scen = {"name": "s", "game": "sun", "seats": [{"agent": "careful", "skill": "expert"},
+                                                  {"agent": "careful", "skill": "child"}]}
+    run = load_run(write_store(tmp_path, spec, res, scenario=scen))
+    noise = sun.seat_noise(run).set_index("seat")
+    assert noise.loc[0, "sigma_aim_deg"] == 0.5 and noise.loc[1, "sigma_aim_deg"] == 4.0
+    lost = sun.lost_stones(run)
+    assert len(lost) == 6 and sorted(lost["shape"].value_counts().items()) == [("pillar", 2), ("slab", 4)]
+    assert (lost["level"] == "stacked (level 2)").sum() == 2 and (lost["level"] == "on the base").sum() == 2
+    text = " ".join(sun.section(run).findings)
+    # 8 passes, 6 stones: 0.75 per pass; 4 clean (50 %); seat 0 (0.5°): (0 + 2) / 2 = 1, seat 1 (4°): (1 + 0) / 2
+    assert "Over 8 passes a pass costs 0.75 stones on average and 50 % [" in text
+    assert "(0.5 to 4.0°) the cost goes from 1.00 [" in text and "to 0.50 [" in text
+    assert "0 of 8 passes (0.0 %" in text
+    assert sun.headline(run)[2].tolist() == [0.75, 0.75]
