@@ -12,6 +12,7 @@ import sys
 import time
 import warnings
 from pathlib import Path
+from typing import Optional
 
 import typer
 
@@ -23,14 +24,22 @@ app = typer.Typer(help="Watch replays: a viser web viewer, a static export, PyBu
 VIEWERS = ("viser", "pybullet")
 
 
-def _load(path: Path):  # noqa: ANN202
+def _load(path: Path, game: int | None = None, point: int = 0):  # noqa: ANN202
     from sim.viewer.replay import load_any
 
-    return load_any(path)
+    if game is not None and game < 0:
+        raise InputError(f"game index must be >= 0, not {game}", key="--game")
+    return load_any(path, game_index=game, point=point)
+
+
+_GAME_HELP = "run folder only: the game index (default: the first game with kept frames, else 0)"
+_POINT_HELP = "run folder only: the sweep point"
 
 
 @app.command()
-def view(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz) or pose recording (.json)"),
+def view(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz), pose recording or game record (.json), or a run folder"),
+         game: Optional[int] = typer.Option(None, "--game", help=_GAME_HELP),
+         point: int = typer.Option(0, "--point", help=_POINT_HELP),
          viewer: str = typer.Option("viser", "--viewer", help="viser (browser) or pybullet (desktop window)"),
          host: str = typer.Option("127.0.0.1", "--host",
                                   help="address to listen on (viser); anything but 127.0.0.1 opens it to that network"),
@@ -42,7 +51,7 @@ def view(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz) or
         raise InputError(f"unknown viewer {viewer!r}; use 'viser' or 'pybullet'", key="--viewer")
     if not (1 <= port <= 65535):
         raise InputError(f"port must be 1..65535, not {port}", key="--port")
-    rp = _load(file)
+    rp = _load(file, game, point)
     if viewer == "pybullet":
         from sim.viewer.pybullet_gui import play_in_gui
 
@@ -70,7 +79,9 @@ def view(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz) or
 
 
 @app.command()
-def export(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz) or pose recording (.json)"),
+def export(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz), pose recording or game record (.json), or a run folder"),
+         game: Optional[int] = typer.Option(None, "--game", help=_GAME_HELP),
+         point: int = typer.Option(0, "--point", help=_POINT_HELP),
            out: Path = typer.Option(..., "--out", help="folder to write (created)"),
            fps: float = typer.Option(30.0, "--fps", help="frames per second of the exported timeline")) -> None:
     """Write a static viewer folder that plays in a browser from any plain HTTP server."""
@@ -78,7 +89,7 @@ def export(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz) 
         raise InputError(f"fps must be in (0, 240], not {fps}", key="--fps")
     from sim.viewer.viser_app import export_static
 
-    rp = _load(file)
+    rp = _load(file, game, point)
     d = export_static(rp, out, fps=fps)
     typer.echo(f"exported to {d}/ (index.html + replay.viser; standalone.html opens without a server)")
     typer.echo(f"watch it: stonelab replay serve {d}")
@@ -110,7 +121,9 @@ def serve(directory: Path = typer.Argument(..., metavar="DIR", help="a folder wr
 
 
 @app.command()
-def video(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz) or pose recording (.json)"),
+def video(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz), pose recording or game record (.json), or a run folder"),
+         game: Optional[int] = typer.Option(None, "--game", help=_GAME_HELP),
+         point: int = typer.Option(0, "--point", help=_POINT_HELP),
           out: Path = typer.Option(..., "--out", help="FILE.mp4 or FILE.gif"),
           fps: float = typer.Option(30.0, "--fps", help="frames per second of the video"),
           width: int = typer.Option(640, "--width", help="pixels"),
@@ -120,17 +133,19 @@ def video(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz) o
     """Render the replay to MP4 or GIF with PyBullet's software renderer."""
     from sim.viewer.video import render_video
 
-    rp = _load(file)
+    rp = _load(file, game, point)
     t0 = time.perf_counter()
     n = render_video(rp, out, fps=fps, size=(width, height), speed=speed, turn=turn or None)
     typer.echo(f"wrote {out}: {n} frames in {time.perf_counter() - t0:.1f} s")
 
 
 @app.command()
-def info(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz) or pose recording (.json)"),
+def info(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz), pose recording or game record (.json), or a run folder"),
+         game: Optional[int] = typer.Option(None, "--game", help=_GAME_HELP),
+         point: int = typer.Option(0, "--point", help=_POINT_HELP),
          json_out: bool = typer.Option(False, "--json", help="print JSON")) -> None:
     """Check a replay and list its bodies and turns."""
-    rp = _load(file)
+    rp = _load(file, game, point)
     if json_out:
         sys.stdout.write(json.dumps({"frames": rp.n_frames, "duration_s": rp.duration, "bodies": len(rp.bodies),
                                      "turns": [t.as_dict() for t in rp.turns], "meta": rp.meta},
@@ -142,12 +157,14 @@ def info(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz) or
 
 
 @app.command()
-def convert(file: Path = typer.Argument(..., metavar="FILE", help="pose recording (.json) or replay"),
+def convert(file: Path = typer.Argument(..., metavar="FILE", help="pose recording or game record (.json), a run folder, or a replay"),
+            game: Optional[int] = typer.Option(None, "--game", help=_GAME_HELP),
+            point: int = typer.Option(0, "--point", help=_POINT_HELP),
             out: Path = typer.Option(..., "--out", help="replay file to write (.npz)"),
             fps: float = typer.Option(30.0, "--fps", help="keep at most this many frames per second")) -> None:
     """Convert a table pose recording into a compact replay file."""
     from sim.viewer.replay import save_replay
 
-    rp = _load(file)
+    rp = _load(file, game, point)
     p = save_replay(rp, out, fps=fps)
     typer.echo(f"wrote {p} ({p.stat().st_size / 1024:.0f} KiB)")

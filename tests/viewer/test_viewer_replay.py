@@ -230,3 +230,22 @@ def test_replay_error_is_input_error() -> None:
     assert issubclass(ReplayError, InputError) and FORMAT == "stonelab.replay"
     with pytest.raises(ReplayError):
         synthetic_replay().downsample(0)
+
+
+@pytest.mark.slow
+def test_run_store_gives_kept_frames_or_resimulates(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = Path(__file__).resolve().parents[2]
+    run = tmp_path / "run"
+    assert main(["run", str(root / "scenarios" / "sun" / "classic-2p.toml"), "--games", "2", "--backend", "serial",
+                 "--out", str(run), "--no-report"]) == 0
+    kept = load_any(run)  # [record] frames = "first": game 0's frames are in the store
+    assert kept.meta["game_index"] == 0 and not kept.meta.get("resimulated")
+    assert len(kept.turns) >= 2 and any(t.placements for t in kept.turns)
+    again = load_any(run, game_index=0)
+    np.testing.assert_array_equal(kept.pos, again.pos)
+    other = load_any(run / "results.sqlite", game_index=1)  # not kept: re-simulated from its seed
+    assert other.meta["resimulated"] and other.n_frames > 10
+    with pytest.raises(ReplayError, match="no game 9"):
+        load_any(run, game_index=9)
+    capsys.readouterr()
+    assert main(["replay", "info", str(run), "--game", "-1"]) == 2
