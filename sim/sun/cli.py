@@ -36,7 +36,7 @@ def pass_cmd(
     aim: float = typer.Option(..., "--aim", help="aim azimuth in degrees, counter-clockwise from +x"),
     release: Optional[float] = typer.Option(None, "--release",
                                             help="release distance outside the base edge (m); default the hand span"),
-    skill_name: str = typer.Option("perfect", "--skill", help="thrower skill: perfect, expert, steady, casual, child"),
+    skill: str = typer.Option("perfect", "--skill", help="thrower skill: perfect, expert, steady, casual, child"),
     seed: int = typer.Option(0, "--seed", help="seed of the thrower's noise"),
     preset: Optional[str] = typer.Option(None, "--preset", help="fast or reference (default: the layout's)"),
     record: Optional[Path] = typer.Option(None, "--record", help="write per-frame poses (JSON) to this file"),
@@ -48,13 +48,13 @@ def pass_cmd(
 
     from sim.sun.layout import load_layout
     from sim.sun.table import PoseRecorder, SunTable
-    from sim.sun.thrower import skill
+    from sim.sun.thrower import skill as skill_level
 
     try:
         if not math.isfinite(aim):
             raise InputError(f"aim must be a finite number of degrees, not {aim}", key="--aim")
         lay = load_layout(layout, preset)
-        thrower = skill(skill_name)
+        thrower = skill_level(skill)
         rng = np.random.default_rng(seed)
         noise = thrower.draw_pass(rng)
         rec = PoseRecorder(record_hz) if record is not None else None
@@ -91,7 +91,7 @@ def pass_cmd(
 def stability(
     layout: Path = typer.Argument(..., help="layout TOML file"),
     trials: int = typer.Option(10, "--trials", help="noisy passes per aim in the aim sweep"),
-    skill_name: str = typer.Option("casual", "--skill", help="thrower skill: perfect, expert, steady, casual, child"),
+    skill: str = typer.Option("casual", "--skill", help="thrower skill: perfect, expert, steady, casual, child"),
     seed: int = typer.Option(0, "--seed", help="root seed of the aim sweep"),
     json_out: bool = typer.Option(False, "--json", help="print the results as JSON"),
     out: Optional[Path] = typer.Option(None, "--out", help="folder for the polar plot (PNG)"),
@@ -101,7 +101,7 @@ def stability(
     """Settle, bump and aim-sweep tests of one Stonehenge-and-the-Sun layout."""
     from sim.sun.layout import load_layout
     from sim.sun.stability import run_stability
-    from sim.sun.thrower import skill
+    from sim.sun.thrower import skill as skill_level
 
     try:
         if trials < 1:
@@ -109,7 +109,7 @@ def stability(
         if not (0.5 <= step <= 180.0):
             raise InputError(f"must be from 0.5 to 180 degrees, not {step}", key="--step")
         lay = load_layout(layout, preset)
-        thrower = skill(skill_name)
+        thrower = skill_level(skill)
     except InputError as exc:
         _fail(exc)
         return

@@ -45,7 +45,7 @@ import numpy as np
 import pybullet as p
 
 from sim.core.errors import InputError
-from sim.sun.layout import (TAU, BallSpec, Gap, Layout, Position, ShapeSpec, gap_at, ring_gaps, wrap_angle)
+from sim.sun.layout import TAU, Gap, Layout, Position, ShapeSpec, gap_at, ring_gaps, wrap_angle
 from sim.sun.thrower import ZERO_PASS, ZERO_PLACE, PassNoise, PlaceNoise
 
 Role = Literal["stand", "stack", "gate"]
@@ -95,13 +95,6 @@ def _z_row(q: Sequence[float]) -> tuple[float, float, float]:
     """Third row of the rotation matrix of ``q``: the world z components of the local axes."""
     x, y, z, w = q
     return (2.0 * (x * z - w * y), 2.0 * (y * z + w * x), 1.0 - 2.0 * (x * x + y * y))
-
-
-def _quat_mul(a: Sequence[float], b: Sequence[float]) -> tuple[float, float, float, float]:
-    ax, ay, az, aw = a
-    bx, by, bz, bw = b
-    return (aw * bx + ax * bw + ay * bz - az * by, aw * by - ax * bz + ay * bw + az * bx,
-            aw * bz + ax * by - ay * bx + az * bw, aw * bw - ax * bx - ay * by - az * bz)
 
 
 def _inside(gap: Gap | None, angle: float, margin: float) -> bool:
@@ -528,9 +521,8 @@ class SunTable:
         return stone_id
 
     def _top_z(self, s: StoneState) -> float:
-        shp = self.shapes[s.shape]
-        up = self._vertical_extent(s)
-        return s.pos[2] + up if shp else s.pos[2]
+        """Height (m) of the highest point of a stone in its current pose."""
+        return s.pos[2] + self._vertical_extent(s)
 
     def _vertical_extent(self, s: StoneState) -> float:
         """Half of the stone's extent along world z in its current orientation (m)."""
