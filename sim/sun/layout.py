@@ -719,3 +719,22 @@ def load_layout(path: str | Path, preset: str | None = None) -> Layout:
         raise ScenarioError(f"not valid TOML: {exc}", source=p) from None
     layout = parse_layout(data, p)
     return layout.with_preset(preset) if preset is not None else layout
+
+
+def dump_layout_toml(layout: Layout, name: str | None = None) -> str:
+    """The stones and gates of a layout as TOML text that :func:`load_layout` reads back.
+
+    Only ``[physics] preset`` of the parameters is written; table, ball and shape values that
+    differ from the defaults must be copied by hand (they are rarely changed mid-study).
+    """
+    lines = []
+    if name:
+        lines.append(f"name = {name!r}".replace("'", '"'))
+    lines += ["", "[physics]", f'preset = "{layout.physics.preset}"']
+    for i, s in enumerate(layout.stones):
+        lines += ["", f"[[stones]]  # {i}", f'shape = "{s.shape}"', f"angle = {s.angle_deg:.4f}"]
+        if s.level != 1:
+            lines.append(f"level = {s.level}")
+    for g in layout.gates:
+        lines += ["", "[[gates]]", f'shape = "{g.shape}"', f"between = [{g.between[0]}, {g.between[1]}]"]
+    return "\n".join(lines) + "\n"

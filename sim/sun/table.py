@@ -513,6 +513,31 @@ class SunTable:
                 gates[key] = s.pos[2] - 0.5 * self.shapes[s.shape].lintel_thickness
         return ring_gaps(pos, self.table.ring_radius, gates)
 
+    def to_layout(self) -> Layout:
+        """The layout-level description of the table as it stands now (angles read from the poses).
+
+        Level-1 stones come first (by angle), then stacks at their support's angle, then gates
+        between the level-1 stones of their positions. The result is not re-validated: stones moved
+        by physics may sit closer than a layout file allows. ``layout.dump_layout_toml`` writes it.
+        """
+        from sim.sun.layout import GateSpec, StoneSpec
+
+        pos = self.positions()
+        index: dict[int, int] = {}
+        stones: list[StoneSpec] = []
+        for q in pos:
+            index[q.ids[0]] = len(stones)
+            stones.append(StoneSpec(self._states[q.ids[0]].shape, math.degrees(q.angle), 1))
+        for q in pos:
+            for sid in q.ids[1:]:
+                index[sid] = len(stones)
+                stones.append(StoneSpec(self._states[sid].shape, math.degrees(q.angle), 2))
+        bottom = {i: q.ids[0] for q in pos for i in q.ids}
+        gates = [GateSpec(s.shape, (index[bottom[s.supports[0]]], index[bottom[s.supports[1]]]))
+                 for s in self._states.values()
+                 if s.role == "gate" and len(s.supports) == 2 and all(i in bottom for i in s.supports)]
+        return replace(self.layout, stones=tuple(stones), gates=tuple(gates))
+
     def top_of(self, stone_id: int) -> int:
         """The id of the top stone of the position whose level-1 stone is ``stone_id`` (or itself)."""
         for s in self._states.values():
@@ -1045,25 +1070,30 @@ class SunTable:
             return self.stack_stone(shape, best.ids[0], noise)
         raise InputError(f"level must be 1 or 2, not {level!r}", key="level")
 
-    def stand_stone(self, shape: str, angle_rad: float, noise: PlaceNoise = ZERO_PLACE) -> PlaceResult:
+    def stand_stone(self, shape: str, angle_rad: float, noise: PlaceNoise = ZERO_PLACE,
+                    stone_id: int | None = None) -> PlaceResult:
         """Stand a new stone on the base with its centre on the ring at ``angle_rad``, plus noise.
 
+        ``stone_id`` gives the new stone a chosen id (the rules layer's); default the next free id.
+
         Raises:
-            InputError: unknown shape.
+            InputError: unknown shape, or ``stone_id`` already on the table.
         """
         shp = self._shape(shape)
         R = self.table.ring_radius
         along, across = noise.along_m, noise.across_m
         ca, sa = math.cos(angle_rad), math.sin(angle_rad)
         pos = ((R + across) * ca - along * sa, (R + across) * sa + along * ca, 0.5 * shp.height + PLACE_DROP_M)
-        st = StoneState(self._next_id, shape, "stand", (), pos, _quat_yaw(angle_rad + noise.yaw_rad))
+        st = StoneState(self._new_id(stone_id), shape, "stand", (), pos, _quat_yaw(angle_rad + noise.yaw_rad))
         return self._place(st)
 
-    def stack_stone(self, shape: str, on: int, noise: PlaceNoise = ZERO_PLACE) -> PlaceResult:
+    def stack_stone(self, shape: str, on: int, noise: PlaceNoise = ZERO_PLACE,
+                    stone_id: int | None = None) -> PlaceResult:
         """Stack a new stone on the standing stone ``on`` (which must carry nothing), plus noise.
 
         Raises:
-            InputError: unknown shape, no such stone, or the stone is not a free standing stone.
+            InputError: unknown shape, no such stone, the stone is not a free standing stone, or
+                ``stone_id`` already on the table.
         """
         shp = self._shape(shape)
         sup = self._states.get(on)
@@ -1074,11 +1104,11 @@ class SunTable:
         top = self._top_z(sup)
         pos = (sup.pos[0] + noise.across_m * cy - noise.along_m * sy, sup.pos[1] + noise.across_m * sy + noise.along_m * cy,
                top + 0.5 * shp.height + PLACE_DROP_M)
-        st = StoneState(self._next_id, shape, "stack", (on,), pos, _quat_yaw(yaw + noise.yaw_rad))
+        st = StoneState(self._new_id(stone_id), shape, "stack", (on,), pos, _quat_yaw(yaw + noise.yaw_rad))
         return self._place(st)
 
     def make_gate(self, between: tuple[int, int], stone: int | None = None, shape: str | None = None,
-                  noise: PlaceNoise = ZERO_PLACE) -> PlaceResult:
+                  noise: PlaceNoise = ZERO_PLACE, stone_id: int | None = None) -> PlaceResult:
         """Lay a stone across the tops of two positions.
 
         Args:
@@ -1087,6 +1117,7 @@ class SunTable:
                 way); or ``None`` with ``shape`` to add a new stone (building layouts).
             shape: the new stone's shape when ``stone`` is ``None``.
             noise: placement errors: along the gate, across it, yaw.
+            stone_id: id for a new stone (with ``shape``); default the next free id.
 
         Raises:
             InputError: bad ids, supports not distinct, or neither/both of ``stone`` and ``shape``.
@@ -1109,10 +1140,17 @@ class SunTable:
             sid = stone
         else:
             self._shape(shape)  # validates
-            sid = self._next_id
+            sid = self._new_id(stone_id)
         assert shape is not None
         pos, quat = self._gate_pose(shape, sup, noise, drop=PLACE_DROP_M)
         return self._place(StoneState(sid, shape, "gate", sup, pos, quat))
+
+    def _new_id(self, stone_id: int | None) -> int:
+        if stone_id is None:
+            return self._next_id
+        if stone_id in self._states or stone_id < 0:
+            raise InputError(f"stone id {stone_id} is already on the table (or negative)", key="stone_id")
+        return stone_id
 
     def _shape(self, shape: str) -> ShapeSpec:
         try:

@@ -119,3 +119,21 @@ def test_skills_and_common_random_numbers() -> None:
     # Same standard normals scaled by the sigmas (4x for the aim).
     assert c.aim_rad == pytest.approx(4 * e.aim_rad)
     assert isinstance(skill("child").draw_place(np.random.default_rng(2)), PlaceNoise)
+
+
+def test_chosen_ids_and_layout_round_trip(tmp_path: Path) -> None:
+    from sim.sun.layout import dump_layout_toml
+
+    with SunTable.from_layout(load_layout(LAYOUTS / "full-32.toml")) as t:
+        lay = t.to_layout()
+        assert len(lay.stones) == 28 and len(lay.gates) == 4
+        f = tmp_path / "again.toml"
+        f.write_text(dump_layout_toml(lay, "again"), encoding="utf-8")
+        again = load_layout(f)  # validates: stacks at their support's angle, gates between neighbours
+        assert [s.shape for s in again.stones] == [s.shape for s in lay.stones]
+        assert len(again.gates) == 4
+    with SunTable.from_layout(load_layout(LAYOUTS / "empty.toml")) as e:
+        res = e.stand_stone("block", 0.0, stone_id=41)
+        assert res.stone == 41 and e.stone(41).shape == "block"
+        with pytest.raises(InputError):
+            e.stand_stone("block", 1.0, stone_id=41)
