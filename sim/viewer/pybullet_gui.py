@@ -13,7 +13,6 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pybullet as p

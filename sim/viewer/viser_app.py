@@ -16,7 +16,6 @@ import base64
 import contextlib
 import io
 import json
-import shutil
 import socket
 import threading
 import time
@@ -31,7 +30,7 @@ from sim.core.errors import InputError
 from sim.viewer.replay import (BASE_COLOUR, PENALTY_COLOUR, STRING_COLOUR, Replay, hex_rgb, quat_xyzw_to_wxyz)
 
 #: Where the camera starts (m) and what it looks at: the table seen from above and aside.
-CAMERA_POSITION = (0.30, -0.30, 0.26)
+CAMERA_POSITION = (0.26, -0.26, 0.22)
 CAMERA_LOOK_AT = (0.0, 0.0, 0.02)
 #: File names inside an export folder.
 EXPORT_RECORDING = "replay.viser"
@@ -173,6 +172,7 @@ class ReplayViewer:
         self.host = host
         self.port = port or free_port(host)
         self.server = viser.ViserServer(host=host, port=self.port, verbose=False)
+        self.port = int(self.server.get_port())  # viser moves on to the next port when one is taken
         self.server.initial_camera.position = CAMERA_POSITION
         self.server.initial_camera.look_at = CAMERA_LOOK_AT
         self.nodes = SceneNodes.build(self.server.scene, replay)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import os
 import shutil
 import subprocess
@@ -14,7 +13,7 @@ import numpy as np
 import pytest
 
 from sim.cli import main
-from sim.viewer.replay import Replay, from_pose_recording, save_replay
+from sim.viewer.replay import Replay, save_replay
 from sim.viewer.video import frame_times, render_frames, render_video
 
 
