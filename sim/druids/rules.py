@@ -519,6 +519,15 @@ class DruidsState(State):
             term = "match"
         return Outcome(term, () if w is None else (w,), (float(totals[0]), float(totals[1])))
 
+    def provisional_scores(self) -> tuple[float, float]:
+        """Megaliths placed so far per seat (summed over a match's finished games): who leads now."""
+        m0, m1 = self._meg
+        for rec in self._board_records():
+            a, b = record_megaliths(rec)
+            m0 += a
+            m1 += b
+        return (float(m0), float(m1))
+
     # --- information --------------------------------------------------------------------------
     def _board_records(self) -> list[tuple[Claim, ...]]:
         """Records of games before the one on the board."""

@@ -1005,6 +1005,10 @@ class SozoikumState(State):
         self.phase = "draw"
 
     # --- end --------------------------------------------------------------------------------
+    def provisional_scores(self) -> tuple[float, ...]:
+        """Stones held per seat, capped at the five a house needs: who is closest to building."""
+        return tuple(float(min(len(r), 5)) for r in self.reserve) if self.reserve else tuple(0.0 for _ in range(self.num_players))
+
     def outcome(self) -> Outcome | None:
         """The outcome once over: the house builder wins; a round cap is a draw. Scores are the
         stones each seat holds."""
