@@ -66,6 +66,8 @@ class Section:
     plots: list[Plot] = field(default_factory=list)
     tables: list[tuple[str, pd.DataFrame]] = field(default_factory=list)
     findings: list[str] = field(default_factory=list)
+    #: trusted HTML built by the section itself (every user string escaped there), e.g. replay links
+    html: str = ""
 
 
 def seat_color(s: int) -> str:

@@ -409,10 +409,12 @@ def build_sections(run: RunData) -> tuple[list[Section], list[str]]:
     ]
     if mod is not None and hasattr(mod, "section"):
         builders.insert(2, (f"the {run.game} section", lambda: mod.section(run)))
+    if mod is not None and hasattr(mod, "replays_section"):
+        builders.append((f"the {run.game} replays", lambda: mod.replays_section(run)))
     sections = []
     for what, fn in builders:
         sec = _guarded(f"the {what} section" if not what.startswith("the ") else what, fn, errors)
-        if sec is not None and (sec.plots or sec.tables or sec.findings):
+        if sec is not None and (sec.plots or sec.tables or sec.findings or sec.html):
             sections.append(sec)
     return sections, errors
 
@@ -567,6 +569,8 @@ def render(run: RunData, sections: list[Section], errors: list[str], out: Path) 
             )
         for caption, df in sec.tables:
             parts.append(f"<h3>{esc(caption)}</h3>{_table_html(df)}")
+        if sec.html:
+            parts.append(sec.html)
     text, src = scenario_text(run)
     parts.append(f"<h2>Scenario</h2><p class='note'>{esc(src)}</p><pre>{esc(text)}</pre>")
     parts.append(

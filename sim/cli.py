@@ -157,12 +157,25 @@ def run(
         summary = summarize(store, wall_s=info.wall_s)
     summary["played"] = info.played
     summary["resumed_skipped"] = info.skipped
+    replays = _export_replays(info.out)
+    if replays is not None:
+        summary["replays"] = [str(f) for f in replays.files]
+        summary["replay_viewer"] = str(replays.viewer) if replays.viewer else None
     if report:
         summary["report"] = _write_report(info.out)
     if json_out:
         _print_json(summary)
     else:
         _print_summary(summary)
+
+
+def _export_replays(run_dir: Path):  # noqa: ANN202 - RunReplays | None
+    """The first game's replay and its static viewer, for games that record replays."""
+    try:
+        from sim.viewer.runs import export_run_replays
+    except ImportError:
+        return None
+    return export_run_replays(run_dir)
 
 
 def _write_report(run_dir: Path) -> str | None:
@@ -194,6 +207,11 @@ def _print_summary(s: dict[str, Any]) -> None:
     if s.get("points"):
         con.print(f"sweep: {len(s['points'])} points (per-point figures in --json and the report)")
     con.print(f"results: {s['out']}/results.sqlite" + (f"   report: {s['report']}" if s.get("report") else ""))
+    if s.get("replays"):
+        con.print(
+            f"replay: {s['replays'][0]}   watch: stonelab replay view {s['replays'][0]}"
+            + (f"   share: {s['replay_viewer']}/standalone.html" if s.get("replay_viewer") else "")
+        )
 
 
 # --- export ----------------------------------------------------------------------------------

@@ -253,3 +253,55 @@ def section(run: RunData) -> Section | None:
             sec.tables.append(("Invalid passes by seat", pd.DataFrame({
                 "seat": by_seat["seat"], "passes": by_seat["size"], "invalid": by_seat["sum"].astype(int)})))
     return sec
+
+
+def replays_section(run: RunData) -> Section | None:
+    """Links to every game's replay: the files the run wrote, and for the others the command that
+    re-simulates them exactly from the seed (``sim.viewer.runs``)."""
+    import html as _html
+    import json
+
+    from sim.viewer.runs import REPLAYS_DIR, VIEWER_DIR, replay_name
+
+    games = run.games
+    if games.empty:
+        return None
+    esc = _html.escape
+    run_dir = run.run_dir
+    viewer = run_dir / VIEWER_DIR / "standalone.html"
+    rows = []
+    shown = games.sort_values(["point", "game_index"]).head(200)
+    for _, g in shown.iterrows():
+        point, idx = int(g["point"]), int(g["game_index"])
+        f = run_dir / REPLAYS_DIR / replay_name(idx, point)
+        winners = g.get("winners")
+        who = ", ".join(f"seat {w}" for w in winners) if isinstance(winners, list) and winners else "draw"
+        target = f"{run_dir}" + (f" --point {point}" if point else "") + f" --game {idx}"
+        cell = (f"<a href='../{REPLAYS_DIR}/{esc(f.name)}'>{esc(f.name)}</a> · " if f.exists() else "")
+        scores = g.get("scores_json")
+        try:
+            pen = ", ".join(f"{float(x):g}" for x in json.loads(scores))
+        except (TypeError, ValueError):
+            pen = ""
+        rows.append(
+            f"<tr><td>{point}</td><td>{idx}</td><td>{esc(who)}</td><td>{esc(pen)}</td>"
+            f"<td style='text-align:left'>{cell}<code>stonelab replay view {esc(target)}</code></td></tr>"
+        )
+    more = f"<p class='note'>First 200 of {len(games)} games listed.</p>" if len(games) > 200 else ""
+    link = (
+        f"<p><a href='../{VIEWER_DIR}/standalone.html'>Watch the first game in 3-D</a> (opens in the browser; "
+        f"or serve the folder: <code>stonelab replay serve {esc(str(run_dir / VIEWER_DIR))}</code>).</p>"
+        if viewer.exists()
+        else ""
+    )
+    body = (
+        link
+        + "<table class='data'><thead><tr><th>point</th><th>game</th><th>winner</th><th>penalties by seat</th>"
+        "<th>replay</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>" + more
+    )
+    return Section(
+        "Replays",
+        "Every game can be watched in 3-D. Games without a file here are re-simulated exactly from their seed by "
+        "the command shown (a few seconds each).",
+        html=body,
+    )

@@ -1,0 +1,76 @@
+"""Replays a run writes for designers: the first game's replay file and a shareable 3-D viewer.
+
+Called by ``stonelab run`` after a study (before the report, which links what is written here).
+Games without replays (everything but the Sun) write nothing.
+
+Layout inside a run folder::
+
+    replays/game-<i>.npz        the replay file of game i (sweep point p > 0: game-p<p>-<i>.npz)
+    replay/                     static viser viewer of the first game: index.html (serve it with
+                                `stonelab replay serve RUN/replay`), standalone.html (opens directly)
+
+Every other game's replay is re-simulated exactly from its seed on demand:
+``stonelab replay view RUN --game N`` or ``stonelab replay export RUN --game N --out DIR``.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from sim.core.store import Store
+
+REPLAYS_DIR = "replays"
+VIEWER_DIR = "replay"
+
+
+def replay_name(game_index: int, point: int = 0) -> str:
+    """File name of a game's replay inside ``RUN/replays/``."""
+    return f"game-{game_index}.npz" if point == 0 else f"game-p{point}-{game_index}.npz"
+
+
+@dataclass
+class RunReplays:
+    """What :func:`export_run_replays` wrote."""
+
+    files: list[Path]
+    viewer: Path | None
+
+
+def has_replays(run_dir: str | Path) -> bool:
+    """Whether the run's game records replays (the Sun)."""
+    with Store.open(run_dir) as store:
+        return store.meta().get("game") == "sun"
+
+
+def export_run_replays(run_dir: str | Path) -> RunReplays | None:
+    """Write the first game's replay and its static viewer; None for games without replays.
+
+    Uses the frames the run kept (scenario ``[record] frames``); without any, game 0 is re-simulated
+    exactly from its seed. The viewer folder is written under a temporary name and renamed.
+
+    Raises:
+        InputError: not a run folder.
+        ReplayError: the store's frames are unreadable.
+    """
+    run = Path(run_dir)
+    if not has_replays(run):
+        return None
+    from sim.viewer.replay import from_store, save_replay
+    from sim.viewer.viser_app import export_static
+
+    replay = from_store(run, None, 0, resimulate=True)
+    index = int(replay.meta.get("game_index", 0))
+    out = run / REPLAYS_DIR
+    out.mkdir(parents=True, exist_ok=True)
+    path = save_replay(replay, out / replay_name(index))
+    tmp = run / f".{VIEWER_DIR}.tmp"
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    export_static(replay, tmp)
+    final = run / VIEWER_DIR
+    if final.exists():
+        shutil.rmtree(final)
+    tmp.rename(final)
+    return RunReplays(files=[path], viewer=final)
