@@ -48,7 +48,11 @@ def _search_agent(determinize_each: bool):  # noqa: ANN202 - returns a factory
 SEARCH_OPTIONS: tuple[Option, ...] = (
     Option("iterations", int, 200, "search iterations per decision", min=1, max=1_000_000),
     Option("exploration", float, 1.4, "UCB exploration constant c", min=0.0, max=100.0),
-    Option("rollout_limit", int, 2000, "actions per random rollout before scoring it a draw", min=1, max=1_000_000),
+    Option(
+        "rollout_limit", int, 2000,
+        "actions per random rollout; a cut rollout is won by the running leader (provisional scores)",
+        min=1, max=1_000_000,
+    ),
 )
 
 MCTS = AgentSpec(

@@ -7,7 +7,10 @@ UCB term uses its *availability* count (how often it was legal when its parent w
 place of the parent's visits, as ISMCTS prescribes. Chance nodes are sampled, not stored (open
 loop). Simultaneous steps use decoupled UCT: each seat picks by UCB over its own action statistics.
 
-Returns are the game's [0, 1] returns; a rollout cut at ``rollout_limit`` scores 1/n for every seat.
+Returns are the game's [0, 1] returns. A rollout cut at ``rollout_limit`` actions is scored by the
+game's running leader (``State.provisional_scores``): a truncated rollout with a heuristic
+evaluation, which lets long games (Rocks!) be searched with short rollouts; 1/n each where the
+game keeps no running score.
 """
 
 from __future__ import annotations
@@ -183,7 +186,7 @@ class SearchAgent:
             state.apply_action(_pick(state.legal_actions(), rng))
         if state.is_terminal():
             return state.returns()
-        return tuple(1.0 / state.num_players for _ in range(state.num_players))
+        return _cut_returns(state)
 
     def _best(self, root: _Node, legal_actions: Sequence[Action]) -> Action:
         if root.sim_stats is not None and self.seat in root.sim_stats:
@@ -196,6 +199,18 @@ class SearchAgent:
         # most visits; ties broken by the order of legal_actions (deterministic)
         best = max(scored, key=lambda t: (t[0], -t[1]))
         return legal_actions[best[1]]
+
+
+def _cut_returns(state: State) -> tuple[float, ...]:
+    """Returns of a rollout cut before the end: the running leader by the game's provisional
+    scores takes the win (shared on ties); 1/n each where the game keeps no running score."""
+    n = state.num_players
+    scores = state.provisional_scores()
+    if scores is None:
+        return tuple(1.0 / n for _ in range(n))
+    best = max(scores)
+    top = [i for i, x in enumerate(scores) if x == best]
+    return tuple(1.0 / len(top) if i in top else 0.0 for i in range(n))
 
 
 def _pick(legal: Sequence[Action], rng: np.random.Generator) -> Action:

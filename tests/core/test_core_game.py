@@ -75,3 +75,18 @@ def test_ismcts_with_chance_beats_random() -> None:
                 s.apply_action(agents[p].act(s.observation(p), s.legal_actions()))
         wins += s.outcome().winners == (0,)
     assert wins >= 20, wins
+
+
+def test_cut_rollout_is_won_by_the_running_leader() -> None:
+    from sim.core.mcts import _cut_returns
+
+    s = GAME.new_initial_state(GAME.config(3))
+    s.to_move = 2  # the toy game's provisional score: 1 for the seat to move
+    assert _cut_returns(s) == (0.0, 0.0, 1.0)
+
+    class NoScore(type(s)):
+        def provisional_scores(self):  # noqa: ANN202
+            return None
+
+    t = NoScore(3, 10, False)
+    assert _cut_returns(t) == (1 / 3, 1 / 3, 1 / 3)
