@@ -157,6 +157,9 @@ def plot_sweep(layout: Layout, sweep: dict[str, Any], path: str | Path, title: s
             arc = np.linspace(a1, a1 + d, 12)
             ax.plot(arc, np.full_like(arc, rmax * 1.03), color="k", linewidth=2)
         ax.set_ylim(0, rmax * 1.06)
+        # radial ticks only over the data's range: the band beyond it holds the stone markers
+        data_top = top if ax is axes[0] else 1.0
+        ax.set_yticks([t for t in ax.get_yticks() if 0 < t <= data_top + 1e-9])
         ax.set_title(label, pad=14)
     fig.suptitle(title or "aim sweep")
     fig.text(0.5, 0.02, "squares: stones (brown pillar, grey block, olive slab; outer = stacked); "
