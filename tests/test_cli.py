@@ -99,3 +99,11 @@ def test_run_folder_of_another_scenario_is_refused(tmp_path: Path, capsys) -> No
     assert main(["run", str(scenario(tmp_path)), "--out", str(out), "--seed", "5", "--no-report"]) == 2
     assert "--force" in capsys.readouterr().err
     assert main(["run", str(scenario(tmp_path)), "--out", str(out), "--seed", "5", "--force", "--games", "2", "--no-report"]) == 0
+
+
+def test_bench_json_reports_playout_speed(capsys) -> None:
+    assert main(["bench", "druids", "--quick", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["results"]
+    by = {(r["game"], r["metric"]): r for r in rows}
+    assert by[("druids", "actions_per_s")]["value"] > 1000 and by[("druids", "actions_per_s")]["unit"] == "actions/s"
+    assert ("druids", "games_per_s") in by

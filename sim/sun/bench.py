@@ -27,6 +27,7 @@ from typing import Any
 
 import pybullet as p
 
+from sim.sun import rules_bench
 from sim.sun.layout import load_layout
 from sim.sun.table import SunTable
 
@@ -95,6 +96,8 @@ def benchmarks(quick: bool = False) -> list[dict[str, Any]]:
         {"game": "sun", "metric": "rebuild_ms", "value": float(m["rebuild_ms"]), "unit": "ms"},
         {"game": "sun", "metric": "pass_clean_cpu_ms", "value": float(m["pass_clean_cpu_ms"]), "unit": "ms"},
         {"game": "sun", "metric": "pass_hit_cpu_ms", "value": float(m["pass_hit_cpu_ms"]), "unit": "ms"},
+        # whole games on the table (careful agents, 32 stones, fast preset) and the rules alone
+        *rules_bench.benchmarks(quick=quick),
     ]
 
 
