@@ -43,7 +43,10 @@ def test_run_json_summary_and_export(tmp_path: Path, capsys) -> None:
     out = tmp_path / "run"
     rc = main(["run", str(scenario(tmp_path)), "--out", str(out), "--json", "--no-report"])
     assert rc == 0
-    s = json.loads(capsys.readouterr().out)
+    cap = capsys.readouterr()
+    s = json.loads(cap.out)
+    # not a terminal: plain progress lines on stderr, the last at 100 %
+    assert "study: 12/12 games (100 %)" in cap.err
     for key in ("scenario", "game", "games", "seed", "seats", "draws", "mean_length", "wall_s", "out"):
         assert key in s
     assert s["games"] == 12 and s["game"] == "druids" and s["seed"] == 4
