@@ -53,14 +53,6 @@ class GameResult:
     #: the running leader as ``[[action_number, seat or -1 for a tie], ...]``, one entry per change
     leads: list[list[int]] = field(default_factory=list)
 
-    def comparable(self) -> dict[str, Any]:
-        """Everything but wall time: equal for the same scenario and seed on any backend."""
-        d = dict(self.__dict__)
-        d.pop("wall_s")
-        d["rows"] = {k: [{c: v for c, v in r.items() if c != "wall_s"} for r in rows] for k, rows in self.rows.items()}
-        d["columns"] = {k: v for k, v in self.columns.items() if k != "wall_s"}
-        return d
-
 
 def _ident(name: str) -> str:
     if not name.replace("_", "").isalnum():
