@@ -235,7 +235,7 @@ def skill_section(run: RunData) -> Section | None:
                  ylabel="sole wins (% of games)", expected=sk["expected"].tolist(),
                  expected_label="share with no skill effect")
     found = []
-    for pairing, grp in sk.groupby("pairing", sort=False):
+    for _pairing, grp in sk.groupby("pairing", sort=False):
         strong = grp[grp["stronger"]]
         row = strong.iloc[0] if len(strong) else grp.sort_values("rate").iloc[-1]
         others = ", ".join(names[x] for x in grp["label"] if x != row["label"])

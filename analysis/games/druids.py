@@ -14,7 +14,7 @@ import pandas as pd
 from analysis import metrics as M
 from analysis.games import has_columns, own_aligned
 from analysis.load import RunData
-from analysis.plots import Plot, Section, lines_ci, new_figure, seat_color, stacked_bars
+from analysis.plots import Plot, Section, new_figure, seat_color, stacked_bars
 
 
 def _lines_per_length() -> dict[int, int]:

@@ -13,7 +13,7 @@ import pandas as pd
 from analysis import metrics as M
 from analysis.games import has_columns, own_aligned
 from analysis.load import RunData
-from analysis.plots import Plot, Section, histogram, new_figure, seat_color
+from analysis.plots import Plot, Section, histogram, new_figure
 
 SOURCES = (("box", "box seats (3 each)", "#0072B2"), ("trilithon", "trilithon (2 each)", "#E69F00"),
            ("tshirt", "T-shirts (1 each)", "#009E73"))

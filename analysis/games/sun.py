@@ -18,7 +18,7 @@ import pandas as pd
 from analysis import metrics as M
 from analysis.games import has_columns, own_aligned
 from analysis.load import RunData
-from analysis.plots import Plot, Section, lines_ci, new_figure, new_figure_row, polar_bars, stacked_bars
+from analysis.plots import Plot, Section, lines_ci, new_figure_row, polar_bars, stacked_bars
 
 LEVELS = {"stand": "on the base", "stack": "stacked (level 2)", "gate": "gate"}
 SECTOR_DEG = 15.0
@@ -134,7 +134,7 @@ def section(run: RunData) -> Section | None:
     split = [(None, "all passes")] if len(agents) < 2 else [(a, f"{a} agent") for a in agents]
     from analysis.plots import seat_color
 
-    for i, (ag, lab) in enumerate(split):
+    for _i, (ag, lab) in enumerate(split):
         ds, ps = [], []
         for _, g in groups:
             gg = g if ag is None else g[g["agent"] == ag]

@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from sim.core.errors import InputError, ScenarioError
-from sim.core.game import CHANCE, AgentSpec, Column, Game, GameConfig, GameDetails, GameSpec, State
+from sim.core.game import CHANCE, Column, Game, GameConfig, GameDetails, GameSpec, State
 from sim.core.options import Option
 from sim.sun import rules as R
 from sim.sun.layout import Layout, PhysicsSpec, TableSpec, BallSpec, parse_layout

@@ -146,7 +146,7 @@ def plot_sweep(layout: Layout, sweep: dict[str, Any], path: str | Path, title: s
     for ax, values, label, rmax in ((axes[0], exp_pen, "expected penalties per pass", top * 1.25),
                                     (axes[1], p_clean, "chance of a clean pass", 1.25)):
         ax.bar(aims, values, width=width, color="tab:red" if ax is axes[0] else "tab:green", alpha=0.7)
-        for i, s in enumerate(layout.stones):
+        for _i, s in enumerate(layout.stones):
             shp = s.shape
             r_mark = rmax * (0.92 if s.level == 1 else 0.98)
             ax.plot([s.angle_rad], [r_mark], marker="s", color=colors.get(shp, "k"), markersize=5 if s.level == 1 else 4)

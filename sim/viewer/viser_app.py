@@ -96,7 +96,7 @@ class SceneNodes:
         for i, b in enumerate(replay.bodies):
             if b.kind == "ball":
                 nodes._ball = i
-                h = scene.add_icosphere(f"/bodies/ball", radius=b.size[0] / 2, color=hex_rgb(b.colour),
+                h = scene.add_icosphere("/bodies/ball", radius=b.size[0] / 2, color=hex_rgb(b.colour),
                                         subdivisions=3, visible=False)
             else:
                 h = scene.add_box(f"/bodies/{b.key.replace(':', '_')}", color=hex_rgb(b.colour),

@@ -8,7 +8,6 @@ import pytest
 from sim.core.agents import make_agent
 from sim.core.game import CHANCE
 from sim.core.seeding import game_streams
-from sim.sun import rules as R
 from sim.sun.game import GAME, thrower_of
 
 
