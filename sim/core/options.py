@@ -8,6 +8,7 @@ file, the key and what is allowed.
 
 from __future__ import annotations
 
+import builtins
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -40,7 +41,7 @@ class Option:
     choices: tuple[Any, ...] | None = None
     min: float | None = None
     max: float | None = None
-    item_type: type | None = None
+    item_type: builtins.type | None = None  # builtins: the field `type` shadows the name here
     check: Callable[[Any], str | None] | None = field(default=None, compare=False)
 
     def describe(self) -> str:

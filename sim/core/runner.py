@@ -295,7 +295,7 @@ def _batches(game_path: str, todo: list[tuple[SweepPoint, int]], workers: int) -
     i = 0
     while i < len(todo):
         p = todo[i][0]
-        idx = []
+        idx: list[int] = []
         while i < len(todo) and todo[i][0].index == p.index and len(idx) < size:
             idx.append(todo[i][1])
             i += 1
