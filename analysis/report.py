@@ -282,6 +282,9 @@ def drama_section(run: RunData) -> Section | None:
     bins = np.arange(-0.5, x.max() + 1.5 if x.size else 1.5, 1.0) if (x.size and x.max() <= 60) else 30
     a1.hist(x, bins=bins, weights=np.full(x.size, 1 / max(x.size, 1)), color="#CC79A7", edgecolor="white", zorder=2)
     a1.set_xlabel("lead changes per game (count)")
+    from matplotlib.ticker import MaxNLocator
+
+    a1.xaxis.set_major_locator(MaxNLocator(integer=True))  # counts: no 2.5 ticks
     a1.set_ylabel("share of games")
     a1.set_title("How often the lead changes")
     y = d["decided_at"].dropna().to_numpy(float)
