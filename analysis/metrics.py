@@ -188,11 +188,11 @@ def skill_importance(games: pd.DataFrame, seats: pd.DataFrame) -> pd.DataFrame:
             continue
         key = tuple(sorted(set(labels)))
         d = acc.setdefault(key, {lab: [0, 0, 0.0] for lab in key})  # games, wins, expected sum
-        w = None if winner is None or (isinstance(winner, float) and math.isnan(winner)) else int(winner)
+        won = None if winner is None or (isinstance(winner, float) and math.isnan(winner)) else int(winner)
         for lab in key:
             d[lab][0] += 1
             d[lab][2] += labels.count(lab) / len(labels)
-            if w is not None and labels[w] == lab:
+            if won is not None and labels[won] == lab:
                 d[lab][1] += 1
     rows = []
     for key, d in acc.items():

@@ -8,7 +8,7 @@ plain-language finding; :class:`Section` groups plots, tables and findings under
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Sequence, cast, overload
 
 import matplotlib
 
@@ -16,6 +16,7 @@ matplotlib.use("Agg")
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 #: Seat colours (colour-blind-friendly Okabe-Ito palette), seat 0 first.
@@ -155,10 +156,11 @@ def bar_ci(
                 label="95 % interval")
     if expected is not None:
         if np.ndim(expected) == 0:
-            ax.axhline(float(expected), color=NEUTRAL, ls="--", lw=1, zorder=1,  # type: ignore[arg-type]
-                       label=f"{expected_label} ({100 * float(expected):.0f} %)" if percent else expected_label)  # type: ignore[arg-type]
+            ref = float(cast(float, expected))
+            ax.axhline(ref, color=NEUTRAL, ls="--", lw=1, zorder=1,
+                       label=f"{expected_label} ({100 * ref:.0f} %)" if percent else expected_label)
         else:
-            for i, e in enumerate(expected):  # type: ignore[union-attr]
+            for i, e in enumerate(cast(Sequence[float], expected)):
                 ax.hlines(e, i - 0.35, i + 0.35, color=NEUTRAL, ls="--", lw=1.2, zorder=4,
                           label=expected_label if i == 0 else None)
     ax.set_xticks(x, [wrap(s) for s in labels])
@@ -251,6 +253,40 @@ def seat_distributions(
     return fig
 
 
+@overload
+def lines_ci(
+    x: Sequence[Any],
+    series: Sequence[tuple[str, Sequence[float], Sequence[float], Sequence[float]]],
+    *,
+    title: str,
+    xlabel: str,
+    ylabel: str,
+    percent: bool = False,
+    colors: Sequence[str] | None = None,
+    expected: float | None = None,
+    expected_label: str = "",
+    ax: None = None,
+    categorical: bool | None = None,
+) -> Figure: ...
+
+
+@overload
+def lines_ci(
+    x: Sequence[Any],
+    series: Sequence[tuple[str, Sequence[float], Sequence[float], Sequence[float]]],
+    *,
+    title: str,
+    xlabel: str,
+    ylabel: str,
+    percent: bool = False,
+    colors: Sequence[str] | None = None,
+    expected: float | None = None,
+    expected_label: str = "",
+    ax: Axes,
+    categorical: bool | None = None,
+) -> None: ...
+
+
 def lines_ci(
     x: Sequence[Any],
     series: Sequence[tuple[str, Sequence[float], Sequence[float], Sequence[float]]],
@@ -286,11 +322,12 @@ def lines_ci(
         xs = np.asarray([float(v) for v in x])
     for i, (lab, v, lo, hi) in enumerate(series):
         c = colors[i] if colors else seat_color(i)
-        v, lo, hi = (np.asarray(a, dtype=float) for a in (v, lo, hi))
-        ok = np.isfinite(v)  # points without data are skipped; the line joins the others
-        ax.plot(xs[ok], v[ok], marker="o", color=c, label=lab, lw=1.8, ms=5, zorder=3)
-        ax.fill_between(xs[ok], lo[ok], hi[ok], color=c, alpha=0.18, lw=0, zorder=2)
-        ax.errorbar(xs[ok], v[ok], yerr=_err(v[ok], lo[ok], hi[ok]), fmt="none", ecolor=c, capsize=3, lw=1, zorder=3)
+        va, loa, hia = (np.asarray(a, dtype=float) for a in (v, lo, hi))
+        ok = np.isfinite(va)  # points without data are skipped; the line joins the others
+        ax.plot(xs[ok], va[ok], marker="o", color=c, label=lab, lw=1.8, ms=5, zorder=3)
+        ax.fill_between(xs[ok], loa[ok], hia[ok], color=c, alpha=0.18, lw=0, zorder=2)
+        ax.errorbar(xs[ok], va[ok], yerr=_err(va[ok], loa[ok], hia[ok]), fmt="none", ecolor=c, capsize=3, lw=1,
+                    zorder=3)
     if expected is not None:
         ax.axhline(expected, color=NEUTRAL, ls="--", lw=1, label=expected_label or None)
     if percent:

@@ -7,6 +7,7 @@ Reads ``druids_games`` (``lines<L>_<seat>``, ``early_<seat>``, ``full_<seat>``, 
 from __future__ import annotations
 
 from collections import Counter
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -71,7 +72,7 @@ def section(run: RunData) -> Section | None:
         ax.set_title("Lines won by length")
         ax.grid(axis="x", visible=False)
         ax.legend(fontsize=8, loc="upper right")
-        unclaimed = 1 - sum(m for _, m in rows)
+        unclaimed = 1 - cast(np.ndarray, sum(m for _, m in rows))  # one array per seat, so never the empty sum 0
         best = max(range(len(xs)), key=lambda j: abs(rows[0][1][j] - rows[-1][1][j]) if len(rows) > 1 else 0)
         f = ("Share of each length's lines won per game: "
              + "; ".join(f"{L} spaces: " + ", ".join(f"seat {s} {100 * m[j]:.0f} %" for s, m in rows)

@@ -22,11 +22,11 @@ Greedy (one ply)
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Sequence, cast
 
 import numpy as np
 
-from sim.core.game import AgentSpec, GameConfig
+from sim.core.game import Action, AgentSpec, GameConfig
 from sim.core.options import Option
 from sim.druids.rules import (
     HIDDEN,
@@ -58,7 +58,7 @@ class GreedyAgent:
         self.rng = rng
         self.cost = cost
 
-    def act(self, observation: DruidsObservation, legal_actions: Sequence[Place]) -> Place:
+    def act(self, observation: DruidsObservation, legal_actions: Sequence[Action]) -> Place:
         """The best-scoring legal placement.
 
         Raises:
@@ -117,7 +117,7 @@ class GreedyAgent:
         after_best: dict[int, list[float]] = {}
         best_score = -1e18
         best: list[Place] = []
-        for a in legal_actions:
+        for a in cast(Sequence[Place], legal_actions):  # druids offers only Place actions
             v = a.value
             if v not in after_best:
                 rest = my_hand[:]

@@ -69,7 +69,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from sim.core.errors import IllegalActionError, InputError
-from sim.core.game import TERMINAL, Outcome, State
+from sim.core.game import TERMINAL, Action, Outcome, State
 
 # --------------------------------------------------------------------------------------------
 # board geometry
@@ -374,7 +374,7 @@ class DruidsState(State):
         """True when the game (the match) is over."""
         return self._player == TERMINAL
 
-    def legal_actions(self, seat: int | None = None) -> list[Place]:
+    def legal_actions(self, seat: int | None = None) -> list[Action]:
         """Every (empty point, distinct value in hand) pair of the seat to move, point-major.
 
         Another seat, or a finished game, has none.
@@ -586,7 +586,7 @@ class DruidsState(State):
         c._empties = self._empties[:]
         return c
 
-    def history(self) -> list[tuple[int, Place]]:
+    def history(self) -> list[tuple[int, Action]]:
         """Every placement of the match so far as (seat, Place). Claims are automatic, not actions."""
         return list(self._hist)
 

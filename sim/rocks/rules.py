@@ -36,7 +36,7 @@ Actions are interned frozen dataclasses: :class:`Move`, :class:`SeatBox`, :class
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -161,6 +161,24 @@ class Rules:
     """Validated rule options as attributes (shared, read-only, by every state of a game)."""
 
     __slots__ = OPTION_NAMES + ("values",)
+
+    # set in __init__ from OPTIONS (declared here for type checkers)
+    values: dict[str, Any]
+    target_points: int
+    max_turns: int
+    box_seats: int
+    trilithons: int
+    fans_per_player: int
+    tshirts_per_player: int
+    hand_size: int
+    box_points: int
+    trilithon_points: int
+    tshirt_points: int
+    allow_pass: bool
+    guard_needs_fan: bool
+    guard_setup_trilithon: str
+    guard_card_to_discard: bool
+    entry_offset: int
 
     def __init__(self, values: Mapping[str, Any]) -> None:
         """Raises ScenarioError for an unknown or bad option."""
@@ -748,13 +766,13 @@ class RocksState(State):
 
     # the State base compares notations; keep that, but be explicit for speed-insensitive callers
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other.to_notation() == self.to_notation()  # type: ignore[union-attr]
+        return type(other) is type(self) and other.to_notation() == self.to_notation()
 
     def __hash__(self) -> int:
         return hash(self.to_notation())
 
 
-_HANDLERS = {
+_HANDLERS: dict[type, Callable[[RocksState, Any], None]] = {
     Move: RocksState._do_move,
     SeatBox: RocksState._do_seat_box,
     SeatTrilithon: RocksState._do_seat_tri,

@@ -39,7 +39,7 @@ ismcts
 from __future__ import annotations
 
 import itertools
-from typing import Any, Sequence
+from typing import Any, Sequence, cast
 
 import numpy as np
 
@@ -73,7 +73,7 @@ def assignments(state: R.SozoikumState, stones: Sequence[int]) -> list[tuple[flo
     pool = sorted(stones, key=lambda s: -stone_fit(state, s))[:MAX_HOUSE_POOL]
     info = dict(zip(pool, _infos(state, pool)))
     gap = state.rules["wall_gap"]
-    out = []
+    out: list[tuple[float, tuple[int, ...]]] = []
     for roof in pool:
         rest = [s for s in pool if s != roof]
         for four in itertools.combinations(rest, 4):
@@ -134,7 +134,7 @@ class GreedyAgent:
         me = self.seat
         ph = st.phase
         if ph == "setup":
-            cards = any(a.cards for a in legal)
+            cards = any(a.cards for a in cast(Sequence[R.Setup], legal))  # setup offers only Setup actions
             richest = st.gems[me] >= max(st.gems)
             prefs = ("auction", "hidden", "bluff") if richest else ("hidden", "bluff", "auction")
             for rule in prefs:
@@ -228,7 +228,7 @@ class _FastGame:
         self.spec = game.spec
 
     def determinize(self, observation: Any, rng: np.random.Generator) -> R.SozoikumState:
-        s = self._game.determinize(observation, rng)
+        s = cast(R.SozoikumState, self._game.determinize(observation, rng))  # the game is sozoikum
         s.fast_build = True
         return s
 

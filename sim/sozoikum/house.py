@@ -44,7 +44,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Sequence
+from typing import Iterable, Sequence
 
 import numpy as np
 import pymunk
@@ -145,7 +145,7 @@ class HouseResult:
         return max(self.displacement)
 
 
-def _turn(verts: Vertices, angle: float) -> list[tuple[float, float]]:
+def _turn(verts: Iterable[Sequence[float]], angle: float) -> list[tuple[float, float]]:
     # plain floats: numpy costs more than it saves on eight points
     c, s = math.cos(angle), math.sin(angle)
     return [(c * x - s * y, s * x + c * y) for x, y in verts]

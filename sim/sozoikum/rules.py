@@ -39,7 +39,7 @@ A round (the start seat is seat 0 in round 1 and moves one seat left each round)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence, cast
 
 import numpy as np
 
@@ -629,21 +629,20 @@ class SozoikumState(State):
 
     def _is_legal(self, p: int, action: Action) -> bool:
         ph = self.phase
-        t = type(action)
         # fast paths for the large action families; everything else by membership
         if ph == "auction":
-            if t is Pass:
+            if type(action) is Pass:
                 return True
-            if t is Bid:
+            if type(action) is Bid:
                 return self.high < action.amount <= self.gems[p]
-            if t is Ally:
+            if type(action) is Ally:
                 return (
                     self.rules["coalitions"] and len(self.holders) == 1 and not self.refused
                     and 1 <= action.amount <= self.gems[p]
                 )
             return False
         if ph == "announce":
-            return t is Announce and 0 <= action.amount <= self.rules["announce_max"]
+            return type(action) is Announce and 0 <= action.amount <= self.rules["announce_max"]
         try:
             return action in self.legal_actions(p)
         except TypeError:
@@ -686,21 +685,23 @@ class SozoikumState(State):
             if joint[s] not in self.legal_actions(s):
                 raise self._illegal(joint[s], "not among the legal actions", seat=s)
         self._history.append((SIMULTANEOUS, tuple(sorted(joint.items()))))
+        # every action is legal (checked above), so of the phase's one action type
         if self.phase == "cards":
-            self._resolve_cards({s: joint[s].card for s in seats})
+            self._resolve_cards({s: cast(PlayCard, joint[s]).card for s in seats})
         elif self.phase == "hidden":
-            self._resolve_hidden({s: joint[s].amount for s in seats})
+            self._resolve_hidden({s: cast(Sealed, joint[s]).amount for s in seats})
         else:
             for s in seats:
-                self.fists[s] = joint[s].amount
+                self.fists[s] = cast(Fist, joint[s]).amount
             self.phase = "announce"
             self.idx = 0
         self._normalize()
 
     def _apply(self, p: int, a: Action) -> None:
+        # ``a`` passed _is_legal, so it is of the phase's action type (hence the casts)
         ph = self.phase
         if ph == "setup":
-            self._do_setup(a)
+            self._do_setup(cast(Setup, a))
         elif ph == "effect":
             self._do_effect(p, a)
         elif ph == "auction":
@@ -708,7 +709,7 @@ class SozoikumState(State):
         elif ph == "reply":
             prop, extra = self.offer  # type: ignore[misc]
             self.offer = None
-            if a.accept:
+            if cast(Reply, a).accept:
                 holder, own = self.holders[0]
                 self.holders = [(holder, own), (prop, extra)]
                 self.high = own + extra
@@ -719,33 +720,34 @@ class SozoikumState(State):
                 self.act = prop
                 self.refused = True
         elif ph == "announce":
-            self.ann[p] = a.amount
+            self.ann[p] = cast(Announce, a).amount
             self.idx += 1
             if self.idx >= len(self.camp):
                 self._start_challenges()
         elif ph == "challenge":
-            if a.challenge:
+            if cast(Challenge, a).challenge:
                 self._resolve_bluff(p)
             else:
                 self.chal.pop(0)
                 if not self.chal:
                     self._resolve_bluff(None)
         elif ph == "pick":
-            self.fire.remove(a.stone)
-            self.reserve[p].append(a.stone)
+            pick = cast(Pick, a)
+            self.fire.remove(pick.stone)
+            self.reserve[p].append(pick.stone)
             self.pickers.pop(0)
             if not self.fire:
                 self.pickers = []
             if not self.pickers:
                 self._to_build()
         elif ph == "decide":
-            if a.build:
+            if cast(BuildChoice, a).build:
                 self.phase = "place"
                 self.plan = []
             else:
                 self._next_builder()
         elif ph == "place":
-            self.plan.append(a.stone)
+            self.plan.append(cast(Place, a).stone)
             if len(self.plan) == HOUSE_STONES:
                 self.phase = "noise"
 
@@ -813,17 +815,20 @@ class SozoikumState(State):
 
     def _do_effect(self, b: int, a: Action) -> None:
         kind, _ = self.effects.pop(0)
+        # ``a`` is legal, so the effect's action type
         if kind == VETO:
-            self.camp.remove(a.target)
+            self.camp.remove(cast(Veto, a).target)
         elif kind == TIGER:
-            self.reserve[a.target].remove(a.stone)
-            self.reserve[b].append(a.stone)
+            tiger = cast(Tiger, a)
+            self.reserve[tiger.target].remove(tiger.stone)
+            self.reserve[b].append(tiger.stone)
         else:
-            if a.target == FIRE:
-                self.fire.remove(a.stone)
+            dumno = cast(Dumno, a)
+            if dumno.target == FIRE:
+                self.fire.remove(dumno.stone)
             else:
-                self.reserve[a.target].remove(a.stone)
-            self.back.append(a.stone)
+                self.reserve[dumno.target].remove(dumno.stone)
+            self.back.append(dumno.stone)
             self.back.sort()
 
     def _start_gathering(self) -> None:
@@ -860,11 +865,12 @@ class SozoikumState(State):
             self.out.append(p)
             self._next_bidder(p)
         elif t is Bid:
-            self.high = a.amount
-            self.holders = [(p, a.amount)]
+            bid = cast(Bid, a)
+            self.high = bid.amount
+            self.holders = [(p, bid.amount)]
             self._next_bidder(p)
         else:  # Ally
-            self.offer = (p, a.amount)
+            self.offer = (p, cast(Ally, a).amount)
             self.phase = "reply"
 
     def _next_bidder(self, after: int) -> None:
@@ -1033,7 +1039,7 @@ class SozoikumState(State):
         n = 0
         for seat, a in self._history:
             if seat == SIMULTANEOUS:
-                n += len(a)
+                n += len(cast("tuple[tuple[int, Action], ...]", a))  # the joint step's (seat, action) pairs
             elif seat != CHANCE:
                 n += 1
         return n

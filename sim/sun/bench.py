@@ -54,8 +54,12 @@ def _bare(table: SunTable, aim: float, swing_steps: int, settle_steps: int) -> t
 def measure(runs: int = 5, layout_path: Path = LAYOUT) -> dict[str, Any]:
     """Run the passes and the bare loops; return raw figures (lists of ms) and medians."""
     layout = load_layout(layout_path, "fast")
-    clean, hit, ratios, rebuild, steps = [], [], [], [], []
-    clean_cpu, hit_cpu, wall_ratios = [], [], []
+    clean: list[float] = []
+    hit: list[float] = []
+    ratios, rebuild, steps = [], [], []
+    clean_cpu: list[float] = []
+    hit_cpu: list[float] = []
+    wall_ratios = []
     with SunTable.from_layout(layout) as table:
         snap = table.snapshot()
         for _ in range(runs):

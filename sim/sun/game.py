@@ -192,11 +192,13 @@ class PhysicsTable:
         return PhysicsTable(self.layout)
 
     def _load(self, bodies: Sequence[R.Body], next_id: int) -> Any:
-        from sim.sun.table import StoneState, TableSnapshot
+        from sim.sun.table import Role, StoneState, TableSnapshot
 
         t = _sun_table(self.layout)
         by_id = {b.id: b for b in bodies}
         states = []
+        role: Role
+        sup: tuple[int, ...]
         for b in bodies:
             if not b.support:
                 role, sup = "stand", ()
@@ -204,7 +206,7 @@ class PhysicsTable:
                 role, sup = "stack", b.support
             else:
                 role, sup = "gate", tuple(_top_id(by_id, x) for x in b.support)
-            states.append(StoneState(b.id, b.shape, role, sup, tuple(b.pose[:3]), tuple(b.pose[3:])))
+            states.append(StoneState(b.id, b.shape, role, sup, _vec3(b.pose[:3]), _quat(b.pose[3:])))
         t.restore(TableSnapshot(tuple(states), next_id))
         return t
 
@@ -254,6 +256,18 @@ class PhysicsTable:
         return R.PassResult(pens, out, tuple(c.angle for c in res.crossings), bool(res.through_aim_gap),
                             bool(res.reached_far_side), bool(res.invalid), res.sim_time_s, res.steps, res.wall_s,
                             res.preset)
+
+
+def _vec3(v: Sequence[float]) -> tuple[float, float, float]:
+    """``tuple(v)`` for three numbers, typed as a 3-tuple."""
+    x, y, z = v
+    return (x, y, z)
+
+
+def _quat(v: Sequence[float]) -> tuple[float, float, float, float]:
+    """``tuple(v)`` for four numbers, typed as a 4-tuple."""
+    x, y, z, w = v
+    return (x, y, z, w)
 
 
 def _top_id(by_id: Mapping[int, R.Body], bottom: int) -> int:

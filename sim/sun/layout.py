@@ -638,13 +638,13 @@ def validate_layout(layout: Layout) -> None:
     n = len(pos)
     if n >= 2:
         for k in range(n):
-            a, b = pos[k], pos[(k + 1) % n]
-            w = gap_width(t.ring_radius, a.angle, a.width, a.depth, b.angle, b.width, b.depth)
+            pa, pb = pos[k], pos[(k + 1) % n]
+            w = gap_width(t.ring_radius, pa.angle, pa.width, pa.depth, pb.angle, pb.width, pb.depth)
             if w < t.min_clearance:
                 raise ScenarioError(
-                    f"stones[{b.ids[0]}] at {math.degrees(b.angle):.2f} deg overlaps or touches stones[{a.ids[0]}] "
-                    f"at {math.degrees(a.angle):.2f} deg (clear gap {w * 1000:.1f} mm, need at least "
-                    f"{t.min_clearance * 1000:.1f} mm)", source=src, key=f"stones[{b.ids[0]}].angle")
+                    f"stones[{pb.ids[0]}] at {math.degrees(pb.angle):.2f} deg overlaps or touches stones[{pa.ids[0]}] "
+                    f"at {math.degrees(pa.angle):.2f} deg (clear gap {w * 1000:.1f} mm, need at least "
+                    f"{t.min_clearance * 1000:.1f} mm)", source=src, key=f"stones[{pb.ids[0]}].angle")
 
     index_of = {p.ids[0]: k for k, p in enumerate(pos)}
     used_ends: dict[int, float] = {}

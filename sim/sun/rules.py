@@ -546,8 +546,8 @@ def nominal_pose(g: Geometry, placement: Placement, bodies: Mapping[int, Body]) 
     s = g.shapes[placement.shape]
     r = g.table.ring_radius
     if placement.kind == "stand":
-        a = placement.angle
-        return (r * math.cos(a), r * math.sin(a), 0.5 * s.height, *quat_yaw(a))
+        ang = placement.angle
+        return (r * math.cos(ang), r * math.sin(ang), 0.5 * s.height, *quat_yaw(ang))
     if placement.kind == "stack":
         base = bodies[placement.on]
         bs = g.shapes[base.shape]
@@ -584,7 +584,7 @@ def apply_place_noise(pose: Pose, noise: PlaceNoise) -> Pose:
     az = math.atan2(y, x)
     dx = noise.across * math.cos(az) - noise.along * math.sin(az)
     dy = noise.across * math.sin(az) + noise.along * math.cos(az)
-    q = _mul(quat_yaw(math.radians(noise.yaw)), pose[3:7])  # type: ignore[arg-type]
+    q = _mul(quat_yaw(math.radians(noise.yaw)), pose[3:7])
     return (x + dx, y + dy, pose[2], *q)
 
 
@@ -1522,11 +1522,11 @@ class SunState(State):
             return Draw(f[int(rng.integers(len(f)))])
         th = self.throwers[self.seat]
         if self.phase == "settle":
-            n = th.draw_place(rng)
-            return PlaceNoise(n.along_m, n.across_m, math.degrees(n.yaw_rad))
+            pl = th.draw_place(rng)
+            return PlaceNoise(pl.along_m, pl.across_m, math.degrees(pl.yaw_rad))
         if self.phase == "swing":
-            n = th.draw_pass(rng)
-            return ThrowNoise(math.degrees(n.aim_rad), n.release_m, n.push_mps[0], n.push_mps[1])
+            ps = th.draw_pass(rng)
+            return ThrowNoise(math.degrees(ps.aim_rad), ps.release_m, ps.push_mps[0], ps.push_mps[1])
         raise RuntimeError("not a chance node")
 
     # --- end and information ------------------------------------------------------------------------

@@ -1139,6 +1139,7 @@ class SunTable:
             self.remove_stone(stone)
             sid = stone
         else:
+            assert shape is not None  # exactly one of stone and shape was given (checked above)
             self._shape(shape)  # validates
             sid = self._new_id(stone_id)
         assert shape is not None

@@ -29,7 +29,7 @@ import zipfile
 import zlib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence, cast
 
 import numpy as np
 
@@ -342,6 +342,11 @@ def load_replay(path: str | Path) -> Replay:
     return replay_from_parts(header, raw["times"], raw["pos"], raw["quat"], source=src)
 
 
+def _floats3(v: Iterable[Any]) -> tuple[float, float, float]:
+    """``tuple(float(x) for x in v)``, typed as a 3-tuple (``Replay.validate`` rejects another length)."""
+    return cast("tuple[float, float, float]", tuple(float(x) for x in v))
+
+
 def replay_from_parts(header: Mapping[str, Any], times: np.ndarray, pos: np.ndarray, quat: np.ndarray,
                       source: str | Path | None = None) -> Replay:
     """Build and validate a :class:`Replay` from a header dict and its three arrays."""
@@ -358,7 +363,7 @@ def replay_from_parts(header: Mapping[str, Any], times: np.ndarray, pos: np.ndar
         raise ReplayError(f"replay version {ver} is newer than this stonelab reads (up to {VERSION})",
                           source=source, key="version")
     try:
-        bodies = [Body(key=str(b["key"]), kind=str(b["kind"]), size=tuple(float(x) for x in b["size"]),
+        bodies = [Body(key=str(b["key"]), kind=str(b["kind"]), size=_floats3(b["size"]),
                        colour=str(b.get("colour", STONE_COLOUR)), shape=str(b.get("shape", "")),
                        stone=None if b.get("stone") is None else int(b["stone"])) for b in header["bodies"]]
         turns = [TurnEvent(index=int(t["index"]), frames=(int(t["frames"][0]), int(t["frames"][1])),
@@ -421,9 +426,9 @@ def _validate(r: Replay, source: str | Path | None) -> None:
     if q.size and (np.abs(np.linalg.norm(q, axis=1) - 1.0) > 1e-2).any():
         raise bad("orientations must be unit quaternions", "quat")
     for t in r.turns:
-        a, b = t.frames
-        if not (0 <= a < b <= f):
-            raise bad(f"turn {t.index}: frame range [{a}, {b}) is outside 0..{f}", "turns")
+        lo, hi = t.frames
+        if not (0 <= lo < hi <= f):
+            raise bad(f"turn {t.index}: frame range [{lo}, {hi}) is outside 0..{f}", "turns")
     piv = r.table.get("pivot")
     if piv is not None and (len(piv) != 3 or not all(math.isfinite(float(x)) for x in piv)):
         raise bad(f"pivot must be [x, y, z], not {piv!r}", "table")
@@ -512,8 +517,9 @@ def from_pose_recording(rec: Any, *, seat: int | None = None, player: str = "",
                 pivot = [float(x) for x in b.get("pivot", [0.0, 0.0, 0.0])]
                 ball_r = float(b["radius"])
         base = d.get("base") or {}
-        table = {"base_radius": float(base.get("radius", 0.15)), "base_thickness": float(base.get("thickness", 0.02)),
-                 "pivot": pivot, "ball_radius": ball_r}
+        table: dict[str, Any] = {"base_radius": float(base.get("radius", 0.15)),
+                                 "base_thickness": float(base.get("thickness", 0.02)),
+                                 "pivot": pivot, "ball_radius": ball_r}
         aim = None
         horizontal = None
         penalties: list[dict[str, Any]] = []
@@ -531,7 +537,7 @@ def from_pose_recording(rec: Any, *, seat: int | None = None, player: str = "",
         raise ReplayError("the pose recording has no frames", source=source, key="frames")
     if release_m is None and horizontal is not None:
         release_m = horizontal - table["base_radius"]
-    m = {k: d[k] for k in ("preset", "dt", "rate_hz") if k in d}
+    m: dict[str, Any] = {k: d[k] for k in ("preset", "dt", "rate_hz") if k in d}
     m.update(meta or {})
     turn = TurnEvent(0, (0, nf), seat, player, [dict(p) for p in placements], dict(marker) if marker else None,
                      aim, release_m, dict(noise or {}), penalties, dict(outcome or {}), text)
@@ -562,7 +568,10 @@ def concat_replays(parts: Sequence[Replay], gap_s: float = DEFAULT_GAP_S, meta: 
     bodies = list(keys.values())
     col = {b.key: i for i, b in enumerate(bodies)}
     nb = len(bodies)
-    times, poss, quats, turns = [], [], [], []
+    times: list[np.ndarray] = []
+    poss: list[np.ndarray] = []
+    quats: list[np.ndarray] = []
+    turns: list[TurnEvent] = []
     offset = 0.0
     nframes = 0
     for k, rp in enumerate(parts):
@@ -654,7 +663,7 @@ def load_any(path: str | Path, game_index: int | None = None, point: int = 0) ->
 
 def _placement_from_still(d: Mapping[str, Any]) -> dict[str, Any]:
     """What a one-frame placement recording (``kind: place``) says was stood where."""
-    ev = next((e for e in d.get("events", []) if e.get("type") == "placed"), {})
+    ev: Mapping[str, Any] = next((e for e in d.get("events", []) if e.get("type") == "placed"), {})
     sid = ev.get("stone")
     out: dict[str, Any] = {"action": "place", "stone": sid, "fell": not bool(ev.get("standing", True))}
     if ev.get("cause"):
@@ -871,7 +880,7 @@ def synthetic_replay(n_stones: int = 8, seconds: float = 3.0, fps: float = 30.0,
     return concat_replays(parts) if turns > 1 else parts[0]
 
 
-def _qmul(a: Sequence[float], b: Sequence[float]) -> np.ndarray:
+def _qmul(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray) -> np.ndarray:
     ax, ay, az, aw = a
     bx, by, bz, bw = b
     return np.array([aw * bx + ax * bw + ay * bz - az * by, aw * by - ax * bz + ay * bw + az * bx,
