@@ -263,7 +263,7 @@ class State(ABC):
         return sum(1 for seat, _ in self.history() if seat != CHANCE)
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other.to_notation() == self.to_notation()  # type: ignore[attr-defined]
+        return isinstance(other, State) and type(other) is type(self) and other.to_notation() == self.to_notation()
 
     def __hash__(self) -> int:
         return hash(self.to_notation())
