@@ -39,3 +39,30 @@ def test_same_seed_same_game(name: str) -> None:
     b = random_sim_test(game, game.config(players), seed=7, check_every=10_000)
     assert a.history() == b.history()
     assert a.outcome() == b.outcome()
+
+
+@pytest.mark.parametrize("name", [n for n in game_names() if n not in SLOW_GAMES])
+def test_search_with_the_games_greedy_rollouts_picks_a_legal_action(name: str) -> None:
+    """`rollout_agent = "greedy"`: the shared search plays its rollouts with the game's own agent."""
+    import numpy as np
+
+    from sim.core.agents import make_agent
+    from sim.core.game import CHANCE, SIMULTANEOUS
+
+    game = get_game(name)
+    if "greedy" not in game.agents or "ismcts" not in game.agents:
+        pytest.skip("no greedy or ismcts agent")
+    cfg = game.config(game.spec.min_players)
+    rng = np.random.default_rng(3)
+    state = game.new_initial_state(cfg)
+    while state.current_player() < 0 and not state.is_terminal():  # chance and simultaneous set-up steps
+        if state.current_player() == CHANCE:
+            state.apply_action(state.sample_chance(rng))
+        elif state.current_player() == SIMULTANEOUS:
+            state.apply_actions({s: state.legal_actions(s)[0] for s in state.simultaneous_seats()})
+    seat = state.current_player()
+    agent = make_agent(game, "ismcts", {"iterations": 20, "rollout_agent": "greedy", "rollout_limit": 30},
+                       seat=seat, rng=rng, config=cfg)
+    assert getattr(agent, "search", agent)._policy is not None  # sozoikum wraps the shared search
+    legal = state.legal_actions(seat)
+    assert agent.act(state.observation(seat), legal) in legal

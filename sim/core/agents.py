@@ -53,19 +53,31 @@ SEARCH_OPTIONS: tuple[Option, ...] = (
         "actions per random rollout; a cut rollout is won by the running leader (provisional scores)",
         min=1, max=1_000_000,
     ),
+    Option("rollout_agent", str, "random", "the game's agent that plays rollouts (e.g. greedy); random by default"),
 )
+
+def check_rollout_agent(game: Game, params: Mapping[str, Any]) -> tuple[str, str] | None:
+    """The rollout agent must be one of the game's non-search agents."""
+    name = params.get("rollout_agent", "random")
+    choices = [a for a in game.agents if a not in ("mcts", "ismcts")]
+    if name not in choices:
+        return "rollout_agent", f"got {name!r}; allowed: {allowed(choices)}"
+    return None
+
 
 MCTS = AgentSpec(
     "mcts",
     _search_agent(determinize_each=False),
     SEARCH_OPTIONS,
     "UCT Monte Carlo tree search with random rollouts (determinized over hidden information)",
+    check=check_rollout_agent,
 )
 ISMCTS = AgentSpec(
     "ismcts",
     _search_agent(determinize_each=True),
     SEARCH_OPTIONS,
     "information-set MCTS: a new determinization of hidden cards each iteration",
+    check=check_rollout_agent,
 )
 
 
@@ -100,4 +112,7 @@ def make_agent(
     """
     spec = agent_spec(game, name)
     checked = validate_options(params, spec.options, prefix=f"seats[{seat}]")
+    problem = spec.check(game, checked) if spec.check else None
+    if problem:
+        raise ScenarioError(problem[1], key=f"seats[{seat}].{problem[0]}")
     return spec.factory(game=game, seat=seat, rng=rng, config=config, **checked)

@@ -109,6 +109,9 @@ class AgentSpec:
     factory: AgentFactory = field(compare=False)
     options: tuple[Option, ...] = ()
     doc: str = ""
+    #: a check of the validated parameters that needs the game: ``(game, params) -> (key, message)``
+    #: of the first problem, or None; the scenario loader turns a problem into a ScenarioError
+    check: Callable[["Game", Mapping[str, Any]], tuple[str, str] | None] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

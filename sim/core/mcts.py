@@ -47,6 +47,7 @@ class SearchAgent:
         iterations: search iterations per decision.
         exploration: UCB constant c.
         rollout_limit: maximum actions per rollout.
+        rollout_agent: the game's agent that plays the rollouts (``"random"``: uniformly random).
         determinize_each: draw a new determinization per iteration (ISMCTS) or once per decision.
     """
 
@@ -60,6 +61,7 @@ class SearchAgent:
         iterations: int = 200,
         exploration: float = 1.4,
         rollout_limit: int = 2000,
+        rollout_agent: str = "random",
         determinize_each: bool = True,
     ) -> None:
         self.game = game
@@ -69,6 +71,15 @@ class SearchAgent:
         self.c = exploration
         self.rollout_limit = rollout_limit
         self.determinize_each = determinize_each or game.spec.hidden_information
+        # a heuristic rollout policy: the game's own agent (default parameters) for every seat,
+        # sharing this searcher's generator; None means uniformly random rollouts
+        self._policy: list[Any] | None = None
+        if rollout_agent != "random":
+            from sim.core.agents import make_agent
+
+            self._policy = [
+                make_agent(game, rollout_agent, {}, seat=s, rng=rng, config=config) for s in range(config.num_players)
+            ]
 
     def act(self, observation: Any, legal_actions: Sequence[Action]) -> Action:
         """Search from ``observation`` and return the most visited legal root action."""
@@ -183,7 +194,10 @@ class SearchAgent:
                         {s: _pick(state.legal_actions(s), rng) for s in state.simultaneous_seats()}
                     )
                 continue
-            state.apply_action(_pick(state.legal_actions(), rng))
+            if self._policy is None:
+                state.apply_action(_pick(state.legal_actions(), rng))
+            else:
+                state.apply_action(self._policy[p].act(state.observation(p), state.legal_actions(p)))
         if state.is_terminal():
             return state.returns()
         return _cut_returns(state)

@@ -249,6 +249,9 @@ def _seats(value: Any, game: Game, source: str) -> tuple[SeatSpec, ...]:
         if not isinstance(label, str):
             raise ScenarioError(f"got {label!r}; allowed: a string", source=source, key=f"{where}.name")
         params = validate_options({k: v for k, v in seat.items() if k in agent_keys}, aspec.options, source=source, prefix=where)
+        problem = aspec.check(game, params) if aspec.check else None
+        if problem:
+            raise ScenarioError(problem[1], source=source, key=f"{where}.{problem[0]}")
         sopts = validate_options(
             {k: v for k, v in seat.items() if k in seat_keys}, spec.seat_options, source=source, prefix=where
         )

@@ -43,7 +43,7 @@ from typing import Any, Sequence, cast
 
 import numpy as np
 
-from sim.core.agents import SEARCH_OPTIONS
+from sim.core.agents import SEARCH_OPTIONS, check_rollout_agent
 from sim.core.game import Action, AgentSpec, Game, GameConfig
 from sim.core.options import Option
 from sim.sozoikum import rules as R
@@ -226,6 +226,11 @@ class _FastGame:
     def __init__(self, game: Game) -> None:
         self._game = game
         self.spec = game.spec
+        self.agents = game.agents  # the search's rollout agent is looked up here
+
+    def __getattr__(self, name: str) -> Any:
+        # everything else (parse_observation for rollout agents, ...) is the game's own
+        return getattr(self._game, name)
 
     def determinize(self, observation: Any, rng: np.random.Generator) -> R.SozoikumState:
         s = cast(R.SozoikumState, self._game.determinize(observation, rng))  # the game is sozoikum
@@ -247,6 +252,7 @@ class IsmctsAgent:
         iterations: int = 200,
         exploration: float = 1.4,
         rollout_limit: int = 2000,
+        rollout_agent: str = "random",
         candidates: int = 6,
         sims: int = 3,
     ) -> None:
@@ -261,6 +267,7 @@ class IsmctsAgent:
             iterations=iterations,
             exploration=exploration,
             rollout_limit=rollout_limit,
+            rollout_agent=rollout_agent,
             determinize_each=True,
         )
         self.builder = BuilderAgent(game=game, seat=seat, rng=rng, config=config, candidates=candidates, sims=sims)
@@ -291,6 +298,7 @@ ISMCTS = AgentSpec(
     IsmctsAgent,
     SEARCH_OPTIONS + BUILD_OPTIONS,
     "information-set MCTS (quick build verdict in rollouts); builds like 'builder'",
+    check=check_rollout_agent,
 )
 
 AGENTS: dict[str, AgentSpec] = {"greedy": GREEDY, "builder": BUILDER, "ismcts": ISMCTS}

@@ -90,3 +90,14 @@ def test_cut_rollout_is_won_by_the_running_leader() -> None:
 
     t = NoScore(3, 10, False)
     assert _cut_returns(t) == (1 / 3, 1 / 3, 1 / 3)
+
+
+def test_mcts_with_a_rollout_agent_still_finds_the_winning_move() -> None:
+    cfg = GAME.config(2)
+    s = GAME.new_initial_state(cfg)
+    s.total = 5
+    agent = make_agent(
+        GAME, "mcts", {"iterations": 400, "rollout_agent": "random", "rollout_limit": 3}, seat=0,
+        rng=np.random.default_rng(2), config=cfg,
+    )
+    assert agent.act(s.observation(0), s.legal_actions()) == Add(2)

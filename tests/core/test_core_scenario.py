@@ -105,3 +105,11 @@ def test_fingerprint_ignores_study_size_but_not_rules(tmp_path: Path, registry) 
     b = load_scenario(write(tmp_path, GOOD.replace("games = 5", "games = 50"), "b.toml"), registry)
     c = load_scenario(write(tmp_path, GOOD.replace("target = 12", "target = 13"), "c.toml"), registry)
     assert a.fingerprint() == b.fingerprint() != c.fingerprint()
+
+
+def test_rollout_agent_must_be_a_non_search_agent_of_the_game(tmp_path: Path, registry) -> None:
+    ok = load_scenario(write(tmp_path, GOOD.replace("iterations = 20", 'iterations = 20\nrollout_agent = "random"')), registry)
+    assert ok.seats[1].params["rollout_agent"] == "random"
+    for bad in ("ismcts", "oracle"):
+        with pytest.raises(ScenarioError, match=r"key 'seats\[1\].rollout_agent'.*allowed: 'random'"):
+            load_scenario(write(tmp_path, GOOD.replace("iterations = 20", f'iterations = 20\nrollout_agent = "{bad}"')), registry)
