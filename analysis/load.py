@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import Any
 import pandas as pd
 
 from sim.core.errors import InputError, allowed
+from sim.core.outputs import check_output_file
 from sim.core.store import Store
 
 
@@ -45,7 +47,8 @@ def table_frame(store: Store, table: str) -> pd.DataFrame:
         return games_frame(store)
     tables = store.tables()
     if table not in tables:
-        raise InputError(f"no table {table!r}; allowed: {allowed(['games', *tables])}", key="--table")
+        raise InputError(f"no table {table!r}; allowed: {allowed(['games', *(x for x in tables if x != 'games')])}",
+                         key="--table")
     return pd.read_sql_query(f'SELECT * FROM "{table}"', store.conn)
 
 
@@ -63,13 +66,22 @@ def export_table(run_dir: str | Path, table: str, fmt: str, out: str | Path | No
         df = table_frame(store, table)
         base = store.path.parent
     path = Path(out) if out else base / "export" / f"{table}.{fmt}"
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_dir():
+        raise InputError(f"is a folder; give a file name, e.g. {path / f'{table}.{fmt}'}", source=path, key="--out")
+    check_output_file(path, "--out")
     tmp = path.with_name(path.name + ".part")
-    if fmt == "csv":
-        df.to_csv(tmp, index=False)
-    else:
-        df.to_parquet(tmp, index=False)
-    tmp.replace(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if fmt == "csv":
+            df.to_csv(tmp, index=False)
+        else:
+            df.to_parquet(tmp, index=False)
+        tmp.replace(path)
+    except OSError as e:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        raise InputError(f"cannot write the export there ({e.strerror or e}); give a writable file path",
+                         source=path, key="--out") from None
     return path
 
 

@@ -13,7 +13,7 @@ from typing import Any, Optional
 
 import typer
 
-from sim.core.errors import InputError
+from sim.core.errors import InputError, allowed
 
 app = typer.Typer(
     name="stonelab",
@@ -136,7 +136,11 @@ def run(
     from sim.core.scenario import load_scenario
     from sim.core.store import Store
 
+    from sim.core.scenario import BACKENDS
+
     reg = _registry()
+    if backend is not None and backend not in BACKENDS:
+        raise InputError(f"got {backend!r}; allowed: {allowed(BACKENDS)}", key="--backend")
     if address and backend not in (None, "dask"):
         raise InputError("--address needs --backend dask", key="--address")
     sc = load_scenario(scenario, reg)

@@ -17,6 +17,8 @@ class InputError(ValueError):
     def __init__(self, message: str, *, source: str | Path | None = None, key: str | None = None) -> None:
         self.source = str(source) if source is not None else None
         self.key = key
+        #: the message without the file and key prefix (to re-raise with another source or key)
+        self.message = message
         parts = []
         if self.source:
             parts.append(self.source)

@@ -130,6 +130,9 @@ class GameSpec:
         seat_options: per-seat keys besides ``agent`` (e.g. ``skill``).
         result_columns: per-game columns stored in table ``<name>_games``.
         detail_tables: per-game row tables stored as ``<name>_<table>`` (e.g. the Sun's passes).
+        check: a check of a whole validated config, for what one option alone cannot tell (e.g. the
+            Sun's ring outside its base): ``config -> (key, message)`` of the first problem, or
+            None; the scenario loader turns a problem into a ScenarioError naming the file.
     """
 
     name: str
@@ -144,6 +147,7 @@ class GameSpec:
     seat_options: tuple[Option, ...] = ()
     result_columns: tuple[Column, ...] = ()
     detail_tables: Mapping[str, tuple[Column, ...]] = field(default_factory=dict)
+    check: Callable[["GameConfig"], tuple[str, str] | None] | None = field(default=None, compare=False)
 
     def default_rules(self) -> dict[str, Any]:
         """The rule options with their defaults."""

@@ -9,6 +9,7 @@ file, the key and what is allowed.
 from __future__ import annotations
 
 import builtins
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -25,7 +26,8 @@ class Option:
     Attributes:
         name: the key as written in the file.
         type: ``bool``, ``int``, ``float``, ``str``, ``list`` or ``dict``. An ``int`` is accepted
-            where a ``float`` is wanted; a ``bool`` is never accepted as a number.
+            where a ``float`` is wanted; a ``bool`` is never accepted as a number, nor ``nan`` or
+            ``inf`` as a ``float``.
         default: the value used when the key is absent.
         doc: one line for ``stonelab games`` and error messages.
         choices: the allowed values, if the option is an enumeration.
@@ -87,7 +89,8 @@ class Option:
 
 def _coerce(value: Any, typ: type, bad: ScenarioError) -> Any:
     if typ is float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
+        # nan and inf (valid TOML) pass every bound check, so they are refused here
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             raise bad
         return float(value)
     if typ is int:

@@ -26,7 +26,7 @@ from sim.core.game import CHANCE, SIMULTANEOUS, Game
 from sim.core.registry import Registry, load_game
 from sim.core.scenario import Scenario, SweepPoint
 from sim.core.seeding import game_streams
-from sim.core.store import GameResult, Store
+from sim.core.store import STORE_NAME, GameResult, Store
 
 MAX_STEPS = 10_000_000  # a guard against a game that never ends; no real game comes near it
 
@@ -248,11 +248,16 @@ def run_study(
     """Run every game of every sweep point that the store does not hold yet.
 
     Raises:
-        InputError: the run folder belongs to another scenario (and not ``force``).
+        InputError: the run folder belongs to another scenario (and not ``force``), cannot be
+            written, or the backend refuses the study before a game is stored; a store this call
+            created is then removed again (and its folder, if this call made it and it is empty).
     """
     points: list[SweepPoint] = scenario.points(registry)
     game = registry.get(scenario.game)
     out = Path(scenario.out)
+    made_dir = not out.exists()
+    fresh = force or not (out / STORE_NAME).exists()
+    stored = 0
     meta = {
         "name": scenario.name,
         "game": scenario.game,
@@ -277,14 +282,31 @@ def run_study(
         try:
             for r in iter_results(tasks, scenario.backend, workers, address):
                 store.add(r)
+                stored += 1
                 if on_result:
                     on_result(r)
                 bar.advance()
         finally:
             bar.close()
+    except InputError:
+        store.close()
+        if fresh and stored == 0:
+            _remove_store(out, made_dir)
+        raise
     finally:
         store.close()
     return RunInfo(out=out, total=total, skipped=total - len(todo), played=len(todo), wall_s=time.perf_counter() - t0)
+
+
+def _remove_store(out: Path, made_dir: bool) -> None:
+    """Take back an empty store (bad input found before any game was stored): nothing half-written."""
+    for suffix in ("", "-wal", "-shm"):
+        (out / (STORE_NAME + suffix)).unlink(missing_ok=True)
+    if made_dir:
+        try:
+            out.rmdir()
+        except OSError:
+            pass  # something else was put there meanwhile: leave it
 
 
 def _batches(game_path: str, todo: list[tuple[SweepPoint, int]], workers: int) -> list[Task]:

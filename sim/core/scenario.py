@@ -31,8 +31,16 @@ from sim.core.registry import Registry
 
 BACKENDS = ("serial", "process", "dask")
 
+
+def _check_name(name: str) -> str | None:
+    """A run name becomes a folder under runs/: no path separators, not . or ..."""
+    if "/" in name or "\\" in name or name in (".", ".."):
+        return "a run name is a folder name under runs/ (no '/' or '\\', not '.' or '..'); set out for another folder"
+    return None
+
+
 STUDY_OPTIONS: tuple[Option, ...] = (
-    Option("name", str, "", "run name; default: the file's stem"),
+    Option("name", str, "", "run name; default: the file's stem", check=_check_name),
     Option("description", str, "", "one line shown in reports"),
     Option("game", str, "", "registered game name"),
     Option("games", int, 100, "games per sweep point", min=1, max=10_000_000),
@@ -147,6 +155,8 @@ def load_scenario(path: str | Path, registry: Registry) -> Scenario:
             game or agent; the message names the file and the key.
     """
     p = Path(path)
+    if p.is_dir():
+        raise ScenarioError("is a folder; give a scenario file (scenarios/<game>/*.toml)", source=p)
     if not p.is_file():
         raise ScenarioError("no such scenario file", source=p)
     try:
@@ -155,6 +165,8 @@ def load_scenario(path: str | Path, registry: Registry) -> Scenario:
         raise ScenarioError(f"not valid TOML: {e}", source=p) from None
     except UnicodeDecodeError:
         raise ScenarioError("not a UTF-8 text file", source=p) from None
+    except OSError as e:
+        raise ScenarioError(f"cannot read the scenario file: {e.strerror or e}", source=p) from None
     return scenario_from_dict(raw, registry, source=str(p), default_name=p.stem)
 
 
@@ -174,7 +186,7 @@ def scenario_from_dict(
     try:
         game = registry.get(raw["game"])
     except InputError as e:
-        raise ScenarioError(str(e), source=source, key="game") from None
+        raise ScenarioError(e.message, source=source, key="game") from None
     spec = game.spec
     tables = {"rules", "seats", "sweep", *spec.sections}
     for key in raw:
@@ -195,6 +207,12 @@ def scenario_from_dict(
             raise ScenarioError("must be a table", source=source, key=sec)
         sections[sec] = validate_options(val, opts, source=source, prefix=sec)
     seats = _seats(raw.get("seats"), game, source)
+    if spec.check is not None:
+        config = GameConfig(num_players=len(seats), rules=rules, sections=sections,
+                            seats=tuple(s.seat_options for s in seats))
+        problem = spec.check(config)
+        if problem:
+            raise ScenarioError(problem[1], source=source, key=problem[0])
     sweep = _sweep(raw.get("sweep"), raw, registry, source, default_name)
     return Scenario(
         name=name,
@@ -217,13 +235,14 @@ def scenario_from_dict(
 def _seats(value: Any, game: Game, source: str) -> tuple[SeatSpec, ...]:
     spec = game.spec
     lo, hi = spec.min_players, spec.max_players
+    between = f"{lo}" if lo == hi else f"{lo} to {hi}"
     if value is None:
-        raise ScenarioError(f"missing: give {lo} to {hi} [[seats]] tables", source=source, key="seats")
+        raise ScenarioError(f"missing: give {between} [[seats]] tables", source=source, key="seats")
     if not isinstance(value, list) or not all(isinstance(s, dict) for s in value):
         raise ScenarioError("must be an array of tables ([[seats]])", source=source, key="seats")
     if not lo <= len(value) <= hi:
         raise ScenarioError(
-            f"{len(value)} seats; {spec.name} takes {lo} to {hi} players", source=source, key="seats"
+            f"{len(value)} seats; {spec.name} takes {between} players", source=source, key="seats"
         )
     from sim.core.agents import agent_spec
 
@@ -285,7 +304,8 @@ def _sweep(
             try:
                 scenario_from_dict(trial, registry, source=source, default_name=default_name)
             except ScenarioError as e:
-                raise ScenarioError(f"value {v!r} is not allowed: {e}", source=source, key=where) from None
+                inner = f"key '{e.key}': {e.message}" if e.key else e.message
+                raise ScenarioError(f"value {v!r} is not allowed: {inner}", source=source, key=where) from None
         out.append((key, tuple(vals)))
     return tuple(out)
 

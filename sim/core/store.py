@@ -102,9 +102,16 @@ class Store:
                         f"fingerprint {old.get('fingerprint', '?')}); use --force to replace them or --out for a new folder",
                         source=out,
                     )
-        out.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(path, timeout=30.0)
-        conn.execute("PRAGMA journal_mode=WAL")
+        if out.exists() and not out.is_dir():
+            raise InputError("the run folder is a file; give a folder (--out or out in the scenario)", source=out)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(path, timeout=30.0)
+            conn.execute("PRAGMA journal_mode=WAL")
+        except (OSError, sqlite3.Error) as e:
+            why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+            raise InputError(f"cannot create the run folder or its store there ({why}); give a writable folder "
+                             "(--out or out in the scenario)", source=out) from None
         conn.execute("PRAGMA synchronous=NORMAL")
         store = cls(conn, path, spec)
         store._create_tables(meta)

@@ -21,6 +21,7 @@ from typing import Any, Optional
 import typer
 
 from sim.core.errors import InputError, ScenarioError
+from sim.core.outputs import check_output_file
 
 app = typer.Typer(help="Sozoikum tools: draw a house build.", no_args_is_help=True)
 
@@ -46,6 +47,10 @@ def parse_stones(text: str) -> list[int]:
     return seeds
 
 
+_BOOLS = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False}
+DRAWING_SUFFIXES = (".png", ".svg", ".pdf")
+
+
 def parse_rules(items: list[str]) -> dict[str, Any]:
     """Rule options from ``key=value`` strings, validated like a scenario's ``[rules]``.
 
@@ -62,10 +67,13 @@ def parse_rules(items: list[str]) -> dict[str, Any]:
         if not sep:
             raise InputError(f"got {item!r}; allowed: key=value", key="--rule")
         typ = types.get(key)
+        if typ is bool:
+            if value.lower() not in _BOOLS:
+                raise InputError(f"got {item!r}; {key} takes true or false (also 1/0, yes/no)", key="--rule")
+            raw[key] = _BOOLS[value.lower()]
+            continue
         try:
-            if typ is bool:
-                raw[key] = value.lower() in ("1", "true", "yes")
-            elif typ is int:
+            if typ is int:
                 raw[key] = int(value)
             elif typ is float:
                 raw[key] = float(value)
@@ -78,7 +86,7 @@ def parse_rules(items: list[str]) -> dict[str, Any]:
     try:
         return validate_options(raw, OPTIONS, prefix="rules")
     except ScenarioError as e:
-        raise InputError(str(e), key="--rule") from None
+        raise InputError(f"{(e.key or '').removeprefix('rules.')}: {e.message}", key="--rule") from None
 
 
 @app.command()
@@ -100,6 +108,8 @@ def house(
 
     seeds = parse_stones(stones)
     rules = parse_rules(rule)
+    if png is not None:
+        check_output_file(png, "--png", DRAWING_SUFFIXES)
     if rules["stone_size_min"] > rules["stone_size_max"]:
         raise InputError("stone_size_min must not exceed stone_size_max", key="--rule")
     if best:

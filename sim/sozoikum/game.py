@@ -26,6 +26,15 @@ from sim.core.errors import InputError
 from sim.core.game import AgentSpec, Column, Game, GameConfig, GameDetails, GameSpec
 from sim.sozoikum.rules import MAX_PLAYERS, OPTIONS, SEAT_OPTIONS, SozoikumState, parse_notation
 
+
+def check_config(config: GameConfig) -> tuple[str, str] | None:
+    """Rule options that must agree (GameSpec.check): checked when a scenario loads."""
+    lo, hi = config.rules.get("stone_size_min", 3.0), config.rules.get("stone_size_max", 8.0)
+    if lo > hi:
+        return "rules.stone_size_min", f"got {lo}; must not exceed rules.stone_size_max ({hi})"
+    return None
+
+
 SPEC = GameSpec(
     name="sozoikum",
     title="Sozoikum",
@@ -66,6 +75,7 @@ SPEC = GameSpec(
             Column("noise_seed", "INTEGER", "placement noise seed (stonelab sozoikum house --seed)"),
         ),
     },
+    check=check_config,
 )
 
 

@@ -16,14 +16,23 @@ from typing import Any, Optional
 import typer
 
 from sim.core.errors import InputError
+from sim.core.outputs import check_output_dir, check_output_file
 
 app = typer.Typer(help="Stonehenge and the Sun: simulate passes of the ball over a layout.",
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 
 
 def _fail(exc: InputError) -> None:
-    typer.echo(str(exc), err=True)
+    typer.echo(f"error: {exc}", err=True)
     raise typer.Exit(2)
+
+
+def _skill(level: Any, name: str) -> Any:
+    """The thrower of a --skill name (the message names the option, not the scenario key)."""
+    try:
+        return level(name)
+    except InputError as e:
+        raise InputError(e.message, key="--skill") from None
 
 
 def _dump(obj: Any) -> None:
@@ -37,7 +46,7 @@ def pass_cmd(
     release: Optional[float] = typer.Option(None, "--release",
                                             help="release distance outside the base edge (m); default the hand span"),
     skill: str = typer.Option("perfect", "--skill", help="thrower skill: perfect, expert, steady, casual, child"),
-    seed: int = typer.Option(0, "--seed", help="seed of the thrower's noise"),
+    seed: int = typer.Option(0, "--seed", min=0, help="seed of the thrower's noise"),
     preset: Optional[str] = typer.Option(None, "--preset", help="fast or reference (default: the layout's)"),
     record: Optional[Path] = typer.Option(None, "--record", help="write per-frame poses (JSON) to this file"),
     record_hz: float = typer.Option(60.0, "--record-hz", help="frames per simulated second when recording"),
@@ -53,8 +62,12 @@ def pass_cmd(
     try:
         if not math.isfinite(aim):
             raise InputError(f"aim must be a finite number of degrees, not {aim}", key="--aim")
+        if record is not None:
+            check_output_file(record, "--record")
+            if not (math.isfinite(record_hz) and record_hz > 0):
+                raise InputError(f"must be a positive number of frames per second, not {record_hz}", key="--record-hz")
         lay = load_layout(layout, preset)
-        thrower = skill_level(skill)
+        thrower = _skill(skill_level, skill)
         rng = np.random.default_rng(seed)
         noise = thrower.draw_pass(rng)
         rec = PoseRecorder(record_hz) if record is not None else None
@@ -65,7 +78,11 @@ def pass_cmd(
         return
     if rec is not None and record is not None:
         rec.meta["layout"] = str(layout)
-        rec.save(str(record))
+        try:
+            rec.save(str(record))
+        except OSError as e:
+            Path(record).unlink(missing_ok=True)
+            _fail(InputError(f"cannot write the recording: {e.strerror or e}", source=record, key="--record"))
     out = res.as_dict()
     out.update({"layout": str(layout), "skill": thrower.name, "seed": seed, "record": str(record) if record else None})
     if json_out:
@@ -92,7 +109,7 @@ def stability(
     layout: Path = typer.Argument(..., help="layout TOML file"),
     trials: int = typer.Option(10, "--trials", help="noisy passes per aim in the aim sweep"),
     skill: str = typer.Option("casual", "--skill", help="thrower skill: perfect, expert, steady, casual, child"),
-    seed: int = typer.Option(0, "--seed", help="root seed of the aim sweep"),
+    seed: int = typer.Option(0, "--seed", min=0, help="root seed of the aim sweep"),
     json_out: bool = typer.Option(False, "--json", help="print the results as JSON"),
     out: Optional[Path] = typer.Option(None, "--out", help="folder for the polar plot (PNG)"),
     step: float = typer.Option(10.0, "--step", help="degrees between aims in the sweep"),
@@ -108,12 +125,18 @@ def stability(
             raise InputError(f"must be at least 1, not {trials}", key="--trials")
         if not (0.5 <= step <= 180.0):
             raise InputError(f"must be from 0.5 to 180 degrees, not {step}", key="--step")
+        if out is not None:
+            check_output_dir(out, "--out")
         lay = load_layout(layout, preset)
-        thrower = skill_level(skill)
+        thrower = _skill(skill_level, skill)
     except InputError as exc:
         _fail(exc)
         return
-    res = run_stability(lay, trials, thrower, seed, out, step_deg=step)
+    try:
+        res = run_stability(lay, trials, thrower, seed, out, step_deg=step)
+    except OSError as e:
+        _fail(InputError(f"cannot write the plot: {e.strerror or e}", source=out, key="--out"))
+        return
     if json_out:
         _dump(res)
         return

@@ -30,6 +30,7 @@ from sim.core.game import CHANCE, Column, Game, GameConfig, GameDetails, GameSpe
 from sim.core.options import Option
 from sim.sun import rules as R
 from sim.sun.layout import Layout, PhysicsSpec, TableSpec, BallSpec, parse_layout
+from sim.sun.layout import _BALL_KEYS as BALL_RANGES, _PHYSICS_KEYS as PHYSICS_RANGES, _TABLE_KEYS as TABLE_RANGES
 from sim.sun.thrower import SKILLS, Thrower, PassNoise as TPassNoise, PlaceNoise as TPlaceNoise
 
 # ------------------------------------------------------------------------------------------------
@@ -37,11 +38,13 @@ from sim.sun.thrower import SKILLS, Thrower, PassNoise as TPassNoise, PlaceNoise
 # ------------------------------------------------------------------------------------------------
 
 
-def _float_opts(obj: Any, doc: str) -> tuple[Option, ...]:
+def _float_opts(obj: Any, doc: str, ranges: Mapping[str, tuple[float, float]]) -> tuple[Option, ...]:
+    # the same bounds as a layout file's, so `stonelab validate` and `stonelab games` tell the truth
     out = []
     for k, v in vars(obj).items():
         if isinstance(v, float):
-            out.append(Option(k, float, v, f"{doc} ({k}); PHYSICS.md default", min=0.0))
+            lo, hi = ranges[k]
+            out.append(Option(k, float, v, f"{doc} ({k}); PHYSICS.md default", min=lo, max=hi))
     return tuple(out)
 
 
@@ -53,10 +56,10 @@ def _check_shapes(v: Any) -> str | None:
 
 
 SECTIONS: dict[str, tuple[Option, ...]] = {
-    "table": _float_opts(TableSpec(), "base and ring"),
-    "ball": _float_opts(BallSpec(), "ball and string"),
+    "table": _float_opts(TableSpec(), "base and ring", TABLE_RANGES),
+    "ball": _float_opts(BallSpec(), "ball and string", BALL_RANGES),
     "physics": (Option("preset", str, "fast", "fidelity preset: fast (Monte Carlo) or reference (checking)",
-                       choices=("fast", "reference")),) + _float_opts(PhysicsSpec(), "simulation"),
+                       choices=("fast", "reference")),) + _float_opts(PhysicsSpec(), "simulation", PHYSICS_RANGES),
     "shapes": tuple(Option(n, dict, {}, f"overrides of the {n} shape: width, depth, height, count, density",
                            check=lambda v: None if isinstance(v, dict) else "a table") for n in ("pillar", "block", "slab")),
     "record": (
@@ -150,6 +153,16 @@ def layout_of(sections: Mapping[str, Mapping[str, Any]]) -> Layout:
     if shapes:
         data["shapes"] = shapes
     return parse_layout(data)
+
+
+def check_config(config: GameConfig) -> tuple[str, str] | None:
+    """The scenario's physical tables together (GameSpec.check): what one key alone cannot tell,
+    e.g. the ring outside the base, a string too short, an unknown key of a ``[shapes.*]`` table."""
+    try:
+        layout_of(config.sections)
+    except ScenarioError as e:
+        return e.key or "", e.message
+    return None
 
 
 def _sun_table(layout: Layout) -> Any:
@@ -363,6 +376,7 @@ class SunGame(Game):
             seat_options=SEAT_OPTIONS,
             result_columns=RESULT_COLUMNS,
             detail_tables={"passes": PASS_COLUMNS, "placements": PLACE_COLUMNS, "frames": FRAME_COLUMNS},
+            check=check_config,
         )
         self.agents = A.AGENTS
         self._table_override: Any = None

@@ -533,10 +533,12 @@ def parse_layout(data: Mapping[str, Any], source: str | Path | None = None) -> L
         shapes[name] = replace(shapes[name], **kw)
 
     if ball.string_length <= table.base_radius + table.hand_span:
-        raise ScenarioError("string must be longer than base radius + hand span", source=src,
+        raise ScenarioError(f"got {ball.string_length}; the string must be longer than table.base_radius + "
+                            f"table.hand_span ({table.base_radius + table.hand_span:g} m)", source=src,
                             key="ball.string_length")
     if table.ring_radius >= table.base_radius:
-        raise ScenarioError("ring radius must be inside the base radius", source=src, key="table.ring_radius")
+        raise ScenarioError(f"got {table.ring_radius}; the ring must be inside the base: less than "
+                            f"table.base_radius ({table.base_radius:g} m)", source=src, key="table.ring_radius")
 
     stones = tuple(_parse_stone(i, raw, shapes, src) for i, raw in enumerate(_array_of(data, "stones", src)))
     gates = tuple(_parse_gate(i, raw, shapes, src) for i, raw in enumerate(_array_of(data, "gates", src)))
@@ -710,6 +712,8 @@ def load_layout(path: str | Path, preset: str | None = None) -> Layout:
         ScenarioError: if the file is missing, not TOML, or invalid (see :func:`parse_layout`).
     """
     p = Path(path)
+    if p.is_dir():
+        raise ScenarioError("is a folder; give a layout file (scenarios/sun/layouts/*.toml)", source=p)
     try:
         with p.open("rb") as fh:
             data = tomllib.load(fh)
@@ -717,6 +721,10 @@ def load_layout(path: str | Path, preset: str | None = None) -> Layout:
         raise ScenarioError("no such layout file", source=p) from None
     except tomllib.TOMLDecodeError as exc:
         raise ScenarioError(f"not valid TOML: {exc}", source=p) from None
+    except UnicodeDecodeError:
+        raise ScenarioError("not a UTF-8 text file; a layout is TOML (scenarios/sun/layouts/*.toml)", source=p) from None
+    except OSError as exc:
+        raise ScenarioError(f"cannot read the layout file: {exc.strerror or exc}", source=p) from None
     layout = parse_layout(data, p)
     return layout.with_preset(preset) if preset is not None else layout
 

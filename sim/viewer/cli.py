@@ -17,6 +17,7 @@ from typing import Optional
 import typer
 
 from sim.core.errors import InputError
+from sim.core.outputs import check_output_dir, check_output_file
 
 app = typer.Typer(help="Watch replays: a viser web viewer, a static export, PyBullet's GUI, video.",
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
@@ -57,8 +58,15 @@ def view(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz), p
 
         play_in_gui(rp, speed=speed, loop=loop)
         return
+    import socket
+
     from sim.viewer.viser_app import is_loopback, start_viewer
 
+    try:
+        socket.getaddrinfo(host, port)  # viser would retry an unknown host forever, silently
+    except (socket.gaierror, UnicodeError) as e:
+        raise InputError(f"cannot listen on {host!r}: {e}; give an address of this machine, e.g. 127.0.0.1",
+                         key="--host") from None
     if not is_loopback(host):
         typer.echo(f"warning: listening on {host}: anyone on that network can connect to this viewer", err=True)
     with warnings.catch_warnings():
@@ -89,6 +97,7 @@ def export(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz),
         raise InputError(f"fps must be in (0, 240], not {fps}", key="--fps")
     from sim.viewer.viser_app import export_static
 
+    check_output_dir(out, "--out")
     rp = _load(file, game, point)
     d = export_static(rp, out, fps=fps)
     typer.echo(f"exported to {d}/ (index.html + replay.viser; standalone.html opens without a server)")
@@ -100,14 +109,20 @@ def serve(directory: Path = typer.Argument(..., metavar="DIR", help="a folder wr
           host: str = typer.Option("127.0.0.1", "--host", help="address to listen on"),
           port: int = typer.Option(8000, "--port", help="TCP port (0: any free port)")) -> None:
     """Serve an exported replay folder over HTTP and print its address."""
-    from sim.viewer.viser_app import is_loopback, serve_dir
+    import socket
 
+    from sim.viewer.viser_app import check_export_dir, is_loopback, serve_dir
+
+    if not (0 <= port <= 65535):
+        raise InputError(f"port must be 0..65535 (0: any free port), not {port}", key="--port")
+    check_export_dir(directory)
     if not is_loopback(host):
         typer.echo(f"warning: listening on {host}: anyone on that network can connect", err=True)
     try:
         httpd = serve_dir(directory, host=host, port=port)
     except OSError as e:
-        raise InputError(f"cannot listen on {host}:{port}: {e}", key="--port") from None
+        key = "--host" if isinstance(e, socket.gaierror) else "--port"
+        raise InputError(f"cannot listen on {host}:{port}: {e}", key=key) from None
     real_port = httpd.server_address[1]
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     typer.echo(f"serving {directory} at http://{shown}:{real_port}/  (Ctrl-C stops)")
@@ -133,6 +148,7 @@ def video(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz), 
     """Render the replay to MP4 or GIF with PyBullet's software renderer."""
     from sim.viewer.video import render_video
 
+    check_output_file(out, "--out")
     rp = _load(file, game, point)
     t0 = time.perf_counter()
     n = render_video(rp, out, fps=fps, size=(width, height), speed=speed, turn=turn or None)
@@ -165,6 +181,7 @@ def convert(file: Path = typer.Argument(..., metavar="FILE", help="pose recordin
     """Convert a table pose recording into a compact replay file."""
     from sim.viewer.replay import save_replay
 
+    check_output_file(out, "--out")
     rp = _load(file, game, point)
     p = save_replay(rp, out, fps=fps)
     typer.echo(f"wrote {p} ({p.stat().st_size / 1024:.0f} KiB)")

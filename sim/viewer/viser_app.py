@@ -383,6 +383,8 @@ def export_static(replay: Replay, out_dir: str | Path, fps: float = EXPORT_FPS) 
 def check_export_dir(path: str | Path) -> Path:
     """Raise :class:`InputError` unless ``path`` is an export folder (index.html + replay.viser)."""
     d = Path(path)
+    if d.is_file():
+        raise InputError("is a file; give the folder written by `stonelab replay export`", source=str(d))
     if not d.is_dir():
         raise InputError("no such folder", source=str(d))
     for name in (EXPORT_INDEX, EXPORT_RECORDING):

@@ -1,0 +1,69 @@
+"""Checks of output paths given on the command line, made before any work is done.
+
+A command that simulates for minutes and then cannot write its result wastes the user's time;
+these checks turn a path that cannot work (a file where a folder is wanted, a folder where a file
+is wanted, a parent that is a file, no write permission) into an :class:`InputError` naming the
+option, before anything is computed or written. Nothing is created here.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from sim.core.errors import InputError
+
+
+def _nearest_existing(path: Path) -> Path:
+    p = path.absolute()
+    while not p.exists() and p != p.parent:
+        p = p.parent
+    return p
+
+
+def _check_parent(path: Path, key: str, what: str) -> None:
+    anchor = _nearest_existing(path.parent)
+    if not anchor.is_dir():
+        raise InputError(f"cannot write {what} there: {anchor} is a file, not a folder", source=path, key=key)
+    if not os.access(anchor, os.W_OK | os.X_OK):
+        raise InputError(f"cannot write {what} there: no permission to write in {anchor}", source=path, key=key)
+
+
+def check_output_file(path: str | Path, key: str, suffixes: tuple[str, ...] = ()) -> Path:
+    """``path`` can be written as a file (its missing parent folders can be made).
+
+    Args:
+        path: the file to write.
+        key: the option that gave it, for the message (e.g. ``"--out"``).
+        suffixes: allowed endings (e.g. ``(".png", ".svg")``), any if empty.
+
+    Raises:
+        InputError: a folder, a wrong ending, or a parent that cannot be made or written.
+    """
+    p = Path(path)
+    if p.is_dir():
+        raise InputError("is a folder; give a file name", source=p, key=key)
+    if suffixes and p.suffix.lower() not in suffixes:
+        ends = ", ".join(suffixes[:-1]) + " or " + suffixes[-1] if len(suffixes) > 1 else suffixes[0]
+        raise InputError(f"the file name must end in {ends}", source=p, key=key)
+    _check_parent(p, key, "a file")
+    if p.exists() and not os.access(p, os.W_OK):
+        raise InputError("cannot write the file: no permission", source=p, key=key)
+    return p
+
+
+def check_output_dir(path: str | Path, key: str) -> Path:
+    """``path`` is a folder, or can be made as one.
+
+    Raises:
+        InputError: a file, or a parent that cannot be made or written.
+    """
+    p = Path(path)
+    if p.exists():
+        if not p.is_dir():
+            raise InputError("is a file; give a folder", source=p, key=key)
+        if not os.access(p, os.W_OK | os.X_OK):
+            raise InputError("cannot write in this folder: no permission", source=p, key=key)
+        return p
+    _check_parent(p, key, "a folder")
+    return p
