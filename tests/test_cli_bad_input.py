@@ -397,3 +397,21 @@ def test_house_drawing_path_checked_before_the_build(tmp_path: Path, capsys) -> 
     bad(capsys, [*HOUSE, "--png", str(tmp_path / "h.xyz")], "key '--png'", ".png, .svg or .pdf")  # was a traceback
     bad(capsys, [*HOUSE, "--png", str(tmp_path)], "key '--png'", "is a folder")  # wrote <folder>.png
     assert not list(tmp_path.parent.glob(tmp_path.name + ".png"))
+
+
+def test_replay_game_option_with_a_single_replay_file_is_refused(tmp_path: Path, capsys) -> None:
+    from sim.viewer.replay import save_replay, synthetic_replay
+
+    f = save_replay(synthetic_replay(), tmp_path / "one.npz")
+    assert main(["replay", "info", str(f), "--game", "3"]) == 2
+    err = capsys.readouterr().err
+    assert "give the run folder" in err and "--game" in err
+
+
+def test_a_wide_stone_overhanging_the_base_edge_is_refused(tmp_path: Path, capsys) -> None:
+    lay = tmp_path / "wide.toml"
+    # 14 cm ring radius: the outer face (14.75 cm) is inside the 15 cm base, a 6 cm wide block's corners are not
+    lay.write_text("[table]\nring_radius = 0.14\n[shapes.block]\nwidth = 0.06\n"
+                   "[[stones]]\nshape = \"block\"\nangle = 0.0\nlevel = 1\n")
+    assert main(["sun", "pass", str(lay), "--aim", "90"]) == 2
+    assert "sticks out over the base edge" in capsys.readouterr().err

@@ -616,7 +616,8 @@ def validate_layout(layout: Layout) -> None:
     for i, s in enumerate(layout.stones):
         shp = shapes[s.shape]
         if s.level == 1:
-            if t.ring_radius + 0.5 * shp.depth > t.base_radius:
+            # the outer corners of the footprint, not just the outer face: a wide stone overhangs first
+            if math.hypot(t.ring_radius + 0.5 * shp.depth, 0.5 * shp.width) > t.base_radius:
                 raise ScenarioError("stone sticks out over the base edge", source=src, key=f"stones[{i}].shape")
             level1[i] = i
     for i, s in enumerate(layout.stones):

@@ -30,6 +30,10 @@ def _load(path: Path, game: int | None = None, point: int = 0):  # noqa: ANN202
 
     if game is not None and game < 0:
         raise InputError(f"game index must be >= 0, not {game}", key="--game")
+    if (game is not None or point) and not path.is_dir() and path.suffix != ".sqlite":
+        # a replay or recording file holds one game: a silently ignored --game would mislead
+        raise InputError("--game and --point choose a game of a run; give the run folder, not a file", source=path,
+                         key="--game" if game is not None else "--point")
     return load_any(path, game_index=game, point=point)
 
 
