@@ -305,17 +305,32 @@ _mount()
 def main(argv: Optional[list[str]] = None) -> int:
     """Entry point of the ``stonelab`` console script; returns the exit code.
 
-    Usage errors are handled by typer (exit 2); :class:`InputError` from any command (a bad
-    scenario, layout, replay or option) prints its message alone and exits 2.
+    Every user error ends the same way: one ``error:`` paragraph on stderr and exit code 2. That
+    covers :class:`InputError` from any command (a bad scenario, layout, replay or option) and the
+    usage errors typer finds itself (a missing argument, ``--aim north``), which typer would
+    otherwise print in a box. Help pages keep typer's rich formatting.
     """
     try:
-        app(args=argv, prog_name="stonelab")
-    except SystemExit as e:
-        return e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+        rc = app(args=argv, prog_name="stonelab", standalone_mode=False)
     except InputError as e:
         sys.stderr.write(f"error: {e}\n")
         return 2
-    return 0
+    except typer.Abort:
+        sys.stderr.write("aborted\n")
+        return 130
+    except typer.Exit as e:
+        return e.exit_code
+    except Exception as e:
+        # typer vendors click, so its usage errors are duck-typed: ClickException has these two
+        if hasattr(e, "format_message") and hasattr(e, "exit_code"):
+            msg = e.format_message()
+            if msg:  # empty: no arguments at all, and typer has printed the help already
+                ctx = getattr(e, "ctx", None)
+                hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+                sys.stderr.write(f"error: {msg}{hint}\n")
+            return int(e.exit_code)
+        raise
+    return rc if isinstance(rc, int) else 0
 
 
 if __name__ == "__main__":

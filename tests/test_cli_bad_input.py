@@ -415,3 +415,20 @@ def test_a_wide_stone_overhanging_the_base_edge_is_refused(tmp_path: Path, capsy
                    "[[stones]]\nshape = \"block\"\nangle = 0.0\nlevel = 1\n")
     assert main(["sun", "pass", str(lay), "--aim", "90"]) == 2
     assert "sticks out over the base edge" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["sun", "pass", "scenarios/sun/layouts/empty.toml", "--aim", "north"], "Invalid value for '--aim'"),
+        (["run", "scenarios/druids/classic.toml", "--games", "0"], "Invalid value for '--games'"),
+        (["run"], "Missing argument"),
+        (["nosuch"], "No such command 'nosuch'"),
+    ],
+)
+def test_typer_usage_errors_are_one_error_line_with_exit_2(capsys, argv: list[str], words: str) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: ") and words in lines[0], err
+    assert "╭" not in err and "Traceback" not in err
