@@ -111,16 +111,24 @@ def render_video(replay: Replay, out: str | Path, fps: float = 30.0, size: tuple
     out.parent.mkdir(parents=True, exist_ok=True)
     import imageio.v2 as imageio
 
+    # render into a side file (same suffix, so imageio picks the format) and rename it when whole:
+    # a failure or an interrupt leaves no half-written video under the requested name
+    part = out.with_name(f".{out.stem}.part{suffix}")
     if suffix == ".gif":
-        writer = imageio.get_writer(str(out), mode="I", duration=1000.0 / fps, loop=0)
+        writer = imageio.get_writer(str(part), mode="I", duration=1000.0 / fps, loop=0)
     else:
-        writer = imageio.get_writer(str(out), fps=fps, codec="libx264", quality=7, macro_block_size=16,
+        writer = imageio.get_writer(str(part), fps=fps, codec="libx264", quality=7, macro_block_size=16,
                                     pixelformat="yuv420p")
     n = 0
     try:
-        for img in render_frames(replay, times, (w, h)):
-            writer.append_data(img)
-            n += 1
-    finally:
-        writer.close()
+        try:
+            for img in render_frames(replay, times, (w, h)):
+                writer.append_data(img)
+                n += 1
+        finally:
+            writer.close()
+        part.replace(out)
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise
     return n

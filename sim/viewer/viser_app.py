@@ -359,24 +359,32 @@ def export_static(replay: Replay, out_dir: str | Path, fps: float = EXPORT_FPS) 
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise InputError("the export target exists and is not a folder", source=str(out), key="--out")
-    out.mkdir(parents=True, exist_ok=True)
     data = record_scene(replay, fps)
-    (out / EXPORT_RECORDING).write_bytes(data)
     client = _client_html().read_text(encoding="utf-8")
     head = client.index("</head>")
     cam = ",".join(f"{x:g}" for x in CAMERA_POSITION)
     look = ",".join(f"{x:g}" for x in CAMERA_LOOK_AT)
     redirect = _REDIRECT.format(rec=EXPORT_RECORDING, cam=cam, look=look)
-    (out / EXPORT_INDEX).write_text(client[:head] + redirect + client[head:], encoding="utf-8")
     b64 = base64.b64encode(data).decode("ascii")
     embed = (f'<script>window.__VISER_EMBED_DATA__="{b64}";'
              f"window.__VISER_EMBED_CONFIG__={{darkMode:false}};</script>")
-    (out / EXPORT_STANDALONE).write_text(client[:head] + embed + client[head:], encoding="utf-8")
     summary = {"format": "stonelab.replay.export", "version": 1, "recording": EXPORT_RECORDING,
                "duration_s": replay.duration, "frames": replay.n_frames, "meta": replay.meta,
                "turns": [{"title": t.title(), "start_s": float(replay.times[t.frames[0]]) - float(replay.times[0]),
                           "markdown": t.markdown()} for t in replay.turns]}
-    (out / "replay.json").write_text(json.dumps(summary, indent=1, default=str), encoding="utf-8")
+    # everything is computed before the first write, and each file is written whole and renamed:
+    # a failure leaves no half-written file behind
+    files = {
+        EXPORT_RECORDING: data,
+        EXPORT_INDEX: (client[:head] + redirect + client[head:]).encode("utf-8"),
+        EXPORT_STANDALONE: (client[:head] + embed + client[head:]).encode("utf-8"),
+        "replay.json": json.dumps(summary, indent=1, default=str).encode("utf-8"),
+    }
+    out.mkdir(parents=True, exist_ok=True)
+    for name, content in files.items():
+        tmp = out / f".{name}.part"
+        tmp.write_bytes(content)
+        tmp.replace(out / name)
     return out
 
 
