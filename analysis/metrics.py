@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -322,4 +322,41 @@ def per_point(games: pd.DataFrame, points: pd.DataFrame, n_seats: int) -> pd.Dat
         d = distribution(g["length"])
         row.update({"length": d["mean"], "length_lo": d["lo"], "length_hi": d["hi"]})
         rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def kaplan_meier(durations: Sequence[float], events: Sequence[int]) -> pd.DataFrame:
+    """Kaplan-Meier survival estimate with Greenwood 95 % intervals (log-log transform).
+
+    Args:
+        durations: time to the event or to censoring, per subject (e.g. turns a stone stood).
+        events: 1 where the event happened (the stone was lost), 0 where observation ended first.
+
+    Returns:
+        One row per distinct event time: ``t, at_risk, events, survival, lo, hi``; a first row at
+        t = 0 with survival 1. Empty input gives that first row only.
+
+    Raises:
+        ValueError: the two sequences differ in length, or an event is not 0 or 1.
+    """
+    d = np.asarray(durations, dtype=float)
+    e = np.asarray(events, dtype=int)
+    if d.shape != e.shape:
+        raise ValueError(f"durations ({d.size}) and events ({e.size}) differ in length")
+    if e.size and not np.isin(e, (0, 1)).all():
+        raise ValueError("events must be 0 or 1")
+    rows = [{"t": 0.0, "at_risk": int(d.size), "events": 0, "survival": 1.0, "lo": 1.0, "hi": 1.0}]
+    s, var_sum = 1.0, 0.0
+    for t in np.unique(d[e == 1]):
+        n = int((d >= t).sum())
+        k = int(((d == t) & (e == 1)).sum())
+        s *= 1.0 - k / n
+        var_sum += k / (n * (n - k)) if n > k else float("inf")
+        if 0.0 < s < 1.0 and math.isfinite(var_sum):
+            # log(-log S) interval (Kalbfleisch-Prentice): stays inside (0, 1)
+            se = math.sqrt(var_sum) / abs(math.log(s))
+            lo, hi = s ** math.exp(1.96 * se), s ** math.exp(-1.96 * se)
+        else:
+            lo = hi = s
+        rows.append({"t": float(t), "at_risk": n, "events": k, "survival": s, "lo": lo, "hi": hi})
     return pd.DataFrame(rows)

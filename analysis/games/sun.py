@@ -18,7 +18,7 @@ import pandas as pd
 from analysis import metrics as M
 from analysis.games import has_columns, own_aligned
 from analysis.load import RunData
-from analysis.plots import Plot, Section, lines_ci, new_figure_row, polar_bars, stacked_bars
+from analysis.plots import Plot, Section, new_figure, lines_ci, new_figure_row, polar_bars, stacked_bars
 
 LEVELS = {"stand": "on the base", "stack": "stacked (level 2)", "gate": "gate"}
 SECTOR_DEG = 15.0
@@ -87,6 +87,29 @@ def lost_stones(run: RunData) -> pd.DataFrame:
         lost.loc[last.index, "level"] = last["kind"].map(lambda k: LEVELS.get(k, str(k)) if k == k else "unknown")
     return lost
 
+
+
+def stone_lives(run: RunData) -> pd.DataFrame:
+    """One row per stone stood in a game: ``point, game_index, stone, shape, placed_turn, turns,
+    lost`` - how many turns it stood from its first standing placement until it was lost
+    (``lost`` = 1) or the game ended (``lost`` = 0, censored), for survival curves."""
+    cols = ["point", "game_index", "stone", "shape", "placed_turn", "turns", "lost"]
+    place = run.detail("placements")
+    passes = run.detail("passes")
+    if not has_columns(place, "stone", "turn", "shape") or not has_columns(passes, "turn") or place.empty:
+        return pd.DataFrame(columns=cols)
+    ok = place[place["standing"] == 1] if "standing" in place else place
+    first = ok.sort_values("turn").groupby(["point", "game_index", "stone"], as_index=False).first()
+    first = first[["point", "game_index", "stone", "shape", "turn"]].rename(columns={"turn": "placed_turn"})
+    end = passes.groupby(["point", "game_index"], as_index=False)["turn"].max().rename(columns={"turn": "end_turn"})
+    lost = lost_stones(run)[["point", "game_index", "stone", "turn"]].rename(columns={"turn": "lost_turn"})
+    lost = lost.groupby(["point", "game_index", "stone"], as_index=False)["lost_turn"].min()
+    m = first.merge(end, on=["point", "game_index"], how="left").merge(lost, on=["point", "game_index", "stone"],
+                                                                       how="left")
+    m["lost"] = m["lost_turn"].notna().astype(int)
+    m["turns"] = np.where(m["lost"] == 1, m["lost_turn"] - m["placed_turn"], m["end_turn"] - m["placed_turn"])
+    m = m[m["turns"].notna() & (m["turns"] >= 0)]
+    return m[cols].reset_index(drop=True)
 
 def section(run: RunData) -> Section | None:
     """Difficulty curve, clean passes by turn, danger per mark area, stones lost, invalid passes."""
@@ -240,7 +263,48 @@ def section(run: RunData) -> Section | None:
         tab["per game"] = (tab["stones"] / n_games).map(lambda x: f"{x:.2f}")
         sec.tables.append(("Stones lost by shape, level and cause", tab))
 
-    # 5. invalid passes
+    # 5. stone survival (Kaplan-Meier over turns since a stone was stood; stones still up at the
+    # end of a game are censored there)
+    lives = stone_lives(run)
+    if not lives.empty and int(lives["lost"].sum()) >= 3:
+        fig, ax = new_figure(7.0, 4.0)
+        curves = []
+        for i, shape in enumerate(["all stones", *sorted(lives["shape"].unique())]):
+            sub = lives if shape == "all stones" else lives[lives["shape"] == shape]
+            km = M.kaplan_meier(sub["turns"].to_numpy(float), sub["lost"].to_numpy(int))
+            colour = "#333333" if i == 0 else seat_color(i - 1)
+            ax.step(km["t"], 100 * km["survival"], where="post", color=colour, lw=2.2 if i == 0 else 1.4,
+                    label=f"{shape} ({len(sub)})")
+            if i == 0:
+                ax.fill_between(km["t"], 100 * km["lo"], 100 * km["hi"], step="post", color=colour, alpha=0.15,
+                                label="95 % interval (all)")
+            curves.append((shape, km))
+        ax.set_xlabel("turns since the stone was stood")
+        ax.set_ylabel("stones still standing (%)")
+        ax.set_title("Stone survival")
+        # survival is often high: zoom to the curves (in steps of 10 %) rather than show 0-100 %
+        low = min(float(km["survival"].min()) for _, km in curves)
+        low = min(low, float(curves[0][1]["lo"].min()))
+        ax.set_ylim(max(0.0, 10 * math.floor((100 * low - 2) / 10)), 101)
+        ax.legend(fontsize=8, loc="lower left")
+        km_all = curves[0][1]
+        horizon = int(min(20, km_all["t"].max())) if len(km_all) > 1 else 0
+        at = km_all[km_all["t"] <= horizon].iloc[-1]
+        f = (f"{int(lives['lost'].sum())} of {len(lives)} stones stood were lost. A stone survives {horizon} turns "
+             f"after it is stood with probability {100 * at['survival']:.0f} % [{100 * at['lo']:.0f}, "
+             f"{100 * at['hi']:.0f}]")
+        by = [(sh, km[km["t"] <= horizon].iloc[-1]["survival"]) for sh, km in curves[1:]]
+        if len(by) >= 2:
+            worst = min(by, key=lambda x: x[1])
+            f += f"; the most fragile shape is the {worst[0]} ({100 * worst[1]:.0f} %)"
+        f += "."
+        sec.plots.append(Plot("sun_stone_survival", "Stone survival", fig, f,
+                              "Kaplan-Meier estimate over turns since each stone was first stood; stones still "
+                              "standing when their game ended are censored there. Shaded: Greenwood 95 % interval "
+                              "of the curve for all stones (log-log). Legend: stones per curve."))
+        sec.findings.append(f)
+
+    # 6. invalid passes
     if "invalid" in passes:
         inv = M.proportion(int((passes["invalid"] == 1).sum()), n_pass)
         games_inv = int((passes[passes["invalid"] == 1].groupby(["point", "game_index"]).size() > 0).sum())
