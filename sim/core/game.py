@@ -81,12 +81,16 @@ class GameConfig:
         rules: the validated rule options (``[rules]`` of a scenario), defaults filled in.
         sections: validated extra scenario tables the game declares (e.g. ``physics``).
         seats: per seat, the validated seat options the game declares (e.g. a thrower's skill).
+        game_index: the game's index in its study, set by the runner (None outside a study). Rules
+            never depend on it; it lets a game decide per-game bookkeeping such as which games
+            keep replay frames.
     """
 
     num_players: int
     rules: Mapping[str, Any] = field(default_factory=dict)
     sections: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     seats: tuple[Mapping[str, Any], ...] = ()
+    game_index: int | None = None
 
 
 class Agent(Protocol):

@@ -10,6 +10,7 @@ results; only wall times differ.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 import time
@@ -48,7 +49,7 @@ def play_game(game: Game, scenario: Scenario, point: int, values: Mapping[str, A
     Raises:
         RuntimeError: the game did not end within MAX_STEPS steps.
     """
-    config = scenario.config()
+    config = dataclasses.replace(scenario.config(), game_index=game_index)
     n = config.num_players
     streams = game_streams(scenario.seed, game_index, n)
     agents = [

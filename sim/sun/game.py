@@ -338,17 +338,6 @@ class SunGameState(R.SunState):
         "seats": {o.name: o.default for o in SEAT_OPTIONS},
     }
 
-    def sample_chance(self, rng: np.random.Generator) -> Any:
-        """As the rules; also decides ``[record] frames = "first"`` from the stream's game index
-        (the runner's chance stream is ``SeedSequence(root, spawn_key=(game_index, 0))``)."""
-        tab = self.table
-        if isinstance(tab, PhysicsTable) and tab.record is not None and tab.context.get("first_pending"):
-            key = getattr(getattr(rng.bit_generator, "seed_seq", None), "spawn_key", ())
-            tab.context.pop("first_pending")
-            if not (key and key[0] == 0):
-                tab.record = None
-        return super().sample_chance(rng)
-
     def apply_action(self, action: Any) -> None:
         """As the rules; tags recordings with the turn and seat."""
         tab = self.table
@@ -383,16 +372,16 @@ class SunGame(Game):
 
     # --- states ------------------------------------------------------------------------------------
     def _build(self, n: int, rules: Mapping[str, Any], sections: Mapping[str, Mapping[str, Any]],
-               seats: Sequence[Mapping[str, Any]]) -> SunGameState:
+               seats: Sequence[Mapping[str, Any]], game_index: int | None = None) -> SunGameState:
         layout = layout_of(sections)
         geom = R.Geometry(layout.table, layout.ball, dict(layout.shapes))
         rec = dict(sections.get("record") or {})
         frames = rec.get("frames", "none")
-        record: list[dict[str, Any]] | None = None if frames == "none" else []
+        # "first": game 0 of the study (each sweep point's game 0); outside a study, record
+        keep = frames == "all" or frames == "failures" or (frames == "first" and game_index in (0, None))
+        record: list[dict[str, Any]] | None = [] if keep else None
         table = self._table_override or PhysicsTable(layout, record, float(rec.get("rate_hz", 60.0)),
                                                      failures_only=frames == "failures")
-        if frames == "first" and isinstance(table, PhysicsTable):
-            table.context["first_pending"] = True
         throwers = [thrower_of(s) for s in seats]
         return SunGameState.new(n, rules, table=table, geometry=geom, throwers=throwers,
                                 sections=sections, seat_cfg=seats)  # type: ignore[return-value]
@@ -407,7 +396,8 @@ class SunGame(Game):
         defaults = SunGameState.DEFAULTS
         sections = {k: {**defaults["sections"][k], **dict(config.sections.get(k, {}))} for k in SECTIONS}
         seats = [{**defaults["seats"], **dict(s)} for s in seats]
-        return self._build(config.num_players, {**R.RULE_DEFAULTS, **dict(config.rules)}, sections, seats)
+        return self._build(config.num_players, {**R.RULE_DEFAULTS, **dict(config.rules)}, sections, seats,
+                           game_index=config.game_index)
 
     def from_notation(self, text: str) -> State:
         """Parse a sun notation (see :meth:`sim.sun.rules.SunState.to_notation`).
