@@ -98,10 +98,7 @@ def test_small_study_through_the_runner(tmp_path: Path) -> None:
         "rules": {"target_points": 10},
         "seats": [{"agent": "greedy"}, {"agent": "random"}],
     }
-    try:
-        sc = scenario_from_dict(raw, REGISTRY, source="test", default_name="rocks-test")
-    except TypeError:  # the lead's loader may still change its signature
-        pytest.skip("scenario_from_dict signature changed")
+    sc = scenario_from_dict(raw, REGISTRY, source="test", default_name="rocks-test")
     info = run_study(sc, REGISTRY, progress=False)
     assert info.played == 4
     db = next((tmp_path / "run").glob("*.sqlite"))
