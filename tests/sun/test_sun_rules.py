@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -275,20 +276,30 @@ def test_orbit_pass_goes_through_both_areas():
         assert {ring.gap_of_angle(a), ring.gap_of_angle(a + math.pi)} == areas
 
 
-def test_game_ends_when_the_field_is_empty():
-    s = R.SunState.new(2, {"field": "random"}, table=R.ScriptedTable(G))
-    rng = np.random.default_rng(3)
-    steps = 0
+def _play_random(s: R.SunState, seed: int) -> R.SunState:
+    rng = np.random.default_rng(seed)
     while not s.is_terminal():
         if s.current_player() == CHANCE:
             s.apply_action(s.sample_chance(rng))
         else:
             la = s.legal_actions()
             s.apply_action(la[int(rng.integers(len(la)))])
-        steps += 1
+    return s
+
+
+def test_game_ends_when_the_field_is_empty():
+    s = _play_random(R.SunState.new(2, {"field": "random"}, table=R.ScriptedTable(G)), 3)
     assert s.outcome().termination in ("field_empty", "stalemate")
     if s.outcome().termination == "field_empty":
         assert not s.field_stones()
+    # 32 stones never all fit a random ring (the game above ends in a stalemate): a field of six
+    # empties, and that ends the game
+    small = R.Geometry(shapes={k: replace(v, count=2) for k, v in G.shapes.items()})
+    for seed in range(3):
+        s = _play_random(R.SunState.new(2, {"field": "random"}, table=R.ScriptedTable(small), geometry=small), seed)
+        assert s.outcome().termination == "field_empty"
+        assert not s.field_stones() and s.drawn < 0
+        assert all(r != R.FIELD for r in s.role)
 
 
 # --- interface ---------------------------------------------------------------------------------------
@@ -365,7 +376,10 @@ def test_every_candidate_is_legal_and_clone_is_independent():
     for s in _random_states(3):
         if s.current_player() < 0:
             continue
+        before = s.to_notation()
         for a in s.legal_actions()[:20]:
             c = s.clone()
             c.apply_action(a)
+            assert c.to_notation() != before  # the action took effect on the clone...
+        assert s.to_notation() == before  # ...and none on the original
         assert s.clone().to_notation() == s.to_notation()
