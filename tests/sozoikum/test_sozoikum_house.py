@@ -128,4 +128,11 @@ def test_quick_model_prefers_a_long_roof_and_is_deterministic() -> None:
     long = max((stone_info(s) for s in range(40)), key=lambda i: i.width)
     assert house_quality(infos + [long], 2.0) >= house_quality(infos + [short], 2.0)
     assert house_quality(infos + [short], short.width + 1.0) == 0.0
-    assert quick_verdict(infos + [long], 0.7, 99, 2.0) == quick_verdict(infos + [long], 0.7, 99, 2.0)
+    # the verdict is a coin of chance quality * (0.5 + 0.5 * skill), fixed by the noise seed
+    q = house_quality(infos + [long], 2.0)
+    assert 0.0 < q < 1.0
+    for skill in (0.0, 0.7, 1.0):
+        verdicts = [quick_verdict(infos + [long], skill, seed, 2.0) for seed in range(2000)]
+        assert verdicts == [quick_verdict(infos + [long], skill, seed, 2.0) for seed in range(2000)]
+        assert sum(verdicts) / len(verdicts) == pytest.approx(q * (0.5 + 0.5 * skill), abs=0.03)
+    assert not any(quick_verdict(infos + [short], 1.0, seed, short.width + 1.0) for seed in range(200))
