@@ -200,11 +200,14 @@ def test_full_board_gives_the_other_seat_a_claim_only_turn() -> None:
 
 
 def test_all_lines_full_means_eight_for_someone() -> None:
+    full = 0
     for seed in range(30):
         final, _ = _random_game(seed, early_domination="off")
         if len(final.moves()) == 18:
+            full += 1
             meg = record_megaliths(final.records()[0])
             assert max(meg) == MEGALITHS
+    assert full  # some games did fill the board
 
 
 # --- claims are exactly the dominated lines (reference check at every turn) -------------------
