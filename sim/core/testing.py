@@ -40,13 +40,11 @@ def random_sim_test(
     *,
     max_steps: int = 100_000,
     check_every: int = 1,
-    check_notation: bool = True,
 ) -> State:
     """Play one random game from ``config`` with ``seed`` and check invariants.
 
     Args:
         check_every: run the expensive checks (clone, notation, determinize) every k-th step.
-        check_notation: also check the notation round trip.
 
     Returns:
         The terminal state.
