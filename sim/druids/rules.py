@@ -157,22 +157,6 @@ def hand_counts(code: int) -> tuple[int, ...]:
     return tuple(out)
 
 
-def hand_code(values: Any) -> int:
-    """The code of a multiset of stone values.
-
-    Raises:
-        ValueError: a value is not a stone of the set, or appears too often.
-    """
-    counts = [0] * (MAX_VALUE + 1)
-    for v in values:
-        if not (isinstance(v, int) and 1 <= v <= MAX_VALUE):
-            raise ValueError(f"not a stone value: {v!r}")
-        counts[v] += 1
-        if counts[v] > _COUNT_MAX[v]:
-            raise ValueError(f"too many stones of value {v}")
-    return sum(counts[v] * WEIGHT[v] for v in range(1, MAX_VALUE + 1))
-
-
 def _best_prefix(code: int) -> tuple[int, ...]:
     """best[k] = sum of the k highest stones of the hand (k = 0..longest line), saturating."""
     vals = sorted((v for v in range(MAX_VALUE, 0, -1) for _ in range(hand_counts(code)[v])), reverse=True)

@@ -48,13 +48,6 @@ def _float_opts(obj: Any, doc: str, ranges: Mapping[str, tuple[float, float]]) -
     return tuple(out)
 
 
-def _check_shapes(v: Any) -> str | None:
-    for name, t in v.items():
-        if name not in ("pillar", "block", "slab") or not isinstance(t, dict):
-            return "keys are pillar, block, slab, each a table of width, depth, height, count, density"
-    return None
-
-
 SECTIONS: dict[str, tuple[Option, ...]] = {
     "table": _float_opts(TableSpec(), "base and ring", TABLE_RANGES),
     "ball": _float_opts(BallSpec(), "ball and string", BALL_RANGES),

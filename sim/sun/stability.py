@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -253,8 +252,3 @@ def tipping_angle_deg(width: float, height: float, depth: float = 0.015, physics
         else:
             lo = mid
     return math.degrees(0.5 * (lo + hi))
-
-
-def physics_with(physics: PhysicsSpec, **changes: Any) -> PhysicsSpec:
-    """A copy of ``physics`` with changes (convenience for tests and studies)."""
-    return replace(physics, **changes)

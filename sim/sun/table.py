@@ -426,11 +426,6 @@ class SunTable:
         """The PyBullet physics client id (for tests and the viewer)."""
         return self._cid
 
-    def body_of(self, stone_id: int) -> int:
-        """The PyBullet body id of a stone in the current world (rebuilding it if needed)."""
-        self.ensure_world()
-        return self._bodies[stone_id]
-
     # ---- state --------------------------------------------------------------------------
 
     def stones(self) -> list[StoneState]:

@@ -624,10 +624,6 @@ class ReplayBuilder:
         self.parts.append(rp)
         return rp.turns[0]
 
-    def add_replay(self, rp: Replay) -> None:
-        """Add an already built replay (all its turns)."""
-        self.parts.append(rp)
-
     def build(self) -> Replay:
         """The whole replay. Raises :class:`ReplayError` if no pass was added."""
         return concat_replays(self.parts, self.gap_s, self.meta)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sim.viewer.replay import Replay, from_pose_recording, save_replay, synthetic_replay
+from sim.viewer.replay import Replay, synthetic_replay
 
 
 @pytest.fixture
@@ -28,8 +28,3 @@ def real_pass_recording() -> dict:
     with SunTable.from_layout(lay) as t:
         t.pass_ball(math.radians(10.0), None, record=rec)
     return rec.to_dict()
-
-
-@pytest.fixture
-def real_replay_file(tmp_path: Path, real_pass_recording: dict) -> Path:
-    return save_replay(from_pose_recording(real_pass_recording), tmp_path / "pass.npz", fps=30)
