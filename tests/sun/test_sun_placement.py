@@ -106,6 +106,7 @@ def test_remove_stone_and_snapshot_restore(empty: SunTable) -> None:
     assert t.stones() == []
     t.restore(snap)
     assert [s.id for s in t.stones()] == [a]
+    assert t.snapshot() == snap  # poses and next id too
 
 
 def test_skills_and_common_random_numbers() -> None:
@@ -118,7 +119,12 @@ def test_skills_and_common_random_numbers() -> None:
     c = skill("casual").draw_pass(np.random.default_rng(1))
     # Same standard normals scaled by the sigmas (4x for the aim).
     assert c.aim_rad == pytest.approx(4 * e.aim_rad)
-    assert isinstance(skill("child").draw_place(np.random.default_rng(2)), PlaceNoise)
+    kid = skill("child").draw_place(np.random.default_rng(2))
+    assert isinstance(kid, PlaceNoise)
+    # placements too: the same three normals, scaled by each skill's sigmas
+    calm = skill("steady").draw_place(np.random.default_rng(2))
+    assert kid.along_m == pytest.approx(3.5 * calm.along_m) and kid.across_m == pytest.approx(3.5 * calm.across_m)
+    assert kid.yaw_rad == pytest.approx(4 * calm.yaw_rad) and calm.yaw_rad != 0.0
 
 
 def test_chosen_ids_and_layout_round_trip(tmp_path: Path) -> None:
