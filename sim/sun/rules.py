@@ -1131,18 +1131,21 @@ class SunState(State):
                 pairs.append((ring.pos[k - 1].id, ring.pos[(k + 1) % ring.n].id))
             for a, b in pairs:
                 act = Gate(st, a, b)
-                if self._check_gate(act) is None:
+                if self._check_gate(act, supports) is None:
                     out.append(act)
         return out
 
-    def _check_gate(self, a: Gate) -> str | None:
+    def _check_gate(self, a: Gate, supports: set[int] | None = None) -> str | None:
+        """Why gate ``a`` is illegal now, or None. ``supports``: the stones carrying a gate, when
+        the caller has them already (the candidate loop checks many gates of one state)."""
         n = len(self.role)
         if not all(isinstance(x, int) and 0 <= x < n for x in (a.stone, a.a, a.b)):
             return "unknown stone id"
         st = a.stone
         if self.role[st] not in (BASE, TOP):
             return f"#{st} is not standing on the base (a stone from the field cannot make a gate)"
-        supports = {x for i, r in enumerate(self.role) if r == GATE for x in self.sup[i]}
+        if supports is None:
+            supports = {x for i, r in enumerate(self.role) if r == GATE for x in self.sup[i]}
         ring = self.ring()
         if self.role[st] == BASE:
             if st in supports:
