@@ -102,7 +102,38 @@ def benchmarks(quick: bool = False) -> list[dict[str, Any]]:
         {"game": "sun", "metric": "pass_hit_cpu_ms", "value": float(m["pass_hit_cpu_ms"]), "unit": "ms"},
         # whole games on the table (careful agents, 32 stones, fast preset) and the rules alone
         *rules_bench.benchmarks(quick=quick),
+        {"game": "sun", "metric": "video_3s_render_s", "value": video_render_s(), "unit": "s",
+         "note": "3 s of a recorded pass on full-32 to MP4, 640x480 at 30 fps (tiny renderer)"},
     ]
+
+
+def video_render_s(seconds: float = 3.0) -> float:
+    """Wall time to render ``seconds`` of a recorded pass (passes laid end to end) to an MP4."""
+    import tempfile
+    from dataclasses import replace as dc_replace
+
+    import numpy as np
+
+    from sim.sun.table import PoseRecorder
+    from sim.viewer.replay import Replay, ReplayBuilder
+    from sim.viewer.video import render_video
+
+    rec = PoseRecorder(60.0)
+    with SunTable.from_layout(load_layout(LAYOUT, preset="fast")) as t:
+        t.pass_ball(math.radians(10.0), None, record=rec)
+    b = ReplayBuilder()
+    b.add_pass(rec.to_dict())
+    r = b.build()
+    while r.duration < seconds:
+        b.add_pass(rec.to_dict())
+        r = b.build()
+    k = int(np.searchsorted(r.times, r.times[0] + seconds + 1e-4, side="right"))
+    turns = [dc_replace(tu, frames=(tu.frames[0], min(tu.frames[1], k))) for tu in r.turns if tu.frames[0] < k]
+    clip = Replay(r.bodies, r.times[:k], r.pos[:k], r.quat[:k], turns, r.table, r.meta)
+    with tempfile.TemporaryDirectory() as d:
+        t0 = time.perf_counter()
+        render_video(clip, Path(d) / "clip.mp4", fps=30, size=(640, 480))
+        return time.perf_counter() - t0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -72,7 +72,7 @@ def test_video_cli_writes_mp4(tmp_path: Path, synth: Replay) -> None:
 
 
 @pytest.mark.slow
-def test_three_second_pass_renders_well_under_a_minute(tmp_path: Path, real_pass_recording: dict) -> None:
+def test_three_second_pass_renders_every_frame(tmp_path: Path, real_pass_recording: dict) -> None:
     from sim.viewer.replay import ReplayBuilder
 
     b = ReplayBuilder()
@@ -81,10 +81,9 @@ def test_three_second_pass_renders_well_under_a_minute(tmp_path: Path, real_pass
     r = _first_seconds(b.build(), 3.0)
     assert r.duration == pytest.approx(3.0, abs=0.05)
     out = tmp_path / "p.mp4"
-    t0 = time.perf_counter()
+    # how long it takes is a benchmark (stonelab bench sun: video_3s_render_s), not a test
     n = render_video(r, out, fps=30, size=(640, 480))
-    wall = time.perf_counter() - t0
-    assert n == len(frame_times(r, 30)) >= 90 and wall < 45.0, (n, wall)
+    assert n == len(frame_times(r, 30)) >= 90, n
     fr = _frames(out)
     assert fr.shape[0] == n
     assert np.abs(fr[20].astype(int) - fr[5].astype(int)).mean() > 0.3
