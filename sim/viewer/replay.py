@@ -215,6 +215,14 @@ class Replay:
         """Length of the timeline (s)."""
         return float(self.times[-1] - self.times[0]) if self.n_frames else 0.0
 
+    def head(self, seconds: float) -> "Replay":
+        """The first ``seconds`` of the timeline (turns cut to it, turns starting later dropped)."""
+        from dataclasses import replace
+
+        k = int(np.searchsorted(self.times, self.times[0] + seconds + 1e-4, side="right")) if self.n_frames else 0
+        turns = [replace(t, frames=(t.frames[0], min(t.frames[1], k))) for t in self.turns if t.frames[0] < k]
+        return Replay(self.bodies, self.times[:k], self.pos[:k], self.quat[:k], turns, self.table, self.meta)
+
     def frame_at(self, t: float) -> int:
         """Index of the last frame at or before time ``t`` (clamped to the timeline)."""
         i = int(np.searchsorted(self.times, np.float32(t), side="right")) - 1
