@@ -79,6 +79,9 @@ PASS_COLUMNS: tuple[Column, ...] = (
     Column("noise_push_y_mps", "REAL", "push at release, y"),
     Column("area_mid_deg", "REAL", "middle of the mark area passed through"),
     Column("area_width_mm", "REAL", "clear width of that mark area"),
+    Column("marker_moved", "INTEGER", "the mover's marker moved this turn (after a stand or stack)"),
+    Column("forced_move", "INTEGER", "the mover's mark area was impassable at the start of the turn (e.g. an "
+           "opponent's gate over it), so the turn had to move the marker"),
     Column("through_mark_area", "INTEGER", "the ball crossed the ring inside the mark area(s)"),
     Column("reached_far_side", "INTEGER", "the ball reached the catch"),
     Column("penalties", "INTEGER", "stones lost in this pass"),

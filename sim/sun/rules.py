@@ -678,6 +678,9 @@ class SunState(State):
         self.placed = -1
         self.played: list[bool] = []
         self.area_before: list[tuple[int, int] | None] = []
+        #: this turn: the mover's area was impassable at its start / the marker was moved
+        self.forced = False
+        self.moved = False
         self.over = ""
         self._history: list[tuple[int, Any]] = []
         self.passes: list[dict[str, Any]] = []
@@ -829,6 +832,9 @@ class SunState(State):
             self.played[self.seat] = False
         areas = self.mark_areas(self.seat, ring)
         self.area_before[self.seat] = None if ring.empty or areas[0] is None else ring.keys[areas[0]]
+        self.moved = False
+        self.forced = not ring.empty and self.played[self.seat] and any(
+            g is None or not ring.passable(g, self.geom) for g in (ring.nearest_gap(m) for m in self.markers[self.seat]))
         self._enter_place()
 
     def _enter_place(self) -> None:
@@ -1317,6 +1323,7 @@ class SunState(State):
             k = ring.index[self._anchor()]  # type: ignore[index]
             gi = k if action.side == "ccw" else (k - 1) % ring.n
             self.markers[self.seat][action.marker] = ring.middle(gi)
+            self.moved = True
             self.phase = "pass"
             self._legal = None
         elif ph == "pass":
@@ -1501,7 +1508,8 @@ class SunState(State):
             "seat": self.seat, "turn": self.turn, "aim_deg": a.aim, "release_m": a.release,
             "noise_aim_deg": noise.aim, "noise_release_m": noise.release,
             "noise_push_x_mps": noise.push_x, "noise_push_y_mps": noise.push_y,
-            "area_mid_deg": area_mid, "area_width_mm": area_w, "through_mark_area": int(through), "reached_far_side": int(res.reached_far_side),
+            "area_mid_deg": area_mid, "area_width_mm": area_w,
+            "marker_moved": int(self.moved), "forced_move": int(self.forced), "through_mark_area": int(through), "reached_far_side": int(res.reached_far_side),
             "penalties": len(pens), "causes": ";".join(f"{i}:{self.shapes[i]}:{c}" for i, c in pens),
             "invalid": int(res.invalid), "preset": res.preset, "sim_time_s": res.sim_time_s,
             "steps": res.steps, "wall_s": res.wall_s,
@@ -1604,6 +1612,8 @@ class SunState(State):
             body["b"] = [list(x) if x else None for x in self.area_before]
         if self.over:
             body["o"] = self.over
+        if self.forced or self.moved:
+            body["fm"] = [int(self.forced), int(self.moved)]
         return "sun:" + json.dumps(body, separators=(",", ":"))
 
     @classmethod
@@ -1659,6 +1669,7 @@ class SunState(State):
             s.placed = int(body.get("pl", -1))
             s.area_before = [tuple(x) if x else None for x in body.get("b", [None] * n)]
             s.over = body.get("o", "")
+            s.forced, s.moved = (bool(x) for x in body.get("fm", [0, 0]))
             s._history = []
             s._dirty()
         except InputError:
