@@ -144,7 +144,7 @@ class CarefulAgent(_Base):
         """A fast geometric estimate of how good placement ``a`` is (m of pass clearance)."""
         ring = st.ring()
         g = st.geom
-        if ring.empty or st._first_turn():  # noqa: SLF001
+        if ring.empty or st._first_turn():
             return best_aim(st, 9)[0]
         if isinstance(a, R.Gate):
             others = [ring.gap_of_angle(m) for s_, ms in enumerate(st.markers) if s_ != st.seat for m in ms]
@@ -165,7 +165,7 @@ class CarefulAgent(_Base):
             sides = [(ring.pos[k - 1], new), (new, ring.pos[(k + 1) % ring.n])]
         best = -math.inf
         for p, q in sides:
-            w = R._gap_w(p, q) if p.id != q.id else math.inf  # noqa: SLF001
+            w = R.gap_width(p, q) if p.id != q.id else math.inf
             if w < g.pass_width:
                 continue
             sep = (q.angle - p.angle) % R.TAU

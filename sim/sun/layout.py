@@ -32,178 +32,10 @@ from typing import Any, Mapping, Sequence
 
 from sim.core.errors import ScenarioError, allowed
 
-TAU = 2.0 * math.pi
-
-#: Fidelity presets (PHYSICS.md): simulation rate (Hz), solver iterations, stones start asleep.
-PRESETS: dict[str, dict[str, Any]] = {
-    "fast": {"hz": 240, "iterations": 15, "sleeping": True},
-    "reference": {"hz": 1000, "iterations": 50, "sleeping": False},
-}
-
-SHAPE_NAMES = ("pillar", "block", "slab")
-
-
-# --------------------------------------------------------------------------------------------
-# Parameter dataclasses (defaults from PHYSICS.md)
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ShapeSpec:
-    """One stone shape. Lengths in metres, density in kg/m^3.
-
-    ``width`` is along the ring, ``depth`` radial, ``height`` vertical when standing.
-    """
-
-    name: str
-    width: float
-    depth: float
-    height: float
-    count: int
-    density: float = 700.0
-
-    @property
-    def mass(self) -> float:
-        """Mass in kg."""
-        return self.width * self.depth * self.height * self.density
-
-    @property
-    def lintel_length(self) -> float:
-        """Length (m) when laid flat as a gate: the standing height."""
-        return self.height
-
-    @property
-    def lintel_thickness(self) -> float:
-        """Vertical thickness (m) when laid flat: the smaller cross-section side."""
-        return min(self.width, self.depth)
-
-    @property
-    def lintel_depth(self) -> float:
-        """Radial depth (m) when laid flat: the larger cross-section side."""
-        return max(self.width, self.depth)
-
-
-DEFAULT_SHAPES: dict[str, ShapeSpec] = {
-    "pillar": ShapeSpec("pillar", 0.020, 0.015, 0.070, 8),
-    "block": ShapeSpec("block", 0.030, 0.015, 0.050, 16),
-    "slab": ShapeSpec("slab", 0.012, 0.015, 0.065, 8),
-}
-
-
-@dataclass(frozen=True)
-class TableSpec:
-    """The base and the ring. Lengths in metres, angles in degrees.
-
-    Attributes:
-        base_radius: radius of the wooden disc.
-        base_thickness: thickness of the disc (its top face is z = 0).
-        ring_radius: radius at which standing stones have their centre.
-        hand_span: least release distance outside the base edge.
-        pass_clearance: margin added to the ball for a gap or gate to be passable.
-        gate_min_overlap: least overlap of each gate end on its support.
-        topple_tilt_deg: a stone tilted more than this from where it stood is knocked over.
-        min_clearance: least gap between neighbouring standing stones in a layout file.
-    """
-
-    base_radius: float = 0.15
-    base_thickness: float = 0.02
-    ring_radius: float = 0.13
-    hand_span: float = 0.20
-    pass_clearance: float = 0.004
-    gate_min_overlap: float = 0.008
-    topple_tilt_deg: float = 30.0
-    min_clearance: float = 0.0005
-
-
-@dataclass(frozen=True)
-class BallSpec:
-    """The steel ball on its string. Metres and kilograms.
-
-    Attributes:
-        diameter: ball diameter.
-        mass: ball mass.
-        string_length: pivot to ball centre.
-        rest_clearance: gap between the ball's bottom and the base top when hanging at rest.
-    """
-
-    diameter: float = 0.035
-    mass: float = 0.176
-    string_length: float = 2.0
-    rest_clearance: float = 0.010
-
-    @property
-    def radius(self) -> float:
-        """Ball radius (m)."""
-        return 0.5 * self.diameter
-
-    @property
-    def pivot_z(self) -> float:
-        """Height of the pivot above the base top (m)."""
-        return self.rest_clearance + self.radius + self.string_length
-
-    def centre_z_at(self, horizontal_m: float) -> float:
-        """Height (m) of the ball's centre when it is ``horizontal_m`` from the point under the pivot.
-
-        Raises:
-            ValueError: if the distance is not shorter than the string.
-        """
-        if not 0.0 <= horizontal_m < self.string_length:
-            raise ValueError(f"horizontal distance {horizontal_m} m must be in [0, string length)")
-        return self.pivot_z - math.sqrt(self.string_length**2 - horizontal_m**2)
-
-
-@dataclass(frozen=True)
-class PhysicsSpec:
-    """Simulation parameters.
-
-    Attributes:
-        preset: ``"fast"`` or ``"reference"`` (see :data:`PRESETS`).
-        gravity: m/s^2.
-        friction_wood_wood, friction_steel_wood: pair friction coefficients; each body gets the
-            square root because Bullet multiplies the two bodies' values.
-        restitution: pair restitution (same square-root rule).
-        contact_threshold: contact-breaking threshold in m. Bullet's default 2 cm exceeds ring gaps;
-            PHYSICS.md's 5 mm still lets a clean pass through a 44 mm gap (4.5 mm each side) join
-            the ring's simulation island and wake every stone (124 ms instead of 20 ms per pass),
-            so the default is 2 mm (the ball moves 3.3 mm per step at 240 Hz; contacts still hold).
-        settle_time_limit_s: longest settling after a pass or placement.
-        rest_linear_mps, rest_angular_rps: a stone is at rest below both speeds.
-        max_swing_s: longest simulated swing before the catch is forced.
-        energy_tolerance: relative growth of the ball's energy that flags a pass invalid.
-    """
-
-    preset: str = "fast"
-    gravity: float = 9.81
-    friction_wood_wood: float = 0.5
-    friction_steel_wood: float = 0.35
-    restitution: float = 0.3
-    contact_threshold: float = 0.002
-    settle_time_limit_s: float = 3.0
-    rest_linear_mps: float = 0.001
-    rest_angular_rps: float = 0.05
-    max_swing_s: float = 2.5
-    energy_tolerance: float = 0.02
-
-    @property
-    def hz(self) -> int:
-        """Simulation rate of the preset (steps per second)."""
-        return int(PRESETS[self.preset]["hz"])
-
-    @property
-    def dt(self) -> float:
-        """Time step (s)."""
-        return 1.0 / self.hz
-
-    @property
-    def iterations(self) -> int:
-        """Solver iterations of the preset."""
-        return int(PRESETS[self.preset]["iterations"])
-
-    @property
-    def sleeping(self) -> bool:
-        """Whether stones start asleep (Bullet deactivation) in this preset."""
-        return bool(PRESETS[self.preset]["sleeping"])
-
+from sim.sun.ring import Pos, Ring, gap_width, gate_span
+from sim.sun.specs import (  # noqa: F401 - re-exported: the layout module is where users look
+    DEFAULT_SHAPES, PRESETS, SHAPE_NAMES, TAU, BallSpec, PhysicsSpec, ShapeSpec, TableSpec,
+)
 
 @dataclass(frozen=True)
 class StoneSpec:
@@ -261,56 +93,8 @@ class Layout:
 
 
 # --------------------------------------------------------------------------------------------
-# Ring geometry (works on nominal layouts and on poses read back from the simulation)
+# The layout's ring (geometry itself lives in sim.sun.ring)
 # --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Position:
-    """One ring position (a level-1 stone, possibly with a stack on it), as seen by the ring.
-
-    Attributes:
-        angle: angular position (rad, in [0, 2 pi)).
-        width: tangential size (m), the widest of the stack.
-        depth: radial size (m), the deepest of the stack.
-        top: height (m) of the top of the position.
-        ids: stone ids (table) or layout indices, bottom first.
-    """
-
-    angle: float
-    width: float
-    depth: float
-    top: float
-    ids: tuple[int, ...]
-
-
-@dataclass(frozen=True)
-class Gap:
-    """The arc between two angularly adjacent positions, counter-clockwise from ``left`` to ``right``.
-
-    Attributes:
-        left, right: indices into the sorted position list (equal when there is one position).
-        start, end: angular limits of the clear opening at the ring radius (rad; ``end`` may exceed
-            2 pi when the gap wraps through 0).
-        width: clear width perpendicular to the bisector (m); ``inf`` with fewer than two positions.
-        gate_underside: height (m) of the gate's underside, or ``None`` without a gate.
-    """
-
-    left: int
-    right: int
-    start: float
-    end: float
-    width: float
-    gate_underside: float | None = None
-
-    @property
-    def middle(self) -> float:
-        """Angle (rad) of the middle of the opening, in [0, 2 pi)."""
-        return (0.5 * (self.start + self.end)) % TAU
-
-    def contains(self, angle: float) -> bool:
-        """Whether ``angle`` (rad) lies inside the clear opening."""
-        return ((angle - self.start) % TAU) <= (self.end - self.start)
 
 
 def wrap_angle(a: float) -> float:
@@ -323,120 +107,41 @@ def _same_angle(a_deg: float, b_deg: float, tol_deg: float = 1e-6) -> bool:
     return abs(d) <= tol_deg
 
 
-def clearance_to_bisector(ring_radius: float, separation: float, width: float, depth: float) -> float:
-    """Distance (m) between a standing stone and the bisector ray of an angular separation (rad).
-
-    The stone's centre is ``ring_radius`` from the centre and ``separation / 2`` off the ray; its
-    half-extent across the ray combines the tangential and radial half-sizes.
-    """
-    h = 0.5 * separation
-    return ring_radius * math.sin(h) - 0.5 * depth * math.sin(h) - 0.5 * width * math.cos(h)
-
-
-def gap_width(ring_radius: float, a1: float, w1: float, d1: float, a2: float, w2: float, d2: float) -> float:
-    """Clear width (m) between two positions at angles ``a1`` then ``a2`` counter-clockwise (rad)."""
-    sep = (a2 - a1) % TAU
-    if sep > math.pi:
-        # The far way round: never narrower than a semicircle opening.
-        return math.inf
-    return clearance_to_bisector(ring_radius, sep, w1, d1) + clearance_to_bisector(ring_radius, sep, w2, d2)
-
-
-def ball_top_at_ring(ball: BallSpec, ring_radius: float) -> float:
-    """Height (m) of the top of the ball where a pass through the centre crosses the ring."""
-    return ball.centre_z_at(ring_radius) + ball.radius
-
-
-def ring_gaps(positions: Sequence[Position], ring_radius: float,
-              gates: Mapping[tuple[int, int], float] | None = None) -> list[Gap]:
-    """The gaps of a ring, counter-clockwise, starting after the position with the smallest angle.
-
-    Args:
-        positions: ring positions sorted by angle.
-        ring_radius: m.
-        gates: underside height (m) of a gate keyed by the ``(left, right)`` indices it spans.
-
-    Returns:
-        One gap per position (none for an empty ring); the i-th gap runs from position i to i+1.
-    """
-    n = len(positions)
-    gates = gates or {}
-    out: list[Gap] = []
-    for i in range(n):
-        a, b = positions[i], positions[(i + 1) % n]
-        half_a = math.asin(min(1.0, 0.5 * a.width / ring_radius))
-        half_b = math.asin(min(1.0, 0.5 * b.width / ring_radius))
-        start = a.angle + half_a
-        sep = (b.angle - a.angle) % TAU if n > 1 else TAU
-        end = a.angle + sep - half_b
-        width = math.inf if n < 2 else gap_width(ring_radius, a.angle, a.width, a.depth, b.angle, b.width, b.depth)
-        out.append(Gap(i, (i + 1) % n, start, end, width, gates.get((i, (i + 1) % n))))
-    return out
-
-
-def gap_at(gaps: Sequence[Gap], angle: float) -> Gap | None:
-    """The gap whose opening contains ``angle`` (rad), or ``None`` if the angle is on a stone."""
-    for g in gaps:
-        if g.contains(angle):
-            return g
-    return None
-
-
-def is_passable(gap: Gap, ball: BallSpec, table: TableSpec) -> bool:
-    """Whether the ball fits through ``gap`` (RULES.md §1): width and, under a gate, height."""
-    if gap.width < ball.diameter + table.pass_clearance:
-        return False
-    if gap.gate_underside is not None:
-        return gap.gate_underside >= ball_top_at_ring(ball, table.ring_radius) + table.pass_clearance
-    return True
-
-
-def layout_positions(layout: Layout) -> list[Position]:
-    """The ring positions of a layout, sorted by angle; ``ids`` are indices into ``layout.stones``."""
+def layout_positions(layout: Layout) -> list[Pos]:
+    """The ring positions of a layout, sorted by angle; ``Pos.id`` (and ``Pos.top``) are indices
+    into ``layout.stones``; each position at the ring radius with the footprint of its widest and
+    deepest stone and the height of its stack."""
     out = []
     for i, s in enumerate(layout.stones):
         if s.level != 1:
             continue
         shp = layout.shapes[s.shape]
-        ids = [i]
+        top_idx = -1
         width, depth = shp.width, shp.depth
         for j, t in enumerate(layout.stones):
             if t.level == 2 and _same_angle(t.angle_deg, s.angle_deg):
-                ids.append(j)
+                top_idx = j
                 width = max(width, layout.shapes[t.shape].width)
                 depth = max(depth, layout.shapes[t.shape].depth)
-        out.append(Position(wrap_angle(s.angle_rad), width, depth, layout.stack_top_height(i), tuple(ids)))
+        out.append(Pos(i, wrap_angle(s.angle_rad), layout.table.ring_radius, width, depth,
+                       layout.stack_top_height(i), top_idx))
     out.sort(key=lambda p: p.angle)
     return out
 
 
-def layout_gaps(layout: Layout) -> list[Gap]:
-    """The gaps of a layout's ring with its gates' undersides filled in."""
+def layout_ring(layout: Layout) -> Ring:
+    """The ring of a layout (``sim.sun.ring.Ring``), its gates' undersides filled in (a gate keyed
+    by the layout indices of its supports, counter-clockwise first)."""
     pos = layout_positions(layout)
-    index_of = {p.ids[0]: k for k, p in enumerate(pos)}
-    gates: dict[tuple[int, int], float] = {}
+    index_of = {p.id: k for k, p in enumerate(pos)}
     n = len(pos)
+    gates: dict[tuple[int, int], float] = {}
     for g in layout.gates:
         ka, kb = index_of[g.between[0]], index_of[g.between[1]]
-        key = (ka, kb) if (ka + 1) % n == kb else (kb, ka)
-        gates[key] = max(pos[ka].top, pos[kb].top)
-    return ring_gaps(pos, layout.table.ring_radius, gates)
-
-
-def gate_span(ring_radius: float, a1: float, w1: float, d1: float, a2: float, w2: float, d2: float
-              ) -> tuple[float, float]:
-    """Inner and outer span (m) along the chord between two supports at angles ``a1``, ``a2``.
-
-    The inner span is the clear gap a lintel must bridge; the outer span is from the far edge of one
-    support to the far edge of the other (a longer lintel would overhang into the next gaps).
-    """
-    sep = (a2 - a1) % TAU
-    if sep > math.pi:
-        sep = TAU - sep
-    inner = gap_width(ring_radius, 0.0, w1, d1, sep, w2, d2)
-    chord = 2.0 * ring_radius * math.sin(0.5 * sep)
-    outer = chord + 0.5 * (w1 + w2) * math.cos(0.5 * sep)
-    return inner, outer
+        if (ka + 1) % n != kb:
+            ka, kb = kb, ka
+        gates[(pos[ka].id, pos[kb].id)] = max(pos[ka].top_z, pos[kb].top_z)
+    return Ring(pos, gates)
 
 
 # --------------------------------------------------------------------------------------------
@@ -642,14 +347,14 @@ def validate_layout(layout: Layout) -> None:
     if n >= 2:
         for k in range(n):
             pa, pb = pos[k], pos[(k + 1) % n]
-            w = gap_width(t.ring_radius, pa.angle, pa.width, pa.depth, pb.angle, pb.width, pb.depth)
+            w = gap_width(pa, pb)
             if w < t.min_clearance:
                 raise ScenarioError(
-                    f"stones[{pb.ids[0]}] at {math.degrees(pb.angle):.2f} deg overlaps or touches stones[{pa.ids[0]}] "
+                    f"stones[{pb.id}] at {math.degrees(pb.angle):.2f} deg overlaps or touches stones[{pa.id}] "
                     f"at {math.degrees(pa.angle):.2f} deg (clear gap {w * 1000:.1f} mm, need at least "
-                    f"{t.min_clearance * 1000:.1f} mm)", source=src, key=f"stones[{pb.ids[0]}].angle")
+                    f"{t.min_clearance * 1000:.1f} mm)", source=src, key=f"stones[{pb.id}].angle")
 
-    index_of = {p.ids[0]: k for k, p in enumerate(pos)}
+    index_of = {p.id: k for k, p in enumerate(pos)}
     used_ends: dict[int, float] = {}
     spanned: set[tuple[int, int]] = set()
     for gi, g in enumerate(layout.gates):
@@ -671,11 +376,11 @@ def validate_layout(layout: Layout) -> None:
             raise ScenarioError("a gate already spans this gap", source=src, key=key)
         spanned.add(pair)
         pa, pb = pos[ka], pos[kb]
-        if abs(pa.top - pb.top) > 0.001:
-            raise ScenarioError(f"supports have different heights ({pa.top * 1000:.1f} and {pb.top * 1000:.1f} mm); "
+        if abs(pa.top_z - pb.top_z) > 0.001:
+            raise ScenarioError(f"supports have different heights ({pa.top_z * 1000:.1f} and {pb.top_z * 1000:.1f} mm); "
                                 "a gate must lie level", source=src, key=key)
         shp = shapes[g.shape]
-        inner, outer = gate_span(t.ring_radius, pa.angle, pa.width, pa.depth, pb.angle, pb.width, pb.depth)
+        inner, _outer = gate_span(pa, pb)
         most = shp.lintel_length - 2.0 * t.gate_min_overlap
         if inner > most:
             raise ScenarioError(f"gate too short: a {g.shape} ({shp.lintel_length * 1000:.0f} mm) spans at most "
@@ -687,14 +392,13 @@ def validate_layout(layout: Layout) -> None:
                               (kb, (kb - 1) % n if (kb + 1) % n == ka else (kb + 1) % n)):
             sup, nxt = pos[k_sup], pos[k_next]
             overhang = overlap - sup.width
-            if overhang <= 0.0 or k_next in (ka, kb) or nxt.top < sup.top:
+            if overhang <= 0.0 or k_next in (ka, kb) or nxt.top_z < sup.top_z:
                 continue
-            free = gap_width(t.ring_radius, sup.angle, sup.width, sup.depth, nxt.angle, nxt.width, nxt.depth)
-            free = min(free, gap_width(t.ring_radius, nxt.angle, nxt.width, nxt.depth, sup.angle, sup.width, sup.depth))
+            free = min(gap_width(sup, nxt), gap_width(nxt, sup))
             if overhang > free - t.min_clearance:
                 raise ScenarioError(
-                    f"gate too long: a {g.shape} ({shp.lintel_length * 1000:.0f} mm) overhangs stones[{sup.ids[0]}] "
-                    f"by {overhang * 1000:.1f} mm and would hit stones[{nxt.ids[0]}] ({free * 1000:.1f} mm away)",
+                    f"gate too long: a {g.shape} ({shp.lintel_length * 1000:.0f} mm) overhangs stones[{sup.id}] "
+                    f"by {overhang * 1000:.1f} mm and would hit stones[{nxt.id}] ({free * 1000:.1f} mm away)",
                     source=src, key=key)
         for x, p in ((a, pa), (b, pb)):
             used_ends[x] = used_ends.get(x, 0.0) + overlap

@@ -48,12 +48,11 @@ import numpy as np
 from sim.core.errors import InputError
 from sim.core.game import CHANCE, TERMINAL, Outcome, State
 from sim.core.options import Option
-from sim.sun.layout import DEFAULT_SHAPES, SHAPE_NAMES, BallSpec, ShapeSpec, TableSpec
+from sim.sun.ring import (  # noqa: F401 - Geometry, Pos, Ring and the pose helpers are part of the rules' API
+    TAU, Geometry, Pos, Pose, Ring, arc_intersection, arcs_overlap, clearance_to_bisector, gap_width,
+    lintel_footprint, orbit_arc, pose_bottom, pose_tilt, pose_top, pose_yaw, quat_yaw, sep_for_width,
+)
 from sim.sun.thrower import SKILLS, Thrower
-
-TAU = 2.0 * math.pi
-Pose = tuple[float, float, float, float, float, float, float]
-"""``(x, y, z, qx, qy, qz, qw)``: centre (m) and orientation (unit quaternion) of a body."""
 
 #: Rule options (scenario table ``[rules]``).
 RULE_OPTIONS: tuple[Option, ...] = (
@@ -79,260 +78,6 @@ PASS_MARGIN = 0.004
 FIRST_ANGLES_DEG = tuple(22.5 + 45.0 * k for k in range(8))
 AIM_FRACTIONS = (0.5, 0.3, 0.7, 0.15, 0.85)
 RELEASE_EXTRA = (0.0, 0.1)
-
-
-# ------------------------------------------------------------------------------------------------
-# Geometry
-# ------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Geometry:
-    """The physical parameters the rules need (PHYSICS.md defaults via ``sim.sun.layout``)."""
-
-    table: TableSpec = field(default_factory=TableSpec)
-    ball: BallSpec = field(default_factory=BallSpec)
-    shapes: Mapping[str, ShapeSpec] = field(default_factory=lambda: dict(DEFAULT_SHAPES))
-
-    @property
-    def pass_width(self) -> float:
-        """Least clear width (m) of a passable gap."""
-        return self.ball.diameter + self.table.pass_clearance
-
-    @property
-    def gate_clear_z(self) -> float:
-        """Least gate underside height (m) for a passable gate."""
-        t = self.table
-        rho = min(t.ring_radius + 0.5 * max(s.depth for s in self.shapes.values()), 0.999 * self.ball.string_length)
-        return self.ball.centre_z_at(rho) + self.ball.radius + t.pass_clearance
-
-    @property
-    def min_release(self) -> float:
-        """Least release distance (m) outside the base edge: a hand span."""
-        return self.table.hand_span
-
-    @property
-    def max_release(self) -> float:
-        """Largest release distance (m) outside the base edge the rules accept (the release point
-        at most half the string from the axis)."""
-        return max(self.min_release, 0.5 * self.ball.string_length - self.table.base_radius)
-
-    def stone_shapes(self) -> list[str]:
-        """Shape of each stone id: pillars, then blocks, then slabs (counts from the shapes)."""
-        out: list[str] = []
-        for name in SHAPE_NAMES:
-            if name in self.shapes:
-                out.extend([name] * self.shapes[name].count)
-        return out
-
-
-def quat_yaw(yaw: float) -> tuple[float, float, float, float]:
-    """Quaternion ``(x, y, z, w)`` of a rotation by ``yaw`` (rad) about +z."""
-    return (0.0, 0.0, math.sin(0.5 * yaw), math.cos(0.5 * yaw))
-
-
-def pose_yaw(p: Pose) -> float:
-    """Heading (rad) of the body's local x axis projected on the base."""
-    x, y, z, w = p[3], p[4], p[5], p[6]
-    return math.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
-
-
-def _zrow(p: Pose) -> tuple[float, float, float]:
-    x, y, z, w = p[3], p[4], p[5], p[6]
-    return (2.0 * (x * z - w * y), 2.0 * (y * z + w * x), 1.0 - 2.0 * (x * x + y * y))
-
-
-def pose_top(p: Pose, s: ShapeSpec) -> float:
-    """Highest point (m) of a stone of shape ``s`` at pose ``p``."""
-    a, b, c = _zrow(p)
-    return p[2] + 0.5 * (abs(a) * s.depth + abs(b) * s.width + abs(c) * s.height)
-
-
-def pose_bottom(p: Pose, s: ShapeSpec) -> float:
-    """Lowest point (m) of a stone of shape ``s`` at pose ``p``."""
-    a, b, c = _zrow(p)
-    return p[2] - 0.5 * (abs(a) * s.depth + abs(b) * s.width + abs(c) * s.height)
-
-
-def pose_tilt(p: Pose) -> float:
-    """Angle (rad) between the body's local z axis and the vertical."""
-    return math.acos(max(-1.0, min(1.0, _zrow(p)[2])))
-
-
-def _clear(radius: float, depth: float, width: float, half_sep: float) -> float:
-    # Distance from a stone to the ray through a gap's middle (layout.clearance_to_bisector, with
-    # the stone's own radius so that stones pushed off the ring are measured where they are).
-    return (radius - 0.5 * depth) * math.sin(half_sep) - 0.5 * width * math.cos(half_sep)
-
-
-@dataclass(frozen=True, slots=True)
-class Pos:
-    """A ring position: bottom stone ``id`` (and ``top`` stone id or -1), where it is and its size."""
-
-    id: int
-    angle: float
-    radius: float
-    width: float
-    depth: float
-    top_z: float
-    top: int = -1
-
-    @property
-    def half(self) -> float:
-        """Half its angular width (rad) at its radius."""
-        return math.asin(min(1.0, 0.5 * self.width / max(self.radius, 1e-9)))
-
-
-class Ring:
-    """Positions sorted by angle and the gaps between them.
-
-    Gap ``i`` runs counter-clockwise from position ``i`` to ``i+1`` (its ``key`` is the pair of
-    bottom stone ids). With one position there is one gap (from it round to itself); with none,
-    :attr:`empty` is true and every angle is open.
-    """
-
-    __slots__ = ("pos", "angles", "n", "start", "end", "width", "under", "keys", "index", "lintels")
-
-    def __init__(self, positions: Sequence[Pos], gates: Mapping[tuple[int, int], float],
-                 lintels: Sequence[tuple[float, float, float, float]] = ()) -> None:
-        #: (start angle, angular span, underside z, top z) of each gate's footprint
-        self.lintels = list(lintels)
-        self.pos = sorted(positions, key=lambda p: p.angle)
-        self.n = n = len(self.pos)
-        self.angles = [p.angle for p in self.pos]
-        self.index = {p.id: i for i, p in enumerate(self.pos)}
-        self.start: list[float] = []
-        self.end: list[float] = []
-        self.width: list[float] = []
-        self.under: list[float | None] = []
-        self.keys: list[tuple[int, int]] = []
-        for i in range(n):
-            a, b = self.pos[i], self.pos[(i + 1) % n]
-            sep = (b.angle - a.angle) % TAU if n > 1 else TAU
-            self.start.append(a.angle + a.half)
-            self.end.append(a.angle + sep - b.half)
-            if sep >= math.pi:
-                w = math.inf
-            else:
-                h = 0.5 * sep
-                w = _clear(a.radius, a.depth, a.width, h) + _clear(b.radius, b.depth, b.width, h)
-            self.width.append(w)
-            self.keys.append((a.id, b.id))
-            self.under.append(gates.get((a.id, b.id)))
-
-    @property
-    def empty(self) -> bool:
-        """True with no position on the base."""
-        return self.n == 0
-
-    def gap_of_angle(self, angle: float) -> int | None:
-        """Index of the gap whose opening contains ``angle`` (rad), None on a stone or empty ring."""
-        if self.n == 0:
-            return None
-        i = (bisect_right(self.angles, angle % TAU) - 1) % self.n
-        if self.opening_contains(i, angle):
-            return i
-        return None
-
-    def opening_contains(self, i: int, angle: float) -> bool:
-        """Whether ``angle`` lies in gap ``i``'s clear opening."""
-        span = self.end[i] - self.start[i]
-        return span >= 0.0 and ((angle - self.start[i]) % TAU) <= span
-
-    def nearest_gap(self, angle: float) -> int | None:
-        """The gap containing ``angle``, else the one whose opening is angularly nearest (ties:
-        counter-clockwise first); None for an empty ring."""
-        g = self.gap_of_angle(angle)
-        if g is not None or self.n == 0:
-            return g
-        best, best_d = None, math.inf
-        for i in range(self.n):
-            if self.end[i] < self.start[i]:
-                continue
-            d = min((self.start[i] - angle) % TAU, (angle - self.end[i]) % TAU)
-            if d < best_d - 1e-12:
-                best, best_d = i, d
-        return best
-
-    def middle(self, i: int) -> float:
-        """Angle (rad, in [0, 2 pi)) of the middle of gap ``i``'s opening."""
-        return (0.5 * (self.start[i] + self.end[i])) % TAU
-
-    def lintel_clash(self, lo: float, span: float, top_z: float, margin: float = 0.001,
-                     skip: int = -1) -> int:
-        """Index of a lintel whose footprint overlaps the arc [lo, lo + span] (rad) lower than
-        ``top_z`` + ``margin``, or -1."""
-        for k, (a, sp, under, _top) in enumerate(self.lintels):
-            if k == skip or under > top_z + margin:
-                continue
-            if arcs_overlap(lo, span, a, sp):
-                return k
-        return -1
-
-    def passable(self, i: int, g: Geometry) -> bool:
-        """Whether the ball fits through gap ``i`` (width, and height under a gate)."""
-        if self.width[i] < g.pass_width:
-            return False
-        u = self.under[i]
-        return u is None or u >= g.gate_clear_z
-
-    def clearance_at(self, angle: float, g: Geometry) -> float:
-        """Clear distance (m) between a ball crossing the ring at ``angle`` (on a line through the
-        centre) and the nearest stone of the gap it crosses; negative when it would touch, -1 on a
-        stone or under an impassable gate, +1 on an empty ring."""
-        if self.n == 0:
-            return 1.0
-        i = self.gap_of_angle(angle)
-        if i is None:
-            return -1.0
-        u = self.under[i]
-        if u is not None and u < g.gate_clear_z:
-            return -1.0
-        a, b = self.pos[i], self.pos[(i + 1) % self.n]
-        da = (angle - a.angle) % TAU
-        db = (b.angle - angle) % TAU
-        ca = _clear(a.radius, a.depth, a.width, min(da, math.pi / 2)) if da < math.pi / 2 else 1.0
-        cb = _clear(b.radius, b.depth, b.width, min(db, math.pi / 2)) if db < math.pi / 2 else 1.0
-        return min(ca, cb) - g.ball.radius
-
-
-def arcs_overlap(s1: float, span1: float, s2: float, span2: float) -> bool:
-    """Whether arcs [s1, s1 + span1] and [s2, s2 + span2] (rad) overlap."""
-    return ((s2 - s1) % TAU) <= span1 or ((s1 - s2) % TAU) <= span2
-
-
-def lintel_footprint(g: Geometry, shape: str, centre: Sequence[float], axis_xy: Sequence[float]
-                     ) -> tuple[float, float]:
-    """(start angle, angular span) in rad covered by a lintel seen from the centre: its two ends
-    along ``axis_xy`` (unit), padded by half its radial depth."""
-    s = g.shapes[shape]
-    h = 0.5 * s.lintel_length
-    ends = [(centre[0] + k * h * axis_xy[0], centre[1] + k * h * axis_xy[1]) for k in (-1.0, 1.0)]
-    angs = [math.atan2(y, x) for x, y in ends]
-    r = max(min(math.hypot(*e) for e in ends), 1e-6)
-    pad = math.asin(min(1.0, 0.5 * s.lintel_depth / r))
-    a0, a1 = angs
-    span = (a1 - a0) % TAU
-    if span > math.pi:
-        a0, span = a1, TAU - span
-    return (a0 - pad) % TAU, span + 2 * pad
-
-
-def arc_intersection(s1: float, e1: float, s2: float, e2: float) -> tuple[float, float] | None:
-    """The first part of the intersection of arcs [s1, e1] and [s2, e2] (rad, e >= s), or None."""
-    if e1 < s1 or e2 < s2:
-        return None
-    if e1 - s1 >= TAU:
-        return (s2, e2)
-    if e2 - s2 >= TAU:
-        return (s1, e1)
-    off = (s2 - s1) % TAU
-    lo, hi = off, off + (e2 - s2)
-    for shift in (0.0, -TAU):
-        a, b = max(0.0, lo + shift), min(e1 - s1, hi + shift)
-        if b >= a:
-            return (s1 + a, s1 + b)
-    return None
 
 
 # ------------------------------------------------------------------------------------------------
@@ -922,8 +667,8 @@ class SunState(State):
             sep = (b.angle - a.angle) % TAU if ring.n > 1 else TAU
             cands = [a.angle + 0.5 * sep]
             for t in (SNUG_GAP, g.pass_width + PASS_MARGIN):
-                da = _sep_for_width(a, r, s, t)
-                db = _sep_for_width(b, r, s, t)
+                da = sep_for_width(a, r, s, t)
+                db = sep_for_width(b, r, s, t)
                 if da is not None:
                     cands.append(a.angle + da)
                 if db is not None:
@@ -971,7 +716,7 @@ class SunState(State):
                 if sep >= math.pi:
                     continue
                 h = 0.5 * sep
-                if _clear(p.radius, p.depth, p.width, h) + _clear(new.radius, new.depth, new.width, h) \
+                if clearance_to_bisector(p.radius, p.depth, p.width, h) + clearance_to_bisector(new.radius, new.depth, new.width, h) \
                         < g.table.min_clearance:
                     return f"not clear of stone #{p.id}"
             if self.rules["mode"] == "standard" and ring.n >= 2 and not self._first_turn():
@@ -1001,7 +746,7 @@ class SunState(State):
         for key, (p, q) in ((k_ccw, (new, b)), (k_cw, (a, new))):
             if key in others or key == before:
                 continue
-            if _gap_w(p, q) >= pw:
+            if gap_width(p, q) >= pw:
                 return True
         return False
 
@@ -1030,7 +775,7 @@ class SunState(State):
                 if q.id == p.id or sep >= math.pi:
                     continue
                 h = 0.5 * sep
-                if _clear(q.radius, q.depth, q.width, h) + _clear(new.radius, new.depth, new.width, h) \
+                if clearance_to_bisector(q.radius, q.depth, q.width, h) + clearance_to_bisector(new.radius, new.depth, new.width, h) \
                         < self.geom.table.min_clearance:
                     return f"the stack would not be clear of stone #{q.id}"
         return self._check_marker_after(stone, new_pos=new)
@@ -1109,7 +854,7 @@ class SunState(State):
 
     @staticmethod
     def _line_exists(ring: Ring, g1: int, g2: int) -> bool:
-        return _orbit_arc(ring, g1, g2) is not None
+        return orbit_arc(ring, g1, g2) is not None
 
     def _anchor(self) -> int | None:
         """Bottom stone id of the position just stood on (the marker's anchor)."""
@@ -1182,7 +927,7 @@ class SunState(State):
         if abs(pa.top_z - pb.top_z) > self.rules["level_tolerance"]:
             return f"supports differ in height ({pa.top_z * 1000:.1f} and {pb.top_z * 1000:.1f} mm)"
         s = self.geom.shapes[self.shapes[st]]
-        inner = _gap_w(pa, pb)
+        inner = gap_width(pa, pb)
         if inner > s.lintel_length - 2.0 * self.geom.table.gate_min_overlap:
             return f"gap too wide for a {self.shapes[st]} gate ({inner * 1000:.1f} mm)"
         if inner <= 0.0:
@@ -1231,7 +976,7 @@ class SunState(State):
         if any(g is None or not ring.passable(g, self.geom) for g in gaps):
             return False
         if self.rules["mode"] == "orbit":
-            return _orbit_arc(ring, gaps[0], gaps[1]) is not None  # type: ignore[arg-type]
+            return orbit_arc(ring, gaps[0], gaps[1]) is not None  # type: ignore[arg-type]
         return True
 
     # --- pass legality --------------------------------------------------------------------------
@@ -1247,7 +992,7 @@ class SunState(State):
         if self.rules["mode"] == "orbit":
             out = []
             for g1, g2 in ((gaps[0], gaps[1]), (gaps[1], gaps[0])):
-                arc = _orbit_arc(ring, g1, g2)  # type: ignore[arg-type]
+                arc = orbit_arc(ring, g1, g2)  # type: ignore[arg-type]
                 if arc is not None:
                     out.append(arc)
             return out
@@ -1677,32 +1422,6 @@ class SunState(State):
         except (ValueError, KeyError, TypeError, IndexError, AttributeError) as e:
             raise InputError(f"malformed sun notation: {e}") from None
         return s
-
-
-def _sep_for_width(p: Pos, ring_radius: float, s: ShapeSpec, width: float) -> float | None:
-    """Angular separation (rad) from ``p`` at which a new stone of shape ``s`` on the ring leaves a
-    gap of ``width`` metres (None if impossible below a half turn)."""
-    P = (p.radius - 0.5 * p.depth) + (ring_radius - 0.5 * s.depth)
-    Q = 0.5 * (p.width + s.width)
-    R = math.hypot(P, Q)
-    if width > R:
-        return None
-    x = math.atan2(Q, P) + math.asin(width / R)
-    return 2.0 * x if 2.0 * x < math.pi else None
-
-
-def _gap_w(a: Pos, b: Pos) -> float:
-    """Clear width (m) between positions ``a`` then ``b`` counter-clockwise."""
-    sep = (b.angle - a.angle) % TAU
-    if sep >= math.pi:
-        return math.inf
-    h = 0.5 * sep
-    return _clear(a.radius, a.depth, a.width, h) + _clear(b.radius, b.depth, b.width, h)
-
-
-def _orbit_arc(ring: Ring, g1: int, g2: int) -> tuple[float, float] | None:
-    """Release azimuths whose line crosses gap ``g1`` at the release side and ``g2`` opposite."""
-    return arc_intersection(ring.start[g1], ring.end[g1], ring.start[g2] - math.pi, ring.end[g2] - math.pi)
 
 
 def _finite(*v: Any) -> bool:

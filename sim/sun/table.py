@@ -45,7 +45,8 @@ import numpy as np
 import pybullet as p
 
 from sim.core.errors import InputError
-from sim.sun.layout import TAU, Gap, Layout, Position, ShapeSpec, gap_at, ring_gaps, wrap_angle
+from sim.sun.layout import TAU, Layout, ShapeSpec, wrap_angle
+from sim.sun.ring import Pos, Ring, inside_opening
 from sim.sun.thrower import ZERO_PASS, ZERO_PLACE, PassNoise, PlaceNoise
 
 Role = Literal["stand", "stack", "gate"]
@@ -95,14 +96,6 @@ def _z_row(q: Sequence[float]) -> tuple[float, float, float]:
     """Third row of the rotation matrix of ``q``: the world z components of the local axes."""
     x, y, z, w = q
     return (2.0 * (x * z - w * y), 2.0 * (y * z + w * x), 1.0 - 2.0 * (x * x + y * y))
-
-
-def _inside(gap: Gap | None, angle: float, margin: float) -> bool:
-    """Whether ``angle`` lies in the gap's opening at least ``margin`` (rad) from both sides."""
-    if gap is None:
-        return False
-    off = (angle - gap.start) % TAU
-    return margin <= off <= (gap.end - gap.start) - margin
 
 
 # --------------------------------------------------------------------------------------------
@@ -473,8 +466,8 @@ class SunTable:
 
     # ---- ring view ------------------------------------------------------------------------
 
-    def positions(self) -> list[Position]:
-        """The ring positions from the current poses, sorted by angle (``ids`` bottom first)."""
+    def positions(self) -> list[Pos]:
+        """The ring positions from the current poses, sorted by angle (``Pos.ids`` bottom first)."""
         on: dict[int, list[StoneState]] = {}
         for s in self._states.values():
             if s.role == "stack" and s.supports:
@@ -484,19 +477,20 @@ class SunTable:
             if s.role != "stand":
                 continue
             shp = self.shapes[s.shape]
-            ids, width, depth = [s.id], shp.width, shp.depth
+            top_id, width, depth = -1, shp.width, shp.depth
             top = self._top_z(s)
             for t in on.get(s.id, []):
                 tshp = self.shapes[t.shape]
-                ids.append(t.id)
+                top_id = t.id
                 width, depth = max(width, tshp.width), max(depth, tshp.depth)
                 top = max(top, self._top_z(t))
-            out.append(Position(s.angle, width, depth, top, tuple(ids)))
+            out.append(Pos(s.id, s.angle, math.hypot(s.pos[0], s.pos[1]), width, depth, top, top_id))
         out.sort(key=lambda q: q.angle)
         return out
 
-    def gaps(self, positions: list[Position] | None = None) -> list[Gap]:
-        """The ring's gaps from the current poses, gates' undersides included."""
+    def gaps(self, positions: list[Pos] | None = None) -> Ring:
+        """The ring (``sim.sun.ring.Ring``: gaps, widths, gates' undersides) from the current poses.
+        A gate is keyed by the bottom stone ids of its supports, counter-clockwise first."""
         pos = self.positions() if positions is None else positions
         n = len(pos)
         k_of = {i: k for k, q in enumerate(pos) for i in q.ids}
@@ -504,9 +498,10 @@ class SunTable:
         for s in self._states.values():
             if s.role == "gate" and len(s.supports) == 2 and all(x in k_of for x in s.supports):
                 ka, kb = k_of[s.supports[0]], k_of[s.supports[1]]
-                key = (ka, kb) if (ka + 1) % n == kb else (kb, ka)
-                gates[key] = s.pos[2] - 0.5 * self.shapes[s.shape].lintel_thickness
-        return ring_gaps(pos, self.table.ring_radius, gates)
+                if (ka + 1) % n != kb:
+                    ka, kb = kb, ka
+                gates[(pos[ka].id, pos[kb].id)] = s.pos[2] - 0.5 * self.shapes[s.shape].lintel_thickness
+        return Ring(pos, gates)
 
     def to_layout(self) -> Layout:
         """The layout-level description of the table as it stands now (angles read from the poses).
@@ -851,13 +846,13 @@ class SunTable:
 
         inbound = [x for x in res.crossings if x.inbound]
         outbound = [x for x in res.crossings if not x.inbound]
-        aim_gap = gap_at(start_gaps, wrap_angle(aim_rad))
-        opp_gap = gap_at(start_gaps, wrap_angle(aim_rad + math.pi))
+        aim_gap = start_gaps.gap_of_angle(wrap_angle(aim_rad))
+        opp_gap = start_gaps.gap_of_angle(wrap_angle(aim_rad + math.pi))
         # "Through" means the centre crossed the opening at least a ball radius from either side, so
         # a ball forcing its way through a gap narrower than itself does not count.
         margin = ball.radius / R
-        res.through_aim_gap = bool(inbound) and (not start_pos or _inside(aim_gap, inbound[0].angle, margin))
-        res.through_opposite_gap = bool(outbound) and (not start_pos or _inside(opp_gap, outbound[0].angle, margin))
+        res.through_aim_gap = bool(inbound) and (not start_pos or inside_opening(start_gaps, aim_gap, inbound[0].angle, margin))
+        res.through_opposite_gap = bool(outbound) and (not start_pos or inside_opening(start_gaps, opp_gap, outbound[0].angle, margin))
         return res
 
     def _settle(self, record: PoseRecorder | None, t_steps: int) -> tuple[int, bool]:

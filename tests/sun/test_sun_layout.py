@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from sim.core.errors import ScenarioError
-from sim.sun.layout import (ball_top_at_ring, gap_width, is_passable, layout_gaps, load_layout, parse_layout)
+from sim.sun.layout import layout_ring, load_layout, parse_layout
+from sim.sun.ring import Geometry, Pos, gap_width
 
 LAYOUTS = Path(__file__).resolve().parents[2] / "scenarios" / "sun" / "layouts"
 
@@ -24,21 +25,28 @@ def test_full32_uses_the_whole_set_and_has_two_open_gates() -> None:
     lay = load_layout(LAYOUTS / "full-32.toml")
     assert len(lay.stones) + len(lay.gates) == 32
     assert sum(s.level == 1 for s in lay.stones) == 24
-    gaps = layout_gaps(lay)
-    open_mid = sorted(round(math.degrees(g.middle)) % 360 for g in gaps if is_passable(g, lay.ball, lay.table))
+    ring = layout_ring(lay)
+    geom = Geometry(lay.table, lay.ball, dict(lay.shapes))
+    open_mid = sorted(round(math.degrees(ring.middle(i))) % 360 for i in range(ring.n) if ring.passable(i, geom))
     assert open_mid == [0, 180]
-    gated = [g for g in gaps if g.gate_underside is not None]
+    gated = [u for u in ring.under if u is not None]
     assert len(gated) == 4
 
 
 def test_ball_height_at_the_ring_matches_physics_md() -> None:
+    # The ball's top where a pass crosses the ring's outer face, plus the clearance: the least
+    # passable gate underside (49 mm + 4 mm by PHYSICS.md's numbers).
     lay = parse_layout({})
-    assert ball_top_at_ring(lay.ball, lay.table.ring_radius) == pytest.approx(0.049, abs=0.0005)
+    geom = Geometry(lay.table, lay.ball, dict(lay.shapes))
+    rho = lay.table.ring_radius + 0.0075
+    ball_top = lay.ball.pivot_z - math.sqrt(lay.ball.string_length ** 2 - rho ** 2) + lay.ball.radius
+    assert ball_top == pytest.approx(0.0497, abs=0.0005)
+    assert geom.gate_clear_z == pytest.approx(ball_top + lay.table.pass_clearance)
 
 
 def test_gap_width_of_two_stones_far_apart_is_about_the_chord() -> None:
     # Two thin stones 90 degrees apart: chord minus the half widths (cos 45) and the depth term.
-    w = gap_width(0.13, 0.0, 0.0, 0.0, math.pi / 2, 0.0, 0.0)
+    w = gap_width(Pos(0, 0.0, 0.13, 0.0, 0.0, 0.05), Pos(1, math.pi / 2, 0.13, 0.0, 0.0, 0.05))
     assert w == pytest.approx(2 * 0.13 * math.sin(math.pi / 4))
 
 

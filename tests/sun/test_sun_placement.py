@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from sim.core.errors import InputError
-from sim.sun.layout import is_passable, load_layout
+from sim.sun.layout import load_layout
+from sim.sun.ring import Geometry
 from sim.sun.table import SunTable
 from sim.sun.thrower import SKILLS, PlaceNoise, skill
 
@@ -37,12 +38,12 @@ def test_stand_stack_and_gate_then_pass_through_the_gate(empty: SunTable) -> Non
     gate = t.stone(g.stone)
     assert gate.role == "gate" and set(gate.supports) == {a.stone, b.stone}
     # The ring read back from poses: the gated gap is passable, its gate 70 mm up.
-    gaps = t.gaps()
-    gated = [x for x in gaps if x.gate_underside is not None]
-    assert len(gated) == 1 and gated[0].gate_underside == pytest.approx(0.070, abs=0.001)
-    assert is_passable(gated[0], t.ball, t.table)
+    ring = t.gaps()
+    gated = [i for i in range(ring.n) if ring.under[i] is not None]
+    assert len(gated) == 1 and ring.under[gated[0]] == pytest.approx(0.070, abs=0.001)
+    assert ring.passable(gated[0], Geometry(t.table, t.ball, dict(t.shapes)))
     stack_pos = [p for p in t.positions() if len(p.ids) == 2]
-    assert stack_pos and stack_pos[0].top == pytest.approx(0.100, abs=0.001)
+    assert stack_pos and stack_pos[0].top_z == pytest.approx(0.100, abs=0.001)
     r = t.pass_ball(0.0)
     assert r.clean and r.through_aim_gap
 

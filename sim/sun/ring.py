@@ -1,0 +1,351 @@
+"""The ring of *Stonehenge and the Sun*: the one geometry module for gaps, gates and mark areas.
+
+Every part of the project that asks "how wide is this gap", "can the ball pass under this gate",
+"where may a stone stand" uses this module: the layout checks (``sim.sun.layout``), the rules
+(``sim.sun.rules``), the agents, the PyBullet table's ring view (``sim.sun.table``), the stability
+tool and the viewer. Units: metres and radians.
+
+Conventions
+    A *position* (:class:`Pos`) is a stone standing on the base, possibly with a second stone
+    stacked on it; it is described by its angle, the radius of its centre, its footprint (the
+    widest and deepest of its stones) and the height of its top. Gap ``i`` of a :class:`Ring` runs
+    counter-clockwise from position ``i`` to position ``i + 1``.
+Gap width
+    Measured perpendicular to the ray through the gap's middle (the path of a pass through the
+    middle: a pendulum released from rest swings through the centre): each stone's clearance from
+    that ray is ``(r - depth/2) sin(d/2) - (width/2) cos(d/2)`` for an angular separation ``d``
+    (:func:`clearance_to_bisector`), which counts the stones' inner corners. A gap wider than a half
+    turn is always wide enough.
+Passable
+    Width at least ball diameter + ``pass_clearance`` and, under a gate, the gate's underside at
+    least ``pass_clearance`` above the top of the ball where a pendulum through the centre crosses
+    the ring, taken at the ring's outer face (the highest point of the ball under the lintel):
+    :attr:`Geometry.gate_clear_z`. Layouts, rules and the table all use this one definition.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+from sim.sun.specs import DEFAULT_SHAPES, SHAPE_NAMES, TAU, BallSpec, ShapeSpec, TableSpec
+
+Pose = tuple[float, float, float, float, float, float, float]
+"""``(x, y, z, qx, qy, qz, qw)``: centre (m) and orientation (unit quaternion) of a body."""
+
+# ------------------------------------------------------------------------------------------------
+# Geometry
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """The physical parameters the rules need (PHYSICS.md defaults via ``sim.sun.layout``)."""
+
+    table: TableSpec = field(default_factory=TableSpec)
+    ball: BallSpec = field(default_factory=BallSpec)
+    shapes: Mapping[str, ShapeSpec] = field(default_factory=lambda: dict(DEFAULT_SHAPES))
+
+    @property
+    def pass_width(self) -> float:
+        """Least clear width (m) of a passable gap."""
+        return self.ball.diameter + self.table.pass_clearance
+
+    @property
+    def gate_clear_z(self) -> float:
+        """Least gate underside height (m) for a passable gate."""
+        t = self.table
+        rho = min(t.ring_radius + 0.5 * max(s.depth for s in self.shapes.values()), 0.999 * self.ball.string_length)
+        return self.ball.centre_z_at(rho) + self.ball.radius + t.pass_clearance
+
+    @property
+    def min_release(self) -> float:
+        """Least release distance (m) outside the base edge: a hand span."""
+        return self.table.hand_span
+
+    @property
+    def max_release(self) -> float:
+        """Largest release distance (m) outside the base edge the rules accept (the release point
+        at most half the string from the axis)."""
+        return max(self.min_release, 0.5 * self.ball.string_length - self.table.base_radius)
+
+    def stone_shapes(self) -> list[str]:
+        """Shape of each stone id: pillars, then blocks, then slabs (counts from the shapes)."""
+        out: list[str] = []
+        for name in SHAPE_NAMES:
+            if name in self.shapes:
+                out.extend([name] * self.shapes[name].count)
+        return out
+
+
+def quat_yaw(yaw: float) -> tuple[float, float, float, float]:
+    """Quaternion ``(x, y, z, w)`` of a rotation by ``yaw`` (rad) about +z."""
+    return (0.0, 0.0, math.sin(0.5 * yaw), math.cos(0.5 * yaw))
+
+
+def pose_yaw(p: Pose) -> float:
+    """Heading (rad) of the body's local x axis projected on the base."""
+    x, y, z, w = p[3], p[4], p[5], p[6]
+    return math.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
+
+
+def _zrow(p: Pose) -> tuple[float, float, float]:
+    x, y, z, w = p[3], p[4], p[5], p[6]
+    return (2.0 * (x * z - w * y), 2.0 * (y * z + w * x), 1.0 - 2.0 * (x * x + y * y))
+
+
+def pose_top(p: Pose, s: ShapeSpec) -> float:
+    """Highest point (m) of a stone of shape ``s`` at pose ``p``."""
+    a, b, c = _zrow(p)
+    return p[2] + 0.5 * (abs(a) * s.depth + abs(b) * s.width + abs(c) * s.height)
+
+
+def pose_bottom(p: Pose, s: ShapeSpec) -> float:
+    """Lowest point (m) of a stone of shape ``s`` at pose ``p``."""
+    a, b, c = _zrow(p)
+    return p[2] - 0.5 * (abs(a) * s.depth + abs(b) * s.width + abs(c) * s.height)
+
+
+def pose_tilt(p: Pose) -> float:
+    """Angle (rad) between the body's local z axis and the vertical."""
+    return math.acos(max(-1.0, min(1.0, _zrow(p)[2])))
+
+
+def clearance_to_bisector(radius: float, depth: float, width: float, half_sep: float) -> float:
+    """Distance (m) from a standing stone to the ray through a gap's middle.
+
+    The stone's centre is ``radius`` from the centre and ``half_sep`` (rad) off the ray; its
+    half-extent across the ray combines the tangential (``width``) and radial (``depth``) half-sizes,
+    so the stone's inner corner counts. Each stone is measured at its own radius, so that stones
+    pushed off the ring are measured where they are."""
+    return (radius - 0.5 * depth) * math.sin(half_sep) - 0.5 * width * math.cos(half_sep)
+
+
+@dataclass(frozen=True, slots=True)
+class Pos:
+    """A ring position: bottom stone ``id`` (and ``top`` stone id or -1), where it is and its size."""
+
+    id: int
+    angle: float
+    radius: float
+    width: float
+    depth: float
+    top_z: float
+    top: int = -1
+
+    @property
+    def ids(self) -> tuple[int, ...]:
+        """Stone ids of the position, bottom first."""
+        return (self.id,) if self.top < 0 else (self.id, self.top)
+
+    @property
+    def half(self) -> float:
+        """Half its angular width (rad) at its radius."""
+        return math.asin(min(1.0, 0.5 * self.width / max(self.radius, 1e-9)))
+
+
+class Ring:
+    """Positions sorted by angle and the gaps between them.
+
+    Gap ``i`` runs counter-clockwise from position ``i`` to ``i+1`` (its ``key`` is the pair of
+    bottom stone ids). With one position there is one gap (from it round to itself); with none,
+    :attr:`empty` is true and every angle is open.
+    """
+
+    __slots__ = ("pos", "angles", "n", "start", "end", "width", "under", "keys", "index", "lintels")
+
+    def __init__(self, positions: Sequence[Pos], gates: Mapping[tuple[int, int], float],
+                 lintels: Sequence[tuple[float, float, float, float]] = ()) -> None:
+        #: (start angle, angular span, underside z, top z) of each gate's footprint
+        self.lintels = list(lintels)
+        self.pos = sorted(positions, key=lambda p: p.angle)
+        self.n = n = len(self.pos)
+        self.angles = [p.angle for p in self.pos]
+        self.index = {p.id: i for i, p in enumerate(self.pos)}
+        self.start: list[float] = []
+        self.end: list[float] = []
+        self.width: list[float] = []
+        self.under: list[float | None] = []
+        self.keys: list[tuple[int, int]] = []
+        for i in range(n):
+            a, b = self.pos[i], self.pos[(i + 1) % n]
+            sep = (b.angle - a.angle) % TAU if n > 1 else TAU
+            self.start.append(a.angle + a.half)
+            self.end.append(a.angle + sep - b.half)
+            if sep >= math.pi:
+                w = math.inf
+            else:
+                h = 0.5 * sep
+                w = clearance_to_bisector(a.radius, a.depth, a.width, h) + clearance_to_bisector(b.radius, b.depth, b.width, h)
+            self.width.append(w)
+            self.keys.append((a.id, b.id))
+            self.under.append(gates.get((a.id, b.id)))
+
+    @property
+    def empty(self) -> bool:
+        """True with no position on the base."""
+        return self.n == 0
+
+    def gap_of_angle(self, angle: float) -> int | None:
+        """Index of the gap whose opening contains ``angle`` (rad), None on a stone or empty ring."""
+        if self.n == 0:
+            return None
+        i = (bisect_right(self.angles, angle % TAU) - 1) % self.n
+        if self.opening_contains(i, angle):
+            return i
+        return None
+
+    def opening_contains(self, i: int, angle: float) -> bool:
+        """Whether ``angle`` lies in gap ``i``'s clear opening."""
+        span = self.end[i] - self.start[i]
+        return span >= 0.0 and ((angle - self.start[i]) % TAU) <= span
+
+    def nearest_gap(self, angle: float) -> int | None:
+        """The gap containing ``angle``, else the one whose opening is angularly nearest (ties:
+        counter-clockwise first); None for an empty ring."""
+        g = self.gap_of_angle(angle)
+        if g is not None or self.n == 0:
+            return g
+        best, best_d = None, math.inf
+        for i in range(self.n):
+            if self.end[i] < self.start[i]:
+                continue
+            d = min((self.start[i] - angle) % TAU, (angle - self.end[i]) % TAU)
+            if d < best_d - 1e-12:
+                best, best_d = i, d
+        return best
+
+    def middle(self, i: int) -> float:
+        """Angle (rad, in [0, 2 pi)) of the middle of gap ``i``'s opening."""
+        return (0.5 * (self.start[i] + self.end[i])) % TAU
+
+    def lintel_clash(self, lo: float, span: float, top_z: float, margin: float = 0.001,
+                     skip: int = -1) -> int:
+        """Index of a lintel whose footprint overlaps the arc [lo, lo + span] (rad) lower than
+        ``top_z`` + ``margin``, or -1."""
+        for k, (a, sp, under, _top) in enumerate(self.lintels):
+            if k == skip or under > top_z + margin:
+                continue
+            if arcs_overlap(lo, span, a, sp):
+                return k
+        return -1
+
+    def passable(self, i: int, g: Geometry) -> bool:
+        """Whether the ball fits through gap ``i`` (width, and height under a gate)."""
+        if self.width[i] < g.pass_width:
+            return False
+        u = self.under[i]
+        return u is None or u >= g.gate_clear_z
+
+    def clearance_at(self, angle: float, g: Geometry) -> float:
+        """Clear distance (m) between a ball crossing the ring at ``angle`` (on a line through the
+        centre) and the nearest stone of the gap it crosses; negative when it would touch, -1 on a
+        stone or under an impassable gate, +1 on an empty ring."""
+        if self.n == 0:
+            return 1.0
+        i = self.gap_of_angle(angle)
+        if i is None:
+            return -1.0
+        u = self.under[i]
+        if u is not None and u < g.gate_clear_z:
+            return -1.0
+        a, b = self.pos[i], self.pos[(i + 1) % self.n]
+        da = (angle - a.angle) % TAU
+        db = (b.angle - angle) % TAU
+        ca = clearance_to_bisector(a.radius, a.depth, a.width, min(da, math.pi / 2)) if da < math.pi / 2 else 1.0
+        cb = clearance_to_bisector(b.radius, b.depth, b.width, min(db, math.pi / 2)) if db < math.pi / 2 else 1.0
+        return min(ca, cb) - g.ball.radius
+
+
+def arcs_overlap(s1: float, span1: float, s2: float, span2: float) -> bool:
+    """Whether arcs [s1, s1 + span1] and [s2, s2 + span2] (rad) overlap."""
+    return ((s2 - s1) % TAU) <= span1 or ((s1 - s2) % TAU) <= span2
+
+
+def lintel_footprint(g: Geometry, shape: str, centre: Sequence[float], axis_xy: Sequence[float]
+                     ) -> tuple[float, float]:
+    """(start angle, angular span) in rad covered by a lintel seen from the centre: its two ends
+    along ``axis_xy`` (unit), padded by half its radial depth."""
+    s = g.shapes[shape]
+    h = 0.5 * s.lintel_length
+    ends = [(centre[0] + k * h * axis_xy[0], centre[1] + k * h * axis_xy[1]) for k in (-1.0, 1.0)]
+    angs = [math.atan2(y, x) for x, y in ends]
+    r = max(min(math.hypot(*e) for e in ends), 1e-6)
+    pad = math.asin(min(1.0, 0.5 * s.lintel_depth / r))
+    a0, a1 = angs
+    span = (a1 - a0) % TAU
+    if span > math.pi:
+        a0, span = a1, TAU - span
+    return (a0 - pad) % TAU, span + 2 * pad
+
+
+def arc_intersection(s1: float, e1: float, s2: float, e2: float) -> tuple[float, float] | None:
+    """The first part of the intersection of arcs [s1, e1] and [s2, e2] (rad, e >= s), or None."""
+    if e1 < s1 or e2 < s2:
+        return None
+    if e1 - s1 >= TAU:
+        return (s2, e2)
+    if e2 - s2 >= TAU:
+        return (s1, e1)
+    off = (s2 - s1) % TAU
+    lo, hi = off, off + (e2 - s2)
+    for shift in (0.0, -TAU):
+        a, b = max(0.0, lo + shift), min(e1 - s1, hi + shift)
+        if b >= a:
+            return (s1 + a, s1 + b)
+    return None
+
+
+
+def sep_for_width(p: Pos, ring_radius: float, s: ShapeSpec, width: float) -> float | None:
+    """Angular separation (rad) from ``p`` at which a new stone of shape ``s`` on the ring leaves a
+    gap of ``width`` metres (None if impossible below a half turn)."""
+    P = (p.radius - 0.5 * p.depth) + (ring_radius - 0.5 * s.depth)
+    Q = 0.5 * (p.width + s.width)
+    R = math.hypot(P, Q)
+    if width > R:
+        return None
+    x = math.atan2(Q, P) + math.asin(width / R)
+    return 2.0 * x if 2.0 * x < math.pi else None
+
+
+def gap_width(a: Pos, b: Pos) -> float:
+    """Clear width (m) between positions ``a`` then ``b`` counter-clockwise."""
+    sep = (b.angle - a.angle) % TAU
+    if sep >= math.pi:
+        return math.inf
+    h = 0.5 * sep
+    return clearance_to_bisector(a.radius, a.depth, a.width, h) + clearance_to_bisector(b.radius, b.depth, b.width, h)
+
+
+def orbit_arc(ring: Ring, g1: int, g2: int) -> tuple[float, float] | None:
+    """Release azimuths whose line crosses gap ``g1`` at the release side and ``g2`` opposite."""
+    return arc_intersection(ring.start[g1], ring.end[g1], ring.start[g2] - math.pi, ring.end[g2] - math.pi)
+
+
+
+
+def gate_span(pa: Pos, pb: Pos) -> tuple[float, float]:
+    """Inner and outer span (m) along the chord between two neighbouring positions.
+
+    The inner span is the clear gap a lintel must bridge (:func:`gap_width`, the short way round);
+    the outer span runs from the far edge of one support to the far edge of the other (a longer
+    lintel overhangs into the next gaps).
+    """
+    inner = min(gap_width(pa, pb), gap_width(pb, pa))
+    sep = (pb.angle - pa.angle) % TAU
+    if sep > math.pi:
+        sep = TAU - sep
+    r = 0.5 * (pa.radius + pb.radius)
+    outer = 2.0 * r * math.sin(0.5 * sep) + 0.5 * (pa.width + pb.width) * math.cos(0.5 * sep)
+    return inner, outer
+
+
+def inside_opening(ring: Ring, i: int | None, angle: float, margin: float) -> bool:
+    """Whether ``angle`` (rad) lies in gap ``i``'s opening at least ``margin`` (rad) from both sides."""
+    if i is None:
+        return False
+    off = (angle - ring.start[i]) % TAU
+    return margin <= off <= (ring.end[i] - ring.start[i]) - margin
