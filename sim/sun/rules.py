@@ -66,15 +66,23 @@ RULE_OPTIONS: tuple[Option, ...] = (
            "becomes a penalty (bounds the game)", min=1, max=100),
     Option("free_first_turn", str, "every_seat", "whose first turn has no marker move: every seat's own "
            "first turn, or only the game's first turn", choices=("every_seat", "first_only")),
+    Option("marker_change", str, "new_stone", "what 'change your mark area' requires after a stand or stack: "
+           "new_stone: the new area must have the stone just stood as one of its ends (after a stack beside "
+           "your own area you may keep that area, now bounded by the stack); new_gap: it must also be a "
+           "different gap from the area at the start of the turn (stacks then need a passable gap on the "
+           "stack's other side)", choices=("new_stone", "new_gap")),
     Option("level_tolerance", float, 0.002, "largest height difference (m) of a gate's two supports",
            min=0.0, max=0.05),
 )
 RULE_DEFAULTS: dict[str, Any] = {o.name: o.default for o in RULE_OPTIONS}
 
-# Candidate gap widths a stand leaves to a neighbour: snug (for gates and consolidation) and
-# passable with a margin for the placement noise. Agents may play any other angle.
-SNUG_GAP = 0.004
+# The legal stand angles are exact intervals (SunState.stand_intervals); the finite candidate list
+# offered to agents samples each interval: its two ends moved inwards by SAMPLE_INSET (m along the
+# ring, so that a stone aimed there is not a hair from its neighbour), its middle, and the angles
+# leaving a neighbour a passable gap plus PASS_MARGIN (m). Agents may play any other legal angle.
+SAMPLE_INSET = 0.002
 PASS_MARGIN = 0.004
+STAND_EPS = 1e-9  # rad: interval ends are moved this far inwards, so that every angle in them is legal
 FIRST_ANGLES_DEG = tuple(22.5 + 45.0 * k for k in range(8))
 AIM_FRACTIONS = (0.5, 0.3, 0.7, 0.15, 0.85)
 RELEASE_EXTRA = (0.0, 0.1)
@@ -640,12 +648,9 @@ class SunState(State):
     def _placement_candidates(self) -> list[Any]:
         ring = self.ring()
         out: list[Any] = []
-        shapes = self._available_shapes()
-        for shape in shapes:
-            for ang in self._stand_angles(ring, shape):
-                a = Stand(shape, ang)
-                if self._check_place(a) is None:
-                    out.append(a)
+        for shape in self._available_shapes():
+            for ang in self.stand_samples(shape):
+                out.append(Stand(shape, ang))
             for p in ring.pos:
                 a2 = Stack(shape, p.id)
                 if p.top < 0 and self._check_place(a2) is None:
@@ -653,29 +658,109 @@ class SunState(State):
         out.extend(self._gate_candidates(ring))
         return out
 
-    def _stand_angles(self, ring: Ring, shape: str) -> list[float]:
+    def stand_intervals(self, shape: str) -> list[tuple[float, float]]:
+        """Every angle at which a :class:`Stand` of ``shape`` is legal now, as closed intervals.
+
+        Exact: the legality of a stand changes only where a geometric constraint is met with
+        equality: clear of a neighbour by ``min_clearance``; a new gap exactly passable; the new
+        stone's edge at a marker or at a lintel's footprint; in orbit mode, its edge opposite
+        another gap's edge. Those breakpoints are computed in closed form (``ring.sep_for_width``
+        inverts the gap-width formula), and each piece between two breakpoints is legal as a
+        whole or not at all, decided by the placement check at its middle. Intervals are moved
+        :data:`STAND_EPS` inwards at each end.
+
+        Returns:
+            ``(lo, hi)`` pairs in rad with ``lo <= hi`` (``lo`` may be negative or ``hi`` beyond
+            2 pi where an interval wraps through 0; reduce with ``% TAU``), counter-clockwise in
+            ring order; empty if no stand of that shape is legal.
+        """
+        if self.phase != "place" or shape not in self.geom.shapes or self._stone_for(shape) < 0:
+            return []
         g = self.geom
         s = g.shapes[shape]
         r = g.table.ring_radius
+        ring = self.ring()
+        half = math.asin(min(1.0, 0.5 * s.width / r))
         if ring.empty:
-            return list(FIRST_ANGLES_DEG)
+            spans = [(0.0, TAU, [])]
+        else:
+            spans = []
+            for i in range(ring.n):
+                if ring.under[i] is not None:
+                    continue
+                a, b = ring.pos[i], ring.pos[(i + 1) % ring.n]
+                sep = (b.angle - a.angle) % TAU if ring.n > 1 else TAU
+
+                def limit(p: Pos, width: float) -> float:
+                    x = sep_for_width(p, r, s, width)
+                    return math.pi if x is None else x
+
+                lo = a.angle + limit(a, g.table.min_clearance)
+                hi = a.angle + sep - limit(b, g.table.min_clearance)
+                if hi <= lo:
+                    continue
+                cuts = [a.angle + limit(a, g.pass_width), a.angle + sep - limit(b, g.pass_width)]
+                for ms in self.markers:
+                    for m in ms:
+                        m0 = a.angle + (m - a.angle) % TAU
+                        cuts += [m0, m0 - half, m0 + half]
+                for l0, lsp, _u, _t in ring.lintels:
+                    cuts += [l0 - half, l0 + lsp + half]
+                if self.rules["mode"] == "orbit":
+                    for j in range(ring.n):
+                        for e in (ring.start[j], ring.end[j]):
+                            cuts += [e + math.pi - half, e + math.pi + half]
+                spans.append((lo, hi, cuts))
+        out: list[tuple[float, float]] = []
+        for lo, hi, cuts in spans:
+            inner = set()
+            for c in cuts:
+                c = lo + (c - lo) % TAU  # the copy of the angle at or after lo
+                if lo < c < hi:
+                    inner.add(c)
+            edges = [lo, *sorted(inner), hi]
+            for x0, x1 in zip(edges, edges[1:]):
+                if x1 - x0 <= 2.0 * STAND_EPS:
+                    continue
+                mid = 0.5 * (x0 + x1)
+                if self._check_stand(Stand(shape, math.degrees(mid % TAU))) is not None:
+                    continue
+                if out and abs(out[-1][1] - (x0 + STAND_EPS)) <= 4.0 * STAND_EPS:
+                    out[-1] = (out[-1][0], x1 - STAND_EPS)  # joins the previous legal piece
+                else:
+                    out.append((x0 + STAND_EPS, x1 - STAND_EPS))
+        return out
+
+    def stand_samples(self, shape: str) -> list[float]:
+        """A finite sample (degrees in [0, 360), each one legal) of :meth:`stand_intervals`: per
+        interval its ends moved :data:`SAMPLE_INSET` inwards, its middle, and the angles that leave
+        either neighbour a passable gap plus :data:`PASS_MARGIN`."""
+        g = self.geom
+        s = g.shapes.get(shape)
+        if s is None:
+            return []
+        r = g.table.ring_radius
+        ring = self.ring()
         out: list[float] = []
-        for i in range(ring.n):
-            if ring.under[i] is not None:
-                continue
-            a, b = ring.pos[i], ring.pos[(i + 1) % ring.n]
-            sep = (b.angle - a.angle) % TAU if ring.n > 1 else TAU
-            cands = [a.angle + 0.5 * sep]
-            for t in (SNUG_GAP, g.pass_width + PASS_MARGIN):
-                da = sep_for_width(a, r, s, t)
-                db = sep_for_width(b, r, s, t)
-                if da is not None:
-                    cands.append(a.angle + da)
-                if db is not None:
-                    cands.append(a.angle + sep - db)
+        for lo, hi in self.stand_intervals(shape):
+            if ring.empty:
+                cands = [math.radians(d) for d in FIRST_ANGLES_DEG]
+            else:
+                inset = min(SAMPLE_INSET / r, 0.25 * (hi - lo))
+                cands = [0.5 * (lo + hi), lo + inset, hi - inset]
+                i = (bisect_right(ring.angles, (0.5 * (lo + hi)) % TAU) - 1) % ring.n
+                a, b = ring.pos[i], ring.pos[(i + 1) % ring.n]
+                for p, sign, base in ((a, 1.0, a.angle), (b, -1.0, b.angle)):
+                    d = sep_for_width(p, r, s, g.pass_width + PASS_MARGIN)
+                    if d is not None:
+                        x = base + sign * d
+                        x = lo + (x - lo) % TAU
+                        if lo < x < hi:
+                            cands.append(x)
             for c in cands:
                 deg = round(math.degrees(c % TAU), 6) % 360.0
-                if all(abs((deg - o + 180.0) % 360.0 - 180.0) > 0.1 for o in out):
+                if all(abs((deg - o + 180.0) % 360.0 - 180.0) > 0.05 for o in out) and \
+                        self._check_stand(Stand(shape, deg)) is None:
                     out.append(deg)
         return out
 
@@ -744,7 +829,7 @@ class SunState(State):
         before = self.area_before[self.seat]
         pw = self.geom.pass_width
         for key, (p, q) in ((k_ccw, (new, b)), (k_cw, (a, new))):
-            if key in others or key == before:
+            if key in others or (key == before and self.rules["marker_change"] == "new_gap"):
                 continue
             if gap_width(p, q) >= pw:
                 return True
@@ -831,6 +916,7 @@ class SunState(State):
         before = self.area_before[self.seat]
         out: list[MoveMarker] = []
         orbit = self.rules["mode"] == "orbit"
+        new_gap_rule = self.rules["marker_change"] == "new_gap"
         for m in range(len(self.markers[self.seat])):
             other_gap = None
             if orbit:
@@ -841,11 +927,11 @@ class SunState(State):
                 key = ring.keys[gi]
                 if key in others or not ring.passable(gi, g):
                     continue
-                if not orbit and key == before:
+                if not orbit and key == before and new_gap_rule:
                     continue
                 if orbit:
                     old = ring.nearest_gap(self.markers[self.seat][m])
-                    if old is not None and ring.keys[old] == key:
+                    if old is not None and ring.keys[old] == key and new_gap_rule:
                         continue
                     if not self._line_exists(ring, gi, other_gap):  # type: ignore[arg-type]
                         continue

@@ -345,7 +345,7 @@ def test_fast_marker_check_agrees_with_the_full_ring():
         if s.phase != "place" or s.rules["mode"] != "standard" or s._first_turn() or s.ring().n < 2:
             continue
         for shape in s._available_shapes():
-            for ang in s._stand_angles(s.ring(), shape)[:12]:
+            for ang in s.stand_samples(shape)[:12]:
                 a = R.Stand(shape, ang)
                 fast = s._check_stand(a)
                 st = s._stone_for(shape)

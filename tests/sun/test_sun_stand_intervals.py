@@ -1,0 +1,134 @@
+"""The exact legal stand angles (``SunState.stand_intervals``) against a brute-force sweep.
+
+The engine's intervals are compared with the placement check itself at every 0.05 degrees for every
+shape in the field, on positions taken from random games (2-4 players, standard and orbit mode,
+open and random field) and from careful players' games, all on the scripted table (no physics).
+Two failures are possible, and both are checked:
+
+* the sweep finds a legal stand outside every interval (the engine would miss it, and could call a
+  stalemate that is none), unless it lies within a hair (0.002 degrees) of an interval's end;
+* an angle inside an interval fails the placement check.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from sim.core.game import CHANCE, GameConfig
+from sim.sun import rules as R
+from sim.sun.agents import AGENTS
+from sim.sun.game import GAME
+from sim.sun.thrower import SKILLS
+
+G = R.Geometry()
+STEP_DEG = 0.05
+EDGE_DEG = 0.002
+
+
+def _random_positions(n_games: int, seed0: int = 100):
+    for seed in range(seed0, seed0 + n_games):
+        rng = np.random.default_rng(seed)
+        players = 2 + seed % 3
+        rules = {"mode": "orbit" if seed % 4 == 3 else "standard", "field": "random" if seed % 2 else "open",
+                 "marker_change": "new_gap" if seed % 5 == 4 else "new_stone"}
+        s = R.SunState.new(players, rules, table=R.ScriptedTable(G), throwers=[SKILLS["casual"]] * players)
+        while not s.is_terminal():
+            if s.phase == "place":
+                yield s
+            if s.current_player() == CHANCE:
+                s.apply_action(s.sample_chance(rng))
+            else:
+                la = s.legal_actions()
+                s.apply_action(la[int(rng.integers(len(la)))])
+
+
+def _careful_positions(n_games: int):
+    for k in range(n_games):
+        cfg = GameConfig(num_players=2, seats=({"agent": "careful"}, {"agent": "careful"}))
+        s = R.SunState.new(2, table=R.ScriptedTable(G), throwers=[SKILLS["steady"]] * 2)
+        rng = np.random.default_rng(k)
+        agents = [AGENTS["careful"].factory(game=GAME, seat=i, rng=np.random.default_rng(k * 10 + i), config=cfg)
+                  for i in range(2)]
+        while not s.is_terminal():
+            if s.phase == "place":
+                yield s
+            p = s.current_player()
+            if p == CHANCE:
+                s.apply_action(s.sample_chance(rng))
+            else:
+                s.apply_action(agents[p].act(s.observation(p), s.legal_actions()))
+
+
+def _inside(intervals: list[tuple[float, float]], a: float, pad: float) -> bool:
+    return any((a - (lo - pad)) % R.TAU <= (hi - lo) + 2 * pad for lo, hi in intervals)
+
+
+def _compare(s: R.SunState) -> int:
+    """Check one position; returns the number of legal sweep angles found."""
+    found = 0
+    for shape in s._available_shapes():
+        iv = s.stand_intervals(shape)
+        for lo, hi in iv:
+            assert lo <= hi
+            for f in (0.0, 0.37, 0.5, 1.0):
+                ang = math.degrees((lo + f * (hi - lo)) % R.TAU)
+                assert s._check_stand(R.Stand(shape, ang)) is None, (s.to_notation(), shape, ang)
+        for k in range(int(360 / STEP_DEG)):
+            ang = k * STEP_DEG
+            if s._check_stand(R.Stand(shape, ang)) is None:
+                found += 1
+                assert _inside(iv, math.radians(ang), math.radians(EDGE_DEG)), (s.to_notation(), shape, ang, iv)
+        # the finite candidates offered to agents are legal and inside the intervals
+        for ang in s.stand_samples(shape):
+            assert s._check_stand(R.Stand(shape, ang)) is None
+    return found
+
+
+@pytest.mark.slow
+def test_intervals_equal_a_brute_force_sweep_on_300_positions() -> None:
+    positions = 0
+    legal = 0
+    gens = [_random_positions(40), _careful_positions(4)]
+    for gen in gens:
+        for k, s in enumerate(gen):
+            if k % 3:  # every third placement position of each game: spread over the game
+                continue
+            legal += _compare(s)
+            positions += 1
+    assert positions >= 300
+    assert legal > 0
+
+
+def test_intervals_equal_a_brute_force_sweep_quick() -> None:
+    positions = 0
+    for k, s in enumerate(_random_positions(4, seed0=7)):
+        if k % 5 == 0:
+            _compare(s)
+            positions += 1
+    assert positions >= 5
+
+
+def test_stalemate_only_when_no_stand_stack_or_gate_is_legal() -> None:
+    # Random games until the end: a stalemate is only declared where the sweep finds no legal
+    # stand of any shape left (and no stack or gate is offered).
+    ended = 0
+    for seed in range(30):
+        rng = np.random.default_rng(seed)
+        s = R.SunState.new(2, {"field": "random" if seed % 2 else "open"}, table=R.ScriptedTable(G),
+                           throwers=[SKILLS["casual"]] * 2)
+        while not s.is_terminal():
+            if s.current_player() == CHANCE:
+                s.apply_action(s.sample_chance(rng))
+            else:
+                la = s.legal_actions()
+                s.apply_action(la[int(rng.integers(len(la)))])
+        if s.over == "stalemate":
+            ended += 1
+            for shape in s._available_shapes():
+                for k in range(int(360 / 0.1)):
+                    assert s._check_stand(R.Stand(shape, k * 0.1)) is not None
+            assert not s._gate_candidates(s.ring())
+    assert ended >= 10  # random play ends in stalemate: the check above ran
