@@ -39,10 +39,50 @@ AIM_SAMPLES = 41
 FUTURE_BONUS = 0.0005  # m of clearance per free passable gap: a tie-breaker
 BLOCK_BONUS = 0.003  # m per opponent mark area a gate makes impassable
 UNSTABLE_STACK = 0.002  # m lost for a wider stone on a narrower one
+#: A stone set down where the hand's noise would make it touch a neighbour risks knocking that
+#: neighbour over: each agent weighs the chance of touching (the placement's along-the-ring noise,
+#: the seat's ``sigma_place_m``, against the clear gap to each neighbour) at this many metres of
+#: pass clearance, so that a steadier hand may place closer (docs/rules-sun.md, "Agents").
+BUMP_COST = 0.02
+#: The aggressive agent: own pass clearance beyond OWN_CAP (m) is worth nothing more to it, and an
+#: opponent's clearance counts between -OPP_FLOOR and OPP_CAP (m); a gate that closes an opponent's
+#: area is worth GATE_SPITE (m) per area, times the ``spite`` option.
+OWN_CAP = 0.006
+OPP_CAP = 0.015
+OPP_FLOOR = 0.005
+GATE_SPITE = 0.02
 
 
-def best_aim(state: R.SunState, samples: int = AIM_SAMPLES) -> tuple[float, R.Pass | None, list[tuple[float, float]]]:
-    """The pass whose line has the most clearance at both ring crossings.
+def bump_chance(st: R.SunState, a: Any) -> float:
+    """Chance (0-1) that a stand ``a`` touches a neighbour: the seat's along-the-ring placement
+    noise (normal, ``sigma_place_m``) exceeding the clear gap left on either side."""
+    if not isinstance(a, R.Stand):
+        return 0.0
+    ring = st.ring()
+    if ring.empty:
+        return 0.0
+    g = st.geom
+    sigma = st.throwers[st.seat].sigma_place_m if st.seat < len(st.throwers) else 0.0
+    ang = math.radians(a.angle) % R.TAU
+    s = g.shapes[a.shape]
+    new = R.Pos(-1, ang, g.table.ring_radius, s.width, s.depth, s.height)
+    i = (R.bisect_right(ring.angles, ang) - 1) % ring.n
+    out = 0.0
+    for p, q in ((ring.pos[i], new), (new, ring.pos[(i + 1) % ring.n])):
+        free = R.gap_width(p, q) - g.table.min_clearance
+        if not math.isfinite(free):
+            continue
+        if sigma <= 0.0:
+            out += 1.0 if free < 0.0 else 0.0
+        else:
+            out += 0.5 * math.erfc(free / (sigma * math.sqrt(2.0)))
+    return min(1.0, out)
+
+
+def best_aim(state: R.SunState, samples: int = AIM_SAMPLES, seat: int | None = None
+             ) -> tuple[float, R.Pass | None, list[tuple[float, float]]]:
+    """The pass whose line has the most clearance at both ring crossings, for ``seat`` (default:
+    the mover; another seat's value says how hard its next pass would be on this ring).
 
     Returns:
         (clearance in m, the pass or None if no arc, every (clearance, aim rad) tried, best first).
@@ -50,7 +90,7 @@ def best_aim(state: R.SunState, samples: int = AIM_SAMPLES) -> tuple[float, R.Pa
     ring = state.ring()
     g = state.geom
     tried: list[tuple[float, float]] = []
-    for s, e in state.pass_arcs(ring):
+    for s, e in state.pass_arcs(ring, seat):
         span = min(e - s, R.TAU)
         for k in range(samples):
             a = (s + span * (k + 0.5) / samples) % R.TAU
@@ -176,7 +216,7 @@ class CarefulAgent(_Base):
             base = g.shapes[st.shapes[a.on]]
             if g.shapes[a.shape].width > base.width + 1e-9:
                 best -= UNSTABLE_STACK
-        return best
+        return best - BUMP_COST * bump_chance(st, a)
 
     def exact_score(self, st: R.SunState, a: Any) -> tuple[float, Any, Any]:
         """Play placement ``a`` out nominally: (score, best marker move or None, best pass)."""
@@ -203,6 +243,7 @@ class CarefulAgent(_Base):
                 sc -= UNSTABLE_STACK
         if isinstance(a, R.Gate):
             sc += BLOCK_BONUS * self._blocked(st, c) - 0.001
+        sc -= BUMP_COST * bump_chance(st, a)
         return sc, move, p
 
     def _blocked(self, before: R.SunState, after: R.SunState) -> int:
@@ -227,6 +268,134 @@ class CarefulAgent(_Base):
         return [(sc, a) for sc, _, a in exact]
 
 
+def _opponents_clearance(st: R.SunState, seat: int) -> float:
+    """Sum over ``seat``'s opponents of their best pass clearance on ``st``'s ring (m), each
+    clipped to [-OPP_FLOOR, OPP_CAP]: how easy the opponents' next passes are."""
+    total = 0.0
+    for o in range(st.num_players):
+        if o != seat:
+            total += min(OPP_CAP, max(-OPP_FLOOR, best_aim(st, 9, seat=o)[0]))
+    return total
+
+
+class AggressiveAgent(CarefulAgent):
+    """Plays to make the opponents' passes harder while keeping its own pass safe.
+
+    It scores a placement like ``careful`` but caps its own pass clearance at :data:`OWN_CAP`
+    (a safe pass is safe enough) and adds ``spite`` times the loss of clearance it inflicts on the
+    opponents' mark areas: standing a stone inside an opponent's area to narrow it, stacking beside
+    it, laying a gate over it (which forces the opponent's marker to move, as in the rule text's
+    example). Its own pass and marker moves are careful's.
+
+    Args:
+        shortlist: placements played out nominally after the quick score.
+        spite: weight of the opponents' lost clearance against its own (1 = a millimetre taken from
+            an opponent is worth a millimetre of its own, up to the caps).
+    """
+
+    def __init__(self, *, shortlist: int = 8, spite: float = 1.0, **kw: Any) -> None:
+        super().__init__(shortlist=shortlist, **kw)
+        self.spite = spite
+
+    def quick_score(self, st: R.SunState, a: Any) -> float:
+        """Careful's quick score (capped) plus the clearance it takes from the opponents, estimated
+        from the two gaps a stand leaves inside an opponent's area (m)."""
+        own = super().quick_score(st, a)
+        if own == -math.inf:
+            return own
+        own = min(own, OWN_CAP)
+        ring = st.ring()
+        if ring.empty or not isinstance(a, (R.Stand, R.Gate)):
+            return own
+        if isinstance(a, R.Gate):
+            return own + self.spite * GATE_SPITE * self._gate_hits(st, a)
+        g = st.geom
+        ang = math.radians(a.angle) % R.TAU
+        sh = g.shapes[a.shape]
+        new = R.Pos(-1, ang, g.table.ring_radius, sh.width, sh.depth, sh.height)
+        i = (R.bisect_right(ring.angles, ang) - 1) % ring.n
+        left, right = ring.pos[i], ring.pos[(i + 1) % ring.n]
+        gain = 0.0
+        for o, ms in enumerate(st.markers):
+            if o == st.seat:
+                continue
+            for m in ms:
+                if ring.gap_of_angle(m) != i:
+                    continue
+                before = min(OPP_CAP, max(-OPP_FLOOR, 0.5 * ring.width[i] - g.ball.radius))
+                side = (left, new) if (m - left.angle) % R.TAU < (ang - left.angle) % R.TAU else (new, right)
+                w = R.gap_width(*side)
+                after = min(OPP_CAP, max(-OPP_FLOOR, 0.5 * w - g.ball.radius))
+                gain += before - after
+        return own + self.spite * gain
+
+    def narrowing_stands(self, st: R.SunState) -> list[R.Stand]:
+        """Legal stands that leave an opponent's mark area just passable (2 mm spare) or just
+        impassable (3 mm short), from either end of it: the legal set is exact intervals, and
+        these angles are rarely among the samples offered in ``legal_actions``."""
+        ring = st.ring()
+        if ring.empty or st.phase != "place":
+            return []
+        g = st.geom
+        r = g.table.ring_radius
+        gaps = {ring.gap_of_angle(m) for o, ms in enumerate(st.markers) if o != st.seat for m in ms}
+        out: list[R.Stand] = []
+        for shape in st._available_shapes():
+            sh = g.shapes[shape]
+            for i in gaps:
+                if i is None or ring.under[i] is not None:
+                    continue
+                a, b = ring.pos[i], ring.pos[(i + 1) % ring.n]
+                for width in (g.pass_width + 0.002, g.pass_width - 0.003):
+                    for p, sign in ((a, 1.0), (b, -1.0)):
+                        d = R.sep_for_width(p, r, sh, width)
+                        if d is None:
+                            continue
+                        act = R.Stand(shape, round(math.degrees((p.angle + sign * d) % R.TAU), 6) % 360.0)
+                        if act not in out and st._check_place(act) is None:
+                            out.append(act)
+        return out
+
+    def rank_placements(self, st: R.SunState, legal: Sequence[Any]) -> list[tuple[float, Any]]:
+        """Careful's ranking over the legal candidates plus :meth:`narrowing_stands`, the latter
+        always played out nominally."""
+        extra = [a for a in self.narrowing_stands(st) if a not in legal]
+        allc = list(legal) + extra
+        quick = sorted(((self.quick_score(st, a), k) for k, a in enumerate(allc)), key=lambda t: (-t[0], t[1]))
+        keep = [k for _, k in quick[: self.shortlist]]
+        keep += [len(legal) + j for j in range(len(extra)) if len(legal) + j not in keep]
+        exact = [(self.exact_score(st, allc[k])[0], k, allc[k]) for k in keep]
+        exact.sort(key=lambda t: (-t[0], t[1]))
+        return [(sc, a) for sc, _, a in exact]
+
+    def _gate_hits(self, st: R.SunState, a: R.Gate) -> int:
+        ring = st.ring()
+        key_gap = ring.index.get(a.a)
+        n = 0
+        for o, ms in enumerate(st.markers):
+            if o != st.seat:
+                n += sum(1 for m in ms if key_gap is not None and ring.gap_of_angle(m) == key_gap)
+        return n
+
+    def exact_score(self, st: R.SunState, a: Any) -> tuple[float, Any, Any]:
+        """Play ``a`` out nominally: own best pass clearance (capped), plus ``spite`` times the
+        opponents' lost clearance and the areas a gate closes."""
+        sc, move, p = super().exact_score(st, a)
+        if sc == -math.inf:
+            return sc, move, p
+        c = st.clone()
+        c.table = R.ScriptedTable(st.geom)
+        c.apply_action(a)
+        c.apply_action(R.PlaceNoise())
+        if c.phase == "marker" and move is not None:
+            c.apply_action(move)
+        lost = _opponents_clearance(st, st.seat) - _opponents_clearance(c, st.seat)
+        own = min(sc, OWN_CAP)
+        if isinstance(a, R.Gate):
+            own += self.spite * GATE_SPITE * self._blocked(st, c)
+        return own + self.spite * lost, move, p
+
+
 class PlannerAgent(CarefulAgent):
     """Careful's candidates, each tried ``samples`` times with noise on a copy of the table.
 
@@ -239,6 +408,7 @@ class PlannerAgent(CarefulAgent):
         super().__init__(**kw)
         self.candidates = candidates
         self.samples = samples
+        self._aggressive: AggressiveAgent | None = None
 
     def _sim_state(self, st: R.SunState) -> R.SunState:
         c = st.clone()
@@ -295,6 +465,12 @@ class PlannerAgent(CarefulAgent):
             options = [R.Pass(math.degrees(a) % 360.0, st.geom.min_release) for a in aims] or [legal_actions[0]]
         else:
             options = [a for _, a in self.rank_placements(st, legal_actions)[: self.candidates]]
+            if self._aggressive is None:
+                self._aggressive = AggressiveAgent(game=self.game, seat=self.seat, rng=self.rng, config=self.config,
+                                                   shortlist=self.shortlist)
+            for _, a in self._aggressive.rank_placements(st, legal_actions)[: max(1, self.candidates // 2)]:
+                if a not in options:
+                    options.append(a)
         if len(options) == 1:
             return options[0]
         scored = [(self._expected(st, a), k, a) for k, a in enumerate(options)]
@@ -315,6 +491,11 @@ AGENTS: dict[str, AgentSpec] = {
     "careful": AgentSpec("careful", _factory(CarefulAgent), (
         Option("shortlist", int, 6, "placements played out nominally after the quick score", min=1, max=1000),),
         "keeps its mark areas wide and passable, stacks where safe, aims for clearance at both crossings"),
+    "aggressive": AgentSpec("aggressive", _factory(AggressiveAgent), (
+        Option("shortlist", int, 8, "placements played out nominally after the quick score", min=1, max=1000),
+        Option("spite", float, 1.0, "weight of the clearance taken from opponents against its own (0 plays "
+               "like careful with a capped safety margin)", min=0.0, max=100.0),),
+        "keeps its own pass safe, then narrows opponents' mark areas, stacks beside them and gates over them"),
     "planner": AgentSpec("planner", _factory(PlannerAgent), (
         Option("candidates", int, 4, "turns (and aims) simulated per decision", min=1, max=100),
         Option("samples", int, 3, "noisy simulations per candidate", min=1, max=1000),

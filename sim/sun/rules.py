@@ -1066,15 +1066,16 @@ class SunState(State):
         return True
 
     # --- pass legality --------------------------------------------------------------------------
-    def pass_arcs(self, ring: Ring | None = None) -> list[tuple[float, float]]:
-        """Arcs (rad, start <= end) of release azimuths whose line crosses the mover's mark
-        area(s) as the rules require."""
+    def pass_arcs(self, ring: Ring | None = None, seat: int | None = None) -> list[tuple[float, float]]:
+        """Arcs (rad, start <= end) of release azimuths whose line crosses the mark area(s) of
+        ``seat`` (default: the mover) as the rules require."""
         ring = ring or self.ring()
         if ring.empty:
             return [(0.0, TAU)]
-        gaps = [ring.gap_of_angle(m) for m in self.markers[self.seat]]
+        seat = self.seat if seat is None else seat
+        gaps = [ring.gap_of_angle(m) for m in self.markers[seat]]
         if any(g is None for g in gaps):
-            gaps = [ring.nearest_gap(m) for m in self.markers[self.seat]]
+            gaps = [ring.nearest_gap(m) for m in self.markers[seat]]
         if self.rules["mode"] == "orbit":
             out = []
             for g1, g2 in ((gaps[0], gaps[1]), (gaps[1], gaps[0])):
@@ -1277,7 +1278,7 @@ class SunState(State):
 
     def _fix_orphans(self) -> None:
         # A surviving stone whose support left: upright on the base it becomes a position,
-        # otherwise a penalty of the mover ("fell from its support").
+        # otherwise a penalty of the mover ("fell_from_support", the table's name for the same cause).
         changed = True
         while changed:
             changed = False
@@ -1327,7 +1328,7 @@ class SunState(State):
         self._fix_orphans()
         for i, r in enumerate(self.role):
             if r == OUT and i not in before_fix and self.owner.get(i) == self.seat:
-                pens.append((i, "fell from its support"))
+                pens.append((i, "fell_from_support"))
         self._dirty()
         through = res.through_aim_gap
         if res.crossings and not ring_before.empty:

@@ -383,3 +383,77 @@ def test_every_candidate_is_legal_and_clone_is_independent():
             assert c.to_notation() != before  # the action took effect on the clone...
         assert s.to_notation() == before  # ...and none on the original
         assert s.clone().to_notation() == s.to_notation()
+
+
+# --- the marker rule's readings, exact stalemate, the whole set on the ring -------------------------
+
+
+def test_marker_change_new_stone_lets_a_stack_keep_the_area_beside_it() -> None:
+    # Two stones 4 mm apart on one side of seat 0's area, the area itself wide: a stack on the
+    # stone bounding the area leaves the far side (4 mm) impassable. The rule text: "the new mark
+    # area must involve the stone you just stood"; read as new_stone the area beside the stack is
+    # one (it is now bounded by the stack), read as new_gap it is not (it is the same gap).
+    a_deg = 0.0
+    b_deg = angle_for_gap(a_deg, "block", "block", 0.004)
+    for reading, legal in (("new_stone", True), ("new_gap", False)):
+        s = build([("block", a_deg), ("block", b_deg), ("block", 200.0)], [[100.0], [280.0]],
+                  rules={"marker_change": reading})
+        on = s.ids[1]  # the stone counter-clockwise of the 4 mm gap: its ccw side is seat 0's area
+        why = s._check_place(R.Stack("pillar", on))
+        assert (why is None) is legal, (reading, why)
+
+
+def test_careful_players_with_perfect_hands_empty_the_field() -> None:
+    # The rule text's normal ending is reachable with the default stones: two careful players
+    # with perfect hands (no noise, no physics) play every one of the 32 stones onto the ring,
+    # with stacks and gates, and the game ends with the field empty.
+    from sim.core.game import GameConfig
+    from sim.sun.agents import AGENTS
+    from sim.sun.game import GAME
+
+    cfg = GameConfig(num_players=2, seats=({"agent": "careful"}, {"agent": "careful"}))
+    s = R.SunState.new(2, table=R.ScriptedTable(G), throwers=[SKILLS["perfect"]] * 2)
+    agents = [AGENTS["careful"].factory(game=GAME, seat=i, rng=np.random.default_rng(i), config=cfg) for i in range(2)]
+    rng = np.random.default_rng(0)
+    while not s.is_terminal():
+        p = s.current_player()
+        s.apply_action(s.sample_chance(rng) if p == CHANCE else agents[p].act(s.observation(p), s.legal_actions()))
+    assert s.over == "field_empty"
+    assert not s.field_stones() and sum(s.penalties()) == 0
+    kinds = [r["kind"] for r in s.placements if r["standing"]]
+    assert kinds.count("stand") + kinds.count("stack") == len(s.shapes) == 32
+    assert kinds.count("stack") >= 8 and kinds.count("gate") >= 1
+    assert sum(1 for r in s.role if r in (R.BASE, R.TOP, R.GATE)) == 32
+
+
+@pytest.mark.slow
+def test_aggressive_agent_narrows_the_opponents_area() -> None:
+    # On the placement positions of a careful-vs-careful game, each agent chooses a placement for
+    # the seat to move: summed over the positions, the aggressive agent takes more of the
+    # opponents' best pass clearance than the careful one, and keeps its own pass clear.
+    from sim.core.game import GameConfig
+    from sim.sun.agents import AGENTS, _opponents_clearance, best_aim
+    from sim.sun.game import GAME
+
+    cfg = GameConfig(num_players=2, seats=({"agent": "careful"}, {"agent": "careful"}))
+    s = R.SunState.new(2, table=R.ScriptedTable(G), throwers=[SKILLS["perfect"]] * 2)
+    players = [AGENTS["careful"].factory(game=GAME, seat=i, rng=np.random.default_rng(i), config=cfg) for i in range(2)]
+    rng = np.random.default_rng(0)
+    lost = {"careful": 0.0, "aggressive": 0.0}
+    positions = 0
+    while not s.is_terminal():
+        p = s.current_player()
+        if s.phase == "place" and not s._first_turn() and s.turn % 2 == 0:
+            positions += 1
+            for name in lost:
+                ag = AGENTS[name].factory(game=GAME, seat=p, rng=np.random.default_rng(0), config=cfg)
+                c = s.clone()
+                c.apply_action(ag.act(c.observation(p), c.legal_actions()))
+                c.apply_action(R.PlaceNoise())
+                if c.phase == "marker":
+                    c.apply_action(ag.act(c.observation(p), c.legal_actions()))
+                assert best_aim(c)[0] > 0.0  # its own pass stays clear
+                lost[name] += _opponents_clearance(s, p) - _opponents_clearance(c, p)
+        s.apply_action(s.sample_chance(rng) if p == CHANCE else players[p].act(s.observation(p), s.legal_actions()))
+    assert positions >= 10
+    assert lost["aggressive"] > lost["careful"] + 0.005, lost
