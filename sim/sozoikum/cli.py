@@ -2,8 +2,9 @@
 
 ``stonelab sozoikum house --stones 19,16,17,18,15 --seed 1 --png house.png`` builds one house in
 the pymunk simulation and draws it (released poses left, settled poses right, stones coloured by
-role, displacement arrows; a stone beyond the tolerance is hatched) so a designer can see why a
-house fell.
+role, displacement arrows; a stone that fell (beyond the tolerance, tilted past the fall tilt, or a
+top stone / the roof on the ground) is hatched) so a designer can see why a house fell. The text
+lists each stone's displacement and tilt, which fell and why, and whether the house came to rest.
 
 ``--stones`` are **shape seeds** (the seed a stone gets when it is drawn from the bag: the
 ``sozoikum_builds.stones`` column of a run lists them as ``A1.A2.B1.B2.roof``; dots or commas both

@@ -102,7 +102,8 @@ def draw_house(
     verdict_text = "STANDS" if judged.stood else f"COLLAPSED: {judged.reason}"
     legend = ", ".join(f"{r} = {ROLE_NAMES[r]}" for r in ROLES)
     fig.suptitle(
-        f"{title}\n{verdict_text}  (tolerance {tolerance:g} cm; drawing: {result.sim_time:.2f} s simulated)\n{legend}",
+        f"{title}\n{verdict_text}  (tolerance {tolerance:g} cm, fall tilt {fall_tilt:g} deg; drawing: "
+        f"{result.sim_time:.2f} s simulated)\n{legend}",
         fontsize=10,
     )
     path = Path(path)
