@@ -9,6 +9,9 @@
   random role assignment; shapes cached as in a game).
 * ``house_stand_rate_random`` / ``house_stand_rate_best``: share of those builds that stand, with a
   random assignment and with the assignment ``house.house_quality`` rates best.
+* ``house_verdict_agreement`` / ``house_reference_time_ratio``: :func:`verdict_agreement` on the
+  random assignments, random skills in [0.3, 1] (the game's verdict against the at-rest reference,
+  and how much longer the reference takes).
 * ``builder_decisions_per_s`` (house choice by 6 candidates x 3 simulated builds) and
   ``ismcts_decision_s`` (seconds per ISMCTS card decision, 100 iterations, 4 players).
 """
@@ -17,12 +20,13 @@ from __future__ import annotations
 
 import statistics
 import time
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
 from sim.core.agents import make_agent
 from sim.core.game import CHANCE, SIMULTANEOUS
+from sim.sozoikum import house as H
 from sim.sozoikum import rules as R
 from sim.sozoikum.agents import assignments, simulate_plan
 from sim.sozoikum.game import GAME
@@ -83,6 +87,47 @@ def _houses(count: int, seed: int) -> tuple[list[tuple], list[tuple]]:
     return rand, best
 
 
+def verdict_agreement(houses: Sequence[tuple[int, ...]], seed: int = 7) -> dict[str, float]:
+    """The game's house verdict against the at-rest reference on ``houses`` (shape seeds in role
+    order), each built once with a skill uniform in [0.3, 1] and a noise seed from
+    ``default_rng(seed)``.
+
+    The reference simulates every phase to rest with no early stop and four times the caps
+    (``house.reference_params``, ``stop_on_fall=False``). Returns ``builds``, ``agree`` (share of
+    equal verdicts), ``stood`` / ``stood_reference`` (shares), ``quick_s`` / ``reference_s`` (CPU
+    seconds for all builds, shapes excluded) and ``not_at_rest`` (reference builds that hit a cap).
+    """
+    rules = R.SozoikumState.new(2, {}, [0.7, 0.7]).rules
+    params = R.house_params(rules)
+    ref_params = H.reference_params(params)
+    rng = np.random.default_rng(seed)
+    agree = stood = stood_ref = not_at_rest = 0
+    quick_s = ref_s = 0.0
+    for h in houses:
+        skill, noise = float(rng.uniform(0.3, 1.0)), int(rng.integers(R.NOISE_BOUND))
+        stones = [stone_shape(x, rules["stone_size_min"], rules["stone_size_max"]) for x in h]
+        t0 = time.process_time()
+        q = H.build_house(stones, skill, noise, params)
+        t1 = time.process_time()
+        r = H.build_house(stones, skill, noise, ref_params, stop_on_fall=False)
+        t2 = time.process_time()
+        quick_s, ref_s = quick_s + t1 - t0, ref_s + t2 - t1
+        agree += q.stood == r.stood
+        stood += q.stood
+        stood_ref += r.stood
+        not_at_rest += not r.at_rest
+    n = max(1, len(houses))
+    return {
+        "builds": float(len(houses)),
+        "agree": agree / n,
+        "stood": stood / n,
+        "stood_reference": stood_ref / n,
+        "quick_s": quick_s,
+        "reference_s": ref_s,
+        "not_at_rest": float(not_at_rest),
+    }
+
+
 def benchmarks(quick: bool = False) -> list[dict[str, Any]]:
     """All Sozoikum figures (see the module docstring)."""
     seconds, repeats = (0.3, 3) if quick else (1.0, 5)
@@ -115,6 +160,9 @@ def benchmarks(quick: bool = False) -> list[dict[str, Any]]:
     add("house_builds_per_s", statistics.median(rates), "builds/s")
     add("house_stand_rate_random", stood_r / len(rand), "share")
     add("house_stand_rate_best", stood_b / len(best), "share")
+    va = verdict_agreement(rand)
+    add("house_verdict_agreement", va["agree"], "share")
+    add("house_reference_time_ratio", va["reference_s"] / max(va["quick_s"], 1e-9), "x")
 
     # the builder's simulated house choice, six stones
     times = []

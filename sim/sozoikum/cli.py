@@ -2,8 +2,9 @@
 
 ``stonelab sozoikum house --stones 19,16,17,18,15 --seed 1 --png house.png`` builds one house in
 the pymunk simulation and draws it (released poses left, settled poses right, stones coloured by
-role, displacement arrows; a stone beyond the tolerance is hatched) so a designer can see why a
-house fell.
+role, displacement arrows; a stone that fell (beyond the tolerance, tilted past the fall tilt, or a
+top stone / the roof on the ground) is hatched) so a designer can see why a house fell. The text
+lists each stone's displacement and tilt, which fell and why, and whether the house came to rest.
 
 ``--stones`` are **shape seeds** (the seed a stone gets when it is drawn from the bag: the
 ``sozoikum_builds.stones`` column of a run lists them as ``A1.A2.B1.B2.roof``; dots or commas both
@@ -134,7 +135,11 @@ def house(
         "stood": verdict.stood,
         "reason": verdict.reason,
         "displacement_cm": dict(zip(ROLES, (round(d, 4) for d in verdict.displacement))),
+        "tilt_deg": dict(zip(ROLES, (round(a, 2) for a in verdict.tilt))),
+        "on_ground": list(verdict.grounded),
         "tolerance_cm": rules["house_tolerance"],
+        "fall_tilt_deg": rules["house_fall_tilt"],
+        "at_rest": verdict.at_rest,
         "sim_time_s": round(verdict.sim_time, 3),
     }
     if png is not None:
@@ -142,7 +147,7 @@ def house(
         from sim.sozoikum.draw import draw_house
         from sim.sozoikum.stones import stone_shape
 
-        # draw the whole fall (the game stops simulating at the first fallen stone)
+        # draw the whole fall (the game stops simulating when a stone reaches the ground)
         full = H.build_house(
             [stone_shape(x, rules["stone_size_min"], rules["stone_size_max"]) for x in seeds],
             skill,
@@ -152,7 +157,7 @@ def house(
         )
         title = f"stones {','.join(map(str, seeds))}  skill {skill:g}  seed {seed}"
         try:
-            draw_house(full, png, title=title, tolerance=rules["house_tolerance"], verdict=verdict)
+            draw_house(full, png, title=title, tolerance=rules["house_tolerance"], fall_tilt=rules["house_fall_tilt"], verdict=verdict)
         except OSError as e:
             raise InputError(f"cannot write {png}: {e}", key="--png") from None
         summary["png"] = str(png)
@@ -160,9 +165,13 @@ def house(
         typer.echo(json.dumps(summary, indent=2))
         return
     typer.echo(f"house {' '.join(f'{r}={s}' for r, s in zip(ROLES, seeds))}  skill {skill:g}  noise seed {seed}")
-    for r, d in zip(ROLES, verdict.displacement):
-        flag = "  FELL" if d > rules["house_tolerance"] else ""
-        typer.echo(f"  {r:5s} moved {d:6.3f} cm{flag}")
-    typer.echo(("STANDS" if verdict.stood else f"COLLAPSED ({verdict.reason})") + f" after {verdict.sim_time:.2f} s simulated")
+    for r, d, a in zip(ROLES, verdict.displacement, verdict.tilt):
+        why = [w for w, bad in (("moved too far", d > rules["house_tolerance"]),
+                                ("tilted too far", a > rules["house_fall_tilt"]),
+                                ("on the ground", r in verdict.grounded)) if bad]
+        flag = f"  FELL ({', '.join(why)})" if why else ""
+        typer.echo(f"  {r:5s} moved {d:6.3f} cm  tilted {a:5.1f} deg{flag}")
+    rest = "at rest" if verdict.at_rest else "not at rest"
+    typer.echo(("STANDS" if verdict.stood else f"COLLAPSED ({verdict.reason})") + f" after {verdict.sim_time:.2f} s simulated ({rest})")
     if png is not None:
         typer.echo(f"drawing: {png}")

@@ -31,11 +31,14 @@ def draw_house(
     *,
     title: str = "",
     tolerance: float = 1.0,
+    fall_tilt: float = 20.0,
     verdict: HouseResult | None = None,
 ) -> Path:
     """Write a PNG (or any matplotlib format, by suffix) of ``result`` to ``path``; return the path.
 
-    ``verdict`` is the game's own build of the same house (which stops at the first fallen stone)
+    Stones that fell (moved more than ``tolerance`` cm, turned more than ``fall_tilt`` degrees, or
+    a top stone / the roof on the ground) are hatched.
+    ``verdict`` is the game's own build of the same house (which stops when a stone reaches the ground)
     when ``result`` is a full simulation drawn to show the whole fall; its verdict is the title.
 
     Raises:
@@ -51,6 +54,8 @@ def draw_house(
     final = dict(zip(ROLES, result.final))
     placed = dict(zip(ROLES, result.placed))
     disp = dict(zip(ROLES, result.displacement))
+    tilt = dict(zip(ROLES, result.tilt or (0.0,) * len(ROLES)))
+    fallen = {r for r in ROLES if disp[r] > tolerance or tilt[r] > fall_tilt or r in result.grounded}
     stages = list(result.stages) or [placed]
     panels = [
         (st, name)
@@ -69,7 +74,7 @@ def draw_house(
         ax.axhspan(-1.0, 0.0, color="#b9a88c")
         ax.axhline(0.0, color="#6b5b45", lw=1)
         for r, pose in poses.items():
-            fell = last and disp[r] > tolerance
+            fell = last and r in fallen
             ax.add_patch(
                 Polygon(_outline(verts[r], pose), closed=True, facecolor=COLOURS[r], edgecolor="black",
                         lw=1.0, alpha=0.9, hatch="//" if fell else None)
@@ -97,7 +102,8 @@ def draw_house(
     verdict_text = "STANDS" if judged.stood else f"COLLAPSED: {judged.reason}"
     legend = ", ".join(f"{r} = {ROLE_NAMES[r]}" for r in ROLES)
     fig.suptitle(
-        f"{title}\n{verdict_text}  (tolerance {tolerance:g} cm; drawing: {result.sim_time:.2f} s simulated)\n{legend}",
+        f"{title}\n{verdict_text}  (tolerance {tolerance:g} cm, fall tilt {fall_tilt:g} deg; drawing: "
+        f"{result.sim_time:.2f} s simulated)\n{legend}",
         fontsize=10,
     )
     path = Path(path)

@@ -31,7 +31,9 @@ A round (the start seat is seat 0 in round 1 and moves one seat left each round)
        tie winners take their stones one by one with ``Pick``.
     5. Building, in turn order from the start seat: a seat holding 5 or more stones may build
        (``BuildChoice``), assigns five of its stones to the roles A1, A2, B1, B2, roof (``Place``),
-       and chance draws the placement noise (``BuildNoise``); ``house.build_house`` decides. The
+       and chance draws the placement noise (``BuildNoise``); the state's ``physics`` decides (the
+       :class:`HousePhysics` protocol; the game's is :class:`PymunkHouse`, the 2-D simulation of
+       ``house.build_house``; :class:`ScriptedHouse` is a test double). The
        first house that stands ends the game (that seat wins); a collapse costs only the turn.
     The game also ends, as a draw, after ``max_rounds`` rounds.
 """
@@ -39,7 +41,7 @@ A round (the start seat is seat 0 in round 1 and moves one seat left each round)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence, cast
+from typing import Any, Mapping, Protocol, Sequence, cast
 
 import numpy as np
 
@@ -111,7 +113,25 @@ OPTIONS: tuple[Option, ...] = (
     Option("hidden_rebids", int, 3, "hidden bid: rebids after a tie of more than two before the stones stay", min=0, max=20),
     Option("announce_max", int, 20, "bluff: the highest announcement allowed (gems)", min=1, max=1000),
     Option("max_rounds", int, 60, "rounds before the game ends as a draw", min=1, max=10_000),
-    Option("house_tolerance", float, 1.0, "cm a stone's centroid may move while the house settles", min=0.01, max=50.0),
+    Option("house_tolerance", float, 1.0, "cm a stone's centroid may end from where it was released", min=0.01, max=50.0),
+    Option(
+        "house_fall_tilt",
+        float,
+        20.0,
+        "degrees a stone may end turned from lying flat on its longest edge (default: 3 sd of a "
+        "stone's top-face slant, 6.9 deg)",
+        min=5.0,
+        max=90.0,
+    ),
+    Option(
+        "house_ground_margin",
+        float,
+        0.1,
+        "cm above the ground within which a top stone or the roof touches it (and fell); between "
+        "pymunk's resting overlap (0.02) and the lowest bottom stone (0.9 at the default sizes)",
+        min=0.02,
+        max=0.5,
+    ),
     Option("wall_gap", float, 2.0, "cm between the two walls (the door)", min=0.1, max=30.0),
     Option("stone_size_min", float, 3.0, "cm, smallest stone (largest extent)", min=0.5, max=50.0),
     Option("stone_size_max", float, 8.0, "cm, largest stone (largest extent)", min=0.5, max=50.0),
@@ -127,10 +147,61 @@ SEAT_OPTIONS: tuple[Option, ...] = (
 _OPT = {o.name: o for o in OPTIONS}
 
 
+@dataclass(frozen=True)
+class BuildVerdict:
+    """What the rules learn from a build: whether the house stood, why not (``reason`` as in
+    :class:`sim.sozoikum.house.HouseResult`), and the largest stone displacement (cm)."""
+
+    stood: bool
+    reason: str
+    max_displacement: float
+
+
+class HousePhysics(Protocol):
+    """What the rules need from physics. Implementations must be deterministic: the same stones,
+    skill, noise seed and rules give the same verdict."""
+
+    def build(self, seeds: Sequence[int], skill: float, noise_seed: int, rules: Mapping[str, Any]) -> BuildVerdict:
+        """Build the house of stones with shape ``seeds`` (roles A1, A2, B1, B2, roof) and judge it."""
+        ...
+
+
+class PymunkHouse:
+    """:class:`HousePhysics` by the 2-D simulation of :func:`sim.sozoikum.house.build_house` (the
+    game's physics; stateless)."""
+
+    def build(self, seeds: Sequence[int], skill: float, noise_seed: int, rules: Mapping[str, Any]) -> BuildVerdict:
+        """See :meth:`HousePhysics.build`."""
+        res = build_from_seeds(seeds, skill, noise_seed, rules)
+        return BuildVerdict(res.stood, res.reason, res.max_displacement)
+
+
+class ScriptedHouse:
+    """Deterministic test double of :class:`HousePhysics`: build number ``k`` (counted from 0 over
+    every state sharing this object, clones included) stands iff ``k`` is in ``stands``; a
+    collapse reports the roof moved ``fall_cm``. ``calls`` records every request
+    ``(seeds, skill, noise_seed)``."""
+
+    def __init__(self, stands: Sequence[int] = (), fall_cm: float = 5.0) -> None:
+        self.stands = set(stands)
+        self.fall_cm = fall_cm
+        self.calls: list[tuple[tuple[int, ...], float, int]] = []
+
+    def build(self, seeds: Sequence[int], skill: float, noise_seed: int, rules: Mapping[str, Any]) -> BuildVerdict:
+        """See :meth:`HousePhysics.build`."""
+        k = len(self.calls)
+        self.calls.append((tuple(seeds), skill, noise_seed))
+        if k in self.stands:
+            return BuildVerdict(True, "stands", 0.0)
+        return BuildVerdict(False, f"roof moved {self.fall_cm:.2f} cm", self.fall_cm)
+
+
 def house_params(rules: Mapping[str, Any], hold_time: float = 0.0) -> _house.HouseParams:
     """The physical build settings of a rule set."""
     return _house.HouseParams(
         tolerance=rules["house_tolerance"],
+        fall_tilt=rules["house_fall_tilt"],
+        ground_margin=rules["house_ground_margin"],
         wall_gap=rules["wall_gap"],
         friction=rules["stone_friction"],
         noise_cm=rules["placement_noise_cm"],
@@ -361,6 +432,8 @@ class SozoikumState(State):
         camp: seats at the camp this round, turn order from the start seat.
         fists: bluff fists per seat (None: none, or hidden in an observation: ``HIDDEN``).
         fast_build: search-only shortcut, see :func:`sim.sozoikum.house.quick_verdict`.
+        physics: judges builds (:class:`HousePhysics`; :class:`PymunkHouse` unless the state was
+            made with another, e.g. the test double :class:`ScriptedHouse`); clones share it.
     """
 
     HIDDEN = -99
@@ -417,11 +490,14 @@ class SozoikumState(State):
         self.log: list[tuple[int, int, tuple[int, ...], int, float, int]] = []
         self._history: list[tuple[int, Action]] = []
         self.fast_build = False
+        self.physics: HousePhysics = PymunkHouse()
 
     # --- construction -----------------------------------------------------------------------
     @classmethod
-    def new(cls, num_players: int, rules: Mapping[str, Any], skills: Sequence[float]) -> "SozoikumState":
-        """The start of a game.
+    def new(
+        cls, num_players: int, rules: Mapping[str, Any], skills: Sequence[float], physics: HousePhysics | None = None
+    ) -> "SozoikumState":
+        """The start of a game; houses are judged by ``physics`` (default :class:`PymunkHouse`).
 
         Raises:
             ScenarioError: bad player count, rules or skills.
@@ -451,6 +527,8 @@ class SozoikumState(State):
         s.collapses = [0] * num_players
         s.draws_left = r["fire_draw"]
         s.phase = "draw"
+        if physics is not None:
+            s.physics = physics
         s._normalize()
         return s
 
@@ -983,7 +1061,7 @@ class SozoikumState(State):
             infos = [stone_info(x, lo, hi) for x in seeds]
             stood, disp = _house.quick_verdict(infos, self.skills[s], seed, r["wall_gap"]), -1.0
         else:
-            res = build_from_seeds(seeds, self.skills[s], seed, r)
+            res = self.physics.build(seeds, self.skills[s], seed, r)
             stood, disp = res.stood, round(res.max_displacement, 4)
         self.attempts[s] += 1
         self.log.append((self.round, s, tuple(self.plan), int(stood), disp, seed))

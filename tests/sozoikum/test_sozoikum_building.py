@@ -164,3 +164,36 @@ def test_round_cap_is_a_draw() -> None:
     assert s.is_terminal() and s.outcome().termination == "round_cap" and s.outcome().winners == ()
     assert s.returns() == (0.5, 0.5)
     assert GAME.details(s).columns["house_round"] is None
+
+
+def test_rules_judge_houses_only_through_the_physics_protocol() -> None:
+    """With the test double: the rules hand over the stones in role order, the builder's skill and
+    the noise seed, and act on the verdict (a collapse costs the turn, a standing house wins)."""
+    phys = R.ScriptedHouse(stands=[1], fall_cm=3.5)
+    s = R.SozoikumState.new(2, {"card_play": "never", "gathering_rules": ["hidden"]}, [0.6, 0.9], physics=phys)
+    give(s, 0, 101, 102, 103, 104, 105)
+    give(s, 1, 201, 202, 203, 204, 205)
+    draw(s, 1000, 1001)
+    s.apply_actions({0: R.Sealed(0), 1: R.Sealed(1)})
+    assert s.clone().physics is phys
+    s.apply_action(R.BuildChoice(True))
+    for role, stone in zip(R.ROLES, (4, 3, 2, 1, 0)):
+        s.apply_action(R.Place(role, stone))
+    s.apply_action(R.BuildNoise(7))
+    assert phys.calls == [((105, 104, 103, 102, 101), 0.6, 7)]
+    assert s.collapses == [1, 0] and not s.is_terminal() and s.log[0][3:5] == (0, 3.5)
+    assert s.current_player() == 1  # the next builder of the round
+    s.apply_action(R.BuildChoice(True))
+    for role, stone in zip(R.ROLES, range(5, 10)):
+        s.apply_action(R.Place(role, stone))
+    s.apply_action(R.BuildNoise(8))
+    assert phys.calls[1] == ((201, 202, 203, 204, 205), 0.9, 8)
+    assert s.is_terminal() and s.outcome().winners == (1,) and s.outcome().termination == "house"
+
+
+def test_the_game_judges_with_the_pymunk_house() -> None:
+    s = GAME.new_initial_state(GAME.config(2))
+    assert isinstance(s.physics, R.PymunkHouse)
+    seeds, skill, seed = (1564205098, 1801909167, 3208026798, 3411832287, 683127711), 0.834, 1765437307
+    v = s.physics.build(seeds, skill, seed, s.rules)
+    assert not v.stood and v.reason == R.build_from_seeds(seeds, skill, seed, s.rules).reason
