@@ -1,7 +1,11 @@
 """Benchmarks of whole Sun games (for ``stonelab bench``; the table's pass figures are in bench.py).
 
-``game_s``: wall seconds of a whole 2-player game on the real table (32 stones, fast preset,
-``careful`` agents, steady hands), median over several seeded games on one core. Goal: < 1.5 s.
+``game_s``: wall seconds of a whole 2-player game on the real table (32 stones, fast preset, the
+main job's seats: a careful and an aggressive player with adult hands, as in
+``scenarios/sun/classic-2p.toml``), median over several seeded games on one core.
+``game_overhead_ratio``: for the same games, their wall time divided by the wall time spent inside
+PyBullet's ``stepSimulation`` during them (``sim.sun.table.stepping_wall_s``): 1.0 would mean the
+rules, the agents and the bookkeeping cost nothing beside the physics. Goal <= 1.3.
 ``rules_actions_per_s``: random playouts of the rules alone on the scripted test double (no
 physics): legal_actions + apply_action + chance sampling.
 """
@@ -10,6 +14,7 @@ from __future__ import annotations
 
 import statistics
 import time
+from dataclasses import replace
 
 import numpy as np
 
@@ -18,14 +23,19 @@ from sim.core.game import CHANCE
 from sim.core.seeding import game_streams
 
 
-def whole_game_s(index: int, agent: str = "careful", seed: int = 1) -> tuple[float, int]:
-    """Wall seconds and length of game ``index`` (careful vs careful by default)."""
-    from sim.sun.game import GAME
+MAIN_SEATS = ({"agent": "careful", "skill": "casual"}, {"agent": "aggressive", "skill": "casual"})
 
-    cfg = GAME.config(2)
-    st = game_streams(seed, index, 2)
-    agents = [make_agent(GAME, agent, {}, seat=i, rng=st.seats[i], config=cfg) for i in range(2)]
-    t0 = time.perf_counter()
+
+def whole_game(index: int, seed: int = 1, seats: tuple[dict, ...] = MAIN_SEATS) -> tuple[float, float, int]:
+    """(wall seconds, wall seconds inside PyBullet stepping, length) of game ``index``."""
+    from sim.sun.game import GAME
+    from sim.sun.table import stepping_wall_s
+
+    base = GAME.config(len(seats))
+    cfg = replace(base, seats=tuple({**base.seats[i], "skill": s["skill"]} for i, s in enumerate(seats)))
+    st = game_streams(seed, index, len(seats))
+    agents = [make_agent(GAME, s["agent"], {}, seat=i, rng=st.seats[i], config=cfg) for i, s in enumerate(seats)]
+    t0, s0 = time.perf_counter(), stepping_wall_s()
     s = GAME.new_initial_state(cfg)
     while not s.is_terminal():
         p = s.current_player()
@@ -33,7 +43,7 @@ def whole_game_s(index: int, agent: str = "careful", seed: int = 1) -> tuple[flo
             s.apply_action(s.sample_chance(st.chance))
         else:
             s.apply_action(agents[p].act(s.observation(p), s.legal_actions(p)))
-    return time.perf_counter() - t0, s.length()
+    return time.perf_counter() - t0, stepping_wall_s() - s0, s.length()
 
 
 def rules_playouts(games: int = 5) -> tuple[float, float]:
@@ -58,12 +68,14 @@ def rules_playouts(games: int = 5) -> tuple[float, float]:
 
 def benchmarks(quick: bool = False) -> list[dict]:
     """``game_s`` (median of 3 or 7 games) and the rules-only playout rates."""
-    _ = whole_game_s(99)  # warm-up: imports, PyBullet connection
-    times = [whole_game_s(i)[0] for i in range(3 if quick else 7)]
+    _ = whole_game(99)  # warm-up: imports, PyBullet connection
+    games = [whole_game(i) for i in range(3 if quick else 7)]
     aps, gps = rules_playouts(2 if quick else 5)
     return [
-        {"game": "sun", "metric": "game_s", "value": statistics.median(times), "unit": "s",
-         "note": "whole 2-player game, 32 stones, fast preset, careful agents, one core (median)"},
+        {"game": "sun", "metric": "game_s", "value": statistics.median(g[0] for g in games), "unit": "s",
+         "note": "whole 2-player game, 32 stones, fast preset, careful vs aggressive, casual hands, one core (median)"},
+        {"game": "sun", "metric": "game_overhead_ratio", "value": sum(g[0] for g in games) / sum(g[1] for g in games),
+         "unit": "ratio", "note": "wall time of those games / wall time inside stepSimulation in them"},
         {"game": "sun", "metric": "rules_actions_per_s", "value": aps, "unit": "actions/s",
          "note": "random playouts of the rules on the scripted table (no physics)"},
         {"game": "sun", "metric": "rules_games_per_s", "value": gps, "unit": "games/s"},

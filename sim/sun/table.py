@@ -65,6 +65,16 @@ SUPPORT_XY_TOL_M = 0.002
 # --------------------------------------------------------------------------------------------
 
 
+#: Wall seconds spent inside ``stepSimulation`` by every table of this process (passes and settling),
+#: for the game-overhead benchmark (``sim.sun.rules_bench``): read with :func:`stepping_wall_s`.
+_STEPPING = [0.0]
+
+
+def stepping_wall_s() -> float:
+    """Wall seconds this process has spent stepping PyBullet in passes and settling so far."""
+    return _STEPPING[0]
+
+
 def _quat_yaw(yaw: float) -> tuple[float, float, float, float]:
     return (0.0, 0.0, math.sin(0.5 * yaw), math.cos(0.5 * yaw))
 
@@ -788,9 +798,12 @@ class SunTable:
         invalid = False
         vx = vy = 0.0
         z = pos0[0][2]
+        clock = time.perf_counter
         while True:
+            t_step = clock()
             for _ in range(chunk):
                 step(physicsClientId=c)
+            _STEPPING[0] += clock() - t_step
             steps += chunk
             s = get(body, 0, 1, physicsClientId=c)
             (x, y, z), (vx, vy, vz) = s[0], s[6]
@@ -869,9 +882,12 @@ class SunTable:
         step = p.stepSimulation
         done = 0
         prev = self._all_at_rest()
+        clock = time.perf_counter
         while done < limit:
+            t_step = clock()
             for _ in range(chunk):
                 step(physicsClientId=c)
+            _STEPPING[0] += clock() - t_step
             done += chunk
             if frame_every and (t_steps + done) % frame_every == 0:
                 self._record_frame(record, (t_steps + done) / hz)
