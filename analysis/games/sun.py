@@ -152,12 +152,12 @@ def _per_game_counts(run: RunData) -> tuple[pd.DataFrame, list[tuple[str, str, b
         ok = place[place["standing"] == 1]
         for kind, label in (("stand", "stands"), ("stack", "stacks"), ("gate", "gates")):
             sub = ok[ok["kind"] == kind]
-            add("placements (came to rest standing)", label, by_game(sub))
+            add("placements that stood", label, by_game(sub))
         bad = place[place["standing"] != 1]
-        add("placements (came to rest standing)", "failed placements", by_game(bad))
+        add("placements that did not stand", "failed placements", by_game(bad))
         if "cause" in bad:
             for cause in sorted(set(bad["cause"].fillna("").astype(str)) - {""}):
-                add("placements (came to rest standing)", f"failed placements: {cause}",
+                add("placements that did not stand", f"failed placements: {cause}",
                     by_game(bad[bad["cause"] == cause]))
     passes = run.detail("passes")
     if has_columns(passes, "turn"):
@@ -177,7 +177,7 @@ def _per_game_counts(run: RunData) -> tuple[pd.DataFrame, list[tuple[str, str, b
         g = run.games
         seen_end = sorted(set(g["termination"].dropna().astype(str)) - set(ENDINGS))
         for end in (*ENDINGS, *seen_end):
-            add("endings (games ending so)", f"ending: {end}", by_game(g[g["termination"] == end]), binary=True)
+            add("endings", f"ending: {end}", by_game(g[g["termination"] == end]), binary=True)
     return counts, rows
 
 
@@ -235,15 +235,16 @@ def rules_tables(run: RunData) -> tuple[list[tuple[str, pd.DataFrame]], list[str
     for point, t in tab.groupby("point", sort=True):
         n = int(t["games"].iloc[0])
         never = t["total"] == 0
-        # the group named on its first row only, so the table reads as blocks
+        # one cell per figure with its interval, kept on one line (no-break spaces): the table
+        # has to fit the page beside the event names
+        nb = "\u00a0"
         df = pd.DataFrame({
-            "what": t["group"].where(t["group"] != t["group"].shift(), ""), "event": t["event"], f"total in {n} games": t["total"],
-            "per game": t["per_game"].map(lambda v: f"{v:.2f}"),
-            "95 % interval": [f"[{lo:.2f}, {hi:.2f}]" for lo, hi in zip(t["lo"], t["hi"])],
-            "games with it": [f"{k} of {n}" for k in t["games_with"]],
-            "share of games [95 %]": [f"{100 * s:.0f} % [{100 * lo:.0f}, {100 * hi:.0f}]"
+            "event": t["event"], f"total in {n} games": t["total"],
+            "per game [95 %]": [f"{m:.2f}{nb}[{lo:.2f},{nb}{hi:.2f}]" for m, lo, hi in zip(t["per_game"], t["lo"], t["hi"])],
+            "games with it": [f"{k}{nb}of{nb}{n}" for k in t["games_with"]],
+            "share of games [95 %]": [f"{100 * s:.0f}{nb}%{nb}[{100 * lo:.0f},{nb}{100 * hi:.0f}]"
                                       for s, lo, hi in zip(t["share"], t["share_lo"], t["share_hi"])],
-            "note": np.where(never, "never happened", ""),
+            "note": np.where(never, f"never{nb}happened", ""),
         })
         label = _point_label(run, int(point))
         tables.append(("Rules exercised" + (f": {label}" if label else ""), df.reset_index(drop=True)))

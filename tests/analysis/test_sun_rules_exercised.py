@@ -148,11 +148,13 @@ def test_rules_tables_and_flag_in_the_section(tmp_path: Path) -> None:
     assert sec is not None
     captions = [c for c, _ in sec.tables if c.startswith("Rules exercised")]
     assert captions == [f"Rules exercised: sweep point 0 ({KEY} = 0.5)", f"Rules exercised: sweep point 1 ({KEY} = 2.0)"]
-    t0 = dict(sec.tables)[captions[0]].set_index("event")
-    assert t0.loc["stands", "per game"] == "1.00" and t0.loc["stands", "games with it"] == "2 of 3"
-    assert t0.loc["stands", "95 % interval"] == f"[0.00, {1 + T2 / math.sqrt(3):.2f}]"
+    # the cells keep figure and interval on one line with no-break spaces
+    t0 = dict(sec.tables)[captions[0]].set_index("event").map(lambda v: str(v).replace("\u00a0", " "))
+    assert t0.loc["stands", "total in 3 games"] == "3" and t0.loc["stands", "games with it"] == "2 of 3"
+    assert t0.loc["stands", "per game [95 %]"] == f"1.00 [0.00, {1 + T2 / math.sqrt(3):.2f}]"
     lo, hi = wilson(2, 3)
     assert t0.loc["stands", "share of games [95 %]"] == f"67 % [{100 * lo:.0f}, {100 * hi:.0f}]"
+    assert t0.loc["gates", "per game [95 %]"] == f"0.00 [0.00, {-math.log(0.025) / 3:.2f}]"
     assert t0.loc["gates", "note"] == "never happened" and t0.loc["stacks", "note"] == ""
     text = " ".join(sec.findings)
     # pooled over both points: stacks in 2 of 5 games, gates 1 of 5, forced moves 2 of 5
@@ -181,4 +183,7 @@ def test_report_page_shows_the_table(tmp_path: Path) -> None:
 
     run = _store(tmp_path, points=(0,))
     page = build_report(run.run_dir).read_text()
-    assert "<h3>Rules exercised</h3>" in page and "never happened" in page
+    assert "<h3>Rules exercised</h3>" in page and "<td>never\u00a0happened</td>" in page
+    # the table comes first in the Sun section, and its findings lead the section's key findings
+    assert page.index("<h3>Rules exercised</h3>") < page.index("<h3>Stones lost by shape, level and cause</h3>")
+    assert page.index("Rules exercised in 3 games") < page.index("Over 5 passes a pass costs")
