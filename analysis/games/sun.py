@@ -265,18 +265,19 @@ def rules_tables(run: RunData) -> tuple[list[tuple[str, pd.DataFrame]], list[str
              + ("endings: " + ", ".join(f"{e[len('ending: '):]} {100 * pooled.loc[e, 'k'] / n_all:.0f} %"
                                         for e in ends) if ends else "") + ".")
         findings.append(f)
-    zero = tab[tab["total"] == 0]
-    if not zero.empty:
-        points = sorted(tab["point"].unique())
-        names = []
-        for ev, z in zero.groupby("event", sort=False):
-            zp = sorted(z["point"].unique())
-            names.append(ev if len(points) == 1 else
-                         f"{ev} ({'every point' if zp == points else 'points ' + ', '.join(map(str, zp))})")
-        where = f"any of the {n_all} games" if len(points) == 1 else "any game of its sweep point"
-        findings.append(f"Never happened in {where}: {', '.join(names)}. A rule that never comes into play "
-                        "either does not matter in this study or the model does not play the game as the rule "
-                        "text intends (check the players and the rule options).")
+    # the flag: events that happened in no game at all; in a sweep, also those missing at only
+    # some points (each point's table marks them), counted so the sentence stays short
+    n_points = int(tab["point"].nunique())
+    zero_at = tab[tab["total"] == 0].groupby("event", sort=False)["point"].nunique()
+    never = [ev for ev, k in zero_at.items() if k == n_points]
+    some = sorted(((ev, int(k)) for ev, k in zero_at.items() if k < n_points), key=lambda x: -x[1])
+    if never:
+        findings.append(f"Never happened in any of the {n_all} games: {', '.join(never)}. A rule that never comes "
+                        "into play either does not matter in this study or the model does not play the game as the "
+                        "rule text intends (check the players and the rule options).")
+    if some:
+        findings.append("Never happened at some sweep points (see each point's table): "
+                        + ", ".join(f"{ev} ({k} of {n_points} points)" for ev, k in some) + ".")
     return tables, findings
 
 
