@@ -116,3 +116,61 @@ def format_p(p: float) -> str:
     if p < 0.001:
         return "p < 0.001"
     return f"p = {p:.2g}"
+
+
+def poisson_ci(count: int, exposure: float, confidence: float = 0.95) -> tuple[float, float]:
+    """Exact (Garwood) confidence interval of a Poisson rate ``count / exposure``.
+
+    Args:
+        count: events observed (a non-negative integer).
+        exposure: the units they were observed over (e.g. games), > 0.
+        confidence: two-sided confidence level.
+
+    Returns:
+        (low, high) of the rate per unit of exposure; low is 0 for ``count == 0``, where high is
+        ``-ln((1 - confidence) / 2) / exposure`` (3.69 / n at 95 %).
+
+    Raises:
+        ValueError: negative or fractional count, exposure <= 0, or confidence outside (0, 1).
+    """
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    if count < 0 or int(count) != count:
+        raise ValueError(f"count must be a non-negative integer, got {count}")
+    if not exposure > 0:
+        raise ValueError(f"exposure must be > 0, got {exposure}")
+    from scipy.special import chdtri  # inverse upper chi-square tail; scipy.stats is slow to import
+
+    alpha = 1 - confidence
+    k = int(count)
+    lo = 0.0 if k == 0 else float(chdtri(2 * k, 1 - alpha / 2)) / 2
+    hi = float(chdtri(2 * k + 2, alpha / 2)) / 2
+    return (lo / exposure, hi / exposure)
+
+
+def count_per_game(counts: Sequence[float], confidence: float = 0.95) -> tuple[float, float, float]:
+    """Mean count of an event per game and its confidence interval.
+
+    The interval is Student-t over the games' counts (it follows the spread between games, which
+    a Poisson interval would assume away), with the low end clipped at 0 because a count cannot be
+    negative. When the event happened in no game, the t interval would be [0, 0]; the exact
+    Poisson upper bound for 0 events in n games (:func:`poisson_ci`, 3.69 / n at 95 %) is given
+    instead, since never seeing an event in n games does not show that it cannot happen.
+
+    Args:
+        counts: the event's count in each game (NaN entries are dropped).
+        confidence: two-sided confidence level.
+
+    Returns:
+        (mean, low, high); NaNs for no games.
+
+    Raises:
+        ValueError: a negative count, or confidence outside (0, 1).
+    """
+    xs = [float(c) for c in counts if c == c]
+    if any(x < 0 for x in xs):
+        raise ValueError(f"counts must be >= 0, got {min(xs)}")
+    if xs and all(x == 0 for x in xs):
+        return (0.0, 0.0, poisson_ci(0, len(xs), confidence)[1])
+    m, lo, hi = mean_ci(xs, confidence)
+    return (m, max(0.0, lo) if lo == lo else lo, hi)
