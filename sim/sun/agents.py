@@ -26,6 +26,7 @@ Each plays with its seat's skill (the thrower's noise is chance, drawn by the ga
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
@@ -79,28 +80,116 @@ def bump_chance(st: R.SunState, a: Any) -> float:
     return min(1.0, out)
 
 
-def best_aim(state: R.SunState, samples: int = AIM_SAMPLES, seat: int | None = None
+def _best_line(ring: R.Ring, g: R.Geometry, arcs: Sequence[tuple[float, float]], samples: int
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """Clearance (m) at both ring crossings of ``samples`` evenly spread aims per arc, and the aims."""
+    if not arcs:
+        return np.empty(0), np.empty(0)
+    k = (np.arange(samples) + 0.5) / samples
+    aims = np.concatenate([np.mod(s + min(e - s, R.TAU) * k, R.TAU) for s, e in arcs])
+    return np.minimum(ring.clearances(aims, g), ring.clearances(aims + math.pi, g)), aims
+
+
+def best_aim(state: R.SunState, samples: int = AIM_SAMPLES, seat: int | None = None, want_all: bool = False
              ) -> tuple[float, R.Pass | None, list[tuple[float, float]]]:
     """The pass whose line has the most clearance at both ring crossings, for ``seat`` (default:
     the mover; another seat's value says how hard its next pass would be on this ring).
 
     Returns:
-        (clearance in m, the pass or None if no arc, every (clearance, aim rad) tried, best first).
+        (clearance in m, the pass or None if no arc, and with ``want_all`` every (clearance, aim
+        rad) tried, best first; ties keep the order of the aims).
     """
     ring = state.ring()
     g = state.geom
-    tried: list[tuple[float, float]] = []
-    for s, e in state.pass_arcs(ring, seat):
-        span = min(e - s, R.TAU)
-        for k in range(samples):
-            a = (s + span * (k + 0.5) / samples) % R.TAU
-            c = min(ring.clearance_at(a, g), ring.clearance_at(a + math.pi, g))
-            tried.append((c, a))
-    if not tried:
+    c, aims = _best_line(ring, g, state.pass_arcs(ring, seat), samples)
+    if not len(c):
         return -math.inf, None, []
-    tried.sort(key=lambda t: -t[0])
-    c, a = tried[0]
-    return c, R.Pass(math.degrees(a) % 360.0, g.min_release), tried
+    k = int(np.argmax(c))  # the first of equal maxima, as a stable sort would give
+    tried: list[tuple[float, float]] = []
+    if want_all:
+        order = np.argsort(-c, kind="stable")
+        tried = [(float(c[j]), float(aims[j])) for j in order]
+    return float(c[k]), R.Pass(math.degrees(float(aims[k])) % 360.0, g.min_release), tried
+
+
+def _area_clear(ring: R.Ring, g: R.Geometry, marker: float, samples: int) -> float:
+    """Best line clearance (m) through the standard-mode mark area that contains ``marker`` (or
+    the nearest gap), over ``samples`` aims per arc; +1 on an empty ring, -inf with no opening."""
+    if ring.empty:
+        return 1.0
+    i = ring.gap_of_angle(marker)
+    if i is None:
+        i = ring.nearest_gap(marker)
+    if i is None or ring.end[i] < ring.start[i]:
+        return -math.inf
+    s, e = ring.start[i], ring.end[i]
+    c, _ = _best_line(ring, g, [(s, e), (s + math.pi, e + math.pi)], samples)
+    return float(np.max(c))
+
+
+@dataclass
+class Preview:
+    """The ring and every seat's markers after a placement and one marker move, nominally (no
+    noise, no physics): what ``careful`` and ``aggressive`` score without copying the state."""
+
+    ring: R.Ring
+    markers: list[list[float]]
+    move: R.MoveMarker | None
+
+
+def previews(st: R.SunState, a: Any) -> list[Preview] | None:
+    """One :class:`Preview` per legal marker move after placement ``a`` (one with ``move=None``
+    after a gate or on a turn without a marker move); ``[]`` when no marker move would be legal;
+    None in orbit mode (the callers then play the turn out on a copy)."""
+    if st.rules["mode"] != "standard":
+        return None
+    g = st.geom
+    ring = st.ring()
+    anchor: int | None = None
+    if isinstance(a, R.Stand):
+        stone = st._stone_for(a.shape)
+        sh = g.shapes[a.shape]
+        ring2 = st._ring_with(new_pos=R.Pos(stone, math.radians(a.angle) % R.TAU, g.table.ring_radius,
+                                            sh.width, sh.depth, sh.height))
+        anchor = stone
+    elif isinstance(a, R.Stack):
+        stone = st._stone_for(a.shape)
+        sh = g.shapes[a.shape]
+        p = ring.pos[ring.index[a.on]]
+        ring2 = st._ring_with(new_pos=R.replace(p, width=max(p.width, sh.width), depth=max(p.depth, sh.depth),
+                                                top_z=p.top_z + sh.height, top=stone))
+        anchor = a.on
+    else:
+        pa = st._pos_without(ring.pos[ring.index[a.a]], a.stone)
+        pb = st._pos_without(ring.pos[ring.index[a.b]], a.stone)
+        ring2 = st._ring_with(removed=a.stone, gate=(a.a, a.b, min(pa.top_z, pb.top_z)))
+    markers = [list(ms) for ms in st.markers]
+    if not ring2.empty:
+        for ms in markers:
+            for k, m in enumerate(ms):
+                if ring2.gap_of_angle(m) is None:
+                    gi = ring2.nearest_gap(m)
+                    if gi is not None:
+                        ms[k] = ring2.middle(gi)
+    if anchor is None or st._first_turn() or ring2.n < 2:
+        return [Preview(ring2, markers, None)]
+    out = []
+    k = ring2.index[anchor]
+    for mv in st._marker_options(ring2, anchor=anchor):
+        gi = k if mv.side == "ccw" else (k - 1) % ring2.n
+        mk = [list(ms) for ms in markers]
+        mk[st.seat][mv.marker] = ring2.middle(gi)
+        out.append(Preview(ring2, mk, mv))
+    return out
+
+
+def _free_gaps_of(ring: R.Ring, g: R.Geometry, markers: Sequence[Sequence[float]], seat: int) -> int:
+    """Passable gaps that are no other seat's mark area."""
+    if ring.empty:
+        return 0
+    others = {ring.keys[x] for s_, ms in enumerate(markers) if s_ != seat for m in ms
+              if (x := ring.nearest_gap(m)) is not None}
+    return sum(1 for i in range(ring.n) if ring.keys[i] not in others and ring.passable(i, g))
 
 
 def _free_gaps(state: R.SunState) -> int:
@@ -172,6 +261,18 @@ class CarefulAgent(_Base):
     def best_marker(self, st: R.SunState, moves: Sequence[Any]) -> tuple[float, Any]:
         """(score, move) of the best marker move."""
         best: tuple[float, Any] = (-math.inf, moves[0])
+        if st.rules["mode"] == "standard" and st.phase == "marker":
+            ring = st.ring()
+            k = ring.index[st._anchor()]  # type: ignore[index]
+            for m in moves:
+                gi = k if m.side == "ccw" else (k - 1) % ring.n
+                mk = [list(ms) for ms in st.markers]
+                mk[st.seat][m.marker] = ring.middle(gi)
+                sc = _area_clear(ring, st.geom, mk[st.seat][0], 21) + \
+                    FUTURE_BONUS * _free_gaps_of(ring, st.geom, mk, st.seat)
+                if sc > best[0]:
+                    best = (sc, m)
+            return best
         for m in moves:
             c = st.clone()
             c.apply_action(m)
@@ -218,8 +319,44 @@ class CarefulAgent(_Base):
                 best -= UNSTABLE_STACK
         return best - BUMP_COST * bump_chance(st, a)
 
+    def preview_score(self, st: R.SunState, a: Any, pv: Preview) -> float:
+        """Careful's score of placement ``a`` followed by ``pv``'s marker move (m of pass clearance)."""
+        g = st.geom
+        sc = _area_clear(pv.ring, g, pv.markers[st.seat][0], 21) + \
+            FUTURE_BONUS * _free_gaps_of(pv.ring, g, pv.markers, st.seat)
+        if isinstance(a, R.Stack) and g.shapes[a.shape].width > g.shapes[st.shapes[a.on]].width + 1e-9:
+            sc -= UNSTABLE_STACK
+        if isinstance(a, R.Gate):
+            sc += BLOCK_BONUS * self._blocked_pv(st, pv) - 0.001
+        return sc - BUMP_COST * bump_chance(st, a)
+
+    def _blocked_pv(self, st: R.SunState, pv: Preview) -> int:
+        # opponents' areas passable before and not after (a gate over them)
+        ring0 = st.ring()
+        n = 0
+        for s_ in range(st.num_players):
+            if s_ == st.seat:
+                continue
+            for m0, m1 in zip(st.markers[s_], pv.markers[s_]):
+                g0 = ring0.gap_of_angle(m0)
+                g1 = pv.ring.gap_of_angle(m1)
+                if g0 is not None and ring0.passable(g0, st.geom) and (g1 is None or not pv.ring.passable(g1, st.geom)):
+                    n += 1
+        return n
+
     def exact_score(self, st: R.SunState, a: Any) -> tuple[float, Any, Any]:
-        """Play placement ``a`` out nominally: (score, best marker move or None, best pass)."""
+        """Play placement ``a`` out nominally: (score, best marker move or None, None).
+
+        Standard mode scores each legal marker move on a preview of the ring (no copy of the
+        state); orbit mode plays the turn out on a copy with the scripted table."""
+        pvs = previews(st, a)
+        if pvs is not None:
+            best: tuple[float, Any, Any] = (-math.inf, None, None)
+            for pv in pvs:
+                sc = self.preview_score(st, a, pv)
+                if sc > best[0]:
+                    best = (sc, pv.move, None)
+            return best
         c = st.clone()
         c.table = R.ScriptedTable(st.geom)
         try:
@@ -379,21 +516,35 @@ class AggressiveAgent(CarefulAgent):
 
     def exact_score(self, st: R.SunState, a: Any) -> tuple[float, Any, Any]:
         """Play ``a`` out nominally: own best pass clearance (capped), plus ``spite`` times the
-        opponents' lost clearance and the areas a gate closes."""
-        sc, move, p = super().exact_score(st, a)
-        if sc == -math.inf:
-            return sc, move, p
-        c = st.clone()
-        c.table = R.ScriptedTable(st.geom)
-        c.apply_action(a)
-        c.apply_action(R.PlaceNoise())
-        if c.phase == "marker" and move is not None:
-            c.apply_action(move)
-        lost = _opponents_clearance(st, st.seat) - _opponents_clearance(c, st.seat)
-        own = min(sc, OWN_CAP)
-        if isinstance(a, R.Gate):
-            own += self.spite * GATE_SPITE * self._blocked(st, c)
-        return own + self.spite * lost, move, p
+        opponents' lost clearance and the areas a gate closes; the best marker move by that score."""
+        pvs = previews(st, a)
+        if pvs is None:  # orbit mode: careful's play-out on a copy, then the opponents' loss
+            sc, move, p = super().exact_score(st, a)
+            if sc == -math.inf:
+                return sc, move, p
+            c = st.clone()
+            c.table = R.ScriptedTable(st.geom)
+            c.apply_action(a)
+            c.apply_action(R.PlaceNoise())
+            if c.phase == "marker" and move is not None:
+                c.apply_action(move)
+            lost = _opponents_clearance(st, st.seat) - _opponents_clearance(c, st.seat)
+            own = min(sc, OWN_CAP)
+            if isinstance(a, R.Gate):
+                own += self.spite * GATE_SPITE * self._blocked(st, c)
+            return own + self.spite * lost, move, p
+        before = _opponents_clearance(st, st.seat)
+        best: tuple[float, Any, Any] = (-math.inf, None, None)
+        for pv in pvs:
+            own = min(self.preview_score(st, a, pv), OWN_CAP)
+            after = sum(min(OPP_CAP, max(-OPP_FLOOR, _area_clear(pv.ring, st.geom, pv.markers[o][0], 9)))
+                        for o in range(st.num_players) if o != st.seat)
+            sc = own + self.spite * (before - after)
+            if isinstance(a, R.Gate):
+                sc += self.spite * GATE_SPITE * self._blocked_pv(st, pv)
+            if sc > best[0]:
+                best = (sc, pv.move, None)
+        return best
 
 
 class PlannerAgent(CarefulAgent):
@@ -455,7 +606,7 @@ class PlannerAgent(CarefulAgent):
         if st.phase == "marker":
             return self.best_marker(st, legal_actions)[1]
         if st.phase == "pass":
-            _, _, tried = best_aim(st)
+            _, _, tried = best_aim(st, want_all=True)
             aims: list[float] = []
             for _, a in tried:
                 if all(abs((a - b + math.pi) % R.TAU - math.pi) > math.radians(1.0) for b in aims):
