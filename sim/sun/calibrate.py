@@ -53,7 +53,7 @@ DIRECTIONS = 12
 #: Bisection steps per ray (resolution: (width/2 + 10 mm) / 2**steps, about 0.5 mm).
 BISECT_STEPS = 6
 #: Beyond the boundary, passes at these extra distances (mm) classify the loss.
-BEYOND_MM = (1.5, 4.0, 8.0)
+BEYOND_MM = (1.0, 2.5, 4.0, 6.0, 9.0)
 #: Probit smoothing of the boundary (mm).
 SMOOTH_MM = 1.0
 #: Common random numbers per group of identical passes.
