@@ -35,7 +35,7 @@ import io
 import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 from scipy import optimize, stats
@@ -530,6 +530,7 @@ def fit(log: PlaytestLog, base: Thrower, mode: str = "scale", layout: Layout | N
     estimates: list[Estimate] = []
     l_hat = 0.0
     x_hat: list[float] = []
+    x_used: list[float] = []
     if groups:
         # Grid start (the likelihood can be flat or have plateaus), then scipy polishes.
         grids = [np.linspace(lo, hi, 41) for lo, hi in bounds]
@@ -547,29 +548,13 @@ def fit(log: PlaytestLog, base: Thrower, mode: str = "scale", layout: Layout | N
             res = optimize.minimize(lambda v: -loglik(v), x0=[best[1], best[2]], bounds=bounds, method="L-BFGS-B")
             x_hat = [float(v) for v in res.x] if -res.fun >= best[0] else [best[1], best[2]]
         l_hat = loglik(x_hat)
-        flat_all = True
+        x_used = list(x_hat)
         for j, nm in enumerate(names):
             lo, hi = bounds[j]
-            if len(names) == 1:
-                def prof(v: float) -> float:
-                    return loglik([v])
-            else:
-                other = 1 - j
-                ob = bounds[other]
-
-                def prof(v: float, j: int = j, other: int = other, ob: tuple[float, float] = ob) -> float:
-                    def neg(u: float) -> float:
-                        x = [0.0, 0.0]
-                        x[j], x[other] = v, u
-                        return -loglik(x)
-                    og = np.linspace(ob[0], ob[1], 21)
-                    k = int(np.argmin([neg(u) for u in og]))
-                    r = optimize.minimize_scalar(neg, bounds=(og[max(k - 1, 0)], og[min(k + 1, 20)]), method="bounded")
-                    return -min(float(r.fun), neg(float(og[k])))
+            prof = _profile(loglik, len(names), j, bounds)
             grid = np.linspace(lo, hi, 41 if len(names) == 1 else 21)
             low, high, at_lo, at_hi = _interval(prof, x_hat[j], l_hat, lo, hi, grid)
             flat = at_lo and at_hi
-            flat_all = flat_all and flat
             ident = not at_hi
             note = ""
             if flat:
@@ -578,9 +563,12 @@ def fit(log: PlaytestLog, base: Thrower, mode: str = "scale", layout: Layout | N
                 note = f"the 95 % interval reaches the search bound {hi:g}: the log cannot bound it from above"
             elif at_lo:
                 note = "the interval reaches 0: the log is consistent with no error of this kind"
-            estimates.extend(_to_sigmas(mode, nm, x_hat[j], low, high, ident, note, base))
-        del flat_all
-    sa, sp = _sigmas(mode, x_hat, base) if groups else (base.sigma_aim_deg, base.sigma_push_mps)
+            if not ident:
+                # No number where the log says nothing: the preset keeps the base's value.
+                x_used[j] = _base_value(nm, base)
+                note += f"; the preset keeps {base.name}'s value"
+            estimates.extend(_to_sigmas(mode, nm, x_used[j], low, high, ident, note, base))
+    sa, sp = _sigmas(mode, x_used, base) if groups else (base.sigma_aim_deg, base.sigma_push_mps)
     if not groups:
         for nm, unit, v in (("sigma_aim_deg", "deg", base.sigma_aim_deg), ("sigma_push_mps", "m/s", base.sigma_push_mps)):
             estimates.append(Estimate(nm, v, v, v, unit, False, f"no passes in the log: kept from {base.name}"))
@@ -594,6 +582,34 @@ def fit(log: PlaytestLog, base: Thrower, mode: str = "scale", layout: Layout | N
     gof, chi2v, df, pval = _goodness(groups, model, sa, sp, len(names))
     return FitResult(log.source, mode, base, thrower, estimates, l_hat, len(log.passes), len(log.places), gof, chi2v,
                      df, pval, physics)
+
+
+def _profile(loglik: Callable[[Sequence[float]], float], n: int, j: int,
+             bounds: Sequence[tuple[float, float]]) -> Callable[[float], float]:
+    """The profile log-likelihood of parameter ``j``: the others maximised (grid, then scipy)."""
+    if n == 1:
+        return lambda v: loglik([v])
+    other = 1 - j
+    ob = bounds[other]
+    og = np.linspace(ob[0], ob[1], 21)
+
+    def prof(v: float) -> float:
+        def neg(u: float) -> float:
+            x = [0.0, 0.0]
+            x[j], x[other] = v, u
+            return -loglik(x)
+
+        vals = [neg(float(u)) for u in og]
+        k = int(np.argmin(vals))
+        r = optimize.minimize_scalar(neg, bounds=(og[max(k - 1, 0)], og[min(k + 1, len(og) - 1)]), method="bounded")
+        return -min(float(r.fun), vals[k])
+
+    return prof
+
+
+def _base_value(name: str, base: Thrower) -> float:
+    """The value a free parameter takes when the log cannot pin it down."""
+    return {"scale": 1.0, "aim": base.sigma_aim_deg, "push": base.sigma_push_mps}[name]
 
 
 def _to_sigmas(mode: str, name: str, v: float, lo: float, hi: float, ident: bool, note: str,

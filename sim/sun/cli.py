@@ -196,8 +196,8 @@ def calibrate_cmd(
         lay = load_layout(layout) if layout is not None else Layout()
         try:
             base_th = skill_level(base)
-        except InputError as e:
-            raise InputError(e.message, source=e.source, key="--base") from None
+        except InputError as err:
+            raise InputError(err.message, source=err.source, key="--base") from None
         data = read_log(log, lay.ball.diameter * 1000.0)
         res = fit(data, base_th, fit_mode, lay)
     except InputError as exc:
@@ -222,16 +222,17 @@ def calibrate_cmd(
     tab = Table(title="maximum-likelihood estimates, 95 % profile-likelihood intervals")
     for col in ("quantity", "estimate", "95 % interval", "unit"):
         tab.add_column(col)
-    for e in res.estimates:
-        if e.identifiable:
-            est, ci = f"{e.value:.4g}", f"[{e.low:.4g}, {e.high:.4g}]"
+    for q in res.estimates:
+        if q.identifiable:
+            shown, ci = f"{q.value:.4g}", f"[{q.low:.4g}, {q.high:.4g}]"
         else:
-            est, ci = "not identifiable", f"(kept {e.value:.4g})" if e.low == e.high else f"[{e.low:.4g}, {e.high:.4g}]"
-        tab.add_row(e.name, est, ci, e.unit)
+            shown = "not identifiable"
+            ci = f"(kept {q.value:.4g})" if q.low == q.high else f"[{q.low:.4g}, {q.high:.4g}]"
+        tab.add_row(q.name, shown, ci, q.unit)
     con.print(tab)
-    for e in res.estimates:
-        if e.note:
-            con.print(f"  {e.name}: {e.note}")
+    for q in res.estimates:
+        if q.note:
+            con.print(f"  {q.name}: {q.note}")
     gof = Table(title="goodness of fit: observed / expected outcomes per width")
     for col in ("width mm", "passes", "clean", "knocked", "pushed off"):
         gof.add_column(col, justify="right")

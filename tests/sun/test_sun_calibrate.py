@@ -99,6 +99,8 @@ def test_a_log_that_says_nothing_is_not_identifiable() -> None:
     res, _ = _fit_circle(one, base)
     sc = next(e for e in res.estimates if e.name == "scale")
     assert not sc.identifiable and sc.high == BOUNDS["scale"][1] and "search bound" in sc.note
+    # ... and the preset gets no number from it: it keeps the base's sigmas.
+    assert sc.value == 1.0 and res.thrower.sigma_aim_deg == base.sigma_aim_deg
     # Placements only: the pass sigmas are kept from the base and flagged.
     places = PlaytestLog("p.csv", [], [PlaceRecord(1.0, -2.0, 3.0, 2), PlaceRecord(-1.5, 0.5, -1.0, 3)])
     res2, _ = _fit_circle(places, base)
