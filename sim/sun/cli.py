@@ -46,7 +46,7 @@ def pass_cmd(
     aim: float = typer.Option(..., "--aim", help="aim azimuth in degrees, counter-clockwise from +x"),
     release: Optional[float] = typer.Option(None, "--release",
                                             help="release distance outside the base edge (m); default the hand span"),
-    skill: str = typer.Option("perfect", "--skill", help="thrower skill: perfect, expert, steady, casual, child"),
+    skill: str = typer.Option("perfect", "--skill", help="thrower skill: perfect, expert, steady, casual, child, or a preset .toml"),
     seed: int = typer.Option(0, "--seed", min=0, help="seed of the thrower's noise"),
     preset: Optional[str] = typer.Option(None, "--preset", help="fast or reference (default: the layout's)"),
     record: Optional[Path] = typer.Option(None, "--record", help="write per-frame poses (JSON) to this file"),
@@ -109,7 +109,7 @@ def pass_cmd(
 def stability(
     layout: Path = typer.Argument(..., help="layout TOML file"),
     trials: int = typer.Option(10, "--trials", help="noisy passes per aim in the aim sweep"),
-    skill: str = typer.Option("casual", "--skill", help="thrower skill: perfect, expert, steady, casual, child"),
+    skill: str = typer.Option("casual", "--skill", help="thrower skill: perfect, expert, steady, casual, child, or a preset .toml"),
     seed: int = typer.Option(0, "--seed", min=0, help="root seed of the aim sweep"),
     json_out: bool = typer.Option(False, "--json", help="print the results as JSON"),
     out: Optional[Path] = typer.Option(None, "--out", help="folder for the polar plot (PNG)"),
