@@ -86,6 +86,12 @@ SIGMA_KEYS = ("sigma_aim_deg", "sigma_release_m", "sigma_push_mps", "sigma_place
 SIGMA_LIMITS = {"sigma_aim_deg": 45.0, "sigma_release_m": 0.2, "sigma_push_mps": 0.5, "sigma_place_m": 0.05,
                 "sigma_place_deg": 90.0}
 
+#: Ranges considered for each sigma in the derivation (docs/sun-physics.md, "The thrower's sigmas"),
+#: (low, high): where no published figure pins a sigma down, these bound what a human hand does;
+#: a sensitivity study of the thrower should sweep them.
+SIGMA_RANGES = {"sigma_aim_deg": (0.15, 5.0), "sigma_release_m": (0.002, 0.06), "sigma_push_mps": (0.001, 0.05),
+                "sigma_place_m": (0.0002, 0.005), "sigma_place_deg": (0.5, 15.0)}
+
 ZERO_PASS = PassNoise()
 ZERO_PLACE = PlaceNoise()
 

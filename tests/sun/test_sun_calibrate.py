@@ -198,6 +198,8 @@ def test_missing_log_and_bad_options(tmp_path: Path, capsys) -> None:  # noqa: A
     _bad_log_args(capsys, ["sun", "calibrate", str(SAMPLE), "--fit", "release"], "--fit", "'scale', 'aim', 'push'")
     _bad_log_args(capsys, ["sun", "calibrate", str(SAMPLE), "--base", "pro"], "--base", "unknown skill 'pro'")
     _bad_log_args(capsys, ["sun", "calibrate", str(SAMPLE), "--out", str(tmp_path / "x.json")], "--out", ".toml")
+    _bad_log_args(capsys, ["sun", "calibrate", str(SAMPLE), "--layout", str(tmp_path / "none.toml")],
+                  "none.toml", "no such layout file")
 
 
 def _bad_log_args(capsys, argv: list[str], *needles: str) -> None:  # noqa: ANN001
@@ -248,6 +250,15 @@ def test_bad_skill_preset_files(tmp_path: Path, body: str, needle: str) -> None:
     with pytest.raises(InputError) as ei:
         load_skill(p)
     assert needle in str(ei.value) and str(p) in str(ei.value)
+
+
+def test_presets_lie_in_the_documented_ranges() -> None:
+    from sim.sun.thrower import SIGMA_KEYS, SIGMA_LIMITS, SIGMA_RANGES
+
+    for name in ("expert", "steady", "casual", "child"):
+        for k in SIGMA_KEYS:
+            lo, hi = SIGMA_RANGES[k]
+            assert lo <= getattr(SKILLS[name], k) <= hi <= SIGMA_LIMITS[k], (name, k)
 
 
 def test_presets_keep_their_documented_ratios() -> None:
