@@ -1,4 +1,5 @@
-"""Command line of *Stonehenge and the Sun*: ``stonelab sun pass`` and ``stonelab stability``.
+"""Command line of *Stonehenge and the Sun*: ``stonelab sun pass``, ``stonelab sun calibrate`` and
+``stonelab stability``.
 
 ``app`` is a typer sub-application (mounted as ``stonelab sun``); :func:`stability` is a plain
 function with typer defaults, mounted by the main CLI as ``stonelab stability``. Bad input (a
@@ -45,7 +46,7 @@ def pass_cmd(
     aim: float = typer.Option(..., "--aim", help="aim azimuth in degrees, counter-clockwise from +x"),
     release: Optional[float] = typer.Option(None, "--release",
                                             help="release distance outside the base edge (m); default the hand span"),
-    skill: str = typer.Option("perfect", "--skill", help="thrower skill: perfect, expert, steady, casual, child"),
+    skill: str = typer.Option("perfect", "--skill", help="thrower skill: perfect, expert, steady, casual, child, or a preset .toml"),
     seed: int = typer.Option(0, "--seed", min=0, help="seed of the thrower's noise"),
     preset: Optional[str] = typer.Option(None, "--preset", help="fast or reference (default: the layout's)"),
     record: Optional[Path] = typer.Option(None, "--record", help="write per-frame poses (JSON) to this file"),
@@ -108,7 +109,7 @@ def pass_cmd(
 def stability(
     layout: Path = typer.Argument(..., help="layout TOML file"),
     trials: int = typer.Option(10, "--trials", help="noisy passes per aim in the aim sweep"),
-    skill: str = typer.Option("casual", "--skill", help="thrower skill: perfect, expert, steady, casual, child"),
+    skill: str = typer.Option("casual", "--skill", help="thrower skill: perfect, expert, steady, casual, child, or a preset .toml"),
     seed: int = typer.Option(0, "--seed", min=0, help="root seed of the aim sweep"),
     json_out: bool = typer.Option(False, "--json", help="print the results as JSON"),
     out: Optional[Path] = typer.Option(None, "--out", help="folder for the polar plot (PNG)"),
@@ -168,6 +169,87 @@ def stability(
             for m in res["sweep"]["most_lost"][:5]))
     if res["plot"]:
         con.print(f"plot: {res['plot']}")
+
+
+@app.command("calibrate")
+def calibrate_cmd(
+    log: Path = typer.Argument(..., help="playtest log CSV (docs/playtest-log.md)"),
+    layout: Optional[Path] = typer.Option(None, "--layout",
+                                          help="layout TOML whose table, ball, shapes and physics to use "
+                                               "(its stones are ignored; default PHYSICS.md's values)"),
+    out: Optional[Path] = typer.Option(None, "--out", help="write the fitted skill preset (TOML) here"),
+    fit_mode: str = typer.Option("scale", "--fit",
+                                 help="what to fit: scale (the base's aim and push sigmas together), aim, push "
+                                      "or aim,push"),
+    base: str = typer.Option("casual", "--base",
+                             help="skill whose sigmas are kept where the log says nothing (a level or a .toml)"),
+    json_out: bool = typer.Option(False, "--json", help="print the result as JSON"),
+) -> None:
+    """Fit a thrower's sigmas to a playtest LOG by maximum likelihood and report their 95 % intervals."""
+    from sim.sun.calibrate import fit, read_log, write_skill
+    from sim.sun.layout import Layout, load_layout
+    from sim.sun.thrower import skill as skill_level
+
+    try:
+        if out is not None:
+            check_output_file(out, "--out", (".toml",))
+        lay = load_layout(layout) if layout is not None else Layout()
+        try:
+            base_th = skill_level(base)
+        except InputError as err:
+            raise InputError(err.message, source=err.source, key="--base") from None
+        data = read_log(log, lay.ball.diameter * 1000.0)
+        res = fit(data, base_th, fit_mode, lay)
+    except InputError as exc:
+        _fail(exc)
+        return
+    if out is not None:
+        try:
+            write_skill(res, out)
+        except OSError as e:
+            _fail(InputError(f"cannot write the skill preset: {e.strerror or e}", source=out, key="--out"))
+    if json_out:
+        d = res.as_dict()
+        d["out"] = str(out) if out else None
+        _dump(d)
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    con = Console()
+    con.print(f"[bold]{log}[/]: {res.passes} passes, {res.places} placements; fit {res.mode}, base {base_th.name}; "
+              f"{res.physics_passes} physics passes for the outcome tables")
+    tab = Table(title="maximum-likelihood estimates, 95 % profile-likelihood intervals")
+    for col in ("quantity", "estimate", "95 % interval", "unit"):
+        tab.add_column(col)
+    for q in res.estimates:
+        if q.identifiable:
+            shown, ci = f"{q.value:.4g}", f"[{q.low:.4g}, {q.high:.4g}]"
+        else:
+            shown = "not identifiable"
+            ci = f"(kept {q.value:.4g})" if q.low == q.high else f"[{q.low:.4g}, {q.high:.4g}]"
+        tab.add_row(q.name, shown, ci, q.unit)
+    con.print(tab)
+    for q in res.estimates:
+        if q.note:
+            con.print(f"  {q.name}: {q.note}")
+    gof = Table(title="goodness of fit: observed / expected outcomes per width")
+    for col in ("width mm", "passes", "clean", "knocked", "pushed off"):
+        gof.add_column(col, justify="right")
+    for g in res.gof:
+        o, x = g["observed"], g["expected"]
+        gof.add_row(f"{g['width_mm']:g}", str(g["passes"]),
+                    *(f"{o[k]} / {x[k]:.1f}" for k in ("clean", "knocked", "pushed_off")))
+    if res.gof:
+        con.print(gof)
+    if res.gof_p is None:
+        con.print(f"Pearson chi-square: too few cells for a test ({res.gof_df} degrees of freedom)")
+    else:
+        verdict = "the model fits" if res.gof_p >= 0.05 else "the model does NOT fit these counts well"
+        con.print(f"Pearson chi-square {res.gof_chi2:.2f} on {res.gof_df} degrees of freedom, p = {res.gof_p:.3f}: "
+                  f"{verdict}")
+    if out is not None:
+        con.print(f"skill preset written to {out} (name it in a scenario: skill = \"{out}\")")
 
 
 # Until the main CLI mounts it, ``python -m sim.sun.cli stability ...`` also works.

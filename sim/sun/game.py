@@ -9,7 +9,7 @@ protocol. Scenario tables:
   defaults, validated like a layout file (``sim.sun.layout.parse_layout``).
 - ``[record]``: ``frames`` = none | first | all | failures (per-frame poses of every body, kept in
   the store's ``sun_frames`` table), ``rate_hz``.
-- per seat: ``skill`` (a level of ``sim.sun.thrower.SKILLS``) and ``sigma_aim_deg`` (overrides the
+- per seat: ``skill`` (a level of ``sim.sun.thrower.SKILLS`` or a preset file ``*.toml``) and ``sigma_aim_deg`` (overrides the
   level's aim noise when >= 0; what ``skill-sweep.toml`` sweeps).
 
 Replays: a game is a pure function of its seed streams (every physics call rebuilds the world from
@@ -32,6 +32,7 @@ from sim.sun import rules as R
 from sim.sun.layout import Layout, PhysicsSpec, TableSpec, BallSpec, parse_layout
 from sim.sun.layout import _BALL_KEYS as BALL_RANGES, _PHYSICS_KEYS as PHYSICS_RANGES, _TABLE_KEYS as TABLE_RANGES
 from sim.sun.thrower import SKILLS, Thrower, PassNoise as TPassNoise, PlaceNoise as TPlaceNoise
+from sim.sun.thrower import is_skill_file, load_skill, skill as skill_of
 
 # ------------------------------------------------------------------------------------------------
 # Options
@@ -62,8 +63,21 @@ SECTIONS: dict[str, tuple[Option, ...]] = {
     ),
 }
 
+def _check_skill(value: str) -> str | None:
+    """A seat's ``skill``: a level of SKILLS or a readable, valid preset file (None when fine)."""
+    if not is_skill_file(value):
+        return None if value in SKILLS else f"allowed: {', '.join(map(repr, SKILLS))} or a preset file ending in .toml"
+    try:
+        load_skill(value)
+    except InputError as e:
+        return f"{e}"
+    return None
+
+
 SEAT_OPTIONS: tuple[Option, ...] = (
-    Option("skill", str, "steady", "the thrower's skill level (sim/sun/thrower.py)", choices=tuple(SKILLS)),
+    Option("skill", str, "steady", "the thrower's skill level (sim/sun/thrower.py) or a skill preset file "
+           "ending in .toml (written by `stonelab sun calibrate --out`; path relative to the working directory)",
+           check=_check_skill),
     Option("sigma_aim_deg", float, -1.0, "aim noise in degrees overriding the skill's (-1: the skill's)",
            min=-1.0, max=90.0),
 )
@@ -308,15 +322,12 @@ def _still_recording(t: Any, rate_hz: float, res: Any) -> dict[str, Any]:
 
 
 def thrower_of(seat: Mapping[str, Any]) -> Thrower:
-    """The thrower of a seat: its skill level, with ``sigma_aim_deg`` overridden when >= 0.
+    """The thrower of a seat: its skill level or preset file, with ``sigma_aim_deg`` overridden when >= 0.
 
     Raises:
-        InputError: unknown skill.
+        InputError: unknown skill, or a bad preset file.
     """
-    name = seat.get("skill", "steady")
-    if name not in SKILLS:
-        raise InputError(f"unknown skill {name!r}", key="skill")
-    th = SKILLS[name]
+    th = skill_of(str(seat.get("skill", "steady")))
     aim = seat.get("sigma_aim_deg", -1.0)
     if aim is not None and aim >= 0:
         from dataclasses import replace

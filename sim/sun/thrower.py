@@ -6,15 +6,25 @@ A :class:`Thrower` holds five standard deviations. Named skill levels (:data:`SK
 level      sigma_aim_deg  sigma_release_m  sigma_push_mps  sigma_place_m  sigma_place_deg
 =========  =============  ===============  ==============  =============  ===============
 perfect    0              0                0               0              0
-expert     0.5            0.01             0.005           0.0005         1.0
-steady     1.0            0.02             0.01            0.001          2.0
-casual     2.0            0.04             0.02            0.002          4.0
-child      4.0            0.06             0.04            0.0035         8.0
+expert     0.3            0.005            0.003           0.0005         1.0
+steady     0.6            0.01             0.006           0.001          2.0
+casual     1.2            0.02             0.012           0.002          4.0
+child      2.4            0.03             0.024           0.0035         8.0
 =========  =============  ===============  ==============  =============  ===============
 
+docs/sun-physics.md ("The thrower's sigmas") derives each column from published motor-variability
+figures (hand tremor, release timing, dart-throwing spread) and says where no figure exists. In
+short: each level doubles the one before (weaker dart players vary their throw about twice as
+much as stronger ones), ``expert`` sits at about twice the spread of the world's best dart
+throwers, and the push is anchored on the hand's tremor velocity.
+
 For scale: at the ring (0.13 m) one degree of aim is 2.3 mm; a sideways push of 0.01 m/s at release
-turns the path into an ellipse about 4.5 mm wide (push / pendulum angular frequency); a normal
-release meets the ring at about 0.78 m/s.
+moves the ball about 4.2 mm sideways where it crosses the ring (push x sqrt(1 - (R/A)^2) / omega,
+:func:`sim.sun.calibrate.push_gain_s`); a normal release meets the ring at about 0.78 m/s.
+
+A preset can also live in a TOML file (``[skill]`` with the five sigmas, see
+:func:`load_skill`); :func:`skill` takes a level name or such a path, which is what
+``stonelab sun calibrate --out`` writes.
 
 Noise is always drawn as standard normals scaled by the sigmas, in a fixed order and count, so two
 throwers of different skill fed the same generator state see *common random numbers*: a study
@@ -23,8 +33,12 @@ comparing skills isolates the skill, not the luck.
 
 from __future__ import annotations
 
+import json
 import math
+import tomllib
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -66,6 +80,18 @@ class PlaceNoise:
     yaw_rad: float = 0.0
 
 
+#: The five standard deviations of a :class:`Thrower`, in the order of its fields.
+SIGMA_KEYS = ("sigma_aim_deg", "sigma_release_m", "sigma_push_mps", "sigma_place_m", "sigma_place_deg")
+#: Largest value a preset file may give each sigma (beyond these a "hand" is not a hand).
+SIGMA_LIMITS = {"sigma_aim_deg": 45.0, "sigma_release_m": 0.2, "sigma_push_mps": 0.5, "sigma_place_m": 0.05,
+                "sigma_place_deg": 90.0}
+
+#: Ranges considered for each sigma in the derivation (docs/sun-physics.md, "The thrower's sigmas"),
+#: (low, high): where no published figure pins a sigma down, these bound what a human hand does;
+#: a sensitivity study of the thrower should sweep them.
+SIGMA_RANGES = {"sigma_aim_deg": (0.15, 5.0), "sigma_release_m": (0.002, 0.06), "sigma_push_mps": (0.001, 0.05),
+                "sigma_place_m": (0.0002, 0.005), "sigma_place_deg": (0.5, 15.0)}
+
 ZERO_PASS = PassNoise()
 ZERO_PLACE = PlaceNoise()
 
@@ -91,10 +117,14 @@ class Thrower:
     sigma_place_deg: float = 0.0
 
     def __post_init__(self) -> None:
-        for k in ("sigma_aim_deg", "sigma_release_m", "sigma_push_mps", "sigma_place_m", "sigma_place_deg"):
+        for k in SIGMA_KEYS:
             v = getattr(self, k)
-            if not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0.0):
+            if isinstance(v, bool) or not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0.0):
                 raise InputError(f"{k} must be a finite number >= 0, not {v!r}", key=k)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The name and the five sigmas."""
+        return {k: getattr(self, k) for k in ("name",) + SIGMA_KEYS}
 
     def draw_pass(self, rng: np.random.Generator) -> PassNoise:
         """Draw the errors of one pass (always four normals, see module docstring)."""
@@ -112,20 +142,93 @@ class Thrower:
 
 SKILLS: dict[str, Thrower] = {
     "perfect": Thrower("perfect"),
-    "expert": Thrower("expert", 0.5, 0.01, 0.005, 0.0005, 1.0),
-    "steady": Thrower("steady", 1.0, 0.02, 0.01, 0.001, 2.0),
-    "casual": Thrower("casual", 2.0, 0.04, 0.02, 0.002, 4.0),
-    "child": Thrower("child", 4.0, 0.06, 0.04, 0.0035, 8.0),
+    "expert": Thrower("expert", 0.3, 0.005, 0.003, 0.0005, 1.0),
+    "steady": Thrower("steady", 0.6, 0.01, 0.006, 0.001, 2.0),
+    "casual": Thrower("casual", 1.2, 0.02, 0.012, 0.002, 4.0),
+    "child": Thrower("child", 2.4, 0.03, 0.024, 0.0035, 8.0),
 }
 
 
-def skill(name: str) -> Thrower:
-    """The named skill level.
+def is_skill_file(name: str) -> bool:
+    """Whether a skill value names a preset file (it ends in ``.toml``) rather than a level."""
+    return name.lower().endswith(".toml")
+
+
+def skill(name: str, base_dir: str | Path | None = None) -> Thrower:
+    """The named skill level, or the preset in a TOML file when ``name`` ends in ``.toml``.
+
+    Args:
+        name: a key of :data:`SKILLS` or a path to a preset file (:func:`load_skill`).
+        base_dir: folder a relative preset path is resolved against (a scenario's folder);
+            default the current directory.
 
     Raises:
-        InputError: for an unknown name (the message lists the levels).
+        InputError: for an unknown name (the message lists the levels) or a bad preset file.
     """
+    if is_skill_file(name):
+        p = Path(name)
+        if base_dir is not None and not p.is_absolute():
+            p = Path(base_dir) / p
+        return load_skill(p)
     try:
         return SKILLS[name]
     except KeyError:
-        raise InputError(f"unknown skill {name!r}; allowed: {allowed(SKILLS)}", key="skill") from None
+        raise InputError(f"unknown skill {name!r}; allowed: {allowed(SKILLS)} or a preset file ending in .toml",
+                         key="skill") from None
+
+
+def load_skill(path: str | Path) -> Thrower:
+    """Read a skill preset file: a ``[skill]`` table with ``name`` (optional) and the five sigmas.
+
+    Every sigma must be present (a preset states the whole hand), a number from 0 to its
+    :data:`SIGMA_LIMITS` value; other keys are refused. A ``[fit]`` table (written by
+    ``stonelab sun calibrate``) is allowed and ignored.
+
+    Raises:
+        InputError: naming the file and key: missing file, not TOML, no ``[skill]`` table, a
+            missing, unknown, non-numeric, negative or too large value.
+    """
+    p = Path(path)
+    try:
+        with p.open("rb") as fh:
+            data = tomllib.load(fh)
+    except FileNotFoundError:
+        raise InputError("no such skill preset file", source=p) from None
+    except IsADirectoryError:
+        raise InputError("is a folder; give a skill preset file (.toml)", source=p) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"not valid TOML: {exc}", source=p) from None
+    except UnicodeDecodeError:
+        raise InputError("not a UTF-8 text file; a skill preset is TOML", source=p) from None
+    except OSError as exc:
+        raise InputError(f"cannot read the skill preset: {exc.strerror or exc}", source=p) from None
+    for k in data:
+        if k not in ("skill", "fit"):
+            raise InputError("unknown top-level key; allowed: 'skill' or 'fit'", source=p, key=k)
+    sec = data.get("skill")
+    if not isinstance(sec, dict):
+        raise InputError("missing the [skill] table with the five sigmas", source=p, key="skill")
+    for k in sec:
+        if k != "name" and k not in SIGMA_KEYS:
+            raise InputError(f"unknown key; allowed: 'name' or {allowed(SIGMA_KEYS)}", source=p, key=f"skill.{k}")
+    name = sec.get("name", p.stem)
+    if not isinstance(name, str) or not name:
+        raise InputError(f"must be a non-empty string, not {name!r}", source=p, key="skill.name")
+    vals = []
+    for k in SIGMA_KEYS:
+        if k not in sec:
+            raise InputError("missing; a preset gives all five sigmas", source=p, key=f"skill.{k}")
+        v = sec[k]
+        hi = SIGMA_LIMITS[k]
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not (math.isfinite(v) and 0.0 <= v <= hi):
+            raise InputError(f"must be a number from 0 to {hi:g}, not {v!r}", source=p, key=f"skill.{k}")
+        vals.append(float(v))
+    return Thrower(name, *vals)
+
+
+def dump_skill_toml(thrower: Thrower, comments: Sequence[str] = ()) -> str:
+    """A skill preset file's text for ``thrower`` (read back by :func:`load_skill`)."""
+    lines = [f"# {c}" for c in comments]
+    lines += ["[skill]", f"name = {json.dumps(thrower.name)}"]
+    lines += [f"{k} = {float(getattr(thrower, k))!r}" for k in SIGMA_KEYS]
+    return "\n".join(lines) + "\n"

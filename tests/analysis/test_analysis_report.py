@@ -178,13 +178,16 @@ def test_sun_section_by_hand(tmp_path: Path) -> None:
                                                   {"agent": "careful", "skill": "child"}]}
     run = load_run(write_store(tmp_path, spec, res, scenario=scen))
     noise = sun.seat_noise(run).set_index("seat")
-    assert noise.loc[0, "sigma_aim_deg"] == 0.5 and noise.loc[1, "sigma_aim_deg"] == 4.0
+    from sim.sun.thrower import SKILLS
+
+    lo, hi = SKILLS["expert"].sigma_aim_deg, SKILLS["child"].sigma_aim_deg
+    assert noise.loc[0, "sigma_aim_deg"] == lo and noise.loc[1, "sigma_aim_deg"] == hi
     lost = sun.lost_stones(run)
     assert len(lost) == 6 and sorted(lost["shape"].value_counts().items()) == [("pillar", 2), ("slab", 4)]
     assert (lost["level"] == "stacked (level 2)").sum() == 2 and (lost["level"] == "on the base").sum() == 2
     text = " ".join(sun.section(run).findings)
     # 8 passes, 6 stones: 0.75 per pass; 4 clean (50 %); seat 0 (0.5°): (0 + 2) / 2 = 1, seat 1 (4°): (1 + 0) / 2
     assert "Over 8 passes a pass costs 0.75 stones on average and 50 % [" in text
-    assert "(0.5 to 4.0°) the cost goes from 1.00 [" in text and "to 0.50 [" in text
+    assert f"({lo:.1f} to {hi:.1f}°) the cost goes from 1.00 [" in text and "to 0.50 [" in text
     assert "0 of 8 passes (0.0 %" in text
     assert sun.headline(run)[2].tolist() == [0.75, 0.75]

@@ -9,6 +9,7 @@ from sim.core.agents import make_agent
 from sim.core.game import CHANCE
 from sim.core.seeding import game_streams
 from sim.sun.game import GAME, thrower_of
+from sim.sun.thrower import SKILLS
 
 
 def _play(agent: str, seed: int = 5, players: int = 2, upto: int | None = None):
@@ -30,7 +31,7 @@ def _play(agent: str, seed: int = 5, players: int = 2, upto: int | None = None):
 def test_spec_and_seat_skill():
     assert GAME.spec.name == "sun" and GAME.spec.has_chance
     assert {"random", "careful", "planner"} <= set(GAME.agents)
-    assert thrower_of({"skill": "expert", "sigma_aim_deg": -1.0}).sigma_aim_deg == 0.5
+    assert thrower_of({"skill": "expert", "sigma_aim_deg": -1.0}) == SKILLS["expert"]  # -1: the level's own
     assert thrower_of({"skill": "expert", "sigma_aim_deg": 3.0}).sigma_aim_deg == 3.0
     s = GAME.new_initial_state(GAME.config(3))
     assert s.current_player() == 0 and len(s.markers) == 3
