@@ -42,7 +42,8 @@ from scipy import optimize, stats
 from scipy.special import ndtr
 
 from sim.core.errors import InputError, allowed
-from sim.sun.layout import Layout, StoneSpec, clearance_to_bisector
+from sim.sun.layout import Layout, StoneSpec
+from sim.sun.ring import clearance_to_bisector
 from sim.sun.thrower import Thrower, dump_skill_toml
 
 #: Outcome classes of a pass, in the order used by arrays.
@@ -249,7 +250,7 @@ def two_gap_layout(width_m: float, base: Layout | None = None) -> Layout:
     base = base or Layout()
     R = base.table.ring_radius
     blk = base.shapes["block"]
-    sep = optimize.brentq(lambda s: 2 * clearance_to_bisector(R, s, blk.width, blk.depth) - width_m, 1e-4, 2.5)
+    sep = optimize.brentq(lambda s: 2 * clearance_to_bisector(R, blk.depth, blk.width, 0.5 * s) - width_m, 1e-4, 2.5)
     angles = []
     for start in (0.0, math.pi):
         angles += list(np.linspace(start + sep / 2, start + math.pi - sep / 2, 8))

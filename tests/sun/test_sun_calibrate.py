@@ -19,7 +19,7 @@ from sim.cli import main
 from sim.core.errors import InputError
 from sim.sun.calibrate import (BOUNDS, OutcomeTable, PassModel, PassRecord, PlaceRecord, PlaytestLog,
                                fit, read_log, simulate_log, two_gap_layout, write_skill)
-from sim.sun.layout import Layout, layout_gaps
+from sim.sun.layout import Layout, layout_ring
 from sim.sun.thrower import SKILLS, Thrower, load_skill, skill
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -128,7 +128,7 @@ def test_placement_interval_is_the_chi_square_one() -> None:
 
 def test_two_gap_layout_has_the_asked_width() -> None:
     for w in (42.0, 60.0, 80.0):
-        gaps = sorted(g.width for g in layout_gaps(two_gap_layout(w / 1000)))
+        gaps = sorted(layout_ring(two_gap_layout(w / 1000)).width)
         assert gaps[-1] == pytest.approx(w / 1000, abs=1e-9) and gaps[-2] == pytest.approx(w / 1000, abs=1e-9)
         assert gaps[-3] < 0.039  # every other gap is too narrow for the ball
     with pytest.raises(InputError, match="from 5 to 120 mm"):
