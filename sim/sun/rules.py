@@ -759,8 +759,8 @@ class SunState(State):
                             cands.append(x)
             for c in cands:
                 deg = round(math.degrees(c % TAU), 6) % 360.0
-                if all(abs((deg - o + 180.0) % 360.0 - 180.0) > 0.05 for o in out) and \
-                        self._check_stand(Stand(shape, deg)) is None:
+                # inside an exact interval, so legal (tests/sun/test_sun_stand_intervals.py checks it)
+                if all(abs((deg - o + 180.0) % 360.0 - 180.0) > 0.05 for o in out):
                     out.append(deg)
         return out
 
@@ -863,7 +863,29 @@ class SunState(State):
                 if clearance_to_bisector(q.radius, q.depth, q.width, h) + clearance_to_bisector(new.radius, new.depth, new.width, h) \
                         < self.geom.table.min_clearance:
                     return f"the stack would not be clear of stone #{q.id}"
+        if self.rules["mode"] == "standard" and ring.n >= 3 and not self._first_turn() and (
+                new.width == p.width or not any(abs((m - p.angle + math.pi) % TAU - math.pi) <= new.half
+                                                 for ms in self.markers for m in ms)):
+            return None if self._stack_marker_fast(ring, ring.index[a.on], new) else "no legal marker move would follow"
         return self._check_marker_after(stone, new_pos=new)
+
+    def _stack_marker_fast(self, ring: Ring, k: int, new: Pos) -> bool:
+        """Standard mode, a stack that covers no marker: is there a legal marker move after it?
+        Every marker keeps its gap and the keys are unchanged; only the two gaps beside the
+        position get the stack's width and depth. Equal to :meth:`_marker_options` on the full
+        ring (tests/sun/test_sun_stand_intervals.py checks it on random games)."""
+        others = self._others_areas(ring)
+        new_gap_rule = self.rules["marker_change"] == "new_gap"
+        before = self.area_before[self.seat]
+        g = self.geom
+        for gi, (p, q) in ((k, (new, ring.pos[(k + 1) % ring.n])), ((k - 1) % ring.n, (ring.pos[k - 1], new))):
+            key = ring.keys[gi]
+            if key in others or (new_gap_rule and key == before):
+                continue
+            u = ring.under[gi]
+            if gap_width(p, q) >= g.pass_width and (u is None or u >= g.gate_clear_z):
+                return True
+        return False
 
     def _ring_with(self, new_pos: Pos | None = None, removed: int = -1,
                    gate: tuple[int, int, float] | None = None) -> Ring:
@@ -955,12 +977,24 @@ class SunState(State):
         takeable = [i for i, r in enumerate(self.role)
                     if (r == BASE and i not in supports and ring.pos[ring.index[i]].top < 0)
                     or (r == TOP and self.sup[i][0] not in supports)]
+        # Pairs of neighbours that no gate can span whatever stone is taken, unless that stone is
+        # the top of one of them: a support carries a gate, a gate spans them, their tops differ by
+        # more than level_tolerance, or the gap is wider than the longest lintel allows.
+        longest = max(self.geom.shapes[self.shapes[st]].lintel_length for st in takeable) if takeable else 0.0
+        most = longest - 2.0 * self.geom.table.gate_min_overlap
+        static_ok = []
+        for i in range(ring.n):
+            pa, pb = ring.pos[i], ring.pos[(i + 1) % ring.n]
+            static_ok.append(pa.id not in supports and pb.id not in supports and ring.under[i] is None
+                             and abs(pa.top_z - pb.top_z) <= self.rules["level_tolerance"]
+                             and gap_width(pa, pb) <= most)
         out = []
         for st in takeable:
+            below = self.sup[st][0] if self.role[st] == TOP else -1
             pairs = []
             for i in range(ring.n):
                 a, b = ring.pos[i].id, ring.pos[(i + 1) % ring.n].id
-                if st in (a, b):
+                if st in (a, b) or (not static_ok[i] and below not in (a, b)):
                     continue
                 pairs.append((a, b))
             if self.role[st] == BASE:

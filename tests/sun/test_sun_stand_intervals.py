@@ -132,3 +132,29 @@ def test_stalemate_only_when_no_stand_stack_or_gate_is_legal() -> None:
                     assert s._check_stand(R.Stand(shape, k * 0.1)) is not None
             assert not s._gate_candidates(s.ring())
     assert ended >= 10  # random play ends in stalemate: the check above ran
+
+
+def test_fast_stack_marker_check_agrees_with_the_full_ring() -> None:
+    # The stack check's local shortcut (standard mode, no marker under the stack) gives the same
+    # verdict as the marker options computed on the whole ring after the stack.
+    checked = 0
+    for k, s in enumerate(_random_positions(12, seed0=40)):
+        if s.rules["mode"] != "standard" or s._first_turn() or s.ring().n < 3:
+            continue
+        ring = s.ring()
+        for shape in s._available_shapes():
+            stone = s._stone_for(shape)
+            sh = G.shapes[shape]
+            for p in ring.pos:
+                if p.top >= 0:
+                    continue
+                new = R.replace(p, width=max(p.width, sh.width), depth=max(p.depth, sh.depth),
+                                top_z=p.top_z + sh.height, top=stone)
+                if any(abs((m - p.angle + math.pi) % R.TAU - math.pi) <= new.half for ms in s.markers for m in ms) \
+                        and new.width != p.width:
+                    continue
+                fast = s._stack_marker_fast(ring, ring.index[p.id], new)
+                full = s._check_marker_after(stone, new_pos=new) is None
+                assert fast == full, (s.to_notation(), shape, p.id)
+                checked += 1
+    assert checked >= 100
