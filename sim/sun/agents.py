@@ -54,6 +54,24 @@ OPP_FLOOR = 0.005
 GATE_SPITE = 0.02
 
 
+#: Room planning ("think about where you will stand stones on your next and later turns", the rule
+#: text): the wide stones are the ones that no longer fit once the ring fills up, so an agent that
+#: always plays the narrow stones first is left holding blocks it cannot stand (a stalemate). A
+#: stand or stack of a shape wider than the narrowest one left in the field earns ROOM_WEIGHT metres
+#: of pass clearance per metre of extra width (docs/rules-sun.md, "Agents").
+ROOM_WEIGHT = 0.5
+
+
+def room_bonus(st: R.SunState, a: Any) -> float:
+    """Bonus (m) for placing a wide stone while narrower ones wait in the field (see ROOM_WEIGHT)."""
+    if not isinstance(a, (R.Stand, R.Stack)):
+        return 0.0
+    widths = [st.geom.shapes[sh].width for sh in st._available_shapes()]
+    if not widths:
+        return 0.0
+    return ROOM_WEIGHT * (st.geom.shapes[a.shape].width - min(widths))
+
+
 def bump_chance(st: R.SunState, a: Any) -> float:
     """Chance (0-1) that a stand ``a`` touches a neighbour: the seat's along-the-ring placement
     noise (normal, ``sigma_place_m``) exceeding the clear gap left on either side."""
@@ -317,7 +335,7 @@ class CarefulAgent(_Base):
             base = g.shapes[st.shapes[a.on]]
             if g.shapes[a.shape].width > base.width + 1e-9:
                 best -= UNSTABLE_STACK
-        return best - BUMP_COST * bump_chance(st, a)
+        return best - BUMP_COST * bump_chance(st, a) + room_bonus(st, a)
 
     def preview_score(self, st: R.SunState, a: Any, pv: Preview) -> float:
         """Careful's score of placement ``a`` followed by ``pv``'s marker move (m of pass clearance)."""
@@ -328,7 +346,7 @@ class CarefulAgent(_Base):
             sc -= UNSTABLE_STACK
         if isinstance(a, R.Gate):
             sc += BLOCK_BONUS * self._blocked_pv(st, pv) - 0.001
-        return sc - BUMP_COST * bump_chance(st, a)
+        return sc - BUMP_COST * bump_chance(st, a) + room_bonus(st, a)
 
     def _blocked_pv(self, st: R.SunState, pv: Preview) -> int:
         # opponents' areas passable before and not after (a gate over them)
@@ -380,7 +398,7 @@ class CarefulAgent(_Base):
                 sc -= UNSTABLE_STACK
         if isinstance(a, R.Gate):
             sc += BLOCK_BONUS * self._blocked(st, c) - 0.001
-        sc -= BUMP_COST * bump_chance(st, a)
+        sc += room_bonus(st, a) - BUMP_COST * bump_chance(st, a)
         return sc, move, p
 
     def _blocked(self, before: R.SunState, after: R.SunState) -> int:
