@@ -782,8 +782,9 @@ class SunTable:
         chunk = max(1, hz // 30)  # read the ball about every 1/30 s: the hot loop is stepSimulation
         frame_every = 0
         if record is not None:
+            # Recording reads frames between the checks, never changes when the checks happen:
+            # a recorded pass is the same pass as an unrecorded one (a study's game and its replay).
             frame_every = max(1, round(hz / record.rate_hz))
-            chunk = 1
             self._record_setup(record)
             self._record_frame(record, 0.0)
             record.event(0.0, "release", aim_deg=math.degrees(a), horizontal_m=rho)
@@ -800,10 +801,18 @@ class SunTable:
         z = pos0[0][2]
         clock = time.perf_counter
         while True:
-            t_step = clock()
-            for _ in range(chunk):
-                step(physicsClientId=c)
-            _STEPPING[0] += clock() - t_step
+            if frame_every:
+                for k in range(1, chunk + 1):
+                    t_step = clock()
+                    step(physicsClientId=c)
+                    _STEPPING[0] += clock() - t_step
+                    if (steps + k) % frame_every == 0:
+                        self._record_frame(record, (steps + k) / hz)
+            else:
+                t_step = clock()
+                for _ in range(chunk):
+                    step(physicsClientId=c)
+                _STEPPING[0] += clock() - t_step
             steps += chunk
             s = get(body, 0, 1, physicsClientId=c)
             (x, y, z), (vx, vy, vz) = s[0], s[6]
@@ -817,8 +826,6 @@ class SunTable:
                 cx, cy = px + f * (x - px), py + f * (y - py)
                 res.crossings.append(Crossing(wrap_angle(math.atan2(cy, cx)), r < prev_r, (steps - chunk * (1 - f)) / hz))
             px, py, prev_r = x, y, r
-            if frame_every and steps % frame_every == 0:
-                self._record_frame(record, steps / hz)
             if steps >= min_steps and vx * dirx + vy * diry <= 0.0:
                 break
             if steps >= max_steps:

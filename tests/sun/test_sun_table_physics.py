@@ -199,3 +199,21 @@ def test_fast_and_reference_agree_on_clean_or_penalty() -> None:
     rate = agree / len(aims)
     print(f"fast vs reference agreement: {agree}/{len(aims)} = {rate:.2%}")
     assert rate >= 0.85
+
+
+def test_recording_a_pass_does_not_change_it() -> None:
+    # A study records game 0 (frames = "first") and `replay` re-plays any game with recording on:
+    # the recorded pass must be the same pass. Recording used to read the ball every step, which
+    # moved the catch and changed what fell.
+    from sim.sun.table import PoseRecorder, PassNoise
+
+    with SunTable.from_layout(load_layout(LAYOUTS / "full-32.toml", "fast")) as t:
+        snap = t.snapshot()
+        for aim_deg, push in ((30.0, (0.0, 0.0)), (3.0, (0.01, -0.02)), (175.0, (0.0, 0.03))):
+            out = []
+            for rec in (None, PoseRecorder(30.0)):
+                t.restore(snap)
+                r = t.pass_ball(math.radians(aim_deg), None, noise=PassNoise(push_mps=push), record=rec)
+                out.append((r.steps, [(p.stone, p.cause) for p in r.penalties],
+                            [(s.id, s.pos, s.quat) for s in r.final]))
+            assert out[0] == out[1], aim_deg
