@@ -400,3 +400,51 @@ def stacked_bars(
     ax.grid(axis="x", visible=False)
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return fig
+
+
+def score_bars(
+    labels: Sequence[str],
+    wins: Sequence[float],
+    score: Sequence[float],
+    lo: Sequence[float],
+    hi: Sequence[float],
+    expected: Sequence[float],
+    n: Sequence[int],
+    *,
+    title: str,
+    xlabel: str,
+    highlight: Sequence[bool] | None = None,
+) -> Figure:
+    """Horizontal bars, one row per label (long labels never overlap): the solid part is the
+    share won outright, the light part the share earned from draws and shared wins, the bar's end
+    the score; whiskers: its 95 % interval; a dashed tick: its share with no skill effect; the
+    number of games at the right. Highlighted rows (e.g. the declared stronger agent) are drawn in
+    the accent colour, the others in grey."""
+    k = len(labels)
+    fig, ax = new_figure(8.5, max(2.4, 0.9 + 0.42 * k))
+    y = np.arange(k)[::-1]
+    hl = list(highlight) if highlight is not None else [True] * k
+    solid = [ACCENT if h else "#888888" for h in hl]
+    w = np.nan_to_num(np.asarray(wins, dtype=float))
+    sc = np.asarray(score, dtype=float)
+    ax.barh(y, w, color=solid, height=0.62, zorder=2, label="won outright")
+    ax.barh(y, np.clip(np.nan_to_num(sc) - w, 0, None), left=w, color=solid, alpha=0.35, height=0.62, zorder=2,
+            label="share of draws and shared wins")
+    ax.errorbar(sc, y, xerr=_err(sc, lo, hi), fmt="none", ecolor="black", capsize=4, lw=1.1, zorder=3,
+                label="95 % interval")
+    for i, (yi, e) in enumerate(zip(y, expected)):
+        ax.vlines(e, yi - 0.4, yi + 0.4, color=NEUTRAL, ls="--", lw=1.2, zorder=4,
+                  label="score with no skill effect" if i == 0 else None)
+    for yi, ni in zip(y, n):
+        ax.annotate(f"n = {ni}", (1.0, yi), xytext=(6, 0), textcoords="offset points", va="center", fontsize=8,
+                    annotation_clip=False)
+    ax.set_yticks(y, [wrap(s, 48) for s in labels], fontsize=8)
+    from matplotlib.ticker import PercentFormatter
+
+    ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+    ax.set_xlim(0, 1)
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
+    ax.grid(axis="y", visible=False)
+    legend_below(fig, ax, 4)
+    return fig

@@ -30,7 +30,17 @@ import pandas as pd
 
 from analysis import metrics as M
 from analysis.load import RunData, load_run
-from analysis.plots import Plot, Section, bar_ci, histogram, lines_ci, new_figure_row, seat_color, seat_distributions
+from analysis.plots import (
+    Plot,
+    Section,
+    bar_ci,
+    histogram,
+    lines_ci,
+    new_figure_row,
+    score_bars,
+    seat_color,
+    seat_distributions,
+)
 from analysis.stats import format_p
 
 REPORT_DIR = "report"
@@ -218,48 +228,94 @@ def score_unit(game: str) -> str:
     }.get(game, "points")
 
 
+def _outcome_counts(r: Any) -> str:
+    """``'3 won, 12 shared wins, 0 draws, 5 lost'`` for a skill-importance row."""
+    return (f"{r['wins']} won, {plural(int(r['shared']), 'shared win')}, {plural(int(r['draws']), 'draw')}, "
+            f"{r['losses']} lost")
+
+
 def skill_section(run: RunData) -> Section | None:
-    """Skill importance (Jaffe et al. 2012): each agent's win rate against the other agents."""
-    sk = M.skill_importance(run.games, run.seats)
+    """Skill importance (Jaffe et al. 2012): each agent's score against the other agents, the
+    stronger agent taken from the scenario's declared order (:mod:`analysis.strength`)."""
+    from analysis.strength import label_strengths
+
+    strengths = label_strengths(run.game, run.scenario, run.points, run.sweep_keys, run.seats)
+    sk = M.skill_importance(run.games, run.seats, strengths)
     if sk.empty:
         return None
     sec = Section(
         "Skill importance",
-        "After Jaffe et al. (AIIDE 2012): how often a stronger agent beats a weaker one. A rate near the "
-        "no-skill share means luck decides; near 100 % means the game rewards skill.",
+        "After Jaffe et al. (AIIDE 2012): how well a stronger agent does against a weaker one. An agent's score "
+        "is its share of the wins: 1 for a win, half for a draw or a win shared by two, 0 for a loss. Which "
+        "agent is stronger comes from the scenario (agent, search effort, the seat's skill, or a seat's "
+        "'strength'), never from the results. A score near the no-skill share means luck decides; near 100 % "
+        "means the game rewards skill.",
     )
     names = short_labels(sk["label"].tolist())
-    lab = [f"{names[r.label]}\n({' vs '.join(names.get(x, x) for x in r.pairing.split(' vs '))})"
-           if sk["pairing"].nunique() > 1 else names[r.label] for r in sk.itertuples()]
-    fig = bar_ci(lab, sk["rate"], sk["lo"], sk["hi"], title="Win rate of each agent against the others",
-                 ylabel="sole wins (% of games)", expected=sk["expected"].tolist(),
-                 expected_label="share with no skill effect")
     found = []
-    for _pairing, grp in sk.groupby("pairing", sort=False):
+    rows_lab: list[str] = []
+    hl: list[bool] = []
+    shown: list[int] = []
+    for pairing, grp in sk.groupby("pairing", sort=False):
+        labs = pairing.split(" vs ")
+        short_pair = " vs ".join(names.get(x, x) for x in labs)
+        # two agents: one bar says it all (the other's score is its complement), the declared
+        # stronger one's when there is one
+        plot_rows = grp[grp["stronger"]] if len(labs) == 2 and grp["stronger"].any() else \
+            (grp.iloc[:1] if len(labs) == 2 else grp)
+        for idx, r in zip(plot_rows.index, plot_rows.itertuples()):
+            others = " and ".join(names.get(x, x) for x in labs if x != r.label)
+            rows_lab.append(("stronger: " if r.stronger else "") + f"{names[r.label]} against {others}")
+            hl.append(bool(r.stronger))
+            shown.append(idx)
         strong = grp[grp["stronger"]]
-        row = strong.iloc[0] if len(strong) else grp.sort_values("rate").iloc[-1]
-        others = ", ".join(names[x] for x in grp["label"] if x != row["label"])
-        ci = pct_ci(row["rate"], row["lo"], row["hi"])
-        exp = row["expected"]
-        if row["lo"] > exp:
-            gap = row["rate"] - exp
-            strength = "strongly" if row["rate"] >= 0.8 or gap >= 0.3 else ("clearly" if gap >= 0.1 else "slightly")
-            verdict = f"the game rewards skill {strength}"
-        elif row["hi"] < exp:
-            verdict = "the supposedly stronger agent does worse: check the agent or the rules"
+        if len(strong):
+            row = strong.iloc[0]
+            others = " and ".join(names.get(x, x) for x in labs if x != row["label"])
+            exp = row["expected"]
+            ci = pct_ci(row["score"], row["lo"], row["hi"])
+            if row["lo"] > exp:
+                gap = row["score"] - exp
+                how = "strongly" if row["score"] >= 0.8 or gap >= 0.3 else ("clearly" if gap >= 0.1 else "slightly")
+                verdict = f"the game rewards skill {how}"
+            elif row["hi"] < exp:
+                verdict = "the declared stronger agent does worse: check the agent or the rules"
+            else:
+                verdict = "no detectable skill effect: luck or the seat decides"
+            found.append(f"Pairing {short_pair}: {names[row['label']]}, stronger by {row['why']}, scores {ci} "
+                         f"against {others} over {int(row['games'])} games ({_outcome_counts(row)}; no-skill "
+                         f"score {pct(exp)}): {verdict}.")
         else:
-            verdict = "no detectable skill effect: luck or the seat decides"
-        found.append(f"{names[row['label']]} beats {others} in {ci} of {int(row['games'])} games "
-                     f"(no-skill share {pct(exp)}): {verdict}.")
+            row = grp.iloc[0]
+            exp = row["expected"]
+            ci = pct_ci(row["score"], row["lo"], row["hi"])
+            differ = ("the scores differ beyond their intervals" if row["lo"] > exp or row["hi"] < exp
+                      else "no detectable difference")
+            found.append(f"Pairing {short_pair}: the scenario declares no order ({row['why']}), so no agent is "
+                         f"called stronger; {names[row['label']]} scores {ci} over {int(row['games'])} games "
+                         f"({_outcome_counts(row)}; no-skill score {pct(exp)}): {differ}.")
+    pl = sk.loc[shown]
+    fig = score_bars(rows_lab, (pl["wins"] / pl["games"]).tolist(), pl["score"].tolist(), pl["lo"].tolist(),
+                     pl["hi"].tolist(), pl["expected"].tolist(), pl["games"].astype(int).tolist(),
+                     title="Score of each agent against the others", xlabel="score (share of the wins)",
+                     highlight=hl)
     f = " ".join(found)
     sec.plots.append(Plot("skill", "Skill importance", fig, f,
-                          "Bars: share of games each agent won alone when playing agents different from itself; "
-                          "dashed: its share if skill did not matter (its seats / all seats)."))
+                          "One bar per pairing (per agent when more than two agents meet): with two agents, the "
+                          "declared stronger one's score (the other's is the rest), or the first-named one's when the "
+                          "scenario declares no order. Solid: share of games won outright; light: share earned from "
+                          "draws and shared wins; the bar ends at the score; whiskers: Wilson 95 % interval "
+                          "(conservative with draws); dashed: the score if skill did not matter (its seats / all "
+                          "seats); n: games. Blue: the declared stronger agent; grey: no declared order."))
     sec.findings.append(f)
     tab = pd.DataFrame({
-        "pairing": sk["pairing"], "agent": sk["label"], "games": sk["games"], "wins": sk["wins"],
-        "win rate [95 % CI]": [pct_ci(r, lo, hi) for r, lo, hi in zip(sk["rate"], sk["lo"], sk["hi"])],
-        "no-skill share": [pct(x) for x in sk["expected"]],
+        "pairing": sk["pairing"], "agent": sk["label"],
+        "declared stronger": ["yes" if r.stronger else ("no" if r.ordered else "no order declared")
+                              for r in sk.itertuples()],
+        "games": sk["games"], "won": sk["wins"], "shared wins": sk["shared"], "draws": sk["draws"],
+        "lost": sk["losses"],
+        "score [95 % CI]": [pct_ci(r, lo, hi) for r, lo, hi in zip(sk["score"], sk["lo"], sk["hi"])],
+        "no-skill score": [pct(x) for x in sk["expected"]],
     })
     sec.tables.append(("Agent against agent", tab))
     return sec

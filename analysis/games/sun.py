@@ -10,7 +10,7 @@ scenario (``skill`` and ``sigma_aim_deg`` of the seat, with sweep values applied
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
@@ -40,6 +40,31 @@ def _skill_sigmas() -> dict[str, float]:
         return {k: float(v.sigma_aim_deg) for k, v in SKILLS.items()}
     except ImportError:  # pragma: no cover - the engine ships with the project
         return {}
+
+
+#: Thrower skill levels, weakest first (sim/sun/thrower.py SKILLS; each level's five noise
+#: standard deviations are no larger than the previous level's).
+SKILL_ORDER: tuple[str, ...] = ("child", "casual", "steady", "expert", "perfect")
+
+
+def seat_skill(conf: Mapping[str, Any]) -> dict[str, float]:
+    """The declared skill of a seat, as keys where higher is stronger (for
+    :mod:`analysis.strength`): ``smaller aim noise`` (minus the aim sigma in degrees, the seat's
+    ``sigma_aim_deg`` or its skill's) and ``a higher skill level`` (rank in :data:`SKILL_ORDER`,
+    which sets the other four noises). Keys that cannot be known are left out."""
+    skill = str(conf.get("skill", "steady"))
+    out: dict[str, float] = {}
+    if skill in SKILL_ORDER:
+        out["a higher skill level"] = float(SKILL_ORDER.index(skill))
+    try:
+        sigma = float(conf.get("sigma_aim_deg", -1.0))
+    except (TypeError, ValueError):
+        return out
+    if sigma < 0:
+        sigma = _skill_sigmas().get(skill, float("nan"))
+    if math.isfinite(sigma):
+        out["smaller aim noise"] = -sigma
+    return out
 
 
 def seat_noise(run: RunData) -> pd.DataFrame:
