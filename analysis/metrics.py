@@ -321,6 +321,17 @@ def drama_summary(drama: pd.DataFrame) -> dict[str, Any]:
 
 
 # --- sweeps ---------------------------------------------------------------------------------------
+def _seat_columns(g: pd.DataFrame, n_seats: int) -> dict[str, float]:
+    """``win_<s>, win_<s>_lo, win_<s>_hi`` (sole wins) and ``score_<s>, score_<s>_lo, score_<s>_hi``
+    of each seat, from :func:`seat_win_rates` (one computation of win rates for every table)."""
+    out: dict[str, float] = {}
+    for r in seat_win_rates(g, pd.DataFrame(), n_seats).itertuples():
+        s = r.seat
+        out.update({f"win_{s}": r.rate, f"win_{s}_lo": r.lo, f"win_{s}_hi": r.hi,
+                    f"score_{s}": r.score, f"score_{s}_lo": r.score_lo, f"score_{s}_hi": r.score_hi})
+    return out
+
+
 def sweep_effects(
     games: pd.DataFrame, sweep_keys: list[str], n_seats: int, extra: dict[str, pd.Series] | None = None
 ) -> pd.DataFrame:
@@ -335,7 +346,8 @@ def sweep_effects(
 
     Returns:
         One row per (key, value): ``key, value, games``, per seat ``win_<s>, win_<s>_lo,
-        win_<s>_hi``, ``draw, draw_lo, draw_hi``, ``length, length_lo, length_hi`` and for each
+        win_<s>_hi`` (sole wins) and ``score_<s>, score_<s>_lo, score_<s>_hi`` (share of the win),
+        ``draw, draw_lo, draw_hi`` (no sole winner), ``length, length_lo, length_hi`` and for each
         extra metric ``<m>, <m>_lo, <m>_hi``.
     """
     rows = []
@@ -354,9 +366,7 @@ def sweep_effects(
             sel = keyed == kv
             g = games[sel]
             row: dict[str, Any] = {"key": key, "value": json.loads(kv), "games": int(len(g))}
-            for s in range(n_seats):
-                p = proportion(int((g["winner"] == s).sum()), len(g))
-                row.update({f"win_{s}": p["rate"], f"win_{s}_lo": p["lo"], f"win_{s}_hi": p["hi"]})
+            row.update(_seat_columns(g, n_seats))
             e = endings(g)["draw_rate"]
             row.update({"draw": e["rate"], "draw_lo": e["lo"], "draw_hi": e["hi"]})
             d = distribution(g["length"], floor=0.0)
@@ -370,7 +380,8 @@ def sweep_effects(
 
 def per_point(games: pd.DataFrame, points: pd.DataFrame, n_seats: int) -> pd.DataFrame:
     """The headline metrics for each sweep point: ``point``, the swept values, ``games``,
-    per-seat win rates with intervals, draw rate and mean length with intervals."""
+    per-seat sole-win rates and scores with intervals (as :func:`sweep_effects`), the share of
+    games without a sole winner and mean length with intervals."""
     rows = []
     for pt in points["point"] if not points.empty else sorted(games["point"].unique()):
         g = games[games["point"] == pt]
@@ -378,9 +389,7 @@ def per_point(games: pd.DataFrame, points: pd.DataFrame, n_seats: int) -> pd.Dat
         if not points.empty:
             row.update({c: points.loc[points["point"] == pt, c].iloc[0] for c in points.columns if c != "point"})
         row["games"] = int(len(g))
-        for s in range(n_seats):
-            p = proportion(int((g["winner"] == s).sum()), len(g))
-            row.update({f"win_{s}": p["rate"], f"win_{s}_lo": p["lo"], f"win_{s}_hi": p["hi"]})
+        row.update(_seat_columns(g, n_seats))
         e = endings(g)["draw_rate"] if len(g) else proportion(0, 0)
         row.update({"draw": e["rate"], "draw_lo": e["lo"], "draw_hi": e["hi"]})
         d = distribution(g["length"])

@@ -341,6 +341,16 @@ def lines_ci(
     return fig
 
 
+def annotate_n(ax: Any, xs: Sequence[Any], ns: Sequence[int]) -> None:
+    """Print ``n=<count>`` just above the x axis at each x (the sample behind each point), so a
+    point resting on a handful of cases is seen as such."""
+    from matplotlib.transforms import blended_transform_factory
+
+    tr = blended_transform_factory(ax.transData, ax.transAxes)
+    for x, n in zip(xs, ns):
+        ax.text(float(x), 0.02, f"n={n}", transform=tr, ha="center", va="bottom", fontsize=7, color=NEUTRAL)
+
+
 def polar_bars(
     angles_deg: Sequence[float],
     widths_deg: Sequence[float],
@@ -349,9 +359,11 @@ def polar_bars(
     title: str,
     value_label: str,
     labels: Sequence[str] | None = None,
+    label_zero: bool = False,
 ) -> Figure:
     """Bars around a circle (0 degrees at +x, counter-clockwise, as seen from above the table),
-    coloured and sized by value, with a colour bar naming the value and unit."""
+    coloured and sized by value, with a colour bar naming the value and unit; ``labels`` are
+    printed at the bars' ends (also on zero-length bars with ``label_zero``, e.g. sample sizes)."""
     from matplotlib import cm, colors as mcolors
 
     fig, ax = new_figure(6.0, 5.4, polar=True)
@@ -368,7 +380,7 @@ def polar_bars(
     ax.set_title(title, pad=14)
     if labels is not None:
         for a, val, lab in zip(angles_deg, v, labels):
-            if val == val and val > 0:
+            if val == val and (val > 0 or label_zero):
                 ax.annotate(lab, (np.radians(a), val), fontsize=7, ha="center", va="bottom")
     fig.colorbar(cm.ScalarMappable(norm=norm, cmap=cmap), ax=ax, label=value_label, shrink=0.75, pad=0.1)
     return fig

@@ -73,6 +73,17 @@ def num(x: float) -> str:
     return f"{x:.3g}" if abs(x) < 1000 else f"{x:,.0f}"
 
 
+def change(a: str, b: str, at: tuple[Any, Any] | None = None) -> str:
+    """How a figure moves between two settings, as printed: ``'goes from a to b'``, or ``'stays at
+    a'`` when both print the same (``'from 100 % to 100 %'`` says nothing); ``at`` names the two
+    settings (``'goes from a at 1 to b at 2'``)."""
+    if a == b:
+        return f"stays at {a}" + (f" from {at[0]} to {at[1]}" if at else "")
+    if at:
+        return f"goes from {a} at {at[0]} to {b} at {at[1]}"
+    return f"goes from {a} to {b}"
+
+
 def seat_name(s: int) -> str:
     """How a seat is named in the report (0-based, as in the store and the CLI summary)."""
     return f"seat {s}"
@@ -129,22 +140,22 @@ def balance_section(run: RunData) -> Section:
     p = fpa["p_binomial"]
     share = pct_ci(fpa["rate"], fpa["lo"], fpa["hi"])
     if fpa["decisive"] == 0:
-        verdict = "no game had a sole winner, so seat balance cannot be judged."
+        verdict = "No game had a sole winner, so seat balance cannot be judged."
     elif not same:
         verdict = (
-            f"{seat_name(0)} won {share} of the {fpa['decisive']} decisive games (equal share {pct(fpa['expected'])}, "
+            f"{seat_name(0).capitalize()} won {share} of the {fpa['decisive']} decisive games (equal share {pct(fpa['expected'])}, "
             f"{format_p(p)}); the seats play different agents, so this mixes seat order with agent "
             "strength (see skill importance)."
         )
     elif p < 0.05:
         kind = "a first-player advantage" if fpa["rate"] > fpa["expected"] else "a first-player disadvantage"
         verdict = (
-            f"{seat_name(0)} (the first seat) wins {share} of the {fpa['decisive']} decisive games against an equal "
+            f"{seat_name(0).capitalize()} (the first seat) wins {share} of the {fpa['decisive']} decisive games against an equal "
             f"share of {pct(fpa['expected'])}: {kind}, {format_p(p)} (exact binomial test)."
         )
     else:
         verdict = (
-            f"{seat_name(0)} (the first seat) wins {share} of the {fpa['decisive']} decisive games, an equal share "
+            f"{seat_name(0).capitalize()} (the first seat) wins {share} of the {fpa['decisive']} decisive games, an equal share "
             f"being {pct(fpa['expected'])}: no detectable first-player advantage ({format_p(p)}); the interval "
             f"bounds any advantage to {pct(fpa['hi'] - fpa['expected'])} points."
         )
@@ -161,6 +172,8 @@ def balance_section(run: RunData) -> Section:
         "sole wins": rates["wins"],
         "win rate [95 % CI]": [pct_ci(r, lo, hi) for r, lo, hi in zip(rates["rate"], rates["lo"], rates["hi"])],
         "share of decisive games": [pct(w / fpa["decisive"]) if fpa["decisive"] else "n/a" for w in rates["wins"]],
+        "shared wins": rates["shared"],
+        "score [95 % CI]": [pct_ci(r, lo, hi) for r, lo, hi in zip(rates["score"], rates["score_lo"], rates["score_hi"])],
     })
     sec.tables.append(("Wins by seat (all sweep points pooled)" if len(run.points) > 1 else "Wins by seat", tab))
     return sec
@@ -357,10 +370,13 @@ def drama_section(run: RunData) -> Section | None:
     a2.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
     lc, da, cb = s["lead_changes"], s["decided_at"], s["comeback"]
     late = float((y >= 0.9).mean()) if y.size else float("nan")
-    f = (f"The lead changes {num(lc['mean'])} times per game on average [{num(lc['lo'])}, {num(lc['hi'])}]. "
-         f"The final winner takes a lasting lead after {pct(da['median'])} of the game (median); "
-         f"in {pct(late)} of decisive games only in the last tenth. "
-         f"The winner was behind at some point in {pct_ci(cb['rate'], cb['lo'], cb['hi'])} of decisive games.")
+    f = f"The lead changes {num(lc['mean'])} times per game on average [{num(lc['lo'])}, {num(lc['hi'])}]. "
+    if y.size:
+        f += (f"The final winner takes a lasting lead after {pct(da['median'])} of the game (median); "
+              f"in {pct(late)} of decisive games only in the last tenth. "
+              f"The winner was behind at some point in {pct_ci(cb['rate'], cb['lo'], cb['hi'])} of decisive games.")
+    else:
+        f += "No game with recorded leads had a sole winner, so when games are decided cannot be measured."
     sec.plots.append(Plot("drama", "Drama and decisiveness", fig, f,
                           "Left: lead changes per game (ties do not count as a change). Right: share of the game's "
                           "actions played before the eventual sole winner took the lead for good; 100 % means the "
@@ -395,15 +411,17 @@ def sweep_section(run: RunData, headline: tuple[str, str, pd.Series] | None) -> 
                      ylabel=label, colors=["#D55E00"], ax=axes[2])
         fig.suptitle(f"Effect of {key}", fontweight="bold")
         first, last = e.iloc[0], e.iloc[-1]
-        parts = [f"{seat_name(0)}'s win rate goes from {pct_ci(first['win_0'], first['win_0_lo'], first['win_0_hi'])} "
-                 f"at {first['value']} to {pct_ci(last['win_0'], last['win_0_lo'], last['win_0_hi'])} at {last['value']}"]
-        parts.append(f"mean length from {num(first['length'])} to {num(last['length'])} actions")
+        parts = [f"{seat_name(0)}'s sole-win rate "
+                 + change(pct_ci(first['win_0'], first['win_0_lo'], first['win_0_hi']),
+                          pct_ci(last['win_0'], last['win_0_lo'], last['win_0_hi']))]
+        parts.append("its score " + change(pct(first["score_0"]), pct(last["score_0"])))
+        parts.append("mean length " + change(num(first['length']), num(last['length'])) + " actions")
         if headline:
-            parts.append(f"{headline[1]} from {num(first[headline[0]])} to {num(last[headline[0]])}")
+            parts.append(f"{headline[1]} " + change(num(first[headline[0]]), num(last[headline[0]])))
         changed = "win rates differ beyond their intervals" if (
             first["win_0_lo"] > last["win_0_hi"] or last["win_0_lo"] > first["win_0_hi"]) else \
             "the win-rate intervals overlap"
-        f = f"{key}: " + "; ".join(parts) + f" ({changed})."
+        f = f"Sweeping {key} from {first['value']} to {last['value']}: " + "; ".join(parts) + f" ({changed})."
         safe = "".join(ch if ch.isalnum() else "_" for ch in key)
         sec.plots.append(Plot(f"sweep_{safe}", f"Effect of {key}", fig, f,
                               "Each point pools all games at that value of the key."))
@@ -415,6 +433,9 @@ def sweep_section(run: RunData, headline: tuple[str, str, pd.Series] | None) -> 
     tab["games"] = pp["games"]
     for s in range(n):
         tab[f"{seat_name(s)} wins"] = [pct_ci(r, lo, hi) for r, lo, hi in zip(pp[f"win_{s}"], pp[f"win_{s}_lo"], pp[f"win_{s}_hi"])]
+    for s in range(n):
+        tab[f"{seat_name(s)} score"] = [pct_ci(r, lo, hi) for r, lo, hi in
+                                        zip(pp[f"score_{s}"], pp[f"score_{s}_lo"], pp[f"score_{s}_hi"])]
     tab["no sole winner"] = [pct_ci(r, lo, hi) for r, lo, hi in zip(pp["draw"], pp["draw_lo"], pp["draw_hi"])]
     tab["mean length"] = [f"{num(m)} [{num(lo)}, {num(hi)}]" for m, lo, hi in zip(pp["length"], pp["length_lo"], pp["length_hi"])]
     if headline:
@@ -633,7 +654,10 @@ def render(run: RunData, sections: list[Section], errors: list[str], out: Path) 
     text, src = scenario_text(run)
     parts.append(f"<h2>Scenario</h2><p class='note'>{esc(src)}</p><pre>{esc(text)}</pre>")
     parts.append(
-        "<h2>Methods</h2><p class='note'>A win is a sole win; draws and shared wins count for nobody. "
+        "<h2>Methods</h2><p class='note'>A game ends with a sole winner (decisive), a shared win (two or more "
+        "seats win together) or a draw (no seat wins). A seat's win is a sole win; its score is its share of the "
+        "win (1 for a sole win, 1/k of a win shared by k seats, 1/n of a draw of n seats, 0 for a loss). Which "
+        "agent is stronger comes from the scenario's declared order, never from the results. "
         "Proportions carry Wilson 95 % score intervals, means Student-t 95 % intervals. First-player advantage: "
         "exact two-sided binomial test of seat 0's wins among decisive games against 1/(number of seats); with more "
         "than two seats also a chi-square test of all seats' wins against equal shares. Skill importance after "
