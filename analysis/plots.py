@@ -341,14 +341,10 @@ def lines_ci(
     return fig
 
 
-def annotate_n(ax: Any, xs: Sequence[Any], ns: Sequence[int]) -> None:
-    """Print ``n=<count>`` just above the x axis at each x (the sample behind each point), so a
-    point resting on a handful of cases is seen as such."""
-    from matplotlib.transforms import blended_transform_factory
-
-    tr = blended_transform_factory(ax.transData, ax.transAxes)
-    for x, n in zip(xs, ns):
-        ax.text(float(x), 0.02, f"n={n}", transform=tr, ha="center", va="bottom", fontsize=7, color=NEUTRAL)
+def ticks_with_n(ax: Any, xs: Sequence[float], labels: Sequence[str], ns: Sequence[int], fontsize: float = 8) -> None:
+    """X ticks at ``xs`` labelled with their label and, under it, ``n=<count>`` (the sample behind
+    each point), so a point resting on a handful of cases is seen as such."""
+    ax.set_xticks([float(x) for x in xs], [f"{lab}\nn={n}" for lab, n in zip(labels, ns)], fontsize=fontsize)
 
 
 def polar_bars(
@@ -359,29 +355,38 @@ def polar_bars(
     title: str,
     value_label: str,
     labels: Sequence[str] | None = None,
-    label_zero: bool = False,
+    faded: Sequence[bool] | None = None,
+    faded_label: str = "",
 ) -> Figure:
     """Bars around a circle (0 degrees at +x, counter-clockwise, as seen from above the table),
-    coloured and sized by value, with a colour bar naming the value and unit; ``labels`` are
-    printed at the bars' ends (also on zero-length bars with ``label_zero``, e.g. sample sizes)."""
+    coloured and sized by value, with a colour bar naming the value and unit. ``labels`` (e.g.
+    sample sizes) are printed on a ring just outside the largest bar, one per bar, so they never
+    pile up at the centre; ``faded`` bars (e.g. too few cases for a finding) are drawn pale and
+    hatched, explained by ``faded_label`` under the plot."""
     from matplotlib import cm, colors as mcolors
 
-    fig, ax = new_figure(6.0, 5.4, polar=True)
+    fig, ax = new_figure(6.0, 5.6, polar=True)
     v = np.asarray(values, dtype=float)
     vmax = float(np.nanmax(v)) if v.size and np.isfinite(np.nanmax(v)) and np.nanmax(v) > 0 else 1.0
     norm = mcolors.Normalize(0, vmax)
     cmap = matplotlib.colormaps["viridis"]
-    ax.bar(np.radians(angles_deg), np.nan_to_num(v), width=np.radians(widths_deg), bottom=0.0,
-           color=cmap(norm(np.nan_to_num(v))), edgecolor="white", lw=0.5, alpha=0.9)
+    fade = list(faded) if faded is not None else [False] * len(v)
+    for ang, wid, val, fd in zip(angles_deg, widths_deg, np.nan_to_num(v), fade):
+        ax.bar(np.radians(ang), val, width=np.radians(wid), bottom=0.0, color=cmap(norm(val)), edgecolor="white",
+               lw=0.5, alpha=0.3 if fd else 0.9, hatch="///" if fd else None)
     ax.set_theta_zero_location("E")
     ax.set_theta_direction(1)
-    ax.set_rlabel_position(112.5)  # radial labels between sectors, away from 0 degrees
+    ax.set_rlabel_position(105.0)  # radial labels on a 15-degree sector edge, clear of the rim labels
     ax.tick_params(axis="y", labelsize=7, colors="#666666")
     ax.set_title(title, pad=14)
+    ax.set_ylim(0, vmax * 1.05)
     if labels is not None:
-        for a, val, lab in zip(angles_deg, v, labels):
-            if val == val and (val > 0 or label_zero):
-                ax.annotate(lab, (np.radians(a), val), fontsize=7, ha="center", va="bottom")
+        for ang, lab in zip(angles_deg, labels):
+            ax.annotate(lab, (np.radians(ang), vmax * 1.05), xytext=(0, 0), textcoords="offset points", fontsize=6.5,
+                        ha="center", va="center", color=NEUTRAL, annotation_clip=False,
+                        xycoords="data", bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.8})
+    if faded_label and any(fade):
+        fig.text(0.02, 0.01, faded_label, fontsize=8, color=NEUTRAL)
     fig.colorbar(cm.ScalarMappable(norm=norm, cmap=cmap), ax=ax, label=value_label, shrink=0.75, pad=0.1)
     return fig
 

@@ -18,7 +18,7 @@ import pandas as pd
 from analysis import metrics as M
 from analysis.games import has_columns, own_aligned
 from analysis.load import RunData
-from analysis.plots import Plot, Section, annotate_n, lines_ci, new_figure, new_figure_row, polar_bars, stacked_bars
+from analysis.plots import Plot, Section, lines_ci, new_figure, new_figure_row, polar_bars, stacked_bars, ticks_with_n
 from analysis.report import change
 
 LEVELS = {"stand": "on the base", "stack": "stacked (level 2)", "gate": "gate"}
@@ -237,13 +237,10 @@ def section(run: RunData) -> Section | None:
              colors=cols, ax=a1, categorical=tick is None)
     lines_ci(xs, series_b, title="Chance of a clean pass", xlabel=xlab, ylabel="passes losing no stone",
              percent=True, colors=["#009E73"] if len(split) == 1 else cols, ax=a2, categorical=tick is None)
-    if tick is not None:
-        for ax in (a1, a2):
-            ax.set_xticks(xs, tick, fontsize=8)
-    a1.set_ylim(bottom=0)
     ns = [len(g) for _, g in groups]
     for ax in (a1, a2):
-        annotate_n(ax, xs if tick is not None else list(range(len(xs))), ns)
+        ticks_with_n(ax, xs if tick is not None else list(range(len(xs))), tick if tick is not None else xs, ns)
+    a1.set_ylim(bottom=0)
     unit = "°" if tick is not None else ""
     f = (f"Over {n_pass} passes a pass costs {overall['mean']:.2f} stones on average and {100 * clean_all['rate']:.0f} % "
          f"[{100 * clean_all['lo']:.0f}, {100 * clean_all['hi']:.0f}] are clean.")
@@ -283,7 +280,8 @@ def section(run: RunData) -> Section | None:
                        title="Chance of a clean pass as the ring fills",
                        xlabel="turn number (0 = first turn of the game)" + (f", groups of {width} turns" if width > 1 else ""),
                        ylabel="passes losing no stone", percent=True, colors=["#009E73"])
-        annotate_n(fig.axes[0], xs2, [t[2] for t in tb])
+        ticks_with_n(fig.axes[0], xs2, [str(b * width) if width == 1 else f"{b * width}–{b * width + width - 1}"
+                                        for b, _, _ in tb], [t[2] for t in tb], fontsize=7)
         big = [t for t in tb if t[2] >= MIN_PASSES]
         if len(big) >= 2:
             early, late = big[0], big[-1]
@@ -318,8 +316,10 @@ def section(run: RunData) -> Section | None:
             centres = g["sector"] * SECTOR_DEG + SECTOR_DEG / 2
             fig = polar_bars(centres, [SECTOR_DEG * 0.95] * len(g), g["mean"],
                              title="Danger by mark-area position (seen from above)",
-                             value_label="stones lost per pass (mean)", labels=[f"n={int(x)}" for x in g["n"]],
-                             label_zero=True)
+                             value_label="stones lost per pass (mean)", labels=[str(int(x)) for x in g["n"]],
+                             faded=(g["n"] < MIN_PASSES).tolist(),
+                             faded_label=f"numbers on the rim: passes per sector; pale, hatched: fewer than "
+                                         f"{MIN_PASSES} passes")
             big = g[g["n"] >= MIN_PASSES]
             if big.empty:
                 f = (f"No {SECTOR_DEG:.0f}° mark-area sector holds {MIN_PASSES} passes yet (the most: "
@@ -344,8 +344,8 @@ def section(run: RunData) -> Section | None:
             sec.plots.append(Plot("sun_danger_polar", "Danger per mark area", fig, f,
                                   f"Bars in {SECTOR_DEG:.0f}° sectors by the middle of the mark area the pass went "
                                   "through (0° = +x, counter-clockwise); length and colour: mean stones lost per pass. "
-                                  f"Sectors with fewer than 3 passes are left out; n: passes per sector; findings "
-                                  f"use sectors of at least {MIN_PASSES} passes."))
+                                  f"Sectors with fewer than 3 passes are left out; numbers on the rim: passes per "
+                                  f"sector; pale, hatched: fewer than {MIN_PASSES} passes, never used in a finding."))
             sec.findings.append(f)
 
     # 4. stones lost by shape and level
