@@ -447,7 +447,7 @@ def score_bars(
     ax.barh(y, w, color=solid, height=0.62, zorder=2, label="won outright")
     ax.barh(y, np.clip(np.nan_to_num(sc) - w, 0, None), left=w, color=solid, alpha=0.35, height=0.62, zorder=2,
             label="share of draws and shared wins")
-    ax.errorbar(sc, y, xerr=_err(sc, lo, hi), fmt="none", ecolor="black", capsize=4, lw=1.1, zorder=3,
+    ax.errorbar(sc, y, xerr=_err(score, lo, hi), fmt="none", ecolor="black", capsize=4, lw=1.1, zorder=3,
                 label="95 % interval")
     for i, (yi, e) in enumerate(zip(y, expected)):
         ax.vlines(e, yi - 0.4, yi + 0.4, color=NEUTRAL, ls="--", lw=1.2, zorder=4,
