@@ -212,15 +212,19 @@ def _print_summary(s: dict[str, Any]) -> None:
     else:
         # one row per sweep point: the swept values, then each seat's sole wins and score
         keys = list(s["points"][0]["values"])
-        t = Table(title=f"{title}, {len(s['points'])} sweep points", title_justify="left")
+        from rich import box
+
+        # light borders: ten columns of a 2-seat, 2-key sweep fit an 80-column terminal
+        t = Table(title=f"{title}, {len(s['points'])} sweep points", title_justify="left", box=box.SIMPLE_HEAD,
+                  pad_edge=False)
         t.add_column("point", justify="right")
         for k in keys:
             t.add_column(k.removeprefix("seats."), justify="right", overflow="fold")
         t.add_column("games", justify="right")
-        for r in s["seats"]:
-            t.add_column(f"seat {r['seat']} wins", justify="right")
-            t.add_column(f"seat {r['seat']} score", justify="right")
-        t.add_column("shared", justify="right")
+        for r in s["seats"]:  # short headers: a 2-seat sweep of two keys fits 80 columns
+            t.add_column(f"s{r['seat']} wins", justify="right")
+            t.add_column(f"s{r['seat']} score", justify="right")
+        t.add_column("shared", justify="right", min_width=6)
         t.add_column("draws", justify="right")
         for p in s["points"]:
             cells = [str(p["point"]), *(str(p["values"].get(k)) for k in keys), str(p["games"])]
@@ -229,8 +233,8 @@ def _print_summary(s: dict[str, Any]) -> None:
             cells += [str(p["shared_wins"]), str(p["draws"])]
             t.add_row(*cells)
         con.print(t)
-        con.print("wins: sole wins; score: share of the win (a shared win or draw of two counts half); "
-                  "intervals in --json and the report")
+        con.print("s0, s1, ...: seat 0, seat 1, ...; wins: sole wins; score: share of the win (a shared win or "
+                  "draw of two counts half); intervals in --json and the report")
     con.print(
         f"draws (no winner): {s['draws']}   shared wins: {s['shared_wins']}   mean length: {s['mean_length']:.1f} actions   "
         f"played now: {s['played']} (already stored: {s['resumed_skipped']})   wall: {s['wall_s']:.1f} s"
