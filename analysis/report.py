@@ -307,6 +307,15 @@ def skill_section(run: RunData) -> Section | None:
             found.append(f"Pairing {short_pair}: the scenario declares no order ({row['why']}), so no agent is "
                          f"called stronger; {names[row['label']]} scores {ci} over {int(row['games'])} games "
                          f"({_outcome_counts(row)}; no-skill score {pct(exp)}): {differ}.")
+    if len(found) > 2:
+        # many pairings: say first what they add up to, then each one
+        strong = sk[sk["stronger"]]
+        up = int((strong["lo"] > strong["expected"]).sum())
+        down = int((strong["hi"] < strong["expected"]).sum())
+        unordered = len(found) - len(strong)
+        lead = (f"Of {len(found)} pairings, the declared stronger agent scores above its no-skill share beyond "
+                f"chance in {up}, below it in {down}, within chance in {len(strong) - up - down}")
+        found.insert(0, lead + (f"; {unordered} have no declared order." if unordered else "."))
     pl = sk.loc[shown]
     fig = score_bars(rows_lab, (pl["wins"] / pl["games"]).tolist(), pl["score"].tolist(), pl["lo"].tolist(),
                      pl["hi"].tolist(), pl["expected"].tolist(), pl["games"].astype(int).tolist(),

@@ -11,7 +11,8 @@ scenario (with sweep values applied), in this order:
    stronger on one (Pareto); keys pointing different ways, or settings with no stated direction,
    leave the pair unordered:
 
-   * the agent's tier (:data:`AGENT_TIERS`): random play < heuristic agents < search agents.
+   * the agent's tier (:data:`AGENT_TIERS`): random play < heuristic agents < agents that
+     simulate before deciding (tree search, planner, builder).
      Different agents of one tier (e.g. ``mcts`` and ``ismcts``) are not ordered;
    * for the same agent, its search effort (:data:`EFFORT_KEYS`: more iterations, candidates,
      samples or simulations is stronger); any other parameter that differs (e.g. an exploration
@@ -34,12 +35,14 @@ from typing import Any, Callable, Mapping
 
 import pandas as pd
 
-#: Agent tiers, weakest first: random play, heuristic agents, search agents. An agent not listed
-#: has no declared tier (pairs with it are ordered only by an explicit ``strength``).
+#: Agent tiers, weakest first: random play; heuristic agents; agents that simulate before they
+#: decide (tree search, the Sun's planner, Sozoikum's builder, which is greedy plus simulated
+#: builds). An agent not listed has no declared tier (pairs with it are ordered only by an
+#: explicit ``strength``).
 AGENT_TIERS: dict[str, int] = {
     "random": 0, "uniform": 0,
-    "greedy": 1, "careful": 1, "builder": 1,
-    "mcts": 2, "ismcts": 2, "planner": 2,
+    "greedy": 1, "careful": 1,
+    "mcts": 2, "ismcts": 2, "planner": 2, "builder": 2,
 }
 
 #: Agent parameters where more is stronger (search effort), compared between seats of one agent.
@@ -90,7 +93,7 @@ def compare(a: Strength | None, b: Strength | None) -> tuple[int | None, list[st
         ta, tb = AGENT_TIERS.get(a.agent), AGENT_TIERS.get(b.agent)
         if ta is None or tb is None or ta == tb:
             return None, [f"no declared order between the agents {a.agent!r} and {b.agent!r}"]
-        signs.append((1 if ta > tb else -1, "agent tier (random < heuristic < search)"))
+        signs.append((1 if ta > tb else -1, "agent tier (random < heuristic < simulating)"))
     else:
         if a.other != b.other:
             diff = sorted({k for k, _ in set(a.other) ^ set(b.other)})
