@@ -123,6 +123,9 @@ def strongest(labels: list[str], strengths: Mapping[str, Strength | None]) -> tu
     Returns:
         ``(label, reasons)``, or ``(None, [why no label is])``.
     """
+    missing = [lab for lab in labels if lab not in strengths]
+    if missing:
+        return None, ["the stored scenario does not describe the seats of " + ", ".join(missing)]
     why: list[str] = []
     for cand in labels:
         reasons: list[str] = []

@@ -122,6 +122,11 @@ def test_compare_partial_order() -> None:
     assert compare(a, steady)[0] is None
     assert compare(profile("druids", {"agent": "mcts"}), profile("druids", {"agent": "ismcts"}))[0] is None
     assert compare(None, steady)[0] is None
+    from analysis.strength import strongest
+
+    assert strongest(["a", "b"], {"a": steady}) == (None, ["the stored scenario does not describe the seats of b"])
+    assert strongest(["a", "b"], {"a": steady_fine, "b": steady}) == ("a", ["smaller aim noise"])
+    assert strongest(["a", "b", "c"], {"a": expert, "b": steady, "c": casual_fine})[0] is None  # b, c unordered
 
 
 def test_sun_skill_order_matches_the_thrower_noises() -> None:
