@@ -188,10 +188,10 @@ def test_skill_plot_labels_do_not_overlap(tmp_path: Path) -> None:
     fig.draw(renderer)
     ax = fig.axes[0]
     boxes = [t.get_window_extent(renderer) for t in ax.get_yticklabels() + ax.get_xticklabels() if t.get_text()]
-    assert len(ax.get_yticklabels()) == 6  # one bar per two-agent pairing
     for j, a in enumerate(boxes):
         for b in boxes[j + 1:]:
             assert not a.overlaps(b), "tick labels overlap"
+    assert len(ax.get_yticklabels()) == 6  # one bar per two-agent pairing
 
 
 # --- one definition of draw and shared win ---------------------------------------------------------------
