@@ -25,6 +25,7 @@ def games_frame(store: Store) -> pd.DataFrame:
         wide = seats.pivot_table(index=["point", "game_index"], columns="seat", values=["score", "won"], aggfunc="first")
         wide.columns = [f"{a}_{s}" for a, s in wide.columns]
         df = df.merge(wide.reset_index(), on=["point", "game_index"], how="left")
+    _outcome_columns(df)
     own = f"{game}_games"
     if own in store.tables():
         extra = pd.read_sql_query(f'SELECT * FROM "{own}"', store.conn)
@@ -35,6 +36,26 @@ def games_frame(store: Store) -> pd.DataFrame:
         for k in keys:
             df[f"sweep:{k}"] = sweep.map(lambda d, k=k: d.get(k))
     return df
+
+
+def _outcome_columns(df: pd.DataFrame) -> None:
+    """Put the outcome columns of :mod:`analysis.metrics` (one definition for the summary, the
+    report and the export) into a games frame, in place: ``draw`` (1: no seat won; the store's own
+    column also flags shared wins, so it is replaced), ``shared_win`` (1: two or more seats won
+    together) and ``win_share_<s>`` (the seat's share of the win: 1, 1/k of a win shared by k,
+    1/n of a draw, 0)."""
+    from analysis.metrics import outcome, win_share
+
+    if df.empty or "winners_json" not in df:
+        return
+    winners = df["winners_json"].map(json.loads)
+    kinds = winners.map(outcome)
+    df["draw"] = (kinds == "draw").astype(int)
+    pos = df.columns.get_loc("draw") + 1
+    df.insert(pos, "shared_win", (kinds == "shared").astype(int))
+    n = df["num_players"].astype(int)
+    for s in range(int(n.max())):
+        df[f"win_share_{s}"] = [win_share(w, s, k) if s < k else float("nan") for w, k in zip(winners, n)]
 
 
 def table_frame(store: Store, table: str) -> pd.DataFrame:

@@ -5,8 +5,12 @@ sweep point) and returns plain numbers or small DataFrames; plots and wording li
 
 Conventions:
 
-- A **win** is a sole win (``games.winner == seat``); a draw or a shared win is a win for nobody,
-  as in the CLI summary. **Decisive** games are those with a sole winner.
+- **Outcomes** (one definition for the CLI summary, the report and the export, see
+  :func:`outcome`): a game is *decisive* when it has a sole winner, a *shared win* when two or
+  more seats win together, a *draw* when no seat wins. A seat's **win** is a sole win
+  (``games.winner == seat``). A seat's **score** in a game (:func:`win_share`) is its share of the
+  win: 1 for a sole win, 1/k for a win shared by k seats, 1/n for a draw of n seats, 0 for a loss
+  (in two-player games: win + half a draw or shared win).
 - Intervals are 95 %: Wilson for proportions, Student t for means.
 - **Drama and decisiveness** (after Browne, *Automatic Generation and Evaluation of Recombination
   Games*, 2008) read ``games.leads_json``: ``[[action_number, leader], ...]``, one entry each time
@@ -20,60 +24,90 @@ Conventions:
   * *comeback*: the winner was behind (another seat sole leader) at some moment.
 
 - **Skill importance** (after Jaffe et al., *Evaluating Competitive Game Balance with Restricted
-  Play*, AIIDE 2012): the win rate of one agent against another, in games where the seats have
-  different agents. A strong agent that barely beats random play means the game rewards skill
-  little.
+  Play*, AIIDE 2012): the score of one agent against another, in games where the seats have
+  different agents; which agent is *stronger* comes from the scenario (:mod:`analysis.strength`),
+  never from the results. A strong agent that barely beats random play means the game rewards
+  skill little.
+- A score's interval is the Wilson interval of its sum over the games: draws and shared wins make
+  a per-game score vary less than a win/loss coin with the same mean, so this is conservative.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from analysis.stats import binomial_p, chisquare_uniform, mean_ci, wilson
 
-#: Agent names from weakest to strongest, used to say which agent of a pairing is "stronger"
-#: (unknown names rank in the middle; the observed rates decide between equals).
-STRENGTH_ORDER: tuple[str, ...] = ("random", "greedy", "careful", "heuristic", "mcts", "ismcts", "planner")
+if TYPE_CHECKING:
+    from analysis.strength import Strength
 
-
-def strength_rank(agent: str) -> int:
-    """Rank of an agent name in :data:`STRENGTH_ORDER` (higher is stronger; unknown names 2)."""
-    return STRENGTH_ORDER.index(agent) if agent in STRENGTH_ORDER else 2
-
-
-def proportion(k: int, n: int) -> dict[str, float]:
+def proportion(k: float, n: int) -> dict[str, float]:
     """``{"k", "n", "rate", "lo", "hi"}`` with a Wilson 95 % interval (all NaN when n == 0: no
-    data, so nothing to draw)."""
+    data, so nothing to draw). ``k`` may be fractional (a sum of scores); it is kept as given."""
     if n == 0:
         nan = float("nan")
-        return {"k": int(k), "n": 0, "rate": nan, "lo": nan, "hi": nan}
+        return {"k": k, "n": 0, "rate": nan, "lo": nan, "hi": nan}
+    # sums of shares such as 1/3 + 2/3 can land a hair outside [0, n]
+    k = min(max(k, 0), n)
     lo, hi = wilson(k, n)
-    return {"k": int(k), "n": int(n), "rate": k / n, "lo": lo, "hi": hi}
+    return {"k": k, "n": int(n), "rate": k / n, "lo": lo, "hi": hi}
 
 
-# --- win rates ---------------------------------------------------------------------------------
+# --- outcomes and win rates --------------------------------------------------------------------
+#: The three ways a game can end for the study, as :func:`outcome` names them.
+OUTCOMES: tuple[str, ...] = ("sole", "shared", "draw")
+
+
+def outcome(winners: Sequence[int]) -> str:
+    """``"sole"`` (one winner), ``"shared"`` (two or more winners) or ``"draw"`` (no winner)."""
+    n = len(winners)
+    return "draw" if n == 0 else ("sole" if n == 1 else "shared")
+
+
+def win_share(winners: Sequence[int], seat: int, n_seats: int) -> float:
+    """A seat's share of a game's win: 1 for a sole win, 1/k for a win shared by k seats, 1/n for
+    a draw (no winner) of ``n_seats`` seats, 0 for a loss. The shares of a game sum to 1.
+
+    Raises:
+        ValueError: ``n_seats`` is not positive.
+    """
+    if n_seats <= 0:
+        raise ValueError(f"n_seats must be positive, got {n_seats}")
+    if not winners:
+        return 1.0 / n_seats
+    return 1.0 / len(winners) if seat in winners else 0.0
+
+
 def seat_win_rates(games: pd.DataFrame, seats: pd.DataFrame, n_seats: int) -> pd.DataFrame:
-    """Sole wins per seat with Wilson 95 % intervals.
+    """Sole wins, shared wins and scores per seat, with Wilson 95 % intervals.
 
     Returns:
-        One row per seat: ``seat, label, games, wins, rate, lo, hi`` (``label``: the seat's agent
-        labels, joined with " / " when a sweep changes them).
+        One row per seat: ``seat, label, games, wins, rate, lo, hi`` (sole wins), ``shared``
+        (games the seat won together with others), ``draws`` (games nobody won), ``score, score_lo,
+        score_hi`` (mean :func:`win_share`); ``label``: the seat's agent labels, joined with " / "
+        when a sweep changes them.
     """
     n = len(games)
+    cols = ["seat", "label", "games", "wins", "rate", "lo", "hi", "shared", "draws", "score", "score_lo", "score_hi"]
     rows = []
-    winner = games["winner"] if "winner" in games else pd.Series(dtype=float)
+    winners = games["winners"].tolist() if "winners" in games else []
+    draws = sum(1 for w in winners if not w)
     for s in range(n_seats):
-        wins = int((winner == s).sum())
+        wins = sum(1 for w in winners if list(w) == [s])
+        shared = sum(1 for w in winners if len(w) > 1 and s in w)
+        total = math.fsum(win_share(w, s, n_seats) for w in winners)
         labels = seats.loc[seats["seat"] == s, "label"].unique().tolist() if not seats.empty else []
         p = proportion(wins, n)
+        sc = proportion(total, n)
         rows.append({"seat": s, "label": " / ".join(map(str, labels)), "games": n, "wins": wins,
-                     "rate": p["rate"], "lo": p["lo"], "hi": p["hi"]})
-    return pd.DataFrame(rows, columns=["seat", "label", "games", "wins", "rate", "lo", "hi"])
+                     "rate": p["rate"], "lo": p["lo"], "hi": p["hi"], "shared": shared, "draws": draws,
+                     "score": sc["rate"], "score_lo": sc["lo"], "score_hi": sc["hi"]})
+    return pd.DataFrame(rows, columns=cols)
 
 
 def first_player_advantage(games: pd.DataFrame, n_seats: int) -> dict[str, Any]:
@@ -162,20 +196,37 @@ def endings(games: pd.DataFrame) -> dict[str, Any]:
 
 
 # --- skill importance ------------------------------------------------------------------------------
-def skill_importance(games: pd.DataFrame, seats: pd.DataFrame) -> pd.DataFrame:
-    """Win rate of each agent against the others, for each pairing of different agents.
+SKILL_COLUMNS: tuple[str, ...] = (
+    "pairing", "label", "agent", "stronger", "ordered", "why", "games", "wins", "shared", "draws", "losses",
+    "score", "lo", "hi", "expected",
+)
 
-    Only games whose seats hold at least two different agent labels count. An agent *wins* a game
-    when a seat it plays is the sole winner. ``expected`` is its share under no skill effect:
-    seats it holds / seats in the game (averaged over the games).
+
+def skill_importance(games: pd.DataFrame, seats: pd.DataFrame,
+                     strengths: Mapping[str, Strength | None] | None = None) -> pd.DataFrame:
+    """Each agent's score against the other agents, for each pairing of different agents.
+
+    Only games whose seats hold at least two different agent labels count. Per game an agent
+    *wins* when the winners are its seats only, *shares* a win when its seats and another agent's
+    win together, *draws* when nobody wins, else *loses*. Its score is the summed
+    :func:`win_share` of its seats; ``expected``, its score under no skill effect, is its seats /
+    seats in the game (averaged over the games).
+
+    Args:
+        games: the games frame (``labels``, ``winners``).
+        seats: the seats table (label to agent name).
+        strengths: each label's declared strength (:func:`analysis.strength.label_strengths`);
+            without it no agent is called stronger.
 
     Returns:
         One row per (pairing, label): ``pairing`` (labels joined by " vs "), ``label``, ``agent``
-        (base agent name), ``stronger`` (True for the highest-ranked agent of the pairing, see
-        :data:`STRENGTH_ORDER`), ``games, wins, rate, lo, hi, expected``; empty when every game
+        (base agent name), ``stronger`` (True for the label the scenario declares stronger than
+        every other of the pairing), ``ordered`` (the pairing has such a label), ``why`` (the
+        declared keys that decide, or why nothing does), ``games, wins, shared, draws, losses``,
+        ``score, lo, hi`` (mean score, Wilson 95 % interval), ``expected``; empty when every game
         has one agent on all seats.
     """
-    cols = ["pairing", "label", "agent", "stronger", "games", "wins", "rate", "lo", "hi", "expected"]
+    cols = list(SKILL_COLUMNS)
     if games.empty:
         return pd.DataFrame(columns=cols)
     agent_of: dict[str, str] = {}
@@ -183,28 +234,41 @@ def skill_importance(games: pd.DataFrame, seats: pd.DataFrame) -> pd.DataFrame:
         for lab, ag in seats[["label", "agent"]].drop_duplicates().itertuples(index=False):
             agent_of.setdefault(str(lab), str(ag))
     acc: dict[tuple[str, ...], dict[str, list[float]]] = {}
-    for labels, winner in zip(games["labels"], games["winner"]):
+    for labels, winners in zip(games["labels"], games["winners"]):
         if len(set(labels)) < 2:
             continue
         key = tuple(sorted(set(labels)))
-        d = acc.setdefault(key, {lab: [0, 0, 0.0] for lab in key})  # games, wins, expected sum
-        won = None if winner is None or (isinstance(winner, float) and math.isnan(winner)) else int(winner)
+        # games, wins, shared, draws, losses, score sum, expected sum
+        d = acc.setdefault(key, {lab: [0, 0, 0, 0, 0, 0.0, 0.0] for lab in key})
+        n = len(labels)
         for lab in key:
-            d[lab][0] += 1
-            d[lab][2] += labels.count(lab) / len(labels)
-            if won is not None and labels[won] == lab:
-                d[lab][1] += 1
+            mine = [s for s in range(n) if labels[s] == lab]
+            row = d[lab]
+            row[0] += 1
+            won = [w for w in winners if w in mine]
+            if not winners:
+                row[3] += 1
+            elif len(won) == len(winners):
+                row[1] += 1
+            elif won:
+                row[2] += 1
+            else:
+                row[4] += 1
+            row[5] += math.fsum(win_share(winners, s, n) for s in mine)
+            row[6] += len(mine) / n
     rows = []
+    from analysis.strength import strongest
+
     for key, d in acc.items():
-        best = max(strength_rank(agent_of.get(lab, lab)) for lab in key)
+        best, why = strongest(list(key), strengths or {}) if strengths is not None else \
+            (None, ["no strengths were given"])
         for lab in key:
-            g, w, e = d[lab]
-            p = proportion(int(w), int(g))
+            g, w, sh, dr, lo_, sc, e = d[lab]
+            p = proportion(sc, int(g))
             rows.append({"pairing": " vs ".join(key), "label": lab, "agent": agent_of.get(lab, lab),
-                         "stronger": strength_rank(agent_of.get(lab, lab)) == best
-                         and sum(strength_rank(agent_of.get(x, x)) == best for x in key) == 1,
-                         "games": int(g), "wins": int(w), "rate": p["rate"], "lo": p["lo"], "hi": p["hi"],
-                         "expected": e / g if g else float("nan")})
+                         "stronger": lab == best, "ordered": best is not None, "why": "; ".join(why),
+                         "games": int(g), "wins": int(w), "shared": int(sh), "draws": int(dr), "losses": int(lo_),
+                         "score": p["rate"], "lo": p["lo"], "hi": p["hi"], "expected": e / g if g else float("nan")})
     return pd.DataFrame(rows, columns=cols)
 
 
@@ -257,6 +321,17 @@ def drama_summary(drama: pd.DataFrame) -> dict[str, Any]:
 
 
 # --- sweeps ---------------------------------------------------------------------------------------
+def _seat_columns(g: pd.DataFrame, n_seats: int) -> dict[str, float]:
+    """``win_<s>, win_<s>_lo, win_<s>_hi`` (sole wins) and ``score_<s>, score_<s>_lo, score_<s>_hi``
+    of each seat, from :func:`seat_win_rates` (one computation of win rates for every table)."""
+    out: dict[str, float] = {}
+    for r in seat_win_rates(g, pd.DataFrame(), n_seats).itertuples():
+        s = r.seat
+        out.update({f"win_{s}": r.rate, f"win_{s}_lo": r.lo, f"win_{s}_hi": r.hi,
+                    f"score_{s}": r.score, f"score_{s}_lo": r.score_lo, f"score_{s}_hi": r.score_hi})
+    return out
+
+
 def sweep_effects(
     games: pd.DataFrame, sweep_keys: list[str], n_seats: int, extra: dict[str, pd.Series] | None = None
 ) -> pd.DataFrame:
@@ -271,7 +346,8 @@ def sweep_effects(
 
     Returns:
         One row per (key, value): ``key, value, games``, per seat ``win_<s>, win_<s>_lo,
-        win_<s>_hi``, ``draw, draw_lo, draw_hi``, ``length, length_lo, length_hi`` and for each
+        win_<s>_hi`` (sole wins) and ``score_<s>, score_<s>_lo, score_<s>_hi`` (share of the win),
+        ``draw, draw_lo, draw_hi`` (no sole winner), ``length, length_lo, length_hi`` and for each
         extra metric ``<m>, <m>_lo, <m>_hi``.
     """
     rows = []
@@ -290,9 +366,7 @@ def sweep_effects(
             sel = keyed == kv
             g = games[sel]
             row: dict[str, Any] = {"key": key, "value": json.loads(kv), "games": int(len(g))}
-            for s in range(n_seats):
-                p = proportion(int((g["winner"] == s).sum()), len(g))
-                row.update({f"win_{s}": p["rate"], f"win_{s}_lo": p["lo"], f"win_{s}_hi": p["hi"]})
+            row.update(_seat_columns(g, n_seats))
             e = endings(g)["draw_rate"]
             row.update({"draw": e["rate"], "draw_lo": e["lo"], "draw_hi": e["hi"]})
             d = distribution(g["length"], floor=0.0)
@@ -306,7 +380,8 @@ def sweep_effects(
 
 def per_point(games: pd.DataFrame, points: pd.DataFrame, n_seats: int) -> pd.DataFrame:
     """The headline metrics for each sweep point: ``point``, the swept values, ``games``,
-    per-seat win rates with intervals, draw rate and mean length with intervals."""
+    per-seat sole-win rates and scores with intervals (as :func:`sweep_effects`), the share of
+    games without a sole winner and mean length with intervals."""
     rows = []
     for pt in points["point"] if not points.empty else sorted(games["point"].unique()):
         g = games[games["point"] == pt]
@@ -314,9 +389,7 @@ def per_point(games: pd.DataFrame, points: pd.DataFrame, n_seats: int) -> pd.Dat
         if not points.empty:
             row.update({c: points.loc[points["point"] == pt, c].iloc[0] for c in points.columns if c != "point"})
         row["games"] = int(len(g))
-        for s in range(n_seats):
-            p = proportion(int((g["winner"] == s).sum()), len(g))
-            row.update({f"win_{s}": p["rate"], f"win_{s}_lo": p["lo"], f"win_{s}_hi": p["hi"]})
+        row.update(_seat_columns(g, n_seats))
         e = endings(g)["draw_rate"] if len(g) else proportion(0, 0)
         row.update({"draw": e["rate"], "draw_lo": e["lo"], "draw_hi": e["hi"]})
         d = distribution(g["length"])

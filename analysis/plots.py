@@ -341,6 +341,12 @@ def lines_ci(
     return fig
 
 
+def ticks_with_n(ax: Any, xs: Sequence[float], labels: Sequence[str], ns: Sequence[int], fontsize: float = 8) -> None:
+    """X ticks at ``xs`` labelled with their label and, under it, ``n=<count>`` (the sample behind
+    each point), so a point resting on a handful of cases is seen as such."""
+    ax.set_xticks([float(x) for x in xs], [f"{lab}\nn={n}" for lab, n in zip(labels, ns)], fontsize=fontsize)
+
+
 def polar_bars(
     angles_deg: Sequence[float],
     widths_deg: Sequence[float],
@@ -349,27 +355,38 @@ def polar_bars(
     title: str,
     value_label: str,
     labels: Sequence[str] | None = None,
+    faded: Sequence[bool] | None = None,
+    faded_label: str = "",
 ) -> Figure:
     """Bars around a circle (0 degrees at +x, counter-clockwise, as seen from above the table),
-    coloured and sized by value, with a colour bar naming the value and unit."""
+    coloured and sized by value, with a colour bar naming the value and unit. ``labels`` (e.g.
+    sample sizes) are printed on a ring just outside the largest bar, one per bar, so they never
+    pile up at the centre; ``faded`` bars (e.g. too few cases for a finding) are drawn pale and
+    hatched, explained by ``faded_label`` under the plot."""
     from matplotlib import cm, colors as mcolors
 
-    fig, ax = new_figure(6.0, 5.4, polar=True)
+    fig, ax = new_figure(6.0, 5.6, polar=True)
     v = np.asarray(values, dtype=float)
     vmax = float(np.nanmax(v)) if v.size and np.isfinite(np.nanmax(v)) and np.nanmax(v) > 0 else 1.0
     norm = mcolors.Normalize(0, vmax)
     cmap = matplotlib.colormaps["viridis"]
-    ax.bar(np.radians(angles_deg), np.nan_to_num(v), width=np.radians(widths_deg), bottom=0.0,
-           color=cmap(norm(np.nan_to_num(v))), edgecolor="white", lw=0.5, alpha=0.9)
+    fade = list(faded) if faded is not None else [False] * len(v)
+    for ang, wid, val, fd in zip(angles_deg, widths_deg, np.nan_to_num(v), fade):
+        ax.bar(np.radians(ang), val, width=np.radians(wid), bottom=0.0, color=cmap(norm(val)), edgecolor="white",
+               lw=0.5, alpha=0.3 if fd else 0.9, hatch="///" if fd else None)
     ax.set_theta_zero_location("E")
     ax.set_theta_direction(1)
-    ax.set_rlabel_position(112.5)  # radial labels between sectors, away from 0 degrees
+    ax.set_rlabel_position(105.0)  # radial labels on a 15-degree sector edge, clear of the rim labels
     ax.tick_params(axis="y", labelsize=7, colors="#666666")
     ax.set_title(title, pad=14)
+    ax.set_ylim(0, vmax * 1.05)
     if labels is not None:
-        for a, val, lab in zip(angles_deg, v, labels):
-            if val == val and val > 0:
-                ax.annotate(lab, (np.radians(a), val), fontsize=7, ha="center", va="bottom")
+        for ang, lab in zip(angles_deg, labels):
+            ax.annotate(lab, (np.radians(ang), vmax * 1.05), xytext=(0, 0), textcoords="offset points", fontsize=6.5,
+                        ha="center", va="center", color=NEUTRAL, annotation_clip=False,
+                        xycoords="data", bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.8})
+    if faded_label and any(fade):
+        fig.text(0.02, 0.01, faded_label, fontsize=8, color=NEUTRAL)
     fig.colorbar(cm.ScalarMappable(norm=norm, cmap=cmap), ax=ax, label=value_label, shrink=0.75, pad=0.1)
     return fig
 
@@ -399,4 +416,52 @@ def stacked_bars(
     ax.set_title(title)
     ax.grid(axis="x", visible=False)
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    return fig
+
+
+def score_bars(
+    labels: Sequence[str],
+    wins: Sequence[float],
+    score: Sequence[float],
+    lo: Sequence[float],
+    hi: Sequence[float],
+    expected: Sequence[float],
+    n: Sequence[int],
+    *,
+    title: str,
+    xlabel: str,
+    highlight: Sequence[bool] | None = None,
+) -> Figure:
+    """Horizontal bars, one row per label (long labels never overlap): the solid part is the
+    share won outright, the light part the share earned from draws and shared wins, the bar's end
+    the score; whiskers: its 95 % interval; a dashed tick: its share with no skill effect; the
+    number of games at the right. Highlighted rows (e.g. the declared stronger agent) are drawn in
+    the accent colour, the others in grey."""
+    k = len(labels)
+    fig, ax = new_figure(8.5, max(2.4, 0.9 + 0.42 * k))
+    y = np.arange(k)[::-1]
+    hl = list(highlight) if highlight is not None else [True] * k
+    solid = [ACCENT if h else "#888888" for h in hl]
+    w = np.nan_to_num(np.asarray(wins, dtype=float))
+    sc = np.asarray(score, dtype=float)
+    ax.barh(y, w, color=solid, height=0.62, zorder=2, label="won outright")
+    ax.barh(y, np.clip(np.nan_to_num(sc) - w, 0, None), left=w, color=solid, alpha=0.35, height=0.62, zorder=2,
+            label="share of draws and shared wins")
+    ax.errorbar(sc, y, xerr=_err(score, lo, hi), fmt="none", ecolor="black", capsize=4, lw=1.1, zorder=3,
+                label="95 % interval")
+    for i, (yi, e) in enumerate(zip(y, expected)):
+        ax.vlines(e, yi - 0.4, yi + 0.4, color=NEUTRAL, ls="--", lw=1.2, zorder=4,
+                  label="score with no skill effect" if i == 0 else None)
+    for yi, ni in zip(y, n):
+        ax.annotate(f"n = {ni}", (1.0, yi), xytext=(6, 0), textcoords="offset points", va="center", fontsize=8,
+                    annotation_clip=False)
+    ax.set_yticks(y, [wrap(s, 48) for s in labels], fontsize=8)
+    from matplotlib.ticker import PercentFormatter
+
+    ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+    ax.set_xlim(0, 1)
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
+    ax.grid(axis="y", visible=False)
+    legend_below(fig, ax, 4)
     return fig

@@ -30,7 +30,17 @@ import pandas as pd
 
 from analysis import metrics as M
 from analysis.load import RunData, load_run
-from analysis.plots import Plot, Section, bar_ci, histogram, lines_ci, new_figure_row, seat_color, seat_distributions
+from analysis.plots import (
+    Plot,
+    Section,
+    bar_ci,
+    histogram,
+    lines_ci,
+    new_figure_row,
+    score_bars,
+    seat_color,
+    seat_distributions,
+)
 from analysis.stats import format_p
 
 REPORT_DIR = "report"
@@ -61,6 +71,17 @@ def num(x: float) -> str:
     if x != x:
         return "n/a"
     return f"{x:.3g}" if abs(x) < 1000 else f"{x:,.0f}"
+
+
+def change(a: str, b: str, at: tuple[Any, Any] | None = None) -> str:
+    """How a figure moves between two settings, as printed: ``'goes from a to b'``, or ``'stays at
+    a'`` when both print the same (``'from 100 % to 100 %'`` says nothing); ``at`` names the two
+    settings (``'goes from a at 1 to b at 2'``)."""
+    if a == b:
+        return f"stays at {a}" + (f" from {at[0]} to {at[1]}" if at else "")
+    if at:
+        return f"goes from {a} at {at[0]} to {b} at {at[1]}"
+    return f"goes from {a} to {b}"
 
 
 def seat_name(s: int) -> str:
@@ -119,22 +140,22 @@ def balance_section(run: RunData) -> Section:
     p = fpa["p_binomial"]
     share = pct_ci(fpa["rate"], fpa["lo"], fpa["hi"])
     if fpa["decisive"] == 0:
-        verdict = "no game had a sole winner, so seat balance cannot be judged."
+        verdict = "No game had a sole winner, so seat balance cannot be judged."
     elif not same:
         verdict = (
-            f"{seat_name(0)} won {share} of the {fpa['decisive']} decisive games (equal share {pct(fpa['expected'])}, "
+            f"{seat_name(0).capitalize()} won {share} of the {fpa['decisive']} decisive games (equal share {pct(fpa['expected'])}, "
             f"{format_p(p)}); the seats play different agents, so this mixes seat order with agent "
             "strength (see skill importance)."
         )
     elif p < 0.05:
         kind = "a first-player advantage" if fpa["rate"] > fpa["expected"] else "a first-player disadvantage"
         verdict = (
-            f"{seat_name(0)} (the first seat) wins {share} of the {fpa['decisive']} decisive games against an equal "
+            f"{seat_name(0).capitalize()} (the first seat) wins {share} of the {fpa['decisive']} decisive games against an equal "
             f"share of {pct(fpa['expected'])}: {kind}, {format_p(p)} (exact binomial test)."
         )
     else:
         verdict = (
-            f"{seat_name(0)} (the first seat) wins {share} of the {fpa['decisive']} decisive games, an equal share "
+            f"{seat_name(0).capitalize()} (the first seat) wins {share} of the {fpa['decisive']} decisive games, an equal share "
             f"being {pct(fpa['expected'])}: no detectable first-player advantage ({format_p(p)}); the interval "
             f"bounds any advantage to {pct(fpa['hi'] - fpa['expected'])} points."
         )
@@ -151,6 +172,8 @@ def balance_section(run: RunData) -> Section:
         "sole wins": rates["wins"],
         "win rate [95 % CI]": [pct_ci(r, lo, hi) for r, lo, hi in zip(rates["rate"], rates["lo"], rates["hi"])],
         "share of decisive games": [pct(w / fpa["decisive"]) if fpa["decisive"] else "n/a" for w in rates["wins"]],
+        "shared wins": rates["shared"],
+        "score [95 % CI]": [pct_ci(r, lo, hi) for r, lo, hi in zip(rates["score"], rates["score_lo"], rates["score_hi"])],
     })
     sec.tables.append(("Wins by seat (all sweep points pooled)" if len(run.points) > 1 else "Wins by seat", tab))
     return sec
@@ -218,48 +241,103 @@ def score_unit(game: str) -> str:
     }.get(game, "points")
 
 
+def _outcome_counts(r: Any) -> str:
+    """``'3 won, 12 shared wins, 0 draws, 5 lost'`` for a skill-importance row."""
+    return (f"{r['wins']} won, {plural(int(r['shared']), 'shared win')}, {plural(int(r['draws']), 'draw')}, "
+            f"{r['losses']} lost")
+
+
 def skill_section(run: RunData) -> Section | None:
-    """Skill importance (Jaffe et al. 2012): each agent's win rate against the other agents."""
-    sk = M.skill_importance(run.games, run.seats)
+    """Skill importance (Jaffe et al. 2012): each agent's score against the other agents, the
+    stronger agent taken from the scenario's declared order (:mod:`analysis.strength`)."""
+    from analysis.strength import label_strengths
+
+    strengths = label_strengths(run.game, run.scenario, run.points, run.sweep_keys, run.seats)
+    sk = M.skill_importance(run.games, run.seats, strengths)
     if sk.empty:
         return None
     sec = Section(
         "Skill importance",
-        "After Jaffe et al. (AIIDE 2012): how often a stronger agent beats a weaker one. A rate near the "
-        "no-skill share means luck decides; near 100 % means the game rewards skill.",
+        "After Jaffe et al. (AIIDE 2012): how well a stronger agent does against a weaker one. An agent's score "
+        "is its share of the wins: 1 for a win, half for a draw or a win shared by two, 0 for a loss. Which "
+        "agent is stronger comes from the scenario (agent, search effort, the seat's skill, or a seat's "
+        "'strength'), never from the results. A score near the no-skill share means luck decides; near 100 % "
+        "means the game rewards skill.",
     )
     names = short_labels(sk["label"].tolist())
-    lab = [f"{names[r.label]}\n({' vs '.join(names.get(x, x) for x in r.pairing.split(' vs '))})"
-           if sk["pairing"].nunique() > 1 else names[r.label] for r in sk.itertuples()]
-    fig = bar_ci(lab, sk["rate"], sk["lo"], sk["hi"], title="Win rate of each agent against the others",
-                 ylabel="sole wins (% of games)", expected=sk["expected"].tolist(),
-                 expected_label="share with no skill effect")
     found = []
-    for _pairing, grp in sk.groupby("pairing", sort=False):
+    rows_lab: list[str] = []
+    hl: list[bool] = []
+    shown: list[int] = []
+    for pairing, grp in sk.groupby("pairing", sort=False):
+        labs = pairing.split(" vs ")
+        short_pair = " vs ".join(names.get(x, x) for x in labs)
+        # two agents: one bar says it all (the other's score is its complement), the declared
+        # stronger one's when there is one
+        plot_rows = grp[grp["stronger"]] if len(labs) == 2 and grp["stronger"].any() else \
+            (grp.iloc[:1] if len(labs) == 2 else grp)
+        for idx, r in zip(plot_rows.index, plot_rows.itertuples()):
+            others = " and ".join(names.get(x, x) for x in labs if x != r.label)
+            rows_lab.append(("stronger: " if r.stronger else "") + f"{names[r.label]} against {others}")
+            hl.append(bool(r.stronger))
+            shown.append(idx)
         strong = grp[grp["stronger"]]
-        row = strong.iloc[0] if len(strong) else grp.sort_values("rate").iloc[-1]
-        others = ", ".join(names[x] for x in grp["label"] if x != row["label"])
-        ci = pct_ci(row["rate"], row["lo"], row["hi"])
-        exp = row["expected"]
-        if row["lo"] > exp:
-            gap = row["rate"] - exp
-            strength = "strongly" if row["rate"] >= 0.8 or gap >= 0.3 else ("clearly" if gap >= 0.1 else "slightly")
-            verdict = f"the game rewards skill {strength}"
-        elif row["hi"] < exp:
-            verdict = "the supposedly stronger agent does worse: check the agent or the rules"
+        if len(strong):
+            row = strong.iloc[0]
+            others = " and ".join(names.get(x, x) for x in labs if x != row["label"])
+            exp = row["expected"]
+            ci = pct_ci(row["score"], row["lo"], row["hi"])
+            if row["lo"] > exp:
+                gap = row["score"] - exp
+                how = "strongly" if row["score"] >= 0.8 or gap >= 0.3 else ("clearly" if gap >= 0.1 else "slightly")
+                verdict = f"the game rewards skill {how}"
+            elif row["hi"] < exp:
+                verdict = "the declared stronger agent does worse: check the agent or the rules"
+            else:
+                verdict = "no detectable skill effect: luck or the seat decides"
+            found.append(f"Pairing {short_pair}: {names[row['label']]}, stronger by {row['why']}, scores {ci} "
+                         f"against {others} over {int(row['games'])} games ({_outcome_counts(row)}; no-skill "
+                         f"score {pct(exp)}): {verdict}.")
         else:
-            verdict = "no detectable skill effect: luck or the seat decides"
-        found.append(f"{names[row['label']]} beats {others} in {ci} of {int(row['games'])} games "
-                     f"(no-skill share {pct(exp)}): {verdict}.")
+            row = grp.iloc[0]
+            exp = row["expected"]
+            ci = pct_ci(row["score"], row["lo"], row["hi"])
+            differ = ("the scores differ beyond their intervals" if row["lo"] > exp or row["hi"] < exp
+                      else "no detectable difference")
+            found.append(f"Pairing {short_pair}: the scenario declares no order ({row['why']}), so no agent is "
+                         f"called stronger; {names[row['label']]} scores {ci} over {int(row['games'])} games "
+                         f"({_outcome_counts(row)}; no-skill score {pct(exp)}): {differ}.")
+    if len(found) > 2:
+        # many pairings: say first what they add up to, then each one
+        strong = sk[sk["stronger"]]
+        up = int((strong["lo"] > strong["expected"]).sum())
+        down = int((strong["hi"] < strong["expected"]).sum())
+        unordered = len(found) - len(strong)
+        lead = (f"Of {len(found)} pairings, the declared stronger agent scores above its no-skill share beyond "
+                f"chance in {up}, below it in {down}, within chance in {len(strong) - up - down}")
+        found.insert(0, lead + (f"; {unordered} have no declared order." if unordered else "."))
+    pl = sk.loc[shown]
+    fig = score_bars(rows_lab, (pl["wins"] / pl["games"]).tolist(), pl["score"].tolist(), pl["lo"].tolist(),
+                     pl["hi"].tolist(), pl["expected"].tolist(), pl["games"].astype(int).tolist(),
+                     title="Score of each agent against the others", xlabel="score (share of the wins)",
+                     highlight=hl)
     f = " ".join(found)
     sec.plots.append(Plot("skill", "Skill importance", fig, f,
-                          "Bars: share of games each agent won alone when playing agents different from itself; "
-                          "dashed: its share if skill did not matter (its seats / all seats)."))
+                          "One bar per pairing (per agent when more than two agents meet): with two agents, the "
+                          "declared stronger one's score (the other's is the rest), or the first-named one's when the "
+                          "scenario declares no order. Solid: share of games won outright; light: share earned from "
+                          "draws and shared wins; the bar ends at the score; whiskers: Wilson 95 % interval "
+                          "(conservative with draws); dashed: the score if skill did not matter (its seats / all "
+                          "seats); n: games. Blue: the declared stronger agent; grey: no declared order."))
     sec.findings.append(f)
     tab = pd.DataFrame({
-        "pairing": sk["pairing"], "agent": sk["label"], "games": sk["games"], "wins": sk["wins"],
-        "win rate [95 % CI]": [pct_ci(r, lo, hi) for r, lo, hi in zip(sk["rate"], sk["lo"], sk["hi"])],
-        "no-skill share": [pct(x) for x in sk["expected"]],
+        "pairing": sk["pairing"], "agent": sk["label"],
+        "declared stronger": ["yes" if r.stronger else ("no" if r.ordered else "no order declared")
+                              for r in sk.itertuples()],
+        "games": sk["games"], "won": sk["wins"], "shared wins": sk["shared"], "draws": sk["draws"],
+        "lost": sk["losses"],
+        "score [95 % CI]": [pct_ci(r, lo, hi) for r, lo, hi in zip(sk["score"], sk["lo"], sk["hi"])],
+        "no-skill score": [pct(x) for x in sk["expected"]],
     })
     sec.tables.append(("Agent against agent", tab))
     return sec
@@ -301,10 +379,13 @@ def drama_section(run: RunData) -> Section | None:
     a2.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
     lc, da, cb = s["lead_changes"], s["decided_at"], s["comeback"]
     late = float((y >= 0.9).mean()) if y.size else float("nan")
-    f = (f"The lead changes {num(lc['mean'])} times per game on average [{num(lc['lo'])}, {num(lc['hi'])}]. "
-         f"The final winner takes a lasting lead after {pct(da['median'])} of the game (median); "
-         f"in {pct(late)} of decisive games only in the last tenth. "
-         f"The winner was behind at some point in {pct_ci(cb['rate'], cb['lo'], cb['hi'])} of decisive games.")
+    f = f"The lead changes {num(lc['mean'])} times per game on average [{num(lc['lo'])}, {num(lc['hi'])}]. "
+    if y.size:
+        f += (f"The final winner takes a lasting lead after {pct(da['median'])} of the game (median); "
+              f"in {pct(late)} of decisive games only in the last tenth. "
+              f"The winner was behind at some point in {pct_ci(cb['rate'], cb['lo'], cb['hi'])} of decisive games.")
+    else:
+        f += "No game with recorded leads had a sole winner, so when games are decided cannot be measured."
     sec.plots.append(Plot("drama", "Drama and decisiveness", fig, f,
                           "Left: lead changes per game (ties do not count as a change). Right: share of the game's "
                           "actions played before the eventual sole winner took the lead for good; 100 % means the "
@@ -339,15 +420,17 @@ def sweep_section(run: RunData, headline: tuple[str, str, pd.Series] | None) -> 
                      ylabel=label, colors=["#D55E00"], ax=axes[2])
         fig.suptitle(f"Effect of {key}", fontweight="bold")
         first, last = e.iloc[0], e.iloc[-1]
-        parts = [f"{seat_name(0)}'s win rate goes from {pct_ci(first['win_0'], first['win_0_lo'], first['win_0_hi'])} "
-                 f"at {first['value']} to {pct_ci(last['win_0'], last['win_0_lo'], last['win_0_hi'])} at {last['value']}"]
-        parts.append(f"mean length from {num(first['length'])} to {num(last['length'])} actions")
+        parts = [f"{seat_name(0)}'s sole-win rate "
+                 + change(pct_ci(first['win_0'], first['win_0_lo'], first['win_0_hi']),
+                          pct_ci(last['win_0'], last['win_0_lo'], last['win_0_hi']))]
+        parts.append("its score " + change(pct(first["score_0"]), pct(last["score_0"])))
+        parts.append("mean length " + change(num(first['length']), num(last['length'])) + " actions")
         if headline:
-            parts.append(f"{headline[1]} from {num(first[headline[0]])} to {num(last[headline[0]])}")
+            parts.append(f"{headline[1]} " + change(num(first[headline[0]]), num(last[headline[0]])))
         changed = "win rates differ beyond their intervals" if (
             first["win_0_lo"] > last["win_0_hi"] or last["win_0_lo"] > first["win_0_hi"]) else \
             "the win-rate intervals overlap"
-        f = f"{key}: " + "; ".join(parts) + f" ({changed})."
+        f = f"Sweeping {key} from {first['value']} to {last['value']}: " + "; ".join(parts) + f" ({changed})."
         safe = "".join(ch if ch.isalnum() else "_" for ch in key)
         sec.plots.append(Plot(f"sweep_{safe}", f"Effect of {key}", fig, f,
                               "Each point pools all games at that value of the key."))
@@ -359,6 +442,9 @@ def sweep_section(run: RunData, headline: tuple[str, str, pd.Series] | None) -> 
     tab["games"] = pp["games"]
     for s in range(n):
         tab[f"{seat_name(s)} wins"] = [pct_ci(r, lo, hi) for r, lo, hi in zip(pp[f"win_{s}"], pp[f"win_{s}_lo"], pp[f"win_{s}_hi"])]
+    for s in range(n):
+        tab[f"{seat_name(s)} score"] = [pct_ci(r, lo, hi) for r, lo, hi in
+                                        zip(pp[f"score_{s}"], pp[f"score_{s}_lo"], pp[f"score_{s}_hi"])]
     tab["no sole winner"] = [pct_ci(r, lo, hi) for r, lo, hi in zip(pp["draw"], pp["draw_lo"], pp["draw_hi"])]
     tab["mean length"] = [f"{num(m)} [{num(lo)}, {num(hi)}]" for m, lo, hi in zip(pp["length"], pp["length_lo"], pp["length_hi"])]
     if headline:
@@ -577,7 +663,10 @@ def render(run: RunData, sections: list[Section], errors: list[str], out: Path) 
     text, src = scenario_text(run)
     parts.append(f"<h2>Scenario</h2><p class='note'>{esc(src)}</p><pre>{esc(text)}</pre>")
     parts.append(
-        "<h2>Methods</h2><p class='note'>A win is a sole win; draws and shared wins count for nobody. "
+        "<h2>Methods</h2><p class='note'>A game ends with a sole winner (decisive), a shared win (two or more "
+        "seats win together) or a draw (no seat wins). A seat's win is a sole win; its score is its share of the "
+        "win (1 for a sole win, 1/k of a win shared by k seats, 1/n of a draw of n seats, 0 for a loss). Which "
+        "agent is stronger comes from the scenario's declared order, never from the results. "
         "Proportions carry Wilson 95 % score intervals, means Student-t 95 % intervals. First-player advantage: "
         "exact two-sided binomial test of seat 0's wins among decisive games against 1/(number of seats); with more "
         "than two seats also a chi-square test of all seats' wins against equal shares. Skill importance after "

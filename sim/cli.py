@@ -191,31 +191,65 @@ def _write_report(run_dir: Path) -> str | None:
 
 
 def _print_summary(s: dict[str, Any]) -> None:
+    """The run summary as tables: per seat, or for a sweep per point (pooling points would put
+    different agents under one seat label)."""
     from rich.console import Console
     from rich.table import Table
 
     con = Console()
-    t = Table(title=f"{s['scenario']} ({s['game']}): {s['games']} games, seed {s['seed']}", title_justify="left")
-    t.add_column("seat", justify="right")
-    t.add_column("agent")
-    t.add_column("wins", justify="right")
-    t.add_column("win rate [95 % CI]", justify="right")
-    for r in s["seats"]:
-        lo, hi = r["ci95"]
-        t.add_row(str(r["seat"]), r["label"], str(r["wins"]), f"{100 * r['win_rate']:.1f} % [{100 * lo:.1f}, {100 * hi:.1f}]")
-    con.print(t)
+    title = f"{s['scenario']} ({s['game']}): {s['games']} games, seed {s['seed']}"
+    if not s.get("points"):
+        t = Table(title=title, title_justify="left")
+        t.add_column("seat", justify="right")
+        t.add_column("agent", overflow="fold")
+        t.add_column("sole wins [95 % CI]", justify="right")
+        t.add_column("shared wins", justify="right")
+        t.add_column("score [95 % CI]", justify="right")
+        for r in s["seats"]:
+            t.add_row(str(r["seat"]), r["label"], f"{r['wins']}: " + _pct_ci(r["win_rate"], *r["ci95"]),
+                      str(r["shared_wins"]), _pct_ci(r["score"], *r["score_ci95"]))
+        con.print(t)
+    else:
+        # one row per sweep point: the swept values, then each seat's sole wins and score
+        keys = list(s["points"][0]["values"])
+        from rich import box
+
+        # light borders: ten columns of a 2-seat, 2-key sweep fit an 80-column terminal
+        t = Table(title=f"{title}, {len(s['points'])} sweep points", title_justify="left", box=box.SIMPLE_HEAD,
+                  pad_edge=False)
+        t.add_column("point", justify="right")
+        for k in keys:
+            t.add_column(k.removeprefix("seats."), justify="right", overflow="fold")
+        t.add_column("games", justify="right")
+        for r in s["seats"]:  # short headers: a 2-seat sweep of two keys fits 80 columns
+            t.add_column(f"s{r['seat']} wins", justify="right")
+            t.add_column(f"s{r['seat']} score", justify="right")
+        t.add_column("shared", justify="right", min_width=6)
+        t.add_column("draws", justify="right")
+        for p in s["points"]:
+            cells = [str(p["point"]), *(str(p["values"].get(k)) for k in keys), str(p["games"])]
+            for r in p["seats"]:
+                cells += [str(r["wins"]), f"{100 * r['score']:.0f} %"]
+            cells += [str(p["shared_wins"]), str(p["draws"])]
+            t.add_row(*cells)
+        con.print(t)
+        con.print("s0, s1, ...: seat 0, seat 1, ...; wins: sole wins; score: share of the win (a shared win or "
+                  "draw of two counts half); intervals in --json and the report")
     con.print(
-        f"draws or shared wins: {s['draws']}   mean length: {s['mean_length']:.1f} actions   "
+        f"draws (no winner): {s['draws']}   shared wins: {s['shared_wins']}   mean length: {s['mean_length']:.1f} actions   "
         f"played now: {s['played']} (already stored: {s['resumed_skipped']})   wall: {s['wall_s']:.1f} s"
     )
-    if s.get("points"):
-        con.print(f"sweep: {len(s['points'])} points (per-point figures in --json and the report)")
     con.print(f"results: {s['out']}/results.sqlite" + (f"   report: {s['report']}" if s.get("report") else ""))
     if s.get("replays"):
         con.print(
             f"replay: {s['replays'][0]}   watch: stonelab replay view {s['replays'][0]}"
             + (f"   share: {s['replay_viewer']}/standalone.html" if s.get("replay_viewer") else "")
         )
+
+
+def _pct_ci(rate: float, lo: float, hi: float) -> str:
+    """``'23 % [13, 37]'``: a rate and its 95 % interval in percent."""
+    return f"{100 * rate:.0f} % [{100 * lo:.0f}, {100 * hi:.0f}]"
 
 
 # --- export ----------------------------------------------------------------------------------

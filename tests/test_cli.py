@@ -47,11 +47,13 @@ def test_run_json_summary_and_export(tmp_path: Path, capsys) -> None:
     s = json.loads(cap.out)
     # not a terminal: plain progress lines on stderr, the last at 100 %
     assert "study: 12/12 games (100 %)" in cap.err
-    for key in ("scenario", "game", "games", "seed", "seats", "draws", "mean_length", "wall_s", "out"):
+    for key in ("scenario", "game", "games", "seed", "seats", "draws", "shared_wins", "mean_length", "wall_s", "out"):
         assert key in s
     assert s["games"] == 12 and s["game"] == "druids" and s["seed"] == 4
-    wins = sum(seat["wins"] for seat in s["seats"]) + s["draws"]
+    # every game has a sole winner, a shared win or no winner (a draw): one definition everywhere
+    wins = sum(seat["wins"] for seat in s["seats"]) + s["draws"] + s["shared_wins"]
     assert wins == 12
+    assert sum(seat["score"] for seat in s["seats"]) == pytest.approx(1.0)  # the shares of each game sum to 1
     for seat in s["seats"]:
         lo, hi = seat["ci95"]
         assert 0 <= lo <= seat["win_rate"] <= hi <= 1
@@ -64,6 +66,7 @@ def test_run_json_summary_and_export(tmp_path: Path, capsys) -> None:
     path = Path(capsys.readouterr().out.strip())
     rows = list(csv.DictReader(path.open()))
     assert len(rows) == 12 and "score_0" in rows[0] and "megaliths_0" in rows[0]
+    assert sum(int(r["draw"]) for r in rows) == s["draws"] and sum(int(r["shared_win"]) for r in rows) == s["shared_wins"]
     assert main(["export", str(out), "--format", "parquet", "--out", str(tmp_path / "g.parquet")]) == 0
     assert (tmp_path / "g.parquet").stat().st_size > 0
 

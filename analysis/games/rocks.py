@@ -75,8 +75,9 @@ def section(run: RunData) -> Section | None:
                             float(o.mean()) if o.size else float("nan")))
         gap = max(win_mix, key=lambda t: (t[1] - t[2]) if t[1] == t[1] and t[2] == t[2] else -1e9)
         f = (f"Points come from {mix}. "
-             + "; ".join(f"seat {s} scores {num(d['mean'])} [{num(d['lo'])}, {num(d['hi'])}]" for s, d in zip(seats, tot))
-             + f" points per game. Winners out-score the others most on {gap[0]} ({gap[1]:.1f} against "
+             + "Points per game: " + "; ".join(f"seat {s} {num(d['mean'])} [{num(d['lo'])}, {num(d['hi'])}]"
+                                              for s, d in zip(seats, tot))
+             + f". Winners out-score the others most on {gap[0]} ({gap[1]:.1f} against "
                f"{gap[2]:.1f} points per game).")
         sec.plots.append(Plot("rocks_points_by_source", "Points by source", fig, f,
                               "Stacked: mean points per game from each source; whiskers: 95 % interval of the "

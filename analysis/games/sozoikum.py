@@ -8,6 +8,8 @@ Reads ``sozoikum_games`` (``rounds``, ``house_round`` (NULL when nobody built), 
 
 from __future__ import annotations
 
+from typing import Any, Mapping
+
 import numpy as np
 import pandas as pd
 
@@ -15,6 +17,15 @@ from analysis import metrics as M
 from analysis.games import has_columns, own_aligned
 from analysis.load import RunData
 from analysis.plots import Plot, Section, bar_ci, histogram, lines_ci, seat_color
+
+
+def seat_skill(conf: Mapping[str, Any]) -> dict[str, float]:
+    """The declared skill of a seat for :mod:`analysis.strength`: its placement ``skill`` (higher
+    places more exactly, so is stronger); empty when the value is not a number."""
+    v = conf.get("skill", 0.7)
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return {}
+    return {"a higher placement skill": float(v)}
 
 
 def headline(run: RunData) -> tuple[str, str, pd.Series] | None:

@@ -10,7 +10,7 @@ scenario (``skill`` and ``sigma_aim_deg`` of the seat, with sweep values applied
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
@@ -18,11 +18,38 @@ import pandas as pd
 from analysis import metrics as M
 from analysis.games import has_columns, own_aligned
 from analysis.load import RunData
-from analysis.plots import Plot, Section, new_figure, lines_ci, new_figure_row, polar_bars, stacked_bars
+from analysis.plots import Plot, Section, lines_ci, new_figure, new_figure_row, polar_bars, stacked_bars, ticks_with_n
+from analysis.report import change
 from analysis.stats import count_per_game, wilson
 
 LEVELS = {"stand": "on the base", "stack": "stacked (level 2)", "gate": "gate"}
 SECTOR_DEG = 15.0
+
+#: The fewest passes a group (a noise level, a group of turns, a mark-area sector) must hold to be
+#: named in a finding ("... cost the most", "by turn 30 it is ..."): a share estimated from 30
+#: passes is within about +-18 points (95 %), from 4 passes within +-50. Smaller groups are still
+#: plotted, with their number of passes printed beside them, but never headline a finding.
+MIN_PASSES = 30
+
+#: Canonical names of the causes of a lost stone. The table and the rules name the same cause in
+#: different words (``fell_from_support`` and ``fell from its support``): every spelling maps to
+#: one name here, so a cause is counted once.
+CAUSES: dict[str, str] = {
+    "pushed_off": "pushed off",
+    "toppled": "toppled",
+    "fell_from_support": "fell from its support",
+    "fell from its support": "fell from its support",
+    "fell from support": "fell from its support",
+    "left the table": "left the table",
+    "left_the_table": "left the table",
+}
+
+
+def cause_name(code: str) -> str:
+    """The canonical name of a cause code (:data:`CAUSES`; an unknown code with ``_`` read as
+    spaces)."""
+    c = str(code).strip()
+    return CAUSES.get(c, CAUSES.get(c.replace(" ", "_"), c.replace("_", " ")))
 
 
 def headline(run: RunData) -> tuple[str, str, pd.Series] | None:
@@ -41,6 +68,42 @@ def _skill_sigmas() -> dict[str, float]:
         return {k: float(v.sigma_aim_deg) for k, v in SKILLS.items()}
     except ImportError:  # pragma: no cover - the engine ships with the project
         return {}
+
+
+#: Thrower skill levels, weakest first (sim/sun/thrower.py SKILLS; each level's five noise
+#: standard deviations are no larger than the previous level's).
+SKILL_ORDER: tuple[str, ...] = ("child", "casual", "steady", "expert", "perfect")
+
+
+def seat_skill(conf: Mapping[str, Any]) -> dict[str, float]:
+    """The declared skill of a seat, as keys where higher is stronger (for
+    :mod:`analysis.strength`): ``smaller aim noise`` (minus the aim sigma in degrees, the seat's
+    ``sigma_aim_deg`` or its skill's) and ``a higher skill level`` (rank in :data:`SKILL_ORDER`,
+    which sets the other four noises). Keys that cannot be known are left out."""
+    skill = str(conf.get("skill", "steady"))
+    out: dict[str, float] = {}
+    if skill in SKILL_ORDER:
+        out["a higher skill level"] = float(SKILL_ORDER.index(skill))
+    try:
+        sigma = float(conf.get("sigma_aim_deg", -1.0))
+    except (TypeError, ValueError):
+        return out
+    if sigma < 0:
+        sigma = _skill_sigmas().get(skill, float("nan"))
+    if math.isfinite(sigma):
+        out["smaller aim noise"] = -sigma
+    return out
+
+
+def _edge_labels(edges: np.ndarray) -> list[str]:
+    """``'0.0–0.3'`` labels of the groups between consecutive edges (|degrees|, never negative),
+    with the fewest decimals (1 to 3) that print neighbouring edges differently."""
+    e = np.maximum(np.asarray(edges, dtype=float), 0.0)
+    for d in (1, 2, 3):
+        txt = [f"{x:.{d}f}" for x in e]
+        if len(set(txt)) == len(txt):
+            break
+    return [f"{txt[i]}–{txt[i + 1]}" for i in range(len(txt) - 1)]
 
 
 def seat_noise(run: RunData) -> pd.DataFrame:
@@ -65,7 +128,8 @@ def seat_noise(run: RunData) -> pd.DataFrame:
 
 
 def lost_stones(run: RunData) -> pd.DataFrame:
-    """One row per stone lost: ``point, game_index, turn, stone, shape, cause, level``."""
+    """One row per stone lost: ``point, game_index, turn, stone, shape, cause, level`` (``cause``
+    by its canonical name, :func:`cause_name`)."""
     passes = run.detail("passes")
     if not has_columns(passes, "causes", "turn"):
         return pd.DataFrame(columns=["point", "game_index", "turn", "stone", "shape", "cause", "level"])
@@ -75,7 +139,7 @@ def lost_stones(run: RunData) -> pd.DataFrame:
             bits = item.split(":")
             if len(bits) >= 3 and bits[0].lstrip("-").isdigit():
                 rows.append({"point": pt, "game_index": gi, "turn": turn, "stone": int(bits[0]), "shape": bits[1],
-                             "cause": bits[2]})
+                             "cause": cause_name(":".join(bits[2:]))})
     lost = pd.DataFrame(rows, columns=["point", "game_index", "turn", "stone", "shape", "cause"])
     place = run.detail("placements")
     lost["level"] = "unknown"
@@ -167,10 +231,13 @@ def _per_game_counts(run: RunData) -> tuple[pd.DataFrame, list[tuple[str, str, b
                 add("turns", label, by_game(passes, passes[col].fillna(0)))
     if has_columns(passes, "causes"):
         lost = lost_stones(run)
-        seen = sorted(set(lost["cause"]) - set(LOSS_CAUSES))
-        for cause in (*LOSS_CAUSES, *seen):
-            add("penalty stones", f"stones {LOSS_WORDS.get(cause, cause.replace('_', ' '))} in a pass",
-                by_game(lost[lost["cause"] == cause]))
+        # lost_stones names causes canonically (cause_name); the rows keep the table's codes' order
+        canon = {cause_name(c): c for c in LOSS_CAUSES}
+        seen = sorted(set(lost["cause"]) - set(canon))
+        for name in (*canon, *seen):
+            code = canon.get(name, name)
+            add("penalty stones", f"stones {LOSS_WORDS.get(code, name.replace('_', ' '))} in a pass",
+                by_game(lost[lost["cause"] == name]))
     if has_columns(place, "knocked"):
         add("penalty stones", "stones knocked by a placement", by_game(place, place["knocked"].fillna(0)))
     if "termination" in run.games:
@@ -319,10 +386,13 @@ def section(run: RunData) -> Section | None:
     else:
         err = passes["noise_aim_deg"].abs() if "noise_aim_deg" in passes else pd.Series(np.zeros(n_pass))
         q = np.unique(np.quantile(err.dropna(), np.linspace(0, 1, 6))) if err.notna().any() else np.array([0, 1])
+        edges = q.copy()
         q[-1] += 1e-9
         bins = pd.cut(err, q, include_lowest=True)
         groups = [(iv, passes[bins == iv]) for iv in bins.cat.categories]
-        xs = [f"{iv.left:.1f}–{iv.right:.1f}" for iv in bins.cat.categories]
+        # labels from the quantile edges themselves: pd.cut widens the lowest edge a hair below 0,
+        # which printed as "-0.0"; the fewest decimals that keep neighbouring labels apart
+        xs = _edge_labels(edges)
         xlab = "aim error drawn in the pass (|degrees|, quintiles)"
         what = "aim error drawn"
         tick = None
@@ -346,22 +416,33 @@ def section(run: RunData) -> Section | None:
              colors=cols, ax=a1, categorical=tick is None)
     lines_ci(xs, series_b, title="Chance of a clean pass", xlabel=xlab, ylabel="passes losing no stone",
              percent=True, colors=["#009E73"] if len(split) == 1 else cols, ax=a2, categorical=tick is None)
-    if tick is not None:
-        for ax in (a1, a2):
-            ax.set_xticks(xs, tick, fontsize=8)
+    ns = [len(g) for _, g in groups]
+    for ax in (a1, a2):
+        ticks_with_n(ax, xs if tick is not None else list(range(len(xs))), tick if tick is not None else xs, ns)
     a1.set_ylim(bottom=0)
-    first, last = dists[0], dists[-1]
+    unit = "°" if tick is not None else ""
     f = (f"Over {n_pass} passes a pass costs {overall['mean']:.2f} stones on average and {100 * clean_all['rate']:.0f} % "
-         f"[{100 * clean_all['lo']:.0f}, {100 * clean_all['hi']:.0f}] are clean. From the lowest to the highest {what} "
-         f"({xs[0]} to {xs[-1]}{'°' if tick is not None else ''}) the cost goes from {first['mean']:.2f} "
-         f"[{first['lo']:.2f}, {first['hi']:.2f}] to {last['mean']:.2f} [{last['lo']:.2f}, {last['hi']:.2f}] stones per "
-         f"pass, and clean passes from {100 * props[0]['rate']:.0f} % to {100 * props[-1]['rate']:.0f} %.")
+         f"[{100 * clean_all['lo']:.0f}, {100 * clean_all['hi']:.0f}] are clean.")
+    ok = [i for i, n_ in enumerate(ns) if n_ >= MIN_PASSES]
+    if len(ok) >= 2:
+        i0, i1 = ok[0], ok[-1]
+        first, last = dists[i0], dists[i1]
+        f += (f" From the lowest to the highest {what} with at least {MIN_PASSES} passes ({xs[i0]}{unit}, {ns[i0]} "
+              f"passes, to {xs[i1]}{unit}, {ns[i1]} passes) the cost per pass "
+              + change(f"{first['mean']:.2f} [{first['lo']:.2f}, {first['hi']:.2f}]",
+                       f"{last['mean']:.2f} [{last['lo']:.2f}, {last['hi']:.2f}]")
+              + " stones, and the share of clean passes "
+              + change(f"{100 * props[i0]['rate']:.0f} %", f"{100 * props[i1]['rate']:.0f} %") + ".")
+    else:
+        f += (f" Fewer than two {what} groups hold {MIN_PASSES} passes, so the curve is shown but not compared "
+              f"(groups: {', '.join(str(n_) for n_ in ns)} passes).")
     sec.plots.append(Plot("sun_difficulty", "Difficulty curve", fig, f,
                           "Left: mean penalty stones per pass; right: share of passes that lose no stone; bands and "
                           "whiskers: 95 % intervals. "
                           + ("x: the aim noise each seat's skill gives (scenario)." if tick is not None else
                              "Only one noise level in this study: x is the aim error actually drawn, in five "
-                             "equal-count groups.")))
+                             "equal-count groups.")
+                          + f" n: passes per group; findings use groups of at least {MIN_PASSES} passes."))
     sec.findings.append(f)
 
     # 2. clean pass by turn number
@@ -378,14 +459,30 @@ def section(run: RunData) -> Section | None:
                        title="Chance of a clean pass as the ring fills",
                        xlabel="turn number (0 = first turn of the game)" + (f", groups of {width} turns" if width > 1 else ""),
                        ylabel="passes losing no stone", percent=True, colors=["#009E73"])
-        big = [t for t in tb if t[2] >= 10] or tb
-        early, late = big[0], big[-1]
-        f = (f"A pass on the first turns is clean {100 * early[1]['rate']:.0f} % [{100 * early[1]['lo']:.0f}, "
-             f"{100 * early[1]['hi']:.0f}] of the time; by turn {late[0] * width} it is {100 * late[1]['rate']:.0f} % "
-             f"[{100 * late[1]['lo']:.0f}, {100 * late[1]['hi']:.0f}] ({late[2]} passes).")
+        ticks_with_n(fig.axes[0], xs2, [str(b * width) if width == 1 else f"{b * width}–{b * width + width - 1}"
+                                        for b, _, _ in tb], [t[2] for t in tb], fontsize=7)
+        big = [t for t in tb if t[2] >= MIN_PASSES]
+        if len(big) >= 2:
+            early, late = big[0], big[-1]
+            a_ = f"{100 * early[1]['rate']:.0f} % [{100 * early[1]['lo']:.0f}, {100 * early[1]['hi']:.0f}]"
+            b_ = f"{100 * late[1]['rate']:.0f} % [{100 * late[1]['lo']:.0f}, {100 * late[1]['hi']:.0f}]"
+
+            def turns(t: tuple[int, Any, int]) -> str:
+                return f"turn {t[0] * width}" if width == 1 else f"turns {t[0] * width}-{t[0] * width + width - 1}"
+
+            if a_.split(" [")[0] == b_.split(" [")[0]:
+                f = (f"The chance of a clean pass does not change as the ring fills: {a_} on {turns(early)} "
+                     f"({early[2]} passes) and {b_} on {turns(late)} ({late[2]} passes).")
+            else:
+                f = (f"A pass on {turns(early)} is clean {a_} of the time ({early[2]} passes); on {turns(late)} "
+                     f"it is {b_} ({late[2]} passes).")
+        else:
+            f = (f"Fewer than two groups of turns hold {MIN_PASSES} passes, so the chance of a clean pass is shown "
+                 "by turn but not compared.")
         sec.plots.append(Plot("sun_clean_by_turn", "Clean passes by turn", fig, f,
                               "Share of passes losing no stone, by turn number (both seats); 95 % Wilson intervals. "
-                              "Groups with fewer than 3 passes are left out."))
+                              f"Groups with fewer than 3 passes are left out; n: passes per group; findings use "
+                              f"groups of at least {MIN_PASSES} passes."))
         sec.findings.append(f)
 
     # 3. danger per mark area (polar)
@@ -398,21 +495,36 @@ def section(run: RunData) -> Section | None:
             centres = g["sector"] * SECTOR_DEG + SECTOR_DEG / 2
             fig = polar_bars(centres, [SECTOR_DEG * 0.95] * len(g), g["mean"],
                              title="Danger by mark-area position (seen from above)",
-                             value_label="stones lost per pass (mean)")
-            worst = g.sort_values("mean").iloc[-1]
-            lo_deg = int(worst["sector"] * SECTOR_DEG)
-            f = (f"Passes through mark areas at {lo_deg}–{lo_deg + int(SECTOR_DEG)}° cost the most: "
-                 f"{worst['mean']:.2f} stones per pass ({int(worst['n'])} passes), against {overall['mean']:.2f} overall.")
-            if has_columns(a, "area_width_mm") and a["area_width_mm"].notna().sum() >= 10:
+                             value_label="stones lost per pass (mean)", labels=[str(int(x)) for x in g["n"]],
+                             faded=(g["n"] < MIN_PASSES).tolist(),
+                             faded_label=f"numbers on the rim: passes per sector; pale, hatched: fewer than "
+                                         f"{MIN_PASSES} passes")
+            big = g[g["n"] >= MIN_PASSES]
+            if big.empty:
+                f = (f"No {SECTOR_DEG:.0f}° mark-area sector holds {MIN_PASSES} passes yet (the most: "
+                     f"{int(g['n'].max())}), so no sector is singled out.")
+            elif float(big["mean"].max()) == 0.0:
+                f = (f"No pass through a mark-area sector with at least {MIN_PASSES} passes lost a stone "
+                     f"({len(big)} such sectors).")
+            else:
+                worst = big.sort_values("mean").iloc[-1]
+                lo_deg = int(worst["sector"] * SECTOR_DEG)
+                f = (f"Of the sectors with at least {MIN_PASSES} passes, passes through mark areas at "
+                     f"{lo_deg}–{lo_deg + int(SECTOR_DEG)}° cost the most: {worst['mean']:.2f} stones per pass "
+                     f"({int(worst['n'])} passes), against {overall['mean']:.2f} overall.")
+            if has_columns(a, "area_width_mm") and a["area_width_mm"].notna().sum() >= 2 * MIN_PASSES:
                 w = a.dropna(subset=["area_width_mm"])
                 med = float(w["area_width_mm"].median())
                 narrow, wide = w[w["area_width_mm"] < med], w[w["area_width_mm"] >= med]
-                f += (f" Mark areas narrower than {med:.0f} mm cost {narrow['penalties'].mean():.2f} stones per pass, "
-                      f"wider ones {wide['penalties'].mean():.2f}.")
+                if len(narrow) >= MIN_PASSES and len(wide) >= MIN_PASSES:
+                    nm, wm = f"{narrow['penalties'].mean():.2f}", f"{wide['penalties'].mean():.2f}"
+                    f += (f" Mark areas narrower than {med:.0f} mm cost {nm} stones per pass ({len(narrow)} passes), "
+                          f"wider ones {wm} ({len(wide)} passes)" + (": no difference." if nm == wm else "."))
             sec.plots.append(Plot("sun_danger_polar", "Danger per mark area", fig, f,
                                   f"Bars in {SECTOR_DEG:.0f}° sectors by the middle of the mark area the pass went "
                                   "through (0° = +x, counter-clockwise); length and colour: mean stones lost per pass. "
-                                  "Sectors with fewer than 3 passes are left out."))
+                                  f"Sectors with fewer than 3 passes are left out; numbers on the rim: passes per "
+                                  f"sector; pale, hatched: fewer than {MIN_PASSES} passes, never used in a finding."))
             sec.findings.append(f)
 
     # 4. stones lost by shape and level
@@ -429,8 +541,8 @@ def section(run: RunData) -> Section | None:
         by_cause = lost["cause"].value_counts()
         f = (f"{len(lost)} stones lost in {n_games} games ({len(lost) / n_games:.1f} per game): "
              + ", ".join(f"{sh} {by_shape[sh] / n_games:.2f}" for sh in by_shape.index) + " per game; causes: "
-             + ", ".join(f"{c.replace('_', ' ')} {100 * v / len(lost):.0f} %" for c, v in by_cause.items()) + ". "
-             + ", ".join(f"{lv}: {100 * (lost['level'] == lv).sum() / len(lost):.0f} %" for lv in levels_) + ".")
+             + ", ".join(f"{c} {100 * v / len(lost):.0f} %" for c, v in by_cause.items()) + ". Where they stood: "
+             + ", ".join(f"{lv} {100 * (lost['level'] == lv).sum() / len(lost):.0f} %" for lv in levels_) + ".")
         sec.plots.append(Plot("sun_lost_by_shape", "Stones lost by shape and level", fig, f,
                               "Mean stones lost per game, by shape, split by where the stone stood when it was lost "
                               "(from the last placement of that stone)."))

@@ -19,6 +19,7 @@ import copy
 import hashlib
 import itertools
 import json
+import math
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,7 +51,9 @@ STUDY_OPTIONS: tuple[Option, ...] = (
     Option("out", str, "", "run folder; default runs/<name>"),
 )
 _STUDY_KEYS = {o.name for o in STUDY_OPTIONS}
-_SEAT_BASE = ("agent", "name")
+#: seat keys every game takes: the agent, a display name, and a declared strength (a number,
+#: higher is stronger) that reports use to say which agent is stronger (analysis/strength.py)
+_SEAT_BASE = ("agent", "name", "strength")
 
 
 @dataclass(frozen=True)
@@ -267,6 +270,11 @@ def _seats(value: Any, game: Game, source: str) -> tuple[SeatSpec, ...]:
         label = seat.get("name", "")
         if not isinstance(label, str):
             raise ScenarioError(f"got {label!r}; allowed: a string", source=source, key=f"{where}.name")
+        strength = seat.get("strength")
+        if strength is not None and (isinstance(strength, bool) or not isinstance(strength, (int, float))
+                                     or not math.isfinite(strength)):
+            raise ScenarioError(f"got {strength!r}; allowed: a finite number (higher is stronger)",
+                                source=source, key=f"{where}.strength")
         params = validate_options({k: v for k, v in seat.items() if k in agent_keys}, aspec.options, source=source, prefix=where)
         problem = aspec.check(game, params) if aspec.check else None
         if problem:

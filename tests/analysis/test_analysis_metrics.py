@@ -120,9 +120,19 @@ def test_endings(run) -> None:  # noqa: ANN001
 
 
 def test_skill_importance(run) -> None:  # noqa: ANN001
-    sk = M.skill_importance(run.games, run.seats).set_index("label")
+    from analysis.strength import profile
+
+    # without a declared order nobody is called stronger, whoever won more
+    assert not M.skill_importance(run.games, run.seats)["stronger"].any()
+    strengths = {"mcts(iterations=50)": profile("druids", {"agent": "mcts", "iterations": 50}),
+                 "random": profile("druids", {"agent": "random"})}
+    sk = M.skill_importance(run.games, run.seats, strengths).set_index("label")
     assert sk.loc["mcts(iterations=50)", "wins"] == 2 and sk.loc["random", "wins"] == 1
     assert sk.loc["mcts(iterations=50)", "games"] == 5
+    # 2 wins, 1 draw, 1 shared win, 1 loss of 5: (2 + 0.5 + 0.5) / 5
+    assert sk.loc["mcts(iterations=50)", "score"] == pytest.approx(0.6)
+    assert sk.loc["mcts(iterations=50)", ["shared", "draws", "losses"]].tolist() == [1, 1, 1]
+    assert (sk.loc["mcts(iterations=50)", "lo"], sk.loc["mcts(iterations=50)", "hi"]) == pytest.approx(wilson(3, 5))
     assert bool(sk.loc["mcts(iterations=50)", "stronger"]) and not bool(sk.loc["random", "stronger"])
     assert sk.loc["random", "expected"] == pytest.approx(0.5)
 

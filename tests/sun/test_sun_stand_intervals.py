@@ -138,7 +138,7 @@ def test_fast_stack_marker_check_agrees_with_the_full_ring() -> None:
     # The stack check's local shortcut (standard mode, no marker under the stack) gives the same
     # verdict as the marker options computed on the whole ring after the stack.
     checked = 0
-    for k, s in enumerate(_random_positions(12, seed0=40)):
+    for s in _random_positions(12, seed0=40):
         if s.rules["mode"] != "standard" or s._first_turn() or s.ring().n < 3:
             continue
         ring = s.ring()
