@@ -9,8 +9,10 @@ protocol. Scenario tables:
   defaults, validated like a layout file (``sim.sun.layout.parse_layout``).
 - ``[record]``: ``frames`` = none | first | all | failures (per-frame poses of every body, kept in
   the store's ``sun_frames`` table), ``rate_hz``.
-- per seat: ``skill`` (a level of ``sim.sun.thrower.SKILLS``) and ``sigma_aim_deg`` (overrides the
-  level's aim noise when >= 0; what ``skill-sweep.toml`` sweeps).
+- per seat: ``skill`` (a level of ``sim.sun.thrower.SKILLS``) and ``sigma_aim_deg``,
+  ``sigma_release_m``, ``sigma_push_mps``, ``sigma_place_m``, ``sigma_place_deg`` (each overrides
+  that sigma of the level when >= 0; ``skill-sweep.toml`` sweeps the aim, ``stonelab sensitivity``
+  varies them all).
 
 Replays: a game is a pure function of its seed streams (every physics call rebuilds the world from
 exact poses), so :func:`record_game` re-plays game ``i`` of a scenario with recording switched on
@@ -66,7 +68,21 @@ SEAT_OPTIONS: tuple[Option, ...] = (
     Option("skill", str, "steady", "the thrower's skill level (sim/sun/thrower.py)", choices=tuple(SKILLS)),
     Option("sigma_aim_deg", float, -1.0, "aim noise in degrees overriding the skill's (-1: the skill's)",
            min=-1.0, max=90.0),
+    # the other four sigmas, overridable the same way, so a sweep or a sensitivity study can vary
+    # each assumption of the player model on its own (docs/sensitivity.md)
+    Option("sigma_release_m", float, -1.0, "release distance noise in m overriding the skill's (-1: the skill's)",
+           min=-1.0, max=0.5),
+    Option("sigma_push_mps", float, -1.0, "sideways push noise in m/s overriding the skill's (-1: the skill's)",
+           min=-1.0, max=1.0),
+    Option("sigma_place_m", float, -1.0, "placement position noise in m overriding the skill's (-1: the skill's)",
+           min=-1.0, max=0.05),
+    Option("sigma_place_deg", float, -1.0, "placement yaw noise in degrees overriding the skill's (-1: the skill's)",
+           min=-1.0, max=90.0),
 )
+
+#: the seat keys that override one sigma of the seat's skill (value >= 0), by Thrower field
+SIGMA_KEYS: tuple[str, ...] = ("sigma_aim_deg", "sigma_release_m", "sigma_push_mps", "sigma_place_m",
+                               "sigma_place_deg")
 
 PASS_COLUMNS: tuple[Column, ...] = (
     Column("seat", "INTEGER", "who passed"),
@@ -305,7 +321,7 @@ def _still_recording(t: Any, rate_hz: float, res: Any) -> dict[str, Any]:
 
 
 def thrower_of(seat: Mapping[str, Any]) -> Thrower:
-    """The thrower of a seat: its skill level, with ``sigma_aim_deg`` overridden when >= 0.
+    """The thrower of a seat: its skill level, with each of :data:`SIGMA_KEYS` overridden when >= 0.
 
     Raises:
         InputError: unknown skill.
@@ -314,11 +330,11 @@ def thrower_of(seat: Mapping[str, Any]) -> Thrower:
     if name not in SKILLS:
         raise InputError(f"unknown skill {name!r}", key="skill")
     th = SKILLS[name]
-    aim = seat.get("sigma_aim_deg", -1.0)
-    if aim is not None and aim >= 0:
+    given = {k: float(v) for k in SIGMA_KEYS if (v := seat.get(k, -1.0)) is not None and v >= 0}
+    if given:
         from dataclasses import replace
 
-        th = replace(th, name="custom", sigma_aim_deg=float(aim))
+        th = replace(th, name="custom", **given)
     return th
 
 
