@@ -270,3 +270,22 @@ def test_scenario_from_dict_keeps_the_section_out_of_points(registry) -> None:
     sc = scenario_from_dict(raw, registry)
     assert sc.raw["sensitivity"]["trajectories"] == 2
     assert all("sensitivity" not in p.scenario.raw for p in sc.points(registry))
+
+
+def test_sobol_study_through_the_store_and_its_report(tmp_path: Path, registry) -> None:
+    from analysis.report import build_report
+
+    sc = load_scenario(scen(tmp_path, BASE.format(games=3, iters=5) + SECTION.format(traj=2)), registry)
+    sc = with_plan(sc, registry, method="sobol", samples=8).with_overrides(registry, out=str(tmp_path / "sob"))
+    info = run_study(sc, registry, progress=False)
+    assert info.played == 3 * 8 * (3 + 2)
+    plan, res = analyse(load_run(info.out))
+    assert plan.method == "sobol" and plan.keys == ["rules.target", "seats.*.handicap", "seats.1.iterations"]
+    edge = res[1].table.set_index("key")
+    assert list(edge.columns) == ["label", "S1", "S1_conf", "ST", "ST_conf"]
+    assert np.isfinite(edge[["S1", "ST"]].to_numpy()).all()
+    # the handicap is never read: with the same seeds at every point its total index is exactly 0
+    assert edge.loc["seats.*.handicap", "ST"] == pytest.approx(0.0, abs=1e-12)
+    html = build_report(info.out).read_text()
+    assert "What the conclusions depend on" in html and "Sobol" in html
+    assert "Effect of rules.target" not in html  # the sweep section is replaced, not added
