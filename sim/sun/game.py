@@ -174,14 +174,25 @@ def check_config(config: GameConfig) -> tuple[str, str] | None:
     return None
 
 
+#: parameter sets whose table a process keeps: a sensitivity study's every point has its own, and
+#: each table holds a PyBullet connection (about 10 MB), so the cache must not grow with the study
+_TABLES_KEPT = 4
+
+
 def _sun_table(layout: Layout) -> Any:
-    """One SunTable (one PyBullet connection) per process and parameter set, reused by every game."""
+    """One SunTable (one PyBullet connection) per process and parameter set, reused by every game;
+    the least recently used of more than :data:`_TABLES_KEPT` is closed (games of one point run
+    back to back in a worker, and every physics call restores the table from poses)."""
     from sim.sun.table import SunTable
 
     key = repr(layout)
-    t = _TABLES.get(key)
+    t = _TABLES.pop(key, None)
     if t is None:
-        t = _TABLES[key] = SunTable(layout, ())
+        while len(_TABLES) >= _TABLES_KEPT:
+            old = _TABLES.pop(next(iter(_TABLES)))
+            old.close()
+        t = SunTable(layout, ())
+    _TABLES[key] = t  # (re)inserted last: dict order is the use order
     return t
 
 

@@ -110,3 +110,20 @@ def test_tiny_study_end_to_end(tmp_path: Path, capsys) -> None:
                  "--json", "--no-report"]) == 0
     again = json.loads(capsys.readouterr().out)
     assert again["played"] == 0 and again["outputs"] == data["outputs"]
+
+
+def test_the_per_process_table_cache_stays_bounded() -> None:
+    # a sensitivity study meets a new parameter set at every point: one PyBullet connection each
+    # would grow a worker by about 10 MB per point
+    from sim.sun import game as G
+    from sim.sun.layout import parse_layout
+
+    G._TABLES.clear()
+    tables = [G._sun_table(parse_layout({"physics": {"restitution": 0.1 + 0.05 * i}})) for i in range(6)]
+    assert len(G._TABLES) == G._TABLES_KEPT == 4
+    assert [t._cid for t in tables[:2]] == [-1, -1] and all(t._cid >= 0 for t in tables[2:])
+    again = G._sun_table(parse_layout({"physics": {"restitution": 0.1 + 0.05 * 5}}))
+    assert again is tables[5]  # a kept set is reused, not rebuilt
+    G._TABLES.clear()
+    for t in tables:
+        t.close()
