@@ -138,8 +138,9 @@ def point_outputs(run: RunData) -> list[Output]:
     if n >= 2:
         # +1 when seat 0 wins alone, -1/(n-1) when another seat does: the mean is seat 0's sole-win
         # share minus the others' mean share (0 for a fair game whatever the draw share)
-        edge = g["winner"].map(lambda w: float("nan") if w != w else (1.0 if int(w) == 0 else -1.0 / (n - 1)))
-        edge = edge.fillna(0.0)
+        # (a column of draws only is all None, not NaN: coerce)
+        winner = pd.to_numeric(g["winner"], errors="coerce")
+        edge = pd.Series(np.where(winner == 0, 1.0, np.where(winner.notna(), -1.0 / (n - 1), 0.0)), index=g.index)
         outs.append(per_point("first_player_edge", "first-player edge (seat 0's sole-win share minus the others')",
                               edge, g["point"], pts))
     from analysis.report import game_module
@@ -383,6 +384,11 @@ def plot(results: list[Indices], method: str, conf_level: float = 0.95) -> Any:
         ax.grid(axis="y", visible=False)
     for ax in axes[len(shown):]:
         ax.set_visible(False)
+    if not shown:
+        axes[0].set_visible(True)
+        axes[0].set_axis_off()
+        axes[0].text(0.5, 0.5, "no output varies over the sample points\n(see the sentences)", ha="center",
+                     va="center", transform=axes[0].transAxes)
     legend: dict[str, Any] = {}
     for ax in axes[:len(shown)]:
         for h, lab in zip(*ax.get_legend_handles_labels()):

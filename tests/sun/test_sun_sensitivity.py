@@ -89,8 +89,8 @@ def test_bad_command_line_settings_exit_2(tmp_path: Path, capsys) -> None:
 @pytest.mark.slow
 def test_tiny_study_end_to_end(tmp_path: Path, capsys) -> None:
     text = (ROOT / "scenarios/sun/classic-2p.toml").read_text().replace('frames = "first"', 'frames = "none"')
-    text += ('\n[sensitivity]\ntrajectories = 2\n[sensitivity.inputs]\n"seats.*.sigma_aim_deg" = [0.25, 6.0]\n'
-             '"physics.restitution" = [0.1, 0.6]\n')
+    text += ('\n[sensitivity]\ntrajectories = 2\n[sensitivity.inputs]\n"seats.*.sigma_aim_deg" = [0.25, 8.0]\n'
+             '"seats.*.sigma_place_m" = [0.0005, 0.006]\n')
     p = tmp_path / "tiny.toml"
     p.write_text(text)
     out = tmp_path / "run"
