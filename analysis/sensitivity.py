@@ -314,11 +314,11 @@ def sentence(res: Indices) -> str:
     if res.problem:
         return f"{name}: no indices ({res.problem})."
     t = res.table
+    if float(o.mean.max()) == float(o.mean.min()):
+        return f"{name} is {_num(float(o.mean.iloc[0]))} at every sample point: no input moves it in these ranges."
     if res.method == "morris":
         t = t.sort_values("mu_star", ascending=False).reset_index(drop=True)
         top, second = t.iloc[0], t.iloc[1] if len(t) > 1 else None
-        if float(o.mean.max()) == float(o.mean.min()):
-            return f"{name} is {_num(float(o.mean.iloc[0]))} at every sample point: no input moves it in these ranges."
         if top["mu_star"] - top["mu_star_conf"] <= 0:
             return (f"{name}{span}: no input's effect is told apart from zero (the largest, {top['label']}, mu* "
                     f"{_num(top['mu_star'])} ± {_num(top['mu_star_conf'])}); more trajectories would tell.")
@@ -339,6 +339,10 @@ def sentence(res: Indices) -> str:
         return s + "."
     t = t.sort_values("ST", ascending=False).reset_index(drop=True)
     top, second = t.iloc[0], t.iloc[1] if len(t) > 1 else None
+    if top["ST"] - top["ST_conf"] <= 0 or top["ST_conf"] > 0.5:
+        # an index interval wider than half the variance says nothing yet (too few base samples)
+        return (f"{name}{span}: the Sobol' indices are not resolved at {res.used} base samples (the largest total index, "
+                f"{top['label']}'s, is {100 * top['ST']:.0f} % ± {100 * top['ST_conf']:.0f}); more samples would tell.")
     s = (f"{name}{span} depends most on {top['label']}: it accounts for {100 * top['ST']:.0f} % "
          f"± {100 * top['ST_conf']:.0f} of the output's variance with its interactions (total index), "
          f"{100 * top['S1']:.0f} % ± {100 * top['S1_conf']:.0f} alone (first-order)")

@@ -17,7 +17,8 @@ import pandas as pd
 import pytest
 
 from analysis.load import load_run
-from analysis.sensitivity import Output, analyse, elementary_effects, morris_indices, sobol_indices, to_json
+from analysis.sensitivity import (Output, analyse, elementary_effects, morris_indices, sentence, sobol_indices,
+                                  to_json)
 from sim.core.errors import ScenarioError
 from sim.core.runner import run_study
 from sim.core.scenario import load_scenario, scenario_from_dict
@@ -45,6 +46,9 @@ def test_morris_on_a_linear_model_gives_slope_times_range() -> None:
     assert t.loc[["a", "b", "c", "d"], "mu_star"].to_numpy() == pytest.approx([10, 1, 0, 2])
     assert t["sigma"].to_numpy() == pytest.approx(np.zeros(4), abs=1e-9)
     assert t["mu_star"].idxmax() == "a"
+    res.table["label"] = res.table["key"]
+    text = sentence(res)
+    assert "depends most on a:" in text and "clearly ahead of d" in text
     # our elementary effects (used for the sigma interval) agree with SALib's mu*
     ee = elementary_effects(plan, x, y)
     assert np.abs(ee).mean(axis=0) == pytest.approx(t.loc[plan.keys, "mu_star"].to_numpy())
@@ -76,6 +80,12 @@ def test_sobol_on_ishigami_matches_the_analytic_indices() -> None:
     assert t["S1"].to_numpy() == pytest.approx([0.314, 0.442, 0.0], abs=0.04)
     assert t["ST"].to_numpy() == pytest.approx([0.558, 0.442, 0.244], abs=0.04)
     assert t["ST"].idxmax() == "x1" and t["S1"].idxmax() == "x2"
+    res.table["label"] = res.table["key"]
+    assert "depends most on x1" in sentence(res)
+    few = sobol_indices(Plan("sobol", plan.inputs, samples=4, resamples=50), output(ishigami(
+        Plan("sobol", plan.inputs, samples=4).sample(seed=3))), seed=3)
+    few.table["label"] = few.table["key"]
+    assert "not resolved at 4 base samples" in sentence(few)
     assert (t["S1_conf"] > 0).all()
 
 
