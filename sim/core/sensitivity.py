@@ -303,8 +303,8 @@ def sample_points(scenario: "Scenario", registry: "Registry", plan: Plan) -> lis
 def with_plan(scenario: "Scenario", registry: "Registry", *, method: str | None = None,
               trajectories: int | None = None, samples: int | None = None,
               games_per_point: int | None = None) -> "Scenario":
-    """A copy of the scenario whose ``[sensitivity]`` section has the given settings (added with the
-    game's default inputs when the scenario has none), re-validated. Command-line settings thus
+    """A copy of the scenario whose ``[sensitivity]`` section has the given settings and its inputs
+    written out (the game's defaults when it names none), re-validated. Command-line settings thus
     enter the scenario's fingerprint: a run folder of another plan is refused, not mixed.
 
     Raises:
@@ -317,6 +317,10 @@ def with_plan(scenario: "Scenario", registry: "Registry", *, method: str | None 
     for k, v in (("method", method), ("trajectories", trajectories), ("samples", samples)):
         if v is not None:
             sec[k] = v
+    if not sec.get("inputs"):
+        # write the game's defaults out: the store then holds the very inputs it was run with
+        game = registry.get(scenario.game)
+        sec["inputs"] = default_inputs(type(game).__module__)
     raw[SECTION] = sec
     if games_per_point is not None:
         raw["games"] = games_per_point
