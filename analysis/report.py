@@ -500,6 +500,12 @@ def build_sections(run: RunData) -> tuple[list[Section], list[str]]:
         builders.insert(2, (f"the {run.game} section", lambda: mod.section(run)))
     if mod is not None and hasattr(mod, "replays_section"):
         builders.append((f"the {run.game} replays", lambda: mod.replays_section(run)))
+    if "sensitivity" in run.scenario:
+        # a sensitivity study's points are samples, not a grid: its own section replaces the sweep's
+        from analysis.sensitivity import section as sensitivity_section
+
+        builders = [b for b in builders if b[0] != "sweep"]
+        builders.insert(0, ("sensitivity", lambda: sensitivity_section(run)))
     sections = []
     for what, fn in builders:
         sec = _guarded(f"the {what} section" if not what.startswith("the ") else what, fn, errors)
@@ -599,6 +605,14 @@ def game_title(game: str) -> str:
         return game
 
 
+def _player_model(run: RunData) -> str | None:
+    """The game's statement of its player model (``analysis.games.<game>.player_model``), if any."""
+    mod = game_module(run.game)
+    if mod is None or not hasattr(mod, "player_model"):
+        return None
+    return _guarded("the player model", lambda: mod.player_model(run), [])
+
+
 def render(run: RunData, sections: list[Section], errors: list[str], out: Path) -> str:
     """Save every figure (PNG, SVG) into ``out`` and return the report's HTML."""
     meta = run.meta
@@ -615,6 +629,7 @@ def render(run: RunData, sections: list[Section], errors: list[str], out: Path) 
                                                  f"per point; {planned} planned per point)" if n_points > 1
                                                  else f" ({planned} planned)")),
         ("seats", "; ".join(seat_labels(run, short=False)) or "n/a"),
+        *([("player model", model)] if (model := _player_model(run)) else []),
         ("root seed", meta.get("seed", "?")),
         ("software version", ", ".join(versions) or meta.get("version", "?")),
         ("store", str(run.run_dir / "results.sqlite")),

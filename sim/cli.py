@@ -173,6 +173,74 @@ def run(
         _print_summary(summary)
 
 
+# --- sensitivity -------------------------------------------------------------------------------
+@app.command()
+def sensitivity(
+    scenario: Path = typer.Argument(..., help="scenario TOML file (its [sensitivity] section, or the game's default inputs)"),
+    method: Optional[str] = typer.Option(None, "--method", help="morris (quick screening) | sobol (thorough)"),
+    trajectories: Optional[int] = typer.Option(None, "--trajectories", min=2, help="Morris trajectories"),
+    samples: Optional[int] = typer.Option(None, "--samples", min=2, help="Sobol' base samples (a power of 2)"),
+    games_per_point: Optional[int] = typer.Option(None, "--games-per-point", min=1, help="games per sample point"),
+    seed: Optional[int] = typer.Option(None, "--seed", min=0, help="root seed: sample points and games"),
+    backend: Optional[str] = typer.Option(None, "--backend", help="serial | process | dask"),
+    workers: Optional[int] = typer.Option(None, "--workers", min=0, help="worker processes (0: one per core)"),
+    address: Optional[str] = typer.Option(None, "--address", help="address of a running Dask scheduler"),
+    out: Optional[Path] = typer.Option(None, "--out", help="run folder (default runs/<scenario name>-sensitivity)"),
+    force: bool = typer.Option(False, "--force", help="replace a run folder made by another scenario or plan"),
+    report: bool = typer.Option(True, "--report/--no-report", help="write the HTML report at the end"),
+    json_out: bool = typer.Option(False, "--json", help="print the indices as JSON"),
+) -> None:
+    """Global sensitivity analysis (SALib): how much each uncertain input moves the headline outputs.
+
+    Plays every sample point through the runner (any backend; a killed study resumes when the same
+    command is given again), then writes RUN/sensitivity.json and the report's "What the conclusions
+    depend on" section.
+    """
+    from analysis.load import load_run
+    from analysis.sensitivity import analyse, to_json
+    from sim.core.runner import run_study
+    from sim.core.scenario import BACKENDS, load_scenario
+    from sim.core.sensitivity import METHODS, with_plan
+
+    reg = _registry()
+    if backend is not None and backend not in BACKENDS:
+        raise InputError(f"got {backend!r}; allowed: {allowed(BACKENDS)}", key="--backend")
+    if method is not None and method not in METHODS:
+        raise InputError(f"got {method!r}; allowed: {allowed(METHODS)}", key="--method")
+    if address and backend not in (None, "dask"):
+        raise InputError("--address needs --backend dask", key="--address")
+    sc = load_scenario(scenario, reg)
+    default_out = None if "sensitivity" in sc.raw else str(Path("runs") / f"{sc.name}-sensitivity")
+    sc = with_plan(sc, reg, method=method, trajectories=trajectories, samples=samples, games_per_point=games_per_point)
+    sc = sc.with_overrides(reg, seed=seed, backend=backend or ("dask" if address else None), workers=workers,
+                           out=str(out) if out else (default_out if "out" not in sc.raw else None))
+    try:
+        info = run_study(sc, reg, force=force, address=address, progress=True)
+    except KeyboardInterrupt:
+        typer.echo("interrupted: finished games are stored; run the same command again to resume", err=True)
+        raise typer.Exit(130) from None
+    plan, results = analyse(load_run(info.out))
+    data = to_json(plan, results)
+    data.update({"out": str(info.out), "games": info.total, "played": info.played,
+                 "resumed_skipped": info.skipped, "wall_s": info.wall_s})
+    (info.out / "sensitivity.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    if report:
+        data["report"] = _write_report(info.out)
+    if json_out:
+        _print_json(data)
+        return
+    from rich.console import Console
+
+    from analysis.sensitivity import sentence
+
+    con = Console()
+    con.print(f"{plan.method}: {len(plan.inputs)} inputs, {plan.n_points()} points, {info.total} games "
+              f"(played now {info.played}, already stored {info.skipped}), wall {info.wall_s:.1f} s")
+    for r in results:
+        con.print(f"- {sentence(r)}")
+    con.print(f"indices: {info.out}/sensitivity.json" + (f"   report: {data['report']}" if data.get("report") else ""))
+
+
 def _export_replays(run_dir: Path):  # noqa: ANN202 - RunReplays | None
     """The first game's replay and its static viewer, for games that record replays."""
     try:

@@ -657,3 +657,61 @@ def replays_section(run: RunData) -> Section | None:
         "the command shown (a few seconds each).",
         html=body,
     )
+
+
+#: gap-width bins (mm) of the clean-pass chance in sensitivity studies: the ball is 35 mm and
+#: needs 39 mm with the pass clearance; issue 12's measurements used 42-80 mm gaps; an empty ring
+#: or a wide-open area is the last bin
+GAP_BINS_MM: tuple[float, ...] = (0.0, 60.0, 100.0, 150.0, math.inf)
+
+
+def sensitivity_outputs(run: RunData) -> list[tuple[str, str, pd.Series, pd.Series]]:
+    """The Sun's headline outputs for ``analysis.sensitivity``, as ``(name, label, values, points)``:
+    one value per game (penalties, field emptied) or per pass (clean or not, by the width of the
+    mark area it went through, in :data:`GAP_BINS_MM` bins)."""
+    out: list[tuple[str, str, pd.Series, pd.Series]] = []
+    own = own_aligned(run)
+    if has_columns(own, "penalty_total", "field_left"):
+        out.append(("penalties_per_game", "penalty stones per game", own["penalty_total"].astype(float), own["point"]))
+        out.append(("field_empty_share", "share of games ending with the field empty",
+                    (own["field_left"] == 0).astype(float).where(own["field_left"].notna()), own["point"]))
+    passes = run.detail("passes")
+    if has_columns(passes, "penalties", "area_width_mm", "point"):
+        clean = (passes["penalties"] == 0).astype(float)
+        width = passes["area_width_mm"].astype(float)
+        for lo, hi in zip(GAP_BINS_MM[:-1], GAP_BINS_MM[1:]):
+            inside = (width >= lo) & (width < hi)
+            what = f"{lo:.0f}-{hi:.0f} mm" if math.isfinite(hi) else f"{lo:.0f} mm or more"
+            if lo == 0:
+                what = f"under {hi:.0f} mm"
+            out.append((f"clean_pass_{int(lo)}_{'inf' if not math.isfinite(hi) else int(hi)}mm",
+                        f"clean-pass chance, gaps {what}", clean[inside], passes.loc[inside, "point"]))
+    return out
+
+
+def player_model(run: RunData) -> str | None:
+    """The study's player model for the top of the report: each seat's skill and its sigmas (from
+    ``sim.sun.game.thrower_of``, so overrides and presets count), and what a sweep or sensitivity
+    study varies."""
+    seats = run.scenario.get("seats") or []
+    if not seats:
+        return None
+    try:
+        from sim.sun.game import SEAT_OPTIONS, thrower_of
+    except ImportError:  # pragma: no cover - the engine ships with the project
+        return None
+    defaults = {o.name: o.default for o in SEAT_OPTIONS}
+    parts = []
+    for i, seat in enumerate(seats):
+        th = thrower_of({**defaults, **dict(seat)})
+        skill_name = str(seat.get("skill", defaults.get("skill", "steady")))
+        sig = (f"aim {th.sigma_aim_deg:g}°, release {1000 * th.sigma_release_m:g} mm, push "
+               f"{1000 * th.sigma_push_mps:g} mm/s, placement {1000 * th.sigma_place_m:g} mm and "
+               f"{th.sigma_place_deg:g}°")
+        own = " (with overrides)" if th.name != skill_name else ""
+        parts.append(f"seat {i}: {skill_name}{own} hand, sigmas {sig}")
+    text = "; ".join(parts) + "."
+    varied = [k for k in run.sweep_keys if k.startswith("seats.")]
+    if varied:
+        text += " Varied by the study: " + ", ".join(varied) + " (see the sweep or sensitivity section)."
+    return text

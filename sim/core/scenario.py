@@ -11,6 +11,8 @@ Top-level keys::
     [[seats]]                     one per seat: agent = "...", its parameters, the game's seat keys
     [<section>]                   tables the game declares (e.g. [physics] for the Sun)
     [sweep]                       "dotted.key" = [values...]: the runner plays the grid
+    [sensitivity]                 a global sensitivity study: its sample points are the sweep
+                                  (sim/core/sensitivity.py)
 """
 
 from __future__ import annotations
@@ -127,7 +129,13 @@ class Scenario:
         return hashlib.sha256(json.dumps(keep, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
     def points(self, registry: Registry) -> list[SweepPoint]:
-        """The sweep grid (one point without a sweep), each point a fully validated scenario."""
+        """The sweep grid (one point without a sweep), each point a fully validated scenario; for a
+        scenario with ``[sensitivity]``, its sample points (:mod:`sim.core.sensitivity`)."""
+        if "sensitivity" in self.raw:
+            from sim.core.sensitivity import parse_plan, sample_points
+
+            plan = parse_plan(self.raw, registry, source=self.source, default_name=self.name)
+            return sample_points(self, registry, plan)
         if not self.sweep:
             return [SweepPoint(0, {}, self)]
         keys = [k for k, _ in self.sweep]
@@ -191,7 +199,7 @@ def scenario_from_dict(
     except InputError as e:
         raise ScenarioError(e.message, source=source, key="game") from None
     spec = game.spec
-    tables = {"rules", "seats", "sweep", *spec.sections}
+    tables = {"rules", "seats", "sweep", "sensitivity", *spec.sections}
     for key in raw:
         if key not in _STUDY_KEYS and key not in tables:
             raise ScenarioError(
@@ -217,6 +225,10 @@ def scenario_from_dict(
         if problem:
             raise ScenarioError(problem[1], source=source, key=problem[0])
     sweep = _sweep(raw.get("sweep"), raw, registry, source, default_name)
+    if "sensitivity" in raw:
+        from sim.core.sensitivity import parse_plan
+
+        parse_plan(raw, registry, source=source, default_name=default_name)
     return Scenario(
         name=name,
         game=spec.name,
@@ -297,7 +309,7 @@ def _sweep(
     out = []
     for key, vals in value.items():
         where = f"sweep.{key}"
-        if key.split(".")[0] in ("sweep", "game", "games", "seed", "backend", "workers", "out", "name"):
+        if key.split(".")[0] in ("sweep", "sensitivity", "game", "games", "seed", "backend", "workers", "out", "name"):
             raise ScenarioError("this key cannot be swept; sweep rules, seats or game sections", source=source, key=where)
         if not isinstance(vals, list) or not vals:
             raise ScenarioError("must be a non-empty list of values", source=source, key=where)

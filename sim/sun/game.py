@@ -9,8 +9,10 @@ protocol. Scenario tables:
   defaults, validated like a layout file (``sim.sun.layout.parse_layout``).
 - ``[record]``: ``frames`` = none | first | all | failures (per-frame poses of every body, kept in
   the store's ``sun_frames`` table), ``rate_hz``.
-- per seat: ``skill`` (a level of ``sim.sun.thrower.SKILLS`` or a preset file ``*.toml``) and ``sigma_aim_deg`` (overrides the
-  level's aim noise when >= 0; what ``skill-sweep.toml`` sweeps).
+- per seat: ``skill`` (a level of ``sim.sun.thrower.SKILLS`` or a preset file ``*.toml``) and ``sigma_aim_deg``,
+  ``sigma_release_m``, ``sigma_push_mps``, ``sigma_place_m``, ``sigma_place_deg`` (each overrides
+  that sigma of the level or preset when >= 0; ``skill-sweep.toml`` sweeps the aim, ``stonelab sensitivity``
+  varies them all).
 
 Replays: a game is a pure function of its seed streams (every physics call rebuilds the world from
 exact poses), so :func:`record_game` re-plays game ``i`` of a scenario with recording switched on
@@ -80,7 +82,21 @@ SEAT_OPTIONS: tuple[Option, ...] = (
            check=_check_skill),
     Option("sigma_aim_deg", float, -1.0, "aim noise in degrees overriding the skill's (-1: the skill's)",
            min=-1.0, max=90.0),
+    # the other four sigmas, overridable the same way, so a sweep or a sensitivity study can vary
+    # each assumption of the player model on its own (docs/sensitivity.md)
+    Option("sigma_release_m", float, -1.0, "release distance noise in m overriding the skill's (-1: the skill's)",
+           min=-1.0, max=0.5),
+    Option("sigma_push_mps", float, -1.0, "sideways push noise in m/s overriding the skill's (-1: the skill's)",
+           min=-1.0, max=1.0),
+    Option("sigma_place_m", float, -1.0, "placement position noise in m overriding the skill's (-1: the skill's)",
+           min=-1.0, max=0.05),
+    Option("sigma_place_deg", float, -1.0, "placement yaw noise in degrees overriding the skill's (-1: the skill's)",
+           min=-1.0, max=90.0),
 )
+
+#: the seat keys that override one sigma of the seat's skill (value >= 0), by Thrower field
+SIGMA_KEYS: tuple[str, ...] = ("sigma_aim_deg", "sigma_release_m", "sigma_push_mps", "sigma_place_m",
+                               "sigma_place_deg")
 
 PASS_COLUMNS: tuple[Column, ...] = (
     Column("seat", "INTEGER", "who passed"),
@@ -175,14 +191,25 @@ def check_config(config: GameConfig) -> tuple[str, str] | None:
     return None
 
 
+#: parameter sets whose table a process keeps: a sensitivity study's every point has its own, and
+#: each table holds a PyBullet connection (about 10 MB), so the cache must not grow with the study
+_TABLES_KEPT = 4
+
+
 def _sun_table(layout: Layout) -> Any:
-    """One SunTable (one PyBullet connection) per process and parameter set, reused by every game."""
+    """One SunTable (one PyBullet connection) per process and parameter set, reused by every game;
+    the least recently used of more than :data:`_TABLES_KEPT` is closed (games of one point run
+    back to back in a worker, and every physics call restores the table from poses)."""
     from sim.sun.table import SunTable
 
     key = repr(layout)
-    t = _TABLES.get(key)
+    t = _TABLES.pop(key, None)
     if t is None:
-        t = _TABLES[key] = SunTable(layout, ())
+        while len(_TABLES) >= _TABLES_KEPT:
+            old = _TABLES.pop(next(iter(_TABLES)))
+            old.close()
+        t = SunTable(layout, ())
+    _TABLES[key] = t  # (re)inserted last: dict order is the use order
     return t
 
 
@@ -322,17 +349,17 @@ def _still_recording(t: Any, rate_hz: float, res: Any) -> dict[str, Any]:
 
 
 def thrower_of(seat: Mapping[str, Any]) -> Thrower:
-    """The thrower of a seat: its skill level or preset file, with ``sigma_aim_deg`` overridden when >= 0.
+    """The thrower of a seat: its skill level or preset file, with each of :data:`SIGMA_KEYS` overridden when >= 0.
 
     Raises:
         InputError: unknown skill, or a bad preset file.
     """
     th = skill_of(str(seat.get("skill", "steady")))
-    aim = seat.get("sigma_aim_deg", -1.0)
-    if aim is not None and aim >= 0:
+    given = {k: float(v) for k in SIGMA_KEYS if (v := seat.get(k, -1.0)) is not None and v >= 0}
+    if given:
         from dataclasses import replace
 
-        th = replace(th, name="custom", sigma_aim_deg=float(aim))
+        th = replace(th, name="custom", **given)
     return th
 
 

@@ -1,0 +1,327 @@
+"""Global sensitivity studies: the ``[sensitivity]`` section of a scenario and its sample points.
+
+A sensitivity study asks how much each uncertain input of the model (a thrower's sigmas, a friction
+coefficient, ...) moves a study's headline outputs. The section names the inputs as dotted scenario
+keys with a range, and a method from SALib:
+
+- ``morris``: elementary-effects screening (Morris 1991, Campolongo et al. 2007), ``trajectories``
+  trajectories of ``inputs + 1`` points on a grid of ``levels`` levels: the quick pass.
+- ``sobol``: variance-based first-order and total indices (Saltelli 2002/2010) from a Sobol' sequence
+  of ``samples`` base samples, ``samples * (inputs + 2)`` points: the thorough pass.
+
+::
+
+    [sensitivity]
+    method = "morris"            # morris | sobol
+    trajectories = 10            # morris: r; points = r * (inputs + 1)
+    levels = 4                   # morris grid levels (even)
+    samples = 64                 # sobol: base samples N (a power of 2); points = N * (inputs + 2)
+    conf_level = 0.95            # confidence level of every interval
+    resamples = 1000             # bootstrap resamples
+    [sensitivity.inputs]
+    "seats.*.sigma_aim_deg" = [0.25, 4.0]       # '*' sets the key in every seat
+    "physics.friction_wood_wood" = [0.25, 0.6]
+
+Each sample point is a sweep point of the runner: the store's ``points`` table holds its input
+values, each point plays the scenario's ``games`` games with the same seeds as every other point
+(common random numbers), and a killed study resumes like any run. The sample matrix depends only
+on the scenario's ``seed`` (SALib's samplers are seeded with it), so the same seed gives the same
+points, games and indices. Without ``inputs``, the game's package may offer defaults
+(``sim.<game>.sensitivity.DEFAULT_INPUTS``).
+
+The analysis of a finished study (indices with confidence intervals, the plot, the sentences) is
+``analysis.sensitivity``.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import json
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Mapping
+
+import numpy as np
+
+from sim.core.errors import ScenarioError, allowed
+from sim.core.options import Option, validate_options
+
+if TYPE_CHECKING:  # scenario imports this module lazily; no import cycle at run time
+    from sim.core.registry import Registry
+    from sim.core.scenario import Scenario, SweepPoint
+
+METHODS = ("morris", "sobol")
+SECTION = "sensitivity"
+#: top-level keys an input may not vary: they are the study, not the model
+_STUDY_ROOTS = ("sweep", SECTION, "game", "games", "seed", "backend", "workers", "out", "name", "description")
+
+
+def _power_of_two(v: int) -> str | None:
+    return None if v >= 1 and v & (v - 1) == 0 else "Sobol' samples must be a power of 2 (e.g. 32, 64, 128)"
+
+
+def _even(v: int) -> str | None:
+    return None if v % 2 == 0 else "Morris levels must be even (Morris 1991: then every grid step has the same size)"
+
+
+SECTION_OPTIONS: tuple[Option, ...] = (
+    Option("method", str, "morris", "morris (screening, quick) or sobol (variance-based, thorough)", choices=METHODS),
+    Option("trajectories", int, 10, "Morris trajectories r; points = r * (inputs + 1)", min=2, max=100_000),
+    Option("levels", int, 4, "Morris grid levels", min=2, max=100, check=_even),
+    Option("samples", int, 64, "Sobol' base samples N (a power of 2); points = N * (inputs + 2)", min=2,
+           max=2**20, check=_power_of_two),
+    Option("conf_level", float, 0.95, "confidence level of the intervals", min=0.5, max=0.999),
+    Option("resamples", int, 1000, "bootstrap resamples for the intervals", min=10, max=100_000),
+    Option("inputs", dict, {}, "'dotted.key' = [low, high]; '*' for every seat (seats.*.key)",
+           check=lambda v: None if isinstance(v, dict) else "a table"),
+)
+
+
+@dataclass(frozen=True)
+class Input:
+    """One uncertain input: a dotted scenario key and its range.
+
+    Attributes:
+        key: dotted path into the scenario (``physics.restitution``, ``seats.0.sigma_aim_deg``;
+            ``seats.*.x`` sets ``x`` in every seat).
+        low, high: the range (the key's own unit); ``low < high``.
+        integer: both bounds were integers: sampled values are rounded (for integer options).
+    """
+
+    key: str
+    low: float
+    high: float
+    integer: bool = False
+
+    def value(self, x: float) -> float | int:
+        """The value set in the scenario for a sample ``x`` (rounded for integer inputs)."""
+        return int(round(x)) if self.integer else float(x)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A validated ``[sensitivity]`` section.
+
+    Attributes: see the module docstring; ``inputs`` sorted by key (the order of the sample's columns).
+    """
+
+    method: str
+    inputs: tuple[Input, ...]
+    trajectories: int = 10
+    levels: int = 4
+    samples: int = 64
+    conf_level: float = 0.95
+    resamples: int = 1000
+
+    @property
+    def keys(self) -> list[str]:
+        """The inputs' keys."""
+        return [i.key for i in self.inputs]
+
+    def problem(self) -> dict[str, Any]:
+        """The SALib problem dict (names, bounds)."""
+        return {"num_vars": len(self.inputs), "names": self.keys,
+                "bounds": [[i.low, i.high] for i in self.inputs]}
+
+    def n_points(self) -> int:
+        """How many sample points the plan plays."""
+        k = len(self.inputs)
+        return self.trajectories * (k + 1) if self.method == "morris" else self.samples * (k + 2)
+
+    def sample(self, seed: int) -> np.ndarray:
+        """The sample matrix (points x inputs) in the inputs' units; a function of ``seed`` only."""
+        import warnings
+
+        prob = self.problem()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # SALib's notices about N and scrambling; checked here
+            if self.method == "morris":
+                from SALib.sample import morris
+
+                x = morris.sample(prob, self.trajectories, num_levels=self.levels, seed=seed)
+            else:
+                from SALib.sample import sobol
+
+                x = sobol.sample(prob, self.samples, calc_second_order=False, seed=seed)
+        return np.asarray(x, dtype=float)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The section as a scenario would write it (every key explicit)."""
+        return {"method": self.method, "trajectories": self.trajectories, "levels": self.levels,
+                "samples": self.samples, "conf_level": self.conf_level, "resamples": self.resamples,
+                "inputs": {i.key: ([int(i.low), int(i.high)] if i.integer else [i.low, i.high]) for i in self.inputs}}
+
+
+def default_inputs(game_module: str) -> dict[str, list[float]]:
+    """The default inputs a game's package offers (``<package>.sensitivity.DEFAULT_INPUTS``:
+    ``{key: {"range": [low, high], ...}}``), or an empty dict."""
+    pkg = game_module.rsplit(".", 1)[0]
+    try:
+        mod = importlib.import_module(f"{pkg}.sensitivity")
+    except ModuleNotFoundError as e:
+        if e.name and f"{pkg}.sensitivity".startswith(e.name):
+            return {}
+        raise
+    return {k: list(v["range"]) for k, v in getattr(mod, "DEFAULT_INPUTS", {}).items()}
+
+
+def expand_key(raw: Mapping[str, Any], key: str) -> list[str]:
+    """The concrete dotted keys of ``key``: ``seats.*.x`` becomes ``seats.0.x``, ``seats.1.x``, ..."""
+    parts = key.split(".")
+    if "*" not in parts:
+        return [key]
+    if parts[0] != "seats" or parts.index("*") != 1 or parts.count("*") != 1:
+        raise KeyError("'*' stands for every seat and only in seats.*.<key>")
+    seats = raw.get("seats")
+    n = len(seats) if isinstance(seats, list) else 0
+    return [".".join(["seats", str(s), *parts[2:]]) for s in range(n)]
+
+
+def set_input(raw: dict[str, Any], key: str, value: Any) -> None:
+    """Set an input's value in a raw scenario dict (every seat for ``seats.*``).
+
+    Raises:
+        KeyError: the key names no seat or is not a table path (message for the user).
+    """
+    from sim.core.scenario import _set_path
+
+    for k in expand_key(raw, key):
+        _set_path(raw, k, value)
+
+
+def base_raw(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """The scenario without its study tables (``[sweep]``, ``[sensitivity]``): what a point varies."""
+    out = copy.deepcopy(dict(raw))
+    out.pop("sweep", None)
+    out.pop(SECTION, None)
+    return out
+
+
+def parse_plan(raw: Mapping[str, Any], registry: "Registry", *, source: str = "<scenario>",
+               default_name: str = "scenario") -> Plan:
+    """Validate the ``[sensitivity]`` section of a raw scenario (which must hold one).
+
+    Each input's key must name a scenario key that takes both ends of its range: the scenario is
+    validated with the low and with the high value set, so a bad key or range is reported with the
+    file, ``sensitivity.inputs.<key>`` and what that key allows.
+
+    Raises:
+        ScenarioError: unknown key of the section, wrong type or range of a setting, a sweep in the
+            same scenario, no inputs (and no game defaults), an input that is not ``[low, high]``
+            with ``low < high``, or a value the varied key does not allow.
+    """
+    from sim.core.scenario import scenario_from_dict
+
+    sec = raw.get(SECTION)
+    if not isinstance(sec, dict):
+        raise ScenarioError("must be a table ([sensitivity])", source=source, key=SECTION)
+    if raw.get("sweep") is not None:
+        raise ScenarioError("a scenario has either [sweep] or [sensitivity], not both: a sensitivity study's "
+                            "sample points are its sweep", source=source, key=SECTION)
+    known = {o.name for o in SECTION_OPTIONS}
+    for k in sec:
+        if k not in known:
+            raise ScenarioError(f"unknown key; allowed: {allowed(sorted(known))}", source=source, key=f"{SECTION}.{k}")
+    opts = validate_options(sec, SECTION_OPTIONS, source=source, prefix=SECTION)
+    given = opts["inputs"]
+    if not given:
+        game = registry.get(str(raw.get("game")))
+        given = default_inputs(type(game).__module__)
+        if not given:
+            raise ScenarioError("missing: give [sensitivity.inputs] as 'dotted.key' = [low, high] "
+                                "(e.g. \"rules.target\" = [5, 20])", source=source, key=f"{SECTION}.inputs")
+    base = base_raw(raw)
+    inputs = []
+    for key, rng in given.items():
+        where = f"{SECTION}.inputs.{key}"
+        if not isinstance(key, str) or not key or key.split(".")[0] in _STUDY_ROOTS:
+            raise ScenarioError("this key cannot be varied; vary rules, seats or game sections (e.g. physics.restitution)",
+                                source=source, key=where)
+        if (not isinstance(rng, list) or len(rng) != 2
+                or not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in rng)):
+            raise ScenarioError(f"got {rng!r}; allowed: [low, high], two numbers", source=source, key=where)
+        lo, hi = rng
+        if not lo < hi:
+            raise ScenarioError(f"got [{lo}, {hi}]; allowed: [low, high] with low < high", source=source, key=where)
+        for v in (lo, hi):
+            trial = copy.deepcopy(base)
+            try:
+                set_input(trial, key, v)
+            except KeyError as e:
+                raise ScenarioError(str(e.args[0]), source=source, key=where) from None
+            try:
+                scenario_from_dict(trial, registry, source=source, default_name=default_name)
+            except ScenarioError as e:
+                inner = f"key '{e.key}': {e.message}" if e.key else e.message
+                raise ScenarioError(f"value {v!r} is not allowed: {inner}", source=source, key=where) from None
+        inputs.append(Input(key, float(lo), float(hi), integer=isinstance(lo, int) and isinstance(hi, int)))
+    # one canonical order, by key: the store keeps the scenario as JSON with sorted keys, and a
+    # Sobol' design is tied to the column order of its problem, so sampling and analysis must agree
+    inputs.sort(key=lambda i: i.key)
+    if len(inputs) < 2:
+        raise ScenarioError("give at least 2 inputs: a sensitivity analysis compares inputs", source=source,
+                            key=f"{SECTION}.inputs")
+    return Plan(opts["method"], tuple(inputs), opts["trajectories"], opts["levels"], opts["samples"],
+                opts["conf_level"], opts["resamples"])
+
+
+def plan_of(scenario: "Scenario", registry: "Registry") -> Plan | None:
+    """The scenario's validated plan, or None when it has no ``[sensitivity]`` section."""
+    if SECTION not in scenario.raw:
+        return None
+    return parse_plan(scenario.raw, registry, source=scenario.source, default_name=scenario.name)
+
+
+def sample_points(scenario: "Scenario", registry: "Registry", plan: Plan) -> list["SweepPoint"]:
+    """The plan's sample points as sweep points: point ``i`` is row ``i`` of the sample matrix.
+
+    Raises:
+        ScenarioError: a sampled combination the game refuses (each range end was checked alone;
+            e.g. a ring radius and a base radius that do not fit together).
+    """
+    from sim.core.scenario import SweepPoint, scenario_from_dict
+
+    x = plan.sample(scenario.seed)
+    base = base_raw(scenario.raw)
+    out = []
+    for i, row in enumerate(x):
+        raw = copy.deepcopy(base)
+        values = {}
+        for inp, v in zip(plan.inputs, row):
+            values[inp.key] = inp.value(float(v))
+            set_input(raw, inp.key, values[inp.key])
+        try:
+            sc = scenario_from_dict(raw, registry, source=scenario.source, default_name=scenario.name)
+        except ScenarioError as e:
+            raise ScenarioError(f"sample point {i} ({json.dumps(values)}) is not a valid scenario: "
+                                f"key '{e.key}': {e.message}", source=scenario.source, key=SECTION) from None
+        out.append(SweepPoint(i, values, sc))
+    return out
+
+
+def with_plan(scenario: "Scenario", registry: "Registry", *, method: str | None = None,
+              trajectories: int | None = None, samples: int | None = None,
+              games_per_point: int | None = None) -> "Scenario":
+    """A copy of the scenario whose ``[sensitivity]`` section has the given settings and its inputs
+    written out (the game's defaults when it names none), re-validated. Command-line settings thus
+    enter the scenario's fingerprint: a run folder of another plan is refused, not mixed.
+
+    Raises:
+        ScenarioError: see :func:`parse_plan`.
+    """
+    from sim.core.scenario import scenario_from_dict
+
+    raw = copy.deepcopy(dict(scenario.raw))
+    sec = dict(raw.get(SECTION) or {})
+    for k, v in (("method", method), ("trajectories", trajectories), ("samples", samples)):
+        if v is not None:
+            sec[k] = v
+    if not sec.get("inputs"):
+        # write the game's defaults out: the store then holds the very inputs it was run with
+        game = registry.get(scenario.game)
+        sec["inputs"] = default_inputs(type(game).__module__)
+    raw[SECTION] = sec
+    if games_per_point is not None:
+        raw["games"] = games_per_point
+    return scenario_from_dict(raw, registry, source=scenario.source, default_name=scenario.name)
