@@ -665,9 +665,12 @@ class SunTable:
                                        targetVelocity=[0, 0, 0], positionGain=0, velocityGain=0, force=[0, 0, 0],
                                        physicsClientId=c)
         p.changeDynamics(body, -1, linearDamping=0.0, angularDamping=0.0, physicsClientId=c)
+        # Two calls: PyBullet ignores lateralFriction on a multibody link when activationState comes
+        # in the same changeDynamics call (the ball kept the default 0.5 whatever friction_steel_wood
+        # said; tests/sun/test_sun_table_physics.py reads it back).
         p.changeDynamics(body, 0, linearDamping=0.0, angularDamping=0.0, jointDamping=0.0,
-                         lateralFriction=self._steel_mu, restitution=self._rest,
-                         activationState=p.ACTIVATION_STATE_DISABLE_SLEEPING, physicsClientId=c)
+                         lateralFriction=self._steel_mu, restitution=self._rest, physicsClientId=c)
+        p.changeDynamics(body, 0, activationState=p.ACTIVATION_STATE_DISABLE_SLEEPING, physicsClientId=c)
         p.setCollisionFilterGroupMask(body, 0, 0, 0, physicsClientId=c)
         return body
 

@@ -217,3 +217,17 @@ def test_recording_a_pass_does_not_change_it() -> None:
                 out.append((r.steps, [(p.stone, p.cause) for p in r.penalties],
                             [(s.id, s.pos, s.quat) for s in r.final]))
             assert out[0] == out[1], aim_deg
+
+
+def test_the_balls_friction_is_the_layouts() -> None:
+    # friction_steel_wood reaches the ball (Bullet multiplies the two bodies' values, so the ball
+    # gets pair / sqrt(wood-wood)); it used to stay at PyBullet's default whatever the layout said,
+    # and passes were identical for every steel-wood friction.
+    import pybullet as p
+
+    for pair in (0.2, 0.6):
+        lay = parse_layout({"physics": {"friction_steel_wood": pair}})
+        with SunTable.from_layout(lay) as t:
+            t.ensure_world()
+            mu = p.getDynamicsInfo(t._ball_body, 0, physicsClientId=t.client)[1]
+            assert mu == pytest.approx(pair / math.sqrt(lay.physics.friction_wood_wood))
