@@ -574,12 +574,16 @@ class SunState(State):
         # starts free; any seat whose turn starts on an empty ring (every stone lost) is free too.
         return not self.played[self.seat]
 
-    def _begin_turn(self) -> None:
-        """Enter the placement step of the current seat (draw first in a random field)."""
+    def _begin_turn(self, keep_ring: bool = False) -> None:
+        """Enter the placement step of the current seat (draw first in a random field).
+        ``keep_ring``: the cached ring is current (the caller changed no stone since building it)."""
         self.attempts = 0
         self.placed = -1
         self.pending = None
-        self._dirty()
+        if keep_ring:
+            self._legal = None
+        else:
+            self._dirty()
         ring = self.ring()
         if ring.empty:
             self.played[self.seat] = False
@@ -1123,7 +1127,7 @@ class SunState(State):
             return []
         return [(s, e), (s + math.pi, e + math.pi)]
 
-    def _check_pass(self, a: Pass) -> str | None:
+    def _check_pass(self, a: Pass, arcs: list[tuple[float, float]] | None = None) -> str | None:
         if not all(isinstance(v, (int, float)) and math.isfinite(v) for v in (a.aim, a.release)):
             return "aim and release must be finite numbers"
         g = self.geom
@@ -1132,7 +1136,7 @@ class SunState(State):
         if a.release > g.max_release:
             return f"release must be at most {g.max_release:.3f} m"
         aim = math.radians(a.aim)
-        for s, e in self.pass_arcs():
+        for s, e in (self.pass_arcs() if arcs is None else arcs):
             if e - s >= TAU or ((aim - s) % TAU) <= e - s + 1e-12:
                 return None
         return "the line of the pass does not go through the mark area"
@@ -1140,13 +1144,14 @@ class SunState(State):
     def _pass_candidates(self) -> list[Pass]:
         out: list[Pass] = []
         g = self.geom
-        for s, e in self.pass_arcs():
+        arcs = self.pass_arcs()
+        for s, e in arcs:
             span = min(e - s, TAU)
             for f in AIM_FRACTIONS:
                 aim = round(math.degrees((s + f * span) % TAU), 6) % 360.0
                 for extra in RELEASE_EXTRA:
                     p = Pass(aim, round(g.min_release + extra, 6))
-                    if p not in out and self._check_pass(p) is None:
+                    if p not in out and self._check_pass(p, arcs) is None:
                         out.append(p)
         return out
 
@@ -1281,8 +1286,8 @@ class SunState(State):
             return
         self.placed = pl.stone
         self.drawn = -1
-        self._snap_markers()
-        self._dirty()
+        self._snap_markers()  # markers do not change the ring (roles and poses do): keep it
+        self._legal = None
         self.phase = "pass" if pl.kind == "gate" or self._first_turn() else "marker"
         self._legal = None
 
@@ -1388,7 +1393,7 @@ class SunState(State):
             self._finish("field_empty")
             return
         self.seat = (self.seat + 1) % self.num_players
-        self._begin_turn()
+        self._begin_turn(keep_ring=True)
 
     # --- chance -------------------------------------------------------------------------------
     def sample_chance(self, rng: np.random.Generator) -> Any:
