@@ -132,7 +132,7 @@ def run(
     A run killed midway resumes when the same command is given again.
     """
     from analysis.summary import summarize
-    from sim.core.runner import run_study
+    from sim.core.runner import Terminated, check_workers, run_study, sigterm_as_interrupt
     from sim.core.scenario import load_scenario
     from sim.core.store import Store
 
@@ -152,11 +152,16 @@ def run(
         workers=workers,
         out=str(out) if out else None,
     )
+    if workers is not None and sc.backend != "serial" and not address:
+        check_workers(workers, key="--workers")  # blame the option, not the file it overrides
     try:
-        info = run_study(sc, reg, force=force, address=address, progress=True)
-    except KeyboardInterrupt:
+        with sigterm_as_interrupt():
+            info = run_study(sc, reg, force=force, address=address, progress=True)
+    except KeyboardInterrupt as e:
+        # Ctrl-C (130) or SIGTERM (143, 128 + 15): the shell conventions for those two signals
+        code = 143 if isinstance(e, Terminated) else 130
         typer.echo("interrupted: finished games are stored; run the same command again to resume", err=True)
-        raise typer.Exit(130) from None
+        raise typer.Exit(code) from None
     with Store.open(info.out) as store:
         summary = summarize(store, wall_s=info.wall_s)
     summary["played"] = info.played
