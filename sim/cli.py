@@ -76,10 +76,11 @@ def games(json_out: bool = typer.Option(False, "--json", help="print JSON")) -> 
     if json_out:
         _print_json({"games": rows})
         return
-    from rich.console import Console
     from rich.table import Table
 
-    con = Console()
+    from sim.core.console import console
+
+    con = console()
     for r in rows:
         t = Table(title=f"{r['name']}: {r['title']} ({r['players'][0]}-{r['players'][1]} players)", title_justify="left")
         t.add_column("option")
@@ -196,18 +197,19 @@ def _write_report(run_dir: Path) -> str | None:
 
 
 def _print_summary(s: dict[str, Any]) -> None:
-    from rich.console import Console
     from rich.table import Table
 
-    con = Console()
-    t = Table(title=f"{s['scenario']} ({s['game']}): {s['games']} games, seed {s['seed']}", title_justify="left")
+    from sim.core.console import console, escape
+
+    con = console()
+    t = Table(title=f"{escape(s['scenario'])} ({s['game']}): {s['games']} games, seed {s['seed']}", title_justify="left")
     t.add_column("seat", justify="right")
     t.add_column("agent")
     t.add_column("wins", justify="right")
     t.add_column("win rate [95 % CI]", justify="right")
     for r in s["seats"]:
         lo, hi = r["ci95"]
-        t.add_row(str(r["seat"]), r["label"], str(r["wins"]), f"{100 * r['win_rate']:.1f} % [{100 * lo:.1f}, {100 * hi:.1f}]")
+        t.add_row(str(r["seat"]), escape(r["label"]), str(r["wins"]), f"{100 * r['win_rate']:.1f} % [{100 * lo:.1f}, {100 * hi:.1f}]")
     con.print(t)
     con.print(
         f"draws or shared wins: {s['draws']}   mean length: {s['mean_length']:.1f} actions   "
@@ -215,11 +217,13 @@ def _print_summary(s: dict[str, Any]) -> None:
     )
     if s.get("points"):
         con.print(f"sweep: {len(s['points'])} points (per-point figures in --json and the report)")
-    con.print(f"results: {s['out']}/results.sqlite" + (f"   report: {s['report']}" if s.get("report") else ""))
+    # paths and commands to copy: escaped (a '[' in a path is text) and never wrapped (see sim.core.console)
+    con.print(f"results: {escape(s['out'])}/results.sqlite"
+              + (f"   report: {escape(s['report'])}" if s.get("report") else ""))
     if s.get("replays"):
         con.print(
-            f"replay: {s['replays'][0]}   watch: stonelab replay view {s['replays'][0]}"
-            + (f"   share: {s['replay_viewer']}/standalone.html" if s.get("replay_viewer") else "")
+            f"replay: {escape(s['replays'][0])}   watch: stonelab replay view {escape(s['replays'][0])}"
+            + (f"   share: {escape(s['replay_viewer'])}/standalone.html" if s.get("replay_viewer") else "")
         )
 
 
@@ -227,15 +231,18 @@ def _print_summary(s: dict[str, Any]) -> None:
 @app.command()
 def export(
     run_dir: Path = typer.Argument(..., metavar="RUN", help="run folder (or its results.sqlite)"),
-    fmt: str = typer.Option("csv", "--format", help="csv | parquet"),
+    fmt: Optional[str] = typer.Option(None, "--format", help="csv | parquet (default: from --out's ending, else csv)"),
     table: str = typer.Option("games", "--table", help="'games' (one wide row per game) or any store table"),
-    out: Optional[Path] = typer.Option(None, "--out", help="output file (default RUN/export/<table>.<format>)"),
+    out: Optional[Path] = typer.Option(None, "--out", help="output file ending in .csv or .parquet (default RUN/export/<table>.<format>)"),
 ) -> None:
     """Write a run's results as CSV or Parquet for other tools."""
-    from analysis.load import export_table
+    from analysis.load import EXPORT_FORMATS, export_table
 
-    if fmt not in ("csv", "parquet"):
-        raise InputError(f"got {fmt!r}; allowed: 'csv' or 'parquet'", key="--format")
+    if fmt is None:
+        ending = out.suffix.lower().lstrip(".") if out is not None else ""
+        fmt = ending if ending in EXPORT_FORMATS else "csv"
+    if fmt not in EXPORT_FORMATS:
+        raise InputError(f"got {fmt!r}; allowed: {allowed(EXPORT_FORMATS)}", key="--format")
     path = export_table(run_dir, table, fmt, out)
     typer.echo(str(path))
 
@@ -258,8 +265,9 @@ def bench(
     if json_out:
         _print_json({"results": results})
         return
-    from rich.console import Console
     from rich.table import Table
+
+    from sim.core.console import console
 
     t = Table(title="stonelab bench (one core; medians)", title_justify="left")
     for c in ("game", "metric", "value", "unit"):
@@ -267,7 +275,7 @@ def bench(
     for r in results:
         v = r["value"]
         t.add_row(r["game"], r["metric"], f"{v:,.3f}" if abs(v) < 100 else f"{v:,.0f}", r["unit"])
-    Console().print(t)
+    console().print(t)
 
 
 # --- report ----------------------------------------------------------------------------------

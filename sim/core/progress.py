@@ -34,14 +34,18 @@ class Progress:
         label: what is running (the run name, ``video``, ...), printed first on each line.
         unit: the plural noun of a unit (``games``, ``frames``, ``passes``).
         enabled: False: count silently (``--json`` output, tests).
+        quiet_s: plain lines only once the job has run this long (s): a job of a few seconds
+            leaves no trace in a log; the terminal bar is shown from the start.
     """
 
-    def __init__(self, total: int, label: str, enabled: bool = True, unit: str = "games") -> None:
+    def __init__(self, total: int, label: str, enabled: bool = True, unit: str = "games",
+                 quiet_s: float = 0.0) -> None:
         self.total = max(int(total), 1)
         self.done = 0
         self.enabled = enabled
         self.label = label
         self.unit = unit
+        self.quiet_s = quiet_s
         self._bar: Any = None
         self._t0 = time.monotonic()
         self._last_t = self._t0
@@ -83,6 +87,8 @@ class Progress:
             return
         decile = self.done * 10 // self.total
         now = time.monotonic()
+        if now - self._t0 < self.quiet_s:
+            return
         if decile > self._last_decile or now - self._last_t >= PLAIN_EVERY_S or self.done >= self.total:
             self._last_decile, self._last_t = decile, now
             pct = 100.0 * self.done / self.total

@@ -31,7 +31,7 @@ from sim.core.registry import Registry, load_game
 from sim.core.scenario import Scenario, SweepPoint
 from sim.core.seeding import game_streams
 from sim.core.progress import Progress
-from sim.core.store import STORE_NAME, GameResult, LOCK_NAME, Store, lock_run_folder
+from sim.core.store import STORE_NAME, GameResult, LOCK_NAME, Store, lock_run_folder, reading
 
 MAX_STEPS = 10_000_000  # a guard against a game that never ends; no real game comes near it
 #: more worker processes than this many per core only add memory and start-up time (each worker
@@ -358,8 +358,9 @@ def _run_locked(scenario: Scenario, registry: Registry, points: list[SweepPoint]
     store = Store.create(out, game.spec, meta, force=force)
     t0 = time.perf_counter()
     try:
-        store.set_points((p.index, p.values) for p in points)
-        done = store.done()
+        with reading(store.path):  # a resumed store with a damaged page fails here, named, not mid-run
+            store.set_points((p.index, p.values) for p in points)
+            done = store.done()
         todo = [(p, i) for p in points for i in range(scenario.games) if (p.index, i) not in done]
         total = len(points) * scenario.games
         tasks = _batches(registry.path(scenario.game), todo, workers)

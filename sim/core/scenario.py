@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from sim.core.errors import InputError, ScenarioError, allowed
+from sim.core.files import check_input_file
 from sim.core.game import Game, GameConfig
 from sim.core.options import Option, validate_options
 from sim.core.registry import Registry
@@ -165,11 +166,8 @@ def load_scenario(path: str | Path, registry: Registry) -> Scenario:
         ScenarioError: missing file, malformed TOML, unknown key, wrong type, bad value, unknown
             game or agent; the message names the file and the key.
     """
-    p = Path(path)
-    if p.is_dir():
-        raise ScenarioError("is a folder; give a scenario file (scenarios/<game>/*.toml)", source=p)
-    if not p.is_file():
-        raise ScenarioError("no such scenario file", source=p)
+    # missing, a folder, or a FIFO (whose read would block forever): refused before opening
+    p = check_input_file(path, "scenario file", ScenarioError, "scenarios/<game>/*.toml")
     try:
         raw = tomllib.loads(p.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as e:

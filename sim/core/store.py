@@ -56,8 +56,9 @@ class DamagedStore(InputError):
 
 def _damaged(path: Path, why: str) -> DamagedStore:
     return DamagedStore(
-        f"the results store is damaged or not a stonehenge-lab store ({why}); it was left as it is. Give --out for a new folder, or move the "
-        "file away yourself (run --force moves it aside to results.sqlite.damaged-<time> and starts afresh)",
+        f"the results store is damaged or not a stonehenge-lab store ({why}). Nothing was changed; to run into "
+        "this folder again give --out for a new folder, or --force, which moves this file aside to "
+        "results.sqlite.damaged-<time> (it deletes nothing)",
         source=path)
 
 
@@ -111,7 +112,12 @@ def reading(path: str | Path) -> Iterator[None]:
     try:
         yield
     except sqlite3.DatabaseError as e:
-        raise _damaged(Path(path), f"SQLite: {e}") from None
+        raise _damaged(Path(path), f"SQLite: {_short(str(e))}") from None
+
+
+def _short(text: str, limit: int = 120) -> str:
+    """``text`` cut to ``limit`` characters (SQLite quotes the whole undecodable value, maybe megabytes)."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 @dataclass
@@ -231,7 +237,7 @@ class Store:
         try:
             conn = sqlite3.connect(f"file:{p}?mode=ro", uri=True, timeout=30.0)
         except sqlite3.DatabaseError as e:
-            raise _damaged(p, f"SQLite: {e}") from None
+            raise _damaged(p, f"SQLite: {_short(str(e))}") from None
         try:
             have = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             missing = [t for t in CORE_TABLES if t not in have]
@@ -240,7 +246,7 @@ class Store:
             conn.execute("SELECT value FROM meta WHERE key='game'").fetchone()
         except sqlite3.DatabaseError as e:
             conn.close()
-            raise _damaged(p, f"SQLite: {e}") from None
+            raise _damaged(p, f"SQLite: {_short(str(e))}") from None
         except DamagedStore:
             conn.close()
             raise
