@@ -1,7 +1,8 @@
 """The ``stonelab`` command (typer).
 
 Exit codes: 0 success, 1 the work failed, 2 bad input (a scenario, layout, replay or option:
-the message names the file, the key and what is allowed; nothing is written).
+the message names the file, the key and what is allowed; nothing is written; also a run folder
+another run holds, or a damaged store), 130 a run stopped by Ctrl-C, 143 a run stopped by SIGTERM.
 """
 
 from __future__ import annotations
@@ -121,16 +122,18 @@ def run(
     games_n: Optional[int] = typer.Option(None, "--games", min=1, help="games per sweep point (overrides the file)"),
     seed: Optional[int] = typer.Option(None, "--seed", min=0, help="root seed (overrides the file)"),
     backend: Optional[str] = typer.Option(None, "--backend", help="serial | process | dask"),
-    workers: Optional[int] = typer.Option(None, "--workers", min=0, help="worker processes (0: one per core)"),
+    workers: Optional[int] = typer.Option(None, "--workers", min=0, help="worker processes (0: one per core; at most 4 per core)"),
     address: Optional[str] = typer.Option(None, "--address", help="address of a running Dask scheduler"),
     out: Optional[Path] = typer.Option(None, "--out", help="run folder (default runs/<scenario name>)"),
-    force: bool = typer.Option(False, "--force", help="replace a run folder made by another scenario"),
+    force: bool = typer.Option(False, "--force", help="start the folder afresh: deletes another scenario's stored "
+                               "games; a damaged store is moved aside, not deleted"),
     report: bool = typer.Option(True, "--report/--no-report", help="write the HTML report at the end"),
     json_out: bool = typer.Option(False, "--json", help="print the summary as JSON"),
 ) -> None:
     """Run a study: play the games, store each as it finishes, print a summary, write the report.
 
-    A run killed midway resumes when the same command is given again.
+    A run killed midway resumes when the same command is given again. Ctrl-C or SIGTERM stops it
+    (exit 130 or 143), keeping the finished games; one run writes to a folder at a time.
     """
     from analysis.summary import summarize
     from sim.core.runner import Terminated, check_workers, run_study, sigterm_as_interrupt

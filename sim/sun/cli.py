@@ -46,7 +46,7 @@ def _dump(obj: Any) -> None:
 @app.command("pass")
 def pass_cmd(
     layout: Path = typer.Argument(..., help="layout TOML file (scenarios/sun/layouts/...)"),
-    aim: float = typer.Option(..., "--aim", help="aim azimuth in degrees, counter-clockwise from +x"),
+    aim: float = typer.Option(..., "--aim", help="aim azimuth in degrees, counter-clockwise from +x (-360 to 360)"),
     release: Optional[float] = typer.Option(None, "--release",
                                             help="release distance outside the base edge (m); default the hand span"),
     skill: str = typer.Option("perfect", "--skill", help="thrower skill: perfect, expert, steady, casual, child"),
@@ -115,7 +115,7 @@ def pass_cmd(
 
 def stability(
     layout: Path = typer.Argument(..., help="layout TOML file"),
-    trials: int = typer.Option(10, "--trials", help="noisy passes per aim in the aim sweep"),
+    trials: int = typer.Option(10, "--trials", help="noisy passes per aim in the aim sweep (1 to 10,000)"),
     skill: str = typer.Option("casual", "--skill", help="thrower skill: perfect, expert, steady, casual, child"),
     seed: int = typer.Option(0, "--seed", min=0, help="root seed of the aim sweep"),
     json_out: bool = typer.Option(False, "--json", help="print the results as JSON"),
