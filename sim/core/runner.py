@@ -335,8 +335,13 @@ def run_study(
             print(warning, file=sys.stderr, flush=True)
     made_dir = not out.exists()
     with lock_run_folder(out):
-        return _run_locked(scenario, registry, points, game, out, made_dir, workers, force, address, progress,
-                           on_result)
+        try:
+            return _run_locked(scenario, registry, points, game, out, made_dir, workers, force, address, progress,
+                               on_result)
+        except InputError:
+            if made_dir and out.is_dir() and [p.name for p in out.iterdir()] == [LOCK_NAME]:
+                _remove_store(out, made_dir)  # refused before a store was made: take back the folder too
+            raise
 
 
 def _run_locked(scenario: Scenario, registry: Registry, points: list[SweepPoint], game: Game, out: Path,
