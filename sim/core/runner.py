@@ -142,6 +142,9 @@ def _worker_init(parent_pid: int | None = None) -> None:
     # one BLAS thread per worker: the pool already uses every core
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, "1")
+    # Ctrl-C reaches the whole process group; the driver stops the workers itself (``_stop_pool``),
+    # so a worker that took it would only print a traceback of its own
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     watch_parent(parent_pid)
 
 

@@ -86,8 +86,10 @@ def stored(out: Path) -> int:
 
 
 def start(scen: Path, out: Path) -> subprocess.Popen:
+    # its own process group, as a shell gives a command: Ctrl-C is SIGINT to the whole group
     return subprocess.Popen([sys.executable, "-m", "sim.cli", "run", str(scen), "--out", str(out), "--no-report",
-                             "--json"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             "--json"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
 
 
 def wait_for_games(proc: subprocess.Popen, out: Path, n: int, timeout_s: float = 120.0) -> None:
@@ -137,15 +139,19 @@ def test_sigkill_leaves_no_workers_and_the_run_resumes(tmp_path: Path, backend: 
 
 @pytest.mark.slow
 @pytest.mark.timeout(300)
-def test_sigterm_stops_like_ctrl_c(tmp_path: Path) -> None:
+@pytest.mark.parametrize("how,code", [("SIGTERM", 143), ("Ctrl-C", 130)])
+def test_sigterm_stops_like_ctrl_c(tmp_path: Path, how: str, code: int) -> None:
     scen, out = study(tmp_path, "process"), tmp_path / "run"
     proc = start(scen, out)
     wait_for_games(proc, out, 3)
     kids = descendants(proc.pid)
     t0 = time.time()
-    proc.send_signal(signal.SIGTERM)
+    if how == "SIGTERM":
+        proc.send_signal(signal.SIGTERM)  # `kill PID`: the driver alone
+    else:
+        os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C on a terminal: the driver and its workers
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 143, err
+    assert proc.returncode == code, err
     assert time.time() - t0 < 20  # busy workers are stopped, not waited for
     assert "interrupted: finished games are stored; run the same command again to resume" in err
     assert "Traceback" not in err
