@@ -12,7 +12,7 @@ import pandas as pd
 
 from sim.core.errors import InputError, allowed
 from sim.core.outputs import check_output_file
-from sim.core.store import Store
+from sim.core.store import Store, reading
 
 
 def games_frame(store: Store) -> pd.DataFrame:
@@ -73,17 +73,28 @@ def table_frame(store: Store, table: str) -> pd.DataFrame:
     return pd.read_sql_query(f'SELECT * FROM "{table}"', store.conn)
 
 
+#: the file formats :func:`export_table` writes (also the file endings it requires)
+EXPORT_FORMATS = ("csv", "parquet")
+
+
 def export_table(run_dir: str | Path, table: str, fmt: str, out: str | Path | None = None) -> Path:
     """Write ``table`` of a run as CSV or Parquet; returns the file written.
 
     The file is written to a temporary name and renamed, so a failure leaves nothing half-written.
 
     Raises:
-        InputError: no store, unknown table or format.
+        InputError: no store, unknown table or format, or an ``out`` whose ending is not the format's
+            (``--format csv --out x.parquet`` would write CSV under a Parquet name).
+        DamagedStore: the store cannot be read.
     """
-    if fmt not in ("csv", "parquet"):
-        raise InputError(f"got {fmt!r}; allowed: 'csv' or 'parquet'", key="--format")
-    with Store.open(run_dir) as store:
+    if fmt not in EXPORT_FORMATS:
+        raise InputError(f"got {fmt!r}; allowed: {allowed(EXPORT_FORMATS)}", key="--format")
+    if out is not None and not Path(out).is_dir() and Path(out).suffix.lower() != f".{fmt}":
+        ending = Path(out).suffix or "no ending"
+        raise InputError(f"the file name has {ending} but the format is {fmt}; give a name ending in .{fmt}"
+                         + "".join(f", or --format {f}" for f in EXPORT_FORMATS if f != fmt and ending == f".{f}"),
+                         source=out, key="--out")
+    with Store.open(run_dir) as store, reading(store.path):
         df = table_frame(store, table)
         base = store.path.parent
     path = Path(out) if out else base / "export" / f"{table}.{fmt}"
@@ -141,15 +152,28 @@ class RunData:
         return self.details.get(name, pd.DataFrame())
 
 
+def _game_tables(game: str) -> list[str]:
+    """The tables a store of ``game`` has besides the core ones (none for a game not registered)."""
+    from sim.games import REGISTRY
+
+    if game not in REGISTRY.names():
+        return []
+    spec = REGISTRY.get(game).spec
+    return [f"{game}_games", *(f"{game}_{t}" for t in spec.detail_tables)]
+
+
 def load_run(run_dir: str | Path) -> RunData:
     """Load a run's store (a run folder or its ``results.sqlite``) into a :class:`RunData`.
 
     Raises:
-        InputError: no store there, or not a stonehenge-lab store.
+        InputError: no store there.
+        DamagedStore: not a stonehenge-lab store, a page SQLite cannot read, or a table the game
+            stores is missing (a report would otherwise drop that section without a word).
     """
-    with Store.open(run_dir) as store:
+    with Store.open(run_dir) as store, reading(store.path):
         meta = store.meta()
         game = meta.get("game", "")
+        store.require_tables(_game_tables(game))
         tables = store.tables()
         games = games_frame(store)
         seats = pd.read_sql_query("SELECT * FROM seats ORDER BY point, game_index, seat", store.conn)

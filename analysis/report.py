@@ -42,6 +42,7 @@ from analysis.plots import (
     seat_distributions,
 )
 from analysis.stats import format_p
+from sim.core.errors import InputError
 
 REPORT_DIR = "report"
 PNG_DPI = 120
@@ -699,12 +700,24 @@ def build_report(run_dir: Path) -> Path:
         The path of ``report.html``.
 
     Raises:
-        InputError: ``run_dir`` holds no results store.
+        InputError: ``run_dir`` holds no results store, or the report cannot be written there
+            (e.g. a read-only run folder); nothing is left half-written.
+        DamagedStore: see :func:`analysis.load.load_run`.
     """
     run = load_run(run_dir)
     base = run.run_dir
     final = base / REPORT_DIR
     tmp = base / f".{REPORT_DIR}.tmp-{os.getpid()}"
+    try:
+        _write_report(run, base, final, tmp)
+    except OSError as e:
+        raise InputError(f"cannot write the report in this run folder ({e.strerror or e}); make it writable, or "
+                         "copy the run folder somewhere writable and report from there", source=base) from None
+    return final / "report.html"
+
+
+def _write_report(run: RunData, base: Path, final: Path, tmp: Path) -> None:
+    """Render into ``tmp`` and swap it in as ``final`` (the report folder); ``tmp`` is removed on failure."""
     if tmp.exists():
         shutil.rmtree(tmp)
     tmp.mkdir(parents=True)
@@ -721,4 +734,3 @@ def build_report(run_dir: Path) -> Path:
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    return final / "report.html"

@@ -1,7 +1,8 @@
 """The ``stonelab`` command (typer).
 
 Exit codes: 0 success, 1 the work failed, 2 bad input (a scenario, layout, replay or option:
-the message names the file, the key and what is allowed; nothing is written).
+the message names the file, the key and what is allowed; nothing is written; also a run folder
+another run holds, or a damaged store), 130 a run stopped by Ctrl-C, 143 a run stopped by SIGTERM.
 """
 
 from __future__ import annotations
@@ -76,10 +77,11 @@ def games(json_out: bool = typer.Option(False, "--json", help="print JSON")) -> 
     if json_out:
         _print_json({"games": rows})
         return
-    from rich.console import Console
     from rich.table import Table
 
-    con = Console()
+    from sim.core.console import console
+
+    con = console()
     for r in rows:
         t = Table(title=f"{r['name']}: {r['title']} ({r['players'][0]}-{r['players'][1]} players)", title_justify="left")
         t.add_column("option")
@@ -120,19 +122,21 @@ def run(
     games_n: Optional[int] = typer.Option(None, "--games", min=1, help="games per sweep point (overrides the file)"),
     seed: Optional[int] = typer.Option(None, "--seed", min=0, help="root seed (overrides the file)"),
     backend: Optional[str] = typer.Option(None, "--backend", help="serial | process | dask"),
-    workers: Optional[int] = typer.Option(None, "--workers", min=0, help="worker processes (0: one per core)"),
+    workers: Optional[int] = typer.Option(None, "--workers", min=0, help="worker processes (0: one per core; at most 4 per core)"),
     address: Optional[str] = typer.Option(None, "--address", help="address of a running Dask scheduler"),
     out: Optional[Path] = typer.Option(None, "--out", help="run folder (default runs/<scenario name>)"),
-    force: bool = typer.Option(False, "--force", help="replace a run folder made by another scenario"),
+    force: bool = typer.Option(False, "--force", help="start the folder afresh: deletes another scenario's stored "
+                               "games; a damaged store is moved aside, not deleted"),
     report: bool = typer.Option(True, "--report/--no-report", help="write the HTML report at the end"),
     json_out: bool = typer.Option(False, "--json", help="print the summary as JSON"),
 ) -> None:
     """Run a study: play the games, store each as it finishes, print a summary, write the report.
 
-    A run killed midway resumes when the same command is given again.
+    A run killed midway resumes when the same command is given again. Ctrl-C or SIGTERM stops it
+    (exit 130 or 143), keeping the finished games; one run writes to a folder at a time.
     """
     from analysis.summary import summarize
-    from sim.core.runner import run_study
+    from sim.core.runner import Terminated, check_workers, run_study, sigterm_as_interrupt
     from sim.core.scenario import load_scenario
     from sim.core.store import Store
 
@@ -152,11 +156,16 @@ def run(
         workers=workers,
         out=str(out) if out else None,
     )
+    if workers is not None and sc.backend != "serial" and not address:
+        check_workers(workers, key="--workers")  # blame the option, not the file it overrides
     try:
-        info = run_study(sc, reg, force=force, address=address, progress=True)
-    except KeyboardInterrupt:
+        with sigterm_as_interrupt():
+            info = run_study(sc, reg, force=force, address=address, progress=True)
+    except KeyboardInterrupt as e:
+        # Ctrl-C (130) or SIGTERM (143, 128 + 15): the shell conventions for those two signals
+        code = 143 if isinstance(e, Terminated) else 130
         typer.echo("interrupted: finished games are stored; run the same command again to resume", err=True)
-        raise typer.Exit(130) from None
+        raise typer.Exit(code) from None
     with Store.open(info.out) as store:
         summary = summarize(store, wall_s=info.wall_s)
     summary["played"] = info.played
@@ -261,11 +270,12 @@ def _write_report(run_dir: Path) -> str | None:
 def _print_summary(s: dict[str, Any]) -> None:
     """The run summary as tables: per seat, or for a sweep per point (pooling points would put
     different agents under one seat label)."""
-    from rich.console import Console
     from rich.table import Table
 
-    con = Console()
-    title = f"{s['scenario']} ({s['game']}): {s['games']} games, seed {s['seed']}"
+    from sim.core.console import console, escape
+
+    con = console()
+    title = f"{escape(s['scenario'])} ({s['game']}): {s['games']} games, seed {s['seed']}"
     if not s.get("points"):
         t = Table(title=title, title_justify="left")
         t.add_column("seat", justify="right")
@@ -274,7 +284,7 @@ def _print_summary(s: dict[str, Any]) -> None:
         t.add_column("shared wins", justify="right")
         t.add_column("score [95 % CI]", justify="right")
         for r in s["seats"]:
-            t.add_row(str(r["seat"]), r["label"], f"{r['wins']}: " + _pct_ci(r["win_rate"], *r["ci95"]),
+            t.add_row(str(r["seat"]), escape(r["label"]), f"{r['wins']}: " + _pct_ci(r["win_rate"], *r["ci95"]),
                       str(r["shared_wins"]), _pct_ci(r["score"], *r["score_ci95"]))
         con.print(t)
     else:
@@ -307,11 +317,13 @@ def _print_summary(s: dict[str, Any]) -> None:
         f"draws (no winner): {s['draws']}   shared wins: {s['shared_wins']}   mean length: {s['mean_length']:.1f} actions   "
         f"played now: {s['played']} (already stored: {s['resumed_skipped']})   wall: {s['wall_s']:.1f} s"
     )
-    con.print(f"results: {s['out']}/results.sqlite" + (f"   report: {s['report']}" if s.get("report") else ""))
+    # paths and commands to copy: escaped (a '[' in a path is text) and never wrapped (see sim.core.console)
+    con.print(f"results: {escape(s['out'])}/results.sqlite"
+              + (f"   report: {escape(s['report'])}" if s.get("report") else ""))
     if s.get("replays"):
         con.print(
-            f"replay: {s['replays'][0]}   watch: stonelab replay view {s['replays'][0]}"
-            + (f"   share: {s['replay_viewer']}/standalone.html" if s.get("replay_viewer") else "")
+            f"replay: {escape(s['replays'][0])}   watch: stonelab replay view {escape(s['replays'][0])}"
+            + (f"   share: {escape(s['replay_viewer'])}/standalone.html" if s.get("replay_viewer") else "")
         )
 
 
@@ -324,15 +336,18 @@ def _pct_ci(rate: float, lo: float, hi: float) -> str:
 @app.command()
 def export(
     run_dir: Path = typer.Argument(..., metavar="RUN", help="run folder (or its results.sqlite)"),
-    fmt: str = typer.Option("csv", "--format", help="csv | parquet"),
+    fmt: Optional[str] = typer.Option(None, "--format", help="csv | parquet (default: from --out's ending, else csv)"),
     table: str = typer.Option("games", "--table", help="'games' (one wide row per game) or any store table"),
-    out: Optional[Path] = typer.Option(None, "--out", help="output file (default RUN/export/<table>.<format>)"),
+    out: Optional[Path] = typer.Option(None, "--out", help="output file ending in .csv or .parquet (default RUN/export/<table>.<format>)"),
 ) -> None:
     """Write a run's results as CSV or Parquet for other tools."""
-    from analysis.load import export_table
+    from analysis.load import EXPORT_FORMATS, export_table
 
-    if fmt not in ("csv", "parquet"):
-        raise InputError(f"got {fmt!r}; allowed: 'csv' or 'parquet'", key="--format")
+    if fmt is None:
+        ending = out.suffix.lower().lstrip(".") if out is not None else ""
+        fmt = ending if ending in EXPORT_FORMATS else "csv"
+    if fmt not in EXPORT_FORMATS:
+        raise InputError(f"got {fmt!r}; allowed: {allowed(EXPORT_FORMATS)}", key="--format")
     path = export_table(run_dir, table, fmt, out)
     typer.echo(str(path))
 
@@ -355,8 +370,9 @@ def bench(
     if json_out:
         _print_json({"results": results})
         return
-    from rich.console import Console
     from rich.table import Table
+
+    from sim.core.console import console
 
     t = Table(title="stonelab bench (one core; medians)", title_justify="left")
     for c in ("game", "metric", "value", "unit"):
@@ -364,7 +380,7 @@ def bench(
     for r in results:
         v = r["value"]
         t.add_row(r["game"], r["metric"], f"{v:,.3f}" if abs(v) < 100 else f"{v:,.0f}", r["unit"])
-    Console().print(t)
+    console().print(t)
 
 
 # --- report ----------------------------------------------------------------------------------

@@ -242,7 +242,8 @@ def test_export_and_report_of_no_run(capsys, tmp_path: Path) -> None:
     bad(capsys, ["export", str(tmp_path)], str(tmp_path), "no results store")
     bad(capsys, ["report", str(tmp_path)], str(tmp_path), "no results store")
     (tmp_path / "results.sqlite").write_text("not a database")
-    bad(capsys, ["report", str(tmp_path)], "not a stonehenge-lab results store")
+    bad(capsys, ["report", str(tmp_path)], "results store is damaged or not a stonehenge-lab store",
+        str(tmp_path / "results.sqlite"))
     assert not (tmp_path / "report").exists()
 
 

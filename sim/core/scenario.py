@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from sim.core.errors import InputError, ScenarioError, allowed
+from sim.core.files import check_input_file
 from sim.core.game import Game, GameConfig
 from sim.core.options import Option, validate_options
 from sim.core.registry import Registry
@@ -150,12 +151,23 @@ class Scenario:
         return out
 
     def with_overrides(self, registry: Registry, **study: Any) -> "Scenario":
-        """A copy with study keys (games, seed, backend, workers, out) replaced and re-validated."""
+        """A copy with study keys (games, seed, backend, workers, out) replaced and re-validated.
+
+        The values come from the command line, so a bad one is blamed on its option.
+
+        Raises:
+            InputError: an override is not allowed (``key`` is the option, e.g. ``--games``).
+        """
         raw = copy.deepcopy(dict(self.raw))
         for k, v in study.items():
             if v is not None:
                 raw[k] = v
-        return scenario_from_dict(raw, registry, source=self.source, default_name=self.name)
+        try:
+            return scenario_from_dict(raw, registry, source=self.source, default_name=self.name)
+        except ScenarioError as e:
+            if e.key in study and study[e.key] is not None:
+                raise InputError(e.message, key=f"--{e.key}") from None
+            raise
 
 
 def load_scenario(path: str | Path, registry: Registry) -> Scenario:
@@ -165,11 +177,8 @@ def load_scenario(path: str | Path, registry: Registry) -> Scenario:
         ScenarioError: missing file, malformed TOML, unknown key, wrong type, bad value, unknown
             game or agent; the message names the file and the key.
     """
-    p = Path(path)
-    if p.is_dir():
-        raise ScenarioError("is a folder; give a scenario file (scenarios/<game>/*.toml)", source=p)
-    if not p.is_file():
-        raise ScenarioError("no such scenario file", source=p)
+    # missing, a folder, or a FIFO (whose read would block forever): refused before opening
+    p = check_input_file(path, "scenario file", ScenarioError, "scenarios/<game>/*.toml")
     try:
         raw = tomllib.loads(p.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as e:
@@ -313,6 +322,10 @@ def _sweep(
             raise ScenarioError("this key cannot be swept; sweep rules, seats or game sections", source=source, key=where)
         if not isinstance(vals, list) or not vals:
             raise ScenarioError("must be a non-empty list of values", source=source, key=where)
+        for j, v in enumerate(vals):
+            # a repeated value would run the same sweep point twice and pool it in the plots
+            if any(v == w and isinstance(v, bool) == isinstance(w, bool) for w in vals[:j]):
+                raise ScenarioError(f"value {v!r} is listed twice; give each value once", source=source, key=where)
         for v in vals:
             # validate each value in context: set it and validate the whole scenario
             trial = copy.deepcopy(dict(raw))

@@ -14,21 +14,110 @@ Tables:
 
 The driver inserts each finished game in one transaction and commits it, so a killed run loses
 only games in flight, and a restarted run skips the games already stored.
+
+A run holds ``<out>/.stonelab.lock`` (an advisory ``flock``) while it writes, so a second run into
+the same folder is refused (:class:`FolderBusy`) instead of colliding with the first; the kernel
+drops the lock when the process ends, however it ends, so a killed run never leaves it stuck.
+
+A store SQLite cannot read (an empty or overwritten file) is reported as damaged
+(:class:`DamagedStore`), naming the file; it is never deleted: ``--force`` moves it aside to
+``results.sqlite.damaged-<UTC time>`` and says so.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sqlite3
+import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 from sim.core.errors import InputError
 from sim.core.game import Column, GameSpec
 
 STORE_NAME = "results.sqlite"
+LOCK_NAME = ".stonelab.lock"
 SCHEMA_VERSION = "1"
+#: the tables every store has (a game adds ``<game>_games`` and its detail tables)
+CORE_TABLES = ("meta", "points", "games", "seats")
+
+
+class FolderBusy(InputError):
+    """Another run is writing to this run folder now."""
+
+
+class DamagedStore(InputError):
+    """A results store SQLite cannot read, or one that lacks a table it must have."""
+
+
+def _damaged(path: Path, why: str) -> DamagedStore:
+    return DamagedStore(
+        f"the results store is damaged or not a stonehenge-lab store ({why}). Nothing was changed; to run into "
+        "this folder again give --out for a new folder, or --force, which moves this file aside to "
+        "results.sqlite.damaged-<time> (it deletes nothing)",
+        source=path)
+
+
+@contextlib.contextmanager
+def lock_run_folder(out: str | Path) -> Iterator[Path]:
+    """Hold the run folder ``out`` (made if missing) for one writing run.
+
+    Yields:
+        The lock file's path.
+
+    Raises:
+        FolderBusy: another process holds the folder (the message gives its pid).
+        InputError: ``out`` is a file, or the folder cannot be made or written.
+    """
+    folder = Path(out)
+    if folder.exists() and not folder.is_dir():
+        raise InputError("the run folder is a file; give a folder (--out or out in the scenario)", source=folder)
+    lock = folder / LOCK_NAME
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as e:
+        raise InputError(f"cannot create the run folder or its store there ({e.strerror or e}); give a writable "
+                         "folder (--out or out in the scenario)", source=folder) from None
+    try:
+        try:
+            import fcntl
+        except ImportError:  # Windows: no flock; two runs into one folder are not caught there
+            fcntl = None  # type: ignore[assignment]
+        if fcntl is not None:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "?"
+                raise FolderBusy(f"another stonelab run (pid {holder}) is writing to this folder; wait until it "
+                                 "ends or give another --out", source=folder) from None
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+        yield lock
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+@contextlib.contextmanager
+def reading(path: str | Path) -> Iterator[None]:
+    """Turn an SQLite error met while reading the store ``path`` into :class:`DamagedStore`.
+
+    A page overwritten on disk shows up only when a query reaches it (e.g. ``Could not decode to
+    UTF-8``), so every reader of a whole store wraps its queries in this.
+    """
+    try:
+        yield
+    except sqlite3.DatabaseError as e:
+        raise _damaged(Path(path), f"SQLite: {_short(str(e))}") from None
+
+
+def _short(text: str, limit: int = 120) -> str:
+    """``text`` cut to ``limit`` characters (SQLite quotes the whole undecodable value, maybe megabytes)."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 @dataclass
@@ -78,30 +167,43 @@ class Store:
         """Open (or create) the store of a run folder for writing.
 
         A folder whose store was made by a scenario with another fingerprint is refused unless
-        ``force``; ``force`` always deletes the old store first (a fresh run). Without it, a store
-        of the same scenario is resumed.
+        ``force``; ``force`` then deletes the old store first (a fresh run). A damaged store is
+        refused too; ``force`` moves it aside (``results.sqlite.damaged-<UTC time>``, with a line on
+        stderr) instead of deleting it. Without ``force``, a store of the same scenario is resumed.
 
         Raises:
+            DamagedStore: the store cannot be read (and not ``force``).
             InputError: the folder belongs to another scenario (and not ``force``), or is unusable.
         """
         out = Path(out_dir)
         path = out / STORE_NAME
         if path.exists():
-            if force:
-                # --force means "start this folder afresh", whatever made it
-                for suffix in ("", "-wal", "-shm"):
-                    Path(str(path) + suffix).unlink(missing_ok=True)
-            else:
-                try:
-                    old = cls.open(path).meta()
-                except InputError:
-                    old = {}
-                if old.get("fingerprint") != meta["fingerprint"] or old.get("game") != meta["game"]:
+            try:
+                with cls.open(path) as old_store:
+                    old = old_store.meta()
+                damaged: DamagedStore | None = None
+            except DamagedStore as e:
+                old, damaged = {}, e
+            if damaged is not None:
+                if not force:
+                    raise damaged
+                aside = _move_aside(path)
+                print(f"{path}: the damaged results store was moved aside to {aside.name}; starting afresh",
+                      file=sys.stderr, flush=True)
+            elif old.get("fingerprint") != meta["fingerprint"] or old.get("game") != meta["game"]:
+                if not force:
                     raise InputError(
                         f"run folder holds results of another scenario ({old.get('name', '?')!r}, "
-                        f"fingerprint {old.get('fingerprint', '?')}); use --force to replace them or --out for a new folder",
+                        f"fingerprint {old.get('fingerprint', '?')}); give --out for a new folder, or --force to "
+                        "delete those results and start afresh",
                         source=out,
                     )
+                # --force on another scenario's store: the documented "start this folder afresh"
+                for suffix in ("", "-wal", "-shm"):
+                    Path(str(path) + suffix).unlink(missing_ok=True)
+            elif force:
+                for suffix in ("", "-wal", "-shm"):
+                    Path(str(path) + suffix).unlink(missing_ok=True)
         if out.exists() and not out.is_dir():
             raise InputError("the run folder is a file; give a folder (--out or out in the scenario)", source=out)
         try:
@@ -122,19 +224,45 @@ class Store:
         """Open an existing store (a ``results.sqlite`` file or its run folder) for reading.
 
         Raises:
-            InputError: no store there, or not a stonehenge-lab store.
+            InputError: no store there.
+            DamagedStore: SQLite cannot read it, it is empty, or it lacks one of :data:`CORE_TABLES`.
         """
         p = Path(path)
         if p.is_dir():
             p = p / STORE_NAME
         if not p.is_file():
             raise InputError("no results store here (expected a run folder or results.sqlite)", source=path)
+        if p.stat().st_size == 0:
+            raise _damaged(p, "the file is empty")
         try:
             conn = sqlite3.connect(f"file:{p}?mode=ro", uri=True, timeout=30.0)
+        except sqlite3.DatabaseError as e:
+            raise _damaged(p, f"SQLite: {_short(str(e))}") from None
+        try:
+            have = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            missing = [t for t in CORE_TABLES if t not in have]
+            if missing:
+                raise _damaged(p, f"no table {', '.join(missing)}")
             conn.execute("SELECT value FROM meta WHERE key='game'").fetchone()
         except sqlite3.DatabaseError as e:
-            raise InputError(f"not a stonehenge-lab results store ({e})", source=p) from None
+            conn.close()
+            raise _damaged(p, f"SQLite: {_short(str(e))}") from None
+        except DamagedStore:
+            conn.close()
+            raise
         return cls(conn, p, None)
+
+    def require_tables(self, names: Iterable[str]) -> None:
+        """Check that the store has every table in ``names`` (a game's own tables).
+
+        Raises:
+            DamagedStore: a table is missing (named in the message).
+        """
+        have = set(self.tables())
+        missing = [n for n in names if n not in have]
+        if missing:
+            raise _damaged(self.path, f"no table {', '.join(missing)}, which a {self.meta().get('game', '?')} "
+                                      "store has")
 
     def _create_tables(self, meta: Mapping[str, str]) -> None:
         c = self.conn
@@ -238,6 +366,21 @@ class Store:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _move_aside(path: Path) -> Path:
+    """Rename a store (and its -wal/-shm files) to ``<name>.damaged-<UTC time>``; returns the new path."""
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    aside = path.with_name(f"{path.name}.damaged-{stamp}")
+    n = 1
+    while aside.exists():
+        n += 1
+        aside = path.with_name(f"{path.name}.damaged-{stamp}-{n}")
+    for suffix in ("-wal", "-shm", ""):  # the main file last: until then the name still says what it is
+        old = Path(str(path) + suffix)
+        if old.exists():
+            old.rename(Path(str(aside) + suffix))
+    return aside
 
 
 def _sql(v: Any) -> Any:

@@ -16,11 +16,15 @@ from typing import Any, Optional
 
 import typer
 
-from sim.core.errors import InputError
+from sim.core.errors import InputError, ScenarioError
+from sim.core.files import check_input_file
 from sim.core.outputs import check_output_dir, check_output_file
 
 app = typer.Typer(help="Stonehenge and the Sun: simulate passes of the ball over a layout.",
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+
+
+LAYOUTS = "scenarios/sun/layouts/*.toml"
 
 
 def _fail(exc: InputError) -> None:
@@ -43,7 +47,7 @@ def _dump(obj: Any) -> None:
 @app.command("pass")
 def pass_cmd(
     layout: Path = typer.Argument(..., help="layout TOML file (scenarios/sun/layouts/...)"),
-    aim: float = typer.Option(..., "--aim", help="aim azimuth in degrees, counter-clockwise from +x"),
+    aim: float = typer.Option(..., "--aim", help="aim azimuth in degrees, counter-clockwise from +x (-360 to 360)"),
     release: Optional[float] = typer.Option(None, "--release",
                                             help="release distance outside the base edge (m); default the hand span"),
     skill: str = typer.Option("perfect", "--skill", help="thrower skill: perfect, expert, steady, casual, child, or a preset .toml"),
@@ -61,12 +65,16 @@ def pass_cmd(
     from sim.sun.thrower import skill as skill_level
 
     try:
-        if not math.isfinite(aim):
-            raise InputError(f"aim must be a finite number of degrees, not {aim}", key="--aim")
+        if not (math.isfinite(aim) and -360.0 <= aim <= 360.0):
+            # 1e308 is finite, but no azimuth: at that size a float holds no fraction of a turn
+            raise InputError(f"got {aim:g}; allowed: a number of degrees from -360 to 360", key="--aim")
+        aim = aim % 360.0  # one azimuth, one spelling: -90 is 270 (the printed and JSON aim)
+        aim = 0.0 if aim >= 360.0 else aim  # -1e-20 % 360 rounds to 360.0
         if record is not None:
             check_output_file(record, "--record")
             if not (math.isfinite(record_hz) and record_hz > 0):
                 raise InputError(f"must be a positive number of frames per second, not {record_hz}", key="--record-hz")
+        check_input_file(layout, "layout file", ScenarioError, LAYOUTS)  # a FIFO would block the read forever
         lay = load_layout(layout, preset)
         thrower = _skill(skill_level, skill)
         rng = np.random.default_rng(seed)
@@ -89,10 +97,10 @@ def pass_cmd(
     if json_out:
         _dump(out)
         return
-    from rich.console import Console
+    from sim.core.console import console, escape
 
-    con = Console()
-    con.print(f"[bold]{layout}[/] aim {aim:.1f} deg, release {res.release_m:.3f} m, skill {thrower.name}, "
+    con = console()
+    con.print(f"[bold]{escape(layout)}[/] aim {aim:.1f} deg, release {res.release_m:.3f} m, skill {thrower.name}, "
               f"seed {seed}, preset {res.preset}")
     if res.penalties:
         for pen in res.penalties:
@@ -103,12 +111,12 @@ def pass_cmd(
               f"invalid: {res.invalid}{' (re-run at reference)' if res.rerun_at_reference else ''}")
     con.print(f"  {res.steps} steps, {res.sim_time_s:.2f} s simulated, {res.wall_s * 1000:.1f} ms wall")
     if record:
-        con.print(f"  poses recorded to {record}")
+        con.print(f"  poses recorded to {escape(record)}")
 
 
 def stability(
     layout: Path = typer.Argument(..., help="layout TOML file"),
-    trials: int = typer.Option(10, "--trials", help="noisy passes per aim in the aim sweep"),
+    trials: int = typer.Option(10, "--trials", help="noisy passes per aim in the aim sweep (1 to 10,000)"),
     skill: str = typer.Option("casual", "--skill", help="thrower skill: perfect, expert, steady, casual, child, or a preset .toml"),
     seed: int = typer.Option(0, "--seed", min=0, help="root seed of the aim sweep"),
     json_out: bool = typer.Option(False, "--json", help="print the results as JSON"),
@@ -118,34 +126,36 @@ def stability(
 ) -> None:
     """Settle, bump and aim-sweep tests of one Stonehenge-and-the-Sun layout."""
     from sim.sun.layout import load_layout
-    from sim.sun.stability import run_stability
+    from sim.sun.stability import MAX_TRIALS, run_stability
     from sim.sun.thrower import skill as skill_level
 
     try:
-        if trials < 1:
-            raise InputError(f"must be at least 1, not {trials}", key="--trials")
+        if not 1 <= trials <= MAX_TRIALS:
+            raise InputError(f"got {trials}; allowed: 1 to {MAX_TRIALS:,} passes per aim", key="--trials")
         if not (0.5 <= step <= 180.0):
             raise InputError(f"must be from 0.5 to 180 degrees, not {step}", key="--step")
         if out is not None:
             check_output_dir(out, "--out")
+        check_input_file(layout, "layout file", ScenarioError, LAYOUTS)  # a FIFO would block the read forever
         lay = load_layout(layout, preset)
         thrower = _skill(skill_level, skill)
     except InputError as exc:
         _fail(exc)
         return
     try:
-        res = run_stability(lay, trials, thrower, seed, out, step_deg=step)
+        res = run_stability(lay, trials, thrower, seed, out, step_deg=step, progress=True)
     except OSError as e:
         _fail(InputError(f"cannot write the plot: {e.strerror or e}", source=out, key="--out"))
         return
     if json_out:
         _dump(res)
         return
-    from rich.console import Console
     from rich.table import Table
 
-    con = Console()
-    con.print(f"[bold]{layout}[/] preset {res['preset']}, skill {thrower.name}, seed {seed}")
+    from sim.core.console import console, escape
+
+    con = console()
+    con.print(f"[bold]{escape(layout)}[/] preset {res['preset']}, skill {thrower.name}, seed {seed}")
     s = res["settle"]
     con.print(f"settle: largest drift over {s['duration_s']:.0f} s untouched: {s['max_drift_mm']:.3f} mm "
               f"(stone {s['worst_stone']})")
@@ -168,7 +178,7 @@ def stability(
             f"stone {m['stone']} ({m['shape']}, {m['angle_deg']:.0f} deg) {m['rate'] * 100:.0f}%"
             for m in res["sweep"]["most_lost"][:5]))
     if res["plot"]:
-        con.print(f"plot: {res['plot']}")
+        con.print(f"plot: {escape(res['plot'])}")
 
 
 @app.command("calibrate")

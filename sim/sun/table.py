@@ -320,6 +320,12 @@ class PoseRecorder:
 # --------------------------------------------------------------------------------------------
 
 
+def _metres(x: float) -> str:
+    """A length (m) for a message: millimetre precision, or 3 significant digits for an absurd one (1e308 m
+    printed with ``.3f`` is a 309-digit number)."""
+    return f"{x:.3f}" if abs(x) < 1e6 else f"{x:.3g}"
+
+
 class SunTable:
     """A Stonehenge-and-the-Sun table simulated in its own PyBullet DIRECT connection.
 
@@ -692,7 +698,7 @@ class SunTable:
         c, b = self._cid, self.ball
         L = b.string_length
         if not 0.0 <= horizontal_m < L:
-            raise InputError(f"release point {horizontal_m:.3f} m from the centre must be shorter than the "
+            raise InputError(f"release point {_metres(horizontal_m)} m from the centre must be shorter than the "
                              f"string ({L} m)", key="release")
         if self._ball_body is None:
             self._ball_body = self._create_ball()
@@ -766,10 +772,11 @@ class SunTable:
         release = hand if release_m is None else float(release_m)
         if not math.isfinite(release) or release < hand - 1e-12:
             raise InputError(f"release must be at least the hand span ({hand} m) outside the base edge, not "
-                             f"{release_m!r} m", key="release")
+                             f"{_metres(release)} m", key="release")
         if self.table.base_radius + release >= self.ball.string_length:
-            raise InputError(f"release point {self.table.base_radius + release:.3f} m from the centre is beyond the "
-                             f"string's reach ({self.ball.string_length} m)", key="release")
+            raise InputError(f"release {_metres(release)} m outside the base edge puts the ball beyond the string's "
+                             f"reach; allowed: from {hand} m to less than "
+                             f"{self.ball.string_length - self.table.base_radius:.3f} m", key="release")
         start = self.snapshot()
         res = self._run_pass(aim_rad, release, noise, record, remove_penalties)
         if res.invalid and self.preset != "reference":

@@ -155,7 +155,7 @@ def video(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz), 
     check_output_file(out, "--out")
     rp = _load(file, game, point)
     t0 = time.perf_counter()
-    n = render_video(rp, out, fps=fps, size=(width, height), speed=speed, turn=turn or None)
+    n = render_video(rp, out, fps=fps, size=(width, height), speed=speed, turn=turn or None, progress=True)
     typer.echo(f"wrote {out}: {n} frames in {time.perf_counter() - t0:.1f} s")
 
 

@@ -34,6 +34,7 @@ from typing import Any, Iterable, Mapping, Sequence, cast
 import numpy as np
 
 from sim.core.errors import ReplayError
+from sim.core.files import check_input_file
 
 FORMAT = "stonelab.replay"
 VERSION = 1
@@ -326,8 +327,7 @@ def load_replay(path: str | Path) -> Replay:
     """
     path = Path(path)
     src = str(path)
-    if not path.is_file():
-        raise ReplayError("no such replay file", source=src)
+    check_input_file(path, "replay file", ReplayError)  # also refuses a FIFO, whose read would block
     with open(path, "rb") as fh:
         magic = fh.read(4)
     if magic != b"PK\x03\x04":
@@ -370,6 +370,8 @@ def replay_from_parts(header: Mapping[str, Any], times: np.ndarray, pos: np.ndar
     if ver > VERSION:
         raise ReplayError(f"replay version {ver} is newer than this stonelab reads (up to {VERSION})",
                           source=source, key="version")
+    _objects(header, "bodies", source)
+    _objects(header, "turns", source, required=False)
     try:
         bodies = [Body(key=str(b["key"]), kind=str(b["kind"]), size=_floats3(b["size"]),
                        colour=str(b.get("colour", STONE_COLOUR)), shape=str(b.get("shape", "")),
@@ -383,7 +385,7 @@ def replay_from_parts(header: Mapping[str, Any], times: np.ndarray, pos: np.ndar
                  for t in header.get("turns", [])]
         table = dict(header.get("table") or {})
         meta = dict(header.get("meta") or {})
-    except (KeyError, TypeError, ValueError, IndexError) as e:
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
         raise ReplayError(f"malformed header: {type(e).__name__} {e}", source=source, key="header") from None
     rep = Replay(bodies, np.asarray(times), np.asarray(pos), np.asarray(quat), turns, table, meta)
     _validate(rep, source)
@@ -457,6 +459,33 @@ def _json_default(o: Any) -> Any:
 # --------------------------------------------------------------------------------------------
 
 
+_JSON_TYPES = {str: "a string", bool: "true or false", int: "a number", float: "a number", dict: "an object",
+               list: "a list", type(None): "null"}
+
+
+def _objects(d: Mapping[str, Any], key: str, source: str | Path | None, *, required: bool = True) -> list[Any]:
+    """``d[key]`` checked to be a JSON list of objects (each a dict), as the readers below index them.
+
+    Raises:
+        ReplayError: missing (when ``required``), not a list, or an item that is not an object; the
+            message names the key and what it holds (a string where the bodies should be was an
+            AttributeError traceback).
+    """
+    if key not in d:
+        if required:
+            raise ReplayError("missing; expected a list of objects", source=source, key=key)
+        return []
+    v = d[key]
+    if not isinstance(v, list):
+        raise ReplayError(f"must be a list of objects, not {_JSON_TYPES.get(type(v), type(v).__name__)}",
+                          source=source, key=key)
+    for i, item in enumerate(v):
+        if not isinstance(item, Mapping):
+            raise ReplayError(f"must be an object, not {_JSON_TYPES.get(type(item), type(item).__name__)}",
+                              source=source, key=f"{key}[{i}]")
+    return v
+
+
 def _recording_dict(rec: Any, source: str | Path | None = None) -> dict[str, Any]:
     if hasattr(rec, "to_dict"):
         rec = rec.to_dict()
@@ -493,9 +522,13 @@ def from_pose_recording(rec: Any, *, seat: int | None = None, player: str = "",
         ReplayError: ``rec`` is not a pose recording of a supported version, or is malformed.
     """
     d = _recording_dict(rec, source)
+    body_list = _objects(d, "bodies", source)
+    event_list = _objects(d, "events", source, required=False)
+    if not isinstance(d.get("base") or {}, Mapping):
+        raise ReplayError("must be an object with radius and thickness (m)", source=source, key="base")
     try:
         bodies: list[Body] = []
-        for b in d["bodies"]:
+        for b in body_list:
             if b.get("kind") == "ball":
                 r = float(b["radius"])
                 bodies.append(Body("ball", "ball", (2 * r, 2 * r, 2 * r), BALL_COLOUR, "ball", None))
@@ -520,7 +553,7 @@ def from_pose_recording(rec: Any, *, seat: int | None = None, player: str = "",
                     quat[i, j] = v[3:7]
         pivot = None
         ball_r = None
-        for b in d["bodies"]:
+        for b in body_list:
             if b.get("kind") == "ball":
                 pivot = [float(x) for x in b.get("pivot", [0.0, 0.0, 0.0])]
                 ball_r = float(b["radius"])
@@ -532,14 +565,14 @@ def from_pose_recording(rec: Any, *, seat: int | None = None, player: str = "",
         horizontal = None
         penalties: list[dict[str, Any]] = []
         shape_of = {b.stone: b.shape for b in bodies if b.stone is not None}
-        for ev in d.get("events", []):
+        for ev in event_list:
             if ev.get("type") == "release":
                 aim = _opt_float(ev.get("aim_deg"))
                 horizontal = _opt_float(ev.get("horizontal_m"))
             elif ev.get("type") == "penalty":
                 sid = int(ev["stone"])
                 penalties.append({"stone": sid, "shape": shape_of.get(sid, "?"), "cause": ev.get("cause", "?")})
-    except (KeyError, TypeError, ValueError, IndexError) as e:
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
         raise ReplayError(f"malformed pose recording: {type(e).__name__} {e}", source=source) from None
     if nf == 0:
         raise ReplayError("the pose recording has no frames", source=source, key="frames")
@@ -650,8 +683,7 @@ def load_any(path: str | Path, game_index: int | None = None, point: int = 0) ->
     path = Path(path)
     if path.is_dir() or path.suffix in (".sqlite", ".db"):
         return from_store(path, game_index, point)
-    if not path.is_file():
-        raise ReplayError("no such replay file", source=str(path))
+    check_input_file(path, "replay file", ReplayError)
     with open(path, "rb") as fh:
         head = fh.read(64).lstrip()
     if head.startswith(b"{"):

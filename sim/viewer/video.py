@@ -14,6 +14,7 @@ import numpy as np
 import pybullet as p
 
 from sim.core.errors import InputError
+from sim.core.progress import Progress
 from sim.viewer.pybullet_gui import PyBulletScene
 from sim.viewer.replay import Replay
 
@@ -87,8 +88,11 @@ def _caption(img: np.ndarray, text: str, font) -> np.ndarray:  # noqa: ANN001
 
 
 def render_video(replay: Replay, out: str | Path, fps: float = 30.0, size: tuple[int, int] = (640, 480),
-                 speed: float = 1.0, turn: int | None = None) -> int:
+                 speed: float = 1.0, turn: int | None = None, progress: bool = False) -> int:
     """Render ``replay`` (or one 1-based ``turn`` of it) to ``out`` (.mp4 or .gif); return the frame count.
+
+    ``progress``: show frames done and the time left on stderr (a whole game is thousands of frames,
+    minutes of rendering; see :class:`sim.core.progress.Progress`).
 
     Raises:
         InputError: an unknown suffix, or a non-positive fps, speed or size.
@@ -120,12 +124,15 @@ def render_video(replay: Replay, out: str | Path, fps: float = 30.0, size: tuple
         writer = imageio.get_writer(str(part), fps=fps, codec="libx264", quality=7, macro_block_size=16,
                                     pixelformat="yuv420p")
     n = 0
+    bar = Progress(len(times), f"video {out.name}", enabled=progress, unit="frames", quiet_s=5.0)
     try:
         try:
             for img in render_frames(replay, times, (w, h)):
                 writer.append_data(img)
                 n += 1
+                bar.advance()
         finally:
+            bar.close()
             writer.close()
         part.replace(out)
     except BaseException:

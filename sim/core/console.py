@@ -1,0 +1,26 @@
+"""The rich console every command prints its human-readable output through.
+
+Lines a user may copy (a path, a ``stonelab replay view ...`` command) must survive a pipe, a log
+file or a narrow terminal intact, so the console never word-wraps printed text (``soft_wrap``):
+the terminal folds a long line visually, while the text stays one line. Word wrapping also
+re-flowed a bold user path: ``sun pass my-ring.toml`` printed ``My-ring.toml``. Tables still fit
+the width. User text put into markup goes through :func:`escape`, so a ``[`` in a file name is
+printed, not parsed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape as _escape
+
+
+def console(stderr: bool = False) -> Console:
+    """A console for command output (stdout, or stderr if ``stderr``) that never wraps text."""
+    return Console(soft_wrap=True, stderr=stderr)
+
+
+def escape(value: Any) -> str:
+    """``str(value)`` safe to put into rich markup (a path, a name the user typed)."""
+    return _escape(str(value))

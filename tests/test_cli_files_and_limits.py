@@ -1,0 +1,274 @@
+"""Issue 13, "Processes and files" and "Tracebacks": damaged stores, limits on counts and angles,
+inputs that are not regular files, file endings, and lines a user copies (in-process, seconds).
+
+The cases with real processes (kill, two runs into one folder) are in
+tests/core/test_core_processes.py.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import sys
+from pathlib import Path
+
+import pytest
+
+from sim.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+LAYOUT = ROOT / "scenarios" / "sun" / "layouts" / "even-ring.toml"
+
+DRUIDS = """
+game = "druids"
+games = 4
+seed = 4
+backend = "serial"
+[[seats]]
+agent = "random"
+[[seats]]
+agent = "greedy"
+"""
+
+
+def bad(capsys, argv: list[str], *needles: str, code: int = 2) -> str:  # noqa: ANN001
+    """Run ``stonelab argv``; assert the exit code, one ``error:`` line holding every needle, no traceback."""
+    rc = main(argv)
+    cap = capsys.readouterr()
+    assert rc == code, (rc, cap.out, cap.err)
+    assert "Traceback" not in cap.err + cap.out
+    errors = [line for line in cap.err.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1, cap.err
+    for n in needles:
+        assert n in errors[0], (n, errors[0])
+    return errors[0]
+
+
+@pytest.fixture
+def druids_file(tmp_path: Path) -> Path:
+    p = tmp_path / "study.toml"
+    p.write_text(DRUIDS, encoding="utf-8")
+    return p
+
+
+@pytest.fixture
+def druids_run(tmp_path: Path, druids_file: Path, capsys) -> Path:  # noqa: ANN001
+    out = tmp_path / "run"
+    assert main(["run", str(druids_file), "--out", str(out), "--no-report", "--json"]) == 0
+    capsys.readouterr()
+    return out
+
+
+# --- command-line values are blamed on the option, within sane limits ----------------------------
+def test_games_override_blames_the_option_not_the_file(capsys, druids_file: Path, tmp_path: Path) -> None:
+    err = bad(capsys, ["run", str(druids_file), "--games", "1000000000000", "--out", str(tmp_path / "r")],
+              "key '--games'", "got 1000000000000", "10000000")
+    assert str(druids_file) not in err  # the file is fine; the option is not
+    assert not (tmp_path / "r").exists()
+
+
+def test_absurd_worker_counts_are_refused(capsys, druids_file: Path, tmp_path: Path) -> None:
+    from sim.core.runner import MAX_WORKERS_PER_CORE
+
+    limit = MAX_WORKERS_PER_CORE * (os.cpu_count() or 1)
+    for n in (limit + 1, 300 if limit < 300 else limit * 2):
+        bad(capsys, ["run", str(druids_file), "--backend", "process", "--workers", str(n),
+                     "--out", str(tmp_path / "r")], "key '--workers'", f"got {n}", f"to {limit}")
+    assert not (tmp_path / "r").exists()
+
+
+def test_more_workers_than_cores_warns() -> None:
+    from sim.core.runner import check_workers
+
+    cores = os.cpu_count() or 1
+    assert check_workers(0) == (cores, None)  # 0: one per core
+    assert check_workers(cores) == (cores, None)
+    n, warning = check_workers(cores + 1)
+    assert n == cores + 1 and warning is not None and f"on {cores} cores" in warning
+
+
+def test_duplicate_sweep_values_are_refused(capsys, tmp_path: Path) -> None:
+    p = tmp_path / "sweep.toml"
+    p.write_text(DRUIDS + '\n[sweep]\n"seats.1.cost" = [0.03, 0.05, 0.03]\n', encoding="utf-8")
+    bad(capsys, ["validate", str(p)], "key 'sweep.seats.1.cost'", "0.03", "listed twice")
+    p.write_text(DRUIDS + '\n[sweep]\n"seats.1.cost" = [0.03, 0.05]\n', encoding="utf-8")
+    assert main(["validate", str(p)]) == 0  # distinct values still pass
+
+
+# --- the results store: damaged, empty, incomplete -------------------------------------------------
+def test_empty_store_is_named_damaged_and_force_moves_it_aside(capsys, druids_file: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    out.mkdir()
+    store = out / "results.sqlite"
+    store.write_bytes(b"")
+    err = bad(capsys, ["run", str(druids_file), "--out", str(out), "--no-report"], str(store), "damaged", "empty")
+    assert "another scenario" not in err  # the old advice, whose --force deleted the file
+    assert [p.name for p in out.iterdir() if p.name != ".stonelab.lock"] == ["results.sqlite"]
+    # --force keeps the damaged file under another name, says so, and runs afresh
+    assert main(["run", str(druids_file), "--out", str(out), "--no-report", "--json"]) == 2
+    capsys.readouterr()
+    assert main(["run", str(druids_file), "--out", str(out), "--no-report", "--json", "--force"]) == 0
+    cap = capsys.readouterr()
+    aside = [p for p in out.iterdir() if p.name.startswith("results.sqlite.damaged-")]
+    assert len(aside) == 1 and aside[0].stat().st_size == 0
+    assert aside[0].name in cap.err and "moved aside" in cap.err
+    with sqlite3.connect(store) as con:
+        assert con.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 4
+
+
+def test_foreign_file_as_store_is_kept(capsys, druids_file: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "results.sqlite").write_text("my notes, not a database", encoding="utf-8")
+    bad(capsys, ["run", str(druids_file), "--out", str(out), "--no-report"], "damaged or not a stonehenge-lab store",
+        "deletes nothing")
+    assert (out / "results.sqlite").read_text(encoding="utf-8") == "my notes, not a database"
+
+
+def overwrite_text(store: Path, old: bytes) -> None:
+    """Overwrite the last copy of ``old`` in the file with bytes that are not UTF-8 (a damaged page)."""
+    data = bytearray(store.read_bytes())
+    at = data.rfind(old)
+    assert at > 0, old
+    data[at:at + len(old)] = b"\xff" * len(old)
+    store.write_bytes(bytes(data))
+
+
+def test_store_with_an_overwritten_page(capsys, druids_run: Path) -> None:
+    store = druids_run / "results.sqlite"
+    overwrite_text(store, b'"random')
+    for cmd in (["report", str(druids_run)], ["export", str(druids_run)]):
+        bad(capsys, cmd, str(store), "damaged", "Could not decode to UTF-8")
+    assert not (druids_run / "report").exists() and not (druids_run / "export").exists()
+
+
+def test_store_missing_a_game_table_says_so(capsys, druids_run: Path) -> None:
+    from sim.games import REGISTRY
+
+    tables = [f"druids_{t}" for t in REGISTRY.get("druids").spec.detail_tables] or ["druids_games"]
+    with sqlite3.connect(druids_run / "results.sqlite") as con:
+        con.execute(f'DROP TABLE "{tables[0]}"')
+    bad(capsys, ["report", str(druids_run)], "damaged", f"no table {tables[0]}")
+    with sqlite3.connect(druids_run / "results.sqlite") as con:
+        con.execute("DROP TABLE seats")
+    bad(capsys, ["export", str(druids_run)], "damaged", "no table seats")
+
+
+@pytest.mark.skipif(sys.platform == "win32" or os.geteuid() == 0, reason="root writes into read-only folders")
+def test_report_in_a_read_only_run_folder(capsys, druids_run: Path) -> None:
+    os.chmod(druids_run, 0o555)
+    try:
+        bad(capsys, ["report", str(druids_run)], str(druids_run), "cannot write the report", "Permission denied")
+    finally:
+        os.chmod(druids_run, 0o755)
+    assert not [p for p in druids_run.iterdir() if p.name.startswith(".report")]
+
+
+# --- export: the file ending is the format -----------------------------------------------------------
+def test_export_ending_must_match_the_format(capsys, druids_run: Path, tmp_path: Path) -> None:
+    bad(capsys, ["export", str(druids_run), "--format", "csv", "--out", str(tmp_path / "x.parquet")],
+        "key '--out'", ".parquet", "format is csv", "--format parquet")
+    bad(capsys, ["export", str(druids_run), "--format", "parquet", "--out", str(tmp_path / "x")],
+        "key '--out'", "no ending", ".parquet")
+    assert not (tmp_path / "x.parquet").exists() and not (tmp_path / "x").exists()
+    # without --format the ending chooses it: a real Parquet file (magic bytes PAR1)
+    assert main(["export", str(druids_run), "--out", str(tmp_path / "g.parquet")]) == 0
+    data = (tmp_path / "g.parquet").read_bytes()
+    assert data[:4] == b"PAR1" and data[-4:] == b"PAR1"
+
+
+# --- inputs that are not regular files ----------------------------------------------------------------
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+@pytest.mark.timeout(60)
+def test_a_fifo_is_refused_not_read(capsys, tmp_path: Path) -> None:
+    fifo = tmp_path / "ring.toml"
+    os.mkfifo(fifo)
+    # before the fix the layout's open() blocked forever (no writer): the timeout above would fail it
+    bad(capsys, ["sun", "pass", str(fifo), "--aim", "0"], str(fifo), "named pipe", "layout file")
+    bad(capsys, ["stability", str(fifo)], "named pipe", "layout file")
+    bad(capsys, ["validate", str(fifo)], "named pipe", "scenario file")
+    bad(capsys, ["replay", "info", str(fifo)], "named pipe", "replay file")
+
+
+# --- sun pass and stability: numbers out of range -----------------------------------------------------
+@pytest.mark.parametrize("aim", ["1e308", "-1e308", "361", "inf", "nan"])
+def test_aim_must_be_an_angle(capsys, aim: str) -> None:
+    bad(capsys, ["sun", "pass", str(LAYOUT), f"--aim={aim}"], "key '--aim'", "from -360 to 360")
+
+
+def test_negative_aim_is_normalised(capsys) -> None:
+    import json
+
+    assert main(["sun", "pass", str(LAYOUT), "--aim=-90", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["aim_deg"] == pytest.approx(270.0)
+
+
+def test_release_message_stays_short(capsys) -> None:
+    err = bad(capsys, ["sun", "pass", str(LAYOUT), "--aim", "0", "--release", "1e308"], "key 'release'", "1e+308",
+              "allowed: from")
+    assert len(err) < 300 and "0" * 30 not in err
+
+
+def test_stability_trials_have_a_limit(capsys) -> None:
+    from sim.sun.stability import MAX_TRIALS
+
+    bad(capsys, ["stability", str(LAYOUT), "--trials", "1000000000"], "key '--trials'", f"{MAX_TRIALS:,}")
+
+
+def test_pose_recording_with_bodies_not_a_list(capsys, tmp_path: Path) -> None:
+    import json
+
+    rec = tmp_path / "poses.json"
+    base = {"format": "stonelab.sun.poses", "version": 1, "rate_hz": 30.0, "frames": [[0.0, []]]}
+    for bodies, needles in (("abc", ["key 'bodies'", "not a string"]), ([1], ["key 'bodies[0]'", "not a number"]),
+                            (None, ["key 'bodies'", "not null"])):
+        rec.write_text(json.dumps({**base, "bodies": bodies}), encoding="utf-8")
+        for cmd in ("info", "convert"):
+            extra = ["--out", str(tmp_path / "c.npz")] if cmd == "convert" else []
+            bad(capsys, ["replay", cmd, str(rec), *extra], str(rec), *needles)
+    rec.write_text(json.dumps({**base, "bodies": [], "events": {"type": "release"}}), encoding="utf-8")
+    bad(capsys, ["replay", "info", str(rec)], "key 'events'", "not an object")
+    assert not (tmp_path / "c.npz").exists()
+
+
+# --- what the user copies stays whole ----------------------------------------------------------------
+def test_layout_name_is_printed_as_given(capsys, tmp_path: Path) -> None:
+    for name in ("my-ring.toml", "ring[v2].toml"):  # markup ate "[v2]" before
+        p = tmp_path / name
+        shutil.copy(LAYOUT, p)
+        assert main(["sun", "pass", str(p), "--aim", "10"]) == 0
+        first = capsys.readouterr().out.splitlines()[0]
+        assert first.startswith(f"{p} aim 10.0 deg"), first
+
+
+def test_copyable_commands_are_one_line_when_piped(capsys) -> None:
+    from sim.cli import _print_summary
+
+    deep = "/" + "/".join(["a-rather-long-folder-name"] * 8)
+    replay = f"{deep}/replays/game-0.npz"
+    _print_summary({"scenario": "s", "game": "sun", "games": 1, "seed": 0, "draws": 0, "shared_wins": 0, "mean_length": 1.0,
+                    "played": 1, "resumed_skipped": 0, "wall_s": 1.0, "out": deep, "report": f"{deep}/report.html",
+                    "seats": [], "replays": [replay], "replay_viewer": f"{deep}/replay"})
+    out = capsys.readouterr().out
+    assert f"stonelab replay view {replay}" in out.splitlines()[-1]
+    assert f"results: {deep}/results.sqlite   report: {deep}/report.html" in out.splitlines()
+
+
+# --- the one progress display -------------------------------------------------------------------------
+def test_plain_progress_lines_carry_the_time_left(capsys) -> None:
+    from sim.core.progress import Progress
+
+    bar = Progress(20, "video x.mp4", unit="frames")  # stderr is not a terminal here: plain lines
+    for _ in range(20):
+        bar.advance()
+    bar.close()
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 10  # one per 10 %, not one per frame
+    assert lines[0].startswith("video x.mp4: 2/20 frames (10 %)") and "left" in lines[0]
+    assert lines[-1].startswith("video x.mp4: 20/20 frames (100 %)") and "left" not in lines[-1]
+    quiet = Progress(20, "short job", quiet_s=60.0)
+    for _ in range(20):
+        quiet.advance()
+    assert capsys.readouterr().err == ""  # a job shorter than quiet_s leaves no lines
