@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from sim.core.errors import ScenarioError, allowed
+from sim.core.files import check_input_file
 
 from sim.sun.ring import Pos, Ring, gap_width, gate_span
 from sim.sun.specs import (  # noqa: F401 - re-exported: the layout module is where users look
@@ -419,6 +420,8 @@ def load_layout(path: str | Path, preset: str | None = None) -> Layout:
     p = Path(path)
     if p.is_dir():
         raise ScenarioError("is a folder; give a layout file (scenarios/sun/layouts/*.toml)", source=p)
+    if p.exists():  # a FIFO or device would block the read: refused here, for every caller
+        check_input_file(p, "layout file", ScenarioError, "scenarios/sun/layouts/*.toml")
     try:
         with p.open("rb") as fh:
             data = tomllib.load(fh)

@@ -136,3 +136,14 @@ def test_preset_override() -> None:
     assert lay.physics.preset == "reference" and lay.physics.hz == 1000
     with pytest.raises(ScenarioError):
         lay.with_preset("turbo")
+
+
+def test_a_fifo_is_refused_not_read(tmp_path) -> None:
+    # load_layout itself refuses what is not a regular file (reading a FIFO would block for ever),
+    # so every caller (CLI, scenarios, benches, the editor) is covered.
+    import os
+
+    fifo = tmp_path / "ring.toml"
+    os.mkfifo(fifo)
+    with pytest.raises(ScenarioError, match="named pipe"):
+        load_layout(fifo)
