@@ -61,6 +61,35 @@ def headline(run: RunData) -> tuple[str, str, pd.Series] | None:
             own["penalty_total"].astype(float) / own["passes"].astype(float).where(own["passes"] > 0))
 
 
+def _preset_aim(path: str) -> float:
+    """The aim sigma (degrees) of a skill preset file, NaN if it cannot be read now."""
+    try:
+        from sim.sun.thrower import load_skill
+
+        return float(load_skill(path).sigma_aim_deg)
+    except Exception:  # noqa: BLE001 - a report never fails on a preset moved since the study
+        return float("nan")
+
+
+def _fit_note(path: str) -> str:
+    """``fitted to LOG: sigma_aim_deg 1.1 [0.8, 1.5], ...`` from a preset file's ``[fit]`` table."""
+    import tomllib
+
+    try:
+        with open(path, "rb") as fh:
+            fit = tomllib.load(fh).get("fit") or {}
+    except (OSError, tomllib.TOMLDecodeError):
+        return ""
+    items = []
+    for k, v in fit.items():
+        if isinstance(v, dict) and {"value", "low", "high"} <= set(v):
+            tag = "" if v.get("identifiable", True) else " (not identifiable)"
+            items.append(f"{k} {v['value']:.3g} [{v['low']:.3g}, {v['high']:.3g}]{tag}")
+    if not items:
+        return ""
+    return f" (fitted to {fit.get('source', 'a playtest log')}, 95 % intervals: {', '.join(items)})"
+
+
 def _skill_sigmas() -> dict[str, float]:
     try:
         from sim.sun.thrower import SKILLS
@@ -123,6 +152,8 @@ def seat_noise(run: RunData) -> pd.DataFrame:
             sigma = float(conf.get("sigma_aim_deg", -1.0))
             if sigma < 0:
                 sigma = sig.get(skill, float("nan"))
+            if math.isnan(sigma):  # a preset file: its own sigmas
+                sigma = _preset_aim(skill)
             rows.append({"point": int(p["point"]), "seat": s, "skill": skill, "sigma_aim_deg": sigma})
     return pd.DataFrame(rows)
 
@@ -708,8 +739,9 @@ def player_model(run: RunData) -> str | None:
         sig = (f"aim {th.sigma_aim_deg:g}°, release {1000 * th.sigma_release_m:g} mm, push "
                f"{1000 * th.sigma_push_mps:g} mm/s, placement {1000 * th.sigma_place_m:g} mm and "
                f"{th.sigma_place_deg:g}°")
-        own = " (with overrides)" if th.name != skill_name else ""
-        parts.append(f"seat {i}: {skill_name}{own} hand, sigmas {sig}")
+        own = " (with overrides)" if th.name != skill_name and not skill_name.endswith(".toml") else ""
+        fitted = _fit_note(skill_name) if skill_name.endswith(".toml") else ""
+        parts.append(f"seat {i}: {skill_name}{own}{fitted} hand, sigmas {sig}")
     text = "; ".join(parts) + "."
     varied = [k for k in run.sweep_keys if k.startswith("seats.")]
     if varied:

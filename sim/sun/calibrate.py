@@ -738,6 +738,18 @@ def write_skill(result: FitResult, path: str | Path) -> None:
         comments.append(f"{e.name} = {e.value:.6g} {e.unit}, 95% interval [{e.low:.6g}, {e.high:.6g}]{tag}"
                         + (f": {e.note}" if e.note else ""))
     text = dump_skill_toml(result.thrower, comments)
+    # the fit's intervals also as data, so a study's report can state them beside the preset's name
+    # (load_skill ignores this table)
+    def _q(x: str) -> str:
+        return '"' + x.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+    text += ("\n[fit]\n"
+             f"source = {_q(str(result.source))}\n"
+             f"mode = {_q(result.mode)}\n"
+             f"passes = {result.passes}\n")
+    for e in result.estimates:
+        text += (f"{e.name} = {{ value = {e.value!r}, low = {e.low!r}, high = {e.high!r}, "
+                 f"unit = {_q(e.unit)}, identifiable = {'true' if e.identifiable else 'false'} }}\n")
     p = Path(path)
     tmp = p.with_name(p.name + ".tmp")
     try:

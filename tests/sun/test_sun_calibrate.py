@@ -290,3 +290,24 @@ def test_fit_recovers_a_thrower_from_physics_logs(tmp_path: Path, capsys) -> Non
     assert est["sigma_place_m"]["low"] < true.sigma_place_m < est["sigma_place_m"]["high"]
     assert load_skill(out).sigma_aim_deg == pytest.approx(est["sigma_aim_deg"]["value"])
     assert d["goodness_of_fit"]["by_width"][0]["passes"] == 100
+
+
+def test_a_fitted_preset_carries_its_intervals_into_the_report(tmp_path: Path) -> None:
+    # write_skill stores the fit's intervals as a [fit] table (load_skill ignores it); the report's
+    # player-model line names the preset and states them.
+    from types import SimpleNamespace
+
+    from analysis.games.sun import player_model
+    from sim.sun.calibrate import Estimate, FitResult
+
+    res = FitResult("club.csv", "scale", SKILLS["casual"], replace(SKILLS["casual"], name="club"),
+                    [Estimate("sigma_aim_deg", 1.1, 0.8, 1.5, "deg"),
+                     Estimate("sigma_release_m", 0.02, 0.0, 0.2, "m", False, "flat")],
+                    0.0, 120, 0, [], None, 0, None, 0)
+    path = tmp_path / "club.toml"
+    write_skill(res, path)
+    assert load_skill(path).sigma_aim_deg == SKILLS["casual"].sigma_aim_deg
+    run = SimpleNamespace(scenario={"seats": [{"agent": "careful", "skill": str(path)}]}, sweep_keys=[])
+    text = player_model(run)
+    assert "fitted to club.csv" in text and "sigma_aim_deg 1.1 [0.8, 1.5]" in text
+    assert "sigma_release_m 0.02 [0, 0.2] (not identifiable)" in text
