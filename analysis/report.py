@@ -498,6 +498,12 @@ def build_sections(run: RunData) -> tuple[list[Section], list[str]]:
     ]
     if mod is not None and hasattr(mod, "section"):
         builders.insert(2, (f"the {run.game} section", lambda: mod.section(run)))
+    from analysis import tournament as T
+
+    if T.is_tournament(run):
+        # a tournament's points are seatings, not a swept key: its own section replaces the sweep's
+        builders = [b for b in builders if b[0] != "sweep"]
+        builders.insert(0, ("tournament", lambda: T.section(run)))
     if mod is not None and hasattr(mod, "replays_section"):
         builders.append((f"the {run.game} replays", lambda: mod.replays_section(run)))
     sections = []
