@@ -253,7 +253,7 @@ def seating_tables(scenario: dict[str, Any], players: int) -> list[list[dict[str
     from sim.core.tournament import Tournament
 
     t = scenario.get("tournament") or {}
-    listed = t.get("agents") if "agents" in t else scenario.get("seats") or []
+    listed: list[Any] = (t.get("agents") if "agents" in t else scenario.get("seats")) or []
     entrants = [{"agent": e} if isinstance(e, str) else dict(e) for e in listed]
     labels = tuple(str(i) for i in range(len(entrants)))  # only the seatings' order is used
     return [[dict(entrants[i]) for i in seating]
@@ -384,7 +384,7 @@ def _square(k: int, color: str) -> Any:
 def _pct_formatter() -> Any:
     from matplotlib.ticker import PercentFormatter
 
-    return PercentFormatter(xmax=1.0, decimals=0)
+    return PercentFormatter(xmax=1.0, decimals=0, symbol=" %")
 
 
 def section(run: Any) -> Section | None:

@@ -107,6 +107,12 @@ def validate(scenario: Path = typer.Argument(..., help="scenario TOML file")) ->
     reg = _registry()
     sc = load_scenario(scenario, reg)
     pts = sc.points(reg)
+    if sc.tournament is not None:
+        t = sc.tournament
+        typer.echo(f"{scenario}: ok - {sc.game} tournament of {len(t.labels)} entrants ({', '.join(t.labels)}) in "
+                   f"{t.players}-player games: {len(pts)} seatings x {sc.games} games, seed {sc.seed}, backend "
+                   f"{sc.backend}, out {sc.out}")
+        return
     typer.echo(
         f"{scenario}: ok - {sc.game}, {sc.num_players} seats ({', '.join(s.label() for s in sc.seats)}), "
         f"{sc.games} games x {len(pts)} sweep point(s), seed {sc.seed}, backend {sc.backend}, out {sc.out}"

@@ -271,3 +271,11 @@ def test_skill_ladder_order_holds(tmp_path: Path, game: str, games: int, drop: t
     _, r = run_ratings(load_run(tmp_path / "run"))
     ladder = list(sc.tournament.labels)
     assert [r.labels[i] for i in r.order()] == ladder[::-1], r.table()
+
+
+@pytest.mark.parametrize("game, entrants", [("druids", 4), ("rocks", 4), ("sun", 2)])
+def test_shipped_ladders_validate(capsys: pytest.CaptureFixture[str], game: str, entrants: int) -> None:
+    assert main(["validate", str(ROOT / "scenarios" / game / "ladder.toml")]) == 0
+    out = capsys.readouterr().out
+    assert f"{game} tournament of {entrants} entrants" in out
+    assert f"{entrants * (entrants - 1)} seatings" in out
