@@ -249,6 +249,10 @@ def test_druids_tournament_end_to_end_with_resume(tmp_path: Path, capsys: pytest
     report = Path(second["report"])
     page = report.read_text(encoding="utf-8")
     assert "Bradley-Terry ratings" in page and "Win-rate matrix" in page
+    # every seating has 4 games: seat balance is a fair first-player test, and the skill verdicts
+    # know each seating's agents (greedy over random by the declared tier)
+    assert "Every entrant sat in every seat equally often" in page
+    assert "greedy, stronger by agent tier" in page
     assert (report.parent / "tournament_matrix.png").stat().st_size > 5000
 
 
