@@ -202,7 +202,8 @@ def agent_spec(game: Game, name: str, *, source: str | None = None, key: str = "
         return outside_agent(name, source=source, key=key)
     if name not in game.agents:
         raise ScenarioError(
-            f"unknown agent {name!r} for game {game.spec.name!r}; allowed: {allowed(game.agents)}",
+            f"unknown agent {name!r} for game {game.spec.name!r}; allowed: {allowed(game.agents)}, or an "
+            "outside agent by import path 'package.module:ClassName'",
             source=source,
             key=key,
         )
