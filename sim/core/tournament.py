@@ -170,12 +170,16 @@ def as_tournament(sc: "Scenario", registry: "Registry") -> "Scenario":
     run folder ``runs/<name>-tournament`` unless the file sets ``out``.
 
     Raises:
-        ScenarioError: the seats cannot make a tournament (e.g. two seats with one label).
+        ScenarioError: the scenario has a ``[sweep]``, or its seats cannot make a tournament (e.g.
+            two seats with one label).
     """
     from sim.core.scenario import scenario_from_dict
 
     if sc.tournament is not None:
         return sc
+    if sc.sweep:
+        raise ScenarioError("a tournament cannot be swept: stonelab tournament plays the seats' agents against each "
+                            "other; remove [sweep] (or use stonelab run for the sweep)", source=sc.source, key="sweep")
     raw = copy.deepcopy(dict(sc.raw))
     raw["tournament"] = {}
     if not raw.get("out"):

@@ -208,6 +208,11 @@ def test_cli_refuses_a_missing_outside_module_with_one_line(tmp_path: Path, caps
     assert rc == 2
     assert err.count("\n") == 1 and "key 'tournament.agents[1].agent'" in err and "nosuchpkg_h9.m" in err
     assert not (tmp_path / "run").exists()
+    # a plain scenario's seats can enter, a sweep cannot
+    rc = main(["tournament", str(ROOT / "scenarios" / "rocks" / "sweep-target.toml"), "--out", str(tmp_path / "run")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "key 'sweep'" in err and "remove [sweep]" in err
+    assert not (tmp_path / "run").exists()
 
 
 # --- a real tournament ----------------------------------------------------------------------------
