@@ -131,7 +131,13 @@ def balance_section(run: RunData) -> Section:
     sec = Section("Balance between seats")
     rates = M.seat_win_rates(g, run.seats, n)
     fpa = M.first_player_advantage(g, n)
-    same = M.seats_same_agent(g)
+    # a complete tournament seats every entrant in every seat equally often: seat order is then
+    # not mixed with agent strength, so seat 0's share is a fair first-player test
+    from analysis.tournament import is_tournament
+
+    per_point = g.groupby("point").size() if not g.empty else pd.Series(dtype=int)
+    rotated = is_tournament(run) and len(per_point) == len(run.points) and per_point.nunique() == 1
+    same = M.seats_same_agent(g) or rotated
     labels = seat_labels(run)
     fig = bar_ci(
         labels, rates["rate"], rates["lo"], rates["hi"], title="Win rate by seat",
@@ -160,6 +166,8 @@ def balance_section(run: RunData) -> Section:
             f"being {pct(fpa['expected'])}: no detectable first-player advantage ({format_p(p)}); the interval "
             f"bounds any advantage to {pct(fpa['hi'] - fpa['expected'])} points."
         )
+    if rotated and fpa["decisive"]:
+        verdict += " Every entrant sat in every seat equally often, so agent strength is balanced across seats."
     if n > 2 and fpa["decisive"]:
         verdict += f" All seats against equal shares: chi-square {fpa['chi2']:.1f}, {format_p(fpa['p_chi2'])}."
     sec.plots.append(Plot(
@@ -499,6 +507,12 @@ def build_sections(run: RunData) -> tuple[list[Section], list[str]]:
     ]
     if mod is not None and hasattr(mod, "section"):
         builders.insert(2, (f"the {run.game} section", lambda: mod.section(run)))
+    from analysis import tournament as T
+
+    if T.is_tournament(run):
+        # a tournament's points are seatings, not a swept key: its own section replaces the sweep's
+        builders = [b for b in builders if b[0] != "sweep"]
+        builders.insert(0, ("tournament", lambda: T.section(run)))
     if mod is not None and hasattr(mod, "replays_section"):
         builders.append((f"the {run.game} replays", lambda: mod.replays_section(run)))
     if "sensitivity" in run.scenario:

@@ -171,6 +171,12 @@ def seat_configs(scenario: Mapping[str, Any], points: pd.DataFrame, sweep_keys: 
     Returns:
         ``{(point, seat): {key: value}}``; points come from ``points`` (point 0 when empty).
     """
+    if isinstance(scenario.get("tournament"), dict):
+        # a tournament's point k is its k-th seating of the listed entrants
+        from analysis.tournament import seating_tables
+
+        return {(k, s): conf for k, seating in enumerate(seating_tables(dict(scenario), n_seats))
+                for s, conf in enumerate(seating)}
     seats = scenario.get("seats") or []
     pts = points if not points.empty else pd.DataFrame({"point": [0]})
     out: dict[tuple[int, int], dict[str, Any]] = {}

@@ -109,6 +109,12 @@ def validate(scenario: Path = typer.Argument(..., help="scenario TOML file")) ->
     reg = _registry()
     sc = load_scenario(scenario, reg)
     pts = sc.points(reg)
+    if sc.tournament is not None:
+        t = sc.tournament
+        typer.echo(f"{scenario}: ok - {sc.game} tournament of {len(t.labels)} entrants ({', '.join(t.labels)}) in "
+                   f"{t.players}-player games: {len(pts)} seatings x {sc.games} games, seed {sc.seed}, backend "
+                   f"{sc.backend}, out {sc.out}")
+        return
     typer.echo(
         f"{scenario}: ok - {sc.game}, {sc.num_players} seats ({', '.join(s.label() for s in sc.seats)}), "
         f"{sc.games} games x {len(pts)} sweep point(s), seed {sc.seed}, backend {sc.backend}, out {sc.out}"
@@ -330,6 +336,58 @@ def _print_summary(s: dict[str, Any]) -> None:
 def _pct_ci(rate: float, lo: float, hi: float) -> str:
     """``'23 % [13, 37]'``: a rate and its 95 % interval in percent."""
     return f"{100 * rate:.0f} % [{100 * lo:.0f}, {100 * hi:.0f}]"
+
+
+# --- tournament ------------------------------------------------------------------------------
+@app.command()
+def tournament(
+    scenario: Path = typer.Argument(..., help="scenario TOML file ([tournament] table, or its seats as the entrants)"),
+    games_n: Optional[int] = typer.Option(None, "--games", min=1, help="games per seating (overrides the file)"),
+    seed: Optional[int] = typer.Option(None, "--seed", min=0, help="root seed (overrides the file)"),
+    backend: Optional[str] = typer.Option(None, "--backend", help="serial | process | dask"),
+    workers: Optional[int] = typer.Option(None, "--workers", min=0, help="worker processes (0: one per core)"),
+    address: Optional[str] = typer.Option(None, "--address", help="address of a running Dask scheduler"),
+    out: Optional[Path] = typer.Option(None, "--out", help="run folder (default runs/<name>, or runs/<name>-tournament)"),
+    force: bool = typer.Option(False, "--force", help="replace a run folder made by another scenario"),
+    report: bool = typer.Option(True, "--report/--no-report", help="write the HTML report at the end"),
+    json_out: bool = typer.Option(False, "--json", help="print the ratings as JSON"),
+) -> None:
+    """Round-robin of agents: every pairing in every seat order, then Bradley-Terry ratings.
+
+    The entrants come from the scenario's [tournament] table (docs/scenarios.md), or else its
+    seats. Resumes like run: the same command again plays only the games not stored yet.
+    """
+    from analysis import tournament as T
+    from sim.core.runner import run_study
+    from sim.core.scenario import BACKENDS, load_scenario
+    from sim.core.tournament import as_tournament
+
+    reg = _registry()
+    if backend is not None and backend not in BACKENDS:
+        raise InputError(f"got {backend!r}; allowed: {allowed(BACKENDS)}", key="--backend")
+    if address and backend not in (None, "dask"):
+        raise InputError("--address needs --backend dask", key="--address")
+    sc = as_tournament(load_scenario(scenario, reg), reg).with_overrides(
+        reg, games=games_n, seed=seed, backend=backend or ("dask" if address else None), workers=workers,
+        out=str(out) if out else None,
+    )
+    try:
+        info = run_study(sc, reg, force=force, address=address, progress=True)
+    except KeyboardInterrupt:
+        typer.echo("interrupted: finished games are stored; run the same command again to resume", err=True)
+        raise typer.Exit(130) from None
+    summary = T.summary(info.out)
+    summary.update(scenario=sc.name, game=sc.game, out=str(info.out), played=info.played,
+                   resumed_skipped=info.skipped, wall_s=info.wall_s)
+    if report:
+        summary["report"] = _write_report(info.out)
+    if json_out:
+        _print_json(summary)
+        return
+    T.print_summary(summary)
+    typer.echo(f"{sc.game}, {len(sc.points(reg))} seatings x {sc.games} games; played now: {info.played} (already "
+               f"stored: {info.skipped}); wall: {info.wall_s:.1f} s")
+    typer.echo(f"results: {info.out}/results.sqlite" + (f"   report: {summary['report']}" if summary.get("report") else ""))
 
 
 # --- export ----------------------------------------------------------------------------------

@@ -2,10 +2,18 @@
 
 A game lists its agents in ``Game.agents`` (name -> :class:`~sim.core.game.AgentSpec`); the
 generic ones here (``random``, ``mcts``, ``ismcts``) can be listed by any game.
+
+An *outside agent* is named by its import path instead, ``agent = "mypkg.mymodule:MyAgent"``
+(:func:`outside_agent`): a class with an ``act(observation, legal_actions)`` method, or an
+``AgentSpec`` object. It is imported and checked when the scenario loads (docs/game-interface.md).
 """
 
 from __future__ import annotations
 
+import importlib
+import inspect
+import os
+import sys
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -81,15 +89,121 @@ ISMCTS = AgentSpec(
 )
 
 
-def agent_spec(game: Game, name: str, *, source: str | None = None, key: str = "agent") -> AgentSpec:
-    """The agent ``name`` of ``game``.
+#: what a class's ``__init__`` may ask for by keyword; the runner gives each of them
+_CONTEXT = ("game", "seat", "rng", "config")
+#: outside agents resolved in this process, by import path (a worker resolves each once)
+_OUTSIDE: dict[str, AgentSpec] = {}
+
+
+class _OutsideProblem(Exception):
+    """Why an import path does not name a usable agent (turned into a ScenarioError by the caller)."""
+
+
+def outside_agent(ref: str, *, source: str | None = None, key: str = "agent") -> AgentSpec:
+    """The agent named by the import path ``ref`` (``"package.module:Attribute"``).
+
+    ``Attribute`` (dotted for a nested name) is either an :class:`AgentSpec` or a class with an
+    ``act(observation, legal_actions)`` method. The class is built with the keywords of
+    ``game, seat, rng, config`` that its ``__init__`` names (all of them if it takes ``**kwargs``)
+    plus the seat's parameters, which it declares as a class attribute ``OPTIONS`` (a tuple of
+    :class:`~sim.core.options.Option`; none when absent). The folder ``stonelab`` runs in is put on
+    ``sys.path`` (after what is there), so a module beside the scenario's working folder imports
+    without installing it; process workers inherit the path.
 
     Raises:
-        ScenarioError: the game has no such agent (the message lists the game's agents).
+        ScenarioError: a malformed path, a module that cannot be imported (or raises on import), a
+            missing attribute, or an object that is not an agent class or ``AgentSpec``; one line
+            naming ``source``, ``key`` and the path.
     """
+    if ref in _OUTSIDE:
+        return _OUTSIDE[ref]
+    try:
+        spec = _resolve_outside(ref)
+    except _OutsideProblem as e:
+        raise ScenarioError(str(e), source=source, key=key) from None
+    _OUTSIDE[ref] = spec
+    return spec
+
+
+def _resolve_outside(ref: str) -> AgentSpec:
+    module_name, _, attr = ref.partition(":")
+    if not module_name or not attr or not all(p.isidentifier() for p in (*module_name.split("."), *attr.split("."))):
+        raise _OutsideProblem(f"got {ref!r}; an outside agent is 'package.module:ClassName'")
+    cwd = os.getcwd()
+    if cwd not in sys.path and "" not in sys.path:
+        # a designer's module in the working folder: the console script's sys.path lacks it
+        sys.path.append(cwd)
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as e:
+        raise _OutsideProblem(f"agent {ref!r}: module {module_name!r} not found ({e}); it must be importable "
+                              "from the working folder or PYTHONPATH") from None
+    except Exception as e:  # noqa: BLE001 - any failure inside the user's module is bad input here
+        raise _OutsideProblem(f"agent {ref!r}: importing module {module_name!r} failed: {type(e).__name__}: {e}") from None
+    obj: Any = module
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise _OutsideProblem(f"agent {ref!r}: module {module_name!r} has no attribute {attr!r}")
+        obj = getattr(obj, part)
+    if isinstance(obj, AgentSpec):
+        return AgentSpec(ref, obj.factory, obj.options, obj.doc, check=obj.check)
+    if not inspect.isclass(obj):
+        raise _OutsideProblem(f"agent {ref!r}: {type(obj).__name__} {attr!r} is not an agent; give a class with an "
+                              "act(observation, legal_actions) method or an AgentSpec")
+    act = getattr(obj, "act", None)
+    if not callable(act):
+        raise _OutsideProblem(f"agent {ref!r}: class {attr!r} has no act(observation, legal_actions) method")
+    try:
+        # unbound: self plus the two arguments the runner passes
+        inspect.signature(act).bind(None, None, None)
+    except TypeError:
+        raise _OutsideProblem(f"agent {ref!r}: {attr}.act must take (observation, legal_actions)") from None
+    except ValueError:
+        pass  # a builtin without a signature: trust it
+    options = tuple(getattr(obj, "OPTIONS", ()) or ())
+    if not all(isinstance(o, Option) for o in options):
+        raise _OutsideProblem(f"agent {ref!r}: {attr}.OPTIONS must be a tuple of sim.core.options.Option")
+    return AgentSpec(ref, _class_factory(obj, ref, attr, options), options,
+                     (inspect.getdoc(obj) or "outside agent").splitlines()[0])
+
+
+def _class_factory(cls: type, ref: str, attr: str, options: tuple[Option, ...]) -> Any:
+    """A factory passing the context keywords ``cls.__init__`` names (checked now, not per game)."""
+    try:
+        params = inspect.signature(cls).parameters
+    except (TypeError, ValueError):
+        params = {}  # type: ignore[assignment]
+    takes_all = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+    wanted = tuple(k for k in _CONTEXT if takes_all or k in params)
+    given = set(_CONTEXT) | {o.name for o in options}
+    for name, p in params.items():
+        if (p.default is inspect.Parameter.empty and p.kind not in (inspect.Parameter.VAR_POSITIONAL,
+                                                                   inspect.Parameter.VAR_KEYWORD)
+                and name not in given):
+            raise _OutsideProblem(f"agent {ref!r}: {attr}() needs argument {name!r}, which stonelab does not give; "
+                                  f"it may take {allowed(_CONTEXT)} and the seat keys it declares in OPTIONS")
+
+    def factory(*, game: Game, seat: int, rng: np.random.Generator, config: GameConfig, **kw: Any) -> Any:
+        context = {"game": game, "seat": seat, "rng": rng, "config": config}
+        return cls(**{k: context[k] for k in wanted}, **kw)
+
+    return factory
+
+
+def agent_spec(game: Game, name: str, *, source: str | None = None, key: str = "agent") -> AgentSpec:
+    """The agent ``name`` of ``game``, or the outside agent ``name`` names by import path
+    (``"package.module:Class"``, :func:`outside_agent`).
+
+    Raises:
+        ScenarioError: the game has no such agent (the message lists the game's agents), or the
+            import path does not name a usable agent.
+    """
+    if ":" in name:
+        return outside_agent(name, source=source, key=key)
     if name not in game.agents:
         raise ScenarioError(
-            f"unknown agent {name!r} for game {game.spec.name!r}; allowed: {allowed(game.agents)}",
+            f"unknown agent {name!r} for game {game.spec.name!r}; allowed: {allowed(game.agents)}, or an "
+            "outside agent by import path 'package.module:ClassName'",
             source=source,
             key=key,
         )

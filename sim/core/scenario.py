@@ -13,6 +13,8 @@ Top-level keys::
     [sweep]                       "dotted.key" = [values...]: the runner plays the grid
     [sensitivity]                 a global sensitivity study: its sample points are the sweep
                                   (sim/core/sensitivity.py)
+    [tournament]                  a round-robin of listed agents instead of fixed seats
+                                  (sim/core/tournament.py): one point per seating
 """
 
 from __future__ import annotations
@@ -105,6 +107,9 @@ class Scenario:
     sweep: tuple[tuple[str, tuple[Any, ...]], ...]
     raw: Mapping[str, Any] = field(repr=False)
     source: str = ""
+    #: the round-robin of a ``[tournament]`` table (a :class:`sim.core.tournament.Tournament`);
+    #: ``seats`` then holds its first seating
+    tournament: Any = None
 
     @property
     def num_players(self) -> int:
@@ -131,12 +136,17 @@ class Scenario:
 
     def points(self, registry: Registry) -> list[SweepPoint]:
         """The sweep grid (one point without a sweep), each point a fully validated scenario; for a
-        scenario with ``[sensitivity]``, its sample points (:mod:`sim.core.sensitivity`)."""
+        scenario with ``[sensitivity]``, its sample points (:mod:`sim.core.sensitivity`); for a
+        tournament, one point per seating (:func:`sim.core.tournament.tournament_points`)."""
         if "sensitivity" in self.raw:
             from sim.core.sensitivity import parse_plan, sample_points
 
             plan = parse_plan(self.raw, registry, source=self.source, default_name=self.name)
             return sample_points(self, registry, plan)
+        if self.tournament is not None:
+            from sim.core.tournament import tournament_points
+
+            return tournament_points(self, registry)
         if not self.sweep:
             return [SweepPoint(0, {}, self)]
         keys = [k for k, _ in self.sweep]
@@ -208,7 +218,7 @@ def scenario_from_dict(
     except InputError as e:
         raise ScenarioError(e.message, source=source, key="game") from None
     spec = game.spec
-    tables = {"rules", "seats", "sweep", "sensitivity", *spec.sections}
+    tables = {"rules", "seats", "sweep", "sensitivity", "tournament", *spec.sections}
     for key in raw:
         if key not in _STUDY_KEYS and key not in tables:
             raise ScenarioError(
@@ -226,7 +236,19 @@ def scenario_from_dict(
         if not isinstance(val, dict):
             raise ScenarioError("must be a table", source=source, key=sec)
         sections[sec] = validate_options(val, opts, source=source, prefix=sec)
-    seats = _seats(raw.get("seats"), game, source)
+    tournament = None
+    if "tournament" in raw and "sensitivity" in raw:
+        raise ScenarioError("a scenario has either [tournament] or [sensitivity], not both: both choose the "
+                            "study's points", source=source, key="sensitivity")
+    if "tournament" in raw:
+        from sim.core.tournament import parse_tournament, seating_raw
+
+        tournament = parse_tournament(raw["tournament"], raw, game, source)
+        # the first seating stands for the study where one seating is asked for (validate's line)
+        first = seating_raw(raw, tournament, tournament.seatings()[0])["seats"]
+        seats = _seats(first, game, source)
+    else:
+        seats = _seats(raw.get("seats"), game, source)
     if spec.check is not None:
         config = GameConfig(num_players=len(seats), rules=rules, sections=sections,
                             seats=tuple(s.seat_options for s in seats))
@@ -253,6 +275,7 @@ def scenario_from_dict(
         sweep=sweep,
         raw=raw,
         source=source,
+        tournament=tournament,
     )
 
 

@@ -113,3 +113,18 @@ def test_rollout_agent_must_be_a_non_search_agent_of_the_game(tmp_path: Path, re
     for bad in ("ismcts", "oracle"):
         with pytest.raises(ScenarioError, match=r"key 'seats\[1\].rollout_agent'.*allowed: 'random'"):
             load_scenario(write(tmp_path, GOOD.replace("iterations = 20", f'iterations = 20\nrollout_agent = "{bad}"')), registry)
+
+
+def test_tournament_and_sensitivity_together_are_refused(tmp_path) -> None:
+    # both choose a study's points: one scenario may not have both
+    from sim.core.errors import ScenarioError
+    from sim.core.scenario import load_scenario
+    from sim.games import REGISTRY
+
+    f = tmp_path / "both.toml"
+    f.write_text('game = "druids"\n[[seats]]\nagent = "random"\n[[seats]]\nagent = "greedy"\n'
+                 '[tournament]\nagents = ["random", "greedy"]\n'
+                 '[sensitivity]\nmethod = "morris"\n')
+    with pytest.raises(ScenarioError, match="not both") as info:
+        load_scenario(f, REGISTRY)
+    assert info.value.key == "sensitivity"
