@@ -441,7 +441,7 @@ def _toml_value(v: Any) -> str:
         r = repr(v)
         return r if any(c in r for c in ".eEn") else r + ".0"
     if isinstance(v, str):
-        # JSON's escapes (\\n, \\", \\uXXXX) are all valid in a TOML basic string
+        # JSON escapes (backslash-n, backslash-quote, backslash-uXXXX) are all valid in a TOML basic string
         return json.dumps(v, ensure_ascii=False)
     return str(v)
 
