@@ -103,8 +103,11 @@ def ring_gaps(layout: Layout) -> list[GapInfo]:
     out = []
     for i in range(ring.n):
         a, b = ring.keys[i]
-        out.append(GapInfo(a, b, math.degrees(ring.start[i]), math.degrees(ring.end[i]), ring.width[i],
-                           gate_of.get((min(a, b), max(a, b))), ring.passable(i, geom)))
+        # the ring knows which of the two gaps between a pair of positions a gate covers (with only
+        # two positions both gaps join the same pair)
+        gate = gate_of.get((min(a, b), max(a, b))) if ring.under[i] is not None else None
+        out.append(GapInfo(a, b, math.degrees(ring.start[i]), math.degrees(ring.end[i]), ring.width[i], gate,
+                           ring.passable(i, geom)))
     return out
 
 

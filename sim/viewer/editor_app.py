@@ -141,7 +141,7 @@ class EditorApp:
             self.load_button = gui.add_button("Load")
         with gui.add_folder("Gaps", expand_by_default=False):
             self.gaps_md = gui.add_markdown("")
-        with gui.add_folder("Layout file (what Save writes)", expand_by_default=False):
+        with gui.add_folder("Layout file (what Save writes)"):
             self.toml_md = gui.add_markdown("")
 
         def on(handle: Any, fn: Callable[[], Any]) -> None:
