@@ -284,7 +284,7 @@ class LayoutEditor:
                                                 if s.level == 1 and _same(s.angle_deg, st.angle_deg))
         # a gate rests on the top of its position: removing either level of a support drops it
         gates_gone = {k for k, g in enumerate(self.layout.gates) if base in g.between}
-        new_index = {}
+        new_index: dict[int, int] = {}
         for j in range(len(self.layout.stones)):
             if j not in gone:
                 new_index[j] = len(new_index)

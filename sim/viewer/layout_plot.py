@@ -153,7 +153,7 @@ def plot_layout(layout: Layout, path: str | Path, title: str = "") -> Path:
     ax.plot([0, (t.base_radius + 0.004) * mm], [0, 0], color="0.6", lw=0.6, zorder=1)
     ax.text((t.base_radius + 0.005) * mm, -4, "0°", fontsize=7, color="0.4", va="top")
     ax.set_title("from above: numbers are stone indices, gap widths in mm", fontsize=10)
-    handles = [Patch(fc=SHAPE_COLOURS[n], ec="k",
+    handles: list[Any] = [Patch(fc=SHAPE_COLOURS[n], ec="k",
                      label=f"{n} {layout.shapes[n].width * mm:.0f}×{layout.shapes[n].depth * mm:.0f}"
                            f"×{layout.shapes[n].height * mm:.0f} mm") for n in SHAPE_COLOURS if n in layout.shapes]
     handles += [Patch(fc="white", ec="#7b2cbf", lw=2.2, label="stacked (x2)"),

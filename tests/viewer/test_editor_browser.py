@@ -20,7 +20,6 @@ import urllib.request
 from pathlib import Path
 from typing import Any, Callable
 
-import numpy as np
 import pytest
 
 from sim.sun.layout import dump_layout_toml, load_layout
