@@ -177,6 +177,10 @@ class EditorApp:
     def _edit(self, what: Callable[[], str]) -> bool:
         """Run one edit; show its message, or the refusal reason (the layout unchanged)."""
         with self._lock:
+            if self._busy.locked():
+                # the running simulation reads the layout it started with; its result is drawn on it
+                self._say("busy: wait for the running simulation to finish", refused=True)
+                return False
             try:
                 msg = what()
             except InputError as e:
@@ -376,7 +380,7 @@ class EditorApp:
         """*Show layout*: back to the layout's nominal poses (ends an animation or a settle view)."""
         with self._lock:
             self._stop_animation()
-            self.refresh()
+            self.refresh(keep_danger=True)
         return True
 
     # ---- scene ------------------------------------------------------------------------------
@@ -394,12 +398,14 @@ class EditorApp:
             h.remove()
         nodes.clear()
 
-    def refresh(self) -> None:
-        """Redraw the layout (stones, gates, gaps, labels) and the drop-downs from the model."""
+    def refresh(self, keep_danger: bool = False) -> None:
+        """Redraw the layout (stones, gates, gaps, labels) and the drop-downs from the model; the
+        danger map goes too unless ``keep_danger`` (it belongs to the layout it was swept on)."""
         with self._lock:
             self._stop_animation()
             self._clear(self._layout_nodes)
-            self._clear(self._danger_nodes)
+            if not keep_danger:
+                self._clear(self._danger_nodes)
             self._stone_nodes = {}
             scene, lay = self.server.scene, self.editor.layout
             t = lay.table

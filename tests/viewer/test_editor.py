@@ -291,3 +291,23 @@ def test_page_handlers_edit_refuse_pass_and_save(tmp_path: Path) -> None:
         assert app.do_load() is False and "no such layout file" in app.message
     finally:
         app.close()
+
+
+def test_sun_show_and_edit_bad_input_exit_2(tmp_path: Path, capsys) -> None:  # noqa: ANN001
+    from sim.cli import main
+
+    def bad(argv: list[str], *needles: str) -> None:
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and all(n in err for n in needles), err
+
+    lay = tmp_path / "bad.toml"
+    lay.write_text('[[stones]]\nshape = "block"\nangle = 10.0\n[[stones]]\nshape = "block"\nangle = 12.0\n',
+                   encoding="utf-8")
+    bad(["sun", "show", str(lay), "--png", str(tmp_path / "a.png")], str(lay), "key 'stones[1].angle'", "overlaps")
+    bad(["sun", "show", str(LAYOUTS / "gates.toml"), "--png", str(tmp_path)], "key '--png'", "is a folder")
+    bad(["sun", "edit", str(lay)], str(lay), "overlaps")
+    bad(["sun", "edit", str(tmp_path)], "is a folder")
+    bad(["sun", "edit", str(tmp_path / "new.txt")], "no such layout file", "must end in .toml")
+    bad(["sun", "edit", "--port", "70000"], "key '--port'", "1..65535")
+    assert list(tmp_path.iterdir()) == [lay]  # nothing written
