@@ -328,12 +328,26 @@ class EditorApp:
             self._stop_animation()
             with self._lock:
                 red = {p["stone"] for p in out.penalties}
+                lay = self.editor.layout
                 for sid, (pos, quat) in out.poses.items():
-                    h = self._stone_nodes.get(self._node_key(sid))
-                    if h is not None:
-                        h.position = pos
-                        h.wxyz = _wxyz(quat)
-                        h.color = hex_rgb(PENALTY_COLOUR) if sid in red else h.color
+                    key = self._node_key(sid)
+                    h = self._stone_nodes.get(key)
+                    if h is None:
+                        continue
+                    if key.startswith("gate:"):
+                        # the table's body frame of a lintel is the stone's own (x depth, y width,
+                        # z height, laid along the chord), not the drawing's (x along the chord)
+                        shp = lay.shapes[lay.gates[int(key.split(":")[1])].shape]
+                        h.remove()
+                        self._layout_nodes.remove(h)
+                        h = self.server.scene.add_box(f"/layout/{key.replace(':', '_')}", color=h.color,
+                                                      dimensions=(shp.depth, shp.width, shp.height))
+                        self._stone_nodes[key] = h
+                        self._layout_nodes.append(h)
+                    h.position = pos
+                    h.wxyz = _wxyz(quat)
+                    if sid in red:
+                        h.color = hex_rgb(PENALTY_COLOUR)
             worst = max(out.drift_mm.values(), default=0.0)
             if out.penalties:
                 lost = ", ".join(f"{self._stone_name(p['stone'])} ({p['shape']}) {p['cause']}" for p in out.penalties)

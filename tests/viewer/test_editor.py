@@ -279,6 +279,20 @@ def test_page_handlers_edit_refuse_pass_and_save(tmp_path: Path) -> None:
         assert len(app.editor.layout.stones) == 12
         app.select(11)
         assert app.do_stack() and app.editor.layout.stones[12].level == 2
+        assert app.do_settle() and "nothing falls" in app.physics_md.content
+        gate = app._stone_nodes["gate:0"]
+        # the settled lintel lies flat across its supports: its long side (the table's body z axis) is
+        # horizontal, and its centre stays over the middle of the supports' tops
+        from scipy.spatial.transform import Rotation
+
+        w, x, y, z = gate.wxyz
+        rot = Rotation.from_quat([x, y, z, w]).as_matrix()
+        dims = np.asarray(gate.dimensions)
+        # the box as drawn: 65 mm along the chord (horizontal), 12 mm tall (a slab's thickness)
+        assert np.abs(rot[2]) @ dims == pytest.approx(SLAB.lintel_thickness, abs=5e-4)
+        assert max(np.hypot(rot[0], rot[1]) * dims) == pytest.approx(SLAB.lintel_length, abs=1e-3)
+        drawn = [b for b in layout_boxes(app.editor.layout) if b.key == "gate:0"][0]
+        assert np.allclose(gate.position, drawn.centre, atol=0.002)
         app.aim.value = 0.0
         assert app.do_pass(wait=True) and app.last_pass is not None
         assert "pass at 0.0 deg" in app.physics_md.content
