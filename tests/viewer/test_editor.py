@@ -146,6 +146,10 @@ def test_delete_takes_what_rests_on_it_and_renumbers() -> None:
     assert ed.layout.gates[1].between == (3, 4)
     assert ed.layout.stones[3].angle_deg == pytest.approx(226.04)
     assert ed.undo() and len(ed.layout.stones) == n
+    # the gate on the stacked pair rests on stones[9], the top of stones[2]'s position
+    assert ed.delete_stone(9) == ["stones[9]", "gates[1]"]
+    assert ed.layout.stones[2].level == 1 and len(ed.layout.stones) == n - 1
+    assert ed.undo()
     ed.delete_gate(0)
     assert len(ed.layout.gates) == ng - 1
     with pytest.raises(ScenarioError, match="no gate 7"):
