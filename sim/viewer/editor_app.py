@@ -20,6 +20,8 @@ The ``do_*`` methods are what the buttons call; tests call them directly too.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import math
 import threading
 import time
@@ -77,7 +79,8 @@ class EditorApp:
         viser = _viser()
         self.editor = editor
         self.host = host
-        self.server = viser.ViserServer(host=host, port=port or free_port(host), verbose=False)
+        with contextlib.redirect_stdout(io.StringIO()):  # viser's banner: the caller prints the URL
+            self.server = viser.ViserServer(host=host, port=port or free_port(host), verbose=False)
         self.port = int(self.server.get_port())
         self.server.initial_camera.position = CAMERA_POSITION
         self.server.initial_camera.look_at = CAMERA_LOOK_AT

@@ -195,7 +195,7 @@ def plot_layout(layout: Layout, path: str | Path, title: str = "") -> Path:
     npass = sum(g["passable"] for g in gaps)
     fig.suptitle(f"{title or 'layout'}: {n1} positions, {n2} stacked, {len(layout.gates)} gates; "
                  f"{npass} of {len(gaps)} gaps passable" if gaps else f"{title or 'layout'}: "
-                 f"{len(layout.stones)} stones, every angle open", fontsize=12)
+                 f"{len(layout.stones)} stone{'' if len(layout.stones) == 1 else 's'}, every angle open", fontsize=12)
     fig.subplots_adjust(left=0.05, right=0.98, top=0.9, bottom=0.17, wspace=0.08)
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
