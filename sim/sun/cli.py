@@ -1,5 +1,6 @@
-"""Command line of *Stonehenge and the Sun*: ``stonelab sun pass``, ``stonelab sun calibrate`` and
-``stonelab stability``.
+"""Command line of *Stonehenge and the Sun*: ``stonelab sun pass``, ``stonelab sun calibrate``,
+``stonelab sun show`` (a picture of a layout), ``stonelab sun edit`` (the layout editor in the
+browser) and ``stonelab stability``.
 
 ``app`` is a typer sub-application (mounted as ``stonelab sun``); :func:`stability` is a plain
 function with typer defaults, mounted by the main CLI as ``stonelab stability``. Bad input (a
@@ -260,6 +261,80 @@ def calibrate_cmd(
                   f"{verdict}")
     if out is not None:
         con.print(f"skill preset written to {out} (name it in a scenario: skill = \"{out}\")")
+
+
+@app.command("show")
+def show_cmd(
+    layout: Path = typer.Argument(..., help="layout TOML file (scenarios/sun/layouts/...)"),
+    png: Path = typer.Option(..., "--png", help="write the picture (PNG) here"),
+) -> None:
+    """Draw LAYOUT from above and in 3-D (no physics, about a second): stones at true size by shape,
+    stacks, gates, and every gap marked passable or not with its width."""
+    from sim.sun.layout import load_layout
+    from sim.viewer.layout_plot import plot_layout
+
+    try:
+        check_output_file(png, "--png", (".png",))
+        lay = load_layout(layout)
+    except InputError as exc:
+        _fail(exc)
+        return
+    try:
+        out = plot_layout(lay, png, layout.stem)
+    except OSError as e:
+        Path(png).unlink(missing_ok=True)
+        _fail(InputError(f"cannot write the picture: {e.strerror or e}", source=png, key="--png"))
+        return
+    typer.echo(f"layout picture: {out}")
+
+
+@app.command("edit")
+def edit_cmd(
+    layout: Optional[Path] = typer.Argument(None, help="layout TOML to open; a new file name starts an empty "
+                                                       "layout that Save writes there"),
+    host: str = typer.Option("127.0.0.1", "--host",
+                             help="address to listen on; anything but 127.0.0.1 opens it to that network"),
+    port: int = typer.Option(8080, "--port", help="TCP port (the next free one if taken)"),
+) -> None:
+    """Edit a layout in the browser (viser): add, stack, gate, move, delete stones, each change checked
+    like a layout file; settle, pass and aim-sweep it with the engine's physics; save it as TOML."""
+    import socket
+    import time
+    import warnings
+
+    try:
+        if not (1 <= port <= 65535):
+            raise InputError(f"port must be 1..65535, not {port}", key="--port")
+        try:
+            socket.getaddrinfo(host, port)  # viser would retry an unknown host forever, silently
+        except (socket.gaierror, UnicodeError) as e:
+            raise InputError(f"cannot listen on {host!r}: {e}; give an address of this machine, e.g. 127.0.0.1",
+                             key="--host") from None
+        from sim.viewer.editor_app import open_editor, start_editor
+        from sim.viewer.viser_app import is_loopback
+
+        ed = open_editor(layout)
+        if not is_loopback(host):
+            typer.echo(f"warning: listening on {host}: anyone on that network can connect to this editor", err=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                app_ = start_editor(ed, host, port)
+            except OSError as e:
+                raise InputError(f"cannot listen on {host}:{port}: {e}", key="--port") from None
+    except InputError as exc:
+        _fail(exc)
+        return
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    what = f"{layout}" if layout is not None and layout.exists() else f"a new layout (Save writes {ed.path or 'layout.toml'})"
+    typer.echo(f"layout editor: http://{shown}:{app_.port}/  editing {what}; Ctrl-C stops")
+    try:
+        while True:
+            time.sleep(1.0)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        app_.close()
 
 
 # Until the main CLI mounts it, ``python -m sim.sun.cli stability ...`` also works.

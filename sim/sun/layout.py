@@ -24,6 +24,7 @@ cos(d/2)`` for an angular separation ``d``, which accounts for the stones' inner
 
 from __future__ import annotations
 
+import json
 import math
 import tomllib
 from dataclasses import dataclass, field, replace
@@ -437,16 +438,46 @@ def load_layout(path: str | Path, preset: str | None = None) -> Layout:
     return layout.with_preset(preset) if preset is not None else layout
 
 
-def dump_layout_toml(layout: Layout, name: str | None = None) -> str:
-    """The stones and gates of a layout as TOML text that :func:`load_layout` reads back.
+def _toml_value(v: Any) -> str:
+    # floats as Python's shortest round-trip repr (TOML floats need a dot or an exponent)
+    if isinstance(v, float):
+        r = repr(v)
+        return r if any(c in r for c in ".eEn") else r + ".0"
+    if isinstance(v, str):
+        # JSON escapes (backslash-n, backslash-quote, backslash-uXXXX) are all valid in a TOML basic string
+        return json.dumps(v, ensure_ascii=False)
+    return str(v)
 
-    Only ``[physics] preset`` of the parameters is written; table, ball and shape values that
-    differ from the defaults must be copied by hand (they are rarely changed mid-study).
+
+def _changed(spec: Any, default: Any, keys: Sequence[str]) -> list[str]:
+    """``key = value`` lines of the fields of ``spec`` that differ from ``default``."""
+    return [f"{k} = {_toml_value(getattr(spec, k))}" for k in keys if getattr(spec, k) != getattr(default, k)]
+
+
+def dump_layout_toml(layout: Layout, name: str | None = None, description: str | None = None) -> str:
+    """The layout as TOML text that :func:`load_layout` reads back to an equal layout.
+
+    Written: ``name`` and ``description`` when given, ``[physics] preset`` and every table, ball,
+    physics and shape value that differs from the defaults (docs/sun-physics.md), then the stones
+    and gates. Deterministic: loading the text and dumping it again gives the same bytes, which
+    the layout editor (``stonelab sun edit``) relies on. Comments of an original file are not kept.
     """
     lines = []
     if name:
-        lines.append(f"name = {name!r}".replace("'", '"'))
-    lines += ["", "[physics]", f'preset = "{layout.physics.preset}"']
+        lines.append(f"name = {_toml_value(name)}")
+    if description:
+        lines.append(f"description = {_toml_value(description)}")
+    for section, spec, default, keys in (("table", layout.table, TableSpec(), _TABLE_KEYS),
+                                         ("ball", layout.ball, BallSpec(), _BALL_KEYS)):
+        changed = _changed(spec, default, list(keys))
+        if changed:
+            lines += ["", f"[{section}]", *changed]
+    lines += ["", "[physics]", f'preset = "{layout.physics.preset}"',
+              *_changed(layout.physics, PhysicsSpec(), list(_PHYSICS_KEYS))]
+    for sname in SHAPE_NAMES:
+        changed = _changed(layout.shapes[sname], DEFAULT_SHAPES[sname], [*_SHAPE_KEYS, "count"])
+        if changed:
+            lines += ["", f"[shapes.{sname}]", *changed]
     for i, s in enumerate(layout.stones):
         lines += ["", f"[[stones]]  # {i}", f'shape = "{s.shape}"', f"angle = {s.angle_deg:.4f}"]
         if s.level != 1:

@@ -58,6 +58,14 @@ def free_port(host: str = LOCALHOST) -> int:
         return int(s.getsockname()[1])
 
 
+def add_table_base(scene: Any, radius: float, thickness: float) -> Any:
+    """Set +z up and add the wooden base disc (radius and thickness in m, top face at z = 0) as
+    ``/table/base``; shared by the replay viewer and the layout editor."""
+    scene.set_up_direction("+z")
+    return scene.add_cylinder("/table/base", radius=radius, height=thickness, color=hex_rgb(BASE_COLOUR),
+                              radial_segments=64, position=(0.0, 0.0, -thickness / 2), receive_shadow=True)
+
+
 @dataclass
 class _BodyState:
     pos: np.ndarray | None = None
@@ -90,9 +98,7 @@ class SceneNodes:
         tb = replay.table
         r = float(tb.get("base_radius", 0.15))
         th = float(tb.get("base_thickness", 0.02))
-        scene.set_up_direction("+z")
-        scene.add_cylinder("/table/base", radius=r, height=th, color=hex_rgb(BASE_COLOUR), radial_segments=64,
-                           position=(0.0, 0.0, -th / 2), receive_shadow=True)
+        add_table_base(scene, r, th)
         for i, b in enumerate(replay.bodies):
             if b.kind == "ball":
                 nodes._ball = i

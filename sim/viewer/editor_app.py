@@ -1,0 +1,578 @@
+"""The layout editor in a browser (``stonelab sun edit``): a viser page over :class:`LayoutEditor`.
+
+The page shows the base, the ring and every stone at true size (standing, stacked, gates laid on
+their supports), the ring's gaps coloured passable (green) or not (red, orange under a low gate),
+and a control panel:
+
+- **Stones**: pick a shape and an angle, *Add stone*; pick a stone (drop-down, or click it in the
+  3-D view), *Stack on selected*, *Move selected to angle*, *Delete selected*; *Undo*.
+- **Gates**: pick a gap between two neighbouring positions and a shape, *Lay gate*; *Delete gate*.
+- **Physics**: *Settle* (PyBullet; fallen stones turn red where they came to rest), *Pass* at an aim
+  with a skill and seed (animated), *Aim sweep* (a few noisy passes per aim; the chance of a clean
+  pass drawn as a coloured band round the base at each release azimuth: the danger map).
+- **File**: *Save* to a path (a layout TOML that ``stonelab stability``, ``sun pass`` and scenarios
+  read), *Load*; the text a save writes is shown below.
+
+Every edit goes through :class:`sim.viewer.editor.LayoutEditor`, which validates it like
+``load_layout``; a refused edit leaves the layout as it was and its reason is shown in the page.
+The ``do_*`` methods are what the buttons call; tests call them directly too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+import threading
+import time
+import warnings
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from sim.core.errors import InputError
+from sim.sun.layout import SHAPE_NAMES, load_layout
+from sim.sun.ring import quat_yaw
+from sim.sun.thrower import SKILLS
+from sim.viewer.editor import LayoutEditor, PassOutcome, SettleOutcome
+from sim.viewer.layout_plot import LOW_GATE_COLOUR, NARROW_COLOUR, PASSABLE_COLOUR, gap_marks, layout_boxes
+from sim.viewer.replay import PENALTY_COLOUR, SHAPE_COLOURS, STONE_COLOUR, from_pose_recording, hex_rgb
+from sim.viewer.viser_app import (CAMERA_LOOK_AT, CAMERA_POSITION, LOCALHOST, SceneNodes, _viser, add_table_base,
+                                  free_port, is_loopback)
+
+SELECTED_COLOUR = "#ffd43b"
+NO_SELECTION = "(none)"
+#: Danger-map band outside the base edge (m): where the thrower stands for that aim.
+DANGER_INNER, DANGER_OUTER = 0.006, 0.026
+
+
+def _wxyz(q_xyzw: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+    return (q_xyzw[3], q_xyzw[0], q_xyzw[1], q_xyzw[2])
+
+
+def _yaw_wxyz(yaw: float) -> tuple[float, float, float, float]:
+    return _wxyz(quat_yaw(yaw))
+
+
+def clean_colour(p: float) -> tuple[int, int, int]:
+    """Danger-map colour of a chance of a clean pass ``p``: red (0) through yellow to green (1)."""
+    p = min(max(float(p), 0.0), 1.0)
+    red, yellow, green = np.array([215, 48, 39]), np.array([254, 224, 139]), np.array([26, 152, 80])
+    c = red + (yellow - red) * (p / 0.5) if p < 0.5 else yellow + (green - yellow) * ((p - 0.5) / 0.5)
+    return (int(c[0]), int(c[1]), int(c[2]))
+
+
+class EditorApp:
+    """A viser server editing one layout (see the module docstring). Close with :meth:`close`.
+
+    Args:
+        editor: the model (an opened file or an empty layout).
+        host: address to listen on (127.0.0.1: this machine only).
+        port: TCP port (0: any free port).
+        save_path: what the page's path field starts with (default the editor's file, else
+            ``layout.toml``).
+    """
+
+    def __init__(self, editor: LayoutEditor, host: str = LOCALHOST, port: int = 8080,
+                 save_path: str | Path | None = None) -> None:
+        viser = _viser()
+        self.editor = editor
+        self.host = host
+        with contextlib.redirect_stdout(io.StringIO()):  # viser's banner: the caller prints the URL
+            self.server = viser.ViserServer(host=host, port=port or free_port(host), verbose=False)
+        self.port = int(self.server.get_port())
+        self.server.initial_camera.position = CAMERA_POSITION
+        self.server.initial_camera.look_at = CAMERA_LOOK_AT
+        self._lock = threading.RLock()
+        self._busy = threading.Lock()
+        self._layout_nodes: list[Any] = []
+        self._stone_nodes: dict[str, Any] = {}
+        self._danger_nodes: list[Any] = []
+        self._pass_nodes: SceneNodes | None = None
+        self._anim: threading.Thread | None = None
+        self._stop_anim = threading.Event()
+        self.selected: int | None = None
+        #: the last message shown (``"refused: ..."`` for a refused edit)
+        self.message = ""
+        self.last_pass: PassOutcome | None = None
+        self.last_settle: SettleOutcome | None = None
+        self.last_sweep: dict[str, Any] | None = None
+        t = editor.layout.table
+        add_table_base(self.server.scene, t.base_radius, t.base_thickness)
+        self._build_gui(str(save_path or editor.path or "layout.toml"))
+        self.refresh()
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}/"
+
+    # ---- GUI ------------------------------------------------------------------------------
+
+    def _build_gui(self, save_path: str) -> None:
+        gui = self.server.gui
+        self.status_md = gui.add_markdown("")
+        with gui.add_folder("Stones"):
+            self.shape = gui.add_dropdown("shape", list(SHAPE_NAMES), initial_value="block")
+            self.angle = gui.add_number("angle (deg)", 0.0, min=-360.0, max=720.0, step=0.01)
+            self.add_button = gui.add_button("Add stone")
+            self.stone_select = gui.add_dropdown("selected", [NO_SELECTION], initial_value=NO_SELECTION)
+            self.stack_button = gui.add_button("Stack on selected")
+            self.move_button = gui.add_button("Move selected to angle")
+            self.delete_button = gui.add_button("Delete selected")
+            self.undo_button = gui.add_button("Undo")
+        with gui.add_folder("Gates"):
+            self.gap_select = gui.add_dropdown("gap", [NO_SELECTION], initial_value=NO_SELECTION)
+            self.gate_shape = gui.add_dropdown("gate shape", list(SHAPE_NAMES), initial_value="slab")
+            self.gate_button = gui.add_button("Lay gate")
+            self.gate_select = gui.add_dropdown("gate", [NO_SELECTION], initial_value=NO_SELECTION)
+            self.delete_gate_button = gui.add_button("Delete gate")
+        with gui.add_folder("Physics"):
+            self.skill = gui.add_dropdown("skill", list(SKILLS), initial_value="perfect")
+            self.aim = gui.add_number("aim (deg)", 0.0, min=-360.0, max=720.0, step=0.1)
+            self.seed = gui.add_number("seed", 0, min=0, max=2**31 - 1, step=1)
+            self.settle_button = gui.add_button("Settle")
+            self.pass_button = gui.add_button("Pass")
+            self.trials = gui.add_number("sweep trials per aim", 3, min=1, max=50, step=1)
+            self.step = gui.add_number("sweep step (deg)", 15.0, min=1.0, max=90.0, step=1.0)
+            self.sweep_button = gui.add_button("Aim sweep")
+            self.reset_button = gui.add_button("Show layout")
+            self.physics_md = gui.add_markdown("")
+        with gui.add_folder("File"):
+            self.path = gui.add_text("path", save_path)
+            self.save_button = gui.add_button("Save")
+            self.load_button = gui.add_button("Load")
+        with gui.add_folder("Gaps", expand_by_default=False):
+            self.gaps_md = gui.add_markdown("")
+        with gui.add_folder("Layout file (what Save writes)"):
+            self.toml_md = gui.add_markdown("")
+
+        def on(handle: Any, fn: Callable[[], Any]) -> None:
+            handle.on_click(lambda _ev: fn())
+
+        on(self.add_button, self.do_add)
+        on(self.stack_button, self.do_stack)
+        on(self.move_button, self.do_move)
+        on(self.delete_button, self.do_delete)
+        on(self.undo_button, self.do_undo)
+        on(self.gate_button, self.do_gate)
+        on(self.delete_gate_button, self.do_delete_gate)
+        on(self.settle_button, self.do_settle)
+        on(self.pass_button, self.do_pass)
+        on(self.sweep_button, self.do_sweep)
+        on(self.reset_button, self.do_show_layout)
+        on(self.save_button, self.do_save)
+        on(self.load_button, self.do_load)
+
+        @self.stone_select.on_update
+        def _(_: Any) -> None:
+            self._select_from_dropdown()
+
+    # ---- helpers --------------------------------------------------------------------------
+
+    def _say(self, text: str, refused: bool = False) -> None:
+        self.message = f"refused: {text}" if refused else text
+        head = f"**Layout editor** — {self.editor.path or 'new layout'}"
+        left = ", ".join(f"{n} {k}" for n, k in self.editor.left_in_set().items())
+        body = f"**Refused:** {text}" if refused else text
+        self.status_md.content = f"{head}  \nleft in the set: {left}\n\n{body}"
+
+    def _edit(self, what: Callable[[], str]) -> bool:
+        """Run one edit; show its message, or the refusal reason (the layout unchanged)."""
+        with self._lock:
+            if self._busy.locked():
+                # the running simulation reads the layout it started with; its result is drawn on it
+                self._say("busy: wait for the running simulation to finish", refused=True)
+                return False
+            try:
+                msg = what()
+            except InputError as e:
+                self._say(str(e), refused=True)
+                return False
+            self.refresh()
+            self._say(msg)
+            return True
+
+    def _selected(self) -> int:
+        if self.selected is None:
+            raise InputError("select a stone first (the 'selected' drop-down, or click it)", key="selected")
+        return self.selected
+
+    def _select_from_dropdown(self) -> None:
+        v = str(self.stone_select.value)
+        sel = None if v == NO_SELECTION else int(v.split(":")[0])
+        if sel != self.selected:
+            self.selected = sel
+            self._colour_stones()
+
+    def select(self, index: int | None) -> None:
+        """Select ``stones[index]`` (None: nothing), as clicking it in the 3-D view does."""
+        with self._lock:
+            self.selected = index
+            self.stone_select.value = NO_SELECTION if index is None else self.editor.stone_label(index)
+            self._colour_stones()
+
+    # ---- button handlers --------------------------------------------------------------------
+
+    def do_add(self) -> bool:
+        """*Add stone*: the chosen shape at the chosen angle."""
+        def go() -> str:
+            i = self.editor.add_stone(str(self.shape.value), float(self.angle.value))
+            self.selected = i
+            return f"added {self.editor.stone_label(i)}"
+        return self._edit(go)
+
+    def do_stack(self) -> bool:
+        """*Stack on selected*: the chosen shape on the selected level-1 stone."""
+        def go() -> str:
+            i = self.editor.stack_stone(str(self.shape.value), self._selected())
+            self.selected = i
+            return f"stacked {self.editor.stone_label(i)}"
+        return self._edit(go)
+
+    def do_move(self) -> bool:
+        """*Move selected to angle*."""
+        def go() -> str:
+            i = self._selected()
+            self.editor.move_stone(i, float(self.angle.value))
+            return f"moved {self.editor.stone_label(i)}"
+        return self._edit(go)
+
+    def do_delete(self) -> bool:
+        """*Delete selected* (with what rests on it)."""
+        def go() -> str:
+            gone = self.editor.delete_stone(self._selected())
+            self.selected = None
+            return "deleted " + ", ".join(gone) + " (later stones renumbered)"
+        return self._edit(go)
+
+    def do_undo(self) -> bool:
+        """*Undo* the last change."""
+        def go() -> str:
+            if not self.editor.undo():
+                raise InputError("nothing to undo", key="undo")
+            if self.selected is not None and self.selected >= len(self.editor.layout.stones):
+                self.selected = None
+            return "undone"
+        return self._edit(go)
+
+    def do_gate(self) -> bool:
+        """*Lay gate* across the chosen gap."""
+        def go() -> str:
+            v = str(self.gap_select.value)
+            gaps = {g.label(): g for g in self.editor.gaps()}
+            if v not in gaps:
+                raise InputError("choose a gap between two neighbouring stones first", key="gap")
+            g = gaps[v]
+            k = self.editor.add_gate(str(self.gate_shape.value), g.a, g.b)
+            return f"laid {self.editor.gate_label(k)}"
+        return self._edit(go)
+
+    def do_delete_gate(self) -> bool:
+        """*Delete gate*: the chosen gate."""
+        def go() -> str:
+            v = str(self.gate_select.value)
+            if not v.startswith("gate "):
+                raise InputError("choose a gate first", key="gate")
+            k = int(v.split(":")[0].split()[1])
+            label = self.editor.gate_label(k)
+            self.editor.delete_gate(k)
+            return f"deleted {label}"
+        return self._edit(go)
+
+    def do_save(self) -> bool:
+        """*Save* to the path field."""
+        with self._lock:
+            try:
+                p = self.editor.save(str(self.path.value))
+            except InputError as e:
+                self._say(str(e), refused=True)
+                return False
+            self._say(f"saved {p} ({len(self.editor.layout.stones)} stones, {len(self.editor.layout.gates)} gates)")
+            return True
+
+    def do_load(self) -> bool:
+        """*Load* the layout at the path field (validated by ``load_layout``; undo brings back the old one)."""
+        def go() -> str:
+            p = Path(str(self.path.value))
+            opened = LayoutEditor.open(p)
+            self.editor.replace_layout(opened.layout, p, opened.name, opened.description)
+            self.selected = None
+            return f"loaded {p}"
+        ok = self._edit(go)
+        if ok:
+            t = self.editor.layout.table
+            add_table_base(self.server.scene, t.base_radius, t.base_thickness)
+        return ok
+
+    def _physics(self, label: str, fn: Callable[[], str]) -> bool:
+        if not self._busy.acquire(blocking=False):
+            self._say("busy: wait for the running simulation to finish", refused=True)
+            return False
+        try:
+            self.physics_md.content = f"*{label}…*"
+            try:
+                msg = fn()
+            except InputError as e:
+                self.physics_md.content = f"**Refused:** {e}"
+                self._say(str(e), refused=True)
+                return False
+            self.physics_md.content = msg
+            self._say(msg.splitlines()[0])
+            return True
+        finally:
+            self._busy.release()
+
+    def do_settle(self) -> bool:
+        """*Settle*: PyBullet settles the layout untouched; fallen stones turn red where they lie."""
+        def go() -> str:
+            out = self.editor.settle()
+            self.last_settle = out
+            self._stop_animation()
+            with self._lock:
+                red = {p["stone"] for p in out.penalties}
+                lay = self.editor.layout
+                for sid, (pos, quat) in out.poses.items():
+                    key = self._node_key(sid)
+                    h = self._stone_nodes.get(key)
+                    if h is None:
+                        continue
+                    if key.startswith("gate:"):
+                        # the table's body frame of a lintel is the stone's own (x depth, y width,
+                        # z height, laid along the chord), not the drawing's (x along the chord)
+                        shp = lay.shapes[lay.gates[int(key.split(":")[1])].shape]
+                        h.remove()
+                        self._layout_nodes.remove(h)
+                        h = self.server.scene.add_box(f"/layout/{key.replace(':', '_')}", color=h.color,
+                                                      dimensions=(shp.depth, shp.width, shp.height))
+                        self._stone_nodes[key] = h
+                        self._layout_nodes.append(h)
+                    h.position = pos
+                    h.wxyz = _wxyz(quat)
+                    if sid in red:
+                        h.color = hex_rgb(PENALTY_COLOUR)
+            worst = max(out.drift_mm.values(), default=0.0)
+            if out.penalties:
+                lost = ", ".join(f"{self._stone_name(p['stone'])} ({p['shape']}) {p['cause']}" for p in out.penalties)
+                return f"settle: **{len(out.penalties)} fell**: {lost}"
+            return (f"settle: nothing falls (largest drift {worst:.2f} mm"
+                    f"{'' if out.settled else ', still moving at the time limit'})")
+        return self._physics("settling", go)
+
+    def do_pass(self, wait: bool = False) -> bool:
+        """*Pass*: one pass at the aim, skill and seed; animated in the 3-D view (``wait`` blocks
+        until the animation ends)."""
+        def go() -> str:
+            out = self.editor.run_pass(float(self.aim.value), str(self.skill.value), int(self.seed.value))
+            self.last_pass = out
+            self._animate(out)
+            r = out.result
+            lost = ", ".join(f"{self._stone_name(p['stone'])} ({p['shape']}) {p['cause']}" for p in out.penalties)
+            head = f"pass at {r['aim_deg']:.1f} deg, skill {r['skill']}, seed {r['seed']}: " + (
+                f"**{len(out.penalties)} lost**: {lost}" if out.penalties else "**clean**, no stone lost")
+            return (f"{head}  \nthrough the aimed gap: {r['through_aim_gap']}, reached the far side: "
+                    f"{r['reached_far_side']}{', invalid' if r['invalid'] else ''}")
+        ok = self._physics("simulating a pass", go)
+        if ok and wait and self._anim is not None:
+            self._anim.join()
+        return ok
+
+    def do_sweep(self) -> bool:
+        """*Aim sweep*: the danger map (chance of a clean pass by release azimuth) round the base."""
+        def go() -> str:
+            trials, step = int(self.trials.value), float(self.step.value)
+            t0 = time.perf_counter()
+            sw = self.editor.sweep(str(self.skill.value), trials, int(self.seed.value), step)
+            self.last_sweep = sw
+            self._draw_danger(sw)
+            worst = min(sw["aims"], key=lambda r: r["p_clean"])
+            best = max(sw["aims"], key=lambda r: r["p_clean"])
+            return (f"aim sweep: {sw['passes']} passes ({trials} per aim, skill {self.skill.value}) in "
+                    f"{time.perf_counter() - t0:.1f} s  \nband round the base: chance of a clean pass released "
+                    f"there (green 1, yellow 0.5, red 0)  \nsafest aim {best['aim_deg']:.0f} deg "
+                    f"({best['p_clean']:.2f}), most dangerous {worst['aim_deg']:.0f} deg ({worst['p_clean']:.2f})")
+        return self._physics("aim sweep running", go)
+
+    def do_show_layout(self) -> bool:
+        """*Show layout*: back to the layout's nominal poses (ends an animation or a settle view)."""
+        with self._lock:
+            self._stop_animation()
+            self.refresh(keep_danger=True)
+        return True
+
+    # ---- scene ------------------------------------------------------------------------------
+
+    def _node_key(self, sid: int) -> str:
+        n = len(self.editor.layout.stones)
+        return f"stone:{sid}" if sid < n else f"gate:{sid - n}"
+
+    def _stone_name(self, sid: int) -> str:
+        n = len(self.editor.layout.stones)
+        return f"stones[{sid}]" if sid < n else f"gates[{sid - n}]"
+
+    def _clear(self, nodes: list[Any]) -> None:
+        for h in nodes:
+            h.remove()
+        nodes.clear()
+
+    def refresh(self, keep_danger: bool = False) -> None:
+        """Redraw the layout (stones, gates, gaps, labels) and the drop-downs from the model; the
+        danger map goes too unless ``keep_danger`` (it belongs to the layout it was swept on)."""
+        with self._lock:
+            self._stop_animation()
+            self._clear(self._layout_nodes)
+            if not keep_danger:
+                self._clear(self._danger_nodes)
+            self._stone_nodes = {}
+            scene, lay = self.server.scene, self.editor.layout
+            t = lay.table
+            th = np.linspace(0.0, 2 * math.pi, 97)
+            circle = np.column_stack([t.ring_radius * np.cos(th), t.ring_radius * np.sin(th), np.full_like(th, 0.0004)])
+            self._layout_nodes.append(scene.add_line_segments(
+                "/layout/ring", np.stack([circle[:-1], circle[1:]], axis=1).astype(np.float32), (120, 120, 120),
+                thickness=1.0, thickness_units="screen"))
+            for b in layout_boxes(lay):
+                col = hex_rgb(SHAPE_COLOURS.get(b.shape, STONE_COLOUR))
+                h = scene.add_box(f"/layout/{b.key.replace(':', '_')}", color=col, dimensions=b.size,
+                                  position=b.centre, wxyz=_yaw_wxyz(b.yaw))
+                self._stone_nodes[b.key] = h
+                self._layout_nodes.append(h)
+                if b.key.startswith("stone:"):
+                    i = int(b.key.split(":")[1])
+                    h.on_click(lambda _ev, i=i: self.select(i))
+                    if b.level == 1:
+                        a = lay.stones[i].angle_rad
+                        r = t.ring_radius + 0.5 * lay.shapes[b.shape].depth + 0.006
+                        self._layout_nodes.append(scene.add_label(
+                            f"/layout/label_{i}", str(i), position=(r * math.cos(a), r * math.sin(a), 0.002),
+                            font_screen_scale=0.7, anchor="center-center"))
+            r_gap = t.ring_radius - 0.5 * max(s.depth for s in lay.shapes.values()) - 0.004
+            for k, g in enumerate(gap_marks(lay)):
+                colour = PASSABLE_COLOUR if g["passable"] else (NARROW_COLOUR if g["why"] == "narrow" else LOW_GATE_COLOUR)
+                span = min((g["end"] - g["start"]), 2 * math.pi)
+                if span <= 0:
+                    continue
+                arc = np.linspace(g["start"], g["start"] + span, max(3, int(span / 0.03)))
+                pts = np.column_stack([r_gap * np.cos(arc), r_gap * np.sin(arc), np.full_like(arc, 0.0006)])
+                self._layout_nodes.append(scene.add_line_segments(
+                    f"/layout/gap_{k}", np.stack([pts[:-1], pts[1:]], axis=1).astype(np.float32), hex_rgb(colour),
+                    thickness=4.0, thickness_units="screen"))
+            self._colour_stones()
+            self._sync_widgets()
+
+    def _colour_stones(self) -> None:
+        for key, h in self._stone_nodes.items():
+            kind, idx = key.split(":")
+            shape = (self.editor.layout.stones[int(idx)].shape if kind == "stone"
+                     else self.editor.layout.gates[int(idx)].shape)
+            sel = kind == "stone" and self.selected == int(idx)
+            h.color = hex_rgb(SELECTED_COLOUR if sel else SHAPE_COLOURS.get(shape, STONE_COLOUR))
+
+    def _sync_widgets(self) -> None:
+        ed = self.editor
+        stones = [ed.stone_label(i) for i in range(len(ed.layout.stones))]
+        self.stone_select.options = [NO_SELECTION, *stones]
+        self.stone_select.value = stones[self.selected] if self.selected is not None else NO_SELECTION
+        gaps = ed.gaps()
+        free = [g.label() for g in gaps if g.gate is None]
+        self.gap_select.options = free or [NO_SELECTION]
+        gates = [ed.gate_label(k) for k in range(len(ed.layout.gates))]
+        self.gate_select.options = gates or [NO_SELECTION]
+        rows = ["| gap | width | passable |", "|---|---:|:---:|"]
+        for g in gaps:
+            w = "open" if math.isinf(g.width_m) else f"{g.width_m * 1000:.1f} mm"
+            rows.append(f"| {g.a} – {g.b}{' (gate)' if g.gate is not None else ''} | {w} | "
+                        f"{'yes' if g.passable else '**no**'} |")
+        self.gaps_md.content = "\n".join(rows) if gaps else "fewer than two stones: every angle is open"
+        self.toml_md.content = "```toml\n" + ed.toml() + "```"
+
+    def _draw_danger(self, sweep: dict[str, Any]) -> None:
+        with self._lock:
+            self._clear(self._danger_nodes)
+            t = self.editor.layout.table
+            r0, r1 = t.base_radius + DANGER_INNER, t.base_radius + DANGER_OUTER
+            half = math.radians(sweep["step_deg"]) * 0.48
+            for k, row in enumerate(sweep["aims"]):
+                a = math.radians(row["aim_deg"])
+                arc = np.linspace(a - half, a + half, 6)
+                verts = np.concatenate([np.column_stack([r0 * np.cos(arc), r0 * np.sin(arc), np.zeros_like(arc)]),
+                                        np.column_stack([r1 * np.cos(arc), r1 * np.sin(arc), np.zeros_like(arc)])])
+                m = len(arc)
+                faces = []
+                for j in range(m - 1):
+                    faces += [(j, j + 1, m + j + 1), (j, m + j + 1, m + j)]
+                self._danger_nodes.append(self.server.scene.add_mesh_simple(
+                    f"/danger/aim_{k}", verts.astype(np.float32), np.array(faces, dtype=np.uint32),
+                    color=clean_colour(row["p_clean"]), side="double", flat_shading=True))
+
+    def _animate(self, out: PassOutcome) -> None:
+        """Play the pass: the recorded bodies replace the layout's stones until *Show layout* or an edit."""
+        with self._lock:
+            self._stop_animation()
+            for h in self._stone_nodes.values():
+                h.visible = False
+            rp = from_pose_recording(out.recording)
+            self._pass_nodes = SceneNodes.build(self.server.scene, rp)
+            self._pass_nodes.show(0)
+            self._stop_anim.clear()
+            nodes, stop = self._pass_nodes, self._stop_anim
+
+        def play() -> None:
+            t0 = time.perf_counter()
+            times = rp.times - rp.times[0]
+            for i in range(rp.n_frames):
+                wait = float(times[i]) - (time.perf_counter() - t0)
+                if wait > 0 and stop.wait(wait):
+                    return
+                with self._lock:
+                    if stop.is_set():
+                        return
+                    nodes.show(i)
+
+        self._anim = threading.Thread(target=play, name="editor-pass", daemon=True)
+        self._anim.start()
+
+    def _stop_animation(self) -> None:
+        self._stop_anim.set()
+        if self._anim is not None and self._anim is not threading.current_thread():
+            self._anim.join(timeout=2)
+        self._anim = None
+        if self._pass_nodes is not None:
+            for h in self._pass_nodes.handles:
+                h.remove()
+            if self._pass_nodes.string is not None:
+                self._pass_nodes.string.remove()
+            self._pass_nodes = None
+            for h in self._stone_nodes.values():
+                h.visible = True
+
+    def close(self) -> None:
+        """Stop the animation and the server."""
+        with self._lock:
+            self._stop_animation()
+        self.server.stop()
+
+
+def open_editor(layout: str | Path | None = None) -> LayoutEditor:
+    """The model for ``stonelab sun edit [LAYOUT]``: the file's layout, or an empty one (which Save
+    writes to LAYOUT when that file does not exist yet).
+
+    Raises:
+        ScenarioError: LAYOUT exists but is not a valid layout, or is a folder.
+    """
+    if layout is None:
+        return LayoutEditor()
+    p = Path(layout)
+    if not p.exists():
+        if p.suffix.lower() != ".toml":
+            raise InputError("no such layout file (a new layout's file name must end in .toml)", source=p)
+        return LayoutEditor(path=p, name=p.stem)
+    load_layout(p)  # the error names the file
+    return LayoutEditor.open(p)
+
+
+def start_editor(editor: LayoutEditor, host: str = LOCALHOST, port: int = 8080) -> EditorApp:
+    """Start the editor's server (non-blocking). Warns when ``host`` is not a loopback address."""
+    if not is_loopback(host):
+        warnings.warn(f"the editor listens on {host}: anyone on that network can connect to it", stacklevel=2)
+    return EditorApp(editor, host, port)
