@@ -140,8 +140,8 @@ def layout_ring(layout: Layout) -> Ring:
     gates: dict[tuple[int, int], float] = {}
     for g in layout.gates:
         ka, kb = index_of[g.between[0]], index_of[g.between[1]]
-        if (ka + 1) % n != kb:
-            ka, kb = kb, ka
+        if (ka + 1) % n != kb or (n == 2 and (pos[kb].angle - pos[ka].angle) % TAU > math.pi):
+            ka, kb = kb, ka  # counter-clockwise first; with two positions, across the short gap
         gates[(pos[ka].id, pos[kb].id)] = max(pos[ka].top_z, pos[kb].top_z)
     return Ring(pos, gates)
 
@@ -403,8 +403,11 @@ def validate_layout(layout: Layout) -> None:
                     f"by {overhang * 1000:.1f} mm and would hit stones[{nxt.id}] ({free * 1000:.1f} mm away)",
                     source=src, key=key)
         for x, p in ((a, pa), (b, pb)):
-            used_ends[x] = used_ends.get(x, 0.0) + overlap
-            if used_ends[x] > p.width + 1e-9:
+            # an end may overhang its support (checked above against the neighbour); on the support
+            # it takes at most the support's width, and two gates' ends must share that width
+            first = x not in used_ends
+            used_ends[x] = used_ends.get(x, 0.0) + min(overlap, p.width)
+            if not first and used_ends[x] > p.width + 1e-9:
                 raise ScenarioError(f"two gates' ends do not both fit on stones[{x}]", source=src, key=key)
 
 

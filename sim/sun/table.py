@@ -514,8 +514,8 @@ class SunTable:
         for s in self._states.values():
             if s.role == "gate" and len(s.supports) == 2 and all(x in k_of for x in s.supports):
                 ka, kb = k_of[s.supports[0]], k_of[s.supports[1]]
-                if (ka + 1) % n != kb:
-                    ka, kb = kb, ka
+                if (ka + 1) % n != kb or (n == 2 and (pos[kb].angle - pos[ka].angle) % TAU > math.pi):
+                    ka, kb = kb, ka  # counter-clockwise first; with two positions, across the short gap
                 gates[(pos[ka].id, pos[kb].id)] = s.pos[2] - 0.5 * self.shapes[s.shape].lintel_thickness
         return Ring(pos, gates)
 

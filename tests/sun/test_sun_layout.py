@@ -147,3 +147,23 @@ def test_a_fifo_is_refused_not_read(tmp_path) -> None:
     os.mkfifo(fifo)
     with pytest.raises(ScenarioError, match="named pipe"):
         load_layout(fifo)
+
+
+def test_two_positions_put_the_gate_over_the_short_gap() -> None:
+    # With two positions both gaps join the same stones; the gate spans the short one (given
+    # either way round in the file).
+    for between in ([0, 1], [1, 0]):
+        lay = parse_layout({"stones": [{"shape": "pillar", "angle": 10.0}, {"shape": "pillar", "angle": -10.0}],
+                            "gates": [{"shape": "slab", "between": between}]})
+        ring = layout_ring(lay)
+        gated = [i for i in range(ring.n) if ring.under[i] is not None]
+        assert len(gated) == 1 and ring.width[gated[0]] < 0.05
+
+
+def test_one_gate_overhanging_its_supports_is_not_two_gates() -> None:
+    # A slab (65 mm) across two 12 mm slabs about 30 mm apart overhangs both supports' outer edges
+    # with nothing beside them: allowed, not "two gates' ends do not both fit".
+    lay = parse_layout({"stones": [{"shape": "slab", "angle": 7.5}, {"shape": "slab", "angle": -7.5},
+                                   {"shape": "block", "angle": 180.0}],
+                        "gates": [{"shape": "slab", "between": [0, 1]}]})
+    assert len(lay.gates) == 1
