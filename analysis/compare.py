@@ -46,7 +46,7 @@ import pandas as pd
 
 from analysis import metrics as M
 from analysis.load import RunData, load_run
-from analysis.stats import format_p, mean_ci, wilson
+from analysis.stats import count_per_game, mean_ci, wilson
 from sim.core.errors import InputError
 
 #: Bootstrap resamples for the interval of a difference of means (2000 puts the Monte Carlo error
@@ -203,6 +203,16 @@ def _load(path: str | Path, which: str) -> RunData:
     p = Path(path)
     if not p.exists():
         raise InputError("no such run folder", source=p, key=which)
+    from sim.core.store import Store
+
+    with Store.open(p) as store:  # InputError when there is no store or it is not SQLite
+        tables, game = set(store.tables()), store.meta().get("game", "")
+    missing = sorted({"games", "seats", "points"} - tables)
+    if missing:
+        raise InputError(f"the results store lacks the table(s) {', '.join(missing)} (damaged, or not a "
+                         "stonehenge-lab run); run the study again", source=p, key=which)
+    if not game:
+        raise InputError("the results store names no game (damaged, or not a stonehenge-lab run)", source=p, key=which)
     try:
         run = load_run(p)
     except InputError:
@@ -210,8 +220,6 @@ def _load(path: str | Path, which: str) -> RunData:
     except Exception as e:  # noqa: BLE001 - a damaged store is bad input, named with its cause
         raise InputError(f"cannot read the results store ({type(e).__name__}: {e}); run the study again",
                          source=p, key=which) from None
-    if not run.game:
-        raise InputError("the store names no game (damaged or not a stonehenge-lab run)", source=p, key=which)
     if run.games.empty:
         raise InputError("the run holds no finished games; nothing to compare", source=p, key=which)
     return run
@@ -432,6 +440,22 @@ def sun_rules_side_by_side(a: RunData, b: RunData) -> pd.DataFrame:
     m["_o"] = m["event"].map({e: i for i, e in enumerate(order)})
     m = m.sort_values("_o").drop(columns="_o").reset_index(drop=True)
     m = m.rename(columns={f"{c}_{t}": f"{t}_{c}" for c in keep[3:] for t in ("a", "b")})
+    # the table lists a failure cause or an ending only when some game of the run had it: in the
+    # other run it happened in none of its games (0, with the interval of 0 events), not "unknown"
+    for t, run in (("a", a), ("b", b)):
+        n = len(run.games)
+        dynamic = m[f"{t}_per_game"].isna() & (m["event"].str.startswith("failed placements: ")
+                                               | m["event"].str.startswith("ending: "))
+        if dynamic.any():
+            hi_count = count_per_game([0.0] * n)[2]
+            hi_share = wilson(0, n)[1]
+            m.loc[dynamic, f"{t}_per_game"] = 0.0
+            m.loc[dynamic, f"{t}_lo"] = 0.0
+            m.loc[dynamic, f"{t}_hi"] = np.where(m.loc[dynamic, "binary"].astype(bool), hi_share, hi_count)
+            m.loc[dynamic, f"{t}_games_with"] = 0
+            m.loc[dynamic, f"{t}_games"] = n
+    for c in ("a_games_with", "a_games", "b_games_with", "b_games"):
+        m[c] = m[c].astype("Int64")  # counts: NaN (not recorded) without turning them into floats
     return m
 
 
@@ -485,6 +509,8 @@ def _run_line(tag: str, r: RunData) -> str:
 def to_json(comp: Comparison) -> dict[str, Any]:
     """The comparison as plain JSON types (NaN becomes null)."""
     def clean(v: Any) -> Any:
+        if v is pd.NA:
+            return None
         if isinstance(v, (float, np.floating)):
             return None if v != v else float(v)
         if isinstance(v, (np.integer,)):
@@ -653,7 +679,8 @@ def render_html(comp: Comparison) -> str:
         parts.append("<h2>Stonehenge and the Sun: difficulty curve</h2><figure>"
                      f"<img alt='difficulty curve of both runs' src='data:image/png;base64,{b64}'>"
                      "<p class='note'>Share of passes that lose no stone, by the aim error the thrower drew and by "
-                     "the width of the mark area; bins are the quintiles of both runs' passes together; whiskers "
+                     "the width of the mark area (passes without a recorded width are left out of that curve); bins "
+                     "are the quintiles of both runs' passes together; whiskers "
                      "and bands: Wilson 95 % intervals; n under each bin: passes of A / B. Not part of the "
                      "corrected family of tests.</p></figure>")
         tab = comp.curve.assign(**{
