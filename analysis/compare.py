@@ -648,7 +648,8 @@ def render_html(comp: Comparison) -> str:
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
         f"<title>{esc(title)}: comparison</title><style>{_CSS}"
         "tr.sig td{background:#fff4e5}td.sig{color:#b00;font-weight:bold}"
-        "table.data td:nth-child(2),table.data th:nth-child(2){text-align:left}</style></head><body>",
+        "table.data td:nth-child(2),table.data th:nth-child(2){text-align:left}td.g{white-space:nowrap}"
+        ".ci{color:#555;font-size:.85em;white-space:nowrap}</style></head><body>",
         f"<h1>{esc(title)}</h1><p>Two studies of <b>{esc(game_title(a.game))}</b> compared by stonehenge-lab: "
         "every difference is B - A.</p>",
         "<table class='meta'>" + "".join(f"<tr><td>{esc(k)}</td><td>{esc(v)}</td></tr>" for k, v in meta_rows)
@@ -662,10 +663,10 @@ def render_html(comp: Comparison) -> str:
                  "</tr></thead><tbody>")
     for r in comp.rows.itertuples():
         parts.append(
-            f"<tr{' class=sig' if r.significant else ''}><td>{esc(r.group)}</td><td>{esc(r.metric)}</td>"
-            f"<td>{esc(_fmt(r.a, r.kind))} {esc(_ci(r.a_lo, r.a_hi, r.kind))}</td>"
-            f"<td>{esc(_fmt(r.b, r.kind))} {esc(_ci(r.b_lo, r.b_hi, r.kind))}</td>"
-            f"<td>{esc(_fmt(r.diff, r.kind, True))} {esc(_ci(r.diff_lo, r.diff_hi, r.kind))}</td>"
+            f"<tr{' class=sig' if r.significant else ''}><td class=g>{esc(r.group)}</td><td>{esc(r.metric)}</td>"
+            f"<td>{esc(_fmt(r.a, r.kind))}<br><span class=ci>{esc(_ci(r.a_lo, r.a_hi, r.kind))}</span></td>"
+            f"<td>{esc(_fmt(r.b, r.kind))}<br><span class=ci>{esc(_ci(r.b_lo, r.b_hi, r.kind))}</span></td>"
+            f"<td>{esc(_fmt(r.diff, r.kind, True))}<br><span class=ci>{esc(_ci(r.diff_lo, r.diff_hi, r.kind))}</span></td>"
             f"<td>{esc(r.test)}</td><td>{esc(_p(r.p))}</td><td>{esc(_p(r.p_holm))}</td>"
             f"<td{' class=sig' if r.significant else ''}>{esc(verdict(r))}</td></tr>")
     parts.append("</tbody></table><p class='note'>n: A "
