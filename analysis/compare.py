@@ -648,7 +648,8 @@ def render_html(comp: Comparison) -> str:
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
         f"<title>{esc(title)}: comparison</title><style>{_CSS}"
         "tr.sig td{background:#fff4e5}td.sig{color:#b00;font-weight:bold}"
-        "table.data td:nth-child(2),table.data th:nth-child(2){text-align:left}td.g{white-space:nowrap}"
+        "table.data td:nth-child(2),table.data th:nth-child(2),table.data td:nth-child(6){text-align:left}"
+        "td.g{white-space:nowrap}"
         ".ci{color:#555;font-size:.85em;white-space:nowrap}</style></head><body>",
         f"<h1>{esc(title)}</h1><p>Two studies of <b>{esc(game_title(a.game))}</b> compared by stonehenge-lab: "
         "every difference is B - A.</p>",

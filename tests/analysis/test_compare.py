@@ -218,6 +218,24 @@ def test_html_renders_without_sun_sections(runs: dict[str, Path]) -> None:
     assert page.count("<tr class=sig>") >= 2
 
 
+def test_a_sweep_is_pooled_with_a_note(runs: dict[str, Path], tmp_path: Path) -> None:
+    from analysis.compare import _pooled
+    from analysis.load import load_run
+
+    sweep = tmp_path / "sweep.toml"
+    sweep.write_text(DRUIDS.read_text(encoding="utf-8") + '\n[sweep]\n"rules.face_down" = [false, true]\n',
+                     encoding="utf-8")
+    run_dir = _study(tmp_path, "sweep", sweep, 1, games=30)
+    comp = compare_runs(runs["a"], run_dir)
+    assert any("sweep of 2 points" in n for n in comp.notes)
+    assert _row(comp, "game", "game length")["n_b"] == 60
+    pooled = _pooled(load_run(run_dir))
+    # one point, every game kept once under its own index
+    assert set(pooled.games["point"]) == {0} and len(pooled.games) == 60
+    assert pooled.games["game_index"].is_unique
+    assert len(pooled.seats) == 120 and not pooled.seats.duplicated(["game_index", "seat"]).any()
+
+
 # --- the Sun -------------------------------------------------------------------------------------------
 @pytest.mark.slow
 def test_sun_pair(tmp_path: Path) -> None:
