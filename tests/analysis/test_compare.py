@@ -142,8 +142,8 @@ def _row(comp, group: str, metric: str):  # noqa: ANN001, ANN202
 
 def test_a_real_rule_change_is_flagged(runs: dict[str, Path]) -> None:
     comp = compare_runs(runs["a"], runs["fd"])
-    # face down, no seat may claim a line early (rules: early claims need the values): the rule
-    # text says so, so early claims must drop to exactly 0 and that must be flagged
+    # face down there are no early claims whatever early_domination says (docs/rules-druids.md,
+    # face-down variant): early claims must drop to exactly 0, and that must be flagged
     early = _row(comp, "game", "early claims")
     assert early["b"] == 0.0 and early["a"] > 0
     assert early["significant"] and early["diff_hi"] < 0
