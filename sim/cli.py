@@ -453,6 +453,32 @@ def report(run_dir: Path = typer.Argument(..., metavar="RUN", help="run folder")
     typer.echo(str(build_report(run_dir)))
 
 
+# --- compare ---------------------------------------------------------------------------------
+@app.command()
+def compare(
+    run_a: Path = typer.Argument(..., metavar="RUN_A", help="baseline run folder (or its results.sqlite)"),
+    run_b: Path = typer.Argument(..., metavar="RUN_B", help="run folder compared with it (differences are B - A)"),
+    html_out: Optional[Path] = typer.Option(None, "--html", help="also write a self-contained HTML page here"),
+    json_out: bool = typer.Option(False, "--json", help="print the comparison as JSON"),
+) -> None:
+    """Compare two studies of the same game: each headline metric side by side, B - A with its
+    95 % interval and a test, Holm-corrected across metrics (docs/compare.md)."""
+    from analysis.compare import compare_runs, print_table, to_json, write_html
+
+    if html_out is not None:
+        from sim.core.outputs import check_output_file
+
+        check_output_file(html_out, "--html", (".html", ".htm"))  # before minutes of work, not after
+    comp = compare_runs(run_a, run_b)
+    written = write_html(comp, html_out) if html_out is not None else None
+    if json_out:
+        obj = to_json(comp)
+        obj["html"] = str(written) if written else None
+        _print_json(obj)
+    else:
+        print_table(comp, written)
+
+
 # --- game-specific command groups (mounted when their modules exist) ---------------------------
 def _mount() -> None:
     import importlib

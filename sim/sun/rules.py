@@ -685,6 +685,7 @@ class SunState(State):
         r = g.table.ring_radius
         ring = self.ring()
         half = math.asin(min(1.0, 0.5 * s.width / r))
+        spans: list[tuple[float, float, list[float]]]
         if ring.empty:
             spans = [(0.0, TAU, [])]
         else:

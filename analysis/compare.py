@@ -1,0 +1,742 @@
+"""Compare two studies of the same game: ``stonelab compare RUN_A RUN_B [--html OUT] [--json]``.
+
+Every headline metric of the two runs side by side, the difference **B - A** with its 95 %
+interval, a test suited to the metric and a multiple-comparison correction across all tested
+metrics:
+
+- **Proportions** (a seat's sole wins, a seat's shared wins, games without a winner, games with a
+  shared win; outcomes as :mod:`analysis.metrics` defines them): each rate with its Wilson 95 %
+  interval, the difference with Newcombe's hybrid score interval (Newcombe 1998, *Interval
+  estimation for the difference between independent proportions*, method 10: built from the two
+  Wilson intervals, so it stays sensible at 0 % and 100 %), and the two-sided two-proportion z-test
+  with pooled variance (the chi-square test without continuity correction); when an expected cell
+  count of the 2 x 2 table is below 5 the z-test's normal approximation is poor, so Fisher's exact
+  test is used instead (the row names the test).
+- **Per-game numbers** (game length, each seat's final score, the game's own headline number such
+  as early claims per game or penalty stones per pass, the Sun's penalty stones per game): means
+  with Student-t intervals, the difference of the means with a percentile bootstrap interval
+  (:data:`BOOTSTRAP_RESAMPLES` resamples of each run's games, fixed seed so the output is
+  reproducible) and the two-sided Mann-Whitney U test (which asks whether one run's values tend to
+  be larger, without assuming a distribution; the bootstrap interval is of the mean).
+- **Correction**: Holm's step-down method over every tested row (it controls the family-wise error
+  rate, the chance of flagging any difference at all when there is none, without assuming the
+  tests are independent). A row is flagged *significant* when its Holm-adjusted p-value is below
+  0.05.
+
+For the Sun the comparison also holds the difficulty curve of both runs in one figure (the chance
+of a clean pass by the aim error drawn and by the mark area's width, on bins shared by both runs)
+and the rules-exercised table (:func:`analysis.games.sun.rules_exercised`) of both side by side.
+
+Runs of different games or seat counts, missing or damaged run folders and runs without games are
+refused with :class:`sim.core.errors.InputError` (exit 2 from the CLI).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import html
+import math
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from analysis import metrics as M
+from analysis.load import RunData, load_run
+from analysis.stats import count_per_game, mean_ci, wilson
+from sim.core.errors import InputError
+
+#: Bootstrap resamples for the interval of a difference of means (2000 puts the Monte Carlo error
+#: of a 95 % percentile bound well below the interval's own width at a few hundred games).
+BOOTSTRAP_RESAMPLES = 2000
+#: Seed of the bootstrap: the same two runs always print the same intervals.
+BOOTSTRAP_SEED = 20260
+#: Family-wise error rate of the Holm correction.
+ALPHA = 0.05
+#: Below this expected count in a cell of the 2 x 2 table the z-test gives way to Fisher's test.
+MIN_EXPECTED = 5.0
+
+ROW_COLUMNS = ["group", "metric", "kind", "n_a", "a", "a_lo", "a_hi", "n_b", "b", "b_lo", "b_hi",
+               "diff", "diff_lo", "diff_hi", "test", "p", "p_holm", "significant"]
+
+
+# --- statistics ----------------------------------------------------------------------------------
+def newcombe_diff(k_a: float, n_a: int, k_b: float, n_b: int, confidence: float = 0.95) -> tuple[float, float, float]:
+    """Difference ``p_b - p_a`` of two independent proportions and Newcombe's hybrid score interval.
+
+    ``lo = d - sqrt((p_b - l_b)^2 + (u_a - p_a)^2)``, ``hi = d + sqrt((u_b - p_b)^2 + (p_a - l_a)^2)``
+    with ``(l, u)`` each proportion's Wilson interval (Newcombe 1998, method 10).
+
+    Returns:
+        (difference, low, high), all in [-1, 1]; NaNs when either run has no trials.
+
+    Raises:
+        ValueError: a count outside [0, n] (from :func:`analysis.stats.wilson`).
+    """
+    if n_a == 0 or n_b == 0:
+        nan = float("nan")
+        return (nan, nan, nan)
+    pa, pb = k_a / n_a, k_b / n_b
+    la, ua = wilson(k_a, n_a, confidence)
+    lb, ub = wilson(k_b, n_b, confidence)
+    d = pb - pa
+    lo = d - math.sqrt((pb - lb) ** 2 + (ua - pa) ** 2)
+    hi = d + math.sqrt((ub - pb) ** 2 + (pa - la) ** 2)
+    return (d, max(-1.0, lo), min(1.0, hi))
+
+
+def two_proportion_test(k_a: int, n_a: int, k_b: int, n_b: int) -> tuple[float, str]:
+    """Two-sided test that two proportions are equal.
+
+    The pooled two-proportion z-test; Fisher's exact test when an expected count of the 2 x 2
+    table is below :data:`MIN_EXPECTED` (where the normal approximation is poor).
+
+    Returns:
+        (p-value, test name); p = 1 when both runs show the same all-or-nothing outcome (nothing
+        varies, so nothing can differ).
+    """
+    if n_a == 0 or n_b == 0:
+        return (float("nan"), "no games")
+    k, n = k_a + k_b, n_a + n_b
+    pooled = k / n
+    if pooled in (0.0, 1.0):
+        return (1.0, "z-test (no variation)")
+    expected = min(n_a * pooled, n_a * (1 - pooled), n_b * pooled, n_b * (1 - pooled))
+    if expected < MIN_EXPECTED:
+        from scipy.stats import fisher_exact
+
+        res = fisher_exact([[k_a, n_a - k_a], [k_b, n_b - k_b]], alternative="two-sided")
+        return (float(res[1]), "Fisher exact")
+    se = math.sqrt(pooled * (1 - pooled) * (1 / n_a + 1 / n_b))
+    z = (k_b / n_b - k_a / n_a) / se
+    return (math.erfc(abs(z) / math.sqrt(2)), "two-proportion z")
+
+
+def holm(pvalues: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values (NaN entries are left NaN and not counted).
+
+    The i-th smallest of m p-values is multiplied by (m - i), i from 0, then made non-decreasing
+    and capped at 1; a hypothesis is rejected at level alpha when its adjusted value is < alpha.
+    """
+    idx = [i for i, p in enumerate(pvalues) if p == p]
+    order = sorted(idx, key=lambda i: pvalues[i])
+    m = len(order)
+    out = [float("nan")] * len(pvalues)
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * pvalues[i]))
+        out[i] = running
+    return out
+
+
+def bootstrap_mean_diff(a: np.ndarray, b: np.ndarray, confidence: float = 0.95,
+                        resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED) -> tuple[float, float, float]:
+    """Difference of means ``mean(b) - mean(a)`` and its percentile bootstrap interval (each run's
+    values resampled with replacement, independently).
+
+    Returns:
+        (difference, low, high); NaNs when either sample is empty.
+    """
+    if a.size == 0 or b.size == 0:
+        nan = float("nan")
+        return (nan, nan, nan)
+    rng = np.random.default_rng(seed)
+    # resampled means in blocks: memory stays ~ resamples x 1000 floats at most per block
+    def means(x: np.ndarray) -> np.ndarray:
+        out = np.empty(resamples)
+        step = max(1, 1_000_000 // x.size)
+        for s in range(0, resamples, step):
+            e = min(resamples, s + step)
+            out[s:e] = x[rng.integers(0, x.size, size=(e - s, x.size))].mean(axis=1)
+        return out
+
+    diffs = means(b) - means(a)
+    tail = (1 - confidence) / 2 * 100
+    lo, hi = np.percentile(diffs, [tail, 100 - tail])
+    return (float(b.mean() - a.mean()), float(lo), float(hi))
+
+
+def mann_whitney_p(a: np.ndarray, b: np.ndarray) -> float:
+    """Two-sided Mann-Whitney U test p-value (scipy; 1.0 when every value of both runs is the same,
+    NaN when a run has no values)."""
+    if a.size == 0 or b.size == 0:
+        return float("nan")
+    if np.unique(np.concatenate([a, b])).size == 1:
+        return 1.0
+    from scipy.stats import mannwhitneyu
+
+    return float(mannwhitneyu(b, a, alternative="two-sided").pvalue)
+
+
+# --- the comparison --------------------------------------------------------------------------------
+@dataclass
+class Comparison:
+    """Two runs compared.
+
+    Attributes:
+        a, b: the loaded runs (A is the baseline; differences are B - A).
+        rows: one row per metric, :data:`ROW_COLUMNS`: ``kind`` is ``proportion`` (values are
+            shares 0-1) or ``mean``; ``p_holm`` the Holm-adjusted p-value; ``significant`` is
+            ``p_holm < ALPHA``.
+        notes: things a reader must know (pooled sweep points, different agents, omitted rows).
+        changes: what the scenarios set differently (:func:`scenario_changes`).
+        curve: the Sun's difficulty curve of both runs (``by, bin, run, passes, clean, rate, lo,
+            hi``), empty for other games.
+        rules: the Sun's rules-exercised rows of both runs (``event`` and per run ``per_game, lo,
+            hi, games_with, games``), empty for other games.
+    """
+
+    a: RunData
+    b: RunData
+    rows: pd.DataFrame
+    notes: list[str] = field(default_factory=list)
+    curve: pd.DataFrame = field(default_factory=pd.DataFrame)
+    rules: pd.DataFrame = field(default_factory=pd.DataFrame)
+    changes: list[str] = field(default_factory=list)
+
+
+def _load(path: str | Path, which: str) -> RunData:
+    """Load one run, refusing what cannot be compared (the message names the folder)."""
+    p = Path(path)
+    if not p.exists():
+        raise InputError("no such run folder", source=p, key=which)
+    from sim.core.store import Store
+
+    with Store.open(p) as store:  # InputError when there is no store or it is not SQLite
+        tables, game = set(store.tables()), store.meta().get("game", "")
+    missing = sorted({"games", "seats", "points"} - tables)
+    if missing:
+        raise InputError(f"the results store lacks the table(s) {', '.join(missing)} (damaged, or not a "
+                         "stonehenge-lab run); run the study again", source=p, key=which)
+    if not game:
+        raise InputError("the results store names no game (damaged, or not a stonehenge-lab run)", source=p, key=which)
+    try:
+        run = load_run(p)
+    except InputError:
+        raise
+    except Exception as e:  # noqa: BLE001 - a damaged store is bad input, named with its cause
+        raise InputError(f"cannot read the results store ({type(e).__name__}: {e}); run the study again",
+                         source=p, key=which) from None
+    if run.games.empty:
+        raise InputError("the run holds no finished games; nothing to compare", source=p, key=which)
+    return run
+
+
+def _prop_row(group: str, metric: str, k_a: int, n_a: int, k_b: int, n_b: int) -> dict[str, Any]:
+    pa, pb = M.proportion(k_a, n_a), M.proportion(k_b, n_b)
+    d, lo, hi = newcombe_diff(k_a, n_a, k_b, n_b)
+    p, test = two_proportion_test(k_a, n_a, k_b, n_b)
+    return {"group": group, "metric": metric, "kind": "proportion", "n_a": n_a, "a": pa["rate"], "a_lo": pa["lo"],
+            "a_hi": pa["hi"], "n_b": n_b, "b": pb["rate"], "b_lo": pb["lo"], "b_hi": pb["hi"], "diff": d,
+            "diff_lo": lo, "diff_hi": hi, "test": test, "p": p}
+
+
+def _mean_row(group: str, metric: str, xa: Any, xb: Any) -> dict[str, Any]:
+    a = np.asarray(pd.to_numeric(pd.Series(xa), errors="coerce").dropna(), dtype=float)
+    b = np.asarray(pd.to_numeric(pd.Series(xb), errors="coerce").dropna(), dtype=float)
+    ma, la, ha = mean_ci(a.tolist())
+    mb, lb, hb = mean_ci(b.tolist())
+    d, lo, hi = bootstrap_mean_diff(a, b)
+    return {"group": group, "metric": metric, "kind": "mean", "n_a": int(a.size), "a": ma, "a_lo": la, "a_hi": ha,
+            "n_b": int(b.size), "b": mb, "b_lo": lb, "b_hi": hb, "diff": d, "diff_lo": lo, "diff_hi": hi,
+            "test": "Mann-Whitney U", "p": mann_whitney_p(a, b)}
+
+
+def _seat_scores(run: RunData, s: int) -> pd.Series:
+    return run.seats.loc[run.seats["seat"] == s, "score"] if not run.seats.empty else pd.Series(dtype=float)
+
+
+def _headline(run: RunData) -> tuple[str, str, pd.Series] | None:
+    from analysis.report import game_module
+
+    mod = game_module(run.game)
+    return mod.headline(run) if mod is not None and hasattr(mod, "headline") else None
+
+
+def _flatten(d: Any, prefix: str = "") -> dict[str, Any]:
+    """``{"rules": {"x": 1}, "seats": [{"agent": "a"}]} -> {"rules.x": 1, "seats.0.agent": "a"}``."""
+    out: dict[str, Any] = {}
+    if isinstance(d, dict):
+        for k, v in d.items():
+            out.update(_flatten(v, f"{prefix}{k}."))
+    elif isinstance(d, list) and any(isinstance(x, dict) for x in d):
+        for i, v in enumerate(d):
+            out.update(_flatten(v, f"{prefix}{i}."))
+    else:
+        out[prefix.rstrip(".")] = d
+    return out
+
+
+#: Scenario keys that say where and how a study ran, not what it studied.
+_NOT_DESIGN = {"out", "backend", "workers", "description"}
+
+
+def scenario_changes(a: RunData, b: RunData) -> list[str]:
+    """What the two runs' scenarios set differently (``rules.face_down: False -> True``), from the
+    scenarios the stores recorded; keys one run does not set are shown as ``(default)``."""
+    fa, fb = _flatten(a.scenario), _flatten(b.scenario)
+    out = []
+    for k in list(fa) + [k for k in fb if k not in fa]:
+        if k in _NOT_DESIGN:
+            continue
+        va, vb = fa.get(k, "(default)"), fb.get(k, "(default)")
+        if va != vb:
+            out.append(f"{k}: {va!r} -> {vb!r}")
+    return out
+
+
+def compare_runs(path_a: str | Path, path_b: str | Path) -> Comparison:
+    """Compare run B with run A (both run folders or ``results.sqlite`` files).
+
+    Raises:
+        InputError: a missing or damaged run, a run without games, runs of different games or
+            different seat counts.
+    """
+    a, b = _load(path_a, "RUN_A"), _load(path_b, "RUN_B")
+    if a.game != b.game:
+        raise InputError(f"run A is a study of {a.game!r}, run B of {b.game!r}; only runs of the same game can be "
+                         "compared", source=f"{a.run_dir} vs {b.run_dir}")
+    if a.n_seats != b.n_seats or a.games["num_players"].nunique() > 1 or b.games["num_players"].nunique() > 1:
+        sa = sorted(a.games["num_players"].unique().tolist())
+        sb = sorted(b.games["num_players"].unique().tolist())
+        raise InputError(f"run A has {'/'.join(map(str, sa))} seats, run B {'/'.join(map(str, sb))}; only runs with "
+                         "one and the same seat count can be compared (a seat's rate means something else "
+                         "with another number of players)", source=f"{a.run_dir} vs {b.run_dir}")
+    from analysis.report import score_unit, seat_name
+
+    notes: list[str] = []
+    for tag, r in (("A", a), ("B", b)):
+        if len(r.points) > 1:
+            notes.append(f"Run {tag} is a sweep of {len(r.points)} points; its games are pooled over the points here "
+                         f"(compare single points by running them as separate studies).")
+    n = a.n_seats
+    rows: list[dict[str, Any]] = []
+    wa, wb = M.seat_win_rates(a.games, a.seats, n), M.seat_win_rates(b.games, b.seats, n)
+    na, nb = len(a.games), len(b.games)
+    ea, eb = M.endings(a.games), M.endings(b.games)
+    any_shared = ea["shared"] + eb["shared"] > 0
+    for s in range(n):
+        ra, rb = wa.iloc[s], wb.iloc[s]
+        rows.append(_prop_row(seat_name(s), "sole-win rate", int(ra["wins"]), na, int(rb["wins"]), nb))
+        if any_shared:
+            rows.append(_prop_row(seat_name(s), "shared-win rate", int(ra["shared"]), na, int(rb["shared"]), nb))
+        if ra["label"] != rb["label"]:
+            notes.append(f"{seat_name(s).capitalize()} plays {ra['label']} in run A and {rb['label']} in run B: its "
+                         "differences mix the change of agent with any change of rules.")
+    rows.append(_prop_row("game", "draw rate (no winner)", ea["draws"], na, eb["draws"], nb))
+    if any_shared:
+        rows.append(_prop_row("game", "shared-win rate (2+ winners)", ea["shared"], na, eb["shared"], nb))
+    else:
+        notes.append("No game of either run ended in a shared win, so shared-win rates are left out.")
+    rows.append(_mean_row("game", "game length (actions)", a.games["length"], b.games["length"]))
+    unit = score_unit(a.game)
+    for s in range(n):
+        sa_, sb_ = _seat_scores(a, s), _seat_scores(b, s)
+        if sa_.notna().any() or sb_.notna().any():
+            rows.append(_mean_row(seat_name(s), f"final score ({unit})", sa_, sb_))
+    ha, hb = _headline(a), _headline(b)
+    if ha is not None and hb is not None:
+        rows.append(_mean_row("game", ha[1], ha[2], hb[2]))
+    if a.game == "sun":
+        from analysis.games import own_aligned
+
+        oa, ob = own_aligned(a), own_aligned(b)
+        if "penalty_total" in oa and "penalty_total" in ob:
+            rows.append(_mean_row("game", "penalty stones per game", oa["penalty_total"], ob["penalty_total"]))
+    df = pd.DataFrame(rows)
+    df["p_holm"] = holm(df["p"].tolist())
+    df["significant"] = df["p_holm"] < ALPHA
+    comp = Comparison(a=a, b=b, rows=df[ROW_COLUMNS], notes=notes, changes=scenario_changes(a, b))
+    if a.game == "sun":
+        comp.curve = sun_difficulty(a, b)
+        comp.rules = sun_rules_side_by_side(a, b)
+    return comp
+
+
+# --- the Sun ---------------------------------------------------------------------------------------
+#: Bins of the Sun's difficulty curve (quantiles of both runs' passes together).
+CURVE_BINS = 5
+
+
+def sun_difficulty(a: RunData, b: RunData) -> pd.DataFrame:
+    """The chance of a clean pass (no stone lost) of both runs, by the aim error drawn
+    (|``noise_aim_deg``|, degrees) and by the mark area's width (``area_width_mm``, mm).
+
+    The bins are the quintiles of both runs' passes pooled, so the two curves share their x.
+
+    Returns:
+        Rows ``by`` ("aim error" or "area width"), ``bin`` (label), ``lo_edge, hi_edge``, ``run``
+        ("A"/"B"), ``passes, clean, rate, lo, hi`` (Wilson 95 %); empty when a run has no passes.
+    """
+    pa, pb = a.detail("passes"), b.detail("passes")
+    cols = ["by", "bin", "lo_edge", "hi_edge", "run", "passes", "clean", "rate", "lo", "hi"]
+    if pa.empty or pb.empty or "penalties" not in pa or "penalties" not in pb:
+        return pd.DataFrame(columns=cols)
+    out = []
+    for by, col, fn in (("aim error", "noise_aim_deg", np.abs), ("area width", "area_width_mm", lambda x: x)):
+        if col not in pa or col not in pb:
+            continue
+        xa, xb = fn(pa[col].astype(float)), fn(pb[col].astype(float))
+        both = pd.concat([xa, xb]).dropna()
+        if both.empty:
+            continue
+        edges = np.unique(np.quantile(both, np.linspace(0, 1, CURVE_BINS + 1)))
+        if edges.size < 2:
+            edges = np.array([edges[0], edges[0]])
+        digits = 0 if by == "area width" else 1
+        for tag, x, p in (("A", xa, pa), ("B", xb, pb)):
+            # right-closed bins, the lowest including its left edge (every pass lands in one bin)
+            idx = np.clip(np.searchsorted(edges, x.to_numpy(), side="left") - 1, 0, edges.size - 2)
+            clean = (p["penalties"].to_numpy() == 0)
+            ok = x.notna().to_numpy()
+            for i in range(edges.size - 1):
+                sel = ok & (idx == i)
+                k, m = int(clean[sel].sum()), int(sel.sum())
+                pr = M.proportion(k, m)
+                out.append({"by": by, "bin": f"{edges[i]:.{digits}f}–{edges[i + 1]:.{digits}f}",
+                            "lo_edge": float(edges[i]), "hi_edge": float(edges[i + 1]), "run": tag, "passes": m,
+                            "clean": k, "rate": pr["rate"], "lo": pr["lo"], "hi": pr["hi"]})
+    return pd.DataFrame(out, columns=cols)
+
+
+def _pooled(run: RunData) -> RunData:
+    """The run with all sweep points folded into one (point 0; game indices made unique), for a
+    rules-exercised table of all its games."""
+    if len(run.points) <= 1:
+        return run
+    width = int(run.games["game_index"].max()) + 1
+
+    def fold(df: pd.DataFrame) -> pd.DataFrame:
+        if df.empty or "point" not in df or "game_index" not in df:
+            return df
+        df = df.copy()
+        df["game_index"] = df["point"].astype(int) * width + df["game_index"].astype(int)
+        df["point"] = 0
+        return df
+
+    return replace(run, games=fold(run.games), seats=fold(run.seats), own=fold(run.own),
+                   details={k: fold(v) for k, v in run.details.items()},
+                   points=pd.DataFrame({"point": [0]}), sweep_keys=[])
+
+
+def sun_rules_side_by_side(a: RunData, b: RunData) -> pd.DataFrame:
+    """The Sun's rules-exercised table (:func:`analysis.games.sun.rules_exercised`) of both runs,
+    one row per event in A's order (events seen only in B appended).
+
+    Returns:
+        ``group, event, binary`` and per run ``X`` in ("a", "b"): ``X_per_game, X_lo, X_hi``,
+        ``X_games_with, X_games`` (NaN / 0 when the run lacks the event).
+    """
+    from analysis.games.sun import rules_exercised
+
+    ta, tb = rules_exercised(_pooled(a)), rules_exercised(_pooled(b))
+    keep = ["group", "event", "binary", "per_game", "lo", "hi", "games_with", "games"]
+    ta, tb = ta[keep], tb[keep]
+    m = ta.merge(tb, on=["group", "event", "binary"], how="outer", suffixes=("_a", "_b"), sort=False)
+    order = list(ta["event"]) + [e for e in tb["event"] if e not in set(ta["event"])]
+    m["_o"] = m["event"].map({e: i for i, e in enumerate(order)})
+    m = m.sort_values("_o").drop(columns="_o").reset_index(drop=True)
+    m = m.rename(columns={f"{c}_{t}": f"{t}_{c}" for c in keep[3:] for t in ("a", "b")})
+    # the table lists a failure cause or an ending only when some game of the run had it: in the
+    # other run it happened in none of its games (0, with the interval of 0 events), not "unknown"
+    for t, run in (("a", a), ("b", b)):
+        n = len(run.games)
+        dynamic = m[f"{t}_per_game"].isna() & (m["event"].str.startswith("failed placements: ")
+                                               | m["event"].str.startswith("ending: "))
+        if dynamic.any():
+            hi_count = count_per_game([0.0] * n)[2]
+            hi_share = wilson(0, n)[1]
+            m.loc[dynamic, f"{t}_per_game"] = 0.0
+            m.loc[dynamic, f"{t}_lo"] = 0.0
+            m.loc[dynamic, f"{t}_hi"] = np.where(m.loc[dynamic, "binary"].astype(bool), hi_share, hi_count)
+            m.loc[dynamic, f"{t}_games_with"] = 0
+            m.loc[dynamic, f"{t}_games"] = n
+    for c in ("a_games_with", "a_games", "b_games_with", "b_games"):
+        m[c] = m[c].astype("Int64")  # counts: NaN (not recorded) without turning them into floats
+    return m
+
+
+# --- output ----------------------------------------------------------------------------------------
+def _fmt(x: float, kind: str, signed: bool = False) -> str:
+    if x != x:
+        return "n/a"
+    if kind == "proportion":
+        v = 100 * x
+        return f"{v:+.1f} pt" if signed else f"{v:.1f} %"
+    return f"{x:+.3g}" if signed else f"{x:.3g}"
+
+
+def _ci(lo: float, hi: float, kind: str) -> str:
+    if lo != lo:
+        return ""
+    if kind == "proportion":
+        return f"[{100 * lo:.1f}, {100 * hi:.1f}]"
+    return f"[{lo:.3g}, {hi:.3g}]"
+
+
+def verdict(r: Any) -> str:
+    """One line on a row: what changed from A to B and whether it survives the correction."""
+    if r.p != r.p:
+        return "not tested (no data)"
+    if r.significant:
+        return "differs (Holm-corrected)"
+    if r.p < ALPHA:
+        return "p < 0.05 alone, not after correction"
+    return "no detectable difference"
+
+
+def summary_line(comp: Comparison) -> str:
+    """How many metrics differ after the correction, named."""
+    sig = comp.rows[comp.rows["significant"]]
+    tested = int(comp.rows["p"].notna().sum())
+    if sig.empty:
+        return (f"No metric differs between the runs after Holm's correction over {tested} tests "
+                f"(family-wise error rate {ALPHA:.0%}).")
+    names = "; ".join(f"{r.group}: {r.metric} {_fmt(r.diff, r.kind, True)}" for r in sig.itertuples())
+    return f"{len(sig)} of {tested} metrics differ after Holm's correction (B - A): {names}."
+
+
+def _run_line(tag: str, r: RunData) -> str:
+    from analysis.report import seat_labels
+
+    return (f"{tag}: {r.run_dir} - scenario {r.meta.get('name', '?')}, {len(r.games)} games, seed "
+            f"{r.meta.get('seed', '?')}; {'; '.join(seat_labels(r, short=False))}")
+
+
+def to_json(comp: Comparison) -> dict[str, Any]:
+    """The comparison as plain JSON types (NaN becomes null)."""
+    def clean(v: Any) -> Any:
+        if v is pd.NA:
+            return None
+        if isinstance(v, (float, np.floating)):
+            return None if v != v else float(v)
+        if isinstance(v, (np.integer,)):
+            return int(v)
+        if isinstance(v, np.bool_):
+            return bool(v)
+        return v
+
+    def records(df: pd.DataFrame) -> list[dict[str, Any]]:
+        return [{k: clean(v) for k, v in row.items()} for row in df.to_dict(orient="records")]
+
+    return {
+        "game": comp.a.game,
+        "a": {"run": str(comp.a.run_dir), "scenario": comp.a.meta.get("name", ""), "games": len(comp.a.games)},
+        "b": {"run": str(comp.b.run_dir), "scenario": comp.b.meta.get("name", ""), "games": len(comp.b.games)},
+        "difference": "B - A", "correction": "Holm", "alpha": ALPHA,
+        "scenario_changes": comp.changes, "rows": records(comp.rows), "notes": comp.notes, "summary": summary_line(comp),
+        "sun_difficulty": records(comp.curve), "sun_rules_exercised": records(comp.rules),
+    }
+
+
+def print_table(comp: Comparison, html_path: Path | None = None) -> None:
+    """Print the comparison as a rich table, then the notes and the runs (file paths and commands
+    on lines of their own, never wrapped, so they can be copied)."""
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    con = Console()
+    t = Table(title=f"compare ({comp.a.game}): B - A with 95 % intervals, Holm-corrected p", title_justify="left",
+              box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    # the A and B intervals are in --json and the page: the difference's interval is the one to read
+    for c in ("metric", "A", "B", "B - A [95 %]", "test", "p", "p Holm", ""):
+        t.add_column(c, justify="left" if c in ("metric", "test") else "right", overflow="fold")
+    for r in comp.rows.itertuples():
+        mark = "[bold red]*[/]" if r.significant else ""
+        t.add_row(f"{_short_group(r.group)} {r.metric}", _fmt(r.a, r.kind), _fmt(r.b, r.kind),
+                  f"{_fmt(r.diff, r.kind, True)} {_ci(r.diff_lo, r.diff_hi, r.kind)}", SHORT_TESTS.get(r.test, r.test),
+                  _p(r.p), _p(r.p_holm), mark)
+    con.print(t)
+    con.print("*: differs after Holm's correction (family-wise 5 %). pt: percentage points. s0: seat 0. Tests: z "
+              "two-proportion, Fisher exact, MW U Mann-Whitney; intervals: Newcombe (rates), bootstrap (means).")
+    if not comp.curve.empty:
+        con.print("[bold]Sun: chance of a clean pass by aim error drawn (A / B)[/]")
+        cv = comp.curve[comp.curve["by"] == "aim error"]
+        for bin_, g in cv.groupby("bin", sort=False):
+            ra, rb = g[g["run"] == "A"].iloc[0], g[g["run"] == "B"].iloc[0]
+            con.print(f"  {bin_}°: A {_fmt(ra['rate'], 'proportion')} of {ra['passes']}   "
+                      f"B {_fmt(rb['rate'], 'proportion')} of {rb['passes']}")
+    if not comp.rules.empty:
+        rt = Table(title="Sun: rules exercised (per game [95 %])", title_justify="left", box=box.SIMPLE_HEAD,
+                   pad_edge=False)
+        for c in ("event", "A", "B"):
+            rt.add_column(c, justify="left" if c == "event" else "right", overflow="fold")
+        for r in comp.rules.itertuples():
+            rt.add_row(r.event, _rules_cell(r.a_per_game, r.a_lo, r.a_hi, r.a_games_with, r.a_games, r.binary),
+                       _rules_cell(r.b_per_game, r.b_lo, r.b_hi, r.b_games_with, r.b_games, r.binary))
+        con.print(rt)
+    con.print(summary_line(comp))
+    con.print("scenario changes A -> B: " + ("; ".join(comp.changes) if comp.changes else "none (same scenario)"),
+              markup=False, highlight=False)
+    for note in comp.notes:
+        con.print(f"note: {note}")
+    con.print(_run_line("A", comp.a), soft_wrap=True, markup=False, highlight=False)
+    con.print(_run_line("B", comp.b), soft_wrap=True, markup=False, highlight=False)
+    if html_path is not None:
+        con.print(f"html: {html_path}", soft_wrap=True, markup=False, highlight=False)
+
+
+#: Short names of the tests for the terminal table.
+SHORT_TESTS = {"two-proportion z": "z", "Fisher exact": "Fisher", "Mann-Whitney U": "MW U",
+               "z-test (no variation)": "none"}
+
+
+def _short_group(group: str) -> str:
+    """``seat 0 -> s0``, ``game -> ''``: the terminal table's metric names stay narrow."""
+    return "s" + group.removeprefix("seat ") if group.startswith("seat ") else ""
+
+
+def _p(p: float) -> str:
+    """A p-value for the table: ``<0.001``, ``0.0042``, ``0.41``."""
+    if p != p:
+        return "n/a"
+    return "<0.001" if p < 0.001 else f"{p:.2g}"
+
+
+def _rules_cell(m: float, lo: float, hi: float, k: float, n: float, binary: bool) -> str:
+    if m != m:
+        return "not recorded"
+    if binary:
+        return f"{100 * m:.0f} % [{100 * lo:.0f}, {100 * hi:.0f}] ({int(k)} of {int(n)})"
+    return f"{m:.2f} [{lo:.2f}, {hi:.2f}]"
+
+
+def _difficulty_figure(curve: pd.DataFrame) -> Any:
+    """One figure, both runs: clean-pass chance by aim error (left) and by area width (right)."""
+    from analysis.plots import lines_ci, new_figure_row, ticks_with_n
+
+    bys = [b for b in ("aim error", "area width") if (curve["by"] == b).any()]
+    fig, axes = new_figure_row(len(bys), 5.2 * len(bys), 4.0)
+    axes = list(np.atleast_1d(axes))
+    for ax, by in zip(axes, bys):
+        c = curve[curve["by"] == by]
+        bins = list(dict.fromkeys(c["bin"]))
+        series = []
+        for tag in ("A", "B"):
+            g = c[c["run"] == tag].set_index("bin").reindex(bins)
+            series.append((f"run {tag}", g["rate"].tolist(), g["lo"].tolist(), g["hi"].tolist()))
+        xlabel = "aim error drawn (|degrees|, quintiles of both runs)" if by == "aim error" else \
+            "mark area width (mm, quintiles of both runs)"
+        lines_ci(bins, series, title=f"Clean pass by {by}", xlabel=xlabel, ylabel="passes losing no stone",
+                 percent=True, colors=["#0072B2", "#D55E00"], ax=ax, categorical=True)
+        na = c[c["run"] == "A"].set_index("bin").reindex(bins)["passes"]
+        nb = c[c["run"] == "B"].set_index("bin").reindex(bins)["passes"]
+        ticks_with_n(ax, list(range(len(bins))), bins, [f"{int(x)}/{int(y)}" for x, y in zip(na, nb)])  # type: ignore[misc]
+    return fig
+
+
+def render_html(comp: Comparison) -> str:
+    """The comparison as a self-contained HTML page (the report's style; plots embedded as PNG)."""
+    from analysis.report import _CSS, _png_b64, _table_html, game_title, seat_labels
+
+    esc = html.escape
+    a, b = comp.a, comp.b
+    title = f"{a.meta.get('name', a.run_dir.name)} vs {b.meta.get('name', b.run_dir.name)}"
+    meta_rows = [("game", f"{game_title(a.game)} ({a.game})")]
+    for tag, r in (("A (baseline)", a), ("B", b)):
+        meta_rows.append((f"run {tag}", f"{r.run_dir} - scenario {r.meta.get('name', '?')}"
+                          + (f": {r.scenario.get('description')}" if r.scenario.get("description") else "")
+                          + f"; {len(r.games)} games, seed {r.meta.get('seed', '?')}, "
+                          + "; ".join(seat_labels(r, short=False))))
+    meta_rows.append(("scenario changes A → B", "; ".join(comp.changes) if comp.changes else "none (same scenario)"))
+    meta_rows.append(("generated", _dt.datetime.now().strftime("%Y-%m-%d %H:%M")))
+    parts = [
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+        f"<title>{esc(title)}: comparison</title><style>{_CSS}"
+        "tr.sig td{background:#fff4e5}td.sig{color:#b00;font-weight:bold}"
+        "table.data td:nth-child(2),table.data th:nth-child(2),table.data td:nth-child(6){text-align:left}"
+        "td.g{white-space:nowrap}"
+        ".ci{color:#555;font-size:.85em;white-space:nowrap}</style></head><body>",
+        f"<h1>{esc(title)}</h1><p>Two studies of <b>{esc(game_title(a.game))}</b> compared by stonehenge-lab: "
+        "every difference is B - A.</p>",
+        "<table class='meta'>" + "".join(f"<tr><td>{esc(k)}</td><td>{esc(v)}</td></tr>" for k, v in meta_rows)
+        + "</table>",
+        f"<p class='finding'>{esc(summary_line(comp))}</p>",
+    ]
+    for note in comp.notes:
+        parts.append(f"<p class='note'>{esc(note)}</p>")
+    parts.append("<h2>Headline metrics</h2><table class='data'><thead><tr><th></th><th>metric</th><th>A [95 %]</th>"
+                 "<th>B [95 %]</th><th>B - A [95 %]</th><th>test</th><th>p</th><th>p (Holm)</th><th>verdict</th>"
+                 "</tr></thead><tbody>")
+    for r in comp.rows.itertuples():
+        parts.append(
+            f"<tr{' class=sig' if r.significant else ''}><td class=g>{esc(r.group)}</td><td>{esc(r.metric)}</td>"
+            f"<td>{esc(_fmt(r.a, r.kind))}<br><span class=ci>{esc(_ci(r.a_lo, r.a_hi, r.kind))}</span></td>"
+            f"<td>{esc(_fmt(r.b, r.kind))}<br><span class=ci>{esc(_ci(r.b_lo, r.b_hi, r.kind))}</span></td>"
+            f"<td>{esc(_fmt(r.diff, r.kind, True))}<br><span class=ci>{esc(_ci(r.diff_lo, r.diff_hi, r.kind))}</span></td>"
+            f"<td>{esc(r.test)}</td><td>{esc(_p(r.p))}</td><td>{esc(_p(r.p_holm))}</td>"
+            f"<td{' class=sig' if r.significant else ''}>{esc(verdict(r))}</td></tr>")
+    parts.append("</tbody></table><p class='note'>n: A "
+                 f"{len(a.games)} games, B {len(b.games)} games; pt: percentage points.</p>")
+    if not comp.curve.empty:
+        fig = _difficulty_figure(comp.curve)
+        _png, b64 = _png_b64(fig)
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+        parts.append("<h2>Stonehenge and the Sun: difficulty curve</h2><figure>"
+                     f"<img alt='difficulty curve of both runs' src='data:image/png;base64,{b64}'>"
+                     "<p class='note'>Share of passes that lose no stone, by the aim error the thrower drew and by "
+                     "the width of the mark area (passes without a recorded width are left out of that curve); bins "
+                     "are the quintiles of both runs' passes together; whiskers "
+                     "and bands: Wilson 95 % intervals; n under each bin: passes of A / B. Not part of the "
+                     "corrected family of tests.</p></figure>")
+        tab = comp.curve.assign(**{
+            "clean [95 %]": [f"{_fmt(r, 'proportion')} {_ci(lo, hi, 'proportion')}"
+                             for r, lo, hi in zip(comp.curve["rate"], comp.curve["lo"], comp.curve["hi"])]})
+        wide = tab.pivot_table(index=["by", "bin"], columns="run", values=["clean [95 %]", "passes"],
+                               aggfunc="first", sort=False)
+        wide.columns = [f"{v} {r}" for v, r in wide.columns]
+        parts.append("<h3>Clean passes by bin</h3>" + _table_html(wide.reset_index()))
+    if not comp.rules.empty:
+        df = pd.DataFrame({
+            "event": comp.rules["event"],
+            "A per game [95 %]": [_rules_cell(r.a_per_game, r.a_lo, r.a_hi, r.a_games_with, r.a_games, r.binary)
+                                  for r in comp.rules.itertuples()],
+            "A games with it": [f"{int(k)} of {int(n)}" if k == k else "" for k, n in
+                                zip(comp.rules["a_games_with"], comp.rules["a_games"])],
+            "B per game [95 %]": [_rules_cell(r.b_per_game, r.b_lo, r.b_hi, r.b_games_with, r.b_games, r.binary)
+                                  for r in comp.rules.itertuples()],
+            "B games with it": [f"{int(k)} of {int(n)}" if k == k else "" for k, n in
+                                zip(comp.rules["b_games_with"], comp.rules["b_games"])],
+        })
+        parts.append("<h2>Rules exercised</h2><p class='note'>How often each rule came into play, per game with its "
+                     "95 % interval (endings: share of games, Wilson); sweep points pooled.</p>" + _table_html(df))
+    parts.append(
+        "<h2>Methods</h2><p class='note'>Outcomes as in the study reports: a seat's win is a sole win; a draw has no "
+        "winner; a shared win has two or more winners. Proportions: Wilson 95 % intervals; their difference: "
+        "Newcombe's hybrid score interval (1998, method 10); test: two-sided pooled two-proportion z-test, or "
+        f"Fisher's exact test when an expected cell count is below {MIN_EXPECTED:g}. Per-game numbers: means with "
+        f"Student-t 95 % intervals; the difference of means with a percentile bootstrap interval "
+        f"({BOOTSTRAP_RESAMPLES} resamples, seed {BOOTSTRAP_SEED}); test: two-sided Mann-Whitney U (scipy). "
+        f"Multiple comparisons: Holm's step-down correction over all {int(comp.rows['p'].notna().sum())} tested "
+        f"rows, family-wise error rate {ALPHA:.0%}.</p></body></html>")
+    return "\n".join(parts)
+
+
+def write_html(comp: Comparison, out: str | Path) -> Path:
+    """Write :func:`render_html` to ``out`` (through a temporary file, so a failure leaves nothing
+    half-written).
+
+    Raises:
+        InputError: ``out`` is a folder, not an .html file name, or cannot be written.
+    """
+    from sim.core.outputs import check_output_file
+
+    path = check_output_file(out, "--html", (".html", ".htm"))
+    page = render_html(comp)
+    tmp = path.with_name(path.name + ".part")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(page, encoding="utf-8")
+        tmp.replace(path)
+    except OSError as e:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        raise InputError(f"cannot write the page there ({e.strerror or e}); give a writable file path",
+                         source=path, key="--html") from None
+    return path
