@@ -104,10 +104,7 @@ def export_table(run_dir: str | Path, table: str, fmt: str, out: str | Path | No
     tmp = path.with_name(path.name + ".part")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        if fmt == "csv":
-            df.to_csv(tmp, index=False)
-        else:
-            df.to_parquet(tmp, index=False)
+        _write_export(df, tmp, fmt, f"export {table}")
         tmp.replace(path)
     except OSError as e:
         with contextlib.suppress(OSError):
@@ -115,6 +112,38 @@ def export_table(run_dir: str | Path, table: str, fmt: str, out: str | Path | No
         raise InputError(f"cannot write the export there ({e.strerror or e}); give a writable file path",
                          source=path, key="--out") from None
     return path
+
+
+EXPORT_CHUNK_ROWS = 50_000
+
+
+def _write_export(df: pd.DataFrame, path: Path, fmt: str, label: str) -> None:
+    """Write ``df`` as CSV or Parquet in chunks of :data:`EXPORT_CHUNK_ROWS` rows, with progress
+    (a bar on a terminal, plain lines after 5 s otherwise) for a large store.
+
+    Raises:
+        OSError: the file cannot be written.
+    """
+    from sim.core.progress import Progress
+
+    n = len(df)
+    with Progress(max(n, 1), label, unit="rows", quiet_s=5.0, enabled=n > EXPORT_CHUNK_ROWS) as bar:
+        if fmt == "csv":
+            with open(path, "w", newline="", encoding="utf-8") as fh:
+                for k in range(0, max(n, 1), EXPORT_CHUNK_ROWS):
+                    part = df.iloc[k:k + EXPORT_CHUNK_ROWS]
+                    part.to_csv(fh, index=False, header=k == 0)
+                    bar.advance(len(part))
+        else:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            schema = pa.Table.from_pandas(df.iloc[:0], preserve_index=False).schema
+            with pq.ParquetWriter(path, schema) as writer:
+                for k in range(0, max(n, 1), EXPORT_CHUNK_ROWS):
+                    part = df.iloc[k:k + EXPORT_CHUNK_ROWS]
+                    writer.write_table(pa.Table.from_pandas(part, schema=schema, preserve_index=False))
+                    bar.advance(len(part))
 
 
 @dataclass

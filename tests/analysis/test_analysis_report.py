@@ -196,3 +196,22 @@ def test_sun_section_by_hand(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     assert f"({lo:.1f}°, 4 passes, to {hi:.1f}°, 4 passes) the cost per pass goes from 1.00 [" in text and "to 0.50 [" in text
     assert "0 of 8 passes (0.0 %" in text
     assert sun.headline(run)[2].tolist() == [0.75, 0.75]
+
+
+def test_a_large_export_is_written_in_chunks_with_progress(tmp_path, monkeypatch, capsys) -> None:
+    # Exports of large stores show progress; chunked writing gives the same CSV and Parquet as one
+    # write (chunk size lowered so a small frame spans several chunks).
+    import pandas as pd
+
+    from analysis import load as L
+
+    df = pd.DataFrame({"a": range(23), "b": [f"x{i}" for i in range(23)], "c": [i / 7 for i in range(23)]})
+    monkeypatch.setattr(L, "EXPORT_CHUNK_ROWS", 5)
+    for fmt in ("csv", "parquet"):
+        out = tmp_path / f"t.{fmt}"
+        L._write_export(df, out, fmt, "export t")
+        back = pd.read_csv(out) if fmt == "csv" else pd.read_parquet(out)
+        pd.testing.assert_frame_equal(back, df)
+    empty = tmp_path / "e.csv"
+    L._write_export(df.iloc[:0], empty, "csv", "export e")
+    assert empty.read_text().strip() == "a,b,c"
