@@ -353,17 +353,29 @@ def _sweep(
             # validate each value in context: set it and validate the whole scenario
             trial = copy.deepcopy(dict(raw))
             trial.pop("sweep", None)
-            try:
-                _set_path(trial, key, v)
-            except KeyError as e:
-                raise ScenarioError(str(e.args[0]), source=source, key=where) from None
-            try:
-                scenario_from_dict(trial, registry, source=source, default_name=default_name)
-            except ScenarioError as e:
-                inner = f"key '{e.key}': {e.message}" if e.key else e.message
-                raise ScenarioError(f"value {v!r} is not allowed: {inner}", source=source, key=where) from None
+            check_in_context(trial, key, v, _set_path, registry, source=source, default_name=default_name, where=where)
         out.append((key, tuple(vals)))
     return tuple(out)
+
+
+def check_in_context(trial: dict[str, Any], key: str, value: Any, set_value: Any, registry: Registry, *,
+                     source: str, default_name: str, where: str) -> None:
+    """Set ``key`` to ``value`` in the raw scenario ``trial`` with ``set_value(trial, key, value)``
+    and validate the whole scenario: what a sweep value or a sensitivity bound must pass.
+
+    Raises:
+        ScenarioError: at ``where``: the key names nothing settable, or the value is not allowed
+            there (the inner key and reason quoted).
+    """
+    try:
+        set_value(trial, key, value)
+    except KeyError as e:
+        raise ScenarioError(str(e.args[0]), source=source, key=where) from None
+    try:
+        scenario_from_dict(trial, registry, source=source, default_name=default_name)
+    except ScenarioError as e:
+        inner = f"key '{e.key}': {e.message}" if e.key else e.message
+        raise ScenarioError(f"value {value!r} is not allowed: {inner}", source=source, key=where) from None
 
 
 def _set_path(raw: dict[str, Any], dotted: str, value: Any) -> None:

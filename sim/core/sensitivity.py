@@ -211,7 +211,7 @@ def parse_plan(raw: Mapping[str, Any], registry: "Registry", *, source: str = "<
             same scenario, no inputs (and no game defaults), an input that is not ``[low, high]``
             with ``low < high``, or a value the varied key does not allow.
     """
-    from sim.core.scenario import scenario_from_dict
+    from sim.core.scenario import check_in_context
 
     sec = raw.get(SECTION)
     if not isinstance(sec, dict):
@@ -245,16 +245,8 @@ def parse_plan(raw: Mapping[str, Any], registry: "Registry", *, source: str = "<
         if not lo < hi:
             raise ScenarioError(f"got [{lo}, {hi}]; allowed: [low, high] with low < high", source=source, key=where)
         for v in (lo, hi):
-            trial = copy.deepcopy(base)
-            try:
-                set_input(trial, key, v)
-            except KeyError as e:
-                raise ScenarioError(str(e.args[0]), source=source, key=where) from None
-            try:
-                scenario_from_dict(trial, registry, source=source, default_name=default_name)
-            except ScenarioError as e:
-                inner = f"key '{e.key}': {e.message}" if e.key else e.message
-                raise ScenarioError(f"value {v!r} is not allowed: {inner}", source=source, key=where) from None
+            check_in_context(copy.deepcopy(base), key, v, set_input, registry, source=source,
+                             default_name=default_name, where=where)
         inputs.append(Input(key, float(lo), float(hi), integer=isinstance(lo, int) and isinstance(hi, int)))
     # one canonical order, by key: the store keeps the scenario as JSON with sorted keys, and a
     # Sobol' design is tied to the column order of its problem, so sampling and analysis must agree
