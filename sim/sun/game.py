@@ -58,12 +58,21 @@ SECTIONS: dict[str, tuple[Option, ...]] = {
                        choices=("fast", "reference")),) + _float_opts(PhysicsSpec(), "simulation", PHYSICS_RANGES),
     "shapes": tuple(Option(n, dict, {}, f"overrides of the {n} shape: width, depth, height, count, density",
                            check=lambda v: None if isinstance(v, dict) else "a table") for n in ("pillar", "block", "slab")),
+    "layout": (
+        Option("file", str, "", "a layout TOML (scenarios/sun/layouts/, or one saved by `stonelab sun edit`): its "
+               "[table], [ball], [physics] and [shapes] are this scenario's defaults (the scenario's own "
+               "tables override them key by key); path relative to the working directory", check=lambda v: _check_layout_file(v)),
+        Option("start", str, "empty", "empty: every game starts with all stones in the field (the rule text); "
+               "layout: with the layout file's stones, stacks and gates already standing (a mid-game position "
+               "to study)", choices=("empty", "layout")),
+    ),
     "record": (
         Option("frames", str, "none", "per-frame poses kept in the store: none, first (game 0), all, or "
                "failures (passes with a penalty)", choices=("none", "first", "all", "failures")),
         Option("rate_hz", float, 60.0, "recorded frames per simulated second", min=1.0, max=1000.0),
     ),
 }
+_SECTION_DEFAULTS: dict[str, dict[str, Any]] = {k: {o.name: o.default for o in opts} for k, opts in SECTIONS.items()}
 
 def _check_skill(value: str) -> str | None:
     """A seat's ``skill``: a level of SKILLS or a readable, valid preset file (None when fine)."""
@@ -164,21 +173,69 @@ RESULT_COLUMNS: tuple[Column, ...] = (
 _TABLES: dict[str, Any] = {}
 
 
+def _check_layout_file(value: str) -> str | None:
+    """``[layout] file``: empty, or a layout file that loads (None when fine, else the reason)."""
+    if not value:
+        return None
+    try:
+        _layout_file(value)
+    except ScenarioError as e:
+        return str(e)
+    return None
+
+
+def _layout_file(path: str) -> dict[str, Any]:
+    """The raw tables of a layout file, validated as a layout (cached per path and content).
+
+    Raises:
+        ScenarioError: the file is missing, not TOML or not a valid layout.
+    """
+    import tomllib
+
+    from sim.sun.layout import load_layout
+
+    load_layout(path)  # the full validation, with the file named in any error
+    with open(path, "rb") as fh:
+        return tomllib.load(fh)
+
+
 def layout_of(sections: Mapping[str, Mapping[str, Any]]) -> Layout:
     """A stone-less layout carrying the scenario's physical parameters (validated by the layout
-    loader).
+    loader): a ``[layout] file``'s tables, overridden key by key by the scenario's own.
 
     Raises:
         ScenarioError: an impossible combination (e.g. the ring outside the base).
     """
+    base = _layout_file(str(sections["layout"]["file"])) if (sections.get("layout") or {}).get("file") else {}
     data: dict[str, Any] = {}
     for k in ("table", "ball", "physics"):
-        if sections.get(k):
-            data[k] = dict(sections[k])
-    shapes = {n: dict(v) for n, v in (sections.get("shapes") or {}).items() if v}
+        # the sections arrive filled with defaults: a scenario value overrides the file's only where
+        # the scenario set it away from the default (so it cannot set a file's value back to it)
+        merged = {**dict(base.get(k) or {}), **{kk: v for kk, v in dict(sections.get(k) or {}).items()
+                                                 if v != _SECTION_DEFAULTS[k].get(kk)}}
+        if merged:
+            data[k] = merged
+    shapes = {n: dict(v) for n, v in (base.get("shapes") or {}).items() if v}
+    for n, v in (sections.get("shapes") or {}).items():
+        if v:
+            shapes[n] = {**shapes.get(n, {}), **dict(v)}
     if shapes:
         data["shapes"] = shapes
     return parse_layout(data)
+
+
+def start_layout(sections: Mapping[str, Mapping[str, Any]]) -> Layout | None:
+    """The layout whose stones a game starts with (``[layout] start = "layout"``), else None.
+
+    Raises:
+        ScenarioError: the file is not a valid layout.
+    """
+    lay = sections.get("layout") or {}
+    if lay.get("start") != "layout" or not lay.get("file"):
+        return None
+    from sim.sun.layout import load_layout
+
+    return load_layout(str(lay["file"]))
 
 
 def check_config(config: GameConfig) -> tuple[str, str] | None:
@@ -417,8 +474,13 @@ class SunGame(Game):
         table = self._table_override or PhysicsTable(layout, record, float(rec.get("rate_hz", 60.0)),
                                                      failures_only=frames == "failures")
         throwers = [thrower_of(s) for s in seats]
-        return SunGameState.new(n, rules, table=table, geometry=geom, throwers=throwers,
-                                sections=sections, seat_cfg=seats)  # type: ignore[return-value]
+        st = SunGameState.new(n, rules, table=table, geometry=geom, throwers=throwers,
+                              sections=sections, seat_cfg=seats)
+        start = start_layout(sections)
+        if start is not None:
+            st.set_position([(x.shape, x.angle_rad, x.level) for x in start.stones],
+                            [(x.shape, x.between) for x in start.gates])
+        return st  # type: ignore[return-value]
 
     def new_initial_state(self, config: GameConfig) -> State:
         """The start: empty ring, all stones in the field, markers evenly spaced.

@@ -477,6 +477,68 @@ class SunState(State):
         s._begin_turn()
         return s
 
+    def set_position(self, stones: Sequence[tuple[str, float, int]],
+                     gates: Sequence[tuple[str, tuple[int, int]]] = ()) -> None:
+        """Start from stones already on the base (a mid-game position to study), before any move.
+
+        Args:
+            stones: ``(shape, angle in rad, level)``, level 1 on the base or 2 stacked on the level-1
+                stone at the same angle; each takes the next stone of its shape from the field and
+                stands at its nominal pose.
+            gates: ``(shape, (i, j))``: a stone of ``shape`` laid across the level-1 stones
+                ``stones[i]`` and ``stones[j]`` (neighbours).
+
+        Raises:
+            InputError: the set has too few stones of a shape, or a stack or gate rests on nothing.
+        """
+        g = self.geom
+        free = {name: [i for i in range(len(self.shapes)) if self.shapes[i] == name and self.role[i] == FIELD]
+                for name in g.shapes}
+
+        def take(shape: str) -> int:
+            if shape not in free:
+                raise InputError(f"unknown shape {shape!r}; allowed: {', '.join(map(repr, g.shapes))}", key="layout")
+            if not free[shape]:
+                raise InputError(f"the layout uses more {shape} stones than the set has "
+                                 f"({g.shapes[shape].count})", key="layout")
+            return free[shape].pop(0)
+
+        ids: list[int] = []
+        for shape, ang, level in stones:
+            if level != 1:
+                ids.append(-1)
+                continue
+            i = take(shape)
+            self.role[i] = BASE
+            self.pose[i] = nominal_pose(g, Placement("stand", i, shape, angle=ang % TAU), {})
+            ids.append(i)
+        for k, (shape, ang, level) in enumerate(stones):
+            if level == 1:
+                continue
+            below = [ids[j] for j, (_, a2, l2) in enumerate(stones)
+                     if l2 == 1 and abs((a2 - ang + math.pi) % TAU - math.pi) < 1e-6]
+            if not below:
+                raise InputError(f"stones[{k}]: a level-2 stone stacks on nothing", key="layout")
+            i = take(shape)
+            bodies = {x: Body(x, self.shapes[x], self.pose[x], self.sup.get(x, ())) for x in self.pose}
+            self.pose[i] = nominal_pose(g, Placement("stack", i, shape, on=below[0]), bodies)
+            self.role[i], self.sup[i] = TOP, (below[0],)
+            ids[k] = i
+        for shape, (a, b) in gates:
+            ia, ib = ids[a], ids[b]
+            if ia < 0 or ib < 0 or self.role[ia] != BASE or self.role[ib] != BASE:
+                raise InputError("a gate must rest on two level-1 stones", key="layout")
+            pa, pb = self.pose[ia], self.pose[ib]
+            if (math.atan2(pb[1], pb[0]) - math.atan2(pa[1], pa[0])) % TAU > math.pi:
+                ia, ib = ib, ia  # counter-clockwise first, as a Gate action gives them
+            i = take(shape)
+            bodies = {x: Body(x, self.shapes[x], self.pose[x], self.sup.get(x, ())) for x in self.pose}
+            self.pose[i] = nominal_pose(g, Placement("gate", i, shape, between=(ia, ib)), bodies)
+            self.role[i], self.sup[i] = GATE, (ia, ib)
+        self._dirty()
+        self._snap_markers()
+        self._begin_turn()
+
     def clone(self) -> "SunState":
         """An independent copy sharing the (stateless) table."""
         c = object.__new__(type(self))

@@ -90,3 +90,81 @@ def test_planner_runs_a_turn():
     a = agent.act(s.observation(p), s.legal_actions(p))
     assert s.to_notation() == before  # planning on copies leaves the game alone
     s.apply_action(a)
+
+
+# --- scenarios that read a layout file ([layout]) -------------------------------------------------------
+def _layout_config(tmp_path, start: str, extra: str = ""):
+    from sim.core.scenario import load_scenario
+    from sim.games import REGISTRY
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    f = tmp_path / "s.toml"
+    f.write_text(f'game = "sun"\ngames = 1\n[layout]\nfile = "{root}/scenarios/sun/layouts/gates.toml"\n'
+                 f'start = "{start}"\n{extra}[[seats]]\nagent = "careful"\n[[seats]]\nagent = "careful"\n')
+    return load_scenario(f, REGISTRY).config()
+
+
+def test_a_game_can_start_from_a_layouts_stones(tmp_path) -> None:
+    # [layout] start = "layout": the layout's stones, stacks and gates stand before the first move,
+    # with the same ring as the layout file's (the one ring module), and the field holds the rest.
+    from sim.sun import rules as R
+    from sim.sun.layout import layout_ring, load_layout
+    from sim.sun.ring import Geometry
+
+    root = __import__("pathlib").Path(__file__).resolve().parents[2]
+    lay = load_layout(root / "scenarios" / "sun" / "layouts" / "gates.toml")
+    s = GAME.new_initial_state(_layout_config(tmp_path, "layout"))
+    on_table = [i for i, r in enumerate(s.role) if r in (R.BASE, R.TOP, R.GATE)]
+    assert len(on_table) == len(lay.stones) + len(lay.gates)
+    assert len(s.field_stones()) == 32 - len(on_table)
+    geom = Geometry(lay.table, lay.ball, dict(lay.shapes))
+    want = layout_ring(lay)
+    got = s.ring()
+    assert got.n == want.n
+    assert sorted(got.passable(i, geom) for i in range(got.n)) == sorted(want.passable(i, geom) for i in range(want.n))
+    assert sorted(u is not None for u in got.under) == sorted(u is not None for u in want.under)
+    # the empty start is the rule text's, and the default
+    e = GAME.new_initial_state(_layout_config(tmp_path, "empty"))
+    assert len(e.field_stones()) == 32
+    # notation round trip keeps the position
+    assert GAME.from_notation(s.to_notation()).to_notation() == s.to_notation()
+
+
+def test_a_layout_files_physics_are_the_scenarios_defaults(tmp_path) -> None:
+    from sim.sun.game import layout_of
+
+    (tmp_path / "lay.toml").write_text("[table]\npass_clearance = 0.006\n[ball]\ndiameter = 0.03\n")
+    cfg = _layout_config(tmp_path, "empty").sections
+    sections = {**cfg, "layout": {"file": str(tmp_path / "lay.toml"), "start": "empty"}}
+    lay = layout_of(sections)
+    assert lay.table.pass_clearance == 0.006 and lay.ball.diameter == 0.03
+    # the scenario's own (non-default) value wins over the file's
+    sections["table"] = {**cfg["table"], "pass_clearance": 0.008}
+    assert layout_of(sections).table.pass_clearance == 0.008
+
+
+def test_a_bad_layout_file_is_refused_at_load(tmp_path) -> None:
+    from sim.core.errors import ScenarioError
+
+    (tmp_path / "bad.toml").write_text('[[stones]]\nshape = "menhir"\nangle = 0\n')
+    from sim.core.scenario import load_scenario
+    from sim.games import REGISTRY
+
+    f = tmp_path / "s.toml"
+    f.write_text(f'game = "sun"\n[layout]\nfile = "{tmp_path}/bad.toml"\n[[seats]]\nagent = "careful"\n'
+                 '[[seats]]\nagent = "careful"\n')
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(f, REGISTRY)
+    assert info.value.key == "layout.file" and "menhir" in str(info.value)
+
+
+def test_a_game_from_a_layout_plays_to_its_end_on_the_table(tmp_path) -> None:
+    cfg = _layout_config(tmp_path, "layout")
+    st = game_streams(3, 0, 2)
+    agents = [make_agent(GAME, "careful", {}, seat=i, rng=st.seats[i], config=cfg) for i in range(2)]
+    s = GAME.new_initial_state(cfg)
+    while not s.is_terminal():
+        p = s.current_player()
+        s.apply_action(s.sample_chance(st.chance) if p == CHANCE else agents[p].act(s.observation(p), s.legal_actions(p)))
+    assert s.over in ("field_empty", "stalemate") and s.turn >= 5
