@@ -45,10 +45,12 @@ UNSTABLE_STACK = 0.002  # m lost for a wider stone on a narrower one
 #: the seat's ``sigma_place_m``, against the clear gap to each neighbour) at this many metres of
 #: pass clearance, so that a steadier hand may place closer (docs/rules-sun.md, "Agents").
 BUMP_COST = 0.02
-#: The aggressive agent: own pass clearance beyond OWN_CAP (m) is worth nothing more to it, and an
+#: The aggressive agent: own pass clearance beyond OWN_CAP (m; 15 mm is a 65 mm gap for a 35 mm ball:
+#: with 6 mm it gave up so much of its own safety that it lost 74 of 100 games to careful, see
+#: docs/rules-sun.md) is worth nothing more to it, and an
 #: opponent's clearance counts between -OPP_FLOOR and OPP_CAP (m); a gate that closes an opponent's
 #: area is worth GATE_SPITE (m) per area, times the ``spite`` option.
-OWN_CAP = 0.006
+OWN_CAP = 0.015
 OPP_CAP = 0.015
 OPP_FLOOR = 0.005
 GATE_SPITE = 0.02
