@@ -136,16 +136,16 @@ class Pos:
     depth: float
     top_z: float
     top: int = -1
+    #: half its angular width (rad) at its radius (computed once: the rings' hot path reads it)
+    half: float = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "half", math.asin(min(1.0, 0.5 * self.width / max(self.radius, 1e-9))))
 
     @property
     def ids(self) -> tuple[int, ...]:
         """Stone ids of the position, bottom first."""
         return (self.id,) if self.top < 0 else (self.id, self.top)
-
-    @property
-    def half(self) -> float:
-        """Half its angular width (rad) at its radius."""
-        return math.asin(min(1.0, 0.5 * self.width / max(self.radius, 1e-9)))
 
 
 class Ring:

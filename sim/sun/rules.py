@@ -746,6 +746,7 @@ class SunState(State):
         s = g.shapes[shape]
         r = g.table.ring_radius
         ring = self.ring()
+        stone = self._stone_for(shape)
         half = math.asin(min(1.0, 0.5 * s.width / r))
         spans: list[tuple[float, float, list[float]]]
         if ring.empty:
@@ -790,7 +791,9 @@ class SunState(State):
                 if x1 - x0 <= 2.0 * STAND_EPS:
                     continue
                 mid = 0.5 * (x0 + x1)
-                if self._check_stand(Stand(shape, math.degrees(mid % TAU))) is not None:
+                # the placement check itself (its geometric part; the stone is known): the same
+                # degrees round trip as a Stand action, so the piece's verdict is the action's
+                if self._stand_check_at(stone, shape, math.radians(math.degrees(mid % TAU)) % TAU) is not None:
                     continue
                 if out and abs(out[-1][1] - (x0 + STAND_EPS)) <= 4.0 * STAND_EPS:
                     out[-1] = (out[-1][0], x1 - STAND_EPS)  # joins the previous legal piece
@@ -850,11 +853,15 @@ class SunState(State):
         if stone < 0:
             return f"no {a.shape} available in the field" if self.rules["field"] == "open" else \
                 f"the drawn stone is not a {a.shape}"
+        return self._stand_check_at(stone, a.shape, math.radians(a.angle) % TAU)
+
+    def _stand_check_at(self, stone: int, shape: str, ang: float) -> str | None:
+        """The geometric part of :meth:`_check_stand`: stone ``stone`` of ``shape`` at ``ang`` (rad,
+        in [0, 2 pi)); :meth:`stand_intervals` calls it once per piece with the stone known."""
         g = self.geom
-        s = g.shapes[a.shape]
+        s = g.shapes[shape]
         if g.table.ring_radius + 0.5 * s.depth > g.table.base_radius:
             return "the stone would stick out over the base edge"
-        ang = math.radians(a.angle) % TAU
         ring = self.ring()
         new = Pos(stone, ang, g.table.ring_radius, s.width, s.depth, s.height)
         if ring.lintels and ring.lintel_clash(ang - new.half, 2 * new.half, s.height) >= 0:
@@ -875,6 +882,24 @@ class SunState(State):
                 return None if self._stand_marker_fast(ring, i, new) else "no legal marker move would follow"
         return self._check_marker_after(stone, new_pos=new)
 
+    def _others_gaps(self, ring: Ring) -> list[tuple[float, int]]:
+        """``(marker angle, its gap on ring)`` for every other seat's marker (none on an empty
+        ring), cached while the ring, the seat and the markers stay the same."""
+        key = (ring, self.seat, tuple(tuple(ms) for ms in self.markers))
+        cached = self.__dict__.get("_others_cache")
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        out = []
+        for s_, ms in enumerate(self.markers):
+            if s_ == self.seat:
+                continue
+            for m in ms:
+                g = ring.nearest_gap(m)
+                if g is not None:
+                    out.append((m, g))
+        self.__dict__["_others_cache"] = (key, out)
+        return out
+
     def _stand_marker_fast(self, ring: Ring, i: int, new: Pos) -> bool:
         """Standard mode: is there a legal marker move after standing ``new`` in gap ``i``? Local
         computation equal to :meth:`_marker_options` on the full ring (a test checks this)."""
@@ -882,17 +907,11 @@ class SunState(State):
         k_cw, k_ccw = (a.id, new.id), (new.id, b.id)
         others: set[tuple[int, int]] = set()
         split_at = (new.angle - a.angle) % TAU
-        for s_, ms in enumerate(self.markers):
-            if s_ == self.seat:
-                continue
-            for m in ms:
-                g = ring.nearest_gap(m)
-                if g is None:
-                    continue
-                if g == i:
-                    others.add(k_cw if (m - a.angle) % TAU < split_at else k_ccw)
-                else:
-                    others.add(ring.keys[g])
+        for m, g in self._others_gaps(ring):
+            if g == i:
+                others.add(k_cw if (m - a.angle) % TAU < split_at else k_ccw)
+            else:
+                others.add(ring.keys[g])
         before = self.area_before[self.seat]
         pw = self.geom.pass_width
         for key, (p, q) in ((k_ccw, (new, b)), (k_cw, (a, new))):
