@@ -500,7 +500,7 @@ def fit(log: PlaytestLog, base: Thrower, mode: str = "scale", layout: Layout | N
         base: the thrower whose sigmas are not fitted (and, in mode ``scale``, whose aim and push
             sigmas are scaled together).
         mode: a key of :data:`FIT_MODES`.
-        layout: physical parameters of the table (default PHYSICS.md's).
+        layout: physical parameters of the table (default: docs/sun-physics.md's).
         tables: precomputed outcome tables by width (mm); missing widths are computed.
         n_crn: common random numbers per group.
 

@@ -187,7 +187,7 @@ def calibrate_cmd(
     log: Path = typer.Argument(..., help="playtest log CSV (docs/playtest-log.md)"),
     layout: Optional[Path] = typer.Option(None, "--layout",
                                           help="layout TOML whose table, ball, shapes and physics to use "
-                                               "(its stones are ignored; default PHYSICS.md's values)"),
+                                               "(its stones are ignored; the defaults of docs/sun-physics.md)"),
     out: Optional[Path] = typer.Option(None, "--out", help="write the fitted skill preset (TOML) here"),
     fit_mode: str = typer.Option("scale", "--fit",
                                  help="what to fit: scale (the base's aim and push sigmas together), aim, push "

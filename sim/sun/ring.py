@@ -44,7 +44,7 @@ Pose = tuple[float, float, float, float, float, float, float]
 
 @dataclass(frozen=True)
 class Geometry:
-    """The physical parameters the rules need (PHYSICS.md defaults via ``sim.sun.layout``)."""
+    """The physical parameters the rules need (defaults of docs/sun-physics.md, via ``sim.sun.specs``)."""
 
     table: TableSpec = field(default_factory=TableSpec)
     ball: BallSpec = field(default_factory=BallSpec)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 TAU = 2.0 * math.pi
-#: Fidelity presets (PHYSICS.md): simulation rate (Hz), solver iterations, stones start asleep.
+#: Fidelity presets (docs/sun-physics.md): simulation rate (Hz), solver iterations, stones start asleep.
 PRESETS: dict[str, dict[str, Any]] = {
     "fast": {"hz": 240, "iterations": 15, "sleeping": True},
     "reference": {"hz": 1000, "iterations": 50, "sleeping": False},
@@ -23,7 +23,7 @@ SHAPE_NAMES = ("pillar", "block", "slab")
 
 
 # --------------------------------------------------------------------------------------------
-# Parameter dataclasses (defaults from PHYSICS.md)
+# Parameter dataclasses (defaults: docs/sun-physics.md)
 # --------------------------------------------------------------------------------------------
 
 
@@ -142,7 +142,7 @@ class PhysicsSpec:
             square root because Bullet multiplies the two bodies' values.
         restitution: pair restitution (same square-root rule).
         contact_threshold: contact-breaking threshold in m. Bullet's default 2 cm exceeds ring gaps;
-            PHYSICS.md's 5 mm still lets a clean pass through a 44 mm gap (4.5 mm each side) join
+            the prototype's 5 mm (docs/sun-physics.md) still lets a clean pass through a 44 mm gap (4.5 mm each side) join
             the ring's simulation island and wake every stone (124 ms instead of 20 ms per pass),
             so the default is 2 mm (the ball moves 3.3 mm per step at 240 Hz; contacts still hold).
         settle_time_limit_s: longest settling after a pass or placement.
