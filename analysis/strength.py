@@ -92,7 +92,8 @@ def compare(a: Strength | None, b: Strength | None) -> tuple[int | None, list[st
     if a.agent != b.agent:
         ta, tb = AGENT_TIERS.get(a.agent), AGENT_TIERS.get(b.agent)
         if ta is None or tb is None or ta == tb:
-            return None, [f"no declared order between the agents {a.agent!r} and {b.agent!r}"]
+            x, y = sorted((a.agent, b.agent))  # one wording whichever way round the pair is asked
+            return None, [f"no declared order between the agents {x!r} and {y!r}"]
         signs.append((1 if ta > tb else -1, "agent tier (random < heuristic < simulating)"))
     else:
         if a.other != b.other:

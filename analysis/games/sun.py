@@ -382,7 +382,7 @@ def rules_tables(run: RunData) -> tuple[list[tuple[str, pd.DataFrame]], list[str
 def section(run: RunData) -> Section | None:
     """Rules exercised, difficulty curve, clean passes by turn, danger per mark area, stones lost,
     invalid passes."""
-    sec = Section("Stonehenge and the Sun: the pass",
+    sec = Section("Stonehenge and the Sun: rules, passes and stones",
                   "Which rules came into play and how often; how often a pass costs stones, for which hands, as "
                   "the ring fills, and where. A clean pass loses no stone.")
     # first, so that a designer sees at once whether a rule ever mattered (the findings also lead

@@ -350,3 +350,12 @@ def test_all_shared_games_have_no_na_drama(tmp_path: Path) -> None:
     assert "n/a" not in text and "No game with recorded leads had a sole winner" in text
     bal = " ".join(R.balance_section(run).findings)
     assert bal.startswith("No game had a sole winner")
+
+
+def test_no_order_is_said_once_whichever_way_round() -> None:
+    # two agents without a declared order: the reason is given once, not once per direction
+    from analysis.strength import Strength, strongest
+
+    lab = {"aggressive(skill=casual)": Strength("aggressive"), "careful(skill=casual)": Strength("careful")}
+    best, why = strongest(list(lab), lab)
+    assert best is None and why == ["no declared order between the agents 'aggressive' and 'careful'"]
