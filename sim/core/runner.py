@@ -24,16 +24,15 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from sim import __version__
-from sim.core.agents import make_agent
 from sim.core.errors import InputError
-from sim.core.game import CHANCE, SIMULTANEOUS, Game
+from sim.core.game import Game
+from sim.core.play import play, seat_agents
 from sim.core.registry import Registry, load_game
 from sim.core.scenario import Scenario, SweepPoint
 from sim.core.seeding import game_streams
 from sim.core.progress import Progress
 from sim.core.store import STORE_NAME, GameResult, LOCK_NAME, Store, lock_run_folder, reading
 
-MAX_STEPS = 10_000_000  # a guard against a game that never ends; no real game comes near it
 #: more worker processes than this many per core only add memory and start-up time (each worker
 #: imports the engines; in a user trial 300 workers on 2 cores took 7 GB and 110 s for a study that
 #: needs 0.8 s); such a count is refused as a typing error
@@ -64,43 +63,14 @@ def play_game(game: Game, scenario: Scenario, point: int, values: Mapping[str, A
     """Play game ``game_index`` of a (sweep-resolved) scenario from its seed streams.
 
     Raises:
-        RuntimeError: the game did not end within MAX_STEPS steps.
+        StepCapReached: the game did not end within ``sim.core.play.MAX_STEPS`` steps.
     """
     config = dataclasses.replace(scenario.config(), game_index=game_index)
-    n = config.num_players
-    streams = game_streams(scenario.seed, game_index, n)
-    agents = [
-        make_agent(game, seat.agent, seat.params, seat=i, rng=streams.seats[i], config=config)
-        for i, seat in enumerate(scenario.seats)
-    ]
+    streams = game_streams(scenario.seed, game_index, config.num_players)
+    agents = seat_agents(game, scenario.seats, config, streams)
     t0 = time.perf_counter()
-    state = game.new_initial_state(config)
-    chance = streams.chance
-    leads: list[list[int]] = []
-    leader = -2
-    moves = 0
-    for _ in range(MAX_STEPS):
-        p = state.current_player()
-        if p >= 0:
-            state.apply_action(agents[p].act(state.observation(p), state.legal_actions(p)))
-        elif p == CHANCE:
-            state.apply_action(state.sample_chance(chance))
-            continue
-        elif p == SIMULTANEOUS:
-            state.apply_actions(
-                {s: agents[s].act(state.observation(s), state.legal_actions(s)) for s in state.simultaneous_seats()}
-            )
-        else:
-            break
-        moves += 1
-        scores = state.provisional_scores()
-        if scores is not None:
-            now = _leader(scores)
-            if now != leader:
-                leads.append([moves, now])
-                leader = now
-    else:
-        raise RuntimeError(f"game {game_index} of {scenario.name} did not end within {MAX_STEPS} steps")
+    played = play(game, config, agents, streams.chance, label=f"game {game_index} of {scenario.name}")
+    state, leads = played.state, played.leads
     out = state.outcome()
     assert out is not None
     details = game.details(state)
@@ -123,13 +93,6 @@ def play_game(game: Game, scenario: Scenario, point: int, values: Mapping[str, A
         rows=details.rows,
         leads=leads,
     )
-
-
-def _leader(scores: tuple[float, ...]) -> int:
-    """The seat with the highest score, or -1 when several share it."""
-    best = max(scores)
-    top = [i for i, s in enumerate(scores) if s == best]
-    return top[0] if len(top) == 1 else -1
 
 
 def run_task(task: Task) -> list[GameResult]:

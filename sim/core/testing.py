@@ -10,11 +10,13 @@ equal and independent, the notation round-trips, observations are reproduced by
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Sequence
 
 import numpy as np
 
 from sim.core.errors import IllegalActionError
-from sim.core.game import CHANCE, SIMULTANEOUS, Game, GameConfig, State
+from sim.core.game import SIMULTANEOUS, Game, GameConfig, State
+from sim.core.play import StepCapReached, play
 
 
 class InvariantError(AssertionError):
@@ -53,30 +55,30 @@ def random_sim_test(
         InvariantError: an invariant failed (the message says which, and where).
     """
     rng = np.random.default_rng(seed)
-    state = game.new_initial_state(config)
-    for step in range(max_steps):
+    now = {"step": 0}
+
+    def check(state: State, step: int) -> None:
+        now["step"] = step
         if step % check_every == 0:
             _check_state(game, state, step, rng)
-        if state.is_terminal():
-            break
-        p = state.current_player()
-        if p == CHANCE:
-            state.apply_action(state.sample_chance(rng))
-        elif p == SIMULTANEOUS:
-            joint = {}
-            for s in state.simultaneous_seats():
-                legal = state.legal_actions(s)
-                if not legal:
-                    raise _fail(step, state, f"seat {s} has no legal action at a simultaneous step")
-                joint[s] = legal[int(rng.integers(len(legal)))]
-            state.apply_actions(joint)
-        else:
-            legal = state.legal_actions()
+
+    class _Uniform:
+        """Every seat picks uniformly with the one stream (chance draws from it too)."""
+
+        def __init__(self, seat: int) -> None:
+            self.seat = seat
+
+        def act(self, observation: Any, legal: Sequence[Any]) -> Any:
             if not legal:
-                raise _fail(step, state, f"seat {p} to move has no legal action")
-            state.apply_action(legal[int(rng.integers(len(legal)))])
-    else:
-        raise InvariantError(f"game did not end within {max_steps} steps")
+                raise InvariantError(f"step {now['step']}: seat {self.seat} to move has no legal action")
+            return legal[int(rng.integers(len(legal)))]
+
+    agents = [_Uniform(i) for i in range(config.num_players)]
+    try:
+        state = play(game, config, agents, rng, max_steps=max_steps, before_step=check).state
+    except StepCapReached:
+        raise InvariantError(f"game did not end within {max_steps} steps") from None
+    step = now["step"]
     out = state.outcome()
     if out is None:
         raise _fail(step, state, "terminal state has no outcome")

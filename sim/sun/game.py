@@ -28,7 +28,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from sim.core.errors import InputError, ScenarioError
-from sim.core.game import CHANCE, Column, Game, GameConfig, GameDetails, GameSpec, State
+from sim.core.game import Column, Game, GameConfig, GameDetails, GameSpec, State
 from sim.core.options import Option
 from sim.sun import rules as R
 from sim.sun.layout import Layout, PhysicsSpec, TableSpec, BallSpec, parse_layout
@@ -550,7 +550,9 @@ def record_game(scenario: Any, game_index: int, rate_hz: float = 60.0) -> dict[s
     Raises:
         InputError: the scenario is not a sun scenario.
     """
-    from sim.core.agents import make_agent
+    from dataclasses import replace
+
+    from sim.core.play import play, seat_agents
     from sim.core.seeding import game_streams
 
     if scenario.game != "sun":
@@ -558,18 +560,11 @@ def record_game(scenario: Any, game_index: int, rate_hz: float = 60.0) -> dict[s
     config = scenario.config()
     secs = {k: dict(v) for k, v in config.sections.items()}
     secs["record"] = {"frames": "all", "rate_hz": rate_hz}
-    config = GameConfig(config.num_players, config.rules, secs, config.seats)
-    n = config.num_players
-    streams = game_streams(scenario.seed, game_index, n)
-    agents = [make_agent(GAME, seat.agent, seat.params, seat=i, rng=streams.seats[i], config=config)
-              for i, seat in enumerate(scenario.seats)]
-    state = GAME.new_initial_state(config)
-    while not state.is_terminal():
-        p = state.current_player()
-        if p == CHANCE:
-            state.apply_action(state.sample_chance(streams.chance))
-        else:
-            state.apply_action(agents[p].act(state.observation(p), state.legal_actions(p)))
+    # the runner's configuration and loop, recording on (recording does not change a game)
+    config = replace(config, sections=secs, game_index=game_index)
+    streams = game_streams(scenario.seed, game_index, config.num_players)
+    state = play(GAME, config, seat_agents(GAME, scenario.seats, config, streams), streams.chance,
+                 label=f"game {game_index} of {scenario.name}").state
     tab = state.table  # type: ignore[attr-defined]
     return {"game": "sun", "seed": scenario.seed, "index": game_index, "notation": state.to_notation(),
             "outcome": {"winners": list(state.outcome().winners), "scores": list(state.outcome().scores)},  # type: ignore[union-attr]

@@ -20,6 +20,7 @@ import numpy as np
 
 from sim.core.agents import make_agent
 from sim.core.game import CHANCE
+from sim.core.play import play
 from sim.core.seeding import game_streams
 
 
@@ -36,13 +37,7 @@ def whole_game(index: int, seed: int = 1, seats: tuple[dict, ...] = MAIN_SEATS) 
     st = game_streams(seed, index, len(seats))
     agents = [make_agent(GAME, s["agent"], {}, seat=i, rng=st.seats[i], config=cfg) for i, s in enumerate(seats)]
     t0, s0 = time.perf_counter(), stepping_wall_s()
-    s = GAME.new_initial_state(cfg)
-    while not s.is_terminal():
-        p = s.current_player()
-        if p == CHANCE:
-            s.apply_action(s.sample_chance(st.chance))
-        else:
-            s.apply_action(agents[p].act(s.observation(p), s.legal_actions(p)))
+    s = play(GAME, cfg, agents, st.chance).state
     return time.perf_counter() - t0, stepping_wall_s() - s0, s.length()
 
 
