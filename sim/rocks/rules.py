@@ -1,6 +1,6 @@
 """Stonehenge Rocks! (Paul Peterson, for *Stonehenge: An Anthology Board Game*): the rules engine.
 
-The rules as implemented are RULES.md section 2; decisions beyond it are listed in
+The rules as implemented are docs/rules-rocks.md; decisions beyond it are listed in
 ``docs/rules-rocks.md``. No I/O here.
 
 State

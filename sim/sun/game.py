@@ -5,7 +5,7 @@
 protocol. Scenario tables:
 
 - ``[rules]``: :data:`sim.sun.rules.RULE_OPTIONS` (mode, field, placement_fall, ...).
-- ``[table]``, ``[ball]``, ``[physics]``, ``[shapes]``: the physical parameters, with PHYSICS.md's
+- ``[table]``, ``[ball]``, ``[physics]``, ``[shapes]``: the physical parameters, with docs/sun-physics.md's
   defaults, validated like a layout file (``sim.sun.layout.parse_layout``).
 - ``[record]``: ``frames`` = none | first | all | failures (per-frame poses of every body, kept in
   the store's ``sun_frames`` table), ``rate_hz``.
@@ -47,7 +47,7 @@ def _float_opts(obj: Any, doc: str, ranges: Mapping[str, tuple[float, float]]) -
     for k, v in vars(obj).items():
         if isinstance(v, float):
             lo, hi = ranges[k]
-            out.append(Option(k, float, v, f"{doc} ({k}); PHYSICS.md default", min=lo, max=hi))
+            out.append(Option(k, float, v, f"{doc} ({k}); docs/sun-physics.md default", min=lo, max=hi))
     return tuple(out)
 
 

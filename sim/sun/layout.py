@@ -1,12 +1,12 @@
 """Layout files of *Stonehenge and the Sun*: loading, validation and ring geometry.
 
 A **layout** is the designer-level description of a table: the physical parameters (``[table]``,
-``[ball]``, ``[physics]``, ``[shapes.<name>]``, every one defaulting to PHYSICS.md) and the stones
+``[ball]``, ``[physics]``, ``[shapes.<name>]``, every one defaulting to docs/sun-physics.md) and the stones
 (``[[stones]]``: shape, angle in degrees, level 1 or 2) and gates (``[[gates]]``: shape and the
 indices of the two level-1 stones it rests on). :func:`load_layout` reads and validates a TOML file;
 :func:`parse_layout` does the same for an already-parsed mapping.
 
-Per-shape overrides live in ``[shapes.pillar]`` etc. and not in ``[stones.pillar]`` as PHYSICS.md
+Per-shape overrides live in ``[shapes.pillar]`` etc. and not in ``[stones.pillar]`` as docs/sun-physics.md
 suggests for scenarios: in a layout ``stones`` is the array of standing stones, and TOML cannot
 make one key both an array and a table.
 

@@ -1,4 +1,4 @@
-"""Stonehenge and the Sun: the ring model and the rules (RULES.md §1). No I/O, no physics engine.
+"""Stonehenge and the Sun: the ring model and the rules (docs/rules-sun.md). No I/O, no physics engine.
 
 The rules see the physical table only through the small :class:`Table` protocol: *place a stone*
 (stand, stack, gate; with placement noise; did it come to rest standing, and where is everything
@@ -32,7 +32,7 @@ Geometry (units: metres, radians inside, degrees in actions and on screen)
     ``BallSpec.centre_z_at``), evaluated at the ring's outer face, where the ball is highest under
     the gate.
 
-Decisions beyond RULES.md are listed in docs/rules-sun.md.
+Every decision beyond the rule text is listed in docs/rules-sun.md.
 """
 
 from __future__ import annotations

@@ -215,7 +215,7 @@ def tipping_angle_deg(width: float, height: float, depth: float = 0.015, physics
         width: block size in the tipping direction (m).
         height: block height (m).
         depth: size across (m).
-        physics: rate, iterations, contact threshold; default PHYSICS.md (fast preset).
+        physics: rate, iterations, contact threshold; default docs/sun-physics.md (fast preset).
         friction: pair friction coefficient.
         tol_deg: bisection tolerance.
         hold_s: simulated time per trial.

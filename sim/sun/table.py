@@ -10,12 +10,12 @@ The table keeps two levels of description:
   gaps, gates' undersides) from the poses, with the geometry of :mod:`sim.sun.layout`.
 
 The PyBullet world is a disposable rendering of the state: it is rebuilt with ``resetSimulation``
-(PHYSICS.md: ``saveState``/``restoreState`` is unreliable) whenever the state changed since the
+(docs/sun-physics.md: ``saveState``/``restoreState`` is unreliable) whenever the state changed since the
 last build. Every pass and placement therefore starts from a fresh world built from the poses, so
 its result is a pure function of (poses, parameters, command, noise): a copy of the table gives
 bit-identical results, which is what a planner trying passes on a copy needs.
 
-Physics settings (PHYSICS.md): stones are maximal-coordinate rigid bodies with damping 0 and
+Physics settings (docs/sun-physics.md): stones are maximal-coordinate rigid bodies with damping 0 and
 ``frictionAnchor=1``; each body gets the square root of the wanted pair friction and restitution;
 contact breaking threshold 5 mm; ``deterministicOverlappingPairs=1``. The ball is a Featherstone
 multibody: a fixed base at the pivot and one spherical joint, the ball its only link, motor
@@ -780,7 +780,7 @@ class SunTable:
         start = self.snapshot()
         res = self._run_pass(aim_rad, release, noise, record, remove_penalties)
         if res.invalid and self.preset != "reference":
-            # Re-run the same pass from the same state at the reference preset (PHYSICS.md).
+            # Re-run the same pass from the same state at the reference preset (docs/sun-physics.md).
             with SunTable(self.layout.with_preset("reference"), start.stones, start.next_id) as ref:
                 res2 = ref._run_pass(aim_rad, release, noise, None, remove_penalties)
                 res2.invalid = True
@@ -1040,7 +1040,7 @@ class SunTable:
         return now, penalties, False
 
     def _judge(self, st: StoneState, was: StoneState, now: dict[int, StoneState]) -> Cause | None:
-        """Why ``st`` is lost, or ``None`` (RULES.md §1 penalties)."""
+        """Why ``st`` is lost, or ``None`` (docs/rules-sun.md penalties)."""
         t = self.table
         if st.pos == was.pos and st.quat == was.quat and all(
                 now[i].pos == self._states[i].pos for i in st.supports if i in now and i in self._states):

@@ -1,4 +1,4 @@
-"""The thrower: how far a real hand strays from the pass or placement it intends (PHYSICS.md).
+"""The thrower: how far a real hand strays from the pass or placement it intends (docs/sun-physics.md).
 
 A :class:`Thrower` holds five standard deviations. Named skill levels (:data:`SKILLS`):
 

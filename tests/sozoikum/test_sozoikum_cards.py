@@ -1,4 +1,4 @@
-"""Each card's effect with odd and even counts (RULES.md section 4; rule text 'Card Play')."""
+"""Each card's effect with odd and even counts (docs/rules-sozoikum.md; rule text 'Card Play')."""
 
 from __future__ import annotations
 

@@ -35,7 +35,7 @@ def test_full32_uses_the_whole_set_and_has_two_open_gates() -> None:
 
 def test_ball_height_at_the_ring_matches_physics_md() -> None:
     # The ball's top where a pass crosses the ring's outer face, plus the clearance: the least
-    # passable gate underside (49 mm + 4 mm by PHYSICS.md's numbers).
+    # passable gate underside (49 mm + 4 mm by docs/sun-physics.md's numbers).
     lay = parse_layout({})
     geom = Geometry(lay.table, lay.ball, dict(lay.shapes))
     rho = lay.table.ring_radius + 0.0075

@@ -66,7 +66,7 @@ def play(s: R.SunState, *actions) -> None:
 
 def test_passable_width_matches_physics_md():
     assert G.pass_width == pytest.approx(0.039)
-    # the ball's top crosses the ring at about 0.049 m (PHYSICS.md); at the outer face slightly higher
+    # the ball's top crosses the ring at about 0.049 m (docs/sun-physics.md); at the outer face slightly higher
     assert G.gate_clear_z - G.table.pass_clearance == pytest.approx(0.0497, abs=0.0005)
 
 

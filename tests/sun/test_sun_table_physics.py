@@ -1,4 +1,4 @@
-"""The PyBullet table against analytic results (PHYSICS.md) and the pass semantics."""
+"""The PyBullet table against analytic results (docs/sun-physics.md) and the pass semantics."""
 
 from __future__ import annotations
 
