@@ -305,7 +305,8 @@ def compare_runs(path_a: str | Path, path_b: str | Path) -> Comparison:
         raise InputError(f"run A has {'/'.join(map(str, sa))} seats, run B {'/'.join(map(str, sb))}; only runs with "
                          "one and the same seat count can be compared (a seat's rate means something else "
                          "with another number of players)", source=f"{a.run_dir} vs {b.run_dir}")
-    from analysis.report import score_unit, seat_name
+    from analysis.report import score_unit
+    from analysis.wording import seat_name
 
     notes: list[str] = []
     for tag, r in (("A", a), ("B", b)):
@@ -500,7 +501,7 @@ def summary_line(comp: Comparison) -> str:
 
 
 def _run_line(tag: str, r: RunData) -> str:
-    from analysis.report import seat_labels
+    from analysis.wording import seat_labels
 
     return (f"{tag}: {r.run_dir} - scenario {r.meta.get('name', '?')}, {len(r.games)} games, seed "
             f"{r.meta.get('seed', '?')}; {'; '.join(seat_labels(r, short=False))}")

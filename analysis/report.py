@@ -42,86 +42,14 @@ from analysis.plots import (
     seat_distributions,
 )
 from analysis.stats import format_p
+from sim.core.tomlw import to_toml
+from analysis.wording import (  # noqa: F401 - re-exported: callers that read the report module
+    change, num, pct, pct_ci, plural, seat_labels, seat_name, short_labels,
+)
 from sim.core.errors import InputError
 
 REPORT_DIR = "report"
 PNG_DPI = 120
-
-
-# --- wording helpers -----------------------------------------------------------------------------
-def pct(x: float, digits: int = 0) -> str:
-    """``0.583 -> '58 %'`` (``'n/a'`` for NaN)."""
-    return "n/a" if x != x else f"{100 * x:.{digits}f} %"
-
-
-def pct_ci(rate: float, lo: float, hi: float) -> str:
-    """``'58 % [55, 61]'``: a rate and its 95 % interval in percent (one decimal below 10 %)."""
-    if rate != rate:
-        return "n/a"
-    d = 1 if hi < 0.1 else 0
-    return f"{100 * rate:.{d}f} % [{100 * lo:.{d}f}, {100 * hi:.{d}f}]"
-
-
-def plural(n: int, word: str) -> str:
-    """``plural(1, 'draw') -> '1 draw'``, ``plural(0, 'draw') -> '0 draws'``."""
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
-def num(x: float) -> str:
-    """A number with three significant digits (``'n/a'`` for NaN)."""
-    if x != x:
-        return "n/a"
-    return f"{x:.3g}" if abs(x) < 1000 else f"{x:,.0f}"
-
-
-def change(a: str, b: str, at: tuple[Any, Any] | None = None) -> str:
-    """How a figure moves between two settings, as printed: ``'goes from a to b'``, or ``'stays at
-    a'`` when both print the same (``'from 100 % to 100 %'`` says nothing); ``at`` names the two
-    settings (``'goes from a at 1 to b at 2'``)."""
-    if a == b:
-        return f"stays at {a}" + (f" from {at[0]} to {at[1]}" if at else "")
-    if at:
-        return f"goes from {a} at {at[0]} to {b} at {at[1]}"
-    return f"goes from {a} to {b}"
-
-
-def seat_name(s: int) -> str:
-    """How a seat is named in the report (0-based, as in the store and the CLI summary)."""
-    return f"seat {s}"
-
-
-def _split_label(label: str) -> tuple[str, list[str]]:
-    """``'greedy(a=1, b=2)' -> ('greedy', ['a=1', 'b=2'])``."""
-    if label.endswith(")") and "(" in label:
-        name, rest = label[:-1].split("(", 1)
-        return name, [p.strip() for p in rest.split(",") if p.strip()]
-    return label, []
-
-
-def short_labels(labels: list[str]) -> dict[str, str]:
-    """Short display names for agent labels: the agent name, plus only those parameters that
-    differ between labels of the same agent (plots stay readable; tables keep the full labels)."""
-    parsed = {lab: _split_label(str(lab)) for lab in labels}
-    out = {}
-    for lab, (name, params) in parsed.items():
-        same = [p for n, p in parsed.values() if n == name]
-        common = set.intersection(*(set(p) for p in same)) if len(same) > 1 else set(params)
-        keep = [p for p in params if p not in common]
-        out[lab] = f"{name}({', '.join(keep)})" if keep else name
-    return out
-
-
-def seat_labels(run: RunData, short: bool = True) -> list[str]:
-    """``'seat 0: random'`` etc. (a sweep over agents shows every label of the seat); ``short``
-    drops agent parameters that all seats share."""
-    out = []
-    labs_all = run.seats["label"].unique().tolist() if not run.seats.empty else []
-    names = short_labels(labs_all) if short else {x: x for x in labs_all}
-    for s in range(run.n_seats):
-        labs = run.seats.loc[run.seats["seat"] == s, "label"].unique().tolist() if not run.seats.empty else []
-        lab = " / ".join(names[x] for x in labs)
-        out.append(f"{seat_name(s)}: {lab}" if lab else seat_name(s))
-    return out
 
 
 # --- generic sections --------------------------------------------------------------------------------
@@ -547,39 +475,6 @@ pre{background:#f7f7f7;padding:.8em;overflow-x:auto;font-size:.85em}
 ul.key li{margin:.3em 0}
 .files{font-size:.85em;color:#666}
 """
-
-
-def _toml_value(v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (int, float)):
-        return repr(v)
-    if isinstance(v, str):
-        return json.dumps(v)
-    if isinstance(v, list):
-        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
-    if isinstance(v, dict):
-        return "{" + ", ".join(f"{_toml_key(k)} = {_toml_value(x)}" for k, x in v.items()) + "}"
-    return json.dumps(str(v))
-
-
-def _toml_key(k: str) -> str:
-    return k if k.replace("_", "").replace("-", "").isalnum() else json.dumps(k)
-
-
-def to_toml(d: dict[str, Any]) -> str:
-    """A TOML rendering of a scenario dict (top-level keys, tables, arrays of tables)."""
-    lines = []
-    for k, v in d.items():
-        if not isinstance(v, dict) and not (isinstance(v, list) and v and all(isinstance(x, dict) for x in v)):
-            lines.append(f"{_toml_key(k)} = {_toml_value(v)}")
-    for k, v in d.items():
-        if isinstance(v, dict):
-            lines += ["", f"[{_toml_key(k)}]"] + [f"{_toml_key(a)} = {_toml_value(b)}" for a, b in v.items()]
-        elif isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
-            for item in v:
-                lines += ["", f"[[{_toml_key(k)}]]"] + [f"{_toml_key(a)} = {_toml_value(b)}" for a, b in item.items()]
-    return "\n".join(lines) + "\n"
 
 
 def scenario_text(run: RunData) -> tuple[str, str]:

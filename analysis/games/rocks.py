@@ -51,7 +51,7 @@ def section(run: RunData) -> Section | None:
         ax.errorbar(x, [d["mean"] for d in tot], yerr=np.vstack([[d["mean"] - d["lo"] for d in tot],
                                                                    [d["hi"] - d["mean"] for d in tot]]),
                     fmt="none", ecolor="black", capsize=5, lw=1.2, zorder=3)
-        from analysis.report import seat_labels
+        from analysis.wording import seat_labels
 
         ax.set_xticks(x, [lab.replace(": ", "\n", 1) for lab in seat_labels(run)])
         ax.set_ylabel("mean points per game")

@@ -59,7 +59,7 @@ def section(run: RunData) -> Section | None:
     cols = [f"gems_spent_{s}" for s in range(run.n_seats)]
     if has_columns(own, *cols):
         ds = [M.distribution(own[c].astype(float), floor=0.0) for c in cols]
-        from analysis.report import seat_labels
+        from analysis.wording import seat_labels
 
         fig = bar_ci(seat_labels(run), [d["mean"] for d in ds], [d["lo"] for d in ds], [d["hi"] for d in ds],
                      title="Gems spent per game", ylabel="gems paid to the mine per game (mean)", percent=False,

@@ -19,7 +19,7 @@ from analysis import metrics as M
 from analysis.games import has_columns, own_aligned
 from analysis.load import RunData
 from analysis.plots import Plot, Section, lines_ci, new_figure, new_figure_row, polar_bars, stacked_bars, ticks_with_n
-from analysis.report import change
+from analysis.wording import change
 from analysis.stats import count_per_game, wilson
 
 LEVELS = {"stand": "on the base", "stack": "stacked (level 2)", "gate": "gate"}

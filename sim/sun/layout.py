@@ -24,7 +24,6 @@ cos(d/2)`` for an angular separation ``d``, which accounts for the stones' inner
 
 from __future__ import annotations
 
-import json
 import math
 import tomllib
 from dataclasses import dataclass, field, replace
@@ -33,6 +32,7 @@ from typing import Any, Mapping, Sequence
 
 from sim.core.errors import ScenarioError, allowed
 from sim.core.files import check_input_file
+from sim.core.tomlw import toml_value
 
 from sim.sun.ring import Pos, Ring, gap_width, gate_span
 from sim.sun.specs import (  # noqa: F401 - re-exported: the layout module is where users look
@@ -441,20 +441,9 @@ def load_layout(path: str | Path, preset: str | None = None) -> Layout:
     return layout.with_preset(preset) if preset is not None else layout
 
 
-def _toml_value(v: Any) -> str:
-    # floats as Python's shortest round-trip repr (TOML floats need a dot or an exponent)
-    if isinstance(v, float):
-        r = repr(v)
-        return r if any(c in r for c in ".eEn") else r + ".0"
-    if isinstance(v, str):
-        # JSON escapes (backslash-n, backslash-quote, backslash-uXXXX) are all valid in a TOML basic string
-        return json.dumps(v, ensure_ascii=False)
-    return str(v)
-
-
 def _changed(spec: Any, default: Any, keys: Sequence[str]) -> list[str]:
     """``key = value`` lines of the fields of ``spec`` that differ from ``default``."""
-    return [f"{k} = {_toml_value(getattr(spec, k))}" for k in keys if getattr(spec, k) != getattr(default, k)]
+    return [f"{k} = {toml_value(getattr(spec, k))}" for k in keys if getattr(spec, k) != getattr(default, k)]
 
 
 def dump_layout_toml(layout: Layout, name: str | None = None, description: str | None = None) -> str:
@@ -467,9 +456,9 @@ def dump_layout_toml(layout: Layout, name: str | None = None, description: str |
     """
     lines = []
     if name:
-        lines.append(f"name = {_toml_value(name)}")
+        lines.append(f"name = {toml_value(name)}")
     if description:
-        lines.append(f"description = {_toml_value(description)}")
+        lines.append(f"description = {toml_value(description)}")
     for section, spec, default, keys in (("table", layout.table, TableSpec(), _TABLE_KEYS),
                                          ("ball", layout.ball, BallSpec(), _BALL_KEYS)):
         changed = _changed(spec, default, list(keys))
