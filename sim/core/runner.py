@@ -235,6 +235,13 @@ def _stop_pool(pool: ProcessPoolExecutor) -> None:
     for p in procs:
         with contextlib.suppress(Exception):
             p.join(5)
+    # Let the pool's manager thread see the ended workers and close its wakeup pipe now: left
+    # running, it can close that pipe while the interpreter's exit hook writes to it (a race in
+    # Python 3.11's concurrent.futures), which printed an OSError traceback after Ctrl-C.
+    manager = getattr(pool, "_executor_manager_thread", None)
+    if manager is not None:
+        with contextlib.suppress(Exception):
+            manager.join(10)
 
 
 def _iter_dask(tasks: Sequence[Task], workers: int, address: str | None) -> Iterator[GameResult]:
