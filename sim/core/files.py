@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import os
 import stat
+import tomllib
 from pathlib import Path
+from typing import Any
 
 from sim.core.errors import InputError
 
@@ -48,3 +50,28 @@ def check_input_file(path: str | Path, what: str, error: type[InputError] = Inpu
         kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
         raise error(f"is {kind}, not a {what}; give a {what}{where}", source=p)
     return p
+
+
+def read_toml(path: str | Path, what: str, error: type[InputError] = InputError, hint: str = "") -> dict[str, Any]:
+    """Read a TOML file given by the user: checked first (:func:`check_input_file`), then parsed.
+
+    Args:
+        path: the file.
+        what: what it should be, for the messages (``"layout file"``).
+        error: the InputError subclass to raise.
+        hint: where such files are (``"scenarios/sun/layouts/*.toml"``), appended to messages.
+
+    Raises:
+        InputError: (of class ``error``, naming the file) missing, a folder or not a regular file,
+            not UTF-8, not valid TOML, or unreadable.
+    """
+    p = check_input_file(path, what, error, hint)
+    where = f" ({hint})" if hint else ""
+    try:
+        return tomllib.loads(p.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise error(f"not valid TOML: {exc}", source=p) from None
+    except UnicodeDecodeError:
+        raise error(f"not a UTF-8 text file; a {what} is TOML{where}", source=p) from None
+    except OSError as exc:
+        raise error(f"cannot read the {what}: {exc.strerror or exc}", source=p) from None

@@ -24,13 +24,12 @@ import hashlib
 import itertools
 import json
 import math
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
 from sim.core.errors import InputError, ScenarioError, allowed
-from sim.core.files import check_input_file
+from sim.core.files import read_toml
 from sim.core.game import Game, GameConfig
 from sim.core.options import Option, validate_options
 from sim.core.registry import Registry
@@ -188,15 +187,8 @@ def load_scenario(path: str | Path, registry: Registry) -> Scenario:
             game or agent; the message names the file and the key.
     """
     # missing, a folder, or a FIFO (whose read would block forever): refused before opening
-    p = check_input_file(path, "scenario file", ScenarioError, "scenarios/<game>/*.toml")
-    try:
-        raw = tomllib.loads(p.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as e:
-        raise ScenarioError(f"not valid TOML: {e}", source=p) from None
-    except UnicodeDecodeError:
-        raise ScenarioError("not a UTF-8 text file", source=p) from None
-    except OSError as e:
-        raise ScenarioError(f"cannot read the scenario file: {e.strerror or e}", source=p) from None
+    p = Path(path)
+    raw = read_toml(p, "scenario file", ScenarioError, "scenarios/<game>/*.toml")
     return scenario_from_dict(raw, registry, source=str(p), default_name=p.stem)
 
 

@@ -19,7 +19,8 @@ def toml_value(v: Any) -> str:
         r = repr(v)
         return r if any(c in r for c in ".eEn") else r + ".0"
     if isinstance(v, str):
-        return json.dumps(v, ensure_ascii=False)
+        # JSON's escapes are TOML's, but JSON leaves DEL (U+007F) raw, which TOML forbids
+        return json.dumps(v, ensure_ascii=False).replace("\x7f", "\\u007f")
     if isinstance(v, list):
         return "[" + ", ".join(toml_value(x) for x in v) + "]"
     if isinstance(v, dict):

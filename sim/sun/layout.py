@@ -25,13 +25,12 @@ cos(d/2)`` for an angular separation ``d``, which accounts for the stones' inner
 from __future__ import annotations
 
 import math
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from sim.core.errors import ScenarioError, allowed
-from sim.core.files import check_input_file
+from sim.core.files import read_toml
 from sim.core.tomlw import toml_value
 
 from sim.sun.ring import Pos, Ring, gap_width, gate_span
@@ -422,21 +421,8 @@ def load_layout(path: str | Path, preset: str | None = None) -> Layout:
         ScenarioError: if the file is missing, not TOML, or invalid (see :func:`parse_layout`).
     """
     p = Path(path)
-    if p.is_dir():
-        raise ScenarioError("is a folder; give a layout file (scenarios/sun/layouts/*.toml)", source=p)
-    if p.exists():  # a FIFO or device would block the read: refused here, for every caller
-        check_input_file(p, "layout file", ScenarioError, "scenarios/sun/layouts/*.toml")
-    try:
-        with p.open("rb") as fh:
-            data = tomllib.load(fh)
-    except FileNotFoundError:
-        raise ScenarioError("no such layout file", source=p) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ScenarioError(f"not valid TOML: {exc}", source=p) from None
-    except UnicodeDecodeError:
-        raise ScenarioError("not a UTF-8 text file; a layout is TOML (scenarios/sun/layouts/*.toml)", source=p) from None
-    except OSError as exc:
-        raise ScenarioError(f"cannot read the layout file: {exc.strerror or exc}", source=p) from None
+    # a folder, a FIFO or a device (whose read would block) is refused here, for every caller
+    data = read_toml(p, "layout file", ScenarioError, "scenarios/sun/layouts/*.toml")
     layout = parse_layout(data, p)
     return layout.with_preset(preset) if preset is not None else layout
 

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import json
 import math
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
@@ -43,6 +42,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from sim.core.errors import InputError, allowed
+from sim.core.files import read_toml
 
 
 @dataclass(frozen=True)
@@ -189,19 +189,7 @@ def load_skill(path: str | Path) -> Thrower:
             missing, unknown, non-numeric, negative or too large value.
     """
     p = Path(path)
-    try:
-        with p.open("rb") as fh:
-            data = tomllib.load(fh)
-    except FileNotFoundError:
-        raise InputError("no such skill preset file", source=p) from None
-    except IsADirectoryError:
-        raise InputError("is a folder; give a skill preset file (.toml)", source=p) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"not valid TOML: {exc}", source=p) from None
-    except UnicodeDecodeError:
-        raise InputError("not a UTF-8 text file; a skill preset is TOML", source=p) from None
-    except OSError as exc:
-        raise InputError(f"cannot read the skill preset: {exc.strerror or exc}", source=p) from None
+    data = read_toml(p, "skill preset file", InputError, ".toml, written by `stonelab sun calibrate --out`")
     for k in data:
         if k not in ("skill", "fit"):
             raise InputError("unknown top-level key; allowed: 'skill' or 'fit'", source=p, key=k)
