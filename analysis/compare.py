@@ -33,7 +33,6 @@ refused with :class:`sim.core.errors.InputError` (exit 2 from the CLI).
 
 from __future__ import annotations
 
-import contextlib
 import datetime as _dt
 import html
 import math
@@ -726,18 +725,13 @@ def write_html(comp: Comparison, out: str | Path) -> Path:
     Raises:
         InputError: ``out`` is a folder, not an .html file name, or cannot be written.
     """
-    from sim.core.outputs import check_output_file
+    from sim.core.outputs import check_output_file, write_atomically
 
     path = check_output_file(out, "--html", (".html", ".htm"))
     page = render_html(comp)
-    tmp = path.with_name(path.name + ".part")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(page, encoding="utf-8")
-        tmp.replace(path)
+        write_atomically(path, lambda tmp: tmp.write_text(page, encoding="utf-8"))
     except OSError as e:
-        with contextlib.suppress(OSError):
-            tmp.unlink(missing_ok=True)
         raise InputError(f"cannot write the page there ({e.strerror or e}); give a writable file path",
                          source=path, key="--html") from None
     return path

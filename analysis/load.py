@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,7 +10,7 @@ from typing import Any
 import pandas as pd
 
 from sim.core.errors import InputError, allowed
-from sim.core.outputs import check_output_file
+from sim.core.outputs import check_output_file, write_atomically
 from sim.core.store import Store, reading
 
 
@@ -101,14 +100,9 @@ def export_table(run_dir: str | Path, table: str, fmt: str, out: str | Path | No
     if path.is_dir():
         raise InputError(f"is a folder; give a file name, e.g. {path / f'{table}.{fmt}'}", source=path, key="--out")
     check_output_file(path, "--out")
-    tmp = path.with_name(path.name + ".part")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        _write_export(df, tmp, fmt, f"export {table}")
-        tmp.replace(path)
+        write_atomically(path, lambda tmp: _write_export(df, tmp, fmt, f"export {table}"))
     except OSError as e:
-        with contextlib.suppress(OSError):
-            tmp.unlink(missing_ok=True)
         raise InputError(f"cannot write the export there ({e.strerror or e}); give a writable file path",
                          source=path, key="--out") from None
     return path

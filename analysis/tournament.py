@@ -307,10 +307,11 @@ def _f(x: float) -> float | None:
 
 def print_summary(s: dict[str, Any]) -> None:
     """The ratings table on the terminal (rich)."""
-    from rich.console import Console
     from rich.table import Table
 
-    con = Console()
+    from sim.core.console import console, escape
+
+    con = console()  # the shared console: piped output keeps copyable lines whole
     t = Table(title="Bradley-Terry ratings (Elo scale, mean 0; 95 % intervals)", title_justify="left")
     t.add_column("rank", justify="right")
     t.add_column("entrant", overflow="fold")
@@ -320,7 +321,7 @@ def print_summary(s: dict[str, Any]) -> None:
     t.add_column("games", justify="right")
     for r in s["ratings"]:
         lo, hi = r["ci95"]
-        t.add_row(str(r["rank"]), r["entrant"], _elo(r["rating"]), f"[{_elo(lo)}, {_elo(hi)}]",
+        t.add_row(str(r["rank"]), escape(r["entrant"]), _elo(r["rating"]), f"[{_elo(lo)}, {_elo(hi)}]",
                   "n/a" if r["score"] is None else f"{100 * r['score']:.0f} %", str(r["games"]))
     con.print(t)
     con.print(_caveat(s["prior"], s["connected"]) + "score: share of comparisons won (draws and shared wins half).")

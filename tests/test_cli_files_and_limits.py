@@ -272,3 +272,21 @@ def test_plain_progress_lines_carry_the_time_left(capsys) -> None:
     for _ in range(20):
         quiet.advance()
     assert capsys.readouterr().err == ""  # a job shorter than quiet_s leaves no lines
+
+
+def test_write_atomically_keeps_the_old_file_when_the_writer_fails(tmp_path) -> None:
+    # every whole-file writer (report, export, compare page, replay, layout save, skill preset) goes
+    # through it: a writer that fails half way leaves the old file as it was and no side file
+    from sim.core.outputs import write_atomically
+
+    f = tmp_path / "sub" / "out.txt"
+    write_atomically(f, lambda t: t.write_text("old"))
+    assert f.read_text() == "old"
+
+    def half(t) -> None:
+        t.write_text("new, half writ")
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError):
+        write_atomically(f, half)
+    assert f.read_text() == "old" and sorted(p.name for p in f.parent.iterdir()) == ["out.txt"]

@@ -75,3 +75,4 @@ def read_toml(path: str | Path, what: str, error: type[InputError] = InputError,
         raise error(f"not a UTF-8 text file; a {what} is TOML{where}", source=p) from None
     except OSError as exc:
         raise error(f"cannot read the {what}: {exc.strerror or exc}", source=p) from None
+

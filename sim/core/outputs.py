@@ -3,13 +3,15 @@
 A command that simulates for minutes and then cannot write its result wastes the user's time;
 these checks turn a path that cannot work (a file where a folder is wanted, a folder where a file
 is wanted, a parent that is a file, no write permission) into an :class:`InputError` naming the
-option, before anything is computed or written. Nothing is created here.
+option, before anything is computed or written. Nothing is created by the checks;
+:func:`write_atomically` then writes a result whole or not at all.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Callable
 
 from sim.core.errors import InputError
 
@@ -67,3 +69,23 @@ def check_output_dir(path: str | Path, key: str) -> Path:
         return p
     _check_parent(p, key, "a folder")
     return p
+
+
+def write_atomically(path: str | Path, write: Callable[[Path], object]) -> Path:
+    """Write a whole file or nothing: ``write(side_file)`` fills ``.<name>.part`` beside ``path``,
+    which is then renamed over ``path`` (a reader never sees half a file; a failure leaves the old
+    file, if any, and no side file). Creates the parent folder.
+
+    Raises:
+        OSError: the file cannot be written (the side file is removed).
+    """
+    target = Path(path)
+    tmp = target.with_name(f".{target.name}.part")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write(tmp)
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return target

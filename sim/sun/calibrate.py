@@ -42,6 +42,7 @@ from scipy import optimize, stats
 from scipy.special import ndtr
 
 from sim.core.errors import InputError, allowed
+from sim.core.outputs import write_atomically
 from sim.sun.layout import Layout, StoneSpec
 from sim.sun.ring import clearance_to_bisector
 from sim.sun.thrower import Thrower, dump_skill_toml
@@ -750,10 +751,4 @@ def write_skill(result: FitResult, path: str | Path) -> None:
     for e in result.estimates:
         text += (f"{e.name} = {{ value = {e.value!r}, low = {e.low!r}, high = {e.high!r}, "
                  f"unit = {_q(e.unit)}, identifiable = {'true' if e.identifiable else 'false'} }}\n")
-    p = Path(path)
-    tmp = p.with_name(p.name + ".tmp")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(p)
-    finally:
-        tmp.unlink(missing_ok=True)
+    write_atomically(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))

@@ -16,7 +16,6 @@ layout files; lengths are metres.
 from __future__ import annotations
 
 import math
-import os
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -179,20 +178,16 @@ class LayoutEditor:
         Raises:
             InputError: no path given or known, a path not ending in ``.toml``, or unwritable.
         """
-        from sim.core.outputs import check_output_file
+        from sim.core.outputs import check_output_file, write_atomically
 
         target = Path(path) if path is not None and str(path).strip() else self.path
         if target is None:
             raise InputError("no file to save to: give a path ending in .toml", key="save")
         check_output_file(target, "save", (".toml",))
         text = self.toml()
-        tmp = target.with_name(f".{target.name}.part")
         try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_text(text, encoding="utf-8")
-            os.replace(tmp, target)
+            write_atomically(target, lambda tmp: tmp.write_text(text, encoding="utf-8"))
         except OSError as e:
-            tmp.unlink(missing_ok=True)
             raise InputError(f"cannot write the layout: {e.strerror or e}", source=target, key="save") from None
         self.path = target
         return target

@@ -24,7 +24,6 @@ from __future__ import annotations
 import io
 import json
 import math
-import os
 import zipfile
 import zlib
 from dataclasses import dataclass, field, replace
@@ -35,6 +34,7 @@ import numpy as np
 
 from sim.core.errors import ReplayError
 from sim.core.files import check_input_file
+from sim.core.outputs import write_atomically
 
 FORMAT = "stonelab.replay"
 VERSION = 1
@@ -311,11 +311,7 @@ def save_replay(replay: Replay, path: str | Path, *, fps: float | None = None) -
     np.savez_compressed(buf, header=np.frombuffer(header, dtype=np.uint8),
                         times=replay.times.astype(np.float32), pos=replay.pos.astype(np.float32),
                         quat=replay.quat.astype(np.float32))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(buf.getvalue())
-    os.replace(tmp, path)
-    return path
+    return write_atomically(path, lambda tmp: tmp.write_bytes(buf.getvalue()))
 
 
 def load_replay(path: str | Path) -> Replay:

@@ -31,16 +31,6 @@ ROOT = Path(__file__).resolve().parents[2]
 WIDTH, HEIGHT = 1200, 900
 
 
-def _chromium() -> str:
-    for c in ("chromium", "/usr/bin/chromium", "chromium-browser", "google-chrome"):
-        p = shutil.which(c) or (c if os.path.isfile(c) else None)
-        if p:
-            return p
-    if os.environ.get("CI"):
-        pytest.fail("chromium is missing: scripts/setup-test-env.sh should have installed it")
-    pytest.skip("chromium is not installed (run scripts/setup-test-env.sh)")
-
-
 class _Page:
     """One Chromium tab over the DevTools protocol: evaluate JavaScript, wait for a condition."""
 
@@ -99,7 +89,7 @@ class _Page:
             return c || ''; })()"""))
 
 
-def test_editor_page_in_headless_chromium(tmp_path: Path) -> None:
+def test_editor_page_in_headless_chromium(tmp_path: Path, chromium: str) -> None:
     from websockets.sync.client import connect
 
     src = tmp_path / "gates.toml"
@@ -109,7 +99,7 @@ def test_editor_page_in_headless_chromium(tmp_path: Path) -> None:
     profile = tmp_path / "profile"
     profile.mkdir()
     proc = subprocess.Popen(
-        [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
+        [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
          "--disable-background-networking", "--disable-component-update", "--disable-sync", "--mute-audio",
          "--use-angle=swiftshader", "--enable-unsafe-swiftshader", f"--user-data-dir={profile}",
          f"--window-size={WIDTH},{HEIGHT}", "--remote-debugging-port=0", "about:blank"],

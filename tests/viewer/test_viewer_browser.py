@@ -25,20 +25,10 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 WIDTH, HEIGHT = 1000, 700
 
 
-def _chromium() -> str:
-    for c in ("chromium", "/usr/bin/chromium", "chromium-browser", "google-chrome"):
-        p = shutil.which(c) or (c if os.path.isfile(c) else None)
-        if p:
-            return p
-    if os.environ.get("CI"):
-        pytest.fail("chromium is missing: scripts/setup-test-env.sh should have installed it")
-    pytest.skip("chromium is not installed (run scripts/setup-test-env.sh)")
-
-
-def _screenshot(url: str, out: Path, budget_ms: int, profile: Path) -> np.ndarray:
+def _screenshot(chromium: str, url: str, out: Path, budget_ms: int, profile: Path) -> np.ndarray:
     import imageio.v3 as iio
 
-    cmd = [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    cmd = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
            "--disable-background-networking", "--disable-component-update", "--disable-sync",
            "--disable-extensions", "--hide-scrollbars", "--mute-audio",
            f"--user-data-dir={profile}", "--use-angle=swiftshader", "--enable-unsafe-swiftshader",
@@ -48,19 +38,19 @@ def _screenshot(url: str, out: Path, budget_ms: int, profile: Path) -> np.ndarra
     return iio.imread(out)[..., :3]
 
 
-def _shot(url: str, out: Path, budget_ms: int, profile: Path, tries: int = 3) -> np.ndarray:
+def _shot(chromium: str, url: str, out: Path, budget_ms: int, profile: Path, tries: int = 3) -> np.ndarray:
     """A screenshot whose 3-D view is not blank. On a loaded machine the client's scripts can
     arrive after the virtual-time budget has run out (fetching is real time), leaving a white page:
     try again with a fresh profile, a few times, before the assertions judge the picture."""
-    img = _screenshot(url, out, budget_ms, profile)
+    img = _screenshot(chromium, url, out, budget_ms, profile)
     for k in range(1, tries):
         if img[120:HEIGHT - 60, 150:WIDTH - 150].std() > 10:
             break
-        img = _screenshot(url, out, budget_ms, profile.with_name(f"{profile.name}-{k}"))
+        img = _screenshot(chromium, url, out, budget_ms, profile.with_name(f"{profile.name}-{k}"))
     return img
 
 
-def test_exported_viewer_plays_in_headless_chromium(tmp_path: Path, real_pass_recording: dict) -> None:
+def test_exported_viewer_plays_in_headless_chromium(tmp_path: Path, real_pass_recording: dict, chromium: str) -> None:
     rp = from_pose_recording(real_pass_recording)
     exp = export_static(rp, tmp_path / "export", fps=30)
     httpd = serve_dir(exp, host="127.0.0.1", port=0)
@@ -69,8 +59,8 @@ def test_exported_viewer_plays_in_headless_chromium(tmp_path: Path, real_pass_re
     try:
         url = f"http://127.0.0.1:{httpd.server_address[1]}/"
         # two moments of the swing: the ball on its way in, and near the catch on the far side
-        a = _shot(url, tmp_path / "early.png", 350, tmp_path / "profile-a")
-        b = _shot(url, tmp_path / "late.png", 1100, tmp_path / "profile-b")
+        a = _shot(chromium, url, tmp_path / "early.png", 350, tmp_path / "profile-a")
+        b = _shot(chromium, url, tmp_path / "late.png", 1100, tmp_path / "profile-b")
     finally:
         httpd.shutdown()
         httpd.server_close()
