@@ -158,3 +158,19 @@ def test_fast_stack_marker_check_agrees_with_the_full_ring() -> None:
                 assert fast == full, (s.to_notation(), shape, p.id)
                 checked += 1
     assert checked >= 100
+
+
+def test_vectorised_line_clearances_equal_the_scalar_ones() -> None:
+    # the agents' hot path (Ring.clearances) gives clearance_at's values for every angle, on rings
+    # with stacks, gates and impassable gaps from random games
+    rng = np.random.default_rng(0)
+    rings = 0
+    for k, s in enumerate(_random_positions(4, seed0=60)):
+        if k % 4:
+            continue
+        ring = s.ring()
+        a = rng.uniform(-7.0, 7.0, 60)
+        want = np.array([ring.clearance_at(x, G) for x in a])
+        assert np.array_equal(ring.clearances(a, G), want)
+        rings += 1
+    assert rings >= 5
