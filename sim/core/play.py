@@ -25,6 +25,35 @@ class StepCapReached(RuntimeError):
     """The game did not end within the step cap."""
 
 
+class NoLegalAction(ValueError):
+    """A seat asked to move has no legal action (a rules bug: such a seat must not be asked)."""
+
+
+class RandomAgent:
+    """Picks uniformly among the legal actions with a given stream: one ``rng.integers(len(legal))``
+    draw per decision, so several agents (and the chance node) sharing one stream draw in the
+    order the game asks them."""
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+
+    def act(self, observation: Any, legal_actions: Sequence[Any]) -> Any:
+        """One of ``legal_actions``, uniformly.
+
+        Raises:
+            NoLegalAction: ``legal_actions`` is empty.
+        """
+        if not legal_actions:
+            raise NoLegalAction("a seat to move has no legal action")
+        return legal_actions[int(self.rng.integers(len(legal_actions)))]
+
+
+def play_random(game: Game, config: GameConfig, rng: np.random.Generator, **kwargs: Any) -> PlayedGame:
+    """:func:`play` with every seat a :class:`RandomAgent` on ``rng`` and chance drawn from ``rng``
+    too (the one-stream random game of tests and benches); ``kwargs`` go to :func:`play`."""
+    return play(game, config, [RandomAgent(rng)] * config.num_players, rng, **kwargs)
+
+
 @dataclass
 class PlayedGame:
     """A finished game.
@@ -60,7 +89,7 @@ def _leader(scores: Sequence[float]) -> int:
 
 def play(game: Game, config: GameConfig, agents: Sequence[Any], chance: np.random.Generator, *,
          state: State | None = None, max_steps: int = MAX_STEPS, label: str = "the game",
-         before_step: Callable[[State, int], None] | None = None) -> PlayedGame:
+         before_step: Callable[[State, int], None] | None = None, steps: int | None = None) -> PlayedGame:
     """Play from the initial state of ``config`` (or from ``state``) to the end.
 
     Args:
@@ -73,6 +102,8 @@ def play(game: Game, config: GameConfig, agents: Sequence[Any], chance: np.rando
         label: names the game in the step-cap error.
         before_step: called as ``before_step(state, step)`` before every step and once on the
             terminal state (the invariant test checks there).
+        steps: stop after this many steps (every step counts, chance included) and return the
+            state as it is, finished or not (random positions for tests); None plays to the end.
 
     Raises:
         StepCapReached: the game did not end within ``max_steps`` steps.
@@ -82,6 +113,8 @@ def play(game: Game, config: GameConfig, agents: Sequence[Any], chance: np.rando
     leader = -2
     moves = 0
     for step in range(max_steps):
+        if step == steps:
+            break
         if before_step is not None:
             before_step(st, step)
         p = st.current_player()

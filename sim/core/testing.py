@@ -10,13 +10,12 @@ equal and independent, the notation round-trips, observations are reproduced by
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
 
 import numpy as np
 
 from sim.core.errors import IllegalActionError
 from sim.core.game import SIMULTANEOUS, Game, GameConfig, State
-from sim.core.play import StepCapReached, play
+from sim.core.play import NoLegalAction, StepCapReached, play_random
 
 
 class InvariantError(AssertionError):
@@ -62,22 +61,13 @@ def random_sim_test(
         if step % check_every == 0:
             _check_state(game, state, step, rng)
 
-    class _Uniform:
-        """Every seat picks uniformly with the one stream (chance draws from it too)."""
-
-        def __init__(self, seat: int) -> None:
-            self.seat = seat
-
-        def act(self, observation: Any, legal: Sequence[Any]) -> Any:
-            if not legal:
-                raise InvariantError(f"step {now['step']}: seat {self.seat} to move has no legal action")
-            return legal[int(rng.integers(len(legal)))]
-
-    agents = [_Uniform(i) for i in range(config.num_players)]
     try:
-        state = play(game, config, agents, rng, max_steps=max_steps, before_step=check).state
+        # every seat picks uniformly with the one stream, and chance draws from it too
+        state = play_random(game, config, rng, max_steps=max_steps, before_step=check).state
     except StepCapReached:
         raise InvariantError(f"game did not end within {max_steps} steps") from None
+    except NoLegalAction as e:
+        raise InvariantError(f"step {now['step']}: {e}") from None
     step = now["step"]
     out = state.outcome()
     if out is None:
