@@ -13,6 +13,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from sim.core.agents import RandomAgent as _SharedRandomAgent
 from sim.core.agents import make_agent
 from sim.core.game import CHANCE, SIMULTANEOUS, Game, GameConfig, State
 from sim.core.seeding import GameStreams
@@ -23,35 +24,6 @@ MAX_STEPS = 10_000_000
 
 class StepCapReached(RuntimeError):
     """The game did not end within the step cap."""
-
-
-class NoLegalAction(ValueError):
-    """A seat asked to move has no legal action (a rules bug: such a seat must not be asked)."""
-
-
-class RandomAgent:
-    """Picks uniformly among the legal actions with a given stream: one ``rng.integers(len(legal))``
-    draw per decision, so several agents (and the chance node) sharing one stream draw in the
-    order the game asks them."""
-
-    def __init__(self, rng: np.random.Generator) -> None:
-        self.rng = rng
-
-    def act(self, observation: Any, legal_actions: Sequence[Any]) -> Any:
-        """One of ``legal_actions``, uniformly.
-
-        Raises:
-            NoLegalAction: ``legal_actions`` is empty.
-        """
-        if not legal_actions:
-            raise NoLegalAction("a seat to move has no legal action")
-        return legal_actions[int(self.rng.integers(len(legal_actions)))]
-
-
-def play_random(game: Game, config: GameConfig, rng: np.random.Generator, **kwargs: Any) -> PlayedGame:
-    """:func:`play` with every seat a :class:`RandomAgent` on ``rng`` and chance drawn from ``rng``
-    too (the one-stream random game of tests and benches); ``kwargs`` go to :func:`play`."""
-    return play(game, config, [RandomAgent(rng)] * config.num_players, rng, **kwargs)
 
 
 @dataclass
@@ -68,6 +40,46 @@ class PlayedGame:
     state: State
     moves: int = 0
     leads: list[list[int]] = field(default_factory=list)
+    #: steps applied, chance outcomes included (a simultaneous step counts once)
+    steps: int = 0
+
+
+class RandomAgent(_SharedRandomAgent):
+    """The ``random`` agent, telling :func:`play` that it never reads its observation, so the
+    loop does not build one (an observation costs more than a random decision)."""
+
+    reads_observation = False
+
+
+class FirstAgent:
+    """Always the first legal action: a deterministic way through set-up steps (benches, tests)."""
+
+    reads_observation = False
+
+    def act(self, observation: Any, legal_actions: Sequence[Any]) -> Any:
+        """``legal_actions[0]``.
+
+        Raises:
+            IndexError: no legal action was offered.
+        """
+        return legal_actions[0]
+
+
+def random_agents(game: Game, config: GameConfig, rng: np.random.Generator) -> list[RandomAgent]:
+    """One :class:`RandomAgent` per seat, all drawing from ``rng``: one ``rng.integers(len(legal))``
+    per decision, in the order the game asks the seats."""
+    return [RandomAgent(game=game, seat=i, rng=rng, config=config) for i in range(config.num_players)]
+
+
+def play_random(game: Game, config: GameConfig, rng: np.random.Generator, **kwargs: Any) -> PlayedGame:
+    """:func:`play` with every seat a :class:`RandomAgent` on ``rng`` and chance drawn from ``rng``
+    too: the one-stream random game of tests and benches. ``kwargs`` go to :func:`play`.
+
+    Raises:
+        StepCapReached: as :func:`play`.
+        ValueError: a seat to move had no legal action.
+    """
+    return play(game, config, random_agents(game, config, rng), chance=rng, **kwargs)
 
 
 def seat_agents(game: Game, seats: Sequence[Any], config: GameConfig, streams: GameStreams) -> list[Any]:
@@ -89,13 +101,15 @@ def _leader(scores: Sequence[float]) -> int:
 
 def play(game: Game, config: GameConfig, agents: Sequence[Any], chance: np.random.Generator, *,
          state: State | None = None, max_steps: int = MAX_STEPS, label: str = "the game",
-         before_step: Callable[[State, int], None] | None = None, steps: int | None = None) -> PlayedGame:
+         before_step: Callable[[State, int], None] | None = None, steps: int | None = None,
+         until: Callable[[State], bool] | None = None, leads: bool = True) -> PlayedGame:
     """Play from the initial state of ``config`` (or from ``state``) to the end.
 
     Args:
         game: the game.
         config: the configuration (used when ``state`` is None).
-        agents: one per seat, each with ``act(observation, legal_actions)``.
+        agents: one per seat, each with ``act(observation, legal_actions)``; an agent with a
+            false ``reads_observation`` attribute is given None instead of an observation.
         chance: the chance stream (``state.sample_chance(chance)`` at chance nodes).
         state: a state to continue instead of a new one.
         max_steps: the step cap (every step counts, chance included).
@@ -104,36 +118,45 @@ def play(game: Game, config: GameConfig, agents: Sequence[Any], chance: np.rando
             terminal state (the invariant test checks there).
         steps: stop after this many steps (every step counts, chance included) and return the
             state as it is, finished or not (random positions for tests); None plays to the end.
+        until: stop before the first step at which ``until(state)`` is true (e.g. the first
+            decision after the deal) and return the state as it is.
+        leads: record the running leader (``PlayedGame.leads``); benches turn it off.
 
     Raises:
         StepCapReached: the game did not end within ``max_steps`` steps.
     """
     st = game.new_initial_state(config) if state is None else state
-    leads: list[list[int]] = []
+    reads = [getattr(a, "reads_observation", True) for a in agents]
+
+    def decide(seat: int) -> Any:
+        return agents[seat].act(st.observation(seat) if reads[seat] else None, st.legal_actions(seat))
+
+    record: list[list[int]] = []
     leader = -2
     moves = 0
+    step = 0
     for step in range(max_steps):
-        if step == steps:
+        if step == steps or (until is not None and until(st)):
             break
         if before_step is not None:
             before_step(st, step)
         p = st.current_player()
         if p >= 0:
-            st.apply_action(agents[p].act(st.observation(p), st.legal_actions(p)))
+            st.apply_action(decide(p))
         elif p == CHANCE:
             st.apply_action(st.sample_chance(chance))
             continue
         elif p == SIMULTANEOUS:
-            st.apply_actions({s: agents[s].act(st.observation(s), st.legal_actions(s)) for s in st.simultaneous_seats()})
+            st.apply_actions({s: decide(s) for s in st.simultaneous_seats()})
         else:
             break
         moves += 1
-        scores = st.provisional_scores()
+        scores = st.provisional_scores() if leads else None
         if scores is not None:
             now = _leader(scores)
             if now != leader:
-                leads.append([moves, now])
+                record.append([moves, now])
                 leader = now
     else:
         raise StepCapReached(f"{label} did not end within {max_steps} steps")
-    return PlayedGame(st, moves, leads)
+    return PlayedGame(st, moves, record, step)

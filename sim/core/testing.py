@@ -15,7 +15,7 @@ import numpy as np
 
 from sim.core.errors import IllegalActionError
 from sim.core.game import SIMULTANEOUS, Game, GameConfig, State
-from sim.core.play import NoLegalAction, StepCapReached, play_random
+from sim.core.play import StepCapReached, play_random
 
 
 class InvariantError(AssertionError):
@@ -54,21 +54,20 @@ def random_sim_test(
         InvariantError: an invariant failed (the message says which, and where).
     """
     rng = np.random.default_rng(seed)
-    now = {"step": 0}
 
     def check(state: State, step: int) -> None:
-        now["step"] = step
+        for s in _to_act(state):
+            if not state.legal_actions(s):
+                raise _fail(step, state, f"seat {s} to move has no legal action")
         if step % check_every == 0:
             _check_state(game, state, step, rng)
 
     try:
         # every seat picks uniformly with the one stream, and chance draws from it too
-        state = play_random(game, config, rng, max_steps=max_steps, before_step=check).state
+        played = play_random(game, config, rng, max_steps=max_steps, before_step=check)
     except StepCapReached:
         raise InvariantError(f"game did not end within {max_steps} steps") from None
-    except NoLegalAction as e:
-        raise InvariantError(f"step {now['step']}: {e}") from None
-    step = now["step"]
+    state, step = played.state, played.steps
     out = state.outcome()
     if out is None:
         raise _fail(step, state, "terminal state has no outcome")
@@ -78,6 +77,12 @@ def random_sim_test(
     if len(out.scores) != state.num_players or any(w not in range(state.num_players) for w in out.winners):
         raise _fail(step, state, f"outcome {out} does not fit {state.num_players} seats")
     return state
+
+
+def _to_act(state: State) -> list[int]:
+    """The seats asked for an action now: the seat to move, or every seat of a simultaneous step."""
+    p = state.current_player()
+    return [p] if p >= 0 else list(state.simultaneous_seats()) if p == SIMULTANEOUS else []
 
 
 def _check_state(game: Game, state: State, step: int, rng: np.random.Generator) -> None:
@@ -102,9 +107,7 @@ def _check_state(game: Game, state: State, step: int, rng: np.random.Generator) 
         raise _fail(step, state, f"returns {r} out of [0, 1]")
     if state.is_terminal():
         return
-    p = state.current_player()
-    seats = [p] if p >= 0 else list(state.simultaneous_seats()) if p == SIMULTANEOUS else []
-    for s in seats:
+    for s in _to_act(state):
         obs = state.observation(s)
         det = game.determinize(obs, rng)
         if det.observation(s) != obs:

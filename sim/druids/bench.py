@@ -12,23 +12,14 @@ from __future__ import annotations
 
 import statistics
 import time
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 import numpy as np
 
 from sim.core.agents import make_agent
+from sim.core.play import play_random
 from sim.druids.game import GAME
 from sim.druids.rules import DruidsState
-
-
-def _playout(state: DruidsState, rng: np.random.Generator) -> int:
-    n = 0
-    integers = rng.integers
-    while not state.is_terminal():
-        legal = state.legal_actions()
-        state.apply_action(legal[int(integers(len(legal)))])
-        n += 1
-    return n
 
 
 def _rate(work: Callable[[], int], seconds: float, repeats: int) -> tuple[float, float]:
@@ -49,12 +40,7 @@ def _rate(work: Callable[[], int], seconds: float, repeats: int) -> tuple[float,
 
 
 def _mid_game(rules: dict[str, Any], seed: int = 3, plies: int = 8) -> DruidsState:
-    rng = np.random.default_rng(seed)
-    s = GAME.new_initial_state(GAME.config(2, **rules))
-    for _ in range(plies):
-        legal = s.legal_actions()
-        s.apply_action(legal[int(rng.integers(len(legal)))])
-    return s
+    return cast(DruidsState, play_random(GAME, GAME.config(2, **rules), np.random.default_rng(seed), steps=plies).state)
 
 
 def benchmarks(quick: bool = False) -> list[dict[str, Any]]:
@@ -68,7 +54,7 @@ def benchmarks(quick: bool = False) -> list[dict[str, Any]]:
     for rules, prefix in (({}, ""), ({"face_down": True}, "facedown_")):
         config = GAME.config(2, **rules)
         rng = np.random.default_rng(12345)
-        aps, gps = _rate(lambda: _playout(GAME.new_initial_state(config), rng), seconds, repeats)
+        aps, gps = _rate(lambda: play_random(GAME, config, rng, leads=False).steps, seconds, repeats)
         add(f"{prefix}actions_per_s", aps, "actions/s")
         add(f"{prefix}games_per_s", gps, "games/s")
 

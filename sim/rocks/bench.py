@@ -15,32 +15,21 @@ from __future__ import annotations
 
 import statistics
 import time
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from sim.core.agents import make_agent
 from sim.core.game import CHANCE
+from sim.core.play import play_random
 from sim.rocks.game import GAME
 from sim.rocks.rules import RocksState
 
 
 def random_playout(num_players: int, seed: int) -> tuple[int, int, RocksState]:
     """One random game; returns (actions applied incl. chance, player decisions, final state)."""
-    rng = np.random.default_rng(seed)
-    s = GAME.new_initial_state(GAME.config(num_players))
-    actions = decisions = 0
-    while True:
-        p = s.current_player()
-        if p >= 0:
-            legal = s.legal_actions(p)
-            s.apply_action(legal[int(rng.integers(len(legal)))])
-            decisions += 1
-        elif p == CHANCE:
-            s.apply_action(s.sample_chance(rng))
-        else:
-            return actions, decisions, s
-        actions += 1
+    played = play_random(GAME, GAME.config(num_players), np.random.default_rng(seed), leads=False)
+    return played.steps, played.moves, cast(RocksState, played.state)
 
 
 def _playout_rates(num_players: int, seconds: float, repeats: int, seed0: int) -> dict[str, list[float]]:
@@ -65,16 +54,10 @@ def _playout_rates(num_players: int, seconds: float, repeats: int, seed0: int) -
 
 def _midgame(seed: int, steps: int = 120) -> RocksState:
     rng = np.random.default_rng(seed)
-    s = GAME.new_initial_state(GAME.config(2))
-    for _ in range(steps):
-        if s.current_player() == CHANCE:
-            s.apply_action(s.sample_chance(rng))
-        else:
-            legal = s.legal_actions()
-            s.apply_action(legal[int(rng.integers(len(legal)))])
-    while s.current_player() == CHANCE:
-        s.apply_action(s.sample_chance(rng))
-    return s
+    config = GAME.config(2)
+    s = play_random(GAME, config, rng, steps=steps).state
+    # then the chance draws up to the next decision
+    return cast(RocksState, play_random(GAME, config, rng, state=s, until=lambda st: st.current_player() != CHANCE).state)
 
 
 def benchmarks(quick: bool = False) -> list[dict[str, Any]]:

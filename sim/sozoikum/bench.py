@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import statistics
 import time
-from typing import Any, Sequence
+from typing import Any, Sequence, cast
 
 import numpy as np
 
 from sim.core.agents import make_agent
-from sim.core.game import CHANCE, SIMULTANEOUS
+from sim.core.game import SIMULTANEOUS
+from sim.core.play import FirstAgent, play, play_random
 from sim.sozoikum import house as H
 from sim.sozoikum import rules as R
 from sim.sozoikum.agents import assignments, simulate_plan
@@ -35,25 +36,8 @@ from sim.sozoikum.stones import stone_shape
 
 def random_playout(num_players: int, seed: int) -> tuple[int, R.SozoikumState]:
     """One random game; returns (steps applied incl. chance, final state)."""
-    rng = np.random.default_rng(seed)
-    s = GAME.new_initial_state(GAME.config(num_players))
-    n = 0
-    while True:
-        p = s.current_player()
-        if p >= 0:
-            legal = s.legal_actions(p)
-            s.apply_action(legal[int(rng.integers(len(legal)))])
-        elif p == CHANCE:
-            s.apply_action(s.sample_chance(rng))
-        elif p == SIMULTANEOUS:
-            joint = {}
-            for q in s.simultaneous_seats():
-                legal = s.legal_actions(q)
-                joint[q] = legal[int(rng.integers(len(legal)))]
-            s.apply_actions(joint)
-        else:
-            return n, s
-        n += 1
+    played = play_random(GAME, GAME.config(num_players), np.random.default_rng(seed), leads=False)
+    return played.steps, cast(R.SozoikumState, played.state)
 
 
 def _playouts(players: int, seconds: float, repeats: int) -> tuple[float, float]:
@@ -180,14 +164,12 @@ def benchmarks(quick: bool = False) -> list[dict[str, Any]]:
     cfg = GAME.config(4)
     times = []
     for rep in range(1 if quick else 3):
-        s = GAME.new_initial_state(cfg)
-        rng = np.random.default_rng(rep)
-        while s.current_player() != SIMULTANEOUS:
-            p = s.current_player()
-            s.apply_action(s.sample_chance(rng) if p == CHANCE else s.legal_actions()[0])
+        # the deal and set-up, first legal choices, up to the first card play
+        first_play = play(GAME, cfg, [FirstAgent()] * 4, np.random.default_rng(rep),
+                          until=lambda st: st.current_player() == SIMULTANEOUS).state
         agent = make_agent(GAME, "ismcts", {"iterations": 100}, seat=0, rng=np.random.default_rng(rep), config=cfg)
         t0 = time.perf_counter()
-        agent.act(s.observation(0), s.legal_actions(0))
+        agent.act(first_play.observation(0), first_play.legal_actions(0))
         times.append(time.perf_counter() - t0)
     add("ismcts_decision_s", statistics.median(times), "s")
     return out
