@@ -71,15 +71,21 @@ def random_agents(game: Game, config: GameConfig, rng: np.random.Generator) -> l
     return [RandomAgent(game=game, seat=i, rng=rng, config=config) for i in range(config.num_players)]
 
 
-def play_random(game: Game, config: GameConfig, rng: np.random.Generator, **kwargs: Any) -> PlayedGame:
+def play_random(game: Game, config: GameConfig | None, rng: np.random.Generator, *, state: State | None = None,
+                **kwargs: Any) -> PlayedGame:
     """:func:`play` with every seat a :class:`RandomAgent` on ``rng`` and chance drawn from ``rng``
-    too: the one-stream random game of tests and benches. ``kwargs`` go to :func:`play`.
+    too: the one-stream random game of tests and benches. ``config`` may be None when ``state``
+    is given; ``kwargs`` go to :func:`play`.
 
     Raises:
         StepCapReached: as :func:`play`.
-        ValueError: a seat to move had no legal action.
+        ValueError: a seat to move had no legal action, or neither a config nor a state was given.
     """
-    return play(game, config, random_agents(game, config, rng), chance=rng, **kwargs)
+    if config is None:
+        if state is None:
+            raise ValueError("play_random needs a config or a state")
+        config = GameConfig(num_players=state.num_players)
+    return play(game, config, random_agents(game, config, rng), chance=rng, state=state, **kwargs)
 
 
 def seat_agents(game: Game, seats: Sequence[Any], config: GameConfig, streams: GameStreams) -> list[Any]:

@@ -8,6 +8,7 @@ import pytest
 from sim.core.agents import make_agent
 from sim.core.errors import IllegalActionError
 from sim.core.game import Outcome
+from sim.core.play import play
 from sim.core.seeding import game_streams, stream
 from sim.core.testing import random_sim_test
 from toy_game import GAME, Add
@@ -66,13 +67,7 @@ def test_ismcts_with_chance_beats_random() -> None:
             make_agent(GAME, "ismcts", {"iterations": 150}, seat=0, rng=streams.seats[0], config=cfg),
             make_agent(GAME, "random", {}, seat=1, rng=streams.seats[1], config=cfg),
         ]
-        s = GAME.new_initial_state(cfg)
-        while not s.is_terminal():
-            p = s.current_player()
-            if p < 0:
-                s.apply_action(s.sample_chance(streams.chance))
-            else:
-                s.apply_action(agents[p].act(s.observation(p), s.legal_actions()))
+        s = play(GAME, cfg, agents, streams.chance).state
         wins += s.outcome().winners == (0,)
     assert wins >= 20, wins
 

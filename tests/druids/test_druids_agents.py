@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import pytest
 
 from sim.core.agents import make_agent
 from sim.core.errors import ScenarioError
+from sim.core.play import play as play_game
 from sim.druids.game import GAME, RESULT_COLUMNS, SPEC
 from sim.druids.rules import LINE_LENGTH, MEGALITHS, DruidsState
 
@@ -17,11 +20,8 @@ def play(a0: str, a1: str, seed: int, rules: dict | None = None, p0: dict | None
         make_agent(GAME, a0, p0 or {}, seat=0, rng=np.random.default_rng([seed, 1]), config=config),
         make_agent(GAME, a1, p1 or {}, seat=1, rng=np.random.default_rng([seed, 2]), config=config),
     ]
-    s = GAME.new_initial_state(config)
-    while not s.is_terminal():
-        p = s.current_player()
-        s.apply_action(agents[p].act(s.observation(p), s.legal_actions(p)))
-    return s
+    # the druids' game has no chance: the stream is never drawn from
+    return cast(DruidsState, play_game(GAME, config, agents, np.random.default_rng(0)).state)
 
 
 def wins_of(agent: str, opponent: str, games: int, rules: dict | None = None, params: dict | None = None) -> int:

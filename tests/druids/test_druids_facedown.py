@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from sim.core.play import play_random
 from sim.druids.game import GAME
 from sim.druids.rules import HIDDEN, LINES, POINT_LINES, STONES, DruidsState, Place
 
@@ -12,13 +13,8 @@ RULES = {"tie_loser": "last_placer", "early_domination": "tie_rule", "face_down"
 
 
 def _prefixes(seed: int, rules: dict = RULES) -> list[DruidsState]:
-    rng = np.random.default_rng(seed)
-    s = GAME.new_initial_state(GAME.config(2, **rules))
-    out = [s.clone()]
-    while not s.is_terminal():
-        legal = s.legal_actions()
-        s.apply_action(legal[int(rng.integers(len(legal)))])
-        out.append(s.clone())
+    out: list[DruidsState] = []  # copies of every state, the start and the end included
+    play_random(GAME, GAME.config(2, **rules), np.random.default_rng(seed), before_step=lambda s, _step: out.append(s.clone()))
     return out
 
 

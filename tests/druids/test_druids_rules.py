@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -9,6 +11,7 @@ from hypothesis import strategies as st
 
 from sim.core.errors import IllegalActionError, InputError
 from sim.core.game import TERMINAL
+from sim.core.play import play_random
 from sim.druids.game import GAME
 from sim.druids.rules import (
     LINE_NAMES,
@@ -146,14 +149,10 @@ def test_chance_arising_in_opponents_turn_waits_for_own_turn() -> None:
 
 # --- the end of the game --------------------------------------------------------------------------
 def _random_game(seed: int, **rules: object) -> tuple[DruidsState, list[DruidsState]]:
-    rng = np.random.default_rng(seed)
-    s = GAME.new_initial_state(GAME.config(2, **rules))
-    trail = [s.clone()]
-    while not s.is_terminal():
-        legal = s.legal_actions()
-        s.apply_action(legal[int(rng.integers(len(legal)))])
-        trail.append(s.clone())
-    return s, trail
+    trail: list[DruidsState] = []  # copies of every state, the start and the end included
+    played = play_random(GAME, GAME.config(2, **rules), np.random.default_rng(seed),
+                         before_step=lambda s, _step: trail.append(s.clone()))
+    return cast(DruidsState, played.state), trail
 
 
 @pytest.mark.parametrize("rules", [{}, {"face_down": True}, {"early_domination": "strict"}, {"tie_loser": "first_placer"}])
@@ -219,24 +218,25 @@ def test_all_lines_full_means_eight_for_someone() -> None:
     face_down=st.booleans(),
 )
 def test_claims_match_reference_rule_every_turn(seed: int, tie: str, early: str, face_down: bool) -> None:
-    rng = np.random.default_rng(seed)
-    s = GAME.new_initial_state(GAME.config(2, tie_loser=tie, early_domination=early, face_down=face_down))
-    while not s.is_terminal():
-        seat = s.current_player()
-        n_claims = len(s.claims())
-        legal = s.legal_actions()
-        s.apply_action(legal[int(rng.integers(len(legal)))])
-        if s.is_terminal():
-            break
-        new = s.claims()[n_claims:]
-        assert all(c[1] == seat for c in new)
-        for L, _, early_flag, _ in new:
-            assert ref_dominates(s, seat, L)
-            assert early_flag == (s.line_empty(L) > 0)
-        # maximal: the mover left no dominated open line unclaimed
-        for L in range(NUM_LINES):
-            if s.line_owner(L) == -1:
-                assert not ref_dominates(s, seat, L), f"line {LINE_NAMES[L]} left unclaimed"
+    before: list[tuple[int, int]] = []  # (seat to move, claims so far) before the last step
+
+    def check(s: DruidsState, _step: int) -> None:
+        """The claims the last step added, checked on the position after it (unless it ended)."""
+        if before and not s.is_terminal():
+            seat, n_claims = before[-1]
+            new = s.claims()[n_claims:]
+            assert all(c[1] == seat for c in new)
+            for L, _, early_flag, _ in new:
+                assert ref_dominates(s, seat, L)
+                assert early_flag == (s.line_empty(L) > 0)
+            # maximal: the mover left no dominated open line unclaimed
+            for L in range(NUM_LINES):
+                if s.line_owner(L) == -1:
+                    assert not ref_dominates(s, seat, L), f"line {LINE_NAMES[L]} left unclaimed"
+        before.append((s.current_player(), len(s.claims())))
+
+    config = GAME.config(2, tie_loser=tie, early_domination=early, face_down=face_down)
+    s = cast(DruidsState, play_random(GAME, config, np.random.default_rng(seed), before_step=check).state)
     # soundness of early claims: every early-claimed line that filled up went to its claimant
     for L, seat, early_flag, _ in s.records()[-1]:
         if early_flag and s.line_empty(L) == 0:
@@ -345,20 +345,23 @@ def test_notation_fuzz_move_lists(moves: list[tuple[int, int]]) -> None:
 
 # --- match play -----------------------------------------------------------------------------------
 def test_match_plays_games_in_sequence_with_alternating_first_player() -> None:
-    rng = np.random.default_rng(11)
-    s = GAME.new_initial_state(GAME.config(2, match_games=3))
     firsts = []
     games_seen = -1
-    while not s.is_terminal():
+
+    def check(s: DruidsState, step: int) -> None:
+        nonlocal games_seen
+        if s.is_terminal():
+            return
+        if step > 0:  # the position the last step left round-trips
+            assert GAME.from_notation(s.to_notation()) == s
         if len(s.moves()) == 0 and len(s.records()) != games_seen:
             games_seen = len(s.records())
             firsts.append(s.current_player())
             # a new game: fresh board and hands
             assert s.hand(0) == STONES and s.hand(1) == STONES
-        legal = s.legal_actions()
-        s.apply_action(legal[int(rng.integers(len(legal)))])
-        if not s.is_terminal():
-            assert GAME.from_notation(s.to_notation()) == s
+
+    s = cast(DruidsState, play_random(GAME, GAME.config(2, match_games=3), np.random.default_rng(11),
+                                      before_step=check).state)
     assert firsts == [0, 1, 0]
     records = s.records()
     assert len(records) == 3

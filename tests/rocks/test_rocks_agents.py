@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from sim.core.agents import make_agent
-from sim.core.game import CHANCE
+from sim.core.play import play
 from sim.core.seeding import game_streams
 from sim.rocks.game import GAME
 from sim.rocks.rules import END_TURN, Move, MoveGuard, SeatBox, SeatTrilithon, build_position
@@ -24,14 +24,7 @@ def play_match(names: list[str], params: list[dict], games: int, seed: int, **ru
             make_agent(GAME, names[order[s]], params[order[s]], seat=s, rng=streams.seats[s], config=cfg)
             for s in range(n)
         ]
-        state = GAME.new_initial_state(cfg)
-        while not state.is_terminal():
-            p = state.current_player()
-            if p == CHANCE:
-                state.apply_action(state.sample_chance(streams.chance))
-            else:
-                state.apply_action(agents[p].act(state.observation(p), state.legal_actions(p)))
-        r = state.returns()
+        r = play(GAME, cfg, agents, streams.chance).state.returns()
         for s in range(n):
             totals[order[s]] += r[s]
     return totals

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from sim.core.errors import InputError, ScenarioError
-from sim.core.game import CHANCE
+from sim.core.play import play_random
 from sim.rocks.game import GAME
 from sim.rocks.rules import build_position
 
@@ -52,14 +52,7 @@ def test_details_points_by_source_and_guard_removals() -> None:
 
 
 def test_points_add_up_at_the_end_of_a_random_game() -> None:
-    rng = np.random.default_rng(4)
-    s = GAME.new_initial_state(GAME.config(4))
-    while not s.is_terminal():
-        if s.current_player() == CHANCE:
-            s.apply_action(s.sample_chance(rng))
-        else:
-            legal = s.legal_actions()
-            s.apply_action(legal[int(rng.integers(len(legal)))])
+    s = play_random(GAME, GAME.config(4), np.random.default_rng(4)).state
     d = GAME.details(s)
     out = s.outcome()
     assert out is not None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -9,23 +11,14 @@ from hypothesis import strategies as st
 
 from sim.core.errors import InputError
 from sim.core.game import CHANCE
+from sim.core.play import play_random
 from sim.rocks.game import GAME
 from sim.rocks.rules import DECK, RocksState, build_position
 
 
 def random_state(seed: int, steps: int, players: int = 3, **rules: object) -> RocksState:
     """A position after ``steps`` random actions (chance included) from a fresh game."""
-    rng = np.random.default_rng(seed)
-    s = GAME.new_initial_state(GAME.config(players, **rules))
-    for _ in range(steps):
-        if s.is_terminal():
-            break
-        if s.current_player() == CHANCE:
-            s.apply_action(s.sample_chance(rng))
-        else:
-            legal = s.legal_actions()
-            s.apply_action(legal[int(rng.integers(len(legal)))])
-    return s
+    return cast(RocksState, play_random(GAME, GAME.config(players, **rules), np.random.default_rng(seed), steps=steps).state)
 
 
 @settings(max_examples=40, deadline=None)

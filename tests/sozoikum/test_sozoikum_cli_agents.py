@@ -10,7 +10,7 @@ import pytest
 
 from sim.cli import main
 from sim.core.agents import make_agent
-from sim.core.game import CHANCE, SIMULTANEOUS
+from sim.core.play import play as play_game
 from sim.core.scenario import load_scenario
 from sim.games import REGISTRY
 from sim.sozoikum.game import GAME
@@ -25,16 +25,7 @@ def play(agents: list[str], seed: int, params: dict | None = None, **rules: obje
         make_agent(GAME, a, (params or {}).get(a, {}), seat=i, rng=np.random.default_rng(seed * 10 + i), config=cfg)
         for i, a in enumerate(agents)
     ]
-    s = GAME.new_initial_state(cfg)
-    while not s.is_terminal():
-        p = s.current_player()
-        if p == CHANCE:
-            s.apply_action(s.sample_chance(rng))
-        elif p == SIMULTANEOUS:
-            s.apply_actions({q: seats[q].act(s.observation(q), s.legal_actions(q)) for q in s.simultaneous_seats()})
-        else:
-            s.apply_action(seats[p].act(s.observation(p), s.legal_actions()))
-    return s
+    return play_game(GAME, cfg, seats, rng).state
 
 
 def test_cli_house_draws_and_reports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

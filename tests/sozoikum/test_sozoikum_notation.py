@@ -9,26 +9,15 @@ from hypothesis import strategies as st
 from sozoikum_helpers import at_cards, play
 
 from sim.core.errors import InputError
-from sim.core.game import CHANCE, SIMULTANEOUS
+from sim.core.play import play_random
 from sim.core.testing import random_sim_test
 from sim.sozoikum import rules as R
 from sim.sozoikum.game import GAME
 
 
 def random_walk(seed: int, steps: int, n: int = 3, **rules: object) -> R.SozoikumState:
-    rng = np.random.default_rng(seed)
     s = R.SozoikumState.new(n, rules, [0.6] * n)
-    for _ in range(steps):
-        if s.is_terminal():
-            break
-        p = s.current_player()
-        if p == CHANCE:
-            s.apply_action(s.sample_chance(rng))
-        elif p == SIMULTANEOUS:
-            s.apply_actions({q: (l := s.legal_actions(q))[rng.integers(len(l))] for q in s.simultaneous_seats()})
-        else:
-            l = s.legal_actions()
-            s.apply_action(l[rng.integers(len(l))])
+    play_random(GAME, None, np.random.default_rng(seed), state=s, steps=steps)
     return s
 
 

@@ -7,6 +7,7 @@ import pytest
 
 from sim.core.agents import make_agent
 from sim.core.game import CHANCE
+from sim.core.play import play
 from sim.core.seeding import game_streams
 from sim.sun.game import GAME, thrower_of
 from sim.sun.thrower import SKILLS
@@ -16,15 +17,7 @@ def _play(agent: str, seed: int = 5, players: int = 2, upto: int | None = None):
     cfg = GAME.config(players)
     st = game_streams(seed, 0, players)
     agents = [make_agent(GAME, agent, {}, seat=i, rng=st.seats[i], config=cfg) for i in range(players)]
-    s = GAME.new_initial_state(cfg)
-    steps = 0
-    while not s.is_terminal() and (upto is None or steps < upto):
-        p = s.current_player()
-        if p == CHANCE:
-            s.apply_action(s.sample_chance(st.chance))
-        else:
-            s.apply_action(agents[p].act(s.observation(p), s.legal_actions(p)))
-        steps += 1
+    s = play(GAME, cfg, agents, st.chance, steps=upto).state  # ``upto`` steps, chance included
     return s, st, agents
 
 
@@ -163,8 +156,5 @@ def test_a_game_from_a_layout_plays_to_its_end_on_the_table(tmp_path) -> None:
     cfg = _layout_config(tmp_path, "layout")
     st = game_streams(3, 0, 2)
     agents = [make_agent(GAME, "careful", {}, seat=i, rng=st.seats[i], config=cfg) for i in range(2)]
-    s = GAME.new_initial_state(cfg)
-    while not s.is_terminal():
-        p = s.current_player()
-        s.apply_action(s.sample_chance(st.chance) if p == CHANCE else agents[p].act(s.observation(p), s.legal_actions(p)))
+    s = play(GAME, cfg, agents, st.chance).state
     assert s.over in ("field_empty", "stalemate") and s.turn >= 5

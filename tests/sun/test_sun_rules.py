@@ -9,8 +9,11 @@ import numpy as np
 import pytest
 
 from sim.core.errors import IllegalActionError, InputError
-from sim.core.game import CHANCE, TERMINAL
+from sim.core.game import TERMINAL, GameConfig
+from sim.core.play import play as play_game
+from sim.core.play import play_random
 from sim.sun import rules as R
+from sim.sun.game import GAME
 from sim.sun.thrower import SKILLS
 
 G = R.Geometry()
@@ -277,13 +280,8 @@ def test_orbit_pass_goes_through_both_areas():
 
 
 def _play_random(s: R.SunState, seed: int) -> R.SunState:
-    rng = np.random.default_rng(seed)
-    while not s.is_terminal():
-        if s.current_player() == CHANCE:
-            s.apply_action(s.sample_chance(rng))
-        else:
-            la = s.legal_actions()
-            s.apply_action(la[int(rng.integers(len(la)))])
+    """``s`` played to its end with random legal choices and chance drawn from one seeded stream."""
+    play_random(GAME, GameConfig(num_players=s.num_players), np.random.default_rng(seed), state=s)
     return s
 
 
@@ -311,14 +309,9 @@ def _random_states(n_games: int = 6):
         players = 2 + seed % 3
         rules = {"mode": "orbit" if seed % 3 == 2 else "standard", "field": "random" if seed % 2 else "open"}
         s = R.SunState.new(players, rules, table=R.ScriptedTable(G), throwers=[SKILLS["casual"]] * players)
-        while not s.is_terminal():
-            yield s
-            if s.current_player() == CHANCE:
-                s.apply_action(s.sample_chance(rng))
-            else:
-                la = s.legal_actions()
-                s.apply_action(la[int(rng.integers(len(la)))])
-        yield s
+        seen: list[R.SunState] = []  # copies of every state, the end included
+        play_random(GAME, GameConfig(num_players=players), rng, state=s, before_step=lambda st, _step: seen.append(st.clone()))
+        yield from seen
 
 
 def test_notation_round_trips_exactly():
@@ -407,17 +400,12 @@ def test_careful_players_with_perfect_hands_empty_the_field() -> None:
     # The rule text's normal ending is reachable with the default stones: two careful players
     # with perfect hands (no noise, no physics) play every one of the 32 stones onto the ring,
     # with stacks and gates, and the game ends with the field empty.
-    from sim.core.game import GameConfig
     from sim.sun.agents import AGENTS
-    from sim.sun.game import GAME
 
     cfg = GameConfig(num_players=2, seats=({"agent": "careful"}, {"agent": "careful"}))
     s = R.SunState.new(2, table=R.ScriptedTable(G), throwers=[SKILLS["perfect"]] * 2)
     agents = [AGENTS["careful"].factory(game=GAME, seat=i, rng=np.random.default_rng(i), config=cfg) for i in range(2)]
-    rng = np.random.default_rng(0)
-    while not s.is_terminal():
-        p = s.current_player()
-        s.apply_action(s.sample_chance(rng) if p == CHANCE else agents[p].act(s.observation(p), s.legal_actions()))
+    play_game(GAME, cfg, agents, np.random.default_rng(0), state=s)
     assert s.over == "field_empty"
     assert not s.field_stones() and sum(s.penalties()) == 0
     kinds = [r["kind"] for r in s.placements if r["standing"]]
@@ -431,29 +419,30 @@ def test_aggressive_agent_narrows_the_opponents_area() -> None:
     # On the placement positions of a careful-vs-careful game, each agent chooses a placement for
     # the seat to move: summed over the positions, the aggressive agent takes more of the
     # opponents' best pass clearance than the careful one, and keeps its own pass clear.
-    from sim.core.game import GameConfig
     from sim.sun.agents import AGENTS, _opponents_clearance, best_aim
-    from sim.sun.game import GAME
 
     cfg = GameConfig(num_players=2, seats=({"agent": "careful"}, {"agent": "careful"}))
     s = R.SunState.new(2, table=R.ScriptedTable(G), throwers=[SKILLS["perfect"]] * 2)
     players = [AGENTS["careful"].factory(game=GAME, seat=i, rng=np.random.default_rng(i), config=cfg) for i in range(2)]
-    rng = np.random.default_rng(0)
     lost = {"careful": 0.0, "aggressive": 0.0}
     positions = 0
-    while not s.is_terminal():
+
+    def compare(s: R.SunState, _step: int) -> None:  # before each step of the careful game
+        nonlocal positions
         p = s.current_player()
-        if s.phase == "place" and not s._first_turn() and s.turn % 2 == 0:
-            positions += 1
-            for name in lost:
-                ag = AGENTS[name].factory(game=GAME, seat=p, rng=np.random.default_rng(0), config=cfg)
-                c = s.clone()
+        if s.is_terminal() or s.phase != "place" or s._first_turn() or s.turn % 2:
+            return
+        positions += 1
+        for name in lost:
+            ag = AGENTS[name].factory(game=GAME, seat=p, rng=np.random.default_rng(0), config=cfg)
+            c = s.clone()
+            c.apply_action(ag.act(c.observation(p), c.legal_actions()))
+            c.apply_action(R.PlaceNoise())
+            if c.phase == "marker":
                 c.apply_action(ag.act(c.observation(p), c.legal_actions()))
-                c.apply_action(R.PlaceNoise())
-                if c.phase == "marker":
-                    c.apply_action(ag.act(c.observation(p), c.legal_actions()))
-                assert best_aim(c)[0] > 0.0  # its own pass stays clear
-                lost[name] += _opponents_clearance(s, p) - _opponents_clearance(c, p)
-        s.apply_action(s.sample_chance(rng) if p == CHANCE else players[p].act(s.observation(p), s.legal_actions()))
+            assert best_aim(c)[0] > 0.0  # its own pass stays clear
+            lost[name] += _opponents_clearance(s, p) - _opponents_clearance(c, p)
+
+    play_game(GAME, cfg, players, np.random.default_rng(0), state=s, before_step=compare)
     assert positions >= 10
     assert lost["aggressive"] > lost["careful"] + 0.005, lost

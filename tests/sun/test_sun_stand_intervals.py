@@ -13,11 +13,13 @@ Two failures are possible, and both are checked:
 from __future__ import annotations
 
 import math
+from typing import Any, Callable
 
 import numpy as np
 import pytest
 
-from sim.core.game import CHANCE, GameConfig
+from sim.core.game import GameConfig
+from sim.core.play import PlayedGame, play, play_random
 from sim.sun import rules as R
 from sim.sun.agents import AGENTS
 from sim.sun.game import GAME
@@ -28,6 +30,13 @@ STEP_DEG = 0.05
 EDGE_DEG = 0.002
 
 
+def _placements(player: Callable[..., PlayedGame], *args: Any, **kwargs: Any) -> list[R.SunState]:
+    """Copies of the placement positions of the game ``player(*args, **kwargs)`` plays."""
+    seen: list[R.SunState] = []
+    player(*args, **kwargs, before_step=lambda st, _step: seen.append(st.clone()) if st.phase == "place" else None)
+    return seen
+
+
 def _random_positions(n_games: int, seed0: int = 100):
     for seed in range(seed0, seed0 + n_games):
         rng = np.random.default_rng(seed)
@@ -35,14 +44,7 @@ def _random_positions(n_games: int, seed0: int = 100):
         rules = {"mode": "orbit" if seed % 4 == 3 else "standard", "field": "random" if seed % 2 else "open",
                  "marker_change": "new_gap" if seed % 5 == 4 else "new_stone"}
         s = R.SunState.new(players, rules, table=R.ScriptedTable(G), throwers=[SKILLS["casual"]] * players)
-        while not s.is_terminal():
-            if s.phase == "place":
-                yield s
-            if s.current_player() == CHANCE:
-                s.apply_action(s.sample_chance(rng))
-            else:
-                la = s.legal_actions()
-                s.apply_action(la[int(rng.integers(len(la)))])
+        yield from _placements(play_random, GAME, GameConfig(num_players=players), rng, state=s)
 
 
 def _careful_positions(n_games: int):
@@ -52,14 +54,7 @@ def _careful_positions(n_games: int):
         rng = np.random.default_rng(k)
         agents = [AGENTS["careful"].factory(game=GAME, seat=i, rng=np.random.default_rng(k * 10 + i), config=cfg)
                   for i in range(2)]
-        while not s.is_terminal():
-            if s.phase == "place":
-                yield s
-            p = s.current_player()
-            if p == CHANCE:
-                s.apply_action(s.sample_chance(rng))
-            else:
-                s.apply_action(agents[p].act(s.observation(p), s.legal_actions()))
+        yield from _placements(play, GAME, cfg, agents, rng, state=s)
 
 
 def _inside(intervals: list[tuple[float, float]], a: float, pad: float) -> bool:
@@ -119,12 +114,7 @@ def test_stalemate_only_when_no_stand_stack_or_gate_is_legal() -> None:
         rng = np.random.default_rng(seed)
         s = R.SunState.new(2, {"field": "random" if seed % 2 else "open"}, table=R.ScriptedTable(G),
                            throwers=[SKILLS["casual"]] * 2)
-        while not s.is_terminal():
-            if s.current_player() == CHANCE:
-                s.apply_action(s.sample_chance(rng))
-            else:
-                la = s.legal_actions()
-                s.apply_action(la[int(rng.integers(len(la)))])
+        play_random(GAME, GameConfig(num_players=2), rng, state=s)
         if s.over == "stalemate":
             ended += 1
             for shape in s._available_shapes():
