@@ -116,10 +116,10 @@ def first_player_advantage(games: pd.DataFrame, n_seats: int) -> dict[str, Any]:
 
     Returns:
         ``{"decisive", "wins", "rate", "lo", "hi", "expected", "p_binomial", "chi2", "p_chi2",
-        "counts"}``; rate/interval are seat 0's share of decisive games.
+        "counts"}``; rate/interval are seat 0's share of decisive games; ``counts``: each seat's
+        sole wins, as :func:`seat_win_rates` counts them (``games`` needs its ``winners`` lists).
     """
-    winner = games["winner"].dropna().astype(int) if "winner" in games else pd.Series(dtype=int)
-    counts = [int((winner == s).sum()) for s in range(n_seats)]
+    counts = [int(w) for w in seat_win_rates(games, pd.DataFrame(), n_seats)["wins"]]
     decisive = int(sum(counts))
     k = counts[0] if counts else 0
     expected = 1.0 / n_seats if n_seats else float("nan")
