@@ -38,21 +38,13 @@ def test_sun_study_writes_store_report_and_replay(tmp_path: Path, capsys) -> Non
 @pytest.mark.slow
 def test_sun_study_identical_on_serial_and_process_backends(tmp_path: Path, capsys) -> None:
     """Physics games too: the same seed stores the same results in one process or in a pool."""
-    import sqlite3
-
-    def dump(out: Path) -> dict:
-        con = sqlite3.connect(out / "results.sqlite")
-        res = {}
-        for (t,) in con.execute("SELECT name FROM sqlite_master WHERE type='table' AND name != 'meta'"):
-            cols = [r[1] for r in con.execute(f'PRAGMA table_info("{t}")') if not r[1].endswith("wall_s")]
-            res[t] = sorted(con.execute(f'SELECT {",".join(cols)} FROM "{t}"').fetchall(), key=repr)
-        return res
+    from sim.core.testing import store_results
 
     scen = str(ROOT / "scenarios/sun/classic-2p.toml")
     for backend, workers in (("serial", "1"), ("process", "2")):
         rc = main(["run", scen, "--games", "3", "--backend", backend, "--workers", workers,
                    "--out", str(tmp_path / backend), "--no-report"])
         assert rc == 0
-    a, b = dump(tmp_path / "serial"), dump(tmp_path / "process")
-    assert len(a["sun_passes"]) > 10
+    a, b = store_results(tmp_path / "serial"), store_results(tmp_path / "process")
+    assert len(a["sun_passes"].rows) > 10
     assert a == b

@@ -5,11 +5,18 @@ an illegal action raises :class:`IllegalActionError` and leaves the state unchan
 equal and independent, the notation round-trips, observations are reproduced by
 ``Game.determinize``, returns stay in [0, 1] and sum to 1 at the end. It is used by
 ``tests/test_generic_games.py`` and by each game's own tests.
+
+:func:`store_results` reads what two runs of one seeded study must share (every stored row but
+timings, the software version and where the study ran): the backend, resume and golden tests
+compare it.
 """
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -124,3 +131,42 @@ def _check_state(game: Game, state: State, step: int, rng: np.random.Generator) 
             raise _fail(step, state, "a foreign action was accepted")
         if state.to_notation() != notation:
             raise _fail(step, state, "a rejected action changed the state")
+
+
+#: columns that measure time on this machine or name the software version: not results
+VOLATILE_COLUMNS = frozenset({"wall_s", "physics_wall_s", "version"})
+#: meta rows that depend on where the study ran, not on what it computed
+VOLATILE_META = frozenset({"source", "scenario_json", "version"})
+
+
+class StoredTable(NamedTuple):
+    """One table of a store as :func:`store_results` reads it."""
+
+    columns: list[str]
+    rows: list[list[Any]]
+
+
+def store_results(db: str | Path) -> dict[str, StoredTable]:
+    """Every table of a store (``results.sqlite`` or its run folder), opened read-only: its columns
+    and its rows sorted by ``repr``, without :data:`VOLATILE_COLUMNS` and the
+    :data:`VOLATILE_META` rows of ``meta``. Tables are in name order.
+
+    Raises:
+        sqlite3.Error: no readable store there.
+    """
+    path = Path(db)
+    if path.is_dir():
+        path = path / "results.sqlite"
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        out: dict[str, StoredTable] = {}
+        for (t,) in con.execute("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name"):
+            cols = [r[1] for r in con.execute(f'PRAGMA table_info("{t}")') if r[1] not in VOLATILE_COLUMNS]
+            rows = [list(r) for r in con.execute(f'SELECT {", ".join(chr(34) + c + chr(34) for c in cols)} FROM "{t}"')]
+            if t == "meta":
+                rows = [r for r in rows if r[0] not in VOLATILE_META]
+            rows.sort(key=repr)
+            out[t] = StoredTable(cols, rows)
+        return out
+    finally:
+        con.close()

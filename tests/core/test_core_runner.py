@@ -3,11 +3,6 @@
 from __future__ import annotations
 
 import os
-import signal
-import sqlite3
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -15,7 +10,8 @@ import pytest
 from sim.core.errors import InputError
 from sim.core.runner import run_study
 from sim.core.scenario import load_scenario
-from sim.core.store import Store
+from sim.core.testing import store_results
+from study_process import kill_once_stored, launch
 
 HERE = Path(__file__).parent
 
@@ -37,19 +33,6 @@ iterations = {iters}
 """
 
 
-def dump(out: Path) -> dict:
-    """Every table of a store, without wall times, as sorted rows."""
-    con = sqlite3.connect(out / "results.sqlite")
-    result = {}
-    for (t,) in con.execute("SELECT name FROM sqlite_master WHERE type='table'"):
-        cols = [r[1] for r in con.execute(f'PRAGMA table_info("{t}")')]
-        keep = [c for c in cols if c != "wall_s"]
-        result[t] = sorted(con.execute(f'SELECT {",".join(keep)} FROM "{t}"').fetchall(), key=repr)
-    con.close()
-    result["meta"] = [r for r in result["meta"] if r[0] not in ("source", "scenario_json")]
-    return result
-
-
 def run(tmp_path: Path, registry, name: str, backend: str, workers: int, games: int = 12, iters: int = 30) -> dict:
     p = tmp_path / f"{name}.toml"
     p.write_text(SCENARIO.format(games=games, iters=iters))
@@ -57,13 +40,13 @@ def run(tmp_path: Path, registry, name: str, backend: str, workers: int, games: 
     sc = sc.__class__(**{**sc.__dict__, "name": "same"})  # one run name for all backends
     info = run_study(sc, registry, progress=False)
     assert info.played == 2 * games
-    return dump(tmp_path / name)
+    return store_results(tmp_path / name)
 
 
 def test_backends_and_worker_counts_store_identical_results(tmp_path: Path, registry, monkeypatch) -> None:
     monkeypatch.setenv("PYTHONPATH", str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     serial = run(tmp_path, registry, "serial", "serial", 1)
-    assert len(serial["games"]) == 24 and len(serial["race_moves"]) > 24
+    assert len(serial["games"].rows) == 24 and len(serial["race_moves"].rows) > 24
     assert run(tmp_path, registry, "process1", "process", 1) == serial
     assert run(tmp_path, registry, "process2", "process", 2) == serial
     assert run(tmp_path, registry, "dask2", "dask", 2) == serial
@@ -78,7 +61,7 @@ def test_other_scenario_refused_unless_forced(tmp_path: Path, registry) -> None:
     other = load_scenario(p, registry).with_overrides(registry, out=str(tmp_path / "run"))
     with pytest.raises(InputError, match="another scenario"):
         run_study(other, registry, progress=False)
-    assert len(dump(tmp_path / "run")["games"]) == 6  # untouched
+    assert len(store_results(tmp_path / "run")["games"].rows) == 6  # untouched
     info = run_study(other, registry, force=True, progress=False)
     assert info.played == 6 and info.skipped == 0
     # more games later: only the new ones are played
@@ -86,50 +69,17 @@ def test_other_scenario_refused_unless_forced(tmp_path: Path, registry) -> None:
     assert run_study(more, registry, progress=False).played == 4
 
 
-KILL_SCRIPT = """
-import sys
-sys.path.insert(0, {here!r})
-from sim.core.registry import Registry
-from sim.core.runner import run_study
-from sim.core.scenario import load_scenario
-reg = Registry({{"race": "toy_game:GAME"}})
-sc = load_scenario({path!r}, reg).with_overrides(reg, out={out!r})
-sc = sc.__class__(**{{**sc.__dict__, "name": "same"}})
-run_study(sc, reg, progress=False)
-"""
-
-
 def test_sigkill_then_resume_equals_uninterrupted_run(tmp_path: Path, registry) -> None:
     scen = tmp_path / "k.toml"
     scen.write_text(SCENARIO.format(games=25, iters=400))
-
-    def launch(out: Path) -> subprocess.Popen:
-        code = KILL_SCRIPT.format(here=str(HERE), path=str(scen), out=str(out))
-        return subprocess.Popen([sys.executable, "-c", code])
-
     killed = tmp_path / "killed"
-    proc = launch(killed)
-    deadline = time.time() + 60
-    stored = 0
-    while time.time() < deadline:
-        time.sleep(0.2)
-        try:
-            with Store.open(killed) as st:
-                stored = st.query("SELECT COUNT(*) FROM games")[0][0]
-        except Exception:
-            continue
-        if stored >= 5:
-            break
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
-    with Store.open(killed) as st:
-        partial = st.query("SELECT COUNT(*) FROM games")[0][0]
+    partial = kill_once_stored(launch(scen, killed, name="same"), killed)
     assert 5 <= partial < 50, partial
-    assert launch(killed).wait() == 0  # the same command again resumes
+    assert launch(scen, killed, name="same").wait() == 0  # the same command again resumes
     full = tmp_path / "full"
-    assert launch(full).wait() == 0
-    a, b = dump(killed), dump(full)
-    assert len(a["games"]) == 50
+    assert launch(scen, full, name="same").wait() == 0
+    a, b = store_results(killed), store_results(full)
+    assert len(a["games"].rows) == 50
     assert a == b
 
 
@@ -145,7 +95,7 @@ def test_dask_address_of_a_running_scheduler(tmp_path: Path, registry, monkeypat
         sc = load_scenario(p, registry).with_overrides(registry, backend="dask", out=str(tmp_path / "remote"))
         sc = sc.__class__(**{**sc.__dict__, "name": "same"})
         run_study(sc, registry, address=cluster.scheduler_address, progress=False)
-    assert dump(tmp_path / "remote") == serial
+    assert store_results(tmp_path / "remote") == serial
 
 
 @pytest.mark.slow  # waits for the 10 s connect timeout

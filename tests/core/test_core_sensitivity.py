@@ -5,11 +5,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +18,8 @@ from sim.core.errors import ScenarioError
 from sim.core.runner import run_study
 from sim.core.scenario import load_scenario, scenario_from_dict
 from sim.core.sensitivity import Input, Plan, with_plan
-from sim.core.store import Store
+from sim.core.testing import store_results
+from study_process import kill_once_stored, launch
 
 HERE = Path(__file__).parent
 
@@ -213,61 +209,17 @@ def test_same_seed_same_indices(tmp_path: Path, registry) -> None:
     assert edge["seats.*.handicap"]["mu_star"] == 0.0
 
 
-KILL_SCRIPT = """
-import sys
-sys.path.insert(0, {here!r})
-from sim.core.registry import Registry
-from sim.core.runner import run_study
-from sim.core.scenario import load_scenario
-reg = Registry({{"race": "toy_game:GAME"}})
-sc = load_scenario({path!r}, reg).with_overrides(reg, out={out!r})
-run_study(sc, reg, progress=False)
-"""
-
-
-def dump(out: Path) -> dict:
-    import sqlite3
-
-    con = sqlite3.connect(out / "results.sqlite")
-    result = {}
-    for (t,) in con.execute("SELECT name FROM sqlite_master WHERE type='table'"):
-        cols = [r[1] for r in con.execute(f'PRAGMA table_info("{t}")')]
-        keep = [c for c in cols if c != "wall_s"]
-        result[t] = sorted(con.execute(f'SELECT {",".join(keep)} FROM "{t}"').fetchall(), key=repr)
-    con.close()
-    return result
-
-
 def test_sigkill_then_resume_equals_uninterrupted_study(tmp_path: Path) -> None:
     scen_file = scen(tmp_path, BASE.format(games=5, iters=300) + SECTION.format(traj=4))
-
-    def launch(out: Path) -> subprocess.Popen:
-        code = KILL_SCRIPT.format(here=str(HERE), path=str(scen_file), out=str(out))
-        return subprocess.Popen([sys.executable, "-c", code])
-
     killed = tmp_path / "killed"
-    proc = launch(killed)
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        time.sleep(0.2)
-        try:
-            with Store.open(killed) as st:
-                if st.query("SELECT COUNT(*) FROM games")[0][0] >= 5:
-                    break
-        except Exception:  # noqa: BLE001 - the store is not there yet
-            continue
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
-    with Store.open(killed) as st:
-        partial = st.query("SELECT COUNT(*) FROM games")[0][0]
+    partial = kill_once_stored(launch(scen_file, killed), killed)
     assert 5 <= partial < 80, partial
     # a partial study already has indices from its complete trajectories
-    assert launch(killed).wait() == 0
+    assert launch(scen_file, killed).wait() == 0
     full = tmp_path / "full"
-    assert launch(full).wait() == 0
-    a, b = dump(killed), dump(full)
-    a.pop("meta"), b.pop("meta")  # the meta table records each run's own source path
-    assert len(a["games"]) == 5 * 16 and a == b
+    assert launch(scen_file, full).wait() == 0
+    a, b = store_results(killed), store_results(full)
+    assert len(a["games"].rows) == 5 * 16 and a == b
     ja = to_json(*analyse(load_run(killed)))
     assert ja == to_json(*analyse(load_run(full)))
     assert json.dumps(ja)  # JSON-ready

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from sim.core.testing import store_results
+
 ROOT = Path(__file__).resolve().parents[2]
 DIGESTS = Path(__file__).with_name("digests.json")
 
@@ -31,27 +33,12 @@ STUDIES: dict[str, tuple[str, int, int]] = {
     "sun": ("scenarios/sun/classic-2p.toml", 2, 3),
 }
 
-#: columns that measure time on this machine or name the software version: not results
-_VOLATILE_COLUMNS = {"wall_s", "physics_wall_s", "version"}
-#: meta rows that depend on where the study ran, not on what it computed
-_VOLATILE_META = {"source", "scenario_json", "version"}
-
-
 def store_digest(db: Path) -> str:
-    """SHA-256 of a store's results: every table's rows, sorted, volatile columns dropped."""
+    """SHA-256 of a store's results (:func:`sim.core.testing.store_results`: every table's rows,
+    sorted, volatile columns and meta rows dropped)."""
     h = hashlib.sha256()
-    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    try:
-        tables = sorted(r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'"))
-        for t in tables:
-            cols = [r[1] for r in con.execute(f'PRAGMA table_info("{t}")') if r[1] not in _VOLATILE_COLUMNS]
-            rows = [list(r) for r in con.execute(f'SELECT {", ".join(chr(34) + c + chr(34) for c in cols)} FROM "{t}"')]
-            if t == "meta":
-                rows = [r for r in rows if r[0] not in _VOLATILE_META]
-            rows.sort(key=repr)
-            h.update(json.dumps([t, cols, rows], sort_keys=True, default=repr).encode())
-    finally:
-        con.close()
+    for t, (cols, rows) in store_results(db).items():
+        h.update(json.dumps([t, cols, rows], sort_keys=True, default=repr).encode())
     return h.hexdigest()
 
 
