@@ -8,19 +8,11 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_scenarios import druids_scenario
 
 from sim.cli import main
 
-SCEN = """
-game = "druids"
-games = 12
-seed = 4
-backend = "serial"
-[[seats]]
-agent = "random"
-[[seats]]
-agent = "greedy"
-"""
+SCEN = druids_scenario(12)
 
 
 def scenario(tmp_path: Path, text: str = SCEN) -> Path:

@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
+from cli_scenarios import druids_scenario
 
 from sim.cli import main
 
@@ -17,16 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SCEN = ROOT / "scenarios"
 LAYOUT = SCEN / "sun" / "layouts" / "even-ring.toml"
 
-DRUIDS = """
-game = "druids"
-games = 3
-seed = 4
-backend = "serial"
-[[seats]]
-agent = "random"
-[[seats]]
-agent = "greedy"
-"""
+DRUIDS = druids_scenario(3)
 
 SHIPPED = {
     "druids": SCEN / "druids" / "classic.toml",

@@ -14,22 +14,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_scenarios import druids_scenario
 
 from sim.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYOUT = ROOT / "scenarios" / "sun" / "layouts" / "even-ring.toml"
 
-DRUIDS = """
-game = "druids"
-games = 4
-seed = 4
-backend = "serial"
-[[seats]]
-agent = "random"
-[[seats]]
-agent = "greedy"
-"""
+DRUIDS = druids_scenario(4)
 
 
 def bad(capsys, argv: list[str], *needles: str, code: int = 2) -> str:  # noqa: ANN001
