@@ -8,6 +8,7 @@ import pytest
 
 from sim.core.errors import IllegalActionError
 from sim.core.game import CHANCE, TERMINAL
+from sim.core.play import play_random
 from sim.rocks.game import GAME
 from sim.rocks.rules import (
     DECK,
@@ -154,15 +155,18 @@ def test_fan_moved_onto_the_guard_is_removed_at_end_of_turn() -> None:
     assert s.fans[0][12] == 0 and s.removed[0] == 1
 
 
+def draw_until_a_seat_moves(s: RocksState, rng: np.random.Generator) -> int:
+    """Draw chance outcomes into ``s`` from ``rng`` until a seat is to move; returns how many."""
+    return play_random(GAME, None, rng, state=s, until=lambda st: st.current_player() != CHANCE).steps
+
+
 def test_guard_moved_onto_own_fans_protects_them_this_turn_only() -> None:
     s = build_position(2, fans={0: {9: 1}, 1: {30: 1}}, hands={0: [9], 1: []}, guard=20)
     s.apply_action(MoveGuard(9))
     s.apply_action(END_TURN)
     assert s.fans[0][9] == 1
     # seat 1's turn: its own fans only are checked; seat 0's fan on 9 stays
-    rng = np.random.default_rng(0)
-    while s.current_player() == CHANCE:
-        s.apply_action(s.sample_chance(rng))
+    draw_until_a_seat_moves(s, np.random.default_rng(0))
     assert s.current_player() == 1 and not s.guard_moved
     s.apply_action(END_TURN)
     assert s.fans[0][9] == 1 and s.removed == [0, 0]
@@ -241,11 +245,7 @@ def test_draw_back_up_to_five_then_next_seat() -> None:
     s.apply_action(Move(3, 4))
     s.apply_action(Move(7, 5))
     s.apply_action(END_TURN)
-    rng = np.random.default_rng(1)
-    draws = 0
-    while s.current_player() == CHANCE:
-        s.apply_action(s.sample_chance(rng))
-        draws += 1
+    draws = draw_until_a_seat_moves(s, np.random.default_rng(1))
     assert draws == 2 and len(s.hands[0]) == 5 and s.current_player() == 1 and s.turn == 1
 
 
