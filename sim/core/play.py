@@ -1,9 +1,10 @@
 """The one play loop: a game played by its agents and its chance stream, step by step.
 
-Every place that plays a whole game (the runner, the Sun's replay recorder, the invariant test,
-the benches) calls :func:`play`, so decisions, chance, simultaneous steps, the step cap and the
-running-leader record are written once (after OpenSpiel's ``play_game`` helpers). Nothing here
-knows a game: it speaks :class:`sim.core.game.State` only.
+Every place that plays a game (the runner, the Sun's replay recorder, the invariant test, the
+benches, the tests' random games and positions) calls :func:`play` or :func:`play_random`, so
+decisions, chance, simultaneous steps, the step cap and the running-leader record are written once
+(after OpenSpiel's ``play_game`` helpers). Nothing here knows a game: it speaks
+:class:`sim.core.game.State` only.
 """
 
 from __future__ import annotations
@@ -28,10 +29,10 @@ class StepCapReached(RuntimeError):
 
 @dataclass
 class PlayedGame:
-    """A finished game.
+    """A played game.
 
     Attributes:
-        state: the terminal state.
+        state: the terminal state (or the state where ``steps``/``until`` stopped :func:`play`).
         moves: seat decisions made (chance outcomes not counted; a simultaneous step counts once).
         leads: changes of the running leader by provisional score, ``[move number, seat or -1
             for a tie]`` (empty for games without provisional scores).
