@@ -91,7 +91,7 @@ def test_observation_does_not_leak_fists_and_determinize_reproduces_it() -> None
     play(s, R.CAMP, R.CAMP, R.CAMP, R.GEMS)
     s.apply_actions({0: R.Fist(7), 1: R.Fist(1), 2: R.Fist(3)})
     obs = s.observation(1)
-    assert "7" not in obs.split("fists=")[1].split()[0]
+    assert "7" not in obs.notation.split("fists=")[1].split()[0]
     rng = np.random.default_rng(5)
     dets = [GAME.determinize(obs, rng) for _ in range(20)]
     assert all(d.observation(1) == obs for d in dets)
