@@ -25,7 +25,7 @@ metrics:
 
 For the Sun the comparison also holds the difficulty curve of both runs in one figure (the chance
 of a clean pass by the aim error drawn and by the mark area's width, on bins shared by both runs)
-and the rules-exercised table (:func:`analysis.games.sun.rules_exercised`) of both side by side.
+and the rules-exercised table (:func:`analysis.games.sun_rules.rules_exercised`) of both side by side.
 
 Runs of different games or seat counts, missing or damaged run folders and runs without games are
 refused with :class:`sim.core.errors.InputError` (exit 2 from the CLI).
@@ -308,14 +308,14 @@ def _pooled(run: RunData) -> RunData:
 
 
 def sun_rules_side_by_side(a: RunData, b: RunData) -> pd.DataFrame:
-    """The Sun's rules-exercised table (:func:`analysis.games.sun.rules_exercised`) of both runs,
+    """The Sun's rules-exercised table (:func:`analysis.games.sun_rules.rules_exercised`) of both runs,
     one row per event in A's order (events seen only in B appended).
 
     Returns:
         ``group, event, binary`` and per run ``X`` in ("a", "b"): ``X_per_game, X_lo, X_hi``,
         ``X_games_with, X_games`` (NaN / 0 when the run lacks the event).
     """
-    from analysis.games.sun import rules_exercised
+    from analysis.games.sun_rules import rules_exercised
 
     ta, tb = rules_exercised(_pooled(a)), rules_exercised(_pooled(b))
     keep = ["group", "event", "binary", "per_game", "lo", "hi", "games_with", "games"]
