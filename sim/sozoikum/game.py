@@ -117,10 +117,10 @@ class SozoikumGame(Game):
         """
         if not isinstance(observation, SozoikumObservation):
             raise InputError(f"not a sozoikum observation: {type(observation).__name__}")
-        # agents parse the same observation several times per decision: keep the last one
+        # agents read the same observation several times per decision: keep the last one
         if self._det_cache is not None and self._det_cache[0] == observation:
             return observation.seat, self._det_cache[1].clone()
-        state = parse_notation(observation.notation, allow_hidden=True)
+        state = SozoikumState.from_observation(observation)
         self._det_cache = (observation, state.clone())
         return observation.seat, state
 

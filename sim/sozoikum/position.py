@@ -21,26 +21,73 @@ PHASES = (
 _P = TypeVar("_P", bound="SozoikumPosition")
 
 
+#: a build attempt in ``log``: (round, seat, stone ids in role order, stood 0/1, largest stone
+#: displacement cm or -1 for a search's quick verdict, noise seed)
+BuildLogEntry = tuple[int, int, tuple[int, ...], int, float, int]
+
+
 @dataclass(frozen=True, slots=True)
 class SozoikumObservation:
-    """What one seat knows, as a value.
+    """What one seat knows: every fact of the position, with the other seats' bluff fists hidden.
 
-    Sozoikum hides only the bluff fists of the other seats (everything else, shapes included, is
-    public once drawn), so an observation is the position's notation with those fists written
-    ``?`` (:meth:`SozoikumPosition.to_notation` with ``hide_for``). Two observations are equal iff
-    the seat knows the same; ``SozoikumGame.parse_observation`` turns one back into a state whose
-    hidden fists are ``SozoikumPosition.HIDDEN``.
+    Sozoikum hides only the fists of a bluff while they are in hand (everything else, shapes
+    included, is public once drawn), so the fields are the position's own (see
+    :class:`SozoikumPosition`) as tuples, and ``fists`` holds ``SozoikumPosition.HIDDEN`` for
+    every other seat's fist in hand. Two observations are equal iff the seat knows the same.
+    ``SozoikumState.from_observation`` turns one back into a state (hidden fists stay HIDDEN) for
+    an agent to read or a search to determinize.
 
     Attributes:
         seat: the observer.
-        notation: the position's notation with the other seats' fists hidden.
+        rules: ``(option, value)`` pairs in option order (list values as tuples).
+        fists: per seat, the fist (gems), None when none, or HIDDEN.
+        log: the build attempts so far (:data:`BuildLogEntry`).
     """
 
     seat: int
-    notation: str
-
-    def __str__(self) -> str:
-        return f"seat={self.seat} {self.notation}"
+    num_players: int
+    rules: tuple[tuple[str, Any], ...]
+    skills: tuple[float, ...]
+    round: int
+    start: int
+    phase: str
+    draws_left: int
+    stones: tuple[int, ...]
+    fresh: int
+    back: tuple[int, ...]
+    fire: tuple[int, ...]
+    reserve: tuple[tuple[int, ...], ...]
+    gems: tuple[int, ...]
+    mine: int
+    oneshots: tuple[str, ...]
+    cards_on: bool
+    rule: str
+    played: tuple[str, ...]
+    camp: tuple[int, ...]
+    effects: tuple[tuple[str, int], ...]
+    act: int
+    high: int
+    holders: tuple[tuple[int, int], ...]
+    out: tuple[int, ...]
+    offer: tuple[int, int] | None
+    refused: bool
+    bidders: tuple[int, ...]
+    rebids: int
+    fists: tuple[int | None, ...]
+    ann: tuple[int | None, ...]
+    idx: int
+    chal: tuple[int, ...]
+    pickers: tuple[int, ...]
+    queue: tuple[int, ...]
+    builder: int
+    plan: tuple[int, ...]
+    spent: tuple[int, ...]
+    taken: tuple[int, ...]
+    attempts: tuple[int, ...]
+    collapses: tuple[int, ...]
+    winner: int
+    termination: str
+    log: tuple[BuildLogEntry, ...]
 
 
 class SozoikumPosition(State):
@@ -113,7 +160,7 @@ class SozoikumPosition(State):
         self.collapses: list[int] = []
         self.winner = -1
         self.termination = ""
-        self.log: list[tuple[int, int, tuple[int, ...], int, float, int]] = []
+        self.log: list[BuildLogEntry] = []
         self._history: list[tuple[int, Action]] = []
         self.fast_build = False
         self.physics: HousePhysics = PymunkHouse()
@@ -163,8 +210,24 @@ class SozoikumPosition(State):
 
     # --- information ------------------------------------------------------------------------
     def observation(self, seat: int) -> SozoikumObservation:
-        """What ``seat`` knows: the notation with other seats' bluff fists hidden (``?``)."""
-        return SozoikumObservation(seat, self.to_notation(hide_for=seat))
+        """What ``seat`` knows: the position with the other seats' bluff fists hidden."""
+        rules = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in
+                      ((k, self.rules[k]) for k in OPTION_BY_NAME))
+        fists = tuple(f if (s == seat or f is None) else self.HIDDEN for s, f in enumerate(self.fists))
+        return SozoikumObservation(
+            seat=seat, num_players=self.num_players, rules=rules, skills=tuple(self.skills), round=self.round,
+            start=self.start, phase=self.phase, draws_left=self.draws_left, stones=tuple(self.stones),
+            fresh=self.fresh, back=tuple(self.back), fire=tuple(self.fire),
+            reserve=tuple(tuple(r) for r in self.reserve), gems=tuple(self.gems), mine=self.mine,
+            oneshots=tuple(self.oneshots), cards_on=self.cards_on, rule=self.rule, played=tuple(self.played),
+            camp=tuple(self.camp), effects=tuple(self.effects), act=self.act, high=self.high,
+            holders=tuple(self.holders), out=tuple(self.out), offer=self.offer, refused=self.refused,
+            bidders=tuple(self.bidders), rebids=self.rebids, fists=fists, ann=tuple(self.ann), idx=self.idx,
+            chal=tuple(self.chal), pickers=tuple(self.pickers), queue=tuple(self.queue), builder=self.builder,
+            plan=tuple(self.plan), spent=tuple(self.spent), taken=tuple(self.taken),
+            attempts=tuple(self.attempts), collapses=tuple(self.collapses), winner=self.winner,
+            termination=self.termination, log=tuple(self.log),
+        )
 
     def history(self) -> list[tuple[int, Action]]:
         """Applied actions: ``(seat, action)``, ``(CHANCE, outcome)`` or ``(SIMULTANEOUS, ((seat,

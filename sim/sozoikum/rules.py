@@ -126,6 +126,32 @@ class SozoikumState(SozoikumPosition):
         s._normalize()
         return s
 
+    @classmethod
+    def from_observation(cls, obs: SozoikumObservation) -> "SozoikumState":
+        """The state an observation shows, with no history; the other seats' fists in hand stay
+        ``HIDDEN`` (a search draws them, ``SozoikumGame.determinize``). Builds are judged by
+        :class:`PymunkHouse`.
+
+        Raises:
+            ScenarioError: the observation's rules or skills are not valid.
+        """
+        s = cls.new(obs.num_players, {k: list(v) if isinstance(v, tuple) else v for k, v in obs.rules}, obs.skills)
+        s.round, s.start, s.phase, s.draws_left = obs.round, obs.start, obs.phase, obs.draws_left
+        s.stones, s.fresh, s.back, s.fire = list(obs.stones), obs.fresh, list(obs.back), list(obs.fire)
+        s.reserve = [list(r) for r in obs.reserve]
+        s.gems, s.mine, s.oneshots = list(obs.gems), obs.mine, list(obs.oneshots)
+        s.cards_on, s.rule, s.played, s.camp = obs.cards_on, obs.rule, list(obs.played), list(obs.camp)
+        s.effects = list(obs.effects)
+        s.act, s.high, s.holders, s.out = obs.act, obs.high, list(obs.holders), list(obs.out)
+        s.offer, s.refused = obs.offer, obs.refused
+        s.bidders, s.rebids = list(obs.bidders), obs.rebids
+        s.fists, s.ann, s.idx, s.chal = list(obs.fists), list(obs.ann), obs.idx, list(obs.chal)
+        s.pickers, s.queue, s.builder, s.plan = list(obs.pickers), list(obs.queue), obs.builder, list(obs.plan)
+        s.spent, s.taken = list(obs.spent), list(obs.taken)
+        s.attempts, s.collapses = list(obs.attempts), list(obs.collapses)
+        s.winner, s.termination, s.log = obs.winner, obs.termination, list(obs.log)
+        return s
+
 
     # --- turn structure ---------------------------------------------------------------------
     def current_player(self) -> int:
