@@ -15,7 +15,7 @@ metrics:
 - **Per-game numbers** (game length, each seat's final score, the game's own headline number such
   as early claims per game or penalty stones per pass, the Sun's penalty stones per game): means
   with Student-t intervals, the difference of the means with a percentile bootstrap interval
-  (:data:`BOOTSTRAP_RESAMPLES` resamples of each run's games, fixed seed so the output is
+  (:data:`analysis.stats.BOOTSTRAP_RESAMPLES` resamples of each run's games, fixed seed so the output is
   reproducible) and the two-sided Mann-Whitney U test (which asks whether one run's values tend to
   be larger, without assuming a distribution; the bootstrap interval is of the mean).
 - **Correction**: Holm's step-down method over every tested row (it controls the family-wise error
@@ -25,7 +25,7 @@ metrics:
 
 For the Sun the comparison also holds the difficulty curve of both runs in one figure (the chance
 of a clean pass by the aim error drawn and by the mark area's width, on bins shared by both runs)
-and the rules-exercised table (:func:`analysis.games.sun.rules_exercised`) of both side by side.
+and the rules-exercised table (:func:`analysis.games.sun_rules.rules_exercised`) of both side by side.
 
 Runs of different games or seat counts, missing or damaged run folders and runs without games are
 refused with :class:`sim.core.errors.InputError` (exit 2 from the CLI).
@@ -35,139 +35,24 @@ from __future__ import annotations
 
 import datetime as _dt
 import html
-import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from analysis import metrics as M
 from analysis.load import RunData, load_run
-from analysis.stats import count_per_game, mean_ci, wilson
+from analysis.stats import (BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, MIN_EXPECTED, bootstrap_mean_diff, count_per_game,
+                            holm, mann_whitney_p, mean_ci, newcombe_diff, two_proportion_test, wilson)
 from sim.core.errors import InputError
 
-#: Bootstrap resamples for the interval of a difference of means (2000 puts the Monte Carlo error
-#: of a 95 % percentile bound well below the interval's own width at a few hundred games).
-BOOTSTRAP_RESAMPLES = 2000
-#: Seed of the bootstrap: the same two runs always print the same intervals.
-BOOTSTRAP_SEED = 20260
 #: Family-wise error rate of the Holm correction.
 ALPHA = 0.05
-#: Below this expected count in a cell of the 2 x 2 table the z-test gives way to Fisher's test.
-MIN_EXPECTED = 5.0
 
 ROW_COLUMNS = ["group", "metric", "kind", "n_a", "a", "a_lo", "a_hi", "n_b", "b", "b_lo", "b_hi",
                "diff", "diff_lo", "diff_hi", "test", "p", "p_holm", "significant"]
-
-
-# --- statistics ----------------------------------------------------------------------------------
-def newcombe_diff(k_a: float, n_a: int, k_b: float, n_b: int, confidence: float = 0.95) -> tuple[float, float, float]:
-    """Difference ``p_b - p_a`` of two independent proportions and Newcombe's hybrid score interval.
-
-    ``lo = d - sqrt((p_b - l_b)^2 + (u_a - p_a)^2)``, ``hi = d + sqrt((u_b - p_b)^2 + (p_a - l_a)^2)``
-    with ``(l, u)`` each proportion's Wilson interval (Newcombe 1998, method 10).
-
-    Returns:
-        (difference, low, high), all in [-1, 1]; NaNs when either run has no trials.
-
-    Raises:
-        ValueError: a count outside [0, n] (from :func:`analysis.stats.wilson`).
-    """
-    if n_a == 0 or n_b == 0:
-        nan = float("nan")
-        return (nan, nan, nan)
-    pa, pb = k_a / n_a, k_b / n_b
-    la, ua = wilson(k_a, n_a, confidence)
-    lb, ub = wilson(k_b, n_b, confidence)
-    d = pb - pa
-    lo = d - math.sqrt((pb - lb) ** 2 + (ua - pa) ** 2)
-    hi = d + math.sqrt((ub - pb) ** 2 + (pa - la) ** 2)
-    return (d, max(-1.0, lo), min(1.0, hi))
-
-
-def two_proportion_test(k_a: int, n_a: int, k_b: int, n_b: int) -> tuple[float, str]:
-    """Two-sided test that two proportions are equal.
-
-    The pooled two-proportion z-test; Fisher's exact test when an expected count of the 2 x 2
-    table is below :data:`MIN_EXPECTED` (where the normal approximation is poor).
-
-    Returns:
-        (p-value, test name); p = 1 when both runs show the same all-or-nothing outcome (nothing
-        varies, so nothing can differ).
-    """
-    if n_a == 0 or n_b == 0:
-        return (float("nan"), "no games")
-    k, n = k_a + k_b, n_a + n_b
-    pooled = k / n
-    if pooled in (0.0, 1.0):
-        return (1.0, "z-test (no variation)")
-    expected = min(n_a * pooled, n_a * (1 - pooled), n_b * pooled, n_b * (1 - pooled))
-    if expected < MIN_EXPECTED:
-        from scipy.stats import fisher_exact
-
-        res = fisher_exact([[k_a, n_a - k_a], [k_b, n_b - k_b]], alternative="two-sided")
-        return (float(res[1]), "Fisher exact")
-    se = math.sqrt(pooled * (1 - pooled) * (1 / n_a + 1 / n_b))
-    z = (k_b / n_b - k_a / n_a) / se
-    return (math.erfc(abs(z) / math.sqrt(2)), "two-proportion z")
-
-
-def holm(pvalues: Sequence[float]) -> list[float]:
-    """Holm's step-down adjusted p-values (NaN entries are left NaN and not counted).
-
-    The i-th smallest of m p-values is multiplied by (m - i), i from 0, then made non-decreasing
-    and capped at 1; a hypothesis is rejected at level alpha when its adjusted value is < alpha.
-    """
-    idx = [i for i, p in enumerate(pvalues) if p == p]
-    order = sorted(idx, key=lambda i: pvalues[i])
-    m = len(order)
-    out = [float("nan")] * len(pvalues)
-    running = 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (m - rank) * pvalues[i]))
-        out[i] = running
-    return out
-
-
-def bootstrap_mean_diff(a: np.ndarray, b: np.ndarray, confidence: float = 0.95,
-                        resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED) -> tuple[float, float, float]:
-    """Difference of means ``mean(b) - mean(a)`` and its percentile bootstrap interval (each run's
-    values resampled with replacement, independently).
-
-    Returns:
-        (difference, low, high); NaNs when either sample is empty.
-    """
-    if a.size == 0 or b.size == 0:
-        nan = float("nan")
-        return (nan, nan, nan)
-    rng = np.random.default_rng(seed)
-    # resampled means in blocks: memory stays ~ resamples x 1000 floats at most per block
-    def means(x: np.ndarray) -> np.ndarray:
-        out = np.empty(resamples)
-        step = max(1, 1_000_000 // x.size)
-        for s in range(0, resamples, step):
-            e = min(resamples, s + step)
-            out[s:e] = x[rng.integers(0, x.size, size=(e - s, x.size))].mean(axis=1)
-        return out
-
-    diffs = means(b) - means(a)
-    tail = (1 - confidence) / 2 * 100
-    lo, hi = np.percentile(diffs, [tail, 100 - tail])
-    return (float(b.mean() - a.mean()), float(lo), float(hi))
-
-
-def mann_whitney_p(a: np.ndarray, b: np.ndarray) -> float:
-    """Two-sided Mann-Whitney U test p-value (scipy; 1.0 when every value of both runs is the same,
-    NaN when a run has no values)."""
-    if a.size == 0 or b.size == 0:
-        return float("nan")
-    if np.unique(np.concatenate([a, b])).size == 1:
-        return 1.0
-    from scipy.stats import mannwhitneyu
-
-    return float(mannwhitneyu(b, a, alternative="two-sided").pvalue)
 
 
 # --- the comparison --------------------------------------------------------------------------------
@@ -423,14 +308,14 @@ def _pooled(run: RunData) -> RunData:
 
 
 def sun_rules_side_by_side(a: RunData, b: RunData) -> pd.DataFrame:
-    """The Sun's rules-exercised table (:func:`analysis.games.sun.rules_exercised`) of both runs,
+    """The Sun's rules-exercised table (:func:`analysis.games.sun_rules.rules_exercised`) of both runs,
     one row per event in A's order (events seen only in B appended).
 
     Returns:
         ``group, event, binary`` and per run ``X`` in ("a", "b"): ``X_per_game, X_lo, X_hi``,
         ``X_games_with, X_games`` (NaN / 0 when the run lacks the event).
     """
-    from analysis.games.sun import rules_exercised
+    from analysis.games.sun_rules import rules_exercised
 
     ta, tb = rules_exercised(_pooled(a)), rules_exercised(_pooled(b))
     keep = ["group", "event", "binary", "per_game", "lo", "hi", "games_with", "games"]

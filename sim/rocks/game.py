@@ -19,7 +19,8 @@ from sim.core.agents import ISMCTS, MCTS, RANDOM
 from sim.core.errors import InputError
 from sim.core.game import AgentSpec, Column, Game, GameConfig, GameDetails, GameSpec
 from sim.rocks.agents import GREEDY
-from sim.rocks.rules import OPTIONS, RocksObservation, RocksState, Rules, parse_notation
+from sim.rocks.notation import parse_notation
+from sim.rocks.rules import OPTIONS, RocksObservation, RocksState, Rules
 
 MAX_SEATS = 5
 

@@ -31,183 +31,42 @@ Setup: chance deals every hand (phase ``deal``), then turns one card for the gua
 
 Actions are interned frozen dataclasses: :class:`Move`, :class:`SeatBox`, :class:`SeatTrilithon`,
 :class:`MoveGuard`, :class:`EndTurn` and the chance outcome :class:`Draw`.
+
+Modules: the deck and actions are in :mod:`sim.rocks.actions`, the options and :class:`Rules` in
+:mod:`sim.rocks.options` (both re-exported here), the notation reader and ``build_position`` in
+:mod:`sim.rocks.notation`; this module holds the phases, the observation and the state.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Callable
 
 import numpy as np
 
 from sim.core.errors import InputError
 from sim.core.game import CHANCE, TERMINAL, Action, Outcome, State
-from sim.core.options import Option, validate_options
+from sim.rocks.actions import (
+    DECK, DECK_SIZE, DRAWS, END_TURN, GUARD, MOVES, NUM_CARDS, SEAT_BOX, SEAT_TRI, SPACES, TRILITHON_CARD, Draw,
+    EndTurn, Move, MoveGuard, SeatBox, SeatTrilithon, card_text,
+)
+from sim.rocks.options import OPTION_NAMES, OPTIONS, Rules
 
-# --- board and deck ------------------------------------------------------------------------------
-SPACES = 30  #: festival spaces 1..30; index 0 of a fan array is the pile beside the board
-TRILITHON_CARD = 0  #: card index of a trilithon card
-NUM_CARDS = 31  #: card indices 0 (trilithon) and 1..30
-DECK: tuple[int, ...] = (5,) + (2,) * SPACES  #: copies of each card in the 65-card deck
-DECK_SIZE = sum(DECK)
+# the names importers reach as ``rules.X`` (the deck, actions and options have their own modules;
+# the notation reader and build_position are in sim.rocks.notation)
+__all__ = [
+    "DECK", "DECK_SIZE", "DRAWS", "END_TURN", "GUARD", "MOVES", "NUM_CARDS", "SEAT_BOX", "SEAT_TRI", "SPACES",
+    "TRILITHON_CARD", "Draw", "EndTurn", "Move", "MoveGuard", "SeatBox", "SeatTrilithon", "card_text",
+    "OPTION_NAMES", "OPTIONS", "Rules", "RocksObservation", "RocksState",
+    "DEAL", "GUARD_SETUP", "START", "MOVED", "SEATED", "GUARDED", "REFILL", "WON", "CAPPED", "PHASE_NAMES",
+    "PHASE_BY_NAME", "CHANCE_PHASES",
+]
 
-# phases
+# --- phases ----------------------------------------------------------------------------------------
 DEAL, GUARD_SETUP, START, MOVED, SEATED, GUARDED, REFILL, WON, CAPPED = range(9)
 PHASE_NAMES = ("deal", "guard", "start", "moved", "seated", "guarded", "refill", "won", "capped")
-_PHASE_BY_NAME = {name: i for i, name in enumerate(PHASE_NAMES)}
-_CHANCE_PHASES = (DEAL, GUARD_SETUP, REFILL)
-
-OPTIONS: tuple[Option, ...] = (
-    Option("target_points", int, 20, "a seat with this many points at the end of its own turn wins", min=1, max=500),
-    Option("max_turns", int, 500, "turns (all seats together) after which the game ends as a draw", min=1, max=1_000_000),
-    Option("box_seats", int, 19, "box seats (bluestones), a pool shared by all seats", min=0, max=200),
-    Option("trilithons", int, 5, "trilithons; a seat's first trilithon seating claims a free one", min=0, max=20),
-    Option("fans_per_player", int, 10, "fans (discs) per seat", min=1, max=100),
-    Option("tshirts_per_player", int, 10, "T-shirts (bars) per seat; passing 30 without one left scores nothing", min=0, max=1000),
-    Option("hand_size", int, 5, "cards a hand is drawn back up to at the end of each turn", min=1, max=10),
-    Option("box_points", int, 3, "points per fan in a box seat", min=0, max=100),
-    Option("trilithon_points", int, 2, "points per fan on a trilithon", min=0, max=100),
-    Option("tshirt_points", int, 1, "points per T-shirt", min=0, max=100),
-    Option("allow_pass", bool, True, "a turn may move no fan and seat none (the guard may still move)"),
-    Option("guard_needs_fan", bool, True, "the guard may only be moved to a space holding a fan of any seat"),
-    Option(
-        "guard_setup_trilithon",
-        str,
-        "reshuffle",
-        "a trilithon card turned for the guard at setup: 'reshuffle' it back, or 'discard' it; then turn another",
-        choices=("reshuffle", "discard"),
-    ),
-    Option("guard_card_to_discard", bool, True, "the guard's setup card goes to the discard pile (else out of the game)"),
-    Option("entry_offset", int, 0, "0: a card k puts an entering fan on space k (space 1 is its first step); 1: on k+1", min=0, max=1),
-)
-OPTION_NAMES = tuple(o.name for o in OPTIONS)
-
-
-# --- actions -------------------------------------------------------------------------------------
-def _card_str(card: int) -> str:
-    return "T" if card == TRILITHON_CARD else str(card)
-
-
-@dataclass(frozen=True, slots=True)
-class Move:
-    """Play number card ``card`` to move one own fan from ``space`` (0: the pile) clockwise."""
-
-    space: int
-    card: int
-
-    def __str__(self) -> str:
-        return f"enter by {self.card}" if self.space == 0 else f"move {self.space} by {self.card}"
-
-
-@dataclass(frozen=True, slots=True)
-class SeatBox:
-    """Play the card equal to ``space`` to seat one own fan from ``space`` in a box seat."""
-
-    space: int
-
-    def __str__(self) -> str:
-        return f"box seat from {self.space}"
-
-
-@dataclass(frozen=True, slots=True)
-class SeatTrilithon:
-    """Play a trilithon card to seat one own fan from ``space`` on the seat's trilithon."""
-
-    space: int
-
-    def __str__(self) -> str:
-        return f"trilithon seat from {self.space}"
-
-
-@dataclass(frozen=True, slots=True)
-class MoveGuard:
-    """Play the card equal to ``space`` to put the security guard on ``space``."""
-
-    space: int
-
-    def __str__(self) -> str:
-        return f"guard to {self.space}"
-
-
-@dataclass(frozen=True, slots=True)
-class EndTurn:
-    """End the turn: guard removal, win check, draw back up."""
-
-    def __str__(self) -> str:
-        return "end turn"
-
-
-@dataclass(frozen=True, slots=True)
-class Draw:
-    """Chance outcome: the card drawn from the draw pile (a deal, the guard's card or a refill)."""
-
-    card: int
-
-    def __str__(self) -> str:
-        return f"draw {_card_str(self.card)}"
-
-
-# Interned actions: legal_actions hands out these objects, so search trees hit by identity.
-MOVES: tuple[tuple[Move, ...], ...] = tuple(tuple(Move(s, c) for c in range(NUM_CARDS)) for s in range(NUM_CARDS))
-SEAT_BOX: tuple[SeatBox, ...] = tuple(SeatBox(s) for s in range(NUM_CARDS))
-SEAT_TRI: tuple[SeatTrilithon, ...] = tuple(SeatTrilithon(s) for s in range(NUM_CARDS))
-GUARD: tuple[MoveGuard, ...] = tuple(MoveGuard(s) for s in range(NUM_CARDS))
-END_TURN = EndTurn()
-DRAWS: tuple[Draw, ...] = tuple(Draw(c) for c in range(NUM_CARDS))
-
-
-# --- rules ---------------------------------------------------------------------------------------
-class Rules:
-    """Validated rule options as attributes (shared, read-only, by every state of a game)."""
-
-    __slots__ = OPTION_NAMES + ("values",)
-
-    # set in __init__ from OPTIONS (declared here for type checkers)
-    values: dict[str, Any]
-    target_points: int
-    max_turns: int
-    box_seats: int
-    trilithons: int
-    fans_per_player: int
-    tshirts_per_player: int
-    hand_size: int
-    box_points: int
-    trilithon_points: int
-    tshirt_points: int
-    allow_pass: bool
-    guard_needs_fan: bool
-    guard_setup_trilithon: str
-    guard_card_to_discard: bool
-    entry_offset: int
-
-    def __init__(self, values: Mapping[str, Any]) -> None:
-        """Raises ScenarioError for an unknown or bad option."""
-        checked = validate_options(values, OPTIONS, prefix="rules")
-        object.__setattr__(self, "values", checked)
-        for k, v in checked.items():
-            object.__setattr__(self, k, v)
-
-    def __setattr__(self, key: str, value: Any) -> None:
-        raise AttributeError("Rules are read-only")
-
-    def __reduce__(self) -> tuple[type, tuple[dict[str, Any]]]:
-        return (Rules, (dict(self.values),))
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Rules) and other.values == self.values
-
-    def __hash__(self) -> int:
-        return hash(tuple(self.values.items()))
-
-    def notation(self) -> str:
-        """``name:value,...`` for every option, in declaration order."""
-        return ",".join(f"{k}:{_fmt_opt(v)}" for k, v in self.values.items())
-
-
-def _fmt_opt(v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    return str(v)
+PHASE_BY_NAME = {name: i for i, name in enumerate(PHASE_NAMES)}
+CHANCE_PHASES = (DEAL, GUARD_SETUP, REFILL)
 
 
 # --- observation ---------------------------------------------------------------------------------
@@ -412,7 +271,7 @@ class RocksState(State):
     def _check_turn(self, action: Action, phases: tuple[int, ...]) -> int:
         ph = self.phase
         if ph not in phases:
-            what = "at a chance node" if ph in _CHANCE_PHASES else "after the game ended" if ph >= WON else f"in phase {PHASE_NAMES[ph]}"
+            what = "at a chance node" if ph in CHANCE_PHASES else "after the game ended" if ph >= WON else f"in phase {PHASE_NAMES[ph]}"
             raise self._illegal(action, f"not allowed {what}")
         return self.to
 
@@ -540,7 +399,7 @@ class RocksState(State):
 
     def chance_outcomes(self) -> list[tuple[Action, float]]:
         """The distinct cards in the draw pile with probability proportional to their count."""
-        if self.phase not in _CHANCE_PHASES:
+        if self.phase not in CHANCE_PHASES:
             return []
         counts = list(self.draw)
         if self._guard_outcome_excludes_trilithon():
@@ -565,7 +424,7 @@ class RocksState(State):
 
     def _do_draw(self, a: Draw) -> None:
         ph = self.phase
-        if ph not in _CHANCE_PHASES:
+        if ph not in CHANCE_PHASES:
             raise self._illegal(a, "a draw happens only at a chance node")
         c = a.card
         if not 0 <= c < NUM_CARDS or not self.draw[c]:
@@ -730,7 +589,7 @@ class RocksState(State):
 
     # --- notation --------------------------------------------------------------------------
     def to_notation(self, mask_for: int | None = None) -> str:
-        """The whole state as one line of ``key=value`` fields (see :func:`parse_notation`).
+        """The whole state as one line of ``key=value`` fields (see :func:`sim.rocks.notation.parse_notation`).
 
         With ``mask_for`` a seat, other hands print as ``?size`` and the draw pile as ``?size``:
         the seat's view (not parseable back into a state).
@@ -785,7 +644,7 @@ _HANDLERS: dict[type, Callable[[RocksState, Any], None]] = {
 # --- notation helpers ----------------------------------------------------------------------------
 def _fmt_counts(counts: list[int] | tuple[int, ...]) -> str:
     """A card multiset as ``Tx2.1.5x2``; ``-`` when empty."""
-    toks = [(_card_str(c) if k == 1 else f"{_card_str(c)}x{k}") for c, k in enumerate(counts) if k]
+    toks = [(card_text(c) if k == 1 else f"{card_text(c)}x{k}") for c, k in enumerate(counts) if k]
     return ".".join(toks) if toks else "-"
 
 
@@ -800,249 +659,3 @@ def _fmt_fans(f: list[int]) -> str:
     """``pile:space.spacexk...``, e.g. ``7:3.12x2`` (7 in the pile, one on 3, two on 12)."""
     on_board = [(str(s) if f[s] == 1 else f"{s}x{f[s]}") for s in range(1, NUM_CARDS) if f[s]]
     return f"{f[0]}:" + ".".join(on_board)
-
-
-def _parse_int(text: str, what: str, lo: int, hi: int) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise InputError(f"{what}: {text!r} is not an integer") from None
-    if not lo <= v <= hi:
-        raise InputError(f"{what}: {v} is outside {lo}..{hi}")
-    return v
-
-
-def _parse_counts(text: str, what: str) -> list[int]:
-    counts = [0] * NUM_CARDS
-    if text == "-":
-        return counts
-    for tok in text.split("."):
-        card, _, k = tok.partition("x")
-        c = TRILITHON_CARD if card == "T" else _parse_int(card, what, 1, SPACES)
-        counts[c] += _parse_int(k, what, 1, DECK_SIZE) if k else 1
-    return counts
-
-
-def _parse_fans(text: str, what: str) -> list[int]:
-    pile, sep, rest = text.partition(":")
-    if not sep:
-        raise InputError(f"{what}: expected 'pile:spaces', got {text!r}")
-    f = [_parse_int(pile, what, 0, 1000)] + [0] * SPACES
-    if rest:
-        for tok in rest.split("."):
-            s, _, k = tok.partition("x")
-            f[_parse_int(s, what, 1, SPACES)] += _parse_int(k, what, 1, 1000) if k else 1
-    return f
-
-
-def _per_seat(text: str, n: int, what: str) -> list[str]:
-    parts = text.split("/")
-    if len(parts) != n:
-        raise InputError(f"{what}: expected {n} seats separated by '/', got {text!r}")
-    return parts
-
-
-_KEYS = ("n", "rules", "turn", "to", "phase", "guard", "guard_moved", "reshuffles", "fans", "box", "tri",
-         "shirts", "removed", "hands", "draw", "discard", "out")
-
-
-def parse_notation(text: str) -> RocksState:
-    """Parse :meth:`RocksState.to_notation` output.
-
-    Raises:
-        InputError: malformed text, a bad rule option, or an inconsistent position (cards or fans
-            not conserved, counts out of range).
-    """
-    if not isinstance(text, str):
-        raise InputError(f"notation must be a string, got {type(text).__name__}")
-    toks = text.split()
-    if not toks or toks[0] != "rocks":
-        raise InputError(f"not a Stonehenge Rocks! notation (must start with 'rocks'): {text!r}")
-    kv: dict[str, str] = {}
-    for tok in toks[1:]:
-        k, sep, v = tok.partition("=")
-        if not sep or k not in _KEYS or k in kv:
-            raise InputError(f"bad or repeated field {tok!r} in notation; fields: {', '.join(_KEYS)}")
-        kv[k] = v
-    missing = [k for k in _KEYS if k not in kv]
-    if missing:
-        raise InputError(f"notation lacks field(s) {', '.join(missing)}")
-    n = _parse_int(kv["n"], "n", 2, 5)
-    raw: dict[str, Any] = {}
-    if kv["rules"]:
-        for item in kv["rules"].split(","):
-            name, sep, val = item.partition(":")
-            if not sep or name not in OPTION_NAMES or name in raw:
-                raise InputError(f"rules: bad or repeated item {item!r}")
-            opt = OPTIONS[OPTION_NAMES.index(name)]
-            if opt.type is bool:
-                if val not in ("true", "false"):
-                    raise InputError(f"rules: {name} must be true or false, got {val!r}")
-                raw[name] = val == "true"
-            elif opt.type is int:
-                raw[name] = _parse_int(val, f"rules.{name}", -(10**9), 10**9)
-            else:
-                raw[name] = val
-    rules = Rules(raw)  # ScenarioError (an InputError) for bad values
-    st = RocksState(n, rules)
-    st.turn = _parse_int(kv["turn"], "turn", 0, rules.max_turns)
-    st.to = _parse_int(kv["to"], "to", 0, n - 1)
-    if kv["phase"] not in _PHASE_BY_NAME:
-        raise InputError(f"phase: {kv['phase']!r} is not one of {', '.join(PHASE_NAMES)}")
-    st.phase = _PHASE_BY_NAME[kv["phase"]]
-    st.guard = _parse_int(kv["guard"], "guard", 0, SPACES)
-    st.guard_moved = bool(_parse_int(kv["guard_moved"], "guard_moved", 0, 1))
-    st.reshuffles = _parse_int(kv["reshuffles"], "reshuffles", 0, 10**9)
-    st.fans = [_parse_fans(t, "fans") for t in _per_seat(kv["fans"], n, "fans")]
-    st.box = [_parse_int(t, "box", 0, rules.fans_per_player) for t in _per_seat(kv["box"], n, "box")]
-    st.tri, st.tri_id = [], []
-    for t in _per_seat(kv["tri"], n, "tri"):
-        if t == "-":
-            st.tri.append(0)
-            st.tri_id.append(-1)
-        else:
-            k, sep, i = t.partition("@")
-            if not sep:
-                raise InputError(f"tri: expected 'count@trilithon' or '-', got {t!r}")
-            st.tri.append(_parse_int(k, "tri", 0, rules.fans_per_player))
-            st.tri_id.append(_parse_int(i, "tri", 1, rules.trilithons))
-    st.shirts = [_parse_int(t, "shirts", 0, rules.tshirts_per_player) for t in _per_seat(kv["shirts"], n, "shirts")]
-    st.removed = [_parse_int(t, "removed", 0, 10**9) for t in _per_seat(kv["removed"], n, "removed")]
-    hands = []
-    for t in _per_seat(kv["hands"], n, "hands"):
-        counts = _parse_counts(t, "hands")
-        hands.append([c for c in range(NUM_CARDS) for _ in range(counts[c])])
-    st.hands = hands
-    st.draw = _parse_counts(kv["draw"], "draw")
-    st.disc = _parse_counts(kv["discard"], "discard")
-    st.out = _parse_counts(kv["out"], "out")
-    st.draw_n, st.disc_n = sum(st.draw), sum(st.disc)
-    _check_consistent(st)
-    return st
-
-
-def _check_consistent(st: RocksState) -> None:
-    """Raise InputError unless cards and fans are conserved and the position is reachable-shaped."""
-    r = st.rules
-    n = st.num_players
-    total = [st.draw[c] + st.disc[c] + st.out[c] + sum(h.count(c) for h in st.hands) for c in range(NUM_CARDS)]
-    if total != list(DECK):
-        raise InputError("cards are not conserved: hands, draw, discard and out must hold the 65-card deck")
-    for p in range(n):
-        if len(st.hands[p]) > r.hand_size:
-            raise InputError(f"hands: seat {p} holds more than {r.hand_size} cards")
-        if sum(st.fans[p]) + st.box[p] + st.tri[p] != r.fans_per_player:
-            raise InputError(f"fans: seat {p}'s fans do not add up to {r.fans_per_player}")
-        if (st.tri[p] > 0) != (st.tri_id[p] >= 0):
-            raise InputError(f"tri: seat {p} has fans on a trilithon it does not own (or owns an empty one)")
-    ids = [i for i in st.tri_id if i >= 0]
-    if len(set(ids)) != len(ids):
-        raise InputError("tri: two seats share a trilithon")
-    st.tri_claimed = len(ids)
-    if sorted(ids) != list(range(1, len(ids) + 1)):
-        raise InputError("tri: trilithons are numbered 1.. in order of claim")
-    st.box_total = sum(st.box)
-    if st.box_total > r.box_seats:
-        raise InputError(f"box: more than {r.box_seats} box seats taken")
-    st.occ = [0] + [sum(f[s] for f in st.fans) for s in range(1, NUM_CARDS)]
-    setup = st.phase in (DEAL, GUARD_SETUP)
-    if setup != (st.guard == 0):
-        raise InputError("guard: 0 exactly before the guard is placed at setup")
-    if st.phase in _CHANCE_PHASES and not st.draw_n:
-        raise InputError("a chance node needs a non-empty draw pile")
-    if st.phase == GUARD_SETUP and r.guard_setup_trilithon == "reshuffle" and st.draw_n == st.draw[TRILITHON_CARD]:
-        raise InputError("the guard's setup draw needs a number card in the draw pile")
-    if st.phase == WON and st.points(st.to) < r.target_points:
-        raise InputError("phase won but the seat 'to' has fewer than target_points")
-
-
-def build_position(
-    num_players: int = 2,
-    *,
-    rules: Mapping[str, Any] | None = None,
-    to: int = 0,
-    phase: str = "start",
-    turn: int = 0,
-    guard: int = 1,
-    guard_moved: bool = False,
-    fans: Mapping[int, Mapping[int, int]] | None = None,
-    box: Mapping[int, int] | None = None,
-    tri: Mapping[int, int] | None = None,
-    shirts: Mapping[int, int] | None = None,
-    hands: Mapping[int, list[int | str]] | None = None,
-    discard: list[int | str] | None = None,
-    draw: list[int | str] | None = None,
-) -> RocksState:
-    """A hand-built position for tests, examples and bug reports.
-
-    Args:
-        fans: seat -> {space: count} of fans in the festival area; the rest of the seat's fans
-            (after ``box`` and ``tri``) are in its pile.
-        box, tri: seat -> fans in box seats / on its trilithon (trilithons are numbered by seat
-            order among the seats that have one).
-        shirts: seat -> T-shirts taken.
-        hands, discard, draw: cards as numbers 1-30 or ``"T"`` (or 0) for a trilithon card.
-            Cards not placed go to the draw pile; when ``draw`` is given they go to the discard pile.
-        phase: a phase name (``start``, ``moved``, ``seated``, ``guarded``, ``refill``, ...).
-
-    Raises:
-        InputError: an impossible position (too many cards or fans, bad phase...).
-    """
-    r = Rules(dict(rules or {}))
-    st = RocksState(num_players, r)
-    if phase not in _PHASE_BY_NAME:
-        raise InputError(f"phase: {phase!r} is not one of {', '.join(PHASE_NAMES)}")
-    st.phase = _PHASE_BY_NAME[phase]
-    st.to, st.turn, st.guard, st.guard_moved = to, turn, guard, guard_moved
-
-    def card(c: int | str) -> int:
-        if c in ("T", 0):
-            return TRILITHON_CARD
-        if isinstance(c, int) and 1 <= c <= SPACES:
-            return c
-        raise InputError(f"not a card: {c!r}")
-
-    left = list(DECK)
-
-    def take(cards: list[int | str]) -> list[int]:
-        out = [card(c) for c in cards]
-        for c in out:
-            left[c] -= 1
-            if left[c] < 0:
-                raise InputError(f"more copies of card {_card_str(c)} than the deck holds")
-        return out
-
-    n = num_players
-    st.hands = [take(list((hands or {}).get(p, []))) for p in range(n)]
-    st.disc = [0] * NUM_CARDS
-    for c in take(list(discard or [])):
-        st.disc[c] += 1
-    st.draw = [0] * NUM_CARDS
-    if draw is not None:
-        for c in take(list(draw)):
-            st.draw[c] += 1
-        for c in range(NUM_CARDS):
-            st.disc[c] += left[c]
-    else:
-        st.draw = left
-    st.draw_n, st.disc_n = sum(st.draw), sum(st.disc)
-    st.box = [int((box or {}).get(p, 0)) for p in range(n)]
-    st.tri = [int((tri or {}).get(p, 0)) for p in range(n)]
-    nxt = 0
-    for p in range(n):
-        if st.tri[p]:
-            nxt += 1
-            st.tri_id[p] = nxt
-    st.shirts = [int((shirts or {}).get(p, 0)) for p in range(n)]
-    for p in range(n):
-        f = [0] * NUM_CARDS
-        for s, k in dict((fans or {}).get(p, {})).items():
-            if not 1 <= s <= SPACES:
-                raise InputError(f"fans: no festival space {s}")
-            f[s] += k
-        f[0] = r.fans_per_player - sum(f) - st.box[p] - st.tri[p]
-        if f[0] < 0:
-            raise InputError(f"fans: seat {p} has more than {r.fans_per_player} fans")
-        st.fans[p] = f
-    _check_consistent(st)
-    return st

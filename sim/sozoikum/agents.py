@@ -124,7 +124,7 @@ class GreedyAgent:
         return self._plan[1]
 
     # --- acting -----------------------------------------------------------------------------
-    def act(self, observation: Any, legal_actions: Sequence[Action]) -> Action:
+    def act(self, observation: R.SozoikumObservation, legal_actions: Sequence[Action]) -> Action:
         """The greedy choice (falls back to the first legal action if a rule leaves none)."""
         _, st = self.game.parse_observation(observation)  # type: ignore[attr-defined]
         a = self.choose(st, legal_actions)
@@ -272,7 +272,7 @@ class IsmctsAgent:
         )
         self.builder = BuilderAgent(game=game, seat=seat, rng=rng, config=config, candidates=candidates, sims=sims)
 
-    def act(self, observation: Any, legal_actions: Sequence[Action]) -> Action:
+    def act(self, observation: R.SozoikumObservation, legal_actions: Sequence[Action]) -> Action:
         """Search, or build like the builder."""
         _, st = self.game.parse_observation(observation)  # type: ignore[attr-defined]
         if st.phase in ("decide", "place"):

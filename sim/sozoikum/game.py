@@ -24,7 +24,8 @@ import numpy as np
 from sim.core.agents import RANDOM
 from sim.core.errors import InputError
 from sim.core.game import AgentSpec, Column, Game, GameConfig, GameDetails, GameSpec
-from sim.sozoikum.rules import MAX_PLAYERS, OPTIONS, SEAT_OPTIONS, SozoikumState, parse_notation
+from sim.sozoikum.notation import parse_notation
+from sim.sozoikum.rules import MAX_PLAYERS, OPTIONS, SEAT_OPTIONS, SozoikumObservation, SozoikumState
 
 
 def check_config(config: GameConfig) -> tuple[str, str] | None:
@@ -88,7 +89,7 @@ class SozoikumGame(Game):
         from sim.sozoikum.agents import AGENTS
 
         self.agents: dict[str, AgentSpec] = {"random": RANDOM, **AGENTS}
-        self._det_cache: tuple[str, SozoikumState] | None = None
+        self._det_cache: tuple[SozoikumObservation, SozoikumState] | None = None
 
     def new_initial_state(self, config: GameConfig) -> SozoikumState:
         """The start of a game for ``config`` (seat skills from ``config.seats``, default 0.7).
@@ -107,27 +108,23 @@ class SozoikumGame(Game):
         """
         return parse_notation(text)
 
-    def parse_observation(self, observation: str) -> tuple[int, SozoikumState]:
+    def parse_observation(self, observation: SozoikumObservation) -> tuple[int, SozoikumState]:
         """The seat and the (partly hidden) state of an observation; hidden fists are
         ``SozoikumState.HIDDEN``.
 
         Raises:
             InputError: not a Sozoikum observation.
         """
-        if not isinstance(observation, str) or not observation.startswith("seat="):
-            raise InputError("not a sozoikum observation")
-        head, _, rest = observation.partition(" ")
-        try:
-            seat = int(head[5:])
-        except ValueError:
-            raise InputError("not a sozoikum observation") from None
+        if not isinstance(observation, SozoikumObservation):
+            raise InputError(f"not a sozoikum observation: {type(observation).__name__}")
+        # agents read the same observation several times per decision: keep the last one
         if self._det_cache is not None and self._det_cache[0] == observation:
-            return seat, self._det_cache[1].clone()
-        state = parse_notation(rest, allow_hidden=True)
+            return observation.seat, self._det_cache[1].clone()
+        state = SozoikumState.from_observation(observation)
         self._det_cache = (observation, state.clone())
-        return seat, state
+        return observation.seat, state
 
-    def determinize(self, observation: Any, rng: np.random.Generator) -> SozoikumState:
+    def determinize(self, observation: SozoikumObservation, rng: np.random.Generator) -> SozoikumState:
         """A full state consistent with ``observation``: other seats' hidden bluff fists are drawn
         uniformly from 0 to their gems. Nothing else is hidden (see rules docstring)."""
         seat, state = self.parse_observation(observation)

@@ -1,4 +1,9 @@
-"""Sozoikum: the rules engine (state, actions, legal moves, notation). No I/O.
+"""Sozoikum: the rules engine (turn structure, legal moves, chance, transitions, outcome). No I/O.
+
+The actions are in :mod:`sim.sozoikum.actions`, the options in :mod:`sim.sozoikum.options`, the
+physics boundary in :mod:`sim.sozoikum.builds`, what a position holds (and its notation writer) in
+:mod:`sim.sozoikum.position`, the notation reader in :mod:`sim.sozoikum.notation`; this module
+re-exports their public names, so ``rules.X`` keeps working.
 
 Players build a house of five stones won at the campfire; the first house that stands wins.
 ``docs/rules-sozoikum.md`` lists every decision beyond the rule text; the short form:
@@ -40,457 +45,46 @@ A round (the start seat is seat 0 in round 1 and moves one seat left each round)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Mapping, Protocol, Sequence, cast
+from typing import Any, Mapping, Sequence, cast
 
 import numpy as np
 
-from sim.core.errors import InputError, ScenarioError
-from sim.core.game import CHANCE, SIMULTANEOUS, TERMINAL, Action, Outcome, State
-from sim.core.options import Option, validate_options
+from sim.core.errors import ScenarioError
+from sim.core.game import CHANCE, SIMULTANEOUS, TERMINAL, Action, Outcome
+from sim.core.options import validate_options
 from sim.sozoikum import house as _house
+from sim.sozoikum.actions import (
+    CAMP, CARDS, DUMNO, FIRE, GEMS, ONE_SHOT_LETTER, REUSABLE, STEAL, TIGER, VETO, Ally, Announce, Bid,
+    BuildChoice, BuildNoise, Challenge, Dumno, DrawStone, Fist, Pass, Pick, Place, PlayCard, Reply, Sealed,
+    Setup, Tiger, Veto,
+)
+from sim.sozoikum.builds import BuildVerdict, HousePhysics, PymunkHouse, ScriptedHouse, build_from_seeds, house_params
+from sim.sozoikum.options import GATHERING_RULES, MAX_PLAYERS, OPTIONS, SEAT_OPTIONS
+from sim.sozoikum.position import SozoikumObservation, SozoikumPosition
 from sim.sozoikum.stones import SEED_BOUND, stone_info
 
-# --- constants --------------------------------------------------------------------------------
+# the names importers reach as ``rules.X`` (the rules grew out of one module; the actions, options,
+# physics boundary and position now have their own)
+__all__ = [
+    "CAMP", "CARDS", "DUMNO", "FIRE", "GEMS", "ONE_SHOT_LETTER", "REUSABLE", "STEAL", "TIGER", "VETO",
+    "Ally", "Announce", "Bid", "BuildChoice", "BuildNoise", "Challenge", "Dumno", "DrawStone", "Fist", "Pass",
+    "Pick", "Place", "PlayCard", "Reply", "Sealed", "Setup", "Tiger", "Veto",
+    "BuildVerdict", "HousePhysics", "PymunkHouse", "ScriptedHouse", "build_from_seeds", "house_params",
+    "GATHERING_RULES", "MAX_PLAYERS", "OPTIONS", "SEAT_OPTIONS", "SozoikumObservation", "SozoikumPosition",
+    "ROLES", "HOUSE_STONES", "NOISE_BOUND", "SozoikumState",
+]
 
-CAMP, GEMS, STEAL, TIGER, DUMNO, VETO = "camp", "gems", "steal", "tiger", "dumno", "veto"
-CARDS: tuple[str, ...] = (CAMP, GEMS, STEAL, TIGER, DUMNO, VETO)
-REUSABLE: tuple[str, ...] = (CAMP, GEMS, STEAL)
-ONE_SHOT_LETTER = {TIGER: "T", DUMNO: "D", VETO: "V"}
-GATHERING_RULES: tuple[str, ...] = ("auction", "hidden", "bluff")
 ROLES = _house.ROLES
 #: stones in a house
 HOUSE_STONES = 5
-#: fire marker in ``Dumno.target``
-FIRE = -1
 #: noise seeds for builds are drawn below this bound
 NOISE_BOUND = 2**31
 
-MAX_PLAYERS = 5
 
-
-def _check_rules_list(value: list) -> str | None:
-    if not value:
-        return "at least one gathering rule is needed"
-    bad = [v for v in value if v not in GATHERING_RULES]
-    if bad:
-        return f"unknown gathering rule(s) {bad}; allowed: {', '.join(GATHERING_RULES)}"
-    if len(set(value)) != len(value):
-        return "a gathering rule is listed twice"
-    return None
-
-
-OPTIONS: tuple[Option, ...] = (
-    Option("bag_stones", int, 40, "stones in the bag at the start", min=5, max=500),
-    Option("mine_gems", int, 60, "gems in the mine at the start", min=0, max=10_000),
-    Option("start_gems", int, 10, "gems each player starts with", min=0, max=1000),
-    Option("gather_gems", int, 5, "gems the 'gather gems' card takes from the mine", min=0, max=1000),
-    Option("fire_draw", int, 2, "stones the start player puts on the fire each round", min=1, max=10),
-    Option(
-        "card_play",
-        str,
-        "choice",
-        "'choice': the start player decides each round whether cards are played; 'always'; 'never'",
-        choices=("choice", "always", "never"),
-    ),
-    Option(
-        "gathering_rules",
-        list,
-        list(GATHERING_RULES),
-        "gathering rules the start player may choose from (auction, hidden, bluff)",
-        item_type=str,
-        check=_check_rules_list,
-    ),
-    Option(
-        "beneficiary",
-        str,
-        "last",
-        "who benefits from an odd count of steal/tiger/dumnopterix/veto cards: the player 'last' "
-        "(furthest) or 'first' (nearest) from the start player in turn order",
-        choices=("last", "first"),
-    ),
-    Option("coalitions", bool, True, "auction: a player may join the standing bid as a two-player coalition"),
-    Option("hidden_rebids", int, 3, "hidden bid: rebids after a tie of more than two before the stones stay", min=0, max=20),
-    Option("announce_max", int, 20, "bluff: the highest announcement allowed (gems)", min=1, max=1000),
-    Option("max_rounds", int, 60, "rounds before the game ends as a draw", min=1, max=10_000),
-    Option("house_tolerance", float, 1.0, "cm a stone's centroid may end from where it was released", min=0.01, max=50.0),
-    Option(
-        "house_fall_tilt",
-        float,
-        20.0,
-        "degrees a stone may end turned from lying flat on its longest edge (default: 3 sd of a "
-        "stone's top-face slant, 6.9 deg)",
-        min=5.0,
-        max=90.0,
-    ),
-    Option(
-        "house_ground_margin",
-        float,
-        0.1,
-        "cm above the ground within which a top stone or the roof touches it (and fell); between "
-        "pymunk's resting overlap (0.02) and the lowest bottom stone (0.9 at the default sizes)",
-        min=0.02,
-        max=0.5,
-    ),
-    Option("wall_gap", float, 2.0, "cm between the two walls (the door)", min=0.1, max=30.0),
-    Option("stone_size_min", float, 3.0, "cm, smallest stone (largest extent)", min=0.5, max=50.0),
-    Option("stone_size_max", float, 8.0, "cm, largest stone (largest extent)", min=0.5, max=50.0),
-    Option("stone_friction", float, 0.7, "friction coefficient of stone on stone and on the ground", min=0.0, max=3.0),
-    Option("placement_noise_cm", float, 1.0, "placement offset sd (cm) at skill 0; scaled by 1 - skill", min=0.0, max=20.0),
-    Option("placement_noise_deg", float, 6.0, "placement turn sd (degrees) at skill 0; scaled by 1 - skill", min=0.0, max=90.0),
-)
-
-SEAT_OPTIONS: tuple[Option, ...] = (
-    Option("skill", float, 0.7, "the builder's placement skill: 1 places exactly, 0 with full noise", min=0.0, max=1.0),
-)
-
-_OPT = {o.name: o for o in OPTIONS}
-
-
-@dataclass(frozen=True)
-class BuildVerdict:
-    """What the rules learn from a build: whether the house stood, why not (``reason`` as in
-    :class:`sim.sozoikum.house.HouseResult`), and the largest stone displacement (cm)."""
-
-    stood: bool
-    reason: str
-    max_displacement: float
-
-
-class HousePhysics(Protocol):
-    """What the rules need from physics. Implementations must be deterministic: the same stones,
-    skill, noise seed and rules give the same verdict."""
-
-    def build(self, seeds: Sequence[int], skill: float, noise_seed: int, rules: Mapping[str, Any]) -> BuildVerdict:
-        """Build the house of stones with shape ``seeds`` (roles A1, A2, B1, B2, roof) and judge it."""
-        ...
-
-
-class PymunkHouse:
-    """:class:`HousePhysics` by the 2-D simulation of :func:`sim.sozoikum.house.build_house` (the
-    game's physics; stateless)."""
-
-    def build(self, seeds: Sequence[int], skill: float, noise_seed: int, rules: Mapping[str, Any]) -> BuildVerdict:
-        """See :meth:`HousePhysics.build`."""
-        res = build_from_seeds(seeds, skill, noise_seed, rules)
-        return BuildVerdict(res.stood, res.reason, res.max_displacement)
-
-
-class ScriptedHouse:
-    """Deterministic test double of :class:`HousePhysics`: build number ``k`` (counted from 0 over
-    every state sharing this object, clones included) stands iff ``k`` is in ``stands``; a
-    collapse reports the roof moved ``fall_cm``. ``calls`` records every request
-    ``(seeds, skill, noise_seed)``."""
-
-    def __init__(self, stands: Sequence[int] = (), fall_cm: float = 5.0) -> None:
-        self.stands = set(stands)
-        self.fall_cm = fall_cm
-        self.calls: list[tuple[tuple[int, ...], float, int]] = []
-
-    def build(self, seeds: Sequence[int], skill: float, noise_seed: int, rules: Mapping[str, Any]) -> BuildVerdict:
-        """See :meth:`HousePhysics.build`."""
-        k = len(self.calls)
-        self.calls.append((tuple(seeds), skill, noise_seed))
-        if k in self.stands:
-            return BuildVerdict(True, "stands", 0.0)
-        return BuildVerdict(False, f"roof moved {self.fall_cm:.2f} cm", self.fall_cm)
-
-
-def house_params(rules: Mapping[str, Any], hold_time: float = 0.0) -> _house.HouseParams:
-    """The physical build settings of a rule set."""
-    return _house.HouseParams(
-        tolerance=rules["house_tolerance"],
-        fall_tilt=rules["house_fall_tilt"],
-        ground_margin=rules["house_ground_margin"],
-        wall_gap=rules["wall_gap"],
-        friction=rules["stone_friction"],
-        noise_cm=rules["placement_noise_cm"],
-        noise_deg=rules["placement_noise_deg"],
-        hold_time=hold_time,
-    )
-
-
-# --- actions ----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class DrawStone:
-    """Chance: a stone leaves the bag for the fire. ``stone = -1`` is a never-seen stone whose
-    shape seed is ``seed``; otherwise ``stone`` is the id of a stone the dumnopterix sent back."""
-
-    stone: int
-    seed: int = 0
-
-    def __str__(self) -> str:
-        return f"Draw(new seed={self.seed})" if self.stone < 0 else f"Draw(back s{self.stone})"
-
-
-@dataclass(frozen=True, slots=True)
-class Setup:
-    """The start player's choice: cards played this round or not, and the gathering rule."""
-
-    cards: bool
-    rule: str
-
-    def __str__(self) -> str:
-        return f"Setup(cards={'on' if self.cards else 'off'}, rule={self.rule})"
-
-
-@dataclass(frozen=True, slots=True)
-class PlayCard:
-    """A card played face down (simultaneous)."""
-
-    card: str
-
-    def __str__(self) -> str:
-        return f"Play({self.card})"
-
-
-@dataclass(frozen=True, slots=True)
-class Veto:
-    """The veto beneficiary sends camp player ``target`` away from the camp."""
-
-    target: int
-
-    def __str__(self) -> str:
-        return f"Veto(seat {self.target})"
-
-
-@dataclass(frozen=True, slots=True)
-class Tiger:
-    """The tiger beneficiary takes stone ``stone`` from seat ``target`` and keeps it."""
-
-    target: int
-    stone: int
-
-    def __str__(self) -> str:
-        return f"Tiger(s{self.stone} from seat {self.target})"
-
-
-@dataclass(frozen=True, slots=True)
-class Dumno:
-    """The dumnopterix beneficiary returns stone ``stone`` of seat ``target`` (or of the fire,
-    ``target = -1``) to the bag."""
-
-    target: int
-    stone: int
-
-    def __str__(self) -> str:
-        where = "fire" if self.target == FIRE else f"seat {self.target}"
-        return f"Dumno(s{self.stone} from {where})"
-
-
-@dataclass(frozen=True, slots=True)
-class Bid:
-    """Auction: a new standing bid of ``amount`` gems."""
-
-    amount: int
-
-    def __str__(self) -> str:
-        return f"Bid({self.amount})"
-
-
-@dataclass(frozen=True, slots=True)
-class Ally:
-    """Auction: offer to join the standing (single-player) bid with ``amount`` more gems."""
-
-    amount: int
-
-    def __str__(self) -> str:
-        return f"Ally(+{self.amount})"
-
-
-@dataclass(frozen=True, slots=True)
-class Reply:
-    """Auction: the standing bidder accepts or refuses a coalition offer."""
-
-    accept: bool
-
-    def __str__(self) -> str:
-        return "Accept" if self.accept else "Refuse"
-
-
-@dataclass(frozen=True, slots=True)
-class Pass:
-    """Auction: leave the auction for this round."""
-
-    def __str__(self) -> str:
-        return "Pass"
-
-
-@dataclass(frozen=True, slots=True)
-class Sealed:
-    """Hidden bid: gems in the hand (simultaneous)."""
-
-    amount: int
-
-    def __str__(self) -> str:
-        return f"Sealed({self.amount})"
-
-
-@dataclass(frozen=True, slots=True)
-class Fist:
-    """Bluff: gems hidden in the fist (simultaneous)."""
-
-    amount: int
-
-    def __str__(self) -> str:
-        return f"Fist({self.amount})"
-
-
-@dataclass(frozen=True, slots=True)
-class Announce:
-    """Bluff: the announced bid (may exceed the fist)."""
-
-    amount: int
-
-    def __str__(self) -> str:
-        return f"Announce({self.amount})"
-
-
-@dataclass(frozen=True, slots=True)
-class Challenge:
-    """Bluff: challenge the highest announcement, or let it stand."""
-
-    challenge: bool
-
-    def __str__(self) -> str:
-        return "Challenge" if self.challenge else "NoChallenge"
-
-
-@dataclass(frozen=True, slots=True)
-class Pick:
-    """Take stone ``stone`` from the fire (coalition or tied winners, one stone at a time)."""
-
-    stone: int
-
-    def __str__(self) -> str:
-        return f"Pick(s{self.stone})"
-
-
-@dataclass(frozen=True, slots=True)
-class BuildChoice:
-    """Building phase: try to build now, or not this round."""
-
-    build: bool
-
-    def __str__(self) -> str:
-        return "Build" if self.build else "NoBuild"
-
-
-@dataclass(frozen=True, slots=True)
-class Place:
-    """Put stone ``stone`` in ``role`` (A1, A2, B1, B2, roof, in that order)."""
-
-    role: str
-    stone: int
-
-    def __str__(self) -> str:
-        return f"Place({self.role}=s{self.stone})"
-
-
-@dataclass(frozen=True, slots=True)
-class BuildNoise:
-    """Chance: the seed of the builder's placement noise."""
-
-    seed: int
-
-    def __str__(self) -> str:
-        return f"Noise({self.seed})"
-
-
-# --- state ------------------------------------------------------------------------------------
-
-_PHASES = (
-    "draw",
-    "setup",
-    "cards",
-    "effect",
-    "auction",
-    "reply",
-    "hidden",
-    "fist",
-    "announce",
-    "challenge",
-    "pick",
-    "decide",
-    "place",
-    "noise",
-    "over",
-)
-
-
-class SozoikumState(State):
-    """A Sozoikum position. Build with :meth:`new` or :func:`parse_notation`.
-
-    Attributes (all public facts are plain lists/ints so agents can read a parsed observation):
-        rules: the validated rule options; skills: per seat placement skill.
-        round, start, phase: round number (1-based), start seat, phase name.
-        stones: shape seed per stone id; fresh: never-seen stones in the bag; back: ids in the bag.
-        fire: stone ids on the fire; reserve: per seat stone ids; gems: per seat; mine: gems.
-        oneshots: per seat the one-shot cards still in hand; played: this round's revealed cards.
-        camp: seats at the camp this round, turn order from the start seat.
-        fists: bluff fists per seat (None: none, or hidden in an observation: ``HIDDEN``).
-        fast_build: search-only shortcut, see :func:`sim.sozoikum.house.quick_verdict`.
-        physics: judges builds (:class:`HousePhysics`; :class:`PymunkHouse` unless the state was
-            made with another, e.g. the test double :class:`ScriptedHouse`); clones share it.
-    """
-
-    HIDDEN = -99
-
-    def __init__(self) -> None:
-        self.num_players = 0
-        self.rules: dict[str, Any] = {}
-        self.skills: list[float] = []
-        self.round = 1
-        self.start = 0
-        self.phase = "draw"
-        self.draws_left = 0
-        self.stones: list[int] = []
-        self.fresh = 0
-        self.back: list[int] = []
-        self.fire: list[int] = []
-        self.reserve: list[list[int]] = []
-        self.gems: list[int] = []
-        self.mine = 0
-        self.oneshots: list[str] = []
-        self.cards_on = False
-        self.rule = ""
-        self.played: list[str] = []
-        self.camp: list[int] = []
-        self.effects: list[tuple[str, int]] = []
-        # auction
-        self.act = -1
-        self.high = -1
-        self.holders: list[tuple[int, int]] = []
-        self.out: list[int] = []
-        self.offer: tuple[int, int] | None = None
-        self.refused = False
-        # hidden bid
-        self.bidders: list[int] = []
-        self.rebids = 0
-        # bluff
-        self.fists: list[int | None] = []
-        self.ann: list[int | None] = []
-        self.idx = 0
-        self.chal: list[int] = []
-        # picks
-        self.pickers: list[int] = []
-        # building
-        self.queue: list[int] = []
-        self.builder = -1
-        self.plan: list[int] = []
-        # statistics
-        self.spent: list[int] = []
-        self.taken: list[int] = []
-        self.attempts: list[int] = []
-        self.collapses: list[int] = []
-        self.winner = -1
-        self.termination = ""
-        self.log: list[tuple[int, int, tuple[int, ...], int, float, int]] = []
-        self._history: list[tuple[int, Action]] = []
-        self.fast_build = False
-        self.physics: HousePhysics = PymunkHouse()
+class SozoikumState(SozoikumPosition):
+    """A Sozoikum position with its rules (turn structure, legal actions, chance, transitions,
+    outcome). Build with :meth:`new` or :func:`sim.sozoikum.notation.parse_notation`; the facts it
+    holds are documented on :class:`SozoikumPosition`."""
 
     # --- construction -----------------------------------------------------------------------
     @classmethod
@@ -532,45 +126,32 @@ class SozoikumState(State):
         s._normalize()
         return s
 
-    def clone(self) -> "SozoikumState":
-        """An independent deep copy."""
-        c = SozoikumState.__new__(SozoikumState)
-        d = self.__dict__.copy()
-        for k in ("skills", "stones", "back", "fire", "gems", "oneshots", "played", "camp", "effects",
-                  "holders", "out", "bidders", "fists", "ann", "chal", "pickers", "queue", "plan",
-                  "spent", "taken", "attempts", "collapses", "log", "_history"):
-            d[k] = list(d[k])
-        d["reserve"] = [list(r) for r in self.reserve]
-        c.__dict__ = d
-        return c
+    @classmethod
+    def from_observation(cls, obs: SozoikumObservation) -> "SozoikumState":
+        """The state an observation shows, with no history; the other seats' fists in hand stay
+        ``HIDDEN`` (a search draws them, ``SozoikumGame.determinize``). Builds are judged by
+        :class:`PymunkHouse`.
 
-    # --- helpers ----------------------------------------------------------------------------
-    def order(self) -> list[int]:
-        """Seats in turn order from the start seat."""
-        n = self.num_players
-        return [(self.start + i) % n for i in range(n)]
+        Raises:
+            ScenarioError: the observation's rules or skills are not valid.
+        """
+        s = cls.new(obs.num_players, {k: list(v) if isinstance(v, tuple) else v for k, v in obs.rules}, obs.skills)
+        s.round, s.start, s.phase, s.draws_left = obs.round, obs.start, obs.phase, obs.draws_left
+        s.stones, s.fresh, s.back, s.fire = list(obs.stones), obs.fresh, list(obs.back), list(obs.fire)
+        s.reserve = [list(r) for r in obs.reserve]
+        s.gems, s.mine, s.oneshots = list(obs.gems), obs.mine, list(obs.oneshots)
+        s.cards_on, s.rule, s.played, s.camp = obs.cards_on, obs.rule, list(obs.played), list(obs.camp)
+        s.effects = list(obs.effects)
+        s.act, s.high, s.holders, s.out = obs.act, obs.high, list(obs.holders), list(obs.out)
+        s.offer, s.refused = obs.offer, obs.refused
+        s.bidders, s.rebids = list(obs.bidders), obs.rebids
+        s.fists, s.ann, s.idx, s.chal = list(obs.fists), list(obs.ann), obs.idx, list(obs.chal)
+        s.pickers, s.queue, s.builder, s.plan = list(obs.pickers), list(obs.queue), obs.builder, list(obs.plan)
+        s.spent, s.taken = list(obs.spent), list(obs.taken)
+        s.attempts, s.collapses = list(obs.attempts), list(obs.collapses)
+        s.winner, s.termination, s.log = obs.winner, obs.termination, list(obs.log)
+        return s
 
-    def _in_order(self, seats: Sequence[int]) -> list[int]:
-        pos = {s: i for i, s in enumerate(self.order())}
-        return sorted(seats, key=pos.__getitem__)
-
-    def _beneficiary(self, seats: Sequence[int]) -> int:
-        ordered = self._in_order(seats)
-        return ordered[-1] if self.rules["beneficiary"] == "last" else ordered[0]
-
-    def bag_size(self) -> int:
-        """Stones in the bag."""
-        return self.fresh + len(self.back)
-
-    def _pay(self, seat: int, amount: int) -> None:
-        amount = min(amount, self.gems[seat])
-        self.gems[seat] -= amount
-        self.mine += amount
-        self.spent[seat] += amount
-
-    def _take_fire(self, seat: int) -> None:
-        self.reserve[seat].extend(self.fire)
-        self.fire = []
 
     # --- turn structure ---------------------------------------------------------------------
     def current_player(self) -> int:
@@ -1100,279 +681,3 @@ class SozoikumState(State):
             return None
         winners = (self.winner,) if self.winner >= 0 else ()
         return Outcome(self.termination, winners, tuple(float(len(r)) for r in self.reserve))
-
-    # --- information ------------------------------------------------------------------------
-    def observation(self, seat: int) -> str:
-        """What ``seat`` knows: the notation with other seats' bluff fists hidden (``?``)."""
-        return f"seat={seat} " + self.to_notation(hide_for=seat)
-
-    def history(self) -> list[tuple[int, Action]]:
-        """Applied actions: ``(seat, action)``, ``(CHANCE, outcome)`` or ``(SIMULTANEOUS, ((seat,
-        action), ...))`` for a joint step. A state parsed from notation starts with an empty
-        history."""
-        return list(self._history)
-
-    def length(self) -> int:
-        """Decisions taken (a simultaneous step counts once per acting seat)."""
-        n = 0
-        for seat, a in self._history:
-            if seat == SIMULTANEOUS:
-                n += len(cast("tuple[tuple[int, Action], ...]", a))  # the joint step's (seat, action) pairs
-            elif seat != CHANCE:
-                n += 1
-        return n
-
-    # --- notation ---------------------------------------------------------------------------
-    def to_notation(self, hide_for: int | None = None) -> str:
-        """The compact text of this state (see :func:`parse_notation`). With ``hide_for``, the
-        bluff fists of the other seats are written as ``?``."""
-        n = self.num_players
-        fists = self.fists
-        if hide_for is not None:
-            fists = [f if (s == hide_for or f is None) else self.HIDDEN for s, f in enumerate(fists)]
-        parts = [
-            "sozoikum",
-            f"n={n}",
-            "rules=" + ",".join(f"{k}:{_enc_opt(self.rules[k])}" for k in _OPT),
-            "skill=" + ",".join(repr(x) for x in self.skills),
-            f"round={self.round}",
-            f"start={self.start}",
-            f"phase={self.phase}",
-            f"draws={self.draws_left}",
-            "stones=" + _il(self.stones),
-            f"fresh={self.fresh}",
-            "back=" + _il(self.back),
-            "fire=" + _il(self.fire),
-            "res=" + "/".join(_il(r) for r in self.reserve),
-            "gems=" + _il(self.gems),
-            f"mine={self.mine}",
-            "oneshots=" + ",".join(o or "-" for o in self.oneshots),
-            f"setup={int(self.cards_on)}:{self.rule or '-'}",
-            "played=" + ",".join(self.played),
-            "camp=" + _il(self.camp),
-            "effects=" + (",".join(f"{k}:{s}" for k, s in self.effects) or "-"),
-            f"auction={self.act}:{self.high}:{'.'.join(f'{s}x{c}' for s, c in self.holders) or '-'}:"
-            f"{_il(self.out, '.')}:{'-' if self.offer is None else f'{self.offer[0]}x{self.offer[1]}'}:{int(self.refused)}",
-            f"hidden={_il(self.bidders)}:{self.rebids}",
-            "fists=" + ",".join("-" if f is None else "?" if f == self.HIDDEN else str(f) for f in fists),
-            "ann=" + ",".join("-" if a is None else str(a) for a in self.ann),
-            f"idx={self.idx}",
-            "chal=" + _il(self.chal),
-            "pickers=" + _il(self.pickers),
-            f"build={self.builder}:{_il(self.queue, '.')}:{_il(self.plan, '.')}",
-            "spent=" + _il(self.spent),
-            "taken=" + _il(self.taken),
-            "attempts=" + _il(self.attempts),
-            "collapses=" + _il(self.collapses),
-            f"end={self.winner}:{self.termination or '-'}",
-            "log=" + (";".join(f"{r}:{s}:{'.'.join(map(str, st))}:{ok}:{d!r}:{ns}" for r, s, st, ok, d, ns in self.log) or "-"),
-        ]
-        return " ".join(parts)
-
-
-# --- notation helpers -------------------------------------------------------------------------
-
-
-def _il(xs: Sequence[int], sep: str = ",") -> str:
-    return sep.join(map(str, xs)) if xs else "-"
-
-
-def _pl(text: str, sep: str = ",") -> list[int]:
-    return [] if text == "-" else [int(x) for x in text.split(sep)]
-
-
-def _enc_opt(v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, list):
-        return "+".join(v)
-    if isinstance(v, float):
-        return repr(v)
-    return str(v)
-
-
-def _dec_opt(name: str, text: str) -> Any:
-    opt = _OPT[name]
-    if opt.type is bool:
-        if text not in ("true", "false"):
-            raise ValueError(f"{name}: expected true/false")
-        return text == "true"
-    if opt.type is int:
-        return int(text)
-    if opt.type is float:
-        return float(text)
-    if opt.type is list:
-        return text.split("+") if text else []
-    return text
-
-
-_KEYS = (
-    "n", "rules", "skill", "round", "start", "phase", "draws", "stones", "fresh", "back", "fire", "res",
-    "gems", "mine", "oneshots", "setup", "played", "camp", "effects", "auction", "hidden", "fists", "ann",
-    "idx", "chal", "pickers", "build", "spent", "taken", "attempts", "collapses", "end", "log",
-)
-
-
-def parse_notation(text: str, *, allow_hidden: bool = False) -> SozoikumState:
-    """Parse :meth:`SozoikumState.to_notation` output.
-
-    Args:
-        allow_hidden: accept ``?`` for bluff fists (an observation); they become
-            ``SozoikumState.HIDDEN``.
-
-    Raises:
-        InputError: the text is not a valid Sozoikum notation (the message says what is wrong).
-    """
-    if not isinstance(text, str):
-        raise InputError(f"a notation is a string, got {type(text).__name__}")
-    try:
-        return _parse(text, allow_hidden)
-    except InputError:
-        raise
-    except (ValueError, KeyError, IndexError, TypeError) as e:
-        raise InputError(f"not a valid sozoikum notation ({e}): {text[:200]!r}") from None
-
-
-def _parse(text: str, allow_hidden: bool) -> SozoikumState:
-    tokens = text.split()
-    if not tokens or tokens[0] != "sozoikum":
-        raise ValueError("must start with 'sozoikum'")
-    kv: dict[str, str] = {}
-    for tok in tokens[1:]:
-        k, sep, v = tok.partition("=")
-        if not sep or k in kv:
-            raise ValueError(f"bad or repeated field {tok!r}")
-        kv[k] = v
-    if set(kv) != set(_KEYS):
-        raise ValueError(f"fields missing or unknown: {sorted(set(_KEYS) ^ set(kv))}")
-    n = int(kv["n"])
-    rules: dict[str, Any] = {}
-    for item in kv["rules"].split(","):
-        k, _, v = item.partition(":")
-        if k not in _OPT:
-            raise ValueError(f"unknown rule {k!r}")
-        rules[k] = _dec_opt(k, v)
-    skills = [float(x) for x in kv["skill"].split(",")]
-    s = SozoikumState.new(n, rules, skills)
-    s._history = []
-    s.round = int(kv["round"])
-    s.start = int(kv["start"])
-    s.phase = kv["phase"]
-    if s.phase not in _PHASES:
-        raise ValueError(f"unknown phase {s.phase!r}")
-    s.draws_left = int(kv["draws"])
-    s.stones = _pl(kv["stones"])
-    s.fresh = int(kv["fresh"])
-    s.back = _pl(kv["back"])
-    s.fire = _pl(kv["fire"])
-    res = kv["res"].split("/")
-    if len(res) != n:
-        raise ValueError("res needs one list per seat")
-    s.reserve = [_pl(r) for r in res]
-    s.gems = _pl(kv["gems"])
-    s.mine = int(kv["mine"])
-    s.oneshots = ["" if o == "-" else o for o in kv["oneshots"].split(",")]
-    c, _, rule = kv["setup"].partition(":")
-    s.cards_on = c == "1"
-    s.rule = "" if rule == "-" else rule
-    s.played = kv["played"].split(",")
-    s.camp = _pl(kv["camp"])
-    s.effects = []
-    if kv["effects"] != "-":
-        for item in kv["effects"].split(","):
-            k, _, b = item.partition(":")
-            if k not in (VETO, TIGER, DUMNO):
-                raise ValueError(f"unknown effect {k!r}")
-            s.effects.append((k, int(b)))
-    act, high, hold, out, offer, ref = kv["auction"].split(":")
-    s.act, s.high = int(act), int(high)
-    s.holders = [] if hold == "-" else [tuple(int(x) for x in h.split("x")) for h in hold.split(".")]  # type: ignore[misc]
-    s.out = _pl(out, ".")
-    s.offer = None if offer == "-" else tuple(int(x) for x in offer.split("x"))  # type: ignore[assignment]
-    s.refused = ref == "1"
-    bid, reb = kv["hidden"].split(":")
-    s.bidders = _pl(bid)
-    s.rebids = int(reb)
-    fists: list[int | None] = []
-    for f in kv["fists"].split(","):
-        if f == "?":
-            if not allow_hidden:
-                raise ValueError("hidden fist in a full notation")
-            fists.append(SozoikumState.HIDDEN)
-        else:
-            fists.append(None if f == "-" else int(f))
-    s.fists = fists
-    s.ann = [None if a == "-" else int(a) for a in kv["ann"].split(",")]
-    s.idx = int(kv["idx"])
-    s.chal = _pl(kv["chal"])
-    s.pickers = _pl(kv["pickers"])
-    b, q, plan = kv["build"].split(":")
-    s.builder = int(b)
-    s.queue = _pl(q, ".")
-    s.plan = _pl(plan, ".")
-    s.spent = _pl(kv["spent"])
-    s.taken = _pl(kv["taken"])
-    s.attempts = _pl(kv["attempts"])
-    s.collapses = _pl(kv["collapses"])
-    w, _, term = kv["end"].partition(":")
-    s.winner = int(w)
-    s.termination = "" if term == "-" else term
-    s.log = []
-    if kv["log"] != "-":
-        for item in kv["log"].split(";"):
-            r, seat, st, ok, d, ns = item.split(":")
-            s.log.append((int(r), int(seat), tuple(int(x) for x in st.split(".")), int(ok), float(d), int(ns)))
-    _check_consistency(s)
-    return s
-
-
-def _check_consistency(s: SozoikumState) -> None:
-    """Reject notations whose parts contradict each other (raises ValueError)."""
-    n = s.num_players
-    for name in ("gems", "oneshots", "played", "fists", "ann", "spent", "taken", "attempts", "collapses"):
-        if len(getattr(s, name)) != n:
-            raise ValueError(f"{name} needs {n} entries")
-    if any(p != "-" and p not in CARDS for p in s.played):
-        raise ValueError("unknown card in played")
-    if any(set(o) - set("TDV") for o in s.oneshots):
-        raise ValueError("one-shot cards are T, D, V")
-    ids = s.back + s.fire + [i for r in s.reserve for i in r]
-    if sorted(ids) != list(range(len(s.stones))) or len(s.stones) + s.fresh > s.rules["bag_stones"] or s.fresh < 0:
-        raise ValueError("every drawn stone must be in exactly one place (bag, fire or a reserve)")
-    if any(not 0 <= x < SEED_BOUND for x in s.stones):
-        raise ValueError("stone seed out of range")
-    if min(s.gems) < 0 or s.mine < 0:
-        raise ValueError("negative gems")
-    seats = set(range(n))
-    if not 0 <= s.start < n or not set(s.camp) <= seats or s.round < 1:
-        raise ValueError("bad seat or round")
-    cp = s.current_player()
-    if cp >= n or (cp >= 0 and s.phase in ("decide", "place") and cp not in seats):
-        raise ValueError("bad seat to move")
-    if s.phase == "effect" and not s.effects:
-        raise ValueError("effect phase without effects")
-    if s.phase == "announce" and not 0 <= s.idx < len(s.camp):
-        raise ValueError("announcement index out of range")
-    if s.phase == "challenge" and not s.chal:
-        raise ValueError("challenge phase without challengers")
-    if s.phase == "pick" and (not s.pickers or not s.fire):
-        raise ValueError("pick phase without pickers")
-    if s.phase == "reply" and (s.offer is None or len(s.holders) != 1):
-        raise ValueError("reply phase without an offer")
-    if s.phase in ("decide", "place", "noise") and not 0 <= s.builder < n:
-        raise ValueError("building phase without a builder")
-    if s.phase == "auction" and s.act not in seats:
-        raise ValueError("auction without a bidder to act")
-    if s.phase == "hidden" and not s.bidders:
-        raise ValueError("hidden bid without bidders")
-
-
-def build_from_seeds(seeds: Sequence[int], skill: float, noise_seed: int, rules: Mapping[str, Any], hold_time: float = 0.0, trace: bool = False) -> _house.HouseResult:
-    """Build the house of stones with shape ``seeds`` (roles A1, A2, B1, B2, roof) under ``rules``."""
-    from sim.sozoikum.stones import stone_shape
-
-    lo, hi = rules["stone_size_min"], rules["stone_size_max"]
-    return _house.build_house(
-        [stone_shape(x, lo, hi) for x in seeds], skill, noise_seed, house_params(rules, hold_time), trace=trace
-    )
-

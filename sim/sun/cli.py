@@ -197,7 +197,8 @@ def calibrate_cmd(
     json_out: bool = typer.Option(False, "--json", help="print the result as JSON"),
 ) -> None:
     """Fit a thrower's sigmas to a playtest LOG by maximum likelihood and report their 95 % intervals."""
-    from sim.sun.calibrate import fit, read_log, write_skill
+    from sim.sun.calibrate import fit, write_skill
+    from sim.sun.playtest_log import read_log
     from sim.sun.layout import Layout, load_layout
     from sim.sun.thrower import skill as skill_level
 

@@ -37,6 +37,7 @@ from sim.sun.ring import quat_yaw
 from sim.sun.thrower import SKILLS
 from sim.viewer.editor import LayoutEditor, PassOutcome, SettleOutcome
 from sim.viewer.layout_plot import LOW_GATE_COLOUR, NARROW_COLOUR, PASSABLE_COLOUR, gap_marks, layout_boxes
+from sim.viewer.quaternions import quat_xyzw_to_wxyz
 from sim.viewer.replay import PENALTY_COLOUR, SHAPE_COLOURS, STONE_COLOUR, from_pose_recording, hex_rgb
 from sim.viewer.viser_app import (CAMERA_LOOK_AT, CAMERA_POSITION, LOCALHOST, SceneNodes, _viser, add_table_base,
                                   free_port, is_loopback)
@@ -48,7 +49,9 @@ DANGER_INNER, DANGER_OUTER = 0.006, 0.026
 
 
 def _wxyz(q_xyzw: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
-    return (q_xyzw[3], q_xyzw[0], q_xyzw[1], q_xyzw[2])
+    """``q_xyzw`` in viser's (w, x, y, z) order, as the plain tuple viser's handles take."""
+    w, x, y, z = quat_xyzw_to_wxyz(q_xyzw).tolist()
+    return (w, x, y, z)
 
 
 def _yaw_wxyz(yaw: float) -> tuple[float, float, float, float]:

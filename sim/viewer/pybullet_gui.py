@@ -18,6 +18,7 @@ import numpy as np
 import pybullet as p
 
 from sim.core.errors import InputError
+from sim.viewer.quaternions import quat_z_to
 from sim.viewer.replay import BASE_COLOUR, PENALTY_COLOUR, STRING_COLOUR, Replay, hex_rgb
 
 FLOOR_COLOUR = "#d9d6cf"
@@ -29,18 +30,6 @@ _STRING_RADIUS = 0.0008
 def _rgba(colour: str, alpha: float = 1.0) -> list[float]:
     r, g, b = hex_rgb(colour)
     return [r / 255, g / 255, b / 255, alpha]
-
-
-def _quat_z_to(d: np.ndarray) -> tuple[float, float, float, float]:
-    """Quaternion (x, y, z, w) turning +z onto the direction ``d``."""
-    d = d / np.linalg.norm(d)
-    z = np.array([0.0, 0.0, 1.0])
-    c = float(np.dot(z, d))
-    if c < -0.999999:
-        return (1.0, 0.0, 0.0, 0.0)
-    axis = np.cross(z, d)
-    s = math.sqrt((1 + c) * 2)
-    return (axis[0] / s, axis[1] / s, axis[2] / s, s / 2)
 
 
 class PyBulletScene:
@@ -109,7 +98,7 @@ class PyBulletScene:
                 d = bp - self.pivot
                 # the string is drawn at its recorded length, hanging from the pivot towards the ball
                 mid = self.pivot + d / np.linalg.norm(d) * (self._string_len / 2)
-                p.resetBasePositionAndOrientation(self.string, mid.tolist(), _quat_z_to(d), physicsClientId=cid)
+                p.resetBasePositionAndOrientation(self.string, mid.tolist(), quat_z_to(d), physicsClientId=cid)
             else:
                 p.resetBasePositionAndOrientation(self.string, _PARKED, (0, 0, 0, 1), physicsClientId=cid)
 

@@ -27,7 +27,8 @@ from typing import Any
 import numpy as np
 
 from sim.core.errors import InputError
-from sim.viewer.replay import (BASE_COLOUR, PENALTY_COLOUR, STRING_COLOUR, Replay, hex_rgb, quat_xyzw_to_wxyz)
+from sim.viewer.quaternions import quat_xyzw_to_wxyz
+from sim.viewer.replay import BASE_COLOUR, PENALTY_COLOUR, STRING_COLOUR, Replay, hex_rgb
 
 #: Where the camera starts (m) and what it looks at: the table seen from above and aside.
 CAMERA_POSITION = (0.26, -0.26, 0.22)

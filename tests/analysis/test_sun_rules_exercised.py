@@ -90,9 +90,9 @@ def _store(tmp: Path, points: tuple[int, ...] = (0, 1)) -> RunData:
 
 
 def test_rules_exercised_by_hand(tmp_path: Path) -> None:
-    from analysis.games import sun
+    from analysis.games import sun_rules
 
-    tab = sun.rules_exercised(_store(tmp_path)).set_index(["point", "event"])
+    tab = sun_rules.rules_exercised(_store(tmp_path)).set_index(["point", "event"])
     assert set(tab.index.get_level_values(0)) == {0, 1}
 
     def row(point: int, event: str) -> pd.Series:

@@ -12,7 +12,7 @@ import pytest
 from sim.core.errors import InputError, ScenarioError
 from sim.core.play import play_random
 from sim.rocks.game import GAME
-from sim.rocks.rules import build_position
+from sim.rocks.notation import build_position
 
 SCENARIOS = sorted(glob.glob(str(Path(__file__).resolve().parents[2] / "scenarios" / "rocks" / "*.toml")))
 

@@ -13,7 +13,8 @@ from sim.core.errors import InputError
 from sim.core.game import CHANCE
 from sim.core.play import play_random
 from sim.rocks.game import GAME
-from sim.rocks.rules import DECK, RocksState, build_position
+from sim.rocks.notation import build_position
+from sim.rocks.rules import DECK, RocksState
 
 
 def random_state(seed: int, steps: int, players: int = 3, **rules: object) -> RocksState:

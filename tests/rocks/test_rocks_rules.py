@@ -1,5 +1,5 @@
 """One test (or a few) per rule of Stonehenge Rocks!, on small hand-built positions
-(``sim.rocks.rules.build_position``)."""
+(``sim.rocks.notation.build_position``)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from sim.core.errors import IllegalActionError
 from sim.core.game import CHANCE, TERMINAL
 from sim.core.play import play_random
 from sim.rocks.game import GAME
+from sim.rocks.notation import build_position
 from sim.rocks.rules import (
     DECK,
     DRAWS,
@@ -20,7 +21,6 @@ from sim.rocks.rules import (
     RocksState,
     SeatBox,
     SeatTrilithon,
-    build_position,
 )
 
 

@@ -188,8 +188,9 @@ def test_bluff_fists_hidden_in_observations_and_determinized() -> None:
     s = camp_all("bluff")
     s.apply_actions({0: R.Fist(2), 1: R.Fist(5), 2: R.Fist(0), 3: R.Fist(3)})
     obs = s.observation(0)
-    assert "fists=2,?,?,?" in obs
-    assert "fists=?,5,?,?" in s.observation(1)
+    hid = R.SozoikumState.HIDDEN
+    assert obs.seat == 0 and obs.fists == (2, hid, hid, hid)
+    assert s.observation(1).fists == (hid, 5, hid, hid)
     det = GAME.determinize(obs, np.random.default_rng(0))
     assert det.fists[0] == 2 and all(0 <= f <= 10 for f in det.fists)
     assert det.observation(0) == obs

@@ -1,4 +1,4 @@
-"""Playtest logs and the maximum-likelihood fit of a thrower (sim/sun/calibrate.py, docs/playtest-log.md).
+"""Playtest logs and the maximum-likelihood fit of a thrower (sim/sun/playtest_log.py, sim/sun/calibrate.py, docs/playtest-log.md).
 
 The fast tests use an outcome table whose loss boundary is a circle of known radius, where the
 chance of a clean pass is analytic (a Rayleigh tail); the slow test runs the real physics both to
@@ -17,8 +17,8 @@ import pytest
 
 from sim.cli import main
 from sim.core.errors import InputError
-from sim.sun.calibrate import (BOUNDS, OutcomeTable, PassModel, PassRecord, PlaceRecord, PlaytestLog,
-                               fit, read_log, simulate_log, two_gap_layout, write_skill)
+from sim.sun.calibrate import BOUNDS, OutcomeTable, PassModel, fit, simulate_log, two_gap_layout, write_skill
+from sim.sun.playtest_log import PassRecord, PlaceRecord, PlaytestLog, read_log
 from sim.sun.layout import Layout, layout_ring
 from sim.sun.thrower import SKILLS, Thrower, load_skill, skill
 

@@ -1,0 +1,111 @@
+"""Where replays come from: :func:`load_any` opens a replay file, a pose recording, a game record
+or a run (whose game it resimulates or rebuilds from kept frames, :func:`from_store`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Mapping
+
+from sim.core.errors import ReplayError
+from sim.core.files import check_input_file
+from sim.viewer.replay.convert import from_game_record, from_pose_recording
+from sim.viewer.replay.fileformat import load_replay
+from sim.viewer.replay.records import Replay
+
+def load_any(path: str | Path, game_index: int | None = None, point: int = 0) -> Replay:
+    """Load a replay from whatever holds one, converting on the fly:
+
+    a replay file (``.npz``); a pose recording of one pass (JSON, ``stonelab sun pass --record``);
+    a game record (JSON with ``calls``, ``sim.sun.game.record_game``); a run folder or its
+    ``results.sqlite`` (game ``game_index`` of sweep point ``point``, see :func:`from_store`).
+
+    Raises:
+        ReplayError: none of these, or an invalid one.
+    """
+    path = Path(path)
+    if path.is_dir() or path.suffix in (".sqlite", ".db"):
+        return from_store(path, game_index, point)
+    check_input_file(path, "replay file", ReplayError)
+    with open(path, "rb") as fh:
+        head = fh.read(64).lstrip()
+    if head.startswith(b"{"):
+        try:
+            d = json.loads(path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise ReplayError(f"not valid JSON: {e}", source=str(path)) from None
+        if isinstance(d, Mapping) and "calls" in d:
+            return from_game_record(d, source=str(path))
+        return from_pose_recording(d, source=str(path))
+    return load_replay(path)
+
+
+
+def from_store(run: str | Path, game_index: int | None = None, point: int = 0, resimulate: bool = True) -> Replay:
+    """The replay of one game of a run (a run folder or its ``results.sqlite``).
+
+    Uses the frames the run kept (``sun_frames``, scenario ``[record] frames``) when it has them for
+    that game; otherwise, with ``resimulate``, re-plays the game exactly from its seed with
+    recording on (``sim.sun.game.record_game``). ``game_index`` None: the first game with frames,
+    else game 0.
+
+    Raises:
+        ReplayError: not a run store, not a sun run, no such game, nothing recorded and no re-simulation.
+    """
+    import sqlite3
+
+    path = Path(run)
+    db = path / "results.sqlite" if path.is_dir() else path
+    src = str(db)
+    if not db.is_file():
+        raise ReplayError("no results.sqlite here (not a run folder)", source=str(path))
+    try:
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    except sqlite3.Error as e:
+        raise ReplayError(f"cannot open the store: {e}", source=src) from None
+    try:
+        meta = dict(con.execute("SELECT key, value FROM meta").fetchall()) if _has_table(con, "meta") else {}
+        game = meta.get("game")
+        if game != "sun":
+            raise ReplayError(f"replays exist for sun runs only; this run is of {game!r}", source=src)
+        rows: list[tuple[Any, ...]] = []
+        if _has_table(con, "sun_frames"):
+            if game_index is None:
+                r = con.execute("SELECT game_index FROM sun_frames WHERE point = ? ORDER BY game_index LIMIT 1",
+                                (point,)).fetchone()
+                game_index = int(r[0]) if r else 0
+            rows = con.execute("SELECT turn, seat, kind, data FROM sun_frames WHERE point = ? AND game_index = ? "
+                               "ORDER BY seq", (point, game_index)).fetchall()
+        game_index = 0 if game_index is None else game_index
+        n = con.execute("SELECT COUNT(*) FROM games WHERE point = ? AND game_index = ?",
+                        (point, game_index)).fetchone()[0] if _has_table(con, "games") else 0
+        scenario_json = meta.get("scenario_json")
+    except sqlite3.Error as e:
+        raise ReplayError(f"cannot read the store: {e}", source=src) from None
+    finally:
+        con.close()
+    info = {"run": str(path), "point": point, "game_index": game_index}
+    if rows:
+        calls = [{"turn": t, "seat": s, "kind": k, "data": d} for t, s, k, d in rows]
+        return from_game_record(calls, meta=info, source=src)
+    if not resimulate:
+        raise ReplayError(f"the run kept no frames for game {game_index} (point {point})", source=src)
+    if not n:
+        raise ReplayError(f"the run has no game {game_index} at point {point}", source=src)
+    if not scenario_json:
+        raise ReplayError("the store does not hold its scenario; cannot re-simulate", source=src)
+    from sim.core.scenario import scenario_from_dict
+    from sim.games import REGISTRY
+    from sim.sun.game import record_game
+
+    sc = scenario_from_dict(json.loads(scenario_json), REGISTRY, source=src)
+    pts = sc.points(REGISTRY)
+    if not (0 <= point < len(pts)):
+        raise ReplayError(f"the run has sweep points 0..{len(pts) - 1}, not {point}", source=src)
+    rec = record_game(pts[point].scenario, game_index)
+    return from_game_record(rec, meta={**info, "resimulated": True}, source=src)
+
+
+def _has_table(con: Any, name: str) -> bool:
+    return con.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (name,)).fetchone() is not None
