@@ -31,9 +31,6 @@ from sim.games import game_names, get_game
 
 # Physics-backed games are expensive per step (none declares hidden information today).
 SLOW_GAMES = {"sun"}
-#: Games whose observation is still a string on this branch; branch hD makes Sozoikum's a dataclass,
-#: after which its strict xfail turns into a failure and this entry goes.
-STRING_OBSERVATIONS = {"sozoikum": "Sozoikum's observation is the masked notation string (a dataclass is on branch hD)"}
 #: Redraws per seat and position.
 REDRAWS = 3
 #: Positions kept per random game (evenly spaced over the game).
@@ -170,8 +167,6 @@ def _typed_params() -> list[Any]:
     out = []
     for n in game_names():
         marks: list[Any] = [pytest.mark.slow] if n in SLOW_GAMES else []
-        if n in STRING_OBSERVATIONS:
-            marks.append(pytest.mark.xfail(strict=True, raises=AssertionError, reason=STRING_OBSERVATIONS[n]))
         out.append(pytest.param(n, id=n, marks=marks))
     return out
 
