@@ -143,7 +143,7 @@ def point_outputs(run: RunData) -> list[Output]:
         edge = pd.Series(np.where(winner == 0, 1.0, np.where(winner.notna(), -1.0 / (n - 1), 0.0)), index=g.index)
         outs.append(per_point("first_player_edge", "first-player edge (seat 0's sole-win share minus the others')",
                               edge, g["point"], pts))
-    from analysis.report import game_module
+    from analysis.games import game_module
 
     mod = game_module(run.game)
     if mod is not None and hasattr(mod, "sensitivity_outputs"):

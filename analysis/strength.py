@@ -27,7 +27,6 @@ the label does not show) is not ordered either.
 
 from __future__ import annotations
 
-import importlib
 import json
 import math
 from dataclasses import dataclass
@@ -145,11 +144,14 @@ def strongest(labels: list[str], strengths: Mapping[str, Strength | None]) -> tu
 
 
 def _seat_skill_fn(game: str) -> Callable[[Mapping[str, Any]], dict[str, float]] | None:
+    from analysis.games import game_module
+    from sim.core.errors import InputError
+
     try:
-        mod = importlib.import_module(f"analysis.games.{game}")
-    except ModuleNotFoundError:
+        mod = game_module(game)
+    except (ImportError, InputError):
         return None
-    return getattr(mod, "seat_skill", None)
+    return getattr(mod, "seat_skill", None) if mod is not None else None
 
 
 def _defaults(game: str, agent: str) -> tuple[dict[str, Any], dict[str, Any]]:
