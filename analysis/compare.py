@@ -344,7 +344,7 @@ def compare_runs(path_a: str | Path, path_b: str | Path) -> Comparison:
         rows.append(_mean_row("game", ha[1], ha[2], hb[2]))
     from analysis.games import game_module
 
-    mod = game_module(a.game)  # the game's own rows and tables, if its report module offers them
+    mod: Any = game_module(a.game)  # the game's own rows and tables, if its report module offers them
     for label, va, vb in (mod.compare_rows(a, b) if hasattr(mod, "compare_rows") else []):
         rows.append(_mean_row("game", label, va, vb))
     df = pd.DataFrame(rows)

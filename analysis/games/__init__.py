@@ -19,11 +19,12 @@ The modules import this package and the generic analysis modules, never :mod:`an
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from analysis.load import RunData
+if TYPE_CHECKING:  # annotations only: the report modules' helpers need nothing of the loader
+    from analysis.load import RunData
 
 
 def game_module(game: str) -> Any | None:

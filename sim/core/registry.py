@@ -131,7 +131,7 @@ class Registry:
             if isinstance(obj, Game):
                 obj = GamePlugin(game=ref)
             if not isinstance(obj, GamePlugin):
-                raise InputError(f"game {name!r}: {ref!r} is a {type(obj).__name__}, not a GamePlugin or Game",
+                raise InputError(f"game {name!r}: {ref!r} names {obj!r}, not a GamePlugin or Game object",
                                  key="game")
             self._plugins[name] = obj
         return self._plugins[name]
@@ -159,7 +159,7 @@ class Registry:
             except (ImportError, AttributeError, ValueError) as e:
                 raise InputError(f"game {name!r}: cannot load {path!r}: {type(e).__name__}: {e}", key="game") from None
             if not isinstance(game, Game):
-                raise InputError(f"game {name!r}: {path!r} is a {type(game).__name__}, not a Game", key="game")
+                raise InputError(f"game {name!r}: {path!r} names {game!r}, not a Game object", key="game")
             self._loaded[name] = game
         return self._loaded[name]
 
