@@ -46,6 +46,9 @@ class GamePlugin:
             random-playout speed for it and the generic test suite plays it less and marks it slow.
         replays_3d: runs of the game keep 3-D replays (``sim.viewer``: ``stonelab run`` exports the
             first game's, ``stonelab replay`` opens any).
+        sensitivity: the module of the game's sensitivity inputs: ``DEFAULT_INPUTS`` (``{key:
+            {"range": [low, high]}}``, used when a scenario's ``[sensitivity]`` names none) and
+            ``label(key)``, a plain-language name of an input; None: the scenario must name them.
     """
 
     game: str
@@ -54,6 +57,7 @@ class GamePlugin:
     benches: tuple[str, ...] = ()
     slow: bool = False
     replays_3d: bool = False
+    sensitivity: str | None = None
 
 
 def resolve(path: str) -> Any:

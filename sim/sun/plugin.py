@@ -15,4 +15,5 @@ PLUGIN = GamePlugin(
     benches=("sim.sun.bench:benchmarks", "sim.viewer.bench:benchmarks"),
     slow=True,
     replays_3d=True,
+    sensitivity="sim.sun.sensitivity",
 )
