@@ -153,8 +153,8 @@ class Registry:
         """The game registered as ``name``.
 
         Raises:
-            InputError: no such game (the message lists the registered names), or its entry cannot
-                be loaded or names something else than a game.
+            InputError: no such game (the message lists the registered names), its entry cannot be
+                loaded or names something else than a game, or the game's spec has another name.
         """
         if name not in self._loaded:
             path = self.path(name)
@@ -164,6 +164,10 @@ class Registry:
                 raise InputError(f"game {name!r}: cannot load {path!r}: {type(e).__name__}: {e}", key="game") from None
             if not isinstance(game, Game):
                 raise InputError(f"game {name!r}: {path!r} names {game!r}, not a Game object", key="game")
+            if game.spec.name != name:
+                # the store, the report and the bench would otherwise call one game by two names
+                raise InputError(f"game {name!r}: {path!r} is registered as {name!r} but its spec is named "
+                                 f"{game.spec.name!r}; use one name for both", key="game")
             self._loaded[name] = game
         return self._loaded[name]
 

@@ -97,10 +97,13 @@ def test_an_entry_point_cannot_take_a_registered_name(tmp_path: Path, monkeypatc
 
 
 def test_a_bare_game_entry_brings_nothing_else_and_a_wrong_one_is_named() -> None:
-    reg = Registry({"race": "toy_game:GAME", "bad": "toy_game:RaceState", "gone": "no_such_module:X"})
+    reg = Registry({"race": "toy_game:GAME", "bad": "toy_game:RaceState", "gone": "no_such_module:X",
+                    "sprint": "toy_game:GAME"})
     assert reg.plugin("race") == GamePlugin(game="toy_game:GAME")
     assert reg.get("race").spec.name == "race"
     with pytest.raises(InputError, match="'toy_game:RaceState' names <class 'toy_game.RaceState'>, not a GamePlugin or Game"):
         reg.get("bad")
     with pytest.raises(InputError, match="cannot load 'no_such_module:X'"):
         reg.get("gone")
+    with pytest.raises(InputError, match="registered as 'sprint' but its spec is named 'race'"):
+        reg.get("sprint")
