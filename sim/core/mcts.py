@@ -50,6 +50,9 @@ class SearchAgent:
         rollout_limit: maximum actions per rollout.
         rollout_agent: the game's agent that plays the rollouts (``"random"``: uniformly random).
         determinize_each: draw a new determinization per iteration (ISMCTS) or once per decision.
+
+    Raises:
+        ScenarioError: ``rollout_agent`` is not one of the game's agents.
     """
 
     def __init__(
