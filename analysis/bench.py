@@ -2,15 +2,15 @@
 
 For every game: random-playout speed (``actions_per_s``, ``games_per_s``), measured on the
 state interface alone (legal actions, a seeded random choice, apply; chance sampled) so the
-figure is the rules engine's. Each game may add its own figures through ``sim/<game>/bench.py``
-(``benchmarks(quick) -> list[dict]``), e.g. the Sun's pass times and overhead ratio. Benchmarks
-are not timed tests: the machine is shared and noisy, so games also report ratios against a
-baseline measured in the same run.
+figure is the rules engine's. A game adds its own figures through the benchmarks its plug-in
+declares (``GamePlugin.benches``: functions ``benchmarks(quick) -> list[dict]``), e.g. the Sun's
+pass times and overhead ratio; a game declared ``slow`` (physics) gets no random-playout loop, its
+own benchmarks cover it. Benchmarks are not timed tests: the machine is shared and noisy, so games
+also report ratios against a baseline measured in the same run.
 """
 
 from __future__ import annotations
 
-import importlib
 import statistics
 import sys
 import time
@@ -19,9 +19,7 @@ from typing import Any
 import numpy as np
 
 from sim.core.game import CHANCE, SIMULTANEOUS, Game
-
-# Physics games are too slow for a long random-playout loop; their own bench covers them.
-_SKIP_PLAYOUT = {"sun"}
+from sim.core.registry import resolve
 
 
 def random_playout(game: Game, num_players: int, seed: int) -> int:
@@ -71,24 +69,25 @@ def playout_speed(game: Game, *, seconds: float = 1.0, repeats: int = 5) -> list
 
 
 def run_benchmarks(names: list[str], *, quick: bool = False, progress: bool = True) -> list[dict[str, Any]]:
-    """All figures for the named games (playout speed, then each game's own benchmarks)."""
-    from sim.games import get_game
+    """All figures for the named games (playout speed, then each game's own benchmarks).
+
+    Raises:
+        InputError: a name is not a registered game.
+    """
+    from sim.games import REGISTRY
 
     results: list[dict[str, Any]] = []
     for name in names:
-        game = get_game(name)
+        game = REGISTRY.get(name)
+        plugin = REGISTRY.plugin(name)
         if progress:
             print(f"bench: {name} ...", file=sys.stderr, flush=True)
         own: list[dict[str, Any]] = []
-        try:
-            mod = importlib.import_module(f"sim.{name}.bench")
-        except ModuleNotFoundError as e:
-            if e.name != f"sim.{name}.bench":
-                raise
-        else:
-            own = list(mod.benchmarks(quick=quick))
+        for ref in plugin.benches:
+            # a bench that does not know its game's name (the viewer's) gets it here
+            own += [{"game": name, **row} for row in resolve(ref)(quick=quick)]
         have = {r["metric"] for r in own}
-        if name not in _SKIP_PLAYOUT and "actions_per_s" not in have:
+        if not plugin.slow and "actions_per_s" not in have:
             results += playout_speed(game, seconds=0.3 if quick else 1.0, repeats=3 if quick else 5)
         results += own
     return results

@@ -25,7 +25,9 @@ metrics:
 
 For the Sun the comparison also holds the difficulty curve of both runs in one figure (the chance
 of a clean pass by the aim error drawn and by the mark area's width, on bins shared by both runs)
-and the rules-exercised table (:func:`analysis.games.sun_rules.rules_exercised`) of both side by side.
+and the rules-exercised table (:func:`analysis.games.sun_rules.rules_exercised`) of both side by side:
+the game's report module offers them (``compare_rows`` and ``compare_tables``, found through its
+plug-in; see :mod:`analysis.games`).
 
 Runs of different games or seat counts, missing or damaged run folders and runs without games are
 refused with :class:`sim.core.errors.InputError` (exit 2 from the CLI).
@@ -44,8 +46,7 @@ import pandas as pd
 
 from analysis import metrics as M
 from analysis.load import RunData, load_run
-from analysis.stats import (BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, MIN_EXPECTED, bootstrap_mean_diff, count_per_game,
-                            holm, mann_whitney_p, mean_ci, newcombe_diff, two_proportion_test, wilson)
+from analysis.stats import (BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, MIN_EXPECTED, bootstrap_mean_diff, holm, mann_whitney_p, mean_ci, newcombe_diff, two_proportion_test)
 from sim.core.errors import InputError
 
 #: Family-wise error rate of the Holm correction.
@@ -225,68 +226,22 @@ def compare_runs(path_a: str | Path, path_b: str | Path) -> Comparison:
     ha, hb = _headline(a), _headline(b)
     if ha is not None and hb is not None:
         rows.append(_mean_row("game", ha[1], ha[2], hb[2]))
-    if a.game == "sun":
-        from analysis.games import own_aligned
+    from analysis.games import game_module
 
-        oa, ob = own_aligned(a), own_aligned(b)
-        if "penalty_total" in oa and "penalty_total" in ob:
-            rows.append(_mean_row("game", "penalty stones per game", oa["penalty_total"], ob["penalty_total"]))
+    mod: Any = game_module(a.game)  # the game's own rows and tables, if its report module offers them
+    for label, va, vb in (mod.compare_rows(a, b) if hasattr(mod, "compare_rows") else []):
+        rows.append(_mean_row("game", label, va, vb))
     df = pd.DataFrame(rows)
     df["p_holm"] = holm(df["p"].tolist())
     df["significant"] = df["p_holm"] < ALPHA
     comp = Comparison(a=a, b=b, rows=df[ROW_COLUMNS], notes=notes, changes=scenario_changes(a, b))
-    if a.game == "sun":
-        comp.curve = sun_difficulty(a, b)
-        comp.rules = sun_rules_side_by_side(a, b)
+    if hasattr(mod, "compare_tables"):
+        tables = mod.compare_tables(a, b)
+        comp.curve, comp.rules = tables.get("curve", comp.curve), tables.get("rules", comp.rules)
     return comp
 
 
-# --- the Sun ---------------------------------------------------------------------------------------
-#: Bins of the Sun's difficulty curve (quantiles of both runs' passes together).
-CURVE_BINS = 5
-
-
-def sun_difficulty(a: RunData, b: RunData) -> pd.DataFrame:
-    """The chance of a clean pass (no stone lost) of both runs, by the aim error drawn
-    (|``noise_aim_deg``|, degrees) and by the mark area's width (``area_width_mm``, mm).
-
-    The bins are the quintiles of both runs' passes pooled, so the two curves share their x.
-
-    Returns:
-        Rows ``by`` ("aim error" or "area width"), ``bin`` (label), ``lo_edge, hi_edge``, ``run``
-        ("A"/"B"), ``passes, clean, rate, lo, hi`` (Wilson 95 %); empty when a run has no passes.
-    """
-    pa, pb = a.detail("passes"), b.detail("passes")
-    cols = ["by", "bin", "lo_edge", "hi_edge", "run", "passes", "clean", "rate", "lo", "hi"]
-    if pa.empty or pb.empty or "penalties" not in pa or "penalties" not in pb:
-        return pd.DataFrame(columns=cols)
-    out = []
-    for by, col, fn in (("aim error", "noise_aim_deg", np.abs), ("area width", "area_width_mm", lambda x: x)):
-        if col not in pa or col not in pb:
-            continue
-        xa, xb = fn(pa[col].astype(float)), fn(pb[col].astype(float))
-        both = pd.concat([xa, xb]).dropna()
-        if both.empty:
-            continue
-        edges = np.unique(np.quantile(both, np.linspace(0, 1, CURVE_BINS + 1)))
-        if edges.size < 2:
-            edges = np.array([edges[0], edges[0]])
-        digits = 0 if by == "area width" else 1
-        for tag, x, p in (("A", xa, pa), ("B", xb, pb)):
-            # right-closed bins, the lowest including its left edge (every pass lands in one bin)
-            idx = np.clip(np.searchsorted(edges, x.to_numpy(), side="left") - 1, 0, edges.size - 2)
-            clean = (p["penalties"].to_numpy() == 0)
-            ok = x.notna().to_numpy()
-            for i in range(edges.size - 1):
-                sel = ok & (idx == i)
-                k, m = int(clean[sel].sum()), int(sel.sum())
-                pr = M.proportion(k, m)
-                out.append({"by": by, "bin": f"{edges[i]:.{digits}f}–{edges[i + 1]:.{digits}f}",
-                            "lo_edge": float(edges[i]), "hi_edge": float(edges[i + 1]), "run": tag, "passes": m,
-                            "clean": k, "rate": pr["rate"], "lo": pr["lo"], "hi": pr["hi"]})
-    return pd.DataFrame(out, columns=cols)
-
-
+# --- pooling sweep points --------------------------------------------------------------------------
 def _pooled(run: RunData) -> RunData:
     """The run with all sweep points folded into one (point 0; game indices made unique), for a
     rules-exercised table of all its games."""
@@ -305,43 +260,6 @@ def _pooled(run: RunData) -> RunData:
     return replace(run, games=fold(run.games), seats=fold(run.seats), own=fold(run.own),
                    details={k: fold(v) for k, v in run.details.items()},
                    points=pd.DataFrame({"point": [0]}), sweep_keys=[])
-
-
-def sun_rules_side_by_side(a: RunData, b: RunData) -> pd.DataFrame:
-    """The Sun's rules-exercised table (:func:`analysis.games.sun_rules.rules_exercised`) of both runs,
-    one row per event in A's order (events seen only in B appended).
-
-    Returns:
-        ``group, event, binary`` and per run ``X`` in ("a", "b"): ``X_per_game, X_lo, X_hi``,
-        ``X_games_with, X_games`` (NaN / 0 when the run lacks the event).
-    """
-    from analysis.games.sun_rules import rules_exercised
-
-    ta, tb = rules_exercised(_pooled(a)), rules_exercised(_pooled(b))
-    keep = ["group", "event", "binary", "per_game", "lo", "hi", "games_with", "games"]
-    ta, tb = ta[keep], tb[keep]
-    m = ta.merge(tb, on=["group", "event", "binary"], how="outer", suffixes=("_a", "_b"), sort=False)
-    order = list(ta["event"]) + [e for e in tb["event"] if e not in set(ta["event"])]
-    m["_o"] = m["event"].map({e: i for i, e in enumerate(order)})
-    m = m.sort_values("_o").drop(columns="_o").reset_index(drop=True)
-    m = m.rename(columns={f"{c}_{t}": f"{t}_{c}" for c in keep[3:] for t in ("a", "b")})
-    # the table lists a failure cause or an ending only when some game of the run had it: in the
-    # other run it happened in none of its games (0, with the interval of 0 events), not "unknown"
-    for t, run in (("a", a), ("b", b)):
-        n = len(run.games)
-        dynamic = m[f"{t}_per_game"].isna() & (m["event"].str.startswith("failed placements: ")
-                                               | m["event"].str.startswith("ending: "))
-        if dynamic.any():
-            hi_count = count_per_game([0.0] * n)[2]
-            hi_share = wilson(0, n)[1]
-            m.loc[dynamic, f"{t}_per_game"] = 0.0
-            m.loc[dynamic, f"{t}_lo"] = 0.0
-            m.loc[dynamic, f"{t}_hi"] = np.where(m.loc[dynamic, "binary"].astype(bool), hi_share, hi_count)
-            m.loc[dynamic, f"{t}_games_with"] = 0
-            m.loc[dynamic, f"{t}_games"] = n
-    for c in ("a_games_with", "a_games", "b_games_with", "b_games"):
-        m[c] = m[c].astype("Int64")  # counts: NaN (not recorded) without turning them into floats
-    return m
 
 
 # --- output ----------------------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 
 :func:`build_report` loads the store once (:func:`analysis.load.load_run`), builds the generic
 sections (win rates and first-player advantage, length, scores, endings, skill importance, drama
-and decisiveness, sweeps) and the game's own section (``analysis.games.<game>.section``), saves
+and decisiveness, sweeps) and the game's own section (the ``section`` of the report module its
+plug-in declares, e.g. ``analysis.games.sun``: :func:`game_module`), saves
 each figure as PNG and SVG, and writes ``report.html`` with the PNGs embedded (base64), each with
 a plain-language finding, plus the scenario, software version, seed and numbers of games.
 
@@ -15,7 +16,6 @@ from __future__ import annotations
 import base64
 import datetime as _dt
 import html
-import importlib
 import io
 import json
 import os
@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import metrics as M
+from analysis.games import game_module  # noqa: F401 - re-exported: compare and sensitivity find sections here
 from analysis.load import RunData, load_run
 from analysis.plots import (
     Plot,
@@ -169,13 +170,14 @@ M_COL_END = "#009E73"
 
 
 def score_unit(game: str) -> str:
-    """The unit of a game's final score as the store holds it."""
-    return {
-        "druids": "megaliths placed",
-        "rocks": "points",
-        "sun": "penalty stones, fewer wins",
-        "sozoikum": "stones held at the end",
-    }.get(game, "points")
+    """What a seat's final score counts in ``game`` (its spec's ``score_unit``; ``"points"`` for a
+    game this installation does not know)."""
+    from sim.games import REGISTRY
+
+    try:
+        return REGISTRY.get(game).spec.score_unit if REGISTRY.find(game) is not None else "points"
+    except InputError:  # a registered game that cannot be loaded: the unit is cosmetic
+        return "points"
 
 
 def _outcome_counts(r: Any) -> str:
@@ -396,16 +398,6 @@ def sweep_section(run: RunData, headline: tuple[str, str, pd.Series] | None) -> 
 
 
 # --- game sections -------------------------------------------------------------------------------
-def game_module(game: str) -> Any | None:
-    """``analysis.games.<game>`` if it exists, else None."""
-    try:
-        return importlib.import_module(f"analysis.games.{game}")
-    except ModuleNotFoundError as e:
-        if e.name in (f"analysis.games.{game}", "analysis.games"):
-            return None
-        raise
-
-
 def _guarded(what: str, fn: Callable[[], Any], errors: list[str]) -> Any:
     """Run one part of the report; a failure becomes a visible note instead of no report at all
     (the per-game columns evolve with the games)."""
@@ -516,7 +508,7 @@ def game_title(game: str) -> str:
 
 
 def _player_model(run: RunData) -> str | None:
-    """The game's statement of its player model (``analysis.games.<game>.player_model``), if any."""
+    """The game's statement of its player model (its report module's ``player_model``), if any."""
     mod = game_module(run.game)
     if mod is None or not hasattr(mod, "player_model"):
         return None

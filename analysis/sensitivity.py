@@ -91,26 +91,32 @@ def plan_of_run(run: RunData) -> Plan | None:
         # the game's default inputs were used: the points table holds the keys in order
         from sim.core.sensitivity import default_inputs
 
-        try:
-            from sim.games import REGISTRY
+        from sim.games import REGISTRY
 
-            mod = type(REGISTRY.get(run.game)).__module__
-        except Exception:  # noqa: BLE001 - an unknown game has no defaults
-            mod = ""
-        inputs = tuple(Input(k, float(v[0]), float(v[1])) for k, v in default_inputs(mod).items())
+        try:
+            defaults = default_inputs(REGISTRY, run.game)
+        except Exception:  # noqa: BLE001 - a game that cannot be loaded here has no defaults
+            defaults = {}
+        inputs = tuple(Input(k, float(v[0]), float(v[1])) for k, v in defaults.items())
     inputs = tuple(sorted(inputs, key=lambda i: i.key))  # the plan's canonical order (sim.core.sensitivity)
     return Plan(str(sec.get("method", "morris")), inputs, int(sec.get("trajectories", 10)), int(sec.get("levels", 4)),
                 int(sec.get("samples", 64)), float(sec.get("conf_level", 0.95)), int(sec.get("resamples", 1000)))
 
 
 def input_label(game: str, key: str) -> str:
-    """A plain-language name of an input (``sim.<game>.sensitivity.label``), else the key."""
-    try:
-        import importlib
+    """A plain-language name of an input (``label(key)`` of the sensitivity module the game's
+    plug-in declares), else the key."""
+    import importlib
 
-        mod = importlib.import_module(f"sim.{game}.sensitivity")
-        return str(mod.label(key))
-    except (ImportError, AttributeError):
+    from sim.core.errors import InputError
+    from sim.games import REGISTRY
+
+    try:
+        plugin = REGISTRY.find(game)
+        if plugin is None or not plugin.sensitivity:
+            return key
+        return str(importlib.import_module(plugin.sensitivity).label(key))
+    except (ImportError, AttributeError, InputError):
         return key
 
 
@@ -143,7 +149,7 @@ def point_outputs(run: RunData) -> list[Output]:
         edge = pd.Series(np.where(winner == 0, 1.0, np.where(winner.notna(), -1.0 / (n - 1), 0.0)), index=g.index)
         outs.append(per_point("first_player_edge", "first-player edge (seat 0's sole-win share minus the others')",
                               edge, g["point"], pts))
-    from analysis.report import game_module
+    from analysis.games import game_module
 
     mod = game_module(run.game)
     if mod is not None and hasattr(mod, "sensitivity_outputs"):

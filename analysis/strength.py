@@ -27,7 +27,6 @@ the label does not show) is not ordered either.
 
 from __future__ import annotations
 
-import importlib
 import json
 import math
 from dataclasses import dataclass
@@ -145,11 +144,14 @@ def strongest(labels: list[str], strengths: Mapping[str, Strength | None]) -> tu
 
 
 def _seat_skill_fn(game: str) -> Callable[[Mapping[str, Any]], dict[str, float]] | None:
+    from analysis.games import game_module
+    from sim.core.errors import InputError
+
     try:
-        mod = importlib.import_module(f"analysis.games.{game}")
-    except ModuleNotFoundError:
+        mod = game_module(game)
+    except (ImportError, InputError):
         return None
-    return getattr(mod, "seat_skill", None)
+    return getattr(mod, "seat_skill", None) if mod is not None else None
 
 
 def _defaults(game: str, agent: str) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -165,6 +167,22 @@ def _defaults(game: str, agent: str) -> tuple[dict[str, Any], dict[str, Any]]:
     return agent_defaults, {o.name: o.default for o in g.spec.seat_options}
 
 
+def seating_tables(scenario: dict[str, Any], players: int) -> list[list[dict[str, Any]]]:
+    """The seat tables of every seating of a stored tournament scenario, in point order (the order
+    of :meth:`sim.core.tournament.Tournament.seatings`); ``players``: seats per game.
+
+    Here rather than in :mod:`analysis.tournament`, which reads whole runs: strengths are read while
+    a run loads (through :mod:`analysis.metrics`), so this module stays below the run loader."""
+    from sim.core.tournament import Tournament
+
+    t = scenario.get("tournament") or {}
+    listed: list[Any] = (t.get("agents") if "agents" in t else scenario.get("seats")) or []
+    entrants = [{"agent": e} if isinstance(e, str) else dict(e) for e in listed]
+    labels = tuple(str(i) for i in range(len(entrants)))  # only the seatings' order is used
+    return [[dict(entrants[i]) for i in seating]
+            for seating in Tournament(int(t.get("players", players)), tuple(entrants), labels).seatings()]
+
+
 def seat_configs(scenario: Mapping[str, Any], points: pd.DataFrame, sweep_keys: list[str],
                  n_seats: int) -> dict[tuple[int, int], dict[str, Any]]:
     """Each ``(point, seat)``'s seat table from the scenario with that point's sweep values set.
@@ -174,8 +192,6 @@ def seat_configs(scenario: Mapping[str, Any], points: pd.DataFrame, sweep_keys: 
     """
     if isinstance(scenario.get("tournament"), dict):
         # a tournament's point k is its k-th seating of the listed entrants
-        from analysis.tournament import seating_tables
-
         return {(k, s): conf for k, seating in enumerate(seating_tables(dict(scenario), n_seats))
                 for s, conf in enumerate(seating)}
     seats = scenario.get("seats") or []

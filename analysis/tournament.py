@@ -247,19 +247,6 @@ def fit_bradley_terry(pw: Pairwise, prior: float | None = None) -> Ratings:
 
 
 # --- reading a run -------------------------------------------------------------------------------
-def seating_tables(scenario: dict[str, Any], players: int) -> list[list[dict[str, Any]]]:
-    """The seat tables of every seating of a stored tournament scenario, in point order (the order
-    of :meth:`sim.core.tournament.Tournament.seatings`); ``players``: seats per game."""
-    from sim.core.tournament import Tournament
-
-    t = scenario.get("tournament") or {}
-    listed: list[Any] = (t.get("agents") if "agents" in t else scenario.get("seats")) or []
-    entrants = [{"agent": e} if isinstance(e, str) else dict(e) for e in listed]
-    labels = tuple(str(i) for i in range(len(entrants)))  # only the seatings' order is used
-    return [[dict(entrants[i]) for i in seating]
-            for seating in Tournament(int(t.get("players", players)), tuple(entrants), labels).seatings()]
-
-
 def is_tournament(run: Any) -> bool:
     """True when the run's scenario has a ``[tournament]`` table (``run``: a RunData)."""
     return isinstance(run.scenario, dict) and isinstance(run.scenario.get("tournament"), dict)

@@ -479,26 +479,39 @@ def compare(
         print_table(comp, written)
 
 
-# --- game-specific command groups (mounted when their modules exist) ---------------------------
+# --- command groups the games bring (their plug-ins' ``commands``), then the replay viewer's ------
 def _mount() -> None:
+    """Mount each registered game's sub-apps (a ``typer.Typer`` as a group, a function as one
+    command), then the viewer's ``replay`` group. A plug-in that cannot be loaded is left out with
+    a warning on stderr, so one broken installed game does not take the whole tool down."""
     import importlib
 
-    for module, name, kind in (
-        ("sim.sun.cli", "sun", "group"),
-        ("sim.sun.cli", "stability", "command"),
-        ("sim.sozoikum.cli", "sozoikum", "group"),
-        ("sim.viewer.cli", "replay", "group"),
-    ):
+    from sim.core.registry import resolve
+
+    reg = _registry()
+    mounts: list[tuple[str, str]] = []
+    for game in reg.names():
         try:
-            mod = importlib.import_module(module)
-        except ModuleNotFoundError as e:
-            if e.name and module.startswith(e.name):
-                continue  # that part of the tool is not there (yet)
+            mounts += list(reg.plugin(game).commands.items())
+        except InputError as e:
+            sys.stderr.write(f"stonelab: warning: {e}\n")
+    for name, ref in mounts:
+        try:
+            obj = resolve(ref)
+        except (ImportError, AttributeError, ValueError) as e:
+            sys.stderr.write(f"stonelab: warning: command {name!r} ({ref}) left out: {type(e).__name__}: {e}\n")
+            continue
+        if isinstance(obj, typer.Typer):
+            app.add_typer(obj, name=name)
+        else:
+            app.command(name=name)(obj)
+    try:
+        viewer = importlib.import_module("sim.viewer.cli")
+    except ModuleNotFoundError as e:
+        if not (e.name and "sim.viewer.cli".startswith(e.name)):
             raise
-        if kind == "group" and hasattr(mod, "app"):
-            app.add_typer(mod.app, name=name)
-        elif kind == "command" and hasattr(mod, name):
-            app.command(name=name)(getattr(mod, name))
+    else:
+        app.add_typer(viewer.app, name="replay")
 
 
 _mount()

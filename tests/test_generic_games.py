@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import pytest
 
+from sim.core.game import Termination
 from sim.core.testing import random_sim_test
-from sim.games import game_names, get_game
+from sim.games import REGISTRY, game_names, get_game
 
-# Physics-backed games are expensive per step: fewer games, checks spaced out, marked slow.
-SLOW_GAMES = {"sun"}
+# Games whose plug-in declares them slow (physics) are expensive per step: fewer games, checks
+# spaced out, marked slow.
+SLOW_GAMES = {n for n in game_names() if REGISTRY.plugin(n).slow}
 
 
 def _params() -> list:
@@ -29,6 +31,21 @@ def test_random_games_keep_invariants(name: str) -> None:
         players = spec.min_players + i % (spec.max_players - spec.min_players + 1)
         final = random_sim_test(game, game.config(players), seed=1000 + i, check_every=1 if name not in SLOW_GAMES else 5)
         assert final.is_terminal()
+        out = final.outcome()
+        assert out is not None and out.termination in spec.termination_values(), (
+            f"{name}: termination {out and out.termination!r} is not one of the declared "
+            f"{sorted(spec.termination_values())}")
+
+
+@pytest.mark.parametrize("name", game_names())
+def test_the_game_declares_its_endings_and_score(name: str) -> None:
+    """Every game names its ways to end (a Termination subclass with members, python-chess style)
+    and what its score counts; each ending's value is a short snake_case word the store keeps."""
+    spec = get_game(name).spec
+    assert issubclass(spec.terminations, Termination) and spec.terminations is not Termination
+    values = spec.termination_values()
+    assert values and all(v.isidentifier() and v == v.lower() for v in values)
+    assert spec.score_unit.strip()
 
 
 @pytest.mark.parametrize("name", _params())

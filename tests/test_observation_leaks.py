@@ -27,10 +27,15 @@ from sim.core.agents import RANDOM
 from sim.core.errors import InputError
 from sim.core.game import CHANCE, TERMINAL, Game, GameConfig, GameSpec, Outcome, State
 from sim.core.play import play_random
-from sim.games import game_names, get_game
+from sim.games import REGISTRY, game_names, get_game
 
-# Physics-backed games are expensive per step (none declares hidden information today).
-SLOW_GAMES = {"sun"}
+
+
+def _slow(name: str) -> bool:
+    """Physics-backed games are expensive per step: their plug-in says so (``slow``)."""
+    plugin = REGISTRY.find(name)
+    return plugin is not None and plugin.slow
+
 #: Redraws per seat and position.
 REDRAWS = 3
 #: Positions kept per random game (evenly spaced over the game).
@@ -148,7 +153,7 @@ def check_typed(game: Game) -> None:
 
 # --- the registered games -------------------------------------------------------------------------
 def _hidden_params() -> list[Any]:
-    return [pytest.param(n, id=n, marks=[pytest.mark.slow] if n in SLOW_GAMES else []) for n in _hidden_games()]
+    return [pytest.param(n, id=n, marks=[pytest.mark.slow] if _slow(n) else []) for n in _hidden_games()]
 
 
 @pytest.mark.parametrize("name", _hidden_params())
@@ -166,7 +171,7 @@ def test_a_seat_sees_its_own_hidden_information(name: str) -> None:
 def _typed_params() -> list[Any]:
     out = []
     for n in game_names():
-        marks: list[Any] = [pytest.mark.slow] if n in SLOW_GAMES else []
+        marks: list[Any] = [pytest.mark.slow] if _slow(n) else []
         out.append(pytest.param(n, id=n, marks=marks))
     return out
 

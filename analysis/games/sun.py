@@ -532,3 +532,7 @@ def player_model(run: RunData) -> str | None:
     if varied:
         text += " Varied by the study: " + ", ".join(varied) + " (see the sweep or sensitivity section)."
     return text
+
+
+# stonelab compare finds these through the Sun's plug-in (the report module); they live beside it
+from analysis.games.sun_compare import compare_rows, compare_tables  # noqa: E402,F401

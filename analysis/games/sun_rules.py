@@ -12,6 +12,7 @@ import pandas as pd
 from analysis.games import has_columns
 from analysis.load import RunData
 from analysis.stats import count_per_game, wilson
+from sim.sun.game import SunEnd
 
 #: the level a lost stone stood on, by its placement kind
 LEVELS = {"stand": "on the base", "stack": "stacked (level 2)", "gate": "gate"}
@@ -67,8 +68,8 @@ def lost_stones(run: RunData) -> pd.DataFrame:
 #: the stone-loss causes the physics judges (sim/sun/table.py); always listed, even when never seen
 LOSS_CAUSES = ("toppled", "pushed_off", "fell_from_support")
 LOSS_WORDS = {"toppled": "toppled", "pushed_off": "pushed off", "fell_from_support": "fallen from their support"}
-#: the endings the rules know (sim/sun/rules.py); always listed, other terminations when seen
-ENDINGS = ("field_empty", "stalemate")
+#: the endings the game declares (``SunEnd``, sim/sun/game.py); always listed, others when seen
+ENDINGS = tuple(e.value for e in SunEnd)
 RULES_COLUMNS = ["point", "group", "event", "binary", "total", "games", "per_game", "lo", "hi", "games_with",
                  "share", "share_lo", "share_hi"]
 

@@ -20,7 +20,8 @@ import numpy as np
 
 from sim.core.errors import ScenarioError, allowed
 from sim.core.game import Action, AgentSpec, Game, GameConfig
-from sim.core.options import Option, validate_options
+from sim.core.mcts import SearchAgent
+from sim.core.options import Option
 
 
 class RandomAgent:
@@ -46,8 +47,6 @@ RANDOM = AgentSpec("random", RandomAgent, (), "uniformly random legal action")
 
 def _search_agent(determinize_each: bool):  # noqa: ANN202 - returns a factory
     def factory(*, game: Game, seat: int, rng: np.random.Generator, config: GameConfig, **params: Any):  # noqa: ANN202
-        from sim.core.mcts import SearchAgent
-
         return SearchAgent(game=game, seat=seat, rng=rng, config=config, determinize_each=determinize_each, **params)
 
     return factory
@@ -224,9 +223,4 @@ def make_agent(
     Raises:
         ScenarioError: unknown agent or bad parameter.
     """
-    spec = agent_spec(game, name)
-    checked = validate_options(params, spec.options, prefix=f"seats[{seat}]")
-    problem = spec.check(game, checked) if spec.check else None
-    if problem:
-        raise ScenarioError(problem[1], key=f"seats[{seat}].{problem[0]}")
-    return spec.factory(game=game, seat=seat, rng=rng, config=config, **checked)
+    return agent_spec(game, name).build(game, params, seat=seat, rng=rng, config=config)

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, Callable, Hashable, Mapping, Protocol, Sequence
 
 import numpy as np
 
-from sim.core.errors import IllegalActionError
-from sim.core.options import Option
+from sim.core.errors import IllegalActionError, ScenarioError
+from sim.core.options import Option, validate_options
 
 #: ``current_player()`` value of a chance node: call :meth:`State.sample_chance`.
 CHANCE = -1
@@ -34,12 +35,26 @@ Action = Hashable
 """Any hashable value object; by convention a frozen dataclass with a readable ``__str__``."""
 
 
+class Termination(StrEnum):
+    """The base of a game's declared endings (after python-chess's ``Termination``).
+
+    A game subclasses it with one member per way its games can end and names the subclass in
+    :attr:`GameSpec.terminations`; every :attr:`Outcome.termination` it reports is one of the
+    members' values, which the generic test suite checks. Members are strings (``StrEnum``), so
+    the store holds the value unchanged::
+
+        class RaceEnd(Termination):
+            REACHED = "normal"     # a seat brought the total to N
+    """
+
+
 @dataclass(frozen=True)
 class Outcome:
     """How a finished game ended.
 
     Attributes:
-        termination: a short reason, e.g. ``"normal"``, ``"turn_cap"``, ``"stalemate"``.
+        termination: why it ended: a value of the game's declared :attr:`GameSpec.terminations`
+            (e.g. ``"normal"``, ``"turn_cap"``, ``"stalemate"``).
         winners: the winning seats; several seats mean a shared win, an empty tuple a draw.
         scores: one number per seat in the game's own units (points, penalties, megaliths...).
     """
@@ -117,6 +132,22 @@ class AgentSpec:
     #: of the first problem, or None; the scenario loader turns a problem into a ScenarioError
     check: Callable[["Game", Mapping[str, Any]], tuple[str, str] | None] | None = field(default=None, compare=False)
 
+    def build(self, game: "Game", params: Mapping[str, Any], *, seat: int, rng: np.random.Generator,
+              config: GameConfig, key: str | None = None) -> Agent:
+        """This agent for ``seat`` with ``params`` validated (defaults filled in) and checked.
+
+        ``key`` names the parameters in errors (default ``seats[<seat>]``).
+
+        Raises:
+            ScenarioError: a parameter is unknown or out of range, or the agent's check fails.
+        """
+        where = f"seats[{seat}]" if key is None else key
+        checked = validate_options(params, self.options, prefix=where)
+        problem = self.check(game, checked) if self.check else None
+        if problem:
+            raise ScenarioError(problem[1], key=f"{where}.{problem[0]}")
+        return self.factory(game=game, seat=seat, rng=rng, config=config, **checked)
+
 
 @dataclass(frozen=True)
 class GameSpec:
@@ -137,6 +168,10 @@ class GameSpec:
         check: a check of a whole validated config, for what one option alone cannot tell (e.g. the
             Sun's ring outside its base): ``config -> (key, message)`` of the first problem, or
             None; the scenario loader turns a problem into a ScenarioError naming the file.
+        terminations: the declared ways a game ends (a :class:`Termination` subclass); every
+            finished game's ``Outcome.termination`` is one of its values.
+        score_unit: what a seat's final score (``Outcome.scores``) counts, as the report and
+            ``stonelab compare`` word it, e.g. ``"points"`` or ``"penalty stones, fewer wins"``.
     """
 
     name: str
@@ -152,6 +187,12 @@ class GameSpec:
     result_columns: tuple[Column, ...] = ()
     detail_tables: Mapping[str, tuple[Column, ...]] = field(default_factory=dict)
     check: Callable[["GameConfig"], tuple[str, str] | None] | None = field(default=None, compare=False)
+    terminations: type[Termination] = Termination
+    score_unit: str = "points"
+
+    def termination_values(self) -> frozenset[str]:
+        """The declared termination strings (empty when the game declares none)."""
+        return frozenset(t.value for t in self.terminations)
 
     def default_rules(self) -> dict[str, Any]:
         """The rule options with their defaults."""

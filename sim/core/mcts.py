@@ -20,6 +20,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from sim.core.errors import ScenarioError, allowed
 from sim.core.game import CHANCE, SIMULTANEOUS, Action, Game, GameConfig, State
 
 
@@ -49,6 +50,9 @@ class SearchAgent:
         rollout_limit: maximum actions per rollout.
         rollout_agent: the game's agent that plays the rollouts (``"random"``: uniformly random).
         determinize_each: draw a new determinization per iteration (ISMCTS) or once per decision.
+
+    Raises:
+        ScenarioError: ``rollout_agent`` is not one of the game's agents.
     """
 
     def __init__(
@@ -75,11 +79,13 @@ class SearchAgent:
         # sharing this searcher's generator; None means uniformly random rollouts
         self._policy: list[Any] | None = None
         if rollout_agent != "random":
-            from sim.core.agents import make_agent
-
-            self._policy = [
-                make_agent(game, rollout_agent, {}, seat=s, rng=rng, config=config) for s in range(config.num_players)
-            ]
+            # the game's own agent by name (the scenario loader checked it is a non-search one); not
+            # through sim.core.agents.make_agent, which lists this search and so imports this module
+            spec = game.agents.get(rollout_agent)
+            if spec is None:
+                raise ScenarioError(f"got {rollout_agent!r}; allowed: {allowed(game.agents)}",
+                                    key=f"seats[{seat}].rollout_agent")
+            self._policy = [spec.build(game, {}, seat=s, rng=rng, config=config) for s in range(config.num_players)]
 
     def act(self, observation: Any, legal_actions: Sequence[Action]) -> Action:
         """Search from ``observation`` and return the most visited legal root action."""

@@ -153,16 +153,19 @@ class Plan:
                 "inputs": {i.key: ([int(i.low), int(i.high)] if i.integer else [i.low, i.high]) for i in self.inputs}}
 
 
-def default_inputs(game_module: str) -> dict[str, list[float]]:
-    """The default inputs a game's package offers (``<package>.sensitivity.DEFAULT_INPUTS``:
-    ``{key: {"range": [low, high], ...}}``), or an empty dict."""
-    pkg = game_module.rsplit(".", 1)[0]
-    try:
-        mod = importlib.import_module(f"{pkg}.sensitivity")
-    except ModuleNotFoundError as e:
-        if e.name and f"{pkg}.sensitivity".startswith(e.name):
-            return {}
-        raise
+def default_inputs(registry: "Registry", game: str) -> dict[str, list[float]]:
+    """The default inputs the game's plug-in offers (its ``sensitivity`` module's
+    ``DEFAULT_INPUTS``: ``{key: {"range": [low, high], ...}}``), or an empty dict (none declared,
+    or a game not registered here).
+
+    Raises:
+        InputError: the game's plug-in cannot be loaded.
+        ImportError: its declared sensitivity module cannot be imported.
+    """
+    plugin = registry.find(game)
+    if plugin is None or not plugin.sensitivity:
+        return {}
+    mod = importlib.import_module(plugin.sensitivity)
     return {k: list(v["range"]) for k, v in getattr(mod, "DEFAULT_INPUTS", {}).items()}
 
 
@@ -226,8 +229,7 @@ def parse_plan(raw: Mapping[str, Any], registry: "Registry", *, source: str = "<
     opts = validate_options(sec, SECTION_OPTIONS, source=source, prefix=SECTION)
     given = opts["inputs"]
     if not given:
-        game = registry.get(str(raw.get("game")))
-        given = default_inputs(type(game).__module__)
+        given = default_inputs(registry, str(raw.get("game")))
         if not given:
             raise ScenarioError("missing: give [sensitivity.inputs] as 'dotted.key' = [low, high] "
                                 "(e.g. \"rules.target\" = [5, 20])", source=source, key=f"{SECTION}.inputs")
@@ -311,8 +313,7 @@ def with_plan(scenario: "Scenario", registry: "Registry", *, method: str | None 
             sec[k] = v
     if not sec.get("inputs"):
         # write the game's defaults out: the store then holds the very inputs it was run with
-        game = registry.get(scenario.game)
-        sec["inputs"] = default_inputs(type(game).__module__)
+        sec["inputs"] = default_inputs(registry, scenario.game)
     raw[SECTION] = sec
     if games_per_point is not None:
         raw["games"] = games_per_point

@@ -16,7 +16,7 @@ import numpy as np
 
 from sim.core.agents import ISMCTS, MCTS, RANDOM
 from sim.core.errors import InputError
-from sim.core.game import Column, Game, GameConfig, GameDetails, GameSpec
+from sim.core.game import Column, Game, GameConfig, GameDetails, GameSpec, Termination
 from sim.core.options import Option
 from sim.druids import agents as _agents
 from sim.druids.rules import (
@@ -94,6 +94,14 @@ DETAIL_TABLES = {
     ),
 }
 
+class DruidsEnd(Termination):
+    """How a druid game ends (docs/rules-druids.md)."""
+
+    EIGHT_MEGALITHS = "eight_megaliths"  # a single game: a seat placed its eighth megalith
+    BOARD_FULL = "board_full"  # a single game: every space filled before anyone had eight
+    MATCH = "match"  # a match of several games: the higher megalith total wins, equal totals draw
+
+
 SPEC = GameSpec(
     name="druids",
     title="Stonehenge (Reiner Knizia, Blatz 1994)",
@@ -106,6 +114,8 @@ SPEC = GameSpec(
     options=OPTIONS,
     result_columns=RESULT_COLUMNS,
     detail_tables=DETAIL_TABLES,
+    terminations=DruidsEnd,
+    score_unit="megaliths placed",
 )
 
 

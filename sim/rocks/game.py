@@ -17,7 +17,7 @@ import numpy as np
 
 from sim.core.agents import ISMCTS, MCTS, RANDOM
 from sim.core.errors import InputError
-from sim.core.game import AgentSpec, Column, Game, GameConfig, GameDetails, GameSpec
+from sim.core.game import AgentSpec, Column, Game, GameConfig, GameDetails, GameSpec, Termination
 from sim.rocks.agents import GREEDY
 from sim.rocks.notation import parse_notation
 from sim.rocks.rules import OPTIONS, RocksObservation, RocksState, Rules
@@ -34,6 +34,13 @@ _SEAT_COLUMNS: tuple[Column, ...] = tuple(
         Column(f"seat{i}_guard_removals", "INTEGER", f"seat {i}: fans the guard sent back to the pile"),
     )
 )
+
+class RocksEnd(Termination):
+    """How a game of Rocks! ends (docs/rules-rocks.md)."""
+
+    NORMAL = "normal"  # a seat reached the target score
+    TURN_CAP = "turn_cap"  # the turn cap came first: no winner
+
 
 SPEC = GameSpec(
     name="rocks",
@@ -64,6 +71,8 @@ SPEC = GameSpec(
             Column("fans_on_track", "INTEGER", "fans in the festival area at the end"),
         )
     },
+    terminations=RocksEnd,
+    score_unit="points",
 )
 
 

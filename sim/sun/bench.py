@@ -14,7 +14,8 @@ On ``full-32.toml`` at the ``fast`` preset, zero noise:
   table does once before a pass that follows a change; not part of the pass figures.
 
 ``pass_clean_cpu_ms`` and ``pass_hit_cpu_ms`` give the same passes in CPU time. Each figure is a
-median over several runs; world rebuilds happen outside the timed region.
+median over several runs; world rebuilds happen outside the timed region. How fast a recorded pass
+renders to video is the viewer's figure (``sim.viewer.bench``): the engine knows no viewer.
 """
 
 from __future__ import annotations
@@ -102,31 +103,7 @@ def benchmarks(quick: bool = False) -> list[dict[str, Any]]:
         {"game": "sun", "metric": "pass_hit_cpu_ms", "value": float(m["pass_hit_cpu_ms"]), "unit": "ms"},
         # whole games on the table (careful agents, 32 stones, fast preset) and the rules alone
         *rules_bench.benchmarks(quick=quick),
-        {"game": "sun", "metric": "video_3s_render_s", "value": video_render_s(), "unit": "s",
-         "note": "3 s of a recorded pass on full-32 to MP4, 640x480 at 30 fps (tiny renderer)"},
     ]
-
-
-def video_render_s(seconds: float = 3.0) -> float:
-    """Wall time to render ``seconds`` of a recorded pass (passes laid end to end) to an MP4."""
-    import tempfile
-
-    from sim.sun.table import PoseRecorder
-    from sim.viewer.replay import ReplayBuilder
-    from sim.viewer.video import render_video
-
-    rec = PoseRecorder(60.0)
-    with SunTable.from_layout(load_layout(LAYOUT, preset="fast")) as t:
-        t.pass_ball(math.radians(10.0), None, record=rec)
-    b = ReplayBuilder()
-    b.add_pass(rec.to_dict())
-    while b.build().duration < seconds:  # passes laid end to end until there is enough of it
-        b.add_pass(rec.to_dict())
-    clip = b.build().head(seconds)
-    with tempfile.TemporaryDirectory() as d:
-        t0 = time.perf_counter()
-        render_video(clip, Path(d) / "clip.mp4", fps=30, size=(640, 480))
-        return time.perf_counter() - t0
 
 
 if __name__ == "__main__":  # pragma: no cover

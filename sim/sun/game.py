@@ -28,7 +28,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from sim.core.errors import InputError, ScenarioError
-from sim.core.game import Column, Game, GameConfig, GameDetails, GameSpec, State
+from sim.core.game import Column, Game, GameConfig, GameDetails, GameSpec, State, Termination
 from sim.core.options import Option
 from sim.sun import rules as R
 from sim.sun.layout import Layout, PhysicsSpec, TableSpec, BallSpec, parse_layout
@@ -437,6 +437,13 @@ class SunGameState(R.SunState):
         super().apply_action(action)
 
 
+class SunEnd(Termination):
+    """How a game of Stonehenge and the Sun ends (docs/rules-sun.md)."""
+
+    FIELD_EMPTY = "field_empty"  # the last field stone was placed: fewest penalty stones wins
+    STALEMATE = "stalemate"  # the seat to place has no legal placement left
+
+
 class SunGame(Game):
     """Stonehenge and the Sun on the PyBullet table."""
 
@@ -457,6 +464,8 @@ class SunGame(Game):
             result_columns=RESULT_COLUMNS,
             detail_tables={"passes": PASS_COLUMNS, "placements": PLACE_COLUMNS, "frames": FRAME_COLUMNS},
             check=check_config,
+            terminations=SunEnd,
+            score_unit="penalty stones, fewer wins",
         )
         self.agents = A.AGENTS
         self._table_override: Any = None

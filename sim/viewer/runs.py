@@ -1,7 +1,7 @@
 """Replays a run writes for designers: the first game's replay file and a shareable 3-D viewer.
 
 Called by ``stonelab run`` after a study (before the report, which links what is written here).
-Games without replays (everything but the Sun) write nothing.
+Games whose plug-in does not declare ``replays_3d`` (everything but the Sun) write nothing.
 
 Layout inside a run folder::
 
@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sim.core.store import Store
+from sim.games import has_3d_replays
 
 REPLAYS_DIR = "replays"
 VIEWER_DIR = "replay"
@@ -39,9 +40,10 @@ class RunReplays:
 
 
 def has_replays(run_dir: str | Path) -> bool:
-    """Whether the run's game records replays (the Sun)."""
+    """Whether the run's game keeps 3-D replays (its plug-in declares ``replays_3d``)."""
     with Store.open(run_dir) as store:
-        return store.meta().get("game") == "sun"
+        game = store.meta().get("game")
+    return has_3d_replays(game)
 
 
 def export_run_replays(run_dir: str | Path) -> RunReplays | None:

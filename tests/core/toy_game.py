@@ -14,7 +14,8 @@ import numpy as np
 
 from sim.core.agents import ISMCTS, MCTS, RANDOM
 from sim.core.errors import InputError
-from sim.core.game import CHANCE, TERMINAL, Column, Game, GameConfig, GameDetails, GameSpec, Outcome, State
+from sim.core.game import (CHANCE, TERMINAL, Column, Game, GameConfig, GameDetails, GameSpec, Outcome, State,
+                           Termination)
 from sim.core.options import Option
 
 
@@ -32,6 +33,12 @@ class Coin:
 
     def __str__(self) -> str:
         return f"Coin({self.n})"
+
+
+class RaceEnd(Termination):
+    """How a race ends: always by a seat reaching the target."""
+
+    REACHED = "normal"
 
 
 class RaceState(State):
@@ -89,7 +96,7 @@ class RaceState(State):
     def outcome(self) -> Outcome | None:
         if self.winner < 0:
             return None
-        return Outcome("normal", (self.winner,), tuple(float(s == self.winner) for s in range(self.num_players)))
+        return Outcome(RaceEnd.REACHED, (self.winner,), tuple(float(s == self.winner) for s in range(self.num_players)))
 
     def provisional_scores(self) -> tuple[float, ...]:
         return tuple(float(s == self.to_move) for s in range(self.num_players))
@@ -124,6 +131,8 @@ class RaceGame(Game):
         seat_options=(Option("handicap", int, 0, "unused; tests seat options", min=0, max=5),),
         result_columns=(Column("final_total", "INTEGER"),),
         detail_tables={"moves": (Column("seat", "INTEGER"), Column("added", "INTEGER"))},
+        terminations=RaceEnd,
+        score_unit="1 for the winner",
     )
     agents = {"random": RANDOM, "mcts": MCTS, "ismcts": ISMCTS}
 

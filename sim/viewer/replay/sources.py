@@ -67,8 +67,12 @@ def from_store(run: str | Path, game_index: int | None = None, point: int = 0, r
     try:
         meta = dict(con.execute("SELECT key, value FROM meta").fetchall()) if _has_table(con, "meta") else {}
         game = meta.get("game")
-        if game != "sun":
-            raise ReplayError(f"replays exist for sun runs only; this run is of {game!r}", source=src)
+        from sim.games import REGISTRY, has_3d_replays
+
+        if not has_3d_replays(game):
+            with_replays = [g for g in REGISTRY.names() if has_3d_replays(g)]
+            raise ReplayError(f"replays exist for {' and '.join(with_replays)} runs only; this run is of {game!r}",
+                              source=src)
         rows: list[tuple[Any, ...]] = []
         if _has_table(con, "sun_frames"):
             if game_index is None:

@@ -1,0 +1,11 @@
+"""What Knizia's druid *Stonehenge* brings to stonelab (registered in ``sim/games.py``)."""
+
+from __future__ import annotations
+
+from sim.core.registry import GamePlugin
+
+PLUGIN = GamePlugin(
+    game="sim.druids.game:GAME",
+    report="analysis.games.druids",
+    benches=("sim.druids.bench:benchmarks",),
+)

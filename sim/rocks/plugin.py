@@ -1,0 +1,11 @@
+"""What *Stonehenge Rocks!* brings to stonelab (registered in ``sim/games.py``)."""
+
+from __future__ import annotations
+
+from sim.core.registry import GamePlugin
+
+PLUGIN = GamePlugin(
+    game="sim.rocks.game:GAME",
+    report="analysis.games.rocks",
+    benches=("sim.rocks.bench:benchmarks",),
+)

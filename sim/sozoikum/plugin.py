@@ -1,0 +1,12 @@
+"""What *Sozoikum* brings to stonelab (registered in ``sim/games.py``)."""
+
+from __future__ import annotations
+
+from sim.core.registry import GamePlugin
+
+PLUGIN = GamePlugin(
+    game="sim.sozoikum.game:GAME",
+    commands={"sozoikum": "sim.sozoikum.cli:app"},
+    report="analysis.games.sozoikum",
+    benches=("sim.sozoikum.bench:benchmarks",),
+)

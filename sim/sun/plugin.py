@@ -1,0 +1,19 @@
+"""What *Stonehenge and the Sun* brings to stonelab (registered in ``sim/games.py``).
+
+The Sun is a physics game (a random game takes seconds), and its runs keep 3-D replays that
+``sim.viewer`` shows; the viewer also measures how fast it renders the Sun's passes to video.
+"""
+
+from __future__ import annotations
+
+from sim.core.registry import GamePlugin
+
+PLUGIN = GamePlugin(
+    game="sim.sun.game:GAME",
+    commands={"sun": "sim.sun.cli:app", "stability": "sim.sun.cli:stability"},
+    report="analysis.games.sun",
+    benches=("sim.sun.bench:benchmarks", "sim.viewer.bench:benchmarks"),
+    slow=True,
+    replays_3d=True,
+    sensitivity="sim.sun.sensitivity",
+)

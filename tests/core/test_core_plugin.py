@@ -1,0 +1,109 @@
+"""A game joins stonelab through the registry alone: the toy game "race to N", installed as a
+third party would (an entry point in the group ``stonelab.games``), gets ``stonelab games``,
+``run``, ``report`` and ``bench`` without a line of sim/cli.py or analysis/ naming it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from sim.cli import main
+from sim.core.errors import InputError
+from sim.core.registry import ENTRY_POINT_GROUP, GamePlugin, Registry
+from sim.games import REGISTRY
+
+SCENARIO = """
+game = "race"
+games = 8
+seed = 5
+backend = "serial"
+[rules]
+target = 10
+[[seats]]
+agent = "random"
+[[seats]]
+agent = "random"
+"""
+
+
+def install_entry_point(folder: Path, name: str, value: str) -> None:
+    """What ``pip install`` of a package declaring ``[project.entry-points."stonelab.games"]``
+    leaves on sys.path: a dist-info folder with the entry point."""
+    info = folder / "stonelab_toy-0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: stonelab-toy\nVersion: 0.1\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text(f"[{ENTRY_POINT_GROUP}]\n{name} = {value}\n", encoding="utf-8")
+
+
+@pytest.fixture
+def race_installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    install_entry_point(tmp_path / "site", "race", "toy_plugin:PLUGIN")
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    REGISTRY.refresh()
+    yield
+    monkeypatch.undo()
+    REGISTRY.refresh()
+
+
+def test_an_installed_game_is_listed_run_reported_and_benched(race_installed: None, tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    assert REGISTRY.names()[-1] == "race"  # after the project's own games
+    assert main(["games", "--json"]) == 0
+    race = next(g for g in json.loads(capsys.readouterr().out)["games"] if g["name"] == "race")
+    assert race["title"] == "Race to N" and race["players"] == [2, 3]
+
+    scen = tmp_path / "race.toml"
+    scen.write_text(SCENARIO, encoding="utf-8")
+    out = tmp_path / "run"
+    assert main(["run", str(scen), "--out", str(out), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["game"] == "race" and summary["games"] == 8
+    assert "replays" not in summary  # the toy declares no 3-D replays
+    # two seats adding 1 or 2 from 0 reach 10 in 5 to 10 moves
+    assert 5 <= summary["mean_length"] <= 10
+
+    assert main(["report", str(out)]) == 0
+    page = Path(capsys.readouterr().out.strip()).read_text(encoding="utf-8")
+    assert "Race to N" in page
+    # the toy's own section, found through its plug-in: a total of 9 or less can still move, so
+    # every game ends at exactly 10 or 11 (one past, by adding 2 to 9)
+    mean = float(page.split("ended at a mean total of ")[1].split(".</")[0].rstrip("."))
+    assert 10.0 <= mean <= 11.0
+    assert "ended by &#x27;normal&#x27;" in page or "ended by 'normal'" in page  # the declared ending
+
+    assert main(["bench", "race", "--quick", "--json"]) == 0
+    rows = {r["metric"]: r for r in json.loads(capsys.readouterr().out)["results"]}
+    assert rows["notation_round_trips_per_s"]["game"] == "race"  # filled in for the plug-in's bench
+    assert rows["actions_per_s"]["value"] > 0  # not declared slow: the random-playout loop ran
+
+
+def test_without_the_entry_point_the_game_is_unknown(capsys: pytest.CaptureFixture[str]) -> None:
+    REGISTRY.refresh()
+    assert "race" not in REGISTRY.names()
+    assert main(["bench", "race", "--quick"]) == 2
+    assert "unknown game 'race'" in capsys.readouterr().err
+
+
+def test_an_entry_point_cannot_take_a_registered_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    install_entry_point(tmp_path / "site", "druids", "toy_plugin:PLUGIN")
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    reg = Registry({"druids": "sim.druids.plugin:PLUGIN"}, entry_points=True)
+    assert reg.path("druids") == "sim.druids.game:GAME"
+    assert "skipped: the name is taken" in capsys.readouterr().err
+
+
+def test_a_bare_game_entry_brings_nothing_else_and_a_wrong_one_is_named() -> None:
+    reg = Registry({"race": "toy_game:GAME", "bad": "toy_game:RaceState", "gone": "no_such_module:X",
+                    "sprint": "toy_game:GAME"})
+    assert reg.plugin("race") == GamePlugin(game="toy_game:GAME")
+    assert reg.get("race").spec.name == "race"
+    with pytest.raises(InputError, match="'toy_game:RaceState' names <class 'toy_game.RaceState'>, not a GamePlugin or Game"):
+        reg.get("bad")
+    with pytest.raises(InputError, match="cannot load 'no_such_module:X'"):
+        reg.get("gone")
+    with pytest.raises(InputError, match="registered as 'sprint' but its spec is named 'race'"):
+        reg.get("sprint")
