@@ -111,7 +111,7 @@ def video_render_s(seconds: float = 3.0) -> float:
     """Wall time to render ``seconds`` of a recorded pass (passes laid end to end) to an MP4."""
     import tempfile
 
-    from sim.sun.table import PoseRecorder
+    from sim.sun.recording import PoseRecorder
     from sim.viewer.replay import ReplayBuilder
     from sim.viewer.video import render_video
 

@@ -1,7 +1,7 @@
 """Replays of *Stonehenge and the Sun*: the replay file, a viser web viewer, PyBullet's GUI and video.
 
 - :mod:`sim.viewer.replay`: the documented replay file (docs/replay-format.md), ``save_replay``,
-  ``load_replay`` and converters from the table's pose recordings (``sim.sun.table.PoseRecorder``).
+  ``load_replay`` and converters from the table's pose recordings (``sim.sun.recording.PoseRecorder``).
 - :mod:`sim.viewer.viser_app`: the live viser viewer and the static export.
 - :mod:`sim.viewer.pybullet_gui`: the replay in PyBullet's GUI window.
 - :mod:`sim.viewer.video`: MP4/GIF frames from PyBullet's software renderer.

@@ -14,7 +14,7 @@ A replay is one ``.npz`` archive (``numpy.savez_compressed``, no pickles) with f
 :func:`load_replay` validates everything and raises :class:`sim.core.errors.ReplayError` (an
 ``InputError``: the CLI exits 2) for a truncated, foreign, inconsistent or newer file.
 
-Replays are built from the table's pose recordings (``sim.sun.table.PoseRecorder``, format
+Replays are built from the table's pose recordings (``sim.sun.recording.PoseRecorder``, format
 ``stonelab.sun.poses``, docs/pose-recording.md) by :func:`from_pose_recording` (one pass) or a
 :class:`ReplayBuilder` (a whole game: one recording per pass, laid end to end on one timeline).
 """
@@ -38,7 +38,7 @@ from sim.core.outputs import write_atomically
 
 FORMAT = "stonelab.replay"
 VERSION = 1
-#: The table engineer's per-pass recording format (sim.sun.table.PoseRecorder).
+#: The table engineer's per-pass recording format (sim.sun.recording.PoseRecorder).
 POSE_FORMAT = "stonelab.sun.poses"
 POSE_VERSIONS = (1,)
 
@@ -506,7 +506,7 @@ def from_pose_recording(rec: Any, *, seat: int | None = None, player: str = "",
                         outcome: Mapping[str, Any] | None = None, noise: Mapping[str, Any] | None = None,
                         release_m: float | None = None, text: str = "", meta: Mapping[str, Any] | None = None,
                         source: str | Path | None = None) -> Replay:
-    """Convert one pass recorded by ``sim.sun.table.PoseRecorder`` into a one-turn :class:`Replay`.
+    """Convert one pass recorded by ``sim.sun.recording.PoseRecorder`` into a one-turn :class:`Replay`.
 
     Args:
         rec: a ``PoseRecorder``, its ``to_dict()``, or the path of its JSON file.

@@ -12,7 +12,7 @@ from sim.core.errors import InputError
 from sim.sun.layout import load_layout
 from sim.sun.ring import Geometry
 from sim.sun.table import SunTable
-from sim.sun.thrower import SKILLS, PlaceNoise, skill
+from sim.sun.thrower import SKILLS, TablePlaceNoise, skill
 
 LAYOUTS = Path(__file__).resolve().parents[2] / "scenarios" / "sun" / "layouts"
 HALF_GATE_DEG = 14.98  # two pillars at +-14.98 deg leave a 44 mm gap
@@ -121,7 +121,7 @@ def test_skills_and_common_random_numbers() -> None:
     # Same standard normals scaled by the sigmas (4x for the aim).
     assert c.aim_rad == pytest.approx(4 * e.aim_rad)
     kid = skill("child").draw_place(np.random.default_rng(2))
-    assert isinstance(kid, PlaceNoise)
+    assert isinstance(kid, TablePlaceNoise)
     # placements too: the same three normals, scaled by each skill's sigmas
     calm = skill("steady").draw_place(np.random.default_rng(2))
     assert kid.along_m == pytest.approx(3.5 * calm.along_m) and kid.across_m == pytest.approx(3.5 * calm.across_m)
