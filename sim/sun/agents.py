@@ -26,8 +26,9 @@ Each plays with its seat's skill (the thrower's noise is chance, drawn by the ga
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
@@ -82,15 +83,28 @@ def bump_chance(st: R.SunState, a: Any) -> float:
     ring = st.ring()
     if ring.empty:
         return 0.0
+    _, _, widths = _stand_sides(st, ring, a)
+    return _bump_of(st, widths)
+
+
+def _stand_sides(st: R.SunState, ring: R.Ring, a: R.Stand) -> tuple[int, R.Pos, tuple[float, float]]:
+    """Where stand ``a`` goes on a non-empty ``ring``: the gap ``i`` it splits, its position, and
+    the clear widths (m) it leaves to the stone before and after it (inf beyond a half turn)."""
     g = st.geom
-    sigma = st.throwers[st.seat].sigma_place_m if st.seat < len(st.throwers) else 0.0
     ang = math.radians(a.angle) % R.TAU
     s = g.shapes[a.shape]
     new = R.Pos(-1, ang, g.table.ring_radius, s.width, s.depth, s.height)
     i = (R.bisect_right(ring.angles, ang) - 1) % ring.n
+    return i, new, (R.gap_width(ring.pos[i], new), R.gap_width(new, ring.pos[(i + 1) % ring.n]))
+
+
+def _bump_of(st: R.SunState, widths: tuple[float, float]) -> float:
+    """:func:`bump_chance` of a stand leaving clear ``widths`` (m) to its two neighbours."""
+    g = st.geom
+    sigma = st.throwers[st.seat].sigma_place_m if st.seat < len(st.throwers) else 0.0
     out = 0.0
-    for p, q in ((ring.pos[i], new), (new, ring.pos[(i + 1) % ring.n])):
-        free = R.gap_width(p, q) - g.table.min_clearance
+    for w in widths:
+        free = w - g.table.min_clearance
         if not math.isfinite(free):
             continue
         if sigma <= 0.0:
@@ -107,7 +121,9 @@ def _best_line(ring: R.Ring, g: R.Geometry, arcs: Sequence[tuple[float, float]],
         return np.empty(0), np.empty(0)
     k = (np.arange(samples) + 0.5) / samples
     aims = np.concatenate([np.mod(s + min(e - s, R.TAU) * k, R.TAU) for s, e in arcs])
-    return np.minimum(ring.clearances(aims, g), ring.clearances(aims + math.pi, g)), aims
+    # both crossings in one vectorised call (element-wise, so the same numbers as two calls)
+    both = ring.clearances(np.concatenate([aims, aims + math.pi]), g)
+    return np.minimum(both[:len(aims)], both[len(aims):]), aims
 
 
 def best_aim(state: R.SunState, samples: int = AIM_SAMPLES, seat: int | None = None, want_all: bool = False
@@ -132,6 +148,14 @@ def best_aim(state: R.SunState, samples: int = AIM_SAMPLES, seat: int | None = N
     return float(c[k]), R.Pass(math.degrees(float(aims[k])) % 360.0, g.min_release), tried
 
 
+#: Rings (immutable) whose mark-area clearances were computed, by ``id``: the ring itself (kept
+#: alive, so its id cannot be reused while cached), its geometry and {(gap, samples): clearance}.
+#: The previews of one placement share one ring, and every marker and opponent area on it is
+#: scored once. Bounded: emptied when full.
+_AREA_CACHE: dict[int, tuple[R.Ring, R.Geometry, dict[tuple[int, int], float]]] = {}
+_AREA_CACHE_RINGS = 512
+
+
 def _area_clear(ring: R.Ring, g: R.Geometry, marker: float, samples: int) -> float:
     """Best line clearance (m) through the standard-mode mark area that contains ``marker`` (or
     the nearest gap), over ``samples`` aims per arc; +1 on an empty ring, -inf with no opening."""
@@ -142,9 +166,18 @@ def _area_clear(ring: R.Ring, g: R.Geometry, marker: float, samples: int) -> flo
         i = ring.nearest_gap(marker)
     if i is None or ring.end[i] < ring.start[i]:
         return -math.inf
-    s, e = ring.start[i], ring.end[i]
-    c, _ = _best_line(ring, g, [(s, e), (s + math.pi, e + math.pi)], samples)
-    return float(np.max(c))
+    entry = _AREA_CACHE.get(id(ring))
+    if entry is None or entry[0] is not ring or entry[1] is not g:
+        if len(_AREA_CACHE) >= _AREA_CACHE_RINGS:
+            _AREA_CACHE.clear()
+        entry = _AREA_CACHE[id(ring)] = (ring, g, {})
+    done = entry[2]
+    got = done.get((i, samples))
+    if got is None:
+        s, e = ring.start[i], ring.end[i]
+        c, _ = _best_line(ring, g, [(s, e), (s + math.pi, e + math.pi)], samples)
+        got = done[(i, samples)] = float(np.max(c))
+    return got
 
 
 @dataclass
@@ -220,12 +253,114 @@ def _free_gaps(state: R.SunState) -> int:
     return sum(1 for i in range(ring.n) if ring.keys[i] not in others and ring.passable(i, state.geom))
 
 
+@dataclass
+class _Turn:
+    """What one placement decision on state ``st`` computes once and every candidate's score reads
+    (the state does not change while its candidates are ranked): the same numbers as computing
+    them afresh for each candidate, only fewer times."""
+
+    st: R.SunState
+    #: per stand action: (gap index, new position, clear widths to both neighbours)
+    sides: dict[Any, tuple[int, R.Pos, tuple[float, float]]] = field(default_factory=dict)
+    bump: dict[Any, float] = field(default_factory=dict)
+    #: narrowest shape left in the field (m); None until asked, nan with none left
+    min_width: float | None = None
+    #: best_aim(st, 9) clearance of the mover, and the opponents' clipped clearance sum by seat
+    aim9: float | None = None
+    opp: dict[int, float] = field(default_factory=dict)
+    #: per opponent marker: (seat, marker index, marker angle, its gap on st's ring or None)
+    opp_gaps: list[tuple[int, int, float, int | None]] | None = None
+
+
 class _Base:
     def __init__(self, *, game: Game, seat: int, rng: np.random.Generator, config: GameConfig, **_: Any) -> None:
         self.game = game
         self.seat = seat
         self.rng = rng
         self.config = config
+        self._turn: _Turn | None = None
+
+    @contextmanager
+    def _deciding(self, st: R.SunState) -> Iterator[None]:
+        """Memoise the per-state values of one placement decision on ``st`` (re-entrant)."""
+        prev = self._turn
+        self._turn = _Turn(st)
+        try:
+            yield
+        finally:
+            self._turn = prev
+
+    def _memo(self, st: R.SunState) -> _Turn | None:
+        t = self._turn
+        return t if t is not None and t.st is st else None
+
+    def _sides(self, st: R.SunState, ring: R.Ring, a: R.Stand) -> tuple[int, R.Pos, tuple[float, float]]:
+        t = self._memo(st)
+        if t is None:
+            return _stand_sides(st, ring, a)
+        v = t.sides.get(a)
+        if v is None:
+            v = t.sides[a] = _stand_sides(st, ring, a)
+        return v
+
+    def _bump(self, st: R.SunState, a: Any) -> float:
+        """:func:`bump_chance`, once per action within a decision."""
+        t = self._memo(st)
+        if t is None:
+            return bump_chance(st, a)
+        v = t.bump.get(a)
+        if v is None:
+            if not isinstance(a, R.Stand) or st.ring().empty:
+                v = 0.0
+            else:
+                v = _bump_of(st, self._sides(st, st.ring(), a)[2])
+            t.bump[a] = v
+        return v
+
+    def _room(self, st: R.SunState, a: Any) -> float:
+        """:func:`room_bonus`, with the narrowest field shape found once per decision."""
+        t = self._memo(st)
+        if t is None:
+            return room_bonus(st, a)
+        if not isinstance(a, (R.Stand, R.Stack)):
+            return 0.0
+        if t.min_width is None:
+            widths = [st.geom.shapes[sh].width for sh in st._available_shapes()]
+            t.min_width = min(widths) if widths else math.nan
+        if math.isnan(t.min_width):
+            return 0.0
+        return ROOM_WEIGHT * (st.geom.shapes[a.shape].width - t.min_width)
+
+    def _aim9(self, st: R.SunState) -> float:
+        """best_aim(st, 9)'s clearance (m), once per decision."""
+        t = self._memo(st)
+        if t is None:
+            return best_aim(st, 9)[0]
+        if t.aim9 is None:
+            t.aim9 = best_aim(st, 9)[0]
+        return t.aim9
+
+    def _opp_clear(self, st: R.SunState, seat: int) -> float:
+        """:func:`_opponents_clearance`, once per decision."""
+        t = self._memo(st)
+        if t is None:
+            return _opponents_clearance(st, seat)
+        v = t.opp.get(seat)
+        if v is None:
+            v = t.opp[seat] = _opponents_clearance(st, seat)
+        return v
+
+    def _opp_gaps(self, st: R.SunState) -> list[tuple[int, int, float, int | None]]:
+        """Every opponent marker (seat, index, angle) with the gap it lies in on ``st``'s ring."""
+        t = self._memo(st)
+        if t is not None and t.opp_gaps is not None:
+            return t.opp_gaps
+        ring = st.ring()
+        out = [(o, k, m, ring.gap_of_angle(m)) for o, ms in enumerate(st.markers) if o != st.seat
+               for k, m in enumerate(ms)]
+        if t is not None:
+            t.opp_gaps = out
+        return out
 
     @staticmethod
     def _state(observation: Any) -> R.SunState:
@@ -306,27 +441,26 @@ class CarefulAgent(_Base):
         ring = st.ring()
         g = st.geom
         if ring.empty or st._first_turn():
-            return best_aim(st, 9)[0]
+            return self._aim9(st)
         if isinstance(a, R.Gate):
-            others = [ring.gap_of_angle(m) for s_, ms in enumerate(st.markers) if s_ != st.seat for m in ms]
-            blocked = sum(1 for gi in others if gi is not None and (gi == ring.index.get(a.a)) and ring.passable(gi, g))
-            return best_aim(st, 9)[0] + BLOCK_BONUS * blocked - 0.001
+            ka = ring.index.get(a.a)
+            blocked = sum(1 for _, _, _, gi in self._opp_gaps(st) if gi is not None and (gi == ka) and ring.passable(gi, g))
+            return self._aim9(st) + BLOCK_BONUS * blocked - 0.001
         if isinstance(a, R.Stand):
-            ang = math.radians(a.angle) % R.TAU
-            s = g.shapes[a.shape]
-            new = R.Pos(-1, ang, g.table.ring_radius, s.width, s.depth, s.height)
-            i = (R.bisect_right(ring.angles, ang) - 1) % ring.n
+            i, new, (wl, wr) = self._sides(st, ring, a)
             left, right = ring.pos[i], ring.pos[(i + 1) % ring.n]
-            sides = [(left, new), (new, right)]
+            # the widths computed once per stand (the bump chance reads them too); a one-stone
+            # ring's stand has its neighbour on both sides (never the same id as the new stone)
+            sides = [(left, new, wl), (new, right, wr)]
         else:
             k = ring.index[a.on]
             p = ring.pos[k]
             s = g.shapes[a.shape]
             new = R.replace(p, width=max(p.width, s.width), depth=max(p.depth, s.depth))
-            sides = [(ring.pos[k - 1], new), (new, ring.pos[(k + 1) % ring.n])]
+            sides = [(ring.pos[k - 1], new, None), (new, ring.pos[(k + 1) % ring.n], None)]
         best = -math.inf
-        for p, q in sides:
-            w = R.gap_width(p, q) if p.id != q.id else math.inf
+        for p, q, w0 in sides:
+            w = w0 if w0 is not None else (R.gap_width(p, q) if p.id != q.id else math.inf)
             if w < g.pass_width:
                 continue
             sep = (q.angle - p.angle) % R.TAU
@@ -337,7 +471,7 @@ class CarefulAgent(_Base):
             base = g.shapes[st.shapes[a.on]]
             if g.shapes[a.shape].width > base.width + 1e-9:
                 best -= UNSTABLE_STACK
-        return best - BUMP_COST * bump_chance(st, a) + room_bonus(st, a)
+        return best - BUMP_COST * self._bump(st, a) + self._room(st, a)
 
     def preview_score(self, st: R.SunState, a: Any, pv: Preview) -> float:
         """Careful's score of placement ``a`` followed by ``pv``'s marker move (m of pass clearance)."""
@@ -348,19 +482,18 @@ class CarefulAgent(_Base):
             sc -= UNSTABLE_STACK
         if isinstance(a, R.Gate):
             sc += BLOCK_BONUS * self._blocked_pv(st, pv) - 0.001
-        return sc - BUMP_COST * bump_chance(st, a) + room_bonus(st, a)
+        return sc - BUMP_COST * self._bump(st, a) + self._room(st, a)
 
     def _blocked_pv(self, st: R.SunState, pv: Preview) -> int:
         # opponents' areas passable before and not after (a gate over them)
         ring0 = st.ring()
         n = 0
-        for s_ in range(st.num_players):
-            if s_ == st.seat:
+        for s_, k, _, g0 in self._opp_gaps(st):
+            if k >= len(pv.markers[s_]):
                 continue
-            for m0, m1 in zip(st.markers[s_], pv.markers[s_]):
-                g0 = ring0.gap_of_angle(m0)
-                g1 = pv.ring.gap_of_angle(m1)
-                if g0 is not None and ring0.passable(g0, st.geom) and (g1 is None or not pv.ring.passable(g1, st.geom)):
+            if g0 is not None and ring0.passable(g0, st.geom):
+                g1 = pv.ring.gap_of_angle(pv.markers[s_][k])
+                if g1 is None or not pv.ring.passable(g1, st.geom):
                     n += 1
         return n
 
@@ -400,7 +533,7 @@ class CarefulAgent(_Base):
                 sc -= UNSTABLE_STACK
         if isinstance(a, R.Gate):
             sc += BLOCK_BONUS * self._blocked(st, c) - 0.001
-        sc += room_bonus(st, a) - BUMP_COST * bump_chance(st, a)
+        sc += self._room(st, a) - BUMP_COST * self._bump(st, a)
         return sc, move, p
 
     def _blocked(self, before: R.SunState, after: R.SunState) -> int:
@@ -418,9 +551,10 @@ class CarefulAgent(_Base):
 
     def rank_placements(self, st: R.SunState, legal: Sequence[Any]) -> list[tuple[float, Any]]:
         """Placements best first: quick score, then the shortlist played out nominally."""
-        quick = sorted(((self.quick_score(st, a), k) for k, a in enumerate(legal)), key=lambda t: (-t[0], t[1]))
-        short = [legal[k] for _, k in quick[: self.shortlist]]
-        exact = [(self.exact_score(st, a)[0], k, a) for k, a in enumerate(short)]
+        with self._deciding(st):
+            quick = sorted(((self.quick_score(st, a), k) for k, a in enumerate(legal)), key=lambda t: (-t[0], t[1]))
+            short = [legal[k] for _, k in quick[: self.shortlist]]
+            exact = [(self.exact_score(st, a)[0], k, a) for k, a in enumerate(short)]
         exact.sort(key=lambda t: (-t[0], t[1]))
         return [(sc, a) for sc, _, a in exact]
 
@@ -467,23 +601,18 @@ class AggressiveAgent(CarefulAgent):
         if isinstance(a, R.Gate):
             return own + self.spite * GATE_SPITE * self._gate_hits(st, a)
         g = st.geom
-        ang = math.radians(a.angle) % R.TAU
-        sh = g.shapes[a.shape]
-        new = R.Pos(-1, ang, g.table.ring_radius, sh.width, sh.depth, sh.height)
-        i = (R.bisect_right(ring.angles, ang) - 1) % ring.n
-        left, right = ring.pos[i], ring.pos[(i + 1) % ring.n]
+        i, new, (wl, wr) = self._sides(st, ring, a)
+        ang = new.angle
+        left = ring.pos[i]
         gain = 0.0
-        for o, ms in enumerate(st.markers):
-            if o == st.seat:
+        for _, _, m, gi in self._opp_gaps(st):
+            if gi != i:
                 continue
-            for m in ms:
-                if ring.gap_of_angle(m) != i:
-                    continue
-                before = min(OPP_CAP, max(-OPP_FLOOR, 0.5 * ring.width[i] - g.ball.radius))
-                side = (left, new) if (m - left.angle) % R.TAU < (ang - left.angle) % R.TAU else (new, right)
-                w = R.gap_width(*side)
-                after = min(OPP_CAP, max(-OPP_FLOOR, 0.5 * w - g.ball.radius))
-                gain += before - after
+            before = min(OPP_CAP, max(-OPP_FLOOR, 0.5 * ring.width[i] - g.ball.radius))
+            # the part of the area on the marker's side of the new stone
+            w = wl if (m - left.angle) % R.TAU < (ang - left.angle) % R.TAU else wr
+            after = min(OPP_CAP, max(-OPP_FLOOR, 0.5 * w - g.ball.radius))
+            gain += before - after
         return own + self.spite * gain
 
     def narrowing_stands(self, st: R.SunState) -> list[R.Stand]:
@@ -516,23 +645,23 @@ class AggressiveAgent(CarefulAgent):
     def rank_placements(self, st: R.SunState, legal: Sequence[Any]) -> list[tuple[float, Any]]:
         """Careful's ranking over the legal candidates plus :meth:`narrowing_stands`, the latter
         always played out nominally."""
-        extra = [a for a in self.narrowing_stands(st) if a not in legal]
-        allc = list(legal) + extra
-        quick = sorted(((self.quick_score(st, a), k) for k, a in enumerate(allc)), key=lambda t: (-t[0], t[1]))
-        keep = [k for _, k in quick[: self.shortlist]]
-        keep += [len(legal) + j for j in range(len(extra)) if len(legal) + j not in keep]
-        exact = [(self.exact_score(st, allc[k])[0], k, allc[k]) for k in keep]
+        with self._deciding(st):
+            legal_set = set(legal)
+            extra = [a for a in self.narrowing_stands(st) if a not in legal_set]
+            allc = list(legal) + extra
+            quick = sorted(((self.quick_score(st, a), k) for k, a in enumerate(allc)), key=lambda t: (-t[0], t[1]))
+            keep = [k for _, k in quick[: self.shortlist]]
+            kept = set(keep)
+            keep += [len(legal) + j for j in range(len(extra)) if len(legal) + j not in kept]
+            exact = [(self.exact_score(st, allc[k])[0], k, allc[k]) for k in keep]
         exact.sort(key=lambda t: (-t[0], t[1]))
         return [(sc, a) for sc, _, a in exact]
 
     def _gate_hits(self, st: R.SunState, a: R.Gate) -> int:
-        ring = st.ring()
-        key_gap = ring.index.get(a.a)
-        n = 0
-        for o, ms in enumerate(st.markers):
-            if o != st.seat:
-                n += sum(1 for m in ms if key_gap is not None and ring.gap_of_angle(m) == key_gap)
-        return n
+        key_gap = st.ring().index.get(a.a)
+        if key_gap is None:
+            return 0
+        return sum(1 for _, _, _, gi in self._opp_gaps(st) if gi == key_gap)
 
     def exact_score(self, st: R.SunState, a: Any) -> tuple[float, Any, Any]:
         """Play ``a`` out nominally: own best pass clearance (capped), plus ``spite`` times the
@@ -548,12 +677,12 @@ class AggressiveAgent(CarefulAgent):
             c.apply_action(R.PlaceNoise())
             if c.phase == "marker" and move is not None:
                 c.apply_action(move)
-            lost = _opponents_clearance(st, st.seat) - _opponents_clearance(c, st.seat)
+            lost = self._opp_clear(st, st.seat) - _opponents_clearance(c, st.seat)
             own = min(sc, OWN_CAP)
             if isinstance(a, R.Gate):
                 own += self.spite * GATE_SPITE * self._blocked(st, c)
             return own + self.spite * lost, move, p
-        before = _opponents_clearance(st, st.seat)
+        before = self._opp_clear(st, st.seat)
         best: tuple[float, Any, Any] = (-math.inf, None, None)
         for pv in pvs:
             own = min(self.preview_score(st, a, pv), OWN_CAP)
