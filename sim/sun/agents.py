@@ -451,7 +451,7 @@ class CarefulAgent(_Base):
             left, right = ring.pos[i], ring.pos[(i + 1) % ring.n]
             # the widths computed once per stand (the bump chance reads them too); a one-stone
             # ring's stand has its neighbour on both sides (never the same id as the new stone)
-            sides = [(left, new, wl), (new, right, wr)]
+            sides: list[tuple[R.Pos, R.Pos, float | None]] = [(left, new, wl), (new, right, wr)]
         else:
             k = ring.index[a.on]
             p = ring.pos[k]
