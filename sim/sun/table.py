@@ -696,7 +696,7 @@ class SunTable(TableWorld):
     def _place(self, st: StoneState) -> TablePlacement:
         """Add ``st`` to the world, settle, judge it and the others; keep it only if it stands."""
         t0 = time.perf_counter()
-        self.ensure_world()
+        self.ensure_world(ball=False)  # no pass follows: the idle ball would change nothing (see rebuild)
         c = self._cid
         before = dict(self._states)
         body = self._create_stone(st.shape, st.pos, st.quat, asleep=False)
