@@ -114,12 +114,18 @@ def _bump_of(st: R.SunState, widths: tuple[float, float]) -> float:
     return min(1.0, out)
 
 
+#: (j + 0.5) / samples for j < samples, by samples: where the aims sit across an arc
+_FRACTIONS: dict[int, np.ndarray] = {}
+
+
 def _best_line(ring: R.Ring, g: R.Geometry, arcs: Sequence[tuple[float, float]], samples: int
                ) -> tuple[np.ndarray, np.ndarray]:
     """Clearance (m) at both ring crossings of ``samples`` evenly spread aims per arc, and the aims."""
     if not arcs:
         return np.empty(0), np.empty(0)
-    k = (np.arange(samples) + 0.5) / samples
+    k = _FRACTIONS.get(samples)
+    if k is None:
+        k = _FRACTIONS[samples] = (np.arange(samples) + 0.5) / samples
     aims = np.concatenate([np.mod(s + min(e - s, R.TAU) * k, R.TAU) for s, e in arcs])
     # both crossings in one vectorised call (element-wise, so the same numbers as two calls)
     both = ring.clearances(np.concatenate([aims, aims + math.pi]), g)

@@ -569,11 +569,13 @@ class SunTable(TableWorld):
         """Read every stone's pose; judge each against ``before``. Returns (states, penalties, non-finite)."""
         c = self._cid
         now: dict[int, StoneState] = {}
+        get, finite = p.getBasePositionAndOrientation, math.isfinite
         for sid, b in self._bodies.items():
-            pos, quat = p.getBasePositionAndOrientation(b, physicsClientId=c)
-            if not all(math.isfinite(v) for v in pos + quat):
+            pos, quat = get(b, physicsClientId=c)  # tuples already
+            if not all(map(finite, pos + quat)):
                 return {}, [], True
-            now[sid] = replace(self._states[sid], pos=tuple(pos), quat=tuple(quat))
+            s = self._states[sid]
+            now[sid] = StoneState(s.id, s.shape, s.role, s.supports, pos, quat)
         penalties = []
         for sid, st in now.items():
             cause = judge(st, before.get(sid, st), now, self._states, self.shapes, self.table)
