@@ -253,13 +253,13 @@ def check_config(config: GameConfig) -> tuple[str, str] | None:
 _TABLES_KEPT = 4
 
 
-def _sun_table(layout: Layout) -> Any:
+def _sun_table(layout: Layout, key: str | None = None) -> Any:
     """One SunTable (one PyBullet connection) per process and parameter set, reused by every game;
     the least recently used of more than :data:`_TABLES_KEPT` is closed (games of one point run
     back to back in a worker, and every physics call restores the table from poses)."""
     from sim.sun.table import SunTable
 
-    key = repr(layout)
+    key = repr(layout) if key is None else key  # ``key``: repr(layout), when the caller kept it
     t = _TABLES.pop(key, None)
     if t is None:
         while len(_TABLES) >= _TABLES_KEPT:
@@ -289,6 +289,7 @@ class PhysicsTable:
     def __init__(self, layout: Layout, record: list[dict[str, Any]] | None = None, rate_hz: float = 60.0,
                  failures_only: bool = False) -> None:
         self.layout = layout
+        self._key = repr(layout)  # the table cache's key, once (a layout never changes)
         self.record = record
         self.rate_hz = rate_hz
         self.failures_only = failures_only
@@ -301,7 +302,7 @@ class PhysicsTable:
     def _load(self, bodies: Sequence[R.Body], next_id: int) -> Any:
         from sim.sun.stones import Role, StoneState, TableSnapshot
 
-        t = _sun_table(self.layout)
+        t = _sun_table(self.layout, self._key)
         by_id = {b.id: b for b in bodies}
         states = []
         role: Role

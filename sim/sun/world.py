@@ -114,7 +114,7 @@ class TableWorld:
         the ball, hanging at rest with collisions off (a pass needs it). A placement builds its
         world without it: the idle ball touches nothing (collision group and mask 0), sits in an
         island of its own, and its joint motor has zero force, so the stones' results are the same
-        bit for bit (tests/sun/test_sun_table_physics.py compares placements both ways), and its
+        bit for bit (tests/sun/test_sun_placement.py compares placements both ways), and its
         multibody is the costliest body to create (about 0.3 ms of a 1.5 ms build).
         """
         t0 = time.perf_counter()
