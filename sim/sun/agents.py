@@ -154,12 +154,31 @@ def best_aim(state: R.SunState, samples: int = AIM_SAMPLES, seat: int | None = N
     return float(c[k]), R.Pass(math.degrees(float(aims[k])) % 360.0, g.min_release), tried
 
 
-#: Rings (immutable) whose mark-area clearances were computed, by ``id``: the ring itself (kept
-#: alive, so its id cannot be reused while cached), its geometry and {(gap, samples): clearance}.
-#: The previews of one placement share one ring, and every marker and opponent area on it is
-#: scored once. Bounded: emptied when full.
-_AREA_CACHE: dict[int, tuple[R.Ring, R.Geometry, dict[tuple[int, int], float]]] = {}
-_AREA_CACHE_RINGS = 512
+@dataclass
+class _RingMemo:
+    """What the agents computed on one ring (rings never change): mark-area clearances by (gap,
+    samples) and which gaps are passable. The previews of one placement share one ring, so every
+    marker and opponent area on it is scored once."""
+
+    ring: R.Ring
+    g: R.Geometry
+    area: dict[tuple[int, int], float] = field(default_factory=dict)
+    passable: list[bool] | None = None
+
+
+#: :class:`_RingMemo` by ``id`` of the ring (the memo keeps the ring alive, so its id cannot be
+#: reused while cached). Bounded: emptied when full.
+_RING_MEMOS: dict[int, _RingMemo] = {}
+_RING_MEMOS_KEPT = 512
+
+
+def _ring_memo(ring: R.Ring, g: R.Geometry) -> _RingMemo:
+    m = _RING_MEMOS.get(id(ring))
+    if m is None or m.ring is not ring or m.g is not g:
+        if len(_RING_MEMOS) >= _RING_MEMOS_KEPT:
+            _RING_MEMOS.clear()
+        m = _RING_MEMOS[id(ring)] = _RingMemo(ring, g)
+    return m
 
 
 def _area_clear(ring: R.Ring, g: R.Geometry, marker: float, samples: int) -> float:
@@ -172,12 +191,7 @@ def _area_clear(ring: R.Ring, g: R.Geometry, marker: float, samples: int) -> flo
         i = ring.nearest_gap(marker)
     if i is None or ring.end[i] < ring.start[i]:
         return -math.inf
-    entry = _AREA_CACHE.get(id(ring))
-    if entry is None or entry[0] is not ring or entry[1] is not g:
-        if len(_AREA_CACHE) >= _AREA_CACHE_RINGS:
-            _AREA_CACHE.clear()
-        entry = _AREA_CACHE[id(ring)] = (ring, g, {})
-    done = entry[2]
+    done = _ring_memo(ring, g).area
     got = done.get((i, samples))
     if got is None:
         s, e = ring.start[i], ring.end[i]
@@ -248,7 +262,11 @@ def _free_gaps_of(ring: R.Ring, g: R.Geometry, markers: Sequence[Sequence[float]
         return 0
     others = {ring.keys[x] for s_, ms in enumerate(markers) if s_ != seat for m in ms
               if (x := ring.nearest_gap(m)) is not None}
-    return sum(1 for i in range(ring.n) if ring.keys[i] not in others and ring.passable(i, g))
+    memo = _ring_memo(ring, g)
+    if memo.passable is None:
+        memo.passable = [ring.passable(i, g) for i in range(ring.n)]
+    ok = memo.passable
+    return sum(1 for i in range(ring.n) if ring.keys[i] not in others and ok[i])
 
 
 def _free_gaps(state: R.SunState) -> int:
@@ -266,9 +284,12 @@ class _Turn:
     them afresh for each candidate, only fewer times."""
 
     st: R.SunState
-    #: per stand action: (gap index, new position, clear widths to both neighbours)
-    sides: dict[Any, tuple[int, R.Pos, tuple[float, float]]] = field(default_factory=dict)
-    bump: dict[Any, float] = field(default_factory=dict)
+    #: by ``id`` of a stand action (kept with it, so the id cannot be reused: hashing the frozen
+    #: action dataclasses cost more than the lookups save): the action and (gap index, new
+    #: position, clear widths to both neighbours)
+    sides: dict[int, tuple[Any, tuple[int, R.Pos, tuple[float, float]]]] = field(default_factory=dict)
+    #: by ``id`` of an action: the action and its bump chance
+    bump: dict[int, tuple[Any, float]] = field(default_factory=dict)
     #: narrowest shape left in the field (m); None until asked, nan with none left
     min_width: float | None = None
     #: best_aim(st, 9) clearance of the mover, and the opponents' clipped clearance sum by seat
@@ -304,9 +325,11 @@ class _Base:
         t = self._memo(st)
         if t is None:
             return _stand_sides(st, ring, a)
-        v = t.sides.get(a)
-        if v is None:
-            v = t.sides[a] = _stand_sides(st, ring, a)
+        e = t.sides.get(id(a))
+        if e is not None and e[0] is a:
+            return e[1]
+        v = _stand_sides(st, ring, a)
+        t.sides[id(a)] = (a, v)
         return v
 
     def _bump(self, st: R.SunState, a: Any) -> float:
@@ -314,13 +337,14 @@ class _Base:
         t = self._memo(st)
         if t is None:
             return bump_chance(st, a)
-        v = t.bump.get(a)
-        if v is None:
-            if not isinstance(a, R.Stand) or st.ring().empty:
-                v = 0.0
-            else:
-                v = _bump_of(st, self._sides(st, st.ring(), a)[2])
-            t.bump[a] = v
+        e = t.bump.get(id(a))
+        if e is not None and e[0] is a:
+            return e[1]
+        if not isinstance(a, R.Stand) or st.ring().empty:
+            v = 0.0
+        else:
+            v = _bump_of(st, self._sides(st, st.ring(), a)[2])
+        t.bump[id(a)] = (a, v)
         return v
 
     def _room(self, st: R.SunState, a: Any) -> float:
