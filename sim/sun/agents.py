@@ -200,6 +200,40 @@ def _area_clear(ring: R.Ring, g: R.Geometry, marker: float, samples: int) -> flo
     return got
 
 
+def _prefetch_areas(ring: R.Ring, g: R.Geometry, wants: Sequence[tuple[float, int]]) -> None:
+    """Compute :func:`_area_clear` for every (marker, samples) of ``wants`` on ``ring`` in one
+    vectorised call (the same aims and the same element-wise numbers as one call each), so that
+    the scoring that follows finds them cached."""
+    if ring.empty:
+        return
+    done = _ring_memo(ring, g).area
+    todo: list[tuple[int, int]] = []
+    for marker, samples in wants:
+        i = ring.gap_of_angle(marker)
+        if i is None:
+            i = ring.nearest_gap(marker)
+        if i is None or ring.end[i] < ring.start[i] or (i, samples) in done or (i, samples) in todo:
+            continue
+        todo.append((i, samples))
+    if len(todo) < 2:
+        return  # nothing to share: _area_clear computes it when asked
+    parts = []
+    for i, samples in todo:
+        k = _FRACTIONS.get(samples)
+        if k is None:
+            k = _FRACTIONS[samples] = (np.arange(samples) + 0.5) / samples
+        s, e = ring.start[i], ring.end[i]
+        parts.append(np.concatenate([np.mod(a + min(b - a, R.TAU) * k, R.TAU)
+                                     for a, b in ((s, e), (s + math.pi, e + math.pi))]))
+    aims = np.concatenate(parts)
+    both = ring.clearances(np.concatenate([aims, aims + math.pi]), g)
+    n, at = len(aims), 0
+    for (i, samples), part in zip(todo, parts):
+        m = len(part)
+        done[(i, samples)] = float(np.max(np.minimum(both[at:at + m], both[n + at:n + at + m])))
+        at += m
+
+
 @dataclass
 class Preview:
     """The ring and every seat's markers after a placement and one marker move, nominally (no
@@ -534,6 +568,8 @@ class CarefulAgent(_Base):
         state); orbit mode plays the turn out on a copy with the scripted table."""
         pvs = previews(st, a)
         if pvs is not None:
+            if pvs:  # the previews share one ring: their mark areas in one vectorised call
+                _prefetch_areas(pvs[0].ring, st.geom, [(pv.markers[st.seat][0], 21) for pv in pvs])
             best: tuple[float, Any, Any] = (-math.inf, None, None)
             for pv in pvs:
                 sc = self.preview_score(st, a, pv)
@@ -713,6 +749,9 @@ class AggressiveAgent(CarefulAgent):
                 own += self.spite * GATE_SPITE * self._blocked(st, c)
             return own + self.spite * lost, move, p
         before = self._opp_clear(st, st.seat)
+        if pvs:  # the previews share one ring: every mark area scored below in one vectorised call
+            _prefetch_areas(pvs[0].ring, st.geom, [(pv.markers[st.seat][0], 21) for pv in pvs]
+                            + [(pv.markers[o][0], 9) for pv in pvs for o in range(st.num_players) if o != st.seat])
         best: tuple[float, Any, Any] = (-math.inf, None, None)
         for pv in pvs:
             own = min(self.preview_score(st, a, pv), OWN_CAP)
