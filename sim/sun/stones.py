@@ -22,6 +22,7 @@ import numpy as np
 import pybullet as p
 
 from sim.sun.layout import ShapeSpec, TableSpec, wrap_angle
+from sim.sun.ring import pose_bottom, pose_top
 
 Role = Literal["stand", "stack", "gate"]
 Cause = Literal["toppled", "pushed_off", "fell_from_support"]
@@ -129,16 +130,9 @@ class TableSnapshot:
 # --------------------------------------------------------------------------------------------
 
 
-def vertical_extent(s: StoneState, shapes: Mapping[str, ShapeSpec]) -> float:
-    """Half of the stone's extent along world z in its current orientation (m)."""
-    shp = shapes[s.shape]
-    r0, r1, r2 = z_row(s.quat)
-    return 0.5 * (abs(r0) * shp.depth + abs(r1) * shp.width + abs(r2) * shp.height)
-
-
 def top_z(s: StoneState, shapes: Mapping[str, ShapeSpec]) -> float:
-    """Height (m) of the highest point of a stone in its current pose."""
-    return s.pos[2] + vertical_extent(s, shapes)
+    """Height (m) of the highest point of a stone in its current pose (the ring's :func:`pose_top`)."""
+    return pose_top((*s.pos, *s.quat), shapes[s.shape])
 
 
 def judge(st: StoneState, was: StoneState, now: Mapping[int, StoneState], kept: Mapping[int, StoneState],
@@ -175,7 +169,7 @@ def rests_on_supports(st: StoneState, now: Mapping[int, StoneState], shapes: Map
     sups = [now.get(i) for i in st.supports]
     if any(s is None for s in sups):
         return False
-    bottom = st.pos[2] - vertical_extent(st, shapes)
+    bottom = pose_bottom((*st.pos, *st.quat), shapes[st.shape])
     if st.role == "stack":
         sup = sups[0]
         assert sup is not None
