@@ -21,6 +21,10 @@ Each plays with its seat's skill (the thrower's noise is chance, drawn by the ga
   noisy turns on a copy of the table (its own skill's placement and pass noise, careful's marker
   and aim); it plays the turn with the fewest expected penalties (ties: careful's order). At the
   pass it likewise tries careful's best ``candidates`` aims.
+
+What they measure on the ring (pass clearances, mark areas, previews of a placement, the bump
+chance, the room bonus) is in :mod:`sim.sun.scoring`. Within one placement decision every value
+that depends only on the position (not on the candidate) is computed once (:class:`_Turn`).
 """
 
 from __future__ import annotations
@@ -36,8 +40,9 @@ from sim.core.agents import RANDOM
 from sim.core.game import AgentSpec, CHANCE, Game, GameConfig
 from sim.core.options import Option
 from sim.sun import rules as R
+from sim.sun.scoring import (ROOM_WEIGHT, Preview, area_clear, best_aim, bump_chance, bump_of,
+                             free_gaps, free_gaps_of, prefetch_areas, previews, room_bonus, stand_sides)
 
-AIM_SAMPLES = 41
 FUTURE_BONUS = 0.0005  # m of clearance per free passable gap: a tie-breaker
 BLOCK_BONUS = 0.003  # m per opponent mark area a gate makes impassable
 UNSTABLE_STACK = 0.002  # m lost for a wider stone on a narrower one
@@ -56,259 +61,6 @@ OPP_CAP = 0.015
 OPP_FLOOR = 0.005
 GATE_SPITE = 0.02
 
-
-#: Room planning ("think about where you will stand stones on your next and later turns", the rule
-#: text): the wide stones are the ones that no longer fit once the ring fills up, so an agent that
-#: always plays the narrow stones first is left holding blocks it cannot stand (a stalemate). A
-#: stand or stack of a shape wider than the narrowest one left in the field earns ROOM_WEIGHT metres
-#: of pass clearance per metre of extra width (docs/rules-sun.md, "Agents").
-ROOM_WEIGHT = 0.5
-
-
-def room_bonus(st: R.SunState, a: Any) -> float:
-    """Bonus (m) for placing a wide stone while narrower ones wait in the field (see ROOM_WEIGHT)."""
-    if not isinstance(a, (R.Stand, R.Stack)):
-        return 0.0
-    widths = [st.geom.shapes[sh].width for sh in st._available_shapes()]
-    if not widths:
-        return 0.0
-    return ROOM_WEIGHT * (st.geom.shapes[a.shape].width - min(widths))
-
-
-def bump_chance(st: R.SunState, a: Any) -> float:
-    """Chance (0-1) that a stand ``a`` touches a neighbour: the seat's along-the-ring placement
-    noise (normal, ``sigma_place_m``) exceeding the clear gap left on either side."""
-    if not isinstance(a, R.Stand):
-        return 0.0
-    ring = st.ring()
-    if ring.empty:
-        return 0.0
-    _, _, widths = _stand_sides(st, ring, a)
-    return _bump_of(st, widths)
-
-
-def _stand_sides(st: R.SunState, ring: R.Ring, a: R.Stand) -> tuple[int, R.Pos, tuple[float, float]]:
-    """Where stand ``a`` goes on a non-empty ``ring``: the gap ``i`` it splits, its position, and
-    the clear widths (m) it leaves to the stone before and after it (inf beyond a half turn)."""
-    g = st.geom
-    ang = math.radians(a.angle) % R.TAU
-    s = g.shapes[a.shape]
-    new = R.Pos(-1, ang, g.table.ring_radius, s.width, s.depth, s.height)
-    i = (R.bisect_right(ring.angles, ang) - 1) % ring.n
-    return i, new, (R.gap_width(ring.pos[i], new), R.gap_width(new, ring.pos[(i + 1) % ring.n]))
-
-
-def _bump_of(st: R.SunState, widths: tuple[float, float]) -> float:
-    """:func:`bump_chance` of a stand leaving clear ``widths`` (m) to its two neighbours."""
-    g = st.geom
-    sigma = st.throwers[st.seat].sigma_place_m if st.seat < len(st.throwers) else 0.0
-    out = 0.0
-    for w in widths:
-        free = w - g.table.min_clearance
-        if not math.isfinite(free):
-            continue
-        if sigma <= 0.0:
-            out += 1.0 if free < 0.0 else 0.0
-        else:
-            out += 0.5 * math.erfc(free / (sigma * math.sqrt(2.0)))
-    return min(1.0, out)
-
-
-#: (j + 0.5) / samples for j < samples, by samples: where the aims sit across an arc
-_FRACTIONS: dict[int, np.ndarray] = {}
-
-
-def _best_line(ring: R.Ring, g: R.Geometry, arcs: Sequence[tuple[float, float]], samples: int
-               ) -> tuple[np.ndarray, np.ndarray]:
-    """Clearance (m) at both ring crossings of ``samples`` evenly spread aims per arc, and the aims."""
-    if not arcs:
-        return np.empty(0), np.empty(0)
-    k = _FRACTIONS.get(samples)
-    if k is None:
-        k = _FRACTIONS[samples] = (np.arange(samples) + 0.5) / samples
-    aims = np.concatenate([np.mod(s + min(e - s, R.TAU) * k, R.TAU) for s, e in arcs])
-    # both crossings in one vectorised call (element-wise, so the same numbers as two calls)
-    both = ring.clearances(np.concatenate([aims, aims + math.pi]), g)
-    return np.minimum(both[:len(aims)], both[len(aims):]), aims
-
-
-def best_aim(state: R.SunState, samples: int = AIM_SAMPLES, seat: int | None = None, want_all: bool = False
-             ) -> tuple[float, R.Pass | None, list[tuple[float, float]]]:
-    """The pass whose line has the most clearance at both ring crossings, for ``seat`` (default:
-    the mover; another seat's value says how hard its next pass would be on this ring).
-
-    Returns:
-        (clearance in m, the pass or None if no arc, and with ``want_all`` every (clearance, aim
-        rad) tried, best first; ties keep the order of the aims).
-    """
-    ring = state.ring()
-    g = state.geom
-    c, aims = _best_line(ring, g, state.pass_arcs(ring, seat), samples)
-    if not len(c):
-        return -math.inf, None, []
-    k = int(np.argmax(c))  # the first of equal maxima, as a stable sort would give
-    tried: list[tuple[float, float]] = []
-    if want_all:
-        order = np.argsort(-c, kind="stable")
-        tried = [(float(c[j]), float(aims[j])) for j in order]
-    return float(c[k]), R.Pass(math.degrees(float(aims[k])) % 360.0, g.min_release), tried
-
-
-@dataclass
-class _RingMemo:
-    """What the agents computed on one ring (rings never change): mark-area clearances by (gap,
-    samples) and which gaps are passable. The previews of one placement share one ring, so every
-    marker and opponent area on it is scored once."""
-
-    ring: R.Ring
-    g: R.Geometry
-    area: dict[tuple[int, int], float] = field(default_factory=dict)
-    passable: list[bool] | None = None
-
-
-#: :class:`_RingMemo` by ``id`` of the ring (the memo keeps the ring alive, so its id cannot be
-#: reused while cached). Bounded: emptied when full.
-_RING_MEMOS: dict[int, _RingMemo] = {}
-_RING_MEMOS_KEPT = 512
-
-
-def _ring_memo(ring: R.Ring, g: R.Geometry) -> _RingMemo:
-    m = _RING_MEMOS.get(id(ring))
-    if m is None or m.ring is not ring or m.g is not g:
-        if len(_RING_MEMOS) >= _RING_MEMOS_KEPT:
-            _RING_MEMOS.clear()
-        m = _RING_MEMOS[id(ring)] = _RingMemo(ring, g)
-    return m
-
-
-def _area_clear(ring: R.Ring, g: R.Geometry, marker: float, samples: int) -> float:
-    """Best line clearance (m) through the standard-mode mark area that contains ``marker`` (or
-    the nearest gap), over ``samples`` aims per arc; +1 on an empty ring, -inf with no opening."""
-    if ring.empty:
-        return 1.0
-    i = ring.gap_of_angle(marker)
-    if i is None:
-        i = ring.nearest_gap(marker)
-    if i is None or ring.end[i] < ring.start[i]:
-        return -math.inf
-    done = _ring_memo(ring, g).area
-    got = done.get((i, samples))
-    if got is None:
-        s, e = ring.start[i], ring.end[i]
-        c, _ = _best_line(ring, g, [(s, e), (s + math.pi, e + math.pi)], samples)
-        got = done[(i, samples)] = float(np.max(c))
-    return got
-
-
-def _prefetch_areas(ring: R.Ring, g: R.Geometry, wants: Sequence[tuple[float, int]]) -> None:
-    """Compute :func:`_area_clear` for every (marker, samples) of ``wants`` on ``ring`` in one
-    vectorised call (the same aims and the same element-wise numbers as one call each), so that
-    the scoring that follows finds them cached."""
-    if ring.empty:
-        return
-    done = _ring_memo(ring, g).area
-    todo: list[tuple[int, int]] = []
-    for marker, samples in wants:
-        i = ring.gap_of_angle(marker)
-        if i is None:
-            i = ring.nearest_gap(marker)
-        if i is None or ring.end[i] < ring.start[i] or (i, samples) in done or (i, samples) in todo:
-            continue
-        todo.append((i, samples))
-    if len(todo) < 2:
-        return  # nothing to share: _area_clear computes it when asked
-    parts = []
-    for i, samples in todo:
-        k = _FRACTIONS.get(samples)
-        if k is None:
-            k = _FRACTIONS[samples] = (np.arange(samples) + 0.5) / samples
-        s, e = ring.start[i], ring.end[i]
-        parts.append(np.concatenate([np.mod(a + min(b - a, R.TAU) * k, R.TAU)
-                                     for a, b in ((s, e), (s + math.pi, e + math.pi))]))
-    aims = np.concatenate(parts)
-    both = ring.clearances(np.concatenate([aims, aims + math.pi]), g)
-    n, at = len(aims), 0
-    for (i, samples), part in zip(todo, parts):
-        m = len(part)
-        done[(i, samples)] = float(np.max(np.minimum(both[at:at + m], both[n + at:n + at + m])))
-        at += m
-
-
-@dataclass
-class Preview:
-    """The ring and every seat's markers after a placement and one marker move, nominally (no
-    noise, no physics): what ``careful`` and ``aggressive`` score without copying the state."""
-
-    ring: R.Ring
-    markers: list[list[float]]
-    move: R.MoveMarker | None
-
-
-def previews(st: R.SunState, a: Any) -> list[Preview] | None:
-    """One :class:`Preview` per legal marker move after placement ``a`` (one with ``move=None``
-    after a gate or on a turn without a marker move); ``[]`` when no marker move would be legal;
-    None in orbit mode (the callers then play the turn out on a copy)."""
-    if st.rules["mode"] != "standard":
-        return None
-    g = st.geom
-    ring = st.ring()
-    anchor: int | None = None
-    if isinstance(a, R.Stand):
-        stone = st._stone_for(a.shape)
-        sh = g.shapes[a.shape]
-        ring2 = st._ring_with(new_pos=R.Pos(stone, math.radians(a.angle) % R.TAU, g.table.ring_radius,
-                                            sh.width, sh.depth, sh.height))
-        anchor = stone
-    elif isinstance(a, R.Stack):
-        stone = st._stone_for(a.shape)
-        sh = g.shapes[a.shape]
-        p = ring.pos[ring.index[a.on]]
-        ring2 = st._ring_with(new_pos=R.replace(p, width=max(p.width, sh.width), depth=max(p.depth, sh.depth),
-                                                top_z=p.top_z + sh.height, top=stone))
-        anchor = a.on
-    else:
-        pa = st._pos_without(ring.pos[ring.index[a.a]], a.stone)
-        pb = st._pos_without(ring.pos[ring.index[a.b]], a.stone)
-        ring2 = st._ring_with(removed=a.stone, gate=(a.a, a.b, min(pa.top_z, pb.top_z)))
-    markers = [list(ms) for ms in st.markers]
-    if not ring2.empty:
-        for ms in markers:
-            for k, m in enumerate(ms):
-                if ring2.gap_of_angle(m) is None:
-                    gi = ring2.nearest_gap(m)
-                    if gi is not None:
-                        ms[k] = ring2.middle(gi)
-    if anchor is None or st._first_turn() or ring2.n < 2:
-        return [Preview(ring2, markers, None)]
-    out = []
-    k = ring2.index[anchor]
-    for mv in st._marker_options(ring2, anchor=anchor):
-        gi = k if mv.side == "ccw" else (k - 1) % ring2.n
-        mk = [list(ms) for ms in markers]
-        mk[st.seat][mv.marker] = ring2.middle(gi)
-        out.append(Preview(ring2, mk, mv))
-    return out
-
-
-def _free_gaps_of(ring: R.Ring, g: R.Geometry, markers: Sequence[Sequence[float]], seat: int) -> int:
-    """Passable gaps that are no other seat's mark area."""
-    if ring.empty:
-        return 0
-    others = {ring.keys[x] for s_, ms in enumerate(markers) if s_ != seat for m in ms
-              if (x := ring.nearest_gap(m)) is not None}
-    memo = _ring_memo(ring, g)
-    if memo.passable is None:
-        memo.passable = [ring.passable(i, g) for i in range(ring.n)]
-    ok = memo.passable
-    return sum(1 for i in range(ring.n) if ring.keys[i] not in others and ok[i])
-
-
-def _free_gaps(state: R.SunState) -> int:
-    ring = state.ring()
-    if ring.empty:
-        return 0
-    others = state._others_areas(ring)  # noqa: SLF001 - same package
-    return sum(1 for i in range(ring.n) if ring.keys[i] not in others and ring.passable(i, state.geom))
 
 
 @dataclass
@@ -358,11 +110,11 @@ class _Base:
     def _sides(self, st: R.SunState, ring: R.Ring, a: R.Stand) -> tuple[int, R.Pos, tuple[float, float]]:
         t = self._memo(st)
         if t is None:
-            return _stand_sides(st, ring, a)
+            return stand_sides(st, ring, a)
         e = t.sides.get(id(a))
         if e is not None and e[0] is a:
             return e[1]
-        v = _stand_sides(st, ring, a)
+        v = stand_sides(st, ring, a)
         t.sides[id(a)] = (a, v)
         return v
 
@@ -377,7 +129,7 @@ class _Base:
         if not isinstance(a, R.Stand) or st.ring().empty:
             v = 0.0
         else:
-            v = _bump_of(st, self._sides(st, st.ring(), a)[2])
+            v = bump_of(st, self._sides(st, st.ring(), a)[2])
         t.bump[id(a)] = (a, v)
         return v
 
@@ -487,15 +239,15 @@ class CarefulAgent(_Base):
                 gi = k if m.side == "ccw" else (k - 1) % ring.n
                 mk = [list(ms) for ms in st.markers]
                 mk[st.seat][m.marker] = ring.middle(gi)
-                sc = _area_clear(ring, st.geom, mk[st.seat][0], 21) + \
-                    FUTURE_BONUS * _free_gaps_of(ring, st.geom, mk, st.seat)
+                sc = area_clear(ring, st.geom, mk[st.seat][0], 21) + \
+                    FUTURE_BONUS * free_gaps_of(ring, st.geom, mk, st.seat)
                 if sc > best[0]:
                     best = (sc, m)
             return best
         for m in moves:
             c = st.clone()
             c.apply_action(m)
-            sc = best_aim(c, 21)[0] + FUTURE_BONUS * _free_gaps(c)
+            sc = best_aim(c, 21)[0] + FUTURE_BONUS * free_gaps(c)
             if sc > best[0]:
                 best = (sc, m)
         return best
@@ -540,8 +292,8 @@ class CarefulAgent(_Base):
     def preview_score(self, st: R.SunState, a: Any, pv: Preview) -> float:
         """Careful's score of placement ``a`` followed by ``pv``'s marker move (m of pass clearance)."""
         g = st.geom
-        sc = _area_clear(pv.ring, g, pv.markers[st.seat][0], 21) + \
-            FUTURE_BONUS * _free_gaps_of(pv.ring, g, pv.markers, st.seat)
+        sc = area_clear(pv.ring, g, pv.markers[st.seat][0], 21) + \
+            FUTURE_BONUS * free_gaps_of(pv.ring, g, pv.markers, st.seat)
         if isinstance(a, R.Stack) and g.shapes[a.shape].width > g.shapes[st.shapes[a.on]].width + 1e-9:
             sc -= UNSTABLE_STACK
         if isinstance(a, R.Gate):
@@ -569,7 +321,7 @@ class CarefulAgent(_Base):
         pvs = previews(st, a)
         if pvs is not None:
             if pvs:  # the previews share one ring: their mark areas in one vectorised call
-                _prefetch_areas(pvs[0].ring, st.geom, [(pv.markers[st.seat][0], 21) for pv in pvs])
+                prefetch_areas(pvs[0].ring, st.geom, [(pv.markers[st.seat][0], 21) for pv in pvs])
             best: tuple[float, Any, Any] = (-math.inf, None, None)
             for pv in pvs:
                 sc = self.preview_score(st, a, pv)
@@ -593,7 +345,7 @@ class CarefulAgent(_Base):
         if c.phase != "pass":
             return -math.inf, None, None
         sc, p, _ = best_aim(c, 21)
-        sc += FUTURE_BONUS * _free_gaps(c)
+        sc += FUTURE_BONUS * free_gaps(c)
         if isinstance(a, R.Stack):
             if st.geom.shapes[a.shape].width > st.geom.shapes[st.shapes[a.on]].width + 1e-9:
                 sc -= UNSTABLE_STACK
@@ -750,12 +502,12 @@ class AggressiveAgent(CarefulAgent):
             return own + self.spite * lost, move, p
         before = self._opp_clear(st, st.seat)
         if pvs:  # the previews share one ring: every mark area scored below in one vectorised call
-            _prefetch_areas(pvs[0].ring, st.geom, [(pv.markers[st.seat][0], 21) for pv in pvs]
+            prefetch_areas(pvs[0].ring, st.geom, [(pv.markers[st.seat][0], 21) for pv in pvs]
                             + [(pv.markers[o][0], 9) for pv in pvs for o in range(st.num_players) if o != st.seat])
         best: tuple[float, Any, Any] = (-math.inf, None, None)
         for pv in pvs:
             own = min(self.preview_score(st, a, pv), OWN_CAP)
-            after = sum(min(OPP_CAP, max(-OPP_FLOOR, _area_clear(pv.ring, st.geom, pv.markers[o][0], 9)))
+            after = sum(min(OPP_CAP, max(-OPP_FLOOR, area_clear(pv.ring, st.geom, pv.markers[o][0], 9)))
                         for o in range(st.num_players) if o != st.seat)
             sc = own + self.spite * (before - after)
             if isinstance(a, R.Gate):

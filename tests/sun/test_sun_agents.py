@@ -1,7 +1,7 @@
 """The Sun agents' shortcuts give the very numbers of scoring every candidate afresh: the
 per-decision memo (bump chance, room bonus, clearances, a stand's gap widths), the per-ring cache
 of mark-area clearances and passable gaps, and the mark areas of a placement's previews computed
-in one vectorised call (sim/sun/agents.py). A game's decisions must not depend on them."""
+in one vectorised call (sim/sun/agents.py, sim/sun/scoring.py). A game's decisions must not depend on them."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import pytest
 from sim.core.game import CHANCE, GameConfig
 from sim.sun import agents as A
 from sim.sun import rules as R
+from sim.sun import scoring as S
 from sim.sun.thrower import SKILLS
 
 G = R.Geometry()
@@ -51,8 +52,8 @@ def _no_shortcuts(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
     with monkeypatch.context() as m:
         m.setattr(A._Base, "_deciding", no_memo)
-        m.setattr(A, "_ring_memo", lambda ring, g: A._RingMemo(ring, g))
-        m.setattr(A, "_prefetch_areas", lambda ring, g, wants: None)
+        m.setattr(S, "ring_memo", lambda ring, g: S.RingMemo(ring, g))
+        m.setattr(A, "prefetch_areas", lambda ring, g, wants: None)
         yield
 
 
@@ -76,16 +77,16 @@ def test_batched_mark_areas_equal_one_call_each() -> None:
     checked = 0
     for st in positions:
         for a in st.legal_actions()[:12]:
-            pvs = A.previews(st, a)
+            pvs = S.previews(st, a)
             if not pvs:
                 continue
             ring = pvs[0].ring
             wants = [(pv.markers[o][0], n) for pv in pvs for o in range(2) for n in (9, 21)]
-            A._RING_MEMOS.clear()
-            single = [A._area_clear(ring, st.geom, m, n) for m, n in wants]
-            A._RING_MEMOS.clear()
-            A._prefetch_areas(ring, st.geom, wants)
-            batched = [A._area_clear(ring, st.geom, m, n) for m, n in wants]
+            S._RING_MEMOS.clear()
+            single = [S.area_clear(ring, st.geom, m, n) for m, n in wants]
+            S._RING_MEMOS.clear()
+            S.prefetch_areas(ring, st.geom, wants)
+            batched = [S.area_clear(ring, st.geom, m, n) for m, n in wants]
             assert batched == single
             checked += 1
     assert checked >= 20
