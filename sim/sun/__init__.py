@@ -1,5 +1,6 @@
 """Stonehenge and the Sun: layouts and ring geometry, the PyBullet table, the thrower, stability tests.
 
 Public entry points: :func:`sim.sun.layout.load_layout`, :class:`sim.sun.table.SunTable`,
-:func:`sim.sun.thrower.skill`. PyBullet is imported only by :mod:`sim.sun.table` and modules using it.
+:func:`sim.sun.thrower.skill`. PyBullet is imported only by the table's modules (:mod:`sim.sun.table`,
+:mod:`sim.sun.world`, :mod:`sim.sun.stones`, :mod:`sim.sun.recording`) and modules using them.
 """

@@ -21,13 +21,18 @@ Each plays with its seat's skill (the thrower's noise is chance, drawn by the ga
   noisy turns on a copy of the table (its own skill's placement and pass noise, careful's marker
   and aim); it plays the turn with the fewest expected penalties (ties: careful's order). At the
   pass it likewise tries careful's best ``candidates`` aims.
+
+What they measure on the ring (pass clearances, mark areas, previews of a placement, the bump
+chance, the room bonus) is in :mod:`sim.sun.scoring`. Within one placement decision every value
+that depends only on the position (not on the candidate) is computed once (:class:`_Turn`).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
@@ -35,8 +40,9 @@ from sim.core.agents import RANDOM
 from sim.core.game import AgentSpec, CHANCE, Game, GameConfig
 from sim.core.options import Option
 from sim.sun import rules as R
+from sim.sun.scoring import (ROOM_WEIGHT, Preview, area_clear, best_aim, bump_chance, bump_of,
+                             free_gaps, free_gaps_of, prefetch_areas, previews, room_bonus, stand_sides)
 
-AIM_SAMPLES = 41
 FUTURE_BONUS = 0.0005  # m of clearance per free passable gap: a tie-breaker
 BLOCK_BONUS = 0.003  # m per opponent mark area a gate makes impassable
 UNSTABLE_STACK = 0.002  # m lost for a wider stone on a narrower one
@@ -56,168 +62,27 @@ OPP_FLOOR = 0.005
 GATE_SPITE = 0.02
 
 
-#: Room planning ("think about where you will stand stones on your next and later turns", the rule
-#: text): the wide stones are the ones that no longer fit once the ring fills up, so an agent that
-#: always plays the narrow stones first is left holding blocks it cannot stand (a stalemate). A
-#: stand or stack of a shape wider than the narrowest one left in the field earns ROOM_WEIGHT metres
-#: of pass clearance per metre of extra width (docs/rules-sun.md, "Agents").
-ROOM_WEIGHT = 0.5
-
-
-def room_bonus(st: R.SunState, a: Any) -> float:
-    """Bonus (m) for placing a wide stone while narrower ones wait in the field (see ROOM_WEIGHT)."""
-    if not isinstance(a, (R.Stand, R.Stack)):
-        return 0.0
-    widths = [st.geom.shapes[sh].width for sh in st._available_shapes()]
-    if not widths:
-        return 0.0
-    return ROOM_WEIGHT * (st.geom.shapes[a.shape].width - min(widths))
-
-
-def bump_chance(st: R.SunState, a: Any) -> float:
-    """Chance (0-1) that a stand ``a`` touches a neighbour: the seat's along-the-ring placement
-    noise (normal, ``sigma_place_m``) exceeding the clear gap left on either side."""
-    if not isinstance(a, R.Stand):
-        return 0.0
-    ring = st.ring()
-    if ring.empty:
-        return 0.0
-    g = st.geom
-    sigma = st.throwers[st.seat].sigma_place_m if st.seat < len(st.throwers) else 0.0
-    ang = math.radians(a.angle) % R.TAU
-    s = g.shapes[a.shape]
-    new = R.Pos(-1, ang, g.table.ring_radius, s.width, s.depth, s.height)
-    i = (R.bisect_right(ring.angles, ang) - 1) % ring.n
-    out = 0.0
-    for p, q in ((ring.pos[i], new), (new, ring.pos[(i + 1) % ring.n])):
-        free = R.gap_width(p, q) - g.table.min_clearance
-        if not math.isfinite(free):
-            continue
-        if sigma <= 0.0:
-            out += 1.0 if free < 0.0 else 0.0
-        else:
-            out += 0.5 * math.erfc(free / (sigma * math.sqrt(2.0)))
-    return min(1.0, out)
-
-
-def _best_line(ring: R.Ring, g: R.Geometry, arcs: Sequence[tuple[float, float]], samples: int
-               ) -> tuple[np.ndarray, np.ndarray]:
-    """Clearance (m) at both ring crossings of ``samples`` evenly spread aims per arc, and the aims."""
-    if not arcs:
-        return np.empty(0), np.empty(0)
-    k = (np.arange(samples) + 0.5) / samples
-    aims = np.concatenate([np.mod(s + min(e - s, R.TAU) * k, R.TAU) for s, e in arcs])
-    return np.minimum(ring.clearances(aims, g), ring.clearances(aims + math.pi, g)), aims
-
-
-def best_aim(state: R.SunState, samples: int = AIM_SAMPLES, seat: int | None = None, want_all: bool = False
-             ) -> tuple[float, R.Pass | None, list[tuple[float, float]]]:
-    """The pass whose line has the most clearance at both ring crossings, for ``seat`` (default:
-    the mover; another seat's value says how hard its next pass would be on this ring).
-
-    Returns:
-        (clearance in m, the pass or None if no arc, and with ``want_all`` every (clearance, aim
-        rad) tried, best first; ties keep the order of the aims).
-    """
-    ring = state.ring()
-    g = state.geom
-    c, aims = _best_line(ring, g, state.pass_arcs(ring, seat), samples)
-    if not len(c):
-        return -math.inf, None, []
-    k = int(np.argmax(c))  # the first of equal maxima, as a stable sort would give
-    tried: list[tuple[float, float]] = []
-    if want_all:
-        order = np.argsort(-c, kind="stable")
-        tried = [(float(c[j]), float(aims[j])) for j in order]
-    return float(c[k]), R.Pass(math.degrees(float(aims[k])) % 360.0, g.min_release), tried
-
-
-def _area_clear(ring: R.Ring, g: R.Geometry, marker: float, samples: int) -> float:
-    """Best line clearance (m) through the standard-mode mark area that contains ``marker`` (or
-    the nearest gap), over ``samples`` aims per arc; +1 on an empty ring, -inf with no opening."""
-    if ring.empty:
-        return 1.0
-    i = ring.gap_of_angle(marker)
-    if i is None:
-        i = ring.nearest_gap(marker)
-    if i is None or ring.end[i] < ring.start[i]:
-        return -math.inf
-    s, e = ring.start[i], ring.end[i]
-    c, _ = _best_line(ring, g, [(s, e), (s + math.pi, e + math.pi)], samples)
-    return float(np.max(c))
-
 
 @dataclass
-class Preview:
-    """The ring and every seat's markers after a placement and one marker move, nominally (no
-    noise, no physics): what ``careful`` and ``aggressive`` score without copying the state."""
+class _Turn:
+    """What one placement decision on state ``st`` computes once and every candidate's score reads
+    (the state does not change while its candidates are ranked): the same numbers as computing
+    them afresh for each candidate, only fewer times."""
 
-    ring: R.Ring
-    markers: list[list[float]]
-    move: R.MoveMarker | None
-
-
-def previews(st: R.SunState, a: Any) -> list[Preview] | None:
-    """One :class:`Preview` per legal marker move after placement ``a`` (one with ``move=None``
-    after a gate or on a turn without a marker move); ``[]`` when no marker move would be legal;
-    None in orbit mode (the callers then play the turn out on a copy)."""
-    if st.rules["mode"] != "standard":
-        return None
-    g = st.geom
-    ring = st.ring()
-    anchor: int | None = None
-    if isinstance(a, R.Stand):
-        stone = st._stone_for(a.shape)
-        sh = g.shapes[a.shape]
-        ring2 = st._ring_with(new_pos=R.Pos(stone, math.radians(a.angle) % R.TAU, g.table.ring_radius,
-                                            sh.width, sh.depth, sh.height))
-        anchor = stone
-    elif isinstance(a, R.Stack):
-        stone = st._stone_for(a.shape)
-        sh = g.shapes[a.shape]
-        p = ring.pos[ring.index[a.on]]
-        ring2 = st._ring_with(new_pos=R.replace(p, width=max(p.width, sh.width), depth=max(p.depth, sh.depth),
-                                                top_z=p.top_z + sh.height, top=stone))
-        anchor = a.on
-    else:
-        pa = st._pos_without(ring.pos[ring.index[a.a]], a.stone)
-        pb = st._pos_without(ring.pos[ring.index[a.b]], a.stone)
-        ring2 = st._ring_with(removed=a.stone, gate=(a.a, a.b, min(pa.top_z, pb.top_z)))
-    markers = [list(ms) for ms in st.markers]
-    if not ring2.empty:
-        for ms in markers:
-            for k, m in enumerate(ms):
-                if ring2.gap_of_angle(m) is None:
-                    gi = ring2.nearest_gap(m)
-                    if gi is not None:
-                        ms[k] = ring2.middle(gi)
-    if anchor is None or st._first_turn() or ring2.n < 2:
-        return [Preview(ring2, markers, None)]
-    out = []
-    k = ring2.index[anchor]
-    for mv in st._marker_options(ring2, anchor=anchor):
-        gi = k if mv.side == "ccw" else (k - 1) % ring2.n
-        mk = [list(ms) for ms in markers]
-        mk[st.seat][mv.marker] = ring2.middle(gi)
-        out.append(Preview(ring2, mk, mv))
-    return out
-
-
-def _free_gaps_of(ring: R.Ring, g: R.Geometry, markers: Sequence[Sequence[float]], seat: int) -> int:
-    """Passable gaps that are no other seat's mark area."""
-    if ring.empty:
-        return 0
-    others = {ring.keys[x] for s_, ms in enumerate(markers) if s_ != seat for m in ms
-              if (x := ring.nearest_gap(m)) is not None}
-    return sum(1 for i in range(ring.n) if ring.keys[i] not in others and ring.passable(i, g))
-
-
-def _free_gaps(state: R.SunState) -> int:
-    ring = state.ring()
-    if ring.empty:
-        return 0
-    others = state._others_areas(ring)  # noqa: SLF001 - same package
-    return sum(1 for i in range(ring.n) if ring.keys[i] not in others and ring.passable(i, state.geom))
+    st: R.SunState
+    #: by ``id`` of a stand action (kept with it, so the id cannot be reused: hashing the frozen
+    #: action dataclasses cost more than the lookups save): the action and (gap index, new
+    #: position, clear widths to both neighbours)
+    sides: dict[int, tuple[Any, tuple[int, R.Pos, tuple[float, float]]]] = field(default_factory=dict)
+    #: by ``id`` of an action: the action and its bump chance
+    bump: dict[int, tuple[Any, float]] = field(default_factory=dict)
+    #: narrowest shape left in the field (m); None until asked, nan with none left
+    min_width: float | None = None
+    #: best_aim(st, 9) clearance of the mover, and the opponents' clipped clearance sum by seat
+    aim9: float | None = None
+    opp: dict[int, float] = field(default_factory=dict)
+    #: per opponent marker: (seat, marker index, marker angle, its gap on st's ring or None)
+    opp_gaps: list[tuple[int, int, float, int | None]] | None = None
 
 
 class _Base:
@@ -226,6 +91,92 @@ class _Base:
         self.seat = seat
         self.rng = rng
         self.config = config
+        self._turn: _Turn | None = None
+
+    @contextmanager
+    def _deciding(self, st: R.SunState) -> Iterator[None]:
+        """Memoise the per-state values of one placement decision on ``st`` (re-entrant)."""
+        prev = self._turn
+        self._turn = _Turn(st)
+        try:
+            yield
+        finally:
+            self._turn = prev
+
+    def _memo(self, st: R.SunState) -> _Turn | None:
+        t = self._turn
+        return t if t is not None and t.st is st else None
+
+    def _sides(self, st: R.SunState, ring: R.Ring, a: R.Stand) -> tuple[int, R.Pos, tuple[float, float]]:
+        t = self._memo(st)
+        if t is None:
+            return stand_sides(st, ring, a)
+        e = t.sides.get(id(a))
+        if e is not None and e[0] is a:
+            return e[1]
+        v = stand_sides(st, ring, a)
+        t.sides[id(a)] = (a, v)
+        return v
+
+    def _bump(self, st: R.SunState, a: Any) -> float:
+        """:func:`bump_chance`, once per action within a decision."""
+        t = self._memo(st)
+        if t is None:
+            return bump_chance(st, a)
+        e = t.bump.get(id(a))
+        if e is not None and e[0] is a:
+            return e[1]
+        if not isinstance(a, R.Stand) or st.ring().empty:
+            v = 0.0
+        else:
+            v = bump_of(st, self._sides(st, st.ring(), a)[2])
+        t.bump[id(a)] = (a, v)
+        return v
+
+    def _room(self, st: R.SunState, a: Any) -> float:
+        """:func:`room_bonus`, with the narrowest field shape found once per decision."""
+        t = self._memo(st)
+        if t is None:
+            return room_bonus(st, a)
+        if not isinstance(a, (R.Stand, R.Stack)):
+            return 0.0
+        if t.min_width is None:
+            widths = [st.geom.shapes[sh].width for sh in st._available_shapes()]
+            t.min_width = min(widths) if widths else math.nan
+        if math.isnan(t.min_width):
+            return 0.0
+        return ROOM_WEIGHT * (st.geom.shapes[a.shape].width - t.min_width)
+
+    def _aim9(self, st: R.SunState) -> float:
+        """best_aim(st, 9)'s clearance (m), once per decision."""
+        t = self._memo(st)
+        if t is None:
+            return best_aim(st, 9)[0]
+        if t.aim9 is None:
+            t.aim9 = best_aim(st, 9)[0]
+        return t.aim9
+
+    def _opp_clear(self, st: R.SunState, seat: int) -> float:
+        """:func:`_opponents_clearance`, once per decision."""
+        t = self._memo(st)
+        if t is None:
+            return _opponents_clearance(st, seat)
+        v = t.opp.get(seat)
+        if v is None:
+            v = t.opp[seat] = _opponents_clearance(st, seat)
+        return v
+
+    def _opp_gaps(self, st: R.SunState) -> list[tuple[int, int, float, int | None]]:
+        """Every opponent marker (seat, index, angle) with the gap it lies in on ``st``'s ring."""
+        t = self._memo(st)
+        if t is not None and t.opp_gaps is not None:
+            return t.opp_gaps
+        ring = st.ring()
+        out = [(o, k, m, ring.gap_of_angle(m)) for o, ms in enumerate(st.markers) if o != st.seat
+               for k, m in enumerate(ms)]
+        if t is not None:
+            t.opp_gaps = out
+        return out
 
     @staticmethod
     def _state(observation: Any) -> R.SunState:
@@ -288,15 +239,15 @@ class CarefulAgent(_Base):
                 gi = k if m.side == "ccw" else (k - 1) % ring.n
                 mk = [list(ms) for ms in st.markers]
                 mk[st.seat][m.marker] = ring.middle(gi)
-                sc = _area_clear(ring, st.geom, mk[st.seat][0], 21) + \
-                    FUTURE_BONUS * _free_gaps_of(ring, st.geom, mk, st.seat)
+                sc = area_clear(ring, st.geom, mk[st.seat][0], 21) + \
+                    FUTURE_BONUS * free_gaps_of(ring, st.geom, mk, st.seat)
                 if sc > best[0]:
                     best = (sc, m)
             return best
         for m in moves:
             c = st.clone()
             c.apply_action(m)
-            sc = best_aim(c, 21)[0] + FUTURE_BONUS * _free_gaps(c)
+            sc = best_aim(c, 21)[0] + FUTURE_BONUS * free_gaps(c)
             if sc > best[0]:
                 best = (sc, m)
         return best
@@ -306,27 +257,26 @@ class CarefulAgent(_Base):
         ring = st.ring()
         g = st.geom
         if ring.empty or st._first_turn():
-            return best_aim(st, 9)[0]
+            return self._aim9(st)
         if isinstance(a, R.Gate):
-            others = [ring.gap_of_angle(m) for s_, ms in enumerate(st.markers) if s_ != st.seat for m in ms]
-            blocked = sum(1 for gi in others if gi is not None and (gi == ring.index.get(a.a)) and ring.passable(gi, g))
-            return best_aim(st, 9)[0] + BLOCK_BONUS * blocked - 0.001
+            ka = ring.index.get(a.a)
+            blocked = sum(1 for _, _, _, gi in self._opp_gaps(st) if gi is not None and (gi == ka) and ring.passable(gi, g))
+            return self._aim9(st) + BLOCK_BONUS * blocked - 0.001
         if isinstance(a, R.Stand):
-            ang = math.radians(a.angle) % R.TAU
-            s = g.shapes[a.shape]
-            new = R.Pos(-1, ang, g.table.ring_radius, s.width, s.depth, s.height)
-            i = (R.bisect_right(ring.angles, ang) - 1) % ring.n
+            i, new, (wl, wr) = self._sides(st, ring, a)
             left, right = ring.pos[i], ring.pos[(i + 1) % ring.n]
-            sides = [(left, new), (new, right)]
+            # the widths computed once per stand (the bump chance reads them too); a one-stone
+            # ring's stand has its neighbour on both sides (never the same id as the new stone)
+            sides: list[tuple[R.Pos, R.Pos, float | None]] = [(left, new, wl), (new, right, wr)]
         else:
             k = ring.index[a.on]
             p = ring.pos[k]
             s = g.shapes[a.shape]
             new = R.replace(p, width=max(p.width, s.width), depth=max(p.depth, s.depth))
-            sides = [(ring.pos[k - 1], new), (new, ring.pos[(k + 1) % ring.n])]
+            sides = [(ring.pos[k - 1], new, None), (new, ring.pos[(k + 1) % ring.n], None)]
         best = -math.inf
-        for p, q in sides:
-            w = R.gap_width(p, q) if p.id != q.id else math.inf
+        for p, q, w0 in sides:
+            w = w0 if w0 is not None else (R.gap_width(p, q) if p.id != q.id else math.inf)
             if w < g.pass_width:
                 continue
             sep = (q.angle - p.angle) % R.TAU
@@ -337,30 +287,29 @@ class CarefulAgent(_Base):
             base = g.shapes[st.shapes[a.on]]
             if g.shapes[a.shape].width > base.width + 1e-9:
                 best -= UNSTABLE_STACK
-        return best - BUMP_COST * bump_chance(st, a) + room_bonus(st, a)
+        return best - BUMP_COST * self._bump(st, a) + self._room(st, a)
 
     def preview_score(self, st: R.SunState, a: Any, pv: Preview) -> float:
         """Careful's score of placement ``a`` followed by ``pv``'s marker move (m of pass clearance)."""
         g = st.geom
-        sc = _area_clear(pv.ring, g, pv.markers[st.seat][0], 21) + \
-            FUTURE_BONUS * _free_gaps_of(pv.ring, g, pv.markers, st.seat)
+        sc = area_clear(pv.ring, g, pv.markers[st.seat][0], 21) + \
+            FUTURE_BONUS * free_gaps_of(pv.ring, g, pv.markers, st.seat)
         if isinstance(a, R.Stack) and g.shapes[a.shape].width > g.shapes[st.shapes[a.on]].width + 1e-9:
             sc -= UNSTABLE_STACK
         if isinstance(a, R.Gate):
             sc += BLOCK_BONUS * self._blocked_pv(st, pv) - 0.001
-        return sc - BUMP_COST * bump_chance(st, a) + room_bonus(st, a)
+        return sc - BUMP_COST * self._bump(st, a) + self._room(st, a)
 
     def _blocked_pv(self, st: R.SunState, pv: Preview) -> int:
         # opponents' areas passable before and not after (a gate over them)
         ring0 = st.ring()
         n = 0
-        for s_ in range(st.num_players):
-            if s_ == st.seat:
+        for s_, k, _, g0 in self._opp_gaps(st):
+            if k >= len(pv.markers[s_]):
                 continue
-            for m0, m1 in zip(st.markers[s_], pv.markers[s_]):
-                g0 = ring0.gap_of_angle(m0)
-                g1 = pv.ring.gap_of_angle(m1)
-                if g0 is not None and ring0.passable(g0, st.geom) and (g1 is None or not pv.ring.passable(g1, st.geom)):
+            if g0 is not None and ring0.passable(g0, st.geom):
+                g1 = pv.ring.gap_of_angle(pv.markers[s_][k])
+                if g1 is None or not pv.ring.passable(g1, st.geom):
                     n += 1
         return n
 
@@ -371,6 +320,8 @@ class CarefulAgent(_Base):
         state); orbit mode plays the turn out on a copy with the scripted table."""
         pvs = previews(st, a)
         if pvs is not None:
+            if pvs:  # the previews share one ring: their mark areas in one vectorised call
+                prefetch_areas(pvs[0].ring, st.geom, [(pv.markers[st.seat][0], 21) for pv in pvs])
             best: tuple[float, Any, Any] = (-math.inf, None, None)
             for pv in pvs:
                 sc = self.preview_score(st, a, pv)
@@ -394,13 +345,13 @@ class CarefulAgent(_Base):
         if c.phase != "pass":
             return -math.inf, None, None
         sc, p, _ = best_aim(c, 21)
-        sc += FUTURE_BONUS * _free_gaps(c)
+        sc += FUTURE_BONUS * free_gaps(c)
         if isinstance(a, R.Stack):
             if st.geom.shapes[a.shape].width > st.geom.shapes[st.shapes[a.on]].width + 1e-9:
                 sc -= UNSTABLE_STACK
         if isinstance(a, R.Gate):
             sc += BLOCK_BONUS * self._blocked(st, c) - 0.001
-        sc += room_bonus(st, a) - BUMP_COST * bump_chance(st, a)
+        sc += self._room(st, a) - BUMP_COST * self._bump(st, a)
         return sc, move, p
 
     def _blocked(self, before: R.SunState, after: R.SunState) -> int:
@@ -418,9 +369,10 @@ class CarefulAgent(_Base):
 
     def rank_placements(self, st: R.SunState, legal: Sequence[Any]) -> list[tuple[float, Any]]:
         """Placements best first: quick score, then the shortlist played out nominally."""
-        quick = sorted(((self.quick_score(st, a), k) for k, a in enumerate(legal)), key=lambda t: (-t[0], t[1]))
-        short = [legal[k] for _, k in quick[: self.shortlist]]
-        exact = [(self.exact_score(st, a)[0], k, a) for k, a in enumerate(short)]
+        with self._deciding(st):
+            quick = sorted(((self.quick_score(st, a), k) for k, a in enumerate(legal)), key=lambda t: (-t[0], t[1]))
+            short = [legal[k] for _, k in quick[: self.shortlist]]
+            exact = [(self.exact_score(st, a)[0], k, a) for k, a in enumerate(short)]
         exact.sort(key=lambda t: (-t[0], t[1]))
         return [(sc, a) for sc, _, a in exact]
 
@@ -467,23 +419,18 @@ class AggressiveAgent(CarefulAgent):
         if isinstance(a, R.Gate):
             return own + self.spite * GATE_SPITE * self._gate_hits(st, a)
         g = st.geom
-        ang = math.radians(a.angle) % R.TAU
-        sh = g.shapes[a.shape]
-        new = R.Pos(-1, ang, g.table.ring_radius, sh.width, sh.depth, sh.height)
-        i = (R.bisect_right(ring.angles, ang) - 1) % ring.n
-        left, right = ring.pos[i], ring.pos[(i + 1) % ring.n]
+        i, new, (wl, wr) = self._sides(st, ring, a)
+        ang = new.angle
+        left = ring.pos[i]
         gain = 0.0
-        for o, ms in enumerate(st.markers):
-            if o == st.seat:
+        for _, _, m, gi in self._opp_gaps(st):
+            if gi != i:
                 continue
-            for m in ms:
-                if ring.gap_of_angle(m) != i:
-                    continue
-                before = min(OPP_CAP, max(-OPP_FLOOR, 0.5 * ring.width[i] - g.ball.radius))
-                side = (left, new) if (m - left.angle) % R.TAU < (ang - left.angle) % R.TAU else (new, right)
-                w = R.gap_width(*side)
-                after = min(OPP_CAP, max(-OPP_FLOOR, 0.5 * w - g.ball.radius))
-                gain += before - after
+            before = min(OPP_CAP, max(-OPP_FLOOR, 0.5 * ring.width[i] - g.ball.radius))
+            # the part of the area on the marker's side of the new stone
+            w = wl if (m - left.angle) % R.TAU < (ang - left.angle) % R.TAU else wr
+            after = min(OPP_CAP, max(-OPP_FLOOR, 0.5 * w - g.ball.radius))
+            gain += before - after
         return own + self.spite * gain
 
     def narrowing_stands(self, st: R.SunState) -> list[R.Stand]:
@@ -516,23 +463,23 @@ class AggressiveAgent(CarefulAgent):
     def rank_placements(self, st: R.SunState, legal: Sequence[Any]) -> list[tuple[float, Any]]:
         """Careful's ranking over the legal candidates plus :meth:`narrowing_stands`, the latter
         always played out nominally."""
-        extra = [a for a in self.narrowing_stands(st) if a not in legal]
-        allc = list(legal) + extra
-        quick = sorted(((self.quick_score(st, a), k) for k, a in enumerate(allc)), key=lambda t: (-t[0], t[1]))
-        keep = [k for _, k in quick[: self.shortlist]]
-        keep += [len(legal) + j for j in range(len(extra)) if len(legal) + j not in keep]
-        exact = [(self.exact_score(st, allc[k])[0], k, allc[k]) for k in keep]
+        with self._deciding(st):
+            legal_set = set(legal)
+            extra = [a for a in self.narrowing_stands(st) if a not in legal_set]
+            allc = list(legal) + extra
+            quick = sorted(((self.quick_score(st, a), k) for k, a in enumerate(allc)), key=lambda t: (-t[0], t[1]))
+            keep = [k for _, k in quick[: self.shortlist]]
+            kept = set(keep)
+            keep += [len(legal) + j for j in range(len(extra)) if len(legal) + j not in kept]
+            exact = [(self.exact_score(st, allc[k])[0], k, allc[k]) for k in keep]
         exact.sort(key=lambda t: (-t[0], t[1]))
         return [(sc, a) for sc, _, a in exact]
 
     def _gate_hits(self, st: R.SunState, a: R.Gate) -> int:
-        ring = st.ring()
-        key_gap = ring.index.get(a.a)
-        n = 0
-        for o, ms in enumerate(st.markers):
-            if o != st.seat:
-                n += sum(1 for m in ms if key_gap is not None and ring.gap_of_angle(m) == key_gap)
-        return n
+        key_gap = st.ring().index.get(a.a)
+        if key_gap is None:
+            return 0
+        return sum(1 for _, _, _, gi in self._opp_gaps(st) if gi == key_gap)
 
     def exact_score(self, st: R.SunState, a: Any) -> tuple[float, Any, Any]:
         """Play ``a`` out nominally: own best pass clearance (capped), plus ``spite`` times the
@@ -548,16 +495,19 @@ class AggressiveAgent(CarefulAgent):
             c.apply_action(R.PlaceNoise())
             if c.phase == "marker" and move is not None:
                 c.apply_action(move)
-            lost = _opponents_clearance(st, st.seat) - _opponents_clearance(c, st.seat)
+            lost = self._opp_clear(st, st.seat) - _opponents_clearance(c, st.seat)
             own = min(sc, OWN_CAP)
             if isinstance(a, R.Gate):
                 own += self.spite * GATE_SPITE * self._blocked(st, c)
             return own + self.spite * lost, move, p
-        before = _opponents_clearance(st, st.seat)
+        before = self._opp_clear(st, st.seat)
+        if pvs:  # the previews share one ring: every mark area scored below in one vectorised call
+            prefetch_areas(pvs[0].ring, st.geom, [(pv.markers[st.seat][0], 21) for pv in pvs]
+                            + [(pv.markers[o][0], 9) for pv in pvs for o in range(st.num_players) if o != st.seat])
         best: tuple[float, Any, Any] = (-math.inf, None, None)
         for pv in pvs:
             own = min(self.preview_score(st, a, pv), OWN_CAP)
-            after = sum(min(OPP_CAP, max(-OPP_FLOOR, _area_clear(pv.ring, st.geom, pv.markers[o][0], 9)))
+            after = sum(min(OPP_CAP, max(-OPP_FLOOR, area_clear(pv.ring, st.geom, pv.markers[o][0], 9)))
                         for o in range(st.num_players) if o != st.seat)
             sc = own + self.spite * (before - after)
             if isinstance(a, R.Gate):

@@ -62,7 +62,8 @@ def pass_cmd(
     import numpy as np
 
     from sim.sun.layout import load_layout
-    from sim.sun.table import PoseRecorder, SunTable
+    from sim.sun.recording import PoseRecorder
+    from sim.sun.table import SunTable
     from sim.sun.thrower import skill as skill_level
 
     try:

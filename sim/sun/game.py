@@ -33,7 +33,7 @@ from sim.core.options import Option
 from sim.sun import rules as R
 from sim.sun.layout import Layout, PhysicsSpec, TableSpec, BallSpec, parse_layout
 from sim.sun.layout import _BALL_KEYS as BALL_RANGES, _PHYSICS_KEYS as PHYSICS_RANGES, _TABLE_KEYS as TABLE_RANGES
-from sim.sun.thrower import SKILLS, Thrower, PassNoise as TPassNoise, PlaceNoise as TPlaceNoise
+from sim.sun.thrower import SKILLS, Thrower, PassNoise as TPassNoise, TablePlaceNoise
 from sim.sun.thrower import is_skill_file, load_skill, skill as skill_of
 
 # ------------------------------------------------------------------------------------------------
@@ -253,13 +253,13 @@ def check_config(config: GameConfig) -> tuple[str, str] | None:
 _TABLES_KEPT = 4
 
 
-def _sun_table(layout: Layout) -> Any:
+def _sun_table(layout: Layout, key: str | None = None) -> Any:
     """One SunTable (one PyBullet connection) per process and parameter set, reused by every game;
     the least recently used of more than :data:`_TABLES_KEPT` is closed (games of one point run
     back to back in a worker, and every physics call restores the table from poses)."""
     from sim.sun.table import SunTable
 
-    key = repr(layout)
+    key = repr(layout) if key is None else key  # ``key``: repr(layout), when the caller kept it
     t = _TABLES.pop(key, None)
     if t is None:
         while len(_TABLES) >= _TABLES_KEPT:
@@ -289,6 +289,7 @@ class PhysicsTable:
     def __init__(self, layout: Layout, record: list[dict[str, Any]] | None = None, rate_hz: float = 60.0,
                  failures_only: bool = False) -> None:
         self.layout = layout
+        self._key = repr(layout)  # the table cache's key, once (a layout never changes)
         self.record = record
         self.rate_hz = rate_hz
         self.failures_only = failures_only
@@ -299,9 +300,9 @@ class PhysicsTable:
         return PhysicsTable(self.layout)
 
     def _load(self, bodies: Sequence[R.Body], next_id: int) -> Any:
-        from sim.sun.table import Role, StoneState, TableSnapshot
+        from sim.sun.stones import Role, StoneState, TableSnapshot
 
-        t = _sun_table(self.layout)
+        t = _sun_table(self.layout, self._key)
         by_id = {b.id: b for b in bodies}
         states = []
         role: Role
@@ -328,7 +329,7 @@ class PhysicsTable:
     def place(self, bodies: Sequence[R.Body], placement: R.Placement, noise: R.PlaceNoise) -> R.PlaceResult:
         """See :meth:`sim.sun.rules.Table.place`."""
         t = self._load(bodies, placement.stone)
-        n = TPlaceNoise(noise.along, noise.across, math.radians(noise.yaw))
+        n = TablePlaceNoise(noise.along, noise.across, math.radians(noise.yaw))
         if placement.kind == "stand":
             res = t.stand_stone(placement.shape, placement.angle, n)
             sup: tuple[int, ...] = ()
@@ -344,12 +345,16 @@ class PhysicsTable:
         out = self._bodies(t, was, R.Body(placement.stone, placement.shape, (0.0,) * 7, sup))
         knocked = tuple((x.stone, x.cause) for x in res.disturbed)
         if self.record is not None and (not self.failures_only or knocked or not res.standing):
-            self.record.append({**self.context, "kind": "place", "data": _still_recording(t, self.rate_hz, res)})
+            from sim.sun.recording import still_recording
+
+            data = still_recording(t.stones(), t.shapes, self.rate_hz, res.sim_time_s,
+                                   {"stone": res.stone, "standing": bool(res.standing), "cause": res.cause})
+            self.record.append({**self.context, "kind": "place", "data": data})
         return R.PlaceResult(bool(res.standing), out, knocked, res.sim_time_s, res.wall_s)
 
     def throw(self, bodies: Sequence[R.Body], aim: float, release: float, noise: R.ThrowNoise) -> R.PassResult:
         """See :meth:`sim.sun.rules.Table.throw`."""
-        from sim.sun.table import PoseRecorder
+        from sim.sun.recording import PoseRecorder
 
         t = self._load(bodies, max((b.id for b in bodies), default=-1) + 1)
         n = TPassNoise(math.radians(noise.aim), noise.release, (noise.push_x, noise.push_y))
@@ -382,22 +387,6 @@ def _top_id(by_id: Mapping[int, R.Body], bottom: int) -> int:
         if b.support == (bottom,):
             return b.id
     return bottom
-
-
-def _still_recording(t: Any, rate_hz: float, res: Any) -> dict[str, Any]:
-    """A one-frame recording of the table after a placement (the table records passes only)."""
-    from sim.sun.table import PoseRecorder
-
-    rec = PoseRecorder(rate_hz)
-    poses = {}
-    for s in t.stones():
-        shp = t.shapes[s.shape]
-        rec.body(f"stone:{s.id}", {"kind": "stone", "stone": s.id, "shape": s.shape,
-                                   "half_extents": [0.5 * shp.depth, 0.5 * shp.width, 0.5 * shp.height]})
-        poses[f"stone:{s.id}"] = list(s.pos) + list(s.quat)
-    rec.frame(res.sim_time_s, poses)
-    rec.event(res.sim_time_s, "placed", stone=res.stone, standing=bool(res.standing), cause=res.cause)
-    return rec.to_dict()
 
 
 # ------------------------------------------------------------------------------------------------

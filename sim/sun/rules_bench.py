@@ -6,6 +6,10 @@ main job's seats: a careful and an aggressive player with adult hands, as in
 ``game_overhead_ratio``: for the same games, their wall time divided by the wall time spent inside
 PyBullet's ``stepSimulation`` during them (``sim.sun.table.stepping_wall_s``): 1.0 would mean the
 rules, the agents and the bookkeeping cost nothing beside the physics. Goal <= 1.3.
+``game_world_build_ratio``: for the same games, the wall time spent building PyBullet worlds from
+the poses before each physics call (``sim.sun.world.building_wall_s``) over the stepping time: the
+part of the overhead that the rebuild-per-call design costs (docs/sun-physics.md), beside the
+rules' and the agents'.
 ``rules_actions_per_s``: random playouts of the rules alone on the scripted test double (no
 physics): legal_actions + apply_action + chance sampling.
 """
@@ -27,18 +31,20 @@ from sim.core.seeding import game_streams
 MAIN_SEATS = ({"agent": "careful", "skill": "casual"}, {"agent": "aggressive", "skill": "casual"})
 
 
-def whole_game(index: int, seed: int = 1, seats: tuple[dict, ...] = MAIN_SEATS) -> tuple[float, float, int]:
-    """(wall seconds, wall seconds inside PyBullet stepping, length) of game ``index``."""
+def whole_game(index: int, seed: int = 1, seats: tuple[dict, ...] = MAIN_SEATS
+               ) -> tuple[float, float, int, float]:
+    """(wall seconds, wall seconds inside PyBullet stepping, length, wall seconds building PyBullet
+    worlds) of game ``index``."""
     from sim.sun.game import GAME
-    from sim.sun.table import stepping_wall_s
+    from sim.sun.world import building_wall_s, stepping_wall_s
 
     base = GAME.config(len(seats))
     cfg = replace(base, seats=tuple({**base.seats[i], "skill": s["skill"]} for i, s in enumerate(seats)))
     st = game_streams(seed, index, len(seats))
     agents = [make_agent(GAME, s["agent"], {}, seat=i, rng=st.seats[i], config=cfg) for i, s in enumerate(seats)]
-    t0, s0 = time.perf_counter(), stepping_wall_s()
+    t0, s0, b0 = time.perf_counter(), stepping_wall_s(), building_wall_s()
     s = play(GAME, cfg, agents, st.chance).state
-    return time.perf_counter() - t0, stepping_wall_s() - s0, s.length()
+    return time.perf_counter() - t0, stepping_wall_s() - s0, s.length(), building_wall_s() - b0
 
 
 def rules_playouts(games: int = 5) -> tuple[float, float]:
@@ -71,6 +77,8 @@ def benchmarks(quick: bool = False) -> list[dict]:
          "note": "whole 2-player game, 32 stones, fast preset, careful vs aggressive, casual hands, one core (median)"},
         {"game": "sun", "metric": "game_overhead_ratio", "value": sum(g[0] for g in games) / sum(g[1] for g in games),
          "unit": "ratio", "note": "wall time of those games / wall time inside stepSimulation in them"},
+        {"game": "sun", "metric": "game_world_build_ratio", "value": sum(g[3] for g in games) / sum(g[1] for g in games),
+         "unit": "ratio", "note": "wall time building PyBullet worlds from poses in those games / their stepping time"},
         {"game": "sun", "metric": "rules_actions_per_s", "value": aps, "unit": "actions/s",
          "note": "random playouts of the rules on the scripted table (no physics)"},
         {"game": "sun", "metric": "rules_games_per_s", "value": gps, "unit": "games/s"},

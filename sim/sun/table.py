@@ -9,18 +9,12 @@ The table keeps two levels of description:
 - **ring view**: :meth:`SunTable.positions` and :meth:`SunTable.gaps` derive the ring (positions,
   gaps, gates' undersides) from the poses, with the geometry of :mod:`sim.sun.layout`.
 
-The PyBullet world is a disposable rendering of the state: it is rebuilt with ``resetSimulation``
-(docs/sun-physics.md: ``saveState``/``restoreState`` is unreliable) whenever the state changed since the
-last build. Every pass and placement therefore starts from a fresh world built from the poses, so
-its result is a pure function of (poses, parameters, command, noise): a copy of the table gives
-bit-identical results, which is what a planner trying passes on a copy needs.
-
-Physics settings (docs/sun-physics.md): stones are maximal-coordinate rigid bodies with damping 0 and
-``frictionAnchor=1``; each body gets the square root of the wanted pair friction and restitution;
-contact breaking threshold 5 mm; ``deterministicOverlappingPairs=1``. The ball is a Featherstone
-multibody: a fixed base at the pivot and one spherical joint, the ball its only link, motor
-disabled, all damping 0. Presets ``fast`` (240 Hz, 15 iterations, stones start asleep) and
-``reference`` (1 kHz, 50 iterations, no sleeping).
+The PyBullet world (:mod:`sim.sun.world`) is a disposable rendering of the state, rebuilt from the
+poses whenever the state changed since the last build. Every pass and placement therefore starts
+from a fresh world built from the poses, so its result is a pure function of (poses, parameters,
+command, noise): a copy of the table gives bit-identical results, which is what a planner trying
+passes on a copy needs. The pose-level records and the judging rules live in
+:mod:`sim.sun.stones`, pose recording in :mod:`sim.sun.recording`.
 
 A pass (:meth:`SunTable.pass_ball`): the ball is released from rest (plus the thrower's push) at
 ``base_radius + release`` from the centre in the aim direction; the swing is simulated until the
@@ -34,127 +28,35 @@ energy growing beyond ``energy_tolerance`` flags the pass invalid; it is then re
 state at the reference preset and the result says so.
 """
 
+
 from __future__ import annotations
 
 import math
 import time
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable, Literal, Sequence
+from typing import Any, Iterable
 
-import numpy as np
 import pybullet as p
 
 from sim.core.errors import InputError
 from sim.sun.layout import TAU, Layout, ShapeSpec, wrap_angle
-from sim.sun.ring import Pos, Ring, inside_opening
-from sim.sun.thrower import ZERO_PASS, ZERO_PLACE, PassNoise, PlaceNoise
+from sim.sun.recording import PoseRecorder, record_frame, record_setup
+from sim.sun.ring import Pos, Ring, inside_opening, quat_yaw
+from sim.sun.stones import (Cause, Penalty, Role, StoneState, TableSnapshot, fix_supports, gate_pose, judge,
+                            rotation_matrix, top_z)
+from sim.sun.thrower import ZERO_PASS, ZERO_PLACE, PassNoise, TablePlaceNoise
+from sim.sun.world import _STEPPING, TableWorld, _metres, stepping_wall_s
 
-Role = Literal["stand", "stack", "gate"]
-Cause = Literal["toppled", "pushed_off", "fell_from_support"]
+__all__ = ["Cause", "Crossing", "Penalty", "Role", "StoneState", "SunTable", "TablePass", "TablePlacement",
+           "TableSnapshot", "stepping_wall_s"]
 
 #: Vertical gap (m) under a placed stone, so that a noisy placement never starts in contact.
 PLACE_DROP_M = 0.0002
-#: A supported stone whose bottom is further than this (m) from its supports' tops has fallen.
-SUPPORT_TOL_M = 0.003
-#: Horizontal slack (m) beyond a support's top face before a stacked stone counts as off it.
-SUPPORT_XY_TOL_M = 0.002
-
-
-# --------------------------------------------------------------------------------------------
-# Small rotation helpers (quaternions are (x, y, z, w) as in PyBullet)
-# --------------------------------------------------------------------------------------------
-
-
-#: Wall seconds spent inside ``stepSimulation`` by every table of this process (passes and settling),
-#: for the game-overhead benchmark (``sim.sun.rules_bench``): read with :func:`stepping_wall_s`.
-_STEPPING = [0.0]
-
-
-def stepping_wall_s() -> float:
-    """Wall seconds this process has spent stepping PyBullet in passes and settling so far."""
-    return _STEPPING[0]
-
-
-def _quat_yaw(yaw: float) -> tuple[float, float, float, float]:
-    return (0.0, 0.0, math.sin(0.5 * yaw), math.cos(0.5 * yaw))
-
-
-def _quat_from_matrix(m: np.ndarray) -> tuple[float, float, float, float]:
-    """Rotation matrix (columns = images of the local axes) to a unit quaternion."""
-    tr = m[0, 0] + m[1, 1] + m[2, 2]
-    if tr > 0:
-        s = math.sqrt(tr + 1.0) * 2
-        w, x, y, z = 0.25 * s, (m[2, 1] - m[1, 2]) / s, (m[0, 2] - m[2, 0]) / s, (m[1, 0] - m[0, 1]) / s
-    elif m[0, 0] > m[1, 1] and m[0, 0] > m[2, 2]:
-        s = math.sqrt(1.0 + m[0, 0] - m[1, 1] - m[2, 2]) * 2
-        w, x, y, z = (m[2, 1] - m[1, 2]) / s, 0.25 * s, (m[0, 1] + m[1, 0]) / s, (m[0, 2] + m[2, 0]) / s
-    elif m[1, 1] > m[2, 2]:
-        s = math.sqrt(1.0 + m[1, 1] - m[0, 0] - m[2, 2]) * 2
-        w, x, y, z = (m[0, 2] - m[2, 0]) / s, (m[0, 1] + m[1, 0]) / s, 0.25 * s, (m[1, 2] + m[2, 1]) / s
-    else:
-        s = math.sqrt(1.0 + m[2, 2] - m[0, 0] - m[1, 1]) * 2
-        w, x, y, z = (m[1, 0] - m[0, 1]) / s, (m[0, 2] + m[2, 0]) / s, (m[1, 2] + m[2, 1]) / s, 0.25 * s
-    n = math.sqrt(w * w + x * x + y * y + z * z)
-    return (x / n, y / n, z / n, w / n)
-
-
-def _matrix(q: Sequence[float]) -> np.ndarray:
-    return np.array(p.getMatrixFromQuaternion(q)).reshape(3, 3)
-
-
-def _z_row(q: Sequence[float]) -> tuple[float, float, float]:
-    """Third row of the rotation matrix of ``q``: the world z components of the local axes."""
-    x, y, z, w = q
-    return (2.0 * (x * z - w * y), 2.0 * (y * z + w * x), 1.0 - 2.0 * (x * x + y * y))
 
 
 # --------------------------------------------------------------------------------------------
 # Public records
 # --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class StoneState:
-    """One stone on the table (pose-level state).
-
-    Attributes:
-        id: stable id (layout stones keep their file index; gates follow; new stones count on).
-        shape: shape name.
-        role: ``"stand"`` (on the base), ``"stack"`` (on ``supports[0]``) or ``"gate"`` (across both).
-        supports: ids of the stones it rests on.
-        pos: centre of mass (m, world).
-        quat: orientation (x, y, z, w).
-    """
-
-    id: int
-    shape: str
-    role: Role
-    supports: tuple[int, ...]
-    pos: tuple[float, float, float]
-    quat: tuple[float, float, float, float]
-
-    @property
-    def angle(self) -> float:
-        """Angular position of the centre (rad, [0, 2 pi))."""
-        return wrap_angle(math.atan2(self.pos[1], self.pos[0]))
-
-    def as_dict(self) -> dict[str, Any]:
-        """JSON-friendly form."""
-        return {"stone": self.id, "shape": self.shape, "role": self.role, "supports": list(self.supports),
-                "angle_deg": math.degrees(self.angle), "pos": list(self.pos), "quat": list(self.quat)}
-
-
-@dataclass(frozen=True)
-class Penalty:
-    """A stone lost in a pass or placement: id, shape and cause."""
-
-    stone: int
-    shape: str
-    cause: Cause
-
-    def as_dict(self) -> dict[str, Any]:
-        """JSON-friendly form."""
-        return {"stone": self.stone, "shape": self.shape, "cause": self.cause}
 
 
 @dataclass(frozen=True)
@@ -167,7 +69,7 @@ class Crossing:
 
 
 @dataclass
-class PassResult:
+class TablePass:
     """Outcome of one pass.
 
     Attributes:
@@ -232,7 +134,7 @@ class PassResult:
 
 
 @dataclass
-class PlaceResult:
+class TablePlacement:
     """Outcome of standing, stacking or laying a stone.
 
     Attributes:
@@ -255,96 +157,16 @@ class PlaceResult:
     state: StoneState | None = None
 
 
-@dataclass(frozen=True)
-class TableSnapshot:
-    """An immutable copy of a table's pose-level state (see :meth:`SunTable.snapshot`)."""
-
-    stones: tuple[StoneState, ...]
-    next_id: int
-
-
-class PoseRecorder:
-    """Collects per-frame poses of every body at a chosen rate (format: docs/pose-recording.md).
-
-    Args:
-        rate_hz: frames per simulated second (rounded to a whole number of steps per frame).
-    """
-
-    FORMAT = "stonelab.sun.poses"
-    VERSION = 1
-
-    def __init__(self, rate_hz: float = 60.0) -> None:
-        if not (math.isfinite(rate_hz) and rate_hz > 0):
-            raise InputError(f"recording rate must be a positive number of Hz, not {rate_hz!r}", key="rate_hz")
-        self.rate_hz = float(rate_hz)
-        self.bodies: list[dict[str, Any]] = []
-        self._index: dict[str, int] = {}
-        self.frames: list[list[Any]] = []
-        self.events: list[dict[str, Any]] = []
-        self.meta: dict[str, Any] = {}
-
-    def body(self, key: str, info: dict[str, Any]) -> int:
-        """Register a body (idempotent); returns its column."""
-        if key not in self._index:
-            self._index[key] = len(self.bodies)
-            self.bodies.append({"key": key, **info})
-        return self._index[key]
-
-    def frame(self, t: float, poses: dict[str, list[float]]) -> None:
-        """Add a frame: ``poses`` maps body keys to [x, y, z, qx, qy, qz, qw]; absent bodies are null."""
-        row: list[Any] = [None] * len(self.bodies)
-        for k, v in poses.items():
-            row[self._index[k]] = [round(float(x), 7) for x in v]
-        self.frames.append([round(t, 6), row])
-
-    def event(self, t: float, kind: str, **info: Any) -> None:
-        """Note an event (release, catch, settled, penalty) at simulated time ``t``."""
-        self.events.append({"t": round(t, 6), "type": kind, **info})
-
-    def to_dict(self) -> dict[str, Any]:
-        """The recording as a JSON-friendly dict."""
-        n = len(self.bodies)
-        frames = [[t, row + [None] * (n - len(row))] for t, row in self.frames]
-        return {"format": self.FORMAT, "version": self.VERSION, "rate_hz": self.rate_hz, **self.meta,
-                "bodies": self.bodies, "events": self.events, "frames": frames}
-
-    def save(self, path: str) -> None:
-        """Write the recording as JSON."""
-        import json
-        with open(path, "w", encoding="utf-8") as fh:
-            json.dump(self.to_dict(), fh, separators=(",", ":"))
-
-
-# --------------------------------------------------------------------------------------------
-# The table
-# --------------------------------------------------------------------------------------------
-
-
-def _metres(x: float) -> str:
-    """A length (m) for a message: millimetre precision, or 3 significant digits for an absurd one (1e308 m
-    printed with ``.3f`` is a 309-digit number)."""
-    return f"{x:.3f}" if abs(x) < 1e6 else f"{x:.3g}"
-
-
-class SunTable:
+class SunTable(TableWorld):
     """A Stonehenge-and-the-Sun table simulated in its own PyBullet DIRECT connection.
 
     Use :meth:`from_layout`; close with :meth:`close` (or a ``with`` block).
     """
 
     def __init__(self, layout: Layout, stones: Iterable[StoneState] = (), next_id: int | None = None) -> None:
-        self.layout = layout
-        self.table = layout.table
-        self.ball = layout.ball
-        self.physics = layout.physics
-        self.shapes = layout.shapes
-        self._states: dict[int, StoneState] = {s.id: s for s in sorted(stones, key=lambda s: s.id)}
+        super().__init__(layout)
+        self._states = {s.id: s for s in sorted(stones, key=lambda s: s.id)}
         self._next_id = next_id if next_id is not None else (max(self._states, default=-1) + 1)
-        self._cid = p.connect(p.DIRECT)
-        self._bodies: dict[int, int] = {}
-        self._ball_body: int | None = None
-        self._dirty = True
-        self._base_body = -1
 
     # ---- construction ---------------------------------------------------------------------
 
@@ -375,13 +197,13 @@ class SunTable:
             a = s.angle_rad
             if s.level == 1:
                 st = StoneState(i, s.shape, "stand", (), (R * math.cos(a), R * math.sin(a), 0.5 * shp.height),
-                                _quat_yaw(a))
+                                quat_yaw(a))
             else:
                 below = next(j for j, t in enumerate(layout.stones)
                              if t.level == 1 and abs(((t.angle_deg - s.angle_deg + 180) % 360) - 180) <= 1e-6)
                 h1 = layout.shapes[layout.stones[below].shape].height
                 st = StoneState(i, s.shape, "stack", (below,), (R * math.cos(a), R * math.sin(a), h1 + 0.5 * shp.height),
-                                _quat_yaw(a))
+                                quat_yaw(a))
             by_index[i] = st
         # Level-2 stones sit on the level-1 stone; gates rest on the top of each position.
         top_of = {i: i for i, s in enumerate(layout.stones) if s.level == 1}
@@ -409,31 +231,6 @@ class SunTable:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    def close(self) -> None:
-        """Disconnect the PyBullet client (idempotent)."""
-        if self._cid is not None and self._cid >= 0:
-            try:
-                p.disconnect(self._cid)
-            except p.error:
-                pass
-            self._cid = -1
-
-    def __del__(self) -> None:  # pragma: no cover - best effort cleanup
-        try:
-            self.close()
-        except Exception:
-            pass
-
-    @property
-    def preset(self) -> str:
-        """The fidelity preset of this table."""
-        return self.physics.preset
-
-    @property
-    def client(self) -> int:
-        """The PyBullet physics client id (for tests and the viewer)."""
-        return self._cid
 
     # ---- state --------------------------------------------------------------------------
 
@@ -494,12 +291,12 @@ class SunTable:
                 continue
             shp = self.shapes[s.shape]
             top_id, width, depth = -1, shp.width, shp.depth
-            top = self._top_z(s)
+            top = top_z(s, self.shapes)
             for t in on.get(s.id, []):
                 tshp = self.shapes[t.shape]
                 top_id = t.id
                 width, depth = max(width, tshp.width), max(depth, tshp.depth)
-                top = max(top, self._top_z(t))
+                top = max(top, top_z(t, self.shapes))
             out.append(Pos(s.id, s.angle, math.hypot(s.pos[0], s.pos[1]), width, depth, top, top_id))
         out.sort(key=lambda q: q.angle)
         return out
@@ -551,201 +348,9 @@ class SunTable:
                 return s.id
         return stone_id
 
-    def _top_z(self, s: StoneState) -> float:
-        """Height (m) of the highest point of a stone in its current pose."""
-        return s.pos[2] + self._vertical_extent(s)
-
-    def _vertical_extent(self, s: StoneState) -> float:
-        """Half of the stone's extent along world z in its current orientation (m)."""
-        shp = self.shapes[s.shape]
-        r0, r1, r2 = _z_row(s.quat)
-        return 0.5 * (abs(r0) * shp.depth + abs(r1) * shp.width + abs(r2) * shp.height)
-
-    # ---- world building -------------------------------------------------------------------
-
-    def ensure_world(self) -> None:
-        """Rebuild the PyBullet world from the pose-level state if it changed since the last build."""
-        if self._dirty:
-            self.rebuild()
-
-    def rebuild(self) -> None:
-        """Reset the simulation and create the base and every stone at its recorded pose, at rest.
-
-        At the ``fast`` preset stones start asleep (they wake when touched).
-        """
-        c = self._cid
-        ph = self.physics
-        p.resetSimulation(physicsClientId=c)
-        p.setPhysicsEngineParameter(fixedTimeStep=ph.dt, numSolverIterations=ph.iterations, numSubSteps=0,
-                                    deterministicOverlappingPairs=1, contactBreakingThreshold=ph.contact_threshold,
-                                    physicsClientId=c)
-        p.setGravity(0.0, 0.0, -ph.gravity, physicsClientId=c)
-        self._wood_mu = math.sqrt(ph.friction_wood_wood)
-        self._steel_mu = ph.friction_steel_wood / self._wood_mu
-        self._rest = math.sqrt(ph.restitution)
-        t = self.table
-        # The disc collides as its circumscribed square (a box): Bullet's box-cylinder and box-convex-hull
-        # contacts (GJK/EPA) left a block lying on its broad face stuck 4 mm deep on two contact points,
-        # spinning for ever; box-box contacts are robust. Only a stone whose centre is already past the
-        # disc's edge can feel the difference, and that stone is judged pushed off by its centre.
-        base_shape = p.createCollisionShape(p.GEOM_BOX, halfExtents=[t.base_radius, t.base_radius,
-                                                                     0.5 * t.base_thickness], physicsClientId=c)
-        self._base_body = p.createMultiBody(0.0, base_shape, -1, [0.0, 0.0, -0.5 * t.base_thickness],
-                                            physicsClientId=c)
-        p.changeDynamics(self._base_body, -1, lateralFriction=self._wood_mu, restitution=self._rest,
-                         frictionAnchor=1, physicsClientId=c)
-        # The table the base stands on: a stone pushed off lands there and comes to rest instead of
-        # falling for ever (which would keep the settling loop running to its time limit).
-        # (A box, not GEOM_PLANE: a stone lying on Bullet's static plane sank 4 mm and spun for ever.)
-        floor_shape = p.createCollisionShape(p.GEOM_BOX, halfExtents=[1.0, 1.0, 0.05], physicsClientId=c)
-        self._floor_body = p.createMultiBody(0.0, floor_shape, -1, [0.0, 0.0, -t.base_thickness - 0.05],
-                                             physicsClientId=c)
-        p.changeDynamics(self._floor_body, -1, lateralFriction=self._wood_mu, restitution=self._rest,
-                         frictionAnchor=1, physicsClientId=c)
-        self._shape_ids: dict[str, int] = {}
-        self._bodies = {}
-        self._ball_body = None
-        # One createMultiBody call per shape (batchPositions), then each stone's pose: five times
-        # faster than a call per stone (a world is rebuilt before every physics call), and as
-        # deterministic (the same states always build the same world in the same order).
-        by_shape: dict[str, list[StoneState]] = {}
-        for s in self._states.values():
-            by_shape.setdefault(s.shape, []).append(s)
-        for shape in sorted(by_shape):
-            group = by_shape[shape]
-            for s, b in zip(group, self._create_stones(shape, [s.pos for s in group])):
-                p.resetBasePositionAndOrientation(b, list(s.pos), list(s.quat), physicsClientId=c)
-                self._setup_stone(b, asleep=ph.sleeping)
-                self._bodies[s.id] = b
-        self._ball_body = self._create_ball()
-        self._dirty = False
-
-    def _shape_id(self, shape: str) -> int:
-        if shape not in self._shape_ids:
-            shp = self.shapes[shape]
-            self._shape_ids[shape] = p.createCollisionShape(
-                p.GEOM_BOX, halfExtents=[0.5 * shp.depth, 0.5 * shp.width, 0.5 * shp.height], physicsClientId=self._cid)
-        return self._shape_ids[shape]
-
-    def _create_stones(self, shape: str, positions: Sequence[Sequence[float]]) -> list[int]:
-        """Bodies for stones of one shape at ``positions`` (upright; the caller sets each pose)."""
-        if len(positions) == 1:
-            return [p.createMultiBody(self.shapes[shape].mass, self._shape_id(shape), -1, list(positions[0]),
-                                      useMaximalCoordinates=True, physicsClientId=self._cid)]
-        ids = p.createMultiBody(self.shapes[shape].mass, self._shape_id(shape), -1, [0.0, 0.0, 0.0],
-                                useMaximalCoordinates=True, batchPositions=[list(x) for x in positions],
-                                physicsClientId=self._cid)
-        return list(ids)
-
-    def _create_stone(self, shape: str, pos: Sequence[float], quat: Sequence[float], asleep: bool) -> int:
-        c = self._cid
-        b = p.createMultiBody(self.shapes[shape].mass, self._shape_id(shape), -1, list(pos), list(quat),
-                              useMaximalCoordinates=True, physicsClientId=c)
-        self._setup_stone(b, asleep)
-        return b
-
-    def _setup_stone(self, b: int, asleep: bool) -> None:
-        c = self._cid
-        p.changeDynamics(b, -1, lateralFriction=self._wood_mu, restitution=self._rest, linearDamping=0.0,
-                         angularDamping=0.0, frictionAnchor=1,
-                         activationState=(p.ACTIVATION_STATE_ENABLE_SLEEPING if self.physics.sleeping
-                                          else p.ACTIVATION_STATE_DISABLE_SLEEPING), physicsClientId=c)
-        if asleep:
-            p.changeDynamics(b, -1, activationState=p.ACTIVATION_STATE_SLEEP, physicsClientId=c)
-
-    def _create_ball(self) -> int:
-        """Create the ball on its string, hanging at rest, with collisions off (part of the world
-        build, so that a pass only has to enable and release it)."""
-        c, b = self._cid, self.ball
-        L = b.string_length
-        sph = p.createCollisionShape(p.GEOM_SPHERE, radius=b.radius, collisionFramePosition=[0, 0, -L],
-                                     physicsClientId=c)
-        body = p.createMultiBody(
-            baseMass=0.0, baseCollisionShapeIndex=-1, baseVisualShapeIndex=-1, basePosition=[0.0, 0.0, b.pivot_z],
-            linkMasses=[b.mass], linkCollisionShapeIndices=[sph], linkVisualShapeIndices=[-1],
-            linkPositions=[[0, 0, 0]], linkOrientations=[[0, 0, 0, 1]], linkInertialFramePositions=[[0, 0, -L]],
-            linkInertialFrameOrientations=[[0, 0, 0, 1]], linkParentIndices=[0],
-            linkJointTypes=[p.JOINT_SPHERICAL], linkJointAxis=[[0, 0, 1]], physicsClientId=c)
-        # The joint's default motor would act as a brake; damping would drain the swing.
-        p.setJointMotorControlMultiDof(body, 0, p.POSITION_CONTROL, targetPosition=[0, 0, 0, 1],
-                                       targetVelocity=[0, 0, 0], positionGain=0, velocityGain=0, force=[0, 0, 0],
-                                       physicsClientId=c)
-        p.changeDynamics(body, -1, linearDamping=0.0, angularDamping=0.0, physicsClientId=c)
-        # Two calls: PyBullet ignores lateralFriction on a multibody link when activationState comes
-        # in the same changeDynamics call (the ball kept the default 0.5 whatever friction_steel_wood
-        # said; tests/sun/test_sun_table_physics.py reads it back).
-        p.changeDynamics(body, 0, linearDamping=0.0, angularDamping=0.0, jointDamping=0.0,
-                         lateralFriction=self._steel_mu, restitution=self._rest, physicsClientId=c)
-        p.changeDynamics(body, 0, activationState=p.ACTIVATION_STATE_DISABLE_SLEEPING, physicsClientId=c)
-        p.setCollisionFilterGroupMask(body, 0, 0, 0, physicsClientId=c)
-        return body
-
-    def spawn_ball(self, aim_rad: float, horizontal_m: float, push_mps: tuple[float, float] = (0.0, 0.0)) -> int:
-        """Hold the ball at ``horizontal_m`` from the point under the pivot and let it go.
-
-        Args:
-            aim_rad: azimuth of the release point (rad).
-            horizontal_m: horizontal distance of the ball's centre from the axis (m).
-            push_mps: horizontal velocity given at release (m/s, world x, y).
-
-        Returns:
-            The ball's body id.
-
-        Raises:
-            InputError: if the distance is not shorter than the string.
-        """
-        self.ensure_world()
-        c, b = self._cid, self.ball
-        L = b.string_length
-        if not 0.0 <= horizontal_m < L:
-            raise InputError(f"release point {_metres(horizontal_m)} m from the centre must be shorter than the "
-                             f"string ({L} m)", key="release")
-        if self._ball_body is None:
-            self._ball_body = self._create_ball()
-        body = self._ball_body
-        p.setCollisionFilterGroupMask(body, 0, 1, 0xFFFF, physicsClientId=c)
-        theta = math.asin(horizontal_m / L)
-        # Rotate the hanging string (-z) by theta about the horizontal axis perpendicular to the aim.
-        ux, uy = math.sin(aim_rad), -math.cos(aim_rad)
-        s2 = math.sin(0.5 * theta)
-        q = (ux * s2, uy * s2, 0.0, math.cos(0.5 * theta))
-        # Angular velocity giving the push at the ball: w = r x v / |r|^2, expressed in the link frame.
-        r = np.array([horizontal_m * math.cos(aim_rad), horizontal_m * math.sin(aim_rad), -L * math.cos(theta)])
-        v = np.array([push_mps[0], push_mps[1], 0.0])
-        w_world = np.cross(r, v) / float(r @ r)
-        w_local = _matrix(q).T @ w_world
-        p.resetJointStateMultiDof(body, 0, targetValue=list(q), targetVelocity=[float(x) for x in w_local],
-                                  physicsClientId=c)
-        return body
-
-    def ball_state(self) -> tuple[np.ndarray, np.ndarray]:
-        """The ball's centre position and velocity (m, m/s, world).
-
-        Raises:
-            RuntimeError: no ball in the world.
-        """
-        if self._ball_body is None:
-            raise RuntimeError("no ball in the world")
-        s = p.getLinkState(self._ball_body, 0, computeLinkVelocity=1, physicsClientId=self._cid)
-        return np.array(s[0]), np.array(s[6])
-
-    def remove_ball(self) -> None:
-        """Take the ball out of the world (the catch)."""
-        if self._ball_body is not None:
-            p.removeBody(self._ball_body, physicsClientId=self._cid)
-            self._ball_body = None
-
-    def step(self, n: int = 1) -> None:
-        """Advance the world ``n`` steps without any bookkeeping (tests, benchmarks)."""
-        self.ensure_world()
-        c = self._cid
-        for _ in range(n):
-            p.stepSimulation(physicsClientId=c)
-
-    # ---- the pass -------------------------------------------------------------------------
 
     def pass_ball(self, aim_rad: float, release_m: float | None = None, noise: PassNoise = ZERO_PASS,
-                  record: PoseRecorder | None = None, remove_penalties: bool = True) -> PassResult:
+                  record: PoseRecorder | None = None, remove_penalties: bool = True) -> TablePass:
         """Release the ball from rest at an aim and release distance, simulate, judge, read back.
 
         Args:
@@ -759,7 +364,7 @@ class SunTable:
             remove_penalties: take penalty stones off the table (the rules' default).
 
         Returns:
-            A :class:`PassResult`; the table's state is updated to the stones' new poses.
+            A :class:`TablePass`; the table's state is updated to the stones' new poses.
 
         Raises:
             InputError: aim not finite, release shorter than the hand span, or the release point
@@ -793,11 +398,11 @@ class SunTable:
         return res
 
     def _run_pass(self, aim_rad: float, release: float, noise: PassNoise, record: PoseRecorder | None,
-                  remove_penalties: bool) -> PassResult:
+                  remove_penalties: bool) -> TablePass:
         self.ensure_world()
         c = self._cid
         ph, t, ball = self.physics, self.table, self.ball
-        res = PassResult(aim_rad, release, noise, preset=self.preset)
+        res = TablePass(aim_rad, release, noise, preset=self.preset)
         start_states = dict(self._states)
         start_pos = self.positions()
         start_gaps = self.gaps(start_pos)
@@ -822,8 +427,9 @@ class SunTable:
             # Recording reads frames between the checks, never changes when the checks happen:
             # a recorded pass is the same pass as an unrecorded one (a study's game and its replay).
             frame_every = max(1, round(hz / record.rate_hz))
-            self._record_setup(record)
-            self._record_frame(record, 0.0)
+            record_setup(record, preset=self.preset, dt=ph.dt, table=t, ball=ball,
+                         stones=[(sid, s.shape) for sid, s in self._states.items()], shapes=self.shapes)
+            record_frame(record, 0.0, c, self._bodies, self._ball_body)
             record.event(0.0, "release", aim_deg=math.degrees(a), horizontal_m=rho)
         max_steps = int(ph.max_swing_s * hz)
         min_steps = int(0.1 * hz)
@@ -844,7 +450,7 @@ class SunTable:
                     step(physicsClientId=c)
                     _STEPPING[0] += clock() - t_step
                     if (steps + k) % frame_every == 0:
-                        self._record_frame(record, (steps + k) / hz)
+                        record_frame(record, (steps + k) / hz, c, self._bodies, self._ball_body)
             else:
                 t_step = clock()
                 for _ in range(chunk):
@@ -897,7 +503,7 @@ class SunTable:
         if remove_penalties:
             for pen in penalties:
                 new_states.pop(pen.stone, None)
-        self._states = self._fix_supports(new_states)
+        self._states = fix_supports(new_states, self.shapes)
         self._dirty = True
         res.final = list(self._states.values())
 
@@ -911,39 +517,6 @@ class SunTable:
         res.through_aim_gap = bool(inbound) and (not start_pos or inside_opening(start_gaps, aim_gap, inbound[0].angle, margin))
         res.through_opposite_gap = bool(outbound) and (not start_pos or inside_opening(start_gaps, opp_gap, outbound[0].angle, margin))
         return res
-
-    def _settle(self, record: PoseRecorder | None, t_steps: int) -> tuple[int, bool]:
-        """Step until every stone is at rest at two consecutive checks, or the time limit."""
-        c = self._cid
-        ph = self.physics
-        hz = ph.hz
-        limit = int(ph.settle_time_limit_s * hz)
-        chunk = max(1, hz // 20)
-        frame_every = 0
-        if record is not None:
-            frame_every = max(1, round(hz / record.rate_hz))
-            chunk = 1
-        step = p.stepSimulation
-        done = 0
-        prev = self._all_at_rest()
-        clock = time.perf_counter
-        while done < limit:
-            t_step = clock()
-            for _ in range(chunk):
-                step(physicsClientId=c)
-            _STEPPING[0] += clock() - t_step
-            done += chunk
-            if frame_every and (t_steps + done) % frame_every == 0:
-                self._record_frame(record, (t_steps + done) / hz)
-            if record is not None and done % max(1, hz // 20) != 0:
-                continue
-            now = self._all_at_rest()
-            if now and prev:
-                if record is not None:
-                    record.event((t_steps + done) / hz, "settled")
-                return done, True
-            prev = now
-        return done, False
 
     def settle(self, max_s: float | None = None) -> tuple[int, bool]:
         """Let the table settle (no ball) and read the poses back, without judging.
@@ -966,23 +539,6 @@ class SunTable:
         self._dirty = True
         return n, ok
 
-    def wake_all(self) -> None:
-        """Wake every stone and keep it awake until the next rebuild (settle and bump tests:
-        sleeping stones would trivially never drift)."""
-        self.ensure_world()
-        for b in self._bodies.values():
-            p.changeDynamics(b, -1, activationState=p.ACTIVATION_STATE_DISABLE_SLEEPING, physicsClientId=self._cid)
-            p.changeDynamics(b, -1, activationState=p.ACTIVATION_STATE_WAKE_UP, physicsClientId=self._cid)
-
-    def read_poses(self) -> dict[int, tuple[tuple[float, float, float], tuple[float, float, float, float]]]:
-        """Poses straight from the live world (no state change), by stone id."""
-        self.ensure_world()
-        out = {}
-        for sid, b in self._bodies.items():
-            pos, quat = p.getBasePositionAndOrientation(b, physicsClientId=self._cid)
-            out[sid] = (tuple(pos), tuple(quat))
-        return out
-
     def shake(self, vx: float, vy: float, remove_penalties: bool = True) -> tuple[list[Penalty], bool]:
         """Jerk the base: every stone gets horizontal velocity (vx, vy) relative to the base at once
         (a base jerked by (-vx, -vy), seen from the base), then the table settles and is judged.
@@ -1002,23 +558,9 @@ class SunTable:
         if remove_penalties:
             for pen in penalties:
                 new_states.pop(pen.stone, None)
-        self._states = self._fix_supports(new_states)
+        self._states = fix_supports(new_states, self.shapes)
         self._dirty = True
         return penalties, settled
-
-    def _all_at_rest(self) -> bool:
-        c = self._cid
-        lin2 = self.physics.rest_linear_mps ** 2
-        ang2 = self.physics.rest_angular_rps ** 2
-        vel = p.getBaseVelocity
-        for b in self._bodies.values():
-            (vx, vy, vz), (wx, wy, wz) = vel(b, physicsClientId=c)
-            if vx * vx + vy * vy + vz * vz > lin2 or wx * wx + wy * wy + wz * wz > ang2:
-                # A stone that has fallen off the base is already lost: it need not come to rest.
-                if p.getBasePositionAndOrientation(b, physicsClientId=c)[0][2] < 0.0:
-                    continue
-                return False
-        return True
 
     # ---- judging ------------------------------------------------------------------------
 
@@ -1027,84 +569,23 @@ class SunTable:
         """Read every stone's pose; judge each against ``before``. Returns (states, penalties, non-finite)."""
         c = self._cid
         now: dict[int, StoneState] = {}
+        get, finite = p.getBasePositionAndOrientation, math.isfinite
         for sid, b in self._bodies.items():
-            pos, quat = p.getBasePositionAndOrientation(b, physicsClientId=c)
-            if not all(math.isfinite(v) for v in pos + quat):
+            pos, quat = get(b, physicsClientId=c)  # tuples already
+            if not all(map(finite, pos + quat)):
                 return {}, [], True
-            now[sid] = replace(self._states[sid], pos=tuple(pos), quat=tuple(quat))
+            s = self._states[sid]
+            now[sid] = StoneState(s.id, s.shape, s.role, s.supports, pos, quat)
         penalties = []
         for sid, st in now.items():
-            cause = self._judge(st, before.get(sid, st), now)
+            cause = judge(st, before.get(sid, st), now, self._states, self.shapes, self.table)
             if cause is not None:
                 penalties.append(Penalty(sid, st.shape, cause))
         return now, penalties, False
 
-    def _judge(self, st: StoneState, was: StoneState, now: dict[int, StoneState]) -> Cause | None:
-        """Why ``st`` is lost, or ``None`` (docs/rules-sun.md penalties)."""
-        t = self.table
-        if st.pos == was.pos and st.quat == was.quat and all(
-                now[i].pos == self._states[i].pos for i in st.supports if i in now and i in self._states):
-            return None  # untouched (a sleeping stone reads back bit for bit)
-        x, y, z = st.pos
-        if math.hypot(x, y) > t.base_radius or z < 0.0:
-            return "pushed_off"
-        if st.role in ("stack", "gate") and not self._rests_on_supports(st, now):
-            return "fell_from_support"
-        # Tilt: angle between the axis that was vertical before and the vertical now.
-        v_local = _z_row(was.quat)  # R^T e_z: the local axis that pointed up
-        m1 = _z_row(st.quat)
-        cos_tilt = m1[0] * v_local[0] + m1[1] * v_local[1] + m1[2] * v_local[2]
-        if cos_tilt < math.cos(math.radians(t.topple_tilt_deg)):
-            return "toppled"
-        return None
-
-    def _rests_on_supports(self, st: StoneState, now: dict[int, StoneState]) -> bool:
-        """Whether a stacked stone or gate still rests on its supports (poses ``now``)."""
-        sups = [now.get(i) for i in st.supports]
-        if any(s is None for s in sups):
-            return False
-        bottom = st.pos[2] - self._vertical_extent(st)
-        if st.role == "stack":
-            sup = sups[0]
-            assert sup is not None
-            top = self._top_z(sup)
-            if abs(bottom - top) > SUPPORT_TOL_M:
-                return False
-            # The stone's centre must still be over the support's top face.
-            m = _matrix(sup.quat)
-            d = m.T @ (np.array(st.pos) - np.array(sup.pos))
-            shp = self.shapes[sup.shape]
-            return abs(d[0]) <= 0.5 * shp.depth + SUPPORT_XY_TOL_M and abs(d[1]) <= 0.5 * shp.width + SUPPORT_XY_TOL_M
-        # A gate: its bottom must lie on both tops, and its axis must still reach over each support.
-        shp = self.shapes[st.shape]
-        m = _matrix(st.quat)
-        axis = m[:, 2]  # the lintel's long axis (the standing height axis)
-        for sup in sups:
-            assert sup is not None
-            if abs(bottom - self._top_z(sup)) > SUPPORT_TOL_M:
-                return False
-            rel = np.array(sup.pos[:2]) - np.array(st.pos[:2])
-            along = abs(float(rel @ axis[:2]))
-            if along > 0.5 * shp.lintel_length + 0.5 * max(self.shapes[sup.shape].width, self.shapes[sup.shape].depth):
-                return False
-        return True
-
-    def _fix_supports(self, states: dict[int, StoneState]) -> dict[int, StoneState]:
-        """Drop references to stones no longer on the table; an unsupported stone resting on the base
-        becomes a standing stone."""
-        out = {}
-        for sid, s in states.items():
-            if s.supports and not all(i in states for i in s.supports):
-                if s.role == "stack" and abs(s.pos[2] - 0.5 * self.shapes[s.shape].height) < SUPPORT_TOL_M:
-                    s = replace(s, role="stand", supports=())
-                else:
-                    s = replace(s, supports=tuple(i for i in s.supports if i in states))
-            out[sid] = s
-        return out
-
     # ---- placement ------------------------------------------------------------------------
 
-    def place_stone(self, shape: str, angle_rad: float, level: int = 1, noise: PlaceNoise = ZERO_PLACE) -> PlaceResult:
+    def place_stone(self, shape: str, angle_rad: float, level: int = 1, noise: TablePlaceNoise = ZERO_PLACE) -> TablePlacement:
         """Stand a new stone on the base (level 1) or stack it on the position at ``angle_rad`` (level 2).
 
         Raises:
@@ -1120,8 +601,8 @@ class SunTable:
             return self.stack_stone(shape, best.ids[0], noise)
         raise InputError(f"level must be 1 or 2, not {level!r}", key="level")
 
-    def stand_stone(self, shape: str, angle_rad: float, noise: PlaceNoise = ZERO_PLACE,
-                    stone_id: int | None = None) -> PlaceResult:
+    def stand_stone(self, shape: str, angle_rad: float, noise: TablePlaceNoise = ZERO_PLACE,
+                    stone_id: int | None = None) -> TablePlacement:
         """Stand a new stone on the base with its centre on the ring at ``angle_rad``, plus noise.
 
         ``stone_id`` gives the new stone a chosen id (the rules layer's); default the next free id.
@@ -1134,11 +615,11 @@ class SunTable:
         along, across = noise.along_m, noise.across_m
         ca, sa = math.cos(angle_rad), math.sin(angle_rad)
         pos = ((R + across) * ca - along * sa, (R + across) * sa + along * ca, 0.5 * shp.height + PLACE_DROP_M)
-        st = StoneState(self._new_id(stone_id), shape, "stand", (), pos, _quat_yaw(angle_rad + noise.yaw_rad))
+        st = StoneState(self._new_id(stone_id), shape, "stand", (), pos, quat_yaw(angle_rad + noise.yaw_rad))
         return self._place(st)
 
-    def stack_stone(self, shape: str, on: int, noise: PlaceNoise = ZERO_PLACE,
-                    stone_id: int | None = None) -> PlaceResult:
+    def stack_stone(self, shape: str, on: int, noise: TablePlaceNoise = ZERO_PLACE,
+                    stone_id: int | None = None) -> TablePlacement:
         """Stack a new stone on the standing stone ``on`` (which must carry nothing), plus noise.
 
         Raises:
@@ -1149,16 +630,16 @@ class SunTable:
         sup = self._states.get(on)
         if sup is None or sup.role != "stand" or self.top_of(on) != on:
             raise InputError(f"stone {on} is not a standing stone with nothing on it", key="on")
-        yaw = math.atan2(_matrix(sup.quat)[1, 0], _matrix(sup.quat)[0, 0])
+        yaw = math.atan2(rotation_matrix(sup.quat)[1, 0], rotation_matrix(sup.quat)[0, 0])
         cy, sy = math.cos(yaw), math.sin(yaw)
-        top = self._top_z(sup)
+        top = top_z(sup, self.shapes)
         pos = (sup.pos[0] + noise.across_m * cy - noise.along_m * sy, sup.pos[1] + noise.across_m * sy + noise.along_m * cy,
                top + 0.5 * shp.height + PLACE_DROP_M)
-        st = StoneState(self._new_id(stone_id), shape, "stack", (on,), pos, _quat_yaw(yaw + noise.yaw_rad))
+        st = StoneState(self._new_id(stone_id), shape, "stack", (on,), pos, quat_yaw(yaw + noise.yaw_rad))
         return self._place(st)
 
     def make_gate(self, between: tuple[int, int], stone: int | None = None, shape: str | None = None,
-                  noise: PlaceNoise = ZERO_PLACE, stone_id: int | None = None) -> PlaceResult:
+                  noise: TablePlaceNoise = ZERO_PLACE, stone_id: int | None = None) -> TablePlacement:
         """Lay a stone across the tops of two positions.
 
         Args:
@@ -1203,52 +684,35 @@ class SunTable:
             raise InputError(f"stone id {stone_id} is already on the table (or negative)", key="stone_id")
         return stone_id
 
+    def _gate_pose(self, shape: str, sup: tuple[int, int], noise: TablePlaceNoise, drop: float
+                   ) -> tuple[tuple[float, float, float], tuple[float, float, float, float]]:
+        return gate_pose(self.shapes[shape], self._states[sup[0]], self._states[sup[1]], self.shapes,
+                         noise.along_m, noise.across_m, noise.yaw_rad, drop)
+
     def _shape(self, shape: str) -> ShapeSpec:
         try:
             return self.shapes[shape]
         except KeyError:
             raise InputError(f"unknown shape {shape!r}", key="shape") from None
 
-    def _gate_pose(self, shape: str, sup: tuple[int, int], noise: PlaceNoise, drop: float
-                   ) -> tuple[tuple[float, float, float], tuple[float, float, float, float]]:
-        shp = self.shapes[shape]
-        s1, s2 = self._states[sup[0]], self._states[sup[1]]
-        p1 = np.array([s1.pos[0], s1.pos[1], self._top_z(s1)])
-        p2 = np.array([s2.pos[0], s2.pos[1], self._top_z(s2)])
-        mid = 0.5 * (p1 + p2)
-        chord = p2[:2] - p1[:2]
-        cdir = chord / max(float(np.linalg.norm(chord)), 1e-12)
-        yaw = math.atan2(cdir[1], cdir[0]) + noise.yaw_rad
-        c_ = np.array([math.cos(yaw), math.sin(yaw), 0.0])
-        r_ = np.array([c_[1], -c_[0], 0.0])
-        up = np.array([0.0, 0.0, 1.0])
-        if shp.width <= shp.depth:  # thin along local y: y up, z along the chord, x = y cross z
-            mat = np.column_stack([np.cross(up, c_), up, c_])
-        else:                        # thin along local x: x up, z along the chord, y = z cross x
-            mat = np.column_stack([up, np.cross(c_, up), c_])
-        pos = (mid[0] + noise.along_m * c_[0] + noise.across_m * r_[0],
-               mid[1] + noise.along_m * c_[1] + noise.across_m * r_[1],
-               float(max(p1[2], p2[2])) + 0.5 * shp.lintel_thickness + drop)
-        return pos, _quat_from_matrix(mat)
-
-    def _place(self, st: StoneState) -> PlaceResult:
+    def _place(self, st: StoneState) -> TablePlacement:
         """Add ``st`` to the world, settle, judge it and the others; keep it only if it stands."""
         t0 = time.perf_counter()
-        self.ensure_world()
+        self.ensure_world(ball=False)  # no pass follows: the idle ball would change nothing (see rebuild)
         c = self._cid
         before = dict(self._states)
         body = self._create_stone(st.shape, st.pos, st.quat, asleep=False)
         for other in self._bodies.values():
             if any(cp[8] < -1e-4 for cp in p.getClosestPoints(body, other, 0.0, physicsClientId=c)):
                 p.removeBody(body, physicsClientId=c)
-                return PlaceResult(st.id, False, "blocked", wall_s=time.perf_counter() - t0)
+                return TablePlacement(st.id, False, "blocked", wall_s=time.perf_counter() - t0)
         self._bodies[st.id] = body
         self._states[st.id] = st
         self._next_id = max(self._next_id, st.id + 1)
         steps, _ = self._settle(None, 0)
         before[st.id] = replace(st, pos=(st.pos[0], st.pos[1], st.pos[2] - PLACE_DROP_M))
         new_states, penalties, bad = self._read_and_judge(before)
-        res = PlaceResult(st.id, True, steps=steps, sim_time_s=steps / self.physics.hz)
+        res = TablePlacement(st.id, True, steps=steps, sim_time_s=steps / self.physics.hz)
         if bad:
             new_states = {k: v for k, v in before.items() if k != st.id}
             res.standing, res.cause = False, "invalid"
@@ -1258,33 +722,9 @@ class SunTable:
         res.disturbed = [x for x in penalties if x.stone != st.id]
         for x in penalties:
             new_states.pop(x.stone, None)
-        self._states = self._fix_supports(new_states)
+        self._states = fix_supports(new_states, self.shapes)
         self._dirty = True
         res.state = self._states.get(st.id)
         res.wall_s = time.perf_counter() - t0
         return res
 
-    # ---- recording ------------------------------------------------------------------------
-
-    def _record_setup(self, rec: PoseRecorder) -> None:
-        rec.meta.setdefault("preset", self.preset)
-        rec.meta.setdefault("dt", self.physics.dt)
-        rec.meta.setdefault("base", {"radius": self.table.base_radius, "thickness": self.table.base_thickness})
-        for sid, s in self._states.items():
-            shp = self.shapes[s.shape]
-            rec.body(f"stone:{sid}", {"kind": "stone", "stone": sid, "shape": s.shape,
-                                      "half_extents": [0.5 * shp.depth, 0.5 * shp.width, 0.5 * shp.height]})
-        rec.body("ball", {"kind": "ball", "radius": self.ball.radius, "pivot": [0.0, 0.0, self.ball.pivot_z]})
-
-    def _record_frame(self, rec: PoseRecorder | None, t: float) -> None:
-        if rec is None:
-            return
-        c = self._cid
-        poses: dict[str, list[float]] = {}
-        for sid, b in self._bodies.items():
-            pos, quat = p.getBasePositionAndOrientation(b, physicsClientId=c)
-            poses[f"stone:{sid}"] = list(pos) + list(quat)
-        if self._ball_body is not None:
-            s = p.getLinkState(self._ball_body, 0, physicsClientId=c)
-            poses["ball"] = list(s[0]) + list(s[1])
-        rec.frame(t, poses)

@@ -66,8 +66,9 @@ class PassNoise:
 
 
 @dataclass(frozen=True)
-class PlaceNoise:
-    """The errors of one placement.
+class TablePlaceNoise:
+    """The errors of one placement on the PyBullet table, in metres and radians (the rules'
+    ``sim.sun.rules.PlaceNoise`` carries the same errors with the yaw in degrees).
 
     Attributes:
         along_m: tangential offset along the ring (m; for a gate: along its length).
@@ -93,7 +94,7 @@ SIGMA_RANGES = {"sigma_aim_deg": (0.15, 5.0), "sigma_release_m": (0.002, 0.06), 
                 "sigma_place_m": (0.0002, 0.005), "sigma_place_deg": (0.5, 15.0)}
 
 ZERO_PASS = PassNoise()
-ZERO_PLACE = PlaceNoise()
+ZERO_PLACE = TablePlaceNoise()
 
 
 @dataclass(frozen=True)
@@ -133,10 +134,10 @@ class Thrower:
                          release_m=self.sigma_release_m * float(z[1]),
                          push_mps=(self.sigma_push_mps * float(z[2]), self.sigma_push_mps * float(z[3])))
 
-    def draw_place(self, rng: np.random.Generator) -> PlaceNoise:
+    def draw_place(self, rng: np.random.Generator) -> TablePlaceNoise:
         """Draw the errors of one placement (always three normals)."""
         z = rng.standard_normal(3)
-        return PlaceNoise(along_m=self.sigma_place_m * float(z[0]), across_m=self.sigma_place_m * float(z[1]),
+        return TablePlaceNoise(along_m=self.sigma_place_m * float(z[0]), across_m=self.sigma_place_m * float(z[1]),
                           yaw_rad=math.radians(self.sigma_place_deg) * float(z[2]))
 
 

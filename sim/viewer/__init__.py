@@ -1,7 +1,7 @@
 """Replays of *Stonehenge and the Sun*: the replay file, a viser web viewer, PyBullet's GUI and video.
 
 - :mod:`sim.viewer.replay`: the documented replay file (docs/replay-format.md), ``save_replay``,
-  ``load_replay`` and converters from the table's pose recordings (``sim.sun.table.PoseRecorder``);
+  ``load_replay`` and converters from the table's pose recordings (``sim.sun.recording.PoseRecorder``);
   a package of records, fileformat, convert, sources and synthetic.
 - :mod:`sim.viewer.quaternions`: the viewer's quaternion helpers.
 - :mod:`sim.viewer.viser_app`: the live viser viewer and the static export.

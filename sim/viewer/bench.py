@@ -14,7 +14,8 @@ from typing import Any
 
 from sim.sun.bench import LAYOUT
 from sim.sun.layout import load_layout
-from sim.sun.table import PoseRecorder, SunTable
+from sim.sun.recording import PoseRecorder
+from sim.sun.table import SunTable
 from sim.viewer.replay import ReplayBuilder
 from sim.viewer.video import render_video
 

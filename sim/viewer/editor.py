@@ -124,7 +124,7 @@ class SettleOutcome:
 
 @dataclass
 class PassOutcome:
-    """One pass from the editor: the engine's result (``PassResult.as_dict()``) and the pose
+    """One pass from the editor: the engine's result (``TablePass.as_dict()``) and the pose
     recording (``PoseRecorder.to_dict()``, docs/pose-recording.md) for the animation."""
 
     result: dict[str, Any]
@@ -365,7 +365,8 @@ class LayoutEditor:
         Raises:
             InputError: a bad aim, skill or release (the engine's messages).
         """
-        from sim.sun.table import PoseRecorder, SunTable
+        from sim.sun.recording import PoseRecorder
+        from sim.sun.table import SunTable
         from sim.sun.thrower import skill as skill_level
 
         aim = _angle(aim_deg, "aim")

@@ -12,7 +12,7 @@ from sim.core.errors import InputError
 from sim.sun.layout import load_layout
 from sim.sun.ring import Geometry
 from sim.sun.table import SunTable
-from sim.sun.thrower import SKILLS, PlaceNoise, skill
+from sim.sun.thrower import SKILLS, TablePlaceNoise, skill
 
 LAYOUTS = Path(__file__).resolve().parents[2] / "scenarios" / "sun" / "layouts"
 HALF_GATE_DEG = 14.98  # two pillars at +-14.98 deg leave a 44 mm gap
@@ -121,7 +121,7 @@ def test_skills_and_common_random_numbers() -> None:
     # Same standard normals scaled by the sigmas (4x for the aim).
     assert c.aim_rad == pytest.approx(4 * e.aim_rad)
     kid = skill("child").draw_place(np.random.default_rng(2))
-    assert isinstance(kid, PlaceNoise)
+    assert isinstance(kid, TablePlaceNoise)
     # placements too: the same three normals, scaled by each skill's sigmas
     calm = skill("steady").draw_place(np.random.default_rng(2))
     assert kid.along_m == pytest.approx(3.5 * calm.along_m) and kid.across_m == pytest.approx(3.5 * calm.across_m)
@@ -144,3 +144,42 @@ def test_chosen_ids_and_layout_round_trip(tmp_path: Path) -> None:
         assert res.stone == 41 and e.stone(41).shape == "block"
         with pytest.raises(InputError):
             e.stand_stone("block", 1.0, stone_id=41)
+
+
+def test_a_placement_world_without_the_idle_ball_gives_the_same_results_bit_for_bit(empty: SunTable) -> None:
+    """A placement builds its world without the ball (sim/sun/world.py, ``rebuild``): the idle ball
+    collides with nothing and its motor has no force, so every placement must end exactly as in a
+    world that has it: stands a hair from a neighbour and stacks thrown off by a shaky hand."""
+    from sim.sun.ring import sep_for_width
+
+    t = empty
+    rng = np.random.default_rng(3)
+    hand = skill("child")
+    for a in range(0, 360, 45):
+        t.stand_stone("block", math.radians(a))
+    outcomes = set()
+    for k in range(14):
+        start = t.snapshot()
+        pos = t.positions()
+        anchor = pos[int(rng.integers(len(pos)))]
+        shape = ("pillar", "block", "slab")[k % 3]
+        n = hand.draw_place(rng)
+        stack = k % 2 == 1 and anchor.top < 0
+        if not stack:  # a stand leaving 0.5-4 mm to the anchor
+            d = sep_for_width(anchor, t.table.ring_radius, t.shapes[shape], float(rng.uniform(0.0005, 0.004)))
+            assert d is not None
+            ang = anchor.angle + float(rng.choice([-1.0, 1.0])) * d
+        results = []
+        for with_ball in (False, True):
+            t.restore(start)
+            if with_ball:
+                t.rebuild(ball=True)  # a clean world with the ball: the placement keeps it
+            if stack:
+                r = t.stack_stone(shape, anchor.id, TablePlaceNoise(3 * n.along_m, 3 * n.across_m, n.yaw_rad))
+            else:
+                r = t.stand_stone(shape, ang, n)
+            results.append((r.standing, r.cause, [(x.stone, x.cause) for x in r.disturbed], r.steps,
+                            [(s.id, s.pos, s.quat) for s in t.stones()]))
+        assert results[0] == results[1]
+        outcomes.add(results[0][1])
+    assert {None, "blocked"} <= outcomes and outcomes - {None, "blocked"}  # stood, refused and fell

@@ -154,7 +154,7 @@ def test_invalid_pass_is_flagged_and_rerun_at_reference() -> None:
 
 
 def test_recording_has_every_body_at_the_chosen_rate(tmp_path: Path) -> None:
-    from sim.sun.table import PoseRecorder
+    from sim.sun.recording import PoseRecorder
 
     rec = PoseRecorder(30.0)
     with SunTable.from_layout(load_layout(LAYOUTS / "even-ring.toml")) as t:
@@ -205,7 +205,8 @@ def test_recording_a_pass_does_not_change_it() -> None:
     # A study records game 0 (frames = "first") and `replay` re-plays any game with recording on:
     # the recorded pass must be the same pass. Recording used to read the ball every step, which
     # moved the catch and changed what fell.
-    from sim.sun.table import PoseRecorder, PassNoise
+    from sim.sun.recording import PoseRecorder
+    from sim.sun.thrower import PassNoise
 
     with SunTable.from_layout(load_layout(LAYOUTS / "full-32.toml", "fast")) as t:
         snap = t.snapshot()

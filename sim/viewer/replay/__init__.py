@@ -14,7 +14,7 @@ A replay is one ``.npz`` archive (``numpy.savez_compressed``, no pickles) with f
 :func:`load_replay` validates everything and raises :class:`sim.core.errors.ReplayError` (an
 ``InputError``: the CLI exits 2) for a truncated, foreign, inconsistent or newer file.
 
-Replays are built from the table's pose recordings (``sim.sun.table.PoseRecorder``, format
+Replays are built from the table's pose recordings (``sim.sun.recording.PoseRecorder``, format
 ``stonelab.sun.poses``, docs/pose-recording.md) by :func:`from_pose_recording` (one pass) or a
 :class:`ReplayBuilder` (a whole game: one recording per pass, laid end to end on one timeline).
 

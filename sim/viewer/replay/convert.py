@@ -1,4 +1,4 @@
-"""Converters into replays: one pass recorded by ``sim.sun.table.PoseRecorder``
+"""Converters into replays: one pass recorded by ``sim.sun.recording.PoseRecorder``
 (:func:`from_pose_recording`), several laid end to end (:func:`concat_replays`,
 :class:`ReplayBuilder`), and the physics calls of a whole game (:func:`from_game_record`).
 """
@@ -42,7 +42,7 @@ def from_pose_recording(rec: Any, *, seat: int | None = None, player: str = "",
                         outcome: Mapping[str, Any] | None = None, noise: Mapping[str, Any] | None = None,
                         release_m: float | None = None, text: str = "", meta: Mapping[str, Any] | None = None,
                         source: str | Path | None = None) -> Replay:
-    """Convert one pass recorded by ``sim.sun.table.PoseRecorder`` into a one-turn :class:`Replay`.
+    """Convert one pass recorded by ``sim.sun.recording.PoseRecorder`` into a one-turn :class:`Replay`.
 
     Args:
         rec: a ``PoseRecorder``, its ``to_dict()``, or the path of its JSON file.

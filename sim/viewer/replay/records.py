@@ -16,7 +16,7 @@ from sim.core.errors import ReplayError
 
 FORMAT = "stonelab.replay"
 VERSION = 1
-#: The table engineer's per-pass recording format (sim.sun.table.PoseRecorder).
+#: The table engineer's per-pass recording format (sim.sun.recording.PoseRecorder).
 POSE_FORMAT = "stonelab.sun.poses"
 POSE_VERSIONS = (1,)
 
