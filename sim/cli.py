@@ -215,7 +215,7 @@ def sensitivity(
     from analysis.sensitivity import analyse, to_json
     from sim.core.runner import run_study
     from sim.core.scenario import BACKENDS, load_scenario
-    from sim.core.sensitivity import METHODS, with_plan
+    from sim.core.sensitivity import METHODS
 
     reg = _registry()
     if backend is not None and backend not in BACKENDS:
@@ -226,7 +226,7 @@ def sensitivity(
         raise InputError("--address needs --backend dask", key="--address")
     sc = load_scenario(scenario, reg)
     default_out = None if "sensitivity" in sc.raw else str(Path("runs") / f"{sc.name}-sensitivity")
-    sc = with_plan(sc, reg, method=method, trajectories=trajectories, samples=samples, games_per_point=games_per_point)
+    sc = sc.with_plan(reg, method=method, trajectories=trajectories, samples=samples, games_per_point=games_per_point)
     sc = sc.with_overrides(reg, seed=seed, backend=backend or ("dask" if address else None), workers=workers,
                            out=str(out) if out else (default_out if "out" not in sc.raw else None))
     try:
@@ -360,14 +360,13 @@ def tournament(
     from analysis import tournament as T
     from sim.core.runner import run_study
     from sim.core.scenario import BACKENDS, load_scenario
-    from sim.core.tournament import as_tournament
 
     reg = _registry()
     if backend is not None and backend not in BACKENDS:
         raise InputError(f"got {backend!r}; allowed: {allowed(BACKENDS)}", key="--backend")
     if address and backend not in (None, "dask"):
         raise InputError("--address needs --backend dask", key="--address")
-    sc = as_tournament(load_scenario(scenario, reg), reg).with_overrides(
+    sc = load_scenario(scenario, reg).as_tournament(reg).with_overrides(
         reg, games=games_n, seed=seed, backend=backend or ("dask" if address else None), workers=workers,
         out=str(out) if out else None,
     )

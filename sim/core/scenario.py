@@ -15,6 +15,12 @@ Top-level keys::
                                   (sim/core/sensitivity.py)
     [tournament]                  a round-robin of listed agents instead of fixed seats
                                   (sim/core/tournament.py): one point per seating
+
+The loader sits above the modules that own those two tables: they validate their table and give
+the raw scenarios of their points, the loader validates each (it passes itself to them as the
+validator where a table must check values in the context of the whole scenario), so none of them
+imports the loader back. Seats are validated in :mod:`sim.core.seats`, dotted keys set in
+:mod:`sim.core.scenario_keys`.
 """
 
 from __future__ import annotations
@@ -23,16 +29,21 @@ import copy
 import hashlib
 import itertools
 import json
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from sim.core.errors import InputError, ScenarioError, allowed
 from sim.core.files import read_toml
-from sim.core.game import Game, GameConfig
+from sim.core.game import GameConfig
 from sim.core.options import Option, validate_options
 from sim.core.registry import Registry
+from sim.core.scenario_keys import check_in_context, set_path
+from sim.core.seats import SeatSpec, validate_seats
+from sim.core.sensitivity import SECTION, Plan, parse_plan, plan_raw, sample_raws
+from sim.core.tournament import SEATING_KEY, Tournament, parse_tournament, seating_raw, tournament_raw
+
+__all__ = ["BACKENDS", "STUDY_OPTIONS", "Scenario", "SeatSpec", "SweepPoint", "load_scenario", "scenario_from_dict"]
 
 BACKENDS = ("serial", "process", "dask")
 
@@ -55,30 +66,6 @@ STUDY_OPTIONS: tuple[Option, ...] = (
     Option("out", str, "", "run folder; default runs/<name>"),
 )
 _STUDY_KEYS = {o.name for o in STUDY_OPTIONS}
-#: seat keys every game takes: the agent, a display name, and a declared strength (a number,
-#: higher is stronger) that reports use to say which agent is stronger (analysis/strength.py)
-_SEAT_BASE = ("agent", "name", "strength")
-
-
-@dataclass(frozen=True)
-class SeatSpec:
-    """One seat: its agent, the agent's validated parameters and the game's seat options."""
-
-    agent: str
-    params: Mapping[str, Any]
-    seat_options: Mapping[str, Any]
-    name: str = ""
-    #: the keys the file sets explicitly (labels show only these, not every default)
-    given: tuple[str, ...] = ()
-
-    def label(self) -> str:
-        """Readable label, e.g. ``mcts(iterations=300)``, or the seat's given name."""
-        if self.name:
-            return self.name
-        extra = [f"{k}={v}" for k, v in {**self.params, **self.seat_options}.items() if k in self.given]
-        return f"{self.agent}({', '.join(extra)})" if extra else self.agent
-
-
 @dataclass(frozen=True)
 class SweepPoint:
     """One point of the sweep grid: its index, the swept values, and the resolved scenario."""
@@ -106,9 +93,10 @@ class Scenario:
     sweep: tuple[tuple[str, tuple[Any, ...]], ...]
     raw: Mapping[str, Any] = field(repr=False)
     source: str = ""
-    #: the round-robin of a ``[tournament]`` table (a :class:`sim.core.tournament.Tournament`);
-    #: ``seats`` then holds its first seating
-    tournament: Any = None
+    #: the round-robin of a ``[tournament]`` table; ``seats`` then holds its first seating
+    tournament: Tournament | None = None
+    #: the validated ``[sensitivity]`` section (None without one)
+    plan: Plan | None = None
 
     @property
     def num_players(self) -> int:
@@ -136,16 +124,17 @@ class Scenario:
     def points(self, registry: Registry) -> list[SweepPoint]:
         """The sweep grid (one point without a sweep), each point a fully validated scenario; for a
         scenario with ``[sensitivity]``, its sample points (:mod:`sim.core.sensitivity`); for a
-        tournament, one point per seating (:func:`sim.core.tournament.tournament_points`)."""
-        if "sensitivity" in self.raw:
-            from sim.core.sensitivity import parse_plan, sample_points
+        tournament, one point per seating (:mod:`sim.core.tournament`).
 
-            plan = parse_plan(self.raw, registry, source=self.source, default_name=self.name)
-            return sample_points(self, registry, plan)
+        Raises:
+            ScenarioError: a sampled combination or a seating the game refuses (each range end and
+                each entrant was checked alone on load; e.g. a ring radius and a base radius that
+                do not fit together).
+        """
+        if self.plan is not None:
+            return self._sample_points(registry, self.plan)
         if self.tournament is not None:
-            from sim.core.tournament import tournament_points
-
-            return tournament_points(self, registry)
+            return self._seating_points(registry, self.tournament)
         if not self.sweep:
             return [SweepPoint(0, {}, self)]
         keys = [k for k, _ in self.sweep]
@@ -154,10 +143,59 @@ class Scenario:
             raw = copy.deepcopy(dict(self.raw))
             raw.pop("sweep", None)
             for key, value in zip(keys, combo):
-                _set_path(raw, key, value)
+                set_path(raw, key, value)
             sc = scenario_from_dict(raw, registry, source=self.source, default_name=self.name)
             out.append(SweepPoint(i, dict(zip(keys, combo)), sc))
         return out
+
+    def _sample_points(self, registry: Registry, plan: Plan) -> list[SweepPoint]:
+        """The plan's sample points: point ``i`` is row ``i`` of the sample matrix."""
+        out = []
+        for i, (values, raw) in enumerate(sample_raws(self.raw, plan, self.seed)):
+            try:
+                sc = scenario_from_dict(raw, registry, source=self.source, default_name=self.name)
+            except ScenarioError as e:
+                raise ScenarioError(f"sample point {i} ({json.dumps(values)}) is not a valid scenario: "
+                                    f"key '{e.key}': {e.message}", source=self.source,
+                                    key=SECTION) from None
+            out.append(SweepPoint(i, values, sc))
+        return out
+
+    def _seating_points(self, registry: Registry, t: Tournament) -> list[SweepPoint]:
+        """One point per seating, each a validated scenario with that seating's seats."""
+        out = []
+        for i, seating in enumerate(t.seatings()):
+            point = scenario_from_dict(seating_raw(self.raw, t, seating), registry, source=self.source,
+                                       default_name=self.name)
+            out.append(SweepPoint(i, {SEATING_KEY: t.seating_label(seating)}, point))
+        return out
+
+    def with_plan(self, registry: Registry, *, method: str | None = None, trajectories: int | None = None,
+                  samples: int | None = None, games_per_point: int | None = None) -> "Scenario":
+        """A copy whose ``[sensitivity]`` section has the given settings and its inputs written out
+        (the game's defaults when it names none), re-validated. Command-line settings thus enter
+        the scenario's fingerprint: a run folder of another plan is refused, not mixed.
+
+        Raises:
+            ScenarioError: see :func:`sim.core.sensitivity.parse_plan`.
+        """
+        raw = plan_raw(self.raw, registry, self.game, method=method, trajectories=trajectories,
+                                   samples=samples, games_per_point=games_per_point)
+        return scenario_from_dict(raw, registry, source=self.source, default_name=self.name)
+
+    def as_tournament(self, registry: Registry) -> "Scenario":
+        """Itself when it has a ``[tournament]`` table; else the tournament of its seats' agents (a
+        plain scenario's seats become the entrants, in games of the game's fewest players), its run
+        folder ``runs/<name>-tournament`` unless the file sets ``out``.
+
+        Raises:
+            ScenarioError: the scenario has a ``[sweep]``, or its seats cannot make a tournament
+                (e.g. two seats with one label).
+        """
+        if self.tournament is not None:
+            return self
+        raw = tournament_raw(self.raw, self.name, self.source)
+        return scenario_from_dict(raw, registry, source=self.source, default_name=self.name)
 
     def with_overrides(self, registry: Registry, **study: Any) -> "Scenario":
         """A copy with study keys (games, seed, backend, workers, out) replaced and re-validated.
@@ -228,19 +266,17 @@ def scenario_from_dict(
         if not isinstance(val, dict):
             raise ScenarioError("must be a table", source=source, key=sec)
         sections[sec] = validate_options(val, opts, source=source, prefix=sec)
-    tournament = None
+    entrants = None
     if "tournament" in raw and "sensitivity" in raw:
         raise ScenarioError("a scenario has either [tournament] or [sensitivity], not both: both choose the "
                             "study's points", source=source, key="sensitivity")
     if "tournament" in raw:
-        from sim.core.tournament import parse_tournament, seating_raw
-
-        tournament = parse_tournament(raw["tournament"], raw, game, source)
+        entrants = parse_tournament(raw["tournament"], raw, game, source)
         # the first seating stands for the study where one seating is asked for (validate's line)
-        first = seating_raw(raw, tournament, tournament.seatings()[0])["seats"]
-        seats = _seats(first, game, source)
+        first = seating_raw(raw, entrants, entrants.seatings()[0])["seats"]
+        seats = validate_seats(first, game, source)
     else:
-        seats = _seats(raw.get("seats"), game, source)
+        seats = validate_seats(raw.get("seats"), game, source)
     if spec.check is not None:
         config = GameConfig(num_players=len(seats), rules=rules, sections=sections,
                             seats=tuple(s.seat_options for s in seats))
@@ -248,10 +284,9 @@ def scenario_from_dict(
         if problem:
             raise ScenarioError(problem[1], source=source, key=problem[0])
     sweep = _sweep(raw.get("sweep"), raw, registry, source, default_name)
+    plan = None
     if "sensitivity" in raw:
-        from sim.core.sensitivity import parse_plan
-
-        parse_plan(raw, registry, source=source, default_name=default_name)
+        plan = parse_plan(raw, registry, _validator(registry, source, default_name), source=source)
     return Scenario(
         name=name,
         game=spec.name,
@@ -267,60 +302,15 @@ def scenario_from_dict(
         sweep=sweep,
         raw=raw,
         source=source,
-        tournament=tournament,
+        tournament=entrants,
+        plan=plan,
     )
 
 
-def _seats(value: Any, game: Game, source: str) -> tuple[SeatSpec, ...]:
-    spec = game.spec
-    lo, hi = spec.min_players, spec.max_players
-    between = f"{lo}" if lo == hi else f"{lo} to {hi}"
-    if value is None:
-        raise ScenarioError(f"missing: give {between} [[seats]] tables", source=source, key="seats")
-    if not isinstance(value, list) or not all(isinstance(s, dict) for s in value):
-        raise ScenarioError("must be an array of tables ([[seats]])", source=source, key="seats")
-    if not lo <= len(value) <= hi:
-        raise ScenarioError(
-            f"{len(value)} seats; {spec.name} takes {between} players", source=source, key="seats"
-        )
-    from sim.core.agents import agent_spec
-
-    seats = []
-    for i, seat in enumerate(value):
-        where = f"seats[{i}]"
-        agent = seat.get("agent")
-        if not isinstance(agent, str):
-            raise ScenarioError(
-                f"missing or not a string; allowed agents: {allowed(game.agents)}", source=source, key=f"{where}.agent"
-            )
-        aspec = agent_spec(game, agent, source=source, key=f"{where}.agent")
-        agent_keys = {o.name for o in aspec.options}
-        seat_keys = {o.name for o in spec.seat_options}
-        for k in seat:
-            if k not in agent_keys and k not in seat_keys and k not in _SEAT_BASE:
-                raise ScenarioError(
-                    f"unknown key for agent {agent!r}; allowed: {allowed(sorted(agent_keys | seat_keys | set(_SEAT_BASE)))}",
-                    source=source,
-                    key=f"{where}.{k}",
-                )
-        label = seat.get("name", "")
-        if not isinstance(label, str):
-            raise ScenarioError(f"got {label!r}; allowed: a string", source=source, key=f"{where}.name")
-        strength = seat.get("strength")
-        if strength is not None and (isinstance(strength, bool) or not isinstance(strength, (int, float))
-                                     or not math.isfinite(strength)):
-            raise ScenarioError(f"got {strength!r}; allowed: a finite number (higher is stronger)",
-                                source=source, key=f"{where}.strength")
-        params = validate_options({k: v for k, v in seat.items() if k in agent_keys}, aspec.options, source=source, prefix=where)
-        problem = aspec.check(game, params) if aspec.check else None
-        if problem:
-            raise ScenarioError(problem[1], source=source, key=f"{where}.{problem[0]}")
-        sopts = validate_options(
-            {k: v for k, v in seat.items() if k in seat_keys}, spec.seat_options, source=source, prefix=where
-        )
-        given = tuple(k for k in seat if k not in _SEAT_BASE)
-        seats.append(SeatSpec(agent=agent, params=params, seat_options=sopts, name=label, given=given))
-    return tuple(seats)
+def _validator(registry: Registry, source: str, default_name: str) -> Callable[[dict[str, Any]], Scenario]:
+    """:func:`scenario_from_dict` for one file: what a sweep value or a sensitivity bound is
+    checked with in the context of the whole scenario."""
+    return lambda raw: scenario_from_dict(raw, registry, source=source, default_name=default_name)
 
 
 def _sweep(
@@ -345,44 +335,7 @@ def _sweep(
             # validate each value in context: set it and validate the whole scenario
             trial = copy.deepcopy(dict(raw))
             trial.pop("sweep", None)
-            check_in_context(trial, key, v, _set_path, registry, source=source, default_name=default_name, where=where)
+            check_in_context(trial, key, v, set_path, _validator(registry, source, default_name), source=source,
+                             where=where)
         out.append((key, tuple(vals)))
     return tuple(out)
-
-
-def check_in_context(trial: dict[str, Any], key: str, value: Any, set_value: Any, registry: Registry, *,
-                     source: str, default_name: str, where: str) -> None:
-    """Set ``key`` to ``value`` in the raw scenario ``trial`` with ``set_value(trial, key, value)``
-    and validate the whole scenario: what a sweep value or a sensitivity bound must pass.
-
-    Raises:
-        ScenarioError: at ``where``: the key names nothing settable, or the value is not allowed
-            there (the inner key and reason quoted).
-    """
-    try:
-        set_value(trial, key, value)
-    except KeyError as e:
-        raise ScenarioError(str(e.args[0]), source=source, key=where) from None
-    try:
-        scenario_from_dict(trial, registry, source=source, default_name=default_name)
-    except ScenarioError as e:
-        inner = f"key '{e.key}': {e.message}" if e.key else e.message
-        raise ScenarioError(f"value {value!r} is not allowed: {inner}", source=source, key=where) from None
-
-
-def _set_path(raw: dict[str, Any], dotted: str, value: Any) -> None:
-    """Set ``a.b.c`` (list indices as numbers: ``seats.1.iterations``) inside nested tables."""
-    parts = dotted.split(".")
-    node: Any = raw
-    for i, part in enumerate(parts[:-1]):
-        if isinstance(node, list):
-            if not part.isdigit() or int(part) >= len(node):
-                raise KeyError(f"'{'.'.join(parts[: i + 1])}' does not name an existing seat (0 to {len(node) - 1})")
-            node = node[int(part)]
-        else:
-            node = node.setdefault(part, {})
-            if not isinstance(node, (dict, list)):
-                raise KeyError(f"'{'.'.join(parts[: i + 1])}' is not a table")
-    if isinstance(node, list):
-        raise KeyError(f"'{dotted}' must name a key inside a seat, e.g. seats.0.iterations")
-    node[parts[-1]] = value

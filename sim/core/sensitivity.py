@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import copy
 import importlib
-import json
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping
@@ -46,10 +45,10 @@ import numpy as np
 
 from sim.core.errors import ScenarioError, allowed
 from sim.core.options import Option, validate_options
+from sim.core.scenario_keys import Validate, check_in_context, set_path
 
-if TYPE_CHECKING:  # scenario imports this module lazily; no import cycle at run time
+if TYPE_CHECKING:
     from sim.core.registry import Registry
-    from sim.core.scenario import Scenario, SweepPoint
 
 METHODS = ("morris", "sobol")
 SECTION = "sensitivity"
@@ -187,10 +186,8 @@ def set_input(raw: dict[str, Any], key: str, value: Any) -> None:
     Raises:
         KeyError: the key names no seat or is not a table path (message for the user).
     """
-    from sim.core.scenario import _set_path
-
     for k in expand_key(raw, key):
-        _set_path(raw, k, value)
+        set_path(raw, k, value)
 
 
 def base_raw(raw: Mapping[str, Any]) -> dict[str, Any]:
@@ -201,21 +198,21 @@ def base_raw(raw: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def parse_plan(raw: Mapping[str, Any], registry: "Registry", *, source: str = "<scenario>",
-               default_name: str = "scenario") -> Plan:
+def parse_plan(raw: Mapping[str, Any], registry: "Registry", validate: Validate, *,
+               source: str = "<scenario>") -> Plan:
     """Validate the ``[sensitivity]`` section of a raw scenario (which must hold one).
 
-    Each input's key must name a scenario key that takes both ends of its range: the scenario is
-    validated with the low and with the high value set, so a bad key or range is reported with the
-    file, ``sensitivity.inputs.<key>`` and what that key allows.
+    Each input's key must name a scenario key that takes both ends of its range: the scenario
+    (without its study tables) is validated by ``validate`` with the low and with the high value
+    set, so a bad key or range is reported with the file, ``sensitivity.inputs.<key>`` and what
+    that key allows. :func:`sim.core.scenario.scenario_from_dict` passes itself as ``validate``:
+    this module never imports the scenario loader.
 
     Raises:
         ScenarioError: unknown key of the section, wrong type or range of a setting, a sweep in the
             same scenario, no inputs (and no game defaults), an input that is not ``[low, high]``
             with ``low < high``, or a value the varied key does not allow.
     """
-    from sim.core.scenario import check_in_context
-
     sec = raw.get(SECTION)
     if not isinstance(sec, dict):
         raise ScenarioError("must be a table ([sensitivity])", source=source, key=SECTION)
@@ -247,8 +244,7 @@ def parse_plan(raw: Mapping[str, Any], registry: "Registry", *, source: str = "<
         if not lo < hi:
             raise ScenarioError(f"got [{lo}, {hi}]; allowed: [low, high] with low < high", source=source, key=where)
         for v in (lo, hi):
-            check_in_context(copy.deepcopy(base), key, v, set_input, registry, source=source,
-                             default_name=default_name, where=where)
+            check_in_context(copy.deepcopy(base), key, v, set_input, validate, source=source, where=where)
         inputs.append(Input(key, float(lo), float(hi), integer=isinstance(lo, int) and isinstance(hi, int)))
     # one canonical order, by key: the store keeps the scenario as JSON with sorted keys, and a
     # Sobol' design is tied to the column order of its problem, so sampling and analysis must agree
@@ -260,61 +256,48 @@ def parse_plan(raw: Mapping[str, Any], registry: "Registry", *, source: str = "<
                 opts["conf_level"], opts["resamples"])
 
 
-def plan_of(scenario: "Scenario", registry: "Registry") -> Plan | None:
-    """The scenario's validated plan, or None when it has no ``[sensitivity]`` section."""
-    if SECTION not in scenario.raw:
-        return None
-    return parse_plan(scenario.raw, registry, source=scenario.source, default_name=scenario.name)
-
-
-def sample_points(scenario: "Scenario", registry: "Registry", plan: Plan) -> list["SweepPoint"]:
-    """The plan's sample points as sweep points: point ``i`` is row ``i`` of the sample matrix.
+def sample_raws(raw: Mapping[str, Any], plan: Plan, seed: int) -> list[tuple[dict[str, float | int], dict[str, Any]]]:
+    """The plan's sample points as raw scenarios: row ``i`` of the sample matrix drawn with
+    ``seed`` gives ``(values, raw_i)``, the inputs' values by key and the scenario ``raw`` without
+    its study tables with those values set; :meth:`sim.core.scenario.Scenario.points` validates
+    each.
 
     Raises:
-        ScenarioError: a sampled combination the game refuses (each range end was checked alone;
-            e.g. a ring radius and a base radius that do not fit together).
+        KeyError: an input names no settable key (cannot happen for a plan from
+            :func:`parse_plan`, which set both ends of each range).
     """
-    from sim.core.scenario import SweepPoint, scenario_from_dict
-
-    x = plan.sample(scenario.seed)
-    base = base_raw(scenario.raw)
+    x = plan.sample(seed)
+    base = base_raw(raw)
     out = []
-    for i, row in enumerate(x):
-        raw = copy.deepcopy(base)
-        values = {}
+    for row in x:
+        point = copy.deepcopy(base)
+        values: dict[str, float | int] = {}
         for inp, v in zip(plan.inputs, row):
             values[inp.key] = inp.value(float(v))
-            set_input(raw, inp.key, values[inp.key])
-        try:
-            sc = scenario_from_dict(raw, registry, source=scenario.source, default_name=scenario.name)
-        except ScenarioError as e:
-            raise ScenarioError(f"sample point {i} ({json.dumps(values)}) is not a valid scenario: "
-                                f"key '{e.key}': {e.message}", source=scenario.source, key=SECTION) from None
-        out.append(SweepPoint(i, values, sc))
+            set_input(point, inp.key, values[inp.key])
+        out.append((values, point))
     return out
 
 
-def with_plan(scenario: "Scenario", registry: "Registry", *, method: str | None = None,
-              trajectories: int | None = None, samples: int | None = None,
-              games_per_point: int | None = None) -> "Scenario":
-    """A copy of the scenario whose ``[sensitivity]`` section has the given settings and its inputs
-    written out (the game's defaults when it names none), re-validated. Command-line settings thus
-    enter the scenario's fingerprint: a run folder of another plan is refused, not mixed.
+def plan_raw(raw: Mapping[str, Any], registry: "Registry", game: str, *, method: str | None = None,
+             trajectories: int | None = None, samples: int | None = None,
+             games_per_point: int | None = None) -> dict[str, Any]:
+    """A copy of the raw scenario ``raw`` (of ``game``) whose ``[sensitivity]`` section has the
+    given settings and its inputs written out (the game's defaults when it names none); what
+    :meth:`sim.core.scenario.Scenario.with_plan` validates.
 
     Raises:
-        ScenarioError: see :func:`parse_plan`.
+        InputError, ImportError: see :func:`default_inputs`.
     """
-    from sim.core.scenario import scenario_from_dict
-
-    raw = copy.deepcopy(dict(scenario.raw))
-    sec = dict(raw.get(SECTION) or {})
+    out = copy.deepcopy(dict(raw))
+    sec = dict(out.get(SECTION) or {})
     for k, v in (("method", method), ("trajectories", trajectories), ("samples", samples)):
         if v is not None:
             sec[k] = v
     if not sec.get("inputs"):
         # write the game's defaults out: the store then holds the very inputs it was run with
-        sec["inputs"] = default_inputs(registry, scenario.game)
-    raw[SECTION] = sec
+        sec["inputs"] = default_inputs(registry, game)
+    out[SECTION] = sec
     if games_per_point is not None:
-        raw["games"] = games_per_point
-    return scenario_from_dict(raw, registry, source=scenario.source, default_name=scenario.name)
+        out["games"] = games_per_point
+    return out

@@ -24,14 +24,11 @@ from __future__ import annotations
 import copy
 import itertools
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import Any, Mapping
 
 from sim.core.errors import ScenarioError, allowed
 from sim.core.game import Game
-
-if TYPE_CHECKING:
-    from sim.core.registry import Registry
-    from sim.core.scenario import Scenario, SeatSpec, SweepPoint
+from sim.core.seats import SeatSpec, validate_seats
 
 #: keys of the [tournament] table
 TOURNAMENT_KEYS = ("players", "agents")
@@ -78,8 +75,6 @@ def parse_tournament(value: Any, raw: Mapping[str, Any], game: Game, source: str
             players, a bad entrant (unknown agent, import path, parameter; the key names
             ``tournament.agents[i]``), two entrants with one label, or a ``[sweep]`` beside it.
     """
-    from sim.core.scenario import _seats
-
     if not isinstance(value, dict):
         raise ScenarioError("must be a table ([tournament])", source=source, key="tournament")
     for k in value:
@@ -122,7 +117,7 @@ def parse_tournament(value: Any, raw: Mapping[str, Any], game: Game, source: str
         try:
             # the game checks seats alone and in company: validate the entrant in every seat of a game
             # of its own kind (seat options such as a skill file are read here too)
-            seat: SeatSpec = _seats([e] * players, game, source)[0]
+            seat: SeatSpec = validate_seats([e] * players, game, source)[0]
         except ScenarioError as err:
             k = err.key or ""
             k = key + k[k.index("]") + 1:] if k.startswith("seats[") else (k or key)
@@ -147,41 +142,19 @@ def seating_raw(raw: Mapping[str, Any], t: Tournament, seating: tuple[int, ...])
     return out
 
 
-def tournament_points(sc: "Scenario", registry: "Registry") -> list["SweepPoint"]:
-    """The study's points: one per seating, each a validated scenario with that seating's seats.
+def tournament_raw(raw: Mapping[str, Any], name: str, source: str) -> dict[str, Any]:
+    """The raw scenario of the tournament of a plain scenario's seats (its seats become the
+    entrants), its run folder ``runs/<name>-tournament`` unless the file sets ``out``; what
+    :meth:`sim.core.scenario.Scenario.as_tournament` validates.
 
     Raises:
-        ScenarioError: a seating the game refuses (its ``check`` on the combination of seats).
+        ScenarioError: the scenario has a ``[sweep]``.
     """
-    from sim.core.scenario import SweepPoint, scenario_from_dict
-
-    assert sc.tournament is not None
-    out = []
-    for i, seating in enumerate(sc.tournament.seatings()):
-        point = scenario_from_dict(seating_raw(sc.raw, sc.tournament, seating), registry, source=sc.source,
-                                   default_name=sc.name)
-        out.append(SweepPoint(i, {SEATING_KEY: sc.tournament.seating_label(seating)}, point))
-    return out
-
-
-def as_tournament(sc: "Scenario", registry: "Registry") -> "Scenario":
-    """``sc`` itself when it has a ``[tournament]`` table; else the tournament of its seats' agents
-    (a plain scenario's seats become the entrants, in games of the game's fewest players), its
-    run folder ``runs/<name>-tournament`` unless the file sets ``out``.
-
-    Raises:
-        ScenarioError: the scenario has a ``[sweep]``, or its seats cannot make a tournament (e.g.
-            two seats with one label).
-    """
-    from sim.core.scenario import scenario_from_dict
-
-    if sc.tournament is not None:
-        return sc
-    if sc.sweep:
+    if raw.get("sweep"):
         raise ScenarioError("a tournament cannot be swept: stonelab tournament plays the seats' agents against each "
-                            "other; remove [sweep] (or use stonelab run for the sweep)", source=sc.source, key="sweep")
-    raw = copy.deepcopy(dict(sc.raw))
-    raw["tournament"] = {}
-    if not raw.get("out"):
-        raw["out"] = f"runs/{sc.name}-tournament"
-    return scenario_from_dict(raw, registry, source=sc.source, default_name=sc.name)
+                            "other; remove [sweep] (or use stonelab run for the sweep)", source=source, key="sweep")
+    out = copy.deepcopy(dict(raw))
+    out["tournament"] = {}
+    if not out.get("out"):
+        out["out"] = f"runs/{name}-tournament"
+    return out

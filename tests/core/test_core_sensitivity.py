@@ -17,7 +17,7 @@ from analysis.sensitivity import (Output, analyse, elementary_effects, morris_in
 from sim.core.errors import ScenarioError
 from sim.core.runner import run_study
 from sim.core.scenario import load_scenario, scenario_from_dict
-from sim.core.sensitivity import Input, Plan, with_plan
+from sim.core.sensitivity import Input, Plan
 from sim.core.testing import store_results
 from study_process import kill_once_stored, launch
 
@@ -187,7 +187,7 @@ def test_points_are_validated_scenarios_and_a_function_of_the_seed(tmp_path: Pat
     other = sc.with_overrides(registry, seed=12)
     assert [p.values for p in other.points(registry)] != [p.values for p in pts]
     # command-line settings enter the scenario (and so its fingerprint)
-    sob = with_plan(sc, registry, method="sobol", samples=4, games_per_point=1)
+    sob = sc.with_plan(registry, method="sobol", samples=4, games_per_point=1)
     assert len(sob.points(registry)) == 4 * (3 + 2) and sob.games == 1
     assert sob.fingerprint() != sc.fingerprint()
 
@@ -238,7 +238,7 @@ def test_sobol_study_through_the_store_and_its_report(tmp_path: Path, registry) 
     from analysis.report import build_report
 
     sc = load_scenario(scen(tmp_path, BASE.format(games=3, iters=5) + SECTION.format(traj=2)), registry)
-    sc = with_plan(sc, registry, method="sobol", samples=8).with_overrides(registry, out=str(tmp_path / "sob"))
+    sc = sc.with_plan(registry, method="sobol", samples=8).with_overrides(registry, out=str(tmp_path / "sob"))
     info = run_study(sc, registry, progress=False)
     assert info.played == 3 * 8 * (3 + 2)
     plan, res = analyse(load_run(info.out))

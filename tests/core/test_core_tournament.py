@@ -115,10 +115,8 @@ def test_three_player_games_rotate_every_combination() -> None:
 
 
 def test_plain_seats_become_entrants_with_their_own_folder() -> None:
-    from sim.core.tournament import as_tournament
-
     sc = load_scenario(ROOT / "scenarios" / "druids" / "mcts-vs-greedy.toml", REGISTRY)
-    t = as_tournament(sc, REGISTRY)
+    t = sc.as_tournament(REGISTRY)
     assert t.tournament.labels == ("mcts(iterations=1000, exploration=1.4, rollout_limit=2000)", "greedy")
     assert t.out == "runs/mcts-vs-greedy-tournament"
     assert len(t.points(REGISTRY)) == 2

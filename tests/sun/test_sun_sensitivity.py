@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from sim.cli import main
-from sim.core.scenario import load_scenario
-from sim.core.sensitivity import plan_of, with_plan
+from sim.core.scenario import load_scenario, scenario_from_dict
 from sim.games import REGISTRY
 from sim.sun.game import SEAT_OPTIONS, thrower_of
 from sim.sun.sensitivity import DEFAULT_KEYS, INPUTS
@@ -37,9 +36,8 @@ def test_every_documented_input_is_a_scenario_key_that_takes_its_range() -> None
     sc = load_scenario(ROOT / "scenarios/sun/classic-2p.toml", REGISTRY)
     raw = dict(sc.raw)
     raw["sensitivity"] = {"inputs": {k: v["range"] for k, v in INPUTS.items()}}
-    from sim.core.sensitivity import parse_plan
-
-    plan = parse_plan(raw, REGISTRY, source="test")
+    plan = scenario_from_dict(raw, REGISTRY, source="test").plan
+    assert plan is not None
     assert len(plan.inputs) == len(INPUTS) == 12
     doc = (ROOT / "docs/sensitivity.md").read_text()
     for k in INPUTS:
@@ -48,10 +46,10 @@ def test_every_documented_input_is_a_scenario_key_that_takes_its_range() -> None
 
 def test_a_scenario_without_the_section_gets_the_eight_default_inputs() -> None:
     sc = load_scenario(ROOT / "scenarios/sun/classic-2p.toml", REGISTRY)
-    plan = plan_of(with_plan(sc, REGISTRY, trajectories=2), REGISTRY)
+    plan = sc.with_plan(REGISTRY, trajectories=2).plan
     assert plan is not None and plan.keys == sorted(DEFAULT_KEYS) and len(plan.keys) == 8
     assert plan.n_points() == 2 * 9
-    shipped = plan_of(load_scenario(ROOT / "scenarios/sun/sensitivity.toml", REGISTRY), REGISTRY)
+    shipped = load_scenario(ROOT / "scenarios/sun/sensitivity.toml", REGISTRY).plan
     assert shipped is not None and shipped.keys == plan.keys
 
 

@@ -1,0 +1,97 @@
+"""The ``[[seats]]`` of a scenario: one :class:`SeatSpec` per seat, validated against the game.
+
+Below :mod:`sim.core.scenario` and :mod:`sim.core.tournament`, which both validate seats (a
+tournament validates each entrant as a seat): neither imports the other for it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from sim.core.errors import ScenarioError, allowed
+from sim.core.game import Game
+from sim.core.options import validate_options
+
+#: seat keys every game takes: the agent, a display name, and a declared strength (a number,
+#: higher is stronger) that reports use to say which agent is stronger (analysis/strength.py)
+SEAT_BASE = ("agent", "name", "strength")
+
+
+@dataclass(frozen=True)
+class SeatSpec:
+    """One seat: its agent, the agent's validated parameters and the game's seat options."""
+
+    agent: str
+    params: Mapping[str, Any]
+    seat_options: Mapping[str, Any]
+    name: str = ""
+    #: the keys the file sets explicitly (labels show only these, not every default)
+    given: tuple[str, ...] = ()
+
+    def label(self) -> str:
+        """Readable label, e.g. ``mcts(iterations=300)``, or the seat's given name."""
+        if self.name:
+            return self.name
+        extra = [f"{k}={v}" for k, v in {**self.params, **self.seat_options}.items() if k in self.given]
+        return f"{self.agent}({', '.join(extra)})" if extra else self.agent
+
+
+def validate_seats(value: Any, game: Game, source: str) -> tuple[SeatSpec, ...]:
+    """Validate a scenario's ``seats`` (an array of seat tables) for ``game``.
+
+    Raises:
+        ScenarioError: missing or not an array of tables, a seat count the game does not take, an
+            unknown agent or key, a bad name, strength, agent parameter or seat option; the key
+            names the seat (``seats[i].<key>``).
+    """
+    spec = game.spec
+    lo, hi = spec.min_players, spec.max_players
+    between = f"{lo}" if lo == hi else f"{lo} to {hi}"
+    if value is None:
+        raise ScenarioError(f"missing: give {between} [[seats]] tables", source=source, key="seats")
+    if not isinstance(value, list) or not all(isinstance(s, dict) for s in value):
+        raise ScenarioError("must be an array of tables ([[seats]])", source=source, key="seats")
+    if not lo <= len(value) <= hi:
+        raise ScenarioError(
+            f"{len(value)} seats; {spec.name} takes {between} players", source=source, key="seats"
+        )
+    from sim.core.agents import agent_spec
+
+    seats = []
+    for i, seat in enumerate(value):
+        where = f"seats[{i}]"
+        agent = seat.get("agent")
+        if not isinstance(agent, str):
+            raise ScenarioError(
+                f"missing or not a string; allowed agents: {allowed(game.agents)}", source=source, key=f"{where}.agent"
+            )
+        aspec = agent_spec(game, agent, source=source, key=f"{where}.agent")
+        agent_keys = {o.name for o in aspec.options}
+        seat_keys = {o.name for o in spec.seat_options}
+        for k in seat:
+            if k not in agent_keys and k not in seat_keys and k not in SEAT_BASE:
+                raise ScenarioError(
+                    f"unknown key for agent {agent!r}; allowed: {allowed(sorted(agent_keys | seat_keys | set(SEAT_BASE)))}",
+                    source=source,
+                    key=f"{where}.{k}",
+                )
+        label = seat.get("name", "")
+        if not isinstance(label, str):
+            raise ScenarioError(f"got {label!r}; allowed: a string", source=source, key=f"{where}.name")
+        strength = seat.get("strength")
+        if strength is not None and (isinstance(strength, bool) or not isinstance(strength, (int, float))
+                                     or not math.isfinite(strength)):
+            raise ScenarioError(f"got {strength!r}; allowed: a finite number (higher is stronger)",
+                                source=source, key=f"{where}.strength")
+        params = validate_options({k: v for k, v in seat.items() if k in agent_keys}, aspec.options, source=source, prefix=where)
+        problem = aspec.check(game, params) if aspec.check else None
+        if problem:
+            raise ScenarioError(problem[1], source=source, key=f"{where}.{problem[0]}")
+        sopts = validate_options(
+            {k: v for k, v in seat.items() if k in seat_keys}, spec.seat_options, source=source, prefix=where
+        )
+        given = tuple(k for k in seat if k not in SEAT_BASE)
+        seats.append(SeatSpec(agent=agent, params=params, seat_options=sopts, name=label, given=given))
+    return tuple(seats)
