@@ -16,7 +16,7 @@ import numpy as np
 
 from sim.core.agents import ISMCTS, MCTS, RANDOM
 from sim.core.errors import InputError
-from sim.core.game import Column, Game, GameConfig, GameDetails, GameSpec, Termination
+from sim.core.game import Column, Game, GameConfig, GameDetails, GameSpec
 from sim.core.options import Option
 from sim.druids import agents as _agents
 from sim.druids.rules import (
@@ -27,6 +27,7 @@ from sim.druids.rules import (
     LINE_NAMES,
     MEGALITHS,
     TIE_LOSERS,
+    DruidsEnd,
     DruidsObservation,
     DruidsState,
     parse_notation,
@@ -93,13 +94,6 @@ DETAIL_TABLES = {
         Column("stones", "INTEGER", "stones on the board at the end"),
     ),
 }
-
-class DruidsEnd(Termination):
-    """How a druid game ends (docs/rules-druids.md)."""
-
-    EIGHT_MEGALITHS = "eight_megaliths"  # a single game: a seat placed its eighth megalith
-    BOARD_FULL = "board_full"  # a single game: every space filled before anyone had eight
-    MATCH = "match"  # a match of several games: the higher megalith total wins, equal totals draw
 
 
 SPEC = GameSpec(

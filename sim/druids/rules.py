@@ -68,7 +68,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from sim.core.errors import IllegalActionError, InputError
-from sim.core.game import TERMINAL, Action, Outcome, State
+from sim.core.game import TERMINAL, Action, Outcome, State, Termination
 from sim.druids.board import (
     SIDE, CORNERS, POINTS, NUM_POINTS, POINT_NAMES, POINT_INDEX, point_xy, LINES, LINE_DIRECTION, LINE_LENGTH,
     NUM_LINES, LINE_NAMES, LINE_INDEX, POINT_LINES, STONES, MEGALITHS, MAX_VALUE, NUM_HAND_CODES, WEIGHT,
@@ -81,8 +81,18 @@ __all__ = [
     "LINE_DIRECTION", "LINE_LENGTH", "NUM_LINES", "LINE_NAMES", "LINE_INDEX", "POINT_LINES", "STONES",
     "MEGALITHS", "MAX_VALUE", "NUM_HAND_CODES", "WEIGHT", "FULL_HAND", "hand_counts", "HAND_VALUES",
     "HAND_BEST", "HAND_SIZE", "Place", "ACTIONS", "LEGAL_ROWS", "Claim", "TIE_LOSERS", "EARLY_MODES",
-    "HIDDEN", "DruidsObservation", "DruidsState", "parse_notation", "record_megaliths", "record_winner",
+    "HIDDEN", "DruidsEnd", "DruidsObservation", "DruidsState", "parse_notation", "record_megaliths", "record_winner",
 ]
+
+
+class DruidsEnd(Termination):
+    """How a druid game ends (docs/rules-druids.md): the terminations :meth:`DruidsState.outcome`
+    reports (the game's spec declares them, sim/druids/game.py)."""
+
+    EIGHT_MEGALITHS = "eight_megaliths"  # a single game: a seat placed its eighth megalith
+    BOARD_FULL = "board_full"  # a single game: every space filled before anyone had eight
+    MATCH = "match"  # a match of several games: the higher megalith total wins, equal totals draw
+
 
 # --------------------------------------------------------------------------------------------
 # actions and observations
@@ -403,10 +413,10 @@ class DruidsState(State):
             totals[1] += m[1]
         if self.match_games == 1:
             w = record_winner(self._records[0])
-            term = "eight_megaliths" if max(totals) >= MEGALITHS else "board_full"
+            term = DruidsEnd.EIGHT_MEGALITHS if max(totals) >= MEGALITHS else DruidsEnd.BOARD_FULL
         else:
             w = 0 if totals[0] > totals[1] else 1 if totals[1] > totals[0] else None
-            term = "match"
+            term = DruidsEnd.MATCH
         return Outcome(term, () if w is None else (w,), (float(totals[0]), float(totals[1])))
 
     def provisional_scores(self) -> tuple[float, float]:

@@ -23,7 +23,7 @@ from sim.core.agents import make_agent
 from sim.core.game import CHANCE
 from sim.core.play import play_random
 from sim.rocks.game import GAME
-from sim.rocks.rules import RocksState
+from sim.rocks.rules import RocksEnd, RocksState
 
 
 def random_playout(num_players: int, seed: int) -> tuple[int, int, RocksState]:
@@ -41,7 +41,7 @@ def _playout_rates(num_players: int, seconds: float, repeats: int, seed0: int) -
         while time.perf_counter() - t0 < seconds:
             a, d, s = random_playout(num_players, seed)
             acts, decs, games = acts + a, decs + d, games + 1
-            caps += s.outcome().termination == "turn_cap"  # type: ignore[union-attr]
+            caps += s.outcome().termination == RocksEnd.TURN_CAP  # type: ignore[union-attr]
             seed += 1
         dt = time.perf_counter() - t0
         out["aps"].append(acts / dt)

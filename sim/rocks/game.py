@@ -17,10 +17,10 @@ import numpy as np
 
 from sim.core.agents import ISMCTS, MCTS, RANDOM
 from sim.core.errors import InputError
-from sim.core.game import AgentSpec, Column, Game, GameConfig, GameDetails, GameSpec, Termination
+from sim.core.game import AgentSpec, Column, Game, GameConfig, GameDetails, GameSpec
 from sim.rocks.agents import GREEDY
 from sim.rocks.notation import parse_notation
-from sim.rocks.rules import OPTIONS, RocksObservation, RocksState, Rules
+from sim.rocks.rules import OPTIONS, RocksEnd, RocksObservation, RocksState, Rules
 
 MAX_SEATS = 5
 
@@ -34,12 +34,6 @@ _SEAT_COLUMNS: tuple[Column, ...] = tuple(
         Column(f"seat{i}_guard_removals", "INTEGER", f"seat {i}: fans the guard sent back to the pile"),
     )
 )
-
-class RocksEnd(Termination):
-    """How a game of Rocks! ends (docs/rules-rocks.md)."""
-
-    NORMAL = "normal"  # a seat reached the target score
-    TURN_CAP = "turn_cap"  # the turn cap came first: no winner
 
 
 SPEC = GameSpec(

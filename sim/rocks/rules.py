@@ -45,7 +45,7 @@ from typing import Any, Callable
 import numpy as np
 
 from sim.core.errors import InputError
-from sim.core.game import CHANCE, TERMINAL, Action, Outcome, State
+from sim.core.game import CHANCE, TERMINAL, Action, Outcome, State, Termination
 from sim.rocks.actions import (
     DECK, DECK_SIZE, DRAWS, END_TURN, GUARD, MOVES, NUM_CARDS, SEAT_BOX, SEAT_TRI, SPACES, TRILITHON_CARD, Draw,
     EndTurn, Move, MoveGuard, SeatBox, SeatTrilithon, card_text,
@@ -57,7 +57,7 @@ from sim.rocks.options import OPTION_NAMES, OPTIONS, Rules
 __all__ = [
     "DECK", "DECK_SIZE", "DRAWS", "END_TURN", "GUARD", "MOVES", "NUM_CARDS", "SEAT_BOX", "SEAT_TRI", "SPACES",
     "TRILITHON_CARD", "Draw", "EndTurn", "Move", "MoveGuard", "SeatBox", "SeatTrilithon", "card_text",
-    "OPTION_NAMES", "OPTIONS", "Rules", "RocksObservation", "RocksState",
+    "OPTION_NAMES", "OPTIONS", "Rules", "RocksEnd", "RocksObservation", "RocksState",
     "DEAL", "GUARD_SETUP", "START", "MOVED", "SEATED", "GUARDED", "REFILL", "WON", "CAPPED", "PHASE_NAMES",
     "PHASE_BY_NAME", "CHANCE_PHASES",
 ]
@@ -67,6 +67,14 @@ DEAL, GUARD_SETUP, START, MOVED, SEATED, GUARDED, REFILL, WON, CAPPED = range(9)
 PHASE_NAMES = ("deal", "guard", "start", "moved", "seated", "guarded", "refill", "won", "capped")
 PHASE_BY_NAME = {name: i for i, name in enumerate(PHASE_NAMES)}
 CHANCE_PHASES = (DEAL, GUARD_SETUP, REFILL)
+
+
+class RocksEnd(Termination):
+    """How a game of Rocks! ends (docs/rules-rocks.md): the terminations :meth:`RocksState.outcome`
+    reports (the game's spec declares them, sim/rocks/game.py)."""
+
+    NORMAL = "normal"  # a seat reached the target score (phase WON)
+    TURN_CAP = "turn_cap"  # the turn cap came first: no winner (phase CAPPED)
 
 
 # --- observation ---------------------------------------------------------------------------------
@@ -479,8 +487,8 @@ class RocksState(State):
             return None
         scores = tuple(float(self.points(s)) for s in range(self.num_players))
         if ph == WON:
-            return Outcome("normal", (self.to,), scores)
-        return Outcome("turn_cap", (), scores)
+            return Outcome(RocksEnd.NORMAL, (self.to,), scores)
+        return Outcome(RocksEnd.TURN_CAP, (), scores)
 
     def returns(self) -> tuple[float, ...]:
         """1 to the winner, 1/n each at the turn cap, zeros while running."""

@@ -23,9 +23,9 @@ import numpy as np
 
 from sim.core.agents import RANDOM
 from sim.core.errors import InputError
-from sim.core.game import AgentSpec, Column, Game, GameConfig, GameDetails, GameSpec, Termination
+from sim.core.game import AgentSpec, Column, Game, GameConfig, GameDetails, GameSpec
 from sim.sozoikum.notation import parse_notation
-from sim.sozoikum.rules import MAX_PLAYERS, OPTIONS, SEAT_OPTIONS, SozoikumObservation, SozoikumState
+from sim.sozoikum.rules import MAX_PLAYERS, OPTIONS, SEAT_OPTIONS, SozoikumEnd, SozoikumObservation, SozoikumState
 
 
 def check_config(config: GameConfig) -> tuple[str, str] | None:
@@ -35,12 +35,6 @@ def check_config(config: GameConfig) -> tuple[str, str] | None:
         return "rules.stone_size_min", f"got {lo}; must not exceed rules.stone_size_max ({hi})"
     return None
 
-
-class SozoikumEnd(Termination):
-    """How a game of Sozoikum ends (docs/rules-sozoikum.md)."""
-
-    HOUSE = "house"  # a seat's house stood: it wins
-    ROUND_CAP = "round_cap"  # max_rounds passed without a standing house
 
 
 SPEC = GameSpec(

@@ -8,7 +8,7 @@ from typing import Any
 
 from sim.core.errors import InputError
 from sim.sozoikum.actions import CARDS, DUMNO, TIGER, VETO
-from sim.sozoikum.position import NOTATION_KEYS, OPTION_BY_NAME, PHASES, decode_option, split_ints
+from sim.sozoikum.position import NOTATION_KEYS, OPTION_BY_NAME, PHASES, SozoikumEnd, decode_option, split_ints
 from sim.sozoikum.rules import SozoikumState
 from sim.sozoikum.stones import SEED_BOUND
 
@@ -116,7 +116,7 @@ def _parse(text: str, allow_hidden: bool) -> SozoikumState:
     s.collapses = split_ints(kv["collapses"])
     w, _, term = kv["end"].partition(":")
     s.winner = int(w)
-    s.termination = "" if term == "-" else term
+    s.termination = "" if term == "-" else SozoikumEnd(term)  # ValueError names an unknown ending
     s.log = []
     if kv["log"] != "-":
         for item in kv["log"].split(";"):

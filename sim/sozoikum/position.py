@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence, TypeVar, cast
 
-from sim.core.game import CHANCE, SIMULTANEOUS, Action, State
+from sim.core.game import CHANCE, SIMULTANEOUS, Action, State, Termination
 from sim.sozoikum.builds import HousePhysics, PymunkHouse
 from sim.sozoikum.options import OPTION_BY_NAME
 
@@ -19,6 +19,15 @@ PHASES = (
 )
 
 _P = TypeVar("_P", bound="SozoikumPosition")
+
+
+class SozoikumEnd(Termination):
+    """How a game of Sozoikum ends (docs/rules-sozoikum.md): what the rules set as a position's
+    ``termination`` and :meth:`sim.sozoikum.rules.SozoikumState.outcome` reports (the game's spec
+    declares them, sim/sozoikum/game.py)."""
+
+    HOUSE = "house"  # a seat's house stood: it wins
+    ROUND_CAP = "round_cap"  # max_rounds passed without a standing house
 
 
 #: a build attempt in ``log``: (round, seat, stone ids in role order, stood 0/1, largest stone
@@ -159,7 +168,8 @@ class SozoikumPosition(State):
         self.attempts: list[int] = []
         self.collapses: list[int] = []
         self.winner = -1
-        self.termination = ""
+        #: a SozoikumEnd once the game is over, "" while it runs
+        self.termination: str = ""
         self.log: list[BuildLogEntry] = []
         self._history: list[tuple[int, Action]] = []
         self.fast_build = False

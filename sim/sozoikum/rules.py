@@ -60,7 +60,7 @@ from sim.sozoikum.actions import (
 )
 from sim.sozoikum.builds import BuildVerdict, HousePhysics, PymunkHouse, ScriptedHouse, build_from_seeds, house_params
 from sim.sozoikum.options import GATHERING_RULES, MAX_PLAYERS, OPTIONS, SEAT_OPTIONS
-from sim.sozoikum.position import SozoikumObservation, SozoikumPosition
+from sim.sozoikum.position import SozoikumEnd, SozoikumObservation, SozoikumPosition
 from sim.sozoikum.stones import SEED_BOUND, stone_info
 
 # the names importers reach as ``rules.X`` (the rules grew out of one module; the actions, options,
@@ -70,7 +70,8 @@ __all__ = [
     "Ally", "Announce", "Bid", "BuildChoice", "BuildNoise", "Challenge", "Dumno", "DrawStone", "Fist", "Pass",
     "Pick", "Place", "PlayCard", "Reply", "Sealed", "Setup", "Tiger", "Veto",
     "BuildVerdict", "HousePhysics", "PymunkHouse", "ScriptedHouse", "build_from_seeds", "house_params",
-    "GATHERING_RULES", "MAX_PLAYERS", "OPTIONS", "SEAT_OPTIONS", "SozoikumObservation", "SozoikumPosition",
+    "GATHERING_RULES", "MAX_PLAYERS", "OPTIONS", "SEAT_OPTIONS", "SozoikumEnd", "SozoikumObservation",
+    "SozoikumPosition",
     "ROLES", "HOUSE_STONES", "NOISE_BOUND", "SozoikumState",
 ]
 
@@ -648,7 +649,7 @@ class SozoikumState(SozoikumPosition):
         self.log.append((self.round, s, tuple(self.plan), int(stood), disp, seed))
         if stood:
             self.winner = s
-            self.termination = "house"
+            self.termination = SozoikumEnd.HOUSE
             self.phase = "over"
             self.plan = []
             return
@@ -658,7 +659,7 @@ class SozoikumState(SozoikumPosition):
     def _end_round(self) -> None:
         if self.round >= self.rules["max_rounds"]:
             self.phase = "over"
-            self.termination = "round_cap"
+            self.termination = SozoikumEnd.ROUND_CAP
             return
         self.round += 1
         self.start = (self.start + 1) % self.num_players
@@ -680,4 +681,4 @@ class SozoikumState(SozoikumPosition):
         if self.phase != "over":
             return None
         winners = (self.winner,) if self.winner >= 0 else ()
-        return Outcome(self.termination, winners, tuple(float(len(r)) for r in self.reserve))
+        return Outcome(SozoikumEnd(self.termination), winners, tuple(float(len(r)) for r in self.reserve))

@@ -14,6 +14,7 @@ from sim.core.game import TERMINAL
 from sim.core.play import play_random
 from sim.druids.game import GAME
 from sim.druids.rules import (
+    DruidsEnd,
     LINE_NAMES,
     LINES,
     MEGALITHS,
@@ -368,7 +369,7 @@ def test_match_plays_games_in_sequence_with_alternating_first_player() -> None:
     totals = [sum(record_megaliths(r)[k] for r in records) for k in (0, 1)]
     noted = [sum(MEGALITHS - record_megaliths(r)[k] for r in records if record_winner(r) != k) for k in (0, 1)]
     out = s.outcome()
-    assert out is not None and out.termination == "match"
+    assert out is not None and out.termination is DruidsEnd.MATCH and out.termination == "match"
     assert out.scores == (float(totals[0]), float(totals[1]))
     # total megaliths = 8 * games - noted remaining megaliths: same order as the text's score
     assert totals[0] + noted[0] == totals[1] + noted[1] == 3 * MEGALITHS

@@ -18,6 +18,7 @@ from sim.rocks.rules import (
     Draw,
     Move,
     MoveGuard,
+    RocksEnd,
     RocksState,
     SeatBox,
     SeatTrilithon,
@@ -284,7 +285,7 @@ def test_win_is_checked_at_the_end_of_the_own_turn() -> None:
     s.apply_action(END_TURN)
     assert s.current_player() == TERMINAL
     out = s.outcome()
-    assert out is not None and out.termination == "normal" and out.winners == (0,)
+    assert out is not None and out.termination is RocksEnd.NORMAL and out.termination == "normal" and out.winners == (0,)
     assert out.scores == (21.0, 0.0) and s.returns() == (1.0, 0.0)
 
 
@@ -306,7 +307,7 @@ def test_turn_cap_ends_as_a_draw() -> None:
     s = build_position(2, rules={"max_turns": 10}, turn=9, to=1, hands={1: [3]}, guard=20)
     s.apply_action(END_TURN)
     out = s.outcome()
-    assert out is not None and out.termination == "turn_cap" and out.winners == ()
+    assert out is not None and out.termination is RocksEnd.TURN_CAP and out.termination == "turn_cap" and out.winners == ()
     assert s.returns() == (0.5, 0.5)
 
 

@@ -13,6 +13,7 @@ from sim.core.game import CHANCE
 from sim.sozoikum import rules as R
 from sim.sozoikum.agents import assignments, simulate_plan
 from sim.sozoikum.game import GAME
+from sim.sozoikum.position import SozoikumEnd
 
 
 def standing_seeds(skill: float = 1.0) -> tuple[int, ...]:
@@ -49,7 +50,7 @@ def test_a_standing_house_wins_and_records_the_round() -> None:
     assert s.current_player() == CHANCE
     s.apply_action(R.BuildNoise(1))
     assert s.is_terminal() and s.outcome().winners == (0,)
-    assert s.outcome().termination == "house"
+    assert s.outcome().termination is SozoikumEnd.HOUSE
     d = GAME.details(s)
     assert d.columns["house_round"] == 1 and d.columns["builder"] == 0
     assert d.columns["build_attempts"] == 1 and d.columns["collapses"] == 0
@@ -161,7 +162,7 @@ def test_round_cap_is_a_draw() -> None:
     s.apply_actions({0: R.Sealed(1), 1: R.Sealed(1)})
     s.apply_action(R.Pick(0))
     s.apply_action(R.Pick(1))
-    assert s.is_terminal() and s.outcome().termination == "round_cap" and s.outcome().winners == ()
+    assert s.is_terminal() and s.outcome().termination is SozoikumEnd.ROUND_CAP == "round_cap" and s.outcome().winners == ()
     assert s.returns() == (0.5, 0.5)
     assert GAME.details(s).columns["house_round"] is None
 
@@ -188,7 +189,7 @@ def test_rules_judge_houses_only_through_the_physics_protocol() -> None:
         s.apply_action(R.Place(role, stone))
     s.apply_action(R.BuildNoise(8))
     assert phys.calls[1] == ((201, 202, 203, 204, 205), 0.9, 8)
-    assert s.is_terminal() and s.outcome().winners == (1,) and s.outcome().termination == "house"
+    assert s.is_terminal() and s.outcome().winners == (1,) and s.outcome().termination is SozoikumEnd.HOUSE
 
 
 def test_the_game_judges_with_the_pymunk_house() -> None:
