@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import statistics
 import time
-from typing import Any, cast
+from typing import Any, Callable, cast
 
 import numpy as np
 
@@ -60,6 +60,20 @@ def _midgame(seed: int, steps: int = 120) -> RocksState:
     return cast(RocksState, play_random(GAME, config, rng, state=s, until=lambda st: st.current_player() != CHANCE).state)
 
 
+def _calls_per_s(call: Callable[[], object], seconds: float, repeats: int) -> float:
+    """The median over ``repeats`` runs of how often ``call()`` completes per second (1/s), each
+    run calling it for ``seconds`` of wall time."""
+    rates = []
+    for _ in range(repeats):
+        k = 0
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < seconds:
+            call()
+            k += 1
+        rates.append(k / (time.perf_counter() - t0))
+    return statistics.median(rates)
+
+
 def benchmarks(quick: bool = False) -> list[dict[str, Any]]:
     """All Rocks figures (see the module docstring)."""
     seconds, repeats = (0.3, 3) if quick else (1.0, 5)
@@ -82,28 +96,14 @@ def benchmarks(quick: bool = False) -> list[dict[str, Any]]:
     s = _midgame(3)
     obs = s.observation(s.current_player())
     rng = np.random.default_rng(0)
-    rates = []
-    for _ in range(repeats):
-        k = 0
-        t0 = time.perf_counter()
-        while time.perf_counter() - t0 < seconds / 3:
-            GAME.determinize(obs, rng)
-            k += 1
-        rates.append(k / (time.perf_counter() - t0))
-    results.append(row("determinize_per_s", med(rates), "states/s"))
+    rate = _calls_per_s(lambda: GAME.determinize(obs, rng), seconds / 3, repeats)
+    results.append(row("determinize_per_s", rate, "states/s"))
 
     cfg = GAME.config(2)
     greedy = make_agent(GAME, "greedy", {}, seat=s.current_player(), rng=rng, config=cfg)
     legal = s.legal_actions()
-    rates = []
-    for _ in range(repeats):
-        k = 0
-        t0 = time.perf_counter()
-        while time.perf_counter() - t0 < seconds / 3:
-            greedy.act(obs, legal)
-            k += 1
-        rates.append(k / (time.perf_counter() - t0))
-    results.append(row("greedy_decisions_per_s", med(rates), "decisions/s"))
+    rate = _calls_per_s(lambda: greedy.act(obs, legal), seconds / 3, repeats)
+    results.append(row("greedy_decisions_per_s", rate, "decisions/s"))
 
     search = make_agent(GAME, "ismcts", {"iterations": 100}, seat=s.current_player(), rng=rng, config=cfg)
     times = []

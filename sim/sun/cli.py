@@ -300,43 +300,21 @@ def edit_cmd(
 ) -> None:
     """Edit a layout in the browser (viser): add, stack, gate, move, delete stones, each change checked
     like a layout file; settle, pass and aim-sweep it with the engine's physics; save it as TOML."""
-    import socket
-    import time
-    import warnings
+    from sim.viewer.viser_app import check_host, local_url, serve_until_interrupted, start_server
 
     try:
         if not (1 <= port <= 65535):
             raise InputError(f"port must be 1..65535, not {port}", key="--port")
-        try:
-            socket.getaddrinfo(host, port)  # viser would retry an unknown host forever, silently
-        except (socket.gaierror, UnicodeError) as e:
-            raise InputError(f"cannot listen on {host!r}: {e}; give an address of this machine, e.g. 127.0.0.1",
-                             key="--host") from None
+        check_host(host, port)
         from sim.viewer.editor_app import open_editor, start_editor
-        from sim.viewer.viser_app import is_loopback
 
         ed = open_editor(layout)
-        if not is_loopback(host):
-            typer.echo(f"warning: listening on {host}: anyone on that network can connect to this editor", err=True)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            try:
-                app_ = start_editor(ed, host, port)
-            except OSError as e:
-                raise InputError(f"cannot listen on {host}:{port}: {e}", key="--port") from None
+        app_ = start_server(lambda: start_editor(ed, host, port), host, port, "editor")
     except InputError as exc:
         _fail(exc)
         return
-    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     what = f"{layout}" if layout is not None and layout.exists() else f"a new layout (Save writes {ed.path or 'layout.toml'})"
-    typer.echo(f"layout editor: http://{shown}:{app_.port}/  editing {what}; Ctrl-C stops")
-    try:
-        while True:
-            time.sleep(1.0)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        app_.close()
+    serve_until_interrupted(app_, f"layout editor: {local_url(host, app_.port)}  editing {what}; Ctrl-C stops")
 
 
 # Until the main CLI mounts it, ``python -m sim.sun.cli stability ...`` also works.

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import sys
 import time
-import warnings
 from pathlib import Path
 from typing import Optional
 
@@ -62,32 +61,12 @@ def view(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz), p
 
         play_in_gui(rp, speed=speed, loop=loop)
         return
-    import socket
+    from sim.viewer.viser_app import check_host, local_url, serve_until_interrupted, start_server, start_viewer
 
-    from sim.viewer.viser_app import is_loopback, start_viewer
-
-    try:
-        socket.getaddrinfo(host, port)  # viser would retry an unknown host forever, silently
-    except (socket.gaierror, UnicodeError) as e:
-        raise InputError(f"cannot listen on {host!r}: {e}; give an address of this machine, e.g. 127.0.0.1",
-                         key="--host") from None
-    if not is_loopback(host):
-        typer.echo(f"warning: listening on {host}: anyone on that network can connect to this viewer", err=True)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            v = start_viewer(rp, host=host, port=port)
-        except OSError as e:
-            raise InputError(f"cannot listen on {host}:{port}: {e}", key="--port") from None
-    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
-    typer.echo(f"replay viewer: http://{shown}:{v.port}/  ({len(rp.turns)} turns, {rp.duration:.1f} s; Ctrl-C stops)")
-    try:
-        while True:
-            time.sleep(1.0)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        v.close()
+    check_host(host, port)
+    v = start_server(lambda: start_viewer(rp, host=host, port=port), host, port, "viewer")
+    serve_until_interrupted(v, f"replay viewer: {local_url(host, v.port)}  ({len(rp.turns)} turns, "
+                               f"{rp.duration:.1f} s; Ctrl-C stops)")
 
 
 @app.command()

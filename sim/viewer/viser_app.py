@@ -22,7 +22,8 @@ import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+import sys
+from typing import Any, Callable, Protocol, TypeVar
 
 import numpy as np
 
@@ -299,7 +300,75 @@ def start_viewer(replay: Replay, host: str = LOCALHOST, port: int = 8080) -> Rep
 
 
 def is_loopback(host: str) -> bool:
+    """True for an address only this machine reaches (``localhost``, ``::1``, ``127.*``)."""
     return host in ("localhost", "::1") or host.startswith("127.")
+
+
+# --------------------------------------------------------------------------------------------
+# Serving from the command line: the replay viewer and the layout editor start, print their
+# address and serve until Ctrl-C the same way
+# --------------------------------------------------------------------------------------------
+
+
+class Server(Protocol):
+    """A started viser app: the port it listens on, and how to stop it."""
+
+    port: int
+
+    def close(self) -> None: ...
+
+
+_S = TypeVar("_S", bound=Server)
+
+
+def check_host(host: str, port: int) -> None:
+    """Refuse a host name this machine cannot listen on before starting viser, which would retry
+    an unknown host forever, silently.
+
+    Raises:
+        InputError: the host does not resolve (key ``--host``).
+    """
+    try:
+        socket.getaddrinfo(host, port)
+    except (socket.gaierror, UnicodeError) as e:
+        raise InputError(f"cannot listen on {host!r}: {e}; give an address of this machine, e.g. 127.0.0.1",
+                         key="--host") from None
+
+
+def start_server(start: Callable[[], _S], host: str, port: int, what: str) -> _S:
+    """``start()`` with viser's own warnings silenced, after a warning on stderr when ``host``
+    opens the ``what`` (e.g. ``"viewer"``) to a network.
+
+    Raises:
+        InputError: the port cannot be listened on (key ``--port``).
+    """
+    if not is_loopback(host):
+        print(f"warning: listening on {host}: anyone on that network can connect to this {what}", file=sys.stderr)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return start()
+        except OSError as e:
+            raise InputError(f"cannot listen on {host}:{port}: {e}", key="--port") from None
+
+
+def local_url(host: str, port: int) -> str:
+    """The address to open in a browser: ``0.0.0.0`` and ``::`` (every interface) as 127.0.0.1."""
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    return f"http://{shown}:{port}/"
+
+
+def serve_until_interrupted(server: Server, line: str) -> None:
+    """Print ``line`` (the address and what is served), then keep ``server`` running until Ctrl-C;
+    close it either way."""
+    print(line, flush=True)
+    try:
+        while True:
+            time.sleep(1.0)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()
 
 
 # --------------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 import urllib.request
@@ -13,7 +14,8 @@ from sim.cli import main
 from sim.core.errors import InputError
 from sim.viewer.replay import PENALTY_COLOUR, Replay, hex_rgb, save_replay
 from sim.viewer.viser_app import (EXPORT_INDEX, EXPORT_RECORDING, EXPORT_STANDALONE, ReplayViewer, check_export_dir,
-                                  export_static, free_port, is_loopback, serve_dir)
+                                  check_host, export_static, free_port, is_loopback, local_url, serve_dir,
+                                  serve_until_interrupted, start_server)
 
 
 def _get(url: str) -> bytes:
@@ -76,6 +78,33 @@ def test_serve_and_export_refuse_bad_input(tmp_path: Path, synth: Replay) -> Non
 def test_loopback_detection() -> None:
     assert is_loopback("127.0.0.1") and is_loopback("localhost") and is_loopback("::1")
     assert not is_loopback("0.0.0.0") and not is_loopback("192.0.2.7")
+
+
+def test_the_command_line_serving_helpers(synth: Replay, capsys: pytest.CaptureFixture[str],
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    # the replay viewer and the layout editor start, print and stop through these
+    assert local_url("0.0.0.0", 8080) == "http://127.0.0.1:8080/" and local_url("::", 1) == "http://127.0.0.1:1/"
+    assert local_url("192.0.2.7", 80) == "http://192.0.2.7:80/"
+    with pytest.raises(InputError) as e:
+        check_host("no-such-host.invalid", 8080)
+    assert e.value.key == "--host"
+    # a port another socket holds: the OSError becomes a one-line error blamed on --port
+    with socket.create_server(("127.0.0.1", 0)) as busy:
+        port = busy.getsockname()[1]
+        with pytest.raises(InputError) as e:
+            start_server(lambda: socket.create_server(("127.0.0.1", port)), "127.0.0.1", port, "viewer")
+        assert e.value.key == "--port" and f"127.0.0.1:{port}" in e.value.message
+    v = start_server(lambda: ReplayViewer(synth, host="127.0.0.1", port=free_port()), "127.0.0.1", 0, "viewer")
+    assert "warning" not in capsys.readouterr().err  # loopback: no network warning
+    assert b"<html" in _get(v.url).lower()
+
+    def ctrl_c(_seconds: float) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(time, "sleep", ctrl_c)
+    serve_until_interrupted(v, f"replay viewer: {local_url('127.0.0.1', v.port)}")
+    assert capsys.readouterr().out.startswith(f"replay viewer: http://127.0.0.1:{v.port}/\n")
+    assert v._stop.is_set()  # closed on Ctrl-C: the player thread is told to stop
 
 
 def test_live_viewer_scrubs_jumps_and_highlights(synth: Replay) -> None:
