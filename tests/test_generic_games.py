@@ -83,3 +83,20 @@ def test_search_with_the_games_greedy_rollouts_picks_a_legal_action(name: str) -
     assert getattr(agent, "search", agent)._policy is not None  # sozoikum wraps the shared search
     legal = state.legal_actions(seat)
     assert agent.act(state.observation(seat), legal) in legal
+
+
+@pytest.mark.parametrize("name", _params())
+def test_every_agent_refuses_an_empty_choice_naming_its_seat(name: str) -> None:
+    """An agent asked to act with no legal action (a caller's bug: a terminal or chance state) says
+    so with its seat instead of failing somewhere inside its policy."""
+    import numpy as np
+
+    from sim.core.agents import make_agent
+
+    game = get_game(name)
+    config = game.config(game.spec.min_players)
+    observation = game.new_initial_state(config).observation(1)
+    for agent in game.agents:
+        a = make_agent(game, agent, {}, seat=1, rng=np.random.default_rng(0), config=config)
+        with pytest.raises(ValueError, match=r"seat 1: no legal action"):
+            a.act(observation, [])

@@ -19,7 +19,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from sim.core.errors import ScenarioError, allowed
-from sim.core.game import Action, AgentSpec, Game, GameConfig
+from sim.core.game import Action, AgentSpec, Game, GameConfig, require_legal_actions
 from sim.core.mcts import SearchAgent
 from sim.core.options import Option
 
@@ -37,8 +37,7 @@ class RandomAgent:
         Raises:
             ValueError: no legal action was offered.
         """
-        if not legal_actions:
-            raise ValueError(f"seat {self.seat}: no legal action to choose from")
+        require_legal_actions(self.seat, legal_actions)
         return legal_actions[int(self.rng.integers(len(legal_actions)))]
 
 

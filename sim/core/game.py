@@ -116,6 +116,17 @@ class Agent(Protocol):
         ...
 
 
+def require_legal_actions(seat: int, legal_actions: Sequence[Action]) -> None:
+    """The guard an :class:`Agent`'s ``act`` starts with: an agent asked to move with nothing to choose
+    from is a bug of the caller (a terminal or chance state), said with the seat.
+
+    Raises:
+        ValueError: ``legal_actions`` is empty.
+    """
+    if not legal_actions:
+        raise ValueError(f"seat {seat}: no legal action to choose from")
+
+
 AgentFactory = Callable[..., Agent]
 """``factory(game=Game, seat=int, rng=np.random.Generator, config=GameConfig, **params) -> Agent``"""
 

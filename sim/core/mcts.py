@@ -21,7 +21,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from sim.core.errors import ScenarioError, allowed
-from sim.core.game import CHANCE, SIMULTANEOUS, Action, Game, GameConfig, State
+from sim.core.game import CHANCE, SIMULTANEOUS, Action, Game, GameConfig, State, require_legal_actions
 
 
 class _Node:
@@ -88,7 +88,12 @@ class SearchAgent:
             self._policy = [spec.build(game, {}, seat=s, rng=rng, config=config) for s in range(config.num_players)]
 
     def act(self, observation: Any, legal_actions: Sequence[Action]) -> Action:
-        """Search from ``observation`` and return the most visited legal root action."""
+        """Search from ``observation`` and return the most visited legal root action.
+
+        Raises:
+            ValueError: no legal action was offered.
+        """
+        require_legal_actions(self.seat, legal_actions)
         if len(legal_actions) == 1:
             return legal_actions[0]
         root = _Node(player=-99)

@@ -26,7 +26,7 @@ from typing import Any, Sequence, cast
 
 import numpy as np
 
-from sim.core.game import Action, AgentSpec, GameConfig
+from sim.core.game import Action, AgentSpec, GameConfig, require_legal_actions
 from sim.core.options import Option
 from sim.druids.rules import (
     HIDDEN,
@@ -64,8 +64,7 @@ class GreedyAgent:
         Raises:
             ValueError: no legal action was offered.
         """
-        if not legal_actions:
-            raise ValueError(f"seat {self.seat}: no legal action to choose from")
+        require_legal_actions(self.seat, legal_actions)
         obs = observation
         me = obs.seat
         opp = 1 - me

@@ -27,7 +27,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from sim.core.game import Action, AgentSpec, Game, GameConfig
+from sim.core.game import Action, AgentSpec, Game, GameConfig, require_legal_actions
 from sim.core.options import Option
 from sim.rocks.rules import SPACES, EndTurn, Move, MoveGuard, RocksObservation, SeatBox, SeatTrilithon
 
@@ -62,8 +62,7 @@ class GreedyAgent:
         Raises:
             ValueError: no legal action was offered.
         """
-        if not legal_actions:
-            raise ValueError(f"seat {self.seat}: no legal action to choose from")
+        require_legal_actions(self.seat, legal_actions)
         obs = observation
         boxes = [a for a in legal_actions if type(a) is SeatBox]
         if boxes:

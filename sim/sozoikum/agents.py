@@ -44,7 +44,7 @@ from typing import Any, Sequence, cast
 import numpy as np
 
 from sim.core.agents import SEARCH_OPTIONS, check_rollout_agent
-from sim.core.game import Action, AgentSpec, Game, GameConfig
+from sim.core.game import Action, AgentSpec, Game, GameConfig, require_legal_actions
 from sim.core.options import Option
 from sim.sozoikum import rules as R
 from sim.sozoikum.house import house_quality
@@ -125,7 +125,12 @@ class GreedyAgent:
 
     # --- acting -----------------------------------------------------------------------------
     def act(self, observation: R.SozoikumObservation, legal_actions: Sequence[Action]) -> Action:
-        """The greedy choice (falls back to the first legal action if a rule leaves none)."""
+        """The greedy choice (falls back to the first legal action if a rule leaves none).
+
+        Raises:
+            ValueError: no legal action was offered.
+        """
+        require_legal_actions(self.seat, legal_actions)
         _, st = self.game.parse_observation(observation)  # type: ignore[attr-defined]
         a = self.choose(st, legal_actions)
         return a if a in legal_actions else legal_actions[0]
