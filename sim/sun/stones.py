@@ -8,6 +8,8 @@
   ``fell_from_support``: a stacked stone or gate no longer resting on its supports' tops;
   ``toppled``: tilted more than ``topple_tilt_deg``), :func:`fix_supports` tidies supports after
   losses, :func:`gate_pose` lays a lintel across two tops.
+- What the table's operations report: :class:`TablePass` (a pass: penalties, the gaps the ball went
+  through, cost; its :class:`Crossing` of the ring) and :class:`TablePlacement` (a placement).
 
 Quaternions are (x, y, z, w) as in PyBullet.
 """
@@ -15,7 +17,7 @@ Quaternions are (x, y, z, w) as in PyBullet.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Mapping, Sequence
 
 import numpy as np
@@ -23,6 +25,7 @@ import pybullet as p
 
 from sim.sun.layout import ShapeSpec, TableSpec, wrap_angle
 from sim.sun.ring import pose_bottom, pose_top
+from sim.sun.thrower import PassNoise
 
 Role = Literal["stand", "stack", "gate"]
 Cause = Literal["toppled", "pushed_off", "fell_from_support"]
@@ -233,3 +236,106 @@ def gate_pose(shp: ShapeSpec, s1: StoneState, s2: StoneState, shapes: Mapping[st
            mid[1] + along_m * c_[1] + across_m * r_[1],
            float(max(p1[2], p2[2])) + 0.5 * shp.lintel_thickness + drop)
     return pos, quat_from_matrix(mat)
+
+
+# --------------------------------------------------------------------------------------------
+# What a pass and a placement report (sim.sun.table.SunTable's results)
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Crossing:
+    """The ball's centre crossing the ring radius: angle (rad) and direction."""
+
+    angle: float
+    inbound: bool
+    t: float
+
+
+@dataclass
+class TablePass:
+    """Outcome of one pass.
+
+    Attributes:
+        aim_rad, release_m: the intended aim and release distance (outside the base edge).
+        noise: the thrower's errors applied.
+        penalties: stones lost, with causes.
+        through_aim_gap: the ball entered the ring inside the clear opening of the gap containing
+            the intended aim (on the start poses); False if the aim pointed at a stone.
+        through_opposite_gap: likewise where it left the ring, for the gap containing aim + 180 deg.
+        reached_far_side: the far turning point lies beyond the base edge, past the centre.
+        invalid: the first simulation was non-finite or gained energy (see ``rerun_at_reference``).
+        rerun_at_reference: the result comes from a re-run at the reference preset.
+        preset: the preset that produced this result.
+        sim_time_s, steps: simulated time and steps (swing + settle).
+        swing_steps: steps until the catch.
+        settled: every stone came to rest before the time limit.
+        wall_s: wall time of the whole call.
+        crossings: ring crossings of the ball.
+        catch_pos: ball centre at the catch (m).
+        final: the stones' states after the pass (penalty stones removed).
+    """
+
+    aim_rad: float
+    release_m: float
+    noise: PassNoise
+    penalties: list[Penalty] = field(default_factory=list)
+    through_aim_gap: bool = False
+    through_opposite_gap: bool = False
+    reached_far_side: bool = False
+    invalid: bool = False
+    rerun_at_reference: bool = False
+    preset: str = "fast"
+    sim_time_s: float = 0.0
+    steps: int = 0
+    swing_steps: int = 0
+    settled: bool = True
+    wall_s: float = 0.0
+    crossings: list[Crossing] = field(default_factory=list)
+    catch_pos: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    final: list[StoneState] = field(default_factory=list)
+
+    @property
+    def clean(self) -> bool:
+        """No penalty."""
+        return not self.penalties
+
+    def as_dict(self, poses: bool = True) -> dict[str, Any]:
+        """JSON-friendly form (the keys the CLI prints)."""
+        d: dict[str, Any] = {
+            "aim_deg": math.degrees(self.aim_rad), "release_m": self.release_m, "noise": self.noise.as_dict(),
+            "penalties": [x.as_dict() for x in self.penalties], "through_aim_gap": self.through_aim_gap,
+            "through_opposite_gap": self.through_opposite_gap, "reached_far_side": self.reached_far_side,
+            "invalid": self.invalid, "rerun_at_reference": self.rerun_at_reference, "preset": self.preset,
+            "sim_time_s": self.sim_time_s, "steps": self.steps, "swing_steps": self.swing_steps,
+            "settled": self.settled, "wall_s": self.wall_s,
+            "crossings": [{"angle_deg": math.degrees(c.angle), "inbound": c.inbound, "t": c.t} for c in self.crossings],
+            "catch_pos": list(self.catch_pos),
+        }
+        if poses:
+            d["poses"] = [s.as_dict() for s in self.final]
+        return d
+
+
+@dataclass
+class TablePlacement:
+    """Outcome of standing, stacking or laying a stone.
+
+    Attributes:
+        stone: id of the placed stone.
+        standing: it came to rest where it was put (not blocked, toppled, fallen or off the base).
+        cause: why not: ``"blocked"`` (the noisy pose intersected another stone: nothing changed),
+            ``"toppled"``, ``"fell_from_support"`` or ``"pushed_off"``; ``None`` when standing.
+        disturbed: other stones lost while the placed stone settled.
+        sim_time_s, steps, wall_s: cost.
+        state: the placed stone's state when standing, else ``None`` (a fallen stone is removed).
+    """
+
+    stone: int
+    standing: bool
+    cause: str | None = None
+    disturbed: list[Penalty] = field(default_factory=list)
+    sim_time_s: float = 0.0
+    steps: int = 0
+    wall_s: float = 0.0
+    state: StoneState | None = None
