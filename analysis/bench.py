@@ -18,32 +18,15 @@ from typing import Any
 
 import numpy as np
 
-from sim.core.game import CHANCE, SIMULTANEOUS, Game
+from sim.core.game import Game
+from sim.core.play import play_random
 from sim.core.registry import resolve
 
 
 def random_playout(game: Game, num_players: int, seed: int) -> int:
-    """Play one random game on the state interface; returns the number of actions applied
-    (chance outcomes included: they are work the engine does)."""
-    rng = np.random.default_rng(seed)
-    state = game.new_initial_state(game.config(num_players))
-    n = 0
-    while True:
-        p = state.current_player()
-        if p >= 0:
-            legal = state.legal_actions(p)
-            state.apply_action(legal[int(rng.integers(len(legal)))])
-        elif p == CHANCE:
-            state.apply_action(state.sample_chance(rng))
-        elif p == SIMULTANEOUS:
-            joint = {}
-            for s in state.simultaneous_seats():
-                legal = state.legal_actions(s)
-                joint[s] = legal[int(rng.integers(len(legal)))]
-            state.apply_actions(joint)
-        else:
-            return n
-        n += 1
+    """Play one random game on the state interface (the shared loop, :func:`sim.core.play.play_random`);
+    returns the number of steps applied (chance outcomes included: they are work the engine does)."""
+    return play_random(game, game.config(num_players), np.random.default_rng(seed), leads=False).steps
 
 
 def playout_speed(game: Game, *, seconds: float = 1.0, repeats: int = 5) -> list[dict[str, Any]]:

@@ -64,7 +64,7 @@ def test_search_with_the_games_greedy_rollouts_picks_a_legal_action(name: str) -
     import numpy as np
 
     from sim.core.agents import make_agent
-    from sim.core.game import CHANCE, SIMULTANEOUS
+    from sim.core.play import FirstAgent, play
 
     game = get_game(name)
     if "greedy" not in game.agents or "ismcts" not in game.agents:
@@ -72,11 +72,9 @@ def test_search_with_the_games_greedy_rollouts_picks_a_legal_action(name: str) -
     cfg = game.config(game.spec.min_players)
     rng = np.random.default_rng(3)
     state = game.new_initial_state(cfg)
-    while state.current_player() < 0 and not state.is_terminal():  # chance and simultaneous set-up steps
-        if state.current_player() == CHANCE:
-            state.apply_action(state.sample_chance(rng))
-        elif state.current_player() == SIMULTANEOUS:
-            state.apply_actions({s: state.legal_actions(s)[0] for s in state.simultaneous_seats()})
+    # chance and simultaneous set-up steps through the shared loop, up to the first decision
+    state = play(game, cfg, [FirstAgent()] * cfg.num_players, rng, state=state, leads=False,
+                 until=lambda st: st.current_player() >= 0 or st.is_terminal()).state
     seat = state.current_player()
     agent = make_agent(game, "ismcts", {"iterations": 20, "rollout_agent": "greedy", "rollout_limit": 30},
                        seat=seat, rng=rng, config=cfg)
