@@ -1,0 +1,560 @@
+"""Which moves of the Sun are legal: placements (stand, stack, gate), marker moves and passes.
+
+:class:`SunLegality` adds to a :class:`~sim.sun.board.SunBoard` the checks that say why a move is
+illegal (``_check_*``: a reason, or None when legal), the exact legal stand angles
+(:meth:`SunLegality.stand_intervals`) and the finite candidate lists offered to agents. Angles are
+radians inside, degrees in actions. The turn structure that calls them is ``sim.sun.rules``.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_right
+from dataclasses import replace
+
+from sim.sun.actions import Gate, MoveMarker, Pass, PlaceAction, Stack, Stand
+from sim.sun.board import BASE, GATE, TOP, SunBoard
+from sim.sun.ring import (
+    TAU, Pos, Ring, arcs_overlap, clearance_to_bisector, gap_width, lintel_footprint, orbit_arc, pose_top, sep_for_width,
+)
+
+# The legal stand angles are exact intervals (SunState.stand_intervals); the finite candidate list
+# offered to agents samples each interval: its two ends moved inwards by SAMPLE_INSET (m along the
+# ring, so that a stone aimed there is not a hair from its neighbour), its middle, and the angles
+# leaving a neighbour a passable gap plus PASS_MARGIN (m). Agents may play any other legal angle.
+SAMPLE_INSET = 0.002
+PASS_MARGIN = 0.004
+STAND_EPS = 1e-9  # rad: interval ends are moved this far inwards, so that every angle in them is legal
+FIRST_ANGLES_DEG = tuple(22.5 + 45.0 * k for k in range(8))
+AIM_FRACTIONS = (0.5, 0.3, 0.7, 0.15, 0.85)
+RELEASE_EXTRA = (0.0, 0.1)
+
+
+class SunLegality(SunBoard):
+    """The legality of moves on a Sun position (see the module docstring)."""
+
+    def _placement_candidates(self) -> list[PlaceAction]:
+        ring = self.ring()
+        out: list[PlaceAction] = []
+        for shape in self._available_shapes():
+            for ang in self.stand_samples(shape):
+                out.append(Stand(shape, ang))
+            for p in ring.pos:
+                a2 = Stack(shape, p.id)
+                if p.top < 0 and self._check_place(a2) is None:
+                    out.append(a2)
+        out.extend(self._gate_candidates(ring))
+        return out
+
+    def stand_intervals(self, shape: str) -> list[tuple[float, float]]:
+        """Every angle at which a :class:`Stand` of ``shape`` is legal now, as closed intervals.
+
+        Exact: the legality of a stand changes only where a geometric constraint is met with
+        equality: clear of a neighbour by ``min_clearance``; a new gap exactly passable; the new
+        stone's edge at a marker or at a lintel's footprint; in orbit mode, its edge opposite
+        another gap's edge. Those breakpoints are computed in closed form (``ring.sep_for_width``
+        inverts the gap-width formula), and each piece between two breakpoints is legal as a
+        whole or not at all, decided by the placement check at its middle. Intervals are moved
+        :data:`STAND_EPS` inwards at each end.
+
+        Returns:
+            ``(lo, hi)`` pairs in rad with ``lo <= hi`` (``lo`` may be negative or ``hi`` beyond
+            2 pi where an interval wraps through 0; reduce with ``% TAU``), counter-clockwise in
+            ring order; empty if no stand of that shape is legal.
+        """
+        if self.phase != "place" or shape not in self.geom.shapes or self._stone_for(shape) < 0:
+            return []
+        g = self.geom
+        s = g.shapes[shape]
+        r = g.table.ring_radius
+        ring = self.ring()
+        stone = self._stone_for(shape)
+        half = math.asin(min(1.0, 0.5 * s.width / r))
+        spans: list[tuple[float, float, list[float]]]
+        if ring.empty:
+            spans = [(0.0, TAU, [])]
+        else:
+            spans = []
+            for i in range(ring.n):
+                if ring.under[i] is not None:
+                    continue
+                a, b = ring.pos[i], ring.pos[(i + 1) % ring.n]
+                sep = (b.angle - a.angle) % TAU if ring.n > 1 else TAU
+
+                def limit(p: Pos, width: float) -> float:
+                    x = sep_for_width(p, r, s, width)
+                    return math.pi if x is None else x
+
+                lo = a.angle + limit(a, g.table.min_clearance)
+                hi = a.angle + sep - limit(b, g.table.min_clearance)
+                if hi <= lo:
+                    continue
+                cuts = [a.angle + limit(a, g.pass_width), a.angle + sep - limit(b, g.pass_width)]
+                for ms in self.markers:
+                    for m in ms:
+                        m0 = a.angle + (m - a.angle) % TAU
+                        cuts += [m0, m0 - half, m0 + half]
+                for l0, lsp, _u, _t in ring.lintels:
+                    cuts += [l0 - half, l0 + lsp + half]
+                if self.rules["mode"] == "orbit":
+                    for j in range(ring.n):
+                        for e in (ring.start[j], ring.end[j]):
+                            cuts += [e + math.pi - half, e + math.pi + half]
+                spans.append((lo, hi, cuts))
+        out: list[tuple[float, float]] = []
+        for lo, hi, cuts in spans:
+            inner = set()
+            for c in cuts:
+                c = lo + (c - lo) % TAU  # the copy of the angle at or after lo
+                if lo < c < hi:
+                    inner.add(c)
+            edges = [lo, *sorted(inner), hi]
+            for x0, x1 in zip(edges, edges[1:]):
+                if x1 - x0 <= 2.0 * STAND_EPS:
+                    continue
+                mid = 0.5 * (x0 + x1)
+                # the placement check itself (its geometric part; the stone is known): the same
+                # degrees round trip as a Stand action, so the piece's verdict is the action's
+                if self._stand_check_at(stone, shape, math.radians(math.degrees(mid % TAU)) % TAU) is not None:
+                    continue
+                if out and abs(out[-1][1] - (x0 + STAND_EPS)) <= 4.0 * STAND_EPS:
+                    out[-1] = (out[-1][0], x1 - STAND_EPS)  # joins the previous legal piece
+                else:
+                    out.append((x0 + STAND_EPS, x1 - STAND_EPS))
+        return out
+
+    def stand_samples(self, shape: str) -> list[float]:
+        """A finite sample (degrees in [0, 360), each one legal) of :meth:`stand_intervals`: per
+        interval its ends moved :data:`SAMPLE_INSET` inwards, its middle, and the angles that leave
+        either neighbour a passable gap plus :data:`PASS_MARGIN`."""
+        g = self.geom
+        s = g.shapes.get(shape)
+        if s is None:
+            return []
+        r = g.table.ring_radius
+        ring = self.ring()
+        out: list[float] = []
+        for lo, hi in self.stand_intervals(shape):
+            if ring.empty:
+                cands = [math.radians(d) for d in FIRST_ANGLES_DEG]
+            else:
+                inset = min(SAMPLE_INSET / r, 0.25 * (hi - lo))
+                cands = [0.5 * (lo + hi), lo + inset, hi - inset]
+                i = (bisect_right(ring.angles, (0.5 * (lo + hi)) % TAU) - 1) % ring.n
+                a, b = ring.pos[i], ring.pos[(i + 1) % ring.n]
+                for p, sign, base in ((a, 1.0, a.angle), (b, -1.0, b.angle)):
+                    d = sep_for_width(p, r, s, g.pass_width + PASS_MARGIN)
+                    if d is not None:
+                        x = base + sign * d
+                        x = lo + (x - lo) % TAU
+                        if lo < x < hi:
+                            cands.append(x)
+            for c in cands:
+                deg = round(math.degrees(c % TAU), 6) % 360.0
+                # inside an exact interval, so legal (tests/sun/test_sun_stand_intervals.py checks it)
+                if all(abs((deg - o + 180.0) % 360.0 - 180.0) > 0.05 for o in out):
+                    out.append(deg)
+        return out
+
+    def _check_place(self, a: object) -> str | None:
+        """Why placement ``a`` is illegal now, or None if legal."""
+        if isinstance(a, Stand):
+            return self._check_stand(a)
+        if isinstance(a, Stack):
+            return self._check_stack(a)
+        if isinstance(a, Gate):
+            return self._check_gate(a)
+        return "not a placement (Stand, Stack or Gate)"
+
+    def _check_stand(self, a: Stand) -> str | None:
+        if a.shape not in self.geom.shapes:
+            return f"unknown shape {a.shape!r}"
+        if not isinstance(a.angle, (int, float)) or not math.isfinite(a.angle):
+            return "angle must be a finite number of degrees"
+        stone = self._stone_for(a.shape)
+        if stone < 0:
+            return f"no {a.shape} available in the field" if self.rules["field"] == "open" else \
+                f"the drawn stone is not a {a.shape}"
+        return self._stand_check_at(stone, a.shape, math.radians(a.angle) % TAU)
+
+    def _stand_check_at(self, stone: int, shape: str, ang: float) -> str | None:
+        """The geometric part of :meth:`_check_stand`: stone ``stone`` of ``shape`` at ``ang`` (rad,
+        in [0, 2 pi)); :meth:`stand_intervals` calls it once per piece with the stone known."""
+        g = self.geom
+        s = g.shapes[shape]
+        if g.table.ring_radius + 0.5 * s.depth > g.table.base_radius:
+            return "the stone would stick out over the base edge"
+        ring = self.ring()
+        new = Pos(stone, ang, g.table.ring_radius, s.width, s.depth, s.height)
+        if ring.lintels and ring.lintel_clash(ang - new.half, 2 * new.half, s.height) >= 0:
+            return "it would hit a gate"
+        if not ring.empty:
+            i = (bisect_right(ring.angles, ang) - 1) % ring.n
+            if ring.under[i] is not None:
+                return "cannot stand a stone under a gate"
+            left, right = ring.pos[i], ring.pos[(i + 1) % ring.n]
+            for p, sep in ((left, (ang - left.angle) % TAU), (right, (right.angle - ang) % TAU)):
+                if sep >= math.pi:
+                    continue
+                h = 0.5 * sep
+                if clearance_to_bisector(p.radius, p.depth, p.width, h) + clearance_to_bisector(new.radius, new.depth, new.width, h) \
+                        < g.table.min_clearance:
+                    return f"not clear of stone #{p.id}"
+            if self.rules["mode"] == "standard" and ring.n >= 2 and not self._first_turn():
+                return None if self._stand_marker_fast(ring, i, new) else "no legal marker move would follow"
+        return self._check_marker_after(stone, new_pos=new)
+
+    def _others_gaps(self, ring: Ring) -> list[tuple[float, int]]:
+        """``(marker angle, its gap on ring)`` for every other seat's marker (none on an empty
+        ring), cached while the ring, the seat and the markers stay the same."""
+        key = (ring, self.seat, tuple(tuple(ms) for ms in self.markers))
+        cached = self.__dict__.get("_others_cache")
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        out = []
+        for s_, ms in enumerate(self.markers):
+            if s_ == self.seat:
+                continue
+            for m in ms:
+                g = ring.nearest_gap(m)
+                if g is not None:
+                    out.append((m, g))
+        self.__dict__["_others_cache"] = (key, out)
+        return out
+
+    def _stand_marker_fast(self, ring: Ring, i: int, new: Pos) -> bool:
+        """Standard mode: is there a legal marker move after standing ``new`` in gap ``i``? Local
+        computation equal to :meth:`_marker_options` on the full ring (a test checks this)."""
+        a, b = ring.pos[i], ring.pos[(i + 1) % ring.n]
+        k_cw, k_ccw = (a.id, new.id), (new.id, b.id)
+        others: set[tuple[int, int]] = set()
+        split_at = (new.angle - a.angle) % TAU
+        for m, g in self._others_gaps(ring):
+            if g == i:
+                others.add(k_cw if (m - a.angle) % TAU < split_at else k_ccw)
+            else:
+                others.add(ring.keys[g])
+        before = self.area_before[self.seat]
+        pw = self.geom.pass_width
+        for key, (p, q) in ((k_ccw, (new, b)), (k_cw, (a, new))):
+            if key in others or (key == before and self.rules["marker_change"] == "new_gap"):
+                continue
+            if gap_width(p, q) >= pw:
+                return True
+        return False
+
+    def _check_stack(self, a: Stack) -> str | None:
+        if a.shape not in self.geom.shapes:
+            return f"unknown shape {a.shape!r}"
+        stone = self._stone_for(a.shape)
+        if stone < 0:
+            return f"no {a.shape} available"
+        if not isinstance(a.on, int) or not 0 <= a.on < len(self.role) or self.role[a.on] != BASE:
+            return f"#{a.on} is not a stone standing on the base"
+        ring = self.ring()
+        p = ring.pos[ring.index[a.on]]
+        if p.top >= 0:
+            return "at most two levels"
+        if any(r == GATE and a.on in self.sup[i] for i, r in enumerate(self.role)):
+            return "a gate rests on it"
+        s = self.geom.shapes[a.shape]
+        new = replace(p, width=max(p.width, s.width), depth=max(p.depth, s.depth), top_z=p.top_z + s.height, top=stone)
+        if ring.lintels and ring.lintel_clash(new.angle - new.half, 2 * new.half, new.top_z) >= 0:
+            return "the stack would hit a gate"
+        if ring.n > 1:
+            k = ring.index[a.on]
+            for q, sep in ((ring.pos[k - 1], (p.angle - ring.pos[k - 1].angle) % TAU),
+                           (ring.pos[(k + 1) % ring.n], (ring.pos[(k + 1) % ring.n].angle - p.angle) % TAU)):
+                if q.id == p.id or sep >= math.pi:
+                    continue
+                h = 0.5 * sep
+                if clearance_to_bisector(q.radius, q.depth, q.width, h) + clearance_to_bisector(new.radius, new.depth, new.width, h) \
+                        < self.geom.table.min_clearance:
+                    return f"the stack would not be clear of stone #{q.id}"
+        if self.rules["mode"] == "standard" and ring.n >= 3 and not self._first_turn() and (
+                new.width == p.width or not any(abs((m - p.angle + math.pi) % TAU - math.pi) <= new.half
+                                                 for ms in self.markers for m in ms)):
+            return None if self._stack_marker_fast(ring, ring.index[a.on], new) else "no legal marker move would follow"
+        return self._check_marker_after(stone, new_pos=new)
+
+    def _stack_marker_fast(self, ring: Ring, k: int, new: Pos) -> bool:
+        """Standard mode, a stack that covers no marker: is there a legal marker move after it?
+        Every marker keeps its gap and the keys are unchanged; only the two gaps beside the
+        position get the stack's width and depth. Equal to :meth:`_marker_options` on the full
+        ring (tests/sun/test_sun_stand_intervals.py checks it on random games)."""
+        others = self._others_areas(ring)
+        new_gap_rule = self.rules["marker_change"] == "new_gap"
+        before = self.area_before[self.seat]
+        g = self.geom
+        for gi, (p, q) in ((k, (new, ring.pos[(k + 1) % ring.n])), ((k - 1) % ring.n, (ring.pos[k - 1], new))):
+            key = ring.keys[gi]
+            if key in others or (new_gap_rule and key == before):
+                continue
+            u = ring.under[gi]
+            if gap_width(p, q) >= g.pass_width and (u is None or u >= g.gate_clear_z):
+                return True
+        return False
+
+    def _ring_with(self, new_pos: Pos | None = None, removed: int = -1,
+                   gate: tuple[int, int, float] | None = None) -> Ring:
+        ring = self.ring()
+        positions = [p for p in ring.pos if p.id != removed and (new_pos is None or p.id != new_pos.id)]
+        if removed >= 0 and self.role[removed] == TOP:
+            b = self.sup[removed][0]
+            positions = [p for p in positions if p.id != b]
+            p0 = ring.pos[ring.index[b]]
+            s = self.geom.shapes[self.shapes[b]]
+            positions.append(replace(p0, width=s.width, depth=s.depth, top_z=pose_top(self.pose[b], s), top=-1))
+        if new_pos is not None:
+            positions.append(new_pos)
+        gates = {ring.keys[i]: u for i, u in enumerate(ring.under) if u is not None}
+        if gate is not None:
+            gates[(gate[0], gate[1])] = gate[2]
+        return Ring(positions, gates, ring.lintels)
+
+    def _check_marker_after(self, stone: int, new_pos: Pos) -> str | None:
+        if self._first_turn():
+            return None
+        ring = self._ring_with(new_pos=new_pos)
+        if not self._marker_options(ring, anchor=new_pos.id):
+            return "no legal marker move would follow"
+        return None
+
+    def _others_areas(self, ring: Ring) -> set[tuple[int, int]]:
+        out = set()
+        for s, ms in enumerate(self.markers):
+            if s == self.seat:
+                continue
+            for a in ms:
+                g = ring.nearest_gap(a)
+                if g is not None:
+                    out.add(ring.keys[g])
+        return out
+
+    def _marker_options(self, ring: Ring, anchor: int | None = None) -> list[MoveMarker]:
+        """Legal marker moves after the stone (position ``anchor``) was stood, on ``ring``."""
+        if anchor is None:
+            anchor = self._anchor()
+        if anchor is None or anchor not in ring.index:
+            return []
+        g = self.geom
+        k = ring.index[anchor]
+        sides = [("ccw", k), ("cw", (k - 1) % ring.n)]
+        if ring.n == 1:
+            sides = sides[:1]
+        others = self._others_areas(ring)
+        before = self.area_before[self.seat]
+        out: list[MoveMarker] = []
+        orbit = self.rules["mode"] == "orbit"
+        new_gap_rule = self.rules["marker_change"] == "new_gap"
+        for m in range(len(self.markers[self.seat])):
+            other_gap = None
+            if orbit:
+                other_gap = ring.nearest_gap(self.markers[self.seat][1 - m])
+                if other_gap is None or not ring.passable(other_gap, g):
+                    continue
+            for side, gi in sides:
+                key = ring.keys[gi]
+                if key in others or not ring.passable(gi, g):
+                    continue
+                if not orbit and key == before and new_gap_rule:
+                    continue
+                if orbit:
+                    old = ring.nearest_gap(self.markers[self.seat][m])
+                    if old is not None and ring.keys[old] == key and new_gap_rule:
+                        continue
+                    if not self._line_exists(ring, gi, other_gap):  # type: ignore[arg-type]
+                        continue
+                out.append(MoveMarker(side, m))
+        return out
+
+    @staticmethod
+    def _line_exists(ring: Ring, g1: int, g2: int) -> bool:
+        return orbit_arc(ring, g1, g2) is not None
+
+    def _anchor(self) -> int | None:
+        """Bottom stone id of the position just stood on (the marker's anchor)."""
+        if self.placed < 0:
+            return None
+        return self.sup[self.placed][0] if self.role[self.placed] == TOP else self.placed
+
+    def _gate_candidates(self, ring: Ring) -> list[Gate]:
+        if ring.n < 3:
+            return []
+        supports = {x for i, r in enumerate(self.role) if r == GATE for x in self.sup[i]}
+        takeable = [i for i, r in enumerate(self.role)
+                    if (r == BASE and i not in supports and ring.pos[ring.index[i]].top < 0)
+                    or (r == TOP and self.sup[i][0] not in supports)]
+        # Pairs of neighbours that no gate can span whatever stone is taken, unless that stone is
+        # the top of one of them: a support carries a gate, a gate spans them, their tops differ by
+        # more than level_tolerance, or the gap is wider than the longest lintel allows.
+        longest = max(self.geom.shapes[self.shapes[st]].lintel_length for st in takeable) if takeable else 0.0
+        most = longest - 2.0 * self.geom.table.gate_min_overlap
+        static_ok = []
+        for i in range(ring.n):
+            pa, pb = ring.pos[i], ring.pos[(i + 1) % ring.n]
+            static_ok.append(pa.id not in supports and pb.id not in supports and ring.under[i] is None
+                             and abs(pa.top_z - pb.top_z) <= self.rules["level_tolerance"]
+                             and gap_width(pa, pb) <= most)
+        out = []
+        for st in takeable:
+            below = self.sup[st][0] if self.role[st] == TOP else -1
+            pairs = []
+            for i in range(ring.n):
+                a, b = ring.pos[i].id, ring.pos[(i + 1) % ring.n].id
+                if st in (a, b) or (not static_ok[i] and below not in (a, b)):
+                    continue
+                pairs.append((a, b))
+            if self.role[st] == BASE:
+                k = ring.index[st]
+                pairs.append((ring.pos[k - 1].id, ring.pos[(k + 1) % ring.n].id))
+            for a, b in pairs:
+                act = Gate(st, a, b)
+                if self._check_gate(act, supports) is None:
+                    out.append(act)
+        return out
+
+    def _check_gate(self, a: Gate, supports: set[int] | None = None) -> str | None:
+        """Why gate ``a`` is illegal now, or None. ``supports``: the stones carrying a gate, when
+        the caller has them already (the candidate loop checks many gates of one state)."""
+        n = len(self.role)
+        if not all(isinstance(x, int) and 0 <= x < n for x in (a.stone, a.a, a.b)):
+            return "unknown stone id"
+        st = a.stone
+        if self.role[st] not in (BASE, TOP):
+            return f"#{st} is not standing on the base (a stone from the field cannot make a gate)"
+        if supports is None:
+            supports = {x for i, r in enumerate(self.role) if r == GATE for x in self.sup[i]}
+        ring = self.ring()
+        if self.role[st] == BASE:
+            if st in supports:
+                return f"a gate rests on #{st}"
+            if ring.pos[ring.index[st]].top >= 0:
+                return f"#{st} carries a stack: take the top stone"
+        elif self.sup[st][0] in supports:
+            return f"a gate rests on #{st}"
+        if a.a == a.b or st in (a.a, a.b):
+            return "a gate needs two other positions"
+        for x in (a.a, a.b):
+            if self.role[x] != BASE:
+                return f"#{x} is not a position on the base"
+            if x in supports:
+                return f"#{x} already carries a gate"
+        # cheap checks on the current ring first (adjacency after removing the stone, level, span)
+        ka, kb = ring.index[a.a], ring.index[a.b]
+        single = self.role[st] == BASE
+        ks = ring.index[st] if single else -1
+        nxt = (ka + 1) % ring.n
+        if single and nxt == ks:
+            nxt = (nxt + 1) % ring.n
+        if nxt != kb or ring.n < 3:
+            return f"#{a.a} and #{a.b} are not neighbours (counter-clockwise)"
+        if (ka + 1) % ring.n == kb and ring.under[ka] is not None:
+            return "a gate already spans this gap"
+        pa, pb = self._pos_without(ring.pos[ka], st), self._pos_without(ring.pos[kb], st)
+        if abs(pa.top_z - pb.top_z) > self.rules["level_tolerance"]:
+            return f"supports differ in height ({pa.top_z * 1000:.1f} and {pb.top_z * 1000:.1f} mm)"
+        s = self.geom.shapes[self.shapes[st]]
+        inner = gap_width(pa, pb)
+        if inner > s.lintel_length - 2.0 * self.geom.table.gate_min_overlap:
+            return f"gap too wide for a {self.shapes[st]} gate ({inner * 1000:.1f} mm)"
+        if inner <= 0.0:
+            return "supports touch"
+        # the lintel must not hit a neighbour as tall as its supports, nor another gate
+        under = min(pa.top_z, pb.top_z)
+        ax, ay = pb.radius * math.cos(pb.angle) - pa.radius * math.cos(pa.angle), \
+            pb.radius * math.sin(pb.angle) - pa.radius * math.sin(pa.angle)
+        nrm = math.hypot(ax, ay) or 1.0
+        mid = (0.5 * (pa.radius * math.cos(pa.angle) + pb.radius * math.cos(pb.angle)),
+               0.5 * (pa.radius * math.sin(pa.angle) + pb.radius * math.sin(pb.angle)))
+        lo, span = lintel_footprint(self.geom, self.shapes[st], mid, (ax / nrm, ay / nrm))
+        for q in ring.pos:
+            if q.id in (pa.id, pb.id) or (single and q.id == st):
+                continue
+            qq = self._pos_without(q, st)
+            if qq.top_z > under - 0.001 and arcs_overlap(lo, span, qq.angle - qq.half, 2 * qq.half):
+                return f"the gate would hit #{q.id}"
+        thick = min(s.width, s.depth)
+        for (l0, lsp, lu, lt) in ring.lintels:
+            if arcs_overlap(lo, span, l0, lsp) and lu < under + thick + 0.001 and lt > under - 0.001:
+                return "the gate would hit another gate"
+        # never merge two different players' mark areas
+        if single:
+            g1, g2 = (ks - 1) % ring.n, ks
+            in1 = {x for x, ms in enumerate(self.markers) for m in ms if ring.gap_of_angle(m) == g1}
+            in2 = {x for x, ms in enumerate(self.markers) for m in ms if ring.gap_of_angle(m) == g2}
+            if any(x != y for x in in1 for y in in2):
+                return "removing it would merge two players' mark areas"
+        gated = self._ring_with(removed=st, gate=(a.a, a.b, under))
+        if not self._own_areas_ok(gated):
+            return "the mover's own mark area must stay passable (move the marker instead)"
+        return None
+
+    def _pos_without(self, p: Pos, st: int) -> Pos:
+        """Position ``p`` after its top stone ``st`` is taken away (unchanged otherwise)."""
+        if p.top != st:
+            return p
+        s = self.geom.shapes[self.shapes[p.id]]
+        return replace(p, width=s.width, depth=s.depth, top_z=pose_top(self.pose[p.id], s), top=-1)
+
+    def _own_areas_ok(self, ring: Ring) -> bool:
+        if ring.empty:
+            return True
+        gaps = [ring.nearest_gap(m) for m in self.markers[self.seat]]
+        if any(g is None or not ring.passable(g, self.geom) for g in gaps):
+            return False
+        if self.rules["mode"] == "orbit":
+            return orbit_arc(ring, gaps[0], gaps[1]) is not None  # type: ignore[arg-type]
+        return True
+
+    # --- pass legality --------------------------------------------------------------------------
+    def pass_arcs(self, ring: Ring | None = None, seat: int | None = None) -> list[tuple[float, float]]:
+        """Arcs (rad, start <= end) of release azimuths whose line crosses the mark area(s) of
+        ``seat`` (default: the mover) as the rules require."""
+        ring = ring or self.ring()
+        if ring.empty:
+            return [(0.0, TAU)]
+        seat = self.seat if seat is None else seat
+        gaps = [ring.gap_of_angle(m) for m in self.markers[seat]]
+        if any(g is None for g in gaps):
+            gaps = [ring.nearest_gap(m) for m in self.markers[seat]]
+        if self.rules["mode"] == "orbit":
+            out = []
+            for g1, g2 in ((gaps[0], gaps[1]), (gaps[1], gaps[0])):
+                arc = orbit_arc(ring, g1, g2)  # type: ignore[arg-type]
+                if arc is not None:
+                    out.append(arc)
+            return out
+        g = gaps[0]
+        s, e = ring.start[g], ring.end[g]  # type: ignore[index]
+        if e < s:
+            return []
+        return [(s, e), (s + math.pi, e + math.pi)]
+
+    def _check_pass(self, a: Pass, arcs: list[tuple[float, float]] | None = None) -> str | None:
+        if not all(isinstance(v, (int, float)) and math.isfinite(v) for v in (a.aim, a.release)):
+            return "aim and release must be finite numbers"
+        g = self.geom
+        if a.release < g.min_release - 1e-12:
+            return f"release {a.release:.3f} m outside the base is less than a hand span ({g.min_release:.3f} m)"
+        if a.release > g.max_release:
+            return f"release must be at most {g.max_release:.3f} m"
+        aim = math.radians(a.aim)
+        for s, e in (self.pass_arcs() if arcs is None else arcs):
+            if e - s >= TAU or ((aim - s) % TAU) <= e - s + 1e-12:
+                return None
+        return "the line of the pass does not go through the mark area"
+
+    def _pass_candidates(self) -> list[Pass]:
+        out: list[Pass] = []
+        g = self.geom
+        arcs = self.pass_arcs()
+        for s, e in arcs:
+            span = min(e - s, TAU)
+            for f in AIM_FRACTIONS:
+                aim = round(math.degrees((s + f * span) % TAU), 6) % 360.0
+                for extra in RELEASE_EXTRA:
+                    p = Pass(aim, round(g.min_release + extra, 6))
+                    if p not in out and self._check_pass(p, arcs) is None:
+                        out.append(p)
+        return out
