@@ -24,6 +24,8 @@ from sim.sun.thrower import Thrower
 
 #: stone roles: in the field, standing on the base, stacked, a gate, a penalty
 FIELD, BASE, TOP, GATE, OUT = "F", "B", "T", "G", "X"
+#: positions kept in a state's memo of positions (``SunBoard._make_ring``) before it is emptied
+POS_MEMO_SIZE = 4096
 #: the phases of a turn, in order (``over``: the game has ended)
 PHASES = ("draw", "place", "settle", "marker", "pass", "swing", "over")
 
@@ -63,6 +65,10 @@ class SunBoard:
         self.passes: list[dict[str, Any]] = []
         self.placements: list[dict[str, Any]] = []
         self._ring: Ring | None = None
+        #: the last ring built (its gaps between unmoved positions are reused by the next one)
+        self._ring_last: Ring | None = None
+        #: positions by (bottom id, its pose, top id, its pose): a pure memo, shared by clones
+        self._pos_memo: dict[tuple[int, Pose, int, Pose | None], Pos] = {}
         self._legal: Sequence[SunAction] | None = None
         self.recorder: Any = None
 
@@ -93,22 +99,36 @@ class SunBoard:
         """The ring as it stands now (cached)."""
         if self._ring is None:
             self._ring = self._make_ring(self.role, self.sup, self.pose)
+            self._ring_last = self._ring
         return self._ring
 
     def _make_ring(self, role: Sequence[str], sup: Mapping[int, tuple[int, ...]], pose: Mapping[int, Pose]) -> Ring:
+        """The ring of stones with these roles, supports and poses. A position whose stones have
+        not moved since an earlier ring is the same :class:`Pos` object (``_pos_memo``), so that the
+        new ring copies the gaps between unmoved neighbours from the last one (``Ring(reuse=)``)."""
         g = self.geom
+        memo = self._pos_memo
+        if len(memo) > POS_MEMO_SIZE:
+            memo.clear()
         tops = {sup[i][0]: i for i, r in enumerate(role) if r == TOP}
         positions = []
         for i, r in enumerate(role):
             if r != BASE:
                 continue
-            p, s = pose[i], g.shapes[self.shapes[i]]
-            w, d, top = s.width, s.depth, pose_top(p, s)
+            p = pose[i]
             t = tops.get(i, -1)
+            key = (i, p, t, pose[t] if t >= 0 else None)
+            known = memo.get(key)
+            if known is not None:
+                positions.append(known)
+                continue
+            s = g.shapes[self.shapes[i]]
+            w, d, top = s.width, s.depth, pose_top(p, s)
             if t >= 0:
                 ts = g.shapes[self.shapes[t]]
                 w, d, top = max(w, ts.width), max(d, ts.depth), pose_top(pose[t], ts)
-            positions.append(Pos(i, math.atan2(p[1], p[0]) % TAU, math.hypot(p[0], p[1]), w, d, top, t))
+            memo[key] = made = Pos(i, math.atan2(p[1], p[0]) % TAU, math.hypot(p[0], p[1]), w, d, top, t)
+            positions.append(made)
         gates: dict[tuple[int, int], float] = {}
         lintels = []
         for i, r in enumerate(role):
@@ -121,7 +141,7 @@ class SunBoard:
                 n = math.hypot(ax, ay) or 1.0
                 lo, span = lintel_footprint(g, self.shapes[i], p, (ax / n, ay / n))
                 lintels.append((lo, span, pose_bottom(p, sh), pose_top(p, sh)))
-        return Ring(positions, gates, lintels)
+        return Ring(positions, gates, lintels, reuse=self._ring_last)
 
     def _dirty(self) -> None:
         self._ring = None

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from sim.sun.actions import Gate, MoveMarker, Pass, PlaceAction, Stack, Stand
 from sim.sun.board import BASE, GATE, TOP, SunBoard
@@ -30,20 +30,62 @@ AIM_FRACTIONS = (0.5, 0.3, 0.7, 0.15, 0.85)
 RELEASE_EXTRA = (0.0, 0.1)
 
 
+@dataclass(frozen=True, slots=True)
+class StandFacts:
+    """What decides a stand's legality apart from its angle, on one ring (metres, radians)."""
+
+    stone: int
+    shape: str
+    ring: Ring
+    radius: float  #: of the stone's centre (the ring radius), m
+    inner: float  #: radius minus half the depth (m): its inner face, for the clearance formula
+    half_width: float  #: m
+    height: float  #: m
+    half: float  #: half its angular width (rad) at ``radius``
+    sticks_out: bool  #: it would stick out over the base edge
+    min_clearance: float  #: m
+    local_marker_check: bool  #: standard mode, 2+ positions, not a free turn: the marker check is local
+    others: list[tuple[float, int]]  #: other seats' markers and their gaps (``_others_gaps``)
+    before: tuple[int, int] | None  #: the mover's area at the start of the turn
+    new_gap_rule: bool  #: marker_change is "new_gap"
+    pass_width: float  #: m
+
+
+@dataclass(frozen=True, slots=True)
+class PlaceFacts:
+    """What every stack and gate check of one position shares (the same ring, seat and markers)."""
+
+    ring: Ring
+    supports: set[int]  #: bottom stones that carry a gate
+    others: set[tuple[int, int]]  #: the other seats' mark areas (ring keys, ``_others_areas``)
+    marker_gaps: list[tuple[int, int | None]]  #: (seat, ``ring.gap_of_angle``) of every marker
+
+
 class SunLegality(SunBoard):
     """The legality of moves on a Sun position (see the module docstring)."""
 
+    def _place_facts(self) -> PlaceFacts:
+        """:class:`PlaceFacts` of the current ring, seat and markers."""
+        ring = self.ring()
+        return PlaceFacts(
+            ring=ring, supports={x for i, r in enumerate(self.role) if r == GATE for x in self.sup[i]},
+            others=self._others_areas(ring),
+            marker_gaps=[(x, ring.gap_of_angle(m)) for x, ms in enumerate(self.markers) for m in ms],
+        )
+
     def _placement_candidates(self) -> list[PlaceAction]:
         ring = self.ring()
+        facts = self._place_facts()
         out: list[PlaceAction] = []
         for shape in self._available_shapes():
             for ang in self.stand_samples(shape):
                 out.append(Stand(shape, ang))
             for p in ring.pos:
-                a2 = Stack(shape, p.id)
-                if p.top < 0 and self._check_place(a2) is None:
-                    out.append(a2)
-        out.extend(self._gate_candidates(ring))
+                if p.top < 0:
+                    a2 = Stack(shape, p.id)
+                    if self._check_stack(a2, facts) is None:
+                        out.append(a2)
+        out.extend(self._gate_candidates(ring, facts))
         return out
 
     def stand_intervals(self, shape: str) -> list[tuple[float, float]]:
@@ -69,6 +111,7 @@ class SunLegality(SunBoard):
         r = g.table.ring_radius
         ring = self.ring()
         stone = self._stone_for(shape)
+        facts = self._stand_facts(stone, shape)
         half = math.asin(min(1.0, 0.5 * s.width / r))
         spans: list[tuple[float, float, list[float]]]
         if ring.empty:
@@ -115,7 +158,7 @@ class SunLegality(SunBoard):
                 mid = 0.5 * (x0 + x1)
                 # the placement check itself (its geometric part; the stone is known): the same
                 # degrees round trip as a Stand action, so the piece's verdict is the action's
-                if self._stand_check_at(stone, shape, math.radians(math.degrees(mid % TAU)) % TAU) is not None:
+                if self._stand_check_at(stone, shape, math.radians(math.degrees(mid % TAU)) % TAU, facts) is not None:
                     continue
                 if out and abs(out[-1][1] - (x0 + STAND_EPS)) <= 4.0 * STAND_EPS:
                     out[-1] = (out[-1][0], x1 - STAND_EPS)  # joins the previous legal piece
@@ -177,40 +220,59 @@ class SunLegality(SunBoard):
                 f"the drawn stone is not a {a.shape}"
         return self._stand_check_at(stone, a.shape, math.radians(a.angle) % TAU)
 
-    def _stand_check_at(self, stone: int, shape: str, ang: float) -> str | None:
-        """The geometric part of :meth:`_check_stand`: stone ``stone`` of ``shape`` at ``ang`` (rad,
-        in [0, 2 pi)); :meth:`stand_intervals` calls it once per piece with the stone known."""
+    def _stand_facts(self, stone: int, shape: str) -> StandFacts:
+        """What :meth:`_stand_check_at` needs for stone ``stone`` of ``shape`` on the current ring,
+        whatever the angle (computed once per :meth:`stand_intervals` call, not once per piece)."""
         g = self.geom
         s = g.shapes[shape]
-        if g.table.ring_radius + 0.5 * s.depth > g.table.base_radius:
-            return "the stone would stick out over the base edge"
+        r = g.table.ring_radius
         ring = self.ring()
-        new = Pos(stone, ang, g.table.ring_radius, s.width, s.depth, s.height)
-        if ring.lintels and ring.lintel_clash(ang - new.half, 2 * new.half, s.height) >= 0:
+        local = self.rules["mode"] == "standard" and ring.n >= 2 and not self._first_turn()
+        return StandFacts(
+            stone=stone, shape=shape, ring=ring, radius=r, inner=r - 0.5 * s.depth, half_width=0.5 * s.width,
+            height=s.height, half=math.asin(min(1.0, 0.5 * s.width / max(r, 1e-9))),
+            sticks_out=r + 0.5 * s.depth > g.table.base_radius, min_clearance=g.table.min_clearance,
+            local_marker_check=local, others=self._others_gaps(ring) if local else [],
+            before=self.area_before[self.seat], new_gap_rule=self.rules["marker_change"] == "new_gap",
+            pass_width=g.pass_width,
+        )
+
+    def _stand_check_at(self, stone: int, shape: str, ang: float, facts: StandFacts | None = None) -> str | None:
+        """The geometric part of :meth:`_check_stand`: stone ``stone`` of ``shape`` at ``ang`` (rad,
+        in [0, 2 pi)); :meth:`stand_intervals` calls it once per piece with the stone known and
+        ``facts`` (:meth:`_stand_facts`, which must be of this stone, shape and position)."""
+        f = self._stand_facts(stone, shape) if facts is None else facts
+        if f.sticks_out:
+            return "the stone would stick out over the base edge"
+        ring = f.ring
+        if ring.lintels and ring.lintel_clash(ang - f.half, 2 * f.half, f.height) >= 0:
             return "it would hit a gate"
         if not ring.empty:
             i = (bisect_right(ring.angles, ang) - 1) % ring.n
             if ring.under[i] is not None:
                 return "cannot stand a stone under a gate"
             left, right = ring.pos[i], ring.pos[(i + 1) % ring.n]
+            # the clear widths of the two new gaps (layout.clearance_to_bisector of each stone, summed;
+            # inf beyond a half turn, as ring.gap_width): the clearance check and the marker check
+            widths = []
             for p, sep in ((left, (ang - left.angle) % TAU), (right, (right.angle - ang) % TAU)):
                 if sep >= math.pi:
+                    widths.append(math.inf)
                     continue
                 h = 0.5 * sep
-                if clearance_to_bisector(p.radius, p.depth, p.width, h) + clearance_to_bisector(new.radius, new.depth, new.width, h) \
-                        < g.table.min_clearance:
+                sn, cs = math.sin(h), math.cos(h)
+                w = ((p.radius - 0.5 * p.depth) * sn - 0.5 * p.width * cs) + (f.inner * sn - f.half_width * cs)
+                if w < f.min_clearance:
                     return f"not clear of stone #{p.id}"
-            if self.rules["mode"] == "standard" and ring.n >= 2 and not self._first_turn():
-                return None if self._stand_marker_fast(ring, i, new) else "no legal marker move would follow"
-        return self._check_marker_after(stone, new_pos=new)
+                widths.append(w)
+            if f.local_marker_check:
+                return None if self._stand_marker_fast(f, i, ang, widths[0], widths[1]) else \
+                    "no legal marker move would follow"
+        s = self.geom.shapes[shape]
+        return self._check_marker_after(stone, new_pos=Pos(stone, ang, f.radius, s.width, s.depth, s.height))
 
     def _others_gaps(self, ring: Ring) -> list[tuple[float, int]]:
-        """``(marker angle, its gap on ring)`` for every other seat's marker (none on an empty
-        ring), cached while the ring, the seat and the markers stay the same."""
-        key = (ring, self.seat, tuple(tuple(ms) for ms in self.markers))
-        cached = self.__dict__.get("_others_cache")
-        if cached is not None and cached[0] == key:
-            return cached[1]
+        """``(marker angle, its gap on ring)`` for every other seat's marker (none on an empty ring)."""
         out = []
         for s_, ms in enumerate(self.markers):
             if s_ == self.seat:
@@ -219,31 +281,33 @@ class SunLegality(SunBoard):
                 g = ring.nearest_gap(m)
                 if g is not None:
                     out.append((m, g))
-        self.__dict__["_others_cache"] = (key, out)
         return out
 
-    def _stand_marker_fast(self, ring: Ring, i: int, new: Pos) -> bool:
-        """Standard mode: is there a legal marker move after standing ``new`` in gap ``i``? Local
-        computation equal to :meth:`_marker_options` on the full ring (a test checks this)."""
+    def _stand_marker_fast(self, f: StandFacts, i: int, ang: float, w_cw: float, w_ccw: float) -> bool:
+        """Standard mode: is there a legal marker move after standing the stone of ``f`` at ``ang``
+        in gap ``i``, leaving new gaps of clear widths ``w_cw`` (from the clockwise neighbour) and
+        ``w_ccw`` (m)? Local computation equal to :meth:`_marker_options` on the full ring (a test
+        checks this)."""
+        ring = f.ring
         a, b = ring.pos[i], ring.pos[(i + 1) % ring.n]
-        k_cw, k_ccw = (a.id, new.id), (new.id, b.id)
+        k_cw, k_ccw = (a.id, f.stone), (f.stone, b.id)
         others: set[tuple[int, int]] = set()
-        split_at = (new.angle - a.angle) % TAU
-        for m, g in self._others_gaps(ring):
+        split_at = (ang - a.angle) % TAU
+        for m, g in f.others:
             if g == i:
                 others.add(k_cw if (m - a.angle) % TAU < split_at else k_ccw)
             else:
                 others.add(ring.keys[g])
-        before = self.area_before[self.seat]
-        pw = self.geom.pass_width
-        for key, (p, q) in ((k_ccw, (new, b)), (k_cw, (a, new))):
-            if key in others or (key == before and self.rules["marker_change"] == "new_gap"):
+        for key, w in ((k_ccw, w_ccw), (k_cw, w_cw)):
+            if key in others or (key == f.before and f.new_gap_rule):
                 continue
-            if gap_width(p, q) >= pw:
+            if w >= f.pass_width:
                 return True
         return False
 
-    def _check_stack(self, a: Stack) -> str | None:
+    def _check_stack(self, a: Stack, facts: PlaceFacts | None = None) -> str | None:
+        """Why stack ``a`` is illegal now, or None. ``facts``: :meth:`_place_facts` of this position,
+        when the caller has them (the candidate loop checks many stacks of one position)."""
         if a.shape not in self.geom.shapes:
             return f"unknown shape {a.shape!r}"
         stone = self._stone_for(a.shape)
@@ -255,10 +319,12 @@ class SunLegality(SunBoard):
         p = ring.pos[ring.index[a.on]]
         if p.top >= 0:
             return "at most two levels"
-        if any(r == GATE and a.on in self.sup[i] for i, r in enumerate(self.role)):
+        if facts is None:
+            facts = self._place_facts()
+        if a.on in facts.supports:
             return "a gate rests on it"
         s = self.geom.shapes[a.shape]
-        new = replace(p, width=max(p.width, s.width), depth=max(p.depth, s.depth), top_z=p.top_z + s.height, top=stone)
+        new = Pos(p.id, p.angle, p.radius, max(p.width, s.width), max(p.depth, s.depth), p.top_z + s.height, stone)
         if ring.lintels and ring.lintel_clash(new.angle - new.half, 2 * new.half, new.top_z) >= 0:
             return "the stack would hit a gate"
         if ring.n > 1:
@@ -274,15 +340,18 @@ class SunLegality(SunBoard):
         if self.rules["mode"] == "standard" and ring.n >= 3 and not self._first_turn() and (
                 new.width == p.width or not any(abs((m - p.angle + math.pi) % TAU - math.pi) <= new.half
                                                  for ms in self.markers for m in ms)):
-            return None if self._stack_marker_fast(ring, ring.index[a.on], new) else "no legal marker move would follow"
+            return None if self._stack_marker_fast(ring, ring.index[a.on], new, facts.others) else \
+                "no legal marker move would follow"
         return self._check_marker_after(stone, new_pos=new)
 
-    def _stack_marker_fast(self, ring: Ring, k: int, new: Pos) -> bool:
+    def _stack_marker_fast(self, ring: Ring, k: int, new: Pos, others: set[tuple[int, int]] | None = None) -> bool:
         """Standard mode, a stack that covers no marker: is there a legal marker move after it?
         Every marker keeps its gap and the keys are unchanged; only the two gaps beside the
         position get the stack's width and depth. Equal to :meth:`_marker_options` on the full
-        ring (tests/sun/test_sun_stand_intervals.py checks it on random games)."""
-        others = self._others_areas(ring)
+        ring (tests/sun/test_sun_stand_intervals.py checks it on random games). ``others``: the
+        other seats' areas on ``ring`` (:meth:`_others_areas`), when the caller has them."""
+        if others is None:
+            others = self._others_areas(ring)
         new_gap_rule = self.rules["marker_change"] == "new_gap"
         before = self.area_before[self.seat]
         g = self.geom
@@ -310,7 +379,7 @@ class SunLegality(SunBoard):
         gates = {ring.keys[i]: u for i, u in enumerate(ring.under) if u is not None}
         if gate is not None:
             gates[(gate[0], gate[1])] = gate[2]
-        return Ring(positions, gates, ring.lintels)
+        return Ring(positions, gates, ring.lintels, reuse=ring)
 
     def _check_marker_after(self, stone: int, new_pos: Pos) -> str | None:
         if self._first_turn():
@@ -378,10 +447,14 @@ class SunLegality(SunBoard):
             return None
         return self.sup[self.placed][0] if self.role[self.placed] == TOP else self.placed
 
-    def _gate_candidates(self, ring: Ring) -> list[Gate]:
+    def _gate_candidates(self, ring: Ring, facts: PlaceFacts | None = None) -> list[Gate]:
+        """The legal gates now (every stone that may be taken, over every pair of neighbours that
+        could carry it). ``facts``: :meth:`_place_facts` of this position, when the caller has them."""
         if ring.n < 3:
             return []
-        supports = {x for i, r in enumerate(self.role) if r == GATE for x in self.sup[i]}
+        if facts is None:
+            facts = self._place_facts()
+        supports = facts.supports
         takeable = [i for i, r in enumerate(self.role)
                     if (r == BASE and i not in supports and ring.pos[ring.index[i]].top < 0)
                     or (r == TOP and self.sup[i][0] not in supports)]
@@ -410,21 +483,22 @@ class SunLegality(SunBoard):
                 pairs.append((ring.pos[k - 1].id, ring.pos[(k + 1) % ring.n].id))
             for a, b in pairs:
                 act = Gate(st, a, b)
-                if self._check_gate(act, supports) is None:
+                if self._check_gate(act, facts) is None:
                     out.append(act)
         return out
 
-    def _check_gate(self, a: Gate, supports: set[int] | None = None) -> str | None:
-        """Why gate ``a`` is illegal now, or None. ``supports``: the stones carrying a gate, when
-        the caller has them already (the candidate loop checks many gates of one state)."""
+    def _check_gate(self, a: Gate, facts: PlaceFacts | None = None) -> str | None:
+        """Why gate ``a`` is illegal now, or None. ``facts``: :meth:`_place_facts` of this position,
+        when the caller has them (the candidate loop checks many gates of one position)."""
         n = len(self.role)
         if not all(isinstance(x, int) and 0 <= x < n for x in (a.stone, a.a, a.b)):
             return "unknown stone id"
         st = a.stone
         if self.role[st] not in (BASE, TOP):
             return f"#{st} is not standing on the base (a stone from the field cannot make a gate)"
-        if supports is None:
-            supports = {x for i, r in enumerate(self.role) if r == GATE for x in self.sup[i]}
+        if facts is None:
+            facts = self._place_facts()
+        supports = facts.supports
         ring = self.ring()
         if self.role[st] == BASE:
             if st in supports:
@@ -471,7 +545,7 @@ class SunLegality(SunBoard):
         for q in ring.pos:
             if q.id in (pa.id, pb.id) or (single and q.id == st):
                 continue
-            qq = self._pos_without(q, st)
+            qq = q if q.top != st else self._pos_without(q, st)
             if qq.top_z > under - 0.001 and arcs_overlap(lo, span, qq.angle - qq.half, 2 * qq.half):
                 return f"the gate would hit #{q.id}"
         thick = min(s.width, s.depth)
@@ -481,8 +555,8 @@ class SunLegality(SunBoard):
         # never merge two different players' mark areas
         if single:
             g1, g2 = (ks - 1) % ring.n, ks
-            in1 = {x for x, ms in enumerate(self.markers) for m in ms if ring.gap_of_angle(m) == g1}
-            in2 = {x for x, ms in enumerate(self.markers) for m in ms if ring.gap_of_angle(m) == g2}
+            in1 = {x for x, gm in facts.marker_gaps if gm == g1}
+            in2 = {x for x, gm in facts.marker_gaps if gm == g2}
             if any(x != y for x in in1 for y in in2):
                 return "removing it would merge two players' mark areas"
         gated = self._ring_with(removed=st, gate=(a.a, a.b, under))
@@ -495,7 +569,7 @@ class SunLegality(SunBoard):
         if p.top != st:
             return p
         s = self.geom.shapes[self.shapes[p.id]]
-        return replace(p, width=s.width, depth=s.depth, top_z=pose_top(self.pose[p.id], s), top=-1)
+        return Pos(p.id, p.angle, p.radius, s.width, s.depth, pose_top(self.pose[p.id], s), -1)
 
     def _own_areas_ok(self, ring: Ring) -> bool:
         if ring.empty:
@@ -532,7 +606,8 @@ class SunLegality(SunBoard):
         return [(s, e), (s + math.pi, e + math.pi)]
 
     def _check_pass(self, a: Pass, arcs: list[tuple[float, float]] | None = None) -> str | None:
-        if not all(isinstance(v, (int, float)) and math.isfinite(v) for v in (a.aim, a.release)):
+        if not (isinstance(a.aim, (int, float)) and math.isfinite(a.aim)
+                and isinstance(a.release, (int, float)) and math.isfinite(a.release)):
             return "aim and release must be finite numbers"
         g = self.geom
         if a.release < g.min_release - 1e-12:
@@ -547,14 +622,17 @@ class SunLegality(SunBoard):
 
     def _pass_candidates(self) -> list[Pass]:
         out: list[Pass] = []
+        seen: set[Pass] = set()  # the same membership as ``p in out``, by hash
         g = self.geom
         arcs = self.pass_arcs()
+        releases = [round(g.min_release + extra, 6) for extra in RELEASE_EXTRA]
         for s, e in arcs:
             span = min(e - s, TAU)
             for f in AIM_FRACTIONS:
                 aim = round(math.degrees((s + f * span) % TAU), 6) % 360.0
-                for extra in RELEASE_EXTRA:
-                    p = Pass(aim, round(g.min_release + extra, 6))
-                    if p not in out and self._check_pass(p, arcs) is None:
+                for release in releases:
+                    p = Pass(aim, release)
+                    if p not in seen and self._check_pass(p, arcs) is None:
                         out.append(p)
+                        seen.add(p)
         return out

@@ -159,7 +159,10 @@ class Ring:
     __slots__ = ("pos", "angles", "n", "start", "end", "width", "under", "keys", "index", "lintels", "_arrays")
 
     def __init__(self, positions: Sequence[Pos], gates: Mapping[tuple[int, int], float],
-                 lintels: Sequence[tuple[float, float, float, float]] = ()) -> None:
+                 lintels: Sequence[tuple[float, float, float, float]] = (), reuse: Ring | None = None) -> None:
+        """``reuse``: a ring whose gaps between the very same :class:`Pos` objects (identical, not
+        merely equal) are copied rather than recomputed (a ring one stone away from this one: the
+        same values, since a gap depends only on its two positions; its ``under`` is looked up anew)."""
         #: (start angle, angular span, underside z, top z) of each gate's footprint
         self.lintels = list(lintels)
         self._arrays: dict[str, np.ndarray] | None = None
@@ -172,19 +175,27 @@ class Ring:
         self.width: list[float] = []
         self.under: list[float | None] = []
         self.keys: list[tuple[int, int]] = []
+        src = reuse if reuse is not None and reuse.n > 1 and n > 1 else None
         for i in range(n):
             a, b = self.pos[i], self.pos[(i + 1) % n]
-            sep = (b.angle - a.angle) % TAU if n > 1 else TAU
-            self.start.append(a.angle + a.half)
-            self.end.append(a.angle + sep - b.half)
-            if sep >= math.pi:
-                w = math.inf
+            k = src.index.get(a.id, -1) if src is not None else -1
+            if src is not None and k >= 0 and src.pos[k] is a and src.pos[(k + 1) % src.n] is b:
+                self.start.append(src.start[k])
+                self.end.append(src.end[k])
+                self.width.append(src.width[k])
             else:
-                h = 0.5 * sep
-                w = clearance_to_bisector(a.radius, a.depth, a.width, h) + clearance_to_bisector(b.radius, b.depth, b.width, h)
-            self.width.append(w)
-            self.keys.append((a.id, b.id))
-            self.under.append(gates.get((a.id, b.id)))
+                sep = (b.angle - a.angle) % TAU if n > 1 else TAU
+                self.start.append(a.angle + a.half)
+                self.end.append(a.angle + sep - b.half)
+                if sep >= math.pi:
+                    w = math.inf
+                else:
+                    h = 0.5 * sep
+                    w = clearance_to_bisector(a.radius, a.depth, a.width, h) + clearance_to_bisector(b.radius, b.depth, b.width, h)
+                self.width.append(w)
+            key = (a.id, b.id)
+            self.keys.append(key)
+            self.under.append(gates.get(key))
 
     @property
     def empty(self) -> bool:
