@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from sim.sun.actions import Gate, MoveMarker, Pass, PlaceAction, Stack, Stand
 from sim.sun.board import BASE, GATE, TOP, SunBoard
+from sim.sun.specs import ShapeSpec
 from sim.sun.ring import (
     TAU, Pos, Ring, arcs_overlap, clearance_to_bisector, gap_width, lintel_footprint, orbit_arc, pose_top, sep_for_width,
 )
@@ -59,6 +61,9 @@ class PlaceFacts:
     supports: set[int]  #: bottom stones that carry a gate
     others: set[tuple[int, int]]  #: the other seats' mark areas (ring keys, ``_others_areas``)
     marker_gaps: list[tuple[int, int | None]]  #: (seat, ``ring.gap_of_angle``) of every marker
+    #: per stone taken for a gate: the ring without it and the mover's marker gaps on that ring
+    #: (filled by :meth:`SunLegality._check_gate`; a gate changes only the ``under`` of its gap)
+    removal: dict[int, tuple[Ring, list[int | None]]] = field(default_factory=dict)
 
 
 class SunLegality(SunBoard):
@@ -113,58 +118,86 @@ class SunLegality(SunBoard):
         stone = self._stone_for(shape)
         facts = self._stand_facts(stone, shape)
         half = math.asin(min(1.0, 0.5 * s.width / r))
-        spans: list[tuple[float, float, list[float]]]
-        if ring.empty:
-            spans = [(0.0, TAU, [])]
-        else:
-            spans = []
-            for i in range(ring.n):
+        orbit = self.rules["mode"] == "orbit"
+        # Standard mode, not a free turn: a piece's verdict depends only on the gap's two
+        # positions, the shape, the piece's ends, the other seats' markers in that gap, whether the
+        # mover's area at the start of the turn is one of the two new gaps, and the lintels, so the
+        # legal pieces of a gap are kept in the gap's memo under those (tests/sun/
+        # test_sun_stand_intervals.py compares them with a state without memos).
+        memo_ok = facts.local_marker_check
+        in_gap: dict[int, list[float]] = {}
+        for m, gi in facts.others:
+            in_gap.setdefault(gi, []).append(m)
+        lintels = tuple(ring.lintels)
+        before = facts.before
+        out: list[tuple[float, float]] = []
+        for i in range(ring.n) if not ring.empty else (-1,):
+            if i < 0:
+                lo, hi, cuts, memo = 0.0, TAU, [], None
+            else:
                 if ring.under[i] is not None:
                     continue
                 a, b = ring.pos[i], ring.pos[(i + 1) % ring.n]
-                sep = (b.angle - a.angle) % TAU if ring.n > 1 else TAU
-
-                def limit(p: Pos, width: float) -> float:
-                    x = sep_for_width(p, r, s, width)
-                    return math.pi if x is None else x
-
-                lo = a.angle + limit(a, g.table.min_clearance)
-                hi = a.angle + sep - limit(b, g.table.min_clearance)
+                memo = ring.memo[i]
+                geo = memo.get(shape)
+                if geo is None:
+                    sep = (b.angle - a.angle) % TAU if ring.n > 1 else TAU
+                    geo = memo[shape] = (
+                        a.angle + self._stand_limit(a, r, s, g.table.min_clearance),
+                        a.angle + sep - self._stand_limit(b, r, s, g.table.min_clearance),
+                        a.angle + self._stand_limit(a, r, s, g.pass_width),
+                        a.angle + sep - self._stand_limit(b, r, s, g.pass_width))
+                lo, hi, c_a, c_b = geo
                 if hi <= lo:
                     continue
-                cuts = [a.angle + limit(a, g.pass_width), a.angle + sep - limit(b, g.pass_width)]
+                cuts = [c_a, c_b]
                 for ms in self.markers:
                     for m in ms:
                         m0 = a.angle + (m - a.angle) % TAU
                         cuts += [m0, m0 - half, m0 + half]
-                for l0, lsp, _u, _t in ring.lintels:
+                for l0, lsp, _u, _t in lintels:
                     cuts += [l0 - half, l0 + lsp + half]
-                if self.rules["mode"] == "orbit":
+                if orbit:
                     for j in range(ring.n):
                         for e in (ring.start[j], ring.end[j]):
                             cuts += [e + math.pi - half, e + math.pi + half]
-                spans.append((lo, hi, cuts))
-        out: list[tuple[float, float]] = []
-        for lo, hi, cuts in spans:
             inner = set()
             for c in cuts:
                 c = lo + (c - lo) % TAU  # the copy of the angle at or after lo
                 if lo < c < hi:
                     inner.add(c)
-            edges = [lo, *sorted(inner), hi]
-            for x0, x1 in zip(edges, edges[1:]):
-                if x1 - x0 <= 2.0 * STAND_EPS:
-                    continue
-                mid = 0.5 * (x0 + x1)
-                # the placement check itself (its geometric part; the stone is known): the same
-                # degrees round trip as a Stand action, so the piece's verdict is the action's
-                if self._stand_check_at(stone, shape, math.radians(math.degrees(mid % TAU)) % TAU, facts) is not None:
-                    continue
+            edges = (lo, *sorted(inner), hi)
+            key: tuple[Any, ...] | None = None
+            pieces: list[tuple[float, float]] | None = None
+            if memo_ok and memo is not None:
+                key = (shape, edges, tuple(in_gap.get(i, ())), lintels, facts.new_gap_rule,
+                       before == (a.id, stone), before == (stone, b.id))
+                pieces = memo.get(key)
+            if pieces is None:
+                pieces = []
+                for x0, x1 in zip(edges, edges[1:]):
+                    if x1 - x0 <= 2.0 * STAND_EPS:
+                        continue
+                    mid = 0.5 * (x0 + x1)
+                    # the placement check itself (its geometric part; the stone is known): the same
+                    # degrees round trip as a Stand action, so the piece's verdict is the action's
+                    if self._stand_check_at(stone, shape, math.radians(math.degrees(mid % TAU)) % TAU, facts) is None:
+                        pieces.append((x0, x1))
+                if key is not None and memo is not None:
+                    memo[key] = pieces
+            for x0, x1 in pieces:
                 if out and abs(out[-1][1] - (x0 + STAND_EPS)) <= 4.0 * STAND_EPS:
                     out[-1] = (out[-1][0], x1 - STAND_EPS)  # joins the previous legal piece
                 else:
                     out.append((x0 + STAND_EPS, x1 - STAND_EPS))
         return out
+
+    @staticmethod
+    def _stand_limit(p: Pos, r: float, s: ShapeSpec, width: float) -> float:
+        """The angular separation (rad) from ``p`` at which a stone of shape ``s`` on the ring of
+        radius ``r`` (m) leaves a gap of ``width`` m (a half turn if none below a half turn does)."""
+        x = sep_for_width(p, r, s, width)
+        return math.pi if x is None else x
 
     def stand_samples(self, shape: str) -> list[float]:
         """A finite sample (degrees in [0, 360), each one legal) of :meth:`stand_intervals`: per
@@ -481,7 +514,13 @@ class SunLegality(SunBoard):
             if self.role[st] == BASE:
                 k = ring.index[st]
                 pairs.append((ring.pos[k - 1].id, ring.pos[(k + 1) % ring.n].id))
+            tol = self.rules["level_tolerance"]
             for a, b in pairs:
+                # the supports' heights once the stone is taken (as _check_gate computes them):
+                # skipping a pair that differs too much skips only what _check_gate refuses
+                ta, tb = (self._pos_without(ring.pos[ring.index[x]], st).top_z for x in (a, b))
+                if abs(ta - tb) > tol:
+                    continue
                 act = Gate(st, a, b)
                 if self._check_gate(act, facts) is None:
                     out.append(act)
@@ -491,7 +530,8 @@ class SunLegality(SunBoard):
         """Why gate ``a`` is illegal now, or None. ``facts``: :meth:`_place_facts` of this position,
         when the caller has them (the candidate loop checks many gates of one position)."""
         n = len(self.role)
-        if not all(isinstance(x, int) and 0 <= x < n for x in (a.stone, a.a, a.b)):
+        if not (isinstance(a.stone, int) and 0 <= a.stone < n and isinstance(a.a, int) and 0 <= a.a < n
+                and isinstance(a.b, int) and 0 <= a.b < n):
             return "unknown stone id"
         st = a.stone
         if self.role[st] not in (BASE, TOP):
@@ -559,8 +599,12 @@ class SunLegality(SunBoard):
             in2 = {x for x, gm in facts.marker_gaps if gm == g2}
             if any(x != y for x in in1 for y in in2):
                 return "removing it would merge two players' mark areas"
-        gated = self._ring_with(removed=st, gate=(a.a, a.b, under))
-        if not self._own_areas_ok(gated):
+        # the ring after the gate: the ring without the stone, with ``under`` on the gate's gap
+        if st not in facts.removal:
+            without = self._ring_with(removed=st)
+            facts.removal[st] = (without, [without.nearest_gap(m) for m in self.markers[self.seat]])
+        without, own_gaps = facts.removal[st]
+        if not self._own_areas_ok(without, own_gaps, ((a.a, a.b), under)):
             return "the mover's own mark area must stay passable (move the marker instead)"
         return None
 
@@ -571,12 +615,23 @@ class SunLegality(SunBoard):
         s = self.geom.shapes[self.shapes[p.id]]
         return Pos(p.id, p.angle, p.radius, s.width, s.depth, pose_top(self.pose[p.id], s), -1)
 
-    def _own_areas_ok(self, ring: Ring) -> bool:
+    def _own_areas_ok(self, ring: Ring, gaps: list[int | None] | None = None,
+                      gate: tuple[tuple[int, int], float] | None = None) -> bool:
+        """Whether the mover's mark area(s) are passable on ``ring`` (and, in orbit mode, a line
+        goes through both). ``gaps``: the mover's markers' nearest gaps on ``ring``, when known;
+        ``gate``: (gap key, underside z in m) of a gate laid on ``ring`` (only that gap's ``under``
+        changes; gap openings, and so the nearest gaps, do not)."""
         if ring.empty:
             return True
-        gaps = [ring.nearest_gap(m) for m in self.markers[self.seat]]
-        if any(g is None or not ring.passable(g, self.geom) for g in gaps):
-            return False
+        if gaps is None:
+            gaps = [ring.nearest_gap(m) for m in self.markers[self.seat]]
+        g = self.geom
+        for gi in gaps:
+            if gi is None or ring.width[gi] < g.pass_width:
+                return False
+            u = gate[1] if gate is not None and ring.keys[gi] == gate[0] else ring.under[gi]
+            if not (u is None or u >= g.gate_clear_z):  # as Ring.passable
+                return False
         if self.rules["mode"] == "orbit":
             return orbit_arc(ring, gaps[0], gaps[1]) is not None  # type: ignore[arg-type]
         return True

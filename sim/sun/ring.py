@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from typing import Any, Hashable, Mapping, Sequence
 
 import numpy as np
 
@@ -156,13 +156,14 @@ class Ring:
     :attr:`empty` is true and every angle is open.
     """
 
-    __slots__ = ("pos", "angles", "n", "start", "end", "width", "under", "keys", "index", "lintels", "_arrays")
+    __slots__ = ("pos", "angles", "n", "start", "end", "width", "under", "keys", "index", "lintels", "_arrays", "memo")
 
     def __init__(self, positions: Sequence[Pos], gates: Mapping[tuple[int, int], float],
                  lintels: Sequence[tuple[float, float, float, float]] = (), reuse: Ring | None = None) -> None:
         """``reuse``: a ring whose gaps between the very same :class:`Pos` objects (identical, not
         merely equal) are copied rather than recomputed (a ring one stone away from this one: the
-        same values, since a gap depends only on its two positions; its ``under`` is looked up anew)."""
+        same values, since a gap depends only on its two positions; its ``under`` is looked up anew).
+        Such a gap also shares its :attr:`memo`."""
         #: (start angle, angular span, underside z, top z) of each gate's footprint
         self.lintels = list(lintels)
         self._arrays: dict[str, np.ndarray] | None = None
@@ -175,6 +176,9 @@ class Ring:
         self.width: list[float] = []
         self.under: list[float | None] = []
         self.keys: list[tuple[int, int]] = []
+        #: per gap, a memo for results that depend only on the gap's two positions (the very
+        #: objects) and on what the memo's key names; a ring reusing the gap shares it
+        self.memo: list[dict[Hashable, Any]] = []
         src = reuse if reuse is not None and reuse.n > 1 and n > 1 else None
         for i in range(n):
             a, b = self.pos[i], self.pos[(i + 1) % n]
@@ -183,7 +187,9 @@ class Ring:
                 self.start.append(src.start[k])
                 self.end.append(src.end[k])
                 self.width.append(src.width[k])
+                self.memo.append(src.memo[k])
             else:
+                self.memo.append({})
                 sep = (b.angle - a.angle) % TAU if n > 1 else TAU
                 self.start.append(a.angle + a.half)
                 self.end.append(a.angle + sep - b.half)
