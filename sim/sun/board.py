@@ -67,6 +67,8 @@ class SunBoard:
         self._ring: Ring | None = None
         #: the last ring built (its gaps between unmoved positions are reused by the next one)
         self._ring_last: Ring | None = None
+        #: the roles, supports and poses ``_ring_last`` was built from (copies)
+        self._ring_source: tuple[list[str], dict[int, tuple[int, ...]], dict[int, Pose]] | None = None
         #: positions by (bottom id, its pose, top id, its pose): a pure memo, shared by clones
         self._pos_memo: dict[tuple[int, Pose, int, Pose | None], Pos] = {}
         self._legal: Sequence[SunAction] | None = None
@@ -92,14 +94,20 @@ class SunBoard:
     # --- ring --------------------------------------------------------------------------------
     def bodies(self) -> tuple[Body, ...]:
         """Every stone on the table (standing, stacked, gates), in id order."""
-        return tuple(Body(i, self.shapes[i], self.pose[i], self.sup.get(i, ()))
-                     for i, r in enumerate(self.role) if r in (BASE, TOP, GATE))
+        return tuple([Body(i, self.shapes[i], self.pose[i], self.sup.get(i, ()))
+                      for i, r in enumerate(self.role) if r in (BASE, TOP, GATE)])
 
     def ring(self) -> Ring:
         """The ring as it stands now (cached)."""
         if self._ring is None:
-            self._ring = self._make_ring(self.role, self.sup, self.pose)
-            self._ring_last = self._ring
+            src = self._ring_source
+            if self._ring_last is not None and src is not None and src[0] == self.role and src[1] == self.sup \
+                    and src[2] == self.pose:
+                self._ring = self._ring_last  # nothing it depends on changed (e.g. a clean pass)
+            else:
+                self._ring = self._make_ring(self.role, self.sup, self.pose)
+                self._ring_last = self._ring
+                self._ring_source = (list(self.role), dict(self.sup), dict(self.pose))
         return self._ring
 
     def _make_ring(self, role: Sequence[str], sup: Mapping[int, tuple[int, ...]], pose: Mapping[int, Pose]) -> Ring:

@@ -64,6 +64,8 @@ class PlaceFacts:
     #: per stone taken for a gate: the ring without it and the mover's marker gaps on that ring
     #: (filled by :meth:`SunLegality._check_gate`; a gate changes only the ``under`` of its gap)
     removal: dict[int, tuple[Ring, list[int | None]]] = field(default_factory=dict)
+    #: the stone a placement of each shape takes (``_stone_for``), filled as asked
+    stones: dict[str, int] = field(default_factory=dict)
 
 
 class SunLegality(SunBoard):
@@ -227,8 +229,12 @@ class SunLegality(SunBoard):
                             cands.append(x)
             for c in cands:
                 deg = round(math.degrees(c % TAU), 6) % 360.0
-                # inside an exact interval, so legal (tests/sun/test_sun_stand_intervals.py checks it)
-                if all(abs((deg - o + 180.0) % 360.0 - 180.0) > 0.05 for o in out):
+                # inside an exact interval, so legal (tests/sun/test_sun_stand_intervals.py checks it);
+                # kept unless within 0.05 deg of one kept before
+                for o in out:
+                    if not abs((deg - o + 180.0) % 360.0 - 180.0) > 0.05:
+                        break
+                else:
                     out.append(deg)
         return out
 
@@ -343,7 +349,12 @@ class SunLegality(SunBoard):
         when the caller has them (the candidate loop checks many stacks of one position)."""
         if a.shape not in self.geom.shapes:
             return f"unknown shape {a.shape!r}"
-        stone = self._stone_for(a.shape)
+        if facts is None:
+            stone = self._stone_for(a.shape)
+        else:
+            stone = facts.stones.get(a.shape, -2)
+            if stone == -2:
+                stone = facts.stones[a.shape] = self._stone_for(a.shape)
         if stone < 0:
             return f"no {a.shape} available"
         if not isinstance(a.on, int) or not 0 <= a.on < len(self.role) or self.role[a.on] != BASE:
@@ -518,7 +529,9 @@ class SunLegality(SunBoard):
             for a, b in pairs:
                 # the supports' heights once the stone is taken (as _check_gate computes them):
                 # skipping a pair that differs too much skips only what _check_gate refuses
-                ta, tb = (self._pos_without(ring.pos[ring.index[x]], st).top_z for x in (a, b))
+                pa, pb = ring.pos[ring.index[a]], ring.pos[ring.index[b]]
+                ta = pa.top_z if pa.top != st else self._pos_without(pa, st).top_z
+                tb = pb.top_z if pb.top != st else self._pos_without(pb, st).top_z
                 if abs(ta - tb) > tol:
                     continue
                 act = Gate(st, a, b)

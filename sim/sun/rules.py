@@ -344,7 +344,7 @@ class SunState(SunLegality, State):
         seen = set()
         for b in bodies:
             seen.add(b.id)
-            self.pose[b.id] = tuple(float(v) for v in b.pose)  # type: ignore[assignment]
+            self.pose[b.id] = tuple(map(float, b.pose))  # type: ignore[assignment]
         for i, r in enumerate(self.role):
             if r in (BASE, TOP, GATE) and i not in seen:
                 self.role[i] = FIELD  # caller decides where a vanished stone goes
