@@ -66,6 +66,8 @@ class PlaceFacts:
     removal: dict[int, tuple[Ring, list[int | None]]] = field(default_factory=dict)
     #: the stone a placement of each shape takes (``_stone_for``), filled as asked
     stones: dict[str, int] = field(default_factory=dict)
+    #: per top stone: its position once that stone is taken (``_pos_without``), filled as asked
+    reverted: dict[int, Pos] = field(default_factory=dict)
 
 
 class SunLegality(SunBoard):
@@ -514,14 +516,18 @@ class SunLegality(SunBoard):
                              and abs(pa.top_z - pb.top_z) <= self.rules["level_tolerance"]
                              and gap_width(pa, pb) <= most)
         out = []
+        static_gaps = [i for i in range(ring.n) if static_ok[i]]
         for st in takeable:
             below = self.sup[st][0] if self.role[st] == TOP else -1
+            gaps = static_gaps
+            if below >= 0:  # the gaps beside the stack's bottom may pass once the top is taken
+                kb = ring.index[below]
+                gaps = sorted({*static_gaps, (kb - 1) % ring.n, kb})
             pairs = []
-            for i in range(ring.n):
-                a, b = ring.pos[i].id, ring.pos[(i + 1) % ring.n].id
-                if st in (a, b) or (not static_ok[i] and below not in (a, b)):
-                    continue
-                pairs.append((a, b))
+            for i in gaps:
+                a, b = ring.keys[i]
+                if st != a and st != b:
+                    pairs.append((a, b))
             if self.role[st] == BASE:
                 k = ring.index[st]
                 pairs.append((ring.pos[k - 1].id, ring.pos[(k + 1) % ring.n].id))
@@ -530,8 +536,8 @@ class SunLegality(SunBoard):
                 # the supports' heights once the stone is taken (as _check_gate computes them):
                 # skipping a pair that differs too much skips only what _check_gate refuses
                 pa, pb = ring.pos[ring.index[a]], ring.pos[ring.index[b]]
-                ta = pa.top_z if pa.top != st else self._pos_without(pa, st).top_z
-                tb = pb.top_z if pb.top != st else self._pos_without(pb, st).top_z
+                ta = pa.top_z if pa.top != st else self._pos_without(pa, st, facts).top_z
+                tb = pb.top_z if pb.top != st else self._pos_without(pb, st, facts).top_z
                 if abs(ta - tb) > tol:
                     continue
                 act = Gate(st, a, b)
@@ -578,7 +584,7 @@ class SunLegality(SunBoard):
             return f"#{a.a} and #{a.b} are not neighbours (counter-clockwise)"
         if (ka + 1) % ring.n == kb and ring.under[ka] is not None:
             return "a gate already spans this gap"
-        pa, pb = self._pos_without(ring.pos[ka], st), self._pos_without(ring.pos[kb], st)
+        pa, pb = self._pos_without(ring.pos[ka], st, facts), self._pos_without(ring.pos[kb], st, facts)
         if abs(pa.top_z - pb.top_z) > self.rules["level_tolerance"]:
             return f"supports differ in height ({pa.top_z * 1000:.1f} and {pb.top_z * 1000:.1f} mm)"
         s = self.geom.shapes[self.shapes[st]]
@@ -598,7 +604,7 @@ class SunLegality(SunBoard):
         for q in ring.pos:
             if q.id in (pa.id, pb.id) or (single and q.id == st):
                 continue
-            qq = q if q.top != st else self._pos_without(q, st)
+            qq = q if q.top != st else self._pos_without(q, st, facts)
             if qq.top_z > under - 0.001 and arcs_overlap(lo, span, qq.angle - qq.half, 2 * qq.half):
                 return f"the gate would hit #{q.id}"
         thick = min(s.width, s.depth)
@@ -612,7 +618,15 @@ class SunLegality(SunBoard):
             in2 = {x for x, gm in facts.marker_gaps if gm == g2}
             if any(x != y for x in in1 for y in in2):
                 return "removing it would merge two players' mark areas"
-        # the ring after the gate: the ring without the stone, with ``under`` on the gate's gap
+        # the ring after the gate: the ring without the stone, with ``under`` on the gate's gap.
+        # Where the mover's markers lie in gaps away from the stone's position (not bounded by
+        # it), those gaps are the same on that ring as on this one, as are their nearest gaps.
+        k_st = ks if single else ring.index[self.sup[st][0]]
+        own = [ring.gap_of_angle(m) for m in self.markers[self.seat]]
+        if ring.n >= 4 and all(gi is not None and gi != k_st and gi != (k_st - 1) % ring.n for gi in own):
+            if not self._own_areas_ok(ring, own, ((a.a, a.b), under)):
+                return "the mover's own mark area must stay passable (move the marker instead)"
+            return None
         if st not in facts.removal:
             without = self._ring_with(removed=st)
             facts.removal[st] = (without, [without.nearest_gap(m) for m in self.markers[self.seat]])
@@ -621,10 +635,16 @@ class SunLegality(SunBoard):
             return "the mover's own mark area must stay passable (move the marker instead)"
         return None
 
-    def _pos_without(self, p: Pos, st: int) -> Pos:
-        """Position ``p`` after its top stone ``st`` is taken away (unchanged otherwise)."""
+    def _pos_without(self, p: Pos, st: int, facts: PlaceFacts | None = None) -> Pos:
+        """Position ``p`` after its top stone ``st`` is taken away (unchanged otherwise).
+        ``facts``: :meth:`_place_facts` of this position (``p`` one of its ring's), to reuse the result."""
         if p.top != st:
             return p
+        if facts is not None and facts.ring.pos[facts.ring.index[p.id]] is p:
+            known = facts.reverted.get(st)
+            if known is None:
+                known = facts.reverted[st] = self._pos_without(p, st)
+            return known
         s = self.geom.shapes[self.shapes[p.id]]
         return Pos(p.id, p.angle, p.radius, s.width, s.depth, pose_top(self.pose[p.id], s), -1)
 
