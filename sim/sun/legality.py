@@ -61,6 +61,7 @@ class PlaceFacts:
     supports: set[int]  #: bottom stones that carry a gate
     others: set[tuple[int, int]]  #: the other seats' mark areas (ring keys, ``_others_areas``)
     marker_gaps: list[tuple[int, int | None]]  #: (seat, ``ring.gap_of_angle``) of every marker
+    lintels: tuple[tuple[float, float, float, float], ...]  #: ``ring.lintels``
     #: per stone taken for a gate: the ring without it and the mover's marker gaps on that ring
     #: (filled by :meth:`SunLegality._check_gate`; a gate changes only the ``under`` of its gap)
     removal: dict[int, tuple[Ring, list[int | None]]] = field(default_factory=dict)
@@ -80,6 +81,7 @@ class SunLegality(SunBoard):
             ring=ring, supports={x for i, r in enumerate(self.role) if r == GATE for x in self.sup[i]},
             others=self._others_areas(ring),
             marker_gaps=[(x, ring.gap_of_angle(m)) for x, ms in enumerate(self.markers) for m in ms],
+            lintels=tuple(ring.lintels),
         )
 
     def _placement_candidates(self) -> list[PlaceAction]:
@@ -371,10 +373,35 @@ class SunLegality(SunBoard):
             return "a gate rests on it"
         s = self.geom.shapes[a.shape]
         new = Pos(p.id, p.angle, p.radius, max(p.width, s.width), max(p.depth, s.depth), p.top_z + s.height, stone)
+        local = self.rules["mode"] == "standard" and ring.n >= 3 and not self._first_turn() and (
+            new.width == p.width or not any(abs((m - p.angle + math.pi) % TAU - math.pi) <= new.half
+                                            for ms in self.markers for m in ms))
+        memo_key: tuple[Any, ...] | None = None
+        if local:
+            # the verdict below depends only on the position, its two neighbours (the gap memo is
+            # of this position and the next; the previous one is kept with the verdict), the
+            # shape, the lintels and the two gaps' gates, other seats' areas and the mover's area
+            k = ring.index[a.on]
+            k0 = (k - 1) % ring.n
+            before = self.area_before[self.seat]
+            memo_key = ("stack", a.shape, facts.lintels, ring.under[k], ring.under[k0], ring.keys[k] in facts.others,
+                        ring.keys[k0] in facts.others, ring.keys[k] == before, ring.keys[k0] == before,
+                        self.rules["marker_change"])
+            known = ring.memo[k].get(memo_key)
+            if known is not None and known[0] is ring.pos[k0]:
+                return known[1]
+        why = self._stack_verdict(ring, p, new, stone, local, facts)
+        if memo_key is not None:
+            ring.memo[ring.index[a.on]][memo_key] = (ring.pos[ring.index[a.on] - 1], why)
+        return why
+
+    def _stack_verdict(self, ring: Ring, p: Pos, new: Pos, stone: int, local: bool, facts: PlaceFacts) -> str | None:
+        """The geometric part of :meth:`_check_stack`: stacking makes position ``p`` into ``new``;
+        ``local``: the marker check may be done locally (:meth:`_stack_marker_fast`)."""
         if ring.lintels and ring.lintel_clash(new.angle - new.half, 2 * new.half, new.top_z) >= 0:
             return "the stack would hit a gate"
         if ring.n > 1:
-            k = ring.index[a.on]
+            k = ring.index[p.id]
             for q, sep in ((ring.pos[k - 1], (p.angle - ring.pos[k - 1].angle) % TAU),
                            (ring.pos[(k + 1) % ring.n], (ring.pos[(k + 1) % ring.n].angle - p.angle) % TAU)):
                 if q.id == p.id or sep >= math.pi:
@@ -383,10 +410,8 @@ class SunLegality(SunBoard):
                 if clearance_to_bisector(q.radius, q.depth, q.width, h) + clearance_to_bisector(new.radius, new.depth, new.width, h) \
                         < self.geom.table.min_clearance:
                     return f"the stack would not be clear of stone #{q.id}"
-        if self.rules["mode"] == "standard" and ring.n >= 3 and not self._first_turn() and (
-                new.width == p.width or not any(abs((m - p.angle + math.pi) % TAU - math.pi) <= new.half
-                                                 for ms in self.markers for m in ms)):
-            return None if self._stack_marker_fast(ring, ring.index[a.on], new, facts.others) else \
+        if local:
+            return None if self._stack_marker_fast(ring, ring.index[p.id], new, facts.others) else \
                 "no legal marker move would follow"
         return self._check_marker_after(stone, new_pos=new)
 
