@@ -71,6 +71,8 @@ class SunBoard:
         self._ring_source: tuple[list[str], dict[int, tuple[int, ...]], dict[int, Pose]] | None = None
         #: positions by (bottom id, its pose, top id, its pose): a pure memo, shared by clones
         self._pos_memo: dict[tuple[int, Pose, int, Pose | None], Pos] = {}
+        #: the last :class:`Body` made of each stone (reused while its pose is the same object)
+        self._body_memo: dict[int, Body] = {}
         self._legal: Sequence[SunAction] | None = None
         self.recorder: Any = None
 
@@ -94,8 +96,16 @@ class SunBoard:
     # --- ring --------------------------------------------------------------------------------
     def bodies(self) -> tuple[Body, ...]:
         """Every stone on the table (standing, stacked, gates), in id order."""
-        return tuple([Body(i, self.shapes[i], self.pose[i], self.sup.get(i, ()))
-                      for i, r in enumerate(self.role) if r in (BASE, TOP, GATE)])
+        out = []
+        memo = self._body_memo
+        for i, r in enumerate(self.role):
+            if r in (BASE, TOP, GATE):
+                pose, sup = self.pose[i], self.sup.get(i, ())
+                b = memo.get(i)
+                if b is None or b.pose is not pose or b.support != sup or b.shape != self.shapes[i]:
+                    b = memo[i] = Body(i, self.shapes[i], pose, sup)
+                out.append(b)
+        return tuple(out)
 
     def ring(self) -> Ring:
         """The ring as it stands now (cached)."""

@@ -719,33 +719,53 @@ class SunLegality(SunBoard):
         return [(s, e), (s + math.pi, e + math.pi)]
 
     def _check_pass(self, a: Pass, arcs: list[tuple[float, float]] | None = None) -> str | None:
+        """Why pass ``a`` is illegal now, or None. ``arcs``: :meth:`pass_arcs`, when known."""
         if not (isinstance(a.aim, (int, float)) and math.isfinite(a.aim)
                 and isinstance(a.release, (int, float)) and math.isfinite(a.release)):
             return "aim and release must be finite numbers"
+        why = self._release_problem(a.release)
+        if why is not None:
+            return why
+        if not self._aim_in_arcs(a.aim, self.pass_arcs() if arcs is None else arcs):
+            return "the line of the pass does not go through the mark area"
+        return None
+
+    def _release_problem(self, release: float) -> str | None:
+        """Why a release ``release`` m outside the base edge is not allowed, or None."""
         g = self.geom
-        if a.release < g.min_release - 1e-12:
-            return f"release {a.release:.3f} m outside the base is less than a hand span ({g.min_release:.3f} m)"
-        if a.release > g.max_release:
+        if release < g.min_release - 1e-12:
+            return f"release {release:.3f} m outside the base is less than a hand span ({g.min_release:.3f} m)"
+        if release > g.max_release:
             return f"release must be at most {g.max_release:.3f} m"
-        aim = math.radians(a.aim)
-        for s, e in (self.pass_arcs() if arcs is None else arcs):
+        return None
+
+    @staticmethod
+    def _aim_in_arcs(aim_deg: float, arcs: list[tuple[float, float]]) -> bool:
+        """Whether azimuth ``aim_deg`` (deg) lies in one of ``arcs`` (rad; 1e-12 rad tolerance)."""
+        aim = math.radians(aim_deg)
+        for s, e in arcs:
             if e - s >= TAU or ((aim - s) % TAU) <= e - s + 1e-12:
-                return None
-        return "the line of the pass does not go through the mark area"
+                return True
+        return False
 
     def _pass_candidates(self) -> list[Pass]:
+        """A few legal passes: aims at :data:`AIM_FRACTIONS` of each arc, releases a hand span plus
+        each of :data:`RELEASE_EXTRA` (the checks of :meth:`_check_pass`, each done once)."""
         out: list[Pass] = []
         seen: set[Pass] = set()  # the same membership as ``p in out``, by hash
         g = self.geom
         arcs = self.pass_arcs()
-        releases = [round(g.min_release + extra, 6) for extra in RELEASE_EXTRA]
+        releases = [r for r in (round(g.min_release + extra, 6) for extra in RELEASE_EXTRA)
+                    if math.isfinite(r) and self._release_problem(r) is None]
         for s, e in arcs:
             span = min(e - s, TAU)
             for f in AIM_FRACTIONS:
                 aim = round(math.degrees((s + f * span) % TAU), 6) % 360.0
+                if not (math.isfinite(aim) and self._aim_in_arcs(aim, arcs)):
+                    continue
                 for release in releases:
                     p = Pass(aim, release)
-                    if p not in seen and self._check_pass(p, arcs) is None:
+                    if p not in seen:
                         out.append(p)
                         seen.add(p)
         return out

@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Hashable, Mapping, Sequence
 
 import numpy as np
@@ -44,30 +45,33 @@ Pose = tuple[float, float, float, float, float, float, float]
 
 @dataclass(frozen=True)
 class Geometry:
-    """The physical parameters the rules need (defaults of docs/sun-physics.md, via ``sim.sun.specs``)."""
+    """The physical parameters the rules need (defaults of docs/sun-physics.md, via ``sim.sun.specs``).
+
+    Frozen: the derived sizes below are computed once (the rules read them in their hot loops).
+    """
 
     table: TableSpec = field(default_factory=TableSpec)
     ball: BallSpec = field(default_factory=BallSpec)
     shapes: Mapping[str, ShapeSpec] = field(default_factory=lambda: dict(DEFAULT_SHAPES))
 
-    @property
+    @cached_property
     def pass_width(self) -> float:
         """Least clear width (m) of a passable gap."""
         return self.ball.diameter + self.table.pass_clearance
 
-    @property
+    @cached_property
     def gate_clear_z(self) -> float:
         """Least gate underside height (m) for a passable gate."""
         t = self.table
         rho = min(t.ring_radius + 0.5 * max(s.depth for s in self.shapes.values()), 0.999 * self.ball.string_length)
         return self.ball.centre_z_at(rho) + self.ball.radius + t.pass_clearance
 
-    @property
+    @cached_property
     def min_release(self) -> float:
         """Least release distance (m) outside the base edge: a hand span."""
         return self.table.hand_span
 
-    @property
+    @cached_property
     def max_release(self) -> float:
         """Largest release distance (m) outside the base edge the rules accept (the release point
         at most half the string from the axis)."""

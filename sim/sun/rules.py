@@ -344,7 +344,8 @@ class SunState(SunLegality, State):
         seen = set()
         for b in bodies:
             seen.add(b.id)
-            self.pose[b.id] = tuple(map(float, b.pose))  # type: ignore[assignment]
+            if b.pose is not self.pose.get(b.id):  # the very pose handed to the table: kept as it is
+                self.pose[b.id] = tuple(map(float, b.pose))  # type: ignore[assignment]
         for i, r in enumerate(self.role):
             if r in (BASE, TOP, GATE) and i not in seen:
                 self.role[i] = FIELD  # caller decides where a vanished stone goes
