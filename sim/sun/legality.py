@@ -51,6 +51,20 @@ class StandFacts:
     before: tuple[int, int] | None  #: the mover's area at the start of the turn
     new_gap_rule: bool  #: marker_change is "new_gap"
     pass_width: float  #: m
+    #: per gap index, what the checks of a stand in it share (``SunLegality._stand_gap``), filled as asked
+    gaps: dict[int, StandGap] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class StandGap:
+    """What every stand check in one gap shares (:meth:`SunLegality._stand_gap`)."""
+
+    #: the clockwise neighbour, its radius minus half its depth (m), half its width (m), and the same
+    #: of the counter-clockwise neighbour (the terms of ``ring.clearance_to_bisector``)
+    sides: tuple[Pos, float, float, Pos, float, float]
+    in_gap: list[float]  #: angles (rad) of other seats' markers whose nearest gap this is
+    ccw_blocked: bool  #: the new ccw gap may not be the mover's area whatever the angle
+    cw_blocked: bool  #: the same for the new cw gap
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,25 +308,48 @@ class SunLegality(SunBoard):
             i = (bisect_right(ring.angles, ang) - 1) % ring.n
             if ring.under[i] is not None:
                 return "cannot stand a stone under a gate"
-            left, right = ring.pos[i], ring.pos[(i + 1) % ring.n]
+            gap = f.gaps.get(i)
+            if gap is None:
+                gap = f.gaps[i] = self._stand_gap(f, i)
+            left, l_inner, l_half_width, right, r_inner, r_half_width = gap.sides
             # the clear widths of the two new gaps (layout.clearance_to_bisector of each stone, summed;
             # inf beyond a half turn, as ring.gap_width): the clearance check and the marker check
-            widths = []
-            for p, sep in ((left, (ang - left.angle) % TAU), (right, (right.angle - ang) % TAU)):
-                if sep >= math.pi:
-                    widths.append(math.inf)
-                    continue
+            sep = (ang - left.angle) % TAU
+            if sep >= math.pi:
+                w_cw = math.inf
+            else:
                 h = 0.5 * sep
                 sn, cs = math.sin(h), math.cos(h)
-                w = ((p.radius - 0.5 * p.depth) * sn - 0.5 * p.width * cs) + (f.inner * sn - f.half_width * cs)
-                if w < f.min_clearance:
-                    return f"not clear of stone #{p.id}"
-                widths.append(w)
+                w_cw = (l_inner * sn - l_half_width * cs) + (f.inner * sn - f.half_width * cs)
+                if w_cw < f.min_clearance:
+                    return f"not clear of stone #{left.id}"
+            sep = (right.angle - ang) % TAU
+            if sep >= math.pi:
+                w_ccw = math.inf
+            else:
+                h = 0.5 * sep
+                sn, cs = math.sin(h), math.cos(h)
+                w_ccw = (r_inner * sn - r_half_width * cs) + (f.inner * sn - f.half_width * cs)
+                if w_ccw < f.min_clearance:
+                    return f"not clear of stone #{right.id}"
             if f.local_marker_check:
-                return None if self._stand_marker_fast(f, i, ang, widths[0], widths[1]) else \
+                return None if self._stand_marker_fast(f, gap, ang, w_cw, w_ccw) else \
                     "no legal marker move would follow"
         s = self.geom.shapes[shape]
         return self._check_marker_after(stone, new_pos=Pos(stone, ang, f.radius, s.width, s.depth, s.height))
+
+    def _stand_gap(self, f: StandFacts, i: int) -> StandGap:
+        """:class:`StandGap` of gap ``i`` of ``f.ring`` for the stone of ``f``."""
+        ring = f.ring
+        a, b = ring.pos[i], ring.pos[(i + 1) % ring.n]
+        k_cw, k_ccw = (a.id, f.stone), (f.stone, b.id)
+        others = {ring.keys[g] for m, g in f.others if g != i}
+        return StandGap(
+            sides=(a, a.radius - 0.5 * a.depth, 0.5 * a.width, b, b.radius - 0.5 * b.depth, 0.5 * b.width),
+            in_gap=[m for m, g in f.others if g == i],
+            ccw_blocked=k_ccw in others or (k_ccw == f.before and f.new_gap_rule),
+            cw_blocked=k_cw in others or (k_cw == f.before and f.new_gap_rule),
+        )
 
     def _others_gaps(self, ring: Ring) -> list[tuple[float, int]]:
         """``(marker angle, its gap on ring)`` for every other seat's marker (none on an empty ring)."""
@@ -326,27 +363,22 @@ class SunLegality(SunBoard):
                     out.append((m, g))
         return out
 
-    def _stand_marker_fast(self, f: StandFacts, i: int, ang: float, w_cw: float, w_ccw: float) -> bool:
+    def _stand_marker_fast(self, f: StandFacts, gap: StandGap, ang: float, w_cw: float, w_ccw: float) -> bool:
         """Standard mode: is there a legal marker move after standing the stone of ``f`` at ``ang``
-        in gap ``i``, leaving new gaps of clear widths ``w_cw`` (from the clockwise neighbour) and
-        ``w_ccw`` (m)? Local computation equal to :meth:`_marker_options` on the full ring (a test
-        checks this)."""
-        ring = f.ring
-        a, b = ring.pos[i], ring.pos[(i + 1) % ring.n]
-        k_cw, k_ccw = (a.id, f.stone), (f.stone, b.id)
-        others: set[tuple[int, int]] = set()
-        split_at = (ang - a.angle) % TAU
-        for m, g in f.others:
-            if g == i:
-                others.add(k_cw if (m - a.angle) % TAU < split_at else k_ccw)
+        in ``gap``, leaving new gaps of clear widths ``w_cw`` (from the clockwise neighbour) and
+        ``w_ccw`` (m)? A new gap is refused when another seat's area is it (their marker in the old
+        gap, on its side of the new stone, or another gap with the same key) or, under the new_gap
+        rule, it is the mover's area at the start of the turn. Local computation equal to
+        :meth:`_marker_options` on the full ring (a test checks this)."""
+        a_angle = gap.sides[0].angle
+        split_at = (ang - a_angle) % TAU
+        ccw_blocked, cw_blocked = gap.ccw_blocked, gap.cw_blocked
+        for m in gap.in_gap:
+            if (m - a_angle) % TAU < split_at:
+                cw_blocked = True
             else:
-                others.add(ring.keys[g])
-        for key, w in ((k_ccw, w_ccw), (k_cw, w_cw)):
-            if key in others or (key == f.before and f.new_gap_rule):
-                continue
-            if w >= f.pass_width:
-                return True
-        return False
+                ccw_blocked = True
+        return (not ccw_blocked and w_ccw >= f.pass_width) or (not cw_blocked and w_cw >= f.pass_width)
 
     def _check_stack(self, a: Stack, facts: PlaceFacts | None = None) -> str | None:
         """Why stack ``a`` is illegal now, or None. ``facts``: :meth:`_place_facts` of this position,
