@@ -32,7 +32,7 @@ AIM_FRACTIONS = (0.5, 0.3, 0.7, 0.15, 0.85)
 RELEASE_EXTRA = (0.0, 0.1)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class StandFacts:
     """What decides a stand's legality apart from its angle, on one ring (metres, radians)."""
 
@@ -55,7 +55,7 @@ class StandFacts:
     gaps: dict[int, StandGap] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class StandGap:
     """What every stand check in one gap shares (:meth:`SunLegality._stand_gap`)."""
 
@@ -67,7 +67,7 @@ class StandGap:
     cw_blocked: bool  #: the same for the new cw gap
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PlaceFacts:
     """What every stack and gate check of one position shares (the same ring, seat and markers)."""
 
@@ -145,40 +145,45 @@ class SunLegality(SunBoard):
         # legal pieces of a gap are kept in the gap's memo under those (tests/sun/
         # test_sun_stand_intervals.py compares them with a state without memos).
         memo_ok = facts.local_marker_check
-        in_gap: dict[int, list[float]] = {}
+        in_gap: dict[int, tuple[float, ...]] = {}
         for m, gi in facts.others:
-            in_gap.setdefault(gi, []).append(m)
+            in_gap[gi] = (*in_gap.get(gi, ()), m)
         lintels = tuple(ring.lintels)
         before = facts.before
+        flat = [m for ms in self.markers for m in ms]
+        min_clearance, pass_width = g.table.min_clearance, g.pass_width
+        two_eps = 2.0 * STAND_EPS
+        n = ring.n
         out: list[tuple[float, float]] = []
-        for i in range(ring.n) if not ring.empty else (-1,):
-            if i < 0:
-                lo, hi, cuts, memo = 0.0, TAU, [], None
+        gaps: Any = zip(range(n), ring.under, ring.memo) if n else ((-1, None, None),)
+        for i, under, memo in gaps:
+            if under is not None:
+                continue
+            if memo is None:
+                lo, hi, cuts = 0.0, TAU, []
             else:
-                if ring.under[i] is not None:
-                    continue
-                a, b = ring.pos[i], ring.pos[(i + 1) % ring.n]
-                memo = ring.memo[i]
                 geo = memo.get(shape)
                 if geo is None:
-                    sep = (b.angle - a.angle) % TAU if ring.n > 1 else TAU
+                    a, b = ring.pos[i], ring.pos[(i + 1) % n]
+                    sep = (b.angle - a.angle) % TAU if n > 1 else TAU
                     geo = memo[shape] = (
-                        a.angle + self._stand_limit(a, r, s, g.table.min_clearance),
-                        a.angle + sep - self._stand_limit(b, r, s, g.table.min_clearance),
-                        a.angle + self._stand_limit(a, r, s, g.pass_width),
-                        a.angle + sep - self._stand_limit(b, r, s, g.pass_width))
+                        a.angle + self._stand_limit(a, r, s, min_clearance),
+                        a.angle + sep - self._stand_limit(b, r, s, min_clearance),
+                        a.angle + self._stand_limit(a, r, s, pass_width),
+                        a.angle + sep - self._stand_limit(b, r, s, pass_width))
                 lo, hi, c_a, c_b = geo
                 if hi <= lo:
                     continue
+                a, b = ring.pos[i], ring.pos[(i + 1) % n]
+                base = a.angle
                 cuts = [c_a, c_b]
-                for ms in self.markers:
-                    for m in ms:
-                        m0 = a.angle + (m - a.angle) % TAU
-                        cuts += [m0, m0 - half, m0 + half]
+                for m in flat:
+                    m0 = base + (m - base) % TAU
+                    cuts += [m0, m0 - half, m0 + half]
                 for l0, lsp, _u, _t in lintels:
                     cuts += [l0 - half, l0 + lsp + half]
                 if orbit:
-                    for j in range(ring.n):
+                    for j in range(n):
                         for e in (ring.start[j], ring.end[j]):
                             cuts += [e + math.pi - half, e + math.pi + half]
             inner = set()
@@ -190,13 +195,13 @@ class SunLegality(SunBoard):
             key: tuple[Any, ...] | None = None
             pieces: list[tuple[float, float]] | None = None
             if memo_ok and memo is not None:
-                key = (shape, edges, tuple(in_gap.get(i, ())), lintels, facts.new_gap_rule,
+                key = (shape, edges, in_gap.get(i, ()), lintels, facts.new_gap_rule,
                        before == (a.id, stone), before == (stone, b.id))
                 pieces = memo.get(key)
             if pieces is None:
                 pieces = []
                 for x0, x1 in zip(edges, edges[1:]):
-                    if x1 - x0 <= 2.0 * STAND_EPS:
+                    if x1 - x0 <= two_eps:
                         continue
                     mid = 0.5 * (x0 + x1)
                     # the placement check itself (its geometric part; the stone is known): the same
