@@ -102,14 +102,14 @@ class SunLegality(SunBoard):
         ring = self.ring()
         facts = self._place_facts()
         out: list[PlaceAction] = []
+        # a stack on a stacked position or on a gate's support is refused whatever the shape
+        bases = [p.id for p in ring.pos if p.top < 0 and p.id not in facts.supports]
         for shape in self._available_shapes():
             for ang in self.stand_samples(shape):
                 out.append(Stand(shape, ang))
-            for p in ring.pos:
-                if p.top < 0:
-                    a2 = Stack(shape, p.id)
-                    if self._check_stack(a2, facts) is None:
-                        out.append(a2)
+            for on in bases:
+                if self._stack_problem(shape, on, facts) is None:
+                    out.append(Stack(shape, on))
         out.extend(self._gate_candidates(ring, facts))
         return out
 
@@ -388,48 +388,63 @@ class SunLegality(SunBoard):
     def _check_stack(self, a: Stack, facts: PlaceFacts | None = None) -> str | None:
         """Why stack ``a`` is illegal now, or None. ``facts``: :meth:`_place_facts` of this position,
         when the caller has them (the candidate loop checks many stacks of one position)."""
-        if a.shape not in self.geom.shapes:
-            return f"unknown shape {a.shape!r}"
+        return self._stack_problem(a.shape, a.on, facts)
+
+    def _stack_problem(self, shape: str, on: object, facts: PlaceFacts | None = None) -> str | None:
+        """:meth:`_check_stack` of ``Stack(shape, on)``."""
+        if shape not in self.geom.shapes:
+            return f"unknown shape {shape!r}"
         if facts is None:
-            stone = self._stone_for(a.shape)
+            stone = self._stone_for(shape)
         else:
-            stone = facts.stones.get(a.shape, -2)
+            stone = facts.stones.get(shape, -2)
             if stone == -2:
-                stone = facts.stones[a.shape] = self._stone_for(a.shape)
+                stone = facts.stones[shape] = self._stone_for(shape)
         if stone < 0:
-            return f"no {a.shape} available"
-        if not isinstance(a.on, int) or not 0 <= a.on < len(self.role) or self.role[a.on] != BASE:
-            return f"#{a.on} is not a stone standing on the base"
+            return f"no {shape} available"
+        if not isinstance(on, int) or not 0 <= on < len(self.role) or self.role[on] != BASE:
+            return f"#{on} is not a stone standing on the base"
         ring = self.ring()
-        p = ring.pos[ring.index[a.on]]
+        k = ring.index[on]
+        p = ring.pos[k]
         if p.top >= 0:
             return "at most two levels"
         if facts is None:
             facts = self._place_facts()
-        if a.on in facts.supports:
+        if on in facts.supports:
             return "a gate rests on it"
-        s = self.geom.shapes[a.shape]
-        new = Pos(p.id, p.angle, p.radius, max(p.width, s.width), max(p.depth, s.depth), p.top_z + s.height, stone)
-        local = self.rules["mode"] == "standard" and ring.n >= 3 and not self._first_turn() and (
-            new.width == p.width or not any(abs((m - p.angle + math.pi) % TAU - math.pi) <= new.half
-                                            for ms in self.markers for m in ms))
+        memo = ring.memo[k]  # of the gap from this position to the next: kept while both are
+        dims = memo.get(("stack", shape))
+        if dims is None:
+            s = self.geom.shapes[shape]
+            width = max(p.width, s.width)
+            # the stack's width, depth, top (m) and half angular width (rad), as Pos computes them
+            dims = memo[("stack", shape)] = (width, max(p.depth, s.depth), p.top_z + s.height,
+                                             math.asin(min(1.0, 0.5 * width / max(p.radius, 1e-9))))
+        width, depth, top_z, half = dims
+        local = self.rules["mode"] == "standard" and ring.n >= 3 and not self._first_turn()
+        if local and width != p.width:
+            for ms in self.markers:
+                for m in ms:
+                    if abs((m - p.angle + math.pi) % TAU - math.pi) <= half:
+                        local = False  # the stack would cover a marker: the full check
         memo_key: tuple[Any, ...] | None = None
+        k0 = (k - 1) % ring.n
         if local:
             # the verdict below depends only on the position, its two neighbours (the gap memo is
             # of this position and the next; the previous one is kept with the verdict), the
             # shape, the lintels and the two gaps' gates, other seats' areas and the mover's area
-            k = ring.index[a.on]
-            k0 = (k - 1) % ring.n
             before = self.area_before[self.seat]
-            memo_key = ("stack", a.shape, facts.lintels, ring.under[k], ring.under[k0], ring.keys[k] in facts.others,
+            memo_key = ("stack", shape, facts.lintels, ring.under[k], ring.under[k0], ring.keys[k] in facts.others,
                         ring.keys[k0] in facts.others, ring.keys[k] == before, ring.keys[k0] == before,
                         self.rules["marker_change"])
-            known = ring.memo[k].get(memo_key)
+            known = memo.get(memo_key)
             if known is not None and known[0] is ring.pos[k0]:
                 return known[1]
+        new = Pos(p.id, p.angle, p.radius, width, depth, top_z, stone)
         why = self._stack_verdict(ring, p, new, stone, local, facts)
         if memo_key is not None:
-            ring.memo[ring.index[a.on]][memo_key] = (ring.pos[ring.index[a.on] - 1], why)
+            memo[memo_key] = (ring.pos[k0], why)
         return why
 
     def _stack_verdict(self, ring: Ring, p: Pos, new: Pos, stone: int, local: bool, facts: PlaceFacts) -> str | None:
@@ -595,6 +610,8 @@ class SunLegality(SunBoard):
                 pairs.append((ring.pos[k - 1].id, ring.pos[(k + 1) % ring.n].id))
             tol = self.rules["level_tolerance"]
             for a, b in pairs:
+                if a in supports or b in supports:
+                    continue  # refused by _check_gate: a support already carries a gate
                 # the supports' heights once the stone is taken (as _check_gate computes them):
                 # skipping a pair that differs too much skips only what _check_gate refuses
                 pa, pb = ring.pos[ring.index[a]], ring.pos[ring.index[b]]
