@@ -243,8 +243,11 @@ class SunLegality(SunBoard):
                 cands = [0.5 * (lo + hi), lo + inset, hi - inset]
                 i = (bisect_right(ring.angles, (0.5 * (lo + hi)) % TAU) - 1) % ring.n
                 a, b = ring.pos[i], ring.pos[(i + 1) % ring.n]
-                for p, sign, base in ((a, 1.0, a.angle), (b, -1.0, b.angle)):
-                    d = sep_for_width(p, r, s, g.pass_width + PASS_MARGIN)
+                seps = ring.memo[i].get(("margin", shape))  # depend on the gap's positions and the shape
+                if seps is None:
+                    seps = ring.memo[i][("margin", shape)] = tuple(
+                        sep_for_width(p, r, s, g.pass_width + PASS_MARGIN) for p in (a, b))
+                for d, sign, base in ((seps[0], 1.0, a.angle), (seps[1], -1.0, b.angle)):
                     if d is not None:
                         x = base + sign * d
                         x = lo + (x - lo) % TAU

@@ -29,11 +29,14 @@ import math
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import cached_property
+from operator import attrgetter
 from typing import Any, Hashable, Mapping, Sequence
 
 import numpy as np
 
 from sim.sun.specs import DEFAULT_SHAPES, SHAPE_NAMES, TAU, BallSpec, ShapeSpec, TableSpec
+
+_ANGLE = attrgetter("angle")
 
 Pose = tuple[float, float, float, float, float, float, float]
 """``(x, y, z, qx, qy, qz, qw)``: centre (m) and orientation (unit quaternion) of a body."""
@@ -171,7 +174,7 @@ class Ring:
         #: (start angle, angular span, underside z, top z) of each gate's footprint
         self.lintels = list(lintels)
         self._arrays: dict[str, np.ndarray] | None = None
-        self.pos = sorted(positions, key=lambda p: p.angle)
+        self.pos = sorted(positions, key=_ANGLE)
         self.n = n = len(self.pos)
         self.angles = [p.angle for p in self.pos]
         self.index = {p.id: i for i, p in enumerate(self.pos)}

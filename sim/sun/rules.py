@@ -389,10 +389,12 @@ class SunState(SunLegality, State):
             if self.role[pl.stone] == TOP and self.role[pl.on] != BASE:
                 placed_ok = False  # its support was knocked away meanwhile
         self._dirty()
+        options: list[MoveMarker] | None = None
         if placed_ok and pl.kind != "gate" and not self._first_turn():
             self.placed = pl.stone
             self._snap_markers()
-            if not self._marker_options(self.ring()):
+            options = self._marker_options(self.ring())
+            if not options:
                 placed_ok = False  # it stands, but where no marker move is legal: a misplacement
                 self.placed = -1
         self.placements.append({
@@ -406,10 +408,11 @@ class SunState(SunLegality, State):
             return
         self.placed = pl.stone
         self.drawn = -1
+        markers = [list(ms) for ms in self.markers]
         self._snap_markers()  # markers do not change the ring (roles and poses do): keep it
-        self._legal = None
         self.phase = "pass" if pl.kind == "gate" or self._first_turn() else "marker"
-        self._legal = None
+        # the marker moves found above are the legal actions now, unless a marker moved since
+        self._legal = options if self.phase == "marker" and markers == self.markers else None
 
     def _failed_placement(self, pl: Placement, role: str, pose: Pose | None, sup: tuple[int, ...] | None) -> None:
         self.attempts += 1
