@@ -71,6 +71,8 @@ class SunBoard:
         self._ring_source: tuple[list[str], dict[int, tuple[int, ...]], dict[int, Pose]] | None = None
         #: positions by (bottom id, its pose, top id, its pose): a pure memo, shared by clones
         self._pos_memo: dict[tuple[int, Pose, int, Pose | None], Pos] = {}
+        #: gates' footprints ``(start, span, underside z, top z)`` by (-1 - stone id, pose): a pure memo
+        self._lintel_memo: dict[tuple[int, Pose], tuple[float, float, float, float]] = {}
         #: the last :class:`Body` made of each stone (reused while its pose is the same object)
         self._body_memo: dict[int, Body] = {}
         self._legal: Sequence[SunAction] | None = None
@@ -126,8 +128,10 @@ class SunBoard:
         new ring copies the gaps between unmoved neighbours from the last one (``Ring(reuse=)``)."""
         g = self.geom
         memo = self._pos_memo
-        if len(memo) > POS_MEMO_SIZE:
+        lintel_memo = self._lintel_memo
+        if len(memo) + len(lintel_memo) > POS_MEMO_SIZE:
             memo.clear()
+            lintel_memo.clear()
         tops = {sup[i][0]: i for i, r in enumerate(role) if r == TOP}
         positions = []
         for i, r in enumerate(role):
@@ -152,13 +156,18 @@ class SunBoard:
         for i, r in enumerate(role):
             if r == GATE:
                 a, b = sup[i]
-                p, sh = pose[i], g.shapes[self.shapes[i]]
-                gates[(a, b)] = pose_bottom(p, sh)
-                qx, qy, qz, qw = p[3], p[4], p[5], p[6]
-                ax, ay = 2.0 * (qx * qz + qw * qy), 2.0 * (qy * qz - qw * qx)
-                n = math.hypot(ax, ay) or 1.0
-                lo, span = lintel_footprint(g, self.shapes[i], p, (ax / n, ay / n))
-                lintels.append((lo, span, pose_bottom(p, sh), pose_top(p, sh)))
+                p = pose[i]
+                lkey = (-1 - i, p)  # a gate's footprint, memoised by its pose (negative: not a position)
+                lintel = lintel_memo.get(lkey)
+                if lintel is None:
+                    sh = g.shapes[self.shapes[i]]
+                    qx, qy, qz, qw = p[3], p[4], p[5], p[6]
+                    ax, ay = 2.0 * (qx * qz + qw * qy), 2.0 * (qy * qz - qw * qx)
+                    n = math.hypot(ax, ay) or 1.0
+                    lo, span = lintel_footprint(g, self.shapes[i], p, (ax / n, ay / n))
+                    lintel = lintel_memo[lkey] = (lo, span, pose_bottom(p, sh), pose_top(p, sh))
+                gates[(a, b)] = lintel[2]
+                lintels.append(lintel)
         return Ring(positions, gates, lintels, reuse=self._ring_last)
 
     def _dirty(self) -> None:
