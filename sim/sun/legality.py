@@ -27,6 +27,9 @@ from sim.sun.ring import (
 SAMPLE_INSET = 0.002
 PASS_MARGIN = 0.004
 STAND_EPS = 1e-9  # rad: interval ends are moved this far inwards, so that every angle in them is legal
+#: rad: a gap's pass-width breakpoints this far outside its room prove that no piece can leave a
+#: passable gap (the widths' rounding errors are ~1e-16 m, their slope ~0.1 m/rad)
+NO_PASS_MARGIN = 1e-7
 FIRST_ANGLES_DEG = tuple(22.5 + 45.0 * k for k in range(8))
 AIM_FRACTIONS = (0.5, 0.3, 0.7, 0.15, 0.85)
 RELEASE_EXTRA = (0.0, 0.1)
@@ -102,8 +105,13 @@ class SunLegality(SunBoard):
         ring = self.ring()
         facts = self._place_facts()
         out: list[PlaceAction] = []
-        # a stack on a stacked position or on a gate's support is refused whatever the shape
-        bases = [p.id for p in ring.pos if p.top < 0 and p.id not in facts.supports]
+        # a stack on a stacked position or on a gate's support is refused whatever the shape; so is
+        # one (after a free turn) beside two impassable gaps: a stack only makes its position wider
+        # and deeper, so both gaps stay impassable and no marker move can follow
+        pw = self.geom.pass_width
+        narrow = ring.n >= 3 and not self._first_turn()
+        bases = [p.id for k, p in enumerate(ring.pos) if p.top < 0 and p.id not in facts.supports
+                 and not (narrow and ring.width[k] < pw and ring.width[k - 1] < pw)]
         for shape in self._available_shapes():
             for ang in self.stand_samples(shape):
                 out.append(Stand(shape, ang))
@@ -173,6 +181,11 @@ class SunLegality(SunBoard):
                         a.angle + sep - self._stand_limit(b, r, s, pass_width))
                 lo, hi, c_a, c_b = geo
                 if hi <= lo:
+                    continue
+                if memo_ok and c_a >= hi + NO_PASS_MARGIN and c_b <= lo - NO_PASS_MARGIN:
+                    # Neither new gap can be passable anywhere in [lo, hi] (each width grows
+                    # monotonically away from its neighbour and reaches the pass width only beyond
+                    # c_a, before c_b), so the marker check refuses every piece: no legal stand here.
                     continue
                 a, b = ring.pos[i], ring.pos[(i + 1) % n]
                 base = a.angle
