@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any
 
 from sim.sun.actions import Gate, MoveMarker, Pass, PlaceAction, Stack, Stand
@@ -33,6 +34,13 @@ NO_PASS_MARGIN = 1e-7
 FIRST_ANGLES_DEG = tuple(22.5 + 45.0 * k for k in range(8))
 AIM_FRACTIONS = (0.5, 0.3, 0.7, 0.15, 0.85)
 RELEASE_EXTRA = (0.0, 0.1)
+
+
+@lru_cache(maxsize=65536)
+def degrees_6(angle: float) -> float:
+    """``angle`` (rad) in degrees in [0, 360), rounded to 6 decimals: how candidate actions are
+    written. Memoised: the same angles recur from turn to turn, and ``round`` is slow."""
+    return round(math.degrees(angle % TAU), 6) % 360.0
 
 
 @dataclass(slots=True)
@@ -267,7 +275,7 @@ class SunLegality(SunBoard):
                         if lo < x < hi:
                             cands.append(x)
             for c in cands:
-                deg = round(math.degrees(c % TAU), 6) % 360.0
+                deg = degrees_6(c)
                 # inside an exact interval, so legal (tests/sun/test_sun_stand_intervals.py checks it);
                 # kept unless within 0.05 deg of one kept before
                 for o in out:
@@ -830,7 +838,7 @@ class SunLegality(SunBoard):
         for s, e in arcs:
             span = min(e - s, TAU)
             for f in AIM_FRACTIONS:
-                aim = round(math.degrees((s + f * span) % TAU), 6) % 360.0
+                aim = degrees_6(s + f * span)
                 if not (math.isfinite(aim) and self._aim_in_arcs(aim, arcs)):
                     continue
                 for release in releases:
