@@ -92,6 +92,9 @@ class PlaceFacts:
     removal: dict[int, tuple[Ring, list[int | None]]] = field(default_factory=dict)
     #: the stone a placement of each shape takes (``_stone_for``), filled as asked
     stones: dict[str, int] = field(default_factory=dict)
+    #: per (shape, support ids): the supports' positions, why no gate of that shape spans them (or None)
+    #: and its footprint (start, span in rad), filled by ``SunLegality._check_gate``
+    gate_spans: dict[tuple[str, int, int], tuple[Pos, Pos, str | None, float, float]] = field(default_factory=dict)
     #: per top stone: its position once that stone is taken (``_pos_without``), filled as asked
     reverted: dict[int, Pos] = field(default_factory=dict)
 
@@ -691,24 +694,38 @@ class SunLegality(SunBoard):
         if abs(pa.top_z - pb.top_z) > self.rules["level_tolerance"]:
             return f"supports differ in height ({pa.top_z * 1000:.1f} and {pb.top_z * 1000:.1f} mm)"
         s = self.geom.shapes[self.shapes[st]]
-        inner = gap_width(pa, pb)
-        if inner > s.lintel_length - 2.0 * self.geom.table.gate_min_overlap:
-            return f"gap too wide for a {self.shapes[st]} gate ({inner * 1000:.1f} mm)"
-        if inner <= 0.0:
-            return "supports touch"
+        # the span and the lintel's footprint depend on the two supports and the stone's shape
+        # only: kept for the other stones of that shape laid on the same (unchanged) supports
+        span_key = (self.shapes[st], pa.id, pb.id)
+        known = facts.gate_spans.get(span_key)
+        if known is None or known[0] is not pa or known[1] is not pb:
+            inner = gap_width(pa, pb)
+            if inner > s.lintel_length - 2.0 * self.geom.table.gate_min_overlap:
+                why: str | None = f"gap too wide for a {self.shapes[st]} gate ({inner * 1000:.1f} mm)"
+            elif inner <= 0.0:
+                why = "supports touch"
+            else:
+                why = None
+            lo = span = 0.0
+            if why is None:
+                ax, ay = pb.radius * math.cos(pb.angle) - pa.radius * math.cos(pa.angle), \
+                    pb.radius * math.sin(pb.angle) - pa.radius * math.sin(pa.angle)
+                nrm = math.hypot(ax, ay) or 1.0
+                mid = (0.5 * (pa.radius * math.cos(pa.angle) + pb.radius * math.cos(pb.angle)),
+                       0.5 * (pa.radius * math.sin(pa.angle) + pb.radius * math.sin(pb.angle)))
+                lo, span = lintel_footprint(self.geom, self.shapes[st], mid, (ax / nrm, ay / nrm))
+            known = facts.gate_spans[span_key] = (pa, pb, why, lo, span)
+        why, lo, span = known[2], known[3], known[4]
+        if why is not None:
+            return why
         # the lintel must not hit a neighbour as tall as its supports, nor another gate
         under = min(pa.top_z, pb.top_z)
-        ax, ay = pb.radius * math.cos(pb.angle) - pa.radius * math.cos(pa.angle), \
-            pb.radius * math.sin(pb.angle) - pa.radius * math.sin(pa.angle)
-        nrm = math.hypot(ax, ay) or 1.0
-        mid = (0.5 * (pa.radius * math.cos(pa.angle) + pb.radius * math.cos(pb.angle)),
-               0.5 * (pa.radius * math.sin(pa.angle) + pb.radius * math.sin(pb.angle)))
-        lo, span = lintel_footprint(self.geom, self.shapes[st], mid, (ax / nrm, ay / nrm))
+        low = under - 0.001
         for q in ring.pos:
-            if q.id in (pa.id, pb.id) or (single and q.id == st):
+            if q.id == pa.id or q.id == pb.id or (single and q.id == st):
                 continue
             qq = q if q.top != st else self._pos_without(q, st, facts)
-            if qq.top_z > under - 0.001 and arcs_overlap(lo, span, qq.angle - qq.half, 2 * qq.half):
+            if qq.top_z > low and arcs_overlap(lo, span, qq.angle - qq.half, 2 * qq.half):
                 return f"the gate would hit #{q.id}"
         thick = min(s.width, s.depth)
         for (l0, lsp, lu, lt) in ring.lintels:
