@@ -148,13 +148,15 @@ class SunLegality(SunBoard):
             2 pi where an interval wraps through 0; reduce with ``% TAU``), counter-clockwise in
             ring order; empty if no stand of that shape is legal.
         """
-        if self.phase != "place" or shape not in self.geom.shapes or self._stone_for(shape) < 0:
+        if self.phase != "place" or shape not in self.geom.shapes:
+            return []
+        stone = self._stone_for(shape)
+        if stone < 0:
             return []
         g = self.geom
         s = g.shapes[shape]
         r = g.table.ring_radius
         ring = self.ring()
-        stone = self._stone_for(shape)
         facts = self._stand_facts(stone, shape)
         half = math.asin(min(1.0, 0.5 * s.width / r))
         orbit = self.rules["mode"] == "orbit"
@@ -180,6 +182,7 @@ class SunLegality(SunBoard):
                 continue
             if memo is None:
                 lo, hi, cuts = 0.0, TAU, []
+                c_a, c_b = math.inf, -math.inf
             else:
                 geo = memo.get(shape)
                 if geo is None:
@@ -228,6 +231,8 @@ class SunLegality(SunBoard):
                     if x1 - x0 <= two_eps:
                         continue
                     mid = 0.5 * (x0 + x1)
+                    if memo_ok and c_b + NO_PASS_MARGIN <= mid <= c_a - NO_PASS_MARGIN:
+                        continue  # neither new gap passable here (see above): refused by the marker check
                     # the placement check itself (its geometric part; the stone is known): the same
                     # degrees round trip as a Stand action, so the piece's verdict is the action's
                     if self._stand_check_at(stone, shape, math.radians(math.degrees(mid % TAU)) % TAU, facts) is None:
