@@ -215,11 +215,8 @@ class SunBoard:
         field, in stone id order."""
         if self.rules["field"] == "random":
             return [self.shapes[self.drawn]] if self.drawn >= 0 else []
-        seen: list[str] = []
-        for i in self.field_stones():
-            if self.shapes[i] not in seen:
-                seen.append(self.shapes[i])
-        return seen
+        shapes = self.shapes
+        return list(dict.fromkeys([shapes[i] for i, r in enumerate(self.role) if r == FIELD]))
 
     def _stone_for(self, shape: str) -> int:
         """The stone a placement of ``shape`` takes (the drawn one, or the lowest id in the field), or -1."""

@@ -202,10 +202,10 @@ class ScriptedTable:
         """See :meth:`Table.place`."""
         k = self.place_calls
         self.place_calls += 1
-        by_id = {b.id: b for b in bodies}
-        kept = tuple(b for b in bodies if b.id != placement.stone)
+        kept = tuple([b for b in bodies if b.id != placement.stone])
         if k in self.falls:
             return PlaceResult(False, kept)
+        by_id = {b.id: b for b in bodies} if placement.kind != "stand" else {}  # a stand needs no other body
         pose = apply_place_noise(nominal_pose(self.geometry, placement, by_id), noise)
         sup: tuple[int, ...] = {"stand": (), "stack": (placement.on,), "gate": placement.between}[placement.kind]
         return PlaceResult(True, kept + (Body(placement.stone, placement.shape, pose, sup),))

@@ -163,7 +163,8 @@ class Ring:
     :attr:`empty` is true and every angle is open.
     """
 
-    __slots__ = ("pos", "angles", "n", "start", "end", "width", "under", "keys", "index", "lintels", "_arrays", "memo")
+    __slots__ = ("pos", "angles", "n", "start", "end", "width", "under", "keys", "index", "lintels", "_arrays", "memo", "_gap_of",
+                 "_nearest")
 
     def __init__(self, positions: Sequence[Pos], gates: Mapping[tuple[int, int], float],
                  lintels: Sequence[tuple[float, float, float, float]] = (), reuse: Ring | None = None) -> None:
@@ -174,6 +175,9 @@ class Ring:
         #: (start angle, angular span, underside z, top z) of each gate's footprint
         self.lintels = list(lintels)
         self._arrays: dict[str, np.ndarray] | None = None
+        #: gap_of_angle and nearest_gap answers by angle (a ring never changes; markers are asked often)
+        self._gap_of: dict[float, int | None] = {}
+        self._nearest: dict[float, int | None] = {}
         self.pos = sorted(positions, key=_ANGLE)
         self.n = n = len(self.pos)
         self.angles = [p.angle for p in self.pos]
@@ -219,10 +223,13 @@ class Ring:
         """Index of the gap whose opening contains ``angle`` (rad), None on a stone or empty ring."""
         if self.n == 0:
             return None
+        known = self._gap_of.get(angle, -1)
+        if known != -1:
+            return known
         i = (bisect_right(self.angles, angle % TAU) - 1) % self.n
-        if self.opening_contains(i, angle):
-            return i
-        return None
+        out = i if self.opening_contains(i, angle) else None
+        self._gap_of[angle] = out
+        return out
 
     def opening_contains(self, i: int, angle: float) -> bool:
         """Whether ``angle`` lies in gap ``i``'s clear opening."""
@@ -235,6 +242,8 @@ class Ring:
         g = self.gap_of_angle(angle)
         if g is not None or self.n == 0:
             return g
+        if angle in self._nearest:
+            return self._nearest[angle]
         best, best_d = None, math.inf
         for i in range(self.n):
             if self.end[i] < self.start[i]:
@@ -242,6 +251,7 @@ class Ring:
             d = min((self.start[i] - angle) % TAU, (angle - self.end[i]) % TAU)
             if d < best_d - 1e-12:
                 best, best_d = i, d
+        self._nearest[angle] = best
         return best
 
     def middle(self, i: int) -> float:
