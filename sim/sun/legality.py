@@ -619,11 +619,12 @@ class SunLegality(SunBoard):
         longest = max(self.geom.shapes[self.shapes[st]].lintel_length for st in takeable) if takeable else 0.0
         most = longest - 2.0 * self.geom.table.gate_min_overlap
         static_ok = []
+        tol = self.rules["level_tolerance"]
         for i in range(ring.n):
             pa, pb = ring.pos[i], ring.pos[(i + 1) % ring.n]
+            # ring.width[i] is gap_width(pa, pb) (the same formula; the ring has 3+ positions)
             static_ok.append(pa.id not in supports and pb.id not in supports and ring.under[i] is None
-                             and abs(pa.top_z - pb.top_z) <= self.rules["level_tolerance"]
-                             and gap_width(pa, pb) <= most)
+                             and abs(pa.top_z - pb.top_z) <= tol and ring.width[i] <= most)
         out = []
         static_gaps = [i for i in range(ring.n) if static_ok[i]]
         for st in takeable:
@@ -640,7 +641,6 @@ class SunLegality(SunBoard):
             if self.role[st] == BASE:
                 k = ring.index[st]
                 pairs.append((ring.pos[k - 1].id, ring.pos[(k + 1) % ring.n].id))
-            tol = self.rules["level_tolerance"]
             for a, b in pairs:
                 if a in supports or b in supports:
                     continue  # refused by _check_gate: a support already carries a gate
