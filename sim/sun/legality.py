@@ -473,16 +473,18 @@ class SunLegality(SunBoard):
             known = memo.get(memo_key)
             if known is not None and known[0] is ring.pos[k0]:
                 return known[1]
-        new = Pos(p.id, p.angle, p.radius, width, depth, top_z, stone)
-        why = self._stack_verdict(ring, p, new, stone, local, facts)
+        why = self._stack_verdict(ring, p, dims, stone, local, facts)
         if memo_key is not None:
             memo[memo_key] = (ring.pos[k0], why)
         return why
 
-    def _stack_verdict(self, ring: Ring, p: Pos, new: Pos, stone: int, local: bool, facts: PlaceFacts) -> str | None:
-        """The geometric part of :meth:`_check_stack`: stacking makes position ``p`` into ``new``;
-        ``local``: the marker check may be done locally (:meth:`_stack_marker_fast`)."""
-        if ring.lintels and ring.lintel_clash(new.angle - new.half, 2 * new.half, new.top_z) >= 0:
+    def _stack_verdict(self, ring: Ring, p: Pos, size: tuple[float, float, float, float], stone: int, local: bool,
+                       facts: PlaceFacts) -> str | None:
+        """The geometric part of :meth:`_check_stack`: stacking ``stone`` makes position ``p``
+        ``size`` = (width m, depth m, top m, half angular width rad); ``local``: the marker check
+        may be done locally (:meth:`_stack_marker_fast`)."""
+        width, depth, top_z, half = size
+        if ring.lintels and ring.lintel_clash(p.angle - half, 2 * half, top_z) >= 0:
             return "the stack would hit a gate"
         if ring.n > 1:
             k = ring.index[p.id]
@@ -491,13 +493,13 @@ class SunLegality(SunBoard):
                 if q.id == p.id or sep >= math.pi:
                     continue
                 h = 0.5 * sep
-                if clearance_to_bisector(q.radius, q.depth, q.width, h) + clearance_to_bisector(new.radius, new.depth, new.width, h) \
+                if clearance_to_bisector(q.radius, q.depth, q.width, h) + clearance_to_bisector(p.radius, depth, width, h) \
                         < self.geom.table.min_clearance:
                     return f"the stack would not be clear of stone #{q.id}"
         if local:
-            return None if self._stack_marker_fast(ring, ring.index[p.id], new, facts.others) else \
-                "no legal marker move would follow"
-        return self._check_marker_after(stone, new_pos=new)
+            return None if self._stack_gaps_ok(ring, ring.index[p.id], p.angle, p.radius, width, depth, facts.others) \
+                else "no legal marker move would follow"
+        return self._check_marker_after(stone, new_pos=Pos(p.id, p.angle, p.radius, width, depth, top_z, stone))
 
     def _stack_marker_fast(self, ring: Ring, k: int, new: Pos, others: set[tuple[int, int]] | None = None) -> bool:
         """Standard mode, a stack that covers no marker: is there a legal marker move after it?
@@ -505,17 +507,32 @@ class SunLegality(SunBoard):
         position get the stack's width and depth. Equal to :meth:`_marker_options` on the full
         ring (tests/sun/test_sun_stand_intervals.py checks it on random games). ``others``: the
         other seats' areas on ``ring`` (:meth:`_others_areas`), when the caller has them."""
+        return self._stack_gaps_ok(ring, k, new.angle, new.radius, new.width, new.depth, others)
+
+    def _stack_gaps_ok(self, ring: Ring, k: int, angle: float, radius: float, width: float, depth: float,
+                       others: set[tuple[int, int]] | None = None) -> bool:
+        """:meth:`_stack_marker_fast` for position ``k`` grown to ``width`` and ``depth`` (m), at
+        ``angle`` (rad) and ``radius`` (m): is one of its two gaps, at its new width, passable and
+        open to the mover?"""
         if others is None:
             others = self._others_areas(ring)
         new_gap_rule = self.rules["marker_change"] == "new_gap"
         before = self.area_before[self.seat]
         g = self.geom
-        for gi, (p, q) in ((k, (new, ring.pos[(k + 1) % ring.n])), ((k - 1) % ring.n, (ring.pos[k - 1], new))):
+        nxt, prev = ring.pos[(k + 1) % ring.n], ring.pos[k - 1]
+        for gi, q, sep in ((k, nxt, (nxt.angle - angle) % TAU), ((k - 1) % ring.n, prev, (angle - prev.angle) % TAU)):
             key = ring.keys[gi]
             if key in others or (new_gap_rule and key == before):
                 continue
+            if sep >= math.pi:
+                w = math.inf
+            else:  # ring.gap_width of the grown position and its neighbour
+                h = 0.5 * sep
+                w = clearance_to_bisector(radius, depth, width, h) + clearance_to_bisector(q.radius, q.depth, q.width, h) \
+                    if gi == k else \
+                    clearance_to_bisector(q.radius, q.depth, q.width, h) + clearance_to_bisector(radius, depth, width, h)
             u = ring.under[gi]
-            if gap_width(p, q) >= g.pass_width and (u is None or u >= g.gate_clear_z):
+            if w >= g.pass_width and (u is None or u >= g.gate_clear_z):
                 return True
         return False
 
