@@ -73,6 +73,8 @@ class SunBoard:
         self._pos_memo: dict[tuple[int, Pose, int, Pose | None], Pos] = {}
         #: gates' footprints ``(start, span, underside z, top z)`` by (-1 - stone id, pose): a pure memo
         self._lintel_memo: dict[tuple[int, Pose], tuple[float, float, float, float]] = {}
+        #: lintel sets by a small number each (``SunLegality._lintels_token``), shared by clones
+        self._lintel_tokens: dict[tuple[tuple[float, float, float, float], ...], int] = {}
         #: the last :class:`Body` made of each stone (reused while its pose is the same object)
         self._body_memo: dict[int, Body] = {}
         self._legal: Sequence[SunAction] | None = None

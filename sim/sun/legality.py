@@ -87,6 +87,7 @@ class PlaceFacts:
     others: set[tuple[int, int]]  #: the other seats' mark areas (ring keys, ``_others_areas``)
     marker_gaps: list[tuple[int, int | None]]  #: (seat, ``ring.gap_of_angle``) of every marker
     lintels: tuple[tuple[float, float, float, float], ...]  #: ``ring.lintels``
+    lintels_token: int  #: ``SunLegality._lintels_token(lintels)``
     #: per stone taken for a gate: the ring without it and the mover's marker gaps on that ring
     #: (filled by :meth:`SunLegality._check_gate`; a gate changes only the ``under`` of its gap)
     removal: dict[int, tuple[Ring, list[int | None]]] = field(default_factory=dict)
@@ -110,6 +111,7 @@ class SunLegality(SunBoard):
             others=self._others_areas(ring),
             marker_gaps=[(x, ring.gap_of_angle(m)) for x, ms in enumerate(self.markers) for m in ms],
             lintels=tuple(ring.lintels),
+            lintels_token=self._lintels_token(tuple(ring.lintels)),
         )
 
     def _placement_candidates(self) -> list[PlaceAction]:
@@ -170,6 +172,7 @@ class SunLegality(SunBoard):
         for m, gi in facts.others:
             in_gap[gi] = (*in_gap.get(gi, ()), m)
         lintels = tuple(ring.lintels)
+        lintels_token = self._lintels_token(lintels)
         before = facts.before
         flat = [m for ms in self.markers for m in ms]
         min_clearance, pass_width = g.table.min_clearance, g.pass_width
@@ -222,7 +225,7 @@ class SunLegality(SunBoard):
             key: tuple[Any, ...] | None = None
             pieces: list[tuple[float, float]] | None = None
             if memo_ok and memo is not None:
-                key = (shape, edges, in_gap.get(i, ()), lintels, facts.new_gap_rule,
+                key = (shape, edges, in_gap.get(i, ()), lintels_token, facts.new_gap_rule,
                        before == (a.id, stone), before == (stone, b.id))
                 pieces = memo.get(key)
             if pieces is None:
@@ -313,6 +316,11 @@ class SunLegality(SunBoard):
             return f"no {a.shape} available in the field" if self.rules["field"] == "open" else \
                 f"the drawn stone is not a {a.shape}"
         return self._stand_check_at(stone, a.shape, math.radians(a.angle) % TAU)
+
+    def _lintels_token(self, lintels: tuple[tuple[float, float, float, float], ...]) -> int:
+        """A small number standing for ``lintels`` in memo keys (equal lintels, equal numbers; a
+        number is cheaper to hash than the lintels, which every key would hash again)."""
+        return self._lintel_tokens.setdefault(lintels, len(self._lintel_tokens))
 
     def _stand_facts(self, stone: int, shape: str) -> StandFacts:
         """What :meth:`_stand_check_at` needs for stone ``stone`` of ``shape`` on the current ring,
@@ -467,7 +475,7 @@ class SunLegality(SunBoard):
             # of this position and the next; the previous one is kept with the verdict), the
             # shape, the lintels and the two gaps' gates, other seats' areas and the mover's area
             before = self.area_before[self.seat]
-            memo_key = ("stack", shape, facts.lintels, ring.under[k], ring.under[k0], ring.keys[k] in facts.others,
+            memo_key = ("stack", shape, facts.lintels_token, ring.under[k], ring.under[k0], ring.keys[k] in facts.others,
                         ring.keys[k0] in facts.others, ring.keys[k] == before, ring.keys[k0] == before,
                         self.rules["marker_change"])
             known = memo.get(memo_key)
@@ -743,12 +751,15 @@ class SunLegality(SunBoard):
         # the lintel must not hit a neighbour as tall as its supports, nor another gate
         under = min(pa.top_z, pb.top_z)
         low = under - 0.001
+        ida, idb = pa.id, pb.id
         for q in ring.pos:
-            if q.id == pa.id or q.id == pb.id or (single and q.id == st):
+            if q.id == ida or q.id == idb or (single and q.id == st):
                 continue
             qq = q if q.top != st else self._pos_without(q, st, facts)
-            if qq.top_z > low and arcs_overlap(lo, span, qq.angle - qq.half, 2 * qq.half):
-                return f"the gate would hit #{q.id}"
+            if qq.top_z > low:
+                q0 = qq.angle - qq.half  # arcs_overlap(lo, span, q0, 2 * qq.half), inlined
+                if ((q0 - lo) % TAU) <= span or ((lo - q0) % TAU) <= 2 * qq.half:
+                    return f"the gate would hit #{q.id}"
         thick = min(s.width, s.depth)
         for (l0, lsp, lu, lt) in ring.lintels:
             if arcs_overlap(lo, span, l0, lsp) and lu < under + thick + 0.001 and lt > under - 0.001:
