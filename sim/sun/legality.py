@@ -880,7 +880,7 @@ class SunLegality(SunBoard):
         """A few legal passes: aims at :data:`AIM_FRACTIONS` of each arc, releases a hand span plus
         each of :data:`RELEASE_EXTRA` (the checks of :meth:`_check_pass`, each done once)."""
         out: list[Pass] = []
-        seen: set[Pass] = set()  # the same membership as ``p in out``, by hash
+        seen: set[tuple[float, float]] = set()  # (aim, release) of each: as ``Pass(...) in out``
         g = self.geom
         arcs = self.pass_arcs()
         releases = [r for r in (round(g.min_release + extra, 6) for extra in RELEASE_EXTRA)
@@ -892,8 +892,7 @@ class SunLegality(SunBoard):
                 if not (math.isfinite(aim) and self._aim_in_arcs(aim, arcs)):
                     continue
                 for release in releases:
-                    p = Pass(aim, release)
-                    if p not in seen:
-                        out.append(p)
-                        seen.add(p)
+                    if (aim, release) not in seen:
+                        out.append(Pass(aim, release))
+                        seen.add((aim, release))
         return out

@@ -445,10 +445,13 @@ class SunState(SunLegality, State):
         while changed:
             changed = False
             for i, r in enumerate(self.role):
-                if r not in (TOP, GATE):
+                if r != TOP and r != GATE:
                     continue
-                if all(self.role[x] == BASE for x in self.sup[i]):
-                    continue
+                for x in self.sup[i]:
+                    if self.role[x] != BASE:
+                        break
+                else:
+                    continue  # every support still stands on the base
                 s = self.geom.shapes[self.shapes[i]]
                 if r == TOP and pose_tilt(self.pose[i]) < math.radians(self.geom.table.topple_tilt_deg) \
                         and pose_bottom(self.pose[i], s) < 0.003:
