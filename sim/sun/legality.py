@@ -658,15 +658,16 @@ class SunLegality(SunBoard):
             if below >= 0:  # the gaps beside the stack's bottom may pass once the top is taken
                 kb = ring.index[below]
                 gaps = sorted({*static_gaps, (kb - 1) % ring.n, kb})
-            pairs = []
+            pairs = []  # (a, b, the gap between them on this ring or -1)
             for i in gaps:
                 a, b = ring.keys[i]
                 if st != a and st != b:
-                    pairs.append((a, b))
+                    pairs.append((a, b, i))
             if self.role[st] == BASE:
                 k = ring.index[st]
-                pairs.append((ring.pos[k - 1].id, ring.pos[(k + 1) % ring.n].id))
-            for a, b in pairs:
+                pairs.append((ring.pos[k - 1].id, ring.pos[(k + 1) % ring.n].id, -1))
+            widest = self.geom.shapes[self.shapes[st]].lintel_length - 2.0 * self.geom.table.gate_min_overlap
+            for a, b, i in pairs:
                 if a in supports or b in supports:
                     continue  # refused by _check_gate: a support already carries a gate
                 # the supports' heights once the stone is taken (as _check_gate computes them):
@@ -676,6 +677,8 @@ class SunLegality(SunBoard):
                 tb = pb.top_z if pb.top != st else self._pos_without(pb, st, facts).top_z
                 if abs(ta - tb) > tol:
                     continue
+                if i >= 0 and pa.top != st and pb.top != st and ring.width[i] > widest:
+                    continue  # too wide for this stone's lintel: the gap's width is _check_gate's span
                 act = Gate(st, a, b)
                 if self._check_gate(act, facts) is None:
                     out.append(act)
