@@ -75,6 +75,8 @@ class SunBoard:
         self._lintel_memo: dict[tuple[int, Pose], tuple[float, float, float, float]] = {}
         #: lintel sets by a small number each (``SunLegality._lintels_token``), shared by clones
         self._lintel_tokens: dict[tuple[tuple[float, float, float, float], ...], int] = {}
+        #: (the shapes list, the stone ids of each shape in it): ``_stone_for``'s index
+        self._shape_ids: tuple[list[str] | None, dict[str, list[int]]] = (None, {})
         #: the last :class:`Body` made of each stone (reused while its pose is the same object)
         self._body_memo: dict[int, Body] = {}
         self._legal: Sequence[SunAction] | None = None
@@ -224,7 +226,14 @@ class SunBoard:
         """The stone a placement of ``shape`` takes (the drawn one, or the lowest id in the field), or -1."""
         if self.rules["field"] == "random":
             return self.drawn if self.drawn >= 0 and self.shapes[self.drawn] == shape else -1
-        for i, r in enumerate(self.role):
-            if r == FIELD and self.shapes[i] == shape:
+        known = self._shape_ids
+        if known[0] is not self.shapes:  # the ids of each shape, ascending (the set never changes)
+            ids: dict[str, list[int]] = {}
+            for i, name in enumerate(self.shapes):
+                ids.setdefault(name, []).append(i)
+            known = self._shape_ids = (self.shapes, ids)
+        role = self.role
+        for i in known[1].get(shape, ()):
+            if role[i] == FIELD:
                 return i
         return -1

@@ -233,10 +233,10 @@ class SunState(SunLegality, State):
 
     def _enter_place(self) -> None:
         self._legal = None
-        if not self.field_stones() and self.drawn < 0:
+        if FIELD not in self.role and self.drawn < 0:
             self._finish("field_empty")
             return
-        if self.rules["field"] == "random" and self.drawn < 0 and self.field_stones():
+        if self.rules["field"] == "random" and self.drawn < 0 and FIELD in self.role:
             self.phase = "draw"
             return
         self.phase = "place"
@@ -517,7 +517,7 @@ class SunState(SunLegality, State):
         self._snap_markers()
         self.played[self.seat] = True
         self.turn += 1
-        if not self.field_stones():
+        if FIELD not in self.role:
             self._finish("field_empty")
             return
         self.seat = (self.seat + 1) % self.num_players
