@@ -236,9 +236,14 @@ class SunLegality(SunBoard):
                     mid = 0.5 * (x0 + x1)
                     if memo_ok and c_b + NO_PASS_MARGIN <= mid <= c_a - NO_PASS_MARGIN:
                         continue  # neither new gap passable here (see above): refused by the marker check
-                    # the placement check itself (its geometric part; the stone is known): the same
-                    # degrees round trip as a Stand action, so the piece's verdict is the action's
-                    if self._stand_check_at(stone, shape, math.radians(math.degrees(mid % TAU)) % TAU, facts) is None:
+                    certain = self._stand_piece_certain(facts, i, a.angle, mid, lo, hi, c_a, c_b) \
+                        if memo_ok and not lintels else None
+                    if certain is None:
+                        # the placement check itself (its geometric part; the stone is known): the same
+                        # degrees round trip as a Stand action, so the piece's verdict is the action's
+                        certain = self._stand_check_at(stone, shape, math.radians(math.degrees(mid % TAU)) % TAU,
+                                                       facts) is None
+                    if certain:
                         pieces.append((x0, x1))
                 if key is not None and memo is not None:
                     memo[key] = pieces
@@ -248,6 +253,41 @@ class SunLegality(SunBoard):
                 else:
                     out.append((x0 + STAND_EPS, x1 - STAND_EPS))
         return out
+
+    def _stand_piece_certain(self, f: StandFacts, i: int, a_angle: float, mid: float, lo: float, hi: float,
+                             c_a: float, c_b: float) -> bool | None:
+        """The verdict of :meth:`_stand_check_at` at ``mid`` (rad, in gap ``i`` whose clockwise
+        position is at ``a_angle``; no lintel on the ring; standard mode, the local marker check)
+        where it is certain without computing the widths, else None (the caller runs the check).
+
+        Every comparison the check makes is decided here only with :data:`NO_PASS_MARGIN` to
+        spare: the stone clears both neighbours strictly inside [lo, hi]; the new clockwise gap
+        is passable beyond ``c_a`` and not before, the counter-clockwise one before ``c_b`` and not
+        beyond (each width grows monotonically away from its neighbour); another seat's marker
+        in the gap blocks the new gap on its side of the stone."""
+        m_ = NO_PASS_MARGIN
+        if f.sticks_out or not (lo + m_ <= mid <= hi - m_):
+            return None
+        gap = f.gaps.get(i)
+        if gap is None:
+            gap = f.gaps[i] = self._stand_gap(f, i)
+        split = mid - a_angle  # in (0, the gap's separation): no wrap
+        ccw_blocked, cw_blocked = gap.ccw_blocked, gap.cw_blocked
+        for m in gap.in_gap:
+            rel = (m - a_angle) % TAU
+            if abs(rel - split) < m_:
+                return None
+            if rel < split:
+                cw_blocked = True
+            else:
+                ccw_blocked = True
+        ccw_passable = mid <= c_b - m_
+        cw_passable = mid >= c_a + m_
+        if (not ccw_blocked and ccw_passable) or (not cw_blocked and cw_passable):
+            return True
+        if (ccw_blocked or mid >= c_b + m_) and (cw_blocked or mid <= c_a - m_):
+            return False
+        return None
 
     @staticmethod
     def _stand_limit(p: Pos, r: float, s: ShapeSpec, width: float) -> float:

@@ -10,6 +10,8 @@ equal one built from scratch; the gate shortcut must agree with the ring built a
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from sim.core.game import CHANCE
@@ -106,3 +108,31 @@ def test_gate_shortcut_agrees_with_the_ring_after_the_gate() -> None:
                     assert s._own_areas_ok(ring, own, (key, under)) == full, (s.to_notation(), st, key)
                     checked += 1
     assert checked >= 500
+
+
+def test_certain_stand_verdicts_equal_the_placement_check() -> None:
+    # stand_intervals decides a piece without the check where every comparison has a margin to
+    # spare; at random angles across every gap with room, such a verdict equals the check's
+    rng = np.random.default_rng(5)
+    decided = 0
+    for s in _positions(12, seed0=500):
+        ring = s.ring()
+        for shape in s._available_shapes():
+            stone = s._stone_for(shape)
+            s.stand_intervals(shape)  # fills each gap's memo with its breakpoints
+            facts = s._stand_facts(stone, shape)
+            if not facts.local_marker_check or ring.lintels:
+                continue
+            for i in range(ring.n):
+                geo = ring.memo[i].get(shape)
+                if geo is None or ring.under[i] is not None or geo[1] <= geo[0]:
+                    continue
+                lo, hi, c_a, c_b = geo
+                for mid in rng.uniform(lo, hi, 20):
+                    certain = s._stand_piece_certain(facts, i, ring.pos[i].angle, float(mid), lo, hi, c_a, c_b)
+                    if certain is None:
+                        continue
+                    ang = math.radians(math.degrees(float(mid) % R.TAU)) % R.TAU
+                    assert certain == (s._stand_check_at(stone, shape, ang, facts) is None), (s.to_notation(), shape, mid)
+                    decided += 1
+    assert decided >= 1000
