@@ -205,6 +205,10 @@ class SunBoard:
             return TERMINAL
         return self.seat
 
+    def is_terminal(self) -> bool:
+        """True when the game is over (``current_player() == TERMINAL``, without the call)."""
+        return self.phase == "over"
+
     def field_stones(self) -> list[int]:
         """Ids of the stones still in the field."""
         return [i for i, r in enumerate(self.role) if r == FIELD]
