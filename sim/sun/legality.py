@@ -88,6 +88,7 @@ class PlaceFacts:
     marker_gaps: list[tuple[int, int | None]]  #: (seat, ``ring.gap_of_angle``) of every marker
     lintels: tuple[tuple[float, float, float, float], ...]  #: ``ring.lintels``
     lintels_token: int  #: ``SunLegality._lintels_token(lintels)``
+    standard_turn: bool  #: standard mode and not a free turn (the marker move is checked)
     #: per stone taken for a gate: the ring without it and the mover's marker gaps on that ring
     #: (filled by :meth:`SunLegality._check_gate`; a gate changes only the ``under`` of its gap)
     removal: dict[int, tuple[Ring, list[int | None]]] = field(default_factory=dict)
@@ -112,6 +113,7 @@ class SunLegality(SunBoard):
             marker_gaps=[(x, ring.gap_of_angle(m)) for x, ms in enumerate(self.markers) for m in ms],
             lintels=tuple(ring.lintels),
             lintels_token=self._lintels_token(tuple(ring.lintels)),
+            standard_turn=self.rules["mode"] == "standard" and not self._first_turn(),
         )
 
     def _placement_candidates(self) -> list[PlaceAction]:
@@ -123,14 +125,17 @@ class SunLegality(SunBoard):
         # and deeper, so both gaps stay impassable and no marker move can follow
         pw = self.geom.pass_width
         narrow = ring.n >= 3 and not self._first_turn()
-        bases = [p.id for k, p in enumerate(ring.pos) if p.top < 0 and p.id not in facts.supports
+        bases = [k for k, p in enumerate(ring.pos) if p.top < 0 and p.id not in facts.supports
                  and not (narrow and ring.width[k] < pw and ring.width[k - 1] < pw)]
         for shape in self._available_shapes():
             for ang in self.stand_samples(shape):
                 out.append(Stand(shape, ang))
-            for on in bases:
-                if self._stack_problem(shape, on, facts) is None:
-                    out.append(Stack(shape, on))
+            stone = self._stone_for(shape)
+            if stone < 0:
+                continue  # (as _check_stack: no stone of that shape to stack)
+            for k in bases:  # valid positions (see above) for a valid stone: the geometric part
+                if self._stack_geometry_problem(shape, stone, k, facts) is None:
+                    out.append(Stack(shape, ring.pos[k].id))
         out.extend(self._gate_candidates(ring, facts))
         return out
 
@@ -493,6 +498,13 @@ class SunLegality(SunBoard):
             facts = self._place_facts()
         if on in facts.supports:
             return "a gate rests on it"
+        return self._stack_geometry_problem(shape, stone, k, facts)
+
+    def _stack_geometry_problem(self, shape: str, stone: int, k: int, facts: PlaceFacts) -> str | None:
+        """:meth:`_stack_problem` once the stone (``stone`` of ``shape``) and the position (index
+        ``k`` of ``facts.ring``, on the base, no top, no gate on it) are known to be valid."""
+        ring = facts.ring
+        p = ring.pos[k]
         memo = ring.memo[k]  # of the gap from this position to the next: kept while both are
         dims = memo.get(("stack", shape))
         if dims is None:
@@ -502,7 +514,7 @@ class SunLegality(SunBoard):
             dims = memo[("stack", shape)] = (width, max(p.depth, s.depth), p.top_z + s.height,
                                              math.asin(min(1.0, 0.5 * width / max(p.radius, 1e-9))))
         width, depth, top_z, half = dims
-        local = self.rules["mode"] == "standard" and ring.n >= 3 and not self._first_turn()
+        local = facts.standard_turn and ring.n >= 3
         if local and width != p.width:
             for ms in self.markers:
                 for m in ms:
@@ -719,9 +731,8 @@ class SunLegality(SunBoard):
                     continue
                 if i >= 0 and pa.top != st and pb.top != st and ring.width[i] > widest:
                     continue  # too wide for this stone's lintel: the gap's width is _check_gate's span
-                act = Gate(st, a, b)
-                if self._check_gate(act, facts) is None:
-                    out.append(act)
+                if self._gate_geometry_problem(st, a, b, facts) is None:  # the rest is valid (see above)
+                    out.append(Gate(st, a, b))
         return out
 
     def _check_gate(self, a: Gate, facts: PlaceFacts | None = None) -> str | None:
@@ -761,6 +772,16 @@ class SunLegality(SunBoard):
             nxt = (nxt + 1) % ring.n
         if nxt != kb or ring.n < 3:
             return f"#{a.a} and #{a.b} are not neighbours (counter-clockwise)"
+        return self._gate_geometry_problem(st, a.a, a.b, facts)
+
+    def _gate_geometry_problem(self, st: int, id_a: int, id_b: int, facts: PlaceFacts) -> str | None:
+        """:meth:`_check_gate` of ``Gate(st, id_a, id_b)`` once the stone (on the base or stacked,
+        free of gates) and the supports (other positions, free of gates, neighbours once the stone
+        is taken) are known to be valid: the gap, the heights, the span, clashes, mark areas."""
+        ring = facts.ring
+        ka, kb = ring.index[id_a], ring.index[id_b]
+        single = self.role[st] == BASE
+        ks = ring.index[st] if single else -1
         if (ka + 1) % ring.n == kb and ring.under[ka] is not None:
             return "a gate already spans this gap"
         pa, pb = self._pos_without(ring.pos[ka], st, facts), self._pos_without(ring.pos[kb], st, facts)
@@ -820,14 +841,14 @@ class SunLegality(SunBoard):
         k_st = ks if single else ring.index[self.sup[st][0]]
         own = [ring.gap_of_angle(m) for m in self.markers[self.seat]]
         if ring.n >= 4 and all(gi is not None and gi != k_st and gi != (k_st - 1) % ring.n for gi in own):
-            if not self._own_areas_ok(ring, own, ((a.a, a.b), under)):
+            if not self._own_areas_ok(ring, own, ((id_a, id_b), under)):
                 return "the mover's own mark area must stay passable (move the marker instead)"
             return None
         if st not in facts.removal:
             without = self._ring_with(removed=st)
             facts.removal[st] = (without, [without.nearest_gap(m) for m in self.markers[self.seat]])
         without, own_gaps = facts.removal[st]
-        if not self._own_areas_ok(without, own_gaps, ((a.a, a.b), under)):
+        if not self._own_areas_ok(without, own_gaps, ((id_a, id_b), under)):
             return "the mover's own mark area must stay passable (move the marker instead)"
         return None
 
