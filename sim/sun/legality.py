@@ -120,6 +120,11 @@ class SunLegality(SunBoard):
         ring = self.ring()
         facts = self._place_facts()
         out: list[PlaceAction] = []
+        # the facts found here serve the check of the placement chosen from ``out`` while ``out``
+        # is the state's legal list (``_legal``: reset whenever the position changes)
+        stand_facts: dict[str, StandFacts] = {}
+        self._facts_for_legal = (out, facts, stand_facts)
+        self._collect_stand_facts = stand_facts
         # a stack on a stacked position or on a gate's support is refused whatever the shape; so is
         # one (after a free turn) beside two impassable gaps: a stack only makes its position wider
         # and deeper, so both gaps stay impassable and no marker move can follow
@@ -137,7 +142,21 @@ class SunLegality(SunBoard):
                 if self._stack_geometry_problem(shape, stone, k, facts) is None:
                     out.append(Stack(shape, ring.pos[k].id))
         out.extend(self._gate_candidates(ring, facts))
+        self._collect_stand_facts = None
         return out
+
+    def _current_place_facts(self) -> PlaceFacts:
+        """:meth:`_place_facts`, those of the candidate list while it is current."""
+        known = self._known_facts()
+        return known[0] if known is not None else self._place_facts()
+
+    def _known_facts(self) -> tuple[PlaceFacts, dict[str, StandFacts]] | None:
+        """The facts of the candidate list, while it is the state's legal list (the position
+        unchanged since), else None."""
+        known = self._facts_for_legal
+        if known is not None and self._legal is not None and known[0] is self._legal:
+            return known[1], known[2]
+        return None
 
     def stand_intervals(self, shape: str) -> list[tuple[float, float]]:
         """Every angle at which a :class:`Stand` of ``shape`` is legal now, as closed intervals.
@@ -165,6 +184,9 @@ class SunLegality(SunBoard):
         r = g.table.ring_radius
         ring = self.ring()
         facts = self._stand_facts(stone, shape)
+        collect = self._collect_stand_facts
+        if collect is not None:  # computing the candidates: kept for the check of the chosen stand
+            collect[shape] = facts
         half = math.asin(min(1.0, 0.5 * s.width / r))
         orbit = self.rules["mode"] == "orbit"
         # Standard mode, not a free turn: a piece's verdict depends only on the gap's two
@@ -360,7 +382,11 @@ class SunLegality(SunBoard):
         if stone < 0:
             return f"no {a.shape} available in the field" if self.rules["field"] == "open" else \
                 f"the drawn stone is not a {a.shape}"
-        return self._stand_check_at(stone, a.shape, math.radians(a.angle) % TAU)
+        known = self._known_facts()
+        facts = known[1].get(a.shape) if known is not None else None
+        if facts is not None and facts.stone != stone:
+            facts = None
+        return self._stand_check_at(stone, a.shape, math.radians(a.angle) % TAU, facts)
 
     def _lintels_token(self, lintels: tuple[tuple[float, float, float, float], ...]) -> int:
         """A small number standing for ``lintels`` in memo keys (equal lintels, equal numbers; a
@@ -495,7 +521,7 @@ class SunLegality(SunBoard):
         if p.top >= 0:
             return "at most two levels"
         if facts is None:
-            facts = self._place_facts()
+            facts = self._current_place_facts()
         if on in facts.supports:
             return "a gate rests on it"
         return self._stack_geometry_problem(shape, stone, k, facts)
@@ -746,7 +772,7 @@ class SunLegality(SunBoard):
         if self.role[st] not in (BASE, TOP):
             return f"#{st} is not standing on the base (a stone from the field cannot make a gate)"
         if facts is None:
-            facts = self._place_facts()
+            facts = self._current_place_facts()
         supports = facts.supports
         ring = self.ring()
         if self.role[st] == BASE:
