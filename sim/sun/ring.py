@@ -191,28 +191,37 @@ class Ring:
         #: objects) and on what the memo's key names; a ring reusing the gap shares it
         self.memo: list[dict[Hashable, Any]] = []
         src = reuse if reuse is not None and reuse.n > 1 and n > 1 else None
+        s_index: dict[int, int] = src.index if src is not None else {}
+        s_pos = src.pos if src is not None else []
+        s_start = src.start if src is not None else []
+        s_end = src.end if src is not None else []
+        s_width = src.width if src is not None else []
+        s_memo = src.memo if src is not None else []
+        s_n = len(s_pos)
+        start, end, width, memo, keys, under = self.start, self.end, self.width, self.memo, self.keys, self.under
+        pos = self.pos
         for i in range(n):
-            a, b = self.pos[i], self.pos[(i + 1) % n]
-            k = src.index.get(a.id, -1) if src is not None else -1
-            if src is not None and k >= 0 and src.pos[k] is a and src.pos[(k + 1) % src.n] is b:
-                self.start.append(src.start[k])
-                self.end.append(src.end[k])
-                self.width.append(src.width[k])
-                self.memo.append(src.memo[k])
+            a, b = pos[i], pos[(i + 1) % n]
+            k = s_index.get(a.id, -1)
+            if k >= 0 and s_pos[k] is a and s_pos[(k + 1) % s_n] is b:
+                start.append(s_start[k])
+                end.append(s_end[k])
+                width.append(s_width[k])
+                memo.append(s_memo[k])
             else:
-                self.memo.append({})
+                memo.append({})
                 sep = (b.angle - a.angle) % TAU if n > 1 else TAU
-                self.start.append(a.angle + a.half)
-                self.end.append(a.angle + sep - b.half)
+                start.append(a.angle + a.half)
+                end.append(a.angle + sep - b.half)
                 if sep >= math.pi:
                     w = math.inf
                 else:
                     h = 0.5 * sep
                     w = clearance_to_bisector(a.radius, a.depth, a.width, h) + clearance_to_bisector(b.radius, b.depth, b.width, h)
-                self.width.append(w)
+                width.append(w)
             key = (a.id, b.id)
-            self.keys.append(key)
-            self.under.append(gates.get(key))
+            keys.append(key)
+            under.append(gates.get(key))
 
     @property
     def empty(self) -> bool:
