@@ -334,26 +334,27 @@ class SunLegality(SunBoard):
         r = g.table.ring_radius
         ring = self.ring()
         out: list[float] = []
+        degs: list[float] | None
         for lo, hi in self.stand_intervals(shape):
             if ring.empty:
-                cands = [math.radians(d) for d in FIRST_ANGLES_DEG]
+                degs = [degrees_6(math.radians(d)) for d in FIRST_ANGLES_DEG]
             else:
-                inset = min(SAMPLE_INSET / r, 0.25 * (hi - lo))
-                cands = [0.5 * (lo + hi), lo + inset, hi - inset]
                 i = (bisect_right(ring.angles, (0.5 * (lo + hi)) % TAU) - 1) % ring.n
-                a, b = ring.pos[i], ring.pos[(i + 1) % ring.n]
-                seps = ring.memo[i].get(("margin", shape))  # depend on the gap's positions and the shape
-                if seps is None:
-                    seps = ring.memo[i][("margin", shape)] = tuple(
-                        sep_for_width(p, r, s, g.pass_width + PASS_MARGIN) for p in (a, b))
-                for d, sign, base in ((seps[0], 1.0, a.angle), (seps[1], -1.0, b.angle)):
-                    if d is not None:
-                        x = base + sign * d
-                        x = lo + (x - lo) % TAU
-                        if lo < x < hi:
-                            cands.append(x)
-            for c in cands:
-                deg = degrees_6(c)
+                memo = ring.memo[i]  # the samples depend on the interval, the gap's positions, the shape
+                degs = memo.get((shape, lo, hi))
+                if degs is None:
+                    inset = min(SAMPLE_INSET / r, 0.25 * (hi - lo))
+                    cands = [0.5 * (lo + hi), lo + inset, hi - inset]
+                    a, b = ring.pos[i], ring.pos[(i + 1) % ring.n]
+                    for p, sign in ((a, 1.0), (b, -1.0)):
+                        d = sep_for_width(p, r, s, g.pass_width + PASS_MARGIN)
+                        if d is not None:
+                            x = p.angle + sign * d
+                            x = lo + (x - lo) % TAU
+                            if lo < x < hi:
+                                cands.append(x)
+                    degs = memo[(shape, lo, hi)] = [degrees_6(c) for c in cands]
+            for deg in degs:
                 # inside an exact interval, so legal (tests/sun/test_sun_stand_intervals.py checks it);
                 # kept unless within 0.05 deg of one kept before
                 for o in out:
