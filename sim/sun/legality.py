@@ -89,6 +89,7 @@ class PlaceFacts:
     lintels: tuple[tuple[float, float, float, float], ...]  #: ``ring.lintels``
     lintels_token: int  #: ``SunLegality._lintels_token(lintels)``
     standard_turn: bool  #: standard mode and not a free turn (the marker move is checked)
+    own_gaps: list[int | None]  #: ``ring.gap_of_angle`` of each of the mover's markers
     #: per stone taken for a gate: the ring without it and the mover's marker gaps on that ring
     #: (filled by :meth:`SunLegality._check_gate`; a gate changes only the ``under`` of its gap)
     removal: dict[int, tuple[Ring, list[int | None]]] = field(default_factory=dict)
@@ -114,6 +115,7 @@ class SunLegality(SunBoard):
             lintels=tuple(ring.lintels),
             lintels_token=self._lintels_token(tuple(ring.lintels)),
             standard_turn=self.rules["mode"] == "standard" and not self._first_turn(),
+            own_gaps=[ring.gap_of_angle(m) for m in self.markers[self.seat]],
         )
 
     def _placement_candidates(self) -> list[PlaceAction]:
@@ -218,19 +220,19 @@ class SunLegality(SunBoard):
                 if geo is None:
                     a, b = ring.pos[i], ring.pos[(i + 1) % n]
                     sep = (b.angle - a.angle) % TAU if n > 1 else TAU
-                    geo = memo[shape] = (
-                        a.angle + self._stand_limit(a, r, s, min_clearance),
-                        a.angle + sep - self._stand_limit(b, r, s, min_clearance),
-                        a.angle + self._stand_limit(a, r, s, pass_width),
-                        a.angle + sep - self._stand_limit(b, r, s, pass_width))
-                lo, hi, c_a, c_b = geo
-                if hi <= lo:
+                    lo = a.angle + self._stand_limit(a, r, s, min_clearance)
+                    hi = a.angle + sep - self._stand_limit(b, r, s, min_clearance)
+                    c_a = a.angle + self._stand_limit(a, r, s, pass_width)
+                    c_b = a.angle + sep - self._stand_limit(b, r, s, pass_width)
+                    # 1: no room for the stone; 2: room, but neither new gap can be passable anywhere
+                    # in [lo, hi] (each width grows monotonically away from its neighbour and
+                    # reaches the pass width only beyond c_a, before c_b), so the marker check
+                    # refuses every piece when it is made (memo_ok): no legal stand here either
+                    skip = 1 if hi <= lo else 2 if c_a >= hi + NO_PASS_MARGIN and c_b <= lo - NO_PASS_MARGIN else 0
+                    geo = memo[shape] = (lo, hi, c_a, c_b, skip)
+                if geo[4] and (geo[4] == 1 or memo_ok):
                     continue
-                if memo_ok and c_a >= hi + NO_PASS_MARGIN and c_b <= lo - NO_PASS_MARGIN:
-                    # Neither new gap can be passable anywhere in [lo, hi] (each width grows
-                    # monotonically away from its neighbour and reaches the pass width only beyond
-                    # c_a, before c_b), so the marker check refuses every piece: no legal stand here.
-                    continue
+                lo, hi, c_a, c_b, _ = geo
                 a, b = ring.pos[i], ring.pos[(i + 1) % n]
                 base = a.angle
                 cuts = [c_a, c_b]
@@ -731,6 +733,7 @@ class SunLegality(SunBoard):
                              and abs(pa.top_z - pb.top_z) <= tol and ring.width[i] <= most)
         out = []
         static_gaps = [i for i in range(ring.n) if static_ok[i]]
+        widest_of: dict[str, float] = {}  # per shape: the widest gap its lintel spans (m)
         for st in takeable:
             below = self.sup[st][0] if self.role[st] == TOP else -1
             gaps = static_gaps
@@ -745,7 +748,10 @@ class SunLegality(SunBoard):
             if self.role[st] == BASE:
                 k = ring.index[st]
                 pairs.append((ring.pos[k - 1].id, ring.pos[(k + 1) % ring.n].id, -1))
-            widest = self.geom.shapes[self.shapes[st]].lintel_length - 2.0 * self.geom.table.gate_min_overlap
+            widest = widest_of.get(self.shapes[st], -1.0)
+            if widest < 0.0:
+                widest = widest_of[self.shapes[st]] = \
+                    self.geom.shapes[self.shapes[st]].lintel_length - 2.0 * self.geom.table.gate_min_overlap
             for a, b, i in pairs:
                 if a in supports or b in supports:
                     continue  # refused by _check_gate: a support already carries a gate
@@ -866,7 +872,7 @@ class SunLegality(SunBoard):
         # Where the mover's markers lie in gaps away from the stone's position (not bounded by
         # it), those gaps are the same on that ring as on this one, as are their nearest gaps.
         k_st = ks if single else ring.index[self.sup[st][0]]
-        own = [ring.gap_of_angle(m) for m in self.markers[self.seat]]
+        own = facts.own_gaps
         if ring.n >= 4 and all(gi is not None and gi != k_st and gi != (k_st - 1) % ring.n for gi in own):
             if not self._own_areas_ok(ring, own, ((id_a, id_b), under)):
                 return "the mover's own mark area must stay passable (move the marker instead)"

@@ -127,7 +127,7 @@ def test_certain_stand_verdicts_equal_the_placement_check() -> None:
                 geo = ring.memo[i].get(shape)
                 if geo is None or ring.under[i] is not None or geo[1] <= geo[0]:
                     continue
-                lo, hi, c_a, c_b = geo
+                lo, hi, c_a, c_b, _skip = geo
                 for mid in rng.uniform(lo, hi, 20):
                     certain = s._stand_piece_certain(facts, i, ring.pos[i].angle, float(mid), lo, hi, c_a, c_b)
                     if certain is None:
