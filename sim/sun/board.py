@@ -77,7 +77,7 @@ class SunBoard:
         self._lintel_tokens: dict[tuple[tuple[float, float, float, float], ...], int] = {}
         #: (the shapes list, the stone ids of each shape in it): ``_stone_for``'s index
         self._shape_ids: tuple[list[str] | None, dict[str, list[int]]] = (None, {})
-        #: (legal list, its PlaceFacts, its StandFacts by shape): see SunLegality._known_facts
+        #: (legal list, its PlaceFacts, its StandFacts by shape): see SunLegality._current_place_facts, SunStands._known_stand_facts
         self._facts_for_legal: tuple[Any, Any, dict[str, Any]] | None = None
         #: where stand_intervals leaves its facts while the candidates are computed
         self._collect_stand_facts: dict[str, Any] | None = None

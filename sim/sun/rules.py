@@ -54,9 +54,8 @@ from sim.sun.actions import (  # noqa: F401
     Draw, Gate, MoveMarker, Pass, PlaceAction, Stack, Stand, SunAction, action_from_json, action_to_json,
 )
 from sim.sun.board import BASE, FIELD, GATE, OUT, PHASES, TOP, SunBoard  # noqa: F401
-from sim.sun.legality import (  # noqa: F401
-    AIM_FRACTIONS, FIRST_ANGLES_DEG, PASS_MARGIN, RELEASE_EXTRA, SAMPLE_INSET, STAND_EPS, SunLegality,
-)
+from sim.sun.legality import AIM_FRACTIONS, RELEASE_EXTRA, SunLegality  # noqa: F401
+from sim.sun.stands import FIRST_ANGLES_DEG, PASS_MARGIN, SAMPLE_INSET, STAND_EPS, SunStands  # noqa: F401
 from sim.sun.protocol import (  # noqa: F401
     Body, PassResult, Placement, PlaceNoise, PlaceResult, ScriptedTable, Table, ThrowNoise, apply_place_noise,
     nominal_pose, quat_multiply, top_of_position,
@@ -98,11 +97,12 @@ class SunObservation:
     state: "SunState" = field(compare=False, repr=False)
 
 
-class SunState(SunLegality, State):
+class SunState(SunStands, State):
     """A position of Stonehenge and the Sun (see the module docstring).
 
     Build with :meth:`new` or :meth:`from_notation`; the table is any :class:`Table`. The position's
-    data is :class:`~sim.sun.board.SunBoard`'s, the legality of moves :class:`~sim.sun.legality.SunLegality`'s;
+    data is :class:`~sim.sun.board.SunBoard`'s, the legality of moves :class:`~sim.sun.legality.SunLegality`'s
+    and :class:`~sim.sun.stands.SunStands`'s;
     this class plays the turns.
     """
 
