@@ -79,6 +79,8 @@ class SunBoard:
         self._shape_ids: tuple[list[str] | None, dict[str, list[int]]] = (None, {})
         #: (legal list, its PlaceFacts, its StandFacts by shape): see SunLegality._current_place_facts, SunStands._known_stand_facts
         self._facts_for_legal: tuple[Any, Any, dict[str, Any]] | None = None
+        #: (legal list of passes, the pass arcs it was made from): see SunLegality._check_pass
+        self._arcs_for_legal: tuple[Any, list[tuple[float, float]]] | None = None
         #: where stand_intervals leaves its facts while the candidates are computed
         self._collect_stand_facts: dict[str, Any] | None = None
         #: the last :class:`Body` made of each stone (reused while its pose is the same object)

@@ -536,7 +536,11 @@ class SunLegality(SunBoard):
         why = self._release_problem(a.release)
         if why is not None:
             return why
-        if not self._aim_in_arcs(a.aim, self.pass_arcs() if arcs is None else arcs):
+        if arcs is None:
+            known = self._arcs_for_legal  # the arcs found for the candidates, while those are current
+            arcs = known[1] if known is not None and self._legal is not None and known[0] is self._legal \
+                else self.pass_arcs()
+        if not self._aim_in_arcs(a.aim, arcs):
             return "the line of the pass does not go through the mark area"
         return None
 
@@ -565,6 +569,7 @@ class SunLegality(SunBoard):
         seen: set[tuple[float, float]] = set()  # (aim, release) of each: as ``Pass(...) in out``
         g = self.geom
         arcs = self.pass_arcs()
+        self._arcs_for_legal = (out, arcs)  # for the check of the chosen pass (_check_pass)
         releases = [r for r in (round(g.min_release + extra, 6) for extra in RELEASE_EXTRA)
                     if math.isfinite(r) and self._release_problem(r) is None]
         for s, e in arcs:
