@@ -438,9 +438,11 @@ class SunState(SunStands, State):
         self._snap_markers()
         self._enter_place()
 
-    def _fix_orphans(self) -> None:
-        # A surviving stone whose support left: upright on the base it becomes a position,
-        # otherwise a penalty of the mover ("fell_from_support", the table's name for the same cause).
+    def _fix_orphans(self) -> bool:
+        """A surviving stone whose support left: upright on the base it becomes a position,
+        otherwise a penalty of the mover ("fell_from_support", the table's name for the same
+        cause). Returns whether any stone changed."""
+        any_change = False
         changed = True
         while changed:
             changed = False
@@ -462,7 +464,8 @@ class SunState(SunStands, State):
                     self.owner[i] = self.seat
                     self.pose.pop(i, None)
                     self.sup.pop(i, None)
-                changed = True
+                changed = any_change = True
+        return any_change
 
     def _swing(self, noise: ThrowNoise) -> None:
         """The pass chance step: ask the table to throw the pending pass with ``noise``."""
@@ -491,11 +494,11 @@ class SunState(SunStands, State):
                 self.pose.pop(i, None)
                 self.sup.pop(i, None)
                 pens.append((i, c))
-        before_fix = set(i for i, r in enumerate(self.role) if r == OUT)
-        self._fix_orphans()
-        for i, r in enumerate(self.role):
-            if r == OUT and i not in before_fix and self.owner.get(i) == self.seat:
-                pens.append((i, "fell_from_support"))
+        before_fix = {i for i, r in enumerate(self.role) if r == OUT}
+        if self._fix_orphans():
+            for i, r in enumerate(self.role):
+                if r == OUT and i not in before_fix and self.owner.get(i) == self.seat:
+                    pens.append((i, "fell_from_support"))
         self._dirty()
         through = res.through_aim_gap
         if res.crossings and not ring_before.empty:
