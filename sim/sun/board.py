@@ -229,21 +229,25 @@ class SunBoard:
         field, in stone id order."""
         if self.rules["field"] == "random":
             return [self.shapes[self.drawn]] if self.drawn >= 0 else []
-        shapes = self.shapes
-        return list(dict.fromkeys([shapes[i] for i, r in enumerate(self.role) if r == FIELD]))
+        firsts = [(i, name) for name in self._shape_index() if (i := self._stone_for(name)) >= 0]
+        return [name for _, name in sorted(firsts)]  # by their first stone in the field, as the ids run
+
+    def _shape_index(self) -> dict[str, list[int]]:
+        """The stone ids of each shape, ascending (the set never changes; kept with its list)."""
+        known = self._shape_ids
+        if known[0] is not self.shapes:
+            ids: dict[str, list[int]] = {}
+            for i, name in enumerate(self.shapes):
+                ids.setdefault(name, []).append(i)
+            known = self._shape_ids = (self.shapes, ids)
+        return known[1]
 
     def _stone_for(self, shape: str) -> int:
         """The stone a placement of ``shape`` takes (the drawn one, or the lowest id in the field), or -1."""
         if self.rules["field"] == "random":
             return self.drawn if self.drawn >= 0 and self.shapes[self.drawn] == shape else -1
-        known = self._shape_ids
-        if known[0] is not self.shapes:  # the ids of each shape, ascending (the set never changes)
-            ids: dict[str, list[int]] = {}
-            for i, name in enumerate(self.shapes):
-                ids.setdefault(name, []).append(i)
-            known = self._shape_ids = (self.shapes, ids)
         role = self.role
-        for i in known[1].get(shape, ()):
+        for i in self._shape_index().get(shape, ()):
             if role[i] == FIELD:
                 return i
         return -1

@@ -16,7 +16,7 @@ from typing import Any
 
 from sim.sun.actions import Gate, MoveMarker, Pass, Stack
 from sim.sun.board import BASE, GATE, TOP, SunBoard
-from sim.sun.ring import TAU, Pos, Ring, arcs_overlap, clearance_to_bisector, gap_width, lintel_footprint, orbit_arc, pose_top
+from sim.sun.ring import TAU, Pos, Ring, arcs_overlap, gap_width, lintel_footprint, orbit_arc, pose_top
 
 #: where pass candidates aim along each legal arc (fractions of it), and their releases beyond a
 #: hand span (m)
@@ -167,7 +167,8 @@ class SunLegality(SunBoard):
                 if q.id == p.id or sep >= math.pi:
                     continue
                 h = 0.5 * sep
-                if clearance_to_bisector(q.radius, q.depth, q.width, h) + clearance_to_bisector(p.radius, depth, width, h) \
+                sn, cs = math.sin(h), math.cos(h)  # clearance_to_bisector of each, inlined
+                if ((q.radius - 0.5 * q.depth) * sn - 0.5 * q.width * cs) + ((p.radius - 0.5 * depth) * sn - 0.5 * width * cs) \
                         < self.geom.table.min_clearance:
                     return f"the stack would not be clear of stone #{q.id}"
         if local:
@@ -200,11 +201,10 @@ class SunLegality(SunBoard):
                 continue
             if sep >= math.pi:
                 w = math.inf
-            else:  # ring.gap_width of the grown position and its neighbour
+            else:  # ring.gap_width of the grown position and its neighbour (clearance_to_bisector, inlined)
                 h = 0.5 * sep
-                w = clearance_to_bisector(radius, depth, width, h) + clearance_to_bisector(q.radius, q.depth, q.width, h) \
-                    if gi == k else \
-                    clearance_to_bisector(q.radius, q.depth, q.width, h) + clearance_to_bisector(radius, depth, width, h)
+                sn, cs = math.sin(h), math.cos(h)
+                w = ((radius - 0.5 * depth) * sn - 0.5 * width * cs) + ((q.radius - 0.5 * q.depth) * sn - 0.5 * q.width * cs)
             u = ring.under[gi]
             if w >= g.pass_width and (u is None or u >= g.gate_clear_z):
                 return True
