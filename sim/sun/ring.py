@@ -28,11 +28,15 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from functools import cached_property
+from operator import attrgetter
+from typing import Any, Hashable, Mapping, Sequence
 
 import numpy as np
 
 from sim.sun.specs import DEFAULT_SHAPES, SHAPE_NAMES, TAU, BallSpec, ShapeSpec, TableSpec
+
+_ANGLE = attrgetter("angle")
 
 Pose = tuple[float, float, float, float, float, float, float]
 """``(x, y, z, qx, qy, qz, qw)``: centre (m) and orientation (unit quaternion) of a body."""
@@ -44,30 +48,33 @@ Pose = tuple[float, float, float, float, float, float, float]
 
 @dataclass(frozen=True)
 class Geometry:
-    """The physical parameters the rules need (defaults of docs/sun-physics.md, via ``sim.sun.specs``)."""
+    """The physical parameters the rules need (defaults of docs/sun-physics.md, via ``sim.sun.specs``).
+
+    Frozen: the derived sizes below are computed once (the rules read them in their hot loops).
+    """
 
     table: TableSpec = field(default_factory=TableSpec)
     ball: BallSpec = field(default_factory=BallSpec)
     shapes: Mapping[str, ShapeSpec] = field(default_factory=lambda: dict(DEFAULT_SHAPES))
 
-    @property
+    @cached_property
     def pass_width(self) -> float:
         """Least clear width (m) of a passable gap."""
         return self.ball.diameter + self.table.pass_clearance
 
-    @property
+    @cached_property
     def gate_clear_z(self) -> float:
         """Least gate underside height (m) for a passable gate."""
         t = self.table
         rho = min(t.ring_radius + 0.5 * max(s.depth for s in self.shapes.values()), 0.999 * self.ball.string_length)
         return self.ball.centre_z_at(rho) + self.ball.radius + t.pass_clearance
 
-    @property
+    @cached_property
     def min_release(self) -> float:
         """Least release distance (m) outside the base edge: a hand span."""
         return self.table.hand_span
 
-    @property
+    @cached_property
     def max_release(self) -> float:
         """Largest release distance (m) outside the base edge the rules accept (the release point
         at most half the string from the axis)."""
@@ -156,14 +163,22 @@ class Ring:
     :attr:`empty` is true and every angle is open.
     """
 
-    __slots__ = ("pos", "angles", "n", "start", "end", "width", "under", "keys", "index", "lintels", "_arrays")
+    __slots__ = ("pos", "angles", "n", "start", "end", "width", "under", "keys", "index", "lintels", "_arrays", "memo", "_gap_of",
+                 "_nearest")
 
     def __init__(self, positions: Sequence[Pos], gates: Mapping[tuple[int, int], float],
-                 lintels: Sequence[tuple[float, float, float, float]] = ()) -> None:
+                 lintels: Sequence[tuple[float, float, float, float]] = (), reuse: Ring | None = None) -> None:
+        """``reuse``: a ring whose gaps between the very same :class:`Pos` objects (identical, not
+        merely equal) are copied rather than recomputed (a ring one stone away from this one: the
+        same values, since a gap depends only on its two positions; its ``under`` is looked up anew).
+        Such a gap also shares its :attr:`memo`."""
         #: (start angle, angular span, underside z, top z) of each gate's footprint
         self.lintels = list(lintels)
         self._arrays: dict[str, np.ndarray] | None = None
-        self.pos = sorted(positions, key=lambda p: p.angle)
+        #: gap_of_angle and nearest_gap answers by angle (a ring never changes; markers are asked often)
+        self._gap_of: dict[float, int | None] = {}
+        self._nearest: dict[float, int | None] = {}
+        self.pos = sorted(positions, key=_ANGLE)
         self.n = n = len(self.pos)
         self.angles = [p.angle for p in self.pos]
         self.index = {p.id: i for i, p in enumerate(self.pos)}
@@ -172,19 +187,41 @@ class Ring:
         self.width: list[float] = []
         self.under: list[float | None] = []
         self.keys: list[tuple[int, int]] = []
+        #: per gap, a memo for results that depend only on the gap's two positions (the very
+        #: objects) and on what the memo's key names; a ring reusing the gap shares it
+        self.memo: list[dict[Hashable, Any]] = []
+        src = reuse if reuse is not None and reuse.n > 1 and n > 1 else None
+        s_index: dict[int, int] = src.index if src is not None else {}
+        s_pos = src.pos if src is not None else []
+        s_start = src.start if src is not None else []
+        s_end = src.end if src is not None else []
+        s_width = src.width if src is not None else []
+        s_memo = src.memo if src is not None else []
+        s_n = len(s_pos)
+        start, end, width, memo, keys, under = self.start, self.end, self.width, self.memo, self.keys, self.under
+        pos = self.pos
         for i in range(n):
-            a, b = self.pos[i], self.pos[(i + 1) % n]
-            sep = (b.angle - a.angle) % TAU if n > 1 else TAU
-            self.start.append(a.angle + a.half)
-            self.end.append(a.angle + sep - b.half)
-            if sep >= math.pi:
-                w = math.inf
+            a, b = pos[i], pos[(i + 1) % n]
+            k = s_index.get(a.id, -1)
+            if k >= 0 and s_pos[k] is a and s_pos[(k + 1) % s_n] is b:
+                start.append(s_start[k])
+                end.append(s_end[k])
+                width.append(s_width[k])
+                memo.append(s_memo[k])
             else:
-                h = 0.5 * sep
-                w = clearance_to_bisector(a.radius, a.depth, a.width, h) + clearance_to_bisector(b.radius, b.depth, b.width, h)
-            self.width.append(w)
-            self.keys.append((a.id, b.id))
-            self.under.append(gates.get((a.id, b.id)))
+                memo.append({})
+                sep = (b.angle - a.angle) % TAU if n > 1 else TAU
+                start.append(a.angle + a.half)
+                end.append(a.angle + sep - b.half)
+                if sep >= math.pi:
+                    w = math.inf
+                else:
+                    h = 0.5 * sep
+                    w = clearance_to_bisector(a.radius, a.depth, a.width, h) + clearance_to_bisector(b.radius, b.depth, b.width, h)
+                width.append(w)
+            key = (a.id, b.id)
+            keys.append(key)
+            under.append(gates.get(key))
 
     @property
     def empty(self) -> bool:
@@ -195,10 +232,13 @@ class Ring:
         """Index of the gap whose opening contains ``angle`` (rad), None on a stone or empty ring."""
         if self.n == 0:
             return None
+        known = self._gap_of.get(angle, -1)
+        if known != -1:
+            return known
         i = (bisect_right(self.angles, angle % TAU) - 1) % self.n
-        if self.opening_contains(i, angle):
-            return i
-        return None
+        out = i if self.opening_contains(i, angle) else None
+        self._gap_of[angle] = out
+        return out
 
     def opening_contains(self, i: int, angle: float) -> bool:
         """Whether ``angle`` lies in gap ``i``'s clear opening."""
@@ -211,6 +251,8 @@ class Ring:
         g = self.gap_of_angle(angle)
         if g is not None or self.n == 0:
             return g
+        if angle in self._nearest:
+            return self._nearest[angle]
         best, best_d = None, math.inf
         for i in range(self.n):
             if self.end[i] < self.start[i]:
@@ -218,6 +260,7 @@ class Ring:
             d = min((self.start[i] - angle) % TAU, (angle - self.end[i]) % TAU)
             if d < best_d - 1e-12:
                 best, best_d = i, d
+        self._nearest[angle] = best
         return best
 
     def middle(self, i: int) -> float:

@@ -1,0 +1,111 @@
+"""The Sun's actions and chance outcomes, with their notation (degrees in actions: designers read them).
+
+Seat actions: :class:`Stand`, :class:`Stack`, :class:`Gate` (placements), :class:`MoveMarker`,
+:class:`Pass`. Chance outcomes: :class:`Draw` (random field) and the noises of the physics protocol,
+:class:`~sim.sun.protocol.PlaceNoise` and :class:`~sim.sun.protocol.ThrowNoise`. Every one is a
+small frozen dataclass with a readable ``str()`` and an exact JSON form (:func:`action_to_json`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sim.core.errors import InputError
+from sim.sun.protocol import PlaceNoise, ThrowNoise
+
+
+@dataclass(frozen=True, slots=True)
+class Stand:
+    """Take a stone of ``shape`` from the field and stand it on the base at ``angle`` degrees."""
+
+    shape: str
+    angle: float
+
+    def __str__(self) -> str:
+        return f"Stand({self.shape} at {self.angle:.2f} deg)"
+
+
+@dataclass(frozen=True, slots=True)
+class Stack:
+    """Take a stone of ``shape`` from the field and stack it on the standing stone ``on``."""
+
+    shape: str
+    on: int
+
+    def __str__(self) -> str:
+        return f"Stack({self.shape} on #{self.on})"
+
+
+@dataclass(frozen=True, slots=True)
+class Gate:
+    """Lay standing stone ``stone`` across positions ``a`` and ``b`` (bottom stone ids, ccw order)."""
+
+    stone: int
+    a: int
+    b: int
+
+    def __str__(self) -> str:
+        return f"Gate(#{self.stone} over #{self.a}-#{self.b})"
+
+
+@dataclass(frozen=True, slots=True)
+class MoveMarker:
+    """Move marker ``marker`` to the gap on the ``side`` ("ccw" or "cw") of the stone just stood."""
+
+    side: str
+    marker: int = 0
+
+    def __str__(self) -> str:
+        return f"MoveMarker({self.side}{'' if self.marker == 0 else f', marker {self.marker}'})"
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """Release the ball from rest at azimuth ``aim`` (deg), ``release`` metres outside the base edge;
+    it swings through the centre towards ``aim + 180``."""
+
+    aim: float
+    release: float
+
+    def __str__(self) -> str:
+        return f"Pass(aim {self.aim:.2f} deg, release {self.release:.3f} m)"
+
+
+@dataclass(frozen=True, slots=True)
+class Draw:
+    """Chance (random field): the player draws stone ``stone``."""
+
+    stone: int
+
+    def __str__(self) -> str:
+        return f"Draw(#{self.stone})"
+
+PlaceAction = Stand | Stack | Gate
+"""A seat's placement action (the ``place`` phase; the table is asked a ``protocol.Placement``)."""
+
+SunAction = Stand | Stack | Gate | MoveMarker | Pass | Draw | PlaceNoise | ThrowNoise
+"""Any action or chance outcome of the Sun."""
+
+
+_ACTIONS: dict[str, type] = {c.__name__: c for c in (Stand, Stack, Gate, MoveMarker, Pass, Draw, PlaceNoise, ThrowNoise)}
+
+
+def action_to_json(a: SunAction) -> list[Any]:
+    """``[name, field values...]`` (exact floats)."""
+    return [type(a).__name__, *(getattr(a, f) for f in a.__slots__)]
+
+
+def action_from_json(v: Any) -> SunAction:
+    """Inverse of :func:`action_to_json`.
+
+    Raises:
+        InputError: not an action of this game.
+    """
+    if not isinstance(v, list) or not v or v[0] not in _ACTIONS:
+        raise InputError(f"not a sun action: {v!r}")
+    try:
+        out: SunAction = _ACTIONS[v[0]](*v[1:])
+        return out
+    except TypeError as e:
+        raise InputError(f"bad sun action {v!r}: {e}") from None

@@ -1,0 +1,253 @@
+"""What a Sun position is made of: the stones, their roles and poses, the markers, and the ring they form.
+
+:class:`SunBoard` holds the data of a position and answers the questions every rule asks (the ring
+as it stands, the stones in the field, whose turn is free); the legality of moves is
+``sim.sun.legality`` and the turn structure ``sim.sun.rules``, which build on it.
+
+Each stone (ids 0..N-1: pillars, then blocks, then slabs) has a *role*: in the :data:`FIELD`,
+standing on the :data:`BASE` (a ring position), stacked on a standing stone (:data:`TOP`), laid as a
+:data:`GATE` across two positions, or :data:`OUT` (a penalty of a seat, ``owner``). Standing stones
+carry their pose ``(x, y, z, qx, qy, qz, qw)`` (metres, unit quaternion); ``sup`` gives what a stone
+rests on (``(id,)`` for a stack, ``(a, b)`` for a gate). Markers are angles (rad) on the outer edge.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping, Self, Sequence
+
+from sim.core.game import CHANCE, TERMINAL
+from sim.sun.actions import Gate, Pass, Stack, Stand, SunAction
+from sim.sun.protocol import Body, ScriptedTable, Table
+from sim.sun.ring import TAU, Geometry, Pos, Pose, Ring, lintel_footprint, pose_bottom, pose_top
+from sim.sun.thrower import Thrower
+
+#: stone roles: in the field, standing on the base, stacked, a gate, a penalty
+FIELD, BASE, TOP, GATE, OUT = "F", "B", "T", "G", "X"
+#: positions kept in a state's memo of positions (``SunBoard._make_ring``) before it is emptied
+POS_MEMO_SIZE = 4096
+#: the phases of a turn, in order (``over``: the game has ended)
+PHASES = ("draw", "place", "settle", "marker", "pass", "swing", "over")
+
+
+class SunBoard:
+    """The data of a Sun position and the ring it forms (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.num_players = 2
+        self.rules: dict[str, Any] = {}  # the rule options (``rules.RULE_OPTIONS``), set by the state
+        self.sections: dict[str, dict[str, Any]] = {}
+        self.seat_cfg: list[dict[str, Any]] = []
+        self.geom = Geometry()
+        self.throwers: list[Thrower] = []
+        self.table: Table = ScriptedTable()
+        self.shapes: list[str] = []
+        self.role: list[str] = []
+        self.sup: dict[int, tuple[int, ...]] = {}
+        self.pose: dict[int, Pose] = {}
+        self.owner: dict[int, int] = {}
+        self.markers: list[list[float]] = []
+        self.seat = 0
+        self.turn = 0
+        self.phase = "place"
+        self.attempts = 0
+        #: the placement or pass awaiting its chance outcome (settle, swing)
+        self.pending: Stand | Stack | Gate | Pass | None = None
+        self.drawn = -1
+        self.placed = -1
+        self.played: list[bool] = []
+        self.area_before: list[tuple[int, int] | None] = []
+        #: this turn: the mover's area was impassable at its start / the marker was moved
+        self.forced = False
+        self.moved = False
+        self.over = ""
+        self._history: list[tuple[int, SunAction]] = []
+        self.passes: list[dict[str, Any]] = []
+        self.placements: list[dict[str, Any]] = []
+        self._ring: Ring | None = None
+        #: the last ring built (its gaps between unmoved positions are reused by the next one)
+        self._ring_last: Ring | None = None
+        #: the roles, supports and poses ``_ring_last`` was built from (copies)
+        self._ring_source: tuple[list[str], dict[int, tuple[int, ...]], dict[int, Pose]] | None = None
+        #: positions by (bottom id, its pose, top id, its pose): a pure memo, shared by clones
+        self._pos_memo: dict[tuple[int, Pose, int, Pose | None], Pos] = {}
+        #: gates' footprints ``(start, span, underside z, top z)`` by (-1 - stone id, pose): a pure memo
+        self._lintel_memo: dict[tuple[int, Pose], tuple[float, float, float, float]] = {}
+        #: lintel sets by a small number each (``SunLegality._lintels_token``), shared by clones
+        self._lintel_tokens: dict[tuple[tuple[float, float, float, float], ...], int] = {}
+        #: (the shapes list, the stone ids of each shape in it): ``_stone_for``'s index
+        self._shape_ids: tuple[list[str] | None, dict[str, list[int]]] = (None, {})
+        #: (legal list, its PlaceFacts, its StandFacts by shape): see SunLegality._current_place_facts, SunStands._known_stand_facts
+        self._facts_for_legal: tuple[Any, Any, dict[str, Any]] | None = None
+        #: (legal list of passes, the pass arcs it was made from): see SunLegality._check_pass
+        self._arcs_for_legal: tuple[Any, list[tuple[float, float]]] | None = None
+        #: where stand_intervals leaves its facts while the candidates are computed
+        self._collect_stand_facts: dict[str, Any] | None = None
+        #: the last :class:`Body` made of each stone (reused while its pose is the same object)
+        self._body_memo: dict[int, Body] = {}
+        self._legal: Sequence[SunAction] | None = None
+        self.recorder: Any = None
+
+    def clone(self) -> Self:
+        """An independent copy sharing the (stateless) table."""
+        c = object.__new__(type(self))
+        c.__dict__.update(self.__dict__)
+        c.role = list(self.role)
+        c.sup = dict(self.sup)
+        c.pose = dict(self.pose)
+        c.owner = dict(self.owner)
+        c.markers = [list(m) for m in self.markers]
+        c.played = list(self.played)
+        c.area_before = list(self.area_before)
+        c._history = list(self._history)
+        c.passes = list(self.passes)
+        c.placements = list(self.placements)
+        c._legal = None
+        return c
+
+    # --- ring --------------------------------------------------------------------------------
+    def bodies(self) -> tuple[Body, ...]:
+        """Every stone on the table (standing, stacked, gates), in id order."""
+        out = []
+        memo = self._body_memo
+        for i, r in enumerate(self.role):
+            if r in (BASE, TOP, GATE):
+                pose, sup = self.pose[i], self.sup.get(i, ())
+                b = memo.get(i)
+                if b is None or b.pose is not pose or b.support != sup or b.shape != self.shapes[i]:
+                    b = memo[i] = Body(i, self.shapes[i], pose, sup)
+                out.append(b)
+        return tuple(out)
+
+    def ring(self) -> Ring:
+        """The ring as it stands now (cached)."""
+        if self._ring is None:
+            src = self._ring_source
+            if self._ring_last is not None and src is not None and src[0] == self.role and src[1] == self.sup \
+                    and src[2] == self.pose:
+                self._ring = self._ring_last  # nothing it depends on changed (e.g. a clean pass)
+            else:
+                self._ring = self._make_ring(self.role, self.sup, self.pose)
+                self._ring_last = self._ring
+                self._ring_source = (list(self.role), dict(self.sup), dict(self.pose))
+        return self._ring
+
+    def _make_ring(self, role: Sequence[str], sup: Mapping[int, tuple[int, ...]], pose: Mapping[int, Pose]) -> Ring:
+        """The ring of stones with these roles, supports and poses. A position whose stones have
+        not moved since an earlier ring is the same :class:`Pos` object (``_pos_memo``), so that the
+        new ring copies the gaps between unmoved neighbours from the last one (``Ring(reuse=)``)."""
+        g = self.geom
+        memo = self._pos_memo
+        lintel_memo = self._lintel_memo
+        if len(memo) + len(lintel_memo) > POS_MEMO_SIZE:
+            memo.clear()
+            lintel_memo.clear()
+        tops = {sup[i][0]: i for i, r in enumerate(role) if r == TOP}
+        positions = []
+        for i, r in enumerate(role):
+            if r != BASE:
+                continue
+            p = pose[i]
+            t = tops.get(i, -1)
+            key = (i, p, t, pose[t] if t >= 0 else None)
+            known = memo.get(key)
+            if known is not None:
+                positions.append(known)
+                continue
+            s = g.shapes[self.shapes[i]]
+            w, d, top = s.width, s.depth, pose_top(p, s)
+            if t >= 0:
+                ts = g.shapes[self.shapes[t]]
+                w, d, top = max(w, ts.width), max(d, ts.depth), pose_top(pose[t], ts)
+            memo[key] = made = Pos(i, math.atan2(p[1], p[0]) % TAU, math.hypot(p[0], p[1]), w, d, top, t)
+            positions.append(made)
+        gates: dict[tuple[int, int], float] = {}
+        lintels = []
+        for i, r in enumerate(role):
+            if r == GATE:
+                a, b = sup[i]
+                p = pose[i]
+                lkey = (-1 - i, p)  # a gate's footprint, memoised by its pose (negative: not a position)
+                lintel = lintel_memo.get(lkey)
+                if lintel is None:
+                    sh = g.shapes[self.shapes[i]]
+                    qx, qy, qz, qw = p[3], p[4], p[5], p[6]
+                    ax, ay = 2.0 * (qx * qz + qw * qy), 2.0 * (qy * qz - qw * qx)
+                    n = math.hypot(ax, ay) or 1.0
+                    lo, span = lintel_footprint(g, self.shapes[i], p, (ax / n, ay / n))
+                    lintel = lintel_memo[lkey] = (lo, span, pose_bottom(p, sh), pose_top(p, sh))
+                gates[(a, b)] = lintel[2]
+                lintels.append(lintel)
+        return Ring(positions, gates, lintels, reuse=self._ring_last)
+
+    def _dirty(self) -> None:
+        self._ring = None
+        self._legal = None
+
+    def mark_areas(self, seat: int, ring: Ring | None = None) -> list[int | None]:
+        """Gap index of each of ``seat``'s markers (None on an empty ring)."""
+        ring = ring or self.ring()
+        return [ring.gap_of_angle(a) for a in self.markers[seat]]
+
+    def _snap_markers(self) -> None:
+        # A marker whose gap vanished (a stone now stands in front of it) moves to the middle of
+        # the angularly nearest gap; markers sharing a merged gap stay shared.
+        ring = self.ring()
+        if ring.empty:
+            return
+        for ms in self.markers:
+            for k, a in enumerate(ms):
+                if ring.gap_of_angle(a) is None:
+                    g = ring.nearest_gap(a)
+                    if g is not None:
+                        ms[k] = ring.middle(g)
+
+    # --- turn structure ----------------------------------------------------------------------
+    def current_player(self) -> int:
+        """The seat to move, CHANCE (draw, settle, swing) or TERMINAL."""
+        if self.phase in ("draw", "settle", "swing"):
+            return CHANCE
+        if self.phase == "over":
+            return TERMINAL
+        return self.seat
+
+    def is_terminal(self) -> bool:
+        """True when the game is over (``current_player() == TERMINAL``, without the call)."""
+        return self.phase == "over"
+
+    def field_stones(self) -> list[int]:
+        """Ids of the stones still in the field."""
+        return [i for i, r in enumerate(self.role) if r == FIELD]
+
+    def _first_turn(self) -> bool:
+        # played[seat] False: a free turn (no marker move). In "first_only" mode only seat 0
+        # starts free; any seat whose turn starts on an empty ring (every stone lost) is free too.
+        return not self.played[self.seat]
+
+    def _available_shapes(self) -> list[str]:
+        """Shapes the mover may place: the drawn stone's (random field) or every shape left in the
+        field, in stone id order."""
+        if self.rules["field"] == "random":
+            return [self.shapes[self.drawn]] if self.drawn >= 0 else []
+        firsts = [(i, name) for name in self._shape_index() if (i := self._stone_for(name)) >= 0]
+        return [name for _, name in sorted(firsts)]  # by their first stone in the field, as the ids run
+
+    def _shape_index(self) -> dict[str, list[int]]:
+        """The stone ids of each shape, ascending (the set never changes; kept with its list)."""
+        known = self._shape_ids
+        if known[0] is not self.shapes:
+            ids: dict[str, list[int]] = {}
+            for i, name in enumerate(self.shapes):
+                ids.setdefault(name, []).append(i)
+            known = self._shape_ids = (self.shapes, ids)
+        return known[1]
+
+    def _stone_for(self, shape: str) -> int:
+        """The stone a placement of ``shape`` takes (the drawn one, or the lowest id in the field), or -1."""
+        if self.rules["field"] == "random":
+            return self.drawn if self.drawn >= 0 and self.shapes[self.drawn] == shape else -1
+        role = self.role
+        for i in self._shape_index().get(shape, ()):
+            if role[i] == FIELD:
+                return i
+        return -1

@@ -1,0 +1,585 @@
+"""Which moves of the Sun are legal: stacks, gates, marker moves and passes (stands: ``sim.sun.stands``).
+
+:class:`SunLegality` adds to a :class:`~sim.sun.board.SunBoard` the checks that say why a move is
+illegal (``_check_*``: a reason, or None when legal), the marker options and the pass candidates;
+:class:`~sim.sun.stands.SunStands` adds the exact legal stand angles and the placement candidate
+list on top. Angles are radians inside, degrees in actions. The turn structure that calls them is
+``sim.sun.rules``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from typing import Any
+
+from sim.sun.actions import Gate, MoveMarker, Pass, Stack
+from sim.sun.board import BASE, GATE, TOP, SunBoard
+from sim.sun.ring import TAU, Pos, Ring, arcs_overlap, gap_width, lintel_footprint, orbit_arc, pose_top
+
+#: where pass candidates aim along each legal arc (fractions of it), and their releases beyond a
+#: hand span (m)
+AIM_FRACTIONS = (0.5, 0.3, 0.7, 0.15, 0.85)
+RELEASE_EXTRA = (0.0, 0.1)
+
+
+@lru_cache(maxsize=65536)
+def degrees_6(angle: float) -> float:
+    """``angle`` (rad) in degrees in [0, 360), rounded to 6 decimals: how candidate actions are
+    written. Memoised: the same angles recur from turn to turn, and ``round`` is slow."""
+    return round(math.degrees(angle % TAU), 6) % 360.0
+
+
+@dataclass(slots=True)
+class PlaceFacts:
+    """What every stack and gate check of one position shares (the same ring, seat and markers)."""
+
+    ring: Ring
+    supports: set[int]  #: bottom stones that carry a gate
+    others: set[tuple[int, int]]  #: the other seats' mark areas (ring keys, ``_others_areas``)
+    marker_gaps: list[tuple[int, int | None]]  #: (seat, ``ring.gap_of_angle``) of every marker
+    lintels: tuple[tuple[float, float, float, float], ...]  #: ``ring.lintels``
+    lintels_token: int  #: ``SunLegality._lintels_token(lintels)``
+    standard_turn: bool  #: standard mode and not a free turn (the marker move is checked)
+    own_gaps: list[int | None]  #: ``ring.gap_of_angle`` of each of the mover's markers
+    #: per stone taken for a gate: the ring without it and the mover's marker gaps on that ring
+    #: (filled by :meth:`SunLegality._check_gate`; a gate changes only the ``under`` of its gap)
+    removal: dict[int, tuple[Ring, list[int | None]]] = field(default_factory=dict)
+    #: the stone a placement of each shape takes (``_stone_for``), filled as asked
+    stones: dict[str, int] = field(default_factory=dict)
+    #: per (shape, support ids): the supports' positions, why no gate of that shape spans them (or None)
+    #: and its footprint (start, span in rad), filled by ``SunLegality._check_gate``
+    gate_spans: dict[tuple[str, int, int], tuple[Pos, Pos, str | None, float, float]] = field(default_factory=dict)
+    #: per top stone: its position once that stone is taken (``_pos_without``), filled as asked
+    reverted: dict[int, Pos] = field(default_factory=dict)
+
+
+class SunLegality(SunBoard):
+    """The legality of stacks, gates, marker moves and passes (see the module docstring)."""
+
+    def _place_facts(self) -> PlaceFacts:
+        """:class:`PlaceFacts` of the current ring, seat and markers."""
+        ring = self.ring()
+        return PlaceFacts(
+            ring=ring, supports={x for i, r in enumerate(self.role) if r == GATE for x in self.sup[i]},
+            others=self._others_areas(ring),
+            marker_gaps=[(x, ring.gap_of_angle(m)) for x, ms in enumerate(self.markers) for m in ms],
+            lintels=tuple(ring.lintels),
+            lintels_token=self._lintels_token(tuple(ring.lintels)),
+            standard_turn=self.rules["mode"] == "standard" and not self._first_turn(),
+            own_gaps=[ring.gap_of_angle(m) for m in self.markers[self.seat]],
+        )
+
+    def _current_place_facts(self) -> PlaceFacts:
+        """:meth:`_place_facts`, those of the candidate list while it is the state's legal list
+        (``_legal`` is reset whenever the position changes; ``SunStands._placement_candidates``)."""
+        known = self._facts_for_legal
+        if known is not None and self._legal is not None and known[0] is self._legal:
+            return known[1]
+        return self._place_facts()
+
+    def _lintels_token(self, lintels: tuple[tuple[float, float, float, float], ...]) -> int:
+        """A small number standing for ``lintels`` in memo keys (equal lintels, equal numbers; a
+        number is cheaper to hash than the lintels, which every key would hash again)."""
+        return self._lintel_tokens.setdefault(lintels, len(self._lintel_tokens))
+
+    def _check_stack(self, a: Stack, facts: PlaceFacts | None = None) -> str | None:
+        """Why stack ``a`` is illegal now, or None. ``facts``: :meth:`_place_facts` of this position,
+        when the caller has them (the candidate loop checks many stacks of one position)."""
+        return self._stack_problem(a.shape, a.on, facts)
+
+    def _stack_problem(self, shape: str, on: object, facts: PlaceFacts | None = None) -> str | None:
+        """:meth:`_check_stack` of ``Stack(shape, on)``."""
+        if shape not in self.geom.shapes:
+            return f"unknown shape {shape!r}"
+        if facts is None:
+            stone = self._stone_for(shape)
+        else:
+            stone = facts.stones.get(shape, -2)
+            if stone == -2:
+                stone = facts.stones[shape] = self._stone_for(shape)
+        if stone < 0:
+            return f"no {shape} available"
+        if not isinstance(on, int) or not 0 <= on < len(self.role) or self.role[on] != BASE:
+            return f"#{on} is not a stone standing on the base"
+        ring = self.ring()
+        k = ring.index[on]
+        p = ring.pos[k]
+        if p.top >= 0:
+            return "at most two levels"
+        if facts is None:
+            facts = self._current_place_facts()
+        if on in facts.supports:
+            return "a gate rests on it"
+        return self._stack_geometry_problem(shape, stone, k, facts)
+
+    def _stack_geometry_problem(self, shape: str, stone: int, k: int, facts: PlaceFacts) -> str | None:
+        """:meth:`_stack_problem` once the stone (``stone`` of ``shape``) and the position (index
+        ``k`` of ``facts.ring``, on the base, no top, no gate on it) are known to be valid."""
+        ring = facts.ring
+        p = ring.pos[k]
+        memo = ring.memo[k]  # of the gap from this position to the next: kept while both are
+        dims = memo.get(("stack", shape))
+        if dims is None:
+            s = self.geom.shapes[shape]
+            width = max(p.width, s.width)
+            # the stack's width, depth, top (m) and half angular width (rad), as Pos computes them
+            dims = memo[("stack", shape)] = (width, max(p.depth, s.depth), p.top_z + s.height,
+                                             math.asin(min(1.0, 0.5 * width / max(p.radius, 1e-9))))
+        width, depth, top_z, half = dims
+        local = facts.standard_turn and ring.n >= 3
+        if local and width != p.width:
+            for ms in self.markers:
+                for m in ms:
+                    if abs((m - p.angle + math.pi) % TAU - math.pi) <= half:
+                        local = False  # the stack would cover a marker: the full check
+        memo_key: tuple[Any, ...] | None = None
+        k0 = (k - 1) % ring.n
+        if local:
+            # the verdict below depends only on the position, its two neighbours (the gap memo is
+            # of this position and the next; the previous one is kept with the verdict), the
+            # shape, the lintels and the two gaps' gates, other seats' areas and the mover's area
+            before = self.area_before[self.seat]
+            memo_key = ("stack", shape, facts.lintels_token, ring.under[k], ring.under[k0], ring.keys[k] in facts.others,
+                        ring.keys[k0] in facts.others, ring.keys[k] == before, ring.keys[k0] == before,
+                        self.rules["marker_change"])
+            known = memo.get(memo_key)
+            if known is not None and known[0] is ring.pos[k0]:
+                return known[1]
+        why = self._stack_verdict(ring, p, dims, stone, local, facts)
+        if memo_key is not None:
+            memo[memo_key] = (ring.pos[k0], why)
+        return why
+
+    def _stack_verdict(self, ring: Ring, p: Pos, size: tuple[float, float, float, float], stone: int, local: bool,
+                       facts: PlaceFacts) -> str | None:
+        """The geometric part of :meth:`_check_stack`: stacking ``stone`` makes position ``p``
+        ``size`` = (width m, depth m, top m, half angular width rad); ``local``: the marker check
+        may be done locally (:meth:`_stack_marker_fast`)."""
+        width, depth, top_z, half = size
+        if ring.lintels and ring.lintel_clash(p.angle - half, 2 * half, top_z) >= 0:
+            return "the stack would hit a gate"
+        if ring.n > 1:
+            k = ring.index[p.id]
+            for q, sep in ((ring.pos[k - 1], (p.angle - ring.pos[k - 1].angle) % TAU),
+                           (ring.pos[(k + 1) % ring.n], (ring.pos[(k + 1) % ring.n].angle - p.angle) % TAU)):
+                if q.id == p.id or sep >= math.pi:
+                    continue
+                h = 0.5 * sep
+                sn, cs = math.sin(h), math.cos(h)  # clearance_to_bisector of each, inlined
+                if ((q.radius - 0.5 * q.depth) * sn - 0.5 * q.width * cs) + ((p.radius - 0.5 * depth) * sn - 0.5 * width * cs) \
+                        < self.geom.table.min_clearance:
+                    return f"the stack would not be clear of stone #{q.id}"
+        if local:
+            return None if self._stack_gaps_ok(ring, ring.index[p.id], p.angle, p.radius, width, depth, facts.others) \
+                else "no legal marker move would follow"
+        return self._check_marker_after(stone, new_pos=Pos(p.id, p.angle, p.radius, width, depth, top_z, stone))
+
+    def _stack_marker_fast(self, ring: Ring, k: int, new: Pos, others: set[tuple[int, int]] | None = None) -> bool:
+        """Standard mode, a stack that covers no marker: is there a legal marker move after it?
+        Every marker keeps its gap and the keys are unchanged; only the two gaps beside the
+        position get the stack's width and depth. Equal to :meth:`_marker_options` on the full
+        ring (tests/sun/test_sun_stand_intervals.py checks it on random games). ``others``: the
+        other seats' areas on ``ring`` (:meth:`_others_areas`), when the caller has them."""
+        return self._stack_gaps_ok(ring, k, new.angle, new.radius, new.width, new.depth, others)
+
+    def _stack_gaps_ok(self, ring: Ring, k: int, angle: float, radius: float, width: float, depth: float,
+                       others: set[tuple[int, int]] | None = None) -> bool:
+        """:meth:`_stack_marker_fast` for position ``k`` grown to ``width`` and ``depth`` (m), at
+        ``angle`` (rad) and ``radius`` (m): is one of its two gaps, at its new width, passable and
+        open to the mover?"""
+        if others is None:
+            others = self._others_areas(ring)
+        new_gap_rule = self.rules["marker_change"] == "new_gap"
+        before = self.area_before[self.seat]
+        g = self.geom
+        nxt, prev = ring.pos[(k + 1) % ring.n], ring.pos[k - 1]
+        for gi, q, sep in ((k, nxt, (nxt.angle - angle) % TAU), ((k - 1) % ring.n, prev, (angle - prev.angle) % TAU)):
+            key = ring.keys[gi]
+            if key in others or (new_gap_rule and key == before):
+                continue
+            if sep >= math.pi:
+                w = math.inf
+            else:  # ring.gap_width of the grown position and its neighbour (clearance_to_bisector, inlined)
+                h = 0.5 * sep
+                sn, cs = math.sin(h), math.cos(h)
+                w = ((radius - 0.5 * depth) * sn - 0.5 * width * cs) + ((q.radius - 0.5 * q.depth) * sn - 0.5 * q.width * cs)
+            u = ring.under[gi]
+            if w >= g.pass_width and (u is None or u >= g.gate_clear_z):
+                return True
+        return False
+
+    def _ring_with(self, new_pos: Pos | None = None, removed: int = -1,
+                   gate: tuple[int, int, float] | None = None) -> Ring:
+        ring = self.ring()
+        positions = [p for p in ring.pos if p.id != removed and (new_pos is None or p.id != new_pos.id)]
+        if removed >= 0 and self.role[removed] == TOP:
+            b = self.sup[removed][0]
+            positions = [p for p in positions if p.id != b]
+            p0 = ring.pos[ring.index[b]]
+            s = self.geom.shapes[self.shapes[b]]
+            positions.append(replace(p0, width=s.width, depth=s.depth, top_z=pose_top(self.pose[b], s), top=-1))
+        if new_pos is not None:
+            positions.append(new_pos)
+        gates = {ring.keys[i]: u for i, u in enumerate(ring.under) if u is not None}
+        if gate is not None:
+            gates[(gate[0], gate[1])] = gate[2]
+        return Ring(positions, gates, ring.lintels, reuse=ring)
+
+    def _check_marker_after(self, stone: int, new_pos: Pos) -> str | None:
+        if self._first_turn():
+            return None
+        ring = self._ring_with(new_pos=new_pos)
+        if not self._marker_options(ring, anchor=new_pos.id):
+            return "no legal marker move would follow"
+        return None
+
+    def _others_areas(self, ring: Ring) -> set[tuple[int, int]]:
+        out = set()
+        for s, ms in enumerate(self.markers):
+            if s == self.seat:
+                continue
+            for a in ms:
+                g = ring.nearest_gap(a)
+                if g is not None:
+                    out.add(ring.keys[g])
+        return out
+
+    def _marker_options(self, ring: Ring, anchor: int | None = None) -> list[MoveMarker]:
+        """Legal marker moves after the stone (position ``anchor``) was stood, on ``ring``."""
+        if anchor is None:
+            anchor = self._anchor()
+        if anchor is None or anchor not in ring.index:
+            return []
+        g = self.geom
+        k = ring.index[anchor]
+        sides = [("ccw", k), ("cw", (k - 1) % ring.n)]
+        if ring.n == 1:
+            sides = sides[:1]
+        others = self._others_areas(ring)
+        before = self.area_before[self.seat]
+        out: list[MoveMarker] = []
+        orbit = self.rules["mode"] == "orbit"
+        new_gap_rule = self.rules["marker_change"] == "new_gap"
+        for m in range(len(self.markers[self.seat])):
+            other_gap = None
+            if orbit:
+                other_gap = ring.nearest_gap(self.markers[self.seat][1 - m])
+                if other_gap is None or not ring.passable(other_gap, g):
+                    continue
+            for side, gi in sides:
+                key = ring.keys[gi]
+                if key in others or not ring.passable(gi, g):
+                    continue
+                if not orbit and key == before and new_gap_rule:
+                    continue
+                if orbit:
+                    old = ring.nearest_gap(self.markers[self.seat][m])
+                    if old is not None and ring.keys[old] == key and new_gap_rule:
+                        continue
+                    if not self._line_exists(ring, gi, other_gap):  # type: ignore[arg-type]
+                        continue
+                out.append(MoveMarker(side, m))
+        return out
+
+    @staticmethod
+    def _line_exists(ring: Ring, g1: int, g2: int) -> bool:
+        return orbit_arc(ring, g1, g2) is not None
+
+    def _anchor(self) -> int | None:
+        """Bottom stone id of the position just stood on (the marker's anchor)."""
+        if self.placed < 0:
+            return None
+        return self.sup[self.placed][0] if self.role[self.placed] == TOP else self.placed
+
+    def _gate_candidates(self, ring: Ring, facts: PlaceFacts | None = None) -> list[Gate]:
+        """The legal gates now (every stone that may be taken, over every pair of neighbours that
+        could carry it). ``facts``: :meth:`_place_facts` of this position, when the caller has them."""
+        if ring.n < 3:
+            return []
+        if facts is None:
+            facts = self._place_facts()
+        supports = facts.supports
+        takeable = [i for i, r in enumerate(self.role)
+                    if (r == BASE and i not in supports and ring.pos[ring.index[i]].top < 0)
+                    or (r == TOP and self.sup[i][0] not in supports)]
+        # Pairs of neighbours that no gate can span whatever stone is taken, unless that stone is
+        # the top of one of them: a support carries a gate, a gate spans them, their tops differ by
+        # more than level_tolerance, or the gap is wider than the longest lintel allows.
+        longest = max(self.geom.shapes[self.shapes[st]].lintel_length for st in takeable) if takeable else 0.0
+        most = longest - 2.0 * self.geom.table.gate_min_overlap
+        static_ok = []
+        tol = self.rules["level_tolerance"]
+        for i in range(ring.n):
+            pa, pb = ring.pos[i], ring.pos[(i + 1) % ring.n]
+            # ring.width[i] is gap_width(pa, pb) (the same formula; the ring has 3+ positions)
+            static_ok.append(pa.id not in supports and pb.id not in supports and ring.under[i] is None
+                             and abs(pa.top_z - pb.top_z) <= tol and ring.width[i] <= most)
+        out = []
+        static_gaps = [i for i in range(ring.n) if static_ok[i]]
+        widest_of: dict[str, float] = {}  # per shape: the widest gap its lintel spans (m)
+        for st in takeable:
+            below = self.sup[st][0] if self.role[st] == TOP else -1
+            gaps = static_gaps
+            if below >= 0:  # the gaps beside the stack's bottom may pass once the top is taken
+                kb = ring.index[below]
+                gaps = sorted({*static_gaps, (kb - 1) % ring.n, kb})
+            pairs = []  # (a, b, the gap between them on this ring or -1)
+            for i in gaps:
+                a, b = ring.keys[i]
+                if st != a and st != b:
+                    pairs.append((a, b, i))
+            if self.role[st] == BASE:
+                k = ring.index[st]
+                pairs.append((ring.pos[k - 1].id, ring.pos[(k + 1) % ring.n].id, -1))
+            widest = widest_of.get(self.shapes[st], -1.0)
+            if widest < 0.0:
+                widest = widest_of[self.shapes[st]] = \
+                    self.geom.shapes[self.shapes[st]].lintel_length - 2.0 * self.geom.table.gate_min_overlap
+            for a, b, i in pairs:
+                if a in supports or b in supports:
+                    continue  # refused by _check_gate: a support already carries a gate
+                # the supports' heights once the stone is taken (as _check_gate computes them):
+                # skipping a pair that differs too much skips only what _check_gate refuses
+                pa, pb = ring.pos[ring.index[a]], ring.pos[ring.index[b]]
+                ta = pa.top_z if pa.top != st else self._pos_without(pa, st, facts).top_z
+                tb = pb.top_z if pb.top != st else self._pos_without(pb, st, facts).top_z
+                if abs(ta - tb) > tol:
+                    continue
+                if i >= 0 and pa.top != st and pb.top != st and ring.width[i] > widest:
+                    continue  # too wide for this stone's lintel: the gap's width is _check_gate's span
+                if self._gate_geometry_problem(st, a, b, facts) is None:  # the rest is valid (see above)
+                    out.append(Gate(st, a, b))
+        return out
+
+    def _check_gate(self, a: Gate, facts: PlaceFacts | None = None) -> str | None:
+        """Why gate ``a`` is illegal now, or None. ``facts``: :meth:`_place_facts` of this position,
+        when the caller has them (the candidate loop checks many gates of one position)."""
+        n = len(self.role)
+        if not (isinstance(a.stone, int) and 0 <= a.stone < n and isinstance(a.a, int) and 0 <= a.a < n
+                and isinstance(a.b, int) and 0 <= a.b < n):
+            return "unknown stone id"
+        st = a.stone
+        if self.role[st] not in (BASE, TOP):
+            return f"#{st} is not standing on the base (a stone from the field cannot make a gate)"
+        if facts is None:
+            facts = self._current_place_facts()
+        supports = facts.supports
+        ring = self.ring()
+        if self.role[st] == BASE:
+            if st in supports:
+                return f"a gate rests on #{st}"
+            if ring.pos[ring.index[st]].top >= 0:
+                return f"#{st} carries a stack: take the top stone"
+        elif self.sup[st][0] in supports:
+            return f"a gate rests on #{st}"
+        if a.a == a.b or st in (a.a, a.b):
+            return "a gate needs two other positions"
+        for x in (a.a, a.b):
+            if self.role[x] != BASE:
+                return f"#{x} is not a position on the base"
+            if x in supports:
+                return f"#{x} already carries a gate"
+        # cheap checks on the current ring first (adjacency after removing the stone, level, span)
+        ka, kb = ring.index[a.a], ring.index[a.b]
+        single = self.role[st] == BASE
+        ks = ring.index[st] if single else -1
+        nxt = (ka + 1) % ring.n
+        if single and nxt == ks:
+            nxt = (nxt + 1) % ring.n
+        if nxt != kb or ring.n < 3:
+            return f"#{a.a} and #{a.b} are not neighbours (counter-clockwise)"
+        return self._gate_geometry_problem(st, a.a, a.b, facts)
+
+    def _gate_geometry_problem(self, st: int, id_a: int, id_b: int, facts: PlaceFacts) -> str | None:
+        """:meth:`_check_gate` of ``Gate(st, id_a, id_b)`` once the stone (on the base or stacked,
+        free of gates) and the supports (other positions, free of gates, neighbours once the stone
+        is taken) are known to be valid: the gap, the heights, the span, clashes, mark areas."""
+        ring = facts.ring
+        ka, kb = ring.index[id_a], ring.index[id_b]
+        single = self.role[st] == BASE
+        ks = ring.index[st] if single else -1
+        if (ka + 1) % ring.n == kb and ring.under[ka] is not None:
+            return "a gate already spans this gap"
+        pa, pb = self._pos_without(ring.pos[ka], st, facts), self._pos_without(ring.pos[kb], st, facts)
+        if abs(pa.top_z - pb.top_z) > self.rules["level_tolerance"]:
+            return f"supports differ in height ({pa.top_z * 1000:.1f} and {pb.top_z * 1000:.1f} mm)"
+        s = self.geom.shapes[self.shapes[st]]
+        # the span and the lintel's footprint depend on the two supports and the stone's shape
+        # only: kept for the other stones of that shape laid on the same (unchanged) supports
+        span_key = (self.shapes[st], pa.id, pb.id)
+        known = facts.gate_spans.get(span_key)
+        if known is None or known[0] is not pa or known[1] is not pb:
+            inner = gap_width(pa, pb)
+            if inner > s.lintel_length - 2.0 * self.geom.table.gate_min_overlap:
+                why: str | None = f"gap too wide for a {self.shapes[st]} gate ({inner * 1000:.1f} mm)"
+            elif inner <= 0.0:
+                why = "supports touch"
+            else:
+                why = None
+            lo = span = 0.0
+            if why is None:
+                ax, ay = pb.radius * math.cos(pb.angle) - pa.radius * math.cos(pa.angle), \
+                    pb.radius * math.sin(pb.angle) - pa.radius * math.sin(pa.angle)
+                nrm = math.hypot(ax, ay) or 1.0
+                mid = (0.5 * (pa.radius * math.cos(pa.angle) + pb.radius * math.cos(pb.angle)),
+                       0.5 * (pa.radius * math.sin(pa.angle) + pb.radius * math.sin(pb.angle)))
+                lo, span = lintel_footprint(self.geom, self.shapes[st], mid, (ax / nrm, ay / nrm))
+            known = facts.gate_spans[span_key] = (pa, pb, why, lo, span)
+        why, lo, span = known[2], known[3], known[4]
+        if why is not None:
+            return why
+        # the lintel must not hit a neighbour as tall as its supports, nor another gate
+        under = min(pa.top_z, pb.top_z)
+        low = under - 0.001
+        ida, idb = pa.id, pb.id
+        for q in ring.pos:
+            if q.id == ida or q.id == idb or (single and q.id == st):
+                continue
+            qq = q if q.top != st else self._pos_without(q, st, facts)
+            if qq.top_z > low:
+                q0 = qq.angle - qq.half  # arcs_overlap(lo, span, q0, 2 * qq.half), inlined
+                if ((q0 - lo) % TAU) <= span or ((lo - q0) % TAU) <= 2 * qq.half:
+                    return f"the gate would hit #{q.id}"
+        thick = min(s.width, s.depth)
+        for (l0, lsp, lu, lt) in ring.lintels:
+            if arcs_overlap(lo, span, l0, lsp) and lu < under + thick + 0.001 and lt > under - 0.001:
+                return "the gate would hit another gate"
+        # never merge two different players' mark areas
+        if single:
+            g1, g2 = (ks - 1) % ring.n, ks
+            in1 = {x for x, gm in facts.marker_gaps if gm == g1}
+            in2 = {x for x, gm in facts.marker_gaps if gm == g2}
+            if any(x != y for x in in1 for y in in2):
+                return "removing it would merge two players' mark areas"
+        # the ring after the gate: the ring without the stone, with ``under`` on the gate's gap.
+        # Where the mover's markers lie in gaps away from the stone's position (not bounded by
+        # it), those gaps are the same on that ring as on this one, as are their nearest gaps.
+        k_st = ks if single else ring.index[self.sup[st][0]]
+        own = facts.own_gaps
+        if ring.n >= 4 and all(gi is not None and gi != k_st and gi != (k_st - 1) % ring.n for gi in own):
+            if not self._own_areas_ok(ring, own, ((id_a, id_b), under)):
+                return "the mover's own mark area must stay passable (move the marker instead)"
+            return None
+        if st not in facts.removal:
+            without = self._ring_with(removed=st)
+            facts.removal[st] = (without, [without.nearest_gap(m) for m in self.markers[self.seat]])
+        without, own_gaps = facts.removal[st]
+        if not self._own_areas_ok(without, own_gaps, ((id_a, id_b), under)):
+            return "the mover's own mark area must stay passable (move the marker instead)"
+        return None
+
+    def _pos_without(self, p: Pos, st: int, facts: PlaceFacts | None = None) -> Pos:
+        """Position ``p`` after its top stone ``st`` is taken away (unchanged otherwise).
+        ``facts``: :meth:`_place_facts` of this position (``p`` one of its ring's), to reuse the result."""
+        if p.top != st:
+            return p
+        if facts is not None and facts.ring.pos[facts.ring.index[p.id]] is p:
+            known = facts.reverted.get(st)
+            if known is None:
+                known = facts.reverted[st] = self._pos_without(p, st)
+            return known
+        s = self.geom.shapes[self.shapes[p.id]]
+        return Pos(p.id, p.angle, p.radius, s.width, s.depth, pose_top(self.pose[p.id], s), -1)
+
+    def _own_areas_ok(self, ring: Ring, gaps: list[int | None] | None = None,
+                      gate: tuple[tuple[int, int], float] | None = None) -> bool:
+        """Whether the mover's mark area(s) are passable on ``ring`` (and, in orbit mode, a line
+        goes through both). ``gaps``: the mover's markers' nearest gaps on ``ring``, when known;
+        ``gate``: (gap key, underside z in m) of a gate laid on ``ring`` (only that gap's ``under``
+        changes; gap openings, and so the nearest gaps, do not)."""
+        if ring.empty:
+            return True
+        if gaps is None:
+            gaps = [ring.nearest_gap(m) for m in self.markers[self.seat]]
+        g = self.geom
+        for gi in gaps:
+            if gi is None or ring.width[gi] < g.pass_width:
+                return False
+            u = gate[1] if gate is not None and ring.keys[gi] == gate[0] else ring.under[gi]
+            if not (u is None or u >= g.gate_clear_z):  # as Ring.passable
+                return False
+        if self.rules["mode"] == "orbit":
+            return orbit_arc(ring, gaps[0], gaps[1]) is not None  # type: ignore[arg-type]
+        return True
+
+    # --- pass legality --------------------------------------------------------------------------
+    def pass_arcs(self, ring: Ring | None = None, seat: int | None = None) -> list[tuple[float, float]]:
+        """Arcs (rad, start <= end) of release azimuths whose line crosses the mark area(s) of
+        ``seat`` (default: the mover) as the rules require."""
+        ring = ring or self.ring()
+        if ring.empty:
+            return [(0.0, TAU)]
+        seat = self.seat if seat is None else seat
+        gaps = [ring.gap_of_angle(m) for m in self.markers[seat]]
+        if any(g is None for g in gaps):
+            gaps = [ring.nearest_gap(m) for m in self.markers[seat]]
+        if self.rules["mode"] == "orbit":
+            out = []
+            for g1, g2 in ((gaps[0], gaps[1]), (gaps[1], gaps[0])):
+                arc = orbit_arc(ring, g1, g2)  # type: ignore[arg-type]
+                if arc is not None:
+                    out.append(arc)
+            return out
+        g = gaps[0]
+        s, e = ring.start[g], ring.end[g]  # type: ignore[index]
+        if e < s:
+            return []
+        return [(s, e), (s + math.pi, e + math.pi)]
+
+    def _check_pass(self, a: Pass, arcs: list[tuple[float, float]] | None = None) -> str | None:
+        """Why pass ``a`` is illegal now, or None. ``arcs``: :meth:`pass_arcs`, when known."""
+        if not (isinstance(a.aim, (int, float)) and math.isfinite(a.aim)
+                and isinstance(a.release, (int, float)) and math.isfinite(a.release)):
+            return "aim and release must be finite numbers"
+        why = self._release_problem(a.release)
+        if why is not None:
+            return why
+        if arcs is None:
+            known = self._arcs_for_legal  # the arcs found for the candidates, while those are current
+            arcs = known[1] if known is not None and self._legal is not None and known[0] is self._legal \
+                else self.pass_arcs()
+        if not self._aim_in_arcs(a.aim, arcs):
+            return "the line of the pass does not go through the mark area"
+        return None
+
+    def _release_problem(self, release: float) -> str | None:
+        """Why a release ``release`` m outside the base edge is not allowed, or None."""
+        g = self.geom
+        if release < g.min_release - 1e-12:
+            return f"release {release:.3f} m outside the base is less than a hand span ({g.min_release:.3f} m)"
+        if release > g.max_release:
+            return f"release must be at most {g.max_release:.3f} m"
+        return None
+
+    @staticmethod
+    def _aim_in_arcs(aim_deg: float, arcs: list[tuple[float, float]]) -> bool:
+        """Whether azimuth ``aim_deg`` (deg) lies in one of ``arcs`` (rad; 1e-12 rad tolerance)."""
+        aim = math.radians(aim_deg)
+        for s, e in arcs:
+            if e - s >= TAU or ((aim - s) % TAU) <= e - s + 1e-12:
+                return True
+        return False
+
+    def _pass_candidates(self) -> list[Pass]:
+        """A few legal passes: aims at :data:`AIM_FRACTIONS` of each arc, releases a hand span plus
+        each of :data:`RELEASE_EXTRA` (the checks of :meth:`_check_pass`, each done once)."""
+        out: list[Pass] = []
+        seen: set[tuple[float, float]] = set()  # (aim, release) of each: as ``Pass(...) in out``
+        g = self.geom
+        arcs = self.pass_arcs()
+        self._arcs_for_legal = (out, arcs)  # for the check of the chosen pass (_check_pass)
+        releases = [r for r in (round(g.min_release + extra, 6) for extra in RELEASE_EXTRA)
+                    if math.isfinite(r) and self._release_problem(r) is None]
+        for s, e in arcs:
+            span = min(e - s, TAU)
+            for f in AIM_FRACTIONS:
+                aim = degrees_6(s + f * span)
+                if not (math.isfinite(aim) and self._aim_in_arcs(aim, arcs)):
+                    continue
+                for release in releases:
+                    if (aim, release) not in seen:
+                        out.append(Pass(aim, release))
+                        seen.add((aim, release))
+        return out

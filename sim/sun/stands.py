@@ -1,0 +1,443 @@
+"""Where a stone may stand: the exact legal stand angles, their samples, and the placement candidates.
+
+:class:`SunStands` adds to :class:`~sim.sun.legality.SunLegality` the stand check
+(:meth:`SunStands._check_stand`), the exact intervals of legal stand angles per shape
+(:meth:`SunStands.stand_intervals`), the finite samples offered to agents
+(:meth:`SunStands.stand_samples`) and the list of placement candidates (stands, stacks, gates).
+Radians inside, degrees in actions.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from typing import Any
+
+from sim.sun.actions import Gate, PlaceAction, Stack, Stand
+from sim.sun.legality import SunLegality, degrees_6
+from sim.sun.ring import TAU, Pos, Ring, sep_for_width
+from sim.sun.specs import ShapeSpec
+
+# The legal stand angles are exact intervals (SunState.stand_intervals); the finite candidate list
+# offered to agents samples each interval: its two ends moved inwards by SAMPLE_INSET (m along the
+# ring, so that a stone aimed there is not a hair from its neighbour), its middle, and the angles
+# leaving a neighbour a passable gap plus PASS_MARGIN (m). Agents may play any other legal angle.
+SAMPLE_INSET = 0.002
+PASS_MARGIN = 0.004
+STAND_EPS = 1e-9  # rad: interval ends are moved this far inwards, so that every angle in them is legal
+#: rad: a gap's pass-width breakpoints this far outside its room prove that no piece can leave a
+#: passable gap (the widths' rounding errors are ~1e-16 m, their slope ~0.1 m/rad)
+NO_PASS_MARGIN = 1e-7
+FIRST_ANGLES_DEG = tuple(22.5 + 45.0 * k for k in range(8))
+
+
+@dataclass(slots=True)
+class StandFacts:
+    """What decides a stand's legality apart from its angle, on one ring (metres, radians)."""
+
+    stone: int
+    shape: str
+    ring: Ring
+    radius: float  #: of the stone's centre (the ring radius), m
+    inner: float  #: radius minus half the depth (m): its inner face, for the clearance formula
+    half_width: float  #: m
+    height: float  #: m
+    half: float  #: half its angular width (rad) at ``radius``
+    sticks_out: bool  #: it would stick out over the base edge
+    min_clearance: float  #: m
+    local_marker_check: bool  #: standard mode, 2+ positions, not a free turn: the marker check is local
+    others: list[tuple[float, int]]  #: other seats' markers and their gaps (``_others_gaps``)
+    before: tuple[int, int] | None  #: the mover's area at the start of the turn
+    new_gap_rule: bool  #: marker_change is "new_gap"
+    pass_width: float  #: m
+    #: per gap index, what the checks of a stand in it share (``SunStands._stand_gap``), filled as asked
+    gaps: dict[int, StandGap] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class StandGap:
+    """What every stand check in one gap shares (:meth:`SunStands._stand_gap`)."""
+
+    #: the clockwise neighbour, its radius minus half its depth (m), half its width (m), and the same
+    #: of the counter-clockwise neighbour (the terms of ``ring.clearance_to_bisector``)
+    sides: tuple[Pos, float, float, Pos, float, float]
+    in_gap: list[float]  #: angles (rad) of other seats' markers whose nearest gap this is
+    ccw_blocked: bool  #: the new ccw gap may not be the mover's area whatever the angle
+    cw_blocked: bool  #: the same for the new cw gap
+
+
+class SunStands(SunLegality):
+    """Stands and the placement candidates (see the module docstring)."""
+
+    def _placement_candidates(self) -> list[PlaceAction]:
+        ring = self.ring()
+        facts = self._place_facts()
+        out: list[PlaceAction] = []
+        # the facts found here serve the check of the placement chosen from ``out`` while ``out``
+        # is the state's legal list (``_legal``: reset whenever the position changes)
+        stand_facts: dict[str, StandFacts] = {}
+        self._facts_for_legal = (out, facts, stand_facts)
+        self._collect_stand_facts = stand_facts
+        # a stack on a stacked position or on a gate's support is refused whatever the shape; so is
+        # one (after a free turn) beside two impassable gaps: a stack only makes its position wider
+        # and deeper, so both gaps stay impassable and no marker move can follow
+        pw = self.geom.pass_width
+        narrow = ring.n >= 3 and not self._first_turn()
+        bases = [k for k, p in enumerate(ring.pos) if p.top < 0 and p.id not in facts.supports
+                 and not (narrow and ring.width[k] < pw and ring.width[k - 1] < pw)]
+        for shape in self._available_shapes():
+            for ang in self.stand_samples(shape):
+                out.append(Stand(shape, ang))
+            stone = self._stone_for(shape)
+            if stone < 0:
+                continue  # (as _check_stack: no stone of that shape to stack)
+            for k in bases:  # valid positions (see above) for a valid stone: the geometric part
+                if self._stack_geometry_problem(shape, stone, k, facts) is None:
+                    out.append(Stack(shape, ring.pos[k].id))
+        out.extend(self._gate_candidates(ring, facts))
+        self._collect_stand_facts = None
+        return out
+
+
+    def _known_stand_facts(self, shape: str) -> StandFacts | None:
+        """The :class:`StandFacts` of ``shape`` found for the candidate list, while it is the
+        state's legal list (the position unchanged since), else None."""
+        known = self._facts_for_legal
+        if known is not None and self._legal is not None and known[0] is self._legal:
+            found: StandFacts | None = known[2].get(shape)
+            return found
+        return None
+
+    def stand_intervals(self, shape: str) -> list[tuple[float, float]]:
+        """Every angle at which a :class:`Stand` of ``shape`` is legal now, as closed intervals.
+
+        Exact: the legality of a stand changes only where a geometric constraint is met with
+        equality: clear of a neighbour by ``min_clearance``; a new gap exactly passable; the new
+        stone's edge at a marker or at a lintel's footprint; in orbit mode, its edge opposite
+        another gap's edge. Those breakpoints are computed in closed form (``ring.sep_for_width``
+        inverts the gap-width formula), and each piece between two breakpoints is legal as a
+        whole or not at all, decided by the placement check at its middle. Intervals are moved
+        :data:`STAND_EPS` inwards at each end.
+
+        Returns:
+            ``(lo, hi)`` pairs in rad with ``lo <= hi`` (``lo`` may be negative or ``hi`` beyond
+            2 pi where an interval wraps through 0; reduce with ``% TAU``), counter-clockwise in
+            ring order; empty if no stand of that shape is legal.
+        """
+        if self.phase != "place" or shape not in self.geom.shapes:
+            return []
+        stone = self._stone_for(shape)
+        if stone < 0:
+            return []
+        g = self.geom
+        s = g.shapes[shape]
+        r = g.table.ring_radius
+        ring = self.ring()
+        facts = self._stand_facts(stone, shape)
+        collect = self._collect_stand_facts
+        if collect is not None:  # computing the candidates: kept for the check of the chosen stand
+            collect[shape] = facts
+        half = math.asin(min(1.0, 0.5 * s.width / r))
+        orbit = self.rules["mode"] == "orbit"
+        # Standard mode, not a free turn: a piece's verdict depends only on the gap's two
+        # positions, the shape, the piece's ends, the other seats' markers in that gap, whether the
+        # mover's area at the start of the turn is one of the two new gaps, and the lintels, so the
+        # legal pieces of a gap are kept in the gap's memo under those (tests/sun/
+        # test_sun_stand_intervals.py compares them with a state without memos).
+        memo_ok = facts.local_marker_check
+        in_gap: dict[int, tuple[float, ...]] = {}
+        for m, gi in facts.others:
+            in_gap[gi] = (*in_gap.get(gi, ()), m)
+        lintels = tuple(ring.lintels)
+        lintels_token = self._lintels_token(lintels)
+        before = facts.before
+        flat = [m for ms in self.markers for m in ms]
+        min_clearance, pass_width = g.table.min_clearance, g.pass_width
+        two_eps = 2.0 * STAND_EPS
+        n = ring.n
+        out: list[tuple[float, float]] = []
+        gaps: Any = zip(range(n), ring.under, ring.memo) if n else ((-1, None, None),)
+        for i, under, memo in gaps:
+            if under is not None:
+                continue
+            if memo is None:
+                lo, hi, cuts = 0.0, TAU, []
+                c_a, c_b = math.inf, -math.inf
+            else:
+                geo = memo.get(shape)
+                if geo is None:
+                    a, b = ring.pos[i], ring.pos[(i + 1) % n]
+                    sep = (b.angle - a.angle) % TAU if n > 1 else TAU
+                    lo = a.angle + self._stand_limit(a, r, s, min_clearance)
+                    hi = a.angle + sep - self._stand_limit(b, r, s, min_clearance)
+                    c_a = a.angle + self._stand_limit(a, r, s, pass_width)
+                    c_b = a.angle + sep - self._stand_limit(b, r, s, pass_width)
+                    # 1: no room for the stone; 2: room, but neither new gap can be passable anywhere
+                    # in [lo, hi] (each width grows monotonically away from its neighbour and
+                    # reaches the pass width only beyond c_a, before c_b), so the marker check
+                    # refuses every piece when it is made (memo_ok): no legal stand here either
+                    skip = 1 if hi <= lo else 2 if c_a >= hi + NO_PASS_MARGIN and c_b <= lo - NO_PASS_MARGIN else 0
+                    geo = memo[shape] = (lo, hi, c_a, c_b, skip)
+                if geo[4] and (geo[4] == 1 or memo_ok):
+                    continue
+                lo, hi, c_a, c_b, _ = geo
+                a, b = ring.pos[i], ring.pos[(i + 1) % n]
+                base = a.angle
+                cuts = [c_a, c_b]
+                for m in flat:
+                    m0 = base + (m - base) % TAU
+                    cuts += [m0, m0 - half, m0 + half]
+                for l0, lsp, _u, _t in lintels:
+                    cuts += [l0 - half, l0 + lsp + half]
+                if orbit:
+                    for j in range(n):
+                        for e in (ring.start[j], ring.end[j]):
+                            cuts += [e + math.pi - half, e + math.pi + half]
+            inner = set()
+            for c in cuts:
+                c = lo + (c - lo) % TAU  # the copy of the angle at or after lo
+                if lo < c < hi:
+                    inner.add(c)
+            edges = (lo, *sorted(inner), hi)
+            key: tuple[Any, ...] | None = None
+            pieces: list[tuple[float, float]] | None = None
+            if memo_ok and memo is not None:
+                key = (shape, edges, in_gap.get(i, ()), lintels_token, facts.new_gap_rule,
+                       before == (a.id, stone), before == (stone, b.id))
+                pieces = memo.get(key)
+            if pieces is None:
+                pieces = []
+                for x0, x1 in zip(edges, edges[1:]):
+                    if x1 - x0 <= two_eps:
+                        continue
+                    mid = 0.5 * (x0 + x1)
+                    if memo_ok and c_b + NO_PASS_MARGIN <= mid <= c_a - NO_PASS_MARGIN:
+                        continue  # neither new gap passable here (see above): refused by the marker check
+                    certain = self._stand_piece_certain(facts, i, a.angle, mid, lo, hi, c_a, c_b) \
+                        if memo_ok and not lintels else None
+                    if certain is None:
+                        # the placement check itself (its geometric part; the stone is known): the same
+                        # degrees round trip as a Stand action, so the piece's verdict is the action's
+                        certain = self._stand_check_at(stone, shape, math.radians(math.degrees(mid % TAU)) % TAU,
+                                                       facts) is None
+                    if certain:
+                        pieces.append((x0, x1))
+                if key is not None and memo is not None:
+                    memo[key] = pieces
+            for x0, x1 in pieces:
+                if out and abs(out[-1][1] - (x0 + STAND_EPS)) <= 4.0 * STAND_EPS:
+                    out[-1] = (out[-1][0], x1 - STAND_EPS)  # joins the previous legal piece
+                else:
+                    out.append((x0 + STAND_EPS, x1 - STAND_EPS))
+        return out
+
+    def _stand_piece_certain(self, f: StandFacts, i: int, a_angle: float, mid: float, lo: float, hi: float,
+                             c_a: float, c_b: float) -> bool | None:
+        """The verdict of :meth:`_stand_check_at` at ``mid`` (rad, in gap ``i`` whose clockwise
+        position is at ``a_angle``; no lintel on the ring; standard mode, the local marker check)
+        where it is certain without computing the widths, else None (the caller runs the check).
+
+        Every comparison the check makes is decided here only with :data:`NO_PASS_MARGIN` to
+        spare: the stone clears both neighbours strictly inside [lo, hi]; the new clockwise gap
+        is passable beyond ``c_a`` and not before, the counter-clockwise one before ``c_b`` and not
+        beyond (each width grows monotonically away from its neighbour); another seat's marker
+        in the gap blocks the new gap on its side of the stone."""
+        m_ = NO_PASS_MARGIN
+        if f.sticks_out or not (lo + m_ <= mid <= hi - m_):
+            return None
+        gap = f.gaps.get(i)
+        if gap is None:
+            gap = f.gaps[i] = self._stand_gap(f, i)
+        split = mid - a_angle  # in (0, the gap's separation): no wrap
+        ccw_blocked, cw_blocked = gap.ccw_blocked, gap.cw_blocked
+        for m in gap.in_gap:
+            rel = (m - a_angle) % TAU
+            if abs(rel - split) < m_:
+                return None
+            if rel < split:
+                cw_blocked = True
+            else:
+                ccw_blocked = True
+        ccw_passable = mid <= c_b - m_
+        cw_passable = mid >= c_a + m_
+        if (not ccw_blocked and ccw_passable) or (not cw_blocked and cw_passable):
+            return True
+        if (ccw_blocked or mid >= c_b + m_) and (cw_blocked or mid <= c_a - m_):
+            return False
+        return None
+
+    @staticmethod
+    def _stand_limit(p: Pos, r: float, s: ShapeSpec, width: float) -> float:
+        """The angular separation (rad) from ``p`` at which a stone of shape ``s`` on the ring of
+        radius ``r`` (m) leaves a gap of ``width`` m (a half turn if none below a half turn does)."""
+        x = sep_for_width(p, r, s, width)
+        return math.pi if x is None else x
+
+    def stand_samples(self, shape: str) -> list[float]:
+        """A finite sample (degrees in [0, 360), each one legal) of :meth:`stand_intervals`: per
+        interval its ends moved :data:`SAMPLE_INSET` inwards, its middle, and the angles that leave
+        either neighbour a passable gap plus :data:`PASS_MARGIN`."""
+        g = self.geom
+        s = g.shapes.get(shape)
+        if s is None:
+            return []
+        r = g.table.ring_radius
+        ring = self.ring()
+        out: list[float] = []
+        degs: list[float] | None
+        for lo, hi in self.stand_intervals(shape):
+            if ring.empty:
+                degs = [degrees_6(math.radians(d)) for d in FIRST_ANGLES_DEG]
+            else:
+                i = (bisect_right(ring.angles, (0.5 * (lo + hi)) % TAU) - 1) % ring.n
+                memo = ring.memo[i]  # the samples depend on the interval, the gap's positions, the shape
+                degs = memo.get((shape, lo, hi))
+                if degs is None:
+                    inset = min(SAMPLE_INSET / r, 0.25 * (hi - lo))
+                    cands = [0.5 * (lo + hi), lo + inset, hi - inset]
+                    a, b = ring.pos[i], ring.pos[(i + 1) % ring.n]
+                    for p, sign in ((a, 1.0), (b, -1.0)):
+                        d = sep_for_width(p, r, s, g.pass_width + PASS_MARGIN)
+                        if d is not None:
+                            x = p.angle + sign * d
+                            x = lo + (x - lo) % TAU
+                            if lo < x < hi:
+                                cands.append(x)
+                    degs = memo[(shape, lo, hi)] = [degrees_6(c) for c in cands]
+            for deg in degs:
+                # inside an exact interval, so legal (tests/sun/test_sun_stand_intervals.py checks it);
+                # kept unless within 0.05 deg of one kept before
+                for o in out:
+                    if not abs((deg - o + 180.0) % 360.0 - 180.0) > 0.05:
+                        break
+                else:
+                    out.append(deg)
+        return out
+
+    def _check_place(self, a: object) -> str | None:
+        """Why placement ``a`` is illegal now, or None if legal."""
+        if isinstance(a, Stand):
+            return self._check_stand(a)
+        if isinstance(a, Stack):
+            return self._check_stack(a)
+        if isinstance(a, Gate):
+            return self._check_gate(a)
+        return "not a placement (Stand, Stack or Gate)"
+
+    def _check_stand(self, a: Stand) -> str | None:
+        if a.shape not in self.geom.shapes:
+            return f"unknown shape {a.shape!r}"
+        if not isinstance(a.angle, (int, float)) or not math.isfinite(a.angle):
+            return "angle must be a finite number of degrees"
+        stone = self._stone_for(a.shape)
+        if stone < 0:
+            return f"no {a.shape} available in the field" if self.rules["field"] == "open" else \
+                f"the drawn stone is not a {a.shape}"
+        facts = self._known_stand_facts(a.shape)
+        if facts is not None and facts.stone != stone:
+            facts = None
+        return self._stand_check_at(stone, a.shape, math.radians(a.angle) % TAU, facts)
+
+    def _stand_facts(self, stone: int, shape: str) -> StandFacts:
+        """What :meth:`_stand_check_at` needs for stone ``stone`` of ``shape`` on the current ring,
+        whatever the angle (computed once per :meth:`stand_intervals` call, not once per piece)."""
+        g = self.geom
+        s = g.shapes[shape]
+        r = g.table.ring_radius
+        ring = self.ring()
+        local = self.rules["mode"] == "standard" and ring.n >= 2 and not self._first_turn()
+        return StandFacts(
+            stone=stone, shape=shape, ring=ring, radius=r, inner=r - 0.5 * s.depth, half_width=0.5 * s.width,
+            height=s.height, half=math.asin(min(1.0, 0.5 * s.width / max(r, 1e-9))),
+            sticks_out=r + 0.5 * s.depth > g.table.base_radius, min_clearance=g.table.min_clearance,
+            local_marker_check=local, others=self._others_gaps(ring) if local else [],
+            before=self.area_before[self.seat], new_gap_rule=self.rules["marker_change"] == "new_gap",
+            pass_width=g.pass_width,
+        )
+
+    def _stand_check_at(self, stone: int, shape: str, ang: float, facts: StandFacts | None = None) -> str | None:
+        """The geometric part of :meth:`_check_stand`: stone ``stone`` of ``shape`` at ``ang`` (rad,
+        in [0, 2 pi)); :meth:`stand_intervals` calls it once per piece with the stone known and
+        ``facts`` (:meth:`_stand_facts`, which must be of this stone, shape and position)."""
+        f = self._stand_facts(stone, shape) if facts is None else facts
+        if f.sticks_out:
+            return "the stone would stick out over the base edge"
+        ring = f.ring
+        if ring.lintels and ring.lintel_clash(ang - f.half, 2 * f.half, f.height) >= 0:
+            return "it would hit a gate"
+        if not ring.empty:
+            i = (bisect_right(ring.angles, ang) - 1) % ring.n
+            if ring.under[i] is not None:
+                return "cannot stand a stone under a gate"
+            gap = f.gaps.get(i)
+            if gap is None:
+                gap = f.gaps[i] = self._stand_gap(f, i)
+            left, l_inner, l_half_width, right, r_inner, r_half_width = gap.sides
+            # the clear widths of the two new gaps (layout.clearance_to_bisector of each stone, summed;
+            # inf beyond a half turn, as ring.gap_width): the clearance check and the marker check
+            sep = (ang - left.angle) % TAU
+            if sep >= math.pi:
+                w_cw = math.inf
+            else:
+                h = 0.5 * sep
+                sn, cs = math.sin(h), math.cos(h)
+                w_cw = (l_inner * sn - l_half_width * cs) + (f.inner * sn - f.half_width * cs)
+                if w_cw < f.min_clearance:
+                    return f"not clear of stone #{left.id}"
+            sep = (right.angle - ang) % TAU
+            if sep >= math.pi:
+                w_ccw = math.inf
+            else:
+                h = 0.5 * sep
+                sn, cs = math.sin(h), math.cos(h)
+                w_ccw = (r_inner * sn - r_half_width * cs) + (f.inner * sn - f.half_width * cs)
+                if w_ccw < f.min_clearance:
+                    return f"not clear of stone #{right.id}"
+            if f.local_marker_check:
+                return None if self._stand_marker_fast(f, gap, ang, w_cw, w_ccw) else \
+                    "no legal marker move would follow"
+        s = self.geom.shapes[shape]
+        return self._check_marker_after(stone, new_pos=Pos(stone, ang, f.radius, s.width, s.depth, s.height))
+
+    def _stand_gap(self, f: StandFacts, i: int) -> StandGap:
+        """:class:`StandGap` of gap ``i`` of ``f.ring`` for the stone of ``f``."""
+        ring = f.ring
+        a, b = ring.pos[i], ring.pos[(i + 1) % ring.n]
+        k_cw, k_ccw = (a.id, f.stone), (f.stone, b.id)
+        others = {ring.keys[g] for m, g in f.others if g != i}
+        return StandGap(
+            sides=(a, a.radius - 0.5 * a.depth, 0.5 * a.width, b, b.radius - 0.5 * b.depth, 0.5 * b.width),
+            in_gap=[m for m, g in f.others if g == i],
+            ccw_blocked=k_ccw in others or (k_ccw == f.before and f.new_gap_rule),
+            cw_blocked=k_cw in others or (k_cw == f.before and f.new_gap_rule),
+        )
+
+    def _others_gaps(self, ring: Ring) -> list[tuple[float, int]]:
+        """``(marker angle, its gap on ring)`` for every other seat's marker (none on an empty ring)."""
+        out = []
+        for s_, ms in enumerate(self.markers):
+            if s_ == self.seat:
+                continue
+            for m in ms:
+                g = ring.nearest_gap(m)
+                if g is not None:
+                    out.append((m, g))
+        return out
+
+    def _stand_marker_fast(self, f: StandFacts, gap: StandGap, ang: float, w_cw: float, w_ccw: float) -> bool:
+        """Standard mode: is there a legal marker move after standing the stone of ``f`` at ``ang``
+        in ``gap``, leaving new gaps of clear widths ``w_cw`` (from the clockwise neighbour) and
+        ``w_ccw`` (m)? A new gap is refused when another seat's area is it (their marker in the old
+        gap, on its side of the new stone, or another gap with the same key) or, under the new_gap
+        rule, it is the mover's area at the start of the turn. Local computation equal to
+        :meth:`_marker_options` on the full ring (a test checks this)."""
+        a_angle = gap.sides[0].angle
+        split_at = (ang - a_angle) % TAU
+        ccw_blocked, cw_blocked = gap.ccw_blocked, gap.cw_blocked
+        for m in gap.in_gap:
+            if (m - a_angle) % TAU < split_at:
+                cw_blocked = True
+            else:
+                ccw_blocked = True
+        return (not ccw_blocked and w_ccw >= f.pass_width) or (not cw_blocked and w_cw >= f.pass_width)

@@ -1,0 +1,138 @@
+"""The rules' fast paths against the straightforward computation, on positions from random games.
+
+The state keeps results between turns (rings that copy the gaps between unmoved positions, stand
+pieces and stack verdicts memoised per gap, positions and bodies reused while their poses are the
+same) and takes local shortcuts (a gate's effect on the mover's areas read off the current ring).
+None of this may change a legal action: a state rebuilt from its notation has none of those
+memos, and must offer the very same actions, intervals and samples; a ring built with reuse must
+equal one built from scratch; the gate shortcut must agree with the ring built after the gate.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from sim.core.game import CHANCE
+from sim.sun import rules as R
+from sim.sun.thrower import SKILLS
+
+G = R.Geometry()
+
+
+def _positions(n_games: int, seed0: int = 300):
+    """Place-phase states of random games over the rule variants (2-4 players, standard and orbit
+    mode, open and random field, both marker_change readings), the same object each time: its
+    memos are warm from the game so far."""
+    for seed in range(seed0, seed0 + n_games):
+        rng = np.random.default_rng(seed)
+        players = 2 + seed % 3
+        rules = {"mode": "orbit" if seed % 4 == 3 else "standard", "field": "random" if seed % 2 else "open",
+                 "marker_change": "new_gap" if seed % 5 == 4 else "new_stone"}
+        s = R.SunState.new(players, rules, table=R.ScriptedTable(G), throwers=[SKILLS["casual"]] * players)
+        while not s.is_terminal():
+            if s.phase == "place":
+                yield s
+            if s.current_player() == CHANCE:
+                s.apply_action(s.sample_chance(rng))
+            else:
+                la = s.legal_actions()
+                if not la:  # orbit mode can leave a seat without a legal pass (a known gap in the rules)
+                    break
+                s.apply_action(la[int(rng.integers(len(la)))])
+
+
+def _cold(s: R.SunState) -> R.SunState:
+    """``s`` rebuilt from its notation: a new state whose only earlier ring is the empty one (no
+    gap to reuse), with empty memos."""
+    def build(n, rules, sections, seats):
+        return R.SunState.new(n, rules, table=R.ScriptedTable(G), sections=sections, seat_cfg=seats)
+
+    return R.SunState.parse(s.to_notation(), build)
+
+
+def _ring_fields(ring: R.Ring) -> tuple:
+    return (ring.pos, ring.angles, ring.n, ring.start, ring.end, ring.width, ring.under, ring.keys, ring.index,
+            ring.lintels)
+
+
+def test_memoised_state_offers_what_a_cold_copy_computes() -> None:
+    checked = 0
+    for s in _positions(24):
+        cold = _cold(s)
+        assert s.legal_actions() == cold.legal_actions(), s.to_notation()
+        for shape in G.shapes:
+            assert s.stand_intervals(shape) == cold.stand_intervals(shape), (s.to_notation(), shape)
+            assert s.stand_samples(shape) == cold.stand_samples(shape), (s.to_notation(), shape)
+        checked += 1
+    assert checked >= 200
+
+
+def test_a_ring_built_with_reuse_equals_one_built_from_scratch() -> None:
+    rings = 0
+    for s in _positions(8, seed0=340):
+        ring = s.ring()
+        gates = {k: u for k, u in zip(ring.keys, ring.under) if u is not None}
+        fresh = R.Ring(list(ring.pos), gates, ring.lintels)
+        assert _ring_fields(ring) == _ring_fields(fresh)
+        # and a ring one stone away (the stone of each position in turn taken away) built both ways
+        for p in ring.pos[:4]:
+            rest = [q for q in ring.pos if q.id != p.id]
+            assert _ring_fields(R.Ring(rest, gates, ring.lintels, reuse=ring)) == \
+                _ring_fields(R.Ring(rest, gates, ring.lintels))
+        rings += 1
+    assert rings >= 80
+
+
+def test_gate_shortcut_agrees_with_the_ring_after_the_gate() -> None:
+    # _check_gate reads the mover's areas off the current ring when the taken stone does not bound
+    # them; the full computation builds the ring without the stone and with the gate.
+    checked = 0
+    for s in _positions(30, seed0=400):
+        ring = s.ring()
+        if ring.n < 4:
+            continue
+        own = [ring.gap_of_angle(m) for m in s.markers[s.seat]]
+        for st, r in enumerate(s.role):
+            if r not in (R.BASE, R.TOP) or (r == R.BASE and ring.pos[ring.index[st]].top >= 0):
+                continue
+            k_st = ring.index[st] if r == R.BASE else ring.index[s.sup[st][0]]
+            if not all(g is not None and g not in (k_st, (k_st - 1) % ring.n) for g in own):
+                continue
+            for key in ring.keys:
+                if st in key:
+                    continue
+                for under in (0.01, 0.2):
+                    full = s._own_areas_ok(s._ring_with(removed=st, gate=(key[0], key[1], under)))
+                    assert s._own_areas_ok(ring, own, (key, under)) == full, (s.to_notation(), st, key)
+                    checked += 1
+    assert checked >= 500
+
+
+def test_certain_stand_verdicts_equal_the_placement_check() -> None:
+    # stand_intervals decides a piece without the check where every comparison has a margin to
+    # spare; at random angles across every gap with room, such a verdict equals the check's
+    rng = np.random.default_rng(5)
+    decided = 0
+    for s in _positions(12, seed0=500):
+        ring = s.ring()
+        for shape in s._available_shapes():
+            stone = s._stone_for(shape)
+            s.stand_intervals(shape)  # fills each gap's memo with its breakpoints
+            facts = s._stand_facts(stone, shape)
+            if not facts.local_marker_check or ring.lintels:
+                continue
+            for i in range(ring.n):
+                geo = ring.memo[i].get(shape)
+                if geo is None or ring.under[i] is not None or geo[1] <= geo[0]:
+                    continue
+                lo, hi, c_a, c_b, _skip = geo
+                for mid in rng.uniform(lo, hi, 20):
+                    certain = s._stand_piece_certain(facts, i, ring.pos[i].angle, float(mid), lo, hi, c_a, c_b)
+                    if certain is None:
+                        continue
+                    ang = math.radians(math.degrees(float(mid) % R.TAU)) % R.TAU
+                    assert certain == (s._stand_check_at(stone, shape, ang, facts) is None), (s.to_notation(), shape, mid)
+                    decided += 1
+    assert decided >= 1000
