@@ -16,7 +16,7 @@ import numpy as np
 
 from sim.core.game import CHANCE
 from sim.sun import rules as R
-from sim.sun.thrower import SKILLS
+from sun_variants import variant_state
 
 G = R.Geometry()
 
@@ -27,10 +27,7 @@ def _positions(n_games: int, seed0: int = 300):
     memos are warm from the game so far."""
     for seed in range(seed0, seed0 + n_games):
         rng = np.random.default_rng(seed)
-        players = 2 + seed % 3
-        rules = {"mode": "orbit" if seed % 4 == 3 else "standard", "field": "random" if seed % 2 else "open",
-                 "marker_change": "new_gap" if seed % 5 == 4 else "new_stone"}
-        s = R.SunState.new(players, rules, table=R.ScriptedTable(G), throwers=[SKILLS["casual"]] * players)
+        s = variant_state(seed)
         while not s.is_terminal():
             if s.phase == "place":
                 yield s

@@ -24,6 +24,7 @@ from sim.sun import rules as R
 from sim.sun.agents import AGENTS
 from sim.sun.game import GAME
 from sim.sun.thrower import SKILLS
+from sun_variants import variant_state
 
 G = R.Geometry()
 STEP_DEG = 0.05
@@ -40,11 +41,8 @@ def _placements(player: Callable[..., PlayedGame], *args: Any, **kwargs: Any) ->
 def _random_positions(n_games: int, seed0: int = 100):
     for seed in range(seed0, seed0 + n_games):
         rng = np.random.default_rng(seed)
-        players = 2 + seed % 3
-        rules = {"mode": "orbit" if seed % 4 == 3 else "standard", "field": "random" if seed % 2 else "open",
-                 "marker_change": "new_gap" if seed % 5 == 4 else "new_stone"}
-        s = R.SunState.new(players, rules, table=R.ScriptedTable(G), throwers=[SKILLS["casual"]] * players)
-        yield from _placements(play_random, GAME, GameConfig(num_players=players), rng, state=s)
+        s = variant_state(seed)
+        yield from _placements(play_random, GAME, GameConfig(num_players=s.num_players), rng, state=s)
 
 
 def _careful_positions(n_games: int):
