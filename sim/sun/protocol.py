@@ -19,10 +19,8 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any, Mapping, Protocol, Sequence
 
-from sim.sun.ring import TAU, Geometry, Pose, pose_top, pose_yaw, quat_yaw
-
-Quat = tuple[float, float, float, float]
-"""``(x, y, z, w)``: a unit quaternion."""
+from sim.core.quaternions import quat_multiply, quat_yaw
+from sim.sun.ring import TAU, Geometry, Pose, pose_top, pose_yaw
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,14 +152,6 @@ def nominal_pose(g: Geometry, placement: Placement, bodies: Mapping[int, Body]) 
     if s.width < s.depth:  # local y must be vertical: roll 90 degrees about the length axis
         q = quat_multiply(q, (0.0, 0.0, math.sin(math.pi / 4), math.cos(math.pi / 4)))
     return (mx, my, max(tops) + 0.5 * min(s.width, s.depth), *q)
-
-
-def quat_multiply(p: Quat, q: Quat) -> Quat:
-    """The Hamilton product ``p q`` (rotate by ``q`` first, then by ``p``)."""
-    x1, y1, z1, w1 = p
-    x2, y2, z2, w2 = q
-    return (w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2, w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2,
-            w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2, w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2)
 
 
 def top_of_position(bodies: Mapping[int, Body], bottom: int) -> Body:

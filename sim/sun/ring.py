@@ -34,6 +34,7 @@ from typing import Any, Hashable, Mapping, Sequence
 
 import numpy as np
 
+from sim.core.quaternions import quat_yaw as quat_yaw  # re-exported: the one helper lives in sim/core
 from sim.sun.specs import DEFAULT_SHAPES, SHAPE_NAMES, TAU, BallSpec, ShapeSpec, TableSpec
 
 _ANGLE = attrgetter("angle")
@@ -87,11 +88,6 @@ class Geometry:
             if name in self.shapes:
                 out.extend([name] * self.shapes[name].count)
         return out
-
-
-def quat_yaw(yaw: float) -> tuple[float, float, float, float]:
-    """Quaternion ``(x, y, z, w)`` of a rotation by ``yaw`` (rad) about +z."""
-    return (0.0, 0.0, math.sin(0.5 * yaw), math.cos(0.5 * yaw))
 
 
 def pose_yaw(p: Pose) -> float:

@@ -23,6 +23,7 @@ from typing import Any, Literal, Mapping, Sequence
 import numpy as np
 import pybullet as p
 
+from sim.core.quaternions import quat_from_matrix, quat_z_row
 from sim.sun.layout import ShapeSpec, TableSpec, wrap_angle
 from sim.sun.ring import pose_bottom, pose_top
 from sim.sun.thrower import PassNoise
@@ -41,34 +42,9 @@ SUPPORT_XY_TOL_M = 0.002
 # --------------------------------------------------------------------------------------------
 
 
-def quat_from_matrix(m: np.ndarray) -> tuple[float, float, float, float]:
-    """Rotation matrix (columns = images of the local axes) to a unit quaternion."""
-    tr = m[0, 0] + m[1, 1] + m[2, 2]
-    if tr > 0:
-        s = math.sqrt(tr + 1.0) * 2
-        w, x, y, z = 0.25 * s, (m[2, 1] - m[1, 2]) / s, (m[0, 2] - m[2, 0]) / s, (m[1, 0] - m[0, 1]) / s
-    elif m[0, 0] > m[1, 1] and m[0, 0] > m[2, 2]:
-        s = math.sqrt(1.0 + m[0, 0] - m[1, 1] - m[2, 2]) * 2
-        w, x, y, z = (m[2, 1] - m[1, 2]) / s, 0.25 * s, (m[0, 1] + m[1, 0]) / s, (m[0, 2] + m[2, 0]) / s
-    elif m[1, 1] > m[2, 2]:
-        s = math.sqrt(1.0 + m[1, 1] - m[0, 0] - m[2, 2]) * 2
-        w, x, y, z = (m[0, 2] - m[2, 0]) / s, (m[0, 1] + m[1, 0]) / s, 0.25 * s, (m[1, 2] + m[2, 1]) / s
-    else:
-        s = math.sqrt(1.0 + m[2, 2] - m[0, 0] - m[1, 1]) * 2
-        w, x, y, z = (m[1, 0] - m[0, 1]) / s, (m[0, 2] + m[2, 0]) / s, (m[1, 2] + m[2, 1]) / s, 0.25 * s
-    n = math.sqrt(w * w + x * x + y * y + z * z)
-    return (x / n, y / n, z / n, w / n)
-
-
 def rotation_matrix(q: Sequence[float]) -> np.ndarray:
     """The 3x3 rotation matrix of quaternion ``q`` (columns = images of the local axes)."""
     return np.array(p.getMatrixFromQuaternion(q)).reshape(3, 3)
-
-
-def z_row(q: Sequence[float]) -> tuple[float, float, float]:
-    """Third row of the rotation matrix of ``q``: the world z components of the local axes."""
-    x, y, z, w = q
-    return (2.0 * (x * z - w * y), 2.0 * (y * z + w * x), 1.0 - 2.0 * (x * x + y * y))
 
 
 # --------------------------------------------------------------------------------------------
@@ -159,8 +135,8 @@ def judge(st: StoneState, was: StoneState, now: Mapping[int, StoneState], kept: 
     if st.role in ("stack", "gate") and not rests_on_supports(st, now, shapes):
         return "fell_from_support"
     # Tilt: angle between the axis that was vertical before and the vertical now.
-    v_local = z_row(was.quat)  # R^T e_z: the local axis that pointed up
-    m1 = z_row(st.quat)
+    v_local = quat_z_row(was.quat)  # R^T e_z: the local axis that pointed up
+    m1 = quat_z_row(st.quat)
     cos_tilt = m1[0] * v_local[0] + m1[1] * v_local[1] + m1[2] * v_local[2]
     if cos_tilt < math.cos(math.radians(table.topple_tilt_deg)):
         return "toppled"

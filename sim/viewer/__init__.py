@@ -3,7 +3,6 @@
 - :mod:`sim.viewer.replay`: the documented replay file (docs/replay-format.md), ``save_replay``,
   ``load_replay`` and converters from the table's pose recordings (``sim.sun.recording.PoseRecorder``);
   a package of records, fileformat, convert, sources and synthetic.
-- :mod:`sim.viewer.quaternions`: the viewer's quaternion helpers.
 - :mod:`sim.viewer.viser_app`: the live viser viewer and the static export.
 - :mod:`sim.viewer.pybullet_gui`: the replay in PyBullet's GUI window.
 - :mod:`sim.viewer.video`: MP4/GIF frames from PyBullet's software renderer.

@@ -33,11 +33,10 @@ import numpy as np
 
 from sim.core.errors import InputError
 from sim.sun.layout import SHAPE_NAMES, load_layout
-from sim.sun.ring import quat_yaw
 from sim.sun.thrower import SKILLS
 from sim.viewer.editor import LayoutEditor, PassOutcome, SettleOutcome
 from sim.viewer.layout_plot import LOW_GATE_COLOUR, NARROW_COLOUR, PASSABLE_COLOUR, gap_marks, layout_boxes
-from sim.viewer.quaternions import quat_xyzw_to_wxyz
+from sim.core.quaternions import quat_xyzw_to_wxyz, quat_yaw
 from sim.viewer.replay import PENALTY_COLOUR, SHAPE_COLOURS, STONE_COLOUR, from_pose_recording, hex_rgb
 from sim.viewer.viser_app import (CAMERA_LOOK_AT, CAMERA_POSITION, LOCALHOST, SceneNodes, _viser, add_table_base,
                                   free_port, is_loopback)

@@ -18,7 +18,7 @@ import numpy as np
 import pybullet as p
 
 from sim.core.errors import InputError
-from sim.viewer.quaternions import quat_z_to
+from sim.core.quaternions import quat_z_to
 from sim.viewer.replay import BASE_COLOUR, PENALTY_COLOUR, STRING_COLOUR, Replay, hex_rgb
 
 FLOOR_COLOUR = "#d9d6cf"

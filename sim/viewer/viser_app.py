@@ -28,7 +28,7 @@ from typing import Any, Callable, Protocol, TypeVar
 import numpy as np
 
 from sim.core.errors import InputError
-from sim.viewer.quaternions import quat_xyzw_to_wxyz
+from sim.core.quaternions import quat_xyzw_to_wxyz
 from sim.viewer.replay import BASE_COLOUR, PENALTY_COLOUR, STRING_COLOUR, Replay, hex_rgb
 
 #: Where the camera starts (m) and what it looks at: the table seen from above and aside.

@@ -24,7 +24,7 @@ Modules: :mod:`.records` (the types, constants, colours and the consistency chec
 package re-exports their public names, so ``from sim.viewer.replay import ...`` keeps working.
 """
 
-from sim.viewer.quaternions import quat_xyzw_to_wxyz
+from sim.core.quaternions import quat_xyzw_to_wxyz
 from sim.viewer.replay.convert import ReplayBuilder, concat_replays, from_game_record, from_pose_recording
 from sim.viewer.replay.fileformat import load_replay, replay_from_parts, save_replay
 from sim.viewer.replay.records import (BALL_COLOUR, BASE_COLOUR, DEFAULT_GAP_S, FORMAT, PENALTY_COLOUR, POSE_FORMAT,

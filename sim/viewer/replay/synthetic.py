@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from sim.viewer.quaternions import quat_mul, quat_rotate
+from sim.core.quaternions import quat_multiply, quat_rotate, quat_yaw
 from sim.viewer.replay.convert import concat_replays
 from sim.viewer.replay.records import BALL_COLOUR, SHAPE_COLOURS, Body, Replay, TurnEvent
 
@@ -35,15 +35,14 @@ def synthetic_replay(n_stones: int = 8, seconds: float = 3.0, fps: float = 30.0,
                 continue
             pos[:, i] = [ring_radius * math.cos(a), ring_radius * math.sin(a), he[2]]
             yaw = a
-            quat[:, i] = [0, 0, math.sin(yaw / 2), math.cos(yaw / 2)]
+            quat[:, i] = quat_yaw(yaw)
             if i == 0 and k == 0:
                 # topple outward about the outer bottom edge over the second half of the pass
                 tilt = np.clip((t - seconds / 2) / (seconds / 4), 0, 1) * (math.pi / 2)
                 for j, th in enumerate(tilt):
                     ax = np.array([-math.sin(a), math.cos(a), 0.0])  # tangent: tipping outward
                     q = np.r_[ax * math.sin(th / 2), math.cos(th / 2)]
-                    qyaw = np.array([0, 0, math.sin(yaw / 2), math.cos(yaw / 2)])
-                    quat[j, i] = quat_mul(q, qyaw)
+                    quat[j, i] = quat_multiply(q, quat_yaw(yaw))
                     edge = np.array([(ring_radius + he[0]) * math.cos(a), (ring_radius + he[0]) * math.sin(a), 0])
                     rel = np.array([-he[0] * math.cos(a), -he[0] * math.sin(a), he[2]])
                     pos[j, i] = edge + quat_rotate(q, rel)
