@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from sim.core.game import CHANCE, GameConfig
+from sim.core.play import play
 from sim.sun import agents as A
 from sim.sun import rules as R
 from sim.sun import scoring as S
@@ -30,15 +31,17 @@ def _agent(name: str, seat: int) -> Any:
 def _placement_positions(rules: dict[str, Any] | None, seed: int, keep: int) -> list[R.SunState]:
     """Copies of the placement positions (after the first turns) of a careful-vs-aggressive game on
     the scripted table with casual hands (so that the bump chance is neither 0 nor 1)."""
+    from sim.sun.game import GAME
+
     s = R.SunState.new(2, rules, table=R.ScriptedTable(G), throwers=[SKILLS["casual"]] * 2)
-    players = [_agent("careful", 0), _agent("aggressive", 1)]
-    rng = np.random.default_rng(seed)
     out: list[R.SunState] = []
-    while not s.is_terminal() and len(out) < keep:
-        p = s.current_player()
-        if p != CHANCE and s.phase == "place" and not s._first_turn():
-            out.append(s.clone())
-        s.apply_action(s.sample_chance(rng) if p == CHANCE else players[p].act(s.observation(p), s.legal_actions()))
+
+    def keep_placement(st: R.SunState, _step: int) -> None:
+        if not st.is_terminal() and st.current_player() != CHANCE and st.phase == "place" and not st._first_turn():
+            out.append(st.clone())
+
+    play(GAME, CFG, [_agent("careful", 0), _agent("aggressive", 1)], np.random.default_rng(seed), state=s,
+         before_step=keep_placement, until=lambda _st: len(out) >= keep, leads=False)
     return out
 
 

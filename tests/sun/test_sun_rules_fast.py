@@ -11,33 +11,30 @@ equal one built from scratch; the gate shortcut must agree with the ring built a
 from __future__ import annotations
 
 import math
+from typing import Callable
 
 import numpy as np
 
-from sim.core.game import CHANCE
+from sim.core.play import play_random
 from sim.sun import rules as R
+from sim.sun.game import GAME
 from sun_variants import variant_state
 
 G = R.Geometry()
 
 
-def _positions(n_games: int, seed0: int = 300):
-    """Place-phase states of random games over the rule variants (2-4 players, standard and orbit
-    mode, open and random field, both marker_change readings), the same object each time: its
-    memos are warm from the game so far."""
+def _each_position(n_games: int, seed0: int, visit: Callable[[R.SunState], None]) -> None:
+    """Call ``visit`` on the place-phase states of random games over the rule variants (2-4 players,
+    standard and orbit mode, open and random field, both marker_change readings), played by the
+    shared loop: the live state each time, so its memos are warm from the game so far."""
     for seed in range(seed0, seed0 + n_games):
-        rng = np.random.default_rng(seed)
         s = variant_state(seed)
-        while not s.is_terminal():
-            if s.phase == "place":
-                yield s
-            if s.current_player() == CHANCE:
-                s.apply_action(s.sample_chance(rng))
-            else:
-                la = s.legal_actions()
-                if not la:  # orbit mode can leave a seat without a legal pass (a known gap in the rules)
-                    break
-                s.apply_action(la[int(rng.integers(len(la)))])
+        try:
+            play_random(GAME, None, np.random.default_rng(seed), state=s, leads=False,
+                        before_step=lambda st, _step: visit(st) if st.phase == "place" and not st.is_terminal() else None)
+        except ValueError as e:  # orbit mode can leave a seat without a legal pass (a known gap in the rules)
+            if "no legal action" not in str(e):
+                raise
 
 
 def _cold(s: R.SunState) -> R.SunState:
@@ -56,19 +53,25 @@ def _ring_fields(ring: R.Ring) -> tuple:
 
 def test_memoised_state_offers_what_a_cold_copy_computes() -> None:
     checked = 0
-    for s in _positions(24):
+
+    def visit(s: R.SunState) -> None:
+        nonlocal checked
         cold = _cold(s)
         assert s.legal_actions() == cold.legal_actions(), s.to_notation()
         for shape in G.shapes:
             assert s.stand_intervals(shape) == cold.stand_intervals(shape), (s.to_notation(), shape)
             assert s.stand_samples(shape) == cold.stand_samples(shape), (s.to_notation(), shape)
         checked += 1
+
+    _each_position(24, 300, visit)
     assert checked >= 200
 
 
 def test_a_ring_built_with_reuse_equals_one_built_from_scratch() -> None:
     rings = 0
-    for s in _positions(8, seed0=340):
+
+    def visit(s: R.SunState) -> None:
+        nonlocal rings
         ring = s.ring()
         gates = {k: u for k, u in zip(ring.keys, ring.under) if u is not None}
         fresh = R.Ring(list(ring.pos), gates, ring.lintels)
@@ -79,6 +82,8 @@ def test_a_ring_built_with_reuse_equals_one_built_from_scratch() -> None:
             assert _ring_fields(R.Ring(rest, gates, ring.lintels, reuse=ring)) == \
                 _ring_fields(R.Ring(rest, gates, ring.lintels))
         rings += 1
+
+    _each_position(8, 340, visit)
     assert rings >= 80
 
 
@@ -86,10 +91,12 @@ def test_gate_shortcut_agrees_with_the_ring_after_the_gate() -> None:
     # _check_gate reads the mover's areas off the current ring when the taken stone does not bound
     # them; the full computation builds the ring without the stone and with the gate.
     checked = 0
-    for s in _positions(30, seed0=400):
+
+    def visit(s: R.SunState) -> None:
+        nonlocal checked
         ring = s.ring()
         if ring.n < 4:
-            continue
+            return
         own = [ring.gap_of_angle(m) for m in s.markers[s.seat]]
         for st, r in enumerate(s.role):
             if r not in (R.BASE, R.TOP) or (r == R.BASE and ring.pos[ring.index[st]].top >= 0):
@@ -104,6 +111,8 @@ def test_gate_shortcut_agrees_with_the_ring_after_the_gate() -> None:
                     full = s._own_areas_ok(s._ring_with(removed=st, gate=(key[0], key[1], under)))
                     assert s._own_areas_ok(ring, own, (key, under)) == full, (s.to_notation(), st, key)
                     checked += 1
+
+    _each_position(30, 400, visit)
     assert checked >= 500
 
 
@@ -112,7 +121,9 @@ def test_certain_stand_verdicts_equal_the_placement_check() -> None:
     # spare; at random angles across every gap with room, such a verdict equals the check's
     rng = np.random.default_rng(5)
     decided = 0
-    for s in _positions(12, seed0=500):
+
+    def visit(s: R.SunState) -> None:
+        nonlocal decided
         ring = s.ring()
         for shape in s._available_shapes():
             stone = s._stone_for(shape)
@@ -132,4 +143,6 @@ def test_certain_stand_verdicts_equal_the_placement_check() -> None:
                     ang = math.radians(math.degrees(float(mid) % R.TAU)) % R.TAU
                     assert certain == (s._stand_check_at(stone, shape, ang, facts) is None), (s.to_notation(), shape, mid)
                     decided += 1
+
+    _each_position(12, 500, visit)
     assert decided >= 1000
