@@ -8,7 +8,7 @@ plain-language finding; :class:`Section` groups plots, tables and findings under
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Sequence, cast, overload
+from typing import Any, Sequence, cast
 
 import matplotlib
 
@@ -16,7 +16,6 @@ matplotlib.use("Agg")
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 #: Seat colours (colour-blind-friendly Okabe-Ito palette), seat 0 first.
@@ -253,40 +252,6 @@ def seat_distributions(
     return fig
 
 
-@overload
-def lines_ci(
-    x: Sequence[Any],
-    series: Sequence[tuple[str, Sequence[float], Sequence[float], Sequence[float]]],
-    *,
-    title: str,
-    xlabel: str,
-    ylabel: str,
-    percent: bool = False,
-    colors: Sequence[str] | None = None,
-    expected: float | None = None,
-    expected_label: str = "",
-    ax: None = None,
-    categorical: bool | None = None,
-) -> Figure: ...
-
-
-@overload
-def lines_ci(
-    x: Sequence[Any],
-    series: Sequence[tuple[str, Sequence[float], Sequence[float], Sequence[float]]],
-    *,
-    title: str,
-    xlabel: str,
-    ylabel: str,
-    percent: bool = False,
-    colors: Sequence[str] | None = None,
-    expected: float | None = None,
-    expected_label: str = "",
-    ax: Axes,
-    categorical: bool | None = None,
-) -> None: ...
-
-
 def lines_ci(
     x: Sequence[Any],
     series: Sequence[tuple[str, Sequence[float], Sequence[float], Sequence[float]]],
@@ -300,15 +265,16 @@ def lines_ci(
     expected_label: str = "",
     ax: Any = None,
     categorical: bool | None = None,
-) -> Figure | None:
+) -> Figure:
     """Lines with shaded 95 % intervals: one series per ``(label, value, lo, hi)``.
 
-    Non-numeric ``x`` values are spaced evenly and labelled. Draws on ``ax`` when given (returns
-    None), else on a new figure (returned).
+    Non-numeric ``x`` values are spaced evenly and labelled. Draws on ``ax`` when given, else on a
+    new figure; returns the figure drawn on (one signature serves both: no overloads to keep alike).
     """
-    fig = None
     if ax is None:
         fig, ax = new_figure(7.0, 4.0)
+    else:
+        fig = ax.figure
     if categorical is None:
         try:
             xs = np.asarray([float(v) for v in x])
