@@ -12,25 +12,11 @@ from sim.core.runner import run_study
 from sim.core.scenario import load_scenario
 from sim.core.testing import store_results
 from study_process import kill_once_stored, launch
+from toy_game import RANDOM_VS_MCTS
 
 HERE = Path(__file__).parent
 
-SCENARIO = """
-game = "race"
-games = {games}
-seed = 11
-backend = "serial"
-[rules]
-target = 15
-coin = true
-[[seats]]
-agent = "random"
-[[seats]]
-agent = "mcts"
-iterations = {iters}
-[sweep]
-"rules.target" = [12, 15]
-"""
+SCENARIO = RANDOM_VS_MCTS + '[sweep]\n"rules.target" = [12, 15]\n'
 
 
 def run(tmp_path: Path, registry, name: str, backend: str, workers: int, games: int = 12, iters: int = 30) -> dict:

@@ -20,6 +20,7 @@ from sim.core.scenario import load_scenario, scenario_from_dict
 from sim.core.sensitivity import Input, Plan
 from sim.core.testing import store_results
 from study_process import kill_once_stored, launch
+from toy_game import RANDOM_VS_MCTS
 
 HERE = Path(__file__).parent
 
@@ -94,20 +95,7 @@ def test_sobol_refuses_an_incomplete_design() -> None:
 
 
 # --- the [sensitivity] section ---------------------------------------------------------------------
-BASE = """
-game = "race"
-games = {games}
-seed = 11
-backend = "serial"
-[rules]
-target = 15
-coin = true
-[[seats]]
-agent = "random"
-[[seats]]
-agent = "mcts"
-iterations = {iters}
-"""
+BASE = RANDOM_VS_MCTS
 SECTION = """
 [sensitivity]
 method = "morris"

@@ -158,3 +158,20 @@ class RaceGame(Game):
 
 
 GAME = RaceGame()
+
+#: A study of the race, random against the search agent (``str.format`` it with ``games`` and
+#: ``iters``): the scenario text the runner's and the sensitivity section's tests build on.
+RANDOM_VS_MCTS = """
+game = "race"
+games = {games}
+seed = 11
+backend = "serial"
+[rules]
+target = 15
+coin = true
+[[seats]]
+agent = "random"
+[[seats]]
+agent = "mcts"
+iterations = {iters}
+"""
