@@ -352,7 +352,7 @@ def print_table(comp: Comparison, html_path: Path | None = None) -> None:
         mark = "[bold red]*[/]" if r.significant else ""
         t.add_row(f"{_short_group(r.group)} {r.metric}", _fmt(r.a, r.kind), _fmt(r.b, r.kind),
                   f"{_fmt(r.diff, r.kind, True)} {_ci(r.diff_lo, r.diff_hi, r.kind)}", SHORT_TESTS.get(r.test, r.test),
-                  _p(r.p), _p(r.p_holm), mark)
+                  _p_cell(r.p), _p_cell(r.p_holm), mark)
     con.print(t)
     con.print("*: differs after Holm's correction (family-wise 5 %). pt: percentage points. s0: seat 0. Tests: z "
               "two-proportion, Fisher exact, MW U Mann-Whitney; intervals: Newcombe (rates), bootstrap (means).")
@@ -393,7 +393,7 @@ def _short_group(group: str) -> str:
     return "s" + group.removeprefix("seat ") if group.startswith("seat ") else ""
 
 
-def _p(p: float) -> str:
+def _p_cell(p: float) -> str:
     """A p-value for the table: ``<0.001``, ``0.0042``, ``0.41``."""
     if p != p:
         return "n/a"
@@ -471,7 +471,7 @@ def render_html(comp: Comparison) -> str:
             f"<td>{esc(_fmt(r.a, r.kind))}<br><span class=ci>{esc(_ci(r.a_lo, r.a_hi, r.kind))}</span></td>"
             f"<td>{esc(_fmt(r.b, r.kind))}<br><span class=ci>{esc(_ci(r.b_lo, r.b_hi, r.kind))}</span></td>"
             f"<td>{esc(_fmt(r.diff, r.kind, True))}<br><span class=ci>{esc(_ci(r.diff_lo, r.diff_hi, r.kind))}</span></td>"
-            f"<td>{esc(r.test)}</td><td>{esc(_p(r.p))}</td><td>{esc(_p(r.p_holm))}</td>"
+            f"<td>{esc(r.test)}</td><td>{esc(_p_cell(r.p))}</td><td>{esc(_p_cell(r.p_holm))}</td>"
             f"<td{' class=sig' if r.significant else ''}>{esc(verdict(r))}</td></tr>")
     parts.append("</tbody></table><p class='note'>n: A "
                  f"{len(a.games)} games, B {len(b.games)} games; pt: percentage points.</p>")

@@ -34,6 +34,7 @@ import pandas as pd
 
 from analysis.load import RunData
 from analysis.plots import Plot, Section, new_figure
+from analysis.stats import json_float
 from sim.core.sensitivity import Input, Plan
 
 
@@ -291,17 +292,12 @@ def to_json(plan: Plan, results: list[Indices]) -> dict[str, Any]:
         "outputs": [
             {"name": r.output.name, "label": r.output.label, "used": r.used, "problem": r.problem,
              "noise": None if r.noise != r.noise else r.noise,
-             "output_mean": _f(r.output.mean.mean()), "output_min": _f(r.output.mean.min()),
-             "output_max": _f(r.output.mean.max()),
+             "output_mean": json_float(r.output.mean.mean()), "output_min": json_float(r.output.mean.min()),
+             "output_max": json_float(r.output.mean.max()),
              "indices": json.loads(r.table.to_json(orient="records")) if not r.table.empty else []}
             for r in results
         ],
     }
-
-
-def _f(v: Any) -> float | None:
-    v = float(v)
-    return None if v != v else v
 
 
 # --- wording -------------------------------------------------------------------------------------

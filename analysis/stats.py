@@ -4,7 +4,7 @@ two-sample intervals and tests at the end)."""
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import Any, Sequence
 
 from statistics import NormalDist
 
@@ -109,6 +109,12 @@ def mean_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, f
 
     half = float(stdtrit(n - 1, 0.5 + confidence / 2)) * math.sqrt(var / n)
     return (m, m - half, m + half)
+
+
+def json_float(x: Any) -> float | None:
+    """``x`` as a plain float for JSON, None (null) where it is NaN (JSON has no NaN)."""
+    v = float(x)
+    return None if v != v else v
 
 
 def format_p(p: float) -> str:

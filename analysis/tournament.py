@@ -42,6 +42,7 @@ from scipy.sparse.csgraph import connected_components
 
 from analysis.metrics import win_share
 from analysis.plots import Plot, Section, new_figure, wrap
+from analysis.stats import json_float
 
 #: Elo points per nat of Bradley-Terry strength (an Elo gap of 400 is odds of 10 to 1)
 ELO_PER_NAT = 400.0 / math.log(10.0)
@@ -276,8 +277,8 @@ def summary(run_dir: str | Path) -> dict[str, Any]:
     tab = r.table()
     order = r.order()
     return {
-        "ratings": [{"rank": int(x.rank), "entrant": x.entrant, "rating": _f(x.rating), "ci95": [_f(x.lo), _f(x.hi)],
-                     "score": _f(x.score), "games": int(x.games)} for x in tab.itertuples()],
+        "ratings": [{"rank": int(x.rank), "entrant": x.entrant, "rating": json_float(x.rating), "ci95": [json_float(x.lo), json_float(x.hi)],
+                     "score": json_float(x.score), "games": int(x.games)} for x in tab.itertuples()],
         "prior": r.prior,
         "connected": r.connected,
         "matrix": {
@@ -286,10 +287,6 @@ def summary(run_dir: str | Path) -> dict[str, Any]:
             "n": [[int(pw.n[i, j]) for j in order] for i in order],
         },
     }
-
-
-def _f(x: float) -> float | None:
-    return None if x != x else float(x)
 
 
 def print_summary(s: dict[str, Any]) -> None:

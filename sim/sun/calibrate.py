@@ -43,6 +43,7 @@ from scipy.special import ndtr
 
 from sim.core.errors import InputError, allowed
 from sim.core.outputs import write_atomically
+from sim.core.tomlw import toml_value
 from sim.sun.layout import Layout, StoneSpec
 from sim.sun.playtest_log import OUTCOMES, PLACE_COLUMNS, WIDTH_RANGE_MM, PassRecord, PlaceRecord, PlaytestLog
 from sim.sun.ring import clearance_to_bisector
@@ -578,14 +579,11 @@ def write_skill(result: FitResult, path: str | Path) -> None:
     text = dump_skill_toml(result.thrower, comments)
     # the fit's intervals also as data, so a study's report can state them beside the preset's name
     # (load_skill ignores this table)
-    def _q(x: str) -> str:
-        return '"' + x.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
     text += ("\n[fit]\n"
-             f"source = {_q(str(result.source))}\n"
-             f"mode = {_q(result.mode)}\n"
+             f"source = {toml_value(str(result.source))}\n"
+             f"mode = {toml_value(result.mode)}\n"
              f"passes = {result.passes}\n")
     for e in result.estimates:
         text += (f"{e.name} = {{ value = {e.value!r}, low = {e.low!r}, high = {e.high!r}, "
-                 f"unit = {_q(e.unit)}, identifiable = {'true' if e.identifiable else 'false'} }}\n")
+                 f"unit = {toml_value(e.unit)}, identifiable = {'true' if e.identifiable else 'false'} }}\n")
     write_atomically(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
