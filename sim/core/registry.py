@@ -46,6 +46,10 @@ class GamePlugin:
             random-playout speed for it and the generic test suite plays it less and marks it slow.
         replays_3d: runs of the game keep 3-D replays (``sim.viewer``: ``stonelab run`` exports the
             first game's, ``stonelab replay`` opens any).
+        replay_recorder: ``"module:attribute"`` of ``record_game(scenario, game_index) -> dict``,
+            which plays one game of a scenario again with the table's recording on (the record
+            ``sim.viewer.replay.from_game_record`` converts); ``stonelab replay`` calls it for a run
+            that kept no frames of that game. None: such runs cannot be re-simulated.
         sensitivity: the module of the game's sensitivity inputs: ``DEFAULT_INPUTS`` (``{key:
             {"range": [low, high]}}``, used when a scenario's ``[sensitivity]`` names none) and
             ``label(key)``, a plain-language name of an input; None: the scenario must name them.
@@ -57,6 +61,7 @@ class GamePlugin:
     benches: tuple[str, ...] = ()
     slow: bool = False
     replays_3d: bool = False
+    replay_recorder: str | None = None
     sensitivity: str | None = None
 
 

@@ -15,5 +15,6 @@ PLUGIN = GamePlugin(
     benches=("sim.sun.bench:benchmarks", "sim.viewer.bench:benchmarks"),
     slow=True,
     replays_3d=True,
+    replay_recorder="sim.sun.game:record_game",
     sensitivity="sim.sun.sensitivity",
 )

@@ -45,13 +45,14 @@ def load_any(path: str | Path, game_index: int | None = None, point: int = 0) ->
 def from_store(run: str | Path, game_index: int | None = None, point: int = 0, resimulate: bool = True) -> Replay:
     """The replay of one game of a run (a run folder or its ``results.sqlite``).
 
-    Uses the frames the run kept (``sun_frames``, scenario ``[record] frames``) when it has them for
-    that game; otherwise, with ``resimulate``, re-plays the game exactly from its seed with
-    recording on (``sim.sun.game.record_game``). ``game_index`` None: the first game with frames,
+    Uses the frames the run kept (the ``<game>_frames`` table, scenario ``[record] frames``) when it
+    has them for that game; otherwise, with ``resimulate``, re-plays the game exactly from its seed
+    with recording on (the recorder its plug-in names, ``GamePlugin.replay_recorder``). ``game_index`` None: the first game with frames,
     else game 0.
 
     Raises:
-        ReplayError: not a run store, not a sun run, no such game, nothing recorded and no re-simulation.
+        ReplayError: not a run store, not a run of a game with 3-D replays, no such game, nothing
+            recorded and no re-simulation (or none the game's plug-in offers).
     """
     import sqlite3
 
@@ -74,12 +75,15 @@ def from_store(run: str | Path, game_index: int | None = None, point: int = 0, r
             raise ReplayError(f"replays exist for {' and '.join(with_replays)} runs only; this run is of {game!r}",
                               source=src)
         rows: list[tuple[Any, ...]] = []
-        if _has_table(con, "sun_frames"):
+        # the game's frames detail table (``<game>_frames``, sim/core/store.py); ``game`` is a
+        # registered name (checked above), so it is safe in the SQL text
+        frames = f"{game}_frames"
+        if _has_table(con, frames):
             if game_index is None:
-                r = con.execute("SELECT game_index FROM sun_frames WHERE point = ? ORDER BY game_index LIMIT 1",
+                r = con.execute(f"SELECT game_index FROM {frames} WHERE point = ? ORDER BY game_index LIMIT 1",
                                 (point,)).fetchone()
                 game_index = int(r[0]) if r else 0
-            rows = con.execute("SELECT turn, seat, kind, data FROM sun_frames WHERE point = ? AND game_index = ? "
+            rows = con.execute(f"SELECT turn, seat, kind, data FROM {frames} WHERE point = ? AND game_index = ? "
                                "ORDER BY seq", (point, game_index)).fetchall()
         game_index = 0 if game_index is None else game_index
         n = con.execute("SELECT COUNT(*) FROM games WHERE point = ? AND game_index = ?",
@@ -99,11 +103,15 @@ def from_store(run: str | Path, game_index: int | None = None, point: int = 0, r
         raise ReplayError(f"the run has no game {game_index} at point {point}", source=src)
     if not scenario_json:
         raise ReplayError("the store does not hold its scenario; cannot re-simulate", source=src)
+    from sim.core.registry import resolve
     from sim.core.scenario import scenario_from_dict
     from sim.games import REGISTRY
-    from sim.sun.game import record_game
 
     sc = scenario_from_dict(json.loads(scenario_json), REGISTRY, source=src)
+    recorder = REGISTRY.plugin(sc.game).replay_recorder
+    if recorder is None:  # the game's plug-in names no recorder: it cannot play a game again with frames
+        raise ReplayError(f"the game {sc.game!r} cannot re-simulate a replay", source=src)
+    record_game = resolve(recorder)
     pts = sc.points(REGISTRY)
     if not (0 <= point < len(pts)):
         raise ReplayError(f"the run has sweep points 0..{len(pts) - 1}, not {point}", source=src)
