@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -248,6 +249,17 @@ def check_config(config: GameConfig) -> tuple[str, str] | None:
     return None
 
 
+#: Wall seconds spent inside :class:`PhysicsTable`'s ``place`` and ``throw`` by this process (the
+#: physics side of the rules' Table protocol: loading the poses, PyBullet, reading back, judging),
+#: for the game-overhead benchmark (``sim.sun.rules_bench``): read with :func:`table_wall_s`.
+_TABLE_WALL = [0.0]
+
+
+def table_wall_s() -> float:
+    """Wall seconds this process has spent inside the PyBullet table's place and throw calls."""
+    return _TABLE_WALL[0]
+
+
 #: parameter sets whose table a process keeps: a sensitivity study's every point has its own, and
 #: each table holds a PyBullet connection (about 10 MB), so the cache must not grow with the study
 _TABLES_KEPT = 4
@@ -328,6 +340,13 @@ class PhysicsTable:
 
     def place(self, bodies: Sequence[R.Body], placement: R.Placement, noise: R.PlaceNoise) -> R.PlaceResult:
         """See :meth:`sim.sun.rules.Table.place`."""
+        t0 = time.perf_counter()
+        try:
+            return self._place(bodies, placement, noise)
+        finally:
+            _TABLE_WALL[0] += time.perf_counter() - t0
+
+    def _place(self, bodies: Sequence[R.Body], placement: R.Placement, noise: R.PlaceNoise) -> R.PlaceResult:
         t = self._load(bodies, placement.stone)
         n = TablePlaceNoise(noise.along, noise.across, math.radians(noise.yaw))
         if placement.kind == "stand":
@@ -354,6 +373,13 @@ class PhysicsTable:
 
     def throw(self, bodies: Sequence[R.Body], aim: float, release: float, noise: R.ThrowNoise) -> R.PassResult:
         """See :meth:`sim.sun.rules.Table.throw`."""
+        t0 = time.perf_counter()
+        try:
+            return self._throw(bodies, aim, release, noise)
+        finally:
+            _TABLE_WALL[0] += time.perf_counter() - t0
+
+    def _throw(self, bodies: Sequence[R.Body], aim: float, release: float, noise: R.ThrowNoise) -> R.PassResult:
         from sim.sun.recording import PoseRecorder
 
         t = self._load(bodies, max((b.id for b in bodies), default=-1) + 1)

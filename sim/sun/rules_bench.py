@@ -10,6 +10,11 @@ rules, the agents and the bookkeeping cost nothing beside the physics. Goal <= 1
 the poses before each physics call (``sim.sun.world.building_wall_s``) over the stepping time: the
 part of the overhead that the rebuild-per-call design costs (docs/sun-physics.md), beside the
 rules' and the agents'.
+``game_table_ratio``: for the same games, the wall time spent inside the PyBullet table's ``place``
+and ``throw`` (``sim.sun.game.table_wall_s``: loading the poses, building the world, stepping,
+reading back and judging) over the stepping time: the overhead ratio a game would have if the rules
+and the agents cost nothing, the floor under ``game_overhead_ratio`` that the rebuild-per-call
+design sets (docs/sun-physics.md).
 ``rules_actions_per_s``: random playouts of the rules alone on the scripted test double (no
 physics): legal_actions + apply_action + chance sampling.
 """
@@ -31,19 +36,20 @@ MAIN_SEATS = ({"agent": "careful", "skill": "casual"}, {"agent": "aggressive", "
 
 
 def whole_game(index: int, seed: int = 1, seats: tuple[dict, ...] = MAIN_SEATS
-               ) -> tuple[float, float, int, float]:
+               ) -> tuple[float, float, int, float, float]:
     """(wall seconds, wall seconds inside PyBullet stepping, length, wall seconds building PyBullet
-    worlds) of game ``index``."""
-    from sim.sun.game import GAME
+    worlds, wall seconds inside the table's place and throw) of game ``index``."""
+    from sim.sun.game import GAME, table_wall_s
     from sim.sun.world import building_wall_s, stepping_wall_s
 
     base = GAME.config(len(seats))
     cfg = replace(base, seats=tuple({**base.seats[i], "skill": s["skill"]} for i, s in enumerate(seats)))
     st = game_streams(seed, index, len(seats))
     agents = [make_agent(GAME, s["agent"], {}, seat=i, rng=st.seats[i], config=cfg) for i, s in enumerate(seats)]
-    t0, s0, b0 = time.perf_counter(), stepping_wall_s(), building_wall_s()
+    t0, s0, b0, w0 = time.perf_counter(), stepping_wall_s(), building_wall_s(), table_wall_s()
     s = play(GAME, cfg, agents, st.chance).state
-    return time.perf_counter() - t0, stepping_wall_s() - s0, s.length(), building_wall_s() - b0
+    return (time.perf_counter() - t0, stepping_wall_s() - s0, s.length(), building_wall_s() - b0,
+            table_wall_s() - w0)
 
 
 def rules_playouts(games: int = 5) -> tuple[float, float]:
@@ -75,6 +81,9 @@ def benchmarks(quick: bool = False) -> list[dict]:
          "unit": "ratio", "note": "wall time of those games / wall time inside stepSimulation in them"},
         {"game": "sun", "metric": "game_world_build_ratio", "value": sum(g[3] for g in games) / sum(g[1] for g in games),
          "unit": "ratio", "note": "wall time building PyBullet worlds from poses in those games / their stepping time"},
+        {"game": "sun", "metric": "game_table_ratio", "value": sum(g[4] for g in games) / sum(g[1] for g in games),
+         "unit": "ratio", "note": "wall time inside the table's place and throw in those games / their stepping time "
+                                  "(game_overhead_ratio's floor with free rules and agents)"},
         {"game": "sun", "metric": "rules_actions_per_s", "value": aps, "unit": "actions/s",
          "note": "random playouts of the rules on the scripted table (no physics)"},
         {"game": "sun", "metric": "rules_games_per_s", "value": gps, "unit": "games/s"},
