@@ -145,7 +145,7 @@ def outcome_table(width_mm: float, base: Layout | None = None, directions: int =
         InputError: width out of range.
     """
     from sim.sun.table import SunTable
-    from sim.sun.thrower import PassNoise
+    from sim.sun.thrower import TablePassNoise
 
     lay = two_gap_layout(width_mm / 1000.0, base)
     R = lay.table.ring_radius
@@ -163,7 +163,7 @@ def outcome_table(width_mm: float, base: Layout | None = None, directions: int =
             a_mm, p_mm = r * math.cos(th), r * math.sin(th)
             t.restore(start)
             n += 1
-            return _outcome_of(t.pass_ball(0.0, None, PassNoise(aim_rad=a_mm / 1000 / R,
+            return _outcome_of(t.pass_ball(0.0, None, TablePassNoise(aim_rad=a_mm / 1000 / R,
                                                                  push_mps=(0.0, p_mm / 1000 / k))))
 
         at_zero = run(0.0, 0.0)

@@ -34,7 +34,7 @@ from sim.core.options import Option
 from sim.sun import rules as R
 from sim.sun.layout import Layout, PhysicsSpec, TableSpec, BallSpec, parse_layout
 from sim.sun.layout import _BALL_KEYS as BALL_RANGES, _PHYSICS_KEYS as PHYSICS_RANGES, _TABLE_KEYS as TABLE_RANGES
-from sim.sun.thrower import SKILLS, Thrower, PassNoise as TPassNoise, TablePlaceNoise
+from sim.sun.thrower import SKILLS, Thrower, TablePassNoise, TablePlaceNoise
 from sim.sun.thrower import is_skill_file, load_skill, skill as skill_of
 
 # ------------------------------------------------------------------------------------------------
@@ -383,7 +383,7 @@ class PhysicsTable:
         from sim.sun.recording import PoseRecorder
 
         t = self._load(bodies, max((b.id for b in bodies), default=-1) + 1)
-        n = TPassNoise(math.radians(noise.aim), noise.release, (noise.push_x, noise.push_y))
+        n = TablePassNoise(math.radians(noise.aim), noise.release, (noise.push_x, noise.push_y))
         rec = PoseRecorder(self.rate_hz) if self.record is not None else None
         res = t.pass_ball(aim, release, n, record=rec)
         was = {b.id: b for b in bodies}

@@ -45,7 +45,7 @@ from sim.sun.recording import PoseRecorder, record_frame, record_setup
 from sim.sun.ring import Pos, Ring, inside_opening, quat_yaw
 from sim.sun.stones import (Cause, Crossing, Penalty, Role, StoneState, TablePass, TablePlacement, TableSnapshot,
                             fix_supports, gate_pose, judge, rotation_matrix, top_z)
-from sim.sun.thrower import ZERO_PASS, ZERO_PLACE, PassNoise, TablePlaceNoise
+from sim.sun.thrower import ZERO_PASS, ZERO_PLACE, TablePassNoise, TablePlaceNoise
 from sim.sun.world import _STEPPING, TableWorld, _metres, stepping_wall_s
 
 __all__ = ["Cause", "Crossing", "Penalty", "Role", "StoneState", "SunTable", "TablePass", "TablePlacement",
@@ -247,7 +247,7 @@ class SunTable(TableWorld):
         return stone_id
 
 
-    def pass_ball(self, aim_rad: float, release_m: float | None = None, noise: PassNoise = ZERO_PASS,
+    def pass_ball(self, aim_rad: float, release_m: float | None = None, noise: TablePassNoise = ZERO_PASS,
                   record: PoseRecorder | None = None, remove_penalties: bool = True) -> TablePass:
         """Release the ball from rest at an aim and release distance, simulate, judge, read back.
 
@@ -295,7 +295,7 @@ class SunTable(TableWorld):
         res.wall_s = time.perf_counter() - t0
         return res
 
-    def _run_pass(self, aim_rad: float, release: float, noise: PassNoise, record: PoseRecorder | None,
+    def _run_pass(self, aim_rad: float, release: float, noise: TablePassNoise, record: PoseRecorder | None,
                   remove_penalties: bool) -> TablePass:
         self.ensure_world()
         c = self._cid

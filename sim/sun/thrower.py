@@ -46,7 +46,7 @@ from sim.core.files import read_toml
 
 
 @dataclass(frozen=True)
-class PassNoise:
+class TablePassNoise:
     """The errors of one pass.
 
     Attributes:
@@ -93,7 +93,7 @@ SIGMA_LIMITS = {"sigma_aim_deg": 45.0, "sigma_release_m": 0.2, "sigma_push_mps":
 SIGMA_RANGES = {"sigma_aim_deg": (0.15, 5.0), "sigma_release_m": (0.002, 0.06), "sigma_push_mps": (0.001, 0.05),
                 "sigma_place_m": (0.0002, 0.005), "sigma_place_deg": (0.5, 15.0)}
 
-ZERO_PASS = PassNoise()
+ZERO_PASS = TablePassNoise()
 ZERO_PLACE = TablePlaceNoise()
 
 
@@ -127,10 +127,10 @@ class Thrower:
         """The name and the five sigmas."""
         return {k: getattr(self, k) for k in ("name",) + SIGMA_KEYS}
 
-    def draw_pass(self, rng: np.random.Generator) -> PassNoise:
+    def draw_pass(self, rng: np.random.Generator) -> TablePassNoise:
         """Draw the errors of one pass (always four normals, see module docstring)."""
         z = rng.standard_normal(4)
-        return PassNoise(aim_rad=math.radians(self.sigma_aim_deg) * float(z[0]),
+        return TablePassNoise(aim_rad=math.radians(self.sigma_aim_deg) * float(z[0]),
                          release_m=self.sigma_release_m * float(z[1]),
                          push_mps=(self.sigma_push_mps * float(z[2]), self.sigma_push_mps * float(z[3])))
 
