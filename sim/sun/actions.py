@@ -88,6 +88,65 @@ SunAction = Stand | Stack | Gate | MoveMarker | Pass | Draw | PlaceNoise | Throw
 """Any action or chance outcome of the Sun."""
 
 
+# The candidate lists make the same actions turn after turn, and a frozen dataclass is slow to make
+# (each field is set through object.__setattr__): the candidates take them from these memos, by
+# their fields (of the types the candidates make: str, int, and floats already rounded). Actions
+# are immutable, so sharing one between lists and states changes nothing.
+_STANDS: dict[tuple[str, float], Stand] = {}
+_STACKS: dict[tuple[str, int], Stack] = {}
+_GATES: dict[tuple[int, int, int], Gate] = {}
+_PASSES: dict[tuple[float, float], Pass] = {}
+_MARKER_MOVES: dict[tuple[str, int], MoveMarker] = {}
+#: entries a memo above holds before it is emptied (a bound on memory, not on correctness)
+ACTION_MEMO_SIZE = 1 << 16
+
+
+def _memo_size_ok(memo: dict[Any, Any]) -> dict[Any, Any]:
+    if len(memo) >= ACTION_MEMO_SIZE:
+        memo.clear()
+    return memo
+
+
+def stand_action(shape: str, angle: float) -> Stand:
+    """``Stand(shape, angle)``, made once per value (``angle`` in degrees, a float)."""
+    a = _STANDS.get((shape, angle))
+    if a is None:
+        a = _memo_size_ok(_STANDS)[(shape, angle)] = Stand(shape, angle)
+    return a
+
+
+def stack_action(shape: str, on: int) -> Stack:
+    """``Stack(shape, on)``, made once per value."""
+    a = _STACKS.get((shape, on))
+    if a is None:
+        a = _memo_size_ok(_STACKS)[(shape, on)] = Stack(shape, on)
+    return a
+
+
+def gate_action(stone: int, a: int, b: int) -> Gate:
+    """``Gate(stone, a, b)``, made once per value."""
+    g = _GATES.get((stone, a, b))
+    if g is None:
+        g = _memo_size_ok(_GATES)[(stone, a, b)] = Gate(stone, a, b)
+    return g
+
+
+def pass_action(aim: float, release: float) -> Pass:
+    """``Pass(aim, release)``, made once per value (degrees and metres, floats)."""
+    p = _PASSES.get((aim, release))
+    if p is None:
+        p = _memo_size_ok(_PASSES)[(aim, release)] = Pass(aim, release)
+    return p
+
+
+def marker_move_action(side: str, marker: int) -> MoveMarker:
+    """``MoveMarker(side, marker)``, made once per value."""
+    m = _MARKER_MOVES.get((side, marker))
+    if m is None:
+        m = _memo_size_ok(_MARKER_MOVES)[(side, marker)] = MoveMarker(side, marker)
+    return m
+
+
 _ACTIONS: dict[str, type] = {c.__name__: c for c in (Stand, Stack, Gate, MoveMarker, Pass, Draw, PlaceNoise, ThrowNoise)}
 
 
