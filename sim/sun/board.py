@@ -86,6 +86,8 @@ class SunBoard:
         self._arcs_for_legal: tuple[Any, list[tuple[float, float]]] | None = None
         #: where stand_intervals leaves its facts while the candidates are computed
         self._collect_stand_facts: dict[str, Any] | None = None
+        #: (the geometry, the pass candidates' releases in m for it): see SunLegality._pass_releases
+        self._releases_of: tuple[Geometry, list[float]] | None = None
         #: the last :class:`Body` made of each stone (reused while its pose is the same object)
         self._body_memo: dict[int, Body] = {}
         self._legal: Sequence[SunAction] | None = None

@@ -339,24 +339,30 @@ class SunLegality(SunBoard):
         out = []
         static_gaps = [i for i in range(ring.n) if static_ok[i]]
         widest_of: dict[str, float] = {}  # per shape: the widest gap its lintel spans (m)
+        # per shape: the static gaps its lintel spans, as their keys (a, b). A stone on the base is
+        # the top of neither support, so such a gap passes every check of the pair loop below.
+        fits_of: dict[str, list[tuple[int, int]]] = {}
         for st in takeable:
-            below = self.sup[st][0] if self.role[st] == TOP else -1
-            gaps = static_gaps
-            if below >= 0:  # the gaps beside the stack's bottom may pass once the top is taken
-                kb = ring.index[below]
-                gaps = sorted({*static_gaps, (kb - 1) % ring.n, kb})
+            shape = self.shapes[st]
+            widest = widest_of.get(shape, -1.0)
+            if widest < 0.0:
+                widest = widest_of[shape] = self.geom.shapes[shape].lintel_length - 2.0 * self.geom.table.gate_min_overlap
             pairs = []  # (a, b, the gap between them on this ring or -1)
-            for i in gaps:
-                a, b = ring.keys[i]
-                if st != a and st != b:
-                    pairs.append((a, b, i))
             if self.role[st] == BASE:
+                fits = fits_of.get(shape)
+                if fits is None:
+                    fits = fits_of[shape] = [ring.keys[i] for i in static_gaps if ring.width[i] <= widest]
+                for a, b in fits:
+                    if st != a and st != b and self._gate_geometry_problem(st, a, b, facts) is None:
+                        out.append(gate_action(st, a, b))
                 k = ring.index[st]
                 pairs.append((ring.pos[k - 1].id, ring.pos[(k + 1) % ring.n].id, -1))
-            widest = widest_of.get(self.shapes[st], -1.0)
-            if widest < 0.0:
-                widest = widest_of[self.shapes[st]] = \
-                    self.geom.shapes[self.shapes[st]].lintel_length - 2.0 * self.geom.table.gate_min_overlap
+            else:  # the gaps beside the stack's bottom may pass once the top is taken
+                kb = ring.index[self.sup[st][0]]
+                for i in sorted({*static_gaps, (kb - 1) % ring.n, kb}):
+                    a, b = ring.keys[i]
+                    if st != a and st != b:
+                        pairs.append((a, b, i))
             for a, b, i in pairs:
                 if a in supports or b in supports:
                     continue  # refused by _check_gate: a support already carries a gate
@@ -565,6 +571,17 @@ class SunLegality(SunBoard):
             return "the line of the pass does not go through the mark area"
         return None
 
+    def _pass_releases(self) -> list[float]:
+        """The releases (m) of the pass candidates: a hand span plus each of :data:`RELEASE_EXTRA`,
+        where allowed. They depend on the geometry only: kept with it (``_releases_of``)."""
+        g = self.geom
+        known = self._releases_of
+        if known is None or known[0] is not g:
+            releases = [r for r in (round(g.min_release + extra, 6) for extra in RELEASE_EXTRA)
+                        if math.isfinite(r) and self._release_problem(r) is None]
+            known = self._releases_of = (g, releases)
+        return known[1]
+
     def _release_problem(self, release: float) -> str | None:
         """Why a release ``release`` m outside the base edge is not allowed, or None."""
         g = self.geom
@@ -588,11 +605,9 @@ class SunLegality(SunBoard):
         each of :data:`RELEASE_EXTRA` (the checks of :meth:`_check_pass`, each done once)."""
         out: list[Pass] = []
         seen: set[tuple[float, float]] = set()  # (aim, release) of each: as ``Pass(...) in out``
-        g = self.geom
         arcs = self.pass_arcs()
         self._arcs_for_legal = (out, arcs)  # for the check of the chosen pass (_check_pass)
-        releases = [r for r in (round(g.min_release + extra, 6) for extra in RELEASE_EXTRA)
-                    if math.isfinite(r) and self._release_problem(r) is None]
+        releases = self._pass_releases()
         for s, e in arcs:
             span = min(e - s, TAU)
             for f in AIM_FRACTIONS:
