@@ -9,7 +9,7 @@ small frozen dataclass with a readable ``str()`` and an exact JSON form (:func:`
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from sim.core.errors import InputError
 from sim.sun.protocol import PlaceNoise, ThrowNoise
@@ -92,59 +92,21 @@ SunAction = Stand | Stack | Gate | MoveMarker | Pass | Draw | PlaceNoise | Throw
 # (each field is set through object.__setattr__): the candidates take them from these memos, by
 # their fields (of the types the candidates make: str, int, and floats already rounded). Actions
 # are immutable, so sharing one between lists and states changes nothing.
-_STANDS: dict[tuple[str, float], Stand] = {}
-_STACKS: dict[tuple[str, int], Stack] = {}
-_GATES: dict[tuple[int, int, int], Gate] = {}
-_PASSES: dict[tuple[float, float], Pass] = {}
-_MARKER_MOVES: dict[tuple[str, int], MoveMarker] = {}
-#: entries a memo above holds before it is emptied (a bound on memory, not on correctness)
+_A = TypeVar("_A", Stand, Stack, Gate, Pass, MoveMarker)
+_MADE: dict[type, dict[tuple[Any, ...], Any]] = {cls: {} for cls in (Stand, Stack, Gate, Pass, MoveMarker)}
+#: entries one class's memo holds before it is emptied (a bound on memory, not on correctness)
 ACTION_MEMO_SIZE = 1 << 16
 
 
-def _memo_size_ok(memo: dict[Any, Any]) -> dict[Any, Any]:
-    if len(memo) >= ACTION_MEMO_SIZE:
-        memo.clear()
-    return memo
-
-
-def stand_action(shape: str, angle: float) -> Stand:
-    """``Stand(shape, angle)``, made once per value (``angle`` in degrees, a float)."""
-    a = _STANDS.get((shape, angle))
+def made_once(cls: type[_A], *fields: Any) -> _A:
+    """``cls(*fields)``, made once per value (``cls``: Stand, Stack, Gate, Pass or MoveMarker)."""
+    memo = _MADE[cls]
+    a: _A | None = memo.get(fields)
     if a is None:
-        a = _memo_size_ok(_STANDS)[(shape, angle)] = Stand(shape, angle)
+        if len(memo) >= ACTION_MEMO_SIZE:
+            memo.clear()
+        a = memo[fields] = cls(*fields)
     return a
-
-
-def stack_action(shape: str, on: int) -> Stack:
-    """``Stack(shape, on)``, made once per value."""
-    a = _STACKS.get((shape, on))
-    if a is None:
-        a = _memo_size_ok(_STACKS)[(shape, on)] = Stack(shape, on)
-    return a
-
-
-def gate_action(stone: int, a: int, b: int) -> Gate:
-    """``Gate(stone, a, b)``, made once per value."""
-    g = _GATES.get((stone, a, b))
-    if g is None:
-        g = _memo_size_ok(_GATES)[(stone, a, b)] = Gate(stone, a, b)
-    return g
-
-
-def pass_action(aim: float, release: float) -> Pass:
-    """``Pass(aim, release)``, made once per value (degrees and metres, floats)."""
-    p = _PASSES.get((aim, release))
-    if p is None:
-        p = _memo_size_ok(_PASSES)[(aim, release)] = Pass(aim, release)
-    return p
-
-
-def marker_move_action(side: str, marker: int) -> MoveMarker:
-    """``MoveMarker(side, marker)``, made once per value."""
-    m = _MARKER_MOVES.get((side, marker))
-    if m is None:
-        m = _memo_size_ok(_MARKER_MOVES)[(side, marker)] = MoveMarker(side, marker)
-    return m
 
 
 _ACTIONS: dict[str, type] = {c.__name__: c for c in (Stand, Stack, Gate, MoveMarker, Pass, Draw, PlaceNoise, ThrowNoise)}

@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-from sim.sun.actions import Gate, MoveMarker, Pass, Stack, gate_action, marker_move_action, pass_action
+from sim.sun.actions import Gate, MoveMarker, Pass, Stack, made_once
 from sim.sun.board import BASE, GATE, TOP, SunBoard
 from sim.sun.ring import TAU, Pos, Ring, arcs_overlap, gap_width, lintel_footprint, orbit_arc, pose_top
 
@@ -300,7 +300,7 @@ class SunLegality(SunBoard):
                         continue
                     if not self._line_exists(ring, gi, other_gap):  # type: ignore[arg-type]
                         continue
-                out.append(marker_move_action(side, m))
+                out.append(made_once(MoveMarker, side, m))
         return out
 
     @staticmethod
@@ -354,7 +354,7 @@ class SunLegality(SunBoard):
                     fits = fits_of[shape] = [ring.keys[i] for i in static_gaps if ring.width[i] <= widest]
                 for a, b in fits:
                     if st != a and st != b and self._gate_geometry_problem(st, a, b, facts) is None:
-                        out.append(gate_action(st, a, b))
+                        out.append(made_once(Gate, st, a, b))
                 k = ring.index[st]
                 pairs.append((ring.pos[k - 1].id, ring.pos[(k + 1) % ring.n].id, -1))
             else:  # the gaps beside the stack's bottom may pass once the top is taken
@@ -376,7 +376,7 @@ class SunLegality(SunBoard):
                 if i >= 0 and pa.top != st and pb.top != st and ring.width[i] > widest:
                     continue  # too wide for this stone's lintel: the gap's width is _check_gate's span
                 if self._gate_geometry_problem(st, a, b, facts) is None:  # the rest is valid (see above)
-                    out.append(gate_action(st, a, b))
+                    out.append(made_once(Gate, st, a, b))
         return out
 
     def _check_gate(self, a: Gate, facts: PlaceFacts | None = None) -> str | None:
@@ -616,6 +616,6 @@ class SunLegality(SunBoard):
                     continue
                 for release in releases:
                     if (aim, release) not in seen:
-                        out.append(pass_action(aim, release))
+                        out.append(made_once(Pass, aim, release))
                         seen.add((aim, release))
         return out

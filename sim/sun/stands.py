@@ -14,7 +14,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Any
 
-from sim.sun.actions import Gate, PlaceAction, Stack, Stand, stack_action, stand_action
+from sim.sun.actions import Gate, PlaceAction, Stack, Stand, made_once
 from sim.sun.legality import SunLegality, degrees_6
 from sim.sun.ring import TAU, Pos, Ring, sep_for_widths
 from sim.sun.specs import ShapeSpec
@@ -91,13 +91,13 @@ class SunStands(SunLegality):
                  and not (narrow and ring.width[k] < pw and ring.width[k - 1] < pw)]
         for shape in self._available_shapes():
             for ang in self.stand_samples(shape):
-                out.append(stand_action(shape, ang))
+                out.append(made_once(Stand, shape, ang))
             stone = self._stone_for(shape)
             if stone < 0:
                 continue  # (as _check_stack: no stone of that shape to stack)
             for k in bases:  # valid positions (see above) for a valid stone: the geometric part
                 if self._stack_geometry_problem(shape, stone, k, facts) is None:
-                    out.append(stack_action(shape, ring.pos[k].id))
+                    out.append(made_once(Stack, shape, ring.pos[k].id))
         out.extend(self._gate_candidates(ring, facts))
         self._collect_stand_facts = None
         return out
