@@ -9,7 +9,7 @@ small frozen dataclass with a readable ``str()`` and an exact JSON form (:func:`
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from sim.core.errors import InputError
 from sim.sun.protocol import PlaceNoise, ThrowNoise
@@ -86,6 +86,27 @@ PlaceAction = Stand | Stack | Gate
 
 SunAction = Stand | Stack | Gate | MoveMarker | Pass | Draw | PlaceNoise | ThrowNoise
 """Any action or chance outcome of the Sun."""
+
+
+# The candidate lists make the same actions turn after turn, and a frozen dataclass is slow to make
+# (each field is set through object.__setattr__): the candidates take them from these memos, by
+# their fields (of the types the candidates make: str, int, and floats already rounded). Actions
+# are immutable, so sharing one between lists and states changes nothing.
+_A = TypeVar("_A", Stand, Stack, Gate, Pass, MoveMarker)
+_MADE: dict[type, dict[tuple[Any, ...], Any]] = {cls: {} for cls in (Stand, Stack, Gate, Pass, MoveMarker)}
+#: entries one class's memo holds before it is emptied (a bound on memory, not on correctness)
+ACTION_MEMO_SIZE = 1 << 16
+
+
+def made_once(cls: type[_A], *fields: Any) -> _A:
+    """``cls(*fields)``, made once per value (``cls``: Stand, Stack, Gate, Pass or MoveMarker)."""
+    memo = _MADE[cls]
+    a: _A | None = memo.get(fields)
+    if a is None:
+        if len(memo) >= ACTION_MEMO_SIZE:
+            memo.clear()
+        a = memo[fields] = cls(*fields)
+    return a
 
 
 _ACTIONS: dict[str, type] = {c.__name__: c for c in (Stand, Stack, Gate, MoveMarker, Pass, Draw, PlaceNoise, ThrowNoise)}

@@ -73,6 +73,9 @@ class SunBoard:
         self._pos_memo: dict[tuple[int, Pose, int, Pose | None], Pos] = {}
         #: gates' footprints ``(start, span, underside z, top z)`` by (-1 - stone id, pose): a pure memo
         self._lintel_memo: dict[tuple[int, Pose], tuple[float, float, float, float]] = {}
+        #: per (shape, support ids): the supports' positions, why no gate of that shape spans them
+        #: (or None) and its footprint (start, span in rad): a pure memo (``SunLegality._gate_geometry_problem``)
+        self._gate_span_memo: dict[tuple[str, int, int], tuple[Pos, Pos, str | None, float, float]] = {}
         #: lintel sets by a small number each (``SunLegality._lintels_token``), shared by clones
         self._lintel_tokens: dict[tuple[tuple[float, float, float, float], ...], int] = {}
         #: (the shapes list, the stone ids of each shape in it): ``_stone_for``'s index
@@ -83,6 +86,8 @@ class SunBoard:
         self._arcs_for_legal: tuple[Any, list[tuple[float, float]]] | None = None
         #: where stand_intervals leaves its facts while the candidates are computed
         self._collect_stand_facts: dict[str, Any] | None = None
+        #: (the geometry, the pass candidates' releases in m for it): see SunLegality._pass_releases
+        self._releases_of: tuple[Geometry, list[float]] | None = None
         #: the last :class:`Body` made of each stone (reused while its pose is the same object)
         self._body_memo: dict[int, Body] = {}
         self._legal: Sequence[SunAction] | None = None
@@ -139,9 +144,10 @@ class SunBoard:
         g = self.geom
         memo = self._pos_memo
         lintel_memo = self._lintel_memo
-        if len(memo) + len(lintel_memo) > POS_MEMO_SIZE:
+        if len(memo) + len(lintel_memo) + len(self._gate_span_memo) > POS_MEMO_SIZE:
             memo.clear()
             lintel_memo.clear()
+            self._gate_span_memo.clear()
         tops = {sup[i][0]: i for i, r in enumerate(role) if r == TOP}
         positions = []
         for i, r in enumerate(role):

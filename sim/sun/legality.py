@@ -12,9 +12,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Any
 
-from sim.sun.actions import Gate, MoveMarker, Pass, Stack
+from sim.sun.actions import Gate, MoveMarker, Pass, Stack, made_once
 from sim.sun.board import BASE, GATE, TOP, SunBoard
 from sim.sun.ring import TAU, Pos, Ring, arcs_overlap, gap_width, lintel_footprint, orbit_arc, pose_top
 
@@ -48,9 +47,6 @@ class PlaceFacts:
     removal: dict[int, tuple[Ring, list[int | None]]] = field(default_factory=dict)
     #: the stone a placement of each shape takes (``_stone_for``), filled as asked
     stones: dict[str, int] = field(default_factory=dict)
-    #: per (shape, support ids): the supports' positions, why no gate of that shape spans them (or None)
-    #: and its footprint (start, span in rad), filled by ``SunLegality._check_gate``
-    gate_spans: dict[tuple[str, int, int], tuple[Pos, Pos, str | None, float, float]] = field(default_factory=dict)
     #: per top stone: its position once that stone is taken (``_pos_without``), filled as asked
     reverted: dict[int, Pos] = field(default_factory=dict)
 
@@ -134,29 +130,33 @@ class SunLegality(SunBoard):
                 for m in ms:
                     if abs((m - p.angle + math.pi) % TAU - math.pi) <= half:
                         local = False  # the stack would cover a marker: the full check
-        memo_key: tuple[Any, ...] | None = None
+        if not local:
+            return self._stack_verdict(ring, p, dims, stone, False, facts)
+        # The verdict's geometric part (lintels, clearance, whether each gap beside the stack is
+        # passable at its new width) depends only on the position, its two neighbours (the gap
+        # memo is of this position and the next; the previous one is kept with the verdict), the
+        # shape, the lintels and the two gaps' gates: memoised. Which gaps are open to the mover
+        # (other seats' areas, the mover's area) changes from turn to turn: decided here.
         k0 = (k - 1) % ring.n
-        if local:
-            # the verdict below depends only on the position, its two neighbours (the gap memo is
-            # of this position and the next; the previous one is kept with the verdict), the
-            # shape, the lintels and the two gaps' gates, other seats' areas and the mover's area
-            before = self.area_before[self.seat]
-            memo_key = ("stack", shape, facts.lintels_token, ring.under[k], ring.under[k0], ring.keys[k] in facts.others,
-                        ring.keys[k0] in facts.others, ring.keys[k] == before, ring.keys[k0] == before,
-                        self.rules["marker_change"])
-            known = memo.get(memo_key)
-            if known is not None and known[0] is ring.pos[k0]:
-                return known[1]
-        why = self._stack_verdict(ring, p, dims, stone, local, facts)
-        if memo_key is not None:
-            memo[memo_key] = (ring.pos[k0], why)
-        return why
+        geo_key = ("stack", shape, facts.lintels_token, ring.under[k], ring.under[k0])
+        known = memo.get(geo_key)
+        if known is None or known[0] is not ring.pos[k0]:
+            why = self._stack_clash(ring, p, dims)
+            known = memo[geo_key] = (ring.pos[k0], why, *self._stack_gaps_passable(ring, k, p.angle, p.radius, width,
+                                                                                    depth))
+        if known[1] is not None:
+            return known[1]
+        others, before = facts.others, self.area_before[self.seat]
+        new_gap_rule = self.rules["marker_change"] == "new_gap"
+        key, key0 = ring.keys[k], ring.keys[k0]
+        if (known[2] and not (key in others or (new_gap_rule and key == before))) or \
+                (known[3] and not (key0 in others or (new_gap_rule and key0 == before))):
+            return None
+        return "no legal marker move would follow"
 
-    def _stack_verdict(self, ring: Ring, p: Pos, size: tuple[float, float, float, float], stone: int, local: bool,
-                       facts: PlaceFacts) -> str | None:
-        """The geometric part of :meth:`_check_stack`: stacking ``stone`` makes position ``p``
-        ``size`` = (width m, depth m, top m, half angular width rad); ``local``: the marker check
-        may be done locally (:meth:`_stack_marker_fast`)."""
+    def _stack_clash(self, ring: Ring, p: Pos, size: tuple[float, float, float, float]) -> str | None:
+        """Why stacking on position ``p`` (making it ``size`` = (width m, depth m, top m, half
+        angular width rad)) hits a gate or is not clear of a neighbour, or None."""
         width, depth, top_z, half = size
         if ring.lintels and ring.lintel_clash(p.angle - half, 2 * half, top_z) >= 0:
             return "the stack would hit a gate"
@@ -171,6 +171,17 @@ class SunLegality(SunBoard):
                 if ((q.radius - 0.5 * q.depth) * sn - 0.5 * q.width * cs) + ((p.radius - 0.5 * depth) * sn - 0.5 * width * cs) \
                         < self.geom.table.min_clearance:
                     return f"the stack would not be clear of stone #{q.id}"
+        return None
+
+    def _stack_verdict(self, ring: Ring, p: Pos, size: tuple[float, float, float, float], stone: int, local: bool,
+                       facts: PlaceFacts) -> str | None:
+        """The geometric part of :meth:`_check_stack`: stacking ``stone`` makes position ``p``
+        ``size`` = (width m, depth m, top m, half angular width rad); ``local``: the marker check
+        may be done locally (:meth:`_stack_marker_fast`)."""
+        why = self._stack_clash(ring, p, size)
+        if why is not None:
+            return why
+        width, depth, top_z, _half = size
         if local:
             return None if self._stack_gaps_ok(ring, ring.index[p.id], p.angle, p.radius, width, depth, facts.others) \
                 else "no legal marker move would follow"
@@ -193,12 +204,22 @@ class SunLegality(SunBoard):
             others = self._others_areas(ring)
         new_gap_rule = self.rules["marker_change"] == "new_gap"
         before = self.area_before[self.seat]
+        passable = self._stack_gaps_passable(ring, k, angle, radius, width, depth)
+        for gi, ok in zip((k, (k - 1) % ring.n), passable):
+            key = ring.keys[gi]
+            if ok and not (key in others or (new_gap_rule and key == before)):
+                return True
+        return False
+
+    def _stack_gaps_passable(self, ring: Ring, k: int, angle: float, radius: float, width: float, depth: float
+                             ) -> tuple[bool, bool]:
+        """Whether gap ``k`` (to the next position) and gap ``k - 1`` (from the previous one) are
+        passable once position ``k`` of ``ring`` (2+ positions) is grown to ``width`` and ``depth``
+        (m), at ``angle`` (rad) and ``radius`` (m)."""
         g = self.geom
+        out = []
         nxt, prev = ring.pos[(k + 1) % ring.n], ring.pos[k - 1]
         for gi, q, sep in ((k, nxt, (nxt.angle - angle) % TAU), ((k - 1) % ring.n, prev, (angle - prev.angle) % TAU)):
-            key = ring.keys[gi]
-            if key in others or (new_gap_rule and key == before):
-                continue
             if sep >= math.pi:
                 w = math.inf
             else:  # ring.gap_width of the grown position and its neighbour (clearance_to_bisector, inlined)
@@ -206,9 +227,8 @@ class SunLegality(SunBoard):
                 sn, cs = math.sin(h), math.cos(h)
                 w = ((radius - 0.5 * depth) * sn - 0.5 * width * cs) + ((q.radius - 0.5 * q.depth) * sn - 0.5 * q.width * cs)
             u = ring.under[gi]
-            if w >= g.pass_width and (u is None or u >= g.gate_clear_z):
-                return True
-        return False
+            out.append(w >= g.pass_width and (u is None or u >= g.gate_clear_z))
+        return out[0], out[1]
 
     def _ring_with(self, new_pos: Pos | None = None, removed: int = -1,
                    gate: tuple[int, int, float] | None = None) -> Ring:
@@ -280,7 +300,7 @@ class SunLegality(SunBoard):
                         continue
                     if not self._line_exists(ring, gi, other_gap):  # type: ignore[arg-type]
                         continue
-                out.append(MoveMarker(side, m))
+                out.append(made_once(MoveMarker, side, m))
         return out
 
     @staticmethod
@@ -319,24 +339,30 @@ class SunLegality(SunBoard):
         out = []
         static_gaps = [i for i in range(ring.n) if static_ok[i]]
         widest_of: dict[str, float] = {}  # per shape: the widest gap its lintel spans (m)
+        # per shape: the static gaps its lintel spans, as their keys (a, b). A stone on the base is
+        # the top of neither support, so such a gap passes every check of the pair loop below.
+        fits_of: dict[str, list[tuple[int, int]]] = {}
         for st in takeable:
-            below = self.sup[st][0] if self.role[st] == TOP else -1
-            gaps = static_gaps
-            if below >= 0:  # the gaps beside the stack's bottom may pass once the top is taken
-                kb = ring.index[below]
-                gaps = sorted({*static_gaps, (kb - 1) % ring.n, kb})
+            shape = self.shapes[st]
+            widest = widest_of.get(shape, -1.0)
+            if widest < 0.0:
+                widest = widest_of[shape] = self.geom.shapes[shape].lintel_length - 2.0 * self.geom.table.gate_min_overlap
             pairs = []  # (a, b, the gap between them on this ring or -1)
-            for i in gaps:
-                a, b = ring.keys[i]
-                if st != a and st != b:
-                    pairs.append((a, b, i))
             if self.role[st] == BASE:
+                fits = fits_of.get(shape)
+                if fits is None:
+                    fits = fits_of[shape] = [ring.keys[i] for i in static_gaps if ring.width[i] <= widest]
+                for a, b in fits:
+                    if st != a and st != b and self._gate_geometry_problem(st, a, b, facts) is None:
+                        out.append(made_once(Gate, st, a, b))
                 k = ring.index[st]
                 pairs.append((ring.pos[k - 1].id, ring.pos[(k + 1) % ring.n].id, -1))
-            widest = widest_of.get(self.shapes[st], -1.0)
-            if widest < 0.0:
-                widest = widest_of[self.shapes[st]] = \
-                    self.geom.shapes[self.shapes[st]].lintel_length - 2.0 * self.geom.table.gate_min_overlap
+            else:  # the gaps beside the stack's bottom may pass once the top is taken
+                kb = ring.index[self.sup[st][0]]
+                for i in sorted({*static_gaps, (kb - 1) % ring.n, kb}):
+                    a, b = ring.keys[i]
+                    if st != a and st != b:
+                        pairs.append((a, b, i))
             for a, b, i in pairs:
                 if a in supports or b in supports:
                     continue  # refused by _check_gate: a support already carries a gate
@@ -350,7 +376,7 @@ class SunLegality(SunBoard):
                 if i >= 0 and pa.top != st and pb.top != st and ring.width[i] > widest:
                     continue  # too wide for this stone's lintel: the gap's width is _check_gate's span
                 if self._gate_geometry_problem(st, a, b, facts) is None:  # the rest is valid (see above)
-                    out.append(Gate(st, a, b))
+                    out.append(made_once(Gate, st, a, b))
         return out
 
     def _check_gate(self, a: Gate, facts: PlaceFacts | None = None) -> str | None:
@@ -407,9 +433,10 @@ class SunLegality(SunBoard):
             return f"supports differ in height ({pa.top_z * 1000:.1f} and {pb.top_z * 1000:.1f} mm)"
         s = self.geom.shapes[self.shapes[st]]
         # the span and the lintel's footprint depend on the two supports and the stone's shape
-        # only: kept for the other stones of that shape laid on the same (unchanged) supports
+        # only: kept for the other stones of that shape laid on the same (unchanged) supports, on
+        # this ring and the next ones (the state's memo; the very positions are checked)
         span_key = (self.shapes[st], pa.id, pb.id)
-        known = facts.gate_spans.get(span_key)
+        known = self._gate_span_memo.get(span_key)
         if known is None or known[0] is not pa or known[1] is not pb:
             inner = gap_width(pa, pb)
             if inner > s.lintel_length - 2.0 * self.geom.table.gate_min_overlap:
@@ -426,7 +453,7 @@ class SunLegality(SunBoard):
                 mid = (0.5 * (pa.radius * math.cos(pa.angle) + pb.radius * math.cos(pb.angle)),
                        0.5 * (pa.radius * math.sin(pa.angle) + pb.radius * math.sin(pb.angle)))
                 lo, span = lintel_footprint(self.geom, self.shapes[st], mid, (ax / nrm, ay / nrm))
-            known = facts.gate_spans[span_key] = (pa, pb, why, lo, span)
+            known = self._gate_span_memo[span_key] = (pa, pb, why, lo, span)
         why, lo, span = known[2], known[3], known[4]
         if why is not None:
             return why
@@ -544,6 +571,17 @@ class SunLegality(SunBoard):
             return "the line of the pass does not go through the mark area"
         return None
 
+    def _pass_releases(self) -> list[float]:
+        """The releases (m) of the pass candidates: a hand span plus each of :data:`RELEASE_EXTRA`,
+        where allowed. They depend on the geometry only: kept with it (``_releases_of``)."""
+        g = self.geom
+        known = self._releases_of
+        if known is None or known[0] is not g:
+            releases = [r for r in (round(g.min_release + extra, 6) for extra in RELEASE_EXTRA)
+                        if math.isfinite(r) and self._release_problem(r) is None]
+            known = self._releases_of = (g, releases)
+        return known[1]
+
     def _release_problem(self, release: float) -> str | None:
         """Why a release ``release`` m outside the base edge is not allowed, or None."""
         g = self.geom
@@ -567,11 +605,9 @@ class SunLegality(SunBoard):
         each of :data:`RELEASE_EXTRA` (the checks of :meth:`_check_pass`, each done once)."""
         out: list[Pass] = []
         seen: set[tuple[float, float]] = set()  # (aim, release) of each: as ``Pass(...) in out``
-        g = self.geom
         arcs = self.pass_arcs()
         self._arcs_for_legal = (out, arcs)  # for the check of the chosen pass (_check_pass)
-        releases = [r for r in (round(g.min_release + extra, 6) for extra in RELEASE_EXTRA)
-                    if math.isfinite(r) and self._release_problem(r) is None]
+        releases = self._pass_releases()
         for s, e in arcs:
             span = min(e - s, TAU)
             for f in AIM_FRACTIONS:
@@ -580,6 +616,6 @@ class SunLegality(SunBoard):
                     continue
                 for release in releases:
                     if (aim, release) not in seen:
-                        out.append(Pass(aim, release))
+                        out.append(made_once(Pass, aim, release))
                         seen.add((aim, release))
         return out

@@ -141,9 +141,13 @@ class Pos:
     top: int = -1
     #: half its angular width (rad) at its radius (computed once: the rings' hot path reads it)
     half: float = field(init=False, repr=False, compare=False)
+    #: results that depend only on this position's fields (and on what the key names), kept with
+    #: it: a position recurs on ring after ring while its stones do not move (``sep_for_widths``)
+    memo: dict[Hashable, Any] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "half", math.asin(min(1.0, 0.5 * self.width / max(self.radius, 1e-9))))
+        object.__setattr__(self, "memo", {})
 
     @property
     def ids(self) -> tuple[int, ...]:
@@ -388,6 +392,23 @@ def sep_for_width(p: Pos, ring_radius: float, s: ShapeSpec, width: float) -> flo
         return None
     x = math.atan2(Q, P) + math.asin(width / R)
     return 2.0 * x if 2.0 * x < math.pi else None
+
+
+def sep_for_widths(p: Pos, ring_radius: float, s: ShapeSpec, widths: Sequence[float]) -> list[float | None]:
+    """:func:`sep_for_width` for each of ``widths`` (m) at once (the same values: the terms that
+    do not depend on the width are computed once)."""
+    P = (p.radius - 0.5 * p.depth) + (ring_radius - 0.5 * s.depth)
+    Q = 0.5 * (p.width + s.width)
+    R = math.hypot(P, Q)
+    base = math.atan2(Q, P)
+    out: list[float | None] = []
+    for width in widths:
+        if width > R:
+            out.append(None)
+            continue
+        x = base + math.asin(width / R)
+        out.append(2.0 * x if 2.0 * x < math.pi else None)
+    return out
 
 
 def gap_width(a: Pos, b: Pos) -> float:

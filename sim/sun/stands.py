@@ -14,9 +14,9 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Any
 
-from sim.sun.actions import Gate, PlaceAction, Stack, Stand
+from sim.sun.actions import Gate, PlaceAction, Stack, Stand, made_once
 from sim.sun.legality import SunLegality, degrees_6
-from sim.sun.ring import TAU, Pos, Ring, sep_for_width
+from sim.sun.ring import TAU, Pos, Ring, sep_for_widths
 from sim.sun.specs import ShapeSpec
 
 # The legal stand angles are exact intervals (SunState.stand_intervals); the finite candidate list
@@ -29,6 +29,9 @@ STAND_EPS = 1e-9  # rad: interval ends are moved this far inwards, so that every
 #: rad: a gap's pass-width breakpoints this far outside its room prove that no piece can leave a
 #: passable gap (the widths' rounding errors are ~1e-16 m, their slope ~0.1 m/rad)
 NO_PASS_MARGIN = 1e-7
+#: rad: the window of marker offsets whose cuts can fall inside a gap's room is widened this much
+#: (``SunStands._stand_geo``; the offsets' rounding errors are ~1e-15 rad)
+MARKER_WINDOW_MARGIN = 1e-9
 FIRST_ANGLES_DEG = tuple(22.5 + 45.0 * k for k in range(8))
 
 
@@ -88,13 +91,13 @@ class SunStands(SunLegality):
                  and not (narrow and ring.width[k] < pw and ring.width[k - 1] < pw)]
         for shape in self._available_shapes():
             for ang in self.stand_samples(shape):
-                out.append(Stand(shape, ang))
+                out.append(made_once(Stand, shape, ang))
             stone = self._stone_for(shape)
             if stone < 0:
                 continue  # (as _check_stack: no stone of that shape to stack)
             for k in bases:  # valid positions (see above) for a valid stone: the geometric part
                 if self._stack_geometry_problem(shape, stone, k, facts) is None:
-                    out.append(Stack(shape, ring.pos[k].id))
+                    out.append(made_once(Stack, shape, ring.pos[k].id))
         out.extend(self._gate_candidates(ring, facts))
         self._collect_stand_facts = None
         return out
@@ -153,7 +156,6 @@ class SunStands(SunLegality):
         lintels_token = self._lintels_token(lintels)
         before = facts.before
         flat = [m for ms in self.markers for m in ms]
-        min_clearance, pass_width = g.table.min_clearance, g.pass_width
         two_eps = 2.0 * STAND_EPS
         n = ring.n
         out: list[tuple[float, float]] = []
@@ -162,50 +164,55 @@ class SunStands(SunLegality):
             if under is not None:
                 continue
             if memo is None:
-                lo, hi, cuts = 0.0, TAU, []
+                lo, hi = 0.0, TAU  # the empty ring: one piece, the whole circle
                 c_a, c_b = math.inf, -math.inf
+                edges = (lo, hi)
+                extra: set[float] = set()
             else:
                 geo = memo.get(shape)
                 if geo is None:
-                    a, b = ring.pos[i], ring.pos[(i + 1) % n]
-                    sep = (b.angle - a.angle) % TAU if n > 1 else TAU
-                    lo = a.angle + self._stand_limit(a, r, s, min_clearance)
-                    hi = a.angle + sep - self._stand_limit(b, r, s, min_clearance)
-                    c_a = a.angle + self._stand_limit(a, r, s, pass_width)
-                    c_b = a.angle + sep - self._stand_limit(b, r, s, pass_width)
-                    # 1: no room for the stone; 2: room, but neither new gap can be passable anywhere
-                    # in [lo, hi] (each width grows monotonically away from its neighbour and
-                    # reaches the pass width only beyond c_a, before c_b), so the marker check
-                    # refuses every piece when it is made (memo_ok): no legal stand here either
-                    skip = 1 if hi <= lo else 2 if c_a >= hi + NO_PASS_MARGIN and c_b <= lo - NO_PASS_MARGIN else 0
-                    geo = memo[shape] = (lo, hi, c_a, c_b, skip)
+                    geo = memo[shape] = self._stand_geo(ring, i, r, s, half)
                 if geo[4] and (geo[4] == 1 or memo_ok):
                     continue
-                lo, hi, c_a, c_b, _ = geo
+                lo, hi, c_a, c_b, _, edges, inner, w_lo, w_hi, by_flags = geo
                 a, b = ring.pos[i], ring.pos[(i + 1) % n]
                 base = a.angle
-                cuts = [c_a, c_b]
+                # the cuts that fall inside [lo, hi] besides c_a and c_b (markers, lintels, orbit)
+                extra = set()
                 for m in flat:
-                    m0 = base + (m - base) % TAU
-                    cuts += [m0, m0 - half, m0 + half]
+                    rel = (m - base) % TAU
+                    if not w_lo < rel < w_hi:
+                        continue  # none of its three cuts falls inside (``_stand_geo``)
+                    m0 = base + rel
+                    for c in (m0, m0 - half, m0 + half):
+                        c = lo + (c - lo) % TAU  # the copy of the angle at or after lo
+                        if lo < c < hi:
+                            extra.add(c)
                 for l0, lsp, _u, _t in lintels:
-                    cuts += [l0 - half, l0 + lsp + half]
+                    for c in (l0 - half, l0 + lsp + half):
+                        c = lo + (c - lo) % TAU
+                        if lo < c < hi:
+                            extra.add(c)
                 if orbit:
                     for j in range(n):
                         for e in (ring.start[j], ring.end[j]):
-                            cuts += [e + math.pi - half, e + math.pi + half]
-            inner = set()
-            for c in cuts:
-                c = lo + (c - lo) % TAU  # the copy of the angle at or after lo
-                if lo < c < hi:
-                    inner.add(c)
-            edges = (lo, *sorted(inner), hi)
+                            for c in (e + math.pi - half, e + math.pi + half):
+                                c = lo + (c - lo) % TAU
+                                if lo < c < hi:
+                                    extra.add(c)
+                if extra:
+                    edges = (lo, *sorted(extra.union(inner)), hi)
             key: tuple[Any, ...] | None = None
             pieces: list[tuple[float, float]] | None = None
             if memo_ok and memo is not None:
-                key = (shape, edges, in_gap.get(i, ()), lintels_token, facts.new_gap_rule,
-                       before == (a.id, stone), before == (stone, b.id))
-                pieces = memo.get(key)
+                flags = (in_gap.get(i, ()), lintels_token, facts.new_gap_rule,
+                         before == (a.id, stone), before == (stone, b.id))
+                if extra:
+                    key = (shape, edges, *flags)
+                    pieces = memo.get(key)
+                else:  # the edges are the gap's own (``edges`` of the breakpoints): kept with them
+                    key = flags
+                    pieces = by_flags.get(key)
             if pieces is None:
                 pieces = []
                 for x0, x1 in zip(edges, edges[1:]):
@@ -214,8 +221,7 @@ class SunStands(SunLegality):
                     mid = 0.5 * (x0 + x1)
                     if memo_ok and c_b + NO_PASS_MARGIN <= mid <= c_a - NO_PASS_MARGIN:
                         continue  # neither new gap passable here (see above): refused by the marker check
-                    certain = self._stand_piece_certain(facts, i, a.angle, mid, lo, hi, c_a, c_b) \
-                        if memo_ok and not lintels else None
+                    certain = self._stand_piece_certain(facts, i, a.angle, mid, lo, hi, c_a, c_b) if memo_ok else None
                     if certain is None:
                         # the placement check itself (its geometric part; the stone is known): the same
                         # degrees round trip as a Stand action, so the piece's verdict is the action's
@@ -224,13 +230,53 @@ class SunStands(SunLegality):
                     if certain:
                         pieces.append((x0, x1))
                 if key is not None and memo is not None:
-                    memo[key] = pieces
+                    if extra:
+                        memo[key] = pieces
+                    else:
+                        by_flags[key] = pieces
             for x0, x1 in pieces:
                 if out and abs(out[-1][1] - (x0 + STAND_EPS)) <= 4.0 * STAND_EPS:
                     out[-1] = (out[-1][0], x1 - STAND_EPS)  # joins the previous legal piece
                 else:
                     out.append((x0 + STAND_EPS, x1 - STAND_EPS))
         return out
+
+    def _stand_geo(self, ring: Ring, i: int, r: float, s: ShapeSpec, half: float) -> tuple[Any, ...]:
+        """What :meth:`stand_intervals` keeps per gap ``i`` of ``ring`` (2+ positions or one) and
+        shape ``s`` (ring radius ``r`` m, the shape's half angular width ``half`` rad): the room
+        ``lo, hi`` (rad; the stone clears both neighbours), the pass-width breakpoints ``c_a,
+        c_b``, the skip verdict (1: no room; 2: no new gap can be passable), the edges that
+        ``c_a, c_b`` alone make and their inner ones, the window of marker offsets from the
+        clockwise position whose cuts can fall inside, and a memo of pieces by the other inputs
+        for those edges."""
+        n = ring.n
+        a, b = ring.pos[i], ring.pos[(i + 1) % n]
+        sep = (b.angle - a.angle) % TAU if n > 1 else TAU
+        a_clear, a_pass, _ = self._stand_seps(a, r, s)
+        b_clear, b_pass, _ = self._stand_seps(b, r, s)
+        lo = a.angle + a_clear
+        hi = a.angle + sep - b_clear
+        c_a = a.angle + a_pass
+        c_b = a.angle + sep - b_pass
+        # 1: no room for the stone; 2: room, but neither new gap can be passable anywhere in [lo, hi]
+        # (each width grows monotonically away from its neighbour and reaches the pass width only
+        # beyond c_a, before c_b), so the marker check refuses every piece when it is made (the
+        # local marker check): no legal stand here either
+        skip = 1 if hi <= lo else 2 if c_a >= hi + NO_PASS_MARGIN and c_b <= lo - NO_PASS_MARGIN else 0
+        inner = set()
+        for c in (c_a, c_b):
+            c = lo + (c - lo) % TAU  # the copy of the angle at or after lo
+            if lo < c < hi:
+                inner.add(c)
+        # A marker at offset ``rel`` in [0, 2 pi] from ``a`` cuts at rel - half, rel, rel + half;
+        # with L = lo - a.angle >= half and H = hi - a.angle <= 2 pi - half (beyond rounding), a
+        # cut reduced modulo 2 pi can fall in (lo, hi) only for rel in (L - half, H + half); the
+        # window is widened by MARKER_WINDOW_MARGIN (rounding ~1e-15 rad). Otherwise every marker is cut.
+        w_lo, w_hi = -math.inf, math.inf
+        big, small = lo - a.angle, hi - a.angle
+        if big >= half + MARKER_WINDOW_MARGIN and small + half + MARKER_WINDOW_MARGIN <= TAU:
+            w_lo, w_hi = big - half - MARKER_WINDOW_MARGIN, small + half + MARKER_WINDOW_MARGIN
+        return (lo, hi, c_a, c_b, skip, (lo, *sorted(inner), hi), inner, w_lo, w_hi, {})
 
     def _stand_piece_certain(self, f: StandFacts, i: int, a_angle: float, mid: float, lo: float, hi: float,
                              c_a: float, c_b: float) -> bool | None:
@@ -239,13 +285,26 @@ class SunStands(SunLegality):
         where it is certain without computing the widths, else None (the caller runs the check).
 
         Every comparison the check makes is decided here only with :data:`NO_PASS_MARGIN` to
-        spare: the stone clears both neighbours strictly inside [lo, hi]; the new clockwise gap
+        spare: the stone's arc against each lintel's footprint (``ring.lintel_clash``: the piece's
+        ends are those comparisons' breakpoints); the stone clears both neighbours strictly inside [lo, hi]; the new clockwise gap
         is passable beyond ``c_a`` and not before, the counter-clockwise one before ``c_b`` and not
         beyond (each width grows monotonically away from its neighbour); another seat's marker
         in the gap blocks the new gap on its side of the stone."""
         m_ = NO_PASS_MARGIN
         if f.sticks_out or not (lo + m_ <= mid <= hi - m_):
             return None
+        if f.ring.lintels:
+            half, span = f.half, 2.0 * f.half
+            for l0, lsp, under, _top in f.ring.lintels:
+                if under > f.height + 0.001:
+                    continue  # above the stone (ring.lintel_clash's margin)
+                # ring.lintel_clash's two comparisons (arcs_overlap of the stone's arc and the
+                # footprint), each decided only away from its threshold and from the wrap at 0
+                x1, x2 = (l0 - mid + half) % TAU, (mid - half - l0) % TAU
+                if min(x1, TAU - x1, abs(x1 - span), x2, TAU - x2, abs(x2 - lsp)) < m_:
+                    return None
+                if x1 <= span or x2 <= lsp:
+                    return False  # it would hit a gate
         gap = f.gaps.get(i)
         if gap is None:
             gap = f.gaps[i] = self._stand_gap(f, i)
@@ -267,12 +326,22 @@ class SunStands(SunLegality):
             return False
         return None
 
-    @staticmethod
-    def _stand_limit(p: Pos, r: float, s: ShapeSpec, width: float) -> float:
-        """The angular separation (rad) from ``p`` at which a stone of shape ``s`` on the ring of
-        radius ``r`` (m) leaves a gap of ``width`` m (a half turn if none below a half turn does)."""
-        x = sep_for_width(p, r, s, width)
-        return math.pi if x is None else x
+    def _stand_seps(self, p: Pos, r: float, s: ShapeSpec) -> tuple[float, float, float | None]:
+        """The angular separations (rad) from ``p`` at which a stone of shape ``s`` on the ring of
+        radius ``r`` (m) leaves a gap of ``min_clearance`` and of the pass width (each a half turn
+        if none below a half turn does), and of the pass width plus
+        :data:`PASS_MARGIN` (None if none does: ``ring.sep_for_width``). They depend on the
+        position's size and radius, not its angle: kept with it (``Pos.memo``), so that a position
+        computes them once, not once per gap and interval it bounds."""
+        g = self.geom
+        mc, pw = g.table.min_clearance, g.pass_width
+        key = ("stand", s.width, s.depth, r, mc, pw)  # every input of the three besides p's fields
+        known: tuple[float, float, float | None] | None = p.memo.get(key)
+        if known is None:
+            x_clear, x_pass, x_sample = sep_for_widths(p, r, s, (mc, pw, pw + PASS_MARGIN))
+            known = p.memo[key] = (math.pi if x_clear is None else x_clear, math.pi if x_pass is None else x_pass,
+                                   x_sample)
+        return known
 
     def stand_samples(self, shape: str) -> list[float]:
         """A finite sample (degrees in [0, 360), each one legal) of :meth:`stand_intervals`: per
@@ -298,7 +367,7 @@ class SunStands(SunLegality):
                     cands = [0.5 * (lo + hi), lo + inset, hi - inset]
                     a, b = ring.pos[i], ring.pos[(i + 1) % ring.n]
                     for p, sign in ((a, 1.0), (b, -1.0)):
-                        d = sep_for_width(p, r, s, g.pass_width + PASS_MARGIN)
+                        d = self._stand_seps(p, r, s)[2]  # sep_for_width(p, r, s, pass width + PASS_MARGIN)
                         if d is not None:
                             x = p.angle + sign * d
                             x = lo + (x - lo) % TAU
