@@ -110,16 +110,21 @@ class _Base:
         t = self._turn
         return t if t is not None and t.st is st else None
 
-    def _sides(self, st: R.SunState, ring: R.Ring, a: R.Stand) -> tuple[int, R.Pos, tuple[float, float]]:
-        t = self._memo(st)
-        if t is None:
-            return stand_sides(st, ring, a)
-        e = t.sides.get(id(a))
+    @staticmethod
+    def _by_action(table: dict[int, tuple[Any, Any]] | None, a: Any, compute: Any) -> Any:
+        """``compute()``, kept in ``table`` (a :class:`_Turn` memo by ``id`` of ``a``) when given."""
+        if table is None:
+            return compute()
+        e = table.get(id(a))
         if e is not None and e[0] is a:
             return e[1]
-        v = stand_sides(st, ring, a)
-        t.sides[id(a)] = (a, v)
+        v = compute()
+        table[id(a)] = (a, v)
         return v
+
+    def _sides(self, st: R.SunState, ring: R.Ring, a: R.Stand) -> tuple[int, R.Pos, tuple[float, float]]:
+        t = self._memo(st)
+        return self._by_action(t.sides if t is not None else None, a, lambda: stand_sides(st, ring, a))
 
     def _bump(self, st: R.SunState, a: Any) -> float:
         """:func:`bump_chance`, once per action within a decision."""
@@ -184,14 +189,7 @@ class _Base:
     def _previews(self, st: R.SunState, a: Any) -> list[Preview] | None:
         """:func:`previews` of placement ``a``, once per decision."""
         t = self._memo(st)
-        if t is None:
-            return previews(st, a)
-        e = t.previews.get(id(a))
-        if e is not None and e[0] is a:
-            return e[1]
-        v = previews(st, a)
-        t.previews[id(a)] = (a, v)
-        return v
+        return self._by_action(t.previews if t is not None else None, a, lambda: previews(st, a))
 
     def _prefetch(self, st: R.SunState, cands: Sequence[Any], opponents: bool) -> None:
         """The previews of every candidate, and the mark areas their scores read (the mover's

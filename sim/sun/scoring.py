@@ -287,8 +287,9 @@ def previews(st: R.SunState, a: Any) -> list[Preview] | None:
     if isinstance(a, R.Stand):
         stone = st._stone_for(a.shape)
         sh = g.shapes[a.shape]
-        ring2 = st._ring_with(new_pos=R.Pos(stone, math.radians(a.angle) % R.TAU, g.table.ring_radius,
-                                            sh.width, sh.depth, sh.height))
+        new = R.Pos(stone, math.radians(a.angle) % R.TAU, g.table.ring_radius, sh.width, sh.depth, sh.height)
+        # Ring.plus: the ring _ring_with builds, from this ring's gap lists (tests/sun/test_sun_agents.py)
+        ring2 = ring.plus(new) if ring.n >= 2 and stone not in ring.index else st._ring_with(new_pos=new)
         anchor = stone
     elif isinstance(a, R.Stack):
         stone = st._stone_for(a.shape)

@@ -147,3 +147,24 @@ def test_mark_areas_of_many_rings_in_one_pass_equal_one_call_each() -> None:
         assert batched == single
         checked += len(jobs)
     assert checked >= 20
+
+
+def test_ring_plus_is_the_ring_that_ring_with_builds() -> None:
+    checked = 0
+    for st in _placement_positions(None, seed=8, keep=10) + _placement_positions({"field": "random"}, seed=2, keep=6):
+        ring, g = st.ring(), st.geom
+        stands = [a for a in st.legal_actions() if isinstance(a, R.Stand)]
+        # every legal stand, and angles right at the ring's start and end (the wrap-around cases)
+        for a in stands + [R.Stand(stands[0].shape, x) for x in (0.0, 1e-9, 359.999999)] if stands else []:
+            sh = g.shapes[a.shape]
+            new = R.Pos(st._stone_for(a.shape), np.radians(a.angle) % R.TAU, g.table.ring_radius,
+                        sh.width, sh.depth, sh.height)
+            fast, slow = ring.plus(new), st._ring_with(new_pos=new)
+            for name in R.Ring.__slots__:
+                assert getattr(fast, name) == getattr(slow, name), name
+            # the gaps that did not change share their memo with this ring, as __init__'s reuse does
+            shared = {id(m): i for i, m in enumerate(ring.memo)}
+            assert [shared.get(id(m)) for m in fast.memo] == [shared.get(id(m)) for m in slow.memo]
+            assert sum(id(m) not in shared for m in fast.memo) == 2
+            checked += 1
+    assert checked >= 100
