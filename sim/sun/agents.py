@@ -40,8 +40,9 @@ from sim.core.agents import RANDOM
 from sim.core.game import AgentSpec, CHANCE, Game, GameConfig
 from sim.core.options import Option
 from sim.sun import rules as R
-from sim.sun.scoring import (ROOM_WEIGHT, Preview, area_clear, best_aim, bump_chance, bump_of,
-                             free_gaps, free_gaps_of, prefetch_areas, previews, room_bonus, stand_sides)
+from sim.sun.scoring import (ROOM_WEIGHT, Preview, QuickRing, area_clear, best_aim, bump_chance, bump_of,
+                             free_gaps, free_gaps_of, narrowing_stands, prefetch_areas, prefetch_rings, previews,
+                             room_bonus, stand_sides)
 
 FUTURE_BONUS = 0.0005  # m of clearance per free passable gap: a tie-breaker
 BLOCK_BONUS = 0.003  # m per opponent mark area a gate makes impassable
@@ -83,6 +84,8 @@ class _Turn:
     opp: dict[int, float] = field(default_factory=dict)
     #: per opponent marker: (seat, marker index, marker angle, its gap on st's ring or None)
     opp_gaps: list[tuple[int, int, float, int | None]] | None = None
+    #: by ``id`` of a placement: the placement and its :func:`previews`
+    previews: dict[int, tuple[Any, list[Preview] | None]] = field(default_factory=dict)
 
 
 class _Base:
@@ -107,16 +110,21 @@ class _Base:
         t = self._turn
         return t if t is not None and t.st is st else None
 
-    def _sides(self, st: R.SunState, ring: R.Ring, a: R.Stand) -> tuple[int, R.Pos, tuple[float, float]]:
-        t = self._memo(st)
-        if t is None:
-            return stand_sides(st, ring, a)
-        e = t.sides.get(id(a))
+    @staticmethod
+    def _by_action(table: dict[int, tuple[Any, Any]] | None, a: Any, compute: Any) -> Any:
+        """``compute()``, kept in ``table`` (a :class:`_Turn` memo by ``id`` of ``a``) when given."""
+        if table is None:
+            return compute()
+        e = table.get(id(a))
         if e is not None and e[0] is a:
             return e[1]
-        v = stand_sides(st, ring, a)
-        t.sides[id(a)] = (a, v)
+        v = compute()
+        table[id(a)] = (a, v)
         return v
+
+    def _sides(self, st: R.SunState, ring: R.Ring, a: R.Stand) -> tuple[int, R.Pos, tuple[float, float]]:
+        t = self._memo(st)
+        return self._by_action(t.sides if t is not None else None, a, lambda: stand_sides(st, ring, a))
 
     def _bump(self, st: R.SunState, a: Any) -> float:
         """:func:`bump_chance`, once per action within a decision."""
@@ -177,6 +185,25 @@ class _Base:
         if t is not None:
             t.opp_gaps = out
         return out
+
+    def _previews(self, st: R.SunState, a: Any) -> list[Preview] | None:
+        """:func:`previews` of placement ``a``, once per decision."""
+        t = self._memo(st)
+        return self._by_action(t.previews if t is not None else None, a, lambda: previews(st, a))
+
+    def _prefetch(self, st: R.SunState, cands: Sequence[Any], opponents: bool) -> None:
+        """The previews of every candidate, and the mark areas their scores read (the mover's
+        with 21 aims, with ``opponents`` also the others' with 9) in one vectorised pass over all
+        their rings (:func:`prefetch_rings`: the same numbers as one call each)."""
+        jobs = []
+        for a in cands:
+            pvs = self._previews(st, a)
+            if pvs:
+                wants = [(pv.markers[st.seat][0], 21) for pv in pvs]
+                if opponents:
+                    wants += [(pv.markers[o][0], 9) for pv in pvs for o in range(st.num_players) if o != st.seat]
+                jobs.append((pvs[0].ring, wants))
+        prefetch_rings(st.geom, jobs)
 
     @staticmethod
     def _state(observation: Any) -> R.SunState:
@@ -289,6 +316,50 @@ class CarefulAgent(_Base):
                 best -= UNSTABLE_STACK
         return best - BUMP_COST * self._bump(st, a) + self._room(st, a)
 
+    def quick_scores(self, st: R.SunState, cands: Sequence[Any]) -> list[float]:
+        """:meth:`quick_score` of each candidate, the very same numbers (tests/sun/test_sun_agents.py
+        checks it), with the ring read once as plain floats (:class:`QuickRing`): the ranking's hot
+        loop, a few thousand candidates a game."""
+        return self._quick_all(st, cands)[0]
+
+    def _quick_all(self, st: R.SunState, cands: Sequence[Any]
+                   ) -> tuple[list[float], list[tuple[int, float, float, float] | None]]:
+        """(careful's quick score, and for a stand on a non-empty ring its :meth:`QuickRing.stand`
+        sides, else None) per candidate."""
+        ring = st.ring()
+        if ring.empty:
+            return [self._aim9(st)] * len(cands), [None] * len(cands)
+        g = st.geom
+        qr = QuickRing(st)
+        first = st._first_turn()
+        shapes = g.shapes
+        room = {sh: self._room(st, R.Stand(sh, 0.0)) for sh in shapes}  # by shape: its width only
+        scores: list[float] = []
+        sides: list[tuple[int, float, float, float] | None] = []
+        t = self._memo(st)
+        memo = t.bump if t is not None else None
+        for a in cands:
+            is_stand = isinstance(a, R.Stand)
+            sd = qr.stand(a.angle, shapes[a.shape]) if is_stand else None
+            sides.append(sd)
+            if first or not (is_stand or isinstance(a, R.Stack)):
+                # gates and first turns: nothing per candidate to save (careful's own score, also
+                # for a subclass that adds to it)
+                scores.append(CarefulAgent.quick_score(self, st, a))
+                continue
+            if sd is not None:
+                best = qr.best_side(qr.stand_pairs(sd))
+                bump = qr.bump(sd[2], sd[3])
+                if memo is not None:  # the shortlist's exact scores read it again
+                    memo[id(a)] = (a, bump)
+            else:
+                best = qr.best_side(qr.stack_pairs(ring.index[a.on], shapes[a.shape]))
+                bump = 0.0
+                if shapes[a.shape].width > shapes[st.shapes[a.on]].width + 1e-9:
+                    best -= UNSTABLE_STACK
+            scores.append(best - BUMP_COST * bump + room[a.shape])
+        return scores, sides
+
     def preview_score(self, st: R.SunState, a: Any, pv: Preview) -> float:
         """Careful's score of placement ``a`` followed by ``pv``'s marker move (m of pass clearance)."""
         g = st.geom
@@ -318,7 +389,7 @@ class CarefulAgent(_Base):
 
         Standard mode scores each legal marker move on a preview of the ring (no copy of the
         state); orbit mode plays the turn out on a copy with the scripted table."""
-        pvs = previews(st, a)
+        pvs = self._previews(st, a)
         if pvs is not None:
             if pvs:  # the previews share one ring: their mark areas in one vectorised call
                 prefetch_areas(pvs[0].ring, st.geom, [(pv.markers[st.seat][0], 21) for pv in pvs])
@@ -370,8 +441,9 @@ class CarefulAgent(_Base):
     def rank_placements(self, st: R.SunState, legal: Sequence[Any]) -> list[tuple[float, Any]]:
         """Placements best first: quick score, then the shortlist played out nominally."""
         with self._deciding(st):
-            quick = sorted(((self.quick_score(st, a), k) for k, a in enumerate(legal)), key=lambda t: (-t[0], t[1]))
+            quick = sorted(((sc, k) for k, sc in enumerate(self.quick_scores(st, legal))), key=lambda t: (-t[0], t[1]))
             short = [legal[k] for _, k in quick[: self.shortlist]]
+            self._prefetch(st, short, opponents=False)
             exact = [(self.exact_score(st, a)[0], k, a) for k, a in enumerate(short)]
         exact.sort(key=lambda t: (-t[0], t[1]))
         return [(sc, a) for sc, _, a in exact]
@@ -418,47 +490,45 @@ class AggressiveAgent(CarefulAgent):
             return own
         if isinstance(a, R.Gate):
             return own + self.spite * GATE_SPITE * self._gate_hits(st, a)
-        g = st.geom
         i, new, (wl, wr) = self._sides(st, ring, a)
-        ang = new.angle
-        left = ring.pos[i]
+        return own + self.spite * self._narrowed(st, i, new.angle, wl, wr)
+
+    def _narrowed(self, st: R.SunState, i: int, ang: float, wl: float, wr: float) -> float:
+        """Clearance (m, clipped) taken from the opponents' areas in gap ``i`` by a stand at
+        ``ang`` (rad) that leaves clear widths ``wl`` and ``wr`` (m) beside it."""
+        ring, r = st.ring(), st.geom.ball.radius
+        left = ring.angles[i]
         gain = 0.0
         for _, _, m, gi in self._opp_gaps(st):
             if gi != i:
                 continue
-            before = min(OPP_CAP, max(-OPP_FLOOR, 0.5 * ring.width[i] - g.ball.radius))
+            before = min(OPP_CAP, max(-OPP_FLOOR, 0.5 * ring.width[i] - r))
             # the part of the area on the marker's side of the new stone
-            w = wl if (m - left.angle) % R.TAU < (ang - left.angle) % R.TAU else wr
-            after = min(OPP_CAP, max(-OPP_FLOOR, 0.5 * w - g.ball.radius))
+            w = wl if (m - left) % R.TAU < (ang - left) % R.TAU else wr
+            after = min(OPP_CAP, max(-OPP_FLOOR, 0.5 * w - r))
             gain += before - after
-        return own + self.spite * gain
+        return gain
+
+    def quick_scores(self, st: R.SunState, cands: Sequence[Any]) -> list[float]:
+        """:meth:`quick_score` of each candidate, the very same numbers (see careful's)."""
+        own_all, sides = self._quick_all(st, cands)
+        empty = st.ring().empty
+        out: list[float] = []
+        for a, own, sd in zip(cands, own_all, sides):
+            if own == -math.inf:
+                out.append(own)
+            elif sd is not None:  # a stand
+                out.append(min(own, OWN_CAP) + self.spite * self._narrowed(st, *sd))
+            elif isinstance(a, R.Gate) and not empty:
+                out.append(min(own, OWN_CAP) + self.spite * GATE_SPITE * self._gate_hits(st, a))
+            else:
+                out.append(min(own, OWN_CAP))
+        return out
 
     def narrowing_stands(self, st: R.SunState) -> list[R.Stand]:
-        """Legal stands that leave an opponent's mark area just passable (2 mm spare) or just
-        impassable (3 mm short), from either end of it: the legal set is exact intervals, and
-        these angles are rarely among the samples offered in ``legal_actions``."""
-        ring = st.ring()
-        if ring.empty or st.phase != "place":
-            return []
-        g = st.geom
-        r = g.table.ring_radius
-        gaps = {ring.gap_of_angle(m) for o, ms in enumerate(st.markers) if o != st.seat for m in ms}
-        out: list[R.Stand] = []
-        for shape in st._available_shapes():
-            sh = g.shapes[shape]
-            for i in gaps:
-                if i is None or ring.under[i] is not None:
-                    continue
-                a, b = ring.pos[i], ring.pos[(i + 1) % ring.n]
-                for width in (g.pass_width + 0.002, g.pass_width - 0.003):
-                    for p, sign in ((a, 1.0), (b, -1.0)):
-                        d = R.sep_for_width(p, r, sh, width)
-                        if d is None:
-                            continue
-                        act = R.Stand(shape, round(math.degrees((p.angle + sign * d) % R.TAU), 6) % 360.0)
-                        if act not in out and st._check_place(act) is None:
-                            out.append(act)
-        return out
+        """:func:`sim.sun.scoring.narrowing_stands`: legal stands that leave an opponent's mark
+        area just passable or just impassable."""
+        return narrowing_stands(st)
 
     def rank_placements(self, st: R.SunState, legal: Sequence[Any]) -> list[tuple[float, Any]]:
         """Careful's ranking over the legal candidates plus :meth:`narrowing_stands`, the latter
@@ -467,10 +537,11 @@ class AggressiveAgent(CarefulAgent):
             legal_set = set(legal)
             extra = [a for a in self.narrowing_stands(st) if a not in legal_set]
             allc = list(legal) + extra
-            quick = sorted(((self.quick_score(st, a), k) for k, a in enumerate(allc)), key=lambda t: (-t[0], t[1]))
+            quick = sorted(((sc, k) for k, sc in enumerate(self.quick_scores(st, allc))), key=lambda t: (-t[0], t[1]))
             keep = [k for _, k in quick[: self.shortlist]]
             kept = set(keep)
             keep += [len(legal) + j for j in range(len(extra)) if len(legal) + j not in kept]
+            self._prefetch(st, [allc[k] for k in keep], opponents=True)
             exact = [(self.exact_score(st, allc[k])[0], k, allc[k]) for k in keep]
         exact.sort(key=lambda t: (-t[0], t[1]))
         return [(sc, a) for sc, _, a in exact]
@@ -484,7 +555,7 @@ class AggressiveAgent(CarefulAgent):
     def exact_score(self, st: R.SunState, a: Any) -> tuple[float, Any, Any]:
         """Play ``a`` out nominally: own best pass clearance (capped), plus ``spite`` times the
         opponents' lost clearance and the areas a gate closes; the best marker move by that score."""
-        pvs = previews(st, a)
+        pvs = self._previews(st, a)
         if pvs is None:  # orbit mode: careful's play-out on a copy, then the opponents' loss
             sc, move, p = super().exact_score(st, a)
             if sc == -math.inf:

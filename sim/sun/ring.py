@@ -228,6 +228,45 @@ class Ring:
         """True with no position on the base."""
         return self.n == 0
 
+    def plus(self, new: Pos) -> Ring:
+        """This ring with one more position (a stand): the same ring as ``Ring(self.pos + [new],
+        gates, self.lintels, reuse=self)`` with this ring's gates, built by splicing this ring's
+        gap lists (only the two gaps beside ``new`` are computed, as ``__init__`` computes them).
+
+        Raises:
+            ValueError: fewer than two positions here (``__init__`` then reuses nothing), or
+                ``new``'s stone is already on the ring."""
+        n = self.n
+        if n < 2 or new.id in self.index:
+            raise ValueError("plus() needs a ring of two or more positions and a stone not on it")
+        k = bisect_right(self.angles, new.angle)  # where the stable sort by angle puts it
+        a, b = self.pos[k - 1], self.pos[k % n]
+        r = object.__new__(Ring)
+        r.lintels = list(self.lintels)
+        r._arrays = None
+        r._gap_of = {}
+        r._nearest = {}
+        r.pos = self.pos[:k] + [new] + self.pos[k:]
+        r.n = n + 1
+        r.angles = self.angles[:k] + [new.angle] + self.angles[k:]
+        r.index = {p.id: i for i, p in enumerate(r.pos)}
+        two = []  # (start, end, width) of gaps a -> new and new -> b, as __init__ computes a gap
+        for p, q in ((a, new), (new, b)):
+            sep = (q.angle - p.angle) % TAU
+            if sep >= math.pi:
+                w = math.inf
+            else:
+                h = 0.5 * sep
+                w = clearance_to_bisector(p.radius, p.depth, p.width, h) + clearance_to_bisector(q.radius, q.depth, q.width, h)
+            two.append((p.angle + p.half, p.angle + sep - q.half, w))
+        # gap k - 1 (a -> b) gives way to the two new ones; with k == 0 they sit at both ends
+        for name, vals in (("start", [t[0] for t in two]), ("end", [t[1] for t in two]),
+                           ("width", [t[2] for t in two]), ("memo", [{}, {}]),
+                           ("keys", [(a.id, new.id), (new.id, b.id)]), ("under", [None, None])):
+            old = getattr(self, name)
+            setattr(r, name, old[:k - 1] + vals + old[k:] if k > 0 else [vals[1]] + old[:n - 1] + [vals[0]])
+        return r
+
     def gap_of_angle(self, angle: float) -> int | None:
         """Index of the gap whose opening contains ``angle`` (rad), None on a stone or empty ring."""
         if self.n == 0:

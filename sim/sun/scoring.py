@@ -11,12 +11,14 @@ a placement's previews share one ring, and each mark area on it is scored once.
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import numpy as np
 
 from sim.sun import rules as R
+from sim.sun.specs import TAU, ShapeSpec
 
 #: Aims tried across each arc of a mark area by :func:`best_aim` (the pass).
 AIM_SAMPLES = 41
@@ -168,34 +170,99 @@ def prefetch_areas(ring: R.Ring, g: R.Geometry, wants: Sequence[tuple[float, int
     """Compute :func:`area_clear` for every (marker, samples) of ``wants`` on ``ring`` in one
     vectorised call (the same aims and the same element-wise numbers as one call each), so that
     the scoring that follows finds them cached."""
-    if ring.empty:
-        return
-    done = ring_memo(ring, g).area
-    todo: list[tuple[int, int]] = []
-    for marker, samples in wants:
-        i = ring.gap_of_angle(marker)
-        if i is None:
-            i = ring.nearest_gap(marker)
-        if i is None or ring.end[i] < ring.start[i] or (i, samples) in done or (i, samples) in todo:
+    prefetch_rings(g, [(ring, wants)])
+
+
+def _fractions(samples: int) -> np.ndarray:
+    k = _FRACTIONS.get(samples)
+    if k is None:
+        k = _FRACTIONS[samples] = (np.arange(samples) + 0.5) / samples
+    return k
+
+
+def prefetch_rings(g: R.Geometry, jobs: Sequence[tuple[R.Ring, Sequence[tuple[float, int]]]]) -> None:
+    """:func:`prefetch_areas` for several rings at once (a decision's previews): every mark area
+    of every ring in one vectorised pass, which costs about as much as one ring's. Each clearance
+    is the element-wise arithmetic of :meth:`~sim.sun.ring.Ring.clearances` on :func:`best_line`'s
+    aims, only gathered across rings, so the cached numbers equal :func:`area_clear`'s own
+    (tests/sun/test_sun_agents.py checks it)."""
+    todo: list[tuple[dict[tuple[int, int], float], int, int]] = []  # (ring's memo, gap, samples)
+    bases: list[float] = []  # per arc of a mark area (best_line's two): start (rad), span (rad), samples
+    spans: list[float] = []
+    counts: list[int] = []
+    work: list[tuple[R.Ring, int]] = []  # (ring, its aims) of each ring with areas to compute
+    for ring, wants in jobs:
+        if ring.empty:
             continue
-        todo.append((i, samples))
-    if len(todo) < 2:
-        return  # nothing to share: area_clear computes it when asked
-    parts = []
-    for i, samples in todo:
-        k = _FRACTIONS.get(samples)
-        if k is None:
-            k = _FRACTIONS[samples] = (np.arange(samples) + 0.5) / samples
-        s, e = ring.start[i], ring.end[i]
-        parts.append(np.concatenate([np.mod(a + min(b - a, R.TAU) * k, R.TAU)
-                                     for a, b in ((s, e), (s + math.pi, e + math.pi))]))
-    aims = np.concatenate(parts)
-    both = ring.clearances(np.concatenate([aims, aims + math.pi]), g)
-    n, at = len(aims), 0
-    for (i, samples), part in zip(todo, parts):
-        m = len(part)
-        done[(i, samples)] = float(np.max(np.minimum(both[at:at + m], both[n + at:n + at + m])))
+        done = ring_memo(ring, g).area
+        mine: list[tuple[int, int]] = []
+        for marker, samples in wants:
+            i = ring.gap_of_angle(marker)
+            if i is None:
+                i = ring.nearest_gap(marker)
+            if i is None or ring.end[i] < ring.start[i] or (i, samples) in done or (i, samples) in mine:
+                continue
+            mine.append((i, samples))
+            todo.append((done, i, samples))
+            s, e = ring.start[i], ring.end[i]
+            for lo, hi in ((s, e), (s + math.pi, e + math.pi)):  # as best_line spans its arcs
+                bases.append(lo)
+                spans.append(min(hi - lo, TAU))
+                counts.append(samples)
+        if mine:
+            work.append((ring, 2 * sum(c for _, c in mine)))
+    if not todo:
+        return
+    # per gap, ring after ring: what Ring._np holds (gap i from position a = i to b = i + 1)
+    cols: dict[str, list[Any]] = {c: [] for c in ("a_ang", "b_ang", "start", "span", "closed", "a_rd", "a_hw",
+                                                  "b_rd", "b_hw")}
+    rings: list[tuple[R.Ring, int, int]] = []  # (ring, its first gap in cols, its aims)
+    gz = g.gate_clear_z
+    for ring, m in work:
+        n = ring.n
+        rings.append((ring, len(cols["a_ang"]), m))
+        nxt = [ring.pos[(j + 1) % n] for j in range(n)]
+        cols["a_ang"] += ring.angles
+        cols["b_ang"] += [p.angle for p in nxt]
+        cols["start"] += ring.start
+        cols["span"] += [e - s for s, e in zip(ring.start, ring.end)]
+        cols["closed"] += [u is not None and u < gz for u in ring.under]
+        cols["a_rd"] += [p.radius - 0.5 * p.depth for p in ring.pos]
+        cols["a_hw"] += [0.5 * p.width for p in ring.pos]
+        cols["b_rd"] += [p.radius - 0.5 * p.depth for p in nxt]
+        cols["b_hw"] += [0.5 * p.width for p in nxt]
+    k = np.concatenate([_fractions(c) for c in counts])
+    aims = np.mod(np.repeat(np.array(bases), counts) + np.repeat(np.array(spans), counts) * k, TAU)
+    m_all = len(aims)
+    x = np.concatenate([aims, aims + math.pi])
+    # each angle's gap: searched on its own ring, as Ring.clearances does (aims run ring after ring)
+    xa = np.mod(x, TAU)
+    idx = np.empty(len(x), dtype=np.intp)
+    at = 0
+    for ring, first, m in rings:
+        arr = np.array(ring.angles)
+        for lo in (at, m_all + at):  # the aims, then their opposite crossings
+            idx[lo:lo + m] = (np.searchsorted(arr, xa[lo:lo + m], side="right") - 1) % ring.n + first
         at += m
+    A = {c: np.array(v, dtype=bool if c == "closed" else float)[idx] for c, v in cols.items()}
+    # from here Ring.clearances, line by line, on the gathered columns
+    off = np.mod(x - A["start"], TAU)
+    span = A["span"]
+    inside = (span >= 0.0) & (off <= span) & ~A["closed"]
+    da = np.mod(x - A["a_ang"], TAU)
+    db = np.mod(A["b_ang"] - x, TAU)
+    q = 0.5 * math.pi
+    ha, hb = np.minimum(da, q), np.minimum(db, q)
+    ca = np.where(da < q, A["a_rd"] * np.sin(ha) - A["a_hw"] * np.cos(ha), 1.0)
+    cb = np.where(db < q, A["b_rd"] * np.sin(hb) - A["b_hw"] * np.cos(hb), 1.0)
+    both = np.where(inside, np.minimum(ca, cb) - g.ball.radius, -1.0)
+    line = np.minimum(both[:m_all], both[m_all:])  # best_line: the worse of its two crossings
+    starts = [0]
+    for _, _, c in todo[:-1]:
+        starts.append(starts[-1] + 2 * c)
+    best = np.maximum.reduceat(line, starts)  # each mark area's best line (a max: exact in any order)
+    for (done, i, samples), v in zip(todo, best.tolist()):
+        done[(i, samples)] = v
 
 
 @dataclass
@@ -220,8 +287,9 @@ def previews(st: R.SunState, a: Any) -> list[Preview] | None:
     if isinstance(a, R.Stand):
         stone = st._stone_for(a.shape)
         sh = g.shapes[a.shape]
-        ring2 = st._ring_with(new_pos=R.Pos(stone, math.radians(a.angle) % R.TAU, g.table.ring_radius,
-                                            sh.width, sh.depth, sh.height))
+        new = R.Pos(stone, math.radians(a.angle) % R.TAU, g.table.ring_radius, sh.width, sh.depth, sh.height)
+        # Ring.plus: the ring _ring_with builds, from this ring's gap lists (tests/sun/test_sun_agents.py)
+        ring2 = ring.plus(new) if ring.n >= 2 and stone not in ring.index else st._ring_with(new_pos=new)
         anchor = stone
     elif isinstance(a, R.Stack):
         stone = st._stone_for(a.shape)
@@ -261,8 +329,9 @@ def free_gaps_of(ring: R.Ring, g: R.Geometry, markers: Sequence[Sequence[float]]
     others = {ring.keys[x] for s_, ms in enumerate(markers) if s_ != seat for m in ms
               if (x := ring.nearest_gap(m)) is not None}
     memo = ring_memo(ring, g)
-    if memo.passable is None:
-        memo.passable = [ring.passable(i, g) for i in range(ring.n)]
+    if memo.passable is None:  # Ring.passable of each gap, inlined
+        pw, gz = g.pass_width, g.gate_clear_z
+        memo.passable = [not w < pw and (u is None or u >= gz) for w, u in zip(ring.width, ring.under)]
     ok = memo.passable
     return sum(1 for i in range(ring.n) if ring.keys[i] not in others and ok[i])
 
@@ -274,3 +343,146 @@ def free_gaps(state: R.SunState) -> int:
     others = state._others_areas(ring)  # noqa: SLF001 - same package
     return sum(1 for i in range(ring.n) if ring.keys[i] not in others and ring.passable(i, state.geom))
 
+
+
+class QuickRing:
+    """One ring's numbers as plain floats for scoring many candidate placements on it: the same
+    arithmetic as :func:`stand_sides`, :func:`sim.sun.ring.gap_width` and
+    :meth:`sim.sun.ring.Ring.clearance_at` (the same operations in the same order, so bit for bit
+    the same values), without building a :class:`~sim.sun.ring.Pos` per candidate, the method
+    calls and the per-angle caches; and :func:`bump_of` for the mover of ``st``. Built once per
+    placement decision on ``st``'s ring (a ring never changes).
+
+    ``rd`` and ``hw`` are each position's ``radius - depth / 2`` and ``width / 2`` (m), the two
+    factors of :func:`~sim.sun.ring.clearance_to_bisector`. The ring must not be empty.
+    """
+
+    __slots__ = ("ring", "n", "angles", "start", "end", "closed", "rd", "hw", "ball_r", "ring_r", "sigma",
+                 "min_clear", "noise", "pass_width")
+
+    def __init__(self, st: R.SunState) -> None:
+        ring, g = st.ring(), st.geom
+        self.ring = ring
+        self.n = ring.n
+        self.angles = ring.angles
+        self.start = ring.start
+        self.end = ring.end
+        gz = g.gate_clear_z
+        self.closed = [u is not None and u < gz for u in ring.under]
+        self.rd = [p.radius - 0.5 * p.depth for p in ring.pos]
+        self.hw = [0.5 * p.width for p in ring.pos]
+        self.ball_r = g.ball.radius
+        self.ring_r = g.table.ring_radius
+        self.pass_width = g.pass_width
+        #: the mover's along-the-ring placement noise (m) and what :func:`bump_of` divides by
+        self.sigma = st.throwers[st.seat].sigma_place_m if st.seat < len(st.throwers) else 0.0
+        self.noise = self.sigma * math.sqrt(2.0)
+        self.min_clear = g.table.min_clearance
+
+    def width(self, a_ang: float, a_rd: float, a_hw: float, b_ang: float, b_rd: float, b_hw: float) -> float:
+        """:func:`~sim.sun.ring.gap_width` (m) from a position at ``a_ang`` (rad) with factors
+        ``a_rd``, ``a_hw`` (m) counter-clockwise to one at ``b_ang``; inf beyond a half turn."""
+        sep = (b_ang - a_ang) % TAU
+        if sep >= math.pi:
+            return math.inf
+        h = 0.5 * sep
+        sn, cs = math.sin(h), math.cos(h)
+        return (a_rd * sn - a_hw * cs) + (b_rd * sn - b_hw * cs)
+
+    def stand(self, angle_deg: float, s: ShapeSpec) -> tuple[int, float, float, float]:
+        """:func:`stand_sides` of a stand of shape ``s`` at ``angle_deg`` (degrees): the gap ``i``
+        it splits, its angle (rad) and the clear widths (m) to the stones before and after it."""
+        ang = math.radians(angle_deg) % TAU
+        n = self.n
+        i = (bisect_right(self.angles, ang) - 1) % n
+        j = (i + 1) % n
+        rd, hw = self.ring_r - 0.5 * s.depth, 0.5 * s.width
+        return (i, ang, self.width(self.angles[i], self.rd[i], self.hw[i], ang, rd, hw),
+                self.width(ang, rd, hw, self.angles[j], self.rd[j], self.hw[j]))
+
+    def stand_pairs(self, sides: tuple[int, float, float, float]) -> tuple[tuple[float, float, float], ...]:
+        """The two gaps beside a stand (its :meth:`stand` ``sides``) as (clear width in m, angle of
+        the gap's first stone, of its second, in rad): left of the new stone, then right."""
+        i, ang, wl, wr = sides
+        return (wl, self.angles[i], ang), (wr, ang, self.angles[(i + 1) % self.n])
+
+    def stack_pairs(self, k: int, s: ShapeSpec) -> tuple[tuple[float, float, float], ...]:
+        """:meth:`stand_pairs` of a stone of shape ``s`` stacked on position ``k``: the position
+        grows to the wider and deeper of the two; a one-stone ring's position has itself on both
+        sides and so no gap (inf)."""
+        p = self.ring.pos[k]
+        rd, hw = p.radius - 0.5 * max(p.depth, s.depth), 0.5 * max(p.width, s.width)
+        n, ang = self.n, self.angles
+        b, c = (k - 1) % n, (k + 1) % n
+        return ((self.width(ang[b], self.rd[b], self.hw[b], p.angle, rd, hw) if b != k else math.inf, ang[b], p.angle),
+                (self.width(p.angle, rd, hw, ang[c], self.rd[c], self.hw[c]) if c != k else math.inf, p.angle, ang[c]))
+
+    def best_side(self, pairs: Sequence[tuple[float, float, float]]) -> float:
+        """Best pass clearance (m) through one of ``pairs``' passable gaps (:meth:`stand_pairs`):
+        half the gap's width less the ball's radius, or less if the line through the gap's middle
+        has less at the far crossing; -inf with neither passable."""
+        best = -math.inf
+        for w, pa, qa in pairs:
+            if w < self.pass_width:
+                continue
+            sep = (qa - pa) % TAU
+            mid = pa + 0.5 * sep
+            best = max(best, min(0.5 * w - self.ball_r if math.isfinite(w) else 1.0, self.clearance_at(mid + math.pi)))
+        return best
+
+    def bump(self, wl: float, wr: float) -> float:
+        """:func:`bump_of` (0-1) of a stand leaving clear widths ``wl`` and ``wr`` (m)."""
+        out = 0.0
+        for w in (wl, wr):
+            free = w - self.min_clear
+            if not math.isfinite(free):
+                continue
+            if self.sigma <= 0.0:
+                out += 1.0 if free < 0.0 else 0.0
+            else:
+                out += 0.5 * math.erfc(free / self.noise)
+        return min(1.0, out)
+
+    def clearance_at(self, angle: float) -> float:
+        """:meth:`~sim.sun.ring.Ring.clearance_at` (m) of a line crossing the ring at ``angle`` (rad)."""
+        n = self.n
+        i = (bisect_right(self.angles, angle % TAU) - 1) % n
+        s = self.start[i]
+        span = self.end[i] - s
+        if not (span >= 0.0 and ((angle - s) % TAU) <= span) or self.closed[i]:
+            return -1.0
+        j = (i + 1) % n
+        q = math.pi / 2
+        da = (angle - self.angles[i]) % TAU
+        db = (self.angles[j] - angle) % TAU
+        ca = self.rd[i] * math.sin(da) - self.hw[i] * math.cos(da) if da < q else 1.0
+        cb = self.rd[j] * math.sin(db) - self.hw[j] * math.cos(db) if db < q else 1.0
+        return min(ca, cb) - self.ball_r
+
+
+def narrowing_stands(st: R.SunState) -> list[R.Stand]:
+    """Legal stands that leave an opponent's mark area just passable (2 mm spare) or just
+    impassable (3 mm short), from either end of it: the legal set is exact intervals, and
+    these angles are rarely among the samples offered in ``legal_actions``."""
+    ring = st.ring()
+    if ring.empty or st.phase != "place":
+        return []
+    g = st.geom
+    r = g.table.ring_radius
+    gaps = {ring.gap_of_angle(m) for o, ms in enumerate(st.markers) if o != st.seat for m in ms}
+    out: list[R.Stand] = []
+    for shape in st._available_shapes():
+        sh = g.shapes[shape]
+        for i in gaps:
+            if i is None or ring.under[i] is not None:
+                continue
+            a, b = ring.pos[i], ring.pos[(i + 1) % ring.n]
+            for width in (g.pass_width + 0.002, g.pass_width - 0.003):
+                for p, sign in ((a, 1.0), (b, -1.0)):
+                    d = R.sep_for_width(p, r, sh, width)
+                    if d is None:
+                        continue
+                    act = R.Stand(shape, round(math.degrees((p.angle + sign * d) % R.TAU), 6) % 360.0)
+                    if act not in out and st._check_place(act) is None:
+                        out.append(act)
+    return out

@@ -1,6 +1,7 @@
 """The Sun agents' shortcuts give the very numbers of scoring every candidate afresh: the
-per-decision memo (bump chance, room bonus, clearances, a stand's gap widths), the per-ring cache
-of mark-area clearances and passable gaps, and the mark areas of a placement's previews computed
+per-decision memo (bump chance, room bonus, clearances, a stand's gap widths, previews), the
+batched quick scores (plain floats, :class:`~sim.sun.scoring.QuickRing`), the per-ring cache of
+mark-area clearances and passable gaps, and the mark areas of all of a decision's previews computed
 in one vectorised call (sim/sun/agents.py, sim/sun/scoring.py). A game's decisions must not depend on them."""
 
 from __future__ import annotations
@@ -53,10 +54,16 @@ def _no_shortcuts(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     def no_memo(self: Any, st: R.SunState) -> Iterator[None]:
         yield
 
+    def one_by_one(self: Any, st: R.SunState, cands: Any) -> list[float]:
+        return [self.quick_score(st, a) for a in cands]
+
     with monkeypatch.context() as m:
         m.setattr(A._Base, "_deciding", no_memo)
+        m.setattr(A.CarefulAgent, "quick_scores", one_by_one)
+        m.setattr(A.AggressiveAgent, "quick_scores", one_by_one)
         m.setattr(S, "ring_memo", lambda ring, g: S.RingMemo(ring, g))
         m.setattr(A, "prefetch_areas", lambda ring, g, wants: None)
+        m.setattr(A, "prefetch_rings", lambda g, jobs: None)
         yield
 
 
@@ -93,3 +100,74 @@ def test_batched_mark_areas_equal_one_call_each() -> None:
             assert batched == single
             checked += 1
     assert checked >= 20
+
+
+@pytest.mark.parametrize("rules", [None, {"mode": "orbit"}, {"field": "random"}])
+def test_batched_quick_scores_equal_one_candidate_at_a_time(rules: dict[str, Any] | None) -> None:
+    positions = _placement_positions(rules, seed=6, keep=12)
+    kinds: set[str] = set()
+    for st in positions:
+        legal = st.legal_actions()
+        kinds |= {type(a).__name__ for a in legal}
+        for name in ("careful", "aggressive", "planner"):
+            ag = _agent(name, st.seat)
+            batched = ag.quick_scores(st, legal)
+            assert batched == [ag.quick_score(st, a) for a in legal]  # exactly, not approximately
+    assert {"Stand", "Stack"} <= kinds
+
+
+def test_quick_ring_equals_the_ring_and_stand_sides() -> None:
+    rng = np.random.default_rng(3)
+    checked = 0
+    for st in _placement_positions(None, seed=7, keep=10):
+        ring, qr = st.ring(), S.QuickRing(st)
+        for a in st.legal_actions():
+            if isinstance(a, R.Stand):
+                i, new, widths = S.stand_sides(st, ring, a)
+                assert qr.stand(a.angle, st.geom.shapes[a.shape]) == (i, new.angle, *widths)
+                assert qr.bump(*widths) == S.bump_of(st, widths)
+                checked += 1
+        for x in rng.uniform(-1.0, 8.0, 200):
+            assert qr.clearance_at(float(x)) == ring.clearance_at(float(x), st.geom)
+    assert checked >= 50
+
+
+def test_mark_areas_of_many_rings_in_one_pass_equal_one_call_each() -> None:
+    positions = _placement_positions(None, seed=5, keep=6)
+    checked = 0
+    for st in positions:
+        jobs = []
+        for a in st.legal_actions()[:10]:
+            pvs = S.previews(st, a)
+            if pvs:
+                jobs.append((pvs[0].ring, [(pv.markers[o][0], n) for pv in pvs for o in range(2) for n in (9, 21)]))
+        S._RING_MEMOS.clear()
+        single = [[S.area_clear(ring, st.geom, m, n) for m, n in wants] for ring, wants in jobs]
+        S._RING_MEMOS.clear()
+        S.prefetch_rings(st.geom, jobs)
+        assert all(S.ring_memo(ring, st.geom).area for ring, _ in jobs)  # computed by the one pass
+        batched = [[S.area_clear(ring, st.geom, m, n) for m, n in wants] for ring, wants in jobs]
+        assert batched == single
+        checked += len(jobs)
+    assert checked >= 20
+
+
+def test_ring_plus_is_the_ring_that_ring_with_builds() -> None:
+    checked = 0
+    for st in _placement_positions(None, seed=8, keep=10) + _placement_positions({"field": "random"}, seed=2, keep=6):
+        ring, g = st.ring(), st.geom
+        stands = [a for a in st.legal_actions() if isinstance(a, R.Stand)]
+        # every legal stand, and angles right at the ring's start and end (the wrap-around cases)
+        for a in stands + [R.Stand(stands[0].shape, x) for x in (0.0, 1e-9, 359.999999)] if stands else []:
+            sh = g.shapes[a.shape]
+            new = R.Pos(st._stone_for(a.shape), np.radians(a.angle) % R.TAU, g.table.ring_radius,
+                        sh.width, sh.depth, sh.height)
+            fast, slow = ring.plus(new), st._ring_with(new_pos=new)
+            for name in R.Ring.__slots__:
+                assert getattr(fast, name) == getattr(slow, name), name
+            # the gaps that did not change share their memo with this ring, as __init__'s reuse does
+            shared = {id(m): i for i, m in enumerate(ring.memo)}
+            assert [shared.get(id(m)) for m in fast.memo] == [shared.get(id(m)) for m in slow.memo]
+            assert sum(id(m) not in shared for m in fast.memo) == 2
+            checked += 1
+    assert checked >= 100
