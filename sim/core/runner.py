@@ -228,6 +228,8 @@ def _stop_pool(pool: ProcessPoolExecutor) -> None:
     reads their results once the driver stops.
     """
     procs = list((getattr(pool, "_processes", None) or {}).values())  # no public handle before 3.14
+    # taken before shutdown, which drops the pool's reference to it
+    manager = getattr(pool, "_executor_manager_thread", None)
     pool.shutdown(wait=False, cancel_futures=True)
     for p in procs:
         with contextlib.suppress(Exception):
@@ -237,11 +239,42 @@ def _stop_pool(pool: ProcessPoolExecutor) -> None:
             p.join(5)
     # Let the pool's manager thread see the ended workers and close its wakeup pipe now: left
     # running, it can close that pipe while the interpreter's exit hook writes to it (a race in
-    # Python 3.11's concurrent.futures), which printed an OSError traceback after Ctrl-C.
-    manager = getattr(pool, "_executor_manager_thread", None)
+    # Python 3.11's concurrent.futures: the hook checks that the pipe is open, then writes,
+    # without the lock the thread closes it under), which printed an OSError traceback after
+    # Ctrl-C or SIGTERM. A join can time out on a loaded machine, so the hook's wake-up of this
+    # pool is also made to ignore a closed pipe.
+    # (Until this was found, the manager was looked up after shutdown(), which had already dropped
+    # the pool's reference to it: the join never ran.)
     if manager is not None:
         with contextlib.suppress(Exception):
             manager.join(10)
+        _quiet_exit_wakeup(manager)
+
+
+class _QuietWakeup:
+    """A pool manager's wake-up pipe as the interpreter's exit hook sees it: writing to a pipe that
+    the manager thread has closed meanwhile is ignored (see :func:`_stop_pool`)."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def wakeup(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            self._inner.wakeup()
+
+
+def _quiet_exit_wakeup(manager: Any) -> None:
+    """Wrap the exit hook's entry for ``manager`` (``concurrent.futures.process._threads_wakeups``,
+    private: left alone if a Python version lays it out otherwise) in :class:`_QuietWakeup`."""
+    import concurrent.futures.process as cfp
+
+    wakeups = getattr(cfp, "_threads_wakeups", None)
+    if wakeups is None:
+        return
+    with contextlib.suppress(Exception):
+        inner = wakeups.get(manager)
+        if inner is not None and not isinstance(inner, _QuietWakeup):
+            wakeups[manager] = _QuietWakeup(inner)
 
 
 def _iter_dask(tasks: Sequence[Task], workers: int, address: str | None) -> Iterator[GameResult]:

@@ -100,3 +100,35 @@ def test_force_replays_a_folder_of_the_same_scenario(tmp_path: Path, registry) -
     assert run_study(sc, registry, progress=False).played == 4
     assert run_study(sc, registry, progress=False).played == 0  # resume: nothing left
     assert run_study(sc, registry, force=True, progress=False).played == 4
+
+
+def _slow_square(x: int) -> int:
+    import time
+
+    time.sleep(0.5)
+    return x * x
+
+
+def test_a_stopped_pool_leaves_the_exit_hook_nothing_to_trip_on() -> None:
+    """The race behind the OSError traceback after Ctrl-C/SIGTERM (Python 3.11's exit hook writes
+    to the pool manager's wake-up pipe after checking it is open, while the manager thread closes
+    it): played out by hand, the pipe closed under an entry that still says open. The hook's
+    wake-up of a pool stopped by the runner must not raise."""
+    import concurrent.futures.process as cfp
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    from sim.core.runner import _stop_pool
+
+    pool = ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn"))
+    pool.submit(_slow_square, 3)
+    manager = pool._executor_manager_thread  # type: ignore[attr-defined]
+    inner = cfp._threads_wakeups[manager]  # type: ignore[attr-defined]
+    _stop_pool(pool)
+    # the race's losing order: the thread closed the pipe, the hook saw it open
+    inner._closed = False
+    with pytest.raises(OSError):
+        inner.wakeup()  # what the hook did before
+    for _, wakeup in list(cfp._threads_wakeups.items()):  # type: ignore[attr-defined]
+        wakeup.wakeup()  # what the hook does now: no error
+    inner._closed = True
