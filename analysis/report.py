@@ -550,8 +550,13 @@ def render(run: RunData, sections: list[Section], errors: list[str], out: Path) 
     else:
         parts.append("<h2>Key findings</h2><ul class='key'>")
         for sec in sections:
-            for f in sec.findings:
-                parts.append(f"<li><b>{esc(sec.title)}.</b> {esc(f)}</li>")
+            # a section's title once, its findings under it (a title repeated before each of eight
+            # findings read as noise)
+            if len(sec.findings) == 1:
+                parts.append(f"<li><b>{esc(sec.title)}.</b> {esc(sec.findings[0])}</li>")
+            elif sec.findings:
+                items = "".join(f"<li>{esc(f)}</li>" for f in sec.findings)
+                parts.append(f"<li><b>{esc(sec.title)}.</b><ul>{items}</ul></li>")
         parts.append("</ul>")
     used: set[str] = set()
     for sec in sections:

@@ -215,3 +215,13 @@ def test_a_large_export_is_written_in_chunks_with_progress(tmp_path, monkeypatch
     empty = tmp_path / "e.csv"
     L._write_export(df.iloc[:0], empty, "csv", "export e")
     assert empty.read_text().strip() == "a,b,c"
+
+
+def test_key_findings_name_each_section_once(tmp_path: Path) -> None:
+    """A section with several findings is named once in the key findings, its findings under it."""
+    page = R.build_report(_toy(tmp_path)).read_text()
+    key = page.split("<h2>Key findings</h2>", 1)[1].split("</ul>\n", 1)[0].split("<h2>", 1)[0]
+    titles = re.findall(r"<li><b>([^<]+)\.</b>", key)
+    assert titles and len(titles) == len(set(titles)), titles
+    # the toy study's lengths section has more than one finding: they are listed under its title
+    assert re.search(r"<li><b>[^<]+\.</b><ul><li>.+?</li><li>", key)
