@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import json
 import math
+import operator
 from bisect import bisect_right  # noqa: F401 - sim.sun.agents reads it as R.bisect_right
 from dataclasses import dataclass, field, replace  # noqa: F401 - replace: read by sim.sun.agents as R.replace
 from typing import Any, Mapping, Sequence
@@ -478,15 +479,19 @@ class SunState(SunStands, State):
         area_w = ring_before.width[a0] * 1000.0 if a0 is not None and math.isfinite(ring_before.width[a0]) else None
         bodies = self.bodies()
         res = self.table.throw(bodies, math.radians(a.aim) % TAU, a.release, noise)
-        prior = {b.id for b in bodies}
-        self._set_bodies(res.bodies)
-        causes = dict(res.penalties)
         pens: list[tuple[int, str]] = []
-        for i in sorted(prior):
-            if self.role[i] == FIELD:
-                self.role[i] = OUT
-                self.owner[i] = self.seat
-                pens.append((i, causes.get(i, "left the table")))
+        # a clean pass (every body handed back as it was handed over, no penalty) changes no pose
+        # and no role: reading it back would be a no-op, and the ring built before it stays current
+        clean = not res.penalties and len(res.bodies) == len(bodies) and all(map(operator.is_, res.bodies, bodies))
+        if not clean:
+            prior = {b.id for b in bodies}
+            self._set_bodies(res.bodies)
+            causes = dict(res.penalties)
+            for i in sorted(prior):
+                if self.role[i] == FIELD:
+                    self.role[i] = OUT
+                    self.owner[i] = self.seat
+                    pens.append((i, causes.get(i, "left the table")))
         for i, c in res.penalties:
             if 0 <= i < len(self.role) and self.role[i] in (BASE, TOP, GATE):
                 self.role[i] = OUT
@@ -496,10 +501,12 @@ class SunState(SunStands, State):
                 pens.append((i, c))
         before_fix = {i for i, r in enumerate(self.role) if r == OUT}
         if self._fix_orphans():
+            clean = False
             for i, r in enumerate(self.role):
                 if r == OUT and i not in before_fix and self.owner.get(i) == self.seat:
                     pens.append((i, "fell_from_support"))
-        self._dirty()
+        if not clean:
+            self._dirty()
         through = res.through_aim_gap
         if res.crossings and not ring_before.empty:
             hit = [any(ring_before.gap_of_angle(c) == g for c in res.crossings) for g in areas if g is not None]
