@@ -16,6 +16,7 @@ from functools import lru_cache
 from sim.sun.actions import Gate, MoveMarker, Pass, Stack, made_once
 from sim.sun.board import BASE, GATE, TOP, SunBoard
 from sim.sun.ring import TAU, Pos, Ring, arcs_overlap, gap_width, lintel_footprint, orbit_arc, pose_top
+from sim.sun.specs import ShapeSpec
 
 #: where pass candidates aim along each legal arc (fractions of it), and their releases beyond a
 #: hand span (m)
@@ -49,6 +50,9 @@ class PlaceFacts:
     stones: dict[str, int] = field(default_factory=dict)
     #: per top stone: its position once that stone is taken (``_pos_without``), filled as asked
     reverted: dict[int, Pos] = field(default_factory=dict)
+    #: per (shape, support ids) of a gate taking a stone on the base: the ids of the positions its
+    #: lintel hits, in ring order, and whether it hits a gate (``SunLegality._gate_hits``), filled as asked
+    gate_hits: dict[tuple[str, int, int], tuple[list[int], bool]] = field(default_factory=dict)
 
 
 class SunLegality(SunBoard):
@@ -459,19 +463,25 @@ class SunLegality(SunBoard):
             return why
         # the lintel must not hit a neighbour as tall as its supports, nor another gate
         under = min(pa.top_z, pb.top_z)
-        low = under - 0.001
-        ida, idb = pa.id, pb.id
-        for q in ring.pos:
-            if q.id == ida or q.id == idb or (single and q.id == st):
-                continue
-            qq = q if q.top != st else self._pos_without(q, st, facts)
-            if qq.top_z > low:
-                q0 = qq.angle - qq.half  # arcs_overlap(lo, span, q0, 2 * qq.half), inlined
-                if ((q0 - lo) % TAU) <= span or ((lo - q0) % TAU) <= 2 * qq.half:
-                    return f"the gate would hit #{q.id}"
-        thick = min(s.width, s.depth)
-        for (l0, lsp, lu, lt) in ring.lintels:
-            if arcs_overlap(lo, span, l0, lsp) and lu < under + thick + 0.001 and lt > under - 0.001:
+        if single:
+            # A stone on the base is no position's top, so the supports and every other position are
+            # as on the ring, whichever stone of the shape is taken: the positions the lintel hits
+            # (in ring order) and whether it hits a gate are found once per shape and supports on
+            # this position, and the stone's own position is passed over here
+            ckey = (self.shapes[st], pa.id, pb.id)
+            hits = facts.gate_hits.get(ckey)
+            if hits is None:
+                hits = facts.gate_hits[ckey] = self._gate_hits(ring, pa, pb, -1, lo, span, under, s, facts)
+            for q_id in hits[0]:
+                if q_id != st:
+                    return f"the gate would hit #{q_id}"
+            if hits[1]:
+                return "the gate would hit another gate"
+        else:
+            hit_ids, hits_gate = self._gate_hits(ring, pa, pb, st, lo, span, under, s, facts, first_only=True)
+            if hit_ids:
+                return f"the gate would hit #{hit_ids[0]}"
+            if hits_gate:
                 return "the gate would hit another gate"
         # never merge two different players' mark areas
         if single:
@@ -496,6 +506,31 @@ class SunLegality(SunBoard):
         if not self._own_areas_ok(without, own_gaps, ((id_a, id_b), under)):
             return "the mover's own mark area must stay passable (move the marker instead)"
         return None
+
+    def _gate_hits(self, ring: Ring, pa: Pos, pb: Pos, st: int, lo: float, span: float, under: float,
+                   s: ShapeSpec, facts: PlaceFacts, first_only: bool = False) -> tuple[list[int], bool]:
+        """For a lintel of shape ``s`` on supports ``pa``, ``pb`` (their tops as once the stone is
+        taken) with footprint ``lo, span`` (rad) and underside ``under`` (m): the ids, in ring order,
+        of the other positions it would hit (their tops as once the top stone ``st`` is taken; -1:
+        none is), only the first if ``first_only``, and whether it would hit a gate."""
+        low = under - 0.001
+        ida, idb = pa.id, pb.id
+        ids: list[int] = []
+        for q in ring.pos:
+            if q.id == ida or q.id == idb:
+                continue
+            qq = q if q.top != st or st < 0 else self._pos_without(q, st, facts)
+            if qq.top_z > low:
+                q0 = qq.angle - qq.half  # arcs_overlap(lo, span, q0, 2 * qq.half), inlined
+                if ((q0 - lo) % TAU) <= span or ((lo - q0) % TAU) <= 2 * qq.half:
+                    ids.append(q.id)
+                    if first_only:
+                        return ids, False
+        thick = min(s.width, s.depth)
+        for (l0, lsp, lu, lt) in ring.lintels:
+            if arcs_overlap(lo, span, l0, lsp) and lu < under + thick + 0.001 and lt > under - 0.001:
+                return ids, True
+        return ids, False
 
     def _pos_without(self, p: Pos, st: int, facts: PlaceFacts | None = None) -> Pos:
         """Position ``p`` after its top stone ``st`` is taken away (unchanged otherwise).
