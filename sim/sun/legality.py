@@ -22,6 +22,10 @@ from sim.sun.specs import ShapeSpec
 #: hand span (m)
 AIM_FRACTIONS = (0.5, 0.3, 0.7, 0.15, 0.85)
 RELEASE_EXTRA = (0.0, 0.1)
+#: the pass candidates by (pass arcs, releases): a pure memo (``SunLegality._pass_candidates``),
+#: emptied when it holds PASSES_MEMO_SIZE entries (a bound on memory, not on correctness)
+_PASSES_OF: dict[tuple[tuple[tuple[float, float], ...], tuple[float, ...]], tuple[Pass, ...]] = {}
+PASSES_MEMO_SIZE = 1 << 14
 
 
 @lru_cache(maxsize=65536)
@@ -638,19 +642,28 @@ class SunLegality(SunBoard):
     def _pass_candidates(self) -> list[Pass]:
         """A few legal passes: aims at :data:`AIM_FRACTIONS` of each arc, releases a hand span plus
         each of :data:`RELEASE_EXTRA` (the checks of :meth:`_check_pass`, each done once)."""
-        out: list[Pass] = []
-        seen: set[tuple[float, float]] = set()  # (aim, release) of each: as ``Pass(...) in out``
         arcs = self.pass_arcs()
-        self._arcs_for_legal = (out, arcs)  # for the check of the chosen pass (_check_pass)
         releases = self._pass_releases()
-        for s, e in arcs:
-            span = min(e - s, TAU)
-            for f in AIM_FRACTIONS:
-                aim = degrees_6(s + f * span)
-                if not (math.isfinite(aim) and self._aim_in_arcs(aim, arcs)):
-                    continue
-                for release in releases:
-                    if (aim, release) not in seen:
-                        out.append(made_once(Pass, aim, release))
-                        seen.add((aim, release))
+        # the candidates depend on the arcs and the releases alone, and a mark area's arcs recur
+        # from turn to turn while its gap stands (about a third of the turns): kept by them
+        key = (tuple(arcs), tuple(releases))
+        made = _PASSES_OF.get(key)
+        if made is None:
+            found: list[Pass] = []
+            seen: set[tuple[float, float]] = set()  # (aim, release) of each: as ``Pass(...) in found``
+            for s, e in arcs:
+                span = min(e - s, TAU)
+                for f in AIM_FRACTIONS:
+                    aim = degrees_6(s + f * span)
+                    if not (math.isfinite(aim) and self._aim_in_arcs(aim, arcs)):
+                        continue
+                    for release in releases:
+                        if (aim, release) not in seen:
+                            found.append(made_once(Pass, aim, release))
+                            seen.add((aim, release))
+            if len(_PASSES_OF) >= PASSES_MEMO_SIZE:
+                _PASSES_OF.clear()
+            made = _PASSES_OF[key] = tuple(found)
+        out = list(made)
+        self._arcs_for_legal = (out, arcs)  # for the check of the chosen pass (_check_pass)
         return out
