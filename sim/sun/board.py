@@ -71,6 +71,10 @@ class SunBoard:
         self._ring_source: tuple[list[str], dict[int, tuple[int, ...]], dict[int, Pose]] | None = None
         #: positions by (bottom id, its pose, top id, its pose): a pure memo, shared by clones
         self._pos_memo: dict[tuple[int, Pose, int, Pose | None], Pos] = {}
+        #: per bottom stone, the last ``(its pose, top id, the top's pose or None, Pos)`` found in
+        #: ``_pos_memo``: the very pose objects recur ring after ring, and comparing them by identity
+        #: is cheaper than hashing the key (emptied with ``_pos_memo``; shared by clones likewise)
+        self._pos_last: dict[int, tuple[Pose, int, Pose | None, Pos]] = {}
         #: gates' footprints ``(start, span, underside z, top z)`` by (-1 - stone id, pose): a pure memo
         self._lintel_memo: dict[tuple[int, Pose], tuple[float, float, float, float]] = {}
         #: per (shape, support ids): the supports' positions, why no gate of that shape spans them
@@ -146,8 +150,10 @@ class SunBoard:
         lintel_memo = self._lintel_memo
         if len(memo) + len(lintel_memo) + len(self._gate_span_memo) > POS_MEMO_SIZE:
             memo.clear()
+            self._pos_last.clear()
             lintel_memo.clear()
             self._gate_span_memo.clear()
+        last_of = self._pos_last
         tops = {sup[i][0]: i for i, r in enumerate(role) if r == TOP}
         positions = []
         for i, r in enumerate(role):
@@ -155,9 +161,15 @@ class SunBoard:
                 continue
             p = pose[i]
             t = tops.get(i, -1)
-            key = (i, p, t, pose[t] if t >= 0 else None)
+            pt = pose[t] if t >= 0 else None
+            last = last_of.get(i)
+            if last is not None and last[0] is p and last[1] == t and last[2] is pt:
+                positions.append(last[3])  # the very poses: the Pos _pos_memo holds for their key
+                continue
+            key = (i, p, t, pt)
             known = memo.get(key)
             if known is not None:
+                last_of[i] = (p, t, pt, known)
                 positions.append(known)
                 continue
             s = g.shapes[self.shapes[i]]
@@ -166,6 +178,7 @@ class SunBoard:
                 ts = g.shapes[self.shapes[t]]
                 w, d, top = max(w, ts.width), max(d, ts.depth), pose_top(pose[t], ts)
             memo[key] = made = Pos(i, math.atan2(p[1], p[0]) % TAU, math.hypot(p[0], p[1]), w, d, top, t)
+            last_of[i] = (p, t, pt, made)
             positions.append(made)
         gates: dict[tuple[int, int], float] = {}
         lintels = []

@@ -207,3 +207,18 @@ def test_pass_candidates_kept_by_their_arcs_equal_fresh_ones() -> None:
             if "no legal action" not in str(e):
                 raise
     assert checked >= 200
+
+
+def test_positions_kept_by_pose_identity_equal_fresh_ones() -> None:
+    # _make_ring takes a stone's Pos from _pos_last while its pose (and its top's) are the very
+    # objects; the ring must equal one built by a state with no memo at all
+    checked = 0
+
+    def visit(s: R.SunState) -> None:
+        nonlocal checked
+        ring = s._make_ring(s.role, s.sup, s.pose)
+        assert _ring_fields(ring) == _ring_fields(_cold(s).ring()), s.to_notation()
+        checked += 1
+
+    _each_position(8, 800, visit)
+    assert checked >= 80
