@@ -118,13 +118,14 @@ class SunBoard:
     def bodies(self) -> tuple[Body, ...]:
         """Every stone on the table (standing, stacked, gates), in id order."""
         out = []
-        memo = self._body_memo
+        memo, poses, sups, shapes = self._body_memo, self.pose, self.sup, self.shapes
+        # (a stone is on the table unless in the field or out; locals: the rules ask twice a turn)
         for i, r in enumerate(self.role):
-            if r in (BASE, TOP, GATE):
-                pose, sup = self.pose[i], self.sup.get(i, ())
+            if r != FIELD and r != OUT:
+                pose, sup = poses[i], sups.get(i, ())
                 b = memo.get(i)
-                if b is None or b.pose is not pose or b.support != sup or b.shape != self.shapes[i]:
-                    b = memo[i] = Body(i, self.shapes[i], pose, sup)
+                if b is None or b.pose is not pose or b.support != sup or b.shape != shapes[i]:
+                    b = memo[i] = Body(i, shapes[i], pose, sup)
                 out.append(b)
         return tuple(out)
 
