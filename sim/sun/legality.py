@@ -57,6 +57,11 @@ class PlaceFacts:
     #: per (shape, support ids) of a gate taking a stone on the base: the ids of the positions its
     #: lintel hits, in ring order, and whether it hits a gate (``SunLegality._gate_hits``), filled as asked
     gate_hits: dict[tuple[str, int, int], tuple[list[int], bool]] = field(default_factory=dict)
+    #: per stone taken for a gate: (taking it would merge two players' areas, the mover's markers
+    #: lie in gaps it does not bound), filled as asked (``SunLegality._gate_geometry_problem``)
+    taken: dict[int, tuple[bool, bool]] = field(default_factory=dict)
+    #: per (support ids, gate underside z): ``_own_areas_ok`` on this ring with that gate, filled as asked
+    own_ok: dict[tuple[int, int, float], bool] = field(default_factory=dict)
 
 
 class SunLegality(SunBoard):
@@ -487,20 +492,32 @@ class SunLegality(SunBoard):
                 return f"the gate would hit #{hit_ids[0]}"
             if hits_gate:
                 return "the gate would hit another gate"
-        # never merge two different players' mark areas
-        if single:
-            g1, g2 = (ks - 1) % ring.n, ks
-            in1 = {x for x, gm in facts.marker_gaps if gm == g1}
-            in2 = {x for x, gm in facts.marker_gaps if gm == g2}
-            if any(x != y for x in in1 for y in in2):
-                return "removing it would merge two players' mark areas"
-        # the ring after the gate: the ring without the stone, with ``under`` on the gate's gap.
-        # Where the mover's markers lie in gaps away from the stone's position (not bounded by
-        # it), those gaps are the same on that ring as on this one, as are their nearest gaps.
-        k_st = ks if single else ring.index[self.sup[st][0]]
-        own = facts.own_gaps
-        if ring.n >= 4 and all(gi is not None and gi != k_st and gi != (k_st - 1) % ring.n for gi in own):
-            if not self._own_areas_ok(ring, own, ((id_a, id_b), under)):
+        # what depends on the stone taken only (not on the supports) is found once per stone
+        taken = facts.taken.get(st)
+        if taken is None:
+            # never merge two different players' mark areas
+            merges = False
+            if single:
+                g1, g2 = (ks - 1) % ring.n, ks
+                in1 = {x for x, gm in facts.marker_gaps if gm == g1}
+                in2 = {x for x, gm in facts.marker_gaps if gm == g2}
+                merges = any(x != y for x in in1 for y in in2)
+            # the ring after the gate: the ring without the stone, with ``under`` on the gate's gap.
+            # Where the mover's markers lie in gaps away from the stone's position (not bounded by
+            # it), those gaps are the same on that ring as on this one, as are their nearest gaps.
+            k_st = ks if single else ring.index[self.sup[st][0]]
+            away = ring.n >= 4 and all(gi is not None and gi != k_st and gi != (k_st - 1) % ring.n
+                                       for gi in facts.own_gaps)
+            taken = facts.taken[st] = (merges, away)
+        if taken[0]:
+            return "removing it would merge two players' mark areas"
+        if taken[1]:
+            # this ring, with the gate's ``under`` on its gap (the same for every stone taken)
+            okey = (id_a, id_b, under)
+            ok = facts.own_ok.get(okey)
+            if ok is None:
+                ok = facts.own_ok[okey] = self._own_areas_ok(ring, facts.own_gaps, ((id_a, id_b), under))
+            if not ok:
                 return "the mover's own mark area must stay passable (move the marker instead)"
             return None
         if st not in facts.removal:

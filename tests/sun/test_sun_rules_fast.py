@@ -152,8 +152,9 @@ def test_certain_stand_verdicts_equal_the_placement_check() -> None:
 
 def test_gate_hits_kept_per_shape_and_supports_equal_a_fresh_check() -> None:
     # _gate_geometry_problem keeps, per (shape, supports), the positions a lintel hits when the
-    # stone taken stands on the base; every gate's verdict (its reason too) with those kept must
-    # equal the verdict with fresh facts
+    # stone taken stands on the base, per stone taken its mark-area facts, and per (supports,
+    # underside) the mover's-area verdict; every gate's verdict (its reason too) with those kept
+    # must equal the verdict with fresh facts
     checked = hits = 0
 
     def visit(s: R.SunState) -> None:
