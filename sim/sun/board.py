@@ -94,6 +94,9 @@ class SunBoard:
         self._releases_of: tuple[Geometry, list[float]] | None = None
         #: the last :class:`Body` made of each stone (reused while its pose is the same object)
         self._body_memo: dict[int, Body] = {}
+        #: ``bodies()`` as it was last asked, None since the last ``_dirty`` (like ``_ring``: every
+        #: change of roles, poses or supports is followed by ``_dirty`` before either is read)
+        self._bodies: tuple[Body, ...] | None = None
         self._legal: Sequence[SunAction] | None = None
         self.recorder: Any = None
 
@@ -117,6 +120,8 @@ class SunBoard:
     # --- ring --------------------------------------------------------------------------------
     def bodies(self) -> tuple[Body, ...]:
         """Every stone on the table (standing, stacked, gates), in id order."""
+        if self._bodies is not None:
+            return self._bodies  # nothing changed since (a clean pass keeps them for the next placement)
         out = []
         memo, poses, sups, shapes = self._body_memo, self.pose, self.sup, self.shapes
         # (a stone is on the table unless in the field or out; locals: the rules ask twice a turn)
@@ -127,7 +132,8 @@ class SunBoard:
                 if b is None or b.pose is not pose or b.support != sup or b.shape != shapes[i]:
                     b = memo[i] = Body(i, shapes[i], pose, sup)
                 out.append(b)
-        return tuple(out)
+        self._bodies = made = tuple(out)
+        return made
 
     def ring(self) -> Ring:
         """The ring as it stands now (cached)."""
@@ -202,6 +208,7 @@ class SunBoard:
 
     def _dirty(self) -> None:
         self._ring = None
+        self._bodies = None
         self._legal = None
 
     def mark_areas(self, seat: int, ring: Ring | None = None) -> list[int | None]:

@@ -223,3 +223,25 @@ def test_positions_kept_by_pose_identity_equal_fresh_ones() -> None:
 
     _each_position(8, 800, visit)
     assert checked >= 80
+
+
+def test_kept_bodies_equal_fresh_ones_at_every_step() -> None:
+    # bodies() keeps its answer until the next _dirty (a clean pass keeps it for the next
+    # placement): at every step of random games it must equal the bodies computed anew
+    checked = 0
+
+    def visit(s: R.SunState, _step: int) -> None:
+        nonlocal checked
+        kept = s.bodies()
+        s._bodies = None
+        assert s.bodies() == kept, s.to_notation()
+        checked += 1
+
+    for seed in range(900, 908):
+        try:
+            play_random(GAME, None, np.random.default_rng(seed), state=variant_state(seed), leads=False,
+                        before_step=visit)
+        except ValueError as e:  # as _each_position: orbit mode can leave a seat without a legal pass
+            if "no legal action" not in str(e):
+                raise
+    assert checked >= 500
