@@ -367,13 +367,22 @@ class SunState(SunStands, State):
         res = self.table.place(bodies, pl, noise)
         self.pending = None
         placed_ok = res.standing and any(b.id == pl.stone for b in res.bodies)
-        # everything that was on the table and is not returned (the placed stone aside) was knocked
-        prior = {b.id for b in bodies}
-        self._set_bodies([b for b in res.bodies if b.id != pl.stone or placed_ok])
-        for i in prior:
-            if self.role[i] == FIELD and i != pl.stone:
-                self.role[i] = OUT
-                self.owner[i] = self.seat
+        n_before = len(bodies)
+        if pl.kind != "gate" and not res.knocked and len(res.bodies) == n_before + 1 \
+                and res.bodies[n_before].id == pl.stone and all(map(operator.is_, res.bodies, bodies)):
+            # every stone on the table handed back as it was handed over, plus the new one (a stand
+            # or stack comes from the field): what the read-back below does, without its loops
+            new = res.bodies[n_before]
+            if placed_ok and new.pose is not self.pose.get(new.id):
+                self.pose[new.id] = tuple(map(float, new.pose))  # type: ignore[assignment]
+        else:
+            # everything that was on the table and is not returned (the placed stone aside) was knocked
+            prior = {b.id for b in bodies}
+            self._set_bodies([b for b in res.bodies if b.id != pl.stone or placed_ok])
+            for i in prior:
+                if self.role[i] == FIELD and i != pl.stone:
+                    self.role[i] = OUT
+                    self.owner[i] = self.seat
         for i, _cause in res.knocked:
             if 0 <= i < len(self.role) and i != pl.stone and self.role[i] != OUT:
                 self.role[i] = OUT
@@ -499,11 +508,11 @@ class SunState(SunStands, State):
                 self.pose.pop(i, None)
                 self.sup.pop(i, None)
                 pens.append((i, c))
-        before_fix = {i for i, r in enumerate(self.role) if r == OUT}
+        before_fix = list(self.role)  # (a copy is cheaper than the set of the stones out)
         if self._fix_orphans():
             clean = False
             for i, r in enumerate(self.role):
-                if r == OUT and i not in before_fix and self.owner.get(i) == self.seat:
+                if r == OUT and before_fix[i] != OUT and self.owner.get(i) == self.seat:
                     pens.append((i, "fell_from_support"))
         if not clean:
             self._dirty()
