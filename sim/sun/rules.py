@@ -367,14 +367,13 @@ class SunState(SunStands, State):
         res = self.table.place(bodies, pl, noise)
         self.pending = None
         placed_ok = res.standing and any(b.id == pl.stone for b in res.bodies)
-        n_before = len(bodies)
-        if pl.kind != "gate" and not res.knocked and len(res.bodies) == n_before + 1 \
-                and res.bodies[n_before].id == pl.stone and all(map(operator.is_, res.bodies, bodies)):
-            # every stone on the table handed back as it was handed over, plus the new one (a stand
-            # or stack comes from the field): what the read-back below does, without its loops
-            new = res.bodies[n_before]
-            if placed_ok and new.pose is not self.pose.get(new.id):
-                self.pose[new.id] = tuple(map(float, new.pose))  # type: ignore[assignment]
+        n0 = len(bodies)
+        # a stand or stack (from the field) for which the table hands back every body as handed over,
+        # plus the new one: the read-back below would change the new stone's pose only
+        if pl.kind != "gate" and not res.knocked and len(res.bodies) == n0 + 1 and res.bodies[n0].id == pl.stone \
+                and all(map(operator.is_, res.bodies, bodies)):
+            if placed_ok and res.bodies[n0].pose is not self.pose.get(pl.stone):
+                self.pose[pl.stone] = tuple(map(float, res.bodies[n0].pose))  # type: ignore[assignment]
         else:
             # everything that was on the table and is not returned (the placed stone aside) was knocked
             prior = {b.id for b in bodies}
@@ -489,8 +488,7 @@ class SunState(SunStands, State):
         bodies = self.bodies()
         res = self.table.throw(bodies, math.radians(a.aim) % TAU, a.release, noise)
         pens: list[tuple[int, str]] = []
-        # a clean pass (every body handed back as it was handed over, no penalty) changes no pose
-        # and no role: reading it back would be a no-op, and the ring built before it stays current
+        # a clean pass (each body handed back as handed over, no penalty): no pose or role changes, the ring stays
         clean = not res.penalties and len(res.bodies) == len(bodies) and all(map(operator.is_, res.bodies, bodies))
         if not clean:
             prior = {b.id for b in bodies}
