@@ -71,6 +71,10 @@ class SunBoard:
         self._ring_source: tuple[list[str], dict[int, tuple[int, ...]], dict[int, Pose]] | None = None
         #: positions by (bottom id, its pose, top id, its pose): a pure memo, shared by clones
         self._pos_memo: dict[tuple[int, Pose, int, Pose | None], Pos] = {}
+        #: per bottom stone, the last ``(its pose, top id, the top's pose or None, Pos)`` found in
+        #: ``_pos_memo``: the very pose objects recur ring after ring, and comparing them by identity
+        #: is cheaper than hashing the key (emptied with ``_pos_memo``; shared by clones likewise)
+        self._pos_last: dict[int, tuple[Pose, int, Pose | None, Pos]] = {}
         #: gates' footprints ``(start, span, underside z, top z)`` by (-1 - stone id, pose): a pure memo
         self._lintel_memo: dict[tuple[int, Pose], tuple[float, float, float, float]] = {}
         #: per (shape, support ids): the supports' positions, why no gate of that shape spans them
@@ -90,6 +94,9 @@ class SunBoard:
         self._releases_of: tuple[Geometry, list[float]] | None = None
         #: the last :class:`Body` made of each stone (reused while its pose is the same object)
         self._body_memo: dict[int, Body] = {}
+        #: ``bodies()`` as it was last asked, None since the last ``_dirty`` (like ``_ring``: every
+        #: change of roles, poses or supports is followed by ``_dirty`` before either is read)
+        self._bodies: tuple[Body, ...] | None = None
         self._legal: Sequence[SunAction] | None = None
         self.recorder: Any = None
 
@@ -113,16 +120,20 @@ class SunBoard:
     # --- ring --------------------------------------------------------------------------------
     def bodies(self) -> tuple[Body, ...]:
         """Every stone on the table (standing, stacked, gates), in id order."""
+        if self._bodies is not None:
+            return self._bodies  # nothing changed since (a clean pass keeps them for the next placement)
         out = []
-        memo = self._body_memo
+        memo, poses, sups, shapes = self._body_memo, self.pose, self.sup, self.shapes
+        # (a stone is on the table unless in the field or out; locals: the rules ask twice a turn)
         for i, r in enumerate(self.role):
-            if r in (BASE, TOP, GATE):
-                pose, sup = self.pose[i], self.sup.get(i, ())
+            if r != FIELD and r != OUT:
+                pose, sup = poses[i], sups.get(i, ())
                 b = memo.get(i)
-                if b is None or b.pose is not pose or b.support != sup or b.shape != self.shapes[i]:
-                    b = memo[i] = Body(i, self.shapes[i], pose, sup)
+                if b is None or b.pose is not pose or b.support != sup or b.shape != shapes[i]:
+                    b = memo[i] = Body(i, shapes[i], pose, sup)
                 out.append(b)
-        return tuple(out)
+        self._bodies = made = tuple(out)
+        return made
 
     def ring(self) -> Ring:
         """The ring as it stands now (cached)."""
@@ -146,8 +157,10 @@ class SunBoard:
         lintel_memo = self._lintel_memo
         if len(memo) + len(lintel_memo) + len(self._gate_span_memo) > POS_MEMO_SIZE:
             memo.clear()
+            self._pos_last.clear()
             lintel_memo.clear()
             self._gate_span_memo.clear()
+        last_of = self._pos_last
         tops = {sup[i][0]: i for i, r in enumerate(role) if r == TOP}
         positions = []
         for i, r in enumerate(role):
@@ -155,9 +168,15 @@ class SunBoard:
                 continue
             p = pose[i]
             t = tops.get(i, -1)
-            key = (i, p, t, pose[t] if t >= 0 else None)
+            pt = pose[t] if t >= 0 else None
+            last = last_of.get(i)
+            if last is not None and last[0] is p and last[1] == t and last[2] is pt:
+                positions.append(last[3])  # the very poses: the Pos _pos_memo holds for their key
+                continue
+            key = (i, p, t, pt)
             known = memo.get(key)
             if known is not None:
+                last_of[i] = (p, t, pt, known)
                 positions.append(known)
                 continue
             s = g.shapes[self.shapes[i]]
@@ -166,6 +185,7 @@ class SunBoard:
                 ts = g.shapes[self.shapes[t]]
                 w, d, top = max(w, ts.width), max(d, ts.depth), pose_top(pose[t], ts)
             memo[key] = made = Pos(i, math.atan2(p[1], p[0]) % TAU, math.hypot(p[0], p[1]), w, d, top, t)
+            last_of[i] = (p, t, pt, made)
             positions.append(made)
         gates: dict[tuple[int, int], float] = {}
         lintels = []
@@ -188,6 +208,7 @@ class SunBoard:
 
     def _dirty(self) -> None:
         self._ring = None
+        self._bodies = None
         self._legal = None
 
     def mark_areas(self, seat: int, ring: Ring | None = None) -> list[int | None]:

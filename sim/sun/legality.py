@@ -16,11 +16,16 @@ from functools import lru_cache
 from sim.sun.actions import Gate, MoveMarker, Pass, Stack, made_once
 from sim.sun.board import BASE, GATE, TOP, SunBoard
 from sim.sun.ring import TAU, Pos, Ring, arcs_overlap, gap_width, lintel_footprint, orbit_arc, pose_top
+from sim.sun.specs import ShapeSpec
 
 #: where pass candidates aim along each legal arc (fractions of it), and their releases beyond a
 #: hand span (m)
 AIM_FRACTIONS = (0.5, 0.3, 0.7, 0.15, 0.85)
 RELEASE_EXTRA = (0.0, 0.1)
+#: the pass candidates by (pass arcs, releases): a pure memo (``SunLegality._pass_candidates``),
+#: emptied when it holds PASSES_MEMO_SIZE entries (a bound on memory, not on correctness)
+_PASSES_OF: dict[tuple[tuple[tuple[float, float], ...], tuple[float, ...]], tuple[Pass, ...]] = {}
+PASSES_MEMO_SIZE = 1 << 14
 
 
 @lru_cache(maxsize=65536)
@@ -49,6 +54,14 @@ class PlaceFacts:
     stones: dict[str, int] = field(default_factory=dict)
     #: per top stone: its position once that stone is taken (``_pos_without``), filled as asked
     reverted: dict[int, Pos] = field(default_factory=dict)
+    #: per (shape, support ids) of a gate taking a stone on the base: the ids of the positions its
+    #: lintel hits, in ring order, and whether it hits a gate (``SunLegality._gate_hits``), filled as asked
+    gate_hits: dict[tuple[str, int, int], tuple[list[int], bool]] = field(default_factory=dict)
+    #: per stone taken for a gate: (taking it would merge two players' areas, the mover's markers
+    #: lie in gaps it does not bound), filled as asked (``SunLegality._gate_geometry_problem``)
+    taken: dict[int, tuple[bool, bool]] = field(default_factory=dict)
+    #: per (support ids, gate underside z): ``_own_areas_ok`` on this ring with that gate, filled as asked
+    own_ok: dict[tuple[int, int, float], bool] = field(default_factory=dict)
 
 
 class SunLegality(SunBoard):
@@ -459,34 +472,52 @@ class SunLegality(SunBoard):
             return why
         # the lintel must not hit a neighbour as tall as its supports, nor another gate
         under = min(pa.top_z, pb.top_z)
-        low = under - 0.001
-        ida, idb = pa.id, pb.id
-        for q in ring.pos:
-            if q.id == ida or q.id == idb or (single and q.id == st):
-                continue
-            qq = q if q.top != st else self._pos_without(q, st, facts)
-            if qq.top_z > low:
-                q0 = qq.angle - qq.half  # arcs_overlap(lo, span, q0, 2 * qq.half), inlined
-                if ((q0 - lo) % TAU) <= span or ((lo - q0) % TAU) <= 2 * qq.half:
-                    return f"the gate would hit #{q.id}"
-        thick = min(s.width, s.depth)
-        for (l0, lsp, lu, lt) in ring.lintels:
-            if arcs_overlap(lo, span, l0, lsp) and lu < under + thick + 0.001 and lt > under - 0.001:
-                return "the gate would hit another gate"
-        # never merge two different players' mark areas
         if single:
-            g1, g2 = (ks - 1) % ring.n, ks
-            in1 = {x for x, gm in facts.marker_gaps if gm == g1}
-            in2 = {x for x, gm in facts.marker_gaps if gm == g2}
-            if any(x != y for x in in1 for y in in2):
-                return "removing it would merge two players' mark areas"
-        # the ring after the gate: the ring without the stone, with ``under`` on the gate's gap.
-        # Where the mover's markers lie in gaps away from the stone's position (not bounded by
-        # it), those gaps are the same on that ring as on this one, as are their nearest gaps.
-        k_st = ks if single else ring.index[self.sup[st][0]]
-        own = facts.own_gaps
-        if ring.n >= 4 and all(gi is not None and gi != k_st and gi != (k_st - 1) % ring.n for gi in own):
-            if not self._own_areas_ok(ring, own, ((id_a, id_b), under)):
+            # A stone on the base is no position's top, so the supports and every other position are
+            # as on the ring, whichever stone of the shape is taken: the positions the lintel hits
+            # (in ring order) and whether it hits a gate are found once per shape and supports on
+            # this position, and the stone's own position is passed over here
+            ckey = (self.shapes[st], pa.id, pb.id)
+            hits = facts.gate_hits.get(ckey)
+            if hits is None:
+                hits = facts.gate_hits[ckey] = self._gate_hits(ring, pa, pb, -1, lo, span, under, s, facts)
+            for q_id in hits[0]:
+                if q_id != st:
+                    return f"the gate would hit #{q_id}"
+            if hits[1]:
+                return "the gate would hit another gate"
+        else:
+            hit_ids, hits_gate = self._gate_hits(ring, pa, pb, st, lo, span, under, s, facts, first_only=True)
+            if hit_ids:
+                return f"the gate would hit #{hit_ids[0]}"
+            if hits_gate:
+                return "the gate would hit another gate"
+        # what depends on the stone taken only (not on the supports) is found once per stone
+        taken = facts.taken.get(st)
+        if taken is None:
+            # never merge two different players' mark areas
+            merges = False
+            if single:
+                g1, g2 = (ks - 1) % ring.n, ks
+                in1 = {x for x, gm in facts.marker_gaps if gm == g1}
+                in2 = {x for x, gm in facts.marker_gaps if gm == g2}
+                merges = any(x != y for x in in1 for y in in2)
+            # the ring after the gate: the ring without the stone, with ``under`` on the gate's gap.
+            # Where the mover's markers lie in gaps away from the stone's position (not bounded by
+            # it), those gaps are the same on that ring as on this one, as are their nearest gaps.
+            k_st = ks if single else ring.index[self.sup[st][0]]
+            away = ring.n >= 4 and all(gi is not None and gi != k_st and gi != (k_st - 1) % ring.n
+                                       for gi in facts.own_gaps)
+            taken = facts.taken[st] = (merges, away)
+        if taken[0]:
+            return "removing it would merge two players' mark areas"
+        if taken[1]:
+            # this ring, with the gate's ``under`` on its gap (the same for every stone taken)
+            okey = (id_a, id_b, under)
+            ok = facts.own_ok.get(okey)
+            if ok is None:
+                ok = facts.own_ok[okey] = self._own_areas_ok(ring, facts.own_gaps, ((id_a, id_b), under))
+            if not ok:
                 return "the mover's own mark area must stay passable (move the marker instead)"
             return None
         if st not in facts.removal:
@@ -496,6 +527,31 @@ class SunLegality(SunBoard):
         if not self._own_areas_ok(without, own_gaps, ((id_a, id_b), under)):
             return "the mover's own mark area must stay passable (move the marker instead)"
         return None
+
+    def _gate_hits(self, ring: Ring, pa: Pos, pb: Pos, st: int, lo: float, span: float, under: float,
+                   s: ShapeSpec, facts: PlaceFacts, first_only: bool = False) -> tuple[list[int], bool]:
+        """For a lintel of shape ``s`` on supports ``pa``, ``pb`` (their tops as once the stone is
+        taken) with footprint ``lo, span`` (rad) and underside ``under`` (m): the ids, in ring order,
+        of the other positions it would hit (their tops as once the top stone ``st`` is taken; -1:
+        none is), only the first if ``first_only``, and whether it would hit a gate."""
+        low = under - 0.001
+        ida, idb = pa.id, pb.id
+        ids: list[int] = []
+        for q in ring.pos:
+            if q.id == ida or q.id == idb:
+                continue
+            qq = q if q.top != st or st < 0 else self._pos_without(q, st, facts)
+            if qq.top_z > low:
+                q0 = qq.angle - qq.half  # arcs_overlap(lo, span, q0, 2 * qq.half), inlined
+                if ((q0 - lo) % TAU) <= span or ((lo - q0) % TAU) <= 2 * qq.half:
+                    ids.append(q.id)
+                    if first_only:
+                        return ids, False
+        thick = min(s.width, s.depth)
+        for (l0, lsp, lu, lt) in ring.lintels:
+            if arcs_overlap(lo, span, l0, lsp) and lu < under + thick + 0.001 and lt > under - 0.001:
+                return ids, True
+        return ids, False
 
     def _pos_without(self, p: Pos, st: int, facts: PlaceFacts | None = None) -> Pos:
         """Position ``p`` after its top stone ``st`` is taken away (unchanged otherwise).
@@ -603,19 +659,30 @@ class SunLegality(SunBoard):
     def _pass_candidates(self) -> list[Pass]:
         """A few legal passes: aims at :data:`AIM_FRACTIONS` of each arc, releases a hand span plus
         each of :data:`RELEASE_EXTRA` (the checks of :meth:`_check_pass`, each done once)."""
-        out: list[Pass] = []
-        seen: set[tuple[float, float]] = set()  # (aim, release) of each: as ``Pass(...) in out``
         arcs = self.pass_arcs()
-        self._arcs_for_legal = (out, arcs)  # for the check of the chosen pass (_check_pass)
         releases = self._pass_releases()
-        for s, e in arcs:
-            span = min(e - s, TAU)
-            for f in AIM_FRACTIONS:
-                aim = degrees_6(s + f * span)
-                if not (math.isfinite(aim) and self._aim_in_arcs(aim, arcs)):
-                    continue
-                for release in releases:
-                    if (aim, release) not in seen:
-                        out.append(made_once(Pass, aim, release))
-                        seen.add((aim, release))
+        # the candidates depend on the arcs and the releases alone, and a mark area's arcs recur
+        # from turn to turn while its gap stands (about a third of the turns): kept by them
+        key = (tuple(arcs), tuple(releases))
+        made = _PASSES_OF.get(key)
+        if made is None:
+            found: list[Pass] = []
+            seen: set[tuple[float, float]] = set()  # (aim, release) of each: as ``Pass(...) in found``
+            for s, e in arcs:
+                span = min(e - s, TAU)
+                for f in AIM_FRACTIONS:
+                    aim = degrees_6(s + f * span)
+                    if not (math.isfinite(aim) and self._aim_in_arcs(aim, arcs)):
+                        continue
+                    for release in releases:
+                        if (aim, release) not in seen:
+                            # made anew, not through made_once: a new mark area's aims are new
+                            # (98 % of these were not in its memo), and the arcs' memo above keeps them
+                            found.append(Pass(aim, release))
+                            seen.add((aim, release))
+            if len(_PASSES_OF) >= PASSES_MEMO_SIZE:
+                _PASSES_OF.clear()
+            made = _PASSES_OF[key] = tuple(found)
+        out = list(made)
+        self._arcs_for_legal = (out, arcs)  # for the check of the chosen pass (_check_pass)
         return out

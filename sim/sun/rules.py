@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import json
 import math
+import operator
 from bisect import bisect_right  # noqa: F401 - sim.sun.agents reads it as R.bisect_right
 from dataclasses import dataclass, field, replace  # noqa: F401 - replace: read by sim.sun.agents as R.replace
 from typing import Any, Mapping, Sequence
@@ -366,13 +367,21 @@ class SunState(SunStands, State):
         res = self.table.place(bodies, pl, noise)
         self.pending = None
         placed_ok = res.standing and any(b.id == pl.stone for b in res.bodies)
-        # everything that was on the table and is not returned (the placed stone aside) was knocked
-        prior = {b.id for b in bodies}
-        self._set_bodies([b for b in res.bodies if b.id != pl.stone or placed_ok])
-        for i in prior:
-            if self.role[i] == FIELD and i != pl.stone:
-                self.role[i] = OUT
-                self.owner[i] = self.seat
+        n0 = len(bodies)
+        # a stand or stack (from the field) for which the table hands back every body as handed over,
+        # plus the new one: the read-back below would change the new stone's pose only
+        if pl.kind != "gate" and not res.knocked and len(res.bodies) == n0 + 1 and res.bodies[n0].id == pl.stone \
+                and all(map(operator.is_, res.bodies, bodies)):
+            if placed_ok and res.bodies[n0].pose is not self.pose.get(pl.stone):
+                self.pose[pl.stone] = tuple(map(float, res.bodies[n0].pose))  # type: ignore[assignment]
+        else:
+            # everything that was on the table and is not returned (the placed stone aside) was knocked
+            prior = {b.id for b in bodies}
+            self._set_bodies([b for b in res.bodies if b.id != pl.stone or placed_ok])
+            for i in prior:
+                if self.role[i] == FIELD and i != pl.stone:
+                    self.role[i] = OUT
+                    self.owner[i] = self.seat
         for i, _cause in res.knocked:
             if 0 <= i < len(self.role) and i != pl.stone and self.role[i] != OUT:
                 self.role[i] = OUT
@@ -478,15 +487,18 @@ class SunState(SunStands, State):
         area_w = ring_before.width[a0] * 1000.0 if a0 is not None and math.isfinite(ring_before.width[a0]) else None
         bodies = self.bodies()
         res = self.table.throw(bodies, math.radians(a.aim) % TAU, a.release, noise)
-        prior = {b.id for b in bodies}
-        self._set_bodies(res.bodies)
-        causes = dict(res.penalties)
         pens: list[tuple[int, str]] = []
-        for i in sorted(prior):
-            if self.role[i] == FIELD:
-                self.role[i] = OUT
-                self.owner[i] = self.seat
-                pens.append((i, causes.get(i, "left the table")))
+        # a clean pass (each body handed back as handed over, no penalty): no pose or role changes, the ring stays
+        clean = not res.penalties and len(res.bodies) == len(bodies) and all(map(operator.is_, res.bodies, bodies))
+        if not clean:
+            prior = {b.id for b in bodies}
+            self._set_bodies(res.bodies)
+            causes = dict(res.penalties)
+            for i in sorted(prior):
+                if self.role[i] == FIELD:
+                    self.role[i] = OUT
+                    self.owner[i] = self.seat
+                    pens.append((i, causes.get(i, "left the table")))
         for i, c in res.penalties:
             if 0 <= i < len(self.role) and self.role[i] in (BASE, TOP, GATE):
                 self.role[i] = OUT
@@ -494,12 +506,14 @@ class SunState(SunStands, State):
                 self.pose.pop(i, None)
                 self.sup.pop(i, None)
                 pens.append((i, c))
-        before_fix = {i for i, r in enumerate(self.role) if r == OUT}
+        before_fix = list(self.role)  # (a copy is cheaper than the set of the stones out)
         if self._fix_orphans():
+            clean = False
             for i, r in enumerate(self.role):
-                if r == OUT and i not in before_fix and self.owner.get(i) == self.seat:
+                if r == OUT and before_fix[i] != OUT and self.owner.get(i) == self.seat:
                     pens.append((i, "fell_from_support"))
-        self._dirty()
+        if not clean:
+            self._dirty()
         through = res.through_aim_gap
         if res.crossings and not ring_before.empty:
             hit = [any(ring_before.gap_of_angle(c) == g for c in res.crossings) for g in areas if g is not None]

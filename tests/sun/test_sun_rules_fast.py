@@ -148,3 +148,100 @@ def test_certain_stand_verdicts_equal_the_placement_check() -> None:
 
     _each_position(12, 500, visit)
     assert decided >= 1000 and with_lintels >= 200
+
+
+def test_gate_hits_kept_per_shape_and_supports_equal_a_fresh_check() -> None:
+    # _gate_geometry_problem keeps, per (shape, supports), the positions a lintel hits when the
+    # stone taken stands on the base, per stone taken its mark-area facts, and per (supports,
+    # underside) the mover's-area verdict; every gate's verdict (its reason too) with those kept
+    # must equal the verdict with fresh facts
+    checked = hits = 0
+
+    def visit(s: R.SunState) -> None:
+        nonlocal checked, hits
+        ring = s.ring()
+        if ring.n < 3:
+            return
+        shared = s._place_facts()
+        s._gate_candidates(ring, shared)  # fills shared.gate_hits
+        ids = [p.id for p in ring.pos]
+        for st, r in enumerate(s.role):
+            if r not in (R.BASE, R.TOP):
+                continue
+            for a in ids:
+                for b in ids:
+                    gate = R.Gate(st, a, b)
+                    assert s._check_gate(gate, shared) == s._check_gate(gate, s._place_facts()), \
+                        (s.to_notation(), st, a, b)
+                    checked += 1
+        hits += len(shared.gate_hits)
+
+    _each_position(10, 600, visit)
+    assert checked >= 5000 and hits >= 100
+
+
+def test_pass_candidates_kept_by_their_arcs_equal_fresh_ones() -> None:
+    # the pass candidates are kept by (arcs, releases) across states: with that memo emptied, the
+    # same list must come out
+    from sim.sun import legality as L
+
+    checked = 0
+
+    def visit(s: R.SunState) -> None:
+        nonlocal checked
+        if s.phase != "pass" or s.is_terminal():
+            return
+        kept = s._pass_candidates()
+        saved = dict(L._PASSES_OF)
+        L._PASSES_OF.clear()
+        try:
+            assert s._pass_candidates() == kept, s.to_notation()
+        finally:
+            L._PASSES_OF.update(saved)
+        checked += 1
+
+    for seed in range(700, 712):
+        try:
+            play_random(GAME, None, np.random.default_rng(seed), state=variant_state(seed), leads=False,
+                        before_step=lambda st, _step: visit(st))
+        except ValueError as e:  # as _each_position: orbit mode can leave a seat without a legal pass
+            if "no legal action" not in str(e):
+                raise
+    assert checked >= 200
+
+
+def test_positions_kept_by_pose_identity_equal_fresh_ones() -> None:
+    # _make_ring takes a stone's Pos from _pos_last while its pose (and its top's) are the very
+    # objects; the ring must equal one built by a state with no memo at all
+    checked = 0
+
+    def visit(s: R.SunState) -> None:
+        nonlocal checked
+        ring = s._make_ring(s.role, s.sup, s.pose)
+        assert _ring_fields(ring) == _ring_fields(_cold(s).ring()), s.to_notation()
+        checked += 1
+
+    _each_position(8, 800, visit)
+    assert checked >= 80
+
+
+def test_kept_bodies_equal_fresh_ones_at_every_step() -> None:
+    # bodies() keeps its answer until the next _dirty (a clean pass keeps it for the next
+    # placement): at every step of random games it must equal the bodies computed anew
+    checked = 0
+
+    def visit(s: R.SunState, _step: int) -> None:
+        nonlocal checked
+        kept = s.bodies()
+        s._bodies = None
+        assert s.bodies() == kept, s.to_notation()
+        checked += 1
+
+    for seed in range(900, 908):
+        try:
+            play_random(GAME, None, np.random.default_rng(seed), state=variant_state(seed), leads=False,
+                        before_step=visit)
+        except ValueError as e:  # as _each_position: orbit mode can leave a seat without a legal pass
+            if "no legal action" not in str(e):
+                raise
+    assert checked >= 500
