@@ -16,7 +16,7 @@ reading back and judging) over the stepping time: the overhead ratio a game woul
 and the agents cost nothing, the floor under ``game_overhead_ratio`` that the rebuild-per-call
 design sets (docs/sun-physics.md).
 ``rules_actions_per_s``: random playouts of the rules alone on the scripted test double (no
-physics): legal_actions + apply_action + chance sampling.
+physics): legal_actions + apply_action + chance sampling; 20 games after a warm-up of two others.
 """
 
 from __future__ import annotations
@@ -52,15 +52,16 @@ def whole_game(index: int, seed: int = 1, seats: tuple[dict, ...] = MAIN_SEATS
             table_wall_s() - w0)
 
 
-def rules_playouts(games: int = 5) -> tuple[float, float]:
-    """(actions per second, games per second) of random playouts on the scripted table."""
+def rules_playouts(games: int = 5, first: int = 0) -> tuple[float, float]:
+    """(actions per second, games per second) of random playouts on the scripted table, the games
+    seeded ``first`` to ``first + games - 1``."""
     from sim.sun import rules as R
     from sim.sun.game import GAME
 
     n_actions = 0
     # the generators are made before the clock starts: the first one imports numpy.random (about
     # 10 ms, once per process), which is no part of the rules' speed
-    rngs = [np.random.default_rng(g) for g in range(games)]
+    rngs = [np.random.default_rng(g) for g in range(first, first + games)]
     t0 = time.perf_counter()
     for g in range(games):
         # every step counts, chance included; the state is made in the clock, as before
@@ -73,7 +74,10 @@ def benchmarks(quick: bool = False) -> list[dict]:
     """``game_s`` (median of 3 or 7 games) and the rules-only playout rates."""
     _ = whole_game(99)  # warm-up: imports, PyBullet connection
     games = [whole_game(i) for i in range(3 if quick else 7)]
-    aps, gps = rules_playouts(2 if quick else 5)
+    # warm-up on other seeds (the first playouts of a process run about 13 % slower: memos and
+    # caches are being filled), then 20 games: a steadier figure than 5 (games differ in length)
+    _ = rules_playouts(2, first=1000)
+    aps, gps = rules_playouts(4 if quick else 20)
     return [
         {"game": "sun", "metric": "game_s", "value": statistics.median(g[0] for g in games), "unit": "s",
          "note": "whole 2-player game, 32 stones, fast preset, careful vs aggressive, casual hands, one core (median)"},
