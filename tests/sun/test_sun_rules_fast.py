@@ -11,6 +11,7 @@ equal one built from scratch; the gate shortcut must agree with the ring built a
 from __future__ import annotations
 
 import math
+import operator
 from typing import Callable
 
 import numpy as np
@@ -245,3 +246,28 @@ def test_kept_bodies_equal_fresh_ones_at_every_step() -> None:
             if "no legal action" not in str(e):
                 raise
     assert checked >= 500
+
+
+def test_rings_spliced_after_a_stand_equal_rings_built_anew() -> None:
+    # _settle splices a plain stand's position into the ring before it (_ring_after_stand) rather
+    # than rebuilding the ring: after every placement the ring must equal one built by _make_ring
+    # (the very Pos objects) and one of a state with no memo at all
+    checked = 0
+
+    def visit(s: R.SunState, _step: int) -> None:
+        nonlocal checked
+        if s.phase in ("marker", "pass") and s._ring is not None:
+            ring = s.ring()
+            built = s._make_ring(s.role, s.sup, s.pose)
+            assert _ring_fields(ring) == _ring_fields(built) == _ring_fields(_cold(s).ring()), s.to_notation()
+            assert all(map(operator.is_, ring.pos, built.pos))
+            checked += 1
+
+    for seed in range(940, 948):
+        try:
+            play_random(GAME, None, np.random.default_rng(seed), state=variant_state(seed), leads=False,
+                        before_step=visit)
+        except ValueError as e:  # as _each_position: orbit mode can leave a seat without a legal pass
+            if "no legal action" not in str(e):
+                raise
+    assert checked >= 100
