@@ -267,6 +267,44 @@ class Ring:
             setattr(r, name, old[:k - 1] + vals + old[k:] if k > 0 else [vals[1]] + old[:n - 1] + [vals[0]])
         return r
 
+    def minus(self, stone: int) -> Ring:
+        """This ring without the position of bottom stone ``stone`` (a position with no top): the
+        same ring as ``Ring([p for p in self.pos if p.id != stone], gates, self.lintels,
+        reuse=self)`` with this ring's gates, built by splicing this ring's gap lists (only the gap
+        that the two around the stone merge into is computed, as ``__init__`` computes a gap; no
+        gate spans it, since its two positions were no neighbours here). A gate check asks it for
+        the ring once a stone is taken, and then its nearest gaps: the ring's own, ties included.
+
+        Raises:
+            ValueError: fewer than three positions here (``__init__`` then reuses nothing), or
+                ``stone`` is no position's bottom, or that position has a top."""
+        n = self.n
+        k = self.index.get(stone, -1)
+        if n < 3 or k < 0 or self.pos[k].top >= 0:
+            raise ValueError("minus() needs a ring of three or more positions and a position with no top")
+        a, b = self.pos[k - 1], self.pos[(k + 1) % n]
+        sep = (b.angle - a.angle) % TAU
+        if sep >= math.pi:
+            w = math.inf
+        else:
+            h = 0.5 * sep
+            w = clearance_to_bisector(a.radius, a.depth, a.width, h) + clearance_to_bisector(b.radius, b.depth, b.width, h)
+        r = object.__new__(Ring)
+        r.lintels = list(self.lintels)
+        r._arrays = None
+        r._gap_of = {}
+        r._nearest = {}
+        r.pos = self.pos[:k] + self.pos[k + 1:]
+        r.n = n - 1
+        r.angles = self.angles[:k] + self.angles[k + 1:]
+        r.index = {p.id: i for i, p in enumerate(r.pos)}
+        # gaps k - 1 (a -> stone) and k (stone -> b) give way to a -> b; with k == 0 it is the last gap
+        for name, val in (("start", a.angle + a.half), ("end", a.angle + sep - b.half), ("width", w), ("memo", {}),
+                          ("keys", (a.id, b.id)), ("under", None)):
+            old = getattr(self, name)
+            setattr(r, name, old[:k - 1] + [val] + old[k + 1:] if k > 0 else old[1:n - 1] + [val])
+        return r
+
     def gap_of_angle(self, angle: float) -> int | None:
         """Index of the gap whose opening contains ``angle`` (rad), None on a stone or empty ring."""
         if self.n == 0:

@@ -271,3 +271,26 @@ def test_rings_spliced_after_a_stand_equal_rings_built_anew() -> None:
             if "no legal action" not in str(e):
                 raise
     assert checked >= 100
+
+
+def test_a_ring_with_a_stone_spliced_out_equals_the_one_built_without_it() -> None:
+    # the gate check's ring once a stone on the base is taken (Ring.minus) must equal _ring_with's,
+    # nearest gaps (their tie-breaking) included
+    checked = 0
+
+    def visit(s: R.SunState) -> None:
+        nonlocal checked
+        ring = s.ring()
+        if ring.n < 3:
+            return
+        for p in ring.pos:
+            if p.top >= 0:
+                continue
+            spliced, built = ring.minus(p.id), s._ring_with(removed=p.id)
+            assert _ring_fields(spliced) == _ring_fields(built), s.to_notation()
+            probes = [m for ms in s.markers for m in ms] + [p.angle, p.angle + 1e-9, *built.start, *built.end]
+            assert [spliced.nearest_gap(m) for m in probes] == [built.nearest_gap(m) for m in probes]
+            checked += 1
+
+    _each_position(8, 960, visit)
+    assert checked >= 200
