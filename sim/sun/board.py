@@ -179,14 +179,7 @@ class SunBoard:
                 last_of[i] = (p, t, pt, known)
                 positions.append(known)
                 continue
-            s = g.shapes[self.shapes[i]]
-            w, d, top = s.width, s.depth, pose_top(p, s)
-            if t >= 0:
-                ts = g.shapes[self.shapes[t]]
-                w, d, top = max(w, ts.width), max(d, ts.depth), pose_top(pose[t], ts)
-            memo[key] = made = Pos(i, math.atan2(p[1], p[0]) % TAU, math.hypot(p[0], p[1]), w, d, top, t)
-            last_of[i] = (p, t, pt, made)
-            positions.append(made)
+            positions.append(self._new_pos(i, p, t, pt))
         gates: dict[tuple[int, int], float] = {}
         lintels = []
         for i, r in enumerate(role):
@@ -205,6 +198,37 @@ class SunBoard:
                 gates[(a, b)] = lintel[2]
                 lintels.append(lintel)
         return Ring(positions, gates, lintels, reuse=self._ring_last)
+
+    def _new_pos(self, i: int, p: Pose, t: int, pt: Pose | None) -> Pos:
+        """The position of base stone ``i`` at pose ``p`` carrying stone ``t`` (-1: none) at pose
+        ``pt``, made anew and kept in ``_pos_memo`` and ``_pos_last`` (``_make_ring``'s miss)."""
+        g = self.geom
+        s = g.shapes[self.shapes[i]]
+        w, d, top = s.width, s.depth, pose_top(p, s)
+        if t >= 0 and pt is not None:
+            ts = g.shapes[self.shapes[t]]
+            w, d, top = max(w, ts.width), max(d, ts.depth), pose_top(pt, ts)
+        self._pos_memo[(i, p, t, pt)] = made = Pos(i, math.atan2(p[1], p[0]) % TAU, math.hypot(p[0], p[1]), w, d, top, t)
+        self._pos_last[i] = (p, t, pt, made)
+        return made
+
+    def _ring_after_stand(self, before: Ring | None, stone: int) -> None:
+        """Make the ring after ``stone`` was stood on the base from the field, nothing else having
+        moved, role or pose: ``before`` (the ring just before the placement, or None) with the
+        stone's position spliced in (``Ring.plus``) is the ring ``_make_ring`` would build, the same
+        :class:`Pos` objects and shared gap memos, without its loops over every stone (a test
+        compares the two). Leaves the ring to ``ring()`` when ``before`` is not the last ring built
+        or has fewer than two positions, or the memos are due to be emptied."""
+        if before is None or before is not self._ring_last or before.n < 2 or stone in before.index \
+                or len(self._pos_memo) + len(self._lintel_memo) + len(self._gate_span_memo) >= POS_MEMO_SIZE:
+            return
+        p = self.pose[stone]
+        known = self._pos_memo.get((stone, p, -1, None))
+        if known is not None:
+            self._pos_last[stone] = (p, -1, None, known)
+        made = known if known is not None else self._new_pos(stone, p, -1, None)
+        self._ring = self._ring_last = before.plus(made)
+        self._ring_source = (list(self.role), dict(self.sup), dict(self.pose))
 
     def _dirty(self) -> None:
         self._ring = None

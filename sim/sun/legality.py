@@ -521,7 +521,9 @@ class SunLegality(SunBoard):
                 return "the mover's own mark area must stay passable (move the marker instead)"
             return None
         if st not in facts.removal:
-            without = self._ring_with(removed=st)
+            now = self.ring()  # a stone on the base without a top: spliced out (as _ring_with builds it)
+            without = now.minus(st) if single and now.n >= 3 and now.pos[now.index[st]].top < 0 \
+                else self._ring_with(removed=st)
             facts.removal[st] = (without, [without.nearest_gap(m) for m in self.markers[self.seat]])
         without, own_gaps = facts.removal[st]
         if not self._own_areas_ok(without, own_gaps, ((id_a, id_b), under)):

@@ -155,6 +155,18 @@ class Pos:
         return (self.id,) if self.top < 0 else (self.id, self.top)
 
 
+def _new_gap(a: Pos, b: Pos) -> tuple[float, float, float]:
+    """(start, end, clear width) of the gap from position ``a`` counter-clockwise to ``b`` on a
+    ring of two or more positions, as ``Ring.__init__`` computes them (inlined there: its hot loop)."""
+    sep = (b.angle - a.angle) % TAU
+    if sep >= math.pi:
+        w = math.inf
+    else:
+        h = 0.5 * sep
+        w = clearance_to_bisector(a.radius, a.depth, a.width, h) + clearance_to_bisector(b.radius, b.depth, b.width, h)
+    return a.angle + a.half, a.angle + sep - b.half, w
+
+
 class Ring:
     """Positions sorted by angle and the gaps between them.
 
@@ -228,6 +240,20 @@ class Ring:
         """True with no position on the base."""
         return self.n == 0
 
+    def _spliced(self, pos: list[Pos], angles: list[float]) -> Ring:
+        """A new ring of positions ``pos`` (sorted, with their ``angles``) and this ring's lintels,
+        fresh caches; its gap lists are for the caller (``plus``, ``minus``) to splice."""
+        r = object.__new__(Ring)
+        r.lintels = list(self.lintels)
+        r._arrays = None
+        r._gap_of = {}
+        r._nearest = {}
+        r.pos = pos
+        r.n = len(pos)
+        r.angles = angles
+        r.index = {p.id: i for i, p in enumerate(pos)}
+        return r
+
     def plus(self, new: Pos) -> Ring:
         """This ring with one more position (a stand): the same ring as ``Ring(self.pos + [new],
         gates, self.lintels, reuse=self)`` with this ring's gates, built by splicing this ring's
@@ -241,30 +267,39 @@ class Ring:
             raise ValueError("plus() needs a ring of two or more positions and a stone not on it")
         k = bisect_right(self.angles, new.angle)  # where the stable sort by angle puts it
         a, b = self.pos[k - 1], self.pos[k % n]
-        r = object.__new__(Ring)
-        r.lintels = list(self.lintels)
-        r._arrays = None
-        r._gap_of = {}
-        r._nearest = {}
-        r.pos = self.pos[:k] + [new] + self.pos[k:]
-        r.n = n + 1
-        r.angles = self.angles[:k] + [new.angle] + self.angles[k:]
-        r.index = {p.id: i for i, p in enumerate(r.pos)}
-        two = []  # (start, end, width) of gaps a -> new and new -> b, as __init__ computes a gap
-        for p, q in ((a, new), (new, b)):
-            sep = (q.angle - p.angle) % TAU
-            if sep >= math.pi:
-                w = math.inf
-            else:
-                h = 0.5 * sep
-                w = clearance_to_bisector(p.radius, p.depth, p.width, h) + clearance_to_bisector(q.radius, q.depth, q.width, h)
-            two.append((p.angle + p.half, p.angle + sep - q.half, w))
+        r = self._spliced(self.pos[:k] + [new] + self.pos[k:], self.angles[:k] + [new.angle] + self.angles[k:])
+        two = [_new_gap(a, new), _new_gap(new, b)]  # (start, end, width) of gaps a -> new and new -> b
         # gap k - 1 (a -> b) gives way to the two new ones; with k == 0 they sit at both ends
         for name, vals in (("start", [t[0] for t in two]), ("end", [t[1] for t in two]),
                            ("width", [t[2] for t in two]), ("memo", [{}, {}]),
                            ("keys", [(a.id, new.id), (new.id, b.id)]), ("under", [None, None])):
             old = getattr(self, name)
             setattr(r, name, old[:k - 1] + vals + old[k:] if k > 0 else [vals[1]] + old[:n - 1] + [vals[0]])
+        return r
+
+    def minus(self, stone: int) -> Ring:
+        """This ring without the position of bottom stone ``stone`` (a position with no top): the
+        same ring as ``Ring([p for p in self.pos if p.id != stone], gates, self.lintels,
+        reuse=self)`` with this ring's gates, built by splicing this ring's gap lists (only the gap
+        that the two around the stone merge into is computed, as ``__init__`` computes a gap; no
+        gate spans it, since its two positions were no neighbours here). A gate check asks it for
+        the ring once a stone is taken, and then its nearest gaps: the ring's own, ties included.
+
+        Raises:
+            ValueError: fewer than three positions here (``__init__`` then reuses nothing), or
+                ``stone`` is no position's bottom, or that position has a top."""
+        n = self.n
+        k = self.index.get(stone, -1)
+        if n < 3 or k < 0 or self.pos[k].top >= 0:
+            raise ValueError("minus() needs a ring of three or more positions and a position with no top")
+        a, b = self.pos[k - 1], self.pos[(k + 1) % n]
+        start, end, w = _new_gap(a, b)
+        r = self._spliced(self.pos[:k] + self.pos[k + 1:], self.angles[:k] + self.angles[k + 1:])
+        # gaps k - 1 (a -> stone) and k (stone -> b) give way to a -> b; with k == 0 it is the last gap
+        for name, val in (("start", start), ("end", end), ("width", w), ("memo", {}),
+                          ("keys", (a.id, b.id)), ("under", None)):
+            old = getattr(self, name)
+            setattr(r, name, old[:k - 1] + [val] + old[k + 1:] if k > 0 else old[1:n - 1] + [val])
         return r
 
     def gap_of_angle(self, angle: float) -> int | None:

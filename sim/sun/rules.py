@@ -358,20 +358,18 @@ class SunState(SunStands, State):
         a = self.pending
         assert isinstance(a, (Stand, Stack, Gate)), "settle without a pending placement"
         pl = self._placement_of(a)
-        before_role = self.role[pl.stone]
-        before_pose = self.pose.get(pl.stone)
-        before_sup = self.sup.get(pl.stone)
-        bodies = self.bodies()
-        if pl.kind == "gate":
-            bodies = tuple(b for b in bodies if b.id != pl.stone)
+        before_role, before_pose, before_sup = self.role[pl.stone], self.pose.get(pl.stone), self.sup.get(pl.stone)
+        ring0 = self._ring  # None or the ring now (the one a plain stand is spliced into below)
+        bodies = self.bodies() if pl.kind != "gate" else tuple(b for b in self.bodies() if b.id != pl.stone)
         res = self.table.place(bodies, pl, noise)
         self.pending = None
         placed_ok = res.standing and any(b.id == pl.stone for b in res.bodies)
         n0 = len(bodies)
         # a stand or stack (from the field) for which the table hands back every body as handed over,
         # plus the new one: the read-back below would change the new stone's pose only
-        if pl.kind != "gate" and not res.knocked and len(res.bodies) == n0 + 1 and res.bodies[n0].id == pl.stone \
-                and all(map(operator.is_, res.bodies, bodies)):
+        kept = pl.kind != "gate" and not res.knocked and len(res.bodies) == n0 + 1 and res.bodies[n0].id == pl.stone \
+            and all(map(operator.is_, res.bodies, bodies))
+        if kept:
             if placed_ok and res.bodies[n0].pose is not self.pose.get(pl.stone):
                 self.pose[pl.stone] = tuple(map(float, res.bodies[n0].pose))  # type: ignore[assignment]
         else:
@@ -388,7 +386,7 @@ class SunState(SunStands, State):
                 self.owner[i] = self.seat
                 self.pose.pop(i, None)
                 self.sup.pop(i, None)
-        self._fix_orphans()
+        kept = not self._fix_orphans() and kept
         if placed_ok:
             self.role[pl.stone] = {"stand": BASE, "stack": TOP, "gate": GATE}[pl.kind]
             if pl.kind == "stack":
@@ -398,6 +396,8 @@ class SunState(SunStands, State):
             if self.role[pl.stone] == TOP and self.role[pl.on] != BASE:
                 placed_ok = False  # its support was knocked away meanwhile
         self._dirty()
+        if kept and placed_ok and pl.kind == "stand":  # only the new stone changed: spliced into ring0
+            self._ring_after_stand(ring0, pl.stone)
         options: list[MoveMarker] | None = None
         if placed_ok and pl.kind != "gate" and not self._first_turn():
             self.placed = pl.stone

@@ -11,6 +11,7 @@ equal one built from scratch; the gate shortcut must agree with the ring built a
 from __future__ import annotations
 
 import math
+import operator
 from typing import Callable
 
 import numpy as np
@@ -33,6 +34,18 @@ def _each_position(n_games: int, seed0: int, visit: Callable[[R.SunState], None]
             play_random(GAME, None, np.random.default_rng(seed), state=s, leads=False,
                         before_step=lambda st, _step: visit(st) if st.phase == "place" and not st.is_terminal() else None)
         except ValueError as e:  # orbit mode can leave a seat without a legal pass (a known gap in the rules)
+            if "no legal action" not in str(e):
+                raise
+
+
+def _each_step(seed0: int, seed1: int, visit: Callable[[R.SunState, int], None]) -> None:
+    """Call ``visit`` before every step (chance ones included) of random games ``seed0..seed1 - 1``
+    over the rule variants, as :func:`_each_position` plays them."""
+    for seed in range(seed0, seed1):
+        try:
+            play_random(GAME, None, np.random.default_rng(seed), state=variant_state(seed), leads=False,
+                        before_step=visit)
+        except ValueError as e:  # as _each_position: orbit mode can leave a seat without a legal pass
             if "no legal action" not in str(e):
                 raise
 
@@ -77,10 +90,17 @@ def test_a_ring_built_with_reuse_equals_one_built_from_scratch() -> None:
         fresh = R.Ring(list(ring.pos), gates, ring.lintels)
         assert _ring_fields(ring) == _ring_fields(fresh)
         # and a ring one stone away (the stone of each position in turn taken away) built both ways
-        for p in ring.pos[:4]:
+        for p in ring.pos:
             rest = [q for q in ring.pos if q.id != p.id]
-            assert _ring_fields(R.Ring(rest, gates, ring.lintels, reuse=ring)) == \
-                _ring_fields(R.Ring(rest, gates, ring.lintels))
+            built = R.Ring(rest, gates, ring.lintels, reuse=ring)
+            assert _ring_fields(built) == _ring_fields(R.Ring(rest, gates, ring.lintels))
+            if ring.n >= 3 and p.top < 0:
+                # the gate check's ring once a stone on the base is taken (Ring.minus, spliced):
+                # the same, nearest gaps (their tie-breaking) included
+                spliced = ring.minus(p.id)
+                assert _ring_fields(spliced) == _ring_fields(built) == _ring_fields(s._ring_with(removed=p.id))
+                probes = [m for ms in s.markers for m in ms] + [p.angle, p.angle + 1e-9, *built.start, *built.end]
+                assert [spliced.nearest_gap(m) for m in probes] == [built.nearest_gap(m) for m in probes]
         rings += 1
 
     _each_position(8, 340, visit)
@@ -237,11 +257,25 @@ def test_kept_bodies_equal_fresh_ones_at_every_step() -> None:
         assert s.bodies() == kept, s.to_notation()
         checked += 1
 
-    for seed in range(900, 908):
-        try:
-            play_random(GAME, None, np.random.default_rng(seed), state=variant_state(seed), leads=False,
-                        before_step=visit)
-        except ValueError as e:  # as _each_position: orbit mode can leave a seat without a legal pass
-            if "no legal action" not in str(e):
-                raise
+    _each_step(900, 908, visit)
     assert checked >= 500
+
+
+def test_rings_spliced_after_a_stand_equal_rings_built_anew() -> None:
+    # _settle splices a plain stand's position into the ring before it (_ring_after_stand) rather
+    # than rebuilding the ring: after every placement the ring must equal one built by _make_ring
+    # (the very Pos objects) and one of a state with no memo at all
+    checked = 0
+
+    def visit(s: R.SunState, _step: int) -> None:
+        nonlocal checked
+        if s.phase in ("marker", "pass") and s._ring is not None:
+            ring = s.ring()
+            built = s._make_ring(s.role, s.sup, s.pose)
+            assert _ring_fields(ring) == _ring_fields(built) == _ring_fields(_cold(s).ring()), s.to_notation()
+            assert all(map(operator.is_, ring.pos, built.pos))
+            checked += 1
+
+    _each_step(940, 948, visit)
+    assert checked >= 100
+
