@@ -277,7 +277,8 @@ def summary(run_dir: str | Path) -> dict[str, Any]:
     tab = r.table()
     order = r.order()
     return {
-        "ratings": [{"rank": int(x.rank), "entrant": x.entrant, "rating": json_float(x.rating), "ci95": [json_float(x.lo), json_float(x.hi)],
+        "ratings": [{"rank": int(x.rank), "entrant": x.entrant, "rating": json_float(x.rating),
+                     "ci95": [json_float(x.lo), json_float(x.hi)],
                      "score": json_float(x.score), "games": int(x.games)} for x in tab.itertuples()],
         "prior": r.prior,
         "connected": r.connected,

@@ -164,7 +164,7 @@ def outcome_table(width_mm: float, base: Layout | None = None, directions: int =
             t.restore(start)
             n += 1
             return _outcome_of(t.pass_ball(0.0, None, TablePassNoise(aim_rad=a_mm / 1000 / R,
-                                                                 push_mps=(0.0, p_mm / 1000 / k))))
+                                                                      push_mps=(0.0, p_mm / 1000 / k))))
 
         at_zero = run(0.0, 0.0)
         for i, th in enumerate(theta):

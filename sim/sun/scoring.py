@@ -344,7 +344,6 @@ def free_gaps(state: R.SunState) -> int:
     return sum(1 for i in range(ring.n) if ring.keys[i] not in others and ring.passable(i, state.geom))
 
 
-
 class QuickRing:
     """One ring's numbers as plain floats for scoring many candidate placements on it: the same
     arithmetic as :func:`stand_sides`, :func:`sim.sun.ring.gap_width` and

@@ -284,15 +284,16 @@ class SunStands(SunLegality):
     def _stand_piece_certain(self, f: StandFacts, i: int, a_angle: float, mid: float, lo: float, hi: float,
                              c_a: float, c_b: float) -> bool | None:
         """The verdict of :meth:`_stand_check_at` at ``mid`` (rad, in gap ``i`` whose clockwise
-        position is at ``a_angle``; no lintel on the ring; standard mode, the local marker check)
-        where it is certain without computing the widths, else None (the caller runs the check).
+        position is at ``a_angle``; standard mode, the local marker check) where it is certain
+        without computing the widths, else None (the caller runs the check).
 
         Every comparison the check makes is decided here only with :data:`NO_PASS_MARGIN` to
         spare: the stone's arc against each lintel's footprint (``ring.lintel_clash``: the piece's
-        ends are those comparisons' breakpoints); the stone clears both neighbours strictly inside [lo, hi]; the new clockwise gap
-        is passable beyond ``c_a`` and not before, the counter-clockwise one before ``c_b`` and not
-        beyond (each width grows monotonically away from its neighbour); another seat's marker
-        in the gap blocks the new gap on its side of the stone."""
+        ends are those comparisons' breakpoints); the stone clears both neighbours strictly
+        inside [lo, hi]; the new clockwise gap is passable beyond ``c_a`` and not before, the
+        counter-clockwise one before ``c_b`` and not beyond (each width grows monotonically away
+        from its neighbour); another seat's marker in the gap blocks the new gap on its side of
+        the stone."""
         m_ = NO_PASS_MARGIN
         if f.sticks_out or not (lo + m_ <= mid <= hi - m_):
             return None

@@ -131,8 +131,8 @@ class Thrower:
         """Draw the errors of one pass (always four normals, see module docstring)."""
         z = rng.standard_normal(4)
         return TablePassNoise(aim_rad=math.radians(self.sigma_aim_deg) * float(z[0]),
-                         release_m=self.sigma_release_m * float(z[1]),
-                         push_mps=(self.sigma_push_mps * float(z[2]), self.sigma_push_mps * float(z[3])))
+                              release_m=self.sigma_release_m * float(z[1]),
+                              push_mps=(self.sigma_push_mps * float(z[2]), self.sigma_push_mps * float(z[3])))
 
     def draw_place(self, rng: np.random.Generator) -> TablePlaceNoise:
         """Draw the errors of one placement (always three normals)."""

@@ -47,8 +47,8 @@ def from_store(run: str | Path, game_index: int | None = None, point: int = 0, r
 
     Uses the frames the run kept (the ``<game>_frames`` table, scenario ``[record] frames``) when it
     has them for that game; otherwise, with ``resimulate``, re-plays the game exactly from its seed
-    with recording on (the recorder its plug-in names, ``GamePlugin.replay_recorder``). ``game_index`` None: the first game with frames,
-    else game 0.
+    with recording on (the recorder its plug-in names, ``GamePlugin.replay_recorder``).
+    ``game_index`` None: the first game with frames, else game 0.
 
     Raises:
         ReplayError: not a run store, not a run of a game with 3-D replays, no such game, nothing
