@@ -24,15 +24,16 @@ Each plays with its seat's skill (the thrower's noise is chance, drawn by the ga
 
 What they measure on the ring (pass clearances, mark areas, previews of a placement, the bump
 chance, the room bonus) is in :mod:`sim.sun.scoring`. Within one placement decision every value
-that depends only on the position (not on the candidate) is computed once (:class:`_Turn`).
+that depends only on the position (not on the candidate) is computed once
+(:class:`sim.sun.agent_base._Turn`). After a placement that failed (the seat places again in the
+same turn), careful, aggressive and planner choose among the candidates away from that spot
+(:mod:`sim.sun.tries`), as a person would, instead of making the same choice on the same position.
 """
 
 from __future__ import annotations
 
 import math
-from contextlib import contextmanager
-from dataclasses import dataclass, field
-from typing import Any, Iterator, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -40,9 +41,10 @@ from sim.core.agents import RANDOM
 from sim.core.game import AgentSpec, CHANCE, Game, GameConfig
 from sim.core.options import Option
 from sim.sun import rules as R
-from sim.sun.scoring import (ROOM_WEIGHT, Preview, QuickRing, area_clear, best_aim, bump_chance, bump_of,
-                             free_gaps, free_gaps_of, narrowing_stands, prefetch_areas, prefetch_rings, previews,
-                             room_bonus, stand_sides)
+from sim.sun.agent_base import OPP_CAP, OPP_FLOOR, AgentBase
+from sim.sun.agent_base import opponents_clearance as _opponents_clearance
+from sim.sun.scoring import (Preview, QuickRing, area_clear, best_aim, free_gaps, free_gaps_of, narrowing_stands,
+                             prefetch_areas)
 
 FUTURE_BONUS = 0.0005  # m of clearance per free passable gap: a tie-breaker
 BLOCK_BONUS = 0.003  # m per opponent mark area a gate makes impassable
@@ -55,165 +57,14 @@ BUMP_COST = 0.02
 #: The aggressive agent: own pass clearance beyond OWN_CAP (m; 15 mm is a 65 mm gap for a 35 mm ball:
 #: with 6 mm it gave up so much of its own safety that it lost 74 of 100 games to careful, see
 #: docs/rules-sun.md) is worth nothing more to it, and an
-#: opponent's clearance counts between -OPP_FLOOR and OPP_CAP (m); a gate that closes an opponent's
-#: area is worth GATE_SPITE (m) per area, times the ``spite`` option.
+#: opponent's clearance counts between -OPP_FLOOR and OPP_CAP (m, sim.sun.agent_base); a gate that
+#: closes an opponent's area is worth GATE_SPITE (m) per area, times the ``spite`` option.
 OWN_CAP = 0.015
-OPP_CAP = 0.015
-OPP_FLOOR = 0.005
 GATE_SPITE = 0.02
 
 
 
-@dataclass
-class _Turn:
-    """What one placement decision on state ``st`` computes once and every candidate's score reads
-    (the state does not change while its candidates are ranked): the same numbers as computing
-    them afresh for each candidate, only fewer times."""
-
-    st: R.SunState
-    #: by ``id`` of a stand action (kept with it, so the id cannot be reused: hashing the frozen
-    #: action dataclasses cost more than the lookups save): the action and (gap index, new
-    #: position, clear widths to both neighbours)
-    sides: dict[int, tuple[Any, tuple[int, R.Pos, tuple[float, float]]]] = field(default_factory=dict)
-    #: by ``id`` of an action: the action and its bump chance
-    bump: dict[int, tuple[Any, float]] = field(default_factory=dict)
-    #: narrowest shape left in the field (m); None until asked, nan with none left
-    min_width: float | None = None
-    #: best_aim(st, 9) clearance of the mover, and the opponents' clipped clearance sum by seat
-    aim9: float | None = None
-    opp: dict[int, float] = field(default_factory=dict)
-    #: per opponent marker: (seat, marker index, marker angle, its gap on st's ring or None)
-    opp_gaps: list[tuple[int, int, float, int | None]] | None = None
-    #: by ``id`` of a placement: the placement and its :func:`previews`
-    previews: dict[int, tuple[Any, list[Preview] | None]] = field(default_factory=dict)
-
-
-class _Base:
-    def __init__(self, *, game: Game, seat: int, rng: np.random.Generator, config: GameConfig, **_: Any) -> None:
-        self.game = game
-        self.seat = seat
-        self.rng = rng
-        self.config = config
-        self._turn: _Turn | None = None
-
-    @contextmanager
-    def _deciding(self, st: R.SunState) -> Iterator[None]:
-        """Memoise the per-state values of one placement decision on ``st`` (re-entrant)."""
-        prev = self._turn
-        self._turn = _Turn(st)
-        try:
-            yield
-        finally:
-            self._turn = prev
-
-    def _memo(self, st: R.SunState) -> _Turn | None:
-        t = self._turn
-        return t if t is not None and t.st is st else None
-
-    @staticmethod
-    def _by_action(table: dict[int, tuple[Any, Any]] | None, a: Any, compute: Any) -> Any:
-        """``compute()``, kept in ``table`` (a :class:`_Turn` memo by ``id`` of ``a``) when given."""
-        if table is None:
-            return compute()
-        e = table.get(id(a))
-        if e is not None and e[0] is a:
-            return e[1]
-        v = compute()
-        table[id(a)] = (a, v)
-        return v
-
-    def _sides(self, st: R.SunState, ring: R.Ring, a: R.Stand) -> tuple[int, R.Pos, tuple[float, float]]:
-        t = self._memo(st)
-        return self._by_action(t.sides if t is not None else None, a, lambda: stand_sides(st, ring, a))
-
-    def _bump(self, st: R.SunState, a: Any) -> float:
-        """:func:`bump_chance`, once per action within a decision."""
-        t = self._memo(st)
-        if t is None:
-            return bump_chance(st, a)
-        e = t.bump.get(id(a))
-        if e is not None and e[0] is a:
-            return e[1]
-        if not isinstance(a, R.Stand) or st.ring().empty:
-            v = 0.0
-        else:
-            v = bump_of(st, self._sides(st, st.ring(), a)[2])
-        t.bump[id(a)] = (a, v)
-        return v
-
-    def _room(self, st: R.SunState, a: Any) -> float:
-        """:func:`room_bonus`, with the narrowest field shape found once per decision."""
-        t = self._memo(st)
-        if t is None:
-            return room_bonus(st, a)
-        if not isinstance(a, (R.Stand, R.Stack)):
-            return 0.0
-        if t.min_width is None:
-            widths = [st.geom.shapes[sh].width for sh in st._available_shapes()]
-            t.min_width = min(widths) if widths else math.nan
-        if math.isnan(t.min_width):
-            return 0.0
-        return ROOM_WEIGHT * (st.geom.shapes[a.shape].width - t.min_width)
-
-    def _aim9(self, st: R.SunState) -> float:
-        """best_aim(st, 9)'s clearance (m), once per decision."""
-        t = self._memo(st)
-        if t is None:
-            return best_aim(st, 9)[0]
-        if t.aim9 is None:
-            t.aim9 = best_aim(st, 9)[0]
-        return t.aim9
-
-    def _opp_clear(self, st: R.SunState, seat: int) -> float:
-        """:func:`_opponents_clearance`, once per decision."""
-        t = self._memo(st)
-        if t is None:
-            return _opponents_clearance(st, seat)
-        v = t.opp.get(seat)
-        if v is None:
-            v = t.opp[seat] = _opponents_clearance(st, seat)
-        return v
-
-    def _opp_gaps(self, st: R.SunState) -> list[tuple[int, int, float, int | None]]:
-        """Every opponent marker (seat, index, angle) with the gap it lies in on ``st``'s ring."""
-        t = self._memo(st)
-        if t is not None and t.opp_gaps is not None:
-            return t.opp_gaps
-        ring = st.ring()
-        out = [(o, k, m, ring.gap_of_angle(m)) for o, ms in enumerate(st.markers) if o != st.seat
-               for k, m in enumerate(ms)]
-        if t is not None:
-            t.opp_gaps = out
-        return out
-
-    def _previews(self, st: R.SunState, a: Any) -> list[Preview] | None:
-        """:func:`previews` of placement ``a``, once per decision."""
-        t = self._memo(st)
-        return self._by_action(t.previews if t is not None else None, a, lambda: previews(st, a))
-
-    def _prefetch(self, st: R.SunState, cands: Sequence[Any], opponents: bool) -> None:
-        """The previews of every candidate, and the mark areas their scores read (the mover's
-        with 21 aims, with ``opponents`` also the others' with 9) in one vectorised pass over all
-        their rings (:func:`prefetch_rings`: the same numbers as one call each)."""
-        jobs = []
-        for a in cands:
-            pvs = self._previews(st, a)
-            if pvs:
-                wants = [(pv.markers[st.seat][0], 21) for pv in pvs]
-                if opponents:
-                    wants += [(pv.markers[o][0], 9) for pv in pvs for o in range(st.num_players) if o != st.seat]
-                jobs.append((pvs[0].ring, wants))
-        prefetch_rings(st.geom, jobs)
-
-    @staticmethod
-    def _state(observation: Any) -> R.SunState:
-        st = getattr(observation, "state", None)
-        if st is None:
-            raise ValueError("the sun agents need a SunObservation")
-        return st
-
-
-class RandomSunAgent(_Base):
+class RandomSunAgent(AgentBase):
     """Uniform legal placement and marker move; passes aim at the middle of the mark area."""
 
     def act(self, observation: Any, legal_actions: Sequence[Any]) -> Any:
@@ -232,7 +83,7 @@ class RandomSunAgent(_Base):
         return legal_actions[int(self.rng.integers(len(legal_actions)))]
 
 
-class CarefulAgent(_Base):
+class CarefulAgent(AgentBase):
     """The careful heuristic of the module docstring.
 
     Args:
@@ -253,8 +104,10 @@ class CarefulAgent(_Base):
             return p if p is not None else legal_actions[0]
         if st.phase == "marker":
             return self.best_marker(st, legal_actions)[1]
-        ranked = self.rank_placements(st, legal_actions)
-        return ranked[0][1]
+        self.tries.start(st)
+        a = self.rank_placements(st, legal_actions)[0][1]
+        self.tries.note(a)
+        return a
 
     def best_marker(self, st: R.SunState, moves: Sequence[Any]) -> tuple[float, Any]:
         """(score, move) of the best marker move."""
@@ -439,7 +292,9 @@ class CarefulAgent(_Base):
         return n
 
     def rank_placements(self, st: R.SunState, legal: Sequence[Any]) -> list[tuple[float, Any]]:
-        """Placements best first: quick score, then the shortlist played out nominally."""
+        """Placements best first: quick score, then the shortlist played out nominally (away from
+        this turn's failed placements, :meth:`_untried`)."""
+        legal = self._untried(st, legal)
         with self._deciding(st):
             quick = sorted(((sc, k) for k, sc in enumerate(self.quick_scores(st, legal))), key=lambda t: (-t[0], t[1]))
             short = [legal[k] for _, k in quick[: self.shortlist]]
@@ -447,16 +302,6 @@ class CarefulAgent(_Base):
             exact = [(self.exact_score(st, a)[0], k, a) for k, a in enumerate(short)]
         exact.sort(key=lambda t: (-t[0], t[1]))
         return [(sc, a) for sc, _, a in exact]
-
-
-def _opponents_clearance(st: R.SunState, seat: int) -> float:
-    """Sum over ``seat``'s opponents of their best pass clearance on ``st``'s ring (m), each
-    clipped to [-OPP_FLOOR, OPP_CAP]: how easy the opponents' next passes are."""
-    total = 0.0
-    for o in range(st.num_players):
-        if o != seat:
-            total += min(OPP_CAP, max(-OPP_FLOOR, best_aim(st, 9, seat=o)[0]))
-    return total
 
 
 class AggressiveAgent(CarefulAgent):
@@ -536,6 +381,9 @@ class AggressiveAgent(CarefulAgent):
         with self._deciding(st):
             legal_set = set(legal)
             extra = [a for a in self.narrowing_stands(st) if a not in legal_set]
+            if self.tries.failed(st):  # away from this turn's failed spots, the extras included
+                left = set(map(id, self._untried(st, list(legal) + extra)))
+                legal, extra = [a for a in legal if id(a) in left], [a for a in extra if id(a) in left]
             allc = list(legal) + extra
             quick = sorted(((sc, k) for k, sc in enumerate(self.quick_scores(st, allc))), key=lambda t: (-t[0], t[1]))
             keep = [k for _, k in quick[: self.shortlist]]
@@ -656,18 +504,24 @@ class PlannerAgent(CarefulAgent):
                     break
             options = [R.Pass(math.degrees(a) % 360.0, st.geom.min_release) for a in aims] or [legal_actions[0]]
         else:
+            self.tries.start(st)
             options = [a for _, a in self.rank_placements(st, legal_actions)[: self.candidates]]
             if self._aggressive is None:
                 self._aggressive = AggressiveAgent(game=self.game, seat=self.seat, rng=self.rng, config=self.config,
                                                    shortlist=self.shortlist)
+                self._aggressive.tries = self.tries  # one memory of this seat's failed placements
             for _, a in self._aggressive.rank_placements(st, legal_actions)[: max(1, self.candidates // 2)]:
                 if a not in options:
                     options.append(a)
         if len(options) == 1:
-            return options[0]
-        scored = [(self._expected(st, a), k, a) for k, a in enumerate(options)]
-        scored.sort(key=lambda t: (t[0], t[1]))
-        return scored[0][2]
+            choice = options[0]
+        else:
+            scored = [(self._expected(st, a), k, a) for k, a in enumerate(options)]
+            scored.sort(key=lambda t: (t[0], t[1]))
+            choice = scored[0][2]
+        if st.phase == "place":
+            self.tries.note(choice)
+        return choice
 
 
 def _factory(cls: type) -> Any:

@@ -14,6 +14,7 @@ import pytest
 
 from sim.core.game import CHANCE, GameConfig
 from sim.core.play import play
+from sim.sun import agent_base
 from sim.sun import agents as A
 from sim.sun import rules as R
 from sim.sun import scoring as S
@@ -58,12 +59,12 @@ def _no_shortcuts(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         return [self.quick_score(st, a) for a in cands]
 
     with monkeypatch.context() as m:
-        m.setattr(A._Base, "_deciding", no_memo)
+        m.setattr(A.AgentBase, "_deciding", no_memo)
         m.setattr(A.CarefulAgent, "quick_scores", one_by_one)
         m.setattr(A.AggressiveAgent, "quick_scores", one_by_one)
         m.setattr(S, "ring_memo", lambda ring, g: S.RingMemo(ring, g))
         m.setattr(A, "prefetch_areas", lambda ring, g, wants: None)
-        m.setattr(A, "prefetch_rings", lambda g, jobs: None)
+        m.setattr(agent_base, "prefetch_rings", lambda g, jobs: None)
         yield
 
 
