@@ -15,6 +15,7 @@ from typing import Any, Optional
 import typer
 
 from sim.core.errors import InputError, allowed
+from sim.core.progress import announce
 
 app = typer.Typer(
     name="stonelab",
@@ -176,12 +177,12 @@ def run(
         summary = summarize(store, wall_s=info.wall_s)
     summary["played"] = info.played
     summary["resumed_skipped"] = info.skipped
-    replays = _export_replays(info.out)
+    replays = _export_replays(info.out, sc.name)
     if replays is not None:
         summary["replays"] = [str(f) for f in replays.files]
         summary["replay_viewer"] = str(replays.viewer) if replays.viewer else None
     if report:
-        summary["report"] = _write_report(info.out)
+        summary["report"] = _write_report(info.out, sc.name)
     if json_out:
         _print_json(summary)
     else:
@@ -234,13 +235,14 @@ def sensitivity(
     except KeyboardInterrupt:
         typer.echo("interrupted: finished games are stored; run the same command again to resume", err=True)
         raise typer.Exit(130) from None
+    announce(sc.name, "computing the sensitivity indices")
     plan, results = analyse(load_run(info.out))
     data = to_json(plan, results)
     data.update({"out": str(info.out), "games": info.total, "played": info.played,
                  "resumed_skipped": info.skipped, "wall_s": info.wall_s})
     (info.out / "sensitivity.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     if report:
-        data["report"] = _write_report(info.out)
+        data["report"] = _write_report(info.out, sc.name)
     if json_out:
         _print_json(data)
         return
@@ -256,20 +258,25 @@ def sensitivity(
     con.print(f"indices: {info.out}/sensitivity.json" + (f"   report: {data['report']}" if data.get("report") else ""))
 
 
-def _export_replays(run_dir: Path):  # noqa: ANN202 - RunReplays | None
-    """The first game's replay and its static viewer, for games that record replays."""
+def _export_replays(run_dir: Path, label: str):  # noqa: ANN202 - RunReplays | None
+    """The first game's replay and its static viewer, for games that record replays (announced on
+    stderr as ``label: recording the replay of game 0...``: it may re-simulate the game)."""
     try:
-        from sim.viewer.runs import export_run_replays
+        from sim.viewer.runs import export_run_replays, has_replays
     except ImportError:
         return None
+    if has_replays(run_dir):
+        announce(label, "recording the replay of game 0")
     return export_run_replays(run_dir)
 
 
-def _write_report(run_dir: Path) -> str | None:
+def _write_report(run_dir: Path, label: str) -> str | None:
+    """Build the run's HTML report (announced on stderr as ``label: writing the report...``)."""
     try:
         from analysis.report import build_report
     except ImportError:
         return None
+    announce(label, "writing the report")
     return str(build_report(run_dir))
 
 
@@ -379,7 +386,7 @@ def tournament(
     summary.update(scenario=sc.name, game=sc.game, out=str(info.out), played=info.played,
                    resumed_skipped=info.skipped, wall_s=info.wall_s)
     if report:
-        summary["report"] = _write_report(info.out)
+        summary["report"] = _write_report(info.out, sc.name)
     if json_out:
         _print_json(summary)
         return

@@ -105,3 +105,21 @@ def test_bench_json_reports_playout_speed(capsys) -> None:
     by = {(r["game"], r["metric"]): r for r in rows}
     assert by[("druids", "actions_per_s")]["value"] > 1000 and by[("druids", "actions_per_s")]["unit"] == "actions/s"
     assert ("druids", "games_per_s") in by
+
+
+def test_progress_starts_at_0_and_the_steps_after_the_games_are_announced(tmp_path: Path, capsys,
+                                                                           monkeypatch) -> None:
+    # issue 20: 22 s passed silently after 100 % while the report and the replay were written
+    out = tmp_path / "run"
+    assert main(["run", str(scenario(tmp_path, druids_scenario(4))), "--out", str(out), "--json"]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0].startswith("study: 0/4 games (0 %)"), lines
+    done = next(i for i, ln in enumerate(lines) if ln.startswith("study: 4/4 games (100 %)"))
+    assert lines[done + 1:] == ["study: writing the report..."], lines
+    import sim.cli as cli
+    import sim.viewer.runs as runs
+
+    monkeypatch.setattr(runs, "has_replays", lambda run_dir: True)
+    monkeypatch.setattr(runs, "export_run_replays", lambda run_dir: None)
+    cli._export_replays(out, "sun-study")
+    assert capsys.readouterr().err == "sun-study: recording the replay of game 0...\n"

@@ -257,8 +257,9 @@ def test_plain_progress_lines_carry_the_time_left(capsys) -> None:
         bar.advance()
     bar.close()
     lines = capsys.readouterr().err.splitlines()
-    assert len(lines) == 10  # one per 10 %, not one per frame
-    assert lines[0].startswith("video x.mp4: 2/20 frames (10 %)") and "left" in lines[0]
+    assert len(lines) == 11  # the start, then one per 10 %, not one per frame
+    assert lines[0] == "video x.mp4: 0/20 frames (0 %), 0 s"
+    assert lines[1].startswith("video x.mp4: 2/20 frames (10 %)") and "left" in lines[1]
     assert lines[-1].startswith("video x.mp4: 20/20 frames (100 %)") and "left" not in lines[-1]
     quiet = Progress(20, "short job", quiet_s=60.0)
     for _ in range(20):

@@ -30,7 +30,7 @@ from sim.core.play import play, seat_agents
 from sim.core.registry import Registry, load_game
 from sim.core.scenario import Scenario, SweepPoint
 from sim.core.seeding import game_streams
-from sim.core.progress import Progress
+from sim.core.progress import PoolForecast, Progress
 from sim.core.store import STORE_NAME, GameResult, LOCK_NAME, Store, lock_run_folder, reading
 
 #: more worker processes than this many per core only add memory and start-up time (each worker
@@ -376,7 +376,13 @@ def _run_locked(scenario: Scenario, registry: Registry, points: list[SweepPoint]
         todo = [(p, i) for p in points for i in range(scenario.games) if (p.index, i) not in done]
         total = len(points) * scenario.games
         tasks = _batches(registry.path(scenario.game), todo, workers)
-        bar = Progress(total, scenario.name, enabled=progress)
+        # the time left: the batches left planned onto the workers at the games' own wall times (a
+        # game's result arrives with its batch, long after it started: sim.core.progress); a running
+        # Dask scheduler's worker count is not known here, so there it is the rate so far
+        forecast = None if address else PoolForecast([len(t.indices) for t in tasks],
+                                                     1 if scenario.backend == "serial" else workers)
+        batch_of = {(t.point, i): k for k, t in enumerate(tasks) for i in t.indices}
+        bar = Progress(total, scenario.name, enabled=progress, estimate=forecast.eta_s if forecast else None)
         bar.skip(total - len(todo))
         try:
             for r in iter_results(tasks, scenario.backend, workers, address):
@@ -384,6 +390,8 @@ def _run_locked(scenario: Scenario, registry: Registry, points: list[SweepPoint]
                 stored += 1
                 if on_result:
                     on_result(r)
+                if forecast is not None:
+                    forecast.game_done(batch_of[(r.point, r.game_index)], r.wall_s, time.monotonic())
                 bar.advance()
         finally:
             bar.close()

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from sim.core.progress import Progress
+from sim.core.progress import Progress, announce
 from sim.sun.layout import Layout, PhysicsSpec
 from sim.sun.table import SunTable
 from sim.sun.thrower import Thrower
@@ -107,7 +107,8 @@ def aim_sweep(layout: Layout, thrower: Thrower, trials: int, seed: int, step_deg
     aims = np.arange(0.0, 360.0, step_deg)
     rows = []
     lost: Counter[int] = Counter()
-    bar = Progress(len(aims) * trials, "aim sweep", enabled=progress, unit="passes", quiet_s=5.0)
+    # from 0 %: the sweep is most of a stability run, which takes longer than a glance (issue 21)
+    bar = Progress(len(aims) * trials, "aim sweep", enabled=progress, unit="passes")
     with bar, SunTable.from_layout(layout, preset) as t:
         snap = t.snapshot()
         info = {s.id: s for s in snap.stones}
@@ -188,7 +189,9 @@ def run_stability(layout: Layout, trials: int, thrower: Thrower, seed: int, out_
         ``{"layout", "preset", "skill", "seed", "settle", "bump", "sweep", "plot"}`` (JSON-friendly).
     """
     lay = layout if preset is None else layout.with_preset(preset)
+    announce("stability", f"settle test ({settle_s:g} s simulated)", progress)
     settle = settle_test(lay, settle_s)
+    announce("stability", f"bump test ({directions} directions)", progress)
     bump = bump_test(lay, directions)
     sweep = aim_sweep(lay, thrower, trials, seed, step_deg, progress=progress)
     plot = None
