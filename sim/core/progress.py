@@ -55,6 +55,8 @@ class Progress:
         quiet_s: plain lines only once the job has run this long (s): a job of a few seconds
             leaves no trace in a log (and no start line is printed); the terminal bar is shown from
             the start.
+        done_before: units done before this job started (a resumed run): counted, but they do not
+            set the pace.
         estimate: ``estimate(now)``, the seconds left at clock time ``now`` (None: not known yet),
             instead of the rate so far (e.g. :meth:`PoolForecast.eta_s`).
         every_s: the longest silence between plain lines (s).
@@ -64,11 +66,11 @@ class Progress:
     """
 
     def __init__(self, total: int, label: str, enabled: bool = True, unit: str = "games",
-                 quiet_s: float = 0.0, *, estimate: Callable[[float], float | None] | None = None,
+                 quiet_s: float = 0.0, *, done_before: int = 0, estimate: Callable[[float], float | None] | None = None,
                  every_s: float = PLAIN_EVERY_S,
                  clock: Callable[[], float] = time.monotonic, timer: bool = True) -> None:
         self.total = max(int(total), 1)
-        self.done = 0
+        self.done = int(done_before)
         self.enabled = enabled
         self.label = label
         self.unit = unit
@@ -79,8 +81,8 @@ class Progress:
         self._bar: Any = None
         self._t0 = clock()
         self._last_t = self._t0  # when the last plain line was printed
-        self._last_decile = 0
-        self._first = 0  # units already done when counting started (a resumed run): not in the rate
+        self._last_decile = self.done * 10 // self.total
+        self._first = self.done  # units already done when counting started (a resumed run): not in the rate
         self._lock = threading.Lock()  # the timer thread and the caller print and read the counts
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -93,21 +95,13 @@ class Progress:
                 TextColumn(unit), TextColumn("{task.fields[left]}"), transient=False,
             )
             self._bar.start()
-            self._task = self._bar.add_task(label, total=self.total, left="")
+            self._task = self._bar.add_task(label, total=self.total, completed=self.done, left="")
         elif enabled:
             if quiet_s <= 0:
                 self._line(self._t0)  # the job has started: 0 %
             if timer and every_s > 0:
                 self._thread = threading.Thread(target=self._beat, name="stonelab-progress", daemon=True)
                 self._thread.start()
-
-    def skip(self, n: int) -> None:
-        """Count ``n`` units done before this job started (a resumed run); they do not set the pace."""
-        with self._lock:
-            self.done += n
-            self._first += n
-        if self._bar is not None:
-            self._bar.update(self._task, completed=self.done)
 
     def eta_s(self, now: float | None = None) -> float | None:
         """Estimated seconds left at ``now`` (default: the clock's now; None before the first unit):

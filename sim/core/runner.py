@@ -382,8 +382,8 @@ def _run_locked(scenario: Scenario, registry: Registry, points: list[SweepPoint]
         forecast = None if address else PoolForecast([len(t.indices) for t in tasks],
                                                      1 if scenario.backend == "serial" else workers)
         batch_of = {(t.point, i): k for k, t in enumerate(tasks) for i in t.indices}
-        bar = Progress(total, scenario.name, enabled=progress, estimate=forecast.eta_s if forecast else None)
-        bar.skip(total - len(todo))
+        bar = Progress(total, scenario.name, enabled=progress, done_before=total - len(todo),
+                       estimate=forecast.eta_s if forecast else None)
         try:
             for r in iter_results(tasks, scenario.backend, workers, address):
                 store.add(r)

@@ -41,6 +41,15 @@ def test_a_line_when_the_job_starts_and_after_every_30_s_of_silence(capsys: pyte
     bar.close()
 
 
+def test_a_resumed_run_starts_from_what_is_stored(capsys: pytest.CaptureFixture[str]) -> None:
+    clock = FakeClock()
+    bar = Progress(100, "study", done_before=60, clock=clock, timer=False)
+    clock.t += 10.0
+    bar.advance(10)
+    assert capsys.readouterr().err.splitlines() == [  # 10 games in 10 s, 30 left: the stored 60 set no pace
+        "study: 60/100 games (60 %), 0 s", "study: 70/100 games (70 %), 10 s, about 30 s left"]
+
+
 def test_the_timer_thread_prints_while_nothing_finishes(capsys: pytest.CaptureFixture[str]) -> None:
     bar = Progress(10, "slow game", every_s=0.05)
     time.sleep(0.4)
