@@ -20,8 +20,7 @@ from sim.sun.scoring import (ROOM_WEIGHT, Preview, best_aim, bump_chance, bump_o
 from sim.sun.tries import Tries, avoid
 
 #: An opponent's pass clearance counts between -OPP_FLOOR and OPP_CAP (m) for the aggressive agent
-#: (sim.sun.agents: a wide opponent area is no worse than one 15 mm clear, a closed one no better than
-#: 5 mm short).
+#: (sim.sun.agents): more than 15 mm of clearance counts as 15 mm, more than 5 mm short as 5 mm short.
 OPP_CAP = 0.015
 OPP_FLOOR = 0.005
 
@@ -51,6 +50,9 @@ class _Turn:
 
 
 class AgentBase:
+    """The seat, its random stream and the game's config; the per-decision memo and the memory of
+    the turn's failed placements that the Sun agents share."""
+
     def __init__(self, *, game: Game, seat: int, rng: np.random.Generator, config: GameConfig, **_: Any) -> None:
         self.game = game
         self.seat = seat
