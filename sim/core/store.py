@@ -6,7 +6,7 @@ Tables:
 - ``points(point, values_json)``: the sweep grid.
 - ``games``: one row per finished game, keyed by ``(point, game_index)``: seed, sweep values, seats
   and agents, scores, winners, sole winner (NULL for a draw or shared win), ``draw`` (1: no
-  winner) and ``shared`` (1: two or more winners; both from :func:`sim.core.game.outcome_kind`, the
+  winner) and ``shared_win`` (1: two or more winners; both from :func:`sim.core.game.outcome_kind`, the
   one definition), length, termination,
   wall time, software version, and the running leader's changes (``leads_json``: ``[[action
   number, seat or -1 for a tie], ...]``, from ``State.provisional_scores``).
@@ -44,7 +44,7 @@ from sim.core.game import Column, GameSpec, outcome_kind
 
 STORE_NAME = "results.sqlite"
 LOCK_NAME = ".stonelab.lock"
-#: 2: ``games.draw`` means no winner (1 counted shared wins too), ``games.shared`` and
+#: 2: ``games.draw`` means no winner (1 counted shared wins too), ``games.shared_win`` and
 #: ``seats.player`` are new; a run does not resume into a store of another schema
 SCHEMA_VERSION = "2"
 #: the tables every store has (a game adds ``<game>_games`` and its detail tables)
@@ -287,7 +287,7 @@ class Store:
                 """CREATE TABLE IF NOT EXISTS games(
                     point INTEGER, game_index INTEGER, seed INTEGER, seed_key TEXT, sweep_json TEXT,
                     num_players INTEGER, agents_json TEXT, scores_json TEXT, winners_json TEXT,
-                    winner INTEGER, draw INTEGER, shared INTEGER, length INTEGER, termination TEXT, wall_s REAL,
+                    winner INTEGER, draw INTEGER, shared_win INTEGER, length INTEGER, termination TEXT, wall_s REAL,
                     version TEXT, leads_json TEXT, PRIMARY KEY(point, game_index))"""
             )
             c.execute(
