@@ -91,7 +91,11 @@ def seat_finding(e: Effects, n_seats: int) -> str:
     if s["decisive"] == 0:
         return "No game had a sole winner, so seat balance cannot be judged."
     share = pct_ci(s["rate"], s["lo"], s["hi"])
-    head = (f"Seat effect: {seat_name(0)} (the first seat) won {share} of the {s['decisive']} decisive games "
+    how = ""
+    if e.differ and e.rotated:
+        how = (" (every player sat in every seat equally often)" if e.balanced else
+               " (players sat in the seats unequally often: games is not a multiple of the seat orders)")
+    head = (f"Seat effect{how}: {seat_name(0)} (the first seat) won {share} of the {s['decisive']} decisive games "
             f"against an equal share of {pct(s['expected'])} ({format_p(s['p_binomial'])}, exact binomial test)")
     if e.differ and not e.rotated:
         return (head + "; but each player kept its seat, so this mixes seat order with player strength: rotate "
@@ -105,9 +109,6 @@ def seat_finding(e: Effects, n_seats: int) -> str:
     else:
         out = head + (f": no detectable first-player advantage; the interval bounds any to "
                       f"{100 * (s['hi'] - s['expected']):.0f} percentage points")
-    if e.differ:
-        out += (" (every player sat in every seat equally often)" if e.balanced else
-                " (players sat in the seats unequally often: games is not a multiple of the seat orders)")
     if n_seats > 2:
         out += f". All seats against equal shares: chi-square {s['chi2']:.1f}, {format_p(s['p_chi2'])}"
     return out + "."
