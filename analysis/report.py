@@ -77,12 +77,13 @@ def balance_section(run: RunData) -> Section:
     from analysis.seating import effects, player_finding, seat_finding
 
     eff = effects(g, run.seats, n)
-    if rotated:
-        # a tournament's seatings are its rotations; its ratings section answers which entrant wins
-        eff.differ = eff.rotated = eff.balanced = True
-    elif same:
+    if same:
+        # one player in every seat, or a tournament, whose seatings are its rotations and whose
+        # ratings section answers which entrant wins
         eff.differ = False
     verdict = seat_finding(eff, n)
+    if rotated and fpa["decisive"]:
+        verdict += " Every entrant sat in every seat equally often, so agent strength is balanced across seats."
     who = None if rotated else player_finding(eff)
     sec.plots.append(Plot(
         "win_rate_by_seat", "Win rate by seat", fig, verdict,

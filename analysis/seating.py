@@ -30,6 +30,10 @@ from analysis.stats import binomial_p, chisquare_uniform, format_p
 from analysis.wording import pct, pct_ci, seat_name
 
 
+#: the verdict's size word as an adjective ("a clear first-player advantage")
+ADJECTIVE = {"strongly": "strong", "clearly": "clear", "slightly": "slight"}
+
+
 @dataclass
 class Effects:
     """Seat and player effects of a set of games.
@@ -105,7 +109,7 @@ def seat_finding(e: Effects, n_seats: int) -> str:
         out = head + f": {j.text}"
     elif j.effect:
         kind = "advantage" if j.kind == "higher" else "disadvantage"
-        out = head + f": {j.word} a first-player {kind}"
+        out = head + f": a {ADJECTIVE[j.word]} first-player {kind}"
     else:
         out = head + (f": no detectable first-player advantage; the interval bounds any to "
                       f"{100 * (s['hi'] - s['expected']):.0f} percentage points")
@@ -136,5 +140,5 @@ def player_finding(e: Effects) -> str | None:
     if j.kind == "too few":
         return f"{head}; {test}): {j.text}."
     if j.kind == "higher":
-        return f"{head}; {test}): {best['label']} wins {j.word} more often than an equal share."
+        return f"{head}; {test}): a {ADJECTIVE[j.word]} player effect, {best['label']} winning more often than an equal share."
     return f"{head}; {test}): no detectable difference between the players."

@@ -50,7 +50,7 @@ def test_a_strong_player_in_rotated_seats_is_a_player_effect_not_a_seat_effect(t
     assert "Seat effect (every player sat in every seat equally often): seat 0 (the first seat) won" in text
     assert "no detectable first-player advantage" in text
     assert f"Player effect: share of the 400 decisive games won, {STRONG} 7" in text
-    assert f"{STRONG} wins clearly more often than an equal share" in text
+    assert f"a clear player effect, {STRONG} winning more often than an equal share" in text
     assert "mixes seat order" not in text
 
 
