@@ -219,12 +219,12 @@ def compare_runs(path_a: str | Path, path_b: str | Path) -> Comparison:
                           fa.seat["decisive"], fb.seat["wins"], fb.seat["decisive"]))
     if fa.differ and fb.differ:
         # one row per player both runs have (with two players the other's share is the rest)
-        pb = {r["label"]: r for r in fb.player}
-        both = [r for r in fa.player if r["label"] in pb]
-        for r in both[:1] if n == 2 else both:
-            q = pb[r["label"]]
-            rows.append(_prop_row("game", f"player effect: {r['label']}'s share of decisive games", r["wins"],
-                                  r["decisive"], q["wins"], q["decisive"]))
+        in_b = {p["label"]: p for p in fb.player}
+        both = [p for p in fa.player if p["label"] in in_b]
+        for p in both[:1] if n == 2 else both:
+            q = in_b[p["label"]]
+            rows.append(_prop_row("game", f"player effect: {p['label']}'s share of decisive games", p["wins"],
+                                  p["decisive"], q["wins"], q["decisive"]))
     for tag, eff in (("A", fa), ("B", fb)):
         notes.append(f"Run {tag}: " + " ".join(x for x in (seat_finding(eff, n), player_finding(eff)) if x))
     rows.append(_prop_row("game", "draw rate (no winner)", ea["draws"], na, eb["draws"], nb))
