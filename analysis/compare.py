@@ -212,6 +212,21 @@ def compare_runs(path_a: str | Path, path_b: str | Path) -> Comparison:
         if ra["label"] != rb["label"]:
             notes.append(f"{seat_name(s).capitalize()} plays {ra['label']} in run A and {rb['label']} in run B: its "
                          "differences mix the change of agent with any change of rules.")
+    from analysis.seating import effects, player_finding, seat_finding
+
+    fa, fb = effects(a.games, a.seats, n), effects(b.games, b.seats, n)
+    rows.append(_prop_row("game", f"seat effect: {seat_name(0)}'s share of decisive games", fa.seat["wins"],
+                          fa.seat["decisive"], fb.seat["wins"], fb.seat["decisive"]))
+    if fa.differ and fb.differ:
+        # one row per player both runs have (with two players the other's share is the rest)
+        in_b = {p["label"]: p for p in fb.player}
+        both = [p for p in fa.player if p["label"] in in_b]
+        for p in both[:1] if n == 2 else both:
+            q = in_b[p["label"]]
+            rows.append(_prop_row("game", f"player effect: {p['label']}'s share of decisive games", p["wins"],
+                                  p["decisive"], q["wins"], q["decisive"]))
+    for tag, eff in (("A", fa), ("B", fb)):
+        notes.append(f"Run {tag}: " + " ".join(x for x in (seat_finding(eff, n), player_finding(eff)) if x))
     rows.append(_prop_row("game", "draw rate (no winner)", ea["draws"], na, eb["draws"], nb))
     if any_shared:
         rows.append(_prop_row("game", "shared-win rate (2+ winners)", ea["shared"], na, eb["shared"], nb))
@@ -288,6 +303,13 @@ def verdict(r: Any) -> str:
         return "differs (Holm-corrected)"
     if r.p < ALPHA:
         return "p < 0.05 alone, not after correction"
+    if r.kind == "proportion":
+        # "no difference" only where a difference of 10 points would likely have shown (analysis/power.py)
+        from analysis.power import games_needed, too_few
+
+        pooled = (r.a * r.n_a + r.b * r.n_b) / max(r.n_a + r.n_b, 1) if r.a == r.a and r.b == r.b else 0.5
+        if min(r.n_a, r.n_b) < games_needed(pooled, two_sample=True):
+            return too_few(int(min(r.n_a, r.n_b)), pooled, two_sample=True)
     return "no detectable difference"
 
 

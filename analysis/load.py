@@ -39,9 +39,9 @@ def games_frame(store: Store) -> pd.DataFrame:
 
 def _outcome_columns(df: pd.DataFrame) -> None:
     """Put the outcome columns of :mod:`analysis.metrics` (one definition for the summary, the
-    report and the export) into a games frame, in place: ``draw`` (1: no seat won; the store's own
-    column also flags shared wins, so it is replaced), ``shared_win`` (1: two or more seats won
-    together) and ``win_share_<s>`` (the seat's share of the win: 1, 1/k of a win shared by k,
+    report and the export) into a games frame, in place: ``draw`` (1: no seat won) and
+    ``shared_win`` (1: two or more seats won together), both from
+    :func:`sim.core.game.outcome_kind` (a store of schema 1 flagged shared wins as draws too) and ``win_share_<s>`` (the seat's share of the win: 1, 1/k of a win shared by k,
     1/n of a draw, 0)."""
     from analysis.metrics import outcome, win_share
 
@@ -49,9 +49,12 @@ def _outcome_columns(df: pd.DataFrame) -> None:
         return
     winners = df["winners_json"].map(json.loads)
     kinds = winners.map(outcome)
+    # recomputed, not read: a store of schema 1 holds draw = "no sole winner" and no shared_win
     df["draw"] = (kinds == "draw").astype(int)
-    pos = df.columns.get_loc("draw") + 1
-    df.insert(pos, "shared_win", (kinds == "shared").astype(int))
+    if "shared_win" in df:
+        df["shared_win"] = (kinds == "shared").astype(int)
+    else:
+        df.insert(df.columns.get_loc("draw") + 1, "shared_win", (kinds == "shared").astype(int))
     n = df["num_players"].astype(int)
     for s in range(int(n.max())):
         df[f"win_share_{s}"] = [win_share(w, s, k) if s < k else float("nan") for w, k in zip(winners, n)]
@@ -150,8 +153,9 @@ class RunData:
         game: the registry name of the game.
         scenario: the scenario as read from its TOML file (a dict; empty if not stored).
         points: one row per sweep point: ``point`` and one ``sweep:<key>`` column per swept key.
-        games: :func:`games_frame` plus ``winners`` (list of winning seats) and ``labels`` (list).
-        seats: the ``seats`` table (long: one row per seat of each game).
+        games: :func:`games_frame` plus ``winners`` (list of winning seats), ``labels`` (list) and
+            ``players`` (per seat, the ``[[seats]]`` entry that sat there).
+        seats: the ``seats`` table (long: one row per seat of each game; ``player`` as above).
         own: the game's ``<game>_games`` table (empty frame if absent).
         details: the game's detail tables by short name (``passes`` for ``sun_passes``).
         n_seats: the largest seat count of any stored game.
@@ -200,6 +204,8 @@ def load_run(run_dir: str | Path) -> RunData:
         tables = store.tables()
         games = games_frame(store)
         seats = pd.read_sql_query("SELECT * FROM seats ORDER BY point, game_index, seat", store.conn)
+        if "player" not in seats:  # schema 1: no rotation, entry i sat in seat i
+            seats["player"] = seats["seat"]
         own_name = f"{game}_games"
         own = pd.read_sql_query(f'SELECT * FROM "{own_name}"', store.conn) if own_name in tables else pd.DataFrame()
         details = {
@@ -225,7 +231,12 @@ def load_run(run_dir: str | Path) -> RunData:
     if not games.empty:
         games["winners"] = games["winners_json"].map(json.loads)
         games["labels"] = games["agents_json"].map(json.loads)
+        who = seats.groupby(["point", "game_index"])["player"].agg(lambda x: [int(v) for v in x]).rename("players")
+        games = games.merge(who.reset_index(), on=["point", "game_index"], how="left")
+        games["players"] = [p if isinstance(p, list) else list(range(int(n)))
+                            for p, n in zip(games["players"], games["num_players"])]
     else:
+        games["players"] = pd.Series(dtype=object)
         games["winners"] = pd.Series(dtype=object)
         games["labels"] = pd.Series(dtype=object)
     n_seats = int(games["num_players"].max()) if not games.empty else 0

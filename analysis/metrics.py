@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.stats import binomial_p, chisquare_uniform, mean_ci, wilson
+from sim.core.game import OUTCOME_KINDS, outcome_kind
 
 if TYPE_CHECKING:
     from analysis.strength import Strength
@@ -59,14 +60,10 @@ def proportion(k: float, n: int) -> dict[str, float]:
 
 
 # --- outcomes and win rates --------------------------------------------------------------------
-#: The three ways a game can end for the study, as :func:`outcome` names them.
-OUTCOMES: tuple[str, ...] = ("sole", "shared", "draw")
-
-
-def outcome(winners: Sequence[int]) -> str:
-    """``"sole"`` (one winner), ``"shared"`` (two or more winners) or ``"draw"`` (no winner)."""
-    n = len(winners)
-    return "draw" if n == 0 else ("sole" if n == 1 else "shared")
+#: The three ways a game can end, as :func:`outcome` names them (defined once, in sim.core.game).
+OUTCOMES: tuple[str, ...] = OUTCOME_KINDS
+#: ``"sole"``, ``"shared"`` or ``"draw"`` for a game's winners (:func:`sim.core.game.outcome_kind`)
+outcome = outcome_kind
 
 
 def win_share(winners: Sequence[int], seat: int, n_seats: int) -> float:

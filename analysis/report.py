@@ -42,6 +42,7 @@ from analysis.plots import (
     seat_color,
     seat_distributions,
 )
+from analysis.power import judge
 from analysis.stats import format_p
 from sim.core.tomlw import to_toml
 from analysis.wording import (  # noqa: F401 - re-exported: callers that read the report module
@@ -73,38 +74,25 @@ def balance_section(run: RunData) -> Section:
         ylabel="sole wins (% of games)", expected=(1 - M.endings(g)["draw_rate"]["rate"]) / n if n else None,
         expected_label="equal share of decisive games", colors=[seat_color(s) for s in range(n)],
     )
-    p = fpa["p_binomial"]
-    share = pct_ci(fpa["rate"], fpa["lo"], fpa["hi"])
-    if fpa["decisive"] == 0:
-        verdict = "No game had a sole winner, so seat balance cannot be judged."
-    elif not same:
-        verdict = (
-            f"{seat_name(0).capitalize()} won {share} of the {fpa['decisive']} decisive games (equal share {pct(fpa['expected'])}, "
-            f"{format_p(p)}); the seats play different agents, so this mixes seat order with agent "
-            "strength (see skill importance)."
-        )
-    elif p < 0.05:
-        kind = "a first-player advantage" if fpa["rate"] > fpa["expected"] else "a first-player disadvantage"
-        verdict = (
-            f"{seat_name(0).capitalize()} (the first seat) wins {share} of the {fpa['decisive']} decisive games against an equal "
-            f"share of {pct(fpa['expected'])}: {kind}, {format_p(p)} (exact binomial test)."
-        )
-    else:
-        verdict = (
-            f"{seat_name(0).capitalize()} (the first seat) wins {share} of the {fpa['decisive']} decisive games, an equal share "
-            f"being {pct(fpa['expected'])}: no detectable first-player advantage ({format_p(p)}); the interval "
-            f"bounds any advantage to {pct(fpa['hi'] - fpa['expected'])} points."
-        )
+    from analysis.seating import effects, player_finding, seat_finding
+
+    eff = effects(g, run.seats, n)
+    if same:
+        # one player in every seat, or a tournament, whose seatings are its rotations and whose
+        # ratings section answers which entrant wins
+        eff.differ = False
+    verdict = seat_finding(eff, n)
     if rotated and fpa["decisive"]:
         verdict += " Every entrant sat in every seat equally often, so agent strength is balanced across seats."
-    if n > 2 and fpa["decisive"]:
-        verdict += f" All seats against equal shares: chi-square {fpa['chi2']:.1f}, {format_p(fpa['p_chi2'])}."
+    who = None if rotated else player_finding(eff)
     sec.plots.append(Plot(
         "win_rate_by_seat", "Win rate by seat", fig, verdict,
         "Bars: share of all games each seat won alone; whiskers: Wilson 95 % intervals; dashed line: the share "
         "each seat would win if no seat had an advantage (draws and shared wins excluded).",
     ))
     sec.findings.append(verdict)
+    if who:
+        sec.findings.append(who)
     tab = pd.DataFrame({
         "seat": [seat_name(s) for s in rates["seat"]], "agent": rates["label"], "games": rates["games"],
         "sole wins": rates["wins"],
@@ -114,6 +102,11 @@ def balance_section(run: RunData) -> Section:
         "score [95 % CI]": [pct_ci(r, lo, hi) for r, lo, hi in zip(rates["score"], rates["score_lo"], rates["score_hi"])],
     })
     sec.tables.append(("Wins by seat (all sweep points pooled)" if len(run.points) > 1 else "Wins by seat", tab))
+    if who and eff.rotated:
+        sec.tables.append(("Wins by player (each in every seat)", pd.DataFrame({
+            "player": [r["label"] for r in eff.player], "sole wins": [r["wins"] for r in eff.player],
+            "share of decisive games [95 % CI]": [pct_ci(r["rate"], r["lo"], r["hi"]) for r in eff.player],
+            "p (exact binomial, equal share)": [format_p(r["p"]) for r in eff.player]})))
     return sec
 
 
@@ -226,12 +219,13 @@ def skill_section(run: RunData) -> Section | None:
             others = " and ".join(names.get(x, x) for x in labs if x != row["label"])
             exp = row["expected"]
             ci = pct_ci(row["score"], row["lo"], row["hi"])
-            if row["lo"] > exp:
-                gap = row["score"] - exp
-                how = "strongly" if row["score"] >= 0.8 or gap >= 0.3 else ("clearly" if gap >= 0.1 else "slightly")
-                verdict = f"the game rewards skill {how}"
-            elif row["hi"] < exp:
+            j = judge(int(row["games"]), row["lo"], row["hi"], exp)
+            if j.kind == "higher":
+                verdict = f"the game rewards skill {j.word}"
+            elif j.kind == "lower":
                 verdict = "the declared stronger agent does worse: check the agent or the rules"
+            elif j.kind == "too few":
+                verdict = j.text
             else:
                 verdict = "no detectable skill effect: luck or the seat decides"
             found.append(f"Pairing {short_pair}: {names[row['label']]}, stronger by {row['why']}, scores {ci} "
@@ -241,8 +235,9 @@ def skill_section(run: RunData) -> Section | None:
             row = grp.iloc[0]
             exp = row["expected"]
             ci = pct_ci(row["score"], row["lo"], row["hi"])
-            differ = ("the scores differ beyond their intervals" if row["lo"] > exp or row["hi"] < exp
-                      else "no detectable difference")
+            j = judge(int(row["games"]), row["lo"], row["hi"], exp)
+            differ = (j.text if j.kind == "too few" else
+                      "the scores differ beyond their intervals" if j.effect else "no detectable difference")
             found.append(f"Pairing {short_pair}: the scenario declares no order ({row['why']}), so no agent is "
                          f"called stronger; {names[row['label']]} scores {ci} over {int(row['games'])} games "
                          f"({_outcome_counts(row)}; no-skill score {pct(exp)}): {differ}.")

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from analysis import metrics as M
 from analysis.load import RunData
 from analysis.plots import Plot, Section, new_figure
 from analysis.stats import json_float
@@ -56,6 +57,13 @@ class Output:
     mean: pd.Series
     var: float = float("nan")
     n: float = float("nan")
+
+
+#: fewest Morris trajectories whose indices are ranked: Campolongo, Cariboni & Saltelli (2007),
+#: the design SALib's ``morris`` sampler implements, and Saltelli et al., *Sensitivity Analysis in
+#: Practice* (2004, ch. 4), find 10 to 20 trajectories enough to screen inputs; with fewer, the mu*
+#: of each input rests on a handful of elementary effects and its interval says little
+MORRIS_MIN_TRAJECTORIES = 10
 
 
 @dataclass
@@ -140,7 +148,10 @@ def point_outputs(run: RunData) -> list[Output]:
     outs: list[Output] = []
     if g.empty:
         return outs
-    outs.append(per_point("draw_share", "share of games drawn or shared", g["draw"].astype(float), g["point"], pts))
+    # games without a sole winner: draws and shared wins, as analysis.metrics.outcome defines them
+    no_sole = (g["winners"].map(M.outcome) != "sole").astype(float)
+    outs.append(per_point("draw_share", "share of games without a sole winner (drawn or shared)", no_sole, g["point"],
+                          pts))
     n = max(run.n_seats, 1)
     if n >= 2:
         # +1 when seat 0 wins alone, -1/(n-1) when another seat does: the mean is seat 0's sole-win
@@ -319,6 +330,10 @@ def sentence(res: Indices) -> str:
     if float(o.mean.max()) == float(o.mean.min()):
         return f"{name} is {_num(float(o.mean.iloc[0]))} at every sample point: no input moves it in these ranges."
     if res.method == "morris":
+        if res.used < MORRIS_MIN_TRAJECTORIES:
+            return (f"{name}{span}: not ranked: Morris screening on {res.used} trajector"
+                    f"{'y' if res.used == 1 else 'ies'} cannot order the inputs; it needs at least "
+                    f"{MORRIS_MIN_TRAJECTORIES} (run with --trajectories {MORRIS_MIN_TRAJECTORIES} or more).")
         t = t.sort_values("mu_star", ascending=False).reset_index(drop=True)
         top, second = t.iloc[0], t.iloc[1] if len(t) > 1 else None
         if top["mu_star"] - top["mu_star_conf"] <= 0:

@@ -237,14 +237,16 @@ def label_strengths(game: str, scenario: Mapping[str, Any], points: pd.DataFrame
         scenario: the scenario dict as stored.
         points: the run's points frame (``point`` and ``sweep:<key>`` columns).
         sweep_keys: the swept keys.
-        seats: the ``seats`` table (``point, seat, label`` used).
+        seats: the ``seats`` table (``point, player`` (or ``seat`` in a store without it), ``label`` used).
     """
     if seats.empty:
         return {}
     n_seats = int(seats["seat"].max()) + 1
     confs = seat_configs(scenario, points, sweep_keys, n_seats)
     found: dict[str, set[Strength]] = {}
-    for pt, seat, label in seats[["point", "seat", "label"]].drop_duplicates().itertuples(index=False):
+    # the configuration is the [[seats]] entry's (``player``): rotated seats hold different entries
+    who = "player" if "player" in seats else "seat"
+    for pt, seat, label in seats[["point", who, "label"]].drop_duplicates().itertuples(index=False):
         conf = confs.get((int(pt), int(seat)))
         if conf is None:
             continue

@@ -263,7 +263,8 @@ def summary(run_dir: str | Path) -> dict[str, Any]:
     """The ratings of a run as plain data for the CLI (JSON-ready).
 
     Returns:
-        ``{"ratings": [{"rank", "entrant", "rating", "ci95", "score", "games"}], "prior",
+        ``{"games", "draws", "shared_wins" (outcomes as :func:`sim.core.game.outcome_kind` defines
+        them), "ratings": [{"rank", "entrant", "rating", "ci95", "score", "games"}], "prior",
         "connected", "matrix": {"entrants", "score", "n"}}``; ratings in Elo points, mean 0;
         ``matrix.score[i][j]``: entrant i's score against j (None where they never met).
 
@@ -276,7 +277,11 @@ def summary(run_dir: str | Path) -> dict[str, Any]:
     pw, r = run_ratings(run)
     tab = r.table()
     order = r.order()
+    from analysis.metrics import endings
+
+    e = endings(run.games)
     return {
+        "games": int(e["games"]), "draws": int(e["draws"]), "shared_wins": int(e["shared"]),
         "ratings": [{"rank": int(x.rank), "entrant": x.entrant, "rating": json_float(x.rating),
                      "ci95": [json_float(x.lo), json_float(x.hi)],
                      "score": json_float(x.score), "games": int(x.games)} for x in tab.itertuples()],
@@ -388,7 +393,13 @@ def section(run: Any) -> Section | None:
     i_best, i_next = (r.order() + [None])[:2]
     f = (f"{best.entrant} is rated highest ({best.rating:+.0f} [{best.lo:+.0f}, {best.hi:+.0f}]) and "
          f"{worst.entrant} lowest ({worst.rating:+.0f}), over {len(run.games)} games.")
-    if i_next is not None and len(tab) > 1:
+    from analysis.power import MIN_GAMES, too_few
+
+    if int(best.games) < MIN_GAMES:
+        # a rating from a handful of games orders nothing (analysis/power.py)
+        f = (f"{best.entrant} is rated highest ({best.rating:+.0f} [{best.lo:+.0f}, {best.hi:+.0f}]), but "
+             f"{too_few(int(best.games), 0.5)} per pairing, so the order is not settled.")
+    elif i_next is not None and len(tab) > 1:
         second = tab.iloc[1]
         sep = "its interval clears the runner-up's" if best.lo > second.hi else \
             f"its interval overlaps the runner-up's ({second.entrant}), so their order is not settled"

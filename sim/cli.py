@@ -119,6 +119,7 @@ def validate(scenario: Path = typer.Argument(..., help="scenario TOML file")) ->
     typer.echo(
         f"{scenario}: ok - {sc.game}, {sc.num_players} seats ({', '.join(s.label() for s in sc.seats)}), "
         f"{sc.games} games x {len(pts)} sweep point(s), seed {sc.seed}, backend {sc.backend}, out {sc.out}"
+        + (f"; the seats rotate through {len(sc.seat_orders)} seat orders" if len(sc.seat_orders) > 1 else "")
     )
 
 

@@ -48,6 +48,19 @@ class Termination(StrEnum):
     """
 
 
+#: The three ways a finished game can end, as :func:`outcome_kind` names them: the one definition of
+#: a draw and a shared win that the store, the export, reports, compare, sensitivity and tournament
+#: use (docs/store.md).
+OUTCOME_KINDS: tuple[str, ...] = ("sole", "shared", "draw")
+
+
+def outcome_kind(winners: Sequence[int]) -> str:
+    """How a game with ``winners`` ended: ``"sole"`` (one winner), ``"shared"`` (a *shared win*:
+    two or more seats win together) or ``"draw"`` (no seat wins). A shared win is not a draw."""
+    n = len(winners)
+    return "draw" if n == 0 else ("sole" if n == 1 else "shared")
+
+
 @dataclass(frozen=True)
 class Outcome:
     """How a finished game ended.
@@ -74,8 +87,13 @@ class Outcome:
 
     @property
     def is_draw(self) -> bool:
-        """True when no seat won alone (a draw or a shared win)."""
-        return len(self.winners) != 1
+        """True when no seat won (:func:`outcome_kind`; a shared win is not a draw)."""
+        return outcome_kind(self.winners) == "draw"
+
+    @property
+    def is_shared(self) -> bool:
+        """True when two or more seats won together (:func:`outcome_kind`)."""
+        return outcome_kind(self.winners) == "shared"
 
 
 @dataclass(frozen=True)

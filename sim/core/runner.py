@@ -4,8 +4,9 @@ Backends share one interface, :func:`iter_results`: submit games, receive result
 complete. ``serial`` plays in this process; ``process`` (the default) uses a spawn pool sized to
 the machine; ``dask`` uses ``dask.distributed`` (a LocalCluster, or ``address`` of a running
 scheduler, which is how a study outgrows one machine). A game's result depends only on the root
-seed and its index (``sim.core.seeding``), so every backend and worker count stores the same
-results; only wall times differ.
+seed and its index (``sim.core.seeding``; the index also decides the seat order,
+``Scenario.seating``), so every backend and worker count stores the same results; only wall times
+differ.
 """
 
 from __future__ import annotations
@@ -60,14 +61,16 @@ class Task:
 
 
 def play_game(game: Game, scenario: Scenario, point: int, values: Mapping[str, Any], game_index: int) -> GameResult:
-    """Play game ``game_index`` of a (sweep-resolved) scenario from its seed streams.
+    """Play game ``game_index`` of a (sweep-resolved) scenario from its seed streams, its players
+    seated as :meth:`sim.core.scenario.Scenario.seating` says.
 
     Raises:
         StepCapReached: the game did not end within ``sim.core.play.MAX_STEPS`` steps.
     """
-    config = dataclasses.replace(scenario.config(), game_index=game_index)
-    streams = game_streams(scenario.seed, game_index, config.num_players)
-    agents = seat_agents(game, scenario.seats, config, streams)
+    seating = scenario.seating(game_index)
+    config = dataclasses.replace(scenario.config(seating.seats), game_index=game_index)
+    streams = game_streams(scenario.seed, seating.stream_index, config.num_players)
+    agents = seat_agents(game, seating.seats, config, streams)
     t0 = time.perf_counter()
     played = play(game, config, agents, streams.chance, label=f"game {game_index} of {scenario.name}")
     state, leads = played.state, played.leads
@@ -80,8 +83,8 @@ def play_game(game: Game, scenario: Scenario, point: int, values: Mapping[str, A
         game_index=game_index,
         seed=scenario.seed,
         sweep=dict(values),
-        agents=[s.agent for s in scenario.seats],
-        labels=[s.label() for s in scenario.seats],
+        agents=[s.agent for s in seating.seats],
+        labels=[s.label() for s in seating.seats],
         scores=[float(x) for x in out.scores],
         winners=sorted(int(w) for w in out.winners),
         returns=[float(x) for x in out.returns()],
@@ -92,6 +95,7 @@ def play_game(game: Game, scenario: Scenario, point: int, values: Mapping[str, A
         columns=details.columns,
         rows=details.rows,
         leads=leads,
+        players=list(seating.players),
     )
 
 

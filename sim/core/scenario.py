@@ -7,6 +7,7 @@ written before a scenario has validated.
 Top-level keys::
 
     name, description, game, games, seed, backend, workers, out    (study)
+    seat_order                    "rotate" (default) or "fixed": whether differing seats rotate
     [rules]                       the game's rule options
     [[seats]]                     one per seat: agent = "...", its parameters, the game's seat keys
     [<section>]                   tables the game declares (e.g. [physics] for the Sun)
@@ -39,11 +40,11 @@ from sim.core.game import GameConfig
 from sim.core.options import Option, validate_options
 from sim.core.registry import Registry
 from sim.core.scenario_keys import check_in_context, set_path
-from sim.core.seats import SeatSpec, validate_seats
+from sim.core.seats import SEAT_ORDERS, SeatSpec, seat_orders, validate_seats
 from sim.core.sensitivity import SECTION, Plan, parse_plan, plan_raw, sample_raws
 from sim.core.tournament import SEATING_KEY, Tournament, parse_tournament, seating_raw, tournament_raw
 
-__all__ = ["BACKENDS", "STUDY_OPTIONS", "Scenario", "SeatSpec", "SweepPoint", "load_scenario", "scenario_from_dict"]
+__all__ = ["BACKENDS", "STUDY_OPTIONS", "Scenario", "SeatSpec", "Seating", "SweepPoint", "load_scenario", "scenario_from_dict"]
 
 BACKENDS = ("serial", "process", "dask")
 
@@ -64,8 +65,27 @@ STUDY_OPTIONS: tuple[Option, ...] = (
     Option("backend", str, "process", "how games are run", choices=BACKENDS),
     Option("workers", int, 0, "worker processes; 0 means one per core", min=0, max=4096),
     Option("out", str, "", "run folder; default runs/<name>"),
+    Option("seat_order", str, "rotate", "rotate: seats that hold different players play every cyclic rotation "
+           "equally often (docs/scenarios.md); fixed: [[seats]] entry i always sits in seat i", choices=SEAT_ORDERS),
 )
 _STUDY_KEYS = {o.name for o in STUDY_OPTIONS}
+@dataclass(frozen=True)
+class Seating:
+    """Who sits where in one game of a study (:meth:`Scenario.seating`).
+
+    Attributes:
+        players: per seat, the index of the ``[[seats]]`` entry (the *player*) sitting there.
+        seats: the seat specs in seat order.
+        stream_index: the index the game's seed streams are drawn with (``sim.core.seeding``): the
+            games of one block of seat orders share it, so each order meets the same deals and
+            throws (common random numbers, as the tournament's seatings do).
+    """
+
+    players: tuple[int, ...]
+    seats: tuple[SeatSpec, ...]
+    stream_index: int
+
+
 @dataclass(frozen=True)
 class SweepPoint:
     """One point of the sweep grid: its index, the swept values, and the resolved scenario."""
@@ -97,20 +117,38 @@ class Scenario:
     tournament: Tournament | None = None
     #: the validated ``[sensitivity]`` section (None without one)
     plan: Plan | None = None
+    #: ``seat_order``: "rotate" or "fixed" (a tournament's own scenario: "fixed", its seatings rotate)
+    seat_order: str = "rotate"
 
     @property
     def num_players(self) -> int:
         """Number of seats."""
         return len(self.seats)
 
-    def config(self) -> GameConfig:
-        """The :class:`GameConfig` a state starts from."""
+    def config(self, seats: tuple[SeatSpec, ...] | None = None) -> GameConfig:
+        """The :class:`GameConfig` a state starts from, its seat options those of ``seats`` (one
+        game's :attr:`Seating.seats`; default: the ``[[seats]]`` in file order)."""
         return GameConfig(
             num_players=self.num_players,
             rules=dict(self.rules),
             sections={k: dict(v) for k, v in self.sections.items()},
-            seats=tuple(dict(s.seat_options) for s in self.seats),
+            seats=tuple(dict(s.seat_options) for s in (self.seats if seats is None else seats)),
         )
+
+    @property
+    def seat_orders(self) -> tuple[tuple[int, ...], ...]:
+        """The seat orders the study plays (:func:`sim.core.seats.seat_orders`): one, or every
+        cyclic rotation of the ``[[seats]]`` when they hold different players."""
+        return seat_orders(self.seats, self.seat_order)
+
+    def seating(self, game_index: int) -> Seating:
+        """Who sits where in game ``game_index``: game ``i`` plays order ``i mod R`` of the ``R``
+        :attr:`seat_orders` with the seed streams of index ``i div R``, so a game's result depends
+        only on the root seed and its index, and the ``R`` games of a block meet the same chance."""
+        orders = self.seat_orders
+        players = orders[game_index % len(orders)]
+        return Seating(players=players, seats=tuple(self.seats[p] for p in players),
+                       stream_index=game_index // len(orders))
 
     def fingerprint(self) -> str:
         """A hash of everything that decides results (not study size, backend, workers or out).
@@ -283,6 +321,7 @@ def scenario_from_dict(
         problem = spec.check(config)
         if problem:
             raise ScenarioError(problem[1], source=source, key=problem[0])
+    seat_order = "fixed" if entrants is not None else study["seat_order"]
     sweep = _sweep(raw.get("sweep"), raw, registry, source, default_name)
     plan = None
     if "sensitivity" in raw:
@@ -304,6 +343,7 @@ def scenario_from_dict(
         source=source,
         tournament=entrants,
         plan=plan,
+        seat_order=seat_order,
     )
 
 
@@ -323,7 +363,8 @@ def _sweep(
     out = []
     for key, vals in value.items():
         where = f"sweep.{key}"
-        if key.split(".")[0] in ("sweep", "sensitivity", "game", "games", "seed", "backend", "workers", "out", "name"):
+        if key.split(".")[0] in ("sweep", "sensitivity", "game", "games", "seed", "backend", "workers", "out", "name",
+                                 "seat_order"):
             raise ScenarioError("this key cannot be swept; sweep rules, seats or game sections", source=source, key=where)
         if not isinstance(vals, list) or not vals:
             raise ScenarioError("must be a non-empty list of values", source=source, key=where)

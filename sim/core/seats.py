@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence, TypeVar
 
 from sim.core.errors import ScenarioError, allowed
 from sim.core.game import Game
@@ -17,6 +17,23 @@ from sim.core.options import validate_options
 #: seat keys every game takes: the agent, a display name, and a declared strength (a number,
 #: higher is stronger) that reports use to say which agent is stronger (analysis/strength.py)
 SEAT_BASE = ("agent", "name", "strength")
+#: values of a scenario's ``seat_order`` key: ``rotate`` (the default) plays every cyclic rotation
+#: of the seats equally often when the seats differ; ``fixed`` keeps ``[[seats]]`` entry i in seat i
+SEAT_ORDERS = ("rotate", "fixed")
+
+_T = TypeVar("_T")
+
+
+def rotations(items: Sequence[_T]) -> list[tuple[_T, ...]]:
+    """Every cyclic rotation of ``items``, the unrotated first: ``(a, b, c), (b, c, a), (c, a, b)``.
+
+    In the rotations each item sits in each position exactly once (a Latin square), so a seat's
+    and an item's effects on winning are not mixed; all ``n!`` orders would balance the same first
+    and second order effects at a cost of 24 orders for 4 players instead of 4. The tournament
+    seats each combination of entrants this way, and a study with differing seats rotates them so.
+    """
+    t = tuple(items)
+    return [t[r:] + t[:r] for r in range(len(t))]
 
 
 @dataclass(frozen=True)
@@ -95,3 +112,21 @@ def validate_seats(value: Any, game: Game, source: str) -> tuple[SeatSpec, ...]:
         given = tuple(k for k in seat if k not in SEAT_BASE)
         seats.append(SeatSpec(agent=agent, params=params, seat_options=sopts, name=label, given=given))
     return tuple(seats)
+
+
+def seats_differ(seats: Sequence[SeatSpec]) -> bool:
+    """True when two seats hold different players: another agent, parameter, seat option (a hand,
+    a skill) or name."""
+    keys = {(s.agent, tuple(sorted(s.params.items(), key=str)), tuple(sorted(s.seat_options.items(), key=str)),
+             s.name) for s in seats}
+    return len(keys) > 1
+
+
+def seat_orders(seats: Sequence[SeatSpec], mode: str) -> tuple[tuple[int, ...], ...]:
+    """The seat orders a study plays: for each order, the ``[[seats]]`` entry (the *player*) in each
+    seat. One order (entry i in seat i) when ``mode`` is ``fixed`` or every seat holds the same
+    player; else every cyclic rotation (:func:`rotations`)."""
+    ident = tuple(range(len(seats)))
+    if mode == "fixed" or not seats_differ(seats):
+        return (ident,)
+    return tuple(rotations(ident))

@@ -53,7 +53,8 @@ if TYPE_CHECKING:
 METHODS = ("morris", "sobol")
 SECTION = "sensitivity"
 #: top-level keys an input may not vary: they are the study, not the model
-_STUDY_ROOTS = ("sweep", SECTION, "game", "games", "seed", "backend", "workers", "out", "name", "description")
+_STUDY_ROOTS = ("sweep", SECTION, "game", "games", "seed", "backend", "workers", "out", "name", "description",
+                "seat_order")
 
 
 def _power_of_two(v: int) -> str | None:

@@ -5,10 +5,13 @@ Tables:
 - ``meta(key, value)``: scenario name, game, fingerprint, the scenario as JSON, software version.
 - ``points(point, values_json)``: the sweep grid.
 - ``games``: one row per finished game, keyed by ``(point, game_index)``: seed, sweep values, seats
-  and agents, scores, winners, sole winner (NULL for a draw or shared win), length, termination,
+  and agents, scores, winners, sole winner (NULL for a draw or shared win), ``draw`` (1: no
+  winner) and ``shared_win`` (1: two or more winners; both from :func:`sim.core.game.outcome_kind`, the
+  one definition), length, termination,
   wall time, software version, and the running leader's changes (``leads_json``: ``[[action
   number, seat or -1 for a tie], ...]``, from ``State.provisional_scores``).
-- ``seats``: one row per seat of each game: agent, label, score, won, return.
+- ``seats``: one row per seat of each game: agent, label, score, won, return, and ``player``: which
+  of the scenario's ``[[seats]]`` sat there (seat orders rotate when the seats differ).
 - ``<game>_games``: the game's own per-game columns (``GameSpec.result_columns``).
 - ``<game>_<table>``: the game's detail rows (``GameSpec.detail_tables``), e.g. the Sun's passes.
 
@@ -37,11 +40,13 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
 from sim.core.errors import InputError
-from sim.core.game import Column, GameSpec
+from sim.core.game import Column, GameSpec, outcome_kind
 
 STORE_NAME = "results.sqlite"
 LOCK_NAME = ".stonelab.lock"
-SCHEMA_VERSION = "1"
+#: 2: ``games.draw`` means no winner (1 counted shared wins too), ``games.shared_win`` and
+#: ``seats.player`` are new; a run does not resume into a store of another schema
+SCHEMA_VERSION = "2"
 #: the tables every store has (a game adds ``<game>_games`` and its detail tables)
 CORE_TABLES = ("meta", "points", "games", "seats")
 
@@ -141,6 +146,9 @@ class GameResult:
     rows: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     #: the running leader as ``[[action_number, seat or -1 for a tie], ...]``, one entry per change
     leads: list[list[int]] = field(default_factory=list)
+    #: per seat, the index of the scenario's ``[[seats]]`` entry that sat there (empty: seat i
+    #: holds entry i, as without rotation)
+    players: list[int] = field(default_factory=list)
 
 
 def _ident(name: str) -> str:
@@ -190,6 +198,12 @@ class Store:
                 aside = _move_aside(path)
                 print(f"{path}: the damaged results store was moved aside to {aside.name}; starting afresh",
                       file=sys.stderr, flush=True)
+            elif old.get("schema", "1") != SCHEMA_VERSION and not force:
+                # another layout of the tables: a resumed game's row would not fit them
+                raise InputError(
+                    f"run folder holds a store of schema {old.get('schema', '1')} (this stonelab writes schema "
+                    f"{SCHEMA_VERSION}: draws, shared wins and who sat where are stored otherwise); give --out for a "
+                    "new folder, or --force to delete those results and start afresh", source=out)
             elif old.get("fingerprint") != meta["fingerprint"] or old.get("game") != meta["game"]:
                 if not force:
                     raise InputError(
@@ -273,13 +287,13 @@ class Store:
                 """CREATE TABLE IF NOT EXISTS games(
                     point INTEGER, game_index INTEGER, seed INTEGER, seed_key TEXT, sweep_json TEXT,
                     num_players INTEGER, agents_json TEXT, scores_json TEXT, winners_json TEXT,
-                    winner INTEGER, draw INTEGER, length INTEGER, termination TEXT, wall_s REAL,
+                    winner INTEGER, draw INTEGER, shared_win INTEGER, length INTEGER, termination TEXT, wall_s REAL,
                     version TEXT, leads_json TEXT, PRIMARY KEY(point, game_index))"""
             )
             c.execute(
                 """CREATE TABLE IF NOT EXISTS seats(
                     point INTEGER, game_index INTEGER, seat INTEGER, agent TEXT, label TEXT,
-                    score REAL, won INTEGER, ret REAL, PRIMARY KEY(point, game_index, seat))"""
+                    score REAL, won INTEGER, ret REAL, player INTEGER, PRIMARY KEY(point, game_index, seat))"""
             )
             assert self.spec is not None
             g = self.spec.name
@@ -311,21 +325,24 @@ class Store:
         """Insert one finished game (all its tables) in one committed transaction."""
         assert self.spec is not None
         spec = self.spec
-        sole = r.winners[0] if len(r.winners) == 1 else None
+        kind = outcome_kind(r.winners)
+        sole = r.winners[0] if kind == "sole" else None
+        players = r.players or list(range(len(r.agents)))
         with self.conn:
             self.conn.execute(
-                "INSERT INTO games VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT INTO games VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     r.point, r.game_index, r.seed, json.dumps([r.seed, r.game_index]),
                     json.dumps(dict(r.sweep), sort_keys=True), len(r.agents), json.dumps(r.labels),
-                    json.dumps(r.scores), json.dumps(r.winners), sole, int(sole is None), r.length,
+                    json.dumps(r.scores), json.dumps(r.winners), sole, int(kind == "draw"), int(kind == "shared"), r.length,
                     r.termination, r.wall_s, r.version, json.dumps(r.leads),
                 ),
             )
             self.conn.executemany(
-                "INSERT INTO seats VALUES(?,?,?,?,?,?,?,?)",
+                "INSERT INTO seats VALUES(?,?,?,?,?,?,?,?,?)",
                 [
-                    (r.point, r.game_index, s, r.agents[s], r.labels[s], r.scores[s], int(s in r.winners), r.returns[s])
+                    (r.point, r.game_index, s, r.agents[s], r.labels[s], r.scores[s], int(s in r.winners), r.returns[s],
+                     players[s])
                     for s in range(len(r.agents))
                 ],
             )

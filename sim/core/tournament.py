@@ -28,7 +28,7 @@ from typing import Any, Mapping
 
 from sim.core.errors import ScenarioError, allowed
 from sim.core.game import Game
-from sim.core.seats import SeatSpec, validate_seats
+from sim.core.seats import SeatSpec, rotations, validate_seats
 
 #: keys of the [tournament] table
 TOURNAMENT_KEYS = ("players", "agents")
@@ -55,11 +55,8 @@ class Tournament:
     def seatings(self) -> list[tuple[int, ...]]:
         """Entrant indices per seat of every seating: each combination of ``players`` entrants in
         each rotation of its seats (for two players: ``(0, 1), (1, 0), (0, 2), (2, 0), ...``)."""
-        out = []
-        for combo in itertools.combinations(range(len(self.entrants)), self.players):
-            for r in range(self.players):
-                out.append(combo[r:] + combo[:r])
-        return out
+        return [order for combo in itertools.combinations(range(len(self.entrants)), self.players)
+                for order in rotations(combo)]
 
     def seating_label(self, seating: tuple[int, ...]) -> str:
         """``"random vs greedy"``: the entrants' labels in seat order."""
@@ -82,6 +79,9 @@ def parse_tournament(value: Any, raw: Mapping[str, Any], game: Game, source: str
             raise ScenarioError(f"unknown key; allowed: {allowed(TOURNAMENT_KEYS)}", source=source, key=f"tournament.{k}")
     if "sweep" in raw:
         raise ScenarioError("a tournament cannot be swept; run one tournament per variant", source=source, key="sweep")
+    if "seat_order" in raw:
+        raise ScenarioError("a tournament plays every rotation of each seating already; remove seat_order",
+                            source=source, key="seat_order")
     spec = game.spec
     lo, hi = spec.min_players, spec.max_players
     players = value.get("players", lo)
@@ -135,10 +135,13 @@ def parse_tournament(value: Any, raw: Mapping[str, Any], game: Game, source: str
 
 
 def seating_raw(raw: Mapping[str, Any], t: Tournament, seating: tuple[int, ...]) -> dict[str, Any]:
-    """The scenario dict of one seating: ``raw`` without ``[tournament]``, its seats the entrants."""
+    """The scenario dict of one seating: ``raw`` without ``[tournament]``, its seats the entrants in
+    the seating's order (``seat_order = "fixed"``)."""
     out = copy.deepcopy(dict(raw))
     out.pop("tournament", None)
     out["seats"] = [copy.deepcopy(dict(t.entrants[i])) for i in seating]
+    # a seating is one order of its entrants: the tournament's seatings are its rotations
+    out["seat_order"] = "fixed"
     return out
 
 
@@ -154,6 +157,7 @@ def tournament_raw(raw: Mapping[str, Any], name: str, source: str) -> dict[str, 
         raise ScenarioError("a tournament cannot be swept: stonelab tournament plays the seats' agents against each "
                             "other; remove [sweep] (or use stonelab run for the sweep)", source=source, key="sweep")
     out = copy.deepcopy(dict(raw))
+    out.pop("seat_order", None)  # the tournament rotates every seating itself
     out["tournament"] = {}
     if not out.get("out"):
         out["out"] = f"runs/{name}-tournament"

@@ -581,13 +581,14 @@ def record_game(scenario: Any, game_index: int, rate_hz: float = 60.0) -> dict[s
 
     if scenario.game != "sun":
         raise InputError(f"not a sun scenario: {scenario.game!r}", key="game")
-    config = scenario.config()
+    seating = scenario.seating(game_index)
+    config = scenario.config(seating.seats)
     secs = {k: dict(v) for k, v in config.sections.items()}
     secs["record"] = {"frames": "all", "rate_hz": rate_hz}
-    # the runner's configuration and loop, recording on (recording does not change a game)
+    # the runner's seating, configuration and loop, recording on (recording does not change a game)
     config = replace(config, sections=secs, game_index=game_index)
-    streams = game_streams(scenario.seed, game_index, config.num_players)
-    state = play(GAME, config, seat_agents(GAME, scenario.seats, config, streams), streams.chance,
+    streams = game_streams(scenario.seed, seating.stream_index, config.num_players)
+    state = play(GAME, config, seat_agents(GAME, seating.seats, config, streams), streams.chance,
                  label=f"game {game_index} of {scenario.name}").state
     tab = state.table  # type: ignore[attr-defined]
     return {"game": "sun", "seed": scenario.seed, "index": game_index, "notation": state.to_notation(),

@@ -28,8 +28,8 @@ def test_report_files_and_findings(tmp_path: Path) -> None:
         assert (run / "report" / f"{stem}.svg").read_text().lstrip().startswith("<?xml")
     assert page.count("data:image/png;base64,") >= 4
     # seat 0 won 15 of 20 decisive games: 75 %, Wilson [53, 89]; binomial p = 0.041
-    assert "Seat 0 (the first seat) wins 75 % [53, 89] of the 20 decisive games" in page
-    assert "a first-player advantage, p = 0.041" in page
+    assert ("Seat effect: seat 0 (the first seat) won 75 % [53, 89] of the 20 decisive games against an equal share "
+            "of 50 % (p = 0.041, exact binomial test): a slight first-player advantage") in page
     assert "toy-study" in page and "root seed" in page and "games stored" in page
     assert 'seed = 7' in page  # the scenario, rendered as TOML
     # no temporary folders left behind
