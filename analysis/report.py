@@ -144,13 +144,18 @@ def length_section(run: RunData) -> Section:
     bits = [f"{pct_ci(v['rate'], v['lo'], v['hi'])} ended by '{k}'" for k, v in e["terminations"].items()]
     f = (f"{'; '.join(bits)}. {plural(e['draws'], 'draw')} and {plural(e['shared'], 'shared win')} "
          f"({pct_ci(e['draw_rate']['rate'], e['draw_rate']['lo'], e['draw_rate']['hi'])} of games without a sole winner).")
+    # the shares are said above; what is left to say is what an ending name means, and that these
+    # games stopped before the rule text's end
+    meanings = ending_meanings(run.game)
     capped = [k for k in names if any(w in k for w in ("cap", "limit", "stalemate", "timeout"))]
     if capped:
-        share = sum(e["terminations"][k]["k"] for k in capped) / max(e["games"], 1)
-        f += f" Games cut short ({', '.join(capped)}): {pct(share, 1)}."
+        f += " Cut short before the rule text's end: " + "; ".join(
+            f"'{k}'" + (f" ({meanings[k]})" if k in meanings else "") for k in capped) + "."
+    glossary = "; ".join(f"'{k}': {meanings[k]}" for k in names if k in meanings and k not in capped)
     if len(names) == 1 and e["draws"] + e["shared"] == 0:
         # one way to end and no draws: a bar chart would only show one full bar
-        f = f"All {e['games']} games ended by '{names[0]}', each with a sole winner."
+        f = (f"All {e['games']} games ended by '{names[0]}'"
+             + (f" ({meanings[names[0]]})" if names[0] in meanings else "") + ", each with a sole winner.")
     else:
         fig = bar_ci(
             [*names, "draw or shared win"],
@@ -161,7 +166,8 @@ def length_section(run: RunData) -> Section:
             colors=[M_COL_END] * len(names) + ["#999999"],
         )
         sec.plots.append(Plot("endings", "Endings", fig, f,
-                              "Bars: share of games per termination reason, and of games without a sole winner."))
+                              "Bars: share of games per termination reason, and of games without a sole winner."
+                              + (f" Endings: {glossary}." if glossary else "")))
     sec.findings.append(f)
     return sec
 
@@ -178,6 +184,20 @@ def score_unit(game: str) -> str:
         return REGISTRY.get(game).spec.score_unit if REGISTRY.find(game) is not None else "points"
     except InputError:  # a registered game that cannot be loaded: the unit is cosmetic
         return "points"
+
+
+def ending_meanings(game: str) -> dict[str, str]:
+    """``{termination: what it means}`` as ``game`` declares it (:meth:`Termination.meanings`);
+    empty for a game this installation does not know or that says nothing."""
+    from sim.games import REGISTRY
+
+    try:
+        if REGISTRY.find(game) is None:
+            return {}
+        ends = REGISTRY.get(game).spec.terminations
+    except InputError:
+        return {}
+    return dict(ends.meanings()) if ends is not None and hasattr(ends, "meanings") else {}
 
 
 def _outcome_counts(r: Any) -> str:

@@ -1,0 +1,83 @@
+"""Report wording a newcomer reads (issue 21): endings say what they mean and are not repeated, the
+Replays section lists a few games with why, every game names what its endings mean."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import analysis.report as R
+from analysis.load import load_run
+from analysis.synthetic import result, toy_spec, write_store
+
+
+def test_every_game_says_what_each_of_its_endings_means() -> None:
+    from sim.games import REGISTRY
+
+    for name in REGISTRY.names():
+        ends = REGISTRY.get(name).spec.terminations
+        assert ends is not None
+        meanings = R.ending_meanings(name)
+        assert set(meanings) == {e.value for e in ends}, name
+        assert all(len(v) > 15 for v in meanings.values())
+    assert R.ending_meanings("no-such-game") == {}
+
+
+def test_a_cut_short_ending_is_explained_not_repeated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """'Games cut short (stalemate): 20.0 %' repeated the share said just before and never said
+    what a stalemate is."""
+    res = [result(i, [i % 2], termination="stalemate" if i < 2 else "normal") for i in range(10)]
+    run = load_run(write_store(tmp_path, toy_spec(), res))
+    monkeypatch.setattr(R, "ending_meanings", lambda game: {"stalemate": "nobody could place a stone",
+                                                            "normal": "a seat reached the target"})
+    sec = R.length_section(run)
+    text = " ".join(sec.findings)
+    assert "Games cut short" not in text and "20.0 %" not in text
+    assert text.count("'stalemate'") == 2 and "'stalemate' (nobody could place a stone)" in text
+    assert text.count("20 % [") == 1
+    caption = next(p.note for p in sec.plots if p.name == "endings")
+    assert "'normal': a seat reached the target" in caption
+
+
+def _sun_games(n: int, points: int = 1) -> pd.DataFrame:
+    rows = []
+    for p in range(points):
+        for i in range(n):
+            winners = [] if i == 7 else ([0, 1] if i == 5 else [i % 2])
+            rows.append({"point": p, "game_index": i, "winners": winners, "scores_json": json.dumps([i % 4, 3]),
+                         "termination": "stalemate" if i == 9 else "field_empty"})
+    return pd.DataFrame(rows)
+
+
+def test_replay_picks_a_few_games_and_says_why() -> None:
+    from analysis.games.sun import REPLAY_ROWS, replay_picks
+
+    picks = replay_picks(_sun_games(100))
+    assert 4 <= len(picks) <= REPLAY_ROWS
+    why = {int(r["game_index"]): w for r, w in picks}
+    assert why[0].startswith("the first game") and "first win of seat 0" in why[0]
+    assert why[1] == "first win of seat 1" and why[5] == "first shared win" and why[7] == "first draw"
+    assert "first ended by 'stalemate'" in why[9]
+    assert any("most penalty stones (6)" in w for w in why.values())  # 3 + 3, game 3 first
+
+
+def test_replays_section_is_short_and_drops_a_constant_point_column(tmp_path: Path) -> None:
+    """A 100-row table whose 'point' column was always 0."""
+    from analysis.games.sun import REPLAY_ROWS, replays_section
+
+    class Run:
+        games = _sun_games(100)
+        run_dir = tmp_path
+
+    html = replays_section(Run()).html  # type: ignore[arg-type]
+    assert html.count("<tr>") <= REPLAY_ROWS + 1
+    assert "<th>sweep point</th>" not in html and "<th>point</th>" not in html
+    assert f"stonelab replay view {tmp_path} --game N</code> (N from 0 to 99)" in html
+    Run.games = _sun_games(3, points=2)
+    html = replays_section(Run()).html  # type: ignore[arg-type]
+    assert "<th>sweep point</th>" in html and "--point P --game N" in html
+    assert re.search(r"--point 1 --game \d", html)
