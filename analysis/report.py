@@ -45,7 +45,7 @@ from analysis.plots import (
 from analysis.stats import format_p
 from sim.core.tomlw import to_toml
 from analysis.wording import (  # noqa: F401 - re-exported: callers that read the report module
-    change, num, pct, pct_ci, plural, seat_labels, seat_name, short_labels,
+    change, num, pct, pct_ci, plural, point_noun, seat_labels, seat_name, short_labels, value_text,
 )
 from sim.core.errors import InputError
 
@@ -113,7 +113,7 @@ def balance_section(run: RunData) -> Section:
         "shared wins": rates["shared"],
         "score [95 % CI]": [pct_ci(r, lo, hi) for r, lo, hi in zip(rates["score"], rates["score_lo"], rates["score_hi"])],
     })
-    sec.tables.append(("Wins by seat (all sweep points pooled)" if len(run.points) > 1 else "Wins by seat", tab))
+    sec.tables.append((f"Wins by seat (all {point_noun(run)}s pooled)" if len(run.points) > 1 else "Wins by seat", tab))
     return sec
 
 
@@ -389,7 +389,8 @@ def sweep_section(run: RunData, headline: tuple[str, str, pd.Series] | None) -> 
         changed = "win rates differ beyond their intervals" if (
             first["win_0_lo"] > last["win_0_hi"] or last["win_0_lo"] > first["win_0_hi"]) else \
             "the win-rate intervals overlap"
-        f = f"Sweeping {key} from {first['value']} to {last['value']}: " + "; ".join(parts) + f" ({changed})."
+        f = (f"Sweeping {key} from {value_text(first['value'])} to {value_text(last['value'])}: " + "; ".join(parts)
+             + f" ({changed}).")
         safe = "".join(ch if ch.isalnum() else "_" for ch in key)
         sec.plots.append(Plot(f"sweep_{safe}", f"Effect of {key}", fig, f,
                               "Each point pools all games at that value of the key."))
@@ -397,7 +398,7 @@ def sweep_section(run: RunData, headline: tuple[str, str, pd.Series] | None) -> 
     pp = M.per_point(run.games, run.points, n)
     tab = pd.DataFrame({"point": pp["point"]})
     for k in run.sweep_keys:
-        tab[k] = pp[f"sweep:{k}"].map(str)
+        tab[k] = pp[f"sweep:{k}"].map(value_text)
     tab["games"] = pp["games"]
     for s in range(n):
         tab[f"{seat_name(s)} wins"] = [pct_ci(r, lo, hi) for r, lo, hi in zip(pp[f"win_{s}"], pp[f"win_{s}_lo"], pp[f"win_{s}_hi"])]
@@ -547,9 +548,10 @@ def render(run: RunData, sections: list[Section], errors: list[str], out: Path) 
     rows = [
         ("game", f"{game_title(run.game)} ({run.game})"),
         ("scenario", f"{name}" + (f": {run.scenario.get('description')}" if run.scenario.get("description") else "")),
-        ("games stored", f"{len(run.games)}" + (f" over {n_points} sweep points ({per_point.min()}-{per_point.max()} "
-                                                 f"per point; {planned} planned per point)" if n_points > 1
-                                                 else f" ({planned} planned)")),
+        ("games stored", f"{len(run.games)}" + (
+            f" over {n_points} {point_noun(run)}s ("
+            + (f"{per_point.min()}" if per_point.min() == per_point.max() else f"{per_point.min()}-{per_point.max()}")
+            + f" each; {planned} planned each)" if n_points > 1 else f" ({planned} planned)")),
         ("seats", "; ".join(seat_labels(run, short=False)) or "n/a"),
         *([("player model", model)] if (model := _player_model(run)) else []),
         ("root seed", meta.get("seed", "?")),

@@ -34,6 +34,28 @@ def num(x: float) -> str:
     return f"{x:.3g}" if abs(x) < 1000 else f"{x:,.0f}"
 
 
+def point_noun(run: Any) -> str:
+    """What a run's points are called: ``"seating"`` in a tournament (a pairing in one seat
+    order), ``"sample point"`` in a sensitivity study, else ``"sweep point"`` (``run``: a RunData)."""
+    sc = run.scenario if isinstance(getattr(run, "scenario", None), dict) else {}
+    if isinstance(sc.get("tournament"), dict):
+        return "seating"
+    if isinstance(sc.get("sensitivity"), dict):
+        return "sample point"
+    return "sweep point"
+
+
+def value_text(v: Any) -> str:
+    """A swept or sampled value as a reader wants it: a float to four significant digits
+    (``0.4833333333333333`` is ``'0.4833'``, ``2.0`` stays ``'2.0'``), anything else as written."""
+    if isinstance(v, float) and not isinstance(v, bool):
+        if v != v:
+            return "n/a"
+        t = f"{v:.4g}"
+        return t if any(c in t for c in ".eni") else t + ".0"  # a float stays one: 2.0, not 2
+    return str(v)
+
+
 def change(a: str, b: str, at: tuple[Any, Any] | None = None) -> str:
     """How a figure moves between two settings, as printed: ``'goes from a to b'``, or ``'stays at
     a'`` when both print the same (``'from 100 % to 100 %'`` says nothing); ``at`` names the two

@@ -260,16 +260,16 @@ def sensitivity(
     if json_out:
         _print_json(data)
         return
-    from rich.console import Console
-
     from analysis.sensitivity import sentence
+    from sim.core.console import console, escape
 
-    con = Console()
+    con = console()  # never wraps: a wrapped line broke a path and "0.5 s" in two
     con.print(f"{plan.method}: {len(plan.inputs)} inputs, {plan.n_points()} points, {info.total} games "
               f"(played now {info.played}, already stored {info.skipped}), wall {info.wall_s:.1f} s")
     for r in results:
-        con.print(f"- {sentence(r)}")
-    con.print(f"indices: {info.out}/sensitivity.json" + (f"   report: {data['report']}" if data.get("report") else ""))
+        con.print(f"- {escape(sentence(r))}")
+    con.print(f"indices: {escape(info.out)}/sensitivity.json"
+              + (f"   report: {escape(data['report'])}" if data.get("report") else ""))
 
 
 def _export_replays(run_dir: Path):  # noqa: ANN202 - RunReplays | None
@@ -294,6 +294,7 @@ def _print_summary(s: dict[str, Any]) -> None:
     different agents under one seat label)."""
     from rich.table import Table
 
+    from analysis.wording import value_text
     from sim.core.console import console, escape
 
     con = console()
@@ -318,7 +319,7 @@ def _print_summary(s: dict[str, Any]) -> None:
         t.add_column("shared", justify="right", min_width=6)
         t.add_column("draws", justify="right")
         for p in s["points"]:
-            cells = [str(p["point"]), *(str(p["values"].get(k)) for k in keys), str(p["games"])]
+            cells = [str(p["point"]), *(value_text(p["values"].get(k)) for k in keys), str(p["games"])]
             for r in p["seats"]:
                 cells += [str(r["wins"]), f"{100 * r['score']:.0f} %"]
             cells += [str(p["shared_wins"]), str(p["draws"])]

@@ -11,6 +11,7 @@ import pandas as pd
 from analysis.games import has_columns
 from analysis.load import RunData
 from analysis.stats import count_per_game, wilson
+from analysis.wording import point_noun, value_text
 from sim.sun.game import SunEnd
 
 #: the level a lost stone stood on, by its placement kind
@@ -200,8 +201,8 @@ def _point_label(run: RunData, point: int) -> str:
     if len(run.points) <= 1:
         return ""
     row = run.points[run.points["point"] == point]
-    vals = ", ".join(f"{k} = {row.iloc[0][f'sweep:{k}']}" for k in run.sweep_keys if not row.empty)
-    return f"sweep point {point}" + (f" ({vals})" if vals else "")
+    vals = ", ".join(f"{k} = {value_text(row.iloc[0][f'sweep:{k}'])}" for k in run.sweep_keys if not row.empty)
+    return f"{point_noun(run)} {point}" + (f" ({vals})" if vals else "")
 
 
 def rules_tables(run: RunData) -> tuple[list[tuple[str, pd.DataFrame]], list[str]]:
@@ -241,7 +242,7 @@ def rules_tables(run: RunData) -> tuple[list[tuple[str, pd.DataFrame]], list[str
                         f"({pooled.loc[ev, 'total'] / n_all:.2f} per game)")
     ends = [e for e in pooled.index if e.startswith("ending: ") and pooled.loc[e, "k"] > 0]
     if bits or ends:
-        f = (f"Rules exercised in {n_all} games" + (" (all sweep points)" if len(run.points) > 1 else "") + ": "
+        f = (f"Rules exercised in {n_all} games" + (f" (all {point_noun(run)}s)" if len(run.points) > 1 else "") + ": "
              + "; ".join(bits) + ("; " if bits and ends else "")
              + ("endings: " + ", ".join(f"{e[len('ending: '):]} {100 * pooled.loc[e, 'k'] / n_all:.0f} %"
                                         for e in ends) if ends else "") + ".")
@@ -257,6 +258,7 @@ def rules_tables(run: RunData) -> tuple[list[tuple[str, pd.DataFrame]], list[str
                         "into play either does not matter in this study or the model does not play the game as the "
                         "rule text intends (check the players and the rule options).")
     if some:
-        findings.append("Never happened at some sweep points (see each point's table): "
-                        + ", ".join(f"{ev} ({k} of {n_points} points)" for ev, k in some) + ".")
+        noun = point_noun(run)
+        findings.append(f"Never happened at some {noun}s (see each {noun}'s table): "
+                        + ", ".join(f"{ev} ({k} of {n_points} {noun}s)" for ev, k in some) + ".")
     return tables, findings

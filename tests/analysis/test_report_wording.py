@@ -81,3 +81,22 @@ def test_replays_section_is_short_and_drops_a_constant_point_column(tmp_path: Pa
     html = replays_section(Run()).html  # type: ignore[arg-type]
     assert "<th>sweep point</th>" in html and "--point P --game N" in html
     assert re.search(r"--point 1 --game \d", html)
+
+
+def test_values_are_printed_as_a_reader_wants_them() -> None:
+    from analysis.wording import value_text
+
+    assert value_text(0.4833333333333333) == "0.4833"
+    assert value_text(2.0) == "2.0" and value_text(3) == "3" and value_text("casual") == "casual"
+    assert value_text(1e-7) == "1e-07" and value_text(float("nan")) == "n/a"
+
+
+def test_a_tournament_calls_its_points_seatings(tmp_path: Path) -> None:
+    """The report said '2 sweep points' of a tournament's two seatings."""
+    res = [result(i, [i % 2], point=p) for p in (0, 1) for i in range(5)]
+    run = write_store(tmp_path, toy_spec(), res, points=[(0, {}), (1, {})], games=5,
+                      scenario={"name": "t", "game": "toy", "games": 5,
+                                "tournament": {"players": 2, "agents": [{"agent": "a"}, {"agent": "b"}]}})
+    page = R.build_report(run).read_text()
+    assert "over 2 seatings (5 each; 5 planned each)" in page
+    assert "sweep point" not in page
