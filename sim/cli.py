@@ -347,7 +347,7 @@ def _print_seat_table(con: Any, title: str, seats: list[dict[str, Any]]) -> None
     labels follow, one line each (never wrapped, see :mod:`sim.core.console`)."""
     from rich.table import Table
 
-    from sim.core.console import escape
+    from sim.core.console import escape, fit_labels
 
     from rich import box
 
@@ -356,15 +356,14 @@ def _print_seat_table(con: Any, title: str, seats: list[dict[str, Any]]) -> None
              _pct_ci(r["score"], *r["score_ci95"])] for r in seats]
     # light borders (as the sweep table): a column is its widest cell and three spaces
     others = sum(max([len(h), *(len(row[i]) for row in rows)]) + 3 for i, h in enumerate(heads))
-    labels = [str(r["label"]) for r in seats]
-    full = max(map(len, labels), default=0) <= max(con.width - others, len("agent"))
+    cells, full = fit_labels([str(r["label"]) for r in seats], con.width - others)
     t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False)
     for i, h in enumerate(heads):
         t.add_column(h, justify="right", no_wrap=True)
         if i == 0:
             t.add_column("agent", no_wrap=True)
-    for r, row in zip(seats, rows):
-        t.add_row(row[0], escape(r["label"] if full else r.get("agent") or r["label"]), *row[1:])
+    for cell, row in zip(cells, rows):
+        t.add_row(row[0], escape(cell), *row[1:])
     con.print(t)
     if not full:
         for r in seats:

@@ -166,3 +166,24 @@ def test_run_summary_keeps_agent_labels_whole(width: int, monkeypatch: pytest.Mo
         assert row.split()[1] == "greedy" and f"seat 0: {long}" in lines
     else:
         assert long in row
+
+
+def test_tournament_ratings_keep_entrant_names_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The entrant column folded 'greedy(tshirt_weight=10.0,' over three lines at 80 columns."""
+    import io
+
+    from rich.console import Console
+
+    import sim.core.console as C
+    from analysis.tournament import print_summary
+
+    buf = io.StringIO()
+    monkeypatch.setattr(C, "console", lambda stderr=False: Console(file=buf, width=80, soft_wrap=True,
+                                                                    color_system=None))
+    long = "greedy(tshirt_weight=10.0, setup_weight=4.0, guard_weight=20.0)"
+    print_summary({"prior": 0, "connected": True, "ratings": [
+        {"rank": 1, "entrant": long, "rating": 264.0, "ci95": [18.0, 511.0], "score": 1.0, "games": 10},
+        {"rank": 2, "entrant": "random", "rating": -264.0, "ci95": [-511.0, -18.0], "score": 0.0, "games": 10}]})
+    lines = buf.getvalue().splitlines()
+    assert f"1: {long}" in lines and max(len(ln) for ln in lines if "│" in ln) <= 80
+    assert not any("guard_weight" in ln for ln in lines if "│" in ln)
