@@ -126,7 +126,7 @@ def test_stability_plot_uses_the_one_stone_palette(tmp_path: Path, monkeypatch: 
 
     from sim.sun.layout import load_layout
     from sim.sun.stability import plot_sweep
-    from sim.viewer.replay.records import SHAPE_COLOURS
+    from sim.viewer.replay.records import SHAPE_COLOURS  # what the viewer and `sun show` use
 
     lay = load_layout(LAYOUTS / "gates.toml")
     sweep = {"step_deg": 90.0, "aims": [{"aim_deg": a, "expected_penalties": 0.5, "p_clean": 0.5} for a in (0, 90)]}
