@@ -508,7 +508,19 @@ def scenario_text(run: RunData) -> tuple[str, str]:
 
 
 def _table_html(df: pd.DataFrame) -> str:
-    return df.to_html(index=False, escape=True, classes="data", border=0, na_rep="n/a")
+    """A frame as a report table: numbers right-aligned (the page's style), and columns of prose
+    (text cells over 25 characters on average, e.g. "what it counts") left-aligned, as text reads."""
+    import zlib
+
+    prose = [i + 1 for i, c in enumerate(df.columns)
+             if i > 0 and (df[c].dtype == object or pd.api.types.is_string_dtype(df[c])) and len(df)
+             and df[c].astype(str).str.len().mean() > 25]
+    if not prose:
+        return df.to_html(index=False, escape=True, classes="data", border=0, na_rep="n/a")
+    tid = f"t{zlib.crc32(df.to_json().encode()):08x}"
+    rule = ",".join(f"#{tid} {cell}:nth-child({k})" for k in prose for cell in ("td", "th"))
+    return (f"<style>{rule}{{text-align:left}}</style>"
+            + df.to_html(index=False, escape=True, classes="data", border=0, na_rep="n/a", table_id=tid))
 
 
 def _png_b64(fig: Any) -> tuple[bytes, str]:

@@ -100,3 +100,15 @@ def test_a_tournament_calls_its_points_seatings(tmp_path: Path) -> None:
     page = R.build_report(run).read_text()
     assert "over 2 seatings (5 each; 5 planned each)" in page
     assert "sweep point" not in page
+
+
+def test_prose_columns_are_left_aligned() -> None:
+    """The "what it counts" column read right-aligned like the numbers beside it."""
+    df = pd.DataFrame({"event": ["stands", "gates"], "total": [3, 0],
+                       "what it counts": ["stones placed on the base that came to rest standing",
+                                          "never happened; stones laid across two positions"]})
+    html = R._table_html(df)
+    tid = re.search(r"id=\"(t[0-9a-f]+)\"", html).group(1)
+    assert f"#{tid} td:nth-child(3)" in html and f"#{tid} th:nth-child(3)" in html
+    assert "nth-child(2)" not in html  # numbers stay right-aligned
+    assert "<style>" not in R._table_html(df[["event", "total"]])
