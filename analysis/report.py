@@ -45,7 +45,7 @@ from analysis.plots import (
 from analysis.stats import format_p
 from sim.core.tomlw import to_toml
 from analysis.wording import (  # noqa: F401 - re-exported: callers that read the report module
-    change, num, pct, pct_ci, plural, point_noun, seat_labels, seat_name, short_labels, value_text,
+    change, num, pct, pct_ci, plural, point_noun, pooled_label, seat_labels, seat_name, short_labels, value_text,
 )
 from sim.core.errors import InputError
 
@@ -106,7 +106,8 @@ def balance_section(run: RunData) -> Section:
     ))
     sec.findings.append(verdict)
     tab = pd.DataFrame({
-        "seat": [seat_name(s) for s in rates["seat"]], "agent": rates["label"], "games": rates["games"],
+        "seat": [seat_name(s) for s in rates["seat"]], "agent": [_seat_label(run, int(s)) for s in rates["seat"]],
+        "games": rates["games"],
         "sole wins": rates["wins"],
         "win rate [95 % CI]": [pct_ci(r, lo, hi) for r, lo, hi in zip(rates["rate"], rates["lo"], rates["hi"])],
         "share of decisive games": [pct(w / fpa["decisive"]) if fpa["decisive"] else "n/a" for w in rates["wins"]],
@@ -173,6 +174,13 @@ def length_section(run: RunData) -> Section:
 
 
 M_COL_END = "#009E73"
+
+
+def _seat_label(run: RunData, seat: int) -> str:
+    """The agent column of the wins table: the seat's labels over the study's points, summarised
+    when a sweep or sensitivity study varies them (:func:`analysis.wording.pooled_label`)."""
+    labs = run.seats.loc[run.seats["seat"] == seat, "label"].unique().tolist() if not run.seats.empty else []
+    return pooled_label([str(x) for x in labs]) if labs else ""
 
 
 def score_unit(game: str) -> str:

@@ -80,6 +80,59 @@ def _split_label(label: str) -> tuple[str, list[str]]:
     return label, []
 
 
+def _tidy_param(p: str) -> str:
+    """``'sigma_aim_deg=1.5000000000000002'`` -> ``'sigma_aim_deg=1.5'``; integers and words unchanged."""
+    k, eq, v = p.partition("=")
+    if not eq or not ("." in v or "e" in v.lower()):
+        return p
+    try:
+        return f"{k}={value_text(float(v))}"
+    except ValueError:
+        return p
+
+
+def tidy_label(label: str) -> str:
+    """An agent label with its numbers as a reader wants them (:func:`value_text`):
+    ``careful(sigma_aim_deg=1.5000000000000002)`` reads ``careful(sigma_aim_deg=1.5)``."""
+    name, params = _split_label(str(label))
+    return f"{name}({', '.join(_tidy_param(p) for p in params)})" if params else str(label)
+
+
+#: More labels than this for one seat (a sweep or a sensitivity study varying its parameters) are
+#: summarised by :func:`pooled_label` instead of listed
+MAX_LISTED_LABELS = 3
+
+
+def pooled_label(labels: list[str]) -> str:
+    """One seat's labels over a study's points: listed (``a / b``) when there are few, else the
+    agent with the parameters that stay and, for those that vary, their range:
+    ``careful(skill=steady; 10 variants: sigma_aim_deg 0.25 to 4.0)``."""
+    labels = [str(x) for x in dict.fromkeys(labels)]
+    if len(labels) <= MAX_LISTED_LABELS:
+        return " / ".join(tidy_label(x) for x in labels)
+    parsed = [_split_label(x) for x in labels]
+    names = list(dict.fromkeys(n for n, _ in parsed))
+    values: dict[str, list[str]] = {}
+    for _, params in parsed:
+        for p in params:
+            k, _, v = p.partition("=")
+            values.setdefault(k, []).append(v)
+    same = {k for k, vs in values.items() if len(set(vs)) == 1 and len(vs) == len(parsed)}
+    fixed = [_tidy_param(f"{k}={values[k][0]}") for k in values if k in same]
+    varied = []
+    for k, vs in values.items():
+        if k in same:
+            continue
+        try:
+            nums = sorted(float(v) for v in vs)
+            varied.append(f"{k} {value_text(nums[0])} to {value_text(nums[-1])}")
+        except ValueError:
+            varied.append(f"{k} ({len(set(vs))} values)")
+    head = " / ".join(names)
+    return (f"{head}(" + ", ".join(fixed) + ("; " if fixed else "") + f"{len(labels)} variants: "
+            + ", ".join(varied) + ")")
+
+
 def short_labels(labels: list[str]) -> dict[str, str]:
     """Short display names for agent labels: the agent name, plus only those parameters that
     differ between labels of the same agent (plots stay readable; tables keep the full labels)."""
@@ -101,6 +154,6 @@ def seat_labels(run: RunData, short: bool = True) -> list[str]:
     names = short_labels(labs_all) if short else {x: x for x in labs_all}
     for s in range(run.n_seats):
         labs = run.seats.loc[run.seats["seat"] == s, "label"].unique().tolist() if not run.seats.empty else []
-        lab = " / ".join(names[x] for x in labs)
+        lab = pooled_label([names[x] for x in labs]) if labs else ""
         out.append(f"{seat_name(s)}: {lab}" if lab else seat_name(s))
     return out

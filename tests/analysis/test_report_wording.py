@@ -112,3 +112,15 @@ def test_prose_columns_are_left_aligned() -> None:
     assert f"#{tid} td:nth-child(3)" in html and f"#{tid} th:nth-child(3)" in html
     assert "nth-child(2)" not in html  # numbers stay right-aligned
     assert "<style>" not in R._table_html(df[["event", "total"]])
+
+
+def test_a_seat_varied_over_many_points_is_summarised() -> None:
+    """A sensitivity study listed every sampled label: 'sigma_aim_deg=1.5000000000000002 / ...'."""
+    from analysis.wording import pooled_label, tidy_label
+
+    assert tidy_label("careful(skill=steady, sigma_aim_deg=1.5000000000000002)") == "careful(skill=steady, sigma_aim_deg=1.5)"
+    assert tidy_label("mcts(iterations=300)") == "mcts(iterations=300)" and tidy_label("random") == "random"
+    assert pooled_label(["greedy(cost=0.01)", "greedy(cost=0.5)"]) == "greedy(cost=0.01) / greedy(cost=0.5)"
+    many = [f"careful(skill=steady, sigma_aim_deg={a!r}, sigma_release_m=0.023333333333333338)"
+            for a in (0.25, 1.5000000000000002, 2.75, 4.0)]
+    assert pooled_label(many) == "careful(skill=steady, sigma_release_m=0.02333; 4 variants: sigma_aim_deg 0.25 to 4.0)"
