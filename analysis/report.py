@@ -45,7 +45,8 @@ from analysis.plots import (
 from analysis.stats import format_p
 from sim.core.tomlw import to_toml
 from analysis.wording import (  # noqa: F401 - re-exported: callers that read the report module
-    change, num, pct, pct_ci, plural, point_noun, pooled_label, seat_labels, seat_name, short_labels, value_text,
+    change, ending_meanings, num, pct, pct_ci, plural, point_noun, seat_label, seat_labels, seat_name, short_labels,
+    value_text,
 )
 from sim.core.errors import InputError
 
@@ -106,7 +107,7 @@ def balance_section(run: RunData) -> Section:
     ))
     sec.findings.append(verdict)
     tab = pd.DataFrame({
-        "seat": [seat_name(s) for s in rates["seat"]], "agent": [_seat_label(run, int(s)) for s in rates["seat"]],
+        "seat": [seat_name(s) for s in rates["seat"]], "agent": [seat_label(run, int(s)) for s in rates["seat"]],
         "games": rates["games"],
         "sole wins": rates["wins"],
         "win rate [95 % CI]": [pct_ci(r, lo, hi) for r, lo, hi in zip(rates["rate"], rates["lo"], rates["hi"])],
@@ -176,13 +177,6 @@ def length_section(run: RunData) -> Section:
 M_COL_END = "#009E73"
 
 
-def _seat_label(run: RunData, seat: int) -> str:
-    """The agent column of the wins table: the seat's labels over the study's points, summarised
-    when a sweep or sensitivity study varies them (:func:`analysis.wording.pooled_label`)."""
-    labs = run.seats.loc[run.seats["seat"] == seat, "label"].unique().tolist() if not run.seats.empty else []
-    return pooled_label([str(x) for x in labs]) if labs else ""
-
-
 def score_unit(game: str) -> str:
     """What a seat's final score counts in ``game`` (its spec's ``score_unit``; ``"points"`` for a
     game this installation does not know)."""
@@ -192,20 +186,6 @@ def score_unit(game: str) -> str:
         return REGISTRY.get(game).spec.score_unit if REGISTRY.find(game) is not None else "points"
     except InputError:  # a registered game that cannot be loaded: the unit is cosmetic
         return "points"
-
-
-def ending_meanings(game: str) -> dict[str, str]:
-    """``{termination: what it means}`` as ``game`` declares it (:meth:`Termination.meanings`);
-    empty for a game this installation does not know or that says nothing."""
-    from sim.games import REGISTRY
-
-    try:
-        if REGISTRY.find(game) is None:
-            return {}
-        ends = REGISTRY.get(game).spec.terminations
-    except InputError:
-        return {}
-    return dict(ends.meanings()) if ends is not None and hasattr(ends, "meanings") else {}
 
 
 def _outcome_counts(r: Any) -> str:

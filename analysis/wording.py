@@ -157,3 +157,25 @@ def seat_labels(run: RunData, short: bool = True) -> list[str]:
         lab = pooled_label([names[x] for x in labs]) if labs else ""
         out.append(f"{seat_name(s)}: {lab}" if lab else seat_name(s))
     return out
+
+
+def seat_label(run: RunData, seat: int) -> str:
+    """The agent column of the wins table: the seat's labels over the study's points, summarised
+    when a sweep or sensitivity study varies them (:func:`pooled_label`)."""
+    labs = run.seats.loc[run.seats["seat"] == seat, "label"].unique().tolist() if not run.seats.empty else []
+    return pooled_label([str(x) for x in labs]) if labs else ""
+
+
+def ending_meanings(game: str) -> dict[str, str]:
+    """``{termination: what it means}`` as ``game`` declares it (:meth:`Termination.meanings`);
+    empty for a game this installation does not know or that says nothing."""
+    from sim.core.errors import InputError
+    from sim.games import REGISTRY
+
+    try:
+        if REGISTRY.find(game) is None:
+            return {}
+        ends = REGISTRY.get(game).spec.terminations
+    except InputError:
+        return {}
+    return dict(ends.meanings()) if ends is not None and hasattr(ends, "meanings") else {}
