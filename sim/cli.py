@@ -345,11 +345,10 @@ def _print_seat_table(con: Any, title: str, seats: list[dict[str, Any]]) -> None
     in its own column. A seat label too long for the terminal would wrap inside its cell and break
     a name a user copies into a scenario, so then the table shows the agent's name and the full
     labels follow, one line each (never wrapped, see :mod:`sim.core.console`)."""
+    from rich import box
     from rich.table import Table
 
     from sim.core.console import escape, fit_labels
-
-    from rich import box
 
     heads = ["seat", "sole wins", "rate [95 % CI]", "shared wins", "score [95 % CI]"]
     rows = [[str(r["seat"]), str(r["wins"]), _pct_ci(r["win_rate"], *r["ci95"]), str(r["shared_wins"]),
