@@ -454,13 +454,28 @@ def _difficulty_figure(curve: pd.DataFrame) -> Any:
     return fig
 
 
+def run_names(a: RunData, b: RunData) -> tuple[str, str]:
+    """Names that tell the two runs apart: their scenario names, and when those are the same (two
+    runs of one scenario, e.g. before and after a change) each with the shortest end of its run
+    folder's path that differs: ``classic-2p (before/classic-2p)``."""
+    na, nb = (str(r.meta.get("name", r.run_dir.name)) for r in (a, b))
+    if na != nb:
+        return na, nb
+    pa, pb = Path(a.run_dir).resolve().parts, Path(b.run_dir).resolve().parts
+    for k in range(1, max(len(pa), len(pb)) + 1):
+        sa, sb = "/".join(pa[-k:]), "/".join(pb[-k:])
+        if sa != sb:
+            return f"{na} ({sa})", f"{nb} ({sb})"
+    return f"{na} (A)", f"{nb} (B, the same run)"
+
+
 def render_html(comp: Comparison) -> str:
     """The comparison as a self-contained HTML page (the report's style; plots embedded as PNG)."""
     from analysis.report import _CSS, _png_b64, _table_html, game_title, seat_labels
 
     esc = html.escape
     a, b = comp.a, comp.b
-    title = f"{a.meta.get('name', a.run_dir.name)} vs {b.meta.get('name', b.run_dir.name)}"
+    title = " vs ".join(run_names(a, b))
     meta_rows = [("game", f"{game_title(a.game)} ({a.game})")]
     for tag, r in (("A (baseline)", a), ("B", b)):
         meta_rows.append((f"run {tag}", f"{r.run_dir} - scenario {r.meta.get('name', '?')}"

@@ -46,7 +46,8 @@ from analysis.power import judge
 from analysis.stats import format_p
 from sim.core.tomlw import to_toml
 from analysis.wording import (  # noqa: F401 - re-exported: callers that read the report module
-    change, num, pct, pct_ci, plural, seat_labels, seat_name, short_labels,
+    change, ending_meanings, num, pct, pct_ci, plural, point_noun, seat_label, seat_labels, seat_name, short_labels,
+    value_text,
 )
 from sim.core.errors import InputError
 
@@ -94,14 +95,15 @@ def balance_section(run: RunData) -> Section:
     if who:
         sec.findings.append(who)
     tab = pd.DataFrame({
-        "seat": [seat_name(s) for s in rates["seat"]], "agent": rates["label"], "games": rates["games"],
+        "seat": [seat_name(s) for s in rates["seat"]], "agent": [seat_label(run, int(s)) for s in rates["seat"]],
+        "games": rates["games"],
         "sole wins": rates["wins"],
         "win rate [95 % CI]": [pct_ci(r, lo, hi) for r, lo, hi in zip(rates["rate"], rates["lo"], rates["hi"])],
         "share of decisive games": [pct(w / fpa["decisive"]) if fpa["decisive"] else "n/a" for w in rates["wins"]],
         "shared wins": rates["shared"],
         "score [95 % CI]": [pct_ci(r, lo, hi) for r, lo, hi in zip(rates["score"], rates["score_lo"], rates["score_hi"])],
     })
-    sec.tables.append(("Wins by seat (all sweep points pooled)" if len(run.points) > 1 else "Wins by seat", tab))
+    sec.tables.append((f"Wins by seat (all {point_noun(run)}s pooled)" if len(run.points) > 1 else "Wins by seat", tab))
     if who and eff.rotated:
         sec.tables.append(("Wins by player (each in every seat)", pd.DataFrame({
             "player": [r["label"] for r in eff.player], "sole wins": [r["wins"] for r in eff.player],
@@ -137,13 +139,18 @@ def length_section(run: RunData) -> Section:
     bits = [f"{pct_ci(v['rate'], v['lo'], v['hi'])} ended by '{k}'" for k, v in e["terminations"].items()]
     f = (f"{'; '.join(bits)}. {plural(e['draws'], 'draw')} and {plural(e['shared'], 'shared win')} "
          f"({pct_ci(e['draw_rate']['rate'], e['draw_rate']['lo'], e['draw_rate']['hi'])} of games without a sole winner).")
+    # the shares are said above; what is left to say is what an ending name means, and that these
+    # games stopped before the rule text's end
+    meanings = ending_meanings(run.game)
     capped = [k for k in names if any(w in k for w in ("cap", "limit", "stalemate", "timeout"))]
     if capped:
-        share = sum(e["terminations"][k]["k"] for k in capped) / max(e["games"], 1)
-        f += f" Games cut short ({', '.join(capped)}): {pct(share, 1)}."
+        f += " Cut short before the rule text's end: " + "; ".join(
+            f"'{k}'" + (f" ({meanings[k]})" if k in meanings else "") for k in capped) + "."
+    glossary = "; ".join(f"'{k}': {meanings[k]}" for k in names if k in meanings and k not in capped)
     if len(names) == 1 and e["draws"] + e["shared"] == 0:
         # one way to end and no draws: a bar chart would only show one full bar
-        f = f"All {e['games']} games ended by '{names[0]}', each with a sole winner."
+        f = (f"All {e['games']} games ended by '{names[0]}'"
+             + (f" ({meanings[names[0]]})" if names[0] in meanings else "") + ", each with a sole winner.")
     else:
         fig = bar_ci(
             [*names, "draw or shared win"],
@@ -154,7 +161,8 @@ def length_section(run: RunData) -> Section:
             colors=[M_COL_END] * len(names) + ["#999999"],
         )
         sec.plots.append(Plot("endings", "Endings", fig, f,
-                              "Bars: share of games per termination reason, and of games without a sole winner."))
+                              "Bars: share of games per termination reason, and of games without a sole winner."
+                              + (f" Endings: {glossary}." if glossary else "")))
     sec.findings.append(f)
     return sec
 
@@ -364,7 +372,8 @@ def sweep_section(run: RunData, headline: tuple[str, str, pd.Series] | None) -> 
         changed = "win rates differ beyond their intervals" if (
             first["win_0_lo"] > last["win_0_hi"] or last["win_0_lo"] > first["win_0_hi"]) else \
             "the win-rate intervals overlap"
-        f = f"Sweeping {key} from {first['value']} to {last['value']}: " + "; ".join(parts) + f" ({changed})."
+        f = (f"Sweeping {key} from {value_text(first['value'])} to {value_text(last['value'])}: " + "; ".join(parts)
+             + f" ({changed}).")
         safe = "".join(ch if ch.isalnum() else "_" for ch in key)
         sec.plots.append(Plot(f"sweep_{safe}", f"Effect of {key}", fig, f,
                               "Each point pools all games at that value of the key."))
@@ -372,7 +381,7 @@ def sweep_section(run: RunData, headline: tuple[str, str, pd.Series] | None) -> 
     pp = M.per_point(run.games, run.points, n)
     tab = pd.DataFrame({"point": pp["point"]})
     for k in run.sweep_keys:
-        tab[k] = pp[f"sweep:{k}"].map(str)
+        tab[k] = pp[f"sweep:{k}"].map(value_text)
     tab["games"] = pp["games"]
     for s in range(n):
         tab[f"{seat_name(s)} wins"] = [pct_ci(r, lo, hi) for r, lo, hi in zip(pp[f"win_{s}"], pp[f"win_{s}_lo"], pp[f"win_{s}_hi"])]
@@ -482,7 +491,19 @@ def scenario_text(run: RunData) -> tuple[str, str]:
 
 
 def _table_html(df: pd.DataFrame) -> str:
-    return df.to_html(index=False, escape=True, classes="data", border=0, na_rep="n/a")
+    """A frame as a report table: numbers right-aligned (the page's style), and columns of prose
+    (text cells over 25 characters on average, e.g. "what it counts") left-aligned, as text reads."""
+    import zlib
+
+    prose = [i + 1 for i, c in enumerate(df.columns)
+             if i > 0 and (df[c].dtype == object or pd.api.types.is_string_dtype(df[c])) and len(df)
+             and df[c].astype(str).str.len().mean() > 25]
+    if not prose:
+        return df.to_html(index=False, escape=True, classes="data", border=0, na_rep="n/a")
+    tid = f"t{zlib.crc32(df.to_json().encode()):08x}"
+    rule = ",".join(f"#{tid} {cell}:nth-child({k})" for k in prose for cell in ("td", "th"))
+    return (f"<style>{rule}{{text-align:left}}</style>"
+            + df.to_html(index=False, escape=True, classes="data", border=0, na_rep="n/a", table_id=tid))
 
 
 def _png_b64(fig: Any) -> tuple[bytes, str]:
@@ -522,9 +543,10 @@ def render(run: RunData, sections: list[Section], errors: list[str], out: Path) 
     rows = [
         ("game", f"{game_title(run.game)} ({run.game})"),
         ("scenario", f"{name}" + (f": {run.scenario.get('description')}" if run.scenario.get("description") else "")),
-        ("games stored", f"{len(run.games)}" + (f" over {n_points} sweep points ({per_point.min()}-{per_point.max()} "
-                                                 f"per point; {planned} planned per point)" if n_points > 1
-                                                 else f" ({planned} planned)")),
+        ("games stored", f"{len(run.games)}" + (
+            f" over {n_points} {point_noun(run)}s ("
+            + (f"{per_point.min()}" if per_point.min() == per_point.max() else f"{per_point.min()}-{per_point.max()}")
+            + f" each; {planned} planned each)" if n_points > 1 else f" ({planned} planned)")),
         ("seats", "; ".join(seat_labels(run, short=False)) or "n/a"),
         *([("player model", model)] if (model := _player_model(run)) else []),
         ("root seed", meta.get("seed", "?")),

@@ -423,6 +423,16 @@ def plot(results: list[Indices], method: str, conf_level: float = 0.95) -> Any:
 
 
 # --- report ------------------------------------------------------------------------------------------
+def _named(label: str, key: str) -> str:
+    """``'aim noise (seats.0.sigma_aim_deg)'``, or the key alone when it has no other name."""
+    return key if label == key else f"{label} ({key})"
+
+
+def _span(lo: int, hi: int) -> str:
+    """``'4'`` or ``'4-6'``: a count that may vary."""
+    return f"{lo}" if lo == hi else f"{lo}-{hi}"
+
+
 def section(run: RunData) -> Section | None:
     """The report's "What the conclusions depend on" section (None for a run without
     ``[sensitivity]``)."""
@@ -431,7 +441,7 @@ def section(run: RunData) -> Section | None:
     plan, results = analyse(run)
     k = len(plan.inputs)
     gpp = run.games.groupby("point").size()
-    ranges = "; ".join(f"{input_label(run.game, i.key)} ({i.key}) {i.low:g} to {i.high:g}" for i in plan.inputs)
+    ranges = "; ".join(_named(input_label(run.game, i.key), i.key) + f" {i.low:g} to {i.high:g}" for i in plan.inputs)
     if plan.method == "morris":
         how = (f"Morris screening: {plan.trajectories} trajectories of {k + 1} points on a {plan.levels}-level grid "
                f"({plan.n_points()} points)")
@@ -447,7 +457,7 @@ def section(run: RunData) -> Section | None:
                 "indices of noisy outputs sum to less than 1.")
     sec = Section("What the conclusions depend on",
                   f"Global sensitivity analysis of the headline outputs over the model's uncertain inputs. {how}, "
-                  f"{int(gpp.min())}-{int(gpp.max())} games per point with the same seeds at every point; "
+                  f"{_span(int(gpp.min()), int(gpp.max()))} games per point with the same seeds at every point; "
                   f"{plan.conf_level:.0%} intervals. Inputs and ranges (sources: docs/sensitivity.md): {ranges}.")
     findings = [sentence(r) for r in results]
     fig = plot(results, plan.method, plan.conf_level)
@@ -458,7 +468,8 @@ def section(run: RunData) -> Section | None:
         if r.table.empty:
             continue
         for _, row in r.table.iterrows():
-            d = {"output": r.output.name, "input": row["label"]}
+            # the output's label, not its internal name (draw_share), which only --json needs
+            d = {"output": r.output.label, "input": row["label"]}
             if plan.method == "morris":
                 d.update({"mu*": f"{_num(row['mu_star'])} ± {_num(row['mu_star_conf'])}", "mu": _num(row["mu"]),
                           "sigma [CI]": f"{_num(row['sigma'])} [{_num(row['sigma_lo'])}, {_num(row['sigma_hi'])}]"})

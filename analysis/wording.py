@@ -34,6 +34,28 @@ def num(x: float) -> str:
     return f"{x:.3g}" if abs(x) < 1000 else f"{x:,.0f}"
 
 
+def point_noun(run: Any) -> str:
+    """What a run's points are called: ``"seating"`` in a tournament (a pairing in one seat
+    order), ``"sample point"`` in a sensitivity study, else ``"sweep point"`` (``run``: a RunData)."""
+    sc = run.scenario if isinstance(getattr(run, "scenario", None), dict) else {}
+    if isinstance(sc.get("tournament"), dict):
+        return "seating"
+    if isinstance(sc.get("sensitivity"), dict):
+        return "sample point"
+    return "sweep point"
+
+
+def value_text(v: Any) -> str:
+    """A swept or sampled value as a reader wants it: a float to four significant digits
+    (``0.4833333333333333`` is ``'0.4833'``, ``2.0`` stays ``'2.0'``), anything else as written."""
+    if isinstance(v, float) and not isinstance(v, bool):
+        if v != v:
+            return "n/a"
+        t = f"{v:.4g}"
+        return t if any(c in t for c in ".eni") else t + ".0"  # a float stays one: 2.0, not 2
+    return str(v)
+
+
 def change(a: str, b: str, at: tuple[Any, Any] | None = None) -> str:
     """How a figure moves between two settings, as printed: ``'goes from a to b'``, or ``'stays at
     a'`` when both print the same (``'from 100 % to 100 %'`` says nothing); ``at`` names the two
@@ -58,6 +80,59 @@ def _split_label(label: str) -> tuple[str, list[str]]:
     return label, []
 
 
+def _tidy_param(p: str) -> str:
+    """``'sigma_aim_deg=1.5000000000000002'`` -> ``'sigma_aim_deg=1.5'``; integers and words unchanged."""
+    k, eq, v = p.partition("=")
+    if not eq or not ("." in v or "e" in v.lower()):
+        return p
+    try:
+        return f"{k}={value_text(float(v))}"
+    except ValueError:
+        return p
+
+
+def tidy_label(label: str) -> str:
+    """An agent label with its numbers as a reader wants them (:func:`value_text`):
+    ``careful(sigma_aim_deg=1.5000000000000002)`` reads ``careful(sigma_aim_deg=1.5)``."""
+    name, params = _split_label(str(label))
+    return f"{name}({', '.join(_tidy_param(p) for p in params)})" if params else str(label)
+
+
+#: More labels than this for one seat (a sweep or a sensitivity study varying its parameters) are
+#: summarised by :func:`pooled_label` instead of listed
+MAX_LISTED_LABELS = 3
+
+
+def pooled_label(labels: list[str]) -> str:
+    """One seat's labels over a study's points: listed (``a / b``) when there are few, else the
+    agent with the parameters that stay and, for those that vary, their range:
+    ``careful(skill=steady; 10 variants: sigma_aim_deg 0.25 to 4.0)``."""
+    labels = [str(x) for x in dict.fromkeys(labels)]
+    if len(labels) <= MAX_LISTED_LABELS:
+        return " / ".join(tidy_label(x) for x in labels)
+    parsed = [_split_label(x) for x in labels]
+    names = list(dict.fromkeys(n for n, _ in parsed))
+    values: dict[str, list[str]] = {}
+    for _, params in parsed:
+        for p in params:
+            k, _, v = p.partition("=")
+            values.setdefault(k, []).append(v)
+    same = {k for k, vs in values.items() if len(set(vs)) == 1 and len(vs) == len(parsed)}
+    fixed = [_tidy_param(f"{k}={values[k][0]}") for k in values if k in same]
+    varied = []
+    for k, vs in values.items():
+        if k in same:
+            continue
+        try:
+            nums = sorted(float(v) for v in vs)
+            varied.append(f"{k} {value_text(nums[0])} to {value_text(nums[-1])}")
+        except ValueError:
+            varied.append(f"{k} ({len(set(vs))} values)")
+    head = " / ".join(names)
+    return (f"{head}(" + ", ".join(fixed) + ("; " if fixed else "") + f"{len(labels)} variants: "
+            + ", ".join(varied) + ")")
+
+
 def short_labels(labels: list[str]) -> dict[str, str]:
     """Short display names for agent labels: the agent name, plus only those parameters that
     differ between labels of the same agent (plots stay readable; tables keep the full labels)."""
@@ -79,6 +154,28 @@ def seat_labels(run: RunData, short: bool = True) -> list[str]:
     names = short_labels(labs_all) if short else {x: x for x in labs_all}
     for s in range(run.n_seats):
         labs = run.seats.loc[run.seats["seat"] == s, "label"].unique().tolist() if not run.seats.empty else []
-        lab = " / ".join(names[x] for x in labs)
+        lab = pooled_label([names[x] for x in labs]) if labs else ""
         out.append(f"{seat_name(s)}: {lab}" if lab else seat_name(s))
     return out
+
+
+def seat_label(run: RunData, seat: int) -> str:
+    """The agent column of the wins table: the seat's labels over the study's points, summarised
+    when a sweep or sensitivity study varies them (:func:`pooled_label`)."""
+    labs = run.seats.loc[run.seats["seat"] == seat, "label"].unique().tolist() if not run.seats.empty else []
+    return pooled_label([str(x) for x in labs]) if labs else ""
+
+
+def ending_meanings(game: str) -> dict[str, str]:
+    """``{termination: what it means}`` as ``game`` declares it (:meth:`Termination.meanings`);
+    empty for a game this installation does not know or that says nothing."""
+    from sim.core.errors import InputError
+    from sim.games import REGISTRY
+
+    try:
+        if REGISTRY.find(game) is None:
+            return {}
+        ends = REGISTRY.get(game).spec.terminations
+    except InputError:
+        return {}
+    return dict(ends.meanings()) if ends is not None and hasattr(ends, "meanings") else {}

@@ -78,26 +78,42 @@ def games(json_out: bool = typer.Option(False, "--json", help="print JSON")) -> 
     if json_out:
         _print_json({"games": rows})
         return
-    from rich.table import Table
+    _print_games(rows)
 
-    from sim.core.console import console
+
+def _print_games(rows: list[dict[str, Any]]) -> None:
+    """One block per game, one line per option: ``rules.max_turns = 500`` (its dotted key and
+    default, TOML a scenario can take as it is), then what is allowed and what it means, indented.
+    A table squeezed option names into 80 columns with an ellipsis; here a name and its default are
+    never cut, and the explanations wrap at the terminal's width (on a pipe they stay one line)."""
+    import textwrap
+
+    from sim.core.console import console, escape
+    from sim.core.tomlw import toml_value
 
     con = console()
+    width = con.width if con.is_terminal else 0
+
+    def say(text: str, indent: int) -> None:
+        pad = " " * indent
+        lines = textwrap.wrap(text, width - indent, break_long_words=False, break_on_hyphens=False) if width else [text]
+        for ln in lines or [""]:
+            con.print(pad + escape(ln), highlight=False)
+
     for r in rows:
-        t = Table(title=f"{r['name']}: {r['title']} ({r['players'][0]}-{r['players'][1]} players)", title_justify="left")
-        t.add_column("option")
-        t.add_column("default")
-        t.add_column("allowed")
-        t.add_column("meaning")
-        for o in r["options"]:
-            t.add_row(f"rules.{o['name']}", repr(o["default"]), o["allowed"], o["doc"])
-        for sec, opts in r["sections"].items():
-            for o in opts:
-                t.add_row(f"{sec}.{o['name']}", repr(o["default"]), o["allowed"], o["doc"])
-        for o in r["seat_options"]:
-            t.add_row(f"seats[].{o['name']}", repr(o["default"]), o["allowed"], "per seat")
-        con.print(t)
-        con.print("  agents: " + "; ".join(f"[bold]{a['name']}[/bold] ({a['doc']})" for a in r["agents"]))
+        lo, hi = r["players"]
+        players = f"{lo}" if lo == hi else f"{lo}-{hi}"
+        con.print(f"[bold]{escape(r['name'])}[/bold]: {escape(r['title'])} ({players} players)", highlight=False)
+        opts = [(f"rules.{o['name']}", o) for o in r["options"]]
+        opts += [(f"{sec}.{o['name']}", o) for sec, os_ in r["sections"].items() for o in os_]
+        opts += [(f"seats[].{o['name']}", {**o, "doc": "per seat"}) for o in r["seat_options"]]
+        for key, o in opts:
+            say(f"{key} = {toml_value(o['default'])}", 2)
+            say(f"allowed: {o['allowed']}", 6)
+            say(str(o["doc"]), 6)
+        say("agents (seats[].agent):", 2)
+        for a in r["agents"]:
+            say(f"{a['name']}: {a['doc']}", 4)
         con.print()
 
 
@@ -247,16 +263,16 @@ def sensitivity(
     if json_out:
         _print_json(data)
         return
-    from rich.console import Console
-
     from analysis.sensitivity import sentence
+    from sim.core.console import console, escape
 
-    con = Console()
+    con = console()  # never wraps: a wrapped line broke a path and "0.5 s" in two
     con.print(f"{plan.method}: {len(plan.inputs)} inputs, {plan.n_points()} points, {info.total} games "
               f"(played now {info.played}, already stored {info.skipped}), wall {info.wall_s:.1f} s")
     for r in results:
-        con.print(f"- {sentence(r)}")
-    con.print(f"indices: {info.out}/sensitivity.json" + (f"   report: {data['report']}" if data.get("report") else ""))
+        con.print(f"- {escape(sentence(r))}")
+    con.print(f"indices: {escape(info.out)}/sensitivity.json"
+              + (f"   report: {escape(data['report'])}" if data.get("report") else ""))
 
 
 def _export_replays(run_dir: Path, label: str):  # noqa: ANN202 - RunReplays | None
@@ -286,21 +302,13 @@ def _print_summary(s: dict[str, Any]) -> None:
     different agents under one seat label)."""
     from rich.table import Table
 
+    from analysis.wording import value_text
     from sim.core.console import console, escape
 
     con = console()
     title = f"{escape(s['scenario'])} ({s['game']}): {s['games']} games, seed {s['seed']}"
     if not s.get("points"):
-        t = Table(title=title, title_justify="left")
-        t.add_column("seat", justify="right")
-        t.add_column("agent", overflow="fold")
-        t.add_column("sole wins [95 % CI]", justify="right")
-        t.add_column("shared wins", justify="right")
-        t.add_column("score [95 % CI]", justify="right")
-        for r in s["seats"]:
-            t.add_row(str(r["seat"]), escape(r["label"]), f"{r['wins']}: " + _pct_ci(r["win_rate"], *r["ci95"]),
-                      str(r["shared_wins"]), _pct_ci(r["score"], *r["score_ci95"]))
-        con.print(t)
+        _print_seat_table(con, title, s["seats"])
     else:
         # one row per sweep point: the swept values, then each seat's sole wins and score
         keys = list(s["points"][0]["values"])
@@ -319,7 +327,7 @@ def _print_summary(s: dict[str, Any]) -> None:
         t.add_column("shared", justify="right", min_width=6)
         t.add_column("draws", justify="right")
         for p in s["points"]:
-            cells = [str(p["point"]), *(str(p["values"].get(k)) for k in keys), str(p["games"])]
+            cells = [str(p["point"]), *(value_text(p["values"].get(k)) for k in keys), str(p["games"])]
             for r in p["seats"]:
                 cells += [str(r["wins"]), f"{100 * r['score']:.0f} %"]
             cells += [str(p["shared_wins"]), str(p["draws"])]
@@ -327,10 +335,9 @@ def _print_summary(s: dict[str, Any]) -> None:
         con.print(t)
         con.print("s0, s1, ...: seat 0, seat 1, ...; wins: sole wins; score: share of the win (a shared win or "
                   "draw of two counts half); intervals in --json and the report")
-    con.print(
-        f"draws (no winner): {s['draws']}   shared wins: {s['shared_wins']}   mean length: {s['mean_length']:.1f} actions   "
-        f"played now: {s['played']} (already stored: {s['resumed_skipped']})   wall: {s['wall_s']:.1f} s"
-    )
+    con.print(f"draws (no winner): {s['draws']}   shared wins: {s['shared_wins']}   mean length: "
+              f"{s['mean_length']:.1f} actions")
+    con.print(f"played now: {s['played']} (already stored: {s['resumed_skipped']})   wall: {s['wall_s']:.1f} s")
     # paths and commands to copy: escaped (a '[' in a path is text) and never wrapped (see sim.core.console)
     con.print(f"results: {escape(s['out'])}/results.sqlite"
               + (f"   report: {escape(s['report'])}" if s.get("report") else ""))
@@ -339,6 +346,35 @@ def _print_summary(s: dict[str, Any]) -> None:
             f"replay: {escape(s['replays'][0])}   watch: stonelab replay view {escape(s['replays'][0])}"
             + (f"   share: {escape(s['replay_viewer'])}/standalone.html" if s.get("replay_viewer") else "")
         )
+
+
+def _print_seat_table(con: Any, title: str, seats: list[dict[str, Any]]) -> None:
+    """One row per seat: sole wins (a count), their rate and the score, each with its 95 % interval
+    in its own column. A seat label too long for the terminal would wrap inside its cell and break
+    a name a user copies into a scenario, so then the table shows the agent's name and the full
+    labels follow, one line each (never wrapped, see :mod:`sim.core.console`)."""
+    from rich import box
+    from rich.table import Table
+
+    from sim.core.console import escape, fit_labels
+
+    heads = ["seat", "sole wins", "rate [95 % CI]", "shared wins", "score [95 % CI]"]
+    rows = [[str(r["seat"]), str(r["wins"]), _pct_ci(r["win_rate"], *r["ci95"]), str(r["shared_wins"]),
+             _pct_ci(r["score"], *r["score_ci95"])] for r in seats]
+    # light borders (as the sweep table): a column is its widest cell and three spaces
+    others = sum(max([len(h), *(len(row[i]) for row in rows)]) + 3 for i, h in enumerate(heads))
+    cells, full = fit_labels([str(r["label"]) for r in seats], con.width - others)
+    t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False)
+    for i, h in enumerate(heads):
+        t.add_column(h, justify="right", no_wrap=True)
+        if i == 0:
+            t.add_column("agent", no_wrap=True)
+    for cell, row in zip(cells, rows):
+        t.add_row(row[0], escape(cell), *row[1:])
+    con.print(t)
+    if not full:
+        for r in seats:
+            con.print(f"seat {r['seat']}: {escape(r['label'])}", highlight=False)
 
 
 def _pct_ci(rate: float, lo: float, hi: float) -> str:
@@ -522,6 +558,45 @@ def _mount() -> None:
 
 
 _mount()
+
+
+def _help_as_written(text: str) -> str:
+    """A docstring or help string as typer's rich help should show it: rich markup escaped (typer
+    parses it, so ``[sensitivity]`` vanished from a help page) and each paragraph one line, as in
+    click's plain help (typer kept a docstring's line breaks after its first paragraph, which at
+    80 columns broke lines mid-sentence); ``\\b`` paragraphs keep their lines, as in click."""
+    import inspect
+
+    from rich.markup import escape
+
+    paras = inspect.cleandoc(text).split("\n\n")
+    return "\n\n".join(escape(p if p.startswith("\b") else " ".join(p.split("\n"))) for p in paras)
+
+
+def _plain_help(group: typer.Typer) -> None:
+    """Apply :func:`_help_as_written` to every command, group and parameter help of ``group``,
+    mounted plugins' commands included (typer reads these when it builds each help page)."""
+    import inspect
+
+    from typer.models import ParameterInfo
+
+    if isinstance(group.info.help, str):
+        group.info.help = _help_as_written(group.info.help)
+    for ci in group.registered_commands:
+        doc = ci.help if isinstance(ci.help, str) else (ci.callback.__doc__ if ci.callback else None)
+        if doc:
+            ci.help = _help_as_written(doc)
+        for p in inspect.signature(ci.callback).parameters.values() if ci.callback else ():
+            if isinstance(p.default, ParameterInfo) and isinstance(p.default.help, str):
+                p.default.help = _help_as_written(p.default.help)
+    for gi in group.registered_groups:
+        if isinstance(gi.help, str):
+            gi.help = _help_as_written(gi.help)
+        if gi.typer_instance is not None:
+            _plain_help(gi.typer_instance)
+
+
+_plain_help(app)
 
 
 def main(argv: Optional[list[str]] = None) -> int:

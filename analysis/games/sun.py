@@ -356,7 +356,9 @@ def section(run: RunData) -> Section | None:
         by_shape = lost["shape"].value_counts()
         by_cause = lost["cause"].value_counts()
         f = (f"{len(lost)} stones lost in {n_games} games ({len(lost) / n_games:.1f} per game): "
-             + ", ".join(f"{sh} {by_shape[sh] / n_games:.2f}" for sh in by_shape.index) + " per game; causes: "
+             + ", ".join(f"{sh} {by_shape[sh] / n_games:.2f}" for sh in by_shape.index)
+             + " per game (a count: it grows with how many stones of a shape are played; the survival below is "
+             "the risk per stone); causes: "
              + ", ".join(f"{c} {100 * v / len(lost):.0f} %" for c, v in by_cause.items()) + ". Where they stood: "
              + ", ".join(f"{lv} {100 * (lost['level'] == lv).sum() / len(lost):.0f} %" for lv in levels_) + ".")
         sec.plots.append(Plot("sun_lost_by_shape", "Stones lost by shape and level", fig, f,
@@ -400,7 +402,10 @@ def section(run: RunData) -> Section | None:
         by = [(sh, km[km["t"] <= horizon].iloc[-1]["survival"]) for sh, km in curves[1:]]
         if len(by) >= 2:
             worst = min(by, key=lambda x: x[1])
-            f += f"; the most fragile shape is the {worst[0]} ({100 * worst[1]:.0f} %)"
+            # a risk per stone stood, not a count per game (the shape losing most stones per game
+            # may be the one played most): say which, so the two findings do not read as at odds
+            f += (f"; per stone stood, the most fragile shape is the {worst[0]}: {100 * worst[1]:.0f} % of them "
+                  f"survive {horizon} turns")
         f += "."
         sec.plots.append(Plot("sun_stone_survival", "Stone survival", fig, f,
                               "Kaplan-Meier estimate over turns since each stone was first stood; stones still "
@@ -423,9 +428,62 @@ def section(run: RunData) -> Section | None:
     return sec
 
 
+#: Most games the Replays section lists (the rest are one command away, with their index)
+REPLAY_ROWS = 8
+
+
+def replay_picks(games: pd.DataFrame, limit: int = REPLAY_ROWS) -> list[tuple[Any, str]]:
+    """A few games worth watching, each with why: the first game (of each sweep point), the first of each outcome
+    (a seat's win, a shared win, a draw) and of each ending, then the games with the most and the
+    fewest penalty stones. ``games``: the run's games (``point, game_index, winners, scores_json,
+    termination``); at most ``limit`` rows, in the order of the reasons."""
+    import json
+
+    order = games.sort_values(["point", "game_index"])
+    picks: dict[tuple[int, int], tuple[Any, list[str]]] = {}
+
+    def take(row: Any, why: str) -> None:
+        """One row per game: a game that is the first of two things says both."""
+        key = (int(row["point"]), int(row["game_index"]))
+        if key in picks:
+            picks[key][1].append(why)
+        elif len(picks) < limit:
+            picks[key] = (row, [why])
+
+    def outcome(row: Any) -> str:
+        w = row.get("winners")
+        w = w if isinstance(w, list) else []
+        return "draw" if not w else (f"win of seat {w[0]}" if len(w) == 1 else "shared win")
+
+    def penalties(row: Any) -> float:
+        try:
+            return float(sum(float(x) for x in json.loads(row.get("scores_json") or "[]")))
+        except (TypeError, ValueError):
+            return float("nan")
+
+    rows = [r for _, r in order.iterrows()]
+    if not rows:
+        return []
+    take(rows[0], "the first game")
+    for pt in dict.fromkeys(int(r["point"]) for r in rows[1:]):
+        if pt != int(rows[0]["point"]):
+            take(next(r for r in rows if int(r["point"]) == pt), f"first game of sweep point {pt}")
+    for why in dict.fromkeys(outcome(r) for r in rows):
+        take(next(r for r in rows if outcome(r) == why), f"first {why}")
+    for end in dict.fromkeys(str(r.get("termination")) for r in rows):
+        take(next(r for r in rows if str(r.get("termination")) == end), f"first ended by '{end}'")
+    pens = [(penalties(r), -i) for i, r in enumerate(rows) if penalties(r) == penalties(r)]
+    if len(pens) > 1:
+        hi, lo = max(pens), min(pens, key=lambda x: (x[0], -x[1]))  # ties: the first game
+        take(rows[-hi[1]], f"most penalty stones ({hi[0]:g})")
+        take(rows[-lo[1]], f"fewest penalty stones ({lo[0]:g})")
+    return [(row, "; ".join(why)) for row, why in picks.values()]
+
+
 def replays_section(run: RunData) -> Section | None:
-    """Links to every game's replay: the files the run wrote, and for the others the command that
-    re-simulates them exactly from the seed (``sim.viewer.runs``)."""
+    """A few games to watch (:func:`replay_picks`): the replay file the run wrote, or the command
+    that re-simulates the game exactly from its seed (``sim.viewer.runs``); then how to watch any
+    other. The sweep point is a column only when the study has several."""
     import html as _html
     import json
 
@@ -437,9 +495,9 @@ def replays_section(run: RunData) -> Section | None:
     esc = _html.escape
     run_dir = run.run_dir
     viewer = run_dir / VIEWER_DIR / "standalone.html"
+    sweep = games["point"].nunique() > 1
     rows = []
-    shown = games.sort_values(["point", "game_index"]).head(200)
-    for _, g in shown.iterrows():
+    for g, why in replay_picks(games):
         point, idx = int(g["point"]), int(g["game_index"])
         f = run_dir / REPLAYS_DIR / replay_name(idx, point)
         winners = g.get("winners")
@@ -452,10 +510,14 @@ def replays_section(run: RunData) -> Section | None:
         except (TypeError, ValueError):
             pen = ""
         rows.append(
-            f"<tr><td>{point}</td><td>{idx}</td><td>{esc(who)}</td><td>{esc(pen)}</td>"
+            f"<tr><td style='text-align:left'>{esc(why)}</td>" + (f"<td>{point}</td>" if sweep else "")
+            + f"<td>{idx}</td><td>{esc(who)}</td><td>{esc(pen)}</td>"
             f"<td style='text-align:left'>{cell}<code>stonelab replay view {esc(target)}</code></td></tr>"
         )
-    more = f"<p class='note'>First 200 of {len(games)} games listed.</p>" if len(games) > 200 else ""
+    last = int(games["game_index"].max())
+    any_game = (f"<p class='note'>Any other of the {len(games)} games: <code>stonelab replay view "
+                f"{esc(str(run_dir))}" + (" --point P" if sweep else "") + f" --game N</code> (N from 0 to {last}"
+                + (f", P from 0 to {int(games['point'].max())}" if sweep else "") + ").</p>")
     link = (
         f"<p><a href='../{VIEWER_DIR}/standalone.html'>Watch the first game in 3-D</a> (opens in the browser; "
         f"or serve the folder: <code>stonelab replay serve {esc(str(run_dir / VIEWER_DIR))}</code>).</p>"
@@ -464,13 +526,14 @@ def replays_section(run: RunData) -> Section | None:
     )
     body = (
         link
-        + "<table class='data'><thead><tr><th>point</th><th>game</th><th>winner</th><th>penalties by seat</th>"
-        "<th>replay</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>" + more
+        + "<table class='data'><thead><tr><th>why this game</th>" + ("<th>sweep point</th>" if sweep else "")
+        + "<th>game</th><th>winner</th><th>penalties by seat</th>"
+        "<th>replay</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>" + any_game
     )
     return Section(
         "Replays",
-        "Every game can be watched in 3-D. Games without a file here are re-simulated exactly from their seed by "
-        "the command shown (a few seconds each).",
+        "Every game can be watched in 3-D: a few worth a look are listed. Games without a file here are "
+        "re-simulated exactly from their seed by the command shown (a few seconds each).",
         html=body,
     )
 

@@ -6,12 +6,12 @@ report's section (:mod:`analysis.games.sun`) and ``stonelab compare`` show.
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from analysis.games import has_columns
 from analysis.load import RunData
 from analysis.stats import count_per_game, wilson
+from analysis.wording import point_noun, value_text
 from sim.sun.game import SunEnd
 
 #: the level a lost stone stood on, by its placement kind
@@ -70,6 +70,18 @@ LOSS_CAUSES = ("toppled", "pushed_off", "fell_from_support")
 LOSS_WORDS = {"toppled": "toppled", "pushed_off": "pushed off", "fell_from_support": "fallen from their support"}
 #: the endings the game declares (``SunEnd``, sim/sun/game.py); always listed, others when seen
 ENDINGS = tuple(e.value for e in SunEnd)
+#: What each event of the table counts (its "what it counts" column; docs/rules-sun.md)
+EVENT_MEANINGS = {
+    "stands": "stones placed on the base that came to rest standing",
+    "stacks": "stones placed on a standing stone (level 2) that stayed there",
+    "gates": "stones laid across two positions as a lintel that stayed there",
+    "failed placements": "placements that did not stand (rules.placement_fall: retry or penalty)",
+    "passes": "swings of the ball, one per turn",
+    "marker moves": "turns on which the mover's marker moved (after a stand or stack)",
+    "forced marker moves": "turns that had to move the marker: the mark area was impassable at the start "
+                           "(e.g. under an opponent's gate)",
+    "stones knocked by a placement": "other stones a placement knocked over (penalties)",
+}
 RULES_COLUMNS = ["point", "group", "event", "binary", "total", "games", "per_game", "lo", "hi", "games_with",
                  "share", "share_lo", "share_hi"]
 
@@ -170,13 +182,27 @@ def rules_exercised(run: RunData) -> pd.DataFrame:
     return pd.DataFrame(out, columns=RULES_COLUMNS)
 
 
+def event_meaning(event: str) -> str:
+    """What a row of the rules-exercised table counts, in words (:data:`EVENT_MEANINGS`, the
+    endings' own meanings, the pass-loss causes)."""
+    if event in EVENT_MEANINGS:
+        return EVENT_MEANINGS[event]
+    if event.startswith("ending: "):
+        return "games that ended so: " + SunEnd.meanings().get(event[len("ending: "):], "an ending the game reported")
+    if event.startswith("failed placements: "):
+        return f"failed placements with this cause: {event[len('failed placements: '):]}"
+    if event.startswith("stones ") and event.endswith(" in a pass"):
+        return f"stones {event[len('stones '):-len(' in a pass')]} by a pass (each a penalty of the passer)"
+    return ""
+
+
 def _point_label(run: RunData, point: int) -> str:
     """``point 2 (rules.x = 3, seats.0.skill = casual)`` for a sweep, '' for a study without one."""
     if len(run.points) <= 1:
         return ""
     row = run.points[run.points["point"] == point]
-    vals = ", ".join(f"{k} = {row.iloc[0][f'sweep:{k}']}" for k in run.sweep_keys if not row.empty)
-    return f"sweep point {point}" + (f" ({vals})" if vals else "")
+    vals = ", ".join(f"{k} = {value_text(row.iloc[0][f'sweep:{k}'])}" for k in run.sweep_keys if not row.empty)
+    return f"{point_noun(run)} {point}" + (f" ({vals})" if vals else "")
 
 
 def rules_tables(run: RunData) -> tuple[list[tuple[str, pd.DataFrame]], list[str]]:
@@ -199,7 +225,8 @@ def rules_tables(run: RunData) -> tuple[list[tuple[str, pd.DataFrame]], list[str
             "games with it": [f"{k}{nb}of{nb}{n}" for k in t["games_with"]],
             "share of games [95 %]": [f"{100 * s:.0f}{nb}%{nb}[{100 * lo:.0f},{nb}{100 * hi:.0f}]"
                                       for s, lo, hi in zip(t["share"], t["share_lo"], t["share_hi"])],
-            "note": np.where(never, f"never{nb}happened", ""),
+            "what it counts": [("never happened; " if nv else "") + event_meaning(ev)
+                               for ev, nv in zip(t["event"], never)],
         })
         label = _point_label(run, int(point))
         tables.append(("Rules exercised" + (f": {label}" if label else ""), df.reset_index(drop=True)))
@@ -215,7 +242,7 @@ def rules_tables(run: RunData) -> tuple[list[tuple[str, pd.DataFrame]], list[str
                         f"({pooled.loc[ev, 'total'] / n_all:.2f} per game)")
     ends = [e for e in pooled.index if e.startswith("ending: ") and pooled.loc[e, "k"] > 0]
     if bits or ends:
-        f = (f"Rules exercised in {n_all} games" + (" (all sweep points)" if len(run.points) > 1 else "") + ": "
+        f = (f"Rules exercised in {n_all} games" + (f" (all {point_noun(run)}s)" if len(run.points) > 1 else "") + ": "
              + "; ".join(bits) + ("; " if bits and ends else "")
              + ("endings: " + ", ".join(f"{e[len('ending: '):]} {100 * pooled.loc[e, 'k'] / n_all:.0f} %"
                                         for e in ends) if ends else "") + ".")
@@ -231,6 +258,7 @@ def rules_tables(run: RunData) -> tuple[list[tuple[str, pd.DataFrame]], list[str
                         "into play either does not matter in this study or the model does not play the game as the "
                         "rule text intends (check the players and the rule options).")
     if some:
-        findings.append("Never happened at some sweep points (see each point's table): "
-                        + ", ".join(f"{ev} ({k} of {n_points} points)" for ev, k in some) + ".")
+        noun = point_noun(run)
+        findings.append(f"Never happened at some {noun}s (see each {noun}'s table): "
+                        + ", ".join(f"{ev} ({k} of {n_points} {noun}s)" for ev, k in some) + ".")
     return tables, findings

@@ -21,6 +21,16 @@ def console(stderr: bool = False) -> Console:
     return Console(soft_wrap=True, stderr=stderr)
 
 
+def fit_labels(labels: list[str], room: int) -> tuple[list[str], bool]:
+    """Table cells for agent labels in a column ``room`` characters wide: the labels themselves
+    when every one fits, else each label's agent name (the part before ``(``), and ``False``, so
+    that the caller prints the full labels below the table. A label folded inside its cell
+    (``greedy(tshirt_wei`` / ``ght=10.0,``) is no longer a name one can copy."""
+    if max(map(len, labels), default=0) <= max(room, 5):
+        return list(labels), True
+    return [lab.split("(")[0] or lab for lab in labels], False
+
+
 def escape(value: Any) -> str:
     """``str(value)`` safe to put into rich markup (a path, a name the user typed)."""
     return _escape(str(value))

@@ -45,7 +45,15 @@ class Termination(StrEnum):
 
         class RaceEnd(Termination):
             REACHED = "normal"     # a seat brought the total to N
+
+    :meth:`meanings` says in words what each ending is, for reports (a subclass overrides it;
+    functions in an enum body are not members).
     """
+
+    @classmethod
+    def meanings(cls) -> dict[str, str]:
+        """``{value: what the ending means, in a phrase}``; empty unless the game says."""
+        return {}
 
 
 #: The three ways a finished game can end, as :func:`outcome_kind` names them: the one definition of

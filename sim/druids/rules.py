@@ -93,6 +93,14 @@ class DruidsEnd(Termination):
     BOARD_FULL = "board_full"  # a single game: every space filled before anyone had eight
     MATCH = "match"  # a match of several games: the higher megalith total wins, equal totals draw
 
+    @classmethod
+    def meanings(cls) -> dict[str, str]:
+        """What each ending is (docs/rules-druids.md)."""
+        return {"eight_megaliths": "a seat placed its eighth megalith",
+                "board_full": "every space was filled before anyone had placed eight megaliths (a fallback "
+                              "the rules never reach)",
+                "match": "the last game of a match was played: the lower total of noted megaliths wins"}
+
 
 # --------------------------------------------------------------------------------------------
 # actions and observations

@@ -76,6 +76,12 @@ class RocksEnd(Termination):
     NORMAL = "normal"  # a seat reached the target score (phase WON)
     TURN_CAP = "turn_cap"  # the turn cap came first: no winner (phase CAPPED)
 
+    @classmethod
+    def meanings(cls) -> dict[str, str]:
+        """What each ending is (docs/rules-rocks.md)."""
+        return {"normal": "a seat reached the target score",
+                "turn_cap": "rules.max_turns turns passed first: a draw, no winner"}
+
 
 # --- observation ---------------------------------------------------------------------------------
 @dataclass(frozen=True)

@@ -29,6 +29,12 @@ class SozoikumEnd(Termination):
     HOUSE = "house"  # a seat's house stood: it wins
     ROUND_CAP = "round_cap"  # max_rounds passed without a standing house
 
+    @classmethod
+    def meanings(cls) -> dict[str, str]:
+        """What each ending is (docs/rules-sozoikum.md)."""
+        return {"house": "a seat's house stood: it wins",
+                "round_cap": "rules.max_rounds rounds passed without a standing house: a draw"}
+
 
 #: a build attempt in ``log``: (round, seat, stone ids in role order, stood 0/1, largest stone
 #: displacement cm or -1 for a search's quick verdict, noise seed)

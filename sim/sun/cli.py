@@ -20,6 +20,11 @@ import typer
 from sim.core.errors import InputError, ScenarioError
 from sim.core.files import check_input_file
 from sim.core.outputs import check_output_dir, check_output_file
+from sim.sun.thrower import DEFAULT_SKILL
+
+#: How a lost stone's place is named after its shape: a lintel or a stacked stone says so.
+ROLE_WORDS = {"gate": " lintel", "stack": " stacked"}
+SKILL_HELP = "thrower skill: perfect, expert, steady, casual, child, or a preset .toml"
 
 app = typer.Typer(help="Stonehenge and the Sun: simulate passes of the ball over a layout.",
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
@@ -51,7 +56,7 @@ def pass_cmd(
     aim: float = typer.Option(..., "--aim", help="aim azimuth in degrees, counter-clockwise from +x (-360 to 360)"),
     release: Optional[float] = typer.Option(None, "--release",
                                             help="release distance outside the base edge (m); default the hand span"),
-    skill: str = typer.Option("perfect", "--skill", help="thrower skill: perfect, expert, steady, casual, child, or a preset .toml"),
+    skill: str = typer.Option(DEFAULT_SKILL, "--skill", help=SKILL_HELP),
     seed: int = typer.Option(0, "--seed", min=0, help="seed of the thrower's noise"),
     preset: Optional[str] = typer.Option(None, "--preset", help="fast or reference (default: the layout's)"),
     record: Optional[Path] = typer.Option(None, "--record", help="write per-frame poses (JSON) to this file"),
@@ -119,7 +124,7 @@ def pass_cmd(
 def stability(
     layout: Path = typer.Argument(..., help="layout TOML file"),
     trials: int = typer.Option(10, "--trials", help="noisy passes per aim in the aim sweep (1 to 10,000)"),
-    skill: str = typer.Option("casual", "--skill", help="thrower skill: perfect, expert, steady, casual, child, or a preset .toml"),
+    skill: str = typer.Option(DEFAULT_SKILL, "--skill", help=SKILL_HELP),
     seed: int = typer.Option(0, "--seed", min=0, help="root seed of the aim sweep"),
     json_out: bool = typer.Option(False, "--json", help="print the results as JSON"),
     out: Optional[Path] = typer.Option(None, "--out", help="folder for the polar plot (PNG)"),
@@ -166,19 +171,25 @@ def stability(
         con.print("bump: no stone falls even at the largest kick tried")
     else:
         lost = ", ".join(f"{x['stone']} {x['cause']}" for x in b["first_lost"])
-        con.print(f"bump: smallest kick that loses a stone: {b['min_kick_mps'] * 1000:.0f} mm/s towards "
-                  f"{b['direction_deg']:.0f} deg ({lost})")
-    tab = Table(title=f"aim sweep: {trials} passes per aim")
-    for col in ("aim deg", "E[penalties]", "P(clean)", "P(through)", "invalid"):
+        con.print(f"bump: smallest kick of the base that loses a stone: {b['min_kick_mps'] * 1000:.0f} mm/s "
+                  f"towards {b['direction_deg']:.0f} deg ({lost})")
+    # headers are plain text: rich read the "[penalties]" of "E[penalties]" as markup and printed "E"
+    tab = Table(title=f"aim sweep: {trials} passes per aim, skill {thrower.name}", title_justify="left")
+    for col in ("aim (deg)", "stones lost per pass", "clean passes", "through the gap", "invalid"):
         tab.add_column(col, justify="right")
     for r in res["sweep"]["aims"]:
-        tab.add_row(f"{r['aim_deg']:.0f}", f"{r['expected_penalties']:.2f}", f"{r['p_clean']:.2f}",
-                    f"{r['p_through']:.2f}", str(r["invalid"]))
+        tab.add_row(f"{r['aim_deg']:.0f}", f"{r['expected_penalties']:.2f}", f"{r['p_clean'] * 100:.0f} %",
+                    f"{r['p_through'] * 100:.0f} %", str(r["invalid"]))
     con.print(tab)
+    con.print("aim: release azimuth, counter-clockwise from +x; stones lost per pass: the mean number of "
+              "penalties; clean passes: share that lose no stone; through the gap: share through the aimed "
+              "gap; invalid: passes the fast preset could not judge, re-run at the reference preset (counted)",
+              highlight=False)
     if res["sweep"]["most_lost"]:
-        con.print("most often lost: " + ", ".join(
-            f"stone {m['stone']} ({m['shape']}, {m['angle_deg']:.0f} deg) {m['rate'] * 100:.0f}%"
-            for m in res["sweep"]["most_lost"][:5]))
+        # stone numbers are the table's, as `stonelab sun show` draws them (lintels after the stones)
+        con.print("most often lost (share of all passes): " + ", ".join(
+            f"stone {m['stone']} ({m['shape']}{ROLE_WORDS.get(m.get('role', ''), '')}, {m['angle_deg']:.0f} deg) "
+            f"{m['rate'] * 100:.0f} %" for m in res["sweep"]["most_lost"][:5]), highlight=False)
     if res["plot"]:
         con.print(f"plot: {escape(res['plot'])}")
 
@@ -193,7 +204,7 @@ def calibrate_cmd(
     fit_mode: str = typer.Option("scale", "--fit",
                                  help="what to fit: scale (the base's aim and push sigmas together), aim, push "
                                       "or aim,push"),
-    base: str = typer.Option("casual", "--base",
+    base: str = typer.Option(DEFAULT_SKILL, "--base",
                              help="skill whose sigmas are kept where the log says nothing (a level or a .toml)"),
     json_out: bool = typer.Option(False, "--json", help="print the result as JSON"),
 ) -> None:

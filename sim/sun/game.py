@@ -458,6 +458,13 @@ class SunEnd(Termination):
     FIELD_EMPTY = "field_empty"  # the last field stone was placed: fewest penalty stones wins
     STALEMATE = "stalemate"  # the seat to place has no legal placement left
 
+    @classmethod
+    def meanings(cls) -> dict[str, str]:
+        """What each ending is (docs/rules-sun.md, "End")."""
+        return {"field_empty": "the last stone of the field was placed and passed over (the rule text's end)",
+                "stalemate": "the seat to place had no legal stand, stack or gate left for any stone in the "
+                             "field, so the game stopped with stones unplaced"}
+
 
 class SunGame(Game):
     """Stonehenge and the Sun on the PyBullet table."""

@@ -102,7 +102,9 @@ def aim_sweep(layout: Layout, thrower: Thrower, trials: int, seed: int, step_deg
 
     Returns:
         ``{"step_deg", "trials", "aims": [{"aim_deg", "expected_penalties", "p_clean", "p_through",
-        "invalid"}], "most_lost": [{"stone", "shape", "angle_deg", "lost", "rate"}], "passes"}``.
+        "invalid"}], "most_lost": [{"stone", "shape", "role", "angle_deg", "lost", "rate"}], "passes"}``; a
+        stone is named by its table id (layout stones by file index, then the gates' lintels: the
+        numbers `stonelab sun show` draws), ``role`` is ``stand``, ``stack`` or ``gate``.
     """
     aims = np.arange(0.0, 360.0, step_deg)
     rows = []
@@ -127,8 +129,8 @@ def aim_sweep(layout: Layout, thrower: Thrower, trials: int, seed: int, step_deg
             rows.append({"aim_deg": float(aim), "expected_penalties": pens / trials, "p_clean": clean / trials,
                          "p_through": through / trials, "invalid": invalid})
     n = len(aims) * trials
-    most = [{"stone": sid, "shape": info[sid].shape, "angle_deg": math.degrees(info[sid].angle), "lost": c,
-             "rate": c / n} for sid, c in lost.most_common(10)]
+    most = [{"stone": sid, "shape": info[sid].shape, "role": info[sid].role, "angle_deg": math.degrees(info[sid].angle),
+             "lost": c, "rate": c / n} for sid, c in lost.most_common(10)]
     return {"step_deg": step_deg, "trials": trials, "passes": n, "aims": rows, "most_lost": most}
 
 
@@ -142,6 +144,10 @@ def plot_sweep(layout: Layout, sweep: dict[str, Any], path: str | Path, title: s
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    # the one palette of the stones (the replay viewer, the editor and `sun show` draw with it)
+    from sim.sun.palette import SHAPE_COLOURS, STONE_COLOUR
 
     aims = np.radians([r["aim_deg"] for r in sweep["aims"]])
     width = math.radians(sweep["step_deg"]) * 0.9
@@ -149,14 +155,14 @@ def plot_sweep(layout: Layout, sweep: dict[str, Any], path: str | Path, title: s
     p_clean = np.array([r["p_clean"] for r in sweep["aims"]])
     fig, axes = plt.subplots(1, 2, subplot_kw={"projection": "polar"}, figsize=(11, 5.5))
     top = max(1.0, float(exp_pen.max()) if len(exp_pen) else 1.0)
-    colors = {"pillar": "tab:brown", "block": "tab:gray", "slab": "tab:olive"}
-    for ax, values, label, rmax in ((axes[0], exp_pen, "expected penalties per pass", top * 1.25),
+    for ax, values, label, rmax in ((axes[0], exp_pen, "stones lost per pass (mean)", top * 1.25),
                                     (axes[1], p_clean, "chance of a clean pass", 1.25)):
         ax.bar(aims, values, width=width, color="tab:red" if ax is axes[0] else "tab:green", alpha=0.7)
         for _i, s in enumerate(layout.stones):
             shp = s.shape
             r_mark = rmax * (0.92 if s.level == 1 else 0.98)
-            ax.plot([s.angle_rad], [r_mark], marker="s", color=colors.get(shp, "k"), markersize=5 if s.level == 1 else 4)
+            ax.plot([s.angle_rad], [r_mark], marker="s", color=SHAPE_COLOURS.get(shp, STONE_COLOUR), mec="k",
+                    mew=0.5, markersize=6 if s.level == 1 else 5)
         for g in layout.gates:
             a1 = layout.stones[g.between[0]].angle_rad
             a2 = layout.stones[g.between[1]].angle_rad
@@ -169,8 +175,13 @@ def plot_sweep(layout: Layout, sweep: dict[str, Any], path: str | Path, title: s
         ax.set_yticks([t for t in ax.get_yticks() if 0 < t <= data_top + 1e-9])
         ax.set_title(label, pad=14)
     fig.suptitle(title or "aim sweep")
-    fig.text(0.5, 0.02, "squares: stones (brown pillar, grey block, olive slab; outer = stacked); "
-             "black arcs: gates; angle = aim azimuth", ha="center", fontsize=8)
+    shapes = sorted({s.shape for s in layout.stones} | {g.shape for g in layout.gates})
+    handles = [Line2D([], [], ls="", marker="s", color=SHAPE_COLOURS.get(n, STONE_COLOUR), mec="k", mew=0.5,
+                      markersize=7, label=n) for n in shapes]
+    handles.append(Line2D([], [], color="k", lw=2, label="gate"))
+    fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=8, frameon=False,
+               bbox_to_anchor=(0.5, 0.04), title="stones at their angle (outer square: stacked); angle = aim azimuth",
+               title_fontsize=8)
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=110)

@@ -149,6 +149,11 @@ SKILLS: dict[str, Thrower] = {
     "child": Thrower("child", 2.4, 0.03, 0.024, 0.0035, 8.0),
 }
 
+#: The hand every tool assumes when none is named (``stonelab stability``, ``stonelab sun pass``,
+#: the editor's Pass and Aim sweep, ``stonelab sun calibrate --base``): a casual player, the hand a
+#: family game is played with. ``perfect`` throws no noise, so its aim sweep repeats one pass.
+DEFAULT_SKILL = "casual"
+
 
 def is_skill_file(name: str) -> bool:
     """Whether a skill value names a preset file (it ends in ``.toml``) rather than a level."""

@@ -55,6 +55,10 @@ def view(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz), p
         raise InputError(f"unknown viewer {viewer!r}; use 'viser' or 'pybullet'", key="--viewer")
     if not (1 <= port <= 65535):
         raise InputError(f"port must be 1..65535, not {port}", key="--port")
+    if file.is_dir() or file.suffix == ".sqlite":
+        # a run's game without kept frames is re-simulated first: say so, or the wait looks like a hang
+        typer.echo(f"loading {'the first game' if game is None else f'game {game}'} of {file} (re-simulated "
+                   "from its seed unless the run kept its frames: a few seconds)...", err=True)
     rp = _load(file, game, point)
     if viewer == "pybullet":
         from sim.viewer.pybullet_gui import play_in_gui

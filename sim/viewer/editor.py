@@ -27,6 +27,7 @@ from sim.core.errors import InputError, ScenarioError, allowed
 from sim.sun.layout import (SHAPE_NAMES, GateSpec, Layout, StoneSpec, dump_layout_toml, layout_ring, load_layout,
                             validate_layout)
 from sim.sun.ring import Geometry
+from sim.sun.thrower import DEFAULT_SKILL
 
 #: Decimals of an angle in a saved layout (``dump_layout_toml`` writes ``%.4f``): the editor rounds
 #: every angle it is given to this, so the page shows exactly what a save writes.
@@ -356,7 +357,7 @@ class LayoutEditor:
         drift = {sid: 1000.0 * math.dist(start[sid], poses[sid][0]) for sid in start if sid in poses}
         return SettleOutcome([p.as_dict() for p in pens], drift, poses, settled)
 
-    def run_pass(self, aim_deg: float, skill: str = "perfect", seed: int = 0, release_m: float | None = None,
+    def run_pass(self, aim_deg: float, skill: str = DEFAULT_SKILL, seed: int = 0, release_m: float | None = None,
                  record_hz: float = 30.0) -> PassOutcome:
         """One pass released at ``aim_deg`` (the ball swings through the centre towards aim + 180)
         by a thrower of ``skill`` (noise drawn from ``default_rng(seed)``, as ``stonelab sun pass``
@@ -379,7 +380,7 @@ class LayoutEditor:
         out.update({"skill": thrower.name, "seed": seed})
         return PassOutcome(out, rec.to_dict())
 
-    def sweep(self, skill: str = "casual", trials: int = 3, seed: int = 0, step_deg: float = 15.0) -> dict[str, Any]:
+    def sweep(self, skill: str = DEFAULT_SKILL, trials: int = 3, seed: int = 0, step_deg: float = 15.0) -> dict[str, Any]:
         """The aim sweep of ``sim.sun.stability.aim_sweep`` (chance of a clean pass by aim).
 
         Raises:

@@ -33,7 +33,7 @@ import numpy as np
 
 from sim.core.errors import InputError
 from sim.sun.layout import SHAPE_NAMES, load_layout
-from sim.sun.thrower import SKILLS
+from sim.sun.thrower import DEFAULT_SKILL, SKILLS
 from sim.viewer.editor import LayoutEditor, PassOutcome, SettleOutcome
 from sim.viewer.layout_plot import LOW_GATE_COLOUR, NARROW_COLOUR, PASSABLE_COLOUR, gap_marks, layout_boxes
 from sim.core.quaternions import quat_xyzw_to_wxyz, quat_yaw
@@ -63,6 +63,18 @@ def clean_colour(p: float) -> tuple[int, int, int]:
     red, yellow, green = np.array([215, 48, 39]), np.array([254, 224, 139]), np.array([26, 152, 80])
     c = red + (yellow - red) * (p / 0.5) if p < 0.5 else yellow + (green - yellow) * ((p - 0.5) / 0.5)
     return (int(c[0]), int(c[1]), int(c[2]))
+
+
+#: The danger map's legend, under *Aim sweep* while a map is drawn.
+DANGER_LEGEND = ("**Danger map**: the band round the base, at each release azimuth, is the chance of a "
+                 "clean pass (no stone lost) thrown from there: red 0, yellow 0.5, green 1.")
+
+
+def danger_legend_strip(width: int = 240, height: int = 14) -> np.ndarray:
+    """The danger map's colour scale as an RGB image (``height`` x ``width``, uint8): the chance of
+    a clean pass from 0 (left) to 1 (right), drawn with :func:`clean_colour` itself."""
+    row = np.array([clean_colour(p) for p in np.linspace(0.0, 1.0, width)], dtype=np.uint8)
+    return np.repeat(row[None, :, :], height, axis=0)
 
 
 class EditorApp:
@@ -130,7 +142,7 @@ class EditorApp:
             self.gate_select = gui.add_dropdown("gate", [NO_SELECTION], initial_value=NO_SELECTION)
             self.delete_gate_button = gui.add_button("Delete gate")
         with gui.add_folder("Physics"):
-            self.skill = gui.add_dropdown("skill", list(SKILLS), initial_value="perfect")
+            self.skill = gui.add_dropdown("skill", list(SKILLS), initial_value=DEFAULT_SKILL)
             self.aim = gui.add_number("aim (deg)", 0.0, min=-360.0, max=720.0, step=0.1)
             self.seed = gui.add_number("seed", 0, min=0, max=2**31 - 1, step=1)
             self.settle_button = gui.add_button("Settle")
@@ -138,6 +150,8 @@ class EditorApp:
             self.trials = gui.add_number("sweep trials per aim", 3, min=1, max=50, step=1)
             self.step = gui.add_number("sweep step (deg)", 15.0, min=1.0, max=90.0, step=1.0)
             self.sweep_button = gui.add_button("Aim sweep")
+            self.danger_md = gui.add_markdown(DANGER_LEGEND, visible=False)
+            self.danger_strip = gui.add_image(danger_legend_strip(), label="clean pass: 0 to 1", visible=False)
             self.reset_button = gui.add_button("Show layout")
             self.physics_md = gui.add_markdown("")
         with gui.add_folder("File"):
@@ -425,6 +439,7 @@ class EditorApp:
             self._clear(self._layout_nodes)
             if not keep_danger:
                 self._clear(self._danger_nodes)
+                self._show_danger_legend(False)
             self._stone_nodes = {}
             scene, lay = self.server.scene, self.editor.layout
             t = lay.table
@@ -488,8 +503,14 @@ class EditorApp:
         self.gaps_md.content = "\n".join(rows) if gaps else "fewer than two stones: every angle is open"
         self.toml_md.content = "```toml\n" + ed.toml() + "```"
 
+    def _show_danger_legend(self, shown: bool) -> None:
+        for h in (getattr(self, "danger_md", None), getattr(self, "danger_strip", None)):
+            if h is not None:
+                h.visible = shown
+
     def _draw_danger(self, sweep: dict[str, Any]) -> None:
         with self._lock:
+            self._show_danger_legend(True)
             self._clear(self._danger_nodes)
             t = self.editor.layout.table
             r0, r1 = t.base_radius + DANGER_INNER, t.base_radius + DANGER_OUTER

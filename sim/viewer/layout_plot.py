@@ -133,6 +133,12 @@ def plot_layout(layout: Layout, path: str | Path, title: str = "") -> Path:
         face = SHAPE_COLOURS.get(b.shape, STONE_COLOUR)
         if b.level == 0:
             ax.add_patch(Polygon(c, closed=True, fc=face, ec="k", lw=1.0, alpha=0.55, hatch="///", zorder=5))
+            # a lintel's index is the table's (stones first, then gates): the one `stonelab stability`
+            # and the pass results name when it falls
+            k = int(b.key.split(":")[1])
+            ax.text(b.centre[0] * mm, b.centre[1] * mm, str(len(layout.stones) + k), fontsize=6.5, ha="center",
+                    va="center", zorder=6, bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none",
+                                                 "alpha": 0.85})
             continue
         ax.add_patch(Polygon(c, closed=True, fc=face, ec="k" if b.level == 1 else "#7b2cbf",
                              lw=0.8 if b.level == 1 else 2.2, zorder=4 if b.level == 1 else 4.5))
@@ -152,7 +158,7 @@ def plot_layout(layout: Layout, path: str | Path, title: str = "") -> Path:
     ax.set_ylabel("y (mm)")
     ax.plot([0, (t.base_radius + 0.004) * mm], [0, 0], color="0.6", lw=0.6, zorder=1)
     ax.text((t.base_radius + 0.005) * mm, -4, "0°", fontsize=7, color="0.4", va="top")
-    ax.set_title("from above: numbers are stone indices, gap widths in mm", fontsize=10)
+    ax.set_title("from above: numbers are stone indices (lintels on their gate), gap widths in mm", fontsize=10)
     handles: list[Any] = [Patch(fc=SHAPE_COLOURS[n], ec="k",
                      label=f"{n} {layout.shapes[n].width * mm:.0f}×{layout.shapes[n].depth * mm:.0f}"
                            f"×{layout.shapes[n].height * mm:.0f} mm") for n in SHAPE_COLOURS if n in layout.shapes]

@@ -425,6 +425,35 @@ _REDIRECT = """<script>
 </script>"""
 
 
+#: Shown from the page's first paint until viser's client has mounted: the client is a megabyte
+#: of script in the page's head that unpacks in the browser (seconds on a busy machine), and the
+#: page stayed blank until its controls appeared. The notice sits before that script, so the
+#: browser paints it first, and removes itself once the client has drawn into its root element.
+LOADING_NOTICE = (
+    "<div id='stonelab-loading' style='position:fixed;inset:0;z-index:10;background:#fff;font:15px/1.5 "
+    "sans-serif;color:#444;text-align:center;padding-top:18vh'><b>Loading the 3-D replay viewer…</b><br>It "
+    "unpacks in the browser first (a few seconds, longer on a busy machine); then the replay plays, with "
+    "play/pause, the time bar and the speed along the bottom.</div>"
+    "<script>(function(){var t=setInterval(function(){var r=document.getElementById('root');"
+    "if(r&&r.childElementCount){var n=document.getElementById('stonelab-loading');if(n)n.remove();"
+    "clearInterval(t);}},100);})();</script>"
+)
+
+
+def with_loading_notice(client: str) -> str:
+    """viser's client page with :data:`LOADING_NOTICE` right after its ``<meta charset>`` (before
+    the client's script, which blocks the page until it has run).
+
+    Raises:
+        InputError: the page has no ``<meta charset>`` tag (not viser's client).
+    """
+    i = client.lower().find("<meta charset")
+    j = client.find(">", i)
+    if i < 0 or j < 0:
+        raise InputError("viser's prebuilt client has no <meta charset> tag; reinstall viser")
+    return client[:j + 1] + LOADING_NOTICE + client[j + 1:]
+
+
 def export_static(replay: Replay, out_dir: str | Path, fps: float = EXPORT_FPS) -> Path:
     """Write a static viewer of ``replay`` into ``out_dir`` and return the folder.
 
@@ -436,7 +465,7 @@ def export_static(replay: Replay, out_dir: str | Path, fps: float = EXPORT_FPS) 
     if out.exists() and not out.is_dir():
         raise InputError("the export target exists and is not a folder", source=str(out), key="--out")
     data = record_scene(replay, fps)
-    client = _client_html().read_text(encoding="utf-8")
+    client = with_loading_notice(_client_html().read_text(encoding="utf-8"))
     head = client.index("</head>")
     cam = ",".join(f"{x:g}" for x in CAMERA_POSITION)
     look = ",".join(f"{x:g}" for x in CAMERA_LOOK_AT)

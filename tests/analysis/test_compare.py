@@ -269,3 +269,18 @@ def test_sun_pair(tmp_path: Path) -> None:
     assert "passes" in set(comp.rules["event"])
     page = render_html(comp)
     assert "difficulty curve" in page and "data:image/png;base64," in page and "Rules exercised" in page
+
+
+def test_the_page_title_tells_two_runs_of_one_scenario_apart(runs: dict[str, Path]) -> None:
+    """The compare page was titled 'classic vs classic' for two different runs (issue 21)."""
+    from analysis.compare import run_names
+
+    comp = compare_runs(runs["a"], runs["a2"])
+    a, b = run_names(comp.a, comp.b)
+    assert a != b and a.endswith("(a)") and b.endswith("(a2)")
+    page = render_html(comp)
+    assert f"<h1>{a} vs {b}</h1>" in page
+    same = compare_runs(runs["a"], runs["a"])
+    assert run_names(same.a, same.b)[1].endswith("(B, the same run)")
+    other = compare_runs(runs["a"], runs["fd"])
+    assert run_names(other.a, other.b)[0] != run_names(other.a, other.b)[1]

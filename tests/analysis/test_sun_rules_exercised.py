@@ -155,7 +155,11 @@ def test_rules_tables_and_flag_in_the_section(tmp_path: Path) -> None:
     lo, hi = wilson(2, 3)
     assert t0.loc["stands", "share of games [95 %]"] == f"67 % [{100 * lo:.0f}, {100 * hi:.0f}]"
     assert t0.loc["gates", "per game [95 %]"] == f"0.00 [0.00, {-math.log(0.025) / 3:.2f}]"
-    assert t0.loc["gates", "note"] == "never happened" and t0.loc["stacks", "note"] == ""
+    # every row says what it counts (the "note" column was empty but for 'never happened')
+    what = t0["what it counts"]
+    assert what["gates"].startswith("never happened; ") and not what["stacks"].startswith("never")
+    assert all(len(v) > 10 for v in what), what.to_dict()
+    assert "no legal stand, stack or gate left" in what["ending: stalemate"]
     text = " ".join(sec.findings)
     # pooled over both points: stacks in 2 of 5 games, gates 1 of 5, forced moves 2 of 5
     assert "Rules exercised in 5 games (all sweep points): stacks in 40 % [" in text
@@ -163,9 +167,9 @@ def test_rules_tables_and_flag_in_the_section(tmp_path: Path) -> None:
     assert "endings: field_empty 60 %, stalemate 20 %, turn_cap 20 %." in text
     # nothing is missing at both points; what is missing at one point is counted
     assert "Never happened in any of" not in text
-    assert "Never happened at some sweep points (see each point's table): gates (1 of 2 points)" in text
-    assert "stones fallen from their support in a pass (1 of 2 points)" in text
-    assert "ending: stalemate (1 of 2 points)" in text and "stacks (" not in text
+    assert "Never happened at some sweep points (see each sweep point's table): gates (1 of 2 sweep points)" in text
+    assert "stones fallen from their support in a pass (1 of 2 sweep points)" in text
+    assert "ending: stalemate (1 of 2 sweep points)" in text and "stacks (" not in text
 
 
 def test_single_point_flag(tmp_path: Path) -> None:

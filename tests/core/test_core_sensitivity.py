@@ -239,3 +239,20 @@ def test_sobol_study_through_the_store_and_its_report(tmp_path: Path, registry) 
     html = build_report(info.out).read_text()
     assert "What the conclusions depend on" in html and "Sobol" in html
     assert "Effect of rules.target" not in html  # the sweep section is replaced, not added
+
+
+def test_report_section_speaks_in_labels_and_plain_numbers(tmp_path: Path, registry) -> None:
+    """The sensitivity report printed internal names (draw_share) and '4-4 games per point' (issue 21)."""
+    from analysis.sensitivity import section
+
+    p = scen(tmp_path, BASE.format(games=4, iters=5) + SECTION.format(traj=2))
+    sc = load_scenario(p, registry).with_overrides(registry, out=str(tmp_path / "run"))
+    info = run_study(sc, registry, progress=False)
+    sec = section(load_run(info.out))
+    assert sec is not None
+    tab = dict(sec.tables)["Sensitivity indices by output and input"]
+    outputs = set(tab["output"])
+    assert outputs and not outputs & {"draw_share", "first_player_edge"}
+    assert all(" " in o for o in outputs)  # words, not identifiers
+    assert "4 games per point" in sec.intro and "4-4" not in sec.intro
+    assert "rules.target (rules.target)" not in sec.intro

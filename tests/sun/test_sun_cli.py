@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -88,3 +89,71 @@ def test_bench_returns_the_three_metrics() -> None:
     assert {"pass_clean_ms", "pass_hit_ms", "pass_overhead_ratio"} <= set(metrics)
     assert all(r["game"] == "sun" and isinstance(r["value"], float) for r in rows)
     assert metrics["pass_hit_ms"]["value"] > metrics["pass_clean_ms"]["value"]
+
+
+def _figures(monkeypatch: pytest.MonkeyPatch) -> list:
+    """Figures saved while the test runs (matplotlib's savefig, kept open to read back)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    saved: list = []
+    real = Figure.savefig
+
+    def keep(self, *a, **k):  # noqa: ANN001, ANN002, ANN003, ANN202
+        saved.append(self)
+        return real(self, *a, **k)
+
+    monkeypatch.setattr(Figure, "savefig", keep)
+    return saved
+
+
+def test_sun_show_numbers_every_stone_the_table_names(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`stonelab stability` named 'stone 13 (slab, ...)', a lintel `sun show` left unnumbered."""
+    from sim.sun.layout import load_layout
+    from sim.sun.table import SunTable
+    from sim.viewer.layout_plot import plot_layout
+
+    lay = load_layout(LAYOUTS / "gates.toml")
+    figs = _figures(monkeypatch)
+    plot_layout(lay, tmp_path / "g.png")
+    texts = {t.get_text() for ax in figs[0].axes for t in ax.texts}
+    with SunTable.from_layout(lay) as t:
+        ids = [s.id for s in t.snapshot().stones]
+    assert len(ids) == len(lay.stones) + len(lay.gates)
+    for i in ids:
+        assert str(i) in texts or f"x2\n({i})" in texts, i
+
+
+def test_stability_plot_uses_the_one_stone_palette(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The aim-sweep plot drew pillars brown and blocks grey; `sun show` and the viewer the reverse."""
+    from matplotlib.colors import to_hex
+
+    from sim.sun.layout import load_layout
+    from sim.sun.stability import plot_sweep
+    from sim.viewer.replay.records import SHAPE_COLOURS  # what the viewer and `sun show` use
+
+    lay = load_layout(LAYOUTS / "gates.toml")
+    sweep = {"step_deg": 90.0, "aims": [{"aim_deg": a, "expected_penalties": 0.5, "p_clean": 0.5} for a in (0, 90)]}
+    figs = _figures(monkeypatch)
+    plot_sweep(lay, sweep, tmp_path / "s.png")
+    marks = {to_hex(ln.get_color()) for ax in figs[0].axes for ln in ax.lines if ln.get_marker() == "s"}
+    assert marks == {SHAPE_COLOURS[s.shape] for s in lay.stones}
+    legend = {t.get_text() for lg in figs[0].legends for t in lg.get_texts()}
+    assert {s.shape for s in lay.stones} <= legend
+
+
+def test_stability_text_explains_its_columns_and_units(tmp_path: Path) -> None:
+    host = typer.Typer()
+    host.command("stability")(stability)
+    host.command("noop")(lambda: None)
+    r = runner.invoke(host, ["stability", str(LAYOUTS / "gates.toml"), "--trials", "1", "--step", "90"],
+                      env={"COLUMNS": "80"})
+    assert r.exit_code == 0, r.output
+    out = r.stdout
+    assert "stones lost per pass" in out and "E[penalties]" not in out and "┃    E ┃" not in out
+    assert "stones lost per pass: the mean number of penalties" in out
+    assert re.search(r"bump: .* \d+ mm/s towards", out)
+    # the howto gives the kick in the unit the screen prints
+    howto = (Path(__file__).parents[2] / "docs" / "howto.md").read_text(encoding="utf-8")
+    assert "fall (m/s" not in howto and "mm/s" in howto.split("## Edit a layout")[0]

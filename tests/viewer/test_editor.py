@@ -329,3 +329,24 @@ def test_sun_show_and_edit_bad_input_exit_2(tmp_path: Path, capsys) -> None:  # 
     bad(["sun", "edit", str(tmp_path / "new.txt")], "no such layout file", "must end in .toml")
     bad(["sun", "edit", "--port", "70000"], "key '--port'", "1..65535")
     assert list(tmp_path.iterdir()) == [lay]  # nothing written
+
+
+def test_danger_map_has_a_legend_while_it_is_drawn(tmp_path: Path) -> None:
+    """The band round the base had no legend (issue 21); the strip is the map's own colour scale."""
+    from sim.viewer.editor_app import EditorApp, clean_colour, danger_legend_strip, open_editor
+    from sim.sun.thrower import DEFAULT_SKILL
+
+    strip = danger_legend_strip(50, 3)
+    assert strip.shape == (3, 50, 3) and tuple(strip[0, 0]) == clean_colour(0.0) and tuple(strip[0, -1]) == clean_colour(1.0)
+    app = EditorApp(open_editor(LAYOUTS / "gates.toml"), port=0, save_path=tmp_path / "page.toml")
+    try:
+        assert app.skill.value == DEFAULT_SKILL  # the hand `stonelab stability` assumes
+        assert not app.danger_md.visible and not app.danger_strip.visible
+        app.trials.value, app.step.value = 1, 90.0
+        assert app.do_sweep()
+        assert app.danger_md.visible and app.danger_strip.visible and "chance of a" in app.danger_md.content
+        app.angle.value = 170.0
+        assert app.do_add()  # an edit clears the map, and its legend with it
+        assert not app.danger_md.visible
+    finally:
+        app.close()

@@ -36,6 +36,38 @@ def test_export_writes_a_playable_folder(tmp_path: Path, synth: Replay) -> None:
     assert len(summary["turns"]) == 2 and summary["turns"][1]["start_s"] > 1.9
 
 
+def test_exported_pages_show_a_loading_notice_before_the_client_script(tmp_path: Path, synth: Replay) -> None:
+    """The page stayed blank while viser's client (a megabyte of script in the page's head) unpacked:
+    with the CPU slowed tenfold (Chrome's CPU throttling) the first text came after 7.6 s, the
+    controls after 10.5 s. The notice comes before that script, so it is painted first."""
+    from html.parser import HTMLParser
+
+    out = export_static(synth, tmp_path / "exp", fps=15)
+    for name in (EXPORT_INDEX, EXPORT_STANDALONE):
+        page = (out / name).read_text()
+        notice, client = page.find("Loading the 3-D replay viewer"), page.find("<script data-p=")
+        assert 0 < notice < client, name
+        assert page.lower().find("<meta charset") < notice  # the charset stays in the first bytes
+
+        class Texts(HTMLParser):
+            def __init__(self) -> None:
+                super().__init__()
+                self.before_script: list[str] = []
+                self.scripts = 0
+
+            def handle_starttag(self, tag: str, attrs: list) -> None:  # noqa: ANN001
+                self.scripts += tag == "script" and any(k == "data-p" for k, _ in attrs)
+
+            def handle_data(self, data: str) -> None:
+                if not self.scripts and data.strip():
+                    self.before_script.append(data.strip())
+
+        p = Texts()
+        p.feed(page)
+        assert "Loading the 3-D replay viewer…" in p.before_script
+        assert "stonelab-loading" in page and "n.remove()" in page  # it goes once the client has drawn
+
+
 def test_export_size_grows_with_motion_not_with_still_stones(tmp_path: Path, synth: Replay) -> None:
     # only moving bodies are re-sent: a replay with twice the still stones is not twice as big
     from sim.viewer.replay import synthetic_replay

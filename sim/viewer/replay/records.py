@@ -20,8 +20,8 @@ VERSION = 1
 POSE_FORMAT = "stonelab.sun.poses"
 POSE_VERSIONS = (1,)
 
-SHAPE_COLOURS: dict[str, str] = {"pillar": "#8f9cab", "block": "#cbb58d", "slab": "#9a8470"}
-STONE_COLOUR = "#b4a48e"
+# the stones' palette is the engine's (one place for every picture)
+from sim.sun.palette import SHAPE_COLOURS, STONE_COLOUR  # noqa: E402,F401 - re-exported
 BALL_COLOUR = "#c9ced8"
 BASE_COLOUR = "#6e4b2c"
 STRING_COLOUR = "#303030"
