@@ -339,10 +339,11 @@ def print_table(comp: Comparison, html_path: Path | None = None) -> None:
     """Print the comparison as a rich table, then the notes and the runs (file paths and commands
     on lines of their own, never wrapped, so they can be copied)."""
     from rich import box
-    from rich.console import Console
     from rich.table import Table
 
-    con = Console()
+    from sim.core.console import console
+
+    con = console()
     t = Table(title=f"compare ({comp.a.game}): B - A with 95 % intervals, Holm-corrected p", title_justify="left",
               box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
     # the A and B intervals are in --json and the page: the difference's interval is the one to read

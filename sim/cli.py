@@ -7,14 +7,16 @@ another run holds, or a damaged store), 130 a run stopped by Ctrl-C, 143 a run s
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any, Optional
 
 import typer
 
-from sim.core.errors import InputError, allowed
+from sim.core.errors import InputError, WorkError, allowed
 
 app = typer.Typer(
     name="stonelab",
@@ -164,6 +166,7 @@ def run(
     )
     if workers is not None and sc.backend != "serial" and not address:
         check_workers(workers, key="--workers")  # blame the option, not the file it overrides
+    _check_replaced_folders(Path(sc.out), report)
     try:
         with sigterm_as_interrupt():
             info = run_study(sc, reg, force=force, address=address, progress=True)
@@ -229,6 +232,7 @@ def sensitivity(
     sc = sc.with_plan(reg, method=method, trajectories=trajectories, samples=samples, games_per_point=games_per_point)
     sc = sc.with_overrides(reg, seed=seed, backend=backend or ("dask" if address else None), workers=workers,
                            out=str(out) if out else (default_out if "out" not in sc.raw else None))
+    _check_replaced_folders(Path(sc.out), report)
     try:
         info = run_study(sc, reg, force=force, address=address, progress=True)
     except KeyboardInterrupt:
@@ -244,16 +248,40 @@ def sensitivity(
     if json_out:
         _print_json(data)
         return
-    from rich.console import Console
-
     from analysis.sensitivity import sentence
+    from sim.core.console import console
 
-    con = Console()
+    con = console()
     con.print(f"{plan.method}: {len(plan.inputs)} inputs, {plan.n_points()} points, {info.total} games "
               f"(played now {info.played}, already stored {info.skipped}), wall {info.wall_s:.1f} s")
     for r in results:
         con.print(f"- {sentence(r)}")
     con.print(f"indices: {info.out}/sensitivity.json" + (f"   report: {data['report']}" if data.get("report") else ""))
+
+
+def _check_replaced_folders(out: Path, report: bool) -> None:
+    """Before any game is played: the folders a run replaces at its end (``report/``, the replay
+    viewer) hold nothing it did not write, so the run cannot fail, or delete files, after its work.
+
+    Raises:
+        InputError: see :func:`sim.core.store.check_run_folder` and
+            :func:`analysis.report.check_report_folder`.
+    """
+    from sim.core.store import check_run_folder
+
+    check_run_folder(out)  # a folder of other files first: that message says more
+    if report:
+        try:
+            from analysis.report import check_report_folder
+        except ImportError:
+            pass
+        else:
+            check_report_folder(out)
+    try:
+        from sim.viewer.runs import check_viewer_folder
+    except ImportError:
+        return
+    check_viewer_folder(out)
 
 
 def _export_replays(run_dir: Path):  # noqa: ANN202 - RunReplays | None
@@ -370,6 +398,7 @@ def tournament(
         reg, games=games_n, seed=seed, backend=backend or ("dask" if address else None), workers=workers,
         out=str(out) if out else None,
     )
+    _check_replaced_folders(Path(sc.out), report)
     try:
         info = run_study(sc, reg, force=force, address=address, progress=True)
     except KeyboardInterrupt:
@@ -396,6 +425,7 @@ def export(
     fmt: Optional[str] = typer.Option(None, "--format", help="csv | parquet (default: from --out's ending, else csv)"),
     table: str = typer.Option("games", "--table", help="'games' (one wide row per game) or any store table"),
     out: Optional[Path] = typer.Option(None, "--out", help="output file ending in .csv or .parquet (default RUN/export/<table>.<format>)"),
+    force: bool = typer.Option(False, "--force", help="replace an earlier export at the default path"),
 ) -> None:
     """Write a run's results as CSV or Parquet for other tools."""
     from analysis.load import EXPORT_FORMATS, export_table
@@ -405,7 +435,7 @@ def export(
         fmt = ending if ending in EXPORT_FORMATS else "csv"
     if fmt not in EXPORT_FORMATS:
         raise InputError(f"got {fmt!r}; allowed: {allowed(EXPORT_FORMATS)}", key="--format")
-    path = export_table(run_dir, table, fmt, out)
+    path = export_table(run_dir, table, fmt, out, force=force)
     typer.echo(str(path))
 
 
@@ -449,6 +479,12 @@ def report(run_dir: Path = typer.Argument(..., metavar="RUN", help="run folder")
     except ImportError:
         typer.echo("the report module is not installed in this version", err=True)
         raise typer.Exit(1) from None
+    from sim.core.store import run_in_progress
+
+    pid = run_in_progress(run_dir.parent if run_dir.is_file() else run_dir)
+    if pid is not None:
+        typer.echo(f"warning: a run (pid {pid}) is writing to {run_dir} now; this report shows only the games "
+                   "stored so far (the run writes its own report when it ends)", err=True)
     typer.echo(str(build_report(run_dir)))
 
 
@@ -522,13 +558,34 @@ def main(argv: Optional[list[str]] = None) -> int:
     Every user error ends the same way: one ``error:`` paragraph on stderr and exit code 2. That
     covers :class:`InputError` from any command (a bad scenario, layout, replay or option) and the
     usage errors typer finds itself (a missing argument, ``--aim north``), which typer would
-    otherwise print in a box. Help pages keep typer's rich formatting.
+    otherwise print in a box. Help pages keep typer's rich formatting. A failure of the machine (a
+    full disk: :class:`WorkError` or such an ``OSError``) is one ``error:`` line and exit 1; output
+    into a closed pipe ends quietly (exit 141).
     """
     try:
         rc = app(args=argv, prog_name="stonelab", standalone_mode=False)
+        sys.stdout.flush()  # here, not at exit: a closed pipe is then caught below
+    except BrokenPipeError:
+        return _broken_pipe()
+    except SystemExit as e:
+        # typer (click) turns a closed pipe into a silent exit 1; keep the cause, end quietly
+        if isinstance(e.__context__, OSError) and e.__context__.errno == errno.EPIPE:
+            return _broken_pipe()
+        raise
     except InputError as e:
         sys.stderr.write(f"error: {e}\n")
         return 2
+    except WorkError as e:
+        sys.stderr.write(f"error: {e}\n")
+        return 1
+    except OSError as e:
+        if e.errno not in _MACHINE_ERRNOS:
+            raise
+        # the machine, not the input or the code: a full disk or an I/O error while writing
+        where = f"{e.filename}: " if e.filename else ""
+        sys.stderr.write(f"error: {where}{e.strerror or e}; free some space or check the disk, then give the "
+                         "same command again\n")
+        return 1
     except typer.Abort:
         sys.stderr.write("aborted\n")
         return 130
@@ -545,6 +602,24 @@ def main(argv: Optional[list[str]] = None) -> int:
             return int(e.exit_code)
         raise
     return rc if isinstance(rc, int) else 0
+
+
+#: OS errors that come from the machine (full disk, quota, I/O failure, read-only file system):
+#: one line and exit 1 instead of a traceback, whichever command met them
+_MACHINE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EROFS})
+
+
+def _broken_pipe() -> int:
+    """Output piped into a reader that stopped (``stonelab replay info RUN | head -1``): end quietly,
+    as Unix tools do, with 141 (128 + SIGPIPE, the status a shell shows for them)."""
+    # stdout's buffer still holds output for the closed pipe; the interpreter would flush it at
+    # exit and print "Exception ignored ... BrokenPipeError", so point stdout at /dev/null
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # stdout is not a real file (a test's capture)
+        pass
+    return 128 + 13
 
 
 if __name__ == "__main__":

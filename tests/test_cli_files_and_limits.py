@@ -282,3 +282,99 @@ def test_write_atomically_keeps_the_old_file_when_the_writer_fails(tmp_path) -> 
     with pytest.raises(OSError):
         write_atomically(f, half)
     assert f.read_text() == "old" and sorted(p.name for p in f.parent.iterdir()) == ["out.txt"]
+
+
+# --- issue 21: a run writes only where it may; nothing it did not write is replaced --------------------
+def test_run_refuses_a_folder_of_other_files(capsys, druids_file: Path, tmp_path: Path) -> None:
+    mine = tmp_path / "project"
+    (mine / "report").mkdir(parents=True)
+    (mine / "report" / "notes.txt").write_text("precious", encoding="utf-8")
+    for cmd in ("run", "tournament"):
+        for extra in ([], ["--force"]):  # --force starts a run folder afresh; it never takes a foreign folder
+            bad(capsys, [cmd, str(druids_file), "--out", str(mine), *extra], str(mine), "holds other files",
+                "report", "no stonelab run", "new or empty folder")
+    assert (mine / "report" / "notes.txt").read_text(encoding="utf-8") == "precious"
+    assert sorted(p.name for p in mine.iterdir()) == ["report"]  # no store, no lock left
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["run", str(druids_file), "--out", str(empty), "--no-report", "--json"]) == 0  # an empty folder is fine
+    capsys.readouterr()
+
+
+def test_report_never_replaces_files_it_did_not_write(capsys, druids_run: Path, druids_file: Path) -> None:
+    assert main(["report", str(druids_run)]) == 0
+    capsys.readouterr()
+    notes = druids_run / "report" / "my-notes.txt"
+    notes.write_text("precious", encoding="utf-8")
+    bad(capsys, ["report", str(druids_run)], str(druids_run / "report"), "my-notes.txt", "move them out")
+    # a resumed run checks before its games, not after them
+    bad(capsys, ["run", str(druids_file), "--out", str(druids_run), "--games", "6"], "my-notes.txt")
+    assert notes.read_text(encoding="utf-8") == "precious"
+    with sqlite3.connect(druids_run / "results.sqlite") as con:
+        assert con.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 4  # nothing played
+    notes.unlink()
+    assert main(["report", str(druids_run)]) == 0
+
+
+def test_stale_report_temp_folders_are_cleaned(capsys, druids_run: Path) -> None:
+    import subprocess
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()  # a pid that was used and has ended
+    stale = druids_run / f".report.tmp-{dead.pid}"
+    (stale / "sub").mkdir(parents=True)
+    (stale / "sub" / "a.png").write_bytes(b"x")
+    live = druids_run / f".report.tmp-{os.getppid()}"  # a running process: its report is in progress
+    live.mkdir()
+    keep = [druids_run / ".report.tmp-notes", druids_run / f"report.tmp-{dead.pid}"]  # not our names
+    for k in keep:
+        k.mkdir()
+    assert main(["report", str(druids_run)]) == 0
+    capsys.readouterr()
+    assert not stale.exists() and live.is_dir() and all(k.is_dir() for k in keep)
+
+
+def test_report_warns_while_a_run_writes(capsys, druids_run: Path) -> None:
+    from sim.core.store import lock_run_folder
+
+    with lock_run_folder(druids_run):  # what a writing run holds
+        assert main(["report", str(druids_run)]) == 0
+    err = capsys.readouterr().err
+    assert "warning: a run (pid" in err and "games stored so far" in err
+    assert main(["report", str(druids_run)]) == 0
+    assert "warning" not in capsys.readouterr().err
+
+
+def test_export_does_not_overwrite_an_earlier_export(capsys, druids_run: Path, tmp_path: Path) -> None:
+    assert main(["export", str(druids_run)]) == 0
+    first = druids_run / "export" / "games.csv"
+    capsys.readouterr()
+    first.write_text("edited in a spreadsheet", encoding="utf-8")
+    bad(capsys, ["export", str(druids_run)], str(first), "exists", "--force", "--out")
+    assert first.read_text(encoding="utf-8") == "edited in a spreadsheet"
+    assert main(["export", str(druids_run), "--force"]) == 0
+    assert first.read_text(encoding="utf-8").startswith("point,")
+    mine = tmp_path / "mine.csv"
+    mine.write_text("old", encoding="utf-8")
+    assert main(["export", str(druids_run), "--out", str(mine)]) == 0  # --out names the file: the user chose it
+    assert mine.read_text(encoding="utf-8") != "old"
+
+
+# --- issue 21: pipes, locks, full disks -------------------------------------------------------------------
+@pytest.mark.parametrize("argv", [["games"], ["--help"], ["run", "--help"], ["validate", "FILE"], ["export", "RUN"]])
+def test_output_into_a_closed_pipe_ends_quietly(argv: list[str], druids_run: Path, druids_file: Path,
+                                                tmp_path: Path) -> None:
+    import subprocess
+
+    argv = [{"RUN": str(druids_run), "FILE": str(druids_file)}.get(a, a) for a in argv]
+    if argv[0] == "export":
+        argv += ["--out", str(tmp_path / "g.csv")]
+    r, w = os.pipe()
+    os.close(r)  # the reader has gone before the first byte, as in `stonelab games | head -0`
+    try:
+        proc = subprocess.run([sys.executable, "-m", "sim.cli", *argv], stdout=w, stderr=subprocess.PIPE,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT, timeout=120, check=False)
+    finally:
+        os.close(w)
+    assert proc.returncode == 141, proc.stderr.decode()  # 128 + SIGPIPE, as a shell shows for `yes | head -0`
+    assert proc.stderr.decode() == ""

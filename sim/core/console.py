@@ -16,9 +16,20 @@ from rich.console import Console
 from rich.markup import escape as _escape
 
 
+class _Console(Console):
+    """A rich console that lets a closed pipe reach the ``stonelab`` entry point.
+
+    Rich's own handler exits with status 1 and no word, so ``stonelab games | head -1`` looked like
+    a failure; :func:`sim.cli.main` ends such a command quietly with the status other Unix tools get.
+    """
+
+    def on_broken_pipe(self) -> None:
+        raise BrokenPipeError("the output pipe was closed")
+
+
 def console(stderr: bool = False) -> Console:
     """A console for command output (stdout, or stderr if ``stderr``) that never wraps text."""
-    return Console(soft_wrap=True, stderr=stderr)
+    return _Console(soft_wrap=True, stderr=stderr)
 
 
 def escape(value: Any) -> str:

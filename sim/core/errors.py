@@ -2,7 +2,9 @@
 
 ``InputError`` and its subclasses mean *the user's input is wrong* (a scenario or layout file, a
 command-line value, a replay file): the CLI prints the message alone and exits with code 2.
-``IllegalActionError`` means an agent or a test asked a state for a move the rules forbid.
+``WorkError`` means the work failed although the input was right (the disk is full): the CLI prints
+the message alone and exits with code 1. ``IllegalActionError`` means an agent or a test asked a
+state for a move the rules forbid.
 """
 
 from __future__ import annotations
@@ -34,6 +36,12 @@ class ScenarioError(InputError):
 
 class ReplayError(InputError):
     """A replay file is truncated, foreign or of an unsupported version."""
+
+
+class WorkError(Exception):
+    """The work failed for a reason outside the user's input (the disk is full, a store cannot be
+    written): the CLI prints the message alone and exits with code 1. The message names the file,
+    says what was kept and what to do."""
 
 
 class IllegalActionError(ValueError):

@@ -89,3 +89,77 @@ def write_atomically(path: str | Path, write: Callable[[Path], object]) -> Path:
         tmp.unlink(missing_ok=True)
         raise
     return target
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists now (one of another user counts as alive)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)  # signal 0: only the existence and permission checks
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except OSError:
+        return False
+    return True
+
+
+def remove_stale_temp(base: str | Path, prefixes: tuple[str, ...]) -> list[Path]:
+    """Remove the temporary folders or files ``<prefix><pid>`` in ``base`` whose writer has died.
+
+    A writer that is killed (SIGKILL, a power cut) cannot clean up its ``.report.tmp-<pid>``; the
+    next writer removes it. Only names of exactly that form (the prefix, then the digits of a pid
+    that is not running and is not this process) are touched; nothing else in ``base`` is.
+
+    Returns:
+        The paths removed (a folder that cannot be removed is left and not listed).
+    """
+    import shutil
+
+    folder = Path(base)
+    removed: list[Path] = []
+    try:
+        entries = list(folder.iterdir())
+    except OSError:
+        return removed
+    for p in entries:
+        for prefix in prefixes:
+            rest = p.name[len(prefix):] if p.name.startswith(prefix) else ""
+            if not (rest.isascii() and rest.isdigit()):
+                continue
+            pid = int(rest)
+            if pid == os.getpid() or pid_alive(pid):
+                break
+            try:
+                if p.is_dir() and not p.is_symlink():
+                    shutil.rmtree(p)
+                else:
+                    p.unlink()
+            except OSError:
+                break
+            removed.append(p)
+            break
+    return removed
+
+
+def check_replaceable(folder: str | Path, own: Callable[[Path], bool], what: str) -> None:
+    """``folder`` is missing, or holds only files that ``own`` says the writer of ``what`` wrote.
+
+    A command that rewrites a whole folder (a run's ``report/``) swaps in a new one and deletes
+    the old; a file someone put there (notes beside the plots) would be deleted with it.
+
+    Raises:
+        InputError: the folder is a file, or holds an entry ``own`` refuses (named in the message).
+    """
+    p = Path(folder)
+    if not p.exists() and not p.is_symlink():
+        return
+    if p.is_symlink() or not p.is_dir():
+        raise InputError(f"is not a folder that {what} wrote; move it away, since {what} replaces it", source=p)
+    foreign = sorted(e.name for e in p.iterdir() if e.is_symlink() or not e.is_file() or not own(e))
+    if foreign:
+        shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
+        raise InputError(f"holds files that {what} does not write ({shown}); move them out of this folder, since "
+                         f"{what} replaces it whole", source=p)

@@ -31,7 +31,7 @@ from sim.core.registry import Registry, load_game
 from sim.core.scenario import Scenario, SweepPoint
 from sim.core.seeding import game_streams
 from sim.core.progress import Progress
-from sim.core.store import STORE_NAME, GameResult, LOCK_NAME, Store, lock_run_folder, reading
+from sim.core.store import STORE_NAME, GameResult, LOCK_NAME, Store, check_run_folder, lock_run_folder, reading
 
 #: more worker processes than this many per core only add memory and start-up time (each worker
 #: imports the engines; in a user trial 300 workers on 2 cores took 7 GB and 110 s for a study that
@@ -326,11 +326,13 @@ def run_study(
     """Run every game of every sweep point that the store does not hold yet.
 
     Raises:
-        InputError: the run folder belongs to another scenario (and not ``force``), cannot be
-            written, another run is writing to it (:class:`sim.core.store.FolderBusy`), too many
+        InputError: the run folder belongs to another scenario (and not ``force``), holds other
+            files and no run (:func:`sim.core.store.check_run_folder`), cannot be written, another
+            program holds its store locked (:class:`sim.core.store.StoreLocked`), another run is writing to it (:class:`sim.core.store.FolderBusy`), too many
             workers are asked for (:func:`check_workers`), or the backend refuses the study before a
             game is stored; a store this call created is then removed again (and its folder, if this
             call made it and it is empty).
+        WorkError: the store cannot be written (a full disk); the games stored before are kept.
     """
     points: list[SweepPoint] = scenario.points(registry)
     game = registry.get(scenario.game)
@@ -340,12 +342,13 @@ def run_study(
         workers, warning = check_workers(scenario.workers, source=scenario.source)
         if warning and progress:
             print(warning, file=sys.stderr, flush=True)
+    check_run_folder(out)  # never into a folder of other files: the report would replace theirs
     made_dir = not out.exists()
     with lock_run_folder(out):
         try:
             return _run_locked(scenario, registry, points, game, out, made_dir, workers, force, address, progress,
                                on_result)
-        except InputError:
+        except Exception:
             if made_dir and out.is_dir() and [p.name for p in out.iterdir()] == [LOCK_NAME]:
                 _remove_store(out, made_dir)  # refused before a store was made: take back the folder too
             raise
@@ -367,9 +370,10 @@ def _run_locked(scenario: Scenario, registry: Registry, points: list[SweepPoint]
         "games": str(scenario.games),
         "version": __version__,
     }
-    store = Store.create(out, game.spec, meta, force=force)
     t0 = time.perf_counter()
+    store: Store | None = None
     try:
+        store = Store.create(out, game.spec, meta, force=force)
         with reading(store.path):  # a resumed store with a damaged page fails here, named, not mid-run
             store.set_points((p.index, p.values) for p in points)
             done = store.done()
@@ -387,13 +391,18 @@ def _run_locked(scenario: Scenario, registry: Registry, points: list[SweepPoint]
                 bar.advance()
         finally:
             bar.close()
-    except InputError:
-        store.close()
-        if fresh and stored == 0:
-            _remove_store(out, made_dir)
+    except Exception:
+        # bad input, a locked store or a full disk before the first game: take back the empty
+        # store this call made (nothing half-written); stored games are kept for a resume
+        # (only a store this call made: a failure to open an existing one removes nothing)
+        if store is not None:
+            store.close()
+            if fresh and stored == 0:
+                _remove_store(out, made_dir)
         raise
     finally:
-        store.close()
+        if store is not None:
+            store.close()
     return RunInfo(out=out, total=total, skipped=total - len(todo), played=len(todo), wall_s=time.perf_counter() - t0)
 
 
