@@ -378,3 +378,75 @@ def test_output_into_a_closed_pipe_ends_quietly(argv: list[str], druids_run: Pat
         os.close(w)
     assert proc.returncode == 141, proc.stderr.decode()  # 128 + SIGPIPE, as a shell shows for `yes | head -0`
     assert proc.stderr.decode() == ""
+
+
+def test_store_locked_by_another_program(capsys, monkeypatch, druids_file: Path, druids_run: Path) -> None:
+    import sim.core.store as store_mod
+
+    monkeypatch.setattr(store_mod, "LOCK_TIMEOUT_S", 0.2)  # the wait is 5 s; the test need not sit through it
+    other = sqlite3.connect(druids_run / "results.sqlite", isolation_level=None)
+    try:
+        other.execute("BEGIN EXCLUSIVE")  # another program's write transaction, held open
+        bad(capsys, ["run", str(druids_file), "--out", str(druids_run), "--games", "6", "--no-report"],
+            str(druids_run / "results.sqlite"), "another program holds the results store locked", "0.2 s")
+    finally:
+        other.close()
+    with sqlite3.connect(druids_run / "results.sqlite") as con:
+        assert con.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 4  # kept, and resumable:
+    assert main(["run", str(druids_file), "--out", str(druids_run), "--games", "6", "--no-report", "--json"]) == 0
+
+
+def test_a_full_disk_while_storing_games_is_one_line(capsys, monkeypatch, druids_file: Path, tmp_path: Path) -> None:
+    from sim.core.store import Store
+
+    real = Store._add
+    calls = []
+
+    def full_after_two(self, r) -> None:  # noqa: ANN001 - SQLite's own error for a full disk
+        calls.append(r.game_index)
+        if len(calls) > 2:
+            raise sqlite3.OperationalError("database or disk is full")
+        real(self, r)
+
+    monkeypatch.setattr(Store, "_add", full_after_two)
+    out = tmp_path / "run"
+    bad(capsys, ["run", str(druids_file), "--out", str(out)], str(out / "results.sqlite"), "the disk is full",
+        "games stored before are kept", "resume", code=1)
+    with sqlite3.connect(out / "results.sqlite") as con:
+        assert con.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 2
+    assert not (out / "report").exists()  # the run stopped there
+    calls.clear()
+    monkeypatch.setattr(Store, "_add", lambda self, r: (_ for _ in ()).throw(
+        sqlite3.OperationalError("database or disk is full")))
+    fresh = tmp_path / "fresh"
+    bad(capsys, ["run", str(druids_file), "--out", str(fresh)], "the disk is full", code=1)
+    assert not fresh.exists()  # no game stored: nothing of the run is left
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path):  # noqa: ANN201
+    """A 192 KiB tmpfs (needs root and mount); the test is skipped where one cannot be mounted."""
+    import subprocess
+
+    d = tmp_path / "small"
+    d.mkdir()
+    if sys.platform != "linux" or os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root on Linux")
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=192k", "tmpfs", str(d)], capture_output=True, check=False)
+    if r.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {r.stderr.decode().strip()}")
+    try:
+        yield d
+    finally:
+        subprocess.run(["umount", str(d)], check=False)
+
+
+def test_a_really_full_disk(capsys, druids_file: Path, small_disk: Path) -> None:
+    out = small_disk / "run"
+    bad(capsys, ["run", str(druids_file), "--games", "400", "--out", str(out)], "the disk is full", code=1)
+    with sqlite3.connect(f"file:{out / 'results.sqlite'}?mode=ro", uri=True) as con:
+        stored = con.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+    assert 0 < stored < 400
+    # the next attempt on the full disk is one line too, whatever it meets first
+    bad(capsys, ["run", str(druids_file), "--games", "400", "--out", str(small_disk / "other")], code=1)
+    assert not (small_disk / "other").exists()

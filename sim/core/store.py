@@ -35,6 +35,7 @@ A store SQLite cannot read (an empty or overwritten file) is reported as damaged
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import sqlite3
@@ -53,6 +54,8 @@ SCHEMA_VERSION = "1"
 #: seconds to wait for another program's lock on the store before giving up (SQLite's busy
 #: timeout): long enough for a reader's short transaction, short enough not to look hung
 LOCK_TIMEOUT_S = 5.0
+#: errnos of a full disk or quota
+_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
 #: the tables every store has (a game adds ``<game>_games`` and its detail tables)
 CORE_TABLES = ("meta", "points", "games", "seats")
 
@@ -175,6 +178,7 @@ def lock_run_folder(out: str | Path) -> Iterator[Path]:
     Raises:
         FolderBusy: another process holds the folder (the message gives its pid).
         InputError: ``out`` is a file, or the folder cannot be made or written.
+        WorkError: the disk is full (what this call made is removed again).
     """
     folder = Path(out)
     if folder.exists() and not folder.is_dir():
@@ -183,10 +187,14 @@ def lock_run_folder(out: str | Path) -> Iterator[Path]:
     if folder.is_dir() and not os.access(folder, os.W_OK | os.X_OK):
         raise InputError("the run folder is not writable (no permission to write in it); make it writable or give "
                          "another folder (--out or out in the scenario)", source=folder)
+    made_folder, made_lock = not folder.exists(), not lock.exists()
     try:
         folder.mkdir(parents=True, exist_ok=True)
         fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as e:
+        if e.errno in _FULL_ERRNOS:
+            raise WorkError(f"{folder}: cannot create the run folder ({e.strerror}); free some space and give the "
+                            "same command again") from None
         raise InputError(f"cannot create the run folder or its store there ({e.strerror or e}); give a writable "
                          "folder (--out or out in the scenario)", source=folder) from None
     try:
@@ -201,8 +209,17 @@ def lock_run_folder(out: str | Path) -> Iterator[Path]:
                 holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "?"
                 raise FolderBusy(f"another stonelab run (pid {holder}) is writing to this folder; wait until it "
                                  "ends or give another --out", source=folder) from None
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+            try:
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+            except OSError as e:  # a full disk: take back what this call made
+                if made_lock:
+                    lock.unlink(missing_ok=True)
+                if made_folder:
+                    with contextlib.suppress(OSError):
+                        folder.rmdir()
+                raise WorkError(f"{lock}: cannot write the run's lock file ({e.strerror or e}); free some space "
+                                "and give the same command again") from None
         yield lock
     finally:
         os.close(fd)  # closing the descriptor releases the lock
