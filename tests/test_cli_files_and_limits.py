@@ -438,15 +438,67 @@ def small_disk(tmp_path: Path):  # noqa: ANN201
     try:
         yield d
     finally:
-        subprocess.run(["umount", str(d)], check=False)
+        if subprocess.run(["umount", str(d)], capture_output=True, check=False).returncode != 0:
+            subprocess.run(["umount", "-l", str(d)], check=False)  # still busy: detach it anyway
 
 
 def test_a_really_full_disk(capsys, druids_file: Path, small_disk: Path) -> None:
     out = small_disk / "run"
     bad(capsys, ["run", str(druids_file), "--games", "400", "--out", str(out)], "the disk is full", code=1)
-    with sqlite3.connect(f"file:{out / 'results.sqlite'}?mode=ro", uri=True) as con:
+    con = sqlite3.connect(f"file:{out / 'results.sqlite'}?mode=ro", uri=True)
+    try:
         stored = con.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+    finally:
+        con.close()  # an open file keeps the tmpfs busy
     assert 0 < stored < 400
     # the next attempt on the full disk is one line too, whatever it meets first
     bad(capsys, ["run", str(druids_file), "--games", "400", "--out", str(small_disk / "other")], code=1)
     assert not (small_disk / "other").exists()
+
+
+# --- issue 21: grids have a size limit, counted before any point is made ----------------------------------
+GREEDY_PAIR = DRUIDS.replace('agent = "random"', 'agent = "greedy"')
+
+
+def _values(n: int) -> str:
+    return ", ".join(f"{(i + 1) / (10 * n):.6f}" for i in range(n))
+
+
+@pytest.mark.timeout(60)
+def test_a_huge_sweep_is_refused_at_once(capsys, tmp_path: Path) -> None:
+    import time
+
+    from sim.core.scenario import MAX_SWEEP_POINTS
+
+    p = tmp_path / "huge.toml"
+    p.write_text(GREEDY_PAIR + f'\n[sweep]\n"seats.0.cost" = [{_values(1100)}]\n"seats.1.cost" = [{_values(1100)}]\n',
+                 encoding="utf-8")
+    for cmd in ("validate", "run"):
+        t0 = time.perf_counter()
+        bad(capsys, [cmd, str(p), "--out", str(tmp_path / "r")] if cmd == "run" else [cmd, str(p)],
+            "key 'sweep'", "1100 x 1100 = 1,210,000 points", f"at most {MAX_SWEEP_POINTS:,}")
+        assert time.perf_counter() - t0 < 10  # counted, not built (it used to grow memory for minutes)
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.timeout(120)
+def test_a_large_allowed_sweep_validates_quickly(capsys, tmp_path: Path) -> None:
+    import time
+
+    p = tmp_path / "large.toml"
+    for grid in (f'"seats.0.cost" = [{_values(100)}]\n"seats.1.cost" = [{_values(100)}]',
+                 f'"seats.1.cost" = [{_values(10_000)}]'):
+        p.write_text(GREEDY_PAIR + f"\n[sweep]\n{grid}\n", encoding="utf-8")
+        t0 = time.process_time()
+        assert main(["validate", str(p)]) == 0
+        cpu = time.process_time() - t0
+        assert "10000 sweep point(s)" in capsys.readouterr().out
+        # about 1 s of CPU; every point used to copy the whole grid: the second took minutes
+        assert cpu < 6.0, cpu
+
+
+def test_tournament_seatings_are_counted_not_listed(capsys, tmp_path: Path) -> None:
+    p = tmp_path / "t.toml"
+    agents = ", ".join(f'{{ agent = "greedy", name = "g{i}", cost = {(i + 1) / 1000:.3f} }}' for i in range(200))
+    p.write_text(f'game = "druids"\ngames = 1\n[tournament]\nplayers = 2\nagents = [{agents}]\n', encoding="utf-8")
+    bad(capsys, ["validate", str(p)], "200 entrants", "39,800 seatings", "at most 10,000")

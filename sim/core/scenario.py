@@ -29,6 +29,7 @@ import copy
 import hashlib
 import itertools
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -46,6 +47,10 @@ from sim.core.tournament import SEATING_KEY, Tournament, parse_tournament, seati
 __all__ = ["BACKENDS", "STUDY_OPTIONS", "Scenario", "SeatSpec", "SweepPoint", "load_scenario", "scenario_from_dict"]
 
 BACKENDS = ("serial", "process", "dask")
+#: the most points a ``[sweep]`` grid may have (as many as a tournament's seatings,
+#: ``sim.core.tournament.MAX_SEATINGS``): each point is a validated scenario held in memory, and
+#: a larger grid is almost surely a typo (a list of a thousand values)
+MAX_SWEEP_POINTS = 10_000
 
 
 def _check_name(name: str) -> str | None:
@@ -138,10 +143,12 @@ class Scenario:
         if not self.sweep:
             return [SweepPoint(0, {}, self)]
         keys = [k for k, _ in self.sweep]
+        # copied without its [sweep] table: copying every value list into every point made a
+        # 10,000-point grid take seconds
+        base = {k: v for k, v in self.raw.items() if k != "sweep"}
         out = []
         for i, combo in enumerate(itertools.product(*(vals for _, vals in self.sweep))):
-            raw = copy.deepcopy(dict(self.raw))
-            raw.pop("sweep", None)
+            raw = copy.deepcopy(base)
             for key, value in zip(keys, combo):
                 set_path(raw, key, value)
             sc = scenario_from_dict(raw, registry, source=self.source, default_name=self.name)
@@ -320,22 +327,55 @@ def _sweep(
         return ()
     if not isinstance(value, dict) or not value:
         raise ScenarioError("must be a non-empty table of 'dotted.key' = [values]", source=source, key="sweep")
-    out = []
     for key, vals in value.items():
         where = f"sweep.{key}"
         if key.split(".")[0] in ("sweep", "sensitivity", "game", "games", "seed", "backend", "workers", "out", "name"):
             raise ScenarioError("this key cannot be swept; sweep rules, seats or game sections", source=source, key=where)
         if not isinstance(vals, list) or not vals:
             raise ScenarioError("must be a non-empty list of values", source=source, key=where)
-        for j, v in enumerate(vals):
-            # a repeated value would run the same sweep point twice and pool it in the plots
-            if any(v == w and isinstance(v, bool) == isinstance(w, bool) for w in vals[:j]):
-                raise ScenarioError(f"value {v!r} is listed twice; give each value once", source=source, key=where)
+    # the grid's size from the list lengths, before any point is made: 1.2 million points used to
+    # grow memory for minutes without a word
+    size = math.prod(len(vals) for vals in value.values())
+    if size > MAX_SWEEP_POINTS:
+        shape = " x ".join(str(len(vals)) for vals in value.values())
+        raise ScenarioError(f"the grid has {shape} = {size:,} points; at most {MAX_SWEEP_POINTS:,} are allowed "
+                            "(sweep fewer values, or split the study into several scenarios)", source=source,
+                            key="sweep")
+    out = []
+    # each trial is a copy without the [sweep] table: copying all the value lists for each value
+    # made a 10,000-value list take minutes
+    base = {k: v for k, v in raw.items() if k != "sweep"}
+    for key, vals in value.items():
+        where = f"sweep.{key}"
+        _check_distinct(vals, source, where)
         for v in vals:
             # validate each value in context: set it and validate the whole scenario
-            trial = copy.deepcopy(dict(raw))
-            trial.pop("sweep", None)
+            trial = copy.deepcopy(base)
             check_in_context(trial, key, v, set_path, _validator(registry, source, default_name), source=source,
                              where=where)
         out.append((key, tuple(vals)))
     return tuple(out)
+
+
+def _check_distinct(vals: list[Any], source: str, where: str) -> None:
+    """A repeated value would run the same sweep point twice and pool it in the plots.
+
+    ``True`` and ``1`` are different values here (TOML tells them apart); ``1`` and ``1.0`` are
+    the same. Hashable values are looked up in a set (a list of 10,000 values compared pairwise
+    took seconds); tables and lists, which cannot be hashed, are compared with each other.
+
+    Raises:
+        ScenarioError: a value listed twice (named).
+    """
+    seen: set[tuple[bool, Any]] = set()
+    unhashable: list[Any] = []
+    for v in vals:
+        try:
+            tag = (isinstance(v, bool), v)
+            dup = tag in seen
+            seen.add(tag)
+        except TypeError:
+            dup = any(v == w for w in unhashable)
+            unhashable.append(v)
+        if dup:
+            raise ScenarioError(f"value {v!r} is listed twice; give each value once", source=source, key=where)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import math
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -109,6 +110,12 @@ def parse_tournament(value: Any, raw: Mapping[str, Any], game: Game, source: str
     if len(entrants) < players:
         raise ScenarioError(f"{len(entrants)} entrants; a tournament of {players}-player games needs at least {players}",
                             source=source, key=where)
+    # counted, not listed, and before each entrant is checked: listing the combinations of many
+    # entrants would itself never end
+    n = math.comb(len(entrants), players) * players
+    if n > MAX_SEATINGS:
+        raise ScenarioError(f"{len(entrants)} entrants in {players}-player games make {n:,} seatings; at most "
+                            f"{MAX_SEATINGS:,} are allowed", source=source, key=where)
     labels: list[str] = []
     for i, e in enumerate(entrants):
         key = f"{where}[{i}]"
@@ -127,10 +134,6 @@ def parse_tournament(value: Any, raw: Mapping[str, Any], game: Game, source: str
             raise ScenarioError(f"label {label!r} is already {where}[{labels.index(label)}]'s; give one a distinct name",
                                 source=source, key=key)
         labels.append(label)
-    n = len(list(itertools.combinations(range(len(entrants)), players))) * players
-    if n > MAX_SEATINGS:
-        raise ScenarioError(f"{len(entrants)} entrants in {players}-player games make {n} seatings; at most "
-                            f"{MAX_SEATINGS} are allowed", source=source, key=where)
     return Tournament(players=players, entrants=tuple(dict(e) for e in entrants), labels=tuple(labels))
 
 
