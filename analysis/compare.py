@@ -48,6 +48,7 @@ from analysis import metrics as M
 from analysis.load import RunData, load_run
 from analysis.stats import (BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, MIN_EXPECTED, bootstrap_mean_diff, holm, mann_whitney_p, mean_ci, newcombe_diff, two_proportion_test)
 from sim.core.errors import InputError
+from sim.core.store import STORE_NAME
 
 #: Family-wise error rate of the Holm correction.
 ALPHA = 0.05
@@ -173,6 +174,24 @@ def scenario_changes(a: RunData, b: RunData) -> list[str]:
     return out
 
 
+def _same_run_notes(a: RunData, b: RunData) -> list[str]:
+    """A note when A and B are one run (one store), or two runs of one scenario and seed: their
+    differences are then zero, or near it, by construction, and say nothing about the game."""
+    try:
+        same_file = (a.run_dir / STORE_NAME).samefile(b.run_dir / STORE_NAME)
+    except OSError:
+        same_file = False
+    if same_file:
+        return [f"Runs A and B are the same run ({a.run_dir}): every difference is zero by construction. Give two "
+                "different run folders."]
+    fa, fb = a.meta.get("fingerprint"), b.meta.get("fingerprint")
+    if fa and fa == fb:
+        return [f"Runs A and B are studies of the same scenario with the same seed (fingerprint {fa}): they play "
+                "the same games, so their differences are zero where their games overlap. Change one setting or "
+                "the seed in one of them."]
+    return []
+
+
 def compare_runs(path_a: str | Path, path_b: str | Path) -> Comparison:
     """Compare run B with run A (both run folders or ``results.sqlite`` files).
 
@@ -193,7 +212,7 @@ def compare_runs(path_a: str | Path, path_b: str | Path) -> Comparison:
     from analysis.report import score_unit
     from analysis.wording import seat_name
 
-    notes: list[str] = []
+    notes: list[str] = _same_run_notes(a, b)
     for tag, r in (("A", a), ("B", b)):
         if len(r.points) > 1:
             notes.append(f"Run {tag} is a sweep of {len(r.points)} points; its games are pooled over the points here "

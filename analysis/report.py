@@ -477,7 +477,7 @@ def scenario_text(run: RunData) -> tuple[str, str]:
         try:
             import tomllib
 
-            text = Path(src).read_text(encoding="utf-8")
+            text = Path(src).read_text(encoding="utf-8-sig")  # as sim.core.files.read_toml reads it
             if json.loads(json.dumps(tomllib.loads(text), sort_keys=True, default=str)) == \
                     json.loads(json.dumps(run.scenario, sort_keys=True, default=str)):
                 return text, f"{src}"

@@ -132,7 +132,7 @@ def run(
     backend: Optional[str] = typer.Option(None, "--backend", help="serial | process | dask"),
     workers: Optional[int] = typer.Option(None, "--workers", min=0, help="worker processes (0: one per core; at most 4 per core)"),
     address: Optional[str] = typer.Option(None, "--address", help="address of a running Dask scheduler"),
-    out: Optional[Path] = typer.Option(None, "--out", help="run folder (default runs/<scenario name>)"),
+    out: Optional[Path] = typer.Option(None, "--out", help="run folder (default runs/<game>/<scenario name>)"),
     force: bool = typer.Option(False, "--force", help="start the folder afresh: deletes another scenario's stored "
                                "games; a damaged store is moved aside, not deleted"),
     report: bool = typer.Option(True, "--report/--no-report", help="write the HTML report at the end"),
@@ -203,7 +203,7 @@ def sensitivity(
     backend: Optional[str] = typer.Option(None, "--backend", help="serial | process | dask"),
     workers: Optional[int] = typer.Option(None, "--workers", min=0, help="worker processes (0: one per core)"),
     address: Optional[str] = typer.Option(None, "--address", help="address of a running Dask scheduler"),
-    out: Optional[Path] = typer.Option(None, "--out", help="run folder (default runs/<scenario name>-sensitivity)"),
+    out: Optional[Path] = typer.Option(None, "--out", help="run folder (default runs/<game>/<scenario name>-sensitivity)"),
     force: bool = typer.Option(False, "--force", help="replace a run folder made by another scenario or plan"),
     report: bool = typer.Option(True, "--report/--no-report", help="write the HTML report at the end"),
     json_out: bool = typer.Option(False, "--json", help="print the indices as JSON"),
@@ -216,6 +216,7 @@ def sensitivity(
     """
     from analysis.load import load_run
     from analysis.sensitivity import analyse, to_json
+    from sim.core.outputs import default_run_folder
     from sim.core.runner import run_study
     from sim.core.scenario import BACKENDS, load_scenario
     from sim.core.sensitivity import METHODS
@@ -228,7 +229,7 @@ def sensitivity(
     if address and backend not in (None, "dask"):
         raise InputError("--address needs --backend dask", key="--address")
     sc = load_scenario(scenario, reg)
-    default_out = None if "sensitivity" in sc.raw else str(Path("runs") / f"{sc.name}-sensitivity")
+    default_out = None if "sensitivity" in sc.raw else default_run_folder(sc.game, sc.name, "-sensitivity")
     sc = sc.with_plan(reg, method=method, trajectories=trajectories, samples=samples, games_per_point=games_per_point)
     sc = sc.with_overrides(reg, seed=seed, backend=backend or ("dask" if address else None), workers=workers,
                            out=str(out) if out else (default_out if "out" not in sc.raw else None))
@@ -375,7 +376,7 @@ def tournament(
     backend: Optional[str] = typer.Option(None, "--backend", help="serial | process | dask"),
     workers: Optional[int] = typer.Option(None, "--workers", min=0, help="worker processes (0: one per core)"),
     address: Optional[str] = typer.Option(None, "--address", help="address of a running Dask scheduler"),
-    out: Optional[Path] = typer.Option(None, "--out", help="run folder (default runs/<name>, or runs/<name>-tournament)"),
+    out: Optional[Path] = typer.Option(None, "--out", help="run folder (default runs/<game>/<name>, or runs/<game>/<name>-tournament)"),
     force: bool = typer.Option(False, "--force", help="replace a run folder made by another scenario"),
     report: bool = typer.Option(True, "--report/--no-report", help="write the HTML report at the end"),
     json_out: bool = typer.Option(False, "--json", help="print the ratings as JSON"),

@@ -63,12 +63,13 @@ def read_toml(path: str | Path, what: str, error: type[InputError] = InputError,
 
     Raises:
         InputError: (of class ``error``, naming the file) missing, a folder or not a regular file,
-            not UTF-8, not valid TOML, or unreadable.
+            not UTF-8 (a leading byte-order mark is accepted), not valid TOML, or unreadable.
     """
     p = check_input_file(path, what, error, hint)
     where = f" ({hint})" if hint else ""
     try:
-        return tomllib.loads(p.read_text(encoding="utf-8"))
+        # utf-8-sig: a byte-order mark (Windows editors save one) is skipped, not "Invalid statement"
+        return tomllib.loads(p.read_text(encoding="utf-8-sig"))
     except tomllib.TOMLDecodeError as exc:
         raise error(f"not valid TOML: {exc}", source=p) from None
     except UnicodeDecodeError:

@@ -163,3 +163,71 @@ def check_replaceable(folder: str | Path, own: Callable[[Path], bool], what: str
         shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
         raise InputError(f"holds files that {what} does not write ({shown}); move them out of this folder, since "
                          f"{what} replaces it whole", source=p)
+
+
+#: the default run folders: ``runs/<game>/<scenario name>`` (scenario names repeat across games:
+#: every game has a "classic")
+RUNS_DIR = "runs"
+#: a run name becomes a folder name, with ``-sensitivity`` or ``-tournament`` appended for those
+#: studies; file systems allow 255 bytes per name, so a name may have 200 (UTF-8)
+MAX_NAME_BYTES = 200
+#: a folder path given in a scenario: 255 bytes per part (the usual file-system limit)
+MAX_PART_BYTES = 255
+
+
+def default_run_folder(game: str, name: str, suffix: str = "") -> str:
+    """``runs/<game>/<name><suffix>``: where a study of ``game`` named ``name`` is written
+    unless the scenario's ``out`` or ``--out`` says otherwise."""
+    return str(Path(RUNS_DIR) / game / f"{name}{suffix}")
+
+
+def _bad_chars(text: str) -> str | None:
+    """What in ``text`` cannot be in a file name or be printed safely, or None."""
+    import unicodedata
+
+    for ch in text:
+        if ch == "\0":
+            return "a NUL byte"
+        if "\udc80" <= ch <= "\udcff":  # how Python keeps a file name's byte that is not UTF-8
+            return f"the byte {ord(ch) - 0xDC00:#04x}, which is not UTF-8"
+        if unicodedata.category(ch) in ("Cc", "Cs"):
+            return f"the control character {ch!r}"
+    return None
+
+
+def folder_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a run's folder name (one part of a path), or None if it can.
+
+    Refused: an empty name, ``.`` or ``..``, path separators, NUL and other control characters,
+    bytes that are not UTF-8 (from a file name), more than :data:`MAX_NAME_BYTES` bytes.
+    """
+    if name in ("", ".", ".."):
+        return f"{name!r} is not a folder name"
+    if "/" in name or "\\" in name:
+        return "no '/' or '\\' (a run name is one folder name under runs/<game>/)"
+    bad = _bad_chars(name)
+    if bad:
+        return f"it holds {bad}"
+    size = len(name.encode("utf-8"))
+    if size > MAX_NAME_BYTES:
+        return f"{size} bytes long; at most {MAX_NAME_BYTES} (UTF-8)"
+    return None
+
+
+def folder_path_problem(path: str) -> str | None:
+    """Why ``path`` (a scenario's ``out``) cannot be a folder path, or None if it can: NUL and
+    control characters, bytes that are not UTF-8, or a part longer than :data:`MAX_PART_BYTES`."""
+    bad = _bad_chars(path)
+    if bad:
+        return f"it holds {bad}"
+    for part in Path(path).parts:
+        size = len(part.encode("utf-8"))
+        if size > MAX_PART_BYTES:
+            return f"the part {part[:20]!r}... is {size} bytes long; at most {MAX_PART_BYTES} (UTF-8)"
+    return None
+
+
+def path_text(path: str | Path) -> str:
+    """``path`` as text that can be stored and printed: a byte that is not UTF-8 (Python keeps one
+    from a file name as a lone surrogate, which SQLite and JSON files refuse) becomes ``\\xff``."""
+    return os.fsencode(str(path)).decode("utf-8", "backslashreplace")

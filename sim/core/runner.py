@@ -26,22 +26,19 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 from sim import __version__
 from sim.core.errors import InputError
 from sim.core.game import Game
+from sim.core.outputs import path_text
 from sim.core.play import play, seat_agents
 from sim.core.registry import Registry, load_game
-from sim.core.scenario import Scenario, SweepPoint
+from sim.core.scenario import MAX_WORKERS_PER_CORE, Scenario, SweepPoint, workers_problem
 from sim.core.seeding import game_streams
 from sim.core.progress import Progress
 from sim.core.store import STORE_NAME, GameResult, LOCK_NAME, Store, check_run_folder, lock_run_folder, reading
 
-#: more worker processes than this many per core only add memory and start-up time (each worker
-#: imports the engines; in a user trial 300 workers on 2 cores took 7 GB and 110 s for a study that
-#: needs 0.8 s); such a count is refused as a typing error
-MAX_WORKERS_PER_CORE = 4
 #: seconds between a worker's checks that the process that started it is still there
 WATCHDOG_S = 0.5
 
-__all__ = ["Progress", "RunInfo", "Task", "Terminated", "check_workers", "iter_results", "play_game", "run_study",
-           "sigterm_as_interrupt"]
+__all__ = ["MAX_WORKERS_PER_CORE", "Progress", "RunInfo", "Task", "Terminated", "check_workers", "iter_results",
+           "play_game", "run_study", "sigterm_as_interrupt"]
 
 
 class Terminated(KeyboardInterrupt):
@@ -174,11 +171,9 @@ def check_workers(requested: int, *, key: str = "workers", source: str | None = 
     cores = os.cpu_count() or 1
     if requested <= 0:
         return cores, None
-    limit = MAX_WORKERS_PER_CORE * cores
-    if requested > limit:
-        raise InputError(
-            f"got {requested} worker processes on {cores} cores; allowed: 0 (one per core) to {limit} "
-            f"({MAX_WORKERS_PER_CORE} per core)", key=key, source=source)
+    problem = workers_problem(requested)  # the same check as the scenario's (validate refuses it too)
+    if problem:
+        raise InputError(problem, key=key, source=source)
     if requested > cores:
         return requested, (f"warning: {requested} workers on {cores} cores: they take turns on the cores, "
                            "so the run is no faster and uses more memory")
@@ -365,7 +360,7 @@ def _run_locked(scenario: Scenario, registry: Registry, points: list[SweepPoint]
         "game": scenario.game,
         "fingerprint": scenario.fingerprint(),
         "scenario_json": _json(scenario.raw),
-        "source": scenario.source,
+        "source": path_text(scenario.source),  # a file name's non-UTF-8 byte cannot be stored as it is
         "seed": str(scenario.seed),
         "games": str(scenario.games),
         "version": __version__,

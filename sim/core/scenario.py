@@ -30,6 +30,7 @@ import hashlib
 import itertools
 import json
 import math
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -38,6 +39,7 @@ from sim.core.errors import InputError, ScenarioError, allowed
 from sim.core.files import read_toml
 from sim.core.game import GameConfig
 from sim.core.options import Option, validate_options
+from sim.core.outputs import default_run_folder, folder_name_problem, folder_path_problem
 from sim.core.registry import Registry
 from sim.core.scenario_keys import check_in_context, set_path
 from sim.core.seats import SeatSpec, validate_seats
@@ -54,9 +56,36 @@ MAX_SWEEP_POINTS = 10_000
 
 
 def _check_name(name: str) -> str | None:
-    """A run name becomes a folder under runs/: no path separators, not . or ..."""
-    if "/" in name or "\\" in name or name in (".", ".."):
-        return "a run name is a folder name under runs/ (no '/' or '\\', not '.' or '..'); set out for another folder"
+    """A run name becomes a folder under runs/<game>/ (:func:`sim.core.outputs.folder_name_problem`)."""
+    if name == "":
+        return None  # the default: the file's stem, checked in scenario_from_dict
+    problem = folder_name_problem(name)
+    if problem is None:
+        return None
+    elsewhere = "/" in name or "\\" in name or name in (".", "..")  # perhaps meant as a folder: out is that
+    return f"a run name is a folder name under runs/<game>/: {problem}" + ("; set out for another folder"
+                                                                           if elsewhere else "")
+
+
+def _check_out(out: str) -> str | None:
+    problem = folder_path_problem(out) if out else None
+    return f"not a folder path: {problem}" if problem else None
+
+
+#: more worker processes than this many per core only add memory and start-up time (each worker
+#: imports the engines; in a user trial 300 workers on 2 cores took 7 GB and 110 s for a study that
+#: needs 0.8 s); such a count is refused as a typing error, by validate and run alike
+MAX_WORKERS_PER_CORE = 4
+
+
+def workers_problem(requested: int) -> str | None:
+    """Why ``requested`` worker processes are refused on this machine (more than
+    :data:`MAX_WORKERS_PER_CORE` per core), or None; 0 means one per core."""
+    cores = os.cpu_count() or 1
+    limit = MAX_WORKERS_PER_CORE * cores
+    if requested > limit:
+        return (f"got {requested} worker processes on {cores} cores; allowed: 0 (one per core) to {limit} "
+                f"({MAX_WORKERS_PER_CORE} per core)")
     return None
 
 
@@ -68,7 +97,7 @@ STUDY_OPTIONS: tuple[Option, ...] = (
     Option("seed", int, 0, "root seed: game i uses SeedSequence(seed, spawn_key=(i, k))", min=0, max=2**63 - 1),
     Option("backend", str, "process", "how games are run", choices=BACKENDS),
     Option("workers", int, 0, "worker processes; 0 means one per core", min=0, max=4096),
-    Option("out", str, "", "run folder; default runs/<name>"),
+    Option("out", str, "", "run folder; default runs/<game>/<name>", check=_check_out),
 )
 _STUDY_KEYS = {o.name for o in STUDY_OPTIONS}
 @dataclass(frozen=True)
@@ -185,15 +214,24 @@ class Scenario:
 
         Raises:
             ScenarioError: see :func:`sim.core.sensitivity.parse_plan`.
+            InputError: a given setting is not allowed (``key`` is its option, e.g. ``--samples``).
         """
         raw = plan_raw(self.raw, registry, self.game, method=method, trajectories=trajectories,
                                    samples=samples, games_per_point=games_per_point)
-        return scenario_from_dict(raw, registry, source=self.source, default_name=self.name)
+        given = {f"{SECTION}.method": ("--method", method), f"{SECTION}.trajectories": ("--trajectories", trajectories),
+                 f"{SECTION}.samples": ("--samples", samples), "games": ("--games-per-point", games_per_point)}
+        try:
+            return scenario_from_dict(raw, registry, source=self.source, default_name=self.name)
+        except ScenarioError as e:
+            option, value = given.get(e.key or "", ("", None))
+            if value is not None:  # the command line's value, not the file's: blame the option
+                raise InputError(e.message, key=option) from None
+            raise
 
     def as_tournament(self, registry: Registry) -> "Scenario":
         """Itself when it has a ``[tournament]`` table; else the tournament of its seats' agents (a
         plain scenario's seats become the entrants, in games of the game's fewest players), its run
-        folder ``runs/<name>-tournament`` unless the file sets ``out``.
+        folder ``runs/<game>/<name>-tournament`` unless the file sets ``out``.
 
         Raises:
             ScenarioError: the scenario has a ``[sweep]``, or its seats cannot make a tournament
@@ -262,7 +300,16 @@ def scenario_from_dict(
                 f"unknown key; allowed top-level keys: {allowed(sorted(_STUDY_KEYS | tables))}", source=source, key=key
             )
     study = validate_options({k: raw[k] for k in _STUDY_KEYS if k in raw}, STUDY_OPTIONS, source=source)
+    if study["backend"] != "serial":  # the serial backend starts no workers: the count is unused
+        problem = workers_problem(study["workers"])
+        if problem:
+            raise ScenarioError(problem, source=source, key="workers")
     name = study["name"] or default_name
+    if not study["name"]:
+        problem = folder_name_problem(name)
+        if problem:  # the file's stem (x<NUL>.toml, a byte that is not UTF-8) cannot name the run
+            raise ScenarioError(f"the run is named after the file, and {name!r} cannot be a folder name ({problem}); "
+                                "set name = \"...\" in the file", source=source, key="name")
     rules_raw = raw.get("rules", {})
     if not isinstance(rules_raw, dict):
         raise ScenarioError("must be a table", source=source, key="rules")
@@ -301,7 +348,7 @@ def scenario_from_dict(
         seed=study["seed"],
         backend=study["backend"],
         workers=study["workers"],
-        out=study["out"] or str(Path("runs") / name),
+        out=study["out"] or default_run_folder(spec.name, name),
         description=study["description"],
         rules=rules,
         sections=sections,

@@ -29,6 +29,7 @@ from typing import Any, Mapping
 
 from sim.core.errors import ScenarioError, allowed
 from sim.core.game import Game
+from sim.core.outputs import default_run_folder
 from sim.core.seats import SeatSpec, validate_seats
 
 #: keys of the [tournament] table
@@ -147,7 +148,7 @@ def seating_raw(raw: Mapping[str, Any], t: Tournament, seating: tuple[int, ...])
 
 def tournament_raw(raw: Mapping[str, Any], name: str, source: str) -> dict[str, Any]:
     """The raw scenario of the tournament of a plain scenario's seats (its seats become the
-    entrants), its run folder ``runs/<name>-tournament`` unless the file sets ``out``; what
+    entrants), its run folder ``runs/<game>/<name>-tournament`` unless the file sets ``out``; what
     :meth:`sim.core.scenario.Scenario.as_tournament` validates.
 
     Raises:
@@ -159,5 +160,5 @@ def tournament_raw(raw: Mapping[str, Any], name: str, source: str) -> dict[str, 
     out = copy.deepcopy(dict(raw))
     out["tournament"] = {}
     if not out.get("out"):
-        out["out"] = f"runs/{name}-tournament"
+        out["out"] = default_run_folder(str(raw.get("game")), name, "-tournament")
     return out
