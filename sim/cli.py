@@ -17,6 +17,7 @@ from typing import Any, Optional
 import typer
 
 from sim.core.errors import InputError, WorkError, allowed
+from sim.core.outputs import path_text
 
 app = typer.Typer(
     name="stonelab",
@@ -574,10 +575,10 @@ def main(argv: Optional[list[str]] = None) -> int:
             return _broken_pipe()
         raise
     except InputError as e:
-        sys.stderr.write(f"error: {e}\n")
+        sys.stderr.write(f"error: {path_text(str(e))}\n")  # a file name's non-UTF-8 byte shown as \xff
         return 2
     except WorkError as e:
-        sys.stderr.write(f"error: {e}\n")
+        sys.stderr.write(f"error: {path_text(str(e))}\n")
         return 1
     except OSError as e:
         if e.errno not in _MACHINE_ERRNOS:

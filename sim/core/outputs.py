@@ -201,10 +201,8 @@ def folder_name_problem(name: str) -> str | None:
     Refused: an empty name, ``.`` or ``..``, path separators, NUL and other control characters,
     bytes that are not UTF-8 (from a file name), more than :data:`MAX_NAME_BYTES` bytes.
     """
-    if name in ("", ".", ".."):
-        return f"{name!r} is not a folder name"
-    if "/" in name or "\\" in name:
-        return "no '/' or '\\' (a run name is one folder name under runs/<game>/)"
+    if name in ("", ".", "..") or "/" in name or "\\" in name:
+        return "one folder name: no '/' or '\\', not '.' or '..'"
     bad = _bad_chars(name)
     if bad:
         return f"it holds {bad}"
