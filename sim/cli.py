@@ -244,7 +244,10 @@ def sensitivity(
     data = to_json(plan, results)
     data.update({"out": str(info.out), "games": info.total, "played": info.played,
                  "resumed_skipped": info.skipped, "wall_s": info.wall_s})
-    (info.out / "sensitivity.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    from sim.core.outputs import write_atomically
+
+    text = json.dumps(data, indent=2) + "\n"  # whole or not at all (a full disk leaves the old file)
+    write_atomically(info.out / "sensitivity.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))
     if report:
         data["report"] = _write_report(info.out)
     if json_out:

@@ -582,3 +582,16 @@ def test_run_folder_that_is_not_writable(capsys, druids_file: Path, tmp_path: Pa
             subprocess.run(["umount", str(ro)], check=False)
         else:
             os.chmod(ro, 0o755)
+
+
+def test_replay_export_never_writes_over_a_folder_of_other_files(tmp_path: Path, capsys, replay_file: Path) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_text("my home page", encoding="utf-8")
+    bad(capsys, ["replay", "export", str(replay_file), "--out", str(site)], str(site), "key '--out'",
+        "holds other files (index.html)", "not a replay export")
+    assert (site / "index.html").read_text(encoding="utf-8") == "my home page"
+    exp = tmp_path / "exp"
+    exp.mkdir()  # empty: fine
+    assert main(["replay", "export", str(replay_file), "--out", str(exp)]) == 0
+    assert main(["replay", "export", str(replay_file), "--out", str(exp)]) == 0  # an earlier export: replaced

@@ -502,3 +502,14 @@ def test_tournament_seatings_are_counted_not_listed(capsys, tmp_path: Path) -> N
     agents = ", ".join(f'{{ agent = "greedy", name = "g{i}", cost = {(i + 1) / 1000:.3f} }}' for i in range(200))
     p.write_text(f'game = "druids"\ngames = 1\n[tournament]\nplayers = 2\nagents = [{agents}]\n', encoding="utf-8")
     bad(capsys, ["validate", str(p)], "200 entrants", "39,800 seatings", "at most 10,000")
+
+
+@pytest.mark.timeout(60)
+def test_a_huge_sensitivity_plan_is_refused_at_once(capsys, tmp_path: Path) -> None:
+    text = (ROOT / "scenarios" / "sun" / "sensitivity.toml").read_text(encoding="utf-8")
+    p = tmp_path / "s.toml"
+    p.write_text(text.replace("trajectories = 10 ", "trajectories = 90000 "), encoding="utf-8")
+    bad(capsys, ["validate", str(p)], "key 'sensitivity.trajectories'", "810,000 sample points", "at most 10,000")
+    bad(capsys, ["sensitivity", str(ROOT / "scenarios" / "sun" / "sensitivity.toml"), "--trajectories", "90000",
+                 "--out", str(tmp_path / "r")], "key '--trajectories'", "810,000")
+    assert not (tmp_path / "r").exists()

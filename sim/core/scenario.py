@@ -44,15 +44,15 @@ from sim.core.registry import Registry
 from sim.core.scenario_keys import check_in_context, set_path
 from sim.core.seats import SeatSpec, validate_seats
 from sim.core.sensitivity import SECTION, Plan, parse_plan, plan_raw, sample_raws
-from sim.core.tournament import SEATING_KEY, Tournament, parse_tournament, seating_raw, tournament_raw
+from sim.core.tournament import MAX_SEATINGS, SEATING_KEY, Tournament, parse_tournament, seating_raw, tournament_raw
 
 __all__ = ["BACKENDS", "STUDY_OPTIONS", "Scenario", "SeatSpec", "SweepPoint", "load_scenario", "scenario_from_dict"]
 
 BACKENDS = ("serial", "process", "dask")
-#: the most points a ``[sweep]`` grid may have (as many as a tournament's seatings,
-#: ``sim.core.tournament.MAX_SEATINGS``): each point is a validated scenario held in memory, and
-#: a larger grid is almost surely a typo (a list of a thousand values)
-MAX_SWEEP_POINTS = 10_000
+#: the most points a ``[sweep]`` grid or a ``[sensitivity]`` plan may have (as many as a
+#: tournament's seatings): each point is a validated scenario held in memory, and a larger grid is
+#: almost surely a typo (a list of a thousand values)
+MAX_SWEEP_POINTS = MAX_SEATINGS
 
 
 def _check_name(name: str) -> str | None:
@@ -341,6 +341,11 @@ def scenario_from_dict(
     plan = None
     if "sensitivity" in raw:
         plan = parse_plan(raw, registry, _validator(registry, source, default_name), source=source)
+        if plan.n_points() > MAX_SWEEP_POINTS:  # counted before the sample matrix is drawn
+            what, n = ("samples", plan.samples) if plan.method == "sobol" else ("trajectories", plan.trajectories)
+            raise ScenarioError(f"got {n}: {plan.method} with {len(plan.inputs)} inputs would play {plan.n_points():,} "
+                                f"sample points; at most {MAX_SWEEP_POINTS:,} are allowed (fewer {what} or inputs)",
+                                source=source, key=f"{SECTION}.{what}")
     return Scenario(
         name=name,
         game=spec.name,
