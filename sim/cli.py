@@ -1,8 +1,10 @@
 """The ``stonelab`` command (typer).
 
-Exit codes: 0 success, 1 the work failed, 2 bad input (a scenario, layout, replay or option:
-the message names the file, the key and what is allowed; nothing is written; also a run folder
-another run holds, or a damaged store), 130 a run stopped by Ctrl-C, 143 a run stopped by SIGTERM.
+Exit codes: 0 success, 1 the work failed (a full disk: one ``error:`` line), 2 bad input (a
+scenario, layout, replay or option: the message names the file, the key and what is allowed;
+nothing is written; also a run folder another run holds, a store another program holds locked, a
+damaged store, or an ``--out`` folder of other files), 130 a run stopped by Ctrl-C, 143 a run
+stopped by SIGTERM, 141 output into a closed pipe (quietly, as other Unix tools).
 """
 
 from __future__ import annotations
