@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import errno
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any, Optional
 
 import typer
 
-from sim.core.errors import InputError, WorkError, allowed
+from sim.core.console import quiet_broken_pipe
+from sim.core.errors import MACHINE_ERRNOS, InputError, WorkError, allowed
 from sim.core.outputs import path_text
 
 app = typer.Typer(
@@ -442,6 +442,7 @@ def export(
         fmt = ending if ending in EXPORT_FORMATS else "csv"
     if fmt not in EXPORT_FORMATS:
         raise InputError(f"got {fmt!r}; allowed: {allowed(EXPORT_FORMATS)}", key="--format")
+    _warn_if_running(run_dir, "the export holds only the games stored so far")
     path = export_table(run_dir, table, fmt, out, force=force)
     typer.echo(str(path))
 
@@ -486,13 +487,19 @@ def report(run_dir: Path = typer.Argument(..., metavar="RUN", help="run folder")
     except ImportError:
         typer.echo("the report module is not installed in this version", err=True)
         raise typer.Exit(1) from None
+    _warn_if_running(run_dir, "this report shows only the games stored so far (the run writes its own report "
+                              "when it ends)")
+    typer.echo(str(build_report(run_dir)))
+
+
+def _warn_if_running(run: Path, what: str) -> None:
+    """A line on stderr when a run is writing to the run folder ``run`` (or its store) now: what is
+    read is the games stored so far (``what`` says what that means here)."""
     from sim.core.store import run_in_progress
 
-    pid = run_in_progress(run_dir.parent if run_dir.is_file() else run_dir)
+    pid = run_in_progress(run.parent if run.is_file() else run)
     if pid is not None:
-        typer.echo(f"warning: a run (pid {pid}) is writing to {run_dir} now; this report shows only the games "
-                   "stored so far (the run writes its own report when it ends)", err=True)
-    typer.echo(str(build_report(run_dir)))
+        typer.echo(f"warning: a run (pid {pid}) is writing to {path_text(run)} now; {what}", err=True)
 
 
 # --- compare ---------------------------------------------------------------------------------
@@ -511,6 +518,8 @@ def compare(
         from sim.core.outputs import check_output_file
 
         check_output_file(html_out, "--html", (".html", ".htm"))  # before minutes of work, not after
+    for run in (run_a, run_b):
+        _warn_if_running(run, "the comparison uses only the games stored so far")
     comp = compare_runs(run_a, run_b)
     written = write_html(comp, html_out) if html_out is not None else None
     if json_out:
@@ -573,11 +582,11 @@ def main(argv: Optional[list[str]] = None) -> int:
         rc = app(args=argv, prog_name="stonelab", standalone_mode=False)
         sys.stdout.flush()  # here, not at exit: a closed pipe is then caught below
     except BrokenPipeError:
-        return _broken_pipe()
+        return quiet_broken_pipe()
     except SystemExit as e:
         # typer (click) turns a closed pipe into a silent exit 1; keep the cause, end quietly
         if isinstance(e.__context__, OSError) and e.__context__.errno == errno.EPIPE:
-            return _broken_pipe()
+            return quiet_broken_pipe()
         raise
     except InputError as e:
         sys.stderr.write(f"error: {path_text(str(e))}\n")  # a file name's non-UTF-8 byte shown as \xff
@@ -586,7 +595,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         sys.stderr.write(f"error: {path_text(str(e))}\n")
         return 1
     except OSError as e:
-        if e.errno not in _MACHINE_ERRNOS:
+        if e.errno not in MACHINE_ERRNOS:
             raise
         # the machine, not the input or the code: a full disk or an I/O error while writing
         where = f"{e.filename}: " if e.filename else ""
@@ -609,24 +618,6 @@ def main(argv: Optional[list[str]] = None) -> int:
             return int(e.exit_code)
         raise
     return rc if isinstance(rc, int) else 0
-
-
-#: OS errors that come from the machine (full disk, quota, I/O failure, read-only file system):
-#: one line and exit 1 instead of a traceback, whichever command met them
-_MACHINE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EROFS})
-
-
-def _broken_pipe() -> int:
-    """Output piped into a reader that stopped (``stonelab replay info RUN | head -1``): end quietly,
-    as Unix tools do, with 141 (128 + SIGPIPE, the status a shell shows for them)."""
-    # stdout's buffer still holds output for the closed pipe; the interpreter would flush it at
-    # exit and print "Exception ignored ... BrokenPipeError", so point stdout at /dev/null
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):  # stdout is not a real file (a test's capture)
-        pass
-    return 128 + 13
 
 
 if __name__ == "__main__":

@@ -595,3 +595,13 @@ def test_replay_export_never_writes_over_a_folder_of_other_files(tmp_path: Path,
     exp.mkdir()  # empty: fine
     assert main(["replay", "export", str(replay_file), "--out", str(exp)]) == 0
     assert main(["replay", "export", str(replay_file), "--out", str(exp)]) == 0  # an earlier export: replaced
+
+
+def test_file_paths_in_a_scenario_with_a_nul_byte(tmp_path: Path, capsys) -> None:
+    sun = SHIPPED["sun"].read_text(encoding="utf-8")
+    p = tmp_path / "layout.toml"
+    p.write_text(sun.replace("[[seats]]", '[layout]\nfile = "a\\u0000b.toml"\n\n[[seats]]', 1), encoding="utf-8")
+    bad(capsys, ["validate", str(p)], "key 'layout.file'", "NUL byte")  # was ValueError: embedded null byte
+    four = (SCEN / "sun" / "4p.toml").read_text(encoding="utf-8")
+    p.write_text(re.sub(r'skill = "\w+"', 'skill = "p\\\\u0000.toml"', four, count=1), encoding="utf-8")
+    bad(capsys, ["validate", str(p)], "key 'seats[0].skill'", "NUL byte")

@@ -339,8 +339,12 @@ def test_report_warns_while_a_run_writes(capsys, druids_run: Path) -> None:
 
     with lock_run_folder(druids_run):  # what a writing run holds
         assert main(["report", str(druids_run)]) == 0
-    err = capsys.readouterr().err
-    assert "warning: a run (pid" in err and "games stored so far" in err
+        err = capsys.readouterr().err
+        assert "warning: a run (pid" in err and "games stored so far" in err
+        for cmd in (["export", str(druids_run), "--out", str(druids_run.parent / "g.csv")],
+                    ["compare", str(druids_run), str(druids_run / "results.sqlite")]):
+            assert main(cmd) == 0
+            assert "warning: a run (pid" in capsys.readouterr().err
     assert main(["report", str(druids_run)]) == 0
     assert "warning" not in capsys.readouterr().err
 
@@ -513,3 +517,19 @@ def test_a_huge_sensitivity_plan_is_refused_at_once(capsys, tmp_path: Path) -> N
     bad(capsys, ["sensitivity", str(ROOT / "scenarios" / "sun" / "sensitivity.toml"), "--trajectories", "90000",
                  "--out", str(tmp_path / "r")], "key '--trajectories'", "810,000")
     assert not (tmp_path / "r").exists()
+
+
+def test_write_atomically_removes_what_a_killed_writer_left(tmp_path) -> None:
+    import subprocess
+
+    from sim.core.outputs import write_atomically
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    f = tmp_path / "games.csv"
+    stale = tmp_path / f".games.csv.part-{dead.pid}"
+    stale.write_text("half a file")
+    other = tmp_path / f".other.csv.part-{dead.pid}"  # another target's: not this writer's to remove
+    other.write_text("x")
+    write_atomically(f, lambda t: t.write_text("whole"))
+    assert f.read_text() == "whole" and not stale.exists() and other.exists()

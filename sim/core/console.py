@@ -10,6 +10,8 @@ printed, not parsed.
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import Any
 
 from rich.console import Console
@@ -35,3 +37,16 @@ def console(stderr: bool = False) -> Console:
 def escape(value: Any) -> str:
     """``str(value)`` safe to put into rich markup (a path, a name the user typed)."""
     return _escape(str(value))
+
+
+def quiet_broken_pipe() -> int:
+    """End a command whose output pipe was closed (``stonelab replay info RUN | head -1``) quietly,
+    as Unix tools do; returns 141 (128 + SIGPIPE, the status a shell shows for them)."""
+    # stdout's buffer still holds output for the closed pipe; the interpreter would flush it at
+    # exit and print "Exception ignored ... BrokenPipeError", so point stdout at /dev/null
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # stdout is not a real file (a test's capture)
+        pass
+    return 128 + 13

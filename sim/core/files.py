@@ -44,6 +44,9 @@ def check_input_file(path: str | Path, what: str, error: type[InputError] = Inpu
         raise error(f"no such {what}{where}", source=p) from None
     except OSError as e:
         raise error(f"cannot read the {what}: {e.strerror or e}", source=p) from None
+    except ValueError:  # a NUL byte (a TOML string may hold one): no file can be named so
+        raise error(f"not a file name: it holds a NUL byte; give the path of a {what}{where}",
+                    source=repr(str(p))) from None
     if stat.S_ISDIR(mode):
         raise error(f"is a folder; give a {what}{where}", source=p)
     if not stat.S_ISREG(mode):

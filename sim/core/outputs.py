@@ -72,17 +72,20 @@ def check_output_dir(path: str | Path, key: str) -> Path:
 
 
 def write_atomically(path: str | Path, write: Callable[[Path], object]) -> Path:
-    """Write a whole file or nothing: ``write(side_file)`` fills ``.<name>.part`` beside ``path``,
-    which is then renamed over ``path`` (a reader never sees half a file; a failure leaves the old
-    file, if any, and no side file). Creates the parent folder.
+    """Write a whole file or nothing: ``write(side_file)`` fills ``.<name>.part-<pid>`` beside
+    ``path``, which is then renamed over ``path`` (a reader never sees half a file; a failure leaves
+    the old file, if any, and no side file). Creates the parent folder. A side file of this target
+    left by a writer that was killed (its pid has ended) is removed first.
 
     Raises:
         OSError: the file cannot be written (the side file is removed).
     """
     target = Path(path)
-    tmp = target.with_name(f".{target.name}.part")
+    prefix = f".{target.name}.part-"
+    tmp = target.with_name(f"{prefix}{os.getpid()}")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
+        remove_stale_temp(target.parent, (prefix,))
         write(tmp)
         os.replace(tmp, target)
     except BaseException:
