@@ -533,3 +533,20 @@ def test_write_atomically_removes_what_a_killed_writer_left(tmp_path) -> None:
     other.write_text("x")
     write_atomically(f, lambda t: t.write_text("whole"))
     assert f.read_text() == "whole" and not stale.exists() and other.exists()
+
+
+def test_readers_of_a_store_locked_by_another_program(capsys, monkeypatch, druids_run: Path, tmp_path: Path) -> None:
+    import sim.core.store as store_mod
+
+    monkeypatch.setattr(store_mod, "LOCK_TIMEOUT_S", 0.2)
+    other = sqlite3.connect(druids_run / "results.sqlite", isolation_level=None)
+    try:
+        other.execute("PRAGMA journal_mode=DELETE")  # out of WAL mode, an exclusive lock also stops readers
+        other.execute("BEGIN EXCLUSIVE")
+        for cmd in (["report", str(druids_run)], ["export", str(druids_run), "--out", str(tmp_path / "g.csv")],
+                    ["compare", str(druids_run), str(druids_run)]):
+            err = bad(capsys, cmd, str(druids_run / "results.sqlite"), "another program holds the results store locked")
+            assert "damaged" not in err  # a lock is not damage
+    finally:
+        other.close()
+    assert not (druids_run / "report").exists() and not (tmp_path / "g.csv").exists()
