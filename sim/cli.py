@@ -137,7 +137,8 @@ def run(
     address: Optional[str] = typer.Option(None, "--address", help="address of a running Dask scheduler"),
     out: Optional[Path] = typer.Option(None, "--out", help="run folder (default runs/<game>/<scenario name>)"),
     force: bool = typer.Option(False, "--force", help="start the folder afresh: deletes another scenario's stored "
-                               "games; a damaged store is moved aside, not deleted"),
+                               "games; a damaged store is moved aside, not deleted; a folder of other files (no "
+                               "run) is refused even so"),
     report: bool = typer.Option(True, "--report/--no-report", help="write the HTML report at the end"),
     json_out: bool = typer.Option(False, "--json", help="print the summary as JSON"),
 ) -> None:

@@ -301,14 +301,14 @@ def scenario_from_dict(
             )
     study = validate_options({k: raw[k] for k in _STUDY_KEYS if k in raw}, STUDY_OPTIONS, source=source)
     if study["backend"] != "serial":  # the serial backend starts no workers: the count is unused
-        problem = workers_problem(study["workers"])
-        if problem:
-            raise ScenarioError(problem, source=source, key="workers")
+        too_many = workers_problem(study["workers"])
+        if too_many:
+            raise ScenarioError(too_many, source=source, key="workers")
     name = study["name"] or default_name
     if not study["name"]:
-        problem = folder_name_problem(name)
-        if problem:  # the file's stem (x<NUL>.toml, a byte that is not UTF-8) cannot name the run
-            raise ScenarioError(f"the run is named after the file, and {name!r} cannot be a folder name ({problem}); "
+        unfit = folder_name_problem(name)
+        if unfit:  # the file's stem (x<NUL>.toml, a byte that is not UTF-8) cannot name the run
+            raise ScenarioError(f"the run is named after the file, and {name!r} cannot be a folder name ({unfit}); "
                                 "set name = \"...\" in the file", source=source, key="name")
     rules_raw = raw.get("rules", {})
     if not isinstance(rules_raw, dict):
