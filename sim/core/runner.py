@@ -12,16 +12,17 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import itertools
 import os
 import signal
 import sys
 import threading
 import time
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from sim import __version__
 from sim.core.errors import InputError
@@ -181,28 +182,38 @@ def check_workers(requested: int, *, key: str = "workers", source: str | None = 
 
 
 def iter_results(
-    tasks: Sequence[Task], backend: str, workers: int, address: str | None = None
+    tasks: Iterable[Task], backend: str, workers: int, address: str | None = None
 ) -> Iterator[GameResult]:
     """Run ``tasks`` on ``backend`` and yield each game's result as its batch completes.
+
+    ``tasks`` may be a generator (the games are not listed one by one up front).
 
     Raises:
         InputError: unknown backend, or a Dask scheduler that cannot be reached.
     """
-    if not tasks:
+    it = iter(tasks)
+    first = next(it, None)
+    if first is None:
         return
+    todo = itertools.chain([first], it)
     if backend == "serial":
-        for t in tasks:
+        for t in todo:
             yield from run_task(t)
     elif backend == "process":
         pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"), initializer=_worker_init,
                                    initargs=(os.getpid(),))
         finished = False
         try:
-            pending = {pool.submit(run_task, t) for t in tasks}
-            while pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for f in done:
-                    yield from f.result()
+            with _children_ignore_sigint():  # the pool starts a worker on each of the first submits
+                pending = {pool.submit(run_task, t) for t in itertools.islice(todo, workers)}
+            # all at once: submitting while results arrive can block on the pool's wake-up pipe
+            # (Python 3.11's concurrent.futures), which hung a trial run
+            pending |= {pool.submit(run_task, t) for t in todo}
+            # as_completed takes the futures' locks once; wait(FIRST_COMPLETED) took all of them on
+            # every call, and a Ctrl-C in the middle of that left some taken for good (Python 3.11's
+            # _AcquireFutures), so the pool's manager thread, and the exit, hung (1 run in 3)
+            for f in as_completed(pending):
+                yield from f.result()
             finished = True
         finally:
             if finished:
@@ -210,9 +221,25 @@ def iter_results(
             else:
                 _stop_pool(pool)
     elif backend == "dask":
-        yield from _iter_dask(tasks, workers, address)
+        yield from _iter_dask(list(todo), workers, address)
     else:
         raise InputError(f"unknown backend {backend!r}; allowed: 'serial', 'process' or 'dask'", key="backend")
+
+
+@contextlib.contextmanager
+def _children_ignore_sigint() -> Iterator[None]:
+    """Within the block, processes started inherit SIGINT ignored (an ignored signal survives the
+    exec of a spawned worker): Ctrl-C reaches the whole process group, and a worker still
+    importing the engines, before :func:`_worker_init` ran, printed a KeyboardInterrupt traceback.
+    The driver's own handler is back after the block (a few milliseconds)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
 
 
 def _stop_pool(pool: ProcessPoolExecutor) -> None:
@@ -242,8 +269,30 @@ def _stop_pool(pool: ProcessPoolExecutor) -> None:
     # the pool's reference to it: the join never ran.)
     if manager is not None:
         with contextlib.suppress(Exception):
-            manager.join(10)
+            manager.join(5)
         _quiet_exit_wakeup(manager)
+        if manager.is_alive():
+            _forget_at_exit(manager)
+
+
+def _forget_at_exit(thread: threading.Thread) -> None:
+    """Let the interpreter exit without joining ``thread``, a pool manager that is stuck.
+
+    A worker ended while it sent a result leaves half a message in the result pipe; the manager
+    thread then waits for the rest for good, and the exit, which joins it (the pool's exit hook and
+    ``threading``'s own), hung after Ctrl-C (1 run in 4 in a trial on 2 cores). The workers are gone
+    and the driver reads nothing more, so nothing is lost. Private details of Python 3.11
+    (``concurrent.futures.process._threads_wakeups``, ``threading._shutdown_locks``): left alone if
+    a version lays them out otherwise.
+    """
+    import concurrent.futures.process as cfp
+
+    with contextlib.suppress(Exception):
+        cfp._threads_wakeups.pop(thread, None)  # type: ignore[attr-defined]
+    with contextlib.suppress(Exception):
+        lock = thread._tstate_lock  # type: ignore[attr-defined]
+        with threading._shutdown_locks_lock:  # type: ignore[attr-defined]
+            threading._shutdown_locks.discard(lock)  # type: ignore[attr-defined]
 
 
 class _QuietWakeup:
@@ -372,11 +421,14 @@ def _run_locked(scenario: Scenario, registry: Registry, points: list[SweepPoint]
         with reading(store.path):  # a resumed store with a damaged page fails here, named, not mid-run
             store.set_points((p.index, p.values) for p in points)
             done = store.done()
-        todo = [(p, i) for p in points for i in range(scenario.games) if (p.index, i) not in done]
         total = len(points) * scenario.games
-        tasks = _batches(registry.path(scenario.game), todo, workers)
+        in_grid = {p.index for p in points}
+        skipped = sum(1 for pt, i in done if pt in in_grid and i < scenario.games)
+        # batches made from the grid, without a list of every game first (10 million games made
+        # a list of 10 million tuples)
+        tasks = _batches(registry.path(scenario.game), points, scenario.games, done, total - skipped, workers)
         bar = Progress(total, scenario.name, enabled=progress)
-        bar.skip(total - len(todo))
+        bar.skip(skipped)
         try:
             for r in iter_results(tasks, scenario.backend, workers, address):
                 store.add(r)
@@ -398,7 +450,7 @@ def _run_locked(scenario: Scenario, registry: Registry, points: list[SweepPoint]
     finally:
         if store is not None:
             store.close()
-    return RunInfo(out=out, total=total, skipped=total - len(todo), played=len(todo), wall_s=time.perf_counter() - t0)
+    return RunInfo(out=out, total=total, skipped=skipped, played=total - skipped, wall_s=time.perf_counter() - t0)
 
 
 def _remove_store(out: Path, made_dir: bool) -> None:
@@ -413,20 +465,23 @@ def _remove_store(out: Path, made_dir: bool) -> None:
             pass  # something else was put there meanwhile: leave it
 
 
-def _batches(game_path: str, todo: list[tuple[SweepPoint, int]], workers: int) -> list[Task]:
+def _batches(game_path: str, points: Sequence[SweepPoint], games: int, done: set[tuple[int, int]], n_todo: int,
+             workers: int) -> Iterator[Task]:
+    """The games not ``done`` of every point, in batches of one point each, made lazily."""
     # Several games per task amortise inter-process overhead for fast games; at least ~4 tasks per
     # worker keep the pool balanced, and at most 25 games per task bound what a kill can lose.
-    size = max(1, min(25, len(todo) // (workers * 4) or 1))
-    tasks: list[Task] = []
-    i = 0
-    while i < len(todo):
-        p = todo[i][0]
+    size = max(1, min(25, n_todo // (workers * 4) or 1))
+    for p in points:
         idx: list[int] = []
-        while i < len(todo) and todo[i][0].index == p.index and len(idx) < size:
-            idx.append(todo[i][1])
-            i += 1
-        tasks.append(Task(game_path, p.scenario, p.index, dict(p.values), tuple(idx)))
-    return tasks
+        for i in range(games):
+            if (p.index, i) in done:
+                continue
+            idx.append(i)
+            if len(idx) == size:
+                yield Task(game_path, p.scenario, p.index, dict(p.values), tuple(idx))
+                idx = []
+        if idx:
+            yield Task(game_path, p.scenario, p.index, dict(p.values), tuple(idx))
 
 
 def _json(raw: Mapping[str, Any]) -> str:
