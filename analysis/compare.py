@@ -548,10 +548,10 @@ def write_html(comp: Comparison, out: str | Path) -> Path:
     Raises:
         InputError: ``out`` is a folder, not an .html file name, or cannot be written.
     """
-    from sim.core.outputs import check_output_file, write_atomically
+    from sim.core.outputs import check_output_file, path_text, write_atomically
 
     path = check_output_file(out, "--html", (".html", ".htm"))
-    page = render_html(comp)
+    page = path_text(render_html(comp))  # a run folder's non-UTF-8 byte is shown as \xff
     try:
         write_atomically(path, lambda tmp: tmp.write_text(page, encoding="utf-8"))
     except OSError as e:

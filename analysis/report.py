@@ -48,6 +48,7 @@ from analysis.wording import (  # noqa: F401 - re-exported: callers that read th
     change, num, pct, pct_ci, plural, seat_labels, seat_name, short_labels,
 )
 from sim.core.errors import InputError
+from sim.core.outputs import path_text
 
 REPORT_DIR = "report"
 PNG_DPI = 120
@@ -649,7 +650,8 @@ def _write_report(run: RunData, base: Path, final: Path, tmp: Path) -> None:
     try:
         sections, errors = build_sections(run)
         page = render(run, sections, errors, tmp)
-        (tmp / "report.html").write_text(page, encoding="utf-8")
+        # a run folder named with a byte that is not UTF-8 appears in the page as \xff
+        (tmp / "report.html").write_text(path_text(page), encoding="utf-8")
         old = base / f".{REPORT_DIR}.old-{os.getpid()}"
         if final.exists():
             final.rename(old)

@@ -9,6 +9,7 @@ stopped by SIGTERM, 141 output into a closed pipe (quietly, as other Unix tools)
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import sys
@@ -579,6 +580,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     full disk: :class:`WorkError` or such an ``OSError``) is one ``error:`` line and exit 1; output
     into a closed pipe ends quietly (exit 141).
     """
+    for stream in (sys.stdout, sys.stderr):
+        # a path with a byte that is not UTF-8 (Python holds it as a lone surrogate) is printed as
+        # the bytes it has, as other Unix tools do, instead of failing with UnicodeEncodeError
+        with contextlib.suppress(AttributeError, ValueError, OSError):
+            stream.reconfigure(errors="surrogateescape")  # type: ignore[union-attr]
     try:
         rc = app(args=argv, prog_name="stonelab", standalone_mode=False)
         sys.stdout.flush()  # here, not at exit: a closed pipe is then caught below

@@ -550,3 +550,20 @@ def test_readers_of_a_store_locked_by_another_program(capsys, monkeypatch, druid
     finally:
         other.close()
     assert not (druids_run / "report").exists() and not (tmp_path / "g.csv").exists()
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="file names of raw bytes")
+def test_report_and_compare_of_a_run_folder_named_with_a_non_utf8_byte(druids_run: Path, tmp_path: Path) -> None:
+    import subprocess
+
+    odd = Path(os.fsdecode(os.fsencode(str(tmp_path)) + b"/run\xff"))
+    shutil.copytree(druids_run, odd)
+    page = tmp_path / "c.html"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "LC_ALL": "C.UTF-8"}  # a UTF-8 terminal: strict output
+    for argv in (["report", str(odd)], ["compare", str(druids_run), str(odd), "--html", str(page)]):
+        p = subprocess.run([sys.executable, "-m", "sim.cli", *argv], capture_output=True, env=env, cwd=ROOT,
+                           timeout=300, check=False)
+        assert p.returncode == 0, p.stderr.decode(errors="replace")  # was UnicodeEncodeError
+        assert b"run\xff" in p.stdout  # the path printed as the bytes it has, as ls prints it
+    assert "run\\xff" in (odd / "report" / "report.html").read_text(encoding="utf-8")
+    assert "run\\xff" in page.read_text(encoding="utf-8")
