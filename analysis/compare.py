@@ -48,6 +48,7 @@ from analysis import metrics as M
 from analysis.load import RunData, load_run
 from analysis.stats import (BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, MIN_EXPECTED, bootstrap_mean_diff, holm, mann_whitney_p, mean_ci, newcombe_diff, two_proportion_test)
 from sim.core.errors import InputError
+from sim.core.store import STORE_NAME
 
 #: Family-wise error rate of the Holm correction.
 ALPHA = 0.05
@@ -173,6 +174,24 @@ def scenario_changes(a: RunData, b: RunData) -> list[str]:
     return out
 
 
+def _same_run_notes(a: RunData, b: RunData) -> list[str]:
+    """A note when A and B are one run (one store), or two runs of one scenario and seed: their
+    differences are then zero, or near it, by construction, and say nothing about the game."""
+    try:
+        same_file = (a.run_dir / STORE_NAME).samefile(b.run_dir / STORE_NAME)
+    except OSError:
+        same_file = False
+    if same_file:
+        return [f"Runs A and B are the same run ({a.run_dir}): every difference is zero by construction. Give two "
+                "different run folders."]
+    fa, fb = a.meta.get("fingerprint"), b.meta.get("fingerprint")
+    if fa and fa == fb:
+        return [f"Runs A and B are studies of the same scenario with the same seed (fingerprint {fa}): they play "
+                "the same games, so their differences are zero where their games overlap. Change one setting or "
+                "the seed in one of them."]
+    return []
+
+
 def compare_runs(path_a: str | Path, path_b: str | Path) -> Comparison:
     """Compare run B with run A (both run folders or ``results.sqlite`` files).
 
@@ -193,7 +212,7 @@ def compare_runs(path_a: str | Path, path_b: str | Path) -> Comparison:
     from analysis.report import score_unit
     from analysis.wording import seat_name
 
-    notes: list[str] = []
+    notes: list[str] = _same_run_notes(a, b)
     for tag, r in (("A", a), ("B", b)):
         if len(r.points) > 1:
             notes.append(f"Run {tag} is a sweep of {len(r.points)} points; its games are pooled over the points here "
@@ -361,10 +380,11 @@ def print_table(comp: Comparison, html_path: Path | None = None) -> None:
     """Print the comparison as a rich table, then the notes and the runs (file paths and commands
     on lines of their own, never wrapped, so they can be copied)."""
     from rich import box
-    from rich.console import Console
     from rich.table import Table
 
-    con = Console()
+    from sim.core.console import console
+
+    con = console()
     t = Table(title=f"compare ({comp.a.game}): B - A with 95 % intervals, Holm-corrected p", title_justify="left",
               box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
     # the A and B intervals are in --json and the page: the difference's interval is the one to read
@@ -565,10 +585,10 @@ def write_html(comp: Comparison, out: str | Path) -> Path:
     Raises:
         InputError: ``out`` is a folder, not an .html file name, or cannot be written.
     """
-    from sim.core.outputs import check_output_file, write_atomically
+    from sim.core.outputs import check_output_file, path_text, write_atomically
 
     path = check_output_file(out, "--html", (".html", ".htm"))
-    page = render_html(comp)
+    page = path_text(render_html(comp))  # a run folder's non-UTF-8 byte is shown as \xff
     try:
         write_atomically(path, lambda tmp: tmp.write_text(page, encoding="utf-8"))
     except OSError as e:

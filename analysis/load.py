@@ -79,14 +79,18 @@ def table_frame(store: Store, table: str) -> pd.DataFrame:
 EXPORT_FORMATS = ("csv", "parquet")
 
 
-def export_table(run_dir: str | Path, table: str, fmt: str, out: str | Path | None = None) -> Path:
+def export_table(run_dir: str | Path, table: str, fmt: str, out: str | Path | None = None, *,
+                 force: bool = False) -> Path:
     """Write ``table`` of a run as CSV or Parquet; returns the file written.
 
     The file is written to a temporary name and renamed, so a failure leaves nothing half-written.
+    The default file (``RUN/export/<table>.<fmt>``) is not replaced unless ``force``: an earlier
+    export may have been edited since; a file named by ``out`` is the user's choice and replaced.
 
     Raises:
-        InputError: no store, unknown table or format, or an ``out`` whose ending is not the format's
-            (``--format csv --out x.parquet`` would write CSV under a Parquet name).
+        InputError: no store, unknown table or format, an ``out`` whose ending is not the format's
+            (``--format csv --out x.parquet`` would write CSV under a Parquet name), or the
+            default file exists (and not ``force``).
         DamagedStore: the store cannot be read.
     """
     if fmt not in EXPORT_FORMATS:
@@ -102,6 +106,9 @@ def export_table(run_dir: str | Path, table: str, fmt: str, out: str | Path | No
     path = Path(out) if out else base / "export" / f"{table}.{fmt}"
     if path.is_dir():
         raise InputError(f"is a folder; give a file name, e.g. {path / f'{table}.{fmt}'}", source=path, key="--out")
+    if out is None and not force and (path.exists() or path.is_symlink()):
+        raise InputError("exists (an earlier export); give --force to replace it, or --out for another file",
+                         source=path)
     check_output_file(path, "--out")
     try:
         write_atomically(path, lambda tmp: _write_export(df, tmp, fmt, f"export {table}"))

@@ -50,6 +50,7 @@ from analysis.wording import (  # noqa: F401 - re-exported: callers that read th
     value_text,
 )
 from sim.core.errors import InputError
+from sim.core.outputs import path_text
 
 REPORT_DIR = "report"
 PNG_DPI = 120
@@ -481,7 +482,7 @@ def scenario_text(run: RunData) -> tuple[str, str]:
         try:
             import tomllib
 
-            text = Path(src).read_text(encoding="utf-8")
+            text = Path(src).read_text(encoding="utf-8-sig")  # as sim.core.files.read_toml reads it
             if json.loads(json.dumps(tomllib.loads(text), sort_keys=True, default=str)) == \
                     json.loads(json.dumps(run.scenario, sort_keys=True, default=str)):
                 return text, f"{src}"
@@ -616,6 +617,19 @@ def render(run: RunData, sections: list[Section], errors: list[str], out: Path) 
     return "\n".join(parts)
 
 
+def check_report_folder(run_dir: str | Path) -> None:
+    """``RUN/report`` is missing or holds only what a report writes (report.html, PNG and SVG
+    plots): :func:`build_report` replaces it whole, so notes put beside the plots would be lost.
+
+    Raises:
+        InputError: it holds other files (named).
+    """
+    from sim.core.outputs import check_replaceable
+
+    own = lambda f: f.name == "report.html" or f.suffix in (".png", ".svg")  # noqa: E731
+    check_replaceable(Path(run_dir) / REPORT_DIR, own, "a report")
+
+
 def build_report(run_dir: Path) -> Path:
     """Build ``RUN/report/`` (plots as PNG and SVG, ``report.html``) from the run's store.
 
@@ -623,13 +637,19 @@ def build_report(run_dir: Path) -> Path:
         The path of ``report.html``.
 
     Raises:
-        InputError: ``run_dir`` holds no results store, or the report cannot be written there
-            (e.g. a read-only run folder); nothing is left half-written.
+        InputError: ``run_dir`` holds no results store, the report cannot be written there
+            (e.g. a read-only run folder), or ``report/`` holds files a report does not write;
+            nothing is left half-written.
         DamagedStore: see :func:`analysis.load.load_run`.
     """
+    from sim.core.outputs import remove_stale_temp
+
     run = load_run(run_dir)
     base = run.run_dir
     final = base / REPORT_DIR
+    check_report_folder(base)
+    # what a killed report left (its pid is gone): only folders of exactly these names
+    remove_stale_temp(base, (f".{REPORT_DIR}.tmp-", f".{REPORT_DIR}.old-"))
     tmp = base / f".{REPORT_DIR}.tmp-{os.getpid()}"
     try:
         _write_report(run, base, final, tmp)
@@ -647,7 +667,8 @@ def _write_report(run: RunData, base: Path, final: Path, tmp: Path) -> None:
     try:
         sections, errors = build_sections(run)
         page = render(run, sections, errors, tmp)
-        (tmp / "report.html").write_text(page, encoding="utf-8")
+        # a run folder named with a byte that is not UTF-8 appears in the page as \xff
+        (tmp / "report.html").write_text(path_text(page), encoding="utf-8")
         old = base / f".{REPORT_DIR}.old-{os.getpid()}"
         if final.exists():
             final.rename(old)

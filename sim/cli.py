@@ -1,12 +1,16 @@
 """The ``stonelab`` command (typer).
 
-Exit codes: 0 success, 1 the work failed, 2 bad input (a scenario, layout, replay or option:
-the message names the file, the key and what is allowed; nothing is written; also a run folder
-another run holds, or a damaged store), 130 a run stopped by Ctrl-C, 143 a run stopped by SIGTERM.
+Exit codes: 0 success, 1 the work failed (a full disk: one ``error:`` line), 2 bad input (a
+scenario, layout, replay or option: the message names the file, the key and what is allowed;
+nothing is written; also a run folder another run holds, a store another program holds locked, a
+damaged store, or an ``--out`` folder of other files), 130 a run stopped by Ctrl-C, 143 a run
+stopped by SIGTERM, 141 output into a closed pipe (quietly, as other Unix tools).
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import sys
 from pathlib import Path
@@ -14,7 +18,9 @@ from typing import Any, Optional
 
 import typer
 
-from sim.core.errors import InputError, allowed
+from sim.core.console import quiet_broken_pipe
+from sim.core.errors import MACHINE_ERRNOS, InputError, WorkError, allowed
+from sim.core.outputs import path_text
 from sim.core.progress import announce
 
 app = typer.Typer(
@@ -148,9 +154,10 @@ def run(
     backend: Optional[str] = typer.Option(None, "--backend", help="serial | process | dask"),
     workers: Optional[int] = typer.Option(None, "--workers", min=0, help="worker processes (0: one per core; at most 4 per core)"),
     address: Optional[str] = typer.Option(None, "--address", help="address of a running Dask scheduler"),
-    out: Optional[Path] = typer.Option(None, "--out", help="run folder (default runs/<scenario name>)"),
+    out: Optional[Path] = typer.Option(None, "--out", help="run folder (default runs/<game>/<scenario name>)"),
     force: bool = typer.Option(False, "--force", help="start the folder afresh: deletes another scenario's stored "
-                               "games; a damaged store is moved aside, not deleted"),
+                               "games; a damaged store is moved aside, not deleted; a folder of other files (no "
+                               "run) is refused even so"),
     report: bool = typer.Option(True, "--report/--no-report", help="write the HTML report at the end"),
     json_out: bool = typer.Option(False, "--json", help="print the summary as JSON"),
 ) -> None:
@@ -182,6 +189,7 @@ def run(
     )
     if workers is not None and sc.backend != "serial" and not address:
         check_workers(workers, key="--workers")  # blame the option, not the file it overrides
+    _check_replaced_folders(Path(sc.out), report)
     try:
         with sigterm_as_interrupt():
             info = run_study(sc, reg, force=force, address=address, progress=True)
@@ -218,7 +226,7 @@ def sensitivity(
     backend: Optional[str] = typer.Option(None, "--backend", help="serial | process | dask"),
     workers: Optional[int] = typer.Option(None, "--workers", min=0, help="worker processes (0: one per core)"),
     address: Optional[str] = typer.Option(None, "--address", help="address of a running Dask scheduler"),
-    out: Optional[Path] = typer.Option(None, "--out", help="run folder (default runs/<scenario name>-sensitivity)"),
+    out: Optional[Path] = typer.Option(None, "--out", help="run folder (default runs/<game>/<scenario name>-sensitivity)"),
     force: bool = typer.Option(False, "--force", help="replace a run folder made by another scenario or plan"),
     report: bool = typer.Option(True, "--report/--no-report", help="write the HTML report at the end"),
     json_out: bool = typer.Option(False, "--json", help="print the indices as JSON"),
@@ -231,6 +239,7 @@ def sensitivity(
     """
     from analysis.load import load_run
     from analysis.sensitivity import analyse, to_json
+    from sim.core.outputs import default_run_folder
     from sim.core.runner import run_study
     from sim.core.scenario import BACKENDS, load_scenario
     from sim.core.sensitivity import METHODS
@@ -243,10 +252,11 @@ def sensitivity(
     if address and backend not in (None, "dask"):
         raise InputError("--address needs --backend dask", key="--address")
     sc = load_scenario(scenario, reg)
-    default_out = None if "sensitivity" in sc.raw else str(Path("runs") / f"{sc.name}-sensitivity")
+    default_out = None if "sensitivity" in sc.raw else default_run_folder(sc.game, sc.name, "-sensitivity")
     sc = sc.with_plan(reg, method=method, trajectories=trajectories, samples=samples, games_per_point=games_per_point)
     sc = sc.with_overrides(reg, seed=seed, backend=backend or ("dask" if address else None), workers=workers,
                            out=str(out) if out else (default_out if "out" not in sc.raw else None))
+    _check_replaced_folders(Path(sc.out), report)
     try:
         info = run_study(sc, reg, force=force, address=address, progress=True)
     except KeyboardInterrupt:
@@ -257,7 +267,10 @@ def sensitivity(
     data = to_json(plan, results)
     data.update({"out": str(info.out), "games": info.total, "played": info.played,
                  "resumed_skipped": info.skipped, "wall_s": info.wall_s})
-    (info.out / "sensitivity.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    from sim.core.outputs import write_atomically
+
+    text = json.dumps(data, indent=2) + "\n"  # whole or not at all (a full disk leaves the old file)
+    write_atomically(info.out / "sensitivity.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))
     if report:
         data["report"] = _write_report(info.out, sc.name)
     if json_out:
@@ -273,6 +286,31 @@ def sensitivity(
         con.print(f"- {escape(sentence(r))}")
     con.print(f"indices: {escape(info.out)}/sensitivity.json"
               + (f"   report: {escape(data['report'])}" if data.get("report") else ""))
+
+
+def _check_replaced_folders(out: Path, report: bool) -> None:
+    """Before any game is played: the folders a run replaces at its end (``report/``, the replay
+    viewer) hold nothing it did not write, so the run cannot fail, or delete files, after its work.
+
+    Raises:
+        InputError: see :func:`sim.core.store.check_run_folder` and
+            :func:`analysis.report.check_report_folder`.
+    """
+    from sim.core.store import check_run_folder
+
+    check_run_folder(out)  # a folder of other files first: that message says more
+    if report:
+        try:
+            from analysis.report import check_report_folder
+        except ImportError:
+            pass
+        else:
+            check_report_folder(out)
+    try:
+        from sim.viewer.runs import check_viewer_folder
+    except ImportError:
+        return
+    check_viewer_folder(out)
 
 
 def _export_replays(run_dir: Path, label: str):  # noqa: ANN202 - RunReplays | None
@@ -391,7 +429,7 @@ def tournament(
     backend: Optional[str] = typer.Option(None, "--backend", help="serial | process | dask"),
     workers: Optional[int] = typer.Option(None, "--workers", min=0, help="worker processes (0: one per core)"),
     address: Optional[str] = typer.Option(None, "--address", help="address of a running Dask scheduler"),
-    out: Optional[Path] = typer.Option(None, "--out", help="run folder (default runs/<name>, or runs/<name>-tournament)"),
+    out: Optional[Path] = typer.Option(None, "--out", help="run folder (default runs/<game>/<name>, or runs/<game>/<name>-tournament)"),
     force: bool = typer.Option(False, "--force", help="replace a run folder made by another scenario"),
     report: bool = typer.Option(True, "--report/--no-report", help="write the HTML report at the end"),
     json_out: bool = typer.Option(False, "--json", help="print the ratings as JSON"),
@@ -414,6 +452,7 @@ def tournament(
         reg, games=games_n, seed=seed, backend=backend or ("dask" if address else None), workers=workers,
         out=str(out) if out else None,
     )
+    _check_replaced_folders(Path(sc.out), report)
     try:
         info = run_study(sc, reg, force=force, address=address, progress=True)
     except KeyboardInterrupt:
@@ -440,6 +479,7 @@ def export(
     fmt: Optional[str] = typer.Option(None, "--format", help="csv | parquet (default: from --out's ending, else csv)"),
     table: str = typer.Option("games", "--table", help="'games' (one wide row per game) or any store table"),
     out: Optional[Path] = typer.Option(None, "--out", help="output file ending in .csv or .parquet (default RUN/export/<table>.<format>)"),
+    force: bool = typer.Option(False, "--force", help="replace an earlier export at the default path"),
 ) -> None:
     """Write a run's results as CSV or Parquet for other tools."""
     from analysis.load import EXPORT_FORMATS, export_table
@@ -449,7 +489,8 @@ def export(
         fmt = ending if ending in EXPORT_FORMATS else "csv"
     if fmt not in EXPORT_FORMATS:
         raise InputError(f"got {fmt!r}; allowed: {allowed(EXPORT_FORMATS)}", key="--format")
-    path = export_table(run_dir, table, fmt, out)
+    _warn_if_running(run_dir, "the export holds only the games stored so far")
+    path = export_table(run_dir, table, fmt, out, force=force)
     typer.echo(str(path))
 
 
@@ -493,7 +534,19 @@ def report(run_dir: Path = typer.Argument(..., metavar="RUN", help="run folder")
     except ImportError:
         typer.echo("the report module is not installed in this version", err=True)
         raise typer.Exit(1) from None
+    _warn_if_running(run_dir, "this report shows only the games stored so far (the run writes its own report "
+                              "when it ends)")
     typer.echo(str(build_report(run_dir)))
+
+
+def _warn_if_running(run: Path, what: str) -> None:
+    """A line on stderr when a run is writing to the run folder ``run`` (or its store) now: what is
+    read is the games stored so far (``what`` says what that means here)."""
+    from sim.core.store import run_in_progress
+
+    pid = run_in_progress(run.parent if run.is_file() else run)
+    if pid is not None:
+        typer.echo(f"warning: a run (pid {pid}) is writing to {path_text(run)} now; {what}", err=True)
 
 
 # --- compare ---------------------------------------------------------------------------------
@@ -512,6 +565,8 @@ def compare(
         from sim.core.outputs import check_output_file
 
         check_output_file(html_out, "--html", (".html", ".htm"))  # before minutes of work, not after
+    for run in (run_a, run_b):
+        _warn_if_running(run, "the comparison uses only the games stored so far")
     comp = compare_runs(run_a, run_b)
     written = write_html(comp, html_out) if html_out is not None else None
     if json_out:
@@ -605,13 +660,39 @@ def main(argv: Optional[list[str]] = None) -> int:
     Every user error ends the same way: one ``error:`` paragraph on stderr and exit code 2. That
     covers :class:`InputError` from any command (a bad scenario, layout, replay or option) and the
     usage errors typer finds itself (a missing argument, ``--aim north``), which typer would
-    otherwise print in a box. Help pages keep typer's rich formatting.
+    otherwise print in a box. Help pages keep typer's rich formatting. A failure of the machine (a
+    full disk: :class:`WorkError` or such an ``OSError``) is one ``error:`` line and exit 1; output
+    into a closed pipe ends quietly (exit 141).
     """
+    for stream in (sys.stdout, sys.stderr):
+        # a path with a byte that is not UTF-8 (Python holds it as a lone surrogate) is printed as
+        # the bytes it has, as other Unix tools do, instead of failing with UnicodeEncodeError
+        with contextlib.suppress(AttributeError, ValueError, OSError):
+            stream.reconfigure(errors="surrogateescape")  # type: ignore[union-attr]
     try:
         rc = app(args=argv, prog_name="stonelab", standalone_mode=False)
+        sys.stdout.flush()  # here, not at exit: a closed pipe is then caught below
+    except BrokenPipeError:
+        return quiet_broken_pipe()
+    except SystemExit as e:
+        # typer (click) turns a closed pipe into a silent exit 1; keep the cause, end quietly
+        if isinstance(e.__context__, OSError) and e.__context__.errno == errno.EPIPE:
+            return quiet_broken_pipe()
+        raise
     except InputError as e:
-        sys.stderr.write(f"error: {e}\n")
+        sys.stderr.write(f"error: {path_text(str(e))}\n")  # a file name's non-UTF-8 byte shown as \xff
         return 2
+    except WorkError as e:
+        sys.stderr.write(f"error: {path_text(str(e))}\n")
+        return 1
+    except OSError as e:
+        if e.errno not in MACHINE_ERRNOS:
+            raise
+        # the machine, not the input or the code: a full disk or an I/O error while writing
+        where = f"{e.filename}: " if e.filename else ""
+        sys.stderr.write(f"error: {where}{e.strerror or e}; free some space or check the disk, then give the "
+                         "same command again\n")
+        return 1
     except typer.Abort:
         sys.stderr.write("aborted\n")
         return 130

@@ -7,6 +7,7 @@ Every case fails before any game, pass or house is simulated, so the whole file 
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -425,3 +426,182 @@ def test_typer_usage_errors_are_one_error_line_with_exit_2(capsys, argv: list[st
     lines = [ln for ln in err.splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith("error: ") and words in lines[0], err
     assert "╭" not in err and "Traceback" not in err
+
+
+# --- issue 21: values that cannot become folders are refused by validate, not by run -------------------
+@pytest.mark.parametrize("value,needle", [
+    ("a\\u0000b", "NUL"),
+    ("a\\u001b[31mred", "control character"),
+    ("tab\\there", "control character"),
+    ("x" * 201, "at most 200"),
+    ("é" * 101, "202 bytes long"),
+    (".", "not '.' or '..'"),
+])
+def test_run_name_that_cannot_be_a_folder(tmp_path: Path, capsys, value: str, needle: str) -> None:
+    p = tmp_path / "s.toml"
+    p.write_text(f'name = "{value}"\n' + DRUIDS, encoding="utf-8")
+    for cmd in (["validate", str(p)], ["run", str(p), "--out", str(tmp_path / "r")]):
+        bad(capsys, cmd, str(p), "key 'name'", needle)
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize("stem,needle", [("..", "not '.' or '..'"), ("a\x01b", "control character")])
+def test_run_named_after_a_file_that_cannot_be_a_folder(tmp_path: Path, capsys, stem: str, needle: str) -> None:
+    p = tmp_path / f"{stem}.toml"
+    p.write_text(DRUIDS, encoding="utf-8")
+    bad(capsys, ["validate", str(p)], "key 'name'", "named after the file", needle, 'set name = "..."')
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="file names of raw bytes")
+def test_scenario_path_with_a_byte_that_is_not_utf8(tmp_path: Path, capsys) -> None:
+    import os
+    import sqlite3
+
+    folder = os.fsdecode(os.fsencode(str(tmp_path)) + b"/d\xff")
+    os.mkdir(folder)
+    named = Path(folder) / "s.toml"
+    named.write_text(DRUIDS, encoding="utf-8")
+    # the name comes from the file's stem only when the file does not set one: this stem is fine
+    assert main(["run", str(named), "--out", str(tmp_path / "r"), "--no-report", "--json"]) == 0
+    capsys.readouterr()
+    with sqlite3.connect(tmp_path / "r" / "results.sqlite") as con:
+        source = dict(con.execute("SELECT key, value FROM meta"))["source"]
+    assert source.endswith("d\\xff/s.toml")  # stored as text, the byte spelled out
+    stem = Path(os.fsdecode(os.fsencode(str(tmp_path)) + b"/x\xffy.toml"))
+    stem.write_text(DRUIDS, encoding="utf-8")
+    for cmd in (["validate", str(stem)], ["run", str(stem), "--out", str(tmp_path / "r2")]):
+        bad(capsys, cmd, "key 'name'", "not UTF-8", 'set name = "..."')
+    assert not (tmp_path / "r2").exists()  # no half-made store
+
+
+@pytest.mark.parametrize("value,needle", [("a\\u0000b", "NUL"), ("runs/" + "x" * 256, "at most 255")])
+def test_out_that_cannot_be_a_folder(tmp_path: Path, capsys, value: str, needle: str) -> None:
+    p = tmp_path / "s.toml"
+    p.write_text(f'out = "{value}"\n' + DRUIDS, encoding="utf-8")
+    bad(capsys, ["validate", str(p)], str(p), "key 'out'", needle)
+
+
+def test_validate_refuses_the_worker_counts_run_refuses(tmp_path: Path, capsys) -> None:
+    import os
+
+    limit = 4 * (os.cpu_count() or 1)
+    p = tmp_path / "s.toml"
+    p.write_text("workers = 4096\n" + DRUIDS.replace('backend = "serial"', 'backend = "process"'), encoding="utf-8")
+    for cmd in (["validate", str(p)], ["run", str(p), "--out", str(tmp_path / "r")]):
+        bad(capsys, cmd, str(p), "key 'workers'", "got 4096", f"to {limit}")
+    p.write_text("workers = 4096\n" + DRUIDS, encoding="utf-8")  # serial: the count is unused
+    assert main(["validate", str(p)]) == 0
+
+
+# --- issue 21: a byte-order mark, and messages that named the wrong thing -------------------------------
+def test_toml_files_with_a_byte_order_mark(tmp_path: Path, capsys) -> None:
+    from sim.core.files import read_toml
+
+    bom = "\ufeff"
+    p = tmp_path / "s.toml"
+    p.write_text(bom + DRUIDS, encoding="utf-8")
+    assert main(["validate", str(p)]) == 0  # was "Invalid statement (at line 1, column 1)"
+    capsys.readouterr()
+    lay = tmp_path / "ring.toml"
+    lay.write_text(bom + LAYOUT.read_text(encoding="utf-8"), encoding="utf-8")
+    sun = tmp_path / "sun.toml"
+    sun.write_text(bom + SHIPPED["sun"].read_text(encoding="utf-8") + f'\n[layout]\nfile = "{lay}"\n',
+                   encoding="utf-8")
+    assert main(["validate", str(sun)]) == 0  # a layout named by a scenario, read twice (checked, then merged)
+    capsys.readouterr()
+    from sim.sun.layout import load_layout
+    from sim.sun.thrower import load_skill
+
+    assert len(load_layout(lay).stones) > 0
+    preset = tmp_path / "hand.toml"
+    preset.write_text(bom + '[skill]\nsigma_aim_deg = 1.0\nsigma_release_m = 0.01\nsigma_push_mps = 0.01\n'
+                      'sigma_place_m = 0.001\nsigma_place_deg = 2.0\n', encoding="utf-8")
+    assert load_skill(preset).sigma_aim_deg == 1.0
+    assert read_toml(p, "scenario file")["game"] == "druids"
+
+
+def test_sensitivity_options_are_blamed_not_the_file(tmp_path: Path, capsys) -> None:
+    p = tmp_path / "s.toml"
+    p.write_text(DRUIDS, encoding="utf-8")
+    for opts, key in ((["--method", "sobol", "--samples", "6"], "--samples"),
+                      (["--trajectories", "200000"], "--trajectories"),
+                      (["--games-per-point", "100000000"], "--games-per-point")):
+        err = bad(capsys, ["sensitivity", str(p), *opts, "--out", str(tmp_path / "r")], f"key '{key}'")
+        assert str(p) not in err and "sensitivity." not in err
+    assert not (tmp_path / "r").exists()
+
+
+def test_replay_info_on_an_empty_or_foreign_store(tmp_path: Path, capsys) -> None:
+    import sqlite3
+
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "results.sqlite").write_bytes(b"")
+    (tmp_path / "foreign").mkdir()
+    con = sqlite3.connect(tmp_path / "foreign" / "results.sqlite")
+    con.execute("CREATE TABLE notes(x)")
+    con.commit()
+    con.close()
+    for run, needle in (("empty", "the file is empty"), ("foreign", "no table meta")):
+        for cmd in ("info", "view"):
+            err = bad(capsys, ["replay", cmd, str(tmp_path / run)], str(tmp_path / run / "results.sqlite"),
+                      "not a stonehenge-lab store", needle)
+            assert "None" not in err
+
+
+def test_compare_of_a_run_with_itself_says_so(capsys, druids_run: Path, tmp_path: Path) -> None:
+    import json
+    import shutil
+
+    assert main(["compare", str(druids_run), str(druids_run), "--json"]) == 0
+    notes = json.loads(capsys.readouterr().out)["notes"]
+    assert any("the same run" in n for n in notes), notes
+    shutil.copytree(druids_run, tmp_path / "copy")
+    assert main(["compare", str(druids_run), str(tmp_path / "copy"), "--json"]) == 0
+    notes = json.loads(capsys.readouterr().out)["notes"]
+    assert any("same scenario with the same seed" in n for n in notes), notes
+
+
+def test_run_folder_that_is_not_writable(capsys, druids_file: Path, tmp_path: Path) -> None:
+    import os
+    import subprocess
+
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    if os.geteuid() == 0:  # root writes through permissions: a read-only mount stops it
+        r = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(ro)], capture_output=True,
+                           check=False)
+        if r.returncode != 0:
+            pytest.skip(f"cannot mount a read-only tmpfs: {r.stderr.decode().strip()}")
+    else:
+        os.chmod(ro, 0o555)
+    try:
+        err = bad(capsys, ["run", str(druids_file), "--out", str(ro)], str(ro), "not writable")
+        assert "cannot create" not in err
+    finally:
+        if os.geteuid() == 0:
+            subprocess.run(["umount", str(ro)], check=False)
+        else:
+            os.chmod(ro, 0o755)
+
+
+def test_replay_export_never_writes_over_a_folder_of_other_files(tmp_path: Path, capsys, replay_file: Path) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_text("my home page", encoding="utf-8")
+    bad(capsys, ["replay", "export", str(replay_file), "--out", str(site)], str(site), "key '--out'",
+        "holds other files (index.html)", "not a replay export")
+    assert (site / "index.html").read_text(encoding="utf-8") == "my home page"
+    exp = tmp_path / "exp"
+    exp.mkdir()  # empty: fine
+    assert main(["replay", "export", str(replay_file), "--out", str(exp)]) == 0
+    assert main(["replay", "export", str(replay_file), "--out", str(exp)]) == 0  # an earlier export: replaced
+
+
+def test_file_paths_in_a_scenario_with_a_nul_byte(tmp_path: Path, capsys) -> None:
+    sun = SHIPPED["sun"].read_text(encoding="utf-8")
+    p = tmp_path / "layout.toml"
+    p.write_text(sun.replace("[[seats]]", '[layout]\nfile = "a\\u0000b.toml"\n\n[[seats]]', 1), encoding="utf-8")
+    bad(capsys, ["validate", str(p)], "key 'layout.file'", "NUL byte")  # was ValueError: embedded null byte
+    four = (SCEN / "sun" / "4p.toml").read_text(encoding="utf-8")
+    p.write_text(re.sub(r'skill = "\w+"', 'skill = "p\\\\u0000.toml"', four, count=1), encoding="utf-8")
+    bad(capsys, ["validate", str(p)], "key 'seats[0].skill'", "NUL byte")

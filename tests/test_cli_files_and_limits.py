@@ -283,3 +283,288 @@ def test_write_atomically_keeps_the_old_file_when_the_writer_fails(tmp_path) -> 
     with pytest.raises(OSError):
         write_atomically(f, half)
     assert f.read_text() == "old" and sorted(p.name for p in f.parent.iterdir()) == ["out.txt"]
+
+
+# --- issue 21: a run writes only where it may; nothing it did not write is replaced --------------------
+def test_run_refuses_a_folder_of_other_files(capsys, druids_file: Path, tmp_path: Path) -> None:
+    mine = tmp_path / "project"
+    (mine / "report").mkdir(parents=True)
+    (mine / "report" / "notes.txt").write_text("precious", encoding="utf-8")
+    for cmd in ("run", "tournament"):
+        for extra in ([], ["--force"]):  # --force starts a run folder afresh; it never takes a foreign folder
+            bad(capsys, [cmd, str(druids_file), "--out", str(mine), *extra], str(mine), "holds other files",
+                "report", "no stonelab run", "new or empty folder")
+    assert (mine / "report" / "notes.txt").read_text(encoding="utf-8") == "precious"
+    assert sorted(p.name for p in mine.iterdir()) == ["report"]  # no store, no lock left
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["run", str(druids_file), "--out", str(empty), "--no-report", "--json"]) == 0  # an empty folder is fine
+    capsys.readouterr()
+
+
+def test_report_never_replaces_files_it_did_not_write(capsys, druids_run: Path, druids_file: Path) -> None:
+    (druids_run / "report").mkdir()
+    (druids_run / "report" / "report.html").write_text("<html></html>", encoding="utf-8")  # as a report leaves it
+    notes = druids_run / "report" / "my-notes.txt"
+    notes.write_text("precious", encoding="utf-8")
+    bad(capsys, ["report", str(druids_run)], str(druids_run / "report"), "my-notes.txt", "move them out")
+    # a resumed run checks before its games, not after them
+    bad(capsys, ["run", str(druids_file), "--out", str(druids_run), "--games", "6"], "my-notes.txt")
+    assert notes.read_text(encoding="utf-8") == "precious"
+    with sqlite3.connect(druids_run / "results.sqlite") as con:
+        assert con.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 4  # nothing played
+    notes.unlink()
+    assert main(["report", str(druids_run)]) == 0
+
+
+def test_stale_report_temp_folders_are_cleaned(capsys, druids_run: Path) -> None:
+    import subprocess
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()  # a pid that was used and has ended
+    stale = druids_run / f".report.tmp-{dead.pid}"
+    (stale / "sub").mkdir(parents=True)
+    (stale / "sub" / "a.png").write_bytes(b"x")
+    live = druids_run / f".report.tmp-{os.getppid()}"  # a running process: its report is in progress
+    live.mkdir()
+    keep = [druids_run / ".report.tmp-notes", druids_run / f"report.tmp-{dead.pid}"]  # not our names
+    for k in keep:
+        k.mkdir()
+    assert main(["report", str(druids_run)]) == 0
+    capsys.readouterr()
+    assert not stale.exists() and live.is_dir() and all(k.is_dir() for k in keep)
+
+
+def test_report_warns_while_a_run_writes(capsys, druids_run: Path) -> None:
+    from sim.core.store import lock_run_folder
+
+    with lock_run_folder(druids_run):  # what a writing run holds
+        assert main(["report", str(druids_run)]) == 0
+        err = capsys.readouterr().err
+        assert "warning: a run (pid" in err and "games stored so far" in err
+        for cmd in (["export", str(druids_run), "--out", str(druids_run.parent / "g.csv")],
+                    ["compare", str(druids_run), str(druids_run / "results.sqlite")]):
+            assert main(cmd) == 0
+            assert "warning: a run (pid" in capsys.readouterr().err
+    assert main(["report", str(druids_run)]) == 0
+    assert "warning" not in capsys.readouterr().err
+
+
+def test_export_does_not_overwrite_an_earlier_export(capsys, druids_run: Path, tmp_path: Path) -> None:
+    assert main(["export", str(druids_run)]) == 0
+    first = druids_run / "export" / "games.csv"
+    capsys.readouterr()
+    first.write_text("edited in a spreadsheet", encoding="utf-8")
+    bad(capsys, ["export", str(druids_run)], str(first), "exists", "--force", "--out")
+    assert first.read_text(encoding="utf-8") == "edited in a spreadsheet"
+    assert main(["export", str(druids_run), "--force"]) == 0
+    assert first.read_text(encoding="utf-8").startswith("point,")
+    mine = tmp_path / "mine.csv"
+    mine.write_text("old", encoding="utf-8")
+    assert main(["export", str(druids_run), "--out", str(mine)]) == 0  # --out names the file: the user chose it
+    assert mine.read_text(encoding="utf-8") != "old"
+
+
+# --- issue 21: pipes, locks, full disks -------------------------------------------------------------------
+@pytest.mark.parametrize("argv", [["games"], ["--help"], ["run", "--help"], ["validate", "FILE"], ["export", "RUN"]])
+def test_output_into_a_closed_pipe_ends_quietly(argv: list[str], druids_run: Path, druids_file: Path,
+                                                tmp_path: Path) -> None:
+    import subprocess
+
+    argv = [{"RUN": str(druids_run), "FILE": str(druids_file)}.get(a, a) for a in argv]
+    if argv[0] == "export":
+        argv += ["--out", str(tmp_path / "g.csv")]
+    r, w = os.pipe()
+    os.close(r)  # the reader has gone before the first byte, as in `stonelab games | head -0`
+    try:
+        proc = subprocess.run([sys.executable, "-m", "sim.cli", *argv], stdout=w, stderr=subprocess.PIPE,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT, timeout=120, check=False)
+    finally:
+        os.close(w)
+    assert proc.returncode == 141, proc.stderr.decode()  # 128 + SIGPIPE, as a shell shows for `yes | head -0`
+    assert proc.stderr.decode() == ""
+
+
+def test_store_locked_by_another_program(capsys, monkeypatch, druids_file: Path, druids_run: Path) -> None:
+    import sim.core.store as store_mod
+
+    monkeypatch.setattr(store_mod, "LOCK_TIMEOUT_S", 0.2)  # the wait is 5 s; the test need not sit through it
+    other = sqlite3.connect(druids_run / "results.sqlite", isolation_level=None)
+    try:
+        other.execute("BEGIN EXCLUSIVE")  # another program's write transaction, held open
+        bad(capsys, ["run", str(druids_file), "--out", str(druids_run), "--games", "6", "--no-report"],
+            str(druids_run / "results.sqlite"), "another program holds the results store locked", "0.2 s")
+    finally:
+        other.close()
+    with sqlite3.connect(druids_run / "results.sqlite") as con:
+        assert con.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 4  # kept, and resumable:
+    assert main(["run", str(druids_file), "--out", str(druids_run), "--games", "6", "--no-report", "--json"]) == 0
+
+
+def test_a_full_disk_while_storing_games_is_one_line(capsys, monkeypatch, druids_file: Path, tmp_path: Path) -> None:
+    from sim.core.store import Store
+
+    real = Store._add
+    calls = []
+
+    def full_after_two(self, r) -> None:  # noqa: ANN001 - SQLite's own error for a full disk
+        calls.append(r.game_index)
+        if len(calls) > 2:
+            raise sqlite3.OperationalError("database or disk is full")
+        real(self, r)
+
+    monkeypatch.setattr(Store, "_add", full_after_two)
+    out = tmp_path / "run"
+    bad(capsys, ["run", str(druids_file), "--out", str(out)], str(out / "results.sqlite"), "the disk is full",
+        "games stored before are kept", "resume", code=1)
+    with sqlite3.connect(out / "results.sqlite") as con:
+        assert con.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 2
+    assert not (out / "report").exists()  # the run stopped there
+    calls.clear()
+    monkeypatch.setattr(Store, "_add", lambda self, r: (_ for _ in ()).throw(
+        sqlite3.OperationalError("database or disk is full")))
+    fresh = tmp_path / "fresh"
+    bad(capsys, ["run", str(druids_file), "--out", str(fresh)], "the disk is full", code=1)
+    assert not fresh.exists()  # no game stored: nothing of the run is left
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path):  # noqa: ANN201
+    """A 192 KiB tmpfs (needs root and mount); the test is skipped where one cannot be mounted."""
+    import subprocess
+
+    d = tmp_path / "small"
+    d.mkdir()
+    if sys.platform != "linux" or os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root on Linux")
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=192k", "tmpfs", str(d)], capture_output=True, check=False)
+    if r.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {r.stderr.decode().strip()}")
+    try:
+        yield d
+    finally:
+        if subprocess.run(["umount", str(d)], capture_output=True, check=False).returncode != 0:
+            subprocess.run(["umount", "-l", str(d)], check=False)  # still busy: detach it anyway
+
+
+def test_a_really_full_disk(capsys, druids_file: Path, small_disk: Path) -> None:
+    out = small_disk / "run"
+    bad(capsys, ["run", str(druids_file), "--games", "400", "--out", str(out)], "the disk is full", code=1)
+    con = sqlite3.connect(f"file:{out / 'results.sqlite'}?mode=ro", uri=True)
+    try:
+        stored = con.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+    finally:
+        con.close()  # an open file keeps the tmpfs busy
+    assert 0 < stored < 400
+    # the next attempt on the full disk is one line too, whatever it meets first
+    bad(capsys, ["run", str(druids_file), "--games", "400", "--out", str(small_disk / "other")], code=1)
+    assert not (small_disk / "other").exists()
+
+
+# --- issue 21: grids have a size limit, counted before any point is made ----------------------------------
+GREEDY_PAIR = DRUIDS.replace('agent = "random"', 'agent = "greedy"')
+
+
+def _values(n: int) -> str:
+    return ", ".join(f"{(i + 1) / (10 * n):.6f}" for i in range(n))
+
+
+@pytest.mark.timeout(60)
+def test_a_huge_sweep_is_refused_at_once(capsys, tmp_path: Path) -> None:
+    import time
+
+    from sim.core.scenario import MAX_SWEEP_POINTS
+
+    p = tmp_path / "huge.toml"
+    p.write_text(GREEDY_PAIR + f'\n[sweep]\n"seats.0.cost" = [{_values(1100)}]\n"seats.1.cost" = [{_values(1100)}]\n',
+                 encoding="utf-8")
+    for cmd in ("validate", "run"):
+        t0 = time.perf_counter()
+        bad(capsys, [cmd, str(p), "--out", str(tmp_path / "r")] if cmd == "run" else [cmd, str(p)],
+            "key 'sweep'", "1100 x 1100 = 1,210,000 points", f"at most {MAX_SWEEP_POINTS:,}")
+        assert time.perf_counter() - t0 < 10  # counted, not built (it used to grow memory for minutes)
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.timeout(120)
+def test_a_large_allowed_sweep_validates_quickly(capsys, tmp_path: Path) -> None:
+    import time
+
+    p = tmp_path / "large.toml"
+    for grid in (f'"seats.0.cost" = [{_values(100)}]\n"seats.1.cost" = [{_values(100)}]',
+                 f'"seats.1.cost" = [{_values(10_000)}]'):
+        p.write_text(GREEDY_PAIR + f"\n[sweep]\n{grid}\n", encoding="utf-8")
+        t0 = time.process_time()
+        assert main(["validate", str(p)]) == 0
+        cpu = time.process_time() - t0
+        assert "10000 sweep point(s)" in capsys.readouterr().out
+        # about 1 s of CPU; every point used to copy the whole grid: the second took minutes
+        assert cpu < 6.0, cpu
+
+
+def test_tournament_seatings_are_counted_not_listed(capsys, tmp_path: Path) -> None:
+    p = tmp_path / "t.toml"
+    agents = ", ".join(f'{{ agent = "greedy", name = "g{i}", cost = {(i + 1) / 1000:.3f} }}' for i in range(200))
+    p.write_text(f'game = "druids"\ngames = 1\n[tournament]\nplayers = 2\nagents = [{agents}]\n', encoding="utf-8")
+    bad(capsys, ["validate", str(p)], "200 entrants", "39,800 seatings", "at most 10,000")
+
+
+@pytest.mark.timeout(60)
+def test_a_huge_sensitivity_plan_is_refused_at_once(capsys, tmp_path: Path) -> None:
+    text = (ROOT / "scenarios" / "sun" / "sensitivity.toml").read_text(encoding="utf-8")
+    p = tmp_path / "s.toml"
+    p.write_text(text.replace("trajectories = 10 ", "trajectories = 90000 "), encoding="utf-8")
+    bad(capsys, ["validate", str(p)], "key 'sensitivity.trajectories'", "810,000 sample points", "at most 10,000")
+    bad(capsys, ["sensitivity", str(ROOT / "scenarios" / "sun" / "sensitivity.toml"), "--trajectories", "90000",
+                 "--out", str(tmp_path / "r")], "key '--trajectories'", "810,000")
+    assert not (tmp_path / "r").exists()
+
+
+def test_write_atomically_removes_what_a_killed_writer_left(tmp_path) -> None:
+    import subprocess
+
+    from sim.core.outputs import write_atomically
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    f = tmp_path / "games.csv"
+    stale = tmp_path / f".games.csv.part-{dead.pid}"
+    stale.write_text("half a file")
+    other = tmp_path / f".other.csv.part-{dead.pid}"  # another target's: not this writer's to remove
+    other.write_text("x")
+    write_atomically(f, lambda t: t.write_text("whole"))
+    assert f.read_text() == "whole" and not stale.exists() and other.exists()
+
+
+def test_readers_of_a_store_locked_by_another_program(capsys, monkeypatch, druids_run: Path, tmp_path: Path) -> None:
+    import sim.core.store as store_mod
+
+    monkeypatch.setattr(store_mod, "LOCK_TIMEOUT_S", 0.2)
+    other = sqlite3.connect(druids_run / "results.sqlite", isolation_level=None)
+    try:
+        other.execute("PRAGMA journal_mode=DELETE")  # out of WAL mode, an exclusive lock also stops readers
+        other.execute("BEGIN EXCLUSIVE")
+        for cmd in (["report", str(druids_run)], ["export", str(druids_run), "--out", str(tmp_path / "g.csv")],
+                    ["compare", str(druids_run), str(druids_run)]):
+            err = bad(capsys, cmd, str(druids_run / "results.sqlite"), "another program holds the results store locked")
+            assert "damaged" not in err  # a lock is not damage
+    finally:
+        other.close()
+    assert not (druids_run / "report").exists() and not (tmp_path / "g.csv").exists()
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="file names of raw bytes")
+def test_report_and_compare_of_a_run_folder_named_with_a_non_utf8_byte(druids_run: Path, tmp_path: Path) -> None:
+    import subprocess
+
+    odd = Path(os.fsdecode(os.fsencode(str(tmp_path)) + b"/run\xff"))
+    shutil.copytree(druids_run, odd)
+    page = tmp_path / "c.html"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "LC_ALL": "C.UTF-8"}  # a UTF-8 terminal: strict output
+    for argv in (["report", str(odd)], ["compare", str(druids_run), str(odd), "--html", str(page)]):
+        p = subprocess.run([sys.executable, "-m", "sim.cli", *argv], capture_output=True, env=env, cwd=ROOT,
+                           timeout=300, check=False)
+        assert p.returncode == 0, p.stderr.decode(errors="replace")  # was UnicodeEncodeError
+        assert b"run\xff" in p.stdout  # the path printed as the bytes it has, as ls prints it
+    assert "run\\xff" in (odd / "report" / "report.html").read_text(encoding="utf-8")
+    assert "run\\xff" in page.read_text(encoding="utf-8")

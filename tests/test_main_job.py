@@ -23,9 +23,12 @@ def test_sun_study_writes_store_report_and_replay(tmp_path: Path, capsys) -> Non
     assert s["games"] == 2 and s["game"] == "sun"
     replay = Path(s["replays"][0])
     assert replay == out / "replays" / "game-0.npz" and replay.stat().st_size > 1000
-    assert (out / "replay" / "index.html").is_file() and (out / "replay" / "standalone.html").is_file()
+    viewer = out / "replays" / "viewer"  # one folder for the replays and their viewer (issue 21)
+    assert (viewer / "index.html").is_file() and (viewer / "standalone.html").is_file()
+    assert not (out / "replay").exists()
     html = (out / "report" / "report.html").read_text()
     assert "<h2>Replays</h2>" in html and "../replays/game-0.npz" in html and "--game 1" in html
+    assert "../replays/viewer/standalone.html" in html
 
     from sim.viewer.replay import load_replay
 

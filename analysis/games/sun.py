@@ -52,12 +52,12 @@ def _preset_aim(path: str) -> float:
 
 def _fit_note(path: str) -> str:
     """``fitted to LOG: sigma_aim_deg 1.1 [0.8, 1.5], ...`` from a preset file's ``[fit]`` table."""
-    import tomllib
+    from sim.core.errors import InputError
+    from sim.core.files import read_toml
 
     try:
-        with open(path, "rb") as fh:
-            fit = tomllib.load(fh).get("fit") or {}
-    except (OSError, tomllib.TOMLDecodeError):
+        fit = read_toml(path, "skill preset file").get("fit") or {}
+    except InputError:
         return ""
     items = []
     for k, v in fit.items():

@@ -10,15 +10,28 @@ printed, not parsed.
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import Any
 
 from rich.console import Console
 from rich.markup import escape as _escape
 
 
+class _Console(Console):
+    """A rich console that lets a closed pipe reach the ``stonelab`` entry point.
+
+    Rich's own handler exits with status 1 and no word, so ``stonelab games | head -1`` looked like
+    a failure; :func:`sim.cli.main` ends such a command quietly with the status other Unix tools get.
+    """
+
+    def on_broken_pipe(self) -> None:
+        raise BrokenPipeError("the output pipe was closed")
+
+
 def console(stderr: bool = False) -> Console:
     """A console for command output (stdout, or stderr if ``stderr``) that never wraps text."""
-    return Console(soft_wrap=True, stderr=stderr)
+    return _Console(soft_wrap=True, stderr=stderr)
 
 
 def fit_labels(labels: list[str], room: int) -> tuple[list[str], bool]:
@@ -34,3 +47,16 @@ def fit_labels(labels: list[str], room: int) -> tuple[list[str], bool]:
 def escape(value: Any) -> str:
     """``str(value)`` safe to put into rich markup (a path, a name the user typed)."""
     return _escape(str(value))
+
+
+def quiet_broken_pipe() -> int:
+    """End a command whose output pipe was closed (``stonelab replay info RUN | head -1``) quietly,
+    as Unix tools do; returns 141 (128 + SIGPIPE, the status a shell shows for them)."""
+    # stdout's buffer still holds output for the closed pipe; the interpreter would flush it at
+    # exit and print "Exception ignored ... BrokenPipeError", so point stdout at /dev/null
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # stdout is not a real file (a test's capture)
+        pass
+    return 128 + 13

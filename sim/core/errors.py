@@ -2,11 +2,14 @@
 
 ``InputError`` and its subclasses mean *the user's input is wrong* (a scenario or layout file, a
 command-line value, a replay file): the CLI prints the message alone and exits with code 2.
-``IllegalActionError`` means an agent or a test asked a state for a move the rules forbid.
+``WorkError`` means the work failed although the input was right (the disk is full): the CLI prints
+the message alone and exits with code 1. ``IllegalActionError`` means an agent or a test asked a
+state for a move the rules forbid.
 """
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
 from typing import Iterable
 
@@ -34,6 +37,17 @@ class ScenarioError(InputError):
 
 class ReplayError(InputError):
     """A replay file is truncated, foreign or of an unsupported version."""
+
+
+class WorkError(Exception):
+    """The work failed for a reason outside the user's input (the disk is full, a store cannot be
+    written): the CLI prints the message alone and exits with code 1. The message names the file,
+    says what was kept and what to do."""
+
+
+#: OS errors that come from the machine (a full disk or quota, an I/O failure, a read-only file
+#: system): the CLI prints one line and exits 1 instead of a traceback, whichever command met them
+MACHINE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EROFS})
 
 
 class IllegalActionError(ValueError):

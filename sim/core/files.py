@@ -44,6 +44,9 @@ def check_input_file(path: str | Path, what: str, error: type[InputError] = Inpu
         raise error(f"no such {what}{where}", source=p) from None
     except OSError as e:
         raise error(f"cannot read the {what}: {e.strerror or e}", source=p) from None
+    except ValueError:  # a NUL byte (a TOML string may hold one): no file can be named so
+        raise error(f"not a file name: it holds a NUL byte; give the path of a {what}{where}",
+                    source=repr(str(p))) from None
     if stat.S_ISDIR(mode):
         raise error(f"is a folder; give a {what}{where}", source=p)
     if not stat.S_ISREG(mode):
@@ -63,12 +66,13 @@ def read_toml(path: str | Path, what: str, error: type[InputError] = InputError,
 
     Raises:
         InputError: (of class ``error``, naming the file) missing, a folder or not a regular file,
-            not UTF-8, not valid TOML, or unreadable.
+            not UTF-8 (a leading byte-order mark is accepted), not valid TOML, or unreadable.
     """
     p = check_input_file(path, what, error, hint)
     where = f" ({hint})" if hint else ""
     try:
-        return tomllib.loads(p.read_text(encoding="utf-8"))
+        # utf-8-sig: a byte-order mark (Windows editors save one) is skipped, not "Invalid statement"
+        return tomllib.loads(p.read_text(encoding="utf-8-sig"))
     except tomllib.TOMLDecodeError as exc:
         raise error(f"not valid TOML: {exc}", source=p) from None
     except UnicodeDecodeError:

@@ -64,7 +64,11 @@ class Option:
     def validate(self, value: Any, *, source: str | Path | None = None, key: str | None = None) -> Any:
         """Return ``value`` converted to the option's type, or raise ScenarioError."""
         key = key or self.name
-        bad = ScenarioError(f"got {value!r}; allowed: {self.describe()}", source=source, key=key)
+        given = value
+
+        def bad() -> ScenarioError:  # built only when raised: a large sweep validates many values
+            return ScenarioError(f"got {given!r}; allowed: {self.describe()}", source=source, key=key)
+
         value = _coerce(value, self.type, bad)
         if self.type is list and self.item_type is not None:
             value = [self._check_scalar(_coerce(v, self.item_type, bad), bad) for v in value]
@@ -76,29 +80,29 @@ class Option:
                 raise ScenarioError(f"got {value!r}; {msg}", source=source, key=key)
         return value
 
-    def _check_scalar(self, value: Any, bad: ScenarioError) -> Any:
+    def _check_scalar(self, value: Any, bad: Callable[[], ScenarioError]) -> Any:
         if self.choices is not None and value not in self.choices:
-            raise bad
+            raise bad()
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             if self.min is not None and value < self.min:
-                raise bad
+                raise bad()
             if self.max is not None and value > self.max:
-                raise bad
+                raise bad()
         return value
 
 
-def _coerce(value: Any, typ: type, bad: ScenarioError) -> Any:
+def _coerce(value: Any, typ: type, bad: Callable[[], ScenarioError]) -> Any:
     if typ is float:
         # nan and inf (valid TOML) pass every bound check, so they are refused here
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise bad
+            raise bad()
         return float(value)
     if typ is int:
         if isinstance(value, bool) or not isinstance(value, int):
-            raise bad
+            raise bad()
         return value
     if not isinstance(value, typ):
-        raise bad
+        raise bad()
     return value
 
 
@@ -135,6 +139,9 @@ def validate_options(
             )
     out: dict[str, Any] = {}
     for opt in options:
-        full = f"{prefix}.{opt.name}" if prefix else opt.name
-        out[opt.name] = opt.validate(given[opt.name], source=source, key=full) if opt.name in given else opt.default
+        if opt.name in given:  # the full key only for given values: each point of a sweep comes here
+            full = f"{prefix}.{opt.name}" if prefix else opt.name
+            out[opt.name] = opt.validate(given[opt.name], source=source, key=full)
+        else:
+            out[opt.name] = opt.default
     return out

@@ -13,36 +13,34 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import itertools
 import os
 import signal
 import sys
 import threading
 import time
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from sim import __version__
 from sim.core.errors import InputError
 from sim.core.game import Game
+from sim.core.outputs import path_text
 from sim.core.play import play, seat_agents
 from sim.core.registry import Registry, load_game
-from sim.core.scenario import Scenario, SweepPoint
+from sim.core.scenario import MAX_WORKERS_PER_CORE, Scenario, SweepPoint, workers_problem
 from sim.core.seeding import game_streams
 from sim.core.progress import PoolForecast, Progress
-from sim.core.store import STORE_NAME, GameResult, LOCK_NAME, Store, lock_run_folder, reading
+from sim.core.store import STORE_NAME, GameResult, LOCK_NAME, Store, check_run_folder, lock_run_folder, reading
 
-#: more worker processes than this many per core only add memory and start-up time (each worker
-#: imports the engines; in a user trial 300 workers on 2 cores took 7 GB and 110 s for a study that
-#: needs 0.8 s); such a count is refused as a typing error
-MAX_WORKERS_PER_CORE = 4
 #: seconds between a worker's checks that the process that started it is still there
 WATCHDOG_S = 0.5
 
-__all__ = ["Progress", "RunInfo", "Task", "Terminated", "check_workers", "iter_results", "play_game", "run_study",
-           "sigterm_as_interrupt"]
+__all__ = ["MAX_WORKERS_PER_CORE", "Progress", "RunInfo", "Task", "Terminated", "check_workers", "iter_results",
+           "play_game", "run_study", "sigterm_as_interrupt"]
 
 
 class Terminated(KeyboardInterrupt):
@@ -178,11 +176,9 @@ def check_workers(requested: int, *, key: str = "workers", source: str | None = 
     cores = os.cpu_count() or 1
     if requested <= 0:
         return cores, None
-    limit = MAX_WORKERS_PER_CORE * cores
-    if requested > limit:
-        raise InputError(
-            f"got {requested} worker processes on {cores} cores; allowed: 0 (one per core) to {limit} "
-            f"({MAX_WORKERS_PER_CORE} per core)", key=key, source=source)
+    problem = workers_problem(requested)  # the same check as the scenario's (validate refuses it too)
+    if problem:
+        raise InputError(problem, key=key, source=source)
     if requested > cores:
         return requested, (f"warning: {requested} workers on {cores} cores: they take turns on the cores, "
                            "so the run is no faster and uses more memory")
@@ -190,28 +186,38 @@ def check_workers(requested: int, *, key: str = "workers", source: str | None = 
 
 
 def iter_results(
-    tasks: Sequence[Task], backend: str, workers: int, address: str | None = None
+    tasks: Iterable[Task], backend: str, workers: int, address: str | None = None
 ) -> Iterator[GameResult]:
     """Run ``tasks`` on ``backend`` and yield each game's result as its batch completes.
+
+    ``tasks`` may be a generator (the games are not listed one by one up front).
 
     Raises:
         InputError: unknown backend, or a Dask scheduler that cannot be reached.
     """
-    if not tasks:
+    it = iter(tasks)
+    first = next(it, None)
+    if first is None:
         return
+    todo = itertools.chain([first], it)
     if backend == "serial":
-        for t in tasks:
+        for t in todo:
             yield from run_task(t)
     elif backend == "process":
         pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"), initializer=_worker_init,
                                    initargs=(os.getpid(),))
         finished = False
         try:
-            pending = {pool.submit(run_task, t) for t in tasks}
-            while pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for f in done:
-                    yield from f.result()
+            with _children_ignore_sigint():  # the pool starts a worker on each of the first submits
+                pending = {pool.submit(run_task, t) for t in itertools.islice(todo, workers)}
+            # all at once: submitting while results arrive can block on the pool's wake-up pipe
+            # (Python 3.11's concurrent.futures), which hung a trial run
+            pending |= {pool.submit(run_task, t) for t in todo}
+            # as_completed takes the futures' locks once; wait(FIRST_COMPLETED) took all of them on
+            # every call, and a Ctrl-C in the middle of that left some taken for good (Python 3.11's
+            # _AcquireFutures), so the pool's manager thread, and the exit, hung (1 run in 3)
+            for f in as_completed(pending):
+                yield from f.result()
             finished = True
         finally:
             if finished:
@@ -219,9 +225,25 @@ def iter_results(
             else:
                 _stop_pool(pool)
     elif backend == "dask":
-        yield from _iter_dask(tasks, workers, address)
+        yield from _iter_dask(list(todo), workers, address)
     else:
         raise InputError(f"unknown backend {backend!r}; allowed: 'serial', 'process' or 'dask'", key="backend")
+
+
+@contextlib.contextmanager
+def _children_ignore_sigint() -> Iterator[None]:
+    """Within the block, processes started inherit SIGINT ignored (an ignored signal survives the
+    exec of a spawned worker): Ctrl-C reaches the whole process group, and a worker still
+    importing the engines, before :func:`_worker_init` ran, printed a KeyboardInterrupt traceback.
+    The driver's own handler is back after the block (a few milliseconds)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
 
 
 def _stop_pool(pool: ProcessPoolExecutor) -> None:
@@ -251,8 +273,30 @@ def _stop_pool(pool: ProcessPoolExecutor) -> None:
     # the pool's reference to it: the join never ran.)
     if manager is not None:
         with contextlib.suppress(Exception):
-            manager.join(10)
+            manager.join(5)
         _quiet_exit_wakeup(manager)
+        if manager.is_alive():
+            _forget_at_exit(manager)
+
+
+def _forget_at_exit(thread: threading.Thread) -> None:
+    """Let the interpreter exit without joining ``thread``, a pool manager that is stuck.
+
+    A worker ended while it sent a result leaves half a message in the result pipe; the manager
+    thread then waits for the rest for good, and the exit, which joins it (the pool's exit hook and
+    ``threading``'s own), hung after Ctrl-C (1 run in 4 in a trial on 2 cores). The workers are gone
+    and the driver reads nothing more, so nothing is lost. Private details of Python 3.11
+    (``concurrent.futures.process._threads_wakeups``, ``threading._shutdown_locks``): left alone if
+    a version lays them out otherwise.
+    """
+    import concurrent.futures.process as cfp
+
+    with contextlib.suppress(Exception):
+        cfp._threads_wakeups.pop(thread, None)  # type: ignore[attr-defined]
+    with contextlib.suppress(Exception):
+        lock = thread._tstate_lock  # type: ignore[attr-defined]
+        with threading._shutdown_locks_lock:  # type: ignore[attr-defined]
+            threading._shutdown_locks.discard(lock)  # type: ignore[attr-defined]
 
 
 class _QuietWakeup:
@@ -330,11 +374,13 @@ def run_study(
     """Run every game of every sweep point that the store does not hold yet.
 
     Raises:
-        InputError: the run folder belongs to another scenario (and not ``force``), cannot be
-            written, another run is writing to it (:class:`sim.core.store.FolderBusy`), too many
+        InputError: the run folder belongs to another scenario (and not ``force``), holds other
+            files and no run (:func:`sim.core.store.check_run_folder`), cannot be written, another
+            program holds its store locked (:class:`sim.core.store.StoreLocked`), another run is writing to it (:class:`sim.core.store.FolderBusy`), too many
             workers are asked for (:func:`check_workers`), or the backend refuses the study before a
             game is stored; a store this call created is then removed again (and its folder, if this
             call made it and it is empty).
+        WorkError: the store cannot be written (a full disk); the games stored before are kept.
     """
     points: list[SweepPoint] = scenario.points(registry)
     game = registry.get(scenario.game)
@@ -344,12 +390,13 @@ def run_study(
         workers, warning = check_workers(scenario.workers, source=scenario.source)
         if warning and progress:
             print(warning, file=sys.stderr, flush=True)
+    check_run_folder(out)  # never into a folder of other files: the report would replace theirs
     made_dir = not out.exists()
     with lock_run_folder(out):
         try:
             return _run_locked(scenario, registry, points, game, out, made_dir, workers, force, address, progress,
                                on_result)
-        except InputError:
+        except Exception:
             if made_dir and out.is_dir() and [p.name for p in out.iterdir()] == [LOCK_NAME]:
                 _remove_store(out, made_dir)  # refused before a store was made: take back the folder too
             raise
@@ -366,27 +413,33 @@ def _run_locked(scenario: Scenario, registry: Registry, points: list[SweepPoint]
         "game": scenario.game,
         "fingerprint": scenario.fingerprint(),
         "scenario_json": _json(scenario.raw),
-        "source": scenario.source,
+        "source": path_text(scenario.source),  # a file name's non-UTF-8 byte cannot be stored as it is
         "seed": str(scenario.seed),
         "games": str(scenario.games),
         "version": __version__,
     }
-    store = Store.create(out, game.spec, meta, force=force)
     t0 = time.perf_counter()
+    store: Store | None = None
     try:
+        store = Store.create(out, game.spec, meta, force=force)
         with reading(store.path):  # a resumed store with a damaged page fails here, named, not mid-run
             store.set_points((p.index, p.values) for p in points)
             done = store.done()
-        todo = [(p, i) for p in points for i in range(scenario.games) if (p.index, i) not in done]
         total = len(points) * scenario.games
-        tasks = _batches(registry.path(scenario.game), todo, workers)
+        in_grid = {p.index for p in points}
+        skipped = sum(1 for pt, i in done if pt in in_grid and i < scenario.games)
+        n_todo = total - skipped
+        # batches made from the grid, without a list of every game first (10 million games made
+        # a list of 10 million tuples); a game's batch is remembered only while it is in flight
+        batch_of: dict[tuple[int, int], int] = {}
+        tasks = _numbered(_batches(registry.path(scenario.game), points, scenario.games, done, n_todo, workers),
+                          batch_of)
         # the time left: the batches left planned onto the workers at the games' own wall times (a
         # game's result arrives with its batch, long after it started: sim.core.progress); a running
         # Dask scheduler's worker count is not known here, so there it is the rate so far
-        forecast = None if address else PoolForecast([len(t.indices) for t in tasks],
-                                                     1 if scenario.backend == "serial" else workers)
-        batch_of = {(t.point, i): k for k, t in enumerate(tasks) for i in t.indices}
-        bar = Progress(total, scenario.name, enabled=progress, done_before=total - len(todo),
+        forecast = None if address else PoolForecast(
+            _batch_sizes(points, scenario.games, done, n_todo, workers), 1 if scenario.backend == "serial" else workers)
+        bar = Progress(total, scenario.name, enabled=progress, done_before=skipped,
                        estimate=forecast.eta_s if forecast else None)
         try:
             for r in iter_results(tasks, scenario.backend, workers, address):
@@ -395,18 +448,23 @@ def _run_locked(scenario: Scenario, registry: Registry, points: list[SweepPoint]
                 if on_result:
                     on_result(r)
                 if forecast is not None:
-                    forecast.game_done(batch_of[(r.point, r.game_index)], r.wall_s, time.monotonic())
+                    forecast.game_done(batch_of.pop((r.point, r.game_index)), r.wall_s, time.monotonic())
                 bar.advance()
         finally:
             bar.close()
-    except InputError:
-        store.close()
-        if fresh and stored == 0:
-            _remove_store(out, made_dir)
+    except Exception:
+        # bad input, a locked store or a full disk before the first game: take back the empty
+        # store this call made (nothing half-written); stored games are kept for a resume
+        # (only a store this call made: a failure to open an existing one removes nothing)
+        if store is not None:
+            store.close()
+            if fresh and stored == 0:
+                _remove_store(out, made_dir)
         raise
     finally:
-        store.close()
-    return RunInfo(out=out, total=total, skipped=total - len(todo), played=len(todo), wall_s=time.perf_counter() - t0)
+        if store is not None:
+            store.close()
+    return RunInfo(out=out, total=total, skipped=skipped, played=total - skipped, wall_s=time.perf_counter() - t0)
 
 
 def _remove_store(out: Path, made_dir: bool) -> None:
@@ -421,20 +479,48 @@ def _remove_store(out: Path, made_dir: bool) -> None:
             pass  # something else was put there meanwhile: leave it
 
 
-def _batches(game_path: str, todo: list[tuple[SweepPoint, int]], workers: int) -> list[Task]:
-    # Several games per task amortise inter-process overhead for fast games; at least ~4 tasks per
-    # worker keep the pool balanced, and at most 25 games per task bound what a kill can lose.
-    size = max(1, min(25, len(todo) // (workers * 4) or 1))
-    tasks: list[Task] = []
-    i = 0
-    while i < len(todo):
-        p = todo[i][0]
+def _batch_size(n_todo: int, workers: int) -> int:
+    """Games per task: several amortise inter-process overhead for fast games; at least ~4 tasks
+    per worker keep the pool balanced, and at most 25 games per task bound what a kill can lose."""
+    return max(1, min(25, n_todo // (workers * 4) or 1))
+
+
+def _batch_sizes(points: Sequence[SweepPoint], games: int, done: set[tuple[int, int]], n_todo: int,
+                 workers: int) -> list[int]:
+    """Games per task of :func:`_batches`, in its order, without making the tasks."""
+    size = _batch_size(n_todo, workers)
+    out: list[int] = []
+    for p in points:
+        left = games - sum(1 for i in range(games) if (p.index, i) in done) if done else games
+        out.extend([size] * (left // size))
+        if left % size:
+            out.append(left % size)
+    return out
+
+
+def _numbered(tasks: Iterable[Task], batch_of: dict[tuple[int, int], int]) -> Iterator[Task]:
+    """``tasks`` as they are, each game's task number written into ``batch_of`` as it is handed out."""
+    for k, t in enumerate(tasks):
+        for i in t.indices:
+            batch_of[(t.point, i)] = k
+        yield t
+
+
+def _batches(game_path: str, points: Sequence[SweepPoint], games: int, done: set[tuple[int, int]], n_todo: int,
+             workers: int) -> Iterator[Task]:
+    """The games not ``done`` of every point, in batches of one point each, made lazily."""
+    size = _batch_size(n_todo, workers)
+    for p in points:
         idx: list[int] = []
-        while i < len(todo) and todo[i][0].index == p.index and len(idx) < size:
-            idx.append(todo[i][1])
-            i += 1
-        tasks.append(Task(game_path, p.scenario, p.index, dict(p.values), tuple(idx)))
-    return tasks
+        for i in range(games):
+            if (p.index, i) in done:
+                continue
+            idx.append(i)
+            if len(idx) == size:
+                yield Task(game_path, p.scenario, p.index, dict(p.values), tuple(idx))
+                idx = []
+        if idx:
+            yield Task(game_path, p.scenario, p.index, dict(p.values), tuple(idx))
 
 
 def _json(raw: Mapping[str, Any]) -> str:

@@ -30,6 +30,8 @@ import copy
 import hashlib
 import itertools
 import json
+import math
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -38,21 +40,53 @@ from sim.core.errors import InputError, ScenarioError, allowed
 from sim.core.files import read_toml
 from sim.core.game import GameConfig
 from sim.core.options import Option, validate_options
+from sim.core.outputs import default_run_folder, folder_name_problem, folder_path_problem
 from sim.core.registry import Registry
 from sim.core.scenario_keys import check_in_context, set_path
 from sim.core.seats import SEAT_ORDERS, SeatSpec, seat_orders, validate_seats
 from sim.core.sensitivity import SECTION, Plan, parse_plan, plan_raw, sample_raws
-from sim.core.tournament import SEATING_KEY, Tournament, parse_tournament, seating_raw, tournament_raw
+from sim.core.tournament import MAX_SEATINGS, SEATING_KEY, Tournament, parse_tournament, seating_raw, tournament_raw
 
 __all__ = ["BACKENDS", "STUDY_OPTIONS", "Scenario", "SeatSpec", "Seating", "SweepPoint", "load_scenario", "scenario_from_dict"]
 
 BACKENDS = ("serial", "process", "dask")
+#: the most points a ``[sweep]`` grid or a ``[sensitivity]`` plan may have (as many as a
+#: tournament's seatings): each point is a validated scenario held in memory, and a larger grid is
+#: almost surely a typo (a list of a thousand values)
+MAX_SWEEP_POINTS = MAX_SEATINGS
 
 
 def _check_name(name: str) -> str | None:
-    """A run name becomes a folder under runs/: no path separators, not . or ..."""
-    if "/" in name or "\\" in name or name in (".", ".."):
-        return "a run name is a folder name under runs/ (no '/' or '\\', not '.' or '..'); set out for another folder"
+    """A run name becomes a folder under runs/<game>/ (:func:`sim.core.outputs.folder_name_problem`)."""
+    if name == "":
+        return None  # the default: the file's stem, checked in scenario_from_dict
+    problem = folder_name_problem(name)
+    if problem is None:
+        return None
+    elsewhere = "/" in name or "\\" in name or name in (".", "..")  # perhaps meant as a folder: out is that
+    return f"a run name is a folder name under runs/<game>/: {problem}" + ("; set out for another folder"
+                                                                           if elsewhere else "")
+
+
+def _check_out(out: str) -> str | None:
+    problem = folder_path_problem(out) if out else None
+    return f"not a folder path: {problem}" if problem else None
+
+
+#: more worker processes than this many per core only add memory and start-up time (each worker
+#: imports the engines; in a user trial 300 workers on 2 cores took 7 GB and 110 s for a study that
+#: needs 0.8 s); such a count is refused as a typing error, by validate and run alike
+MAX_WORKERS_PER_CORE = 4
+
+
+def workers_problem(requested: int) -> str | None:
+    """Why ``requested`` worker processes are refused on this machine (more than
+    :data:`MAX_WORKERS_PER_CORE` per core), or None; 0 means one per core."""
+    cores = os.cpu_count() or 1
+    limit = MAX_WORKERS_PER_CORE * cores
+    if requested > limit:
+        return (f"got {requested} worker processes on {cores} cores; allowed: 0 (one per core) to {limit} "
+                f"({MAX_WORKERS_PER_CORE} per core)")
     return None
 
 
@@ -64,7 +98,7 @@ STUDY_OPTIONS: tuple[Option, ...] = (
     Option("seed", int, 0, "root seed: game i uses SeedSequence(seed, spawn_key=(i, k))", min=0, max=2**63 - 1),
     Option("backend", str, "process", "how games are run", choices=BACKENDS),
     Option("workers", int, 0, "worker processes; 0 means one per core", min=0, max=4096),
-    Option("out", str, "", "run folder; default runs/<name>"),
+    Option("out", str, "", "run folder; default runs/<game>/<name>", check=_check_out),
     Option("seat_order", str, "rotate", "rotate: seats that hold different players play every cyclic rotation "
            "equally often (docs/scenarios.md); fixed: [[seats]] entry i always sits in seat i", choices=SEAT_ORDERS),
 )
@@ -176,10 +210,12 @@ class Scenario:
         if not self.sweep:
             return [SweepPoint(0, {}, self)]
         keys = [k for k, _ in self.sweep]
+        # copied without its [sweep] table: copying every value list into every point made a
+        # 10,000-point grid take seconds
+        base = {k: v for k, v in self.raw.items() if k != "sweep"}
         out = []
         for i, combo in enumerate(itertools.product(*(vals for _, vals in self.sweep))):
-            raw = copy.deepcopy(dict(self.raw))
-            raw.pop("sweep", None)
+            raw = copy.deepcopy(base)
             for key, value in zip(keys, combo):
                 set_path(raw, key, value)
             sc = scenario_from_dict(raw, registry, source=self.source, default_name=self.name)
@@ -216,15 +252,24 @@ class Scenario:
 
         Raises:
             ScenarioError: see :func:`sim.core.sensitivity.parse_plan`.
+            InputError: a given setting is not allowed (``key`` is its option, e.g. ``--samples``).
         """
         raw = plan_raw(self.raw, registry, self.game, method=method, trajectories=trajectories,
                                    samples=samples, games_per_point=games_per_point)
-        return scenario_from_dict(raw, registry, source=self.source, default_name=self.name)
+        given = {f"{SECTION}.method": ("--method", method), f"{SECTION}.trajectories": ("--trajectories", trajectories),
+                 f"{SECTION}.samples": ("--samples", samples), "games": ("--games-per-point", games_per_point)}
+        try:
+            return scenario_from_dict(raw, registry, source=self.source, default_name=self.name)
+        except ScenarioError as e:
+            option, value = given.get(e.key or "", ("", None))
+            if value is not None:  # the command line's value, not the file's: blame the option
+                raise InputError(e.message, key=option) from None
+            raise
 
     def as_tournament(self, registry: Registry) -> "Scenario":
         """Itself when it has a ``[tournament]`` table; else the tournament of its seats' agents (a
         plain scenario's seats become the entrants, in games of the game's fewest players), its run
-        folder ``runs/<name>-tournament`` unless the file sets ``out``.
+        folder ``runs/<game>/<name>-tournament`` unless the file sets ``out``.
 
         Raises:
             ScenarioError: the scenario has a ``[sweep]``, or its seats cannot make a tournament
@@ -293,7 +338,16 @@ def scenario_from_dict(
                 f"unknown key; allowed top-level keys: {allowed(sorted(_STUDY_KEYS | tables))}", source=source, key=key
             )
     study = validate_options({k: raw[k] for k in _STUDY_KEYS if k in raw}, STUDY_OPTIONS, source=source)
+    if study["backend"] != "serial":  # the serial backend starts no workers: the count is unused
+        too_many = workers_problem(study["workers"])
+        if too_many:
+            raise ScenarioError(too_many, source=source, key="workers")
     name = study["name"] or default_name
+    if not study["name"]:
+        unfit = folder_name_problem(name)
+        if unfit:  # the file's stem (x<NUL>.toml, a byte that is not UTF-8) cannot name the run
+            raise ScenarioError(f"the run is named after the file, and {name!r} cannot be a folder name ({unfit}); "
+                                "set name = \"...\" in the file", source=source, key="name")
     rules_raw = raw.get("rules", {})
     if not isinstance(rules_raw, dict):
         raise ScenarioError("must be a table", source=source, key="rules")
@@ -326,6 +380,11 @@ def scenario_from_dict(
     plan = None
     if "sensitivity" in raw:
         plan = parse_plan(raw, registry, _validator(registry, source, default_name), source=source)
+        if plan.n_points() > MAX_SWEEP_POINTS:  # counted before the sample matrix is drawn
+            what, n = ("samples", plan.samples) if plan.method == "sobol" else ("trajectories", plan.trajectories)
+            raise ScenarioError(f"got {n}: {plan.method} with {len(plan.inputs)} inputs would play {plan.n_points():,} "
+                                f"sample points; at most {MAX_SWEEP_POINTS:,} are allowed (fewer {what} or inputs)",
+                                source=source, key=f"{SECTION}.{what}")
     return Scenario(
         name=name,
         game=spec.name,
@@ -333,7 +392,7 @@ def scenario_from_dict(
         seed=study["seed"],
         backend=study["backend"],
         workers=study["workers"],
-        out=study["out"] or str(Path("runs") / name),
+        out=study["out"] or default_run_folder(spec.name, name),
         description=study["description"],
         rules=rules,
         sections=sections,
@@ -360,7 +419,6 @@ def _sweep(
         return ()
     if not isinstance(value, dict) or not value:
         raise ScenarioError("must be a non-empty table of 'dotted.key' = [values]", source=source, key="sweep")
-    out = []
     for key, vals in value.items():
         where = f"sweep.{key}"
         if key.split(".")[0] in ("sweep", "sensitivity", "game", "games", "seed", "backend", "workers", "out", "name",
@@ -368,15 +426,49 @@ def _sweep(
             raise ScenarioError("this key cannot be swept; sweep rules, seats or game sections", source=source, key=where)
         if not isinstance(vals, list) or not vals:
             raise ScenarioError("must be a non-empty list of values", source=source, key=where)
-        for j, v in enumerate(vals):
-            # a repeated value would run the same sweep point twice and pool it in the plots
-            if any(v == w and isinstance(v, bool) == isinstance(w, bool) for w in vals[:j]):
-                raise ScenarioError(f"value {v!r} is listed twice; give each value once", source=source, key=where)
+    # the grid's size from the list lengths, before any point is made: 1.2 million points used to
+    # grow memory for minutes without a word
+    size = math.prod(len(vals) for vals in value.values())
+    if size > MAX_SWEEP_POINTS:
+        shape = " x ".join(str(len(vals)) for vals in value.values())
+        raise ScenarioError(f"the grid has {shape} = {size:,} points; at most {MAX_SWEEP_POINTS:,} are allowed "
+                            "(sweep fewer values, or split the study into several scenarios)", source=source,
+                            key="sweep")
+    out = []
+    # each trial is a copy without the [sweep] table: copying all the value lists for each value
+    # made a 10,000-value list take minutes
+    base = {k: v for k, v in raw.items() if k != "sweep"}
+    for key, vals in value.items():
+        where = f"sweep.{key}"
+        _check_distinct(vals, source, where)
         for v in vals:
             # validate each value in context: set it and validate the whole scenario
-            trial = copy.deepcopy(dict(raw))
-            trial.pop("sweep", None)
+            trial = copy.deepcopy(base)
             check_in_context(trial, key, v, set_path, _validator(registry, source, default_name), source=source,
                              where=where)
         out.append((key, tuple(vals)))
     return tuple(out)
+
+
+def _check_distinct(vals: list[Any], source: str, where: str) -> None:
+    """A repeated value would run the same sweep point twice and pool it in the plots.
+
+    ``True`` and ``1`` are different values here (TOML tells them apart); ``1`` and ``1.0`` are
+    the same. Hashable values are looked up in a set (a list of 10,000 values compared pairwise
+    took seconds); tables and lists, which cannot be hashed, are compared with each other.
+
+    Raises:
+        ScenarioError: a value listed twice (named).
+    """
+    seen: set[tuple[bool, Any]] = set()
+    unhashable: list[Any] = []
+    for v in vals:
+        try:
+            tag = (isinstance(v, bool), v)
+            dup = tag in seen
+            seen.add(tag)
+        except TypeError:
+            dup = any(v == w for w in unhashable)
+            unhashable.append(v)
+        if dup:
+            raise ScenarioError(f"value {v!r} is listed twice; give each value once", source=source, key=where)

@@ -22,6 +22,14 @@ A run holds ``<out>/.stonelab.lock`` (an advisory ``flock``) while it writes, so
 the same folder is refused (:class:`FolderBusy`) instead of colliding with the first; the kernel
 drops the lock when the process ends, however it ends, so a killed run never leaves it stuck.
 
+A run writes only into a folder it makes, an empty one, or one that holds a store
+(:func:`check_run_folder`): a run and its report never replace files they did not write.
+
+Another program holding the store locked (an SQLite browser in a write transaction) is waited for
+:data:`LOCK_TIMEOUT_S` seconds, then reported (:class:`StoreLocked`, exit 2); a store that cannot
+be written (the disk is full) ends the run with a :class:`~sim.core.errors.WorkError` (exit 1),
+keeping the games committed before.
+
 A store SQLite cannot read (an empty or overwritten file) is reported as damaged
 (:class:`DamagedStore`), naming the file; it is never deleted: ``--force`` moves it aside to
 ``results.sqlite.damaged-<UTC time>`` and says so.
@@ -30,6 +38,7 @@ A store SQLite cannot read (an empty or overwritten file) is reported as damaged
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import sqlite3
@@ -39,7 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
-from sim.core.errors import InputError
+from sim.core.errors import InputError, WorkError
 from sim.core.game import Column, GameSpec, outcome_kind
 
 STORE_NAME = "results.sqlite"
@@ -47,6 +56,11 @@ LOCK_NAME = ".stonelab.lock"
 #: 2: ``games.draw`` means no winner (1 counted shared wins too), ``games.shared_win`` and
 #: ``seats.player`` are new; a run does not resume into a store of another schema
 SCHEMA_VERSION = "2"
+#: seconds to wait for another program's lock on the store before giving up (SQLite's busy
+#: timeout): long enough for a reader's short transaction, short enough not to look hung
+LOCK_TIMEOUT_S = 5.0
+#: errnos of a full disk or quota
+_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
 #: the tables every store has (a game adds ``<game>_games`` and its detail tables)
 CORE_TABLES = ("meta", "points", "games", "seats")
 
@@ -57,6 +71,98 @@ class FolderBusy(InputError):
 
 class DamagedStore(InputError):
     """A results store SQLite cannot read, or one that lacks a table it must have."""
+
+
+class StoreLocked(InputError):
+    """Another program holds the results store locked for longer than :data:`LOCK_TIMEOUT_S`."""
+
+
+def _locked(e: sqlite3.Error) -> bool:
+    """Whether SQLite gave up waiting for another connection's lock (SQLITE_BUSY or SQLITE_LOCKED)."""
+    text = str(e).lower()
+    return "database is locked" in text or "database table is locked" in text or "database is busy" in text
+
+
+def _store_error(path: Path, e: sqlite3.Error, doing: str) -> InputError | WorkError:
+    """The one-line error for an SQLite failure while ``doing`` something with the store ``path``.
+
+    A lock held by another program is the user's to release (:class:`StoreLocked`, exit 2); a full
+    disk or an I/O error is the machine's (:class:`WorkError`, exit 1); the games committed before
+    stay in the store either way, so the same command resumes.
+    """
+    if _locked(e):
+        return StoreLocked(f"another program holds the results store locked (waited {LOCK_TIMEOUT_S:g} s while "
+                           f"{doing}); close that program (an SQLite browser, a script) and give the same command "
+                           "again", source=path)
+    text = str(e).lower()
+    if "full" in text:
+        why = "the disk is full"
+        fix = "free some space"
+    elif "readonly" in text or "read-only" in text:
+        why = "the store is read-only"
+        fix = "make the run folder writable"
+    else:
+        why = f"SQLite: {_short(str(e))}"
+        fix = "check the disk"
+    return WorkError(f"{path}: cannot write the results store while {doing} ({why}); the games stored before "
+                     f"are kept: {fix} and give the same command again to resume")
+
+
+def check_run_folder(out: str | Path) -> Path:
+    """``out`` is a folder a run may write into: missing (the run makes it), empty, or one that holds
+    a results store (a run folder; its scenario is checked by :meth:`Store.create`).
+
+    A run writes ``report/``, ``replays/`` and more beside its store and replaces them when it
+    writes them again, so a folder holding other files (someone's project folder given as ``--out``)
+    is refused, with or without ``--force``: nothing the run did not write is ever replaced.
+
+    Raises:
+        InputError: ``out`` is a file, or a folder with other files and no store; the message
+            names the folder and a few of its files.
+    """
+    folder = Path(out)
+    if not folder.exists():
+        return folder
+    if not folder.is_dir():
+        raise InputError("the run folder is a file; give a folder (--out or out in the scenario)", source=folder)
+    if (folder / STORE_NAME).exists():
+        return folder
+    try:
+        others = sorted(p.name for p in folder.iterdir() if p.name != LOCK_NAME)
+    except OSError as e:
+        raise InputError(f"cannot read the run folder ({e.strerror or e})", source=folder) from None
+    if others:
+        shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+        raise InputError(f"the folder holds other files ({shown}) and no stonelab run ({STORE_NAME}); a run "
+                         "writes report/ and more there and would replace them. Give a new or empty folder "
+                         "(--out or out in the scenario)", source=folder)
+    return folder
+
+
+def run_in_progress(out: str | Path) -> str | None:
+    """The pid (as text, ``"?"`` if unknown) of a run writing to the folder ``out`` now, else None.
+
+    Reads the run's advisory lock (:func:`lock_run_folder`) without taking it for long: a shared
+    lock that cannot be had means a run holds the exclusive one.
+    """
+    lock = Path(out) / LOCK_NAME
+    try:
+        import fcntl
+    except ImportError:  # Windows: no flock, so no way to tell
+        return None
+    try:
+        fd = os.open(lock, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            return os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "?"
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
 
 
 def _damaged(path: Path, why: str) -> DamagedStore:
@@ -77,15 +183,23 @@ def lock_run_folder(out: str | Path) -> Iterator[Path]:
     Raises:
         FolderBusy: another process holds the folder (the message gives its pid).
         InputError: ``out`` is a file, or the folder cannot be made or written.
+        WorkError: the disk is full (what this call made is removed again).
     """
     folder = Path(out)
     if folder.exists() and not folder.is_dir():
         raise InputError("the run folder is a file; give a folder (--out or out in the scenario)", source=folder)
     lock = folder / LOCK_NAME
+    if folder.is_dir() and not os.access(folder, os.W_OK | os.X_OK):
+        raise InputError("the run folder is not writable (no permission to write in it); make it writable or give "
+                         "another folder (--out or out in the scenario)", source=folder)
+    made_folder, made_lock = not folder.exists(), not lock.exists()
     try:
         folder.mkdir(parents=True, exist_ok=True)
         fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as e:
+        if e.errno in _FULL_ERRNOS:
+            raise WorkError(f"{folder}: cannot create the run folder ({e.strerror}); free some space and give the "
+                            "same command again") from None
         raise InputError(f"cannot create the run folder or its store there ({e.strerror or e}); give a writable "
                          "folder (--out or out in the scenario)", source=folder) from None
     try:
@@ -100,8 +214,17 @@ def lock_run_folder(out: str | Path) -> Iterator[Path]:
                 holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "?"
                 raise FolderBusy(f"another stonelab run (pid {holder}) is writing to this folder; wait until it "
                                  "ends or give another --out", source=folder) from None
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+            try:
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+            except OSError as e:  # a full disk: take back what this call made
+                if made_lock:
+                    lock.unlink(missing_ok=True)
+                if made_folder:
+                    with contextlib.suppress(OSError):
+                        folder.rmdir()
+                raise WorkError(f"{lock}: cannot write the run's lock file ({e.strerror or e}); free some space "
+                                "and give the same command again") from None
         yield lock
     finally:
         os.close(fd)  # closing the descriptor releases the lock
@@ -117,6 +240,8 @@ def reading(path: str | Path) -> Iterator[None]:
     try:
         yield
     except sqlite3.DatabaseError as e:
+        if _locked(e):  # another program's lock is not damage
+            raise _store_error(Path(path), e, "reading it") from None
         raise _damaged(Path(path), f"SQLite: {_short(str(e))}") from None
 
 
@@ -220,17 +345,25 @@ class Store:
                     Path(str(path) + suffix).unlink(missing_ok=True)
         if out.exists() and not out.is_dir():
             raise InputError("the run folder is a file; give a folder (--out or out in the scenario)", source=out)
+        new = not path.exists()
         try:
             out.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(path, timeout=30.0)
-            conn.execute("PRAGMA journal_mode=WAL")
+            conn = sqlite3.connect(path, timeout=LOCK_TIMEOUT_S)
         except (OSError, sqlite3.Error) as e:
             why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
             raise InputError(f"cannot create the run folder or its store there ({why}); give a writable folder "
                              "(--out or out in the scenario)", source=out) from None
-        conn.execute("PRAGMA synchronous=NORMAL")
         store = cls(conn, path, spec)
-        store._create_tables(meta)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            store._create_tables(meta)
+        except sqlite3.Error as e:
+            conn.close()
+            if new:  # a store this call began: nothing half-made is left
+                for suffix in ("", "-wal", "-shm"):
+                    Path(str(path) + suffix).unlink(missing_ok=True)
+            raise _store_error(path, e, "opening it") from None
         return store
 
     @classmethod
@@ -249,7 +382,8 @@ class Store:
         if p.stat().st_size == 0:
             raise _damaged(p, "the file is empty")
         try:
-            conn = sqlite3.connect(f"file:{p}?mode=ro", uri=True, timeout=30.0)
+            # as a URI (so '?' or '#' in a folder name is part of the path, not a query)
+            conn = sqlite3.connect(f"{p.absolute().as_uri()}?mode=ro", uri=True, timeout=LOCK_TIMEOUT_S)
         except sqlite3.DatabaseError as e:
             raise _damaged(p, f"SQLite: {_short(str(e))}") from None
         try:
@@ -260,6 +394,8 @@ class Store:
             conn.execute("SELECT value FROM meta WHERE key='game'").fetchone()
         except sqlite3.DatabaseError as e:
             conn.close()
+            if _locked(e):
+                raise _store_error(p, e, "reading it") from None
             raise _damaged(p, f"SQLite: {_short(str(e))}") from None
         except DamagedStore:
             conn.close()
@@ -311,18 +447,37 @@ class Store:
 
     # --- writing -------------------------------------------------------------------------------
     def set_points(self, points: Iterable[tuple[int, Mapping[str, Any]]]) -> None:
-        """Record the sweep grid."""
-        with self.conn:
-            self.conn.executemany(
-                "INSERT OR REPLACE INTO points VALUES(?, ?)", [(i, json.dumps(v, sort_keys=True)) for i, v in points]
-            )
+        """Record the sweep grid.
+
+        Raises:
+            StoreLocked, WorkError: see :func:`_store_error`.
+        """
+        try:
+            with self.conn:
+                self.conn.executemany(
+                    "INSERT OR REPLACE INTO points VALUES(?, ?)", [(i, json.dumps(v, sort_keys=True)) for i, v in points]
+                )
+        except sqlite3.OperationalError as e:
+            raise _store_error(self.path, e, "recording the sweep points") from None
 
     def done(self) -> set[tuple[int, int]]:
         """The ``(point, game_index)`` pairs already stored."""
         return set(self.conn.execute("SELECT point, game_index FROM games"))
 
     def add(self, r: GameResult) -> None:
-        """Insert one finished game (all its tables) in one committed transaction."""
+        """Insert one finished game (all its tables) in one committed transaction; a failed one
+        is rolled back whole, so the store never holds part of a game.
+
+        Raises:
+            StoreLocked, WorkError: the store cannot be written (another program's lock, a full
+                disk); see :func:`_store_error`.
+        """
+        try:
+            self._add(r)
+        except sqlite3.OperationalError as e:
+            raise _store_error(self.path, e, f"storing game {r.game_index} of point {r.point}") from None
+
+    def _add(self, r: GameResult) -> None:
         assert self.spec is not None
         spec = self.spec
         kind = outcome_kind(r.winners)

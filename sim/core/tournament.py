@@ -23,11 +23,13 @@ from __future__ import annotations
 
 import copy
 import itertools
+import math
 from dataclasses import dataclass
 from typing import Any, Mapping
 
 from sim.core.errors import ScenarioError, allowed
 from sim.core.game import Game
+from sim.core.outputs import default_run_folder
 from sim.core.seats import SeatSpec, rotations, validate_seats
 
 #: keys of the [tournament] table
@@ -109,6 +111,12 @@ def parse_tournament(value: Any, raw: Mapping[str, Any], game: Game, source: str
     if len(entrants) < players:
         raise ScenarioError(f"{len(entrants)} entrants; a tournament of {players}-player games needs at least {players}",
                             source=source, key=where)
+    # counted, not listed, and before each entrant is checked: listing the combinations of many
+    # entrants would itself never end
+    n = math.comb(len(entrants), players) * players
+    if n > MAX_SEATINGS:
+        raise ScenarioError(f"{len(entrants)} entrants in {players}-player games make {n:,} seatings; at most "
+                            f"{MAX_SEATINGS:,} are allowed", source=source, key=where)
     labels: list[str] = []
     for i, e in enumerate(entrants):
         key = f"{where}[{i}]"
@@ -127,10 +135,6 @@ def parse_tournament(value: Any, raw: Mapping[str, Any], game: Game, source: str
             raise ScenarioError(f"label {label!r} is already {where}[{labels.index(label)}]'s; give one a distinct name",
                                 source=source, key=key)
         labels.append(label)
-    n = len(list(itertools.combinations(range(len(entrants)), players))) * players
-    if n > MAX_SEATINGS:
-        raise ScenarioError(f"{len(entrants)} entrants in {players}-player games make {n} seatings; at most "
-                            f"{MAX_SEATINGS} are allowed", source=source, key=where)
     return Tournament(players=players, entrants=tuple(dict(e) for e in entrants), labels=tuple(labels))
 
 
@@ -147,7 +151,7 @@ def seating_raw(raw: Mapping[str, Any], t: Tournament, seating: tuple[int, ...])
 
 def tournament_raw(raw: Mapping[str, Any], name: str, source: str) -> dict[str, Any]:
     """The raw scenario of the tournament of a plain scenario's seats (its seats become the
-    entrants), its run folder ``runs/<name>-tournament`` unless the file sets ``out``; what
+    entrants), its run folder ``runs/<game>/<name>-tournament`` unless the file sets ``out``; what
     :meth:`sim.core.scenario.Scenario.as_tournament` validates.
 
     Raises:
@@ -160,5 +164,5 @@ def tournament_raw(raw: Mapping[str, Any], name: str, source: str) -> dict[str, 
     out.pop("seat_order", None)  # the tournament rotates every seating itself
     out["tournament"] = {}
     if not out.get("out"):
-        out["out"] = f"runs/{name}-tournament"
+        out["out"] = default_run_folder(str(raw.get("game")), name, "-tournament")
     return out

@@ -191,13 +191,12 @@ def _layout_file(path: str) -> dict[str, Any]:
     Raises:
         ScenarioError: the file is missing, not TOML or not a valid layout.
     """
-    import tomllib
-
+    from sim.core.errors import ScenarioError
+    from sim.core.files import read_toml
     from sim.sun.layout import load_layout
 
     load_layout(path)  # the full validation, with the file named in any error
-    with open(path, "rb") as fh:
-        return tomllib.load(fh)
+    return read_toml(path, "layout file", ScenarioError)  # the one reader (a byte-order mark is fine)
 
 
 def layout_of(sections: Mapping[str, Mapping[str, Any]]) -> Layout:

@@ -77,7 +77,7 @@ def view(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz), p
 def export(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz), pose recording or game record (.json), or a run folder"),
          game: Optional[int] = typer.Option(None, "--game", help=_GAME_HELP),
          point: int = typer.Option(0, "--point", help=_POINT_HELP),
-           out: Path = typer.Option(..., "--out", help="folder to write (created)"),
+           out: Path = typer.Option(..., "--out", help="folder to write (created; or empty, or an earlier export)"),
            fps: float = typer.Option(30.0, "--fps", help="frames per second of the exported timeline")) -> None:
     """Write a static viewer folder that plays in a browser from any plain HTTP server."""
     if not (0 < fps <= 240):
@@ -85,10 +85,29 @@ def export(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz),
     from sim.viewer.viser_app import export_static
 
     check_output_dir(out, "--out")
+    _check_export_folder(out)
     rp = _load(file, game, point)
     d = export_static(rp, out, fps=fps)
     typer.echo(f"exported to {d}/ (index.html + replay.viser; standalone.html opens without a server)")
     typer.echo(f"watch it: stonelab replay serve {d}")
+
+
+def _check_export_folder(out: Path) -> None:
+    """``out`` is new, empty, or an earlier export (which is replaced): an export writes
+    index.html and more, and would overwrite a folder's own files of those names.
+
+    Raises:
+        InputError: a folder with other files that is not an export (a few named).
+    """
+    from sim.viewer.viser_app import EXPORT_INDEX, EXPORT_RECORDING
+
+    if not out.is_dir() or ((out / EXPORT_INDEX).is_file() and (out / EXPORT_RECORDING).is_file()):
+        return
+    others = sorted(p.name for p in out.iterdir())
+    if others:
+        shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+        raise InputError(f"the folder holds other files ({shown}) and is not a replay export; an export writes "
+                         f"{EXPORT_INDEX} and more there. Give a new or empty folder", source=out, key="--out")
 
 
 @app.command()

@@ -16,7 +16,6 @@ layout files; lengths are metres.
 from __future__ import annotations
 
 import math
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from sim.core.errors import InputError, ScenarioError, allowed
+from sim.core.files import read_toml
 from sim.sun.layout import (SHAPE_NAMES, GateSpec, Layout, StoneSpec, dump_layout_toml, layout_ring, load_layout,
                             validate_layout)
 from sim.sun.ring import Geometry
@@ -164,7 +164,7 @@ class LayoutEditor:
             ScenarioError: missing, not TOML, or an invalid layout.
         """
         lay = load_layout(path)
-        raw = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        raw = read_toml(path, "layout file", ScenarioError)  # the one TOML reader (a byte-order mark is fine)
         name, desc = raw.get("name"), raw.get("description")
         return cls(rounded(replace(lay, source=None)), Path(path), name if isinstance(name, str) else None,
                    desc if isinstance(desc, str) else None)

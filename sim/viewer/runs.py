@@ -6,8 +6,11 @@ Games whose plug-in does not declare ``replays_3d`` (everything but the Sun) wri
 Layout inside a run folder::
 
     replays/game-<i>.npz        the replay file of game i (sweep point p > 0: game-p<p>-<i>.npz)
-    replay/                     static viser viewer of the first game: index.html (serve it with
-                                `stonelab replay serve RUN/replay`), standalone.html (opens directly)
+    replays/viewer/             static viser viewer of the first game: index.html (serve it with
+                                `stonelab replay serve RUN/replays/viewer`), standalone.html (opens
+                                directly)
+
+(one folder for both: a run folder with ``replay/`` beside ``replays/`` read as a typo.)
 
 Every other game's replay is re-simulated exactly from its seed on demand:
 ``stonelab replay view RUN --game N`` or ``stonelab replay export RUN --game N --out DIR``.
@@ -15,6 +18,7 @@ Every other game's replay is re-simulated exactly from its seed on demand:
 
 from __future__ import annotations
 
+import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +27,10 @@ from sim.core.store import Store
 from sim.games import has_3d_replays
 
 REPLAYS_DIR = "replays"
-VIEWER_DIR = "replay"
+#: the viewer's folder inside :data:`REPLAYS_DIR`
+VIEWER_NAME = "viewer"
+#: the viewer's folder inside a run folder
+VIEWER_DIR = f"{REPLAYS_DIR}/{VIEWER_NAME}"
 
 
 def replay_name(game_index: int, point: int = 0) -> str:
@@ -46,6 +53,20 @@ def has_replays(run_dir: str | Path) -> bool:
     return has_3d_replays(game)
 
 
+def check_viewer_folder(run_dir: str | Path) -> None:
+    """``RUN/replays/viewer`` is missing or holds only what the viewer export writes: it is replaced
+    whole by :func:`export_run_replays`, so files someone put there would be lost.
+
+    Raises:
+        InputError: it holds other files (named).
+    """
+    from sim.core.outputs import check_replaceable
+    from sim.viewer.viser_app import EXPORT_CLIENT, EXPORT_INDEX, EXPORT_RECORDING, EXPORT_STANDALONE
+
+    own = {EXPORT_INDEX, EXPORT_RECORDING, EXPORT_STANDALONE, EXPORT_CLIENT, "replay.json"}
+    check_replaceable(Path(run_dir) / VIEWER_DIR, lambda f: f.name in own, "the run's replay viewer")
+
+
 def export_run_replays(run_dir: str | Path) -> RunReplays | None:
     """Write the first game's replay and its static viewer; None for games without replays.
 
@@ -53,7 +74,7 @@ def export_run_replays(run_dir: str | Path) -> RunReplays | None:
     exactly from its seed. The viewer folder is written under a temporary name and renamed.
 
     Raises:
-        InputError: not a run folder.
+        InputError: not a run folder, or ``replays/viewer`` holds files the export does not write.
         ReplayError: the store's frames are unreadable.
     """
     run = Path(run_dir)
@@ -62,17 +83,25 @@ def export_run_replays(run_dir: str | Path) -> RunReplays | None:
     from sim.viewer.replay import from_store, save_replay
     from sim.viewer.viser_app import export_static
 
+    from sim.core.outputs import remove_stale_temp
+
+    out = run / REPLAYS_DIR
+    final = out / VIEWER_NAME
+    check_viewer_folder(run)
     replay = from_store(run, None, 0, resimulate=True)
     index = int(replay.meta.get("game_index", 0))
-    out = run / REPLAYS_DIR
     out.mkdir(parents=True, exist_ok=True)
     path = save_replay(replay, out / replay_name(index))
-    tmp = run / f".{VIEWER_DIR}.tmp"
+    remove_stale_temp(out, (f".{VIEWER_NAME}.tmp-",))  # a killed run's (its pid is gone)
+    tmp = out / f".{VIEWER_NAME}.tmp-{os.getpid()}"
     if tmp.exists():
         shutil.rmtree(tmp)
-    export_static(replay, tmp)
-    final = run / VIEWER_DIR
-    if final.exists():
-        shutil.rmtree(final)
-    tmp.rename(final)
+    try:
+        export_static(replay, tmp)
+        if final.exists():
+            shutil.rmtree(final)
+        tmp.rename(final)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     return RunReplays(files=[path], viewer=final)

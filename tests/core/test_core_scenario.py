@@ -37,7 +37,7 @@ def test_good_scenario_loads_with_defaults(tmp_path: Path, registry) -> None:
     assert sc.rules == {"target": 12, "coin": False}
     assert sc.seats[1].params["iterations"] == 20 and sc.seats[1].params["exploration"] == 1.4
     assert sc.seats[1].seat_options == {"handicap": 1}
-    assert sc.out == str(Path("runs") / "s")
+    assert sc.out == str(Path("runs") / "race" / "s")  # with the game: scenario names repeat across games
     assert sc.config().seats[1]["handicap"] == 1
 
 

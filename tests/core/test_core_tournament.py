@@ -118,7 +118,7 @@ def test_plain_seats_become_entrants_with_their_own_folder() -> None:
     sc = load_scenario(ROOT / "scenarios" / "druids" / "mcts-vs-greedy.toml", REGISTRY)
     t = sc.as_tournament(REGISTRY)
     assert t.tournament.labels == ("mcts(iterations=1000, exploration=1.4, rollout_limit=2000)", "greedy")
-    assert t.out == "runs/mcts-vs-greedy-tournament"
+    assert t.out == "runs/druids/mcts-vs-greedy-tournament"
     assert len(t.points(REGISTRY)) == 2
     assert t.fingerprint() != sc.fingerprint()
 

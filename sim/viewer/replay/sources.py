@@ -53,6 +53,7 @@ def from_store(run: str | Path, game_index: int | None = None, point: int = 0, r
     Raises:
         ReplayError: not a run store, not a run of a game with 3-D replays, no such game, nothing
             recorded and no re-simulation (or none the game's plug-in offers).
+        DamagedStore: the file is empty or not a stonehenge-lab store.
     """
     import sqlite3
 
@@ -61,8 +62,14 @@ def from_store(run: str | Path, game_index: int | None = None, point: int = 0, r
     src = str(db)
     if not db.is_file():
         raise ReplayError("no results.sqlite here (not a run folder)", source=str(path))
+    from sim.core.store import Store
+
+    with Store.open(db) as store:  # an empty or foreign file: DamagedStore, named, not "a run of None"
+        if not store.meta().get("game"):
+            raise ReplayError("the store names no game (its meta table has no 'game'): not a stonehenge-lab run, "
+                              "or a damaged one", source=src)
     try:
-        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        con = sqlite3.connect(f"{db.absolute().as_uri()}?mode=ro", uri=True)
     except sqlite3.Error as e:
         raise ReplayError(f"cannot open the store: {e}", source=src) from None
     try:
