@@ -297,9 +297,13 @@ def edit_cmd(
     host: str = typer.Option("127.0.0.1", "--host",
                              help="address to listen on; anything but 127.0.0.1 opens it to that network"),
     port: int = typer.Option(8080, "--port", help="TCP port (the next free one if taken)"),
+    out: Optional[Path] = typer.Option(None, "--out", help="existing folder the page saves into and loads "
+                                                          "from (default: the layout's folder, else the "
+                                                          "current one); the page names files, not paths"),
 ) -> None:
     """Edit a layout in the browser (viser): add, stack, gate, move, delete stones, each change checked
-    like a layout file; settle, pass and aim-sweep it with the engine's physics; save it as TOML."""
+    like a layout file; settle, pass and aim-sweep it with the engine's physics; save it as TOML in
+    one folder (docs/security.md)."""
     from sim.viewer.viser_app import check_host, local_url, serve_until_interrupted, start_server
 
     try:
@@ -308,13 +312,16 @@ def edit_cmd(
         check_host(host, port)
         from sim.viewer.editor_app import open_editor, start_editor
 
+        if out is not None and not out.is_dir():
+            raise InputError("not an existing folder (the editor creates no folders)", source=out, key="--out")
         ed = open_editor(layout)
-        app_ = start_server(lambda: start_editor(ed, host, port), host, port, "editor")
+        app_ = start_server(lambda: start_editor(ed, host, port, out), host, port, "editor")
     except InputError as exc:
         _fail(exc)
         return
-    what = f"{layout}" if layout is not None and layout.exists() else f"a new layout (Save writes {ed.path or 'layout.toml'})"
-    serve_until_interrupted(app_, f"layout editor: {local_url(host, app_.port)}  editing {what}; Ctrl-C stops")
+    what = f"{layout}" if layout is not None and layout.exists() else "a new layout"
+    serve_until_interrupted(app_, f"layout editor: {local_url(host, app_.port)}  editing {what}; saves in "
+                                  f"{app_.files.folder}; Ctrl-C stops")
 
 
 # Until the main CLI mounts it, ``python -m sim.sun.cli stability ...`` also works.

@@ -25,7 +25,7 @@ import numpy as np
 
 from sim.core.errors import InputError, ScenarioError, allowed
 from sim.sun.layout import (SHAPE_NAMES, GateSpec, Layout, StoneSpec, dump_layout_toml, layout_ring, load_layout,
-                            validate_layout)
+                            parse_layout, validate_layout)
 from sim.sun.ring import Geometry
 
 #: Decimals of an angle in a saved layout (``dump_layout_toml`` writes ``%.4f``): the editor rounds
@@ -163,7 +163,21 @@ class LayoutEditor:
             ScenarioError: missing, not TOML, or an invalid layout.
         """
         lay = load_layout(path)
-        raw = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        return cls.parse(Path(path).read_text(encoding="utf-8"), path, lay)
+
+    @classmethod
+    def parse(cls, text: str, path: str | Path, layout: Layout | None = None) -> "LayoutEditor":
+        """The editor of the layout TOML ``text`` (read from ``path``, which messages name and
+        Save writes by default); ``layout`` if it was parsed already.
+
+        Raises:
+            ScenarioError: not TOML, or an invalid layout.
+        """
+        try:
+            raw = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as e:
+            raise ScenarioError(f"not valid TOML: {e}", source=path) from None
+        lay = layout if layout is not None else parse_layout(raw, path)
         name, desc = raw.get("name"), raw.get("description")
         return cls(rounded(replace(lay, source=None)), Path(path), name if isinstance(name, str) else None,
                    desc if isinstance(desc, str) else None)

@@ -29,6 +29,7 @@ import numpy as np
 
 from sim.core.errors import InputError
 from sim.core.quaternions import quat_xyzw_to_wxyz
+from sim.viewer.guard import viser_server
 from sim.viewer.replay import BASE_COLOUR, PENALTY_COLOUR, STRING_COLOUR, Replay, hex_rgb
 
 #: Where the camera starts (m) and what it looks at: the table seen from above and aside.
@@ -175,11 +176,10 @@ class ReplayViewer:
     SPEEDS = ("0.1x", "0.25x", "0.5x", "1x", "2x", "4x")
 
     def __init__(self, replay: Replay, host: str = LOCALHOST, port: int = 8080) -> None:
-        viser = _viser()
         self.replay = replay
         self.host = host
         self.port = port or free_port(host)
-        self.server = viser.ViserServer(host=host, port=self.port, verbose=False)
+        self.server = viser_server(host, self.port)
         self.port = int(self.server.get_port())  # viser moves on to the next port when one is taken
         self.server.initial_camera.position = CAMERA_POSITION
         self.server.initial_camera.look_at = CAMERA_LOOK_AT
@@ -390,10 +390,8 @@ def record_scene(replay: Replay, fps: float = EXPORT_FPS) -> bytes:
     The replay is downsampled to ``fps``; each frame sends only what moved, then sleeps until the
     next frame's time, so the static player's timeline is the replay's.
     """
-    viser = _viser()
     rp = replay.downsample(fps)
-    with contextlib.redirect_stdout(io.StringIO()):  # viser's banner: no one connects to this server
-        server = viser.ViserServer(host=LOCALHOST, port=free_port(), verbose=False)
+    server = viser_server(LOCALHOST, free_port())  # no one connects to this one, but no one may
     try:
         server.initial_camera.position = CAMERA_POSITION
         server.initial_camera.look_at = CAMERA_LOOK_AT
