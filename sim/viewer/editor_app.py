@@ -39,7 +39,7 @@ from sim.sun.layout import SHAPE_NAMES, load_layout
 from sim.sun.thrower import SKILLS
 from sim.viewer.editor import LayoutEditor, PassOutcome, SettleOutcome
 from sim.viewer.editor_files import LayoutFolder, not_a_layout
-from sim.viewer.guard import page_choice, page_number, viser_server
+from sim.viewer.guard import page_choice, page_number, put_back, viser_server
 from sim.viewer.layout_plot import LOW_GATE_COLOUR, NARROW_COLOUR, PASSABLE_COLOUR, gap_marks, layout_boxes
 from sim.core.quaternions import quat_xyzw_to_wxyz, quat_yaw
 from sim.viewer.replay import PENALTY_COLOUR, SHAPE_COLOURS, STONE_COLOUR, from_pose_recording, hex_rgb
@@ -246,7 +246,7 @@ class EditorApp:
                 # a value that is not a stone of this layout (stale, or sent by a client): no selection
                 sel = None
                 if v != NO_SELECTION:
-                    self.stone_select.value = NO_SELECTION
+                    put_back(self.stone_select, NO_SELECTION)
             else:
                 sel = labels.index(v)
             if sel != self.selected:

@@ -55,7 +55,7 @@ class LayoutFolder:
         Raises:
             InputError: not a plain ``NAME.toml`` of the allowed characters.
         """
-        name = value.strip() if isinstance(value, str) else None
+        name = value if isinstance(value, str) else None  # not stripped: exactly a safe name, or refused
         if name is not None and name in {p.name for p in self._own}:
             return name  # a file named on the command line: its name is the person's choice
         if not name or not NAME_RE.fullmatch(name) or ".." in name:

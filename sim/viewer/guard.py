@@ -82,16 +82,16 @@ class HandshakeGuard:
         return out
 
     def reason(self, headers: Any, local: tuple[Any, ...] | None, is_websocket: bool) -> str | None:
-        """Why a request with these ``headers`` (a ``websockets`` ``Headers``) arriving at the
+        """Why a request with these ``headers`` (``get_all`` of a header gives its values) arriving at the
         socket address ``local`` is refused, or None to let it through."""
         if not local or len(local) < 2:
             return "unknown local address"
         hosts = self.allowed_hosts(str(local[0]), int(local[1]))
-        got_host = headers.get_all("Host")
+        got_host = headers.get_all("Host") or []  # a websockets ``Headers`` or an ``http.client`` message
         if len(got_host) != 1 or got_host[0].strip().lower() not in hosts:
             return "Host header is not this server"
         if is_websocket:
-            origin = headers.get_all("Origin")
+            origin = headers.get_all("Origin") or []
             if len(origin) != 1 or origin[0].strip().lower() not in {f"http://{h}" for h in hosts}:
                 return "Origin is not a page of this server"
         return None
@@ -181,3 +181,12 @@ def page_choice(value: Any, choices: Sequence[str], key: str) -> str:
     shown = repr(value)[:60]
     raise InputError(f"{shown} is not one of the choices ({allowed(list(choices)[:8])}"
                      f"{', ...' if len(choices) > 8 else ''})", key=key)
+
+
+def put_back(handle: Any, value: Any) -> None:
+    """Show ``value`` (a valid one) in a GUI handle again, after a refused one, on every client."""
+    if type(handle._impl.value) is not type(value):
+        # viser casts what it is given to the type the handle holds: a value of another type
+        # (never left by viser's own cast, but by code that bypassed it) is replaced first
+        handle._impl.value = type(value)()
+    handle.value = value
