@@ -102,23 +102,34 @@ def games(json_out: bool = typer.Option(False, "--json", help="print JSON")) -> 
 
 # --- validate --------------------------------------------------------------------------------
 @app.command()
-def validate(scenario: Path = typer.Argument(..., help="scenario TOML file")) -> None:
-    """Check a scenario file without running it (exit 2 and a message if it is wrong)."""
+def validate(scenario: Path = typer.Argument(..., help="scenario TOML file"),
+             import_agents: bool = typer.Option(False, "--import-agents",
+                                                help="also import and check outside agents (module:Class): "
+                                                     "runs their code, so only for a file you trust")) -> None:
+    """Check a scenario file without running it or any code it names (exit 2 and a message if it
+    is wrong); docs/security.md."""
+    from sim.core.agents import outside_agents
     from sim.core.scenario import load_scenario
 
     reg = _registry()
-    sc = load_scenario(scenario, reg)
-    pts = sc.points(reg)
+    with outside_agents(import_agents):
+        sc = load_scenario(scenario, reg)
+        pts = sc.points(reg)
+    named = [s.agent for s in sc.seats] + [str(e.get("agent")) for e in (sc.tournament.entrants if sc.tournament else ())]
+    outside = sorted({a for a in named if ":" in a})
     if sc.tournament is not None:
         t = sc.tournament
         typer.echo(f"{scenario}: ok - {sc.game} tournament of {len(t.labels)} entrants ({', '.join(t.labels)}) in "
                    f"{t.players}-player games: {len(pts)} seatings x {sc.games} games, seed {sc.seed}, backend "
                    f"{sc.backend}, out {sc.out}")
-        return
-    typer.echo(
-        f"{scenario}: ok - {sc.game}, {sc.num_players} seats ({', '.join(s.label() for s in sc.seats)}), "
-        f"{sc.games} games x {len(pts)} sweep point(s), seed {sc.seed}, backend {sc.backend}, out {sc.out}"
-    )
+    else:
+        typer.echo(
+            f"{scenario}: ok - {sc.game}, {sc.num_players} seats ({', '.join(s.label() for s in sc.seats)}), "
+            f"{sc.games} games x {len(pts)} sweep point(s), seed {sc.seed}, backend {sc.backend}, out {sc.out}"
+        )
+    if outside and not import_agents:
+        typer.echo(f"note: outside agent(s) {', '.join(outside)} not imported (that would run their code): "
+                   "their names are well-formed, their parameters unchecked; --import-agents checks them")
 
 
 # --- run -------------------------------------------------------------------------------------
