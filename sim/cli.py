@@ -115,20 +115,22 @@ def validate(scenario: Path = typer.Argument(..., help="scenario TOML file"),
     with outside_agents(import_agents):
         sc = load_scenario(scenario, reg)
         pts = sc.points(reg)
+    from sim.core.console import plain
+
     named = [s.agent for s in sc.seats] + [str(e.get("agent")) for e in (sc.tournament.entrants if sc.tournament else ())]
     outside = sorted({a for a in named if ":" in a})
     if sc.tournament is not None:
         t = sc.tournament
-        typer.echo(f"{scenario}: ok - {sc.game} tournament of {len(t.labels)} entrants ({', '.join(t.labels)}) in "
-                   f"{t.players}-player games: {len(pts)} seatings x {sc.games} games, seed {sc.seed}, backend "
-                   f"{sc.backend}, out {sc.out}")
+        typer.echo(plain(f"{scenario}: ok - {sc.game} tournament of {len(t.labels)} entrants ({', '.join(t.labels)}) "
+                         f"in {t.players}-player games: {len(pts)} seatings x {sc.games} games, seed {sc.seed}, "
+                         f"backend {sc.backend}, out {sc.out}"))
     else:
-        typer.echo(
+        typer.echo(plain(
             f"{scenario}: ok - {sc.game}, {sc.num_players} seats ({', '.join(s.label() for s in sc.seats)}), "
             f"{sc.games} games x {len(pts)} sweep point(s), seed {sc.seed}, backend {sc.backend}, out {sc.out}"
-        )
+        ))
     if outside and not import_agents:
-        typer.echo(f"note: outside agent(s) {', '.join(outside)} not imported (that would run their code): "
+        typer.echo(f"note: outside agent(s) {plain(', '.join(outside))} not imported (that would run their code): "
                    "their names are well-formed, their parameters unchecked; --import-agents checks them")
 
 
@@ -255,16 +257,16 @@ def sensitivity(
     if json_out:
         _print_json(data)
         return
-    from rich.console import Console
-
     from analysis.sensitivity import sentence
+    from sim.core.console import console, escape
 
-    con = Console()
+    con = console()
     con.print(f"{plan.method}: {len(plan.inputs)} inputs, {plan.n_points()} points, {info.total} games "
               f"(played now {info.played}, already stored {info.skipped}), wall {info.wall_s:.1f} s")
     for r in results:
-        con.print(f"- {sentence(r)}")
-    con.print(f"indices: {info.out}/sensitivity.json" + (f"   report: {data['report']}" if data.get("report") else ""))
+        con.print(f"- {escape(sentence(r))}")
+    con.print(f"indices: {escape(info.out)}/sensitivity.json"
+              + (f"   report: {escape(data['report'])}" if data.get("report") else ""))
 
 
 def _export_replays(run_dir: Path):  # noqa: ANN202 - RunReplays | None
@@ -314,7 +316,7 @@ def _print_summary(s: dict[str, Any]) -> None:
                   pad_edge=False)
         t.add_column("point", justify="right")
         for k in keys:
-            t.add_column(k.removeprefix("seats."), justify="right", overflow="fold")
+            t.add_column(escape(k.removeprefix("seats.")), justify="right", overflow="fold")
         t.add_column("games", justify="right")
         for r in s["seats"]:  # short headers: a 2-seat sweep of two keys fits 80 columns
             t.add_column(f"s{r['seat']} wins", justify="right")
@@ -322,7 +324,7 @@ def _print_summary(s: dict[str, Any]) -> None:
         t.add_column("shared", justify="right", min_width=6)
         t.add_column("draws", justify="right")
         for p in s["points"]:
-            cells = [str(p["point"]), *(str(p["values"].get(k)) for k in keys), str(p["games"])]
+            cells = [str(p["point"]), *(escape(p["values"].get(k)) for k in keys), str(p["games"])]
             for r in p["seats"]:
                 cells += [str(r["wins"]), f"{100 * r['score']:.0f} %"]
             cells += [str(p["shared_wins"]), str(p["draws"])]
@@ -397,7 +399,10 @@ def tournament(
     T.print_summary(summary)
     typer.echo(f"{sc.game}, {len(sc.points(reg))} seatings x {sc.games} games; played now: {info.played} (already "
                f"stored: {info.skipped}); wall: {info.wall_s:.1f} s")
-    typer.echo(f"results: {info.out}/results.sqlite" + (f"   report: {summary['report']}" if summary.get("report") else ""))
+    from sim.core.console import plain
+
+    typer.echo(plain(f"results: {info.out}/results.sqlite"
+                     + (f"   report: {summary['report']}" if summary.get("report") else "")))
 
 
 # --- export ----------------------------------------------------------------------------------
@@ -416,8 +421,10 @@ def export(
         fmt = ending if ending in EXPORT_FORMATS else "csv"
     if fmt not in EXPORT_FORMATS:
         raise InputError(f"got {fmt!r}; allowed: {allowed(EXPORT_FORMATS)}", key="--format")
+    from sim.core.console import plain
+
     path = export_table(run_dir, table, fmt, out)
-    typer.echo(str(path))
+    typer.echo(plain(path))
 
 
 # --- bench -----------------------------------------------------------------------------------
@@ -460,7 +467,9 @@ def report(run_dir: Path = typer.Argument(..., metavar="RUN", help="run folder")
     except ImportError:
         typer.echo("the report module is not installed in this version", err=True)
         raise typer.Exit(1) from None
-    typer.echo(str(build_report(run_dir)))
+    from sim.core.console import plain
+
+    typer.echo(plain(build_report(run_dir)))
 
 
 # --- compare ---------------------------------------------------------------------------------
@@ -538,7 +547,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     try:
         rc = app(args=argv, prog_name="stonelab", standalone_mode=False)
     except InputError as e:
-        sys.stderr.write(f"error: {e}\n")
+        from sim.core.console import plain
+
+        sys.stderr.write(f"error: {plain(e, keep_lines=True)}\n")  # a value from a file may hold escape sequences
         return 2
     except typer.Abort:
         sys.stderr.write("aborted\n")

@@ -12,6 +12,8 @@ import sys
 import time
 from typing import Any
 
+from sim.core.console import plain
+
 #: seconds between plain lines when no 10 % step was crossed
 PLAIN_EVERY_S = 30.0
 
@@ -60,7 +62,10 @@ class Progress:
                 TextColumn(unit), TimeRemainingColumn(), transient=False,
             )
             self._bar.start()
-            self._task = self._bar.add_task(label, total=self.total)
+            from sim.core.console import escape
+
+            # the description column is markup, and the label may be a scenario's name
+            self._task = self._bar.add_task(escape(label), total=self.total)
 
     def skip(self, n: int) -> None:
         """Count ``n`` units done before this job started (a resumed run); they do not set the pace."""
@@ -94,7 +99,7 @@ class Progress:
             pct = 100.0 * self.done / self.total
             eta = self.eta_s()
             left = f", about {_clock(eta)} left" if eta is not None and self.done < self.total else ""
-            print(f"{self.label}: {self.done}/{self.total} {self.unit} ({pct:.0f} %), {_clock(now - self._t0)}"
+            print(f"{plain(self.label)}: {self.done}/{self.total} {self.unit} ({pct:.0f} %), {_clock(now - self._t0)}"
                   f"{left}", file=sys.stderr, flush=True)
 
     def close(self) -> None:

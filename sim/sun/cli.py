@@ -29,7 +29,9 @@ LAYOUTS = "scenarios/sun/layouts/*.toml"
 
 
 def _fail(exc: InputError) -> None:
-    typer.echo(f"error: {exc}", err=True)
+    from sim.core.console import plain
+
+    typer.echo(f"error: {plain(exc, keep_lines=True)}", err=True)
     raise typer.Exit(2)
 
 
@@ -102,7 +104,7 @@ def pass_cmd(
     from sim.core.console import console, escape
 
     con = console()
-    con.print(f"[bold]{escape(layout)}[/] aim {aim:.1f} deg, release {res.release_m:.3f} m, skill {thrower.name}, "
+    con.print(f"[bold]{escape(layout)}[/] aim {aim:.1f} deg, release {res.release_m:.3f} m, skill {escape(thrower.name)}, "
               f"seed {seed}, preset {res.preset}")
     if res.penalties:
         for pen in res.penalties:
@@ -157,7 +159,7 @@ def stability(
     from sim.core.console import console, escape
 
     con = console()
-    con.print(f"[bold]{escape(layout)}[/] preset {res['preset']}, skill {thrower.name}, seed {seed}")
+    con.print(f"[bold]{escape(layout)}[/] preset {res['preset']}, skill {escape(thrower.name)}, seed {seed}")
     s = res["settle"]
     con.print(f"settle: largest drift over {s['duration_s']:.0f} s untouched: {s['max_drift_mm']:.3f} mm "
               f"(stone {s['worst_stone']})")
@@ -226,11 +228,13 @@ def calibrate_cmd(
         d["out"] = str(out) if out else None
         _dump(d)
         return
-    from rich.console import Console
     from rich.table import Table
 
-    con = Console()
-    con.print(f"[bold]{log}[/]: {res.passes} passes, {res.places} placements; fit {res.mode}, base {base_th.name}; "
+    from sim.core.console import console, escape
+
+    con = console()
+    con.print(f"[bold]{escape(log)}[/]: {res.passes} passes, {res.places} placements; fit {res.mode}, base "
+              f"{escape(base_th.name)}; "
               f"{res.physics_passes} physics passes for the outcome tables")
     tab = Table(title="maximum-likelihood estimates, 95 % profile-likelihood intervals")
     for col in ("quantity", "estimate", "95 % interval", "unit"):
@@ -262,7 +266,7 @@ def calibrate_cmd(
         con.print(f"Pearson chi-square {res.gof_chi2:.2f} on {res.gof_df} degrees of freedom, p = {res.gof_p:.3f}: "
                   f"{verdict}")
     if out is not None:
-        con.print(f"skill preset written to {out} (name it in a scenario: skill = \"{out}\")")
+        con.print(f"skill preset written to {escape(out)} (name it in a scenario: skill = \"{escape(out)}\")")
 
 
 @app.command("show")

@@ -15,6 +15,7 @@ from typing import Optional
 
 import typer
 
+from sim.core.console import plain
 from sim.core.errors import InputError
 from sim.core.outputs import check_output_dir, check_output_file
 
@@ -91,8 +92,8 @@ def export(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz),
     check_output_dir(out, "--out")
     rp = _load(file, game, point, import_agents)
     d = export_static(rp, out, fps=fps)
-    typer.echo(f"exported to {d}/ (index.html + replay.viser; standalone.html opens without a server)")
-    typer.echo(f"watch it: stonelab replay serve {d}")
+    typer.echo(plain(f"exported to {d}/ (index.html + replay.viser; standalone.html opens without a server)"))
+    typer.echo(plain(f"watch it: stonelab replay serve {d}"))
 
 
 @app.command()
@@ -116,7 +117,7 @@ def serve(directory: Path = typer.Argument(..., metavar="DIR", help="a folder wr
         raise InputError(f"cannot listen on {host}:{port}: {e}", key=key) from None
     real_port = httpd.server_address[1]
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
-    typer.echo(f"serving {directory} at http://{shown}:{real_port}/  (Ctrl-C stops)")
+    typer.echo(plain(f"serving {directory} at http://{shown}:{real_port}/  (Ctrl-C stops)"))
     sys.stdout.flush()
     try:
         httpd.serve_forever()
@@ -144,7 +145,7 @@ def video(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz), 
     rp = _load(file, game, point, import_agents)
     t0 = time.perf_counter()
     n = render_video(rp, out, fps=fps, size=(width, height), speed=speed, turn=turn or None, progress=True)
-    typer.echo(f"wrote {out}: {n} frames in {time.perf_counter() - t0:.1f} s")
+    typer.echo(plain(f"wrote {out}: {n} frames in {time.perf_counter() - t0:.1f} s"))
 
 
 @app.command()
@@ -160,9 +161,9 @@ def info(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz), p
                                      "turns": [t.as_dict() for t in rp.turns], "meta": rp.meta},
                                     indent=2, default=str) + "\n")
         return
-    typer.echo(f"{file}: {rp.n_frames} frames, {rp.duration:.2f} s, {len(rp.bodies)} bodies, {len(rp.turns)} turns")
+    typer.echo(plain(f"{file}: {rp.n_frames} frames, {rp.duration:.2f} s, {len(rp.bodies)} bodies, {len(rp.turns)} turns"))
     for t in rp.turns:
-        typer.echo(f"  {float(rp.times[t.frames[0]]):7.2f} s  {t.title()}")
+        typer.echo(plain(f"  {float(rp.times[t.frames[0]]):7.2f} s  {t.title()}"))
 
 
 @app.command()
@@ -178,4 +179,4 @@ def convert(file: Path = typer.Argument(..., metavar="FILE", help="pose recordin
     check_output_file(out, "--out")
     rp = _load(file, game, point, import_agents)
     p = save_replay(rp, out, fps=fps)
-    typer.echo(f"wrote {p} ({p.stat().st_size / 1024:.0f} KiB)")
+    typer.echo(plain(f"wrote {p} ({p.stat().st_size / 1024:.0f} KiB)"))
