@@ -12,7 +12,6 @@ import pandas as pd
 import pytest
 
 from sim.cli import main
-from sim.core.console import escape, plain
 
 FORMULA = "=cmd|' /C calc'!A0"
 # an OSC title change, BEL, a hyperlink in rich markup, a colour change and an emoji code
@@ -34,6 +33,8 @@ def _scenario(tmp_path: Path) -> Path:
 def _visible(out: str, whole: bool = True) -> None:
     """No control character acts, and the markup is printed, not rendered (``whole``: the label
     is on one line, else folded in a table cell)."""
+    from sim.core.console import plain
+
     assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out and "😄" not in out
     if whole:
         assert plain(NASTY) in out
@@ -77,6 +78,8 @@ def test_hostile_labels_are_text_in_the_terminal_and_in_csv(tmp_path: Path, caps
     ("del\x7f", "del\\x7f"), ("bidi\u202e\u2066", "bidi\\u202e\\u2066"), ("ok é ß 石", "ok é ß 石"),
 ])
 def test_plain_shows_control_characters(text: str, shown: str) -> None:
+    from sim.core.console import plain
+
     assert plain(text) == shown
     assert plain("a\nb\tc", keep_lines=True) == "a\nb\tc"
 
@@ -84,7 +87,7 @@ def test_plain_shows_control_characters(text: str, shown: str) -> None:
 def test_escape_leaves_no_markup() -> None:
     from rich.console import Console
 
-    from sim.core.console import console
+    from sim.core.console import console, escape
 
     for text in ("[link=http://e]x[/link]", "[bold]b", "\\[red]r", ":smile:", "[/]", "a]b[c"):
         con = console()
