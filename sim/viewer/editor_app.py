@@ -39,7 +39,7 @@ from sim.sun.layout import SHAPE_NAMES, load_layout
 from sim.sun.thrower import SKILLS
 from sim.viewer.editor import LayoutEditor, PassOutcome, SettleOutcome
 from sim.viewer.editor_files import LayoutFolder, not_a_layout
-from sim.viewer.guard import page_choice, page_number, put_back, viser_server
+from sim.viewer.guard import md_code, md_text, page_choice, page_number, put_back, viser_server
 from sim.viewer.layout_plot import LOW_GATE_COLOUR, NARROW_COLOUR, PASSABLE_COLOUR, gap_marks, layout_boxes
 from sim.core.quaternions import quat_xyzw_to_wxyz, quat_yaw
 from sim.viewer.replay import PENALTY_COLOUR, SHAPE_COLOURS, STONE_COLOUR, from_pose_recording, hex_rgb
@@ -159,7 +159,7 @@ class EditorApp:
             self.reset_button = gui.add_button("Show layout")
             self.physics_md = gui.add_markdown("")
         with gui.add_folder("File"):
-            gui.add_markdown(f"Files are saved in and loaded from `{self.files.folder}` (set on the command line).")
+            gui.add_markdown(f"Files are saved in and loaded from {md_text(self.files.folder)} (set on the command line).")
             self.path = gui.add_text("file name", save_name)
             self.file_select = gui.add_dropdown("layout files there", [NO_SELECTION], initial_value=NO_SELECTION)
             self.save_button = gui.add_button("Save")
@@ -196,11 +196,14 @@ class EditorApp:
 
     # ---- helpers --------------------------------------------------------------------------
 
-    def _say(self, text: str, refused: bool = False) -> None:
+    def _say(self, text: str, refused: bool = False, markdown: bool = False) -> None:
+        """Show ``text`` in the status panel: as text (it may quote what the page or a file gave:
+        a refused value, a path) unless ``markdown`` (a message the code composed as markdown)."""
         self.message = f"refused: {text}" if refused else text
-        head = f"**Layout editor** — {self.editor.path or 'new layout'}"
+        head = f"**Layout editor** — {md_text(self.editor.path or 'new layout')}"
         left = ", ".join(f"{n} {k}" for n, k in self.editor.left_in_set().items())
-        body = f"**Refused:** {text}" if refused else text
+        shown = text if markdown and not refused else md_text(text)
+        body = f"**Refused:** {shown}" if refused else shown
         self.status_md.content = f"{head}  \nleft in the set: {left}\n\n{body}"
 
     def _edit(self, what: Callable[[], str]) -> bool:
@@ -375,11 +378,11 @@ class EditorApp:
             try:
                 msg = fn()
             except InputError as e:
-                self.physics_md.content = f"**Refused:** {e}"
+                self.physics_md.content = f"**Refused:** {md_text(e)}"
                 self._say(str(e), refused=True)
                 return False
             self.physics_md.content = msg
-            self._say(msg.splitlines()[0])
+            self._say(msg.splitlines()[0], markdown=True)
             return True
         finally:
             self._busy.release()
@@ -548,7 +551,7 @@ class EditorApp:
             rows.append(f"| {g.a} – {g.b}{' (gate)' if g.gate is not None else ''} | {w} | "
                         f"{'yes' if g.passable else '**no**'} |")
         self.gaps_md.content = "\n".join(rows) if gaps else "fewer than two stones: every angle is open"
-        self.toml_md.content = "```toml\n" + ed.toml() + "```"
+        self.toml_md.content = md_code(ed.toml(), "toml")
         self._sync_files()
 
     def _draw_danger(self, sweep: dict[str, Any]) -> None:

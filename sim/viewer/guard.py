@@ -12,6 +12,8 @@ layout editor, the static export's recorder):
   HTTP requests (viser's client files) need the right ``Host`` too. A handshake without an
   ``Origin`` is refused as well: every browser sends one, and a program on this machine that
   leaves it out is not one of the pages served here.
+- :func:`md_text` and :func:`md_code` put text from a file (a seat label, a path, a layout's
+  description) into the markdown a page shows as text: no link, image or HTML of it is rendered.
 - :func:`page_number` and :func:`page_choice` check a value a GUI handle received. viser casts a
   client's update to the handle's type (``float("nan")`` passes) and lets a client set any
   property, ``min``, ``max`` and ``options`` included, so a handler checks against the bounds and
@@ -30,6 +32,7 @@ import http
 import io
 import ipaddress
 import math
+import re
 import threading
 from typing import Any, Callable, Sequence
 
@@ -190,3 +193,22 @@ def put_back(handle: Any, value: Any) -> None:
         # (never left by viser's own cast, but by code that bypassed it) is replaced first
         handle._impl.value = type(value)()
     handle.value = value
+
+
+# what starts a markdown or HTML construct: emphasis, code, links and images, HTML tags and
+# entities, tables, strikethrough, headings, and ':' '@' of autolinks; parentheses alone link nothing
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>#!|~&:@])")
+
+
+def md_text(value: Any) -> str:
+    """``str(value)`` as literal text in markdown: every character that starts a markdown or HTML
+    construct is backslash-escaped, line breaks become spaces (a label cannot start a heading)."""
+    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(value).splitlines()))
+
+
+def md_code(text: str, lang: str = "") -> str:
+    """``text`` as a fenced code block whose fence is longer than any run of backticks in it (a
+    layout's description cannot close the block and continue as markdown)."""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{lang}\n{text}{'' if text.endswith(chr(10)) else chr(10)}{fence}"

@@ -11,6 +11,7 @@ import asyncio
 import http.client
 import math
 import os
+import re
 import socket
 import threading
 import time
@@ -299,3 +300,30 @@ def test_replay_serve_serves_only_the_exports_own_files(tmp_path: Path, synth: R
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+# ---- text from files in the pages' markdown ----------------------------------------------------
+
+
+def test_labels_and_descriptions_are_text_in_the_pages_markdown(synth: Replay, tmp_path: Path) -> None:
+    import dataclasses
+
+    from sim.viewer.editor_app import EditorApp, open_editor
+
+    evil = "![x](http://evil.example/beacon) <img src=x onerror=alert(1)> [click](javascript:alert(1)) **b**"
+    turn = dataclasses.replace(synth.turns[0], player=evil, text="# heading\n" + evil)
+    md = turn.markdown()
+    for construct in ("![", "<img", "[click]", "](", "**b**", "\n# "):
+        assert not re.search(r"(?<!\\)" + re.escape(construct), md), construct  # only escaped ones
+    assert "evil.example" in md  # shown, as text
+    # a layout description cannot close the code block it is shown in
+    src = tmp_path / "d.toml"
+    src.write_text(f'description = "```\\n{evil}"\n' + (LAYOUTS / "gates.toml").read_text(encoding="utf-8")
+                   .replace("description", "# description"), encoding="utf-8")
+    app = EditorApp(open_editor(src), port=0)
+    try:
+        content = app.toml_md.content
+        fence = content.split("toml", 1)[0]
+        assert len(fence) > 3 and content.rstrip().endswith(fence) and content.count(fence) == 2
+    finally:
+        app.close()
