@@ -126,12 +126,12 @@ def viser_server(host: str, port: int, guard: HandshakeGuard | None = None) -> A
     import viser
     import websockets.asyncio.server as ws_server
 
-    guard = guard or HandshakeGuard(host)
+    checked = guard or HandshakeGuard(host)
     original = ws_server.serve
 
     class _GuardedServe(original):  # type: ignore[misc, valid-type]
         def __init__(self, handler: Any, *args: Any, process_request: Any = None, **kwargs: Any) -> None:
-            super().__init__(handler, *args, process_request=guard.wrap(process_request), **kwargs)
+            super().__init__(handler, *args, process_request=checked.wrap(process_request), **kwargs)
 
     with _serve_lock:
         # viser calls ``websockets.asyncio.server.serve`` in its server thread while its
@@ -142,12 +142,12 @@ def viser_server(host: str, port: int, guard: HandshakeGuard | None = None) -> A
                 server = viser.ViserServer(host=host, port=port, verbose=False)
         finally:
             ws_server.serve = original  # type: ignore[misc]
-    if not guard.installed:
+    if not checked.installed:
         with contextlib.redirect_stdout(io.StringIO()):
             server.stop()
         raise RuntimeError("this viser version starts its websocket server another way: the Origin check "
                            "cannot be installed, so the server was not started")
-    server.stonelab_guard = guard
+    server.stonelab_guard = checked
     return server
 
 
