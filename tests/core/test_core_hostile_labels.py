@@ -110,3 +110,13 @@ def test_spreadsheet_safe_follows_owasp(cell: object, out: object) -> None:
     from analysis.load import spreadsheet_safe
 
     assert spreadsheet_safe(cell) == out
+
+
+def test_error_lines_show_control_characters_of_paths(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "a\x1b]0;pwned\x07b.toml"
+    assert main(["validate", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\x07" not in err and "\\x1b]0;pwned\\x07b.toml" in err and err.count("\n") == 1
+    assert main(["sun", "show", str(bad), "--png", str(tmp_path / "x.png")]) == 2
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\\x1b" in err
