@@ -339,7 +339,9 @@ def run_study(
     if scenario.backend != "serial" and not address:
         workers, warning = check_workers(scenario.workers, source=scenario.source)
         if warning and progress:
-            print(warning, file=sys.stderr, flush=True)
+            from sim.core.console import plain
+
+            print(plain(warning), file=sys.stderr, flush=True)
     made_dir = not out.exists()
     with lock_run_folder(out):
         try:

@@ -188,7 +188,9 @@ class Store:
                 if not force:
                     raise damaged
                 aside = _move_aside(path)
-                print(f"{path}: the damaged results store was moved aside to {aside.name}; starting afresh",
+                from sim.core.console import plain
+
+                print(plain(f"{path}: the damaged results store was moved aside to {aside.name}; starting afresh"),
                       file=sys.stderr, flush=True)
             elif old.get("fingerprint") != meta["fingerprint"] or old.get("game") != meta["game"]:
                 if not force:
