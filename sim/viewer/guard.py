@@ -103,7 +103,8 @@ class HandshakeGuard:
         """A ``process_request`` hook: refuse with 403, else hand on to viser's own (``inner``)."""
 
         def process_request(connection: Any, request: Any) -> Any:
-            is_ws = "websocket" in request.headers.get("Upgrade", "").lower()
+            # any Upgrade header counts (whatever its case or count): the Origin rule then applies
+            is_ws = bool(request.headers.get_all("Upgrade"))
             why = self.reason(request.headers, connection.local_address, is_ws)
             if why is not None:
                 self.refused += 1
