@@ -28,6 +28,7 @@ another way), rather than serve one open to any page.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import http
 import io
 import ipaddress
@@ -121,7 +122,8 @@ def viser_server(host: str, port: int, guard: HandshakeGuard | None = None) -> A
     (a new :class:`HandshakeGuard` of ``host`` if None), kept on the server as ``stonelab_guard``.
 
     Raises:
-        RuntimeError: viser started its websocket server without the hook (the server is stopped).
+        RuntimeError: viser started its websocket server without the hook, or handles GUI updates
+            in a way :func:`values_only` does not know (the server is stopped).
         OSError: the port cannot be listened on.
     """
     import viser
@@ -143,13 +145,43 @@ def viser_server(host: str, port: int, guard: HandshakeGuard | None = None) -> A
                 server = viser.ViserServer(host=host, port=port, verbose=False)
         finally:
             ws_server.serve = original  # type: ignore[misc]
-    if not checked.installed:
+    try:
+        if not checked.installed:
+            raise RuntimeError("this viser version starts its websocket server another way: the Origin check "
+                               "cannot be installed, so the server was not started")
+        values_only(server)
+    except RuntimeError:
         with contextlib.redirect_stdout(io.StringIO()):
             server.stop()
-        raise RuntimeError("this viser version starts its websocket server another way: the Origin check "
-                           "cannot be installed, so the server was not started")
+        raise
     server.stonelab_guard = checked
     return server
+
+
+def values_only(server: Any) -> None:
+    """Let clients change only the ``value`` of the server's GUI inputs. viser applies any
+    property a client's update names (``options``, ``min``, ``disabled``, even the handle's
+    callback list), so a page could disable a widget's handler or widen its limits; the server
+    alone sets those. An update naming nothing but other properties is dropped.
+
+    Raises:
+        RuntimeError: viser registers its GUI updates another way (the guard cannot be applied).
+    """
+    from viser import _messages
+
+    iface = server.gui._websock_interface
+    handlers = iface._incoming_handlers.get(_messages.GuiUpdateMessage)
+    if not handlers:
+        raise RuntimeError("this viser version handles GUI updates another way: cannot restrict them")
+
+    def wrap(inner: Callable[..., Any]) -> Callable[..., Any]:
+        async def only_value(client_id: Any, message: Any) -> None:
+            updates = {k: v for k, v in message.updates.items() if k == "value"}
+            if updates:
+                await inner(client_id, dataclasses.replace(message, updates=updates))
+        return only_value
+
+    iface._incoming_handlers[_messages.GuiUpdateMessage] = [wrap(h) for h in handlers]
 
 
 # --------------------------------------------------------------------------------------------

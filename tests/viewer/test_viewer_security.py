@@ -327,3 +327,27 @@ def test_labels_and_descriptions_are_text_in_the_pages_markdown(synth: Replay, t
         assert len(fence) > 3 and content.rstrip().endswith(fence) and content.count(fence) == 2
     finally:
         app.close()
+
+
+def test_a_client_may_change_only_the_value_of_an_input(synth: Replay) -> None:
+    from viser import _messages
+
+    from sim.viewer.viser_app import ReplayViewer
+
+    v = ReplayViewer(synth, port=0)
+    try:
+        iface = v.server.gui._websock_interface
+        impl = v.time_slider._impl
+        cbs = list(impl.update_cb)
+
+        def send(updates: dict[str, Any]) -> None:
+            msg = _messages.GuiUpdateMessage(impl.uuid, updates)
+            asyncio.run_coroutine_threadsafe(iface._handle_incoming_message(0, msg),
+                                             v.server._websock_server._background_event_loop).result(10)
+
+        send({"update_cb": "x", "is_button": True, "removed": True})
+        send({"value": 0.5, "max": 1e9})
+        assert impl.update_cb == cbs and not impl.is_button and not impl.removed
+        assert impl.value == 0.5 and v.time_slider.max < 1e9
+    finally:
+        v.close()
