@@ -382,8 +382,9 @@ def print_table(comp: Comparison, html_path: Path | None = None) -> None:
     from rich import box
     from rich.table import Table
 
-    from sim.core.console import console
+    from sim.core.console import console, escape, plain
 
+    # labels, names and paths come from the runs' files: escaped for markup (sim/core/console.py)
     con = console()
     t = Table(title=f"compare ({comp.a.game}): B - A with 95 % intervals, Holm-corrected p", title_justify="left",
               box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
@@ -392,7 +393,7 @@ def print_table(comp: Comparison, html_path: Path | None = None) -> None:
         t.add_column(c, justify="left" if c in ("metric", "test") else "right", overflow="fold")
     for r in comp.rows.itertuples():
         mark = "[bold red]*[/]" if r.significant else ""
-        t.add_row(f"{_short_group(r.group)} {r.metric}", _fmt(r.a, r.kind), _fmt(r.b, r.kind),
+        t.add_row(escape(f"{_short_group(r.group)} {r.metric}"), _fmt(r.a, r.kind), _fmt(r.b, r.kind),
                   f"{_fmt(r.diff, r.kind, True)} {_ci(r.diff_lo, r.diff_hi, r.kind)}", SHORT_TESTS.get(r.test, r.test),
                   _p_cell(r.p), _p_cell(r.p_holm), mark)
     con.print(t)
@@ -411,18 +412,18 @@ def print_table(comp: Comparison, html_path: Path | None = None) -> None:
         for c in ("event", "A", "B"):
             rt.add_column(c, justify="left" if c == "event" else "right", overflow="fold")
         for r in comp.rules.itertuples():
-            rt.add_row(r.event, _rules_cell(r.a_per_game, r.a_lo, r.a_hi, r.a_games_with, r.a_games, r.binary),
+            rt.add_row(escape(r.event), _rules_cell(r.a_per_game, r.a_lo, r.a_hi, r.a_games_with, r.a_games, r.binary),
                        _rules_cell(r.b_per_game, r.b_lo, r.b_hi, r.b_games_with, r.b_games, r.binary))
         con.print(rt)
-    con.print(summary_line(comp))
-    con.print("scenario changes A -> B: " + ("; ".join(comp.changes) if comp.changes else "none (same scenario)"),
+    con.print(escape(summary_line(comp)))
+    con.print("scenario changes A -> B: " + plain("; ".join(comp.changes) if comp.changes else "none (same scenario)"),
               markup=False, highlight=False)
     for note in comp.notes:
-        con.print(f"note: {note}")
-    con.print(_run_line("A", comp.a), soft_wrap=True, markup=False, highlight=False)
-    con.print(_run_line("B", comp.b), soft_wrap=True, markup=False, highlight=False)
+        con.print(f"note: {escape(note)}")
+    con.print(plain(_run_line("A", comp.a)), soft_wrap=True, markup=False, highlight=False)
+    con.print(plain(_run_line("B", comp.b)), soft_wrap=True, markup=False, highlight=False)
     if html_path is not None:
-        con.print(f"html: {html_path}", soft_wrap=True, markup=False, highlight=False)
+        con.print(f"html: {plain(html_path)}", soft_wrap=True, markup=False, highlight=False)
 
 
 #: Short names of the tests for the terminal table.

@@ -119,6 +119,26 @@ def export_table(run_dir: str | Path, table: str, fmt: str, out: str | Path | No
 
 
 EXPORT_CHUNK_ROWS = 50_000
+#: what a spreadsheet reads as a formula at the start of a cell (OWASP, "CSV Injection")
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(value: Any) -> Any:
+    """A CSV cell a spreadsheet shows as text: a string starting with ``= + - @``, a tab or a
+    carriage return gets a leading ``'`` (a seat label ``=cmd|' /C calc'!A0`` is then not run as a
+    formula); anything else, numbers included, unchanged. Parquet keeps the values as they are:
+    it is read as data, never evaluated."""
+    return "'" + value if isinstance(value, str) and value.startswith(FORMULA_STARTS) else value
+
+
+def _csv_safe(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with :func:`spreadsheet_safe` applied to its text cells and column names."""
+    out = df.copy()
+    for c in out.columns:
+        if out[c].dtype == object or pd.api.types.is_string_dtype(out[c].dtype):
+            out[c] = out[c].map(spreadsheet_safe)
+    out.columns = [spreadsheet_safe(str(c)) for c in out.columns]
+    return out
 
 
 def _write_export(df: pd.DataFrame, path: Path, fmt: str, label: str) -> None:
@@ -135,7 +155,7 @@ def _write_export(df: pd.DataFrame, path: Path, fmt: str, label: str) -> None:
         if fmt == "csv":
             with open(path, "w", newline="", encoding="utf-8") as fh:
                 for k in range(0, max(n, 1), EXPORT_CHUNK_ROWS):
-                    part = df.iloc[k:k + EXPORT_CHUNK_ROWS]
+                    part = _csv_safe(df.iloc[k:k + EXPORT_CHUNK_ROWS])
                     part.to_csv(fh, index=False, header=k == 0)
                     bar.advance(len(part))
         else:

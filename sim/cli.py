@@ -18,7 +18,7 @@ from typing import Any, Optional
 
 import typer
 
-from sim.core.console import quiet_broken_pipe
+from sim.core.console import plain, quiet_broken_pipe
 from sim.core.errors import MACHINE_ERRNOS, InputError, WorkError, allowed
 from sim.core.outputs import path_text
 from sim.core.progress import announce
@@ -125,24 +125,35 @@ def _print_games(rows: list[dict[str, Any]]) -> None:
 
 # --- validate --------------------------------------------------------------------------------
 @app.command()
-def validate(scenario: Path = typer.Argument(..., help="scenario TOML file")) -> None:
-    """Check a scenario file without running it (exit 2 and a message if it is wrong)."""
+def validate(scenario: Path = typer.Argument(..., help="scenario TOML file"),
+             import_agents: bool = typer.Option(False, "--import-agents",
+                                                help="also import and check outside agents (module:Class): "
+                                                     "runs their code, so only for a file you trust")) -> None:
+    """Check a scenario file without running it or any code it names (exit 2 and a message if it
+    is wrong); docs/security.md."""
+    from sim.core.agents import outside_agents
     from sim.core.scenario import load_scenario
 
     reg = _registry()
-    sc = load_scenario(scenario, reg)
-    pts = sc.points(reg)
+    with outside_agents(import_agents):
+        sc = load_scenario(scenario, reg)
+        pts = sc.points(reg)
+    named = [s.agent for s in sc.seats] + [str(e.get("agent")) for e in (sc.tournament.entrants if sc.tournament else ())]
+    outside = sorted({a for a in named if ":" in a})
     if sc.tournament is not None:
         t = sc.tournament
-        typer.echo(f"{scenario}: ok - {sc.game} tournament of {len(t.labels)} entrants ({', '.join(t.labels)}) in "
-                   f"{t.players}-player games: {len(pts)} seatings x {sc.games} games, seed {sc.seed}, backend "
-                   f"{sc.backend}, out {sc.out}")
-        return
-    typer.echo(
-        f"{scenario}: ok - {sc.game}, {sc.num_players} seats ({', '.join(s.label() for s in sc.seats)}), "
-        f"{sc.games} games x {len(pts)} sweep point(s), seed {sc.seed}, backend {sc.backend}, out {sc.out}"
-        + (f"; the seats rotate through {len(sc.seat_orders)} seat orders" if len(sc.seat_orders) > 1 else "")
-    )
+        typer.echo(plain(f"{scenario}: ok - {sc.game} tournament of {len(t.labels)} entrants ({', '.join(t.labels)}) "
+                         f"in {t.players}-player games: {len(pts)} seatings x {sc.games} games, seed {sc.seed}, "
+                         f"backend {sc.backend}, out {sc.out}"))
+    else:
+        typer.echo(plain(
+            f"{scenario}: ok - {sc.game}, {sc.num_players} seats ({', '.join(s.label() for s in sc.seats)}), "
+            f"{sc.games} games x {len(pts)} sweep point(s), seed {sc.seed}, backend {sc.backend}, out {sc.out}"
+            + (f"; the seats rotate through {len(sc.seat_orders)} seat orders" if len(sc.seat_orders) > 1 else "")
+        ))
+    if outside and not import_agents:
+        typer.echo(f"note: outside agent(s) {plain(', '.join(outside))} not imported (that would run their code): "
+                   "their names are well-formed, their parameters unchecked; --import-agents checks them")
 
 
 # --- run -------------------------------------------------------------------------------------
@@ -357,7 +368,7 @@ def _print_summary(s: dict[str, Any]) -> None:
                   pad_edge=False)
         t.add_column("point", justify="right")
         for k in keys:
-            t.add_column(k.removeprefix("seats."), justify="right", overflow="fold")
+            t.add_column(escape(k.removeprefix("seats.")), justify="right", overflow="fold")
         t.add_column("games", justify="right")
         for r in s["seats"]:  # short headers: a 2-seat sweep of two keys fits 80 columns
             t.add_column(f"s{r['seat']} wins", justify="right")
@@ -365,7 +376,7 @@ def _print_summary(s: dict[str, Any]) -> None:
         t.add_column("shared", justify="right", min_width=6)
         t.add_column("draws", justify="right")
         for p in s["points"]:
-            cells = [str(p["point"]), *(value_text(p["values"].get(k)) for k in keys), str(p["games"])]
+            cells = [str(p["point"]), *(escape(value_text(p["values"].get(k))) for k in keys), str(p["games"])]
             for r in p["seats"]:
                 cells += [str(r["wins"]), f"{100 * r['score']:.0f} %"]
             cells += [str(p["shared_wins"]), str(p["draws"])]
@@ -469,7 +480,8 @@ def tournament(
     T.print_summary(summary)
     typer.echo(f"{sc.game}, {len(sc.points(reg))} seatings x {sc.games} games; played now: {info.played} (already "
                f"stored: {info.skipped}); wall: {info.wall_s:.1f} s")
-    typer.echo(f"results: {info.out}/results.sqlite" + (f"   report: {summary['report']}" if summary.get("report") else ""))
+    typer.echo(plain(f"results: {info.out}/results.sqlite"
+                     + (f"   report: {summary['report']}" if summary.get("report") else "")))
 
 
 # --- export ----------------------------------------------------------------------------------
@@ -491,7 +503,7 @@ def export(
         raise InputError(f"got {fmt!r}; allowed: {allowed(EXPORT_FORMATS)}", key="--format")
     _warn_if_running(run_dir, "the export holds only the games stored so far")
     path = export_table(run_dir, table, fmt, out, force=force)
-    typer.echo(str(path))
+    typer.echo(plain(path))
 
 
 # --- bench -----------------------------------------------------------------------------------
@@ -536,7 +548,7 @@ def report(run_dir: Path = typer.Argument(..., metavar="RUN", help="run folder")
         raise typer.Exit(1) from None
     _warn_if_running(run_dir, "this report shows only the games stored so far (the run writes its own report "
                               "when it ends)")
-    typer.echo(str(build_report(run_dir)))
+    typer.echo(plain(build_report(run_dir)))
 
 
 def _warn_if_running(run: Path, what: str) -> None:
@@ -546,7 +558,7 @@ def _warn_if_running(run: Path, what: str) -> None:
 
     pid = run_in_progress(run.parent if run.is_file() else run)
     if pid is not None:
-        typer.echo(f"warning: a run (pid {pid}) is writing to {path_text(run)} now; {what}", err=True)
+        typer.echo(f"warning: a run (pid {pid}) is writing to {plain(path_text(run))} now; {what}", err=True)
 
 
 # --- compare ---------------------------------------------------------------------------------
@@ -680,7 +692,8 @@ def main(argv: Optional[list[str]] = None) -> int:
             return quiet_broken_pipe()
         raise
     except InputError as e:
-        sys.stderr.write(f"error: {path_text(str(e))}\n")  # a file name's non-UTF-8 byte shown as \xff
+        # a file name's non-UTF-8 byte shown as \xff; a value from a file may hold escape sequences
+        sys.stderr.write(f"error: {plain(path_text(str(e)), keep_lines=True)}\n")
         return 2
     except WorkError as e:
         sys.stderr.write(f"error: {path_text(str(e))}\n")

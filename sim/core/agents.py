@@ -5,7 +5,10 @@ generic ones here (``random``, ``mcts``, ``ismcts``) can be listed by any game.
 
 An *outside agent* is named by its import path instead, ``agent = "mypkg.mymodule:MyAgent"``
 (:func:`outside_agent`): a class with an ``act(observation, legal_actions)`` method, or an
-``AgentSpec`` object. It is imported and checked when the scenario loads (docs/game-interface.md).
+``AgentSpec`` object. It is imported and checked when the scenario loads (docs/game-interface.md),
+unless the caller only looks at a file or a run: inside ``outside_agents(False)`` (``stonelab
+validate`` and ``stonelab replay`` without ``--import-agents``) an import path is checked for its
+shape only and never imported, since importing runs the module's code (docs/security.md).
 """
 
 from __future__ import annotations
@@ -14,7 +17,9 @@ import importlib
 import inspect
 import os
 import sys
-from typing import Any, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -93,6 +98,40 @@ _CONTEXT = ("game", "seat", "rng", "config")
 _OUTSIDE: dict[str, AgentSpec] = {}
 
 
+#: whether an outside agent is imported when named (False: a look at a file or a run; see the module docstring)
+_IMPORT_OUTSIDE: ContextVar[bool] = ContextVar("import_outside_agents", default=True)
+#: the flag that lets a look at a file or a run import the outside agents it names
+IMPORT_FLAG = "--import-agents"
+
+
+@contextmanager
+def outside_agents(imported: bool) -> Iterator[None]:
+    """Within the block, outside agents are imported when named (``imported``) or not at all:
+    :func:`check_outside_ref` checks their path's shape, and building one raises."""
+    token = _IMPORT_OUTSIDE.set(imported)
+    try:
+        yield
+    finally:
+        _IMPORT_OUTSIDE.reset(token)
+
+
+def outside_agents_imported() -> bool:
+    """Whether outside agents are imported here (see :func:`outside_agents`)."""
+    return _IMPORT_OUTSIDE.get()
+
+
+def check_outside_ref(ref: str, *, source: str | None = None, key: str = "agent") -> None:
+    """Check the shape of an outside agent's import path (``package.module:ClassName``) without
+    importing anything.
+
+    Raises:
+        ScenarioError: a malformed path.
+    """
+    module_name, _, attr = ref.partition(":")
+    if not module_name or not attr or not all(p.isidentifier() for p in (*module_name.split("."), *attr.split("."))):
+        raise ScenarioError(f"got {ref!r}; an outside agent is 'package.module:ClassName'", source=source, key=key)
+
+
 class _OutsideProblem(Exception):
     """Why an import path does not name a usable agent (turned into a ScenarioError by the caller)."""
 
@@ -111,10 +150,16 @@ def outside_agent(ref: str, *, source: str | None = None, key: str = "agent") ->
     Raises:
         ScenarioError: a malformed path, a module that cannot be imported (or raises on import), a
             missing attribute, or an object that is not an agent class or ``AgentSpec``; one line
-            naming ``source``, ``key`` and the path.
+            naming ``source``, ``key`` and the path. Inside ``outside_agents(False)``: always (a
+            well-formed path is not imported).
     """
     if ref in _OUTSIDE:
         return _OUTSIDE[ref]
+    check_outside_ref(ref, source=source, key=key)
+    if not outside_agents_imported():
+        raise ScenarioError(f"agent {ref!r} is code from outside stonelab, named by this file; it is not imported "
+                            f"(importing runs it) unless you pass {IMPORT_FLAG}, if you trust the file",
+                            source=source, key=key)
     try:
         spec = _resolve_outside(ref)
     except _OutsideProblem as e:
@@ -124,9 +169,7 @@ def outside_agent(ref: str, *, source: str | None = None, key: str = "agent") ->
 
 
 def _resolve_outside(ref: str) -> AgentSpec:
-    module_name, _, attr = ref.partition(":")
-    if not module_name or not attr or not all(p.isidentifier() for p in (*module_name.split("."), *attr.split("."))):
-        raise _OutsideProblem(f"got {ref!r}; an outside agent is 'package.module:ClassName'")
+    module_name, _, attr = ref.partition(":")  # well-formed: check_outside_ref
     cwd = os.getcwd()
     if cwd not in sys.path and "" not in sys.path:
         # a designer's module in the working folder: the console script's sys.path lacks it

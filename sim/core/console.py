@@ -1,21 +1,38 @@
-"""The rich console every command prints its human-readable output through.
+"""The rich console every command prints its human-readable output through, and the one place
+user text is made safe to print.
 
 Lines a user may copy (a path, a ``stonelab replay view ...`` command) must survive a pipe, a log
 file or a narrow terminal intact, so the console never word-wraps printed text (``soft_wrap``):
 the terminal folds a long line visually, while the text stays one line. Word wrapping also
 re-flowed a bold user path: ``sun pass my-ring.toml`` printed ``My-ring.toml``. Tables still fit
-the width. User text put into markup goes through :func:`escape`, so a ``[`` in a file name is
-printed, not parsed.
+the width.
+
+Text from a file or a run (a seat label, a scenario name, a path, a sweep value) is not trusted
+(docs/security.md): a label may hold an escape sequence that recolours or retitles the terminal,
+a ``[link=...]`` that rich would render as a hyperlink, or a ``:emoji:`` code. Every such string
+goes through :func:`escape` before it is put into rich markup (a table cell is markup too) and
+through :func:`plain` before it is printed as plain text (``typer.echo``, ``sys.stderr``).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 from typing import Any
 
 from rich.console import Console
 from rich.markup import escape as _escape
+
+#: C0 controls (tab and newline included), DEL, C1 controls, and the Unicode bidirectional and
+#: line/paragraph separators that reorder or break what a terminal shows
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_CONTROL_KEEP_LINES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def _show(m: re.Match[str]) -> str:
+    c = ord(m.group(0))
+    return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
 
 
 class _Console(Console):
@@ -30,8 +47,9 @@ class _Console(Console):
 
 
 def console(stderr: bool = False) -> Console:
-    """A console for command output (stdout, or stderr if ``stderr``) that never wraps text."""
-    return _Console(soft_wrap=True, stderr=stderr)
+    """A console for command output (stdout, or stderr if ``stderr``) that never wraps text and
+    renders no ``:emoji:`` codes (a label's ``:x:`` stays text)."""
+    return _Console(soft_wrap=True, stderr=stderr, emoji=False)
 
 
 def fit_labels(labels: list[str], room: int) -> tuple[list[str], bool]:
@@ -44,9 +62,17 @@ def fit_labels(labels: list[str], room: int) -> tuple[list[str], bool]:
     return [lab.split("(")[0] or lab for lab in labels], False
 
 
+def plain(value: Any, keep_lines: bool = False) -> str:
+    """``str(value)`` safe to print on a terminal as plain text: every control character (ESC,
+    the other C0 and C1 controls, bidirectional overrides; tab and newline too unless
+    ``keep_lines``) is shown as its ``\\xNN`` / ``\\uNNNN`` escape instead of acting."""
+    return (_CONTROL_KEEP_LINES if keep_lines else _CONTROL).sub(_show, str(value))
+
+
 def escape(value: Any) -> str:
-    """``str(value)`` safe to put into rich markup (a path, a name the user typed)."""
-    return _escape(str(value))
+    """``str(value)`` safe to put into rich markup (a path, a name the user typed, a label from a
+    file): :func:`plain`, then rich's markup escape (a ``[`` is printed, not parsed)."""
+    return _escape(plain(value))
 
 
 def quiet_broken_pipe() -> int:

@@ -24,6 +24,8 @@ import threading
 import time
 from typing import Any, Callable, Sequence
 
+from sim.core.console import plain
+
 #: seconds between plain lines when no 10 % step was crossed
 PLAIN_EVERY_S = 30.0
 
@@ -95,7 +97,10 @@ class Progress:
                 TextColumn(unit), TextColumn("{task.fields[left]}"), transient=False,
             )
             self._bar.start()
-            self._task = self._bar.add_task(label, total=self.total, completed=self.done, left="")
+            from sim.core.console import escape
+
+            # the description column is markup, and the label may be a scenario's name
+            self._task = self._bar.add_task(escape(label), total=self.total, completed=self.done, left="")
         elif enabled:
             if quiet_s <= 0:
                 self._line(self._t0)  # the job has started: 0 %
@@ -152,7 +157,7 @@ class Progress:
         pct = 100.0 * self.done / self.total
         eta = self.eta_s(now)
         left = f", about {_clock(eta)} left" if eta is not None and self.done < self.total else ""
-        print(f"{self.label}: {self.done}/{self.total} {self.unit} ({pct:.0f} %), {_clock(now - self._t0)}"
+        print(f"{plain(self.label)}: {self.done}/{self.total} {self.unit} ({pct:.0f} %), {_clock(now - self._t0)}"
               f"{left}", file=sys.stderr, flush=True)
 
     def close(self) -> None:

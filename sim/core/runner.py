@@ -389,7 +389,9 @@ def run_study(
     if scenario.backend != "serial" and not address:
         workers, warning = check_workers(scenario.workers, source=scenario.source)
         if warning and progress:
-            print(warning, file=sys.stderr, flush=True)
+            from sim.core.console import plain
+
+            print(plain(warning), file=sys.stderr, flush=True)
     check_run_folder(out)  # never into a folder of other files: the report would replace theirs
     made_dir = not out.exists()
     with lock_run_folder(out):

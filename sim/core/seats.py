@@ -74,7 +74,7 @@ def validate_seats(value: Any, game: Game, source: str) -> tuple[SeatSpec, ...]:
         raise ScenarioError(
             f"{len(value)} seats; {spec.name} takes {between} players", source=source, key="seats"
         )
-    from sim.core.agents import agent_spec
+    from sim.core.agents import agent_spec, check_outside_ref, outside_agents_imported
 
     seats = []
     for i, seat in enumerate(value):
@@ -84,9 +84,16 @@ def validate_seats(value: Any, game: Game, source: str) -> tuple[SeatSpec, ...]:
             raise ScenarioError(
                 f"missing or not a string; allowed agents: {allowed(game.agents)}", source=source, key=f"{where}.agent"
             )
+        seat_keys = {o.name for o in spec.seat_options}
+        if ":" in agent and not outside_agents_imported():
+            # outside code, not imported (sim/core/agents.py): its path's shape is checked; its
+            # parameters are unknown until it is imported, and are kept as written
+            check_outside_ref(agent, source=source, key=f"{where}.agent")
+            seats.append(_seat(seat, agent, {k: v for k, v in seat.items() if k not in seat_keys | set(SEAT_BASE)},
+                               game, source, where))
+            continue
         aspec = agent_spec(game, agent, source=source, key=f"{where}.agent")
         agent_keys = {o.name for o in aspec.options}
-        seat_keys = {o.name for o in spec.seat_options}
         for k in seat:
             if k not in agent_keys and k not in seat_keys and k not in SEAT_BASE:
                 raise ScenarioError(
@@ -94,23 +101,11 @@ def validate_seats(value: Any, game: Game, source: str) -> tuple[SeatSpec, ...]:
                     source=source,
                     key=f"{where}.{k}",
                 )
-        label = seat.get("name", "")
-        if not isinstance(label, str):
-            raise ScenarioError(f"got {label!r}; allowed: a string", source=source, key=f"{where}.name")
-        strength = seat.get("strength")
-        if strength is not None and (isinstance(strength, bool) or not isinstance(strength, (int, float))
-                                     or not math.isfinite(strength)):
-            raise ScenarioError(f"got {strength!r}; allowed: a finite number (higher is stronger)",
-                                source=source, key=f"{where}.strength")
         params = validate_options({k: v for k, v in seat.items() if k in agent_keys}, aspec.options, source=source, prefix=where)
         problem = aspec.check(game, params) if aspec.check else None
         if problem:
             raise ScenarioError(problem[1], source=source, key=f"{where}.{problem[0]}")
-        sopts = validate_options(
-            {k: v for k, v in seat.items() if k in seat_keys}, spec.seat_options, source=source, prefix=where
-        )
-        given = tuple(k for k in seat if k not in SEAT_BASE)
-        seats.append(SeatSpec(agent=agent, params=params, seat_options=sopts, name=label, given=given))
+        seats.append(_seat(seat, agent, params, game, source, where))
     return tuple(seats)
 
 
@@ -130,3 +125,22 @@ def seat_orders(seats: Sequence[SeatSpec], mode: str) -> tuple[tuple[int, ...], 
     if mode == "fixed" or not seats_differ(seats):
         return (ident,)
     return tuple(rotations(ident))
+
+
+def _seat(seat: Mapping[str, Any], agent: str, params: Mapping[str, Any], game: Game, source: str,
+          where: str) -> SeatSpec:
+    """The seat with its agent's ``params`` (validated by the caller): name, strength and the
+    game's seat options checked here."""
+    label = seat.get("name", "")
+    if not isinstance(label, str):
+        raise ScenarioError(f"got {label!r}; allowed: a string", source=source, key=f"{where}.name")
+    strength = seat.get("strength")
+    if strength is not None and (isinstance(strength, bool) or not isinstance(strength, (int, float))
+                                 or not math.isfinite(strength)):
+        raise ScenarioError(f"got {strength!r}; allowed: a finite number (higher is stronger)",
+                            source=source, key=f"{where}.strength")
+    seat_options = game.spec.seat_options
+    sopts = validate_options({k: v for k, v in seat.items() if k in {o.name for o in seat_options}}, seat_options,
+                             source=source, prefix=where)
+    given = tuple(k for k in seat if k not in SEAT_BASE)
+    return SeatSpec(agent=agent, params=params, seat_options=sopts, name=label, given=given)

@@ -321,7 +321,9 @@ class Store:
                 if not force:
                     raise damaged
                 aside = _move_aside(path)
-                print(f"{path}: the damaged results store was moved aside to {aside.name}; starting afresh",
+                from sim.core.console import plain
+
+                print(plain(f"{path}: the damaged results store was moved aside to {aside.name}; starting afresh"),
                       file=sys.stderr, flush=True)
             elif old.get("schema", "1") != SCHEMA_VERSION and not force:
                 # another layout of the tables: a resumed game's row would not fit them

@@ -174,4 +174,6 @@ def house(
     rest = "at rest" if verdict.at_rest else "not at rest"
     typer.echo(("STANDS" if verdict.stood else f"COLLAPSED ({verdict.reason})") + f" after {verdict.sim_time:.2f} s simulated ({rest})")
     if png is not None:
-        typer.echo(f"drawing: {png}")
+        from sim.core.console import plain
+
+        typer.echo(plain(f"drawing: {png}"))

@@ -34,7 +34,9 @@ LAYOUTS = "scenarios/sun/layouts/*.toml"
 
 
 def _fail(exc: InputError) -> None:
-    typer.echo(f"error: {exc}", err=True)
+    from sim.core.console import plain
+
+    typer.echo(f"error: {plain(exc, keep_lines=True)}", err=True)
     raise typer.Exit(2)
 
 
@@ -107,7 +109,7 @@ def pass_cmd(
     from sim.core.console import console, escape
 
     con = console()
-    con.print(f"[bold]{escape(layout)}[/] aim {aim:.1f} deg, release {res.release_m:.3f} m, skill {thrower.name}, "
+    con.print(f"[bold]{escape(layout)}[/] aim {aim:.1f} deg, release {res.release_m:.3f} m, skill {escape(thrower.name)}, "
               f"seed {seed}, preset {res.preset}")
     if res.penalties:
         for pen in res.penalties:
@@ -162,7 +164,7 @@ def stability(
     from sim.core.console import console, escape
 
     con = console()
-    con.print(f"[bold]{escape(layout)}[/] preset {res['preset']}, skill {thrower.name}, seed {seed}")
+    con.print(f"[bold]{escape(layout)}[/] preset {res['preset']}, skill {escape(thrower.name)}, seed {seed}")
     s = res["settle"]
     con.print(f"settle: largest drift over {s['duration_s']:.0f} s untouched: {s['max_drift_mm']:.3f} mm "
               f"(stone {s['worst_stone']})")
@@ -237,11 +239,13 @@ def calibrate_cmd(
         d["out"] = str(out) if out else None
         _dump(d)
         return
-    from rich.console import Console
     from rich.table import Table
 
-    con = Console()
-    con.print(f"[bold]{log}[/]: {res.passes} passes, {res.places} placements; fit {res.mode}, base {base_th.name}; "
+    from sim.core.console import console, escape
+
+    con = console()
+    con.print(f"[bold]{escape(log)}[/]: {res.passes} passes, {res.places} placements; fit {res.mode}, base "
+              f"{escape(base_th.name)}; "
               f"{res.physics_passes} physics passes for the outcome tables")
     tab = Table(title="maximum-likelihood estimates, 95 % profile-likelihood intervals")
     for col in ("quantity", "estimate", "95 % interval", "unit"):
@@ -273,7 +277,7 @@ def calibrate_cmd(
         con.print(f"Pearson chi-square {res.gof_chi2:.2f} on {res.gof_df} degrees of freedom, p = {res.gof_p:.3f}: "
                   f"{verdict}")
     if out is not None:
-        con.print(f"skill preset written to {out} (name it in a scenario: skill = \"{out}\")")
+        con.print(f"skill preset written to {escape(out)} (name it in a scenario: skill = \"{escape(out)}\")")
 
 
 @app.command("show")
@@ -308,9 +312,13 @@ def edit_cmd(
     host: str = typer.Option("127.0.0.1", "--host",
                              help="address to listen on; anything but 127.0.0.1 opens it to that network"),
     port: int = typer.Option(8080, "--port", help="TCP port (the next free one if taken)"),
+    out: Optional[Path] = typer.Option(None, "--out", help="existing folder the page saves into and loads "
+                                                          "from (default: the layout's folder, else the "
+                                                          "current one); the page names files, not paths"),
 ) -> None:
     """Edit a layout in the browser (viser): add, stack, gate, move, delete stones, each change checked
-    like a layout file; settle, pass and aim-sweep it with the engine's physics; save it as TOML."""
+    like a layout file; settle, pass and aim-sweep it with the engine's physics; save it as TOML in
+    one folder (docs/security.md)."""
     from sim.viewer.viser_app import check_host, local_url, serve_until_interrupted, start_server
 
     try:
@@ -319,13 +327,16 @@ def edit_cmd(
         check_host(host, port)
         from sim.viewer.editor_app import open_editor, start_editor
 
+        if out is not None and not out.is_dir():
+            raise InputError("not an existing folder (the editor creates no folders)", source=out, key="--out")
         ed = open_editor(layout)
-        app_ = start_server(lambda: start_editor(ed, host, port), host, port, "editor")
+        app_ = start_server(lambda: start_editor(ed, host, port, out), host, port, "editor")
     except InputError as exc:
         _fail(exc)
         return
-    what = f"{layout}" if layout is not None and layout.exists() else f"a new layout (Save writes {ed.path or 'layout.toml'})"
-    serve_until_interrupted(app_, f"layout editor: {local_url(host, app_.port)}  editing {what}; Ctrl-C stops")
+    what = f"{layout}" if layout is not None and layout.exists() else "a new layout"
+    serve_until_interrupted(app_, f"layout editor: {local_url(host, app_.port)}  editing {what}; saves in "
+                                  f"{app_.files.folder}; Ctrl-C stops")
 
 
 # Until the main CLI mounts it, ``python -m sim.sun.cli stability ...`` also works.

@@ -15,6 +15,7 @@ from typing import Optional
 
 import typer
 
+from sim.core.console import plain
 from sim.core.errors import InputError
 from sim.core.outputs import check_output_dir, check_output_file
 
@@ -24,7 +25,10 @@ app = typer.Typer(help="Watch replays: a viser web viewer, a static export, PyBu
 VIEWERS = ("viser", "pybullet")
 
 
-def _load(path: Path, game: int | None = None, point: int = 0):  # noqa: ANN202
+def _load(path: Path, game: int | None = None, point: int = 0, import_agents: bool = False):  # noqa: ANN202
+    """The replay in ``path``. A run whose game is re-simulated imports no outside agent its
+    stored scenario names unless ``import_agents`` (docs/security.md)."""
+    from sim.core.agents import outside_agents
     from sim.viewer.replay import load_any
 
     if game is not None and game < 0:
@@ -33,17 +37,21 @@ def _load(path: Path, game: int | None = None, point: int = 0):  # noqa: ANN202
         # a replay or recording file holds one game: a silently ignored --game would mislead
         raise InputError("--game and --point choose a game of a run; give the run folder, not a file", source=path,
                          key="--game" if game is not None else "--point")
-    return load_any(path, game_index=game, point=point)
+    with outside_agents(import_agents):
+        return load_any(path, game_index=game, point=point)
 
 
 _GAME_HELP = "run folder only: the game index (default: the first game with kept frames, else 0)"
 _POINT_HELP = "run folder only: the sweep point"
+_IMPORT_HELP = ("run folder only: import the outside agents (module:Class) its scenario names, to re-simulate "
+                "a game with them; runs their code, so only for a run you trust")
 
 
 @app.command()
 def view(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz), pose recording or game record (.json), or a run folder"),
          game: Optional[int] = typer.Option(None, "--game", help=_GAME_HELP),
          point: int = typer.Option(0, "--point", help=_POINT_HELP),
+         import_agents: bool = typer.Option(False, "--import-agents", help=_IMPORT_HELP),
          viewer: str = typer.Option("viser", "--viewer", help="viser (browser) or pybullet (desktop window)"),
          host: str = typer.Option("127.0.0.1", "--host",
                                   help="address to listen on (viser); anything but 127.0.0.1 opens it to that network"),
@@ -57,9 +65,9 @@ def view(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz), p
         raise InputError(f"port must be 1..65535, not {port}", key="--port")
     if file.is_dir() or file.suffix == ".sqlite":
         # a run's game without kept frames is re-simulated first: say so, or the wait looks like a hang
-        typer.echo(f"loading {'the first game' if game is None else f'game {game}'} of {file} (re-simulated "
-                   "from its seed unless the run kept its frames: a few seconds)...", err=True)
-    rp = _load(file, game, point)
+        typer.echo(plain(f"loading {'the first game' if game is None else f'game {game}'} of {file} (re-simulated "
+                   "from its seed unless the run kept its frames: a few seconds)..."), err=True)
+    rp = _load(file, game, point, import_agents)
     if viewer == "pybullet":
         from sim.viewer.pybullet_gui import play_in_gui
 
@@ -77,6 +85,7 @@ def view(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz), p
 def export(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz), pose recording or game record (.json), or a run folder"),
          game: Optional[int] = typer.Option(None, "--game", help=_GAME_HELP),
          point: int = typer.Option(0, "--point", help=_POINT_HELP),
+         import_agents: bool = typer.Option(False, "--import-agents", help=_IMPORT_HELP),
            out: Path = typer.Option(..., "--out", help="folder to write (created; or empty, or an earlier export)"),
            fps: float = typer.Option(30.0, "--fps", help="frames per second of the exported timeline")) -> None:
     """Write a static viewer folder that plays in a browser from any plain HTTP server."""
@@ -86,10 +95,10 @@ def export(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz),
 
     check_output_dir(out, "--out")
     _check_export_folder(out)
-    rp = _load(file, game, point)
+    rp = _load(file, game, point, import_agents)
     d = export_static(rp, out, fps=fps)
-    typer.echo(f"exported to {d}/ (index.html + replay.viser; standalone.html opens without a server)")
-    typer.echo(f"watch it: stonelab replay serve {d}")
+    typer.echo(plain(f"exported to {d}/ (index.html + replay.viser; standalone.html opens without a server)"))
+    typer.echo(plain(f"watch it: stonelab replay serve {d}"))
 
 
 def _check_export_folder(out: Path) -> None:
@@ -131,7 +140,7 @@ def serve(directory: Path = typer.Argument(..., metavar="DIR", help="a folder wr
         raise InputError(f"cannot listen on {host}:{port}: {e}", key=key) from None
     real_port = httpd.server_address[1]
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
-    typer.echo(f"serving {directory} at http://{shown}:{real_port}/  (Ctrl-C stops)")
+    typer.echo(plain(f"serving {directory} at http://{shown}:{real_port}/  (Ctrl-C stops)"))
     sys.stdout.flush()
     try:
         httpd.serve_forever()
@@ -145,6 +154,7 @@ def serve(directory: Path = typer.Argument(..., metavar="DIR", help="a folder wr
 def video(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz), pose recording or game record (.json), or a run folder"),
          game: Optional[int] = typer.Option(None, "--game", help=_GAME_HELP),
          point: int = typer.Option(0, "--point", help=_POINT_HELP),
+         import_agents: bool = typer.Option(False, "--import-agents", help=_IMPORT_HELP),
           out: Path = typer.Option(..., "--out", help="FILE.mp4 or FILE.gif"),
           fps: float = typer.Option(30.0, "--fps", help="frames per second of the video"),
           width: int = typer.Option(640, "--width", help="pixels"),
@@ -155,39 +165,41 @@ def video(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz), 
     from sim.viewer.video import render_video
 
     check_output_file(out, "--out")
-    rp = _load(file, game, point)
+    rp = _load(file, game, point, import_agents)
     t0 = time.perf_counter()
     n = render_video(rp, out, fps=fps, size=(width, height), speed=speed, turn=turn or None, progress=True)
-    typer.echo(f"wrote {out}: {n} frames in {time.perf_counter() - t0:.1f} s")
+    typer.echo(plain(f"wrote {out}: {n} frames in {time.perf_counter() - t0:.1f} s"))
 
 
 @app.command()
 def info(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz), pose recording or game record (.json), or a run folder"),
          game: Optional[int] = typer.Option(None, "--game", help=_GAME_HELP),
          point: int = typer.Option(0, "--point", help=_POINT_HELP),
+         import_agents: bool = typer.Option(False, "--import-agents", help=_IMPORT_HELP),
          json_out: bool = typer.Option(False, "--json", help="print JSON")) -> None:
     """Check a replay and list its bodies and turns."""
-    rp = _load(file, game, point)
+    rp = _load(file, game, point, import_agents)
     if json_out:
         sys.stdout.write(json.dumps({"frames": rp.n_frames, "duration_s": rp.duration, "bodies": len(rp.bodies),
                                      "turns": [t.as_dict() for t in rp.turns], "meta": rp.meta},
                                     indent=2, default=str) + "\n")
         return
-    typer.echo(f"{file}: {rp.n_frames} frames, {rp.duration:.2f} s, {len(rp.bodies)} bodies, {len(rp.turns)} turns")
+    typer.echo(plain(f"{file}: {rp.n_frames} frames, {rp.duration:.2f} s, {len(rp.bodies)} bodies, {len(rp.turns)} turns"))
     for t in rp.turns:
-        typer.echo(f"  {float(rp.times[t.frames[0]]):7.2f} s  {t.title()}")
+        typer.echo(plain(f"  {float(rp.times[t.frames[0]]):7.2f} s  {t.title()}"))
 
 
 @app.command()
 def convert(file: Path = typer.Argument(..., metavar="FILE", help="pose recording or game record (.json), a run folder, or a replay"),
             game: Optional[int] = typer.Option(None, "--game", help=_GAME_HELP),
             point: int = typer.Option(0, "--point", help=_POINT_HELP),
+            import_agents: bool = typer.Option(False, "--import-agents", help=_IMPORT_HELP),
             out: Path = typer.Option(..., "--out", help="replay file to write (.npz)"),
             fps: float = typer.Option(30.0, "--fps", help="keep at most this many frames per second")) -> None:
     """Convert a table pose recording into a compact replay file."""
     from sim.viewer.replay import save_replay
 
     check_output_file(out, "--out")
-    rp = _load(file, game, point)
+    rp = _load(file, game, point, import_agents)
     p = save_replay(rp, out, fps=fps)
-    typer.echo(f"wrote {p} ({p.stat().st_size / 1024:.0f} KiB)")
+    typer.echo(plain(f"wrote {p} ({p.stat().st_size / 1024:.0f} KiB)"))

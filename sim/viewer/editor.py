@@ -16,6 +16,7 @@ layout files; lengths are metres.
 from __future__ import annotations
 
 import math
+import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -23,9 +24,8 @@ from typing import Any
 import numpy as np
 
 from sim.core.errors import InputError, ScenarioError, allowed
-from sim.core.files import read_toml
 from sim.sun.layout import (SHAPE_NAMES, GateSpec, Layout, StoneSpec, dump_layout_toml, layout_ring, load_layout,
-                            validate_layout)
+                            parse_layout, validate_layout)
 from sim.sun.ring import Geometry
 from sim.sun.thrower import DEFAULT_SKILL
 
@@ -164,7 +164,21 @@ class LayoutEditor:
             ScenarioError: missing, not TOML, or an invalid layout.
         """
         lay = load_layout(path)
-        raw = read_toml(path, "layout file", ScenarioError)  # the one TOML reader (a byte-order mark is fine)
+        return cls.parse(Path(path).read_text(encoding="utf-8"), path, lay)
+
+    @classmethod
+    def parse(cls, text: str, path: str | Path, layout: Layout | None = None) -> "LayoutEditor":
+        """The editor of the layout TOML ``text`` (read from ``path``, which messages name and
+        Save writes by default); ``layout`` if it was parsed already.
+
+        Raises:
+            ScenarioError: not TOML, or an invalid layout.
+        """
+        try:
+            raw = tomllib.loads(text.removeprefix("\ufeff"))  # a byte-order mark is fine
+        except tomllib.TOMLDecodeError as e:
+            raise ScenarioError(f"not valid TOML: {e}", source=path) from None
+        lay = layout if layout is not None else parse_layout(raw, path)
         name, desc = raw.get("name"), raw.get("description")
         return cls(rounded(replace(lay, source=None)), Path(path), name if isinstance(name, str) else None,
                    desc if isinstance(desc, str) else None)

@@ -10,8 +10,13 @@ and a control panel:
 - **Physics**: *Settle* (PyBullet; fallen stones turn red where they came to rest), *Pass* at an aim
   with a skill and seed (animated), *Aim sweep* (a few noisy passes per aim; the chance of a clean
   pass drawn as a coloured band round the base at each release azimuth: the danger map).
-- **File**: *Save* to a path (a layout TOML that ``stonelab stability``, ``sun pass`` and scenarios
-  read), *Load*; the text a save writes is shown below.
+- **File**: *Save* under a file name (a layout TOML that ``stonelab stability``, ``sun pass`` and
+  scenarios read), *Load* one; the text a save writes is shown below. The page names files, never
+  paths: they live in the one folder fixed on the command line (:mod:`sim.viewer.editor_files`).
+
+Every value the page sends is checked here (:mod:`sim.viewer.guard`): a number that is NaN or out
+of range, a drop-down value that is not one of the choices, a bad file name is refused with its
+reason in the page, never raised in viser's handler thread.
 
 Every edit goes through :class:`sim.viewer.editor.LayoutEditor`, which validates it like
 ``load_layout``; a refused edit leaves the layout as it was and its reason is shown in the page.
@@ -20,8 +25,6 @@ The ``do_*`` methods are what the buttons call; tests call them directly too.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import math
 import threading
 import time
@@ -31,20 +34,27 @@ from typing import Any, Callable
 
 import numpy as np
 
-from sim.core.errors import InputError
+from sim.core.errors import InputError, ScenarioError
 from sim.sun.layout import SHAPE_NAMES, load_layout
 from sim.sun.thrower import DEFAULT_SKILL, SKILLS
 from sim.viewer.editor import LayoutEditor, PassOutcome, SettleOutcome
+from sim.viewer.editor_files import LayoutFolder, not_a_layout
+from sim.viewer.guard import md_code, md_text, page_choice, page_number, put_back, viser_server
 from sim.viewer.layout_plot import LOW_GATE_COLOUR, NARROW_COLOUR, PASSABLE_COLOUR, gap_marks, layout_boxes
 from sim.core.quaternions import quat_xyzw_to_wxyz, quat_yaw
 from sim.viewer.replay import PENALTY_COLOUR, SHAPE_COLOURS, STONE_COLOUR, from_pose_recording, hex_rgb
-from sim.viewer.viser_app import (CAMERA_LOOK_AT, CAMERA_POSITION, LOCALHOST, SceneNodes, _viser, add_table_base,
+from sim.viewer.viser_app import (CAMERA_LOOK_AT, CAMERA_POSITION, LOCALHOST, SceneNodes, add_table_base,
                                   free_port, is_loopback)
 
 SELECTED_COLOUR = "#ffd43b"
 NO_SELECTION = "(none)"
 #: Danger-map band outside the base edge (m): where the thrower stands for that aim.
 DANGER_INNER, DANGER_OUTER = 0.006, 0.026
+#: What the page's number fields accept (the handles' own min and max can be changed by a client).
+ANGLE_RANGE = (-360.0, 720.0)
+SEED_RANGE = (0, 2**31 - 1)
+TRIALS_RANGE = (1, 50)
+STEP_RANGE = (1.0, 90.0)
 
 
 def _wxyz(q_xyzw: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
@@ -84,17 +94,25 @@ class EditorApp:
         editor: the model (an opened file or an empty layout).
         host: address to listen on (127.0.0.1: this machine only).
         port: TCP port (0: any free port).
-        save_path: what the page's path field starts with (default the editor's file, else
-            ``layout.toml``).
+        save_path: the file Save writes unless the page names another (default the editor's
+            file, else ``layout.toml`` in ``folder``).
+        folder: the only folder the page saves into and loads from (default the folder of
+            ``save_path``, else of the editor's file, else the current folder). The file the
+            editor opened may be overwritten; no other existing file (docs/security.md).
+
+    Raises:
+        InputError: ``folder`` is not an existing folder.
     """
 
     def __init__(self, editor: LayoutEditor, host: str = LOCALHOST, port: int = 8080,
-                 save_path: str | Path | None = None) -> None:
-        viser = _viser()
+                 save_path: str | Path | None = None, folder: str | Path | None = None) -> None:
+        start = Path(save_path) if save_path is not None else editor.path
+        if folder is None:
+            folder = start.parent if start is not None else Path(".")
+        self.files = LayoutFolder(folder, own=(editor.path,) if editor.path is not None else ())
         self.editor = editor
         self.host = host
-        with contextlib.redirect_stdout(io.StringIO()):  # viser's banner: the caller prints the URL
-            self.server = viser.ViserServer(host=host, port=port or free_port(host), verbose=False)
+        self.server = viser_server(host, port or free_port(host))
         self.port = int(self.server.get_port())
         self.server.initial_camera.position = CAMERA_POSITION
         self.server.initial_camera.look_at = CAMERA_LOOK_AT
@@ -114,7 +132,7 @@ class EditorApp:
         self.last_sweep: dict[str, Any] | None = None
         t = editor.layout.table
         add_table_base(self.server.scene, t.base_radius, t.base_thickness)
-        self._build_gui(str(save_path or editor.path or "layout.toml"))
+        self._build_gui(start.name if start is not None else "layout.toml")
         self.refresh()
 
     @property
@@ -123,12 +141,12 @@ class EditorApp:
 
     # ---- GUI ------------------------------------------------------------------------------
 
-    def _build_gui(self, save_path: str) -> None:
+    def _build_gui(self, save_name: str) -> None:
         gui = self.server.gui
         self.status_md = gui.add_markdown("")
         with gui.add_folder("Stones"):
             self.shape = gui.add_dropdown("shape", list(SHAPE_NAMES), initial_value="block")
-            self.angle = gui.add_number("angle (deg)", 0.0, min=-360.0, max=720.0, step=0.01)
+            self.angle = gui.add_number("angle (deg)", 0.0, min=ANGLE_RANGE[0], max=ANGLE_RANGE[1], step=0.01)
             self.add_button = gui.add_button("Add stone")
             self.stone_select = gui.add_dropdown("selected", [NO_SELECTION], initial_value=NO_SELECTION)
             self.stack_button = gui.add_button("Stack on selected")
@@ -143,19 +161,21 @@ class EditorApp:
             self.delete_gate_button = gui.add_button("Delete gate")
         with gui.add_folder("Physics"):
             self.skill = gui.add_dropdown("skill", list(SKILLS), initial_value=DEFAULT_SKILL)
-            self.aim = gui.add_number("aim (deg)", 0.0, min=-360.0, max=720.0, step=0.1)
-            self.seed = gui.add_number("seed", 0, min=0, max=2**31 - 1, step=1)
+            self.aim = gui.add_number("aim (deg)", 0.0, min=ANGLE_RANGE[0], max=ANGLE_RANGE[1], step=0.1)
+            self.seed = gui.add_number("seed", 0, min=SEED_RANGE[0], max=SEED_RANGE[1], step=1)
             self.settle_button = gui.add_button("Settle")
             self.pass_button = gui.add_button("Pass")
-            self.trials = gui.add_number("sweep trials per aim", 3, min=1, max=50, step=1)
-            self.step = gui.add_number("sweep step (deg)", 15.0, min=1.0, max=90.0, step=1.0)
+            self.trials = gui.add_number("sweep trials per aim", 3, min=TRIALS_RANGE[0], max=TRIALS_RANGE[1], step=1)
+            self.step = gui.add_number("sweep step (deg)", 15.0, min=STEP_RANGE[0], max=STEP_RANGE[1], step=1.0)
             self.sweep_button = gui.add_button("Aim sweep")
             self.danger_md = gui.add_markdown(DANGER_LEGEND, visible=False)
             self.danger_strip = gui.add_image(danger_legend_strip(), label="clean pass: 0 to 1", visible=False)
             self.reset_button = gui.add_button("Show layout")
             self.physics_md = gui.add_markdown("")
         with gui.add_folder("File"):
-            self.path = gui.add_text("path", save_path)
+            gui.add_markdown(f"Files are saved in and loaded from {md_text(self.files.folder)} (set on the command line).")
+            self.path = gui.add_text("file name", save_name)
+            self.file_select = gui.add_dropdown("layout files there", [NO_SELECTION], initial_value=NO_SELECTION)
             self.save_button = gui.add_button("Save")
             self.load_button = gui.add_button("Load")
         with gui.add_folder("Gaps", expand_by_default=False):
@@ -184,13 +204,20 @@ class EditorApp:
         def _(_: Any) -> None:
             self._select_from_dropdown()
 
+        @self.file_select.on_update
+        def _(_: Any) -> None:
+            self._file_from_dropdown()
+
     # ---- helpers --------------------------------------------------------------------------
 
-    def _say(self, text: str, refused: bool = False) -> None:
+    def _say(self, text: str, refused: bool = False, markdown: bool = False) -> None:
+        """Show ``text`` in the status panel: as text (it may quote what the page or a file gave:
+        a refused value, a path) unless ``markdown`` (a message the code composed as markdown)."""
         self.message = f"refused: {text}" if refused else text
-        head = f"**Layout editor** — {self.editor.path or 'new layout'}"
+        head = f"**Layout editor** — {md_text(self.editor.path or 'new layout')}"
         left = ", ".join(f"{n} {k}" for n, k in self.editor.left_in_set().items())
-        body = f"**Refused:** {text}" if refused else text
+        shown = text if markdown and not refused else md_text(text)
+        body = f"**Refused:** {shown}" if refused else shown
         self.status_md.content = f"{head}  \nleft in the set: {left}\n\n{body}"
 
     def _edit(self, what: Callable[[], str]) -> bool:
@@ -209,17 +236,44 @@ class EditorApp:
             self._say(msg)
             return True
 
+    @staticmethod
+    def _number(handle: Any, key: str, bounds: tuple[float, float], whole: bool = False) -> float:
+        # the code's bounds, not the handle's: a client can change a handle's min and max
+        return page_number(handle.value, key, bounds[0], bounds[1], whole)
+
+    def _shape(self, handle: Any) -> str:
+        return page_choice(handle.value, list(self.editor.layout.shapes), "shape")
+
+    def _skill(self) -> str:
+        return page_choice(self.skill.value, list(SKILLS), "skill")
+
+    def _sync_files(self) -> None:
+        self.file_select.options = [NO_SELECTION, *self.files.names()]
+
     def _selected(self) -> int:
         if self.selected is None:
             raise InputError("select a stone first (the 'selected' drop-down, or click it)", key="selected")
         return self.selected
 
     def _select_from_dropdown(self) -> None:
-        v = str(self.stone_select.value)
-        sel = None if v == NO_SELECTION else int(v.split(":")[0])
-        if sel != self.selected:
-            self.selected = sel
-            self._colour_stones()
+        with self._lock:
+            labels = [self.editor.stone_label(i) for i in range(len(self.editor.layout.stones))]
+            v = self.stone_select.value
+            if v == NO_SELECTION or v not in labels:
+                # a value that is not a stone of this layout (stale, or sent by a client): no selection
+                sel = None
+                if v != NO_SELECTION:
+                    put_back(self.stone_select, NO_SELECTION)
+            else:
+                sel = labels.index(v)
+            if sel != self.selected:
+                self.selected = sel
+                self._colour_stones()
+
+    def _file_from_dropdown(self) -> None:
+        v = self.file_select.value
+        if v != NO_SELECTION and isinstance(v, str) and v in self.files.names():
+            self.path.value = v
 
     def select(self, index: int | None) -> None:
         """Select ``stones[index]`` (None: nothing), as clicking it in the 3-D view does."""
@@ -233,7 +287,7 @@ class EditorApp:
     def do_add(self) -> bool:
         """*Add stone*: the chosen shape at the chosen angle."""
         def go() -> str:
-            i = self.editor.add_stone(str(self.shape.value), float(self.angle.value))
+            i = self.editor.add_stone(self._shape(self.shape), self._number(self.angle, "angle", ANGLE_RANGE))
             self.selected = i
             return f"added {self.editor.stone_label(i)}"
         return self._edit(go)
@@ -241,7 +295,7 @@ class EditorApp:
     def do_stack(self) -> bool:
         """*Stack on selected*: the chosen shape on the selected level-1 stone."""
         def go() -> str:
-            i = self.editor.stack_stone(str(self.shape.value), self._selected())
+            i = self.editor.stack_stone(self._shape(self.shape), self._selected())
             self.selected = i
             return f"stacked {self.editor.stone_label(i)}"
         return self._edit(go)
@@ -250,7 +304,7 @@ class EditorApp:
         """*Move selected to angle*."""
         def go() -> str:
             i = self._selected()
-            self.editor.move_stone(i, float(self.angle.value))
+            self.editor.move_stone(i, self._number(self.angle, "angle", ANGLE_RANGE))
             return f"moved {self.editor.stone_label(i)}"
         return self._edit(go)
 
@@ -275,44 +329,52 @@ class EditorApp:
     def do_gate(self) -> bool:
         """*Lay gate* across the chosen gap."""
         def go() -> str:
-            v = str(self.gap_select.value)
+            v = self.gap_select.value
             gaps = {g.label(): g for g in self.editor.gaps()}
-            if v not in gaps:
+            if not isinstance(v, str) or v not in gaps:
                 raise InputError("choose a gap between two neighbouring stones first", key="gap")
             g = gaps[v]
-            k = self.editor.add_gate(str(self.gate_shape.value), g.a, g.b)
+            k = self.editor.add_gate(self._shape(self.gate_shape), g.a, g.b)
             return f"laid {self.editor.gate_label(k)}"
         return self._edit(go)
 
     def do_delete_gate(self) -> bool:
         """*Delete gate*: the chosen gate."""
         def go() -> str:
-            v = str(self.gate_select.value)
-            if not v.startswith("gate "):
+            labels = [self.editor.gate_label(k) for k in range(len(self.editor.layout.gates))]
+            v = self.gate_select.value
+            if not isinstance(v, str) or v not in labels:
                 raise InputError("choose a gate first", key="gate")
-            k = int(v.split(":")[0].split()[1])
+            k = labels.index(v)
             label = self.editor.gate_label(k)
             self.editor.delete_gate(k)
             return f"deleted {label}"
         return self._edit(go)
 
     def do_save(self) -> bool:
-        """*Save* to the path field."""
+        """*Save* under the file name field, in the editor's folder (:class:`LayoutFolder`)."""
         with self._lock:
             try:
-                p = self.editor.save(str(self.path.value))
+                p = self.files.write(self.path.value, self.editor.toml())
             except InputError as e:
                 self._say(str(e), refused=True)
                 return False
+            self.editor.path = p
+            self._sync_files()
             self._say(f"saved {p} ({len(self.editor.layout.stones)} stones, {len(self.editor.layout.gates)} gates)")
             return True
 
     def do_load(self) -> bool:
-        """*Load* the layout at the path field (validated by ``load_layout``; undo brings back the old one)."""
+        """*Load* the layout named in the file name field from the editor's folder (validated like
+        ``load_layout``; undo brings back the old one). Save may then overwrite it."""
         def go() -> str:
-            p = Path(str(self.path.value))
-            opened = LayoutEditor.open(p)
+            p, text = self.files.read(self.path.value)
+            try:
+                opened = LayoutEditor.parse(text, p)
+            except ScenarioError:
+                raise not_a_layout(p.name, self.files.folder) from None
             self.editor.replace_layout(opened.layout, p, opened.name, opened.description)
+            self.files.adopt(p)
             self.selected = None
             return f"loaded {p}"
         ok = self._edit(go)
@@ -330,11 +392,11 @@ class EditorApp:
             try:
                 msg = fn()
             except InputError as e:
-                self.physics_md.content = f"**Refused:** {e}"
+                self.physics_md.content = f"**Refused:** {md_text(e)}"
                 self._say(str(e), refused=True)
                 return False
             self.physics_md.content = msg
-            self._say(msg.splitlines()[0])
+            self._say(msg.splitlines()[0], markdown=True)
             return True
         finally:
             self._busy.release()
@@ -379,7 +441,8 @@ class EditorApp:
         """*Pass*: one pass at the aim, skill and seed; animated in the 3-D view (``wait`` blocks
         until the animation ends)."""
         def go() -> str:
-            out = self.editor.run_pass(float(self.aim.value), str(self.skill.value), int(self.seed.value))
+            out = self.editor.run_pass(self._number(self.aim, "aim", ANGLE_RANGE), self._skill(),
+                                       int(self._number(self.seed, "seed", SEED_RANGE, whole=True)))
             self.last_pass = out
             self._animate(out)
             r = out.result
@@ -396,14 +459,16 @@ class EditorApp:
     def do_sweep(self) -> bool:
         """*Aim sweep*: the danger map (chance of a clean pass by release azimuth) round the base."""
         def go() -> str:
-            trials, step = int(self.trials.value), float(self.step.value)
+            trials = int(self._number(self.trials, "trials", TRIALS_RANGE, whole=True))
+            step = self._number(self.step, "step", STEP_RANGE)
+            skill, seed = self._skill(), int(self._number(self.seed, "seed", SEED_RANGE, whole=True))
             t0 = time.perf_counter()
-            sw = self.editor.sweep(str(self.skill.value), trials, int(self.seed.value), step)
+            sw = self.editor.sweep(skill, trials, seed, step)
             self.last_sweep = sw
             self._draw_danger(sw)
             worst = min(sw["aims"], key=lambda r: r["p_clean"])
             best = max(sw["aims"], key=lambda r: r["p_clean"])
-            return (f"aim sweep: {sw['passes']} passes ({trials} per aim, skill {self.skill.value}) in "
+            return (f"aim sweep: {sw['passes']} passes ({trials} per aim, skill {skill}) in "
                     f"{time.perf_counter() - t0:.1f} s  \nband round the base: chance of a clean pass released "
                     f"there (green 1, yellow 0.5, red 0)  \nsafest aim {best['aim_deg']:.0f} deg "
                     f"({best['p_clean']:.2f}), most dangerous {worst['aim_deg']:.0f} deg ({worst['p_clean']:.2f})")
@@ -501,7 +566,8 @@ class EditorApp:
             rows.append(f"| {g.a} – {g.b}{' (gate)' if g.gate is not None else ''} | {w} | "
                         f"{'yes' if g.passable else '**no**'} |")
         self.gaps_md.content = "\n".join(rows) if gaps else "fewer than two stones: every angle is open"
-        self.toml_md.content = "```toml\n" + ed.toml() + "```"
+        self.toml_md.content = md_code(ed.toml(), "toml")
+        self._sync_files()
 
     def _show_danger_legend(self, shown: bool) -> None:
         for h in (getattr(self, "danger_md", None), getattr(self, "danger_strip", None)):
@@ -582,6 +648,7 @@ def open_editor(layout: str | Path | None = None) -> LayoutEditor:
 
     Raises:
         ScenarioError: LAYOUT exists but is not a valid layout, or is a folder.
+        InputError: a new LAYOUT whose name does not end in .toml or whose folder does not exist.
     """
     if layout is None:
         return LayoutEditor()
@@ -589,13 +656,23 @@ def open_editor(layout: str | Path | None = None) -> LayoutEditor:
     if not p.exists():
         if p.suffix.lower() != ".toml":
             raise InputError("no such layout file (a new layout's file name must end in .toml)", source=p)
+        if not p.parent.is_dir():
+            raise InputError("no such folder for the new layout (the editor creates no folders)", source=p)
         return LayoutEditor(path=p, name=p.stem)
     load_layout(p)  # the error names the file
     return LayoutEditor.open(p)
 
 
-def start_editor(editor: LayoutEditor, host: str = LOCALHOST, port: int = 8080) -> EditorApp:
-    """Start the editor's server (non-blocking). Warns when ``host`` is not a loopback address."""
+def start_editor(editor: LayoutEditor, host: str = LOCALHOST, port: int = 8080,
+                 folder: str | Path | None = None) -> EditorApp:
+    """Start the editor's server (non-blocking); the page saves into and loads from ``folder``
+    (default: the folder of the editor's file, else the current folder). Warns when ``host`` is
+    not a loopback address.
+
+    Raises:
+        InputError: ``folder`` is not an existing folder.
+    """
     if not is_loopback(host):
         warnings.warn(f"the editor listens on {host}: anyone on that network can connect to it", stacklevel=2)
-    return EditorApp(editor, host, port)
+    save = Path(folder) / editor.path.name if folder is not None and editor.path is not None else None
+    return EditorApp(editor, host, port, save_path=save, folder=folder)

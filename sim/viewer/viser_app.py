@@ -16,6 +16,7 @@ import base64
 import contextlib
 import io
 import json
+import math
 import socket
 import threading
 import time
@@ -29,6 +30,7 @@ import numpy as np
 
 from sim.core.errors import InputError
 from sim.core.quaternions import quat_xyzw_to_wxyz
+from sim.viewer.guard import HandshakeGuard, page_choice, page_number, put_back, viser_server
 from sim.viewer.replay import BASE_COLOUR, PENALTY_COLOUR, STRING_COLOUR, Replay, hex_rgb
 
 #: Where the camera starts (m) and what it looks at: the table seen from above and aside.
@@ -173,13 +175,14 @@ class ReplayViewer:
     """
 
     SPEEDS = ("0.1x", "0.25x", "0.5x", "1x", "2x", "4x")
+    #: the multiplier of each speed choice
+    SPEED_FACTORS = {s: float(s.rstrip("x")) for s in SPEEDS}
 
     def __init__(self, replay: Replay, host: str = LOCALHOST, port: int = 8080) -> None:
-        viser = _viser()
         self.replay = replay
         self.host = host
         self.port = port or free_port(host)
-        self.server = viser.ViserServer(host=host, port=self.port, verbose=False)
+        self.server = viser_server(host, self.port)
         self.port = int(self.server.get_port())  # viser moves on to the next port when one is taken
         self.server.initial_camera.position = CAMERA_POSITION
         self.server.initial_camera.look_at = CAMERA_LOOK_AT
@@ -189,6 +192,7 @@ class ReplayViewer:
         self._playing = False
         self._stop = threading.Event()
         self._syncing = False
+        self._speed = 1.0  # the last valid speed choice: the player thread reads only this
         self._build_gui()
         self.seek(self._time)
         self._thread = threading.Thread(target=self._loop, name="replay-player", daemon=True)
@@ -217,37 +221,83 @@ class ReplayViewer:
                     self._time = float(self.replay.times[0])  # replay from the start
                 self._playing = not self._playing
 
+        # every value below comes from a page, i.e. from any websocket client (sim/viewer/guard.py):
+        # checked against the code's own bounds and choices; a bad one puts the widget back
         @self.time_slider.on_update
         def _(_: Any) -> None:
-            if self._syncing:
-                return
-            with self._lock:
-                self._playing = False
-                self.seek(float(self.time_slider.value))
+            self.on_time(self.time_slider.value)
+
+        @self.speed.on_update
+        def _(_: Any) -> None:
+            self.on_speed(self.speed.value)
 
         @self.turn_select.on_update
         def _(_: Any) -> None:
-            if self._syncing:
-                return
+            self.on_turn(self.turn_select.value)
+
+    def on_time(self, value: Any) -> bool:
+        """The time slider moved to ``value`` (s): pause and show it. A value that is not a
+        finite number is refused (False, the slider put back); one out of range is clamped."""
+        if self._syncing:
+            return True
+        with self._lock:
+            t0, t1 = float(self.replay.times[0]), float(self.replay.times[-1])
             try:
-                k = self._turn_labels.index(self.turn_select.value)
-            except ValueError:
-                return
+                t = page_number(value, "time", -math.inf, math.inf)
+            except InputError:
+                self._put_back(self.time_slider, round(self._time, 2))
+                return False
+            self._playing = False
+            self.seek(min(max(t, t0), t1))
+            return True
+
+    def on_speed(self, value: Any) -> bool:
+        """The speed drop-down changed to ``value``: one of :attr:`SPEEDS`, else refused (False,
+        the drop-down put back to the speed in use)."""
+        with self._lock:
+            try:
+                self._speed = self.SPEED_FACTORS[page_choice(value, self.SPEEDS, "speed")]
+                return True
+            except InputError:
+                current = next(k for k, v in self.SPEED_FACTORS.items() if v == self._speed)
+                self._put_back(self.speed, current)
+                return False
+
+    def on_turn(self, value: Any) -> bool:
+        """The turn drop-down changed to ``value``: jump to that turn's first frame; a value that
+        is not one of the turns is refused (False)."""
+        if self._syncing:
+            return True
+        with self._lock:
+            try:
+                k = self._turn_labels.index(page_choice(value, self._turn_labels, "turn"))
+            except InputError:
+                return False
             if k < len(self.replay.turns):
-                with self._lock:
-                    self._playing = False
-                    self.seek(float(self.replay.times[self.replay.turns[k].frames[0]]))
+                self._playing = False
+                self.seek(float(self.replay.times[self.replay.turns[k].frames[0]]))
+            return True
+
+    def _put_back(self, handle: Any, value: Any) -> None:
+        self._syncing = True
+        try:
+            put_back(handle, value)
+        finally:
+            self._syncing = False
 
     def seek(self, t: float) -> int:
         """Show the frame at time ``t`` (s); returns its index."""
         with self._lock:
+            if not math.isfinite(t):
+                t = self._time
             self._time = t
             i = self.replay.frame_at(t)
             self.nodes.show(i)
             turn = self.replay.turn_at(i)
             self._syncing = True
             try:
-                if abs(float(self.time_slider.value) - t) > 0.005:
+                shown = self.time_slider.value
+                if not isinstance(shown, (int, float)) or not abs(float(shown) - t) <= 0.005:
                     self.time_slider.value = round(t, 2)
                 if turn is not None:
                     md = turn.markdown()
@@ -269,8 +319,7 @@ class ReplayViewer:
             with self._lock:
                 if not self._playing:
                     continue
-                mult = float(str(self.speed.value).rstrip("x"))
-                t = self._time + dt * mult
+                t = self._time + dt * self._speed
                 end = float(self.replay.times[-1])
                 if t >= end:
                     t = end
@@ -390,10 +439,8 @@ def record_scene(replay: Replay, fps: float = EXPORT_FPS) -> bytes:
     The replay is downsampled to ``fps``; each frame sends only what moved, then sleeps until the
     next frame's time, so the static player's timeline is the replay's.
     """
-    viser = _viser()
     rp = replay.downsample(fps)
-    with contextlib.redirect_stdout(io.StringIO()):  # viser's banner: no one connects to this server
-        server = viser.ViserServer(host=LOCALHOST, port=free_port(), verbose=False)
+    server = viser_server(LOCALHOST, free_port())  # no one connects to this one, but no one may
     try:
         server.initial_camera.position = CAMERA_POSITION
         server.initial_camera.look_at = CAMERA_LOOK_AT
@@ -508,15 +555,66 @@ def check_export_dir(path: str | Path) -> Path:
 
 
 def serve_dir(path: str | Path, host: str = LOCALHOST, port: int = 8000):  # noqa: ANN201
-    """An HTTP server for an export folder (not started: call ``serve_forever``)."""
-    import functools
+    """An HTTP server for an export folder (not started: call ``serve_forever``).
+
+    It serves the export's own files and nothing else: a GET or HEAD of a regular file whose
+    resolved path is inside the folder (``/`` is its ``index.html``); a folder, a symlink that
+    leads out, a FIFO or a device is "404 not found", and no folder is ever listed. A request
+    whose ``Host`` is not this server (DNS rebinding) is refused with 403, as the viser servers do
+    (:mod:`sim.viewer.guard`).
+
+    Raises:
+        InputError: ``path`` is not an export folder.
+        OSError: the address cannot be listened on.
+    """
+    import email.utils
     import http.server
+    import os
+    import stat
+    import urllib.parse
 
     d = check_export_dir(path)
+    root = d.resolve()
+    guard = HandshakeGuard(host)
 
-    class _Quiet(http.server.SimpleHTTPRequestHandler):
+    class _ExportFiles(http.server.SimpleHTTPRequestHandler):
         def log_message(self, fmt: str, *args: Any) -> None:  # noqa: D401 - keep the terminal clean
             pass
 
-    handler = functools.partial(_Quiet, directory=str(d))
-    return http.server.ThreadingHTTPServer((host, port), handler)
+        def list_directory(self, path: Any) -> None:  # never list a folder
+            self.send_error(404, "not found")
+            return None
+
+        def send_head(self) -> Any:
+            if guard.reason(self.headers, self.connection.getsockname(), False) is not None:
+                self.send_error(403, "refused: Host header is not this server")
+                return None
+            rel = urllib.parse.unquote(urllib.parse.urlsplit(self.path).path)
+            parts = [x for x in rel.replace("\\", "/").split("/") if x and x != "."]
+            if ".." in parts or "\0" in rel:
+                self.send_error(404, "not found")
+                return None
+            f = None
+            try:
+                real = root.joinpath(*parts or [EXPORT_INDEX]).resolve(strict=True)
+                if real.is_relative_to(root) and stat.S_ISREG(os.stat(real).st_mode):
+                    # the resolved path, not followed again; non-blocking, should a FIFO be swapped in
+                    fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+                    f = os.fdopen(fd, "rb")
+                    fs = os.fstat(fd)
+                    if not stat.S_ISREG(fs.st_mode):
+                        f.close()
+                        f = None
+            except (OSError, RuntimeError, ValueError):
+                f = None
+            if f is None:
+                self.send_error(404, "not found")
+                return None
+            self.send_response(200)
+            self.send_header("Content-type", self.guess_type(str(real)))
+            self.send_header("Content-Length", str(fs.st_size))
+            self.send_header("Last-Modified", email.utils.formatdate(fs.st_mtime, usegmt=True))
+            self.end_headers()
+            return f
+
+    return http.server.ThreadingHTTPServer((host, port), _ExportFiles)

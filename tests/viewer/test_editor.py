@@ -305,8 +305,8 @@ def test_page_handlers_edit_refuse_pass_and_save(tmp_path: Path) -> None:
         text = (tmp_path / "page.toml").read_text(encoding="utf-8")
         assert app.toml_md.content == "```toml\n" + text + "```"  # the page shows what was saved
         assert len(load_layout(tmp_path / "page.toml").stones) == 12 + 1
-        app.path.value = str(tmp_path / "nope.toml")
-        assert app.do_load() is False and "no such layout file" in app.message
+        app.path.value = "nope.toml"
+        assert app.do_load() is False and "no layout file nope.toml" in app.message
     finally:
         app.close()
 

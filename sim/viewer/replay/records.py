@@ -115,8 +115,11 @@ class TurnEvent:
         return " · ".join(parts)
 
     def markdown(self) -> str:
-        """The event as markdown: who stood what where, the marker, the aim, the penalties."""
-        lines = [f"**{self.title()}**", ""]
+        """The event as markdown: who stood what where, the marker, the aim, the penalties. Text
+        from the replay file (labels, names) is escaped: it shows as text, never as a link or an image."""
+        from sim.viewer.guard import md_text
+
+        lines = [f"**{md_text(self.title())}**", ""]
         for pl in self.placements:
             what = pl.get("action", "placed")
             verb = {"stand": "stood", "stack": "stacked", "gate": "made a gate of"}.get(what, what)
@@ -127,32 +130,32 @@ class TurnEvent:
                 where += f" on stone {pl['on']}"
             sid = f" (stone {pl['stone']})" if pl.get("stone") is not None else ""
             fell = " — it fell" if pl.get("fell") else ""
-            lines.append(f"- {verb} a {pl.get('shape', 'stone')}{sid}{where}{fell}")
+            lines.append(f"- {md_text(verb)} a {md_text(pl.get('shape', 'stone'))}{md_text(sid)}{where}{fell}")
         if self.marker:
             m = self.marker
             if "gap_deg" in m:
                 a, b = m["gap_deg"]
                 lines.append(f"- marker to the gap {float(a):.0f}°–{float(b):.0f}°")
             else:
-                lines.append("- marker: " + ", ".join(f"{k} {v}" for k, v in m.items()))
+                lines.append("- marker: " + md_text(", ".join(f"{k} {v}" for k, v in m.items())))
         if self.aim_deg is not None:
             rel = f", released {self.release_m:.3f} m out" if self.release_m is not None else ""
             lines.append(f"- pass thrown at {self.aim_deg:.1f}°{rel}")
             if self.noise:
                 bits = [f"{k} {float(v):+.3g}" for k, v in self.noise.items() if isinstance(v, (int, float))]
                 if bits:
-                    lines.append("- thrower's error: " + ", ".join(bits))
+                    lines.append("- thrower's error: " + md_text(", ".join(bits)))
         if self.penalties:
-            lines.append("- penalties: " + ", ".join(
+            lines.append("- penalties: " + md_text(", ".join(
                 f"stone {p.get('stone')} ({p.get('shape', '?')}, {str(p.get('cause', '?')).replace('_', ' ')})"
-                for p in self.penalties))
+                for p in self.penalties)))
         elif self.aim_deg is not None:
             lines.append("- no penalty")
         flags = [k.replace("_", " ") for k, v in self.outcome.items() if v is True]
         if flags:
-            lines.append("- " + ", ".join(flags))
+            lines.append("- " + md_text(", ".join(flags)))
         if self.text:
-            lines += ["", self.text]
+            lines += ["", md_text(self.text)]
         return "\n".join(lines)
 
     def as_dict(self) -> dict[str, Any]:
