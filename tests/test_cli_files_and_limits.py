@@ -236,7 +236,7 @@ def test_layout_name_is_printed_as_given(capsys, tmp_path: Path) -> None:
 
 
 def test_copyable_commands_are_one_line_when_piped(capsys) -> None:
-    from sim.cli import _print_summary
+    from sim.cli_tables import print_summary as _print_summary
 
     deep = "/" + "/".join(["a-rather-long-folder-name"] * 8)
     replay = f"{deep}/replays/game-0.npz"

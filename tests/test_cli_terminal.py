@@ -147,7 +147,7 @@ def test_run_summary_keeps_agent_labels_whole(width: int, monkeypatch: pytest.Mo
     from rich.console import Console
 
     import sim.core.console as C
-    from sim.cli import _print_summary
+    from sim.cli_tables import print_summary as _print_summary
 
     buf = io.StringIO()
     monkeypatch.setattr(C, "console", lambda stderr=False: Console(file=buf, width=width, soft_wrap=True,

@@ -229,7 +229,7 @@ def test_win_share() -> None:
 
 def test_sweep_summary_prints_one_row_per_point(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from analysis.summary import summarize
-    from sim.cli import _print_summary
+    from sim.cli_tables import print_summary as _print_summary
 
     res = [result(i, [0] if p == 0 else [1], point=p, labels=[f"greedy(cost={c})", "random"],
                   agents=["greedy", "random"], sweep={"seats.0.cost": c})
