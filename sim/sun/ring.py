@@ -128,6 +128,59 @@ def clearance_to_bisector(radius: float, depth: float, width: float, half_sep: f
     return (radius - 0.5 * depth) * math.sin(half_sep) - 0.5 * width * math.cos(half_sep)
 
 
+def _extent(p: Pose, s: ShapeSpec, ex: float, ey: float) -> tuple[float, float]:
+    """(least, greatest) of ``x ex + y ey`` over the stone of shape ``s`` at pose ``p`` (its
+    support function along the unit base direction ``(ex, ey)``, m): its horizontal extent."""
+    x, y, z, w = p[3], p[4], p[5], p[6]
+    # the base-plane parts of the body's local axes (columns of its rotation matrix), each along e;
+    # local x is the depth, y the width, z the height (the layout's and the table's convention)
+    ax = (1.0 - 2.0 * (y * y + z * z)) * ex + 2.0 * (x * y + w * z) * ey
+    ay = 2.0 * (x * y - w * z) * ex + (1.0 - 2.0 * (x * x + z * z)) * ey
+    az = 2.0 * (x * z + w * y) * ex + 2.0 * (y * z - w * x) * ey
+    c = p[0] * ex + p[1] * ey
+    h = 0.5 * (abs(ax) * s.depth + abs(ay) * s.width + abs(az) * s.height)
+    return c - h, c + h
+
+
+def footprint(stones: Sequence[tuple[Pose, ShapeSpec]]) -> tuple[float, float, float, float]:
+    """``(angle rad in [0, 2 pi), radius m, width m, depth m)`` of the least box aligned with the
+    ring (``depth`` along the ray through ``angle``, ``width`` across it, symmetric about the ray)
+    that covers the horizontal projection of every stone in ``stones`` (a position's stones,
+    bottom first): the footprint the rules give a position (docs/rules-sun.md, "What the rules
+    see"). The ray is put where the stones' extent across it is balanced (one correction from the
+    bottom stone's centre; the rest of the imbalance widens the box, so it still covers them).
+    A stone standing upright at the ring radius, turned to face the centre, gets its own centre,
+    width and depth back (to rounding)."""
+    p0 = stones[0][0]
+    th = math.atan2(p0[1], p0[0])
+    for k in range(2):
+        c, s_ = math.cos(th), math.sin(th)
+        lo = hi = u_lo = u_hi = 0.0
+        for j, (p, shp) in enumerate(stones):
+            a, b = _extent(p, shp, -s_, c)  # across the ray (counter-clockwise positive)
+            u0, u1 = _extent(p, shp, c, s_)  # along it (outwards)
+            if j == 0:
+                lo, hi, u_lo, u_hi = a, b, u0, u1
+            else:
+                lo, hi, u_lo, u_hi = min(lo, a), max(hi, b), min(u_lo, u0), max(u_hi, u1)
+        if k == 0:
+            # turn the ray onto the middle of the extent across it (seen from the centre)
+            mid = 0.5 * (lo + hi)
+            if abs(mid) < 1e-12:
+                break
+            th += math.atan2(mid, 0.5 * (u_lo + u_hi))
+    return th % TAU, 0.5 * (u_lo + u_hi), 2.0 * max(hi, -lo), u_hi - u_lo
+
+
+def position_of(stone: int, stones: Sequence[tuple[Pose, ShapeSpec]], top: int = -1) -> Pos:
+    """The ring position of bottom stone ``stone`` carrying ``top`` (-1: none): the
+    :func:`footprint` of ``stones`` (its stones' poses and shapes, bottom first, as they stand)
+    and the height of its highest point (m). The one place a position is made from poses: the
+    rules (``sim.sun.board``, ``sim.sun.legality``) and the table's ring view call it."""
+    ang, rad, w, d = footprint(stones)
+    return Pos(stone, ang, rad, w, d, max(pose_top(p, s) for p, s in stones), top)
+
+
 @dataclass(frozen=True, slots=True)
 class Pos:
     """A ring position: bottom stone ``id`` (and ``top`` stone id or -1), where it is and its size."""
