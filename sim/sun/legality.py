@@ -15,7 +15,8 @@ from functools import lru_cache
 
 from sim.sun.actions import Gate, MoveMarker, Pass, Stack, made_once
 from sim.sun.board import BASE, GATE, TOP, SunBoard
-from sim.sun.ring import TAU, Pos, Ring, arcs_overlap, gap_width, lintel_footprint, orbit_arc, position_of
+from sim.sun.ring import (TAU, Pos, Ring, arcs_overlap, gap_width, lintel_footprint, lintel_overlaps, orbit_arc,
+                          position_of)
 from sim.sun.specs import ShapeSpec
 
 #: where pass candidates aim along each legal arc (fractions of it), and their releases beyond a
@@ -442,12 +443,21 @@ class SunLegality(SunBoard):
         known = self._gate_span_memo.get(span_key)
         if known is None or known[0] is not pa or known[1] is not pb:
             inner = gap_width(pa, pb)
-            if inner > s.lintel_length - 2.0 * self.geom.table.gate_min_overlap:
+            least = self.geom.table.gate_min_overlap
+            if inner > s.lintel_length - 2.0 * least:
                 why: str | None = f"gap too wide for a {self.shapes[st]} gate ({inner * 1000:.1f} mm)"
             elif inner <= 0.0:
                 why = "supports touch"
             else:
-                why = None
+                # the lintel rests on the supports' top stones as they stand (their own offsets
+                # and turns; the gap width is measured on the positions' footprints)
+                shapes = self.geom.shapes
+                tops = [(self.pose[t], shapes[self.shapes[t]]) for t in (pa.ids[-1], pb.ids[-1])]
+                over = lintel_overlaps(self.geom, self.shapes[st], self.pose[pa.id], self.pose[pb.id], *tops)
+                k_short = 0 if over[0] <= over[1] else 1
+                why = None if over[k_short] >= least else \
+                    f"a {self.shapes[st]} gate would rest {over[k_short] * 1000:.1f} mm on #{(pa, pb)[k_short].ids[-1]} " \
+                    f"(at least {least * 1000:.0f} mm)"
             lo = span = 0.0
             if why is None:
                 # where the lintel is laid: over the supports' bottom stones' centres, along the

@@ -491,6 +491,24 @@ def lintel_footprint(g: Geometry, shape: str, centre: Sequence[float], axis_xy: 
     return (a0 - pad) % TAU, span + 2 * pad
 
 
+def lintel_overlaps(g: Geometry, shape: str, centre_a: Sequence[float], centre_b: Sequence[float],
+                    top_a: tuple[Pose, ShapeSpec], top_b: tuple[Pose, ShapeSpec]) -> tuple[float, float]:
+    """How far (m) a lintel of ``shape`` laid along the chord from ``centre_a`` to ``centre_b``
+    (base-plane points: its supports' bottom stones' centres), centred between them as the table
+    lays it (``protocol.nominal_pose``), overlaps each support's top stone (``top_a``, ``top_b``:
+    pose and shape, as they stand) along its length; negative: it falls short of that stone.
+    Measured on the stones' real footprints (a support turned or shifted by a pass may offer a
+    lintel much less than its gap width suggests)."""
+    ax, ay = centre_b[0] - centre_a[0], centre_b[1] - centre_a[1]
+    n = math.hypot(ax, ay) or 1.0
+    ex, ey = ax / n, ay / n
+    m = 0.5 * ((centre_a[0] + centre_b[0]) * ex + (centre_a[1] + centre_b[1]) * ey)
+    h = 0.5 * g.shapes[shape].lintel_length
+    a0, a1 = _extent(top_a[0], top_a[1], ex, ey)
+    b0, b1 = _extent(top_b[0], top_b[1], ex, ey)
+    return min(a1, m + h) - max(a0, m - h), min(b1, m + h) - max(b0, m - h)
+
+
 def arc_intersection(s1: float, e1: float, s2: float, e2: float) -> tuple[float, float] | None:
     """The first part of the intersection of arcs [s1, e1] and [s2, e2] (rad, e >= s), or None."""
     if e1 < s1 or e2 < s2:
