@@ -7,8 +7,11 @@ tool and the viewer. Units: metres and radians.
 
 Conventions
     A *position* (:class:`Pos`) is a stone standing on the base, possibly with a second stone
-    stacked on it; it is described by its angle, the radius of its centre, its footprint (the
-    widest and deepest of its stones) and the height of its top. Gap ``i`` of a :class:`Ring` runs
+    stacked on it; it is described by its angle, the radius of its centre, its footprint and the
+    height of its top. The footprint (:func:`footprint`) is the least box aligned with the ring
+    that covers the horizontal projection of all its stones as they stand (a stacked stone's own
+    offset and turn, a stone's yaw and lean): the rules refuse what overlaps the stones, not what
+    overlaps an idealised position at the bottom stone's angle. Gap ``i`` of a :class:`Ring` runs
     counter-clockwise from position ``i`` to position ``i + 1``.
 Gap width
     Measured perpendicular to the ray through the gap's middle (the path of a pass through the
@@ -128,17 +131,24 @@ def clearance_to_bisector(radius: float, depth: float, width: float, half_sep: f
     return (radius - 0.5 * depth) * math.sin(half_sep) - 0.5 * width * math.cos(half_sep)
 
 
+def _half_axes(p: Pose, s: ShapeSpec) -> tuple[float, float, float, float, float, float, float, float]:
+    """``(cx, cy, dx, dy, wx, wy, hx, hy)``: the base-plane centre of a stone of shape ``s`` at
+    pose ``p`` and the base-plane parts of its three half-extent vectors (m): half its depth along
+    its local x, half its width along y, half its height along z (the layout's and the table's
+    convention; the columns of its rotation matrix, scaled)."""
+    x, y, z, w = p[3], p[4], p[5], p[6]
+    hd, hw, hh = 0.5 * s.depth, 0.5 * s.width, 0.5 * s.height
+    return (p[0], p[1], (1.0 - 2.0 * (y * y + z * z)) * hd, 2.0 * (x * y + w * z) * hd,
+            2.0 * (x * y - w * z) * hw, (1.0 - 2.0 * (x * x + z * z)) * hw,
+            2.0 * (x * z + w * y) * hh, 2.0 * (y * z - w * x) * hh)
+
+
 def _extent(p: Pose, s: ShapeSpec, ex: float, ey: float) -> tuple[float, float]:
     """(least, greatest) of ``x ex + y ey`` over the stone of shape ``s`` at pose ``p`` (its
     support function along the unit base direction ``(ex, ey)``, m): its horizontal extent."""
-    x, y, z, w = p[3], p[4], p[5], p[6]
-    # the base-plane parts of the body's local axes (columns of its rotation matrix), each along e;
-    # local x is the depth, y the width, z the height (the layout's and the table's convention)
-    ax = (1.0 - 2.0 * (y * y + z * z)) * ex + 2.0 * (x * y + w * z) * ey
-    ay = 2.0 * (x * y - w * z) * ex + (1.0 - 2.0 * (x * x + z * z)) * ey
-    az = 2.0 * (x * z + w * y) * ex + 2.0 * (y * z - w * x) * ey
-    c = p[0] * ex + p[1] * ey
-    h = 0.5 * (abs(ax) * s.depth + abs(ay) * s.width + abs(az) * s.height)
+    cx, cy, dx, dy, wx, wy, hx, hy = _half_axes(p, s)
+    c = cx * ex + cy * ey
+    h = abs(dx * ex + dy * ey) + abs(wx * ex + wy * ey) + abs(hx * ex + hy * ey)
     return c - h, c + h
 
 
@@ -147,28 +157,37 @@ def footprint(stones: Sequence[tuple[Pose, ShapeSpec]]) -> tuple[float, float, f
     ring (``depth`` along the ray through ``angle``, ``width`` across it, symmetric about the ray)
     that covers the horizontal projection of every stone in ``stones`` (a position's stones,
     bottom first): the footprint the rules give a position (docs/rules-sun.md, "What the rules
-    see"). The ray is put where the stones' extent across it is balanced (one correction from the
-    bottom stone's centre; the rest of the imbalance widens the box, so it still covers them).
-    A stone standing upright at the ring radius, turned to face the centre, gets its own centre,
-    width and depth back (to rounding)."""
-    p0 = stones[0][0]
-    th = math.atan2(p0[1], p0[0])
+    take as a stone's footprint"). The ray is put where the stones' extent across it is balanced
+    (one correction from the bottom stone's centre; the rest of the imbalance widens the box, so
+    it still covers them). A stone standing upright at the ring radius, turned to face the
+    centre, gets its own centre, width and depth back (to rounding)."""
+    boxes = [_half_axes(p, s) for p, s in stones]
+    th = math.atan2(boxes[0][1], boxes[0][0])
+    if len(boxes) == 1:
+        # one stone: a box is point-symmetric about its centre, which lies on this ray, so the
+        # extent across it is balanced already (the common case: a hot path of the rules)
+        cx, cy, dx, dy, wx, wy, hx, hy = boxes[0]
+        c, s_ = math.cos(th), math.sin(th)
+        hu = abs(dx * c + dy * s_) + abs(wx * c + wy * s_) + abs(hx * c + hy * s_)
+        hv = abs(dy * c - dx * s_) + abs(wy * c - wx * s_) + abs(hy * c - hx * s_)
+        u = cx * c + cy * s_
+        return th % TAU, u, 2.0 * hv, 2.0 * hu
     for k in range(2):
         c, s_ = math.cos(th), math.sin(th)
-        lo = hi = u_lo = u_hi = 0.0
-        for j, (p, shp) in enumerate(stones):
-            a, b = _extent(p, shp, -s_, c)  # across the ray (counter-clockwise positive)
-            u0, u1 = _extent(p, shp, c, s_)  # along it (outwards)
-            if j == 0:
-                lo, hi, u_lo, u_hi = a, b, u0, u1
-            else:
-                lo, hi, u_lo, u_hi = min(lo, a), max(hi, b), min(u_lo, u0), max(u_hi, u1)
-        if k == 0:
-            # turn the ray onto the middle of the extent across it (seen from the centre)
-            mid = 0.5 * (lo + hi)
-            if abs(mid) < 1e-12:
-                break
-            th += math.atan2(mid, 0.5 * (u_lo + u_hi))
+        lo = u_lo = math.inf
+        hi = u_hi = -math.inf
+        for cx, cy, dx, dy, wx, wy, hx, hy in boxes:
+            # each stone's support function along the ray (u, outwards) and across it (v, ccw)
+            u = cx * c + cy * s_
+            v = cy * c - cx * s_
+            hu = abs(dx * c + dy * s_) + abs(wx * c + wy * s_) + abs(hx * c + hy * s_)
+            hv = abs(dy * c - dx * s_) + abs(wy * c - wx * s_) + abs(hy * c - hx * s_)
+            lo, hi = min(lo, v - hv), max(hi, v + hv)
+            u_lo, u_hi = min(u_lo, u - hu), max(u_hi, u + hu)
+        mid = 0.5 * (lo + hi)
+        if k == 1 or abs(mid) < 1e-12:
+            break
+        th += math.atan2(mid, 0.5 * (u_lo + u_hi))  # turn the ray onto the middle of the extent
     return th % TAU, 0.5 * (u_lo + u_hi), 2.0 * max(hi, -lo), u_hi - u_lo
 
 
@@ -178,7 +197,8 @@ def position_of(stone: int, stones: Sequence[tuple[Pose, ShapeSpec]], top: int =
     and the height of its highest point (m). The one place a position is made from poses: the
     rules (``sim.sun.board``, ``sim.sun.legality``) and the table's ring view call it."""
     ang, rad, w, d = footprint(stones)
-    return Pos(stone, ang, rad, w, d, max(pose_top(p, s) for p, s in stones), top)
+    top_z = pose_top(*stones[0]) if len(stones) == 1 else max(pose_top(p, s) for p, s in stones)
+    return Pos(stone, ang, rad, w, d, top_z, top)
 
 
 @dataclass(frozen=True, slots=True)
