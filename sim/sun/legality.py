@@ -169,14 +169,10 @@ class SunLegality(SunBoard):
             return "the stack would hit a gate"
         if ring.n > 1:
             k = ring.index[p.id]
-            for q, sep in ((ring.pos[k - 1], (new.angle - ring.pos[k - 1].angle) % TAU),
-                           (ring.pos[(k + 1) % ring.n], (ring.pos[(k + 1) % ring.n].angle - new.angle) % TAU)):
-                if q.id == p.id or sep >= math.pi:
-                    continue
-                h = 0.5 * sep
-                sn, cs = math.sin(h), math.cos(h)  # clearance_to_bisector of each, inlined
-                if ((q.radius - 0.5 * q.depth) * sn - 0.5 * q.width * cs) + \
-                        ((new.radius - 0.5 * new.depth) * sn - 0.5 * new.width * cs) < self.geom.table.min_clearance:
+            before, after = ring.pos[k - 1], ring.pos[(k + 1) % ring.n]
+            # the clear widths of the two gaps beside the grown position (inf beyond a half turn)
+            for q, w in ((before, gap_width(before, new)), (after, gap_width(new, after))):
+                if q.id != p.id and w < self.geom.table.min_clearance:
                     return f"the stack would not be clear of stone #{q.id}"
         return None
 
