@@ -132,3 +132,37 @@ def test_a_gate_needs_its_overlap_on_the_supports_top_stones() -> None:
     ov2 = lintel_overlaps(G, "slab", a, b, (a, BLOCK), (b2, BLOCK))
     reach2 = 0.5 * BLOCK.depth * math.cos(h) + 0.5 * BLOCK.width * math.sin(h)
     assert ov2 == pytest.approx((ov[0], 0.5 * slab.lintel_length - 0.5 * chord + reach2), abs=1e-12)
+
+
+def _gate_state(shift: float) -> tuple[R.SunState, R.Gate]:
+    """Two stacks of blocks leaving a 40 mm gap (a slab lintel, 65 mm, may span 49 mm), the top of
+    the counter-clockwise one shifted ``shift`` m away from the gap; the gate of the slab across."""
+    s = R.SunState.new(2, table=R.ScriptedTable(G))
+    sep = sep_for_width(R.Pos(0, 0.0, RR, BLOCK.width, BLOCK.depth, BLOCK.height), RR, BLOCK, 0.040)
+    assert sep is not None
+    s.set_position([("block", 0.0, 1), ("block", 0.0, 2), ("block", sep, 1), ("block", sep, 2),
+                    ("block", math.radians(120.0), 1), ("block", math.radians(240.0), 1),
+                    ("slab", math.radians(300.0), 1)])
+    s.played = [True, True]
+    s.seat = 1
+    s.markers = [[math.radians(270.0)], [math.radians(180.0)]]
+    top = max((i for i, r in enumerate(s.role) if r == R.TOP), key=lambda i: s.pose[i][1])
+    p = s.pose[top]
+    s.pose[top] = (p[0] - shift * math.sin(sep), p[1] + shift * math.cos(sep), *p[2:])
+    s._dirty()
+    s._begin_turn()
+    ring = s.ring()
+    slab = next(i for i, r in enumerate(s.role) if r == R.BASE and s.shapes[i] == "slab")
+    return s, R.Gate(slab, ring.pos[0].id, ring.pos[1].id)
+
+
+def test_a_gate_is_refused_when_a_support_top_offers_less_than_the_least_overlap() -> None:
+    s, gate = _gate_state(0.0)
+    assert s._check_gate(gate) is None
+    assert gate in s.legal_actions()
+    # the top 10 mm off its base, away from the gap: the lintel rests 12.9 - 10 mm on it (the old
+    # rules saw the base stone only and called the gate legal)
+    s, gate = _gate_state(0.010)
+    why = s._check_gate(gate)
+    assert why is not None and why.startswith("a slab gate would rest 2.9 mm on #"), why
+    assert gate not in s.legal_actions()
