@@ -160,8 +160,9 @@ def test_a_gate_is_refused_when_a_support_top_offers_less_than_the_least_overlap
     s, gate = _gate_state(0.0)
     assert s._check_gate(gate) is None
     assert gate in s.legal_actions()
-    # the top 10 mm off its base, away from the gap: the lintel rests 12.9 - 10 mm on it (the old
-    # rules saw the base stone only and called the gate legal)
+    # the lintel rests 12.5 mm on each top; with one top 10 mm off its base along the ring, away
+    # from the gap (9.6 mm along the lintel), 2.9 mm on it (the old rules saw the base stone's
+    # angle and the block's width only, and called the gate legal)
     s, gate = _gate_state(0.010)
     why = s._check_gate(gate)
     assert why is not None and why.startswith("a slab gate would rest 2.9 mm on #"), why
