@@ -53,8 +53,6 @@ class PlaceFacts:
     removal: dict[int, tuple[Ring, list[int | None]]] = field(default_factory=dict)
     #: the stone a placement of each shape takes (``_stone_for``), filled as asked
     stones: dict[str, int] = field(default_factory=dict)
-    #: per top stone: its position once that stone is taken (``_pos_without``), filled as asked
-    reverted: dict[int, Pos] = field(default_factory=dict)
     #: per (shape, support ids) of a gate taking a stone on the base: the ids of the positions its
     #: lintel hits, in ring order, and whether it hits a gate (``SunLegality._gate_hits``), filled as asked
     gate_hits: dict[tuple[str, int, int], tuple[list[int], bool]] = field(default_factory=dict)
@@ -369,8 +367,8 @@ class SunLegality(SunBoard):
                 # the supports' heights once the stone is taken (as _check_gate computes them):
                 # skipping a pair that differs too much skips only what _check_gate refuses
                 pa, pb = ring.pos[ring.index[a]], ring.pos[ring.index[b]]
-                ta = pa.top_z if pa.top != st else self._pos_without(pa, st, facts).top_z
-                tb = pb.top_z if pb.top != st else self._pos_without(pb, st, facts).top_z
+                ta = pa.top_z if pa.top != st else self._pos_without(pa, st).top_z
+                tb = pb.top_z if pb.top != st else self._pos_without(pb, st).top_z
                 if abs(ta - tb) > tol:
                     continue
                 if i >= 0 and pa.top != st and pb.top != st and ring.width[i] > widest:
@@ -428,7 +426,7 @@ class SunLegality(SunBoard):
         ks = ring.index[st] if single else -1
         if (ka + 1) % ring.n == kb and ring.under[ka] is not None:
             return "a gate already spans this gap"
-        pa, pb = self._pos_without(ring.pos[ka], st, facts), self._pos_without(ring.pos[kb], st, facts)
+        pa, pb = self._pos_without(ring.pos[ka], st), self._pos_without(ring.pos[kb], st)
         if abs(pa.top_z - pb.top_z) > self.rules["level_tolerance"]:
             return f"supports differ in height ({pa.top_z * 1000:.1f} and {pb.top_z * 1000:.1f} mm)"
         s = self.geom.shapes[self.shapes[st]]
@@ -539,7 +537,7 @@ class SunLegality(SunBoard):
         for q in ring.pos:
             if q.id == ida or q.id == idb:
                 continue
-            qq = q if q.top != st or st < 0 else self._pos_without(q, st, facts)
+            qq = q if q.top != st or st < 0 else self._pos_without(q, st)
             if qq.top_z > low:
                 q0 = qq.angle - qq.half  # arcs_overlap(lo, span, q0, 2 * qq.half), inlined
                 if ((q0 - lo) % TAU) <= span or ((lo - q0) % TAU) <= 2 * qq.half:
@@ -552,17 +550,18 @@ class SunLegality(SunBoard):
                 return ids, True
         return ids, False
 
-    def _pos_without(self, p: Pos, st: int, facts: PlaceFacts | None = None) -> Pos:
-        """Position ``p`` after its top stone ``st`` is taken away (unchanged otherwise).
-        ``facts``: :meth:`_place_facts` of this position (``p`` one of its ring's), to reuse the result."""
+    def _pos_without(self, p: Pos, st: int) -> Pos:
+        """Position ``p`` after its top stone ``st`` is taken away (unchanged otherwise): the
+        footprint of its bottom stone as it stands. Kept with ``p`` (``Pos.memo``: a position is
+        made from one pose of its stones), so the gate checks of later turns find the very object
+        while the position stands."""
         if p.top != st:
             return p
-        if facts is not None and facts.ring.pos[facts.ring.index[p.id]] is p:
-            known = facts.reverted.get(st)
-            if known is None:
-                known = facts.reverted[st] = self._pos_without(p, st)
-            return known
-        return position_of(p.id, [(self.pose[p.id], self.geom.shapes[self.shapes[p.id]])])
+        key = ("without", st)
+        known: Pos | None = p.memo.get(key)
+        if known is None:
+            known = p.memo[key] = position_of(p.id, [(self.pose[p.id], self.geom.shapes[self.shapes[p.id]])])
+        return known
 
     def _own_areas_ok(self, ring: Ring, gaps: list[int | None] | None = None,
                       gate: tuple[tuple[int, int], float] | None = None) -> bool:
