@@ -11,7 +11,7 @@ bottom stone's angle, the widest of its shapes) 15 of 396 placements fell at zer
 stands beside shifted stack tops, stacks beside them, a gate on turned supports); with the
 stones' real footprints (``sim.sun.ring.footprint``) none of 369. Over a larger set (100 games,
 hands steady, casual and child, careful and aggressive seats) the figures were 77 of 3,641
-(2.1 %) and 0 of 3,477. A fall at zero noise can still happen where the physics does what no
+(2.1 %) and 0 of 3,492. A fall at zero noise can still happen where the physics does what no
 footprint shows (a stone knocked by the new one's settling, supports that give way under a
 lintel), hence a bound of 1 % rather than none.
 """
