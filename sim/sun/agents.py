@@ -151,8 +151,7 @@ class CarefulAgent(AgentBase):
         else:
             k = ring.index[a.on]
             p = ring.pos[k]
-            s = g.shapes[a.shape]
-            new = R.replace(p, width=max(p.width, s.width), depth=max(p.depth, s.depth))
+            new = st.stacked_pos(p, a.shape)  # the stack's footprint, as the rules see it
             sides = [(ring.pos[k - 1], new, None), (new, ring.pos[(k + 1) % ring.n], None)]
         best = -math.inf
         for p, q, w0 in sides:

@@ -18,8 +18,8 @@ from typing import Any, Mapping, Self, Sequence
 
 from sim.core.game import CHANCE, TERMINAL
 from sim.sun.actions import Gate, Pass, Stack, Stand, SunAction
-from sim.sun.protocol import Body, ScriptedTable, Table
-from sim.sun.ring import TAU, Geometry, Pos, Pose, Ring, lintel_footprint, pose_bottom, pose_top
+from sim.sun.protocol import Body, ScriptedTable, Table, stack_pose
+from sim.sun.ring import Geometry, Pos, Pose, Ring, lintel_footprint, pose_bottom, pose_top, position_of
 from sim.sun.thrower import Thrower
 
 #: stone roles: in the field, standing on the base, stacked, a gate, a penalty
@@ -202,15 +202,28 @@ class SunBoard:
     def _new_pos(self, i: int, p: Pose, t: int, pt: Pose | None) -> Pos:
         """The position of base stone ``i`` at pose ``p`` carrying stone ``t`` (-1: none) at pose
         ``pt``, made anew and kept in ``_pos_memo`` and ``_pos_last`` (``_make_ring``'s miss)."""
-        g = self.geom
-        s = g.shapes[self.shapes[i]]
-        w, d, top = s.width, s.depth, pose_top(p, s)
+        shapes = self.geom.shapes
+        # the footprint the stones have as they stand (a stacked stone's own offset and turn, a
+        # lean), not the base stone's angle with the widest shape: docs/rules-sun.md
+        stones = [(p, shapes[self.shapes[i]])]
         if t >= 0 and pt is not None:
-            ts = g.shapes[self.shapes[t]]
-            w, d, top = max(w, ts.width), max(d, ts.depth), pose_top(pt, ts)
-        self._pos_memo[(i, p, t, pt)] = made = Pos(i, math.atan2(p[1], p[0]) % TAU, math.hypot(p[0], p[1]), w, d, top, t)
+            stones.append((pt, shapes[self.shapes[t]]))
+        self._pos_memo[(i, p, t, pt)] = made = position_of(i, stones, t)
         self._pos_last[i] = (p, t, pt, made)
         return made
+
+    def stacked_pos(self, p: Pos, shape: str) -> Pos:
+        """Position ``p`` of the current ring (on the base, no top) once a stone of ``shape`` is
+        stacked on it at its intended pose (``protocol.stack_pose``): the footprint of both stones
+        (``ring.position_of``; its ``top`` is -1, whichever stone is taken). Kept with ``p``
+        (``Pos.memo``): a position is made from one pose of its stone."""
+        key = ("stacked", shape)
+        known: Pos | None = p.memo.get(key)
+        if known is None:
+            shapes = self.geom.shapes
+            base, bs, s = self.pose[p.id], shapes[self.shapes[p.id]], shapes[shape]
+            known = p.memo[key] = position_of(p.id, [(base, bs), (stack_pose(base, bs, s), s)])
+        return known
 
     def _ring_after_stand(self, before: Ring | None, stone: int) -> None:
         """Make the ring after ``stone`` was stood on the base from the field, nothing else having

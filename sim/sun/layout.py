@@ -111,7 +111,8 @@ def _same_angle(a_deg: float, b_deg: float, tol_deg: float = 1e-6) -> bool:
 def layout_positions(layout: Layout) -> list[Pos]:
     """The ring positions of a layout, sorted by angle; ``Pos.id`` (and ``Pos.top``) are indices
     into ``layout.stones``; each position at the ring radius with the footprint of its widest and
-    deepest stone and the height of its stack."""
+    deepest stone (a layout's stones stand at their intended poses, one above the other, so this
+    is ``ring.footprint`` of them) and the height of its stack."""
     out = []
     for i, s in enumerate(layout.stones):
         if s.level != 1:

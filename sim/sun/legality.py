@@ -15,7 +15,8 @@ from functools import lru_cache
 
 from sim.sun.actions import Gate, MoveMarker, Pass, Stack, made_once
 from sim.sun.board import BASE, GATE, TOP, SunBoard
-from sim.sun.ring import TAU, Pos, Ring, arcs_overlap, gap_width, lintel_footprint, orbit_arc, pose_top
+from sim.sun.ring import (TAU, Pos, Ring, arcs_overlap, gap_width, lintel_footprint, lintel_overlaps, orbit_arc,
+                          position_of)
 from sim.sun.specs import ShapeSpec
 
 #: where pass candidates aim along each legal arc (fractions of it), and their releases beyond a
@@ -52,8 +53,6 @@ class PlaceFacts:
     removal: dict[int, tuple[Ring, list[int | None]]] = field(default_factory=dict)
     #: the stone a placement of each shape takes (``_stone_for``), filled as asked
     stones: dict[str, int] = field(default_factory=dict)
-    #: per top stone: its position once that stone is taken (``_pos_without``), filled as asked
-    reverted: dict[int, Pos] = field(default_factory=dict)
     #: per (shape, support ids) of a gate taking a stone on the base: the ids of the positions its
     #: lintel hits, in ring order, and whether it hits a gate (``SunLegality._gate_hits``), filled as asked
     gate_hits: dict[tuple[str, int, int], tuple[list[int], bool]] = field(default_factory=dict)
@@ -128,23 +127,15 @@ class SunLegality(SunBoard):
         ``k`` of ``facts.ring``, on the base, no top, no gate on it) are known to be valid."""
         ring = facts.ring
         p = ring.pos[k]
-        memo = ring.memo[k]  # of the gap from this position to the next: kept while both are
-        dims = memo.get(("stack", shape))
-        if dims is None:
-            s = self.geom.shapes[shape]
-            width = max(p.width, s.width)
-            # the stack's width, depth, top (m) and half angular width (rad), as Pos computes them
-            dims = memo[("stack", shape)] = (width, max(p.depth, s.depth), p.top_z + s.height,
-                                             math.asin(min(1.0, 0.5 * width / max(p.radius, 1e-9))))
-        width, depth, top_z, half = dims
+        new = self.stacked_pos(p, shape)  # the footprint of both stones (docs/rules-sun.md)
         local = facts.standard_turn and ring.n >= 3
-        if local and width != p.width:
+        if local and (new.width != p.width or new.angle != p.angle):
             for ms in self.markers:
                 for m in ms:
-                    if abs((m - p.angle + math.pi) % TAU - math.pi) <= half:
+                    if abs((m - new.angle + math.pi) % TAU - math.pi) <= new.half:
                         local = False  # the stack would cover a marker: the full check
         if not local:
-            return self._stack_verdict(ring, p, dims, stone, False, facts)
+            return self._stack_verdict(ring, p, new, stone, False, facts)
         # The verdict's geometric part (lintels, clearance, whether each gap beside the stack is
         # passable at its new width) depends only on the position, its two neighbours (the gap
         # memo is of this position and the next; the previous one is kept with the verdict), the
@@ -152,11 +143,12 @@ class SunLegality(SunBoard):
         # (other seats' areas, the mover's area) changes from turn to turn: decided here.
         k0 = (k - 1) % ring.n
         geo_key = ("stack", shape, facts.lintels_token, ring.under[k], ring.under[k0])
+        memo = ring.memo[k]  # of the gap from this position to the next: kept while both are
         known = memo.get(geo_key)
         if known is None or known[0] is not ring.pos[k0]:
-            why = self._stack_clash(ring, p, dims)
-            known = memo[geo_key] = (ring.pos[k0], why, *self._stack_gaps_passable(ring, k, p.angle, p.radius, width,
-                                                                                    depth))
+            why = self._stack_clash(ring, p, new)
+            known = memo[geo_key] = (ring.pos[k0], why, *self._stack_gaps_passable(ring, k, new.angle, new.radius,
+                                                                                    new.width, new.depth))
         if known[1] is not None:
             return known[1]
         others, before = facts.others, self.area_before[self.seat]
@@ -167,38 +159,33 @@ class SunLegality(SunBoard):
             return None
         return "no legal marker move would follow"
 
-    def _stack_clash(self, ring: Ring, p: Pos, size: tuple[float, float, float, float]) -> str | None:
-        """Why stacking on position ``p`` (making it ``size`` = (width m, depth m, top m, half
-        angular width rad)) hits a gate or is not clear of a neighbour, or None."""
-        width, depth, top_z, half = size
-        if ring.lintels and ring.lintel_clash(p.angle - half, 2 * half, top_z) >= 0:
+    def _stack_clash(self, ring: Ring, p: Pos, new: Pos) -> str | None:
+        """Why stacking on position ``p`` (making it ``new``: :meth:`stacked_pos`) hits a gate or
+        is not clear of a neighbour, or None."""
+        half = new.half
+        if ring.lintels and ring.lintel_clash(new.angle - half, 2 * half, new.top_z) >= 0:
             return "the stack would hit a gate"
         if ring.n > 1:
             k = ring.index[p.id]
-            for q, sep in ((ring.pos[k - 1], (p.angle - ring.pos[k - 1].angle) % TAU),
-                           (ring.pos[(k + 1) % ring.n], (ring.pos[(k + 1) % ring.n].angle - p.angle) % TAU)):
-                if q.id == p.id or sep >= math.pi:
-                    continue
-                h = 0.5 * sep
-                sn, cs = math.sin(h), math.cos(h)  # clearance_to_bisector of each, inlined
-                if ((q.radius - 0.5 * q.depth) * sn - 0.5 * q.width * cs) + ((p.radius - 0.5 * depth) * sn - 0.5 * width * cs) \
-                        < self.geom.table.min_clearance:
+            before, after = ring.pos[k - 1], ring.pos[(k + 1) % ring.n]
+            # the clear widths of the two gaps beside the grown position (inf beyond a half turn)
+            for q, w in ((before, gap_width(before, new)), (after, gap_width(new, after))):
+                if q.id != p.id and w < self.geom.table.min_clearance:
                     return f"the stack would not be clear of stone #{q.id}"
         return None
 
-    def _stack_verdict(self, ring: Ring, p: Pos, size: tuple[float, float, float, float], stone: int, local: bool,
+    def _stack_verdict(self, ring: Ring, p: Pos, new: Pos, stone: int, local: bool,
                        facts: PlaceFacts) -> str | None:
         """The geometric part of :meth:`_check_stack`: stacking ``stone`` makes position ``p``
-        ``size`` = (width m, depth m, top m, half angular width rad); ``local``: the marker check
-        may be done locally (:meth:`_stack_marker_fast`)."""
-        why = self._stack_clash(ring, p, size)
+        ``new`` (:meth:`stacked_pos`); ``local``: the marker check may be done locally
+        (:meth:`_stack_marker_fast`)."""
+        why = self._stack_clash(ring, p, new)
         if why is not None:
             return why
-        width, depth, top_z, _half = size
         if local:
-            return None if self._stack_gaps_ok(ring, ring.index[p.id], p.angle, p.radius, width, depth, facts.others) \
-                else "no legal marker move would follow"
-        return self._check_marker_after(stone, new_pos=Pos(p.id, p.angle, p.radius, width, depth, top_z, stone))
+            return None if self._stack_gaps_ok(ring, ring.index[p.id], new.angle, new.radius, new.width, new.depth,
+                                               facts.others) else "no legal marker move would follow"
+        return self._check_marker_after(stone, new_pos=replace(new, top=stone))
 
     def _stack_marker_fast(self, ring: Ring, k: int, new: Pos, others: set[tuple[int, int]] | None = None) -> bool:
         """Standard mode, a stack that covers no marker: is there a legal marker move after it?
@@ -250,9 +237,7 @@ class SunLegality(SunBoard):
         if removed >= 0 and self.role[removed] == TOP:
             b = self.sup[removed][0]
             positions = [p for p in positions if p.id != b]
-            p0 = ring.pos[ring.index[b]]
-            s = self.geom.shapes[self.shapes[b]]
-            positions.append(replace(p0, width=s.width, depth=s.depth, top_z=pose_top(self.pose[b], s), top=-1))
+            positions.append(self._pos_without(ring.pos[ring.index[b]], removed))
         if new_pos is not None:
             positions.append(new_pos)
         gates = {ring.keys[i]: u for i, u in enumerate(ring.under) if u is not None}
@@ -382,8 +367,8 @@ class SunLegality(SunBoard):
                 # the supports' heights once the stone is taken (as _check_gate computes them):
                 # skipping a pair that differs too much skips only what _check_gate refuses
                 pa, pb = ring.pos[ring.index[a]], ring.pos[ring.index[b]]
-                ta = pa.top_z if pa.top != st else self._pos_without(pa, st, facts).top_z
-                tb = pb.top_z if pb.top != st else self._pos_without(pb, st, facts).top_z
+                ta = pa.top_z if pa.top != st else self._pos_without(pa, st).top_z
+                tb = pb.top_z if pb.top != st else self._pos_without(pb, st).top_z
                 if abs(ta - tb) > tol:
                     continue
                 if i >= 0 and pa.top != st and pb.top != st and ring.width[i] > widest:
@@ -441,7 +426,7 @@ class SunLegality(SunBoard):
         ks = ring.index[st] if single else -1
         if (ka + 1) % ring.n == kb and ring.under[ka] is not None:
             return "a gate already spans this gap"
-        pa, pb = self._pos_without(ring.pos[ka], st, facts), self._pos_without(ring.pos[kb], st, facts)
+        pa, pb = self._pos_without(ring.pos[ka], st), self._pos_without(ring.pos[kb], st)
         if abs(pa.top_z - pb.top_z) > self.rules["level_tolerance"]:
             return f"supports differ in height ({pa.top_z * 1000:.1f} and {pb.top_z * 1000:.1f} mm)"
         s = self.geom.shapes[self.shapes[st]]
@@ -452,19 +437,29 @@ class SunLegality(SunBoard):
         known = self._gate_span_memo.get(span_key)
         if known is None or known[0] is not pa or known[1] is not pb:
             inner = gap_width(pa, pb)
-            if inner > s.lintel_length - 2.0 * self.geom.table.gate_min_overlap:
+            least = self.geom.table.gate_min_overlap
+            if inner > s.lintel_length - 2.0 * least:
                 why: str | None = f"gap too wide for a {self.shapes[st]} gate ({inner * 1000:.1f} mm)"
             elif inner <= 0.0:
                 why = "supports touch"
             else:
-                why = None
+                # the lintel rests on the supports' top stones as they stand (their own offsets
+                # and turns; the gap width is measured on the positions' footprints)
+                shapes = self.geom.shapes
+                tops = [(self.pose[t], shapes[self.shapes[t]]) for t in (pa.ids[-1], pb.ids[-1])]
+                over = lintel_overlaps(self.geom, self.shapes[st], self.pose[pa.id], self.pose[pb.id], *tops)
+                k_short = 0 if over[0] <= over[1] else 1
+                why = None if over[k_short] >= least else \
+                    f"a {self.shapes[st]} gate would rest {over[k_short] * 1000:.1f} mm on #{(pa, pb)[k_short].ids[-1]} " \
+                    f"(at least {least * 1000:.0f} mm)"
             lo = span = 0.0
             if why is None:
-                ax, ay = pb.radius * math.cos(pb.angle) - pa.radius * math.cos(pa.angle), \
-                    pb.radius * math.sin(pb.angle) - pa.radius * math.sin(pa.angle)
+                # where the lintel is laid: over the supports' bottom stones' centres, along the
+                # chord between them (``protocol.nominal_pose``), not their footprints' middles
+                ca, cb = self.pose[pa.id], self.pose[pb.id]
+                ax, ay = cb[0] - ca[0], cb[1] - ca[1]
                 nrm = math.hypot(ax, ay) or 1.0
-                mid = (0.5 * (pa.radius * math.cos(pa.angle) + pb.radius * math.cos(pb.angle)),
-                       0.5 * (pa.radius * math.sin(pa.angle) + pb.radius * math.sin(pb.angle)))
+                mid = (0.5 * (ca[0] + cb[0]), 0.5 * (ca[1] + cb[1]))
                 lo, span = lintel_footprint(self.geom, self.shapes[st], mid, (ax / nrm, ay / nrm))
             known = self._gate_span_memo[span_key] = (pa, pb, why, lo, span)
         why, lo, span = known[2], known[3], known[4]
@@ -542,7 +537,7 @@ class SunLegality(SunBoard):
         for q in ring.pos:
             if q.id == ida or q.id == idb:
                 continue
-            qq = q if q.top != st or st < 0 else self._pos_without(q, st, facts)
+            qq = q if q.top != st or st < 0 else self._pos_without(q, st)
             if qq.top_z > low:
                 q0 = qq.angle - qq.half  # arcs_overlap(lo, span, q0, 2 * qq.half), inlined
                 if ((q0 - lo) % TAU) <= span or ((lo - q0) % TAU) <= 2 * qq.half:
@@ -555,18 +550,18 @@ class SunLegality(SunBoard):
                 return ids, True
         return ids, False
 
-    def _pos_without(self, p: Pos, st: int, facts: PlaceFacts | None = None) -> Pos:
-        """Position ``p`` after its top stone ``st`` is taken away (unchanged otherwise).
-        ``facts``: :meth:`_place_facts` of this position (``p`` one of its ring's), to reuse the result."""
+    def _pos_without(self, p: Pos, st: int) -> Pos:
+        """Position ``p`` after its top stone ``st`` is taken away (unchanged otherwise): the
+        footprint of its bottom stone as it stands. Kept with ``p`` (``Pos.memo``: a position is
+        made from one pose of its stones), so the gate checks of later turns find the very object
+        while the position stands."""
         if p.top != st:
             return p
-        if facts is not None and facts.ring.pos[facts.ring.index[p.id]] is p:
-            known = facts.reverted.get(st)
-            if known is None:
-                known = facts.reverted[st] = self._pos_without(p, st)
-            return known
-        s = self.geom.shapes[self.shapes[p.id]]
-        return Pos(p.id, p.angle, p.radius, s.width, s.depth, pose_top(self.pose[p.id], s), -1)
+        key = ("without", st)
+        known: Pos | None = p.memo.get(key)
+        if known is None:
+            known = p.memo[key] = position_of(p.id, [(self.pose[p.id], self.geom.shapes[self.shapes[p.id]])])
+        return known
 
     def _own_areas_ok(self, ring: Ring, gaps: list[int | None] | None = None,
                       gate: tuple[tuple[int, int], float] | None = None) -> bool:

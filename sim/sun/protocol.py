@@ -21,6 +21,7 @@ from typing import Any, Mapping, Protocol, Sequence
 
 from sim.core.quaternions import quat_multiply, quat_yaw
 from sim.sun.ring import TAU, Geometry, Pose, pose_top, pose_yaw
+from sim.sun.specs import ShapeSpec
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,9 +141,7 @@ def nominal_pose(g: Geometry, placement: Placement, bodies: Mapping[int, Body]) 
         return (r * math.cos(ang), r * math.sin(ang), 0.5 * s.height, *quat_yaw(ang))
     if placement.kind == "stack":
         base = bodies[placement.on]
-        bs = g.shapes[base.shape]
-        p = base.pose
-        return (p[0], p[1], pose_top(p, bs) + 0.5 * s.height, *quat_yaw(pose_yaw(p)))
+        return stack_pose(base.pose, g.shapes[base.shape], s)
     a, b = bodies[placement.between[0]], bodies[placement.between[1]]
     tops = [pose_top(top_of_position(bodies, x).pose, g.shapes[top_of_position(bodies, x).shape]) for x in (a.id, b.id)]
     mx, my = 0.5 * (a.pose[0] + b.pose[0]), 0.5 * (a.pose[1] + b.pose[1])
@@ -152,6 +151,13 @@ def nominal_pose(g: Geometry, placement: Placement, bodies: Mapping[int, Body]) 
     if s.width < s.depth:  # local y must be vertical: roll 90 degrees about the length axis
         q = quat_multiply(q, (0.0, 0.0, math.sin(math.pi / 4), math.cos(math.pi / 4)))
     return (mx, my, max(tops) + 0.5 * min(s.width, s.depth), *q)
+
+
+def stack_pose(base: Pose, base_shape: ShapeSpec, s: ShapeSpec) -> Pose:
+    """The intended pose of a stone of shape ``s`` stacked on a stone of ``base_shape`` at pose
+    ``base``: upright on its top, above its centre, turned as it is (the rules' view of a stack
+    to come, ``SunBoard.stacked_pos``, uses it too)."""
+    return (base[0], base[1], pose_top(base, base_shape) + 0.5 * s.height, *quat_yaw(pose_yaw(base)))
 
 
 def top_of_position(bodies: Mapping[int, Body], bottom: int) -> Body:

@@ -7,8 +7,11 @@ tool and the viewer. Units: metres and radians.
 
 Conventions
     A *position* (:class:`Pos`) is a stone standing on the base, possibly with a second stone
-    stacked on it; it is described by its angle, the radius of its centre, its footprint (the
-    widest and deepest of its stones) and the height of its top. Gap ``i`` of a :class:`Ring` runs
+    stacked on it; it is described by its angle, the radius of its centre, its footprint and the
+    height of its top. The footprint (:func:`footprint`) is the least box aligned with the ring
+    that covers the horizontal projection of all its stones as they stand (a stacked stone's own
+    offset and turn, a stone's yaw and lean): the rules refuse what overlaps the stones, not what
+    overlaps an idealised position at the bottom stone's angle. Gap ``i`` of a :class:`Ring` runs
     counter-clockwise from position ``i`` to position ``i + 1``.
 Gap width
     Measured perpendicular to the ray through the gap's middle (the path of a pass through the
@@ -126,6 +129,76 @@ def clearance_to_bisector(radius: float, depth: float, width: float, half_sep: f
     so the stone's inner corner counts. Each stone is measured at its own radius, so that stones
     pushed off the ring are measured where they are."""
     return (radius - 0.5 * depth) * math.sin(half_sep) - 0.5 * width * math.cos(half_sep)
+
+
+def _half_axes(p: Pose, s: ShapeSpec) -> tuple[float, float, float, float, float, float, float, float]:
+    """``(cx, cy, dx, dy, wx, wy, hx, hy)``: the base-plane centre of a stone of shape ``s`` at
+    pose ``p`` and the base-plane parts of its three half-extent vectors (m): half its depth along
+    its local x, half its width along y, half its height along z (the layout's and the table's
+    convention; the columns of its rotation matrix, scaled)."""
+    x, y, z, w = p[3], p[4], p[5], p[6]
+    hd, hw, hh = 0.5 * s.depth, 0.5 * s.width, 0.5 * s.height
+    return (p[0], p[1], (1.0 - 2.0 * (y * y + z * z)) * hd, 2.0 * (x * y + w * z) * hd,
+            2.0 * (x * y - w * z) * hw, (1.0 - 2.0 * (x * x + z * z)) * hw,
+            2.0 * (x * z + w * y) * hh, 2.0 * (y * z - w * x) * hh)
+
+
+def _extent(p: Pose, s: ShapeSpec, ex: float, ey: float) -> tuple[float, float]:
+    """(least, greatest) of ``x ex + y ey`` over the stone of shape ``s`` at pose ``p`` (its
+    support function along the unit base direction ``(ex, ey)``, m): its horizontal extent."""
+    cx, cy, dx, dy, wx, wy, hx, hy = _half_axes(p, s)
+    c = cx * ex + cy * ey
+    h = abs(dx * ex + dy * ey) + abs(wx * ex + wy * ey) + abs(hx * ex + hy * ey)
+    return c - h, c + h
+
+
+def footprint(stones: Sequence[tuple[Pose, ShapeSpec]]) -> tuple[float, float, float, float]:
+    """``(angle rad in [0, 2 pi), radius m, width m, depth m)`` of the least box aligned with the
+    ring (``depth`` along the ray through ``angle``, ``width`` across it, symmetric about the ray)
+    that covers the horizontal projection of every stone in ``stones`` (a position's stones,
+    bottom first): the footprint the rules give a position (docs/rules-sun.md, "What the rules
+    take as a stone's footprint"). The ray is put where the stones' extent across it is balanced
+    (one correction from the bottom stone's centre; the rest of the imbalance widens the box, so
+    it still covers them). A stone standing upright at the ring radius, turned to face the
+    centre, gets its own centre, width and depth back (to rounding)."""
+    boxes = [_half_axes(p, s) for p, s in stones]
+    th = math.atan2(boxes[0][1], boxes[0][0])
+    if len(boxes) == 1:
+        # one stone: a box is point-symmetric about its centre, which lies on this ray, so the
+        # extent across it is balanced already (the common case: a hot path of the rules)
+        cx, cy, dx, dy, wx, wy, hx, hy = boxes[0]
+        c, s_ = math.cos(th), math.sin(th)
+        hu = abs(dx * c + dy * s_) + abs(wx * c + wy * s_) + abs(hx * c + hy * s_)
+        hv = abs(dy * c - dx * s_) + abs(wy * c - wx * s_) + abs(hy * c - hx * s_)
+        u = cx * c + cy * s_
+        return th % TAU, u, 2.0 * hv, 2.0 * hu
+    for k in range(2):
+        c, s_ = math.cos(th), math.sin(th)
+        lo = u_lo = math.inf
+        hi = u_hi = -math.inf
+        for cx, cy, dx, dy, wx, wy, hx, hy in boxes:
+            # each stone's support function along the ray (u, outwards) and across it (v, ccw)
+            u = cx * c + cy * s_
+            v = cy * c - cx * s_
+            hu = abs(dx * c + dy * s_) + abs(wx * c + wy * s_) + abs(hx * c + hy * s_)
+            hv = abs(dy * c - dx * s_) + abs(wy * c - wx * s_) + abs(hy * c - hx * s_)
+            lo, hi = min(lo, v - hv), max(hi, v + hv)
+            u_lo, u_hi = min(u_lo, u - hu), max(u_hi, u + hu)
+        mid = 0.5 * (lo + hi)
+        if k == 1 or abs(mid) < 1e-12:
+            break
+        th += math.atan2(mid, 0.5 * (u_lo + u_hi))  # turn the ray onto the middle of the extent
+    return th % TAU, 0.5 * (u_lo + u_hi), 2.0 * max(hi, -lo), u_hi - u_lo
+
+
+def position_of(stone: int, stones: Sequence[tuple[Pose, ShapeSpec]], top: int = -1) -> Pos:
+    """The ring position of bottom stone ``stone`` carrying ``top`` (-1: none): the
+    :func:`footprint` of ``stones`` (its stones' poses and shapes, bottom first, as they stand)
+    and the height of its highest point (m). The one place a position is made from poses: the
+    rules (``sim.sun.board``, ``sim.sun.legality``) and the table's ring view call it."""
+    ang, rad, w, d = footprint(stones)
+    top_z = pose_top(*stones[0]) if len(stones) == 1 else max(pose_top(p, s) for p, s in stones)
+    return Pos(stone, ang, rad, w, d, top_z, top)
 
 
 @dataclass(frozen=True, slots=True)
@@ -436,6 +509,24 @@ def lintel_footprint(g: Geometry, shape: str, centre: Sequence[float], axis_xy: 
     if span > math.pi:
         a0, span = a1, TAU - span
     return (a0 - pad) % TAU, span + 2 * pad
+
+
+def lintel_overlaps(g: Geometry, shape: str, centre_a: Sequence[float], centre_b: Sequence[float],
+                    top_a: tuple[Pose, ShapeSpec], top_b: tuple[Pose, ShapeSpec]) -> tuple[float, float]:
+    """How far (m) a lintel of ``shape`` laid along the chord from ``centre_a`` to ``centre_b``
+    (base-plane points: its supports' bottom stones' centres), centred between them as the table
+    lays it (``protocol.nominal_pose``), overlaps each support's top stone (``top_a``, ``top_b``:
+    pose and shape, as they stand) along its length; negative: it falls short of that stone.
+    Measured on the stones' real footprints (a support turned or shifted by a pass may offer a
+    lintel much less than its gap width suggests)."""
+    ax, ay = centre_b[0] - centre_a[0], centre_b[1] - centre_a[1]
+    n = math.hypot(ax, ay) or 1.0
+    ex, ey = ax / n, ay / n
+    m = 0.5 * ((centre_a[0] + centre_b[0]) * ex + (centre_a[1] + centre_b[1]) * ey)
+    h = 0.5 * g.shapes[shape].lintel_length
+    a0, a1 = _extent(top_a[0], top_a[1], ex, ey)
+    b0, b1 = _extent(top_b[0], top_b[1], ex, ey)
+    return min(a1, m + h) - max(a0, m - h), min(b1, m + h) - max(b0, m - h)
 
 
 def arc_intersection(s1: float, e1: float, s2: float, e2: float) -> tuple[float, float] | None:

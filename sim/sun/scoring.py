@@ -293,10 +293,7 @@ def previews(st: R.SunState, a: Any) -> list[Preview] | None:
         anchor = stone
     elif isinstance(a, R.Stack):
         stone = st._stone_for(a.shape)
-        sh = g.shapes[a.shape]
-        p = ring.pos[ring.index[a.on]]
-        ring2 = st._ring_with(new_pos=R.replace(p, width=max(p.width, sh.width), depth=max(p.depth, sh.depth),
-                                                top_z=p.top_z + sh.height, top=stone))
+        ring2 = st._ring_with(new_pos=R.replace(st.stacked_pos(ring.pos[ring.index[a.on]], a.shape), top=stone))
         anchor = a.on
     else:
         pa = st._pos_without(ring.pos[ring.index[a.a]], a.stone)
@@ -357,7 +354,7 @@ class QuickRing:
     """
 
     __slots__ = ("ring", "n", "angles", "start", "end", "closed", "rd", "hw", "ball_r", "ring_r", "sigma",
-                 "min_clear", "noise", "pass_width")
+                 "min_clear", "noise", "pass_width", "stacked_pos")
 
     def __init__(self, st: R.SunState) -> None:
         ring, g = st.ring(), st.geom
@@ -377,6 +374,8 @@ class QuickRing:
         self.sigma = st.throwers[st.seat].sigma_place_m if st.seat < len(st.throwers) else 0.0
         self.noise = self.sigma * math.sqrt(2.0)
         self.min_clear = g.table.min_clearance
+        #: the state's ``stacked_pos``: a stack's footprint as the rules see it
+        self.stacked_pos = st.stacked_pos
 
     def width(self, a_ang: float, a_rd: float, a_hw: float, b_ang: float, b_rd: float, b_hw: float) -> float:
         """:func:`~sim.sun.ring.gap_width` (m) from a position at ``a_ang`` (rad) with factors
@@ -407,10 +406,10 @@ class QuickRing:
 
     def stack_pairs(self, k: int, s: ShapeSpec) -> tuple[tuple[float, float, float], ...]:
         """:meth:`stand_pairs` of a stone of shape ``s`` stacked on position ``k``: the position
-        grows to the wider and deeper of the two; a one-stone ring's position has itself on both
-        sides and so no gap (inf)."""
-        p = self.ring.pos[k]
-        rd, hw = p.radius - 0.5 * max(p.depth, s.depth), 0.5 * max(p.width, s.width)
+        grows to the footprint of both stones (``SunBoard.stacked_pos``); a one-stone ring's
+        position has itself on both sides and so no gap (inf)."""
+        p = self.stacked_pos(self.ring.pos[k], s.name)
+        rd, hw = p.radius - 0.5 * p.depth, 0.5 * p.width
         n, ang = self.n, self.angles
         b, c = (k - 1) % n, (k + 1) % n
         return ((self.width(ang[b], self.rd[b], self.hw[b], p.angle, rd, hw) if b != k else math.inf, ang[b], p.angle),

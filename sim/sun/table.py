@@ -42,7 +42,7 @@ import pybullet as p
 from sim.core.errors import InputError
 from sim.sun.layout import TAU, Layout, ShapeSpec, wrap_angle
 from sim.sun.recording import PoseRecorder, record_frame, record_setup
-from sim.sun.ring import Pos, Ring, inside_opening, quat_yaw
+from sim.sun.ring import Pos, Ring, inside_opening, pose_bottom, position_of, quat_yaw
 from sim.sun.stones import (Cause, Crossing, Penalty, Role, StoneState, TablePass, TablePlacement, TableSnapshot,
                             fix_supports, gate_pose, judge, rotation_matrix, top_z)
 from sim.sun.thrower import ZERO_PASS, ZERO_PLACE, TablePassNoise, TablePlaceNoise
@@ -187,15 +187,10 @@ class SunTable(TableWorld):
         for s in self._states.values():
             if s.role != "stand":
                 continue
-            shp = self.shapes[s.shape]
-            top_id, width, depth = -1, shp.width, shp.depth
-            top = top_z(s, self.shapes)
-            for t in on.get(s.id, []):
-                tshp = self.shapes[t.shape]
-                top_id = t.id
-                width, depth = max(width, tshp.width), max(depth, tshp.depth)
-                top = max(top, top_z(t, self.shapes))
-            out.append(Pos(s.id, s.angle, math.hypot(s.pos[0], s.pos[1]), width, depth, top, top_id))
+            stones = [s, *on.get(s.id, [])]
+            # the footprint of its stones as they stand: the rules' view (``SunBoard._new_pos``)
+            out.append(position_of(s.id, [((*t.pos, *t.quat), self.shapes[t.shape]) for t in stones],
+                                   stones[-1].id if len(stones) > 1 else -1))
         out.sort(key=lambda q: q.angle)
         return out
 
@@ -211,7 +206,8 @@ class SunTable(TableWorld):
                 ka, kb = k_of[s.supports[0]], k_of[s.supports[1]]
                 if (ka + 1) % n != kb or (n == 2 and (pos[kb].angle - pos[ka].angle) % TAU > math.pi):
                     ka, kb = kb, ka  # counter-clockwise first; with two positions, across the short gap
-                gates[(pos[ka].id, pos[kb].id)] = s.pos[2] - 0.5 * self.shapes[s.shape].lintel_thickness
+                # the lintel's lowest point as it lies (tilted too), as the rules take it
+                gates[(pos[ka].id, pos[kb].id)] = pose_bottom((*s.pos, *s.quat), self.shapes[s.shape])
         return Ring(pos, gates)
 
     def to_layout(self) -> Layout:

@@ -6,7 +6,8 @@ again), and the position is then the one before the attempt (the stone went back
 penalty). A deterministic agent would choose the same placement again: in a Morris study a
 careful seat stood a pillar at 177.08 deg sixteen times in one turn (every pillar, then every slab
 at 178.95 deg) until the field was empty, because the rules' ring model saw a 4 mm clearance
-where the physics had a stack top overhanging the neighbour. No person retries one failing spot
+where the physics had a stack top overhanging the neighbour (the rules now see the stones'
+real footprints: ``sim.sun.ring.footprint``). No person retries one failing spot
 sixteen times: after a failure a person puts the stone somewhere else, takes another shape or
 stacks. :class:`Tries` is that memory: the placements a seat made in the turn in progress, all of
 which failed while the seat is still placing. :func:`avoid` keeps the candidates that overlap

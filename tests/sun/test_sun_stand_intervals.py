@@ -132,14 +132,12 @@ def test_fast_stack_marker_check_agrees_with_the_full_ring() -> None:
         ring = s.ring()
         for shape in s._available_shapes():
             stone = s._stone_for(shape)
-            sh = G.shapes[shape]
             for p in ring.pos:
                 if p.top >= 0:
                     continue
-                new = R.replace(p, width=max(p.width, sh.width), depth=max(p.depth, sh.depth),
-                                top_z=p.top_z + sh.height, top=stone)
-                if any(abs((m - p.angle + math.pi) % R.TAU - math.pi) <= new.half for ms in s.markers for m in ms) \
-                        and new.width != p.width:
+                new = R.replace(s.stacked_pos(p, shape), top=stone)  # the footprint of both stones
+                if any(abs((m - new.angle + math.pi) % R.TAU - math.pi) <= new.half for ms in s.markers for m in ms) \
+                        and (new.width != p.width or new.angle != p.angle):
                     continue
                 fast = s._stack_marker_fast(ring, ring.index[p.id], new)
                 full = s._check_marker_after(stone, new_pos=new) is None

@@ -1,0 +1,169 @@
+"""The rules see the footprint the stones have (sim/sun/ring.py ``footprint``, issue 20 item 7).
+
+A position's footprint is the least ring-aligned box covering the horizontal projection of all its
+stones as they stand (docs/rules-sun.md, "What the rules see"). Before, the rules put a position at
+its bottom stone's angle with the widest of its shapes: a stack whose top stone a placement or a
+pass had shifted 4.9 mm towards a gap left, to the rules, a 4 mm clearance where the stones
+overlapped, and the stand they called legal fell on the table at zero noise.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from sim.core.quaternions import quat_multiply, quat_yaw
+from sim.sun import rules as R
+from sim.sun.ring import footprint, lintel_overlaps, position_of, sep_for_width
+
+G = R.Geometry()
+RR = G.table.ring_radius
+BLOCK, PILLAR = G.shapes["block"], G.shapes["pillar"]
+
+
+def _upright(angle: float, shape: R.ShapeSpec, yaw: float = 0.0, radius: float = RR, z: float | None = None,
+             lean: float = 0.0) -> R.Pose:
+    """A stone centred at ``radius`` on the ray at ``angle`` (rad), facing the centre, turned ``yaw``
+    about the vertical and leant ``lean`` (rad) about its own width axis (outwards)."""
+    q = quat_yaw(angle + yaw)
+    if lean:
+        q = quat_multiply(q, (0.0, math.sin(0.5 * lean), 0.0, math.cos(0.5 * lean)))
+    return (radius * math.cos(angle), radius * math.sin(angle), 0.5 * shape.height if z is None else z, *q)
+
+
+def test_a_stone_standing_as_intended_keeps_its_own_size() -> None:
+    for ang in (0.0, 1.0, 3.5, 6.0):
+        a, r, w, d = footprint([(_upright(ang, BLOCK), BLOCK)])
+        assert a == pytest.approx(ang, abs=1e-12)
+        assert (r, w, d) == pytest.approx((RR, BLOCK.width, BLOCK.depth), abs=1e-12)
+
+
+def test_a_turned_or_leaning_stone_covers_its_projection() -> None:
+    psi = math.radians(10.0)
+    _, r, w, d = footprint([(_upright(0.3, BLOCK, yaw=psi), BLOCK)])
+    # a box turned psi about the vertical: its projection on the ring's axes (the rectangle's hull)
+    assert w == pytest.approx(BLOCK.width * math.cos(psi) + BLOCK.depth * math.sin(psi), abs=1e-9)
+    assert d == pytest.approx(BLOCK.depth * math.cos(psi) + BLOCK.width * math.sin(psi), abs=1e-9)
+    assert r == pytest.approx(RR, abs=1e-9)
+    beta = math.radians(5.0)
+    _, _, w, d = footprint([(_upright(0.3, PILLAR, lean=beta), PILLAR)])
+    assert w == pytest.approx(PILLAR.width, abs=1e-9)
+    assert d == pytest.approx(PILLAR.depth * math.cos(beta) + PILLAR.height * math.sin(beta), abs=1e-9)
+
+
+def _overhang_state(offset: float) -> R.SunState:
+    """Blocks at 0, 120 and 240 deg, a block stacked on the one at 0 deg and shifted ``offset`` m
+    along the ring (counter-clockwise); seat 1 to place, the other seat's marker opposite."""
+    s = R.SunState.new(2, table=R.ScriptedTable(G))
+    s.set_position([("block", 0.0, 1), ("block", 0.0, 2), ("block", math.radians(120.0), 1),
+                    ("block", math.radians(240.0), 1)])
+    s.played = [True, True]
+    s.seat = 1
+    s.markers = [[math.radians(180.0)], [math.radians(300.0)]]
+    top = next(i for i, r in enumerate(s.role) if r == R.TOP)
+    p = s.pose[top]
+    s.pose[top] = (p[0], p[1] + offset, *p[2:])
+    s._dirty()
+    s._begin_turn()
+    return s
+
+
+def test_a_stand_overlapping_a_stack_top_that_overhangs_the_gap_is_refused() -> None:
+    # the case of the sensitivity study: the top 4.9 mm off its base towards the spot, the stand
+    # where the base alone would leave it a 4 mm clearance
+    s = _overhang_state(0.0049)
+    base = R.Pos(0, 0.0, RR, BLOCK.width, BLOCK.depth, BLOCK.height)  # the base stone alone
+    sep = sep_for_width(base, RR, PILLAR, 0.004)
+    assert sep is not None
+    ccw, cw = R.Stand("pillar", math.degrees(sep)), R.Stand("pillar", 360.0 - math.degrees(sep))
+    # that stand overlaps the top by 4.9 - 4 = 0.9 mm (less the top's own cos): refused
+    assert s._check_stand(ccw) == f"not clear of stone #{s.ring().pos[0].id}"
+    lo, hi = sep - 1e-9, sep + 1e-9
+    assert not any(a <= lo and hi <= b for a, b in s.stand_intervals("pillar"))
+    # on the other side the top overhangs nothing: the same clearance stays legal
+    assert s._check_stand(cw) is None
+    # the ring sees the top where it is: the position reaches 4.9 mm further counter-clockwise (a
+    # little more: the box is aligned with the ray through the stack's middle, 1.1 deg off the
+    # stones' faces, so it is 0.2 mm wider than their hull)
+    p = s.ring().pos[0]
+    edge, exact = math.degrees(p.angle + p.half), math.degrees(math.asin((0.5 * BLOCK.width + 0.0049) / RR))
+    assert exact <= edge <= exact + 0.1
+    # with the top on its base, the stand is legal again
+    assert _overhang_state(0.0)._check_stand(ccw) is None
+
+
+def test_a_stack_on_a_turned_base_is_as_wide_as_its_stones() -> None:
+    s = _overhang_state(0.0)
+    base = next(i for i, r in enumerate(s.role) if r == R.BASE and s.pose[i][1] > 0.1)  # the one at 120 deg
+    p0 = s.pose[base]
+    s.pose[base] = (*p0[:3], *quat_multiply(quat_yaw(math.radians(8.0)), p0[3:]))
+    s._dirty()
+    p = s.ring().pos[s.ring().index[base]]
+    new = s.stacked_pos(p, "block")
+    psi = math.radians(8.0)
+    # the stacked block stands turned as its base: both stones' projections, no wider than one
+    assert new.width == pytest.approx(BLOCK.width * math.cos(psi) + BLOCK.depth * math.sin(psi), abs=1e-9)
+    assert new.top_z == pytest.approx(2 * BLOCK.height, abs=1e-12)
+    assert new.angle == pytest.approx(p.angle, abs=1e-12)
+
+
+def test_position_of_takes_the_highest_point_and_the_top_id() -> None:
+    a = _upright(0.5, BLOCK)
+    t = _upright(0.5, PILLAR, z=BLOCK.height + 0.5 * PILLAR.height)
+    p = position_of(3, [(a, BLOCK), (t, PILLAR)], 7)
+    assert p.ids == (3, 7)
+    assert p.top_z == pytest.approx(BLOCK.height + PILLAR.height)
+    assert p.width == pytest.approx(BLOCK.width)
+
+
+def test_a_gate_needs_its_overlap_on_the_supports_top_stones() -> None:
+    # two blocks facing the centre, 60 mm apart (chord), a slab (65 mm) laid centred between them:
+    # each block reaches w/2 cos(h) + d/2 sin(h) along the chord (h: the chord's angle to its face)
+    slab = G.shapes["slab"]
+    h = math.asin(0.030 / RR)
+    a, b = _upright(-h, BLOCK), _upright(h, BLOCK)
+    chord = 2 * RR * math.sin(h)
+    ov = lintel_overlaps(G, "slab", a, b, (a, BLOCK), (b, BLOCK))
+    reach = 0.5 * BLOCK.width * math.cos(h) + 0.5 * BLOCK.depth * math.sin(h)
+    assert ov == pytest.approx((0.5 * slab.lintel_length - 0.5 * chord + reach,) * 2, abs=1e-12)
+    # the top of one support turned a right angle: it offers its depth along the chord, not its width
+    b2 = _upright(h, BLOCK, yaw=math.pi / 2)
+    ov2 = lintel_overlaps(G, "slab", a, b, (a, BLOCK), (b2, BLOCK))
+    reach2 = 0.5 * BLOCK.depth * math.cos(h) + 0.5 * BLOCK.width * math.sin(h)
+    assert ov2 == pytest.approx((ov[0], 0.5 * slab.lintel_length - 0.5 * chord + reach2), abs=1e-12)
+
+
+def _gate_state(shift: float) -> tuple[R.SunState, R.Gate]:
+    """Two stacks of blocks leaving a 40 mm gap (a slab lintel, 65 mm, may span 49 mm), the top of
+    the counter-clockwise one shifted ``shift`` m away from the gap; the gate of the slab across."""
+    s = R.SunState.new(2, table=R.ScriptedTable(G))
+    sep = sep_for_width(R.Pos(0, 0.0, RR, BLOCK.width, BLOCK.depth, BLOCK.height), RR, BLOCK, 0.040)
+    assert sep is not None
+    s.set_position([("block", 0.0, 1), ("block", 0.0, 2), ("block", sep, 1), ("block", sep, 2),
+                    ("block", math.radians(120.0), 1), ("block", math.radians(240.0), 1),
+                    ("slab", math.radians(300.0), 1)])
+    s.played = [True, True]
+    s.seat = 1
+    s.markers = [[math.radians(270.0)], [math.radians(180.0)]]
+    top = max((i for i, r in enumerate(s.role) if r == R.TOP), key=lambda i: s.pose[i][1])
+    p = s.pose[top]
+    s.pose[top] = (p[0] - shift * math.sin(sep), p[1] + shift * math.cos(sep), *p[2:])
+    s._dirty()
+    s._begin_turn()
+    ring = s.ring()
+    slab = next(i for i, r in enumerate(s.role) if r == R.BASE and s.shapes[i] == "slab")
+    return s, R.Gate(slab, ring.pos[0].id, ring.pos[1].id)
+
+
+def test_a_gate_is_refused_when_a_support_top_offers_less_than_the_least_overlap() -> None:
+    s, gate = _gate_state(0.0)
+    assert s._check_gate(gate) is None
+    assert gate in s.legal_actions()
+    # the lintel rests 12.5 mm on each top; with one top 10 mm off its base along the ring, away
+    # from the gap (9.6 mm along the lintel), 2.9 mm on it (the old rules saw the base stone's
+    # angle and the block's width only, and called the gate legal)
+    s, gate = _gate_state(0.010)
+    why = s._check_gate(gate)
+    assert why is not None and why.startswith("a slab gate would rest 2.9 mm on #"), why
+    assert gate not in s.legal_actions()
