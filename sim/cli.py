@@ -523,7 +523,20 @@ def main(argv: Optional[list[str]] = None) -> int:
     covers :class:`InputError` from any command (a bad scenario, layout, replay or option) and the
     usage errors typer finds itself (a missing argument, ``--aim north``), which typer would
     otherwise print in a box. Help pages keep typer's rich formatting.
+
+    Called with ``argv`` None (the command line: the console script, ``python -m sim.cli``), it
+    first makes the process take the pinned maths code path (:func:`sim.core.mathpath.pin`, which
+    may re-exec it) so that a seeded study stores the same bits on any x86-64 CPU; called with a
+    list (tests, other programs) it leaves the process as it is.
     """
+    if argv is None:
+        from sim.core import mathpath
+
+        try:
+            mathpath.pin()
+        except ValueError as e:
+            sys.stderr.write(f"error: {e}\n")
+            return 2
     try:
         rc = app(args=argv, prog_name="stonelab", standalone_mode=False)
     except InputError as e:
