@@ -133,10 +133,17 @@ def start_environ() -> dict[str, str]:
     """
     raw = Path("/proc/self/environ").read_bytes()
     env: dict[str, str] = {}
+    last = ""
     for entry in raw.split(b"\0"):
+        if last == "GLIBC_TUNABLES" and entry.startswith(b"glibc."):
+            # glibc's tunables parser ends each item of the exec-time string with a NUL in place
+            # (glibc 2.36, measured), so /proc shows "GLIBC_TUNABLES=a=1", "b=2" for "a=1:b=2"
+            env[last] += ":" + os.fsdecode(entry)
+            continue
         key, sep, val = entry.partition(b"=")
         if sep:
-            env[os.fsdecode(key)] = os.fsdecode(val)
+            last = os.fsdecode(key)
+            env[last] = os.fsdecode(val)
     return env
 
 

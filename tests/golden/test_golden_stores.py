@@ -83,6 +83,7 @@ def run_study_command(game: str, out: Path, env: dict[str, str] | None = None) -
     proc = subprocess.run([sys.executable, "-m", "sim.cli", *_argv(game, out)], cwd=ROOT, env={**base, **(env or {})},
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, f"stonelab run {STUDIES[game][0]} exited {proc.returncode}: {proc.stderr[-2000:]}"
+    assert "could not pin" not in proc.stderr, proc.stderr[-2000:]
     return store_digest(out / "results.sqlite")
 
 
