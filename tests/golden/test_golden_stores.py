@@ -143,6 +143,7 @@ def test_seeded_study_stores_the_same_on_two_maths_code_paths(game: str, tmp_pat
         "(sim/core/mathpath.py, docs/reproducibility.md)")
 
 
+@pytest.mark.slow  # two more Sun studies in subprocesses; the proof that the test above can fail
 @pytest.mark.skipif(not _native_paths_differ(), reason="this CPU has no FMA/AVX2 libm path to tell apart")
 def test_without_pinning_the_two_code_paths_store_different_sun_results(tmp_path: Path) -> None:
     """The test above can fail: with the pinning switched off (STONELAB_NATIVE_MATH=1) the two
