@@ -36,6 +36,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if __name__ == "__main__":  # run as a script: this checkout's code, not an installed copy
     sys.path.insert(0, str(ROOT))
 
+from sim.core import mathpath  # noqa: E402
 from sim.core.testing import store_results  # noqa: E402
 DIGESTS = Path(__file__).with_name("digests.json")
 
@@ -121,7 +122,7 @@ def test_seeded_study_stores_what_it_stored_before(game: str, tmp_path: Path) ->
         "change results, regenerate tests/golden/digests.json (see this file's docstring)")
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the maths code path is pinned on Linux/glibc only")
+@pytest.mark.skipif(not mathpath.applies(), reason="the maths code path is pinned on Linux/glibc/x86-64 only")
 @pytest.mark.parametrize("game", PATH_SENSITIVE)
 def test_seeded_study_stores_the_same_on_two_maths_code_paths(game: str, tmp_path: Path) -> None:
     """What a newcomer's CPU would choose, tried on this one: the default environment and a second
@@ -155,6 +156,7 @@ def test_without_pinning_the_two_code_paths_store_different_sun_results(tmp_path
 
 
 @pytest.mark.slow  # two 40-game Sun studies, about a minute
+@pytest.mark.skipif(not mathpath.applies(), reason="the second dispatch setting is for Linux/glibc/x86-64")
 def test_another_code_path_gives_the_same_distribution(tmp_path: Path) -> None:
     """What holds across CPUs without the pinning: the same distribution. The Sun's study on this
     CPU's pinned path and, pinning off, on a second dispatch setting store different games, and
@@ -188,8 +190,6 @@ def test_digest_sees_a_changed_result(tmp_path: Path) -> None:
 
 if __name__ == "__main__":  # regenerate: python tests/golden/test_golden_stores.py --write
     import tempfile
-
-    from sim.core import mathpath
 
     mathpath.pin()  # the in-process studies too take the pinned code path (this may re-exec the script)
     with tempfile.TemporaryDirectory() as d:
