@@ -555,7 +555,20 @@ def main(argv: Optional[list[str]] = None) -> int:
     otherwise print in a box. Help pages keep typer's rich formatting. A failure of the machine (a
     full disk: :class:`WorkError` or such an ``OSError``) is one ``error:`` line and exit 1; output
     into a closed pipe ends quietly (exit 141).
+
+    Called with ``argv`` None (the command line: the console script, ``python -m sim.cli``), it
+    first makes the process take the pinned maths code path (:func:`sim.core.mathpath.pin`, which
+    may re-exec it) so that a seeded study stores the same bits on any x86-64 CPU; called with a
+    list (tests, other programs) it leaves the process as it is.
     """
+    if argv is None:
+        from sim.core import mathpath
+
+        try:
+            mathpath.pin()
+        except ValueError as e:
+            sys.stderr.write(f"error: {e}\n")
+            return 2
     for stream in (sys.stdout, sys.stderr):
         # a path with a byte that is not UTF-8 (Python holds it as a lone surrogate) is printed as
         # the bytes it has, as other Unix tools do, instead of failing with UnicodeEncodeError

@@ -99,6 +99,7 @@ def test_run_folder_of_another_scenario_is_refused(tmp_path: Path, capsys) -> No
     assert main(["run", str(scenario(tmp_path)), "--out", str(out), "--seed", "5", "--force", "--games", "2", "--no-report"]) == 0
 
 
+@pytest.mark.slow  # several seconds (issue 21: the default suite stays a few minutes)
 def test_bench_json_reports_playout_speed(capsys) -> None:
     assert main(["bench", "druids", "--quick", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)["results"]

@@ -335,7 +335,8 @@ def _iter_dask(tasks: Sequence[Task], workers: int, address: str | None) -> Iter
                 client = Client(address, timeout="10s")
             except OSError as e:
                 raise InputError(f"cannot reach the Dask scheduler at {address!r}: {e}", key="--address") from None
-        else:
+            _warn_other_maths_path(client)
+        else:  # local workers inherit this process's environment, and with it its maths code path
             cluster = LocalCluster(
                 n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
             )
@@ -349,6 +350,24 @@ def _iter_dask(tasks: Sequence[Task], workers: int, address: str | None) -> Iter
     finally:
         if cluster is not None:
             cluster.close()
+
+
+def _warn_other_maths_path(client: Any) -> None:
+    """Warn on stderr if a remote cluster's workers started with another maths code path than this
+    process (``sim.core.mathpath``): someone else started them, so the ``stonelab`` command's
+    pinning did not reach them, and a Sun game played there stores other bits."""
+    from sim.core import mathpath
+
+    if not mathpath.applies() or mathpath.opted_out():
+        return
+    try:
+        workers = client.run(mathpath.worker_settings)
+    except Exception as e:  # a worker without this package, or gone: the games would fail anyway
+        sys.stderr.write(f"stonelab: warning: could not read the Dask workers' maths settings: {type(e).__name__}: {e}\n")
+        return
+    message = mathpath.worker_differences(mathpath.worker_settings(), workers)
+    if message:
+        sys.stderr.write(f"stonelab: {message}\n")
 
 
 @dataclass

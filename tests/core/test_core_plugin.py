@@ -48,6 +48,7 @@ def race_installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
     REGISTRY.refresh()
 
 
+@pytest.mark.slow  # several seconds (issue 21: the default suite stays a few minutes)
 def test_an_installed_game_is_listed_run_reported_and_benched(race_installed: None, tmp_path: Path,
                                                                capsys: pytest.CaptureFixture[str]) -> None:
     assert REGISTRY.names()[-1] == "race"  # after the project's own games

@@ -55,6 +55,7 @@ def test_other_scenario_refused_unless_forced(tmp_path: Path, registry) -> None:
     assert run_study(more, registry, progress=False).played == 4
 
 
+@pytest.mark.slow  # several seconds (issue 21: the default suite stays a few minutes)
 def test_sigkill_then_resume_equals_uninterrupted_run(tmp_path: Path, registry) -> None:
     scen = tmp_path / "k.toml"
     scen.write_text(SCENARIO.format(games=25, iters=400))
@@ -69,8 +70,9 @@ def test_sigkill_then_resume_equals_uninterrupted_run(tmp_path: Path, registry) 
     assert a == b
 
 
-def test_dask_address_of_a_running_scheduler(tmp_path: Path, registry, monkeypatch) -> None:
-    """`--address` sends the games to an existing scheduler (how a study outgrows one machine)."""
+def test_dask_address_of_a_running_scheduler(tmp_path: Path, registry, monkeypatch, capsys) -> None:
+    """`--address` sends the games to an existing scheduler (how a study outgrows one machine);
+    its workers, started with this process's environment, take its maths code path: no warning."""
     from dask.distributed import LocalCluster
 
     monkeypatch.setenv("PYTHONPATH", str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", ""))
@@ -82,6 +84,7 @@ def test_dask_address_of_a_running_scheduler(tmp_path: Path, registry, monkeypat
         sc = sc.__class__(**{**sc.__dict__, "name": "same"})
         run_study(sc, registry, address=cluster.scheduler_address, progress=False)
     assert store_results(tmp_path / "remote") == serial
+    assert "maths" not in capsys.readouterr().err
 
 
 @pytest.mark.slow  # waits for the 10 s connect timeout
