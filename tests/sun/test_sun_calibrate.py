@@ -17,8 +17,8 @@ import pytest
 
 from sim.cli import main
 from sim.core.errors import InputError
-from sim.sun.calibrate import BOUNDS, OutcomeTable, PassModel, fit, simulate_log, two_gap_layout, write_skill
-from sim.sun.playtest_log import PassRecord, PlaceRecord, PlaytestLog, read_log
+from sim.sun.calibrate import BOUNDS, OutcomeTable, PassModel, fit, two_gap_layout, write_skill
+from sim.sun.playtest_log import PassRecord, PlaceRecord, PlaytestLog, read_log, simulate_log
 from sim.sun.layout import Layout, layout_ring
 from sim.sun.thrower import SKILLS, Thrower, load_skill, skill
 
@@ -29,8 +29,7 @@ R_MM = 130.0
 
 def circle_table(width_mm: float, radius_mm: float, pushed: float = 0.25) -> OutcomeTable:
     """A loss boundary at the same miss distance in every direction of the (aim, push) plane."""
-    theta = -0.5 * math.pi + math.pi * np.arange(12) / 12
-    return OutcomeTable(width_mm, theta, np.full(12, radius_mm), np.full(12, pushed), 0)
+    return OutcomeTable.from_boundary(width_mm, np.full(12, radius_mm), pushed)
 
 
 def test_model_matches_the_rayleigh_tail() -> None:
