@@ -26,7 +26,8 @@ DOCS = {"playtest": ROOT / "docs" / "playtest-log.md", "physics": ROOT / "docs" 
 #: Widths (mm) of the presets table.
 WIDTHS_MM = (42.0, 50.0, 60.0, 80.0)
 LEVELS = ("expert", "steady", "casual", "child")
-_BLOCK = re.compile(r"(<!-- figures:(?P<name>[a-z-]+) -->\n)(?P<body>.*?)(<!-- /figures:(?P=name) -->)", re.S)
+_BLOCK = re.compile(r"^(?P<indent>[ ]*)(?P<open><!-- figures:(?P<name>[a-z-]+) -->\n)(?P<body>.*?)"
+                    r"^(?P=indent)(?P<close><!-- /figures:(?P=name) -->)", re.S | re.M)
 
 
 def _pct(p: float) -> str:
@@ -107,12 +108,14 @@ def render(text: str, passages: dict[str, str]) -> tuple[str, list[str]]:
     changed: list[str] = []
 
     def sub(m: re.Match[str]) -> str:
-        name = m.group("name")
+        name, ind = m.group("name"), m.group("indent")
         if name not in passages:
             return m.group(0)
-        if m.group("body") != passages[name]:
+        # a passage inside a list item takes the markers' indentation
+        body = "".join(ind + ln if ln.strip() else ln for ln in passages[name].splitlines(keepends=True))
+        if m.group("body") != body:
             changed.append(name)
-        return m.group(1) + passages[name] + m.group(4)
+        return ind + m.group("open") + body + ind + m.group("close")
 
     return _BLOCK.sub(sub, text), changed
 

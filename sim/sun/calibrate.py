@@ -216,13 +216,19 @@ def fit(log: PlaytestLog, base: Thrower, mode: str = "scale", layout: Layout | N
         for j, nm in enumerate(names):
             lo, hi = bounds[j]
             prof = _profile(loglik, len(names), j, bounds)
-            grid = np.linspace(lo, hi, 41 if len(names) == 1 else 21)
+            # the grid only brackets the interval's ends (brentq finds them); a profile point of two
+            # parameters costs a maximisation, so that grid is coarser
+            grid = np.linspace(lo, hi, 41 if len(names) == 1 else 11)
             low, high, at_lo, at_hi = _interval(prof, x_hat[j], l_hat, lo, hi, grid)
             bound, note = _bound_note(nm, low, high, at_lo, at_hi, hi)
             if bound:
-                # No estimate where the log gives only a bound: the preset keeps the base's value.
-                x_used[j] = _base_value(nm, base)
-                note += f"; the preset keeps {base.name}'s value"
+                # No estimate where the log gives only a bound: the preset keeps the base's value,
+                # unless the bound excludes it (then the bound's end, the value nearest the base
+                # that the log allows).
+                b = _base_value(nm, base)
+                x_used[j] = min(max(b, low), high)
+                note += (f"; the preset keeps {base.name}'s value" if x_used[j] == b else
+                         f"; {base.name}'s value {b:g} lies beyond the bound, so the preset takes {x_used[j]:.4g}")
             estimates.extend(_to_sigmas(mode, nm, x_used[j], low, high, bound, note, base))
         if len(names) == 1:
             # The mode fixes the ratio of aim to push (or one of them): does freeing both fit better?
@@ -272,7 +278,7 @@ def _maximise(loglik: Callable[[Sequence[float]], float], bounds: Sequence[tuple
         res = optimize.minimize_scalar(lambda v: -loglik([v]), bounds=(grid[max(i - 1, 0)], grid[min(i + 1, 40)]),
                                        method="bounded", options={"xatol": 1e-4 * (hi - lo)})
         return ([float(res.x)], float(-res.fun)) if -res.fun >= vals[i] else ([float(grid[i])], float(vals[i]))
-    grids = [np.linspace(lo, hi, 21) for lo, hi in bounds]
+    grids = [np.linspace(lo, hi, 11) for lo, hi in bounds]
     cands = [(loglik([u, v]), float(u), float(v)) for u in grids[0] for v in grids[1]]
     if start is not None:
         cands.append((loglik(list(start)), float(start[0]), float(start[1])))
@@ -304,7 +310,7 @@ def _profile(loglik: Callable[[Sequence[float]], float], n: int, j: int,
         return lambda v: loglik([v])
     other = 1 - j
     ob = bounds[other]
-    og = np.linspace(ob[0], ob[1], 21)
+    og = np.linspace(ob[0], ob[1], 11)
 
     def prof(v: float) -> float:
         def neg(u: float) -> float:
