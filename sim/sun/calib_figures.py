@@ -42,9 +42,10 @@ def _mm(values: Sequence[float]) -> str:
     return " / ".join(f"{v:.1f}" for v in values)
 
 
-def compute() -> dict[str, str]:
+def compute() -> tuple[dict[str, str], Any]:
     """Every documented passage, by name, from fresh physics (outcome tables for ``WIDTHS_MM``,
-    the sample log and its fit). Takes about a minute on one core."""
+    the sample log and its fit), and the sample's :class:`~sim.sun.calibrate.FitResult`. About
+    2,000 physics passes."""
     from sim.sun.calibrate import PassModel, fit, outcome_table, push_gain_s
     from sim.sun.calib_physics import DIRECTIONS, N_CRN, SMOOTH_MM, STEP_MM, STOP_MM
     from sim.sun.layout import Layout
@@ -68,35 +69,41 @@ def compute() -> dict[str, str]:
     out["presets"] = (
         f"With two opposite gaps (16 blocks, `calibrate.two_gap_layout`), passes were run along {DIRECTIONS}\n"
         f"directions of the (aim, push) error plane, every {STEP_MM:g} mm of sideways miss at the ring\n"
-        f"(`calib_physics.outcome_table`). For gaps of {ws} mm the first lost stone comes at a median\n"
-        f"miss of {_mm([float(np.median(first[w])) for w in WIDTHS_MM])} mm (minimum "
-        f"{_mm([float(np.min(first[w])) for w in WIDTHS_MM])} mm), and every pass\n"
-        f"loses a stone from a median of {_mm([float(np.median(steady[w])) for w in WIDTHS_MM])} mm on; between "
-        "the two, lost and clean passes\n"
-        "alternate along some directions (the loss is not monotone in the miss). The geometric clearance\n"
+        f"(`calib_physics.outcome_table`). For gaps of {ws} mm the first lost stone comes at\n"
+        f"a median miss of {_mm([float(np.median(first[w])) for w in WIDTHS_MM])} mm (minimum "
+        f"{_mm([float(np.min(first[w])) for w in WIDTHS_MM])} mm), and\n"
+        f"every pass loses a stone from a median of {_mm([float(np.median(steady[w])) for w in WIDTHS_MM])} mm on "
+        "(maximum\n"
+        f"{_mm([float(np.max(steady[w])) for w in WIDTHS_MM])} mm); between the two, lost and clean passes "
+        "alternate along some directions\n"
+        "(the loss is not monotone in the miss). The geometric clearance\n"
         f"is {_mm([(w - ball_mm) / 2 for w in WIDTHS_MM])} mm. The fit's model then gives the chance of "
         f"losing a stone per pass\n(`PassModel.probabilities`, {N_CRN} common random numbers):\n\n"
         + "\n".join(rows) + "\n")
     n_pass = {w: tabs[w].passes for w in WIDTHS_MM}
     out["table-cost"] = (
         f"That is {' / '.join(str(n_pass[w]) for w in WIDTHS_MM)} physics passes for widths of {ws} mm\n"
-        f"(rays of {DIRECTIONS} directions, every {STEP_MM:g} mm, each until {STOP_MM:g} mm of misses have all "
-        f"lost a stone; kernel width {SMOOTH_MM:g} mm).\n"
-        f"The sideways push drifts the ball {push_gain_s(lay):.3f} s x push at the ring at the default geometry.\n")
+        f"(rays of {DIRECTIONS} directions, every {STEP_MM:g} mm, each until {STOP_MM:g} mm of misses have\n"
+        f"all lost a stone; kernel width {SMOOTH_MM:g} mm). The sideways push drifts the ball\n"
+        f"{push_gain_s(lay):.3f} s x push at the ring at the default geometry.\n")
     log = read_log(SAMPLE_PATH)
-    res = fit(log, skill(str(SAMPLE_CALL["skill"])), "scale", lay, tables=tabs)
+    res = fit(log, skill(SAMPLE_CALL.skill), "scale", lay, tables=tabs)
     sc = next(e for e in res.estimates if e.name == "scale")
     used = sum(tabs[w].passes for w in {p.width_mm for p in log.passes})
-    lost = sum(p.outcome != "clean" for p in log.passes)
+    n_lost = sum(p.outcome != "clean" for p in log.passes)
     out["sample"] = (
-        f"- The sample log: {len(log.passes)} passes ({lost} lost a stone), {len(log.places)} placements; "
+        f"- The sample log: {len(log.passes)} passes ({n_lost} lost a stone), {len(log.places)} placements; "
         "`stonelab sun calibrate\n"
-        f"  scenarios/sun/playtest-sample.csv` gives scale {sc.shown()} x casual [{sc.low:.2f}, {sc.high:.2f}] "
+        f"  scenarios/sun/playtest-sample.csv` gives scale {_value(sc)} x casual [{sc.low:.2f}, {sc.high:.2f}] "
         "(generated from\n"
         f"  exactly casual), Pearson p = {_p(res.gof_p)}, likelihood ratio of freeing aim and push "
         f"p = {_p(res.ratio_p)};\n"
         f"  {used} physics passes for its tables.\n")
-    return out
+    return out, res
+
+
+def _value(e: Any) -> str:
+    return f"{e.value:.2f}" if e.identifiable else e.shown()
 
 
 def _p(v: Any) -> str:
@@ -125,7 +132,7 @@ def check(passages: dict[str, str] | None = None) -> list[str]:
     from sim.sun.playtest_log import SAMPLE_PATH, sample_log_text
 
     stale = [] if SAMPLE_PATH.read_text(encoding="utf-8") == sample_log_text() else [f"{SAMPLE_PATH.name}: the log"]
-    passages = compute() if passages is None else passages
+    passages = compute()[0] if passages is None else passages
     found: set[str] = set()
     for doc in DOCS.values():
         text = doc.read_text(encoding="utf-8")
@@ -146,10 +153,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         from sim.sun.playtest_log import main as sample_main
 
         sample_main(["--write-sample"])  # the sample first: the passages fit it
-        passages = compute()
+        passages = compute()[0]
         for doc in DOCS.values():
             new, changed = render(doc.read_text(encoding="utf-8"), passages)
-            write_atomically(doc, lambda tmp, t=new: tmp.write_text(t, encoding="utf-8"))
+
+            def put(tmp: Path, text: str = new) -> None:
+                tmp.write_text(text, encoding="utf-8")
+
+            write_atomically(doc, put)
             print(f"{doc.name}: {', '.join(changed) or 'unchanged'}")
         return 0
     stale = check()

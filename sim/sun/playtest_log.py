@@ -185,9 +185,20 @@ def _place_row(cell: dict[str, str], src: str, line: int) -> PlaceRecord:
 # Writing a log from a known thrower (the sample file)
 # --------------------------------------------------------------------------------------------
 
-#: The sample log's thrower, widths, passes per width, seed, placements and aim offsets.
-SAMPLE_CALL = {"skill": "casual", "widths_mm": (42.0, 50.0, 60.0), "passes_per_width": 40, "seed": 12,
-               "places": 20, "aim_offsets_mm": (0.0, 0.0, 3.0, -3.0)}
+@dataclass(frozen=True)
+class SampleCall:
+    """The sample log's thrower (a skill level), widths (mm), passes per width, seed, placements
+    and aim offsets (mm)."""
+
+    skill: str = "casual"
+    widths_mm: tuple[float, ...] = (42.0, 50.0, 60.0)
+    passes_per_width: int = 40
+    seed: int = 12
+    places: int = 20
+    aim_offsets_mm: tuple[float, ...] = (0.0, 0.0, 3.0, -3.0)
+
+
+SAMPLE_CALL = SampleCall()
 SAMPLE_PATH = Path(__file__).resolve().parents[2] / "scenarios" / "sun" / "playtest-sample.csv"
 
 
@@ -245,18 +256,17 @@ def sample_log_text() -> str:
     from sim.sun.thrower import skill
 
     c = SAMPLE_CALL
-    th = skill(str(c["skill"]))
+    th = skill(c.skill)
     head = [
         "# Sample playtest log (docs/playtest-log.md). NOT a real playtest: generated through the physics by",
         "# `python -m sim.sun.playtest_log --write-sample`, which calls",
-        f"# sim.sun.playtest_log.simulate_log(skill({c['skill']!r}), {list(c['widths_mm'])}, {c['passes_per_width']}, "
-        f"seed={c['seed']}, places={c['places']},",
-        f"#                                   aim_offsets_mm={tuple(c['aim_offsets_mm'])}) with the {c['skill']!r} preset",
+        f"# sim.sun.playtest_log.simulate_log(skill({c.skill!r}), {list(c.widths_mm)}, {c.passes_per_width}, "
+        f"seed={c.seed}, places={c.places},",
+        f"#                                   aim_offsets_mm={c.aim_offsets_mm}) with the {c.skill!r} preset",
         "# of sim/sun/thrower.py (" + ", ".join(f"{k} {v:g}" for k, v in th.as_dict().items() if k != "name") + ").",
         "# Regenerate it after any change to the physics; tests/sun/test_sun_calibration_docs.py fails until then.",
     ]
-    body = simulate_log(th, c["widths_mm"], int(c["passes_per_width"]), int(c["seed"]),  # type: ignore[arg-type]
-                        places=int(c["places"]), aim_offsets_mm=c["aim_offsets_mm"])  # type: ignore[arg-type]
+    body = simulate_log(th, c.widths_mm, c.passes_per_width, c.seed, places=c.places, aim_offsets_mm=c.aim_offsets_mm)
     return "\n".join(head) + "\n" + body
 
 
