@@ -223,20 +223,17 @@ class PassModel:
         for i, row in enumerate(tab.outcomes):
             seen = row[row >= 0]
             last = seen[-tail:]
-            tail_lost = float(np.mean(last > CLEAN))
-            tail_pushed = float(np.mean(last == PUSHED))
-            # Step k covers [(k - 1/2) d, (k + 1/2) d) (the first from 0); beyond, the tail values
-            # up to infinity. Kernel mass of each step at every grid point: a difference of Phis.
-            edges = np.concatenate([[0.0], (np.arange(seen.size) + 0.5) * d])
-            lo = (edges[None, :-1] - grid[:, None]) / h
-            hi = (edges[None, 1:] - grid[:, None]) / h
-            w = ndtr(hi) - ndtr(lo)  # grid x samples
-            w_tail = 1.0 - ndtr((edges[-1] - grid) / h)
-            w_neg = ndtr(-grid / h)  # below 0: the mirror of the first step (a miss of -r is a miss of r)
-            norm = w.sum(axis=1) + w_tail + w_neg
-            first_l, first_p = float(seen[0] > CLEAN), float(seen[0] == PUSHED)
-            lost[i] = (w @ (seen > CLEAN) + w_tail * tail_lost + w_neg * first_l) / norm
-            pushed[i] = (w @ (seen == PUSHED) + w_tail * tail_pushed + w_neg * first_p) / norm
+            # Step k covers [(k - 1/2) d, (k + 1/2) d) (the first from 0, and mirrored below 0: a
+            # miss of -r is a miss of r); past the last step, the tail's shares up to infinity. The
+            # kernel average of such a step function telescopes into its jumps:
+            # P(r) = v_tail + sum_k Phi((e_k - r) / h) (v_{k-1} - v_k) over the step edges e_k.
+            for target, vals, v_tail in ((lost, (seen > CLEAN).astype(float), float(np.mean(last > CLEAN))),
+                                         (pushed, (seen == PUSHED).astype(float), float(np.mean(last == PUSHED)))):
+                v = np.append(vals, v_tail)
+                jump = v[:-1] - v[1:]
+                k = np.flatnonzero(jump)
+                edges = (k + 0.5) * d
+                target[i] = v_tail + (ndtr((edges[None, :] - grid[:, None]) / h) * jump[k][None, :]).sum(axis=1)
         # the last grid point stands for everything beyond it
         return dg, lost, pushed
 
