@@ -353,20 +353,20 @@ def _fit_places(places: Sequence[PlaceRecord], base: Thrower) -> list[Estimate]:
         n = 2 * len(places)
         out.append(Estimate("sigma_place_m", math.sqrt(ss / n), math.sqrt(ss / stats.chi2.ppf(0.975, n)),
                             math.sqrt(ss / stats.chi2.ppf(0.025, n)), "m", ss > 0,
-                            "" if ss > 0 else "every placement was exact"))
+                            "" if ss > 0 else "every placement was exact", "" if ss > 0 else "above"))
     else:
         out.append(Estimate("sigma_place_m", base.sigma_place_m, base.sigma_place_m, base.sigma_place_m, "m", False,
-                            f"no placements in the log: kept from {base.name}"))
+                            f"no placements in the log: kept from {base.name}", "none"))
     yaws = [p.dyaw_deg for p in places if p.dyaw_deg is not None]
     if yaws:
         ss = sum(y * y for y in yaws)
         n = len(yaws)
         out.append(Estimate("sigma_place_deg", math.sqrt(ss / n), math.sqrt(ss / stats.chi2.ppf(0.975, n)),
                             math.sqrt(ss / stats.chi2.ppf(0.025, n)), "deg", ss > 0,
-                            "" if ss > 0 else "every yaw was exact"))
+                            "" if ss > 0 else "every yaw was exact", "" if ss > 0 else "above"))
     else:
         out.append(Estimate("sigma_place_deg", base.sigma_place_deg, base.sigma_place_deg, base.sigma_place_deg,
-                            "deg", False, f"no placement yaws in the log: kept from {base.name}"))
+                            "deg", False, f"no placement yaws in the log: kept from {base.name}", "none"))
     return out
 
 
@@ -412,8 +412,10 @@ def write_skill(result: FitResult, path: str | Path) -> None:
         if e.identifiable:
             what = f"{e.name} = {e.value:.6g} {e.unit}, 95% interval [{e.low:.6g}, {e.high:.6g}]"
         else:
-            what = (f"{e.name} = {e.value:.6g} {e.unit} KEPT FROM {result.base.name.upper()} (NOT IDENTIFIABLE), "
-                    f"95% interval [{e.low:.6g}, {e.high:.6g}]")
+            # a bound or nothing: the value written is not an estimate (the note says where it is from)
+            what = (f"{e.name} = {e.value:.6g} {e.unit} NOT IDENTIFIABLE, not an estimate"
+                    + (f" ({e.shown()})" if e.bound in ("above", "below") else "")
+                    + f", 95% interval [{e.low:.6g}, {e.high:.6g}]")
         comments.append(what + (f": {e.note}" if e.note else ""))
     comments += [f"WARNING: {w}" for w in result.warnings]
     text = dump_skill_toml(result.thrower, comments)

@@ -240,7 +240,7 @@ def calibrate_cmd(
         if q.identifiable:
             ci = f"[{q.low:.4g}, {q.high:.4g}]"
         else:
-            ci = f"(kept {q.value:.4g})" if q.low == q.high else f"[{q.low:.4g}, {q.high:.4g}], kept {q.value:.4g}"
+            ci = f"(kept {q.value:.4g})" if q.low == q.high else f"[{q.low:.4g}, {q.high:.4g}], preset {q.value:.4g}"
         tab.add_row(q.name, q.shown(), ci, q.unit)
     con.print(tab)
     for q in res.estimates:

@@ -398,3 +398,31 @@ def test_simulated_yaws_lie_in_0_to_360(tmp_path: Path) -> None:
     p = tmp_path / "s.csv"
     p.write_text(text, encoding="utf-8")
     assert len(read_log(p).places) == 400
+
+
+def _offset_log(aim_mm: float, push_mm: float, n: int, seed: int) -> PlaytestLog:
+    """Outcomes of passes aimed at offsets 0, +6 and -6 mm, drawn from the circle boundaries with
+    sideways errors of the given sizes (mm at the ring), independently of the model."""
+    rng = np.random.default_rng(seed)
+    radii = {40.0: 6.0, 50.0: 11.0}
+    passes = []
+    for i in range(n):
+        w = (40.0, 50.0)[i % 2]
+        off = (0.0, 6.0, -6.0)[(i // 2) % 3]
+        r = math.hypot(off + rng.normal(0, aim_mm), rng.normal(0, push_mm))
+        out = "clean" if r < radii[w] else ("pushed_off" if rng.random() < 0.25 else "knocked")
+        passes.append(PassRecord(w, off, out, i + 2))
+    return PlaytestLog("offsets.csv", passes)
+
+
+def test_the_fit_warns_when_the_hands_ratio_of_aim_to_push_is_not_the_bases() -> None:
+    base = skill("casual")
+    aim_mm = math.radians(base.sigma_aim_deg) * R_MM  # casual's aim and push, in mm at the ring
+    push_mm = base.sigma_push_mps * 500.0  # the circle tables' push gain, 0.5 s
+    same, _ = _fit_circle(_offset_log(aim_mm, push_mm, 600, seed=11), base)
+    assert same.ratio_p is not None and same.ratio_p > 0.05
+    assert not any("freeing both" in w for w in same.warnings), same.warnings
+    # twice casual's aim, half its push: the scale fit cannot say so, the ratio test does
+    heavy, _ = _fit_circle(_offset_log(2 * aim_mm, push_mm / 2, 600, seed=11), base)
+    assert heavy.ratio_p is not None and heavy.ratio_p < 0.05
+    assert any("freeing both aim and push" in w and "--fit aim,push" in w for w in heavy.warnings)
