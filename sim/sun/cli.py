@@ -244,23 +244,21 @@ def calibrate_cmd(
     from sim.core.console import console, escape
 
     con = console()
-    con.print(f"[bold]{escape(log)}[/]: {res.passes} passes, {res.places} placements; fit {res.mode}, base "
-              f"{escape(base_th.name)}; "
-              f"{res.physics_passes} physics passes for the outcome tables")
+    con.print(f"[bold]{escape(log)}[/]: {res.passes} passes, {res.places} placements; fit {res.mode}, "
+              f"base {escape(base_th.name)}; {res.physics_passes} physics passes for the outcome tables")
     tab = Table(title="maximum-likelihood estimates, 95 % profile-likelihood intervals")
     for col in ("quantity", "estimate", "95 % interval", "unit"):
         tab.add_column(col)
     for q in res.estimates:
         if q.identifiable:
-            shown, ci = f"{q.value:.4g}", f"[{q.low:.4g}, {q.high:.4g}]"
+            ci = f"[{q.low:.4g}, {q.high:.4g}]"
         else:
-            shown = "not identifiable"
-            ci = f"(kept {q.value:.4g})" if q.low == q.high else f"[{q.low:.4g}, {q.high:.4g}]"
-        tab.add_row(q.name, shown, ci, q.unit)
+            ci = f"(kept {q.value:.4g})" if q.low == q.high else f"[{q.low:.4g}, {q.high:.4g}], preset {q.value:.4g}"
+        tab.add_row(q.name, q.shown(), ci, q.unit)
     con.print(tab)
     for q in res.estimates:
         if q.note:
-            con.print(f"  {q.name}: {q.note}")
+            con.print(f"  {q.name}: {escape(q.note)}")
     gof = Table(title="goodness of fit: observed / expected outcomes per width")
     for col in ("width mm", "passes", "clean", "knocked", "pushed off"):
         gof.add_column(col, justify="right")
@@ -276,6 +274,10 @@ def calibrate_cmd(
         verdict = "the model fits" if res.gof_p >= 0.05 else "the model does NOT fit these counts well"
         con.print(f"Pearson chi-square {res.gof_chi2:.2f} on {res.gof_df} degrees of freedom, p = {res.gof_p:.3f}: "
                   f"{verdict}")
+    if res.ratio_p is not None:
+        con.print(f"freeing both aim and push: likelihood ratio {res.ratio_lr:.2f}, p = {res.ratio_p:.3f}")
+    for w in res.warnings:
+        con.print(f"[bold]WARNING[/]: {escape(w)}")
     if out is not None:
         con.print(f"skill preset written to {escape(out)} (name it in a scenario: skill = \"{escape(out)}\")")
 

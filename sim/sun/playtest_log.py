@@ -1,5 +1,7 @@
-"""Playtest logs of *Stonehenge and the Sun* (the CSV of docs/playtest-log.md): the records and
-:func:`read_log`, which validates every line. The fit that reads them is :mod:`sim.sun.calibrate`.
+"""Playtest logs of *Stonehenge and the Sun* (the CSV of docs/playtest-log.md): the records,
+:func:`read_log`, which validates every line, and :func:`simulate_log`, which writes a log from a
+known thrower through the physics (the sample file: ``python -m sim.sun.playtest_log --write-sample``).
+The fit that reads them is :mod:`sim.sun.calibrate`.
 """
 
 from __future__ import annotations
@@ -7,10 +9,19 @@ from __future__ import annotations
 import csv
 import io
 import math
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Iterable, Sequence
+
+import numpy as np
 
 from sim.core.errors import InputError, allowed
+from sim.core.files import check_input_file
+
+if TYPE_CHECKING:
+    from sim.sun.layout import Layout
+    from sim.sun.thrower import Thrower
 
 #: Outcome classes of a pass, in the order used by arrays.
 OUTCOMES = ("clean", "knocked", "pushed_off")
@@ -22,8 +33,6 @@ PASS_COLUMNS = ("width_mm", "clearance_mm", "aim_offset_mm", "outcome")
 PLACE_COLUMNS = ("intended_x_mm", "intended_y_mm", "actual_x_mm", "actual_y_mm", "intended_yaw_deg",
                  "actual_yaw_deg")
 ALL_COLUMNS = ("kind",) + PASS_COLUMNS + PLACE_COLUMNS
-
-
 
 @dataclass(frozen=True)
 class PassRecord:
@@ -79,14 +88,12 @@ def read_log(path: str | Path, ball_diameter_mm: float = 35.0) -> PlaytestLog:
             unknown or missing columns, unknown kind or outcome, non-numeric, negative or
             out-of-range values, disagreeing width and clearance.
     """
-    p = Path(path)
     src = str(path)
+    # a FIFO, a socket or a device would block the read (or never end): refused before opening
+    p = check_input_file(path, "playtest log", hint="a CSV file, docs/playtest-log.md")
     try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError("no such playtest log", source=src) from None
-    except IsADirectoryError:
-        raise InputError("is a folder; give a playtest log (CSV)", source=src) from None
+        # utf-8-sig: a spreadsheet's "CSV UTF-8" starts with a byte-order mark, which is not a column
+        text = p.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:
         raise InputError("not a UTF-8 text file; a playtest log is CSV (docs/playtest-log.md)", source=src) from None
     except OSError as exc:
@@ -172,3 +179,118 @@ def _place_row(cell: dict[str, str], src: str, line: int) -> PlaceRecord:
         ay = _num(cell.get("actual_yaw_deg", ""), src, line, "actual_yaw_deg", -360.0, 360.0)
         dyaw = (ay - iy + 180.0) % 360.0 - 180.0
     return PlaceRecord(v["actual_x_mm"] - v["intended_x_mm"], v["actual_y_mm"] - v["intended_y_mm"], dyaw, line)
+
+
+# --------------------------------------------------------------------------------------------
+# Writing a log from a known thrower (the sample file)
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SampleCall:
+    """The sample log's thrower (a skill level), widths (mm), passes per width, seed, placements
+    and aim offsets (mm)."""
+
+    skill: str = "casual"
+    widths_mm: tuple[float, ...] = (42.0, 50.0, 60.0)
+    passes_per_width: int = 40
+    seed: int = 12
+    places: int = 20
+    aim_offsets_mm: tuple[float, ...] = (0.0, 0.0, 3.0, -3.0)
+
+
+SAMPLE_CALL = SampleCall()
+SAMPLE_PATH = Path(__file__).resolve().parents[2] / "scenarios" / "sun" / "playtest-sample.csv"
+
+
+def simulate_log(thrower: Thrower, widths_mm: Iterable[float], passes_per_width: int, seed: int,
+                 places: int = 0, base: Layout | None = None, aim_offsets_mm: Sequence[float] = (0.0,)) -> str:
+    """A playtest log (CSV text) of ``thrower`` through the real physics.
+
+    Pass ``i`` at each width draws its noise from ``default_rng(SeedSequence(seed, spawn_key=(w_index, i)))``
+    and runs a full :meth:`SunTable.pass_ball` (release error and the push along the swing
+    included, which the fit's model leaves out) from the settled two-gap table; aim offsets
+    cycle through ``aim_offsets_mm``. Placements add the thrower's placement noise to random
+    intended positions on the ring; yaws are written in [0, 360) degrees, as :func:`read_log` reads them.
+    """
+    from sim.sun.calib_physics import outcome_of, two_gap_layout
+    from sim.sun.layout import Layout
+    from sim.sun.table import SunTable
+
+    lay0 = base or Layout()
+    R = lay0.table.ring_radius
+    out = io.StringIO()
+    wr = csv.writer(out, lineterminator="\n")
+    wr.writerow(["kind", "width_mm", "aim_offset_mm", "outcome"] + list(PLACE_COLUMNS))
+    for wi, w in enumerate(widths_mm):
+        lay = two_gap_layout(w / 1000.0, lay0)
+        with SunTable.from_layout(lay) as t:
+            start = t.snapshot()
+            for i in range(passes_per_width):
+                rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(wi, i)))
+                off = aim_offsets_mm[i % len(aim_offsets_mm)]
+                t.restore(start)
+                res = t.pass_ball(off / 1000.0 / R, None, thrower.draw_pass(rng))
+                wr.writerow(["pass", f"{w:g}", f"{off:g}", outcome_of(res)] + [""] * len(PLACE_COLUMNS))
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(9999,)))
+    for _ in range(places):
+        a = float(rng.uniform(0, 2 * math.pi))
+        yaw = math.degrees(a)
+        pn = thrower.draw_place(rng)
+        ix, iy = R * math.cos(a), R * math.sin(a)
+        # along the ring and across it, as the table applies them
+        ax = ix - pn.along_m * math.sin(a) + pn.across_m * math.cos(a)
+        ay = iy + pn.along_m * math.cos(a) + pn.across_m * math.sin(a)
+        wr.writerow(["place", "", "", "", f"{ix * 1000:.3f}", f"{iy * 1000:.3f}", f"{ax * 1000:.3f}",
+                     f"{ay * 1000:.3f}", f"{_yaw360(yaw):.3f}", f"{_yaw360(yaw + math.degrees(pn.yaw_rad)):.3f}"])
+    return out.getvalue()
+
+
+def _yaw360(deg: float) -> float:
+    """``deg`` wrapped into [0, 360) (also after rounding to the 3 decimals written)."""
+    w = deg % 360.0
+    return 0.0 if round(w, 3) >= 360.0 else w
+
+
+def sample_log_text() -> str:
+    """The sample log's text: a comment naming the exact call, then :func:`simulate_log`'s CSV."""
+    from sim.sun.thrower import skill
+
+    c = SAMPLE_CALL
+    th = skill(c.skill)
+    head = [
+        "# Sample playtest log (docs/playtest-log.md). NOT a real playtest: generated through the physics by",
+        "# `python -m sim.sun.playtest_log --write-sample`, which calls",
+        f"# sim.sun.playtest_log.simulate_log(skill({c.skill!r}), {list(c.widths_mm)}, {c.passes_per_width}, "
+        f"seed={c.seed}, places={c.places},",
+        f"#                                   aim_offsets_mm={c.aim_offsets_mm}) with the {c.skill!r} preset",
+        "# of sim/sun/thrower.py (" + ", ".join(f"{k} {v:g}" for k, v in th.as_dict().items() if k != "name") + ").",
+        "# Regenerate it after any change to the physics; tests/sun/test_sun_calibration_docs.py fails until then.",
+    ]
+    body = simulate_log(th, c.widths_mm, c.passes_per_width, c.seed, places=c.places, aim_offsets_mm=c.aim_offsets_mm)
+    return "\n".join(head) + "\n" + body
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m sim.sun.playtest_log --write-sample | --check-sample``: write the sample log, or
+    check that the file is what the physics gives now (exit 1 if not)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args not in (["--write-sample"], ["--check-sample"]):
+        print("usage: python -m sim.sun.playtest_log --write-sample | --check-sample", file=sys.stderr)
+        return 2
+    text = sample_log_text()
+    if args == ["--write-sample"]:
+        from sim.core.outputs import write_atomically
+
+        write_atomically(SAMPLE_PATH, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+        print(f"wrote {SAMPLE_PATH}")
+        return 0
+    if SAMPLE_PATH.read_text(encoding="utf-8") != text:
+        print(f"{SAMPLE_PATH} is stale: the physics now gives another log; run "
+              "`python -m sim.sun.playtest_log --write-sample`", file=sys.stderr)
+        return 1
+    print(f"{SAMPLE_PATH} is what the physics gives")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

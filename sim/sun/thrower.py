@@ -33,7 +33,6 @@ comparing skills isolates the skill, not the luck.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +42,7 @@ import numpy as np
 
 from sim.core.errors import InputError, allowed
 from sim.core.files import read_toml
+from sim.core.tomlw import toml_comment, toml_value
 
 
 @dataclass(frozen=True)
@@ -222,7 +222,7 @@ def load_skill(path: str | Path) -> Thrower:
 
 def dump_skill_toml(thrower: Thrower, comments: Sequence[str] = ()) -> str:
     """A skill preset file's text for ``thrower`` (read back by :func:`load_skill`)."""
-    lines = [f"# {c}" for c in comments]
-    lines += ["[skill]", f"name = {json.dumps(thrower.name)}"]
+    lines = [toml_comment(c) for c in comments]  # one line each, whatever the text holds
+    lines += ["[skill]", f"name = {toml_value(thrower.name)}"]
     lines += [f"{k} = {float(getattr(thrower, k))!r}" for k in SIGMA_KEYS]
     return "\n".join(lines) + "\n"

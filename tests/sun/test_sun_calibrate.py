@@ -17,8 +17,8 @@ import pytest
 
 from sim.cli import main
 from sim.core.errors import InputError
-from sim.sun.calibrate import BOUNDS, OutcomeTable, PassModel, fit, simulate_log, two_gap_layout, write_skill
-from sim.sun.playtest_log import PassRecord, PlaceRecord, PlaytestLog, read_log
+from sim.sun.calibrate import BOUNDS, OutcomeTable, PassModel, fit, two_gap_layout, write_skill
+from sim.sun.playtest_log import PassRecord, PlaceRecord, PlaytestLog, read_log, simulate_log
 from sim.sun.layout import Layout, layout_ring
 from sim.sun.thrower import SKILLS, Thrower, load_skill, skill
 
@@ -29,8 +29,7 @@ R_MM = 130.0
 
 def circle_table(width_mm: float, radius_mm: float, pushed: float = 0.25) -> OutcomeTable:
     """A loss boundary at the same miss distance in every direction of the (aim, push) plane."""
-    theta = -0.5 * math.pi + math.pi * np.arange(12) / 12
-    return OutcomeTable(width_mm, theta, np.full(12, radius_mm), np.full(12, pushed), 0)
+    return OutcomeTable.from_boundary(width_mm, np.full(12, radius_mm), pushed)
 
 
 def test_model_matches_the_rayleigh_tail() -> None:
@@ -311,3 +310,119 @@ def test_a_fitted_preset_carries_its_intervals_into_the_report(tmp_path: Path) -
     text = player_model(run)
     assert "fitted to club.csv" in text and "sigma_aim_deg 1.1 [0.8, 1.5]" in text
     assert "sigma_release_m 0.02 [0, 0.2] (not identifiable)" in text
+
+
+# --- hostile and awkward inputs (issue 21), bounds instead of estimates (issue 20) -------------
+
+
+def test_a_log_of_clean_passes_bounds_the_scale_above() -> None:
+    # 300 passes through a gap that nothing short of a huge error misses: the likelihood is flat
+    # from 0 up to some scale, so the log bounds the scale above and the preset keeps the base.
+    base = skill("casual")
+    log = PlaytestLog("wide.csv", [PassRecord(50.0, 0.0, "clean", i + 2) for i in range(300)])
+    lay = Layout()
+    wide = {50.0: circle_table(50.0, 40.0)}  # only a miss of 40 mm loses a stone
+    res = fit(log, base, "scale", lay, tables=wide, n_crn=20_000)
+    sc = next(e for e in res.estimates if e.name == "scale")
+    assert sc.bound == "above" and not sc.identifiable and sc.low == 0.0, sc
+    assert 1.0 < sc.high < BOUNDS["scale"][1] and f"bounds the scale above at {sc.high:.4g}" in sc.note
+    assert sc.value == 1.0 and res.thrower.sigma_aim_deg == base.sigma_aim_deg
+    assert sc.shown() == f"at most {sc.high:.4g}"
+    # The same log at a gap that casual often misses: the bound excludes the base, and the
+    # preset takes the bound's end instead of a value the log rules out.
+    res2, _ = _fit_circle(PlaytestLog("narrow.csv", [PassRecord(40.0, 0.0, "clean", i + 2) for i in range(300)]), base)
+    sc2 = next(e for e in res2.estimates if e.name == "scale")
+    assert sc2.bound == "above" and sc2.high < 1.0 and sc2.value == pytest.approx(sc2.high)
+    assert "lies beyond the bound" in sc2.note
+
+
+def test_a_log_name_with_a_newline_writes_a_preset_that_loads(tmp_path: Path) -> None:
+    import tomllib
+
+    res, _ = _fit_circle(_rayleigh_log(1.5, skill("steady"), 100, seed=2), skill("steady"))
+    res.source = "club\nnight\x1b[31m\udcff.csv"  # a newline, an escape sequence, a byte that is not UTF-8
+    res.warnings = ["line one\nline two"]
+    out = tmp_path / "fitted.toml"
+    write_skill(res, out)
+    data = tomllib.loads(out.read_text(encoding="utf-8"))
+    assert data["fit"]["source"] == "club\nnight\x1b[31m\\udcff.csv"
+    assert load_skill(out) == replace(res.thrower, name="fitted")
+    assert all(ln.startswith(("#", "[", "")) for ln in out.read_text(encoding="utf-8").splitlines())
+
+
+def test_toml_comments_and_keys_stay_valid() -> None:
+    import tomllib
+
+    from sim.core.tomlw import toml_comment, toml_key
+
+    c = toml_comment("a\nb\rc\x00d\x7fe\tf")
+    assert "\n" not in c and c.startswith("# ") and "\\n" in c and "\t" in c
+    assert tomllib.loads(c + "\nk = 1\n") == {"k": 1}
+    assert tomllib.loads(f"{toml_key('höhe')} = 1\n{toml_key('a b')} = 2\n{toml_key('ok_k-1')} = 3\n") == \
+        {"höhe": 1, "a b": 2, "ok_k-1": 3}
+
+
+def test_a_fifo_as_the_log_is_refused_at_once(tmp_path: Path, capsys) -> None:  # noqa: ANN001
+    import os
+    import threading
+
+    fifo = tmp_path / "log.csv"
+    os.mkfifo(fifo)
+    rc: list[int] = []
+    th = threading.Thread(target=lambda: rc.append(main(["sun", "calibrate", str(fifo)])), daemon=True)
+    th.start()
+    th.join(30)
+    if th.is_alive():  # unblock the reader before failing, so the test run can end
+        fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        os.close(fd)
+        th.join(10)
+        pytest.fail("calibrate blocked on a FIFO")
+    assert rc == [2]
+    err = capsys.readouterr().err
+    assert "named pipe" in err and str(fifo) in err
+
+
+def test_a_log_with_a_byte_order_mark_reads(tmp_path: Path) -> None:
+    p = tmp_path / "excel.csv"
+    p.write_text("\ufeffkind,width_mm,outcome\npass,42,clean\npass,50,knocked\n", encoding="utf-8")
+    log = read_log(p)
+    assert [(r.width_mm, r.outcome) for r in log.passes] == [(42.0, "clean"), (50.0, "knocked")]
+
+
+def test_simulated_yaws_lie_in_0_to_360(tmp_path: Path) -> None:
+    wild = replace(skill("child"), sigma_place_deg=15.0)
+    text = simulate_log(wild, [], 0, seed=4, places=400)
+    rows = [ln.split(",") for ln in text.splitlines()[1:]]
+    yaws = [float(r[-1]) for r in rows] + [float(r[-2]) for r in rows]
+    assert all(0.0 <= y < 360.0 for y in yaws)
+    p = tmp_path / "s.csv"
+    p.write_text(text, encoding="utf-8")
+    assert len(read_log(p).places) == 400
+
+
+def _offset_log(aim_mm: float, push_mm: float, n: int, seed: int) -> PlaytestLog:
+    """Outcomes of passes aimed at offsets 0, +6 and -6 mm, drawn from the circle boundaries with
+    sideways errors of the given sizes (mm at the ring), independently of the model."""
+    rng = np.random.default_rng(seed)
+    radii = {40.0: 6.0, 50.0: 11.0}
+    passes = []
+    for i in range(n):
+        w = (40.0, 50.0)[i % 2]
+        off = (0.0, 6.0, -6.0)[(i // 2) % 3]
+        r = math.hypot(off + rng.normal(0, aim_mm), rng.normal(0, push_mm))
+        out = "clean" if r < radii[w] else ("pushed_off" if rng.random() < 0.25 else "knocked")
+        passes.append(PassRecord(w, off, out, i + 2))
+    return PlaytestLog("offsets.csv", passes)
+
+
+def test_the_fit_warns_when_the_hands_ratio_of_aim_to_push_is_not_the_bases() -> None:
+    base = skill("casual")
+    aim_mm = math.radians(base.sigma_aim_deg) * R_MM  # casual's aim and push, in mm at the ring
+    push_mm = base.sigma_push_mps * 500.0  # the circle tables' push gain, 0.5 s
+    same, _ = _fit_circle(_offset_log(aim_mm, push_mm, 600, seed=11), base)
+    assert same.ratio_p is not None and same.ratio_p > 0.05
+    assert not any("freeing both" in w for w in same.warnings), same.warnings
+    # twice casual's aim, half its push: the scale fit cannot say so, the ratio test does
+    heavy, _ = _fit_circle(_offset_log(2 * aim_mm, push_mm / 2, 600, seed=11), base)
+    assert heavy.ratio_p is not None and heavy.ratio_p < 0.05
+    assert any("freeing both aim and push" in w and "--fit aim,push" in w for w in heavy.warnings)
