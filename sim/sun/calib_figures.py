@@ -144,6 +144,12 @@ def check(passages: dict[str, str] | None = None) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``--check`` (exit 1 if a documented figure is stale) or ``--write`` (regenerate them)."""
+    if argv is None:
+        # the command line: the pinned maths code path first, as stonelab takes it, so that the file
+        # written or checked is the same on any x86-64 CPU (sim/core/mathpath.py, docs/reproducibility.md)
+        from sim.core import mathpath
+
+        mathpath.pin()
     args = list(sys.argv[1:] if argv is None else argv)
     if args not in (["--check"], ["--write"]):
         print("usage: python -m sim.sun.calib_figures --check | --write", file=sys.stderr)

@@ -273,6 +273,12 @@ def sample_log_text() -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m sim.sun.playtest_log --write-sample | --check-sample``: write the sample log, or
     check that the file is what the physics gives now (exit 1 if not)."""
+    if argv is None:
+        # the command line: the pinned maths code path first, as stonelab takes it, so that the file
+        # written or checked is the same on any x86-64 CPU (sim/core/mathpath.py, docs/reproducibility.md)
+        from sim.core import mathpath
+
+        mathpath.pin()
     args = list(sys.argv[1:] if argv is None else argv)
     if args not in (["--write-sample"], ["--check-sample"]):
         print("usage: python -m sim.sun.playtest_log --write-sample | --check-sample", file=sys.stderr)
