@@ -77,6 +77,9 @@ def _sun_store(run: Path, agent: str) -> None:
     con.executemany("INSERT INTO meta VALUES (?, ?)", [("game", "sun"), ("scenario_json", json.dumps(raw))])
     con.execute("CREATE TABLE games(point INTEGER, game_index INTEGER)")
     con.execute("INSERT INTO games VALUES (0, 0)")
+    # the other core tables, empty: a store without them is refused as damaged before anything else
+    con.execute("CREATE TABLE points(point INTEGER)")
+    con.execute("CREATE TABLE seats(point INTEGER, game_index INTEGER, seat INTEGER)")
     con.commit()
     con.close()
 
