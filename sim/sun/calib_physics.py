@@ -30,8 +30,11 @@ from scipy.special import ndtr
 
 from sim.core.errors import InputError
 from sim.sun.layout import Layout, StoneSpec
-from sim.sun.playtest_log import WIDTH_RANGE_MM
 from sim.sun.ring import clearance_to_bisector
+
+#: A log's widths must lie in this range (mm): below it the ball cannot pass at all and above
+#: it the test ring of 16 blocks (:func:`two_gap_layout`) has no room.
+WIDTH_RANGE_MM = (5.0, 120.0)
 
 #: Rays of the (aim, push) error plane per width; the plane's point symmetry (mirror layout)
 #: means the half plane a >= 0 covers everything.

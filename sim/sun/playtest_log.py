@@ -18,6 +18,7 @@ import numpy as np
 
 from sim.core.errors import InputError, allowed
 from sim.core.files import check_input_file
+from sim.sun.calib_physics import WIDTH_RANGE_MM
 
 if TYPE_CHECKING:
     from sim.sun.layout import Layout
@@ -25,9 +26,6 @@ if TYPE_CHECKING:
 
 #: Outcome classes of a pass, in the order used by arrays.
 OUTCOMES = ("clean", "knocked", "pushed_off")
-#: The log's widths must lie in this range (mm): below it the ball cannot pass at all and above
-#: it the test ring of 16 blocks has no room.
-WIDTH_RANGE_MM = (5.0, 120.0)
 
 PASS_COLUMNS = ("width_mm", "clearance_mm", "aim_offset_mm", "outcome")
 PLACE_COLUMNS = ("intended_x_mm", "intended_y_mm", "actual_x_mm", "actual_y_mm", "intended_yaw_deg",
