@@ -297,9 +297,8 @@ def summary(run_dir: str | Path) -> dict[str, Any]:
 
 def print_summary(s: dict[str, Any]) -> None:
     """The ratings table on the terminal (rich)."""
-    from rich.table import Table
 
-    from sim.core.console import console, escape, fit_labels
+    from sim.core.console import console, print_labelled_table
 
     con = console()  # the shared console: piped output keeps copyable lines whole
     rows = []
@@ -308,21 +307,10 @@ def print_summary(s: dict[str, Any]) -> None:
         rows.append([str(r["rank"]), _elo(r["rating"]), f"[{_elo(lo)}, {_elo(hi)}]",
                      "n/a" if r["score"] is None else f"{100 * r['score']:.0f} %", str(r["games"])])
     heads = ["rank", "rating", "95 % interval", "score", "games"]
-    # a column is its widest cell plus two of padding and one of border; entrants too long for
-    # what is left are named in full below the table
-    others = sum(max([len(h), *(len(row[i]) for row in rows)]) + 3 for i, h in enumerate(heads)) + 4
-    cells, full = fit_labels([str(r["entrant"]) for r in s["ratings"]], con.width - others)
-    t = Table(title="Bradley-Terry ratings (Elo scale, mean 0; 95 % intervals)", title_justify="left")
-    for i, h in enumerate(heads):
-        t.add_column(h, justify="right", no_wrap=True)
-        if i == 0:
-            t.add_column("entrant", no_wrap=True)
-    for cell, row in zip(cells, rows):
-        t.add_row(row[0], escape(cell), *row[1:])
-    con.print(t)
-    if not full:
-        for r in s["ratings"]:
-            con.print(f"{r['rank']}: {escape(r['entrant'])}", highlight=False)
+    # entrants too long for what the other columns leave are named in full below the table
+    print_labelled_table(con, heads, rows, [str(r["entrant"]) for r in s["ratings"]], "entrant",
+                         [str(r["rank"]) for r in s["ratings"]], border=4,
+                         title="Bradley-Terry ratings (Elo scale, mean 0; 95 % intervals)", title_justify="left")
     con.print(_caveat(s["prior"], s["connected"]) + "score: share of comparisons won (draws and shared wins half).")
 
 

@@ -104,28 +104,16 @@ def print_seat_table(con: Any, title: str, seats: list[dict[str, Any]]) -> None:
     a name a user copies into a scenario, so then the table shows the agent's name and the full
     labels follow, one line each (never wrapped, see :mod:`sim.core.console`)."""
     from rich import box
-    from rich.table import Table
 
-    from sim.core.console import escape, fit_labels
+    from sim.core.console import print_labelled_table
 
     heads = ["seat", "sole wins", "rate [95 % CI]", "shared wins", "score [95 % CI]"]
     rows = [[str(r["seat"]), str(r["wins"]), pct_ci(r["win_rate"], *r["ci95"]), str(r["shared_wins"]),
              pct_ci(r["score"], *r["score_ci95"])] for r in seats]
-    # light borders (as the sweep table): a column is its widest cell and three spaces
-    others = sum(max([len(h), *(len(row[i]) for row in rows)]) + 3 for i, h in enumerate(heads))
-    cells, full = fit_labels([str(r["label"]) for r in seats], con.width - others)
-    t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False)
-    for i, h in enumerate(heads):
-        t.add_column(h, justify="right", no_wrap=True)
-        if i == 0:
-            t.add_column("agent", no_wrap=True)
-    for cell, row in zip(cells, rows):
-        t.add_row(row[0], escape(cell), *row[1:])
-    con.print(t)
-    if not full:
-        for r in seats:
-            con.print(f"seat {r['seat']}: {escape(r['label'])}", highlight=False)
-
+    # light borders (as the sweep table)
+    print_labelled_table(con, heads, rows, [str(r["label"]) for r in seats], "agent",
+                         [f"seat {r['seat']}" for r in seats], title=title, title_justify="left",
+                         box=box.SIMPLE_HEAD, show_edge=False)
 
 def pct_ci(rate: float, lo: float, hi: float) -> str:
     """``'23 % [13, 37]'``: a rate and its 95 % interval in percent."""

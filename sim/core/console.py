@@ -62,6 +62,31 @@ def fit_labels(labels: list[str], room: int) -> tuple[list[str], bool]:
     return [lab.split("(")[0] or lab for lab in labels], False
 
 
+
+def print_labelled_table(con: Console, heads: list[str], rows: list[list[str]], labels: list[str], label_head: str,
+                         keys: list[str], border: int = 0, **table_kw: Any) -> None:
+    """Print a table of ``rows`` (cells under ``heads``, right-aligned, never wrapped) with a
+    ``label_head`` column of ``labels`` (agents, entrants) after the first, cut to names by
+    :func:`fit_labels` when they would not fit ``con``'s width; then the full labels follow, one
+    line each as ``key: label``. ``border`` counts the table's edge characters, ``table_kw`` goes
+    to :class:`rich.table.Table`. Labels are escaped here."""
+    from rich.table import Table
+
+    # a column is its widest cell plus two of padding and one of border
+    others = sum(max([len(h), *(len(row[i]) for row in rows)]) + 3 for i, h in enumerate(heads)) + border
+    cells, full = fit_labels(labels, con.width - others)
+    t = Table(**table_kw)
+    for i, h in enumerate(heads):
+        t.add_column(h, justify="right", no_wrap=True)
+        if i == 0:
+            t.add_column(label_head, no_wrap=True)
+    for cell, row in zip(cells, rows):
+        t.add_row(row[0], escape(cell), *row[1:])
+    con.print(t)
+    if not full:
+        for key, lab in zip(keys, labels):
+            con.print(f"{key}: {escape(lab)}", highlight=False)
+
 def plain(value: Any, keep_lines: bool = False) -> str:
     """``str(value)`` safe to print on a terminal as plain text: every control character (ESC,
     the other C0 and C1 controls, bidirectional overrides; tab and newline too unless

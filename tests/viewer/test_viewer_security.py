@@ -222,6 +222,17 @@ def test_replay_viewer_refuses_hostile_values_and_keeps_playing(synth: Replay) -
         v.close()
 
 
+def _refused(handle: Any, bad: Any, do: Any) -> None:
+    """With ``bad`` in the page's input ``handle``, the action ``do`` refuses (returns False);
+    the input gets its good value back either way."""
+    good = handle._impl.value
+    handle._impl.value = bad
+    try:
+        assert do() is False, (handle.label, bad)
+    finally:
+        handle._impl.value = good
+
+
 def test_editor_handlers_refuse_hostile_values(editor_in: Any) -> None:
     app, work, _ = editor_in
     n_stones = len(app.editor.layout.stones)
@@ -231,22 +242,12 @@ def test_editor_handlers_refuse_hostile_values(editor_in: Any) -> None:
         if do is app.do_move:
             app.select(0)
         for bad in BAD_NUMBERS + ([-1, 0.5, 2**40] if handle in (app.seed, app.trials) else []):
-            good = handle._impl.value
-            handle._impl.value = bad
-            try:
-                assert do() is False, (handle.label, bad)
-            finally:
-                handle._impl.value = good
+            _refused(handle, bad, do)
             assert app.message.startswith("refused:")
     for handle, do in [(app.shape, app.do_add), (app.gate_shape, app.do_gate), (app.skill, app.do_pass),
                        (app.gap_select, app.do_gate), (app.gate_select, app.do_delete_gate)]:
         for bad in ["nope", "", 3, None, "gate 99: slab", "gate x", ["slab"]]:
-            good = handle._impl.value
-            handle._impl.value = bad
-            try:
-                assert do() is False, (handle.label, bad)
-            finally:
-                handle._impl.value = good
+            _refused(handle, bad, do)
     for bad in ["99: block at 0.0000 deg", "x: y", 5, None, ["0"]]:
         _send(app.stone_select, bad)
         assert app.selected is None
