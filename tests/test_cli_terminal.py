@@ -187,3 +187,13 @@ def test_tournament_ratings_keep_entrant_names_whole(monkeypatch: pytest.MonkeyP
     lines = buf.getvalue().splitlines()
     assert f"1: {long}" in lines and max(len(ln) for ln in lines if "│" in ln) <= 80
     assert not any("guard_weight" in ln for ln in lines if "│" in ln)
+
+
+def test_a_rotated_seat_names_every_player_it_held_when_labels_are_cut() -> None:
+    """With rotated seats a seat's label is 'careful(...) / aggressive(...)': cut to names, both
+    stay (naming only the first made the table say seat 0 was the careful player)."""
+    from sim.core.console import fit_labels
+
+    cells, full = fit_labels(["careful(skill=casual) / aggressive(skill=casual)",
+                              "aggressive(skill=casual) / careful(skill=casual)"], 20)
+    assert not full and cells == ["careful / aggressive", "aggressive / careful"]

@@ -59,8 +59,8 @@ def fit_labels(labels: list[str], room: int) -> tuple[list[str], bool]:
     (``greedy(tshirt_wei`` / ``ght=10.0,``) is no longer a name one can copy."""
     if max(map(len, labels), default=0) <= max(room, 5):
         return list(labels), True
-    return [lab.split("(")[0] or lab for lab in labels], False
-
+    # a seat of a rotated study holds several players ("careful(...) / aggressive(...)"): each is named
+    return [" / ".join(part.split("(")[0] or part for part in lab.split(" / ")) for lab in labels], False
 
 
 def print_labelled_table(con: Console, heads: list[str], rows: list[list[str]], labels: list[str], label_head: str,
