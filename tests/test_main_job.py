@@ -27,7 +27,9 @@ def test_sun_study_writes_store_report_and_replay(tmp_path: Path, capsys) -> Non
     assert (viewer / "index.html").is_file() and (viewer / "standalone.html").is_file()
     assert not (out / "replay").exists()
     html = (out / "report" / "report.html").read_text()
-    assert "<h2>Replays</h2>" in html and "../replays/game-0.npz" in html and "--game 1" in html
+    # the Replays section lists a few games worth a look, and says how to watch any other
+    assert "<h2>Replays</h2>" in html and "../replays/game-0.npz" in html and "--game 0" in html
+    assert "--game N</code> (N from 0 to 1)" in html
     assert "../replays/viewer/standalone.html" in html
 
     from sim.viewer.replay import load_replay
