@@ -283,7 +283,7 @@ def _check_replaced_folders(out: Path, report: bool) -> None:
         else:
             check_report_folder(out)
     try:
-        from sim.viewer.runs import check_viewer_folder
+        from sim.sun.viewer.runs import check_viewer_folder
     except ImportError:
         return
     check_viewer_folder(out)
@@ -293,7 +293,7 @@ def _export_replays(run_dir: Path, label: str):  # noqa: ANN202 - RunReplays | N
     """The first game's replay and its static viewer, for games that record replays (announced on
     stderr as ``label: recording the replay of game 0...``: it may re-simulate the game)."""
     try:
-        from sim.viewer.runs import export_run_replays, has_replays
+        from sim.sun.viewer.runs import export_run_replays, has_replays
     except ImportError:
         return None
     if has_replays(run_dir):
@@ -496,9 +496,9 @@ def _mount() -> None:
         else:
             app.command(name=name)(obj)
     try:
-        viewer = importlib.import_module("sim.viewer.cli")
+        viewer = importlib.import_module("sim.sun.viewer.cli")
     except ModuleNotFoundError as e:
-        if not (e.name and "sim.viewer.cli".startswith(e.name)):
+        if not (e.name and "sim.sun.viewer.cli".startswith(e.name)):
             raise
     else:
         app.add_typer(viewer.app, name="replay")

@@ -118,7 +118,7 @@ def test_progress_starts_at_0_and_the_steps_after_the_games_are_announced(tmp_pa
     done = next(i for i, ln in enumerate(lines) if ln.startswith("study: 4/4 games (100 %)"))
     assert lines[done + 1:] == ["study: writing the report..."], lines
     import sim.cli as cli
-    import sim.viewer.runs as runs
+    import sim.sun.viewer.runs as runs
 
     monkeypatch.setattr(runs, "has_replays", lambda run_dir: True)
     monkeypatch.setattr(runs, "export_run_replays", lambda run_dir: None)

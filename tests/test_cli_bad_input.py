@@ -312,7 +312,7 @@ def test_stability_bad_options(tmp_path: Path, capsys) -> None:
 # --- replay -----------------------------------------------------------------------------------------
 @pytest.fixture
 def replay_file(tmp_path: Path) -> Path:
-    from sim.viewer.replay import save_replay, synthetic_replay
+    from sim.sun.viewer.replay import save_replay, synthetic_replay
 
     return save_replay(synthetic_replay(n_stones=4, seconds=1.0, fps=20.0, turns=1), tmp_path / "good.npz")
 
@@ -394,7 +394,7 @@ def test_house_drawing_path_checked_before_the_build(tmp_path: Path, capsys) -> 
 
 
 def test_replay_game_option_with_a_single_replay_file_is_refused(tmp_path: Path, capsys) -> None:
-    from sim.viewer.replay import save_replay, synthetic_replay
+    from sim.sun.viewer.replay import save_replay, synthetic_replay
 
     f = save_replay(synthetic_replay(), tmp_path / "one.npz")
     assert main(["replay", "info", str(f), "--game", "3"]) == 2

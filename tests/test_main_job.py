@@ -32,7 +32,7 @@ def test_sun_study_writes_store_report_and_replay(tmp_path: Path, capsys) -> Non
     assert "--game N</code> (N from 0 to 1)" in html
     assert "../replays/viewer/standalone.html" in html
 
-    from sim.viewer.replay import load_replay
+    from sim.sun.viewer.replay import load_replay
 
     rep = load_replay(replay)
     assert len(rep.turns) > 0 and rep.times.shape[0] > 10

@@ -482,12 +482,12 @@ def replay_picks(games: pd.DataFrame, limit: int = REPLAY_ROWS) -> list[tuple[An
 
 def replays_section(run: RunData) -> Section | None:
     """A few games to watch (:func:`replay_picks`): the replay file the run wrote, or the command
-    that re-simulates the game exactly from its seed (``sim.viewer.runs``); then how to watch any
+    that re-simulates the game exactly from its seed (``sim.sun.viewer.runs``); then how to watch any
     other. The sweep point is a column only when the study has several."""
     import html as _html
     import json
 
-    from sim.viewer.runs import REPLAYS_DIR, VIEWER_DIR, replay_name
+    from sim.sun.viewer.runs import REPLAYS_DIR, VIEWER_DIR, replay_name
 
     games = run.games
     if games.empty:

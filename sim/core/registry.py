@@ -44,11 +44,11 @@ class GamePlugin:
             optionally ``"note"``; ``"game"`` is filled in when absent).
         slow: a physics game: one random game costs seconds, so ``stonelab bench`` measures no
             random-playout speed for it and the generic test suite plays it less and marks it slow.
-        replays_3d: runs of the game keep 3-D replays (``sim.viewer``: ``stonelab run`` exports the
+        replays_3d: runs of the game keep 3-D replays (``sim.sun.viewer``: ``stonelab run`` exports the
             first game's, ``stonelab replay`` opens any).
         replay_recorder: ``"module:attribute"`` of ``record_game(scenario, game_index) -> dict``,
             which plays one game of a scenario again with the table's recording on (the record
-            ``sim.viewer.replay.from_game_record`` converts); ``stonelab replay`` calls it for a run
+            ``sim.sun.viewer.replay.from_game_record`` converts); ``stonelab replay`` calls it for a run
             that kept no frames of that game. None: such runs cannot be re-simulated.
         sensitivity: the module of the game's sensitivity inputs: ``DEFAULT_INPUTS`` (``{key:
             {"range": [low, high]}}``, used when a scenario's ``[sensitivity]`` names none) and

@@ -15,7 +15,7 @@ On ``full-32.toml`` at the ``fast`` preset, zero noise:
 
 ``pass_clean_cpu_ms`` and ``pass_hit_cpu_ms`` give the same passes in CPU time. Each figure is a
 median over several runs; world rebuilds happen outside the timed region. How fast a recorded pass
-renders to video is the viewer's figure (``sim.viewer.bench``): the engine knows no viewer.
+renders to video is the viewer's figure (``sim.sun.viewer.bench``): the engine knows no viewer.
 """
 
 from __future__ import annotations

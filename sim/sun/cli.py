@@ -290,7 +290,7 @@ def show_cmd(
     """Draw LAYOUT from above and in 3-D (no physics, about a second): stones at true size by shape,
     stacks, gates, and every gap marked passable or not with its width."""
     from sim.sun.layout import load_layout
-    from sim.viewer.layout_plot import plot_layout
+    from sim.sun.viewer.layout_plot import plot_layout
 
     try:
         check_output_file(png, "--png", (".png",))
@@ -321,13 +321,13 @@ def edit_cmd(
     """Edit a layout in the browser (viser): add, stack, gate, move, delete stones, each change checked
     like a layout file; settle, pass and aim-sweep it with the engine's physics; save it as TOML in
     one folder (docs/security.md)."""
-    from sim.viewer.viser_app import check_host, local_url, serve_until_interrupted, start_server
+    from sim.sun.viewer.viser_app import check_host, local_url, serve_until_interrupted, start_server
 
     try:
         if not (1 <= port <= 65535):
             raise InputError(f"port must be 1..65535, not {port}", key="--port")
         check_host(host, port)
-        from sim.viewer.editor_app import open_editor, start_editor
+        from sim.sun.viewer.editor_app import open_editor, start_editor
 
         if out is not None and not out.is_dir():
             raise InputError("not an existing folder (the editor creates no folders)", source=out, key="--out")

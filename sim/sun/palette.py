@@ -1,7 +1,7 @@
 """The one palette of the Sun's stones, by shape (hex RGB): the replay viewer, the editor,
 `stonelab sun show` and the stability plot all draw with it, so a pillar is the same grey-blue in
 every picture. It lives with the engine (which imports no viewer); the replay format re-exports it
-(sim/viewer/replay/records.py) and stores each body's colour in the file."""
+(sim/sun/viewer/replay/records.py) and stores each body's colour in the file."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """What *Stonehenge and the Sun* brings to stonelab (registered in ``sim/games.py``).
 
 The Sun is a physics game (a random game takes seconds), and its runs keep 3-D replays that
-``sim.viewer`` shows; the viewer also measures how fast it renders the Sun's passes to video.
+``sim.sun.viewer`` shows; the viewer also measures how fast it renders the Sun's passes to video.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ PLUGIN = GamePlugin(
     game="sim.sun.game:GAME",
     commands={"sun": "sim.sun.cli:app", "stability": "sim.sun.cli:stability"},
     report="analysis.games.sun",
-    benches=("sim.sun.bench:benchmarks", "sim.viewer.bench:benchmarks"),
+    benches=("sim.sun.bench:benchmarks", "sim.sun.viewer.bench:benchmarks"),
     slow=True,
     replays_3d=True,
     replay_recorder="sim.sun.game:record_game",

@@ -3,7 +3,7 @@
 :class:`PoseRecorder` collects the frames and events of one physics call; the table fills it during
 a pass (:meth:`sim.sun.table.SunTable.pass_ball` with ``record=``) through :func:`record_setup` and
 :func:`record_frame`; :func:`still_recording` is the one-frame recording of a placement. The viewer
-(``sim.viewer.replay``) converts recordings into replays.
+(``sim.sun.viewer.replay``) converts recordings into replays.
 """
 
 from __future__ import annotations

@@ -112,7 +112,7 @@ def test_sun_show_numbers_every_stone_the_table_names(tmp_path: Path, monkeypatc
     """`stonelab stability` named 'stone 13 (slab, ...)', a lintel `sun show` left unnumbered."""
     from sim.sun.layout import load_layout
     from sim.sun.table import SunTable
-    from sim.viewer.layout_plot import plot_layout
+    from sim.sun.viewer.layout_plot import plot_layout
 
     lay = load_layout(LAYOUTS / "gates.toml")
     figs = _figures(monkeypatch)
@@ -131,7 +131,7 @@ def test_stability_plot_uses_the_one_stone_palette(tmp_path: Path, monkeypatch: 
 
     from sim.sun.layout import load_layout
     from sim.sun.stability import plot_sweep
-    from sim.viewer.replay.records import SHAPE_COLOURS  # what the viewer and `sun show` use
+    from sim.sun.viewer.replay.records import SHAPE_COLOURS  # what the viewer and `sun show` use
 
     lay = load_layout(LAYOUTS / "gates.toml")
     sweep = {"step_deg": 90.0, "aims": [{"aim_deg": a, "expected_penalties": 0.5, "p_clean": 0.5} for a in (0, 90)]}

@@ -7,8 +7,8 @@ import math
 import numpy as np
 
 from sim.core.quaternions import quat_multiply, quat_rotate, quat_yaw
-from sim.viewer.replay.convert import concat_replays
-from sim.viewer.replay.records import BALL_COLOUR, SHAPE_COLOURS, Body, Replay, TurnEvent
+from sim.sun.viewer.replay.convert import concat_replays
+from sim.sun.viewer.replay.records import BALL_COLOUR, SHAPE_COLOURS, Body, Replay, TurnEvent
 
 def synthetic_replay(n_stones: int = 8, seconds: float = 3.0, fps: float = 30.0, turns: int = 1,
                      ring_radius: float = 0.13, string_m: float = 2.0) -> Replay:

@@ -12,13 +12,13 @@ and a control panel:
   pass drawn as a coloured band round the base at each release azimuth: the danger map).
 - **File**: *Save* under a file name (a layout TOML that ``stonelab stability``, ``sun pass`` and
   scenarios read), *Load* one; the text a save writes is shown below. The page names files, never
-  paths: they live in the one folder fixed on the command line (:mod:`sim.viewer.editor_files`).
+  paths: they live in the one folder fixed on the command line (:mod:`sim.sun.viewer.editor_files`).
 
-Every value the page sends is checked here (:mod:`sim.viewer.guard`): a number that is NaN or out
+Every value the page sends is checked here (:mod:`sim.sun.viewer.guard`): a number that is NaN or out
 of range, a drop-down value that is not one of the choices, a bad file name is refused with its
 reason in the page, never raised in viser's handler thread.
 
-Every edit goes through :class:`sim.viewer.editor.LayoutEditor`, which validates it like
+Every edit goes through :class:`sim.sun.viewer.editor.LayoutEditor`, which validates it like
 ``load_layout``; a refused edit leaves the layout as it was and its reason is shown in the page.
 The ``do_*`` methods are what the buttons call; tests call them directly too.
 """
@@ -37,13 +37,13 @@ import numpy as np
 from sim.core.errors import InputError, ScenarioError
 from sim.sun.layout import SHAPE_NAMES, load_layout
 from sim.sun.thrower import DEFAULT_SKILL, SKILLS
-from sim.viewer.editor import LayoutEditor, PassOutcome, SettleOutcome
-from sim.viewer.editor_files import LayoutFolder, not_a_layout
-from sim.viewer.guard import md_code, md_text, page_choice, page_number, put_back, viser_server
-from sim.viewer.layout_plot import LOW_GATE_COLOUR, NARROW_COLOUR, PASSABLE_COLOUR, gap_marks, layout_boxes
+from sim.sun.viewer.editor import LayoutEditor, PassOutcome, SettleOutcome
+from sim.sun.viewer.editor_files import LayoutFolder, not_a_layout
+from sim.sun.viewer.guard import md_code, md_text, page_choice, page_number, put_back, viser_server
+from sim.sun.viewer.layout_plot import LOW_GATE_COLOUR, NARROW_COLOUR, PASSABLE_COLOUR, gap_marks, layout_boxes
 from sim.core.quaternions import quat_xyzw_to_wxyz, quat_yaw
-from sim.viewer.replay import PENALTY_COLOUR, SHAPE_COLOURS, STONE_COLOUR, from_pose_recording, hex_rgb
-from sim.viewer.viser_app import (CAMERA_LOOK_AT, CAMERA_POSITION, LOCALHOST, SceneNodes, add_table_base,
+from sim.sun.viewer.replay import PENALTY_COLOUR, SHAPE_COLOURS, STONE_COLOUR, from_pose_recording, hex_rgb
+from sim.sun.viewer.viser_app import (CAMERA_LOOK_AT, CAMERA_POSITION, LOCALHOST, SceneNodes, add_table_base,
                                   free_port, is_loopback)
 
 SELECTED_COLOUR = "#ffd43b"

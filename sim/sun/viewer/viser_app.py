@@ -30,8 +30,8 @@ import numpy as np
 
 from sim.core.errors import InputError
 from sim.core.quaternions import quat_xyzw_to_wxyz
-from sim.viewer.guard import HandshakeGuard, page_choice, page_number, put_back, viser_server
-from sim.viewer.replay import BASE_COLOUR, PENALTY_COLOUR, STRING_COLOUR, Replay, hex_rgb
+from sim.sun.viewer.guard import HandshakeGuard, page_choice, page_number, put_back, viser_server
+from sim.sun.viewer.replay import BASE_COLOUR, PENALTY_COLOUR, STRING_COLOUR, Replay, hex_rgb
 
 #: Where the camera starts (m) and what it looks at: the table seen from above and aside.
 CAMERA_POSITION = (0.26, -0.26, 0.22)
@@ -221,7 +221,7 @@ class ReplayViewer:
                     self._time = float(self.replay.times[0])  # replay from the start
                 self._playing = not self._playing
 
-        # every value below comes from a page, i.e. from any websocket client (sim/viewer/guard.py):
+        # every value below comes from a page, i.e. from any websocket client (sim/sun/viewer/guard.py):
         # checked against the code's own bounds and choices; a bad one puts the widget back
         @self.time_slider.on_update
         def _(_: Any) -> None:
@@ -561,7 +561,7 @@ def serve_dir(path: str | Path, host: str = LOCALHOST, port: int = 8000):  # noq
     resolved path is inside the folder (``/`` is its ``index.html``); a folder, a symlink that
     leads out, a FIFO or a device is "404 not found", and no folder is ever listed. A request
     whose ``Host`` is not this server (DNS rebinding) is refused with 403, as the viser servers do
-    (:mod:`sim.viewer.guard`).
+    (:mod:`sim.sun.viewer.guard`).
 
     Raises:
         InputError: ``path`` is not an export folder.

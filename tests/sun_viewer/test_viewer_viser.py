@@ -12,8 +12,8 @@ import pytest
 
 from sim.cli import main
 from sim.core.errors import InputError
-from sim.viewer.replay import PENALTY_COLOUR, Replay, hex_rgb, save_replay
-from sim.viewer.viser_app import (EXPORT_INDEX, EXPORT_RECORDING, EXPORT_STANDALONE, ReplayViewer, check_export_dir,
+from sim.sun.viewer.replay import PENALTY_COLOUR, Replay, hex_rgb, save_replay
+from sim.sun.viewer.viser_app import (EXPORT_INDEX, EXPORT_RECORDING, EXPORT_STANDALONE, ReplayViewer, check_export_dir,
                                   check_host, export_static, free_port, is_loopback, local_url, serve_dir,
                                   serve_until_interrupted, start_server)
 
@@ -70,8 +70,8 @@ def test_exported_pages_show_a_loading_notice_before_the_client_script(tmp_path:
 
 def test_export_size_grows_with_motion_not_with_still_stones(tmp_path: Path, synth: Replay) -> None:
     # only moving bodies are re-sent: a replay with twice the still stones is not twice as big
-    from sim.viewer.replay import synthetic_replay
-    from sim.viewer.viser_app import record_scene
+    from sim.sun.viewer.replay import synthetic_replay
+    from sim.sun.viewer.viser_app import record_scene
 
     small = len(record_scene(synthetic_replay(n_stones=4, seconds=2.0), fps=30))
     big = len(record_scene(synthetic_replay(n_stones=24, seconds=2.0), fps=30))

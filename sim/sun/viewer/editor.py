@@ -6,7 +6,7 @@ move or delete a stone or a gate, undo. Every change builds the candidate layout
 :func:`sim.sun.layout.validate_layout` on it, the same check ``load_layout`` makes (gap widths and
 gate spans from ``sim.sun.ring``); a change it refuses raises the :class:`~sim.core.errors.ScenarioError`
 with the reason and leaves the layout as it was. Nothing here imports viser: the browser page
-(``sim.viewer.editor_app``) and the tests drive the same methods.
+(``sim.sun.viewer.editor_app``) and the tests drive the same methods.
 
 The physics buttons run here too (PyBullet DIRECT, the engine's own table): :meth:`LayoutEditor.settle`,
 :meth:`LayoutEditor.run_pass` and :meth:`LayoutEditor.sweep`. Angles are degrees in this API, as in

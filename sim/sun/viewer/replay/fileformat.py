@@ -16,7 +16,7 @@ import numpy as np
 from sim.core.errors import ReplayError
 from sim.core.files import check_input_file
 from sim.core.outputs import write_atomically
-from sim.viewer.replay.records import FORMAT, STONE_COLOUR, VERSION, Body, Replay, TurnEvent, validate_replay
+from sim.sun.viewer.replay.records import FORMAT, STONE_COLOUR, VERSION, Body, Replay, TurnEvent, validate_replay
 
 #: the archive's members (docs/replay-format.md)
 _REQUIRED = ("header", "times", "pos", "quat")

@@ -15,8 +15,8 @@ import pybullet as p
 
 from sim.core.errors import InputError
 from sim.core.progress import Progress
-from sim.viewer.pybullet_gui import PyBulletScene
-from sim.viewer.replay import Replay
+from sim.sun.viewer.pybullet_gui import PyBulletScene
+from sim.sun.viewer.replay import Replay
 
 #: The camera: eye and target (m), vertical field of view (degrees).
 EYE = (0.34, -0.34, 0.30)

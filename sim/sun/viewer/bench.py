@@ -16,8 +16,8 @@ from sim.sun.bench import LAYOUT
 from sim.sun.layout import load_layout
 from sim.sun.recording import PoseRecorder
 from sim.sun.table import SunTable
-from sim.viewer.replay import ReplayBuilder
-from sim.viewer.video import render_video
+from sim.sun.viewer.replay import ReplayBuilder
+from sim.sun.viewer.video import render_video
 
 
 def video_render_s(seconds: float = 3.0) -> float:

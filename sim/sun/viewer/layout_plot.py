@@ -18,7 +18,7 @@ import numpy as np
 
 from sim.sun.layout import Layout, layout_ring
 from sim.sun.ring import Geometry
-from sim.viewer.replay import BASE_COLOUR, SHAPE_COLOURS, STONE_COLOUR
+from sim.sun.viewer.replay import BASE_COLOUR, SHAPE_COLOURS, STONE_COLOUR
 
 PASSABLE_COLOUR = "#1a9850"
 NARROW_COLOUR = "#d73027"

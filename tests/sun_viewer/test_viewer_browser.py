@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sim.viewer.replay import from_pose_recording
-from sim.viewer.viser_app import export_static, serve_dir
+from sim.sun.viewer.replay import from_pose_recording
+from sim.sun.viewer.viser_app import export_static, serve_dir
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

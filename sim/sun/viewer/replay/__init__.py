@@ -21,17 +21,17 @@ Replays are built from the table's pose recordings (``sim.sun.recording.PoseReco
 Modules: :mod:`.records` (the types, constants, colours and the consistency check),
 :mod:`.fileformat` (save, load), :mod:`.convert` (pose recordings and game records to replays),
 :mod:`.sources` (``load_any``, ``from_store``), :mod:`.synthetic` (a replay without physics). This
-package re-exports their public names, so ``from sim.viewer.replay import ...`` keeps working.
+package re-exports their public names, so ``from sim.sun.viewer.replay import ...`` keeps working.
 """
 
 from sim.core.quaternions import quat_xyzw_to_wxyz
-from sim.viewer.replay.convert import ReplayBuilder, concat_replays, from_game_record, from_pose_recording
-from sim.viewer.replay.fileformat import load_replay, replay_from_parts, save_replay
-from sim.viewer.replay.records import (BALL_COLOUR, BASE_COLOUR, DEFAULT_GAP_S, FORMAT, PENALTY_COLOUR, POSE_FORMAT,
+from sim.sun.viewer.replay.convert import ReplayBuilder, concat_replays, from_game_record, from_pose_recording
+from sim.sun.viewer.replay.fileformat import load_replay, replay_from_parts, save_replay
+from sim.sun.viewer.replay.records import (BALL_COLOUR, BASE_COLOUR, DEFAULT_GAP_S, FORMAT, PENALTY_COLOUR, POSE_FORMAT,
                                        POSE_VERSIONS, SHAPE_COLOURS, STONE_COLOUR, STRING_COLOUR, VERSION, Body,
                                        Replay, TurnEvent, hex_rgb, validate_replay)
-from sim.viewer.replay.sources import from_store, load_any
-from sim.viewer.replay.synthetic import synthetic_replay
+from sim.sun.viewer.replay.sources import from_store, load_any
+from sim.sun.viewer.replay.synthetic import synthetic_replay
 
 __all__ = [
     "BALL_COLOUR", "BASE_COLOUR", "DEFAULT_GAP_S", "FORMAT", "PENALTY_COLOUR", "POSE_FORMAT", "POSE_VERSIONS",

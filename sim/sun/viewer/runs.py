@@ -61,7 +61,7 @@ def check_viewer_folder(run_dir: str | Path) -> None:
         InputError: it holds other files (named).
     """
     from sim.core.outputs import check_replaceable
-    from sim.viewer.viser_app import EXPORT_CLIENT, EXPORT_INDEX, EXPORT_RECORDING, EXPORT_STANDALONE
+    from sim.sun.viewer.viser_app import EXPORT_CLIENT, EXPORT_INDEX, EXPORT_RECORDING, EXPORT_STANDALONE
 
     own = {EXPORT_INDEX, EXPORT_RECORDING, EXPORT_STANDALONE, EXPORT_CLIENT, "replay.json"}
     check_replaceable(Path(run_dir) / VIEWER_DIR, lambda f: f.name in own, "the run's replay viewer")
@@ -80,8 +80,8 @@ def export_run_replays(run_dir: str | Path) -> RunReplays | None:
     run = Path(run_dir)
     if not has_replays(run):
         return None
-    from sim.viewer.replay import from_store, save_replay
-    from sim.viewer.viser_app import export_static
+    from sim.sun.viewer.replay import from_store, save_replay
+    from sim.sun.viewer.viser_app import export_static
 
     from sim.core.outputs import remove_stale_temp
 

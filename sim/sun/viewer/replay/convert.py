@@ -14,8 +14,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from sim.core.errors import ReplayError
-from sim.viewer.replay.fileformat import checked_objects, optional_float
-from sim.viewer.replay.records import (BALL_COLOUR, DEFAULT_GAP_S, POSE_FORMAT, POSE_VERSIONS, SHAPE_COLOURS,
+from sim.sun.viewer.replay.fileformat import checked_objects, optional_float
+from sim.sun.viewer.replay.records import (BALL_COLOUR, DEFAULT_GAP_S, POSE_FORMAT, POSE_VERSIONS, SHAPE_COLOURS,
                                        STONE_COLOUR, Body, Replay, TurnEvent)
 
 def _recording_dict(rec: Any, source: str | Path | None = None) -> dict[str, Any]:

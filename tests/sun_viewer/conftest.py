@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sim.viewer.replay import Replay, synthetic_replay
+from sim.sun.viewer.replay import Replay, synthetic_replay
 
 
 @pytest.fixture

@@ -29,7 +29,7 @@ def _load(path: Path, game: int | None = None, point: int = 0, import_agents: bo
     """The replay in ``path``. A run whose game is re-simulated imports no outside agent its
     stored scenario names unless ``import_agents`` (docs/security.md)."""
     from sim.core.agents import outside_agents
-    from sim.viewer.replay import load_any
+    from sim.sun.viewer.replay import load_any
 
     if game is not None and game < 0:
         raise InputError(f"game index must be >= 0, not {game}", key="--game")
@@ -69,11 +69,11 @@ def view(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz), p
                    "from its seed unless the run kept its frames: a few seconds)..."), err=True)
     rp = _load(file, game, point, import_agents)
     if viewer == "pybullet":
-        from sim.viewer.pybullet_gui import play_in_gui
+        from sim.sun.viewer.pybullet_gui import play_in_gui
 
         play_in_gui(rp, speed=speed, loop=loop)
         return
-    from sim.viewer.viser_app import check_host, local_url, serve_until_interrupted, start_server, start_viewer
+    from sim.sun.viewer.viser_app import check_host, local_url, serve_until_interrupted, start_server, start_viewer
 
     check_host(host, port)
     v = start_server(lambda: start_viewer(rp, host=host, port=port), host, port, "viewer")
@@ -91,7 +91,7 @@ def export(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz),
     """Write a static viewer folder that plays in a browser from any plain HTTP server."""
     if not (0 < fps <= 240):
         raise InputError(f"fps must be in (0, 240], not {fps}", key="--fps")
-    from sim.viewer.viser_app import export_static
+    from sim.sun.viewer.viser_app import export_static
 
     check_output_dir(out, "--out")
     _check_export_folder(out)
@@ -108,7 +108,7 @@ def _check_export_folder(out: Path) -> None:
     Raises:
         InputError: a folder with other files that is not an export (a few named).
     """
-    from sim.viewer.viser_app import EXPORT_INDEX, EXPORT_RECORDING
+    from sim.sun.viewer.viser_app import EXPORT_INDEX, EXPORT_RECORDING
 
     if not out.is_dir() or ((out / EXPORT_INDEX).is_file() and (out / EXPORT_RECORDING).is_file()):
         return
@@ -126,7 +126,7 @@ def serve(directory: Path = typer.Argument(..., metavar="DIR", help="a folder wr
     """Serve an exported replay folder over HTTP and print its address."""
     import socket
 
-    from sim.viewer.viser_app import check_export_dir, is_loopback, serve_dir
+    from sim.sun.viewer.viser_app import check_export_dir, is_loopback, serve_dir
 
     if not (0 <= port <= 65535):
         raise InputError(f"port must be 0..65535 (0: any free port), not {port}", key="--port")
@@ -162,7 +162,7 @@ def video(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz), 
           speed: float = typer.Option(1.0, "--speed", help="replay seconds per video second"),
           turn: int = typer.Option(0, "--turn", help="only this turn (1-based); 0: the whole replay")) -> None:
     """Render the replay to MP4 or GIF with PyBullet's software renderer."""
-    from sim.viewer.video import render_video
+    from sim.sun.viewer.video import render_video
 
     check_output_file(out, "--out")
     rp = _load(file, game, point, import_agents)
@@ -197,7 +197,7 @@ def convert(file: Path = typer.Argument(..., metavar="FILE", help="pose recordin
             out: Path = typer.Option(..., "--out", help="replay file to write (.npz)"),
             fps: float = typer.Option(30.0, "--fps", help="keep at most this many frames per second")) -> None:
     """Convert a table pose recording into a compact replay file."""
-    from sim.viewer.replay import save_replay
+    from sim.sun.viewer.replay import save_replay
 
     check_output_file(out, "--out")
     rp = _load(file, game, point, import_agents)

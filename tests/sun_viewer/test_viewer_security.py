@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from sim.sun.layout import load_layout
-from sim.viewer.replay import Replay
+from sim.sun.viewer.replay import Replay
 
 ROOT = Path(__file__).resolve().parents[2]
 LAYOUTS = ROOT / "scenarios" / "sun" / "layouts"
@@ -67,8 +67,8 @@ def _assert_guarded(port: int) -> None:
 
 
 def test_every_viser_server_refuses_foreign_origins_and_hosts(synth: Replay) -> None:
-    from sim.viewer.editor_app import EditorApp, open_editor
-    from sim.viewer.viser_app import ReplayViewer
+    from sim.sun.viewer.editor_app import EditorApp, open_editor
+    from sim.sun.viewer.viser_app import ReplayViewer
 
     v = ReplayViewer(synth, port=0)
     try:
@@ -83,7 +83,7 @@ def test_every_viser_server_refuses_foreign_origins_and_hosts(synth: Replay) -> 
 
 
 def test_a_server_that_cannot_be_guarded_is_not_started(monkeypatch: pytest.MonkeyPatch) -> None:
-    import sim.viewer.guard as guard
+    import sim.sun.viewer.guard as guard
 
     class Ignoring(guard.HandshakeGuard):
         def wrap(self, inner: Any) -> Any:  # as if viser no longer called websockets' serve
@@ -100,7 +100,7 @@ def test_a_server_that_cannot_be_guarded_is_not_started(monkeypatch: pytest.Monk
 def editor_in(tmp_path: Path):  # noqa: ANN201
     """An editor page on gates.toml copied into ``tmp_path/work``, and a sibling project whose
     files it must not touch (``tmp_path/other``)."""
-    from sim.viewer.editor_app import EditorApp, open_editor
+    from sim.sun.viewer.editor_app import EditorApp, open_editor
 
     work, other = tmp_path / "work", tmp_path / "other"
     work.mkdir()
@@ -199,7 +199,7 @@ def _send(handle: Any, value: Any) -> None:
 
 
 def test_replay_viewer_refuses_hostile_values_and_keeps_playing(synth: Replay) -> None:
-    from sim.viewer.viser_app import ReplayViewer
+    from sim.sun.viewer.viser_app import ReplayViewer
 
     v = ReplayViewer(synth, port=0)
     try:
@@ -263,7 +263,7 @@ def test_editor_handlers_refuse_hostile_values(editor_in: Any) -> None:
 
 
 def test_replay_serve_serves_only_the_exports_own_files(tmp_path: Path, synth: Replay) -> None:
-    from sim.viewer.viser_app import EXPORT_RECORDING, export_static, serve_dir
+    from sim.sun.viewer.viser_app import EXPORT_RECORDING, export_static, serve_dir
 
     out = export_static(synth, tmp_path / "exp", fps=10)
     secret = tmp_path / "secret.txt"
@@ -309,7 +309,7 @@ def test_replay_serve_serves_only_the_exports_own_files(tmp_path: Path, synth: R
 def test_labels_and_descriptions_are_text_in_the_pages_markdown(synth: Replay, tmp_path: Path) -> None:
     import dataclasses
 
-    from sim.viewer.editor_app import EditorApp, open_editor
+    from sim.sun.viewer.editor_app import EditorApp, open_editor
 
     evil = "![x](http://evil.example/beacon) <img src=x onerror=alert(1)> [click](javascript:alert(1)) **b**"
     turn = dataclasses.replace(synth.turns[0], player=evil, text="# heading\n" + evil)
@@ -333,7 +333,7 @@ def test_labels_and_descriptions_are_text_in_the_pages_markdown(synth: Replay, t
 def test_a_client_may_change_only_the_value_of_an_input(synth: Replay) -> None:
     from viser import _messages
 
-    from sim.viewer.viser_app import ReplayViewer
+    from sim.sun.viewer.viser_app import ReplayViewer
 
     v = ReplayViewer(synth, port=0)
     try:

@@ -2,7 +2,7 @@
 
 :class:`PyBulletScene` builds the base, a floor, the stones (boxes), the ball and its string in a
 PyBullet connection and poses them for a frame; it serves both :func:`play_in_gui` (PyBullet's
-own GUI window, for desktop users: needs a display) and :mod:`sim.viewer.video` (the software
+own GUI window, for desktop users: needs a display) and :mod:`sim.sun.viewer.video` (the software
 renderer in DIRECT mode).
 """
 
@@ -19,7 +19,7 @@ import pybullet as p
 
 from sim.core.errors import InputError
 from sim.core.quaternions import quat_z_to
-from sim.viewer.replay import BASE_COLOUR, PENALTY_COLOUR, STRING_COLOUR, Replay, hex_rgb
+from sim.sun.viewer.replay import BASE_COLOUR, PENALTY_COLOUR, STRING_COLOUR, Replay, hex_rgb
 
 FLOOR_COLOUR = "#d9d6cf"
 #: Where hidden bodies are parked (m): far below the floor, out of every camera's view.

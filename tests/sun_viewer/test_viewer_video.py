@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from sim.cli import main
-from sim.viewer.replay import Replay, save_replay
-from sim.viewer.video import frame_times, render_frames, render_video
+from sim.sun.viewer.replay import Replay, save_replay
+from sim.sun.viewer.video import frame_times, render_frames, render_video
 
 
 def _frames(path: Path) -> np.ndarray:
@@ -73,7 +73,7 @@ def test_video_cli_writes_mp4(tmp_path: Path, synth: Replay) -> None:
 
 @pytest.mark.slow
 def test_three_second_pass_renders_every_frame(tmp_path: Path, real_pass_recording: dict) -> None:
-    from sim.viewer.replay import ReplayBuilder
+    from sim.sun.viewer.replay import ReplayBuilder
 
     b = ReplayBuilder()
     for _ in range(3):  # passes laid end to end until there are at least 3 s of it
@@ -115,7 +115,7 @@ def test_pybullet_gui_plays_under_xvfb(tmp_path: Path, synth: Replay) -> None:
             if Path(f"/tmp/.X11-unix/X{disp[1:]}").exists():
                 break
             time.sleep(0.1)
-        code = ("from sim.viewer.replay import load_replay; from sim.viewer.pybullet_gui import play_in_gui; "
+        code = ("from sim.sun.viewer.replay import load_replay; from sim.sun.viewer.pybullet_gui import play_in_gui; "
                 f"play_in_gui(load_replay({str(f)!r}), max_wall_s=2.0, screenshot={str(shot)!r})")
         env = dict(os.environ, DISPLAY=disp)
         res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)

@@ -11,7 +11,7 @@ import pytest
 
 from sim.cli import main
 from sim.core.errors import InputError, ReplayError
-from sim.viewer.replay import (FORMAT, Replay, ReplayBuilder, concat_replays, from_game_record, from_pose_recording,
+from sim.sun.viewer.replay import (FORMAT, Replay, ReplayBuilder, concat_replays, from_game_record, from_pose_recording,
                                load_any, load_replay, save_replay, synthetic_replay)
 
 

@@ -17,8 +17,8 @@ from scipy.optimize import brentq
 
 from sim.core.errors import InputError, ScenarioError
 from sim.sun.layout import DEFAULT_SHAPES, TableSpec, dump_layout_toml, load_layout
-from sim.viewer.editor import LayoutEditor
-from sim.viewer.layout_plot import layout_boxes
+from sim.sun.viewer.editor import LayoutEditor
+from sim.sun.viewer.layout_plot import layout_boxes
 
 ROOT = Path(__file__).resolve().parents[2]
 LAYOUTS = ROOT / "scenarios" / "sun" / "layouts"
@@ -272,7 +272,7 @@ def test_sun_show_draws_in_under_two_seconds(tmp_path: Path) -> None:
 
 
 def test_page_handlers_edit_refuse_pass_and_save(tmp_path: Path) -> None:
-    from sim.viewer.editor_app import EditorApp, open_editor
+    from sim.sun.viewer.editor_app import EditorApp, open_editor
 
     app = EditorApp(open_editor(LAYOUTS / "gates.toml"), port=0, save_path=tmp_path / "page.toml")
     try:
@@ -333,7 +333,7 @@ def test_sun_show_and_edit_bad_input_exit_2(tmp_path: Path, capsys) -> None:  # 
 
 def test_danger_map_has_a_legend_while_it_is_drawn(tmp_path: Path) -> None:
     """The band round the base had no legend (issue 21); the strip is the map's own colour scale."""
-    from sim.viewer.editor_app import EditorApp, clean_colour, danger_legend_strip, open_editor
+    from sim.sun.viewer.editor_app import EditorApp, clean_colour, danger_legend_strip, open_editor
     from sim.sun.thrower import DEFAULT_SKILL
 
     strip = danger_legend_strip(50, 3)

@@ -10,9 +10,9 @@ from typing import Any, Mapping
 
 from sim.core.errors import ReplayError
 from sim.core.files import check_input_file
-from sim.viewer.replay.convert import from_game_record, from_pose_recording
-from sim.viewer.replay.fileformat import load_replay
-from sim.viewer.replay.records import Replay
+from sim.sun.viewer.replay.convert import from_game_record, from_pose_recording
+from sim.sun.viewer.replay.fileformat import load_replay
+from sim.sun.viewer.replay.records import Replay
 
 def load_any(path: str | Path, game_index: int | None = None, point: int = 0) -> Replay:
     """Load a replay from whatever holds one, converting on the fly:

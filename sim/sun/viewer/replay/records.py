@@ -1,6 +1,6 @@
 """The replay in memory: :class:`Body`, :class:`TurnEvent` and :class:`Replay`, the format's
 constants and colours, and the consistency check every reader and writer runs
-(:func:`validate_replay`). The file itself is :mod:`sim.viewer.replay.fileformat`.
+(:func:`validate_replay`). The file itself is :mod:`sim.sun.viewer.replay.fileformat`.
 """
 
 from __future__ import annotations
@@ -117,7 +117,7 @@ class TurnEvent:
     def markdown(self) -> str:
         """The event as markdown: who stood what where, the marker, the aim, the penalties. Text
         from the replay file (labels, names) is escaped: it shows as text, never as a link or an image."""
-        from sim.viewer.guard import md_text
+        from sim.sun.viewer.guard import md_text
 
         lines = [f"**{md_text(self.title())}**", ""]
         for pl in self.placements:
