@@ -136,10 +136,9 @@ def _seat_scores(run: RunData, s: int) -> pd.Series:
 
 
 def _headline(run: RunData) -> tuple[str, str, pd.Series] | None:
-    from analysis.report import game_module
+    from analysis.games import game_report
 
-    mod = game_module(run.game)
-    return mod.headline(run) if mod is not None and hasattr(mod, "headline") else None
+    return game_report(run.game).headline(run)
 
 
 def _flatten(d: Any, prefix: str = "") -> dict[str, Any]:
@@ -260,18 +259,17 @@ def compare_runs(path_a: str | Path, path_b: str | Path) -> Comparison:
     ha, hb = _headline(a), _headline(b)
     if ha is not None and hb is not None:
         rows.append(_mean_row("game", ha[1], ha[2], hb[2]))
-    from analysis.games import game_module
+    from analysis.games import game_report
 
-    mod: Any = game_module(a.game)  # the game's own rows and tables, if its report module offers them
-    for label, va, vb in (mod.compare_rows(a, b) if hasattr(mod, "compare_rows") else []):
+    game = game_report(a.game)  # the game's own rows and tables (none by default)
+    for label, va, vb in game.compare_rows(a, b):
         rows.append(_mean_row("game", label, va, vb))
     df = pd.DataFrame(rows)
     df["p_holm"] = holm(df["p"].tolist())
     df["significant"] = df["p_holm"] < ALPHA
     comp = Comparison(a=a, b=b, rows=df[ROW_COLUMNS], notes=notes, changes=scenario_changes(a, b))
-    if hasattr(mod, "compare_tables"):
-        tables = mod.compare_tables(a, b)
-        comp.curve, comp.rules = tables.get("curve", comp.curve), tables.get("rules", comp.rules)
+    tables = game.compare_tables(a, b)
+    comp.curve, comp.rules = tables.get("curve", comp.curve), tables.get("rules", comp.rules)
     return comp
 
 

@@ -2,8 +2,9 @@
 
 :func:`build_report` loads the store once (:func:`analysis.load.load_run`), builds the generic
 sections (win rates and first-player advantage, length, scores, endings, skill importance, drama
-and decisiveness, sweeps) and the game's own section (the ``section`` of the report module its
-plug-in declares, e.g. ``analysis.games.sun``: :func:`game_module`), saves
+and decisiveness, sweeps) and the game's own sections (the hooks of the
+:class:`~analysis.games.base.GameReport` its plug-in declares, e.g. ``analysis.games.sun:REPORT``:
+:func:`analysis.games.game_report`), saves
 each figure as PNG and SVG, and writes ``report.html`` with the PNGs embedded (base64), each with
 a plain-language finding, plus the scenario, software version, seed and numbers of games.
 
@@ -29,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import metrics as M
-from analysis.games import game_module  # noqa: F401 - re-exported: compare and sensitivity find sections here
+from analysis.games import game_report
 from analysis.load import RunData, load_run
 from analysis.plots import (
     Plot,
@@ -420,26 +421,23 @@ def build_sections(run: RunData) -> tuple[list[Section], list[str]]:
     errors: list[str] = []
     if run.games.empty:
         return [], errors
-    mod = game_module(run.game)
-    headline = _guarded("the game's headline metric", lambda: mod.headline(run), errors) \
-        if mod is not None and hasattr(mod, "headline") else None
+    game = game_report(run.game)
+    headline = _guarded("the game's headline metric", lambda: game.headline(run), errors)
     builders: list[tuple[str, Callable[[], Any]]] = [
         ("balance", lambda: balance_section(run)),
         ("skill importance", lambda: skill_section(run)),
+        (f"the {run.game} section", lambda: game.section(run)),
         ("length and endings", lambda: length_section(run)),
         ("drama", lambda: drama_section(run)),
         ("sweep", lambda: sweep_section(run, headline)),
+        (f"the {run.game} replays", lambda: game.replays_section(run)),
     ]
-    if mod is not None and hasattr(mod, "section"):
-        builders.insert(2, (f"the {run.game} section", lambda: mod.section(run)))
     from analysis import tournament as T
 
     if T.is_tournament(run):
         # a tournament's points are seatings, not a swept key: its own section replaces the sweep's
         builders = [b for b in builders if b[0] != "sweep"]
         builders.insert(0, ("tournament", lambda: T.section(run)))
-    if mod is not None and hasattr(mod, "replays_section"):
-        builders.append((f"the {run.game} replays", lambda: mod.replays_section(run)))
     if "sensitivity" in run.scenario:
         # a sensitivity study's points are samples, not a grid: its own section replaces the sweep's
         from analysis.sensitivity import section as sensitivity_section
@@ -525,11 +523,9 @@ def game_title(game: str) -> str:
 
 
 def _player_model(run: RunData) -> str | None:
-    """The game's statement of its player model (its report module's ``player_model``), if any."""
-    mod = game_module(run.game)
-    if mod is None or not hasattr(mod, "player_model"):
-        return None
-    return _guarded("the player model", lambda: mod.player_model(run), [])
+    """The game's statement of its player model (its report's ``player_model``), if any."""
+    game = game_report(run.game)
+    return _guarded("the player model", lambda: game.player_model(run), [])
 
 
 def render(run: RunData, sections: list[Section], errors: list[str], out: Path) -> str:

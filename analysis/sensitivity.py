@@ -161,12 +161,10 @@ def point_outputs(run: RunData) -> list[Output]:
         edge = pd.Series(np.where(winner == 0, 1.0, np.where(winner.notna(), -1.0 / (n - 1), 0.0)), index=g.index)
         outs.append(per_point("first_player_edge", "first-player edge (seat 0's sole-win share minus the others')",
                               edge, g["point"], pts))
-    from analysis.games import game_module
+    from analysis.games import game_report
 
-    mod = game_module(run.game)
-    if mod is not None and hasattr(mod, "sensitivity_outputs"):
-        for name, label, values, points in mod.sensitivity_outputs(run):
-            outs.append(per_point(name, label, values, points, pts))
+    for name, label, values, points in game_report(run.game).sensitivity_outputs(run):
+        outs.append(per_point(name, label, values, points, pts))
     return outs
 
 

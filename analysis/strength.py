@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 import pandas as pd
 
@@ -143,15 +143,17 @@ def strongest(labels: list[str], strengths: Mapping[str, Strength | None]) -> tu
     return None, why or ["the scenario declares them equally strong"]
 
 
-def _seat_skill_fn(game: str) -> Callable[[Mapping[str, Any]], dict[str, float]] | None:
-    from analysis.games import game_module
+def _seat_skill(game: str, seat: Mapping[str, Any]) -> dict[str, float]:
+    """The seat's declared skill as its game's report reads it (empty when the game's report
+    cannot be loaded: the strengths then rest on the agents' effort alone)."""
+    from analysis.games import game_report
     from sim.core.errors import InputError
 
     try:
-        mod = game_module(game)
-    except (ImportError, InputError):
-        return None
-    return getattr(mod, "seat_skill", None) if mod is not None else None
+        game_rep = game_report(game)
+    except InputError:
+        return {}
+    return game_rep.seat_skill(seat)
 
 
 def _defaults(game: str, agent: str) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -220,8 +222,7 @@ def profile(game: str, conf: Mapping[str, Any]) -> Strength:
     effort = tuple(sorted((k, float(v)) for k, v in params.items() if k in EFFORT_KEYS))
     other = tuple(sorted((k, json.dumps(v, sort_keys=True)) for k, v in {**params, **unknown}.items()
                          if k not in EFFORT_KEYS))
-    fn = _seat_skill_fn(game)
-    skill = tuple(sorted(fn(seat_opts).items())) if fn is not None else ()
+    skill = tuple(sorted(_seat_skill(game, seat_opts).items()))
     exp = float(explicit) if isinstance(explicit, (int, float)) and not isinstance(explicit, bool) \
         and math.isfinite(float(explicit)) else None
     return Strength(agent=agent, explicit=exp, effort=effort, skill=skill, other=other)

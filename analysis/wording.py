@@ -178,4 +178,4 @@ def ending_meanings(game: str) -> dict[str, str]:
         ends = REGISTRY.get(game).spec.terminations
     except InputError:
         return {}
-    return dict(ends.meanings()) if ends is not None and hasattr(ends, "meanings") else {}
+    return dict(ends.meanings())

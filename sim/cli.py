@@ -18,6 +18,7 @@ from typing import Any, Optional
 
 import typer
 
+from sim.cli_study import StudyOptions, check_replaced_folders, study_command, study_interrupts, write_report
 from sim.cli_tables import print_games, print_summary
 from sim.core.console import plain, quiet_broken_pipe
 from sim.core.errors import MACHINE_ERRNOS, InputError, WorkError, allowed
@@ -123,19 +124,12 @@ def validate(scenario: Path = typer.Argument(..., help="scenario TOML file"),
 
 # --- run -------------------------------------------------------------------------------------
 @app.command()
+@study_command(force="start the folder afresh: deletes another scenario's stored games; a damaged store is "
+                     "moved aside, not deleted; a folder of other files (no run) is refused even so",
+               json="print the summary as JSON")
 def run(
     scenario: Path = typer.Argument(..., help="scenario TOML file"),
-    games_n: Optional[int] = typer.Option(None, "--games", min=1, help="games per sweep point (overrides the file)"),
-    seed: Optional[int] = typer.Option(None, "--seed", min=0, help="root seed (overrides the file)"),
-    backend: Optional[str] = typer.Option(None, "--backend", help="serial | process | dask"),
-    workers: Optional[int] = typer.Option(None, "--workers", min=0, help="worker processes (0: one per core; at most 4 per core)"),
-    address: Optional[str] = typer.Option(None, "--address", help="address of a running Dask scheduler"),
-    out: Optional[Path] = typer.Option(None, "--out", help="run folder (default runs/<game>/<scenario name>)"),
-    force: bool = typer.Option(False, "--force", help="start the folder afresh: deletes another scenario's stored "
-                               "games; a damaged store is moved aside, not deleted; a folder of other files (no "
-                               "run) is refused even so"),
-    report: bool = typer.Option(True, "--report/--no-report", help="write the HTML report at the end"),
-    json_out: bool = typer.Option(False, "--json", help="print the summary as JSON"),
+    study: StudyOptions = StudyOptions(),
 ) -> None:
     """Run a study: play the games, store each as it finishes, print a summary, write the report.
 
@@ -143,37 +137,16 @@ def run(
     (exit 130 or 143), keeping the finished games; one run writes to a folder at a time.
     """
     from analysis.summary import summarize
-    from sim.core.runner import Terminated, check_workers, run_study, sigterm_as_interrupt
+    from sim.core.runner import run_study
     from sim.core.scenario import load_scenario
     from sim.core.store import Store
 
-    from sim.core.scenario import BACKENDS
-
     reg = _registry()
-    if backend is not None and backend not in BACKENDS:
-        raise InputError(f"got {backend!r}; allowed: {allowed(BACKENDS)}", key="--backend")
-    if address and backend not in (None, "dask"):
-        raise InputError("--address needs --backend dask", key="--address")
-    sc = load_scenario(scenario, reg)
-    sc = sc.with_overrides(
-        reg,
-        games=games_n,
-        seed=seed,
-        backend=backend or ("dask" if address else None),
-        workers=workers,
-        out=str(out) if out else None,
-    )
-    if workers is not None and sc.backend != "serial" and not address:
-        check_workers(workers, key="--workers")  # blame the option, not the file it overrides
-    _check_replaced_folders(Path(sc.out), report)
-    try:
-        with sigterm_as_interrupt():
-            info = run_study(sc, reg, force=force, address=address, progress=True)
-    except KeyboardInterrupt as e:
-        # Ctrl-C (130) or SIGTERM (143, 128 + 15): the shell conventions for those two signals
-        code = 143 if isinstance(e, Terminated) else 130
-        typer.echo("interrupted: finished games are stored; run the same command again to resume", err=True)
-        raise typer.Exit(code) from None
+    study.check()
+    sc = study.apply(load_scenario(scenario, reg), reg)
+    check_replaced_folders(Path(sc.out), study.report)
+    with study_interrupts():
+        info = run_study(sc, reg, force=study.force, address=study.address, progress=True)
     with Store.open(info.out) as store:
         summary = summarize(store, wall_s=info.wall_s)
     summary["played"] = info.played
@@ -182,9 +155,9 @@ def run(
     if replays is not None:
         summary["replays"] = [str(f) for f in replays.files]
         summary["replay_viewer"] = str(replays.viewer) if replays.viewer else None
-    if report:
-        summary["report"] = _write_report(info.out, sc.name)
-    if json_out:
+    if study.report:
+        summary["report"] = write_report(info.out, sc.name)
+    if study.json_out:
         _print_json(summary)
     else:
         print_summary(summary)
@@ -192,20 +165,15 @@ def run(
 
 # --- sensitivity -------------------------------------------------------------------------------
 @app.command()
+@study_command(games=None, seed="root seed: sample points and games", out="run folder (default runs/<game>/<scenario name>-sensitivity)",
+               force="replace a run folder made by another scenario or plan", json="print the indices as JSON")
 def sensitivity(
     scenario: Path = typer.Argument(..., help="scenario TOML file (its [sensitivity] section, or the game's default inputs)"),
     method: Optional[str] = typer.Option(None, "--method", help="morris (quick screening) | sobol (thorough)"),
     trajectories: Optional[int] = typer.Option(None, "--trajectories", min=2, help="Morris trajectories"),
     samples: Optional[int] = typer.Option(None, "--samples", min=2, help="Sobol' base samples (a power of 2)"),
     games_per_point: Optional[int] = typer.Option(None, "--games-per-point", min=1, help="games per sample point"),
-    seed: Optional[int] = typer.Option(None, "--seed", min=0, help="root seed: sample points and games"),
-    backend: Optional[str] = typer.Option(None, "--backend", help="serial | process | dask"),
-    workers: Optional[int] = typer.Option(None, "--workers", min=0, help="worker processes (0: one per core)"),
-    address: Optional[str] = typer.Option(None, "--address", help="address of a running Dask scheduler"),
-    out: Optional[Path] = typer.Option(None, "--out", help="run folder (default runs/<game>/<scenario name>-sensitivity)"),
-    force: bool = typer.Option(False, "--force", help="replace a run folder made by another scenario or plan"),
-    report: bool = typer.Option(True, "--report/--no-report", help="write the HTML report at the end"),
-    json_out: bool = typer.Option(False, "--json", help="print the indices as JSON"),
+    study: StudyOptions = StudyOptions(),
 ) -> None:
     """Global sensitivity analysis (SALib): how much each uncertain input moves the headline outputs.
 
@@ -217,27 +185,20 @@ def sensitivity(
     from analysis.sensitivity import analyse, to_json
     from sim.core.outputs import default_run_folder
     from sim.core.runner import run_study
-    from sim.core.scenario import BACKENDS, load_scenario
+    from sim.core.scenario import load_scenario
     from sim.core.sensitivity import METHODS
 
     reg = _registry()
-    if backend is not None and backend not in BACKENDS:
-        raise InputError(f"got {backend!r}; allowed: {allowed(BACKENDS)}", key="--backend")
+    study.check()
     if method is not None and method not in METHODS:
         raise InputError(f"got {method!r}; allowed: {allowed(METHODS)}", key="--method")
-    if address and backend not in (None, "dask"):
-        raise InputError("--address needs --backend dask", key="--address")
     sc = load_scenario(scenario, reg)
     default_out = None if "sensitivity" in sc.raw else default_run_folder(sc.game, sc.name, "-sensitivity")
     sc = sc.with_plan(reg, method=method, trajectories=trajectories, samples=samples, games_per_point=games_per_point)
-    sc = sc.with_overrides(reg, seed=seed, backend=backend or ("dask" if address else None), workers=workers,
-                           out=str(out) if out else (default_out if "out" not in sc.raw else None))
-    _check_replaced_folders(Path(sc.out), report)
-    try:
-        info = run_study(sc, reg, force=force, address=address, progress=True)
-    except KeyboardInterrupt:
-        typer.echo("interrupted: finished games are stored; run the same command again to resume", err=True)
-        raise typer.Exit(130) from None
+    sc = study.apply(sc, reg, default_out=default_out)
+    check_replaced_folders(Path(sc.out), study.report)
+    with study_interrupts():
+        info = run_study(sc, reg, force=study.force, address=study.address, progress=True)
     announce(sc.name, "computing the sensitivity indices")
     plan, results = analyse(load_run(info.out))
     data = to_json(plan, results)
@@ -247,9 +208,9 @@ def sensitivity(
 
     text = json.dumps(data, indent=2) + "\n"  # whole or not at all (a full disk leaves the old file)
     write_atomically(info.out / "sensitivity.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))
-    if report:
-        data["report"] = _write_report(info.out, sc.name)
-    if json_out:
+    if study.report:
+        data["report"] = write_report(info.out, sc.name)
+    if study.json_out:
         _print_json(data)
         return
     from analysis.sensitivity import sentence
@@ -264,31 +225,6 @@ def sensitivity(
               + (f"   report: {escape(data['report'])}" if data.get("report") else ""))
 
 
-def _check_replaced_folders(out: Path, report: bool) -> None:
-    """Before any game is played: the folders a run replaces at its end (``report/``, the replay
-    viewer) hold nothing it did not write, so the run cannot fail, or delete files, after its work.
-
-    Raises:
-        InputError: see :func:`sim.core.store.check_run_folder` and
-            :func:`analysis.report.check_report_folder`.
-    """
-    from sim.core.store import check_run_folder
-
-    check_run_folder(out)  # a folder of other files first: that message says more
-    if report:
-        try:
-            from analysis.report import check_report_folder
-        except ImportError:
-            pass
-        else:
-            check_report_folder(out)
-    try:
-        from sim.sun.viewer.runs import check_viewer_folder
-    except ImportError:
-        return
-    check_viewer_folder(out)
-
-
 def _export_replays(run_dir: Path, label: str):  # noqa: ANN202 - RunReplays | None
     """The first game's replay and its static viewer, for games that record replays (announced on
     stderr as ``label: recording the replay of game 0...``: it may re-simulate the game)."""
@@ -301,29 +237,14 @@ def _export_replays(run_dir: Path, label: str):  # noqa: ANN202 - RunReplays | N
     return export_run_replays(run_dir)
 
 
-def _write_report(run_dir: Path, label: str) -> str | None:
-    """Build the run's HTML report (announced on stderr as ``label: writing the report...``)."""
-    try:
-        from analysis.report import build_report
-    except ImportError:
-        return None
-    announce(label, "writing the report")
-    return str(build_report(run_dir))
-
-
 # --- tournament ------------------------------------------------------------------------------
 @app.command()
+@study_command(games="games per seating (overrides the file)",
+               out="run folder (default runs/<game>/<name>, or runs/<game>/<name>-tournament)",
+               json="print the ratings as JSON")
 def tournament(
     scenario: Path = typer.Argument(..., help="scenario TOML file ([tournament] table, or its seats as the entrants)"),
-    games_n: Optional[int] = typer.Option(None, "--games", min=1, help="games per seating (overrides the file)"),
-    seed: Optional[int] = typer.Option(None, "--seed", min=0, help="root seed (overrides the file)"),
-    backend: Optional[str] = typer.Option(None, "--backend", help="serial | process | dask"),
-    workers: Optional[int] = typer.Option(None, "--workers", min=0, help="worker processes (0: one per core)"),
-    address: Optional[str] = typer.Option(None, "--address", help="address of a running Dask scheduler"),
-    out: Optional[Path] = typer.Option(None, "--out", help="run folder (default runs/<game>/<name>, or runs/<game>/<name>-tournament)"),
-    force: bool = typer.Option(False, "--force", help="replace a run folder made by another scenario"),
-    report: bool = typer.Option(True, "--report/--no-report", help="write the HTML report at the end"),
-    json_out: bool = typer.Option(False, "--json", help="print the ratings as JSON"),
+    study: StudyOptions = StudyOptions(),
 ) -> None:
     """Round-robin of agents: every pairing in every seat order, then Bradley-Terry ratings.
 
@@ -332,29 +253,20 @@ def tournament(
     """
     from analysis import tournament as T
     from sim.core.runner import run_study
-    from sim.core.scenario import BACKENDS, load_scenario
+    from sim.core.scenario import load_scenario
 
     reg = _registry()
-    if backend is not None and backend not in BACKENDS:
-        raise InputError(f"got {backend!r}; allowed: {allowed(BACKENDS)}", key="--backend")
-    if address and backend not in (None, "dask"):
-        raise InputError("--address needs --backend dask", key="--address")
-    sc = load_scenario(scenario, reg).as_tournament(reg).with_overrides(
-        reg, games=games_n, seed=seed, backend=backend or ("dask" if address else None), workers=workers,
-        out=str(out) if out else None,
-    )
-    _check_replaced_folders(Path(sc.out), report)
-    try:
-        info = run_study(sc, reg, force=force, address=address, progress=True)
-    except KeyboardInterrupt:
-        typer.echo("interrupted: finished games are stored; run the same command again to resume", err=True)
-        raise typer.Exit(130) from None
+    study.check()
+    sc = study.apply(load_scenario(scenario, reg).as_tournament(reg), reg)
+    check_replaced_folders(Path(sc.out), study.report)
+    with study_interrupts():
+        info = run_study(sc, reg, force=study.force, address=study.address, progress=True)
     summary = T.summary(info.out)
     summary.update(scenario=sc.name, game=sc.game, out=str(info.out), played=info.played,
                    resumed_skipped=info.skipped, wall_s=info.wall_s)
-    if report:
-        summary["report"] = _write_report(info.out, sc.name)
-    if json_out:
+    if study.report:
+        summary["report"] = write_report(info.out, sc.name)
+    if study.json_out:
         _print_json(summary)
         return
     T.print_summary(summary)

@@ -1,44 +1,55 @@
-"""Per-game report sections. A game's plug-in names its report module (``GamePlugin.report``, by
-convention ``analysis.games.<game>``; :func:`game_module` finds it), which offers
+"""Per-game report sections. A game's plug-in names its report (``GamePlugin.report``: an
+instance or subclass of :class:`analysis.games.base.GameReport`, by convention
+``analysis.games.<game>:REPORT``); :func:`game_report` loads it. The hooks and their defaults are
+declared once, in :class:`~analysis.games.base.GameReport`.
 
-- ``section(run: RunData) -> Section | None``: the game's own plots, tables and findings (None, or
-  an empty section, when the game's tables are absent or empty);
-- optionally ``headline(run) -> (name, label, series) | None``: one per-game number (a pandas
-  Series aligned with ``run.games``) that the sweep section plots against each swept key;
-- optionally ``player_model(run) -> str``, ``replays_section(run) -> Section | None``,
-  ``seat_skill(seat) -> dict``, ``sensitivity_outputs(run)``;
-- optionally, for ``stonelab compare``: ``compare_rows(run_a, run_b) -> list[(label, series_a,
-  series_b)]``, per-game means compared like the generic metrics, and ``compare_tables(run_a,
-  run_b) -> dict[str, DataFrame]``, the game's own side-by-side tables (the Sun's: ``curve``, its
-  difficulty curve, and ``rules``, its rules exercised).
-
-The modules import this package and the generic analysis modules, never :mod:`analysis.report`
-(which finds them through the registry): no import cycle.
+The report modules import this package and the generic analysis modules, never
+:mod:`analysis.report` (which finds them through the registry): no import cycle.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pandas as pd
+
+from analysis.games.base import GameReport
 
 if TYPE_CHECKING:  # annotations only: the report modules' helpers need nothing of the loader
     from analysis.load import RunData
 
+__all__ = ["GameReport", "game_report", "has_columns", "own_aligned"]
 
-def game_module(game: str) -> Any | None:
-    """The game's report module (its plug-in's ``report``, e.g. ``analysis.games.sun``), or None
-    when the game declares none or is not registered here (the generic sections still apply).
+
+def game_report(game: str) -> GameReport:
+    """The game's report (its plug-in's ``report``, e.g. ``analysis.games.sun:REPORT``), or a bare
+    :class:`GameReport` (generic sections only) when the game declares none or is not registered
+    here.
 
     Raises:
-        InputError: the game's plug-in cannot be loaded.
-        ImportError: the declared report module cannot be imported.
+        InputError: the game's plug-in cannot be loaded, or its ``report`` cannot be imported or
+            names something else than a :class:`GameReport` subclass or instance (the message
+            names the game and the entry).
     """
+    from sim.core.errors import InputError
+    from sim.core.registry import resolve
     from sim.games import REGISTRY
 
     plugin = REGISTRY.find(game)
-    return importlib.import_module(plugin.report) if plugin is not None and plugin.report else None
+    if plugin is None or not plugin.report:
+        return GameReport()
+    ref = plugin.report
+    try:
+        obj = resolve(ref)
+    except (ImportError, AttributeError, ValueError) as e:
+        raise InputError(f"game {game!r}: cannot load its report {ref!r} (a 'module:attribute' naming a "
+                         f"GameReport): {type(e).__name__}: {e}", key="report") from None
+    if isinstance(obj, type) and issubclass(obj, GameReport):
+        obj = obj()
+    if not isinstance(obj, GameReport):
+        raise InputError(f"game {game!r}: its report {ref!r} names {obj!r}, not a subclass or instance of "
+                         "analysis.games.base.GameReport (docs/game-interface.md)", key="report")
+    return obj
 
 
 def own_aligned(run: RunData) -> pd.DataFrame:

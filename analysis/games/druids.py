@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import metrics as M
-from analysis.games import has_columns, own_aligned
+from analysis.games import GameReport, has_columns, own_aligned
 from analysis.load import RunData
 from analysis.plots import Plot, Section, new_figure, seat_color, stacked_bars
 
@@ -112,3 +112,14 @@ def section(run: RunData) -> Section | None:
                             "early share": [f"{100 * e / (e + x):.0f} %" if e + x else "n/a" for e, x in zip(early, full)]})
         sec.tables.append(("Claims by line length (all games)", tab))
     return sec if sec.plots else None
+
+
+class DruidsReport(GameReport):
+    """The druids' report: its section and its headline (the other hooks add nothing)."""
+
+    section = staticmethod(section)
+    headline = staticmethod(headline)
+
+
+#: what the druids' plug-in names as its ``report``
+REPORT = DruidsReport()

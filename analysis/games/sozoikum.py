@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import metrics as M
-from analysis.games import has_columns, own_aligned
+from analysis.games import GameReport, has_columns, own_aligned
 from analysis.load import RunData
 from analysis.plots import Plot, Section, bar_ci, histogram, lines_ci, seat_color
 
@@ -98,3 +98,16 @@ def section(run: RunData) -> Section | None:
                                   "Wilson intervals."))
         sec.findings.append(f)
     return sec if (sec.plots or sec.findings) else None
+
+
+class SozoikumReport(GameReport):
+    """Sozoikum's report: its section, its headline and its seats' declared skill (the other hooks
+    add nothing)."""
+
+    section = staticmethod(section)
+    headline = staticmethod(headline)
+    seat_skill = staticmethod(seat_skill)
+
+
+#: what the Sozoikum plug-in names as its ``report``
+REPORT = SozoikumReport()

@@ -16,7 +16,8 @@ import numpy as np
 import pandas as pd
 
 from analysis import metrics as M
-from analysis.games import has_columns, own_aligned
+from analysis.games import GameReport, has_columns, own_aligned
+from analysis.games.sun_compare import compare_rows, compare_tables
 from analysis.games.sun_rules import LEVELS, lost_stones, rules_tables
 from analysis.load import RunData
 from analysis.plots import Plot, Section, lines_ci, new_figure, new_figure_row, polar_bars, stacked_bars, ticks_with_n
@@ -597,5 +598,19 @@ def player_model(run: RunData) -> str | None:
     return text
 
 
-# stonelab compare finds these through the Sun's plug-in (the report module); they live beside it
-from analysis.games.sun_compare import compare_rows, compare_tables  # noqa: E402,F401
+class SunReport(GameReport):
+    """The Sun's report: every hook (its comparison rows and tables live in
+    :mod:`analysis.games.sun_compare`)."""
+
+    section = staticmethod(section)
+    headline = staticmethod(headline)
+    player_model = staticmethod(player_model)
+    replays_section = staticmethod(replays_section)
+    seat_skill = staticmethod(seat_skill)
+    sensitivity_outputs = staticmethod(sensitivity_outputs)
+    compare_rows = staticmethod(compare_rows)
+    compare_tables = staticmethod(compare_tables)
+
+
+#: what the Sun's plug-in names as its ``report``
+REPORT = SunReport()

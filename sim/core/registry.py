@@ -35,10 +35,10 @@ class GamePlugin:
         game: ``"module:attribute"`` of the :class:`~sim.core.game.Game` object.
         commands: command-line sub-apps of ``stonelab``: name -> ``"module:attribute"`` of a
             ``typer.Typer`` (mounted as a command group) or a function (mounted as one command).
-        report: the module of the game's report section (``analysis.games.<game>``): it offers
-            ``section(run)`` and optionally ``headline(run)``, ``player_model(run)``,
-            ``replays_section(run)``, ``compare_rows(run_a, run_b)`` and
-            ``compare_tables(run_a, run_b)`` (docs/game-interface.md); None: generic sections only.
+        report: ``"module:attribute"`` of the game's report, an instance or subclass of
+            ``analysis.games.base.GameReport`` (by convention ``analysis.games.<game>:REPORT``),
+            which declares every report hook with a no-op default (docs/game-interface.md);
+            None: generic sections only.
         benches: ``"module:attribute"`` of functions ``benchmarks(quick: bool) -> list[dict]`` that
             ``stonelab bench`` adds to the game's figures (rows ``{"metric", "value", "unit"}``,
             optionally ``"note"``; ``"game"`` is filled in when absent).

@@ -6,6 +6,6 @@ from sim.core.registry import GamePlugin
 
 PLUGIN = GamePlugin(
     game="sim.druids.game:GAME",
-    report="analysis.games.druids",
+    report="analysis.games.druids:REPORT",
     benches=("sim.druids.bench:benchmarks",),
 )

@@ -6,6 +6,6 @@ from sim.core.registry import GamePlugin
 
 PLUGIN = GamePlugin(
     game="sim.rocks.game:GAME",
-    report="analysis.games.rocks",
+    report="analysis.games.rocks:REPORT",
     benches=("sim.rocks.bench:benchmarks",),
 )

@@ -7,6 +7,6 @@ from sim.core.registry import GamePlugin
 PLUGIN = GamePlugin(
     game="sim.sozoikum.game:GAME",
     commands={"sozoikum": "sim.sozoikum.cli:app"},
-    report="analysis.games.sozoikum",
+    report="analysis.games.sozoikum:REPORT",
     benches=("sim.sozoikum.bench:benchmarks",),
 )

@@ -2,7 +2,8 @@
 
 ``PLUGIN`` is what the entry point ``race = "toy_plugin:PLUGIN"`` of the group ``stonelab.games``
 names; the test in test_core_plugin.py installs that entry point in a temporary folder. Beside the
-game it brings a report section (:func:`section`) and a benchmark (:func:`benchmarks`).
+game it brings a report (:class:`RaceReport`, one hook of :class:`analysis.games.base.GameReport`
+overridden) and a benchmark (:func:`benchmarks`).
 """
 
 from __future__ import annotations
@@ -10,25 +11,28 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from analysis.games import has_columns, own_aligned
+from analysis.games import GameReport, has_columns, own_aligned
 from analysis.load import RunData
 from analysis.plots import Section
 from sim.core.registry import GamePlugin
 
 PLUGIN = GamePlugin(
     game="toy_game:GAME",
-    report="toy_plugin",
+    report="toy_plugin:RaceReport",
     benches=("toy_plugin:benchmarks",),
 )
 
 
-def section(run: RunData) -> Section | None:
-    """The race's own report section: the mean total the games ended at."""
-    own = own_aligned(run)
-    if not has_columns(own, "final_total"):
-        return None
-    mean = float(own["final_total"].mean())
-    return Section("Race to N", findings=[f"The games ended at a mean total of {mean:.2f}."])
+class RaceReport(GameReport):
+    """The race's report: its own section; every other hook keeps its no-op default."""
+
+    def section(self, run: RunData) -> Section | None:
+        """The race's own report section: the mean total the games ended at."""
+        own = own_aligned(run)
+        if not has_columns(own, "final_total"):
+            return None
+        mean = float(own["final_total"].mean())
+        return Section("Race to N", findings=[f"The games ended at a mean total of {mean:.2f}."])
 
 
 def benchmarks(quick: bool = False) -> list[dict[str, Any]]:

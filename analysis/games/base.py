@@ -1,0 +1,71 @@
+"""The interface a game's report implements: :class:`GameReport`, every hook with a no-op default.
+
+A game's plug-in names its report as ``report="module:attribute"`` (``GamePlugin.report``), an
+instance or a subclass of :class:`GameReport`; :func:`analysis.games.game_report` loads it, and a
+game that names none gets this class itself, whose hooks add nothing: its report has the generic
+sections only (balance, skill, length and endings, drama, sweeps). A game overrides the hooks it
+has something for; the callers (:mod:`analysis.report`, :mod:`analysis.compare`,
+:mod:`analysis.sensitivity`, :mod:`analysis.strength`) call every hook of every game.
+
+Every hook takes runs as :class:`analysis.load.RunData`; a hook may raise on a run whose own
+columns it cannot read: the report turns the error into a visible note (the other sections stay).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Mapping
+
+if TYPE_CHECKING:  # annotations only: the interface needs nothing of the loader or the plots
+    import pandas as pd
+
+    from analysis.load import RunData
+    from analysis.plots import Section
+
+__all__ = ["GameReport"]
+
+
+class GameReport:
+    """What a game adds to its runs' report, to ``stonelab compare`` and to the analyses; each
+    hook's default adds nothing."""
+
+    def section(self, run: RunData) -> Section | None:
+        """The game's own report section (plots, tables, findings), placed after the skill
+        section; None (or an empty section) when its tables are absent or empty."""
+        return None
+
+    def headline(self, run: RunData) -> tuple[str, str, pd.Series] | None:
+        """One number per game that the sweep section plots against each swept key and
+        ``stonelab compare`` compares: ``(name, label, series)``, the series aligned with
+        ``run.games``; None: the game has no such number."""
+        return None
+
+    def player_model(self, run: RunData) -> str | None:
+        """A sentence on what the simulated players are (the report's header row "player
+        model"); None: no such row."""
+        return None
+
+    def replays_section(self, run: RunData) -> Section | None:
+        """The report's last section: which games to watch and how; None: no such section."""
+        return None
+
+    def seat_skill(self, seat: Mapping[str, Any]) -> dict[str, float]:
+        """The declared strength of a seat (its scenario table) as ``{what: value}``, higher
+        values stronger, for :mod:`analysis.strength`; keys that cannot be known are left out, and
+        the default knows none."""
+        return {}
+
+    def sensitivity_outputs(self, run: RunData) -> list[tuple[str, str, pd.Series, pd.Series]]:
+        """The game's own outputs of a sensitivity study, each ``(name, label, values per game,
+        their sample points)``, beside the generic ones; empty: none."""
+        return []
+
+    def compare_rows(self, a: RunData, b: RunData) -> list[tuple[str, pd.Series, pd.Series]]:
+        """Per-game numbers ``stonelab compare`` compares like the generic metrics: ``(label,
+        values of run a, values of run b)``; empty: none."""
+        return []
+
+    def compare_tables(self, a: RunData, b: RunData) -> dict[str, pd.DataFrame]:
+        """The game's own side-by-side tables of ``stonelab compare`` by name: ``"curve"`` (a
+        difficulty curve) and ``"rules"`` (the rules exercised) are the ones it shows; empty:
+        none."""
+        return {}
