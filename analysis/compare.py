@@ -274,7 +274,7 @@ def compare_runs(path_a: str | Path, path_b: str | Path) -> Comparison:
 
 
 # --- pooling sweep points --------------------------------------------------------------------------
-def _pooled(run: RunData) -> RunData:
+def pooled_run(run: RunData) -> RunData:
     """The run with all sweep points folded into one (point 0; game indices made unique), for a
     rules-exercised table of all its games."""
     if len(run.points) <= 1:
@@ -490,7 +490,7 @@ def run_names(a: RunData, b: RunData) -> tuple[str, str]:
 
 def render_html(comp: Comparison) -> str:
     """The comparison as a self-contained HTML page (the report's style; plots embedded as PNG)."""
-    from analysis.report import _CSS, _png_b64, _table_html, game_title, seat_labels
+    from analysis.report import PAGE_CSS, png_b64, table_html, game_title, seat_labels
 
     esc = html.escape
     a, b = comp.a, comp.b
@@ -505,7 +505,7 @@ def render_html(comp: Comparison) -> str:
     meta_rows.append(("generated", _dt.datetime.now().strftime("%Y-%m-%d %H:%M")))
     parts = [
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
-        f"<title>{esc(title)}: comparison</title><style>{_CSS}"
+        f"<title>{esc(title)}: comparison</title><style>{PAGE_CSS}"
         "tr.sig td{background:#fff4e5}td.sig{color:#b00;font-weight:bold}"
         "table.data td:nth-child(2),table.data th:nth-child(2),table.data td:nth-child(6){text-align:left}"
         "td.g{white-space:nowrap}"
@@ -533,7 +533,7 @@ def render_html(comp: Comparison) -> str:
                  f"{len(a.games)} games, B {len(b.games)} games; pt: percentage points.</p>")
     if not comp.curve.empty:
         fig = _difficulty_figure(comp.curve)
-        _png, b64 = _png_b64(fig)
+        _png, b64 = png_b64(fig)
         import matplotlib.pyplot as plt
 
         plt.close(fig)
@@ -550,7 +550,7 @@ def render_html(comp: Comparison) -> str:
         wide = tab.pivot_table(index=["by", "bin"], columns="run", values=["clean [95 %]", "passes"],
                                aggfunc="first", sort=False)
         wide.columns = [f"{v} {r}" for v, r in wide.columns]
-        parts.append("<h3>Clean passes by bin</h3>" + _table_html(wide.reset_index()))
+        parts.append("<h3>Clean passes by bin</h3>" + table_html(wide.reset_index()))
     if not comp.rules.empty:
         df = pd.DataFrame({
             "event": comp.rules["event"],
@@ -564,7 +564,7 @@ def render_html(comp: Comparison) -> str:
                                 zip(comp.rules["b_games_with"], comp.rules["b_games"])],
         })
         parts.append("<h2>Rules exercised</h2><p class='note'>How often each rule came into play, per game with its "
-                     "95 % interval (endings: share of games, Wilson); sweep points pooled.</p>" + _table_html(df))
+                     "95 % interval (endings: share of games, Wilson); sweep points pooled.</p>" + table_html(df))
     parts.append(
         "<h2>Methods</h2><p class='note'>Outcomes as in the study reports: a seat's win is a sole win; a draw has no "
         "winner; a shared win has two or more winners. Proportions: Wilson 95 % intervals; their difference: "

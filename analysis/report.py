@@ -453,7 +453,8 @@ def build_sections(run: RunData) -> tuple[list[Section], list[str]]:
 
 
 # --- HTML ------------------------------------------------------------------------------------------
-_CSS = """
+#: The style sheet of the report page, shared by the other pages in its style (``stonelab compare --html``).
+PAGE_CSS = """
 body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:980px;margin:2em auto;padding:0 1em;
 color:#222;line-height:1.45}
 h1{margin-bottom:.2em}h2{border-bottom:2px solid #ddd;padding-bottom:.2em;margin-top:2em}
@@ -489,7 +490,7 @@ def scenario_text(run: RunData) -> tuple[str, str]:
     return to_toml(run.scenario), f"{src} (as stored in the run; the file has changed since)" if src else "as stored in the run"
 
 
-def _table_html(df: pd.DataFrame) -> str:
+def table_html(df: pd.DataFrame) -> str:
     """A frame as a report table: numbers right-aligned (the page's style), and columns of prose
     (text cells over 25 characters on average, e.g. "what it counts") left-aligned, as text reads."""
     import zlib
@@ -505,7 +506,8 @@ def _table_html(df: pd.DataFrame) -> str:
             + df.to_html(index=False, escape=True, classes="data", border=0, na_rep="n/a", table_id=tid))
 
 
-def _png_b64(fig: Any) -> tuple[bytes, str]:
+def png_b64(fig: Any) -> tuple[bytes, str]:
+    """A matplotlib figure as PNG bytes (at :data:`PNG_DPI`) and as base64 text for an ``<img>``."""
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=PNG_DPI)
     data = buf.getvalue()
@@ -553,7 +555,7 @@ def render(run: RunData, sections: list[Section], errors: list[str], out: Path) 
     ]
     parts = [
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
-        f"<title>{esc(name)}: study report</title><style>{_CSS}</style></head><body>",
+        f"<title>{esc(name)}: study report</title><style>{PAGE_CSS}</style></head><body>",
         f"<h1>{esc(name)}</h1><p>A study of <b>{esc(game_title(run.game))}</b> by stonehenge-lab.</p>",
         "<table class='meta'>" + "".join(f"<tr><td>{esc(k)}</td><td>{esc(str(v))}</td></tr>" for k, v in rows) + "</table>",
     ]
@@ -583,7 +585,7 @@ def render(run: RunData, sections: list[Section], errors: list[str], out: Path) 
             while stem in used:
                 stem, i = f"{p.name}_{i}", i + 1
             used.add(stem)
-            png, b64 = _png_b64(p.fig)
+            png, b64 = png_b64(p.fig)
             (out / f"{stem}.png").write_bytes(png)
             p.fig.savefig(out / f"{stem}.svg", format="svg")
             parts.append(
@@ -593,7 +595,7 @@ def render(run: RunData, sections: list[Section], errors: list[str], out: Path) 
                 + f"<p class='files'>files: {stem}.png, {stem}.svg</p></figure>"
             )
         for caption, df in sec.tables:
-            parts.append(f"<h3>{esc(caption)}</h3>{_table_html(df)}")
+            parts.append(f"<h3>{esc(caption)}</h3>{table_html(df)}")
         if sec.html:
             parts.append(sec.html)
     text, src = scenario_text(run)

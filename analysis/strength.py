@@ -17,7 +17,7 @@ scenario (with sweep values applied), in this order:
    * for the same agent, its search effort (:data:`EFFORT_KEYS`: more iterations, candidates,
      samples or simulations is stronger); any other parameter that differs (e.g. an exploration
      constant or a heuristic weight) leaves the pair unordered;
-   * the game's seat skill (``analysis.games.<game>.seat_skill``): e.g. the Sun thrower's aim
+   * the game's seat skill (its report's ``GameReport.seat_skill``): e.g. the Sun thrower's aim
      noise (smaller is stronger) and skill level (perfect > expert > steady > casual > child),
      Sozoikum's placement skill (higher is stronger).
 

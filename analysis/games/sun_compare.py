@@ -83,9 +83,9 @@ def rules_side_by_side(a: RunData, b: RunData) -> pd.DataFrame:
         ``group, event, binary`` and per run ``X`` in ("a", "b"): ``X_per_game, X_lo, X_hi``,
         ``X_games_with, X_games`` (NaN / 0 when the run lacks the event).
     """
-    from analysis.compare import _pooled
+    from analysis.compare import pooled_run
 
-    ta, tb = rules_exercised(_pooled(a)), rules_exercised(_pooled(b))
+    ta, tb = rules_exercised(pooled_run(a)), rules_exercised(pooled_run(b))
     keep = ["group", "event", "binary", "per_game", "lo", "hi", "games_with", "games"]
     ta, tb = ta[keep], tb[keep]
     m = ta.merge(tb, on=["group", "event", "binary"], how="outer", suffixes=("_a", "_b"), sort=False)

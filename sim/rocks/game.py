@@ -117,7 +117,7 @@ class RocksGame(Game):
         """
         if not isinstance(observation, RocksObservation):
             raise InputError(f"not a Stonehenge Rocks! observation: {type(observation).__name__}")
-        return RocksState._from_observation(observation, rng)
+        return RocksState.from_observation(observation, rng)
 
     def details(self, state: RocksState) -> GameDetails:  # type: ignore[override]
         """Points by source and guard removals per seat; turns, reshuffles, free box seats."""

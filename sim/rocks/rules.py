@@ -129,7 +129,7 @@ class RocksObservation:
         return counts
 
     def __str__(self) -> str:
-        return RocksState._from_observation(self, None).to_notation(mask_for=self.seat)
+        return RocksState.from_observation(self, None).to_notation(mask_for=self.seat)
 
 
 # --- state ---------------------------------------------------------------------------------------
@@ -534,7 +534,7 @@ class RocksState(State):
         )
 
     @classmethod
-    def _from_observation(cls, obs: RocksObservation, rng: np.random.Generator | None) -> "RocksState":
+    def from_observation(cls, obs: RocksObservation, rng: np.random.Generator | None) -> "RocksState":
         """A state with the observation's public parts; hidden hands sampled from the unseen
         cards with ``rng`` (or left empty and the draw pile empty when ``rng`` is None: only for
         printing the masked notation)."""

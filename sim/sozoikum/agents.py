@@ -182,7 +182,7 @@ class GreedyAgent:
         if ph == "announce":
             return R.Announce(min(st.rules["announce_max"], st.fists[me] or 0))
         if ph == "challenge":
-            h = st._highest()
+            h = st.highest()
             return R.Challenge((st.ann[h] or 0) > st.gems[h])
         if ph == "pick":
             return R.Pick(self.best_stone(st, st.fire))

@@ -589,13 +589,14 @@ class SozoikumState(SozoikumPosition):
 
     # bluff
     def _start_challenges(self) -> None:
-        h = self._highest()
+        h = self.highest()
         camp = self.camp
         i = camp.index(h)
         self.chal = [camp[(i + k) % len(camp)] for k in range(1, len(camp))]
         self.phase = "challenge"
 
-    def _highest(self) -> int:
+    def highest(self) -> int:
+        """The seat whose announcement stands highest among those still in camp (-1: none)."""
         best, who = -1, -1
         for s in self.camp:  # ties: the earliest announcement in turn order holds
             if self.ann[s] > best:  # type: ignore[operator]
@@ -603,7 +604,7 @@ class SozoikumState(SozoikumPosition):
         return who
 
     def _resolve_bluff(self, challenger: int | None) -> None:
-        h = self._highest()
+        h = self.highest()
         fist_h = self.fists[h] or 0
         if challenger is None:
             self._pay(h, fist_h)

@@ -33,7 +33,7 @@ from sim.core.game import Column, Game, GameConfig, GameDetails, GameSpec, State
 from sim.core.options import Option
 from sim.sun import rules as R
 from sim.sun.layout import Layout, PhysicsSpec, TableSpec, BallSpec, parse_layout
-from sim.sun.layout import _BALL_KEYS as BALL_RANGES, _PHYSICS_KEYS as PHYSICS_RANGES, _TABLE_KEYS as TABLE_RANGES
+from sim.sun.layout import BALL_RANGES, PHYSICS_RANGES, TABLE_RANGES
 from sim.sun.thrower import SKILLS, Thrower, TablePassNoise, TablePlaceNoise
 from sim.sun.thrower import is_skill_file, load_skill, skill as skill_of
 

@@ -150,16 +150,16 @@ def layout_ring(layout: Layout) -> Ring:
 # Loading and validation
 # --------------------------------------------------------------------------------------------
 
-_TABLE_KEYS: dict[str, tuple[float, float]] = {
+TABLE_RANGES: dict[str, tuple[float, float]] = {
     "base_radius": (0.01, 5.0), "base_thickness": (0.001, 1.0), "ring_radius": (0.01, 5.0),
     "hand_span": (0.0, 5.0), "pass_clearance": (0.0, 0.1), "gate_min_overlap": (0.0, 0.1),
     "topple_tilt_deg": (1.0, 89.0), "min_clearance": (0.0, 0.05),
 }
-_BALL_KEYS: dict[str, tuple[float, float]] = {
+BALL_RANGES: dict[str, tuple[float, float]] = {
     "diameter": (0.001, 1.0), "mass": (0.001, 100.0), "string_length": (0.05, 50.0),
     "rest_clearance": (0.0, 1.0),
 }
-_PHYSICS_KEYS: dict[str, tuple[float, float]] = {
+PHYSICS_RANGES: dict[str, tuple[float, float]] = {
     "gravity": (0.1, 100.0), "friction_wood_wood": (0.0, 5.0), "friction_steel_wood": (0.0, 5.0),
     "restitution": (0.0, 1.0), "contact_threshold": (0.0001, 0.05), "settle_time_limit_s": (0.0, 60.0),
     "rest_linear_mps": (1e-6, 1.0), "rest_angular_rps": (1e-6, 10.0), "max_swing_s": (0.1, 60.0),
@@ -212,10 +212,10 @@ def parse_layout(data: Mapping[str, Any], source: str | Path | None = None) -> L
         if k not in _TOP_KEYS:
             raise ScenarioError(f"unknown key; allowed top-level keys are {allowed(_TOP_KEYS)}", source=src, key=k)
 
-    table = TableSpec(**_numbers(_table_of(data, "table", src), _TABLE_KEYS, "table", src))
-    ball = BallSpec(**_numbers(_table_of(data, "ball", src), _BALL_KEYS, "ball", src))
+    table = TableSpec(**_numbers(_table_of(data, "table", src), TABLE_RANGES, "table", src))
+    ball = BallSpec(**_numbers(_table_of(data, "ball", src), BALL_RANGES, "ball", src))
     phys_raw = _table_of(data, "physics", src)
-    phys_kwargs: dict[str, Any] = _numbers(phys_raw, _PHYSICS_KEYS, "physics", src, extra=("preset",))
+    phys_kwargs: dict[str, Any] = _numbers(phys_raw, PHYSICS_RANGES, "physics", src, extra=("preset",))
     if "preset" in phys_raw:
         if phys_raw["preset"] not in PRESETS:
             raise ScenarioError(f"must be {allowed(PRESETS)}, not {phys_raw['preset']!r}", source=src,
@@ -446,13 +446,13 @@ def dump_layout_toml(layout: Layout, name: str | None = None, description: str |
         lines.append(f"name = {toml_value(name)}")
     if description:
         lines.append(f"description = {toml_value(description)}")
-    for section, spec, default, keys in (("table", layout.table, TableSpec(), _TABLE_KEYS),
-                                         ("ball", layout.ball, BallSpec(), _BALL_KEYS)):
+    for section, spec, default, keys in (("table", layout.table, TableSpec(), TABLE_RANGES),
+                                         ("ball", layout.ball, BallSpec(), BALL_RANGES)):
         changed = _changed(spec, default, list(keys))
         if changed:
             lines += ["", f"[{section}]", *changed]
     lines += ["", "[physics]", f'preset = "{layout.physics.preset}"',
-              *_changed(layout.physics, PhysicsSpec(), list(_PHYSICS_KEYS))]
+              *_changed(layout.physics, PhysicsSpec(), list(PHYSICS_RANGES))]
     for sname in SHAPE_NAMES:
         changed = _changed(layout.shapes[sname], DEFAULT_SHAPES[sname], [*_SHAPE_KEYS, "count"])
         if changed:

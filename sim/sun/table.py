@@ -46,7 +46,7 @@ from sim.sun.ring import Pos, Ring, inside_opening, pose_bottom, position_of, qu
 from sim.sun.stones import (Cause, Crossing, Penalty, Role, StoneState, TablePass, TablePlacement, TableSnapshot,
                             fix_supports, gate_pose, judge, rotation_matrix, top_z)
 from sim.sun.thrower import ZERO_PASS, ZERO_PLACE, TablePassNoise, TablePlaceNoise
-from sim.sun.world import _STEPPING, TableWorld, _metres, stepping_wall_s
+from sim.sun.world import TableWorld, add_stepping_wall_s, metres_text, stepping_wall_s
 
 __all__ = ["Cause", "Crossing", "Penalty", "Role", "StoneState", "SunTable", "TablePass", "TablePlacement",
            "TableSnapshot", "stepping_wall_s"]
@@ -271,9 +271,9 @@ class SunTable(TableWorld):
         release = hand if release_m is None else float(release_m)
         if not math.isfinite(release) or release < hand - 1e-12:
             raise InputError(f"release must be at least the hand span ({hand} m) outside the base edge, not "
-                             f"{_metres(release)} m", key="release")
+                             f"{metres_text(release)} m", key="release")
         if self.table.base_radius + release >= self.ball.string_length:
-            raise InputError(f"release {_metres(release)} m outside the base edge puts the ball beyond the string's "
+            raise InputError(f"release {metres_text(release)} m outside the base edge puts the ball beyond the string's "
                              f"reach; allowed: from {hand} m to less than "
                              f"{self.ball.string_length - self.table.base_radius:.3f} m", key="release")
         start = self.snapshot()
@@ -342,14 +342,14 @@ class SunTable(TableWorld):
                 for k in range(1, chunk + 1):
                     t_step = clock()
                     step(physicsClientId=c)
-                    _STEPPING[0] += clock() - t_step
+                    add_stepping_wall_s(clock() - t_step)
                     if (steps + k) % frame_every == 0:
                         record_frame(record, (steps + k) / hz, c, self._bodies, self._ball_body)
             else:
                 t_step = clock()
                 for _ in range(chunk):
                     step(physicsClientId=c)
-                _STEPPING[0] += clock() - t_step
+                add_stepping_wall_s(clock() - t_step)
             steps += chunk
             s = get(body, 0, 1, physicsClientId=c)
             (x, y, z), (vx, vy, vz) = s[0], s[6]

@@ -42,12 +42,18 @@ def stepping_wall_s() -> float:
     return _STEPPING[0]
 
 
+def add_stepping_wall_s(seconds: float) -> None:
+    """Count ``seconds`` (wall seconds) of stepping PyBullet towards :func:`stepping_wall_s`; the
+    tables call it around each ``stepSimulation`` run they time."""
+    _STEPPING[0] += seconds
+
+
 def building_wall_s() -> float:
     """Wall seconds this process has spent building PyBullet worlds from poses so far."""
     return _BUILDING[0]
 
 
-def _metres(x: float) -> str:
+def metres_text(x: float) -> str:
     """A length (m) for a message: millimetre precision, or 3 significant digits for an absurd one (1e308 m
     printed with ``.3f`` is a 309-digit number)."""
     return f"{x:.3f}" if abs(x) < 1e6 else f"{x:.3g}"
@@ -245,7 +251,7 @@ class TableWorld:
         c, b = self._cid, self.ball
         L = b.string_length
         if not 0.0 <= horizontal_m < L:
-            raise InputError(f"release point {_metres(horizontal_m)} m from the centre must be shorter than the "
+            raise InputError(f"release point {metres_text(horizontal_m)} m from the centre must be shorter than the "
                              f"string ({L} m)", key="release")
         if self._ball_body is None:
             self._ball_body = self._create_ball()

@@ -219,7 +219,7 @@ def test_html_renders_without_sun_sections(runs: dict[str, Path]) -> None:
 
 
 def test_a_sweep_is_pooled_with_a_note(runs: dict[str, Path], tmp_path: Path) -> None:
-    from analysis.compare import _pooled
+    from analysis.compare import pooled_run
     from analysis.load import load_run
 
     sweep = tmp_path / "sweep.toml"
@@ -229,7 +229,7 @@ def test_a_sweep_is_pooled_with_a_note(runs: dict[str, Path], tmp_path: Path) ->
     comp = compare_runs(runs["a"], run_dir)
     assert any("sweep of 2 points" in n for n in comp.notes)
     assert _row(comp, "game", "game length")["n_b"] == 60
-    pooled = _pooled(load_run(run_dir))
+    pooled = pooled_run(load_run(run_dir))
     # one point, every game kept once under its own index
     assert set(pooled.games["point"]) == {0} and len(pooled.games) == 60
     assert pooled.games["game_index"].is_unique

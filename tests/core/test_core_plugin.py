@@ -108,3 +108,66 @@ def test_a_bare_game_entry_brings_nothing_else_and_a_wrong_one_is_named() -> Non
         reg.get("gone")
     with pytest.raises(InputError, match="registered as 'sprint' but its spec is named 'race'"):
         reg.get("sprint")
+
+
+def test_a_game_without_a_report_gets_the_no_op_hooks(monkeypatch: pytest.MonkeyPatch) -> None:
+    from analysis.games import GameReport, game_report
+
+    monkeypatch.setattr(REGISTRY, "find", lambda name: GamePlugin(game="toy_game:GAME"))
+    rep = game_report("race")
+    assert type(rep) is GameReport
+    assert rep.section(None) is None and rep.headline(None) is None  # type: ignore[arg-type]
+    assert rep.seat_skill({"skill": 3}) == {} and rep.compare_tables(None, None) == {}  # type: ignore[arg-type]
+    monkeypatch.setattr(REGISTRY, "find", lambda name: None)  # a game this installation lacks
+    assert type(game_report("gone")) is GameReport
+
+
+@pytest.mark.parametrize("ref,says", [
+    ("toy_plugin", "cannot load its report 'toy_plugin' (a 'module:attribute' naming a GameReport)"),
+    ("toy_plugin:NoSuchReport", "cannot load its report 'toy_plugin:NoSuchReport'"),
+    ("toy_plugin:benchmarks", "names <function benchmarks"),
+])
+def test_a_report_that_is_not_a_game_report_is_named(monkeypatch: pytest.MonkeyPatch, ref: str, says: str) -> None:
+    from analysis.games import game_report
+
+    monkeypatch.setattr(REGISTRY, "find", lambda name: GamePlugin(game="toy_game:GAME", report=ref))
+    with pytest.raises(InputError, match="game 'race'") as e:
+        game_report("race")
+    assert says in str(e.value)
+
+
+def test_the_toy_names_its_report_class_and_gets_its_section_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    from analysis.games import GameReport, game_report
+    from toy_plugin import PLUGIN, RaceReport
+
+    monkeypatch.setattr(REGISTRY, "find", lambda name: PLUGIN)
+    rep = game_report("race")
+    assert isinstance(rep, RaceReport)
+    overridden = {k for k, v in vars(RaceReport).items() if callable(v)}
+    assert overridden == {"section"}
+    assert rep.player_model(None) is GameReport().player_model(None) is None  # type: ignore[arg-type]
+
+
+@pytest.mark.slow  # a run and a report: a few seconds
+def test_a_game_that_brings_no_report_gets_the_generic_sections(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    from analysis.load import load_run
+    from analysis.report import build_sections
+
+    install_entry_point(tmp_path / "site", "race", "toy_game:GAME")  # a bare game: no plug-in, no report
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    REGISTRY.refresh()
+    try:
+        scen = tmp_path / "race.toml"
+        scen.write_text(SCENARIO, encoding="utf-8")
+        out = tmp_path / "run"
+        assert main(["run", str(scen), "--out", str(out), "--json"]) == 0
+        capsys.readouterr()
+        sections, errors = build_sections(load_run(out))
+    finally:
+        monkeypatch.undo()
+        REGISTRY.refresh()
+    assert not errors
+    titles = [s.title for s in sections]
+    assert len(titles) >= 3 and "Race to N" not in titles  # the generic ones, and nothing of the toy's
+    assert (out / "report" / "report.html").is_file()

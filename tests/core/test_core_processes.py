@@ -1,5 +1,6 @@
 """Real `stonelab run` processes killed or run twice: no worker outlives its run, SIGTERM stops like
-Ctrl-C, and a second run into a busy folder is refused (issue 13, "Processes and files").
+Ctrl-C (for every command that runs games: run, sensitivity, tournament), and a second run into a
+busy folder is refused (issue 13, "Processes and files").
 
 Each test starts the real command in a subprocess on a study long enough to be killed midway.
 """
@@ -32,6 +33,24 @@ iterations = 400
 [[seats]]
 agent = "greedy"
 """
+
+#: What turns the study above into each command's study: `run` takes it as it is, `sensitivity`
+#: samples two inputs (30 points of 300 games), `tournament` plays its two seats as entrants.
+COMMAND_TAILS = {
+    "run": "",
+    "sensitivity": """
+[sensitivity]
+method = "morris"
+trajectories = 10
+[sensitivity.inputs]
+"seats.0.iterations" = [200, 600]
+"seats.0.exploration" = [0.5, 2.0]
+""",
+    "tournament": """
+[tournament]
+players = 2
+""",
+}
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals and /proc")
 
@@ -85,9 +104,9 @@ def stored(out: Path) -> int:
         return 0
 
 
-def start(scen: Path, out: Path) -> subprocess.Popen:
+def start(scen: Path, out: Path, command: str = "run") -> subprocess.Popen:
     # its own process group, as a shell gives a command: Ctrl-C is SIGINT to the whole group
-    return subprocess.Popen([sys.executable, "-m", "sim.cli", "run", str(scen), "--out", str(out), "--no-report",
+    return subprocess.Popen([sys.executable, "-m", "sim.cli", command, str(scen), "--out", str(out), "--no-report",
                              "--json"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
 
@@ -100,9 +119,9 @@ def wait_for_games(proc: subprocess.Popen, out: Path, n: int, timeout_s: float =
         time.sleep(0.2)
 
 
-def study(tmp_path: Path, backend: str) -> Path:
+def study(tmp_path: Path, backend: str, command: str = "run") -> Path:
     p = tmp_path / "long.toml"
-    p.write_text(STUDY.format(backend=backend), encoding="utf-8")
+    p.write_text(STUDY.format(backend=backend) + COMMAND_TAILS[command], encoding="utf-8")
     return p
 
 
@@ -191,3 +210,20 @@ def test_second_run_into_a_busy_folder_is_refused(tmp_path: Path) -> None:
     wait_for_games(third, out, stored(out) + 1)
     third.send_signal(signal.SIGTERM)
     assert third.wait(60) == 143
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("command", sorted(COMMAND_TAILS))
+def test_sigterm_stops_every_command_that_runs_games(tmp_path: Path, command: str) -> None:
+    scen, out = study(tmp_path, "process", command), tmp_path / "run"
+    proc = start(scen, out, command)
+    wait_for_games(proc, out, 3)
+    kids = descendants(proc.pid)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err
+    assert "interrupted: finished games are stored; run the same command again to resume" in err
+    assert "Traceback" not in err
+    assert_all_gone(kids)
+    assert stored(out) >= 3

@@ -179,7 +179,7 @@ def test_bluff_wrong_challenge() -> None:
 
 def test_bluff_announcement_tie_earliest_holds_and_may_exceed_gems() -> None:
     s = bluff([0, 0, 0, 0], [12, 12, 0, 0])
-    assert s._highest() == 0 and s.chal == [1, 2, 3]
+    assert s.highest() == 0 and s.chal == [1, 2, 3]
 
 
 def test_bluff_fists_hidden_in_observations_and_determinized() -> None:
