@@ -192,11 +192,11 @@ def study_command(
             given = {k: kwargs.pop(k) for k in names}
             return fn(**kwargs, study=StudyOptions(**given))
 
-        # typer reads the command's parameters from its signature and its type hints
+        # typer reads the command's parameters from its signature (inspect prefers __signature__
+        # to the wrapped function's) and its type hints
         command.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
         command.__annotations__ = {**{k: v for k, v in hints.items() if k != STUDY_PARAMETER},
                                    **{p.name: p.annotation for p in declared}}
-        del command.__wrapped__  # type: ignore[attr-defined]  # or inspect would read fn's signature
         return command  # type: ignore[return-value]
 
     return decorate

@@ -48,10 +48,10 @@ class GameReport:
         """The report's last section: which games to watch and how; None: no such section."""
         return None
 
-    def seat_skill(self, seat: Mapping[str, Any]) -> dict[str, float]:
-        """The declared strength of a seat (its scenario table) as ``{what: value}``, higher
-        values stronger, for :mod:`analysis.strength`; keys that cannot be known are left out, and
-        the default knows none."""
+    def seat_skill(self, conf: Mapping[str, Any]) -> dict[str, float]:
+        """The declared strength of a seat (``conf``: its scenario table, sweep values applied)
+        as ``{what: value}``, higher values stronger, for :mod:`analysis.strength`; keys that
+        cannot be known are left out, and the default knows none."""
         return {}
 
     def sensitivity_outputs(self, run: RunData) -> list[tuple[str, str, pd.Series, pd.Series]]:
