@@ -7,10 +7,9 @@ options ``--games`` (where it has one), ``--seed``, ``--backend``, ``--workers``
 :class:`StudyOptions` under :func:`study_command`, and plays its games inside
 :func:`study_interrupts`::
 
-    from sim.cli import app
     from sim.cli_study import StudyOptions, check_replaced_folders, study_command, study_interrupts
 
-    @app.command()
+    @app.command()  # stonelab's app in sim/cli.py, or a typer app that sim/cli.py mounts
     @study_command(games="games per candidate (overrides the file)", json="print the result as JSON")
     def tune(scenario: Path = typer.Argument(..., help="scenario TOML file"),
              study: StudyOptions = StudyOptions()) -> None:
@@ -19,6 +18,7 @@ options ``--games`` (where it has one), ``--seed``, ``--backend``, ``--workers``
         check_replaced_folders(Path(sc.out), study.report)
         with study_interrupts():                        # Ctrl-C: 130, SIGTERM: 143, one message
             info = run_study(sc, reg, force=study.force, address=study.address, progress=True)
+        ...                                             # then study.json_out, write_report(...)
 
 This module imports nothing of the command line (``sim.cli``), so a command defined elsewhere
 imports it without a cycle; the runner and the scenario loader are imported when first used, so
@@ -44,8 +44,8 @@ if TYPE_CHECKING:  # annotations only: loading them is the commands' business
     from sim.core.registry import Registry
     from sim.core.scenario import Scenario
 
-__all__ = ["RESUME_MESSAGE", "StudyOptions", "check_replaced_folders", "study_command", "study_interrupts",
-           "write_report"]
+__all__ = ["EXIT_CTRL_C", "EXIT_SIGTERM", "RESUME_MESSAGE", "STUDY_PARAMETER", "StudyOptions",
+           "check_replaced_folders", "study_command", "study_interrupts", "write_report"]
 
 #: What a stopped study says on stderr (Ctrl-C or SIGTERM), whichever command ran it.
 RESUME_MESSAGE = "interrupted: finished games are stored; run the same command again to resume"
