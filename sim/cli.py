@@ -469,10 +469,10 @@ def compare(
         print_table(comp, written)
 
 
-# --- command groups the games bring (their plug-ins' ``commands``), then the replay viewer's ------
+# --- command groups the games bring (their plug-ins' ``commands``), then the replay group ------------
 def _mount() -> None:
     """Mount each registered game's sub-apps (a ``typer.Typer`` as a group, a function as one
-    command), then the viewer's ``replay`` group. A plug-in that cannot be loaded is left out with
+    command), then the ``replay`` group (``sim.replay.cli``). A plug-in that cannot be loaded is left out with
     a warning on stderr, so one broken installed game does not take the whole tool down."""
     import importlib
 
@@ -495,13 +495,8 @@ def _mount() -> None:
             app.add_typer(obj, name=name)
         else:
             app.command(name=name)(obj)
-    try:
-        viewer = importlib.import_module("sim.sun.viewer.cli")
-    except ModuleNotFoundError as e:
-        if not (e.name and "sim.sun.viewer.cli".startswith(e.name)):
-            raise
-    else:
-        app.add_typer(viewer.app, name="replay")
+    replay = importlib.import_module("sim.replay.cli")  # every game's replays; the 3-D ones through it
+    app.add_typer(replay.app, name="replay")
 
 
 _mount()
