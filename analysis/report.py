@@ -440,6 +440,10 @@ def build_sections(run: RunData) -> tuple[list[Section], list[str]]:
         builders.insert(0, ("tournament", lambda: T.section(run)))
     if mod is not None and hasattr(mod, "replays_section"):
         builders.append((f"the {run.game} replays", lambda: mod.replays_section(run)))
+    else:  # a turn-based game's replay pages (analysis.replays: None for a game without them)
+        from analysis.replays import section as replay_pages
+
+        builders.append(("replays", lambda: replay_pages(run)))
     if "sensitivity" in run.scenario:
         # a sensitivity study's points are samples, not a grid: its own section replaces the sweep's
         from analysis.sensitivity import section as sensitivity_section

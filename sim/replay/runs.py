@@ -10,6 +10,7 @@ Layout inside a run folder (beside the 3-D replays of the games that have those)
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -21,6 +22,15 @@ from sim.replay.source import page_for, run_game_name, run_replay
 REPLAYS_DIR = "replays"
 #: how many of a study's first games get a replay page when the run finishes
 RUN_REPLAY_GAMES = 3
+
+
+@dataclass
+class RunPages:
+    """What :func:`export_run_pages` wrote: the pages (``viewer`` is the 3-D replays' static viewer
+    folder, which a turn-based game has none of)."""
+
+    files: list[Path] = field(default_factory=list)
+    viewer: Path | None = None
 
 
 def page_name(game_index: int, point: int = 0) -> str:
@@ -50,9 +60,9 @@ def stored_games(run_dir: str | Path, point: int = 0) -> list[int]:
 
 
 def export_run_pages(run_dir: str | Path, count: int = RUN_REPLAY_GAMES, *, registry: Registry | None = None,
-                     announce: Callable[[int], None] | None = None) -> list[Path]:
-    """Write the replay pages of the run's first ``count`` games (sweep point 0); an empty list
-    for a game without turn-by-turn replays. ``announce(game_index)`` is called before each.
+                     announce: Callable[[int], None] | None = None) -> RunPages:
+    """Write the replay pages of the run's first ``count`` games (sweep point 0); none for a game
+    without turn-by-turn replays. ``announce(game_index)`` is called before each.
 
     Raises:
         ReplayError: a game played again does not end as stored.
@@ -60,7 +70,7 @@ def export_run_pages(run_dir: str | Path, count: int = RUN_REPLAY_GAMES, *, regi
     """
     run = Path(run_dir)
     if not has_turn_replays(run, registry):
-        return []
+        return RunPages()
     out = run / REPLAYS_DIR
     written = []
     for index in stored_games(run)[:count]:
@@ -68,4 +78,4 @@ def export_run_pages(run_dir: str | Path, count: int = RUN_REPLAY_GAMES, *, regi
             announce(index)
         text = page_for(run_replay(run, index, 0, registry=registry))
         written.append(write_atomically(out / page_name(index), lambda tmp: tmp.write_text(text, encoding="utf-8")))
-    return written
+    return RunPages(written)
