@@ -150,7 +150,11 @@ def render_page(doc: Mapping[str, Any], board_js: str) -> str:
     Raises:
         TypeError, ValueError: ``doc`` is not JSON-serialisable.
     """
-    esc = html.escape
+    def esc(text: str) -> str:
+        # line and paragraph separators as references too: harmless in HTML text, but nothing of a
+        # label should reach the page as written
+        return html.escape(text).replace("\u2028", "&#x2028;").replace("\u2029", "&#x2029;")
+
     title = str(doc.get("title", "replay"))
     sub = str(doc.get("subtitle", ""))
     return (
