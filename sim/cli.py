@@ -291,12 +291,14 @@ def _check_replaced_folders(out: Path, report: bool) -> None:
 
 def _export_replays(run_dir: Path, label: str):  # noqa: ANN202 - RunReplays | RunPages | None
     """The first games' replay pages of a turn-based game (``sim.replay.runs``), or the first game's
-    3-D replay and its static viewer (announced on stderr as ``label: writing the replay of game
-    0...``: each game is played again from its seed)."""
+    3-D replay and its static viewer (announced on stderr as ``label: writing the replays of games
+    0, 1, 2...``: each game is played again from its seed)."""
     from sim.replay.runs import export_run_pages, has_turn_replays
 
     if has_turn_replays(run_dir):
-        return export_run_pages(run_dir, announce=lambda i: announce(label, f"writing the replay of game {i}"))
+        return export_run_pages(run_dir, announce=lambda games: announce(
+            label, f"writing the replay{'s' if len(games) > 1 else ''} of game{'s' if len(games) > 1 else ''} "
+            + ", ".join(map(str, games))))
     try:
         from sim.sun.viewer.runs import export_run_replays, has_replays
     except ImportError:

@@ -29,9 +29,9 @@ function valueFor(frame, seats, stone){
 
 function draw(doc, frame, seats){
   var setup = doc.setup, b = frame.board;
-  var root = svg('svg', {viewBox: '0 0 ' + (9.2 * S) + ' ' + (7.9 * S), role: 'img',
+  var root = svg('svg', {viewBox: '0 0 ' + (9.2 * S) + ' ' + (8.75 * S), role: 'img',
                          'aria-label': 'the druid board'});
-  svg('rect', {x: 0, y: 0, width: 9.2 * S, height: 7.9 * S, fill: '#f6f1e3'}, root);
+  svg('rect', {x: 0, y: 0, width: 9.2 * S, height: 8.75 * S, fill: '#f6f1e3'}, root);
   // the board: the whole triangle (its corners are not points), then the lines
   var h = Math.sqrt(3) / 2 * 5;
   var tri = [[0, 0], [-2.5, -h], [2.5, -h]].map(px);
@@ -84,7 +84,7 @@ function draw(doc, frame, seats){
   });
   // below: each seat's megaliths and hand
   for (var s = 0; s < 2; s++) {
-    var y = 6.45 * S + s * 0.8 * S, x0 = 0.3 * S;
+    var y = 7.3 * S + s * 0.78 * S, x0 = 0.3 * S;
     svg('circle', {cx: x0 + 10, cy: y - 5, r: 9, fill: seatColour(s)}, root);
     svgText(x0 + 26, y, doc.seats[s] + (b.to_move === s ? '  (to move)' : ''), {'font-size': 16,
             'font-weight': b.to_move === s ? 'bold' : 'normal'}, root);

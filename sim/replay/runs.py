@@ -60,9 +60,9 @@ def stored_games(run_dir: str | Path, point: int = 0) -> list[int]:
 
 
 def export_run_pages(run_dir: str | Path, count: int = RUN_REPLAY_GAMES, *, registry: Registry | None = None,
-                     announce: Callable[[int], None] | None = None) -> RunPages:
+                     announce: Callable[[list[int]], None] | None = None) -> RunPages:
     """Write the replay pages of the run's first ``count`` games (sweep point 0); none for a game
-    without turn-by-turn replays. ``announce(game_index)`` is called before each.
+    without turn-by-turn replays. ``announce(game_indices)`` is called once before the first.
 
     Raises:
         ReplayError: a game played again does not end as stored.
@@ -73,9 +73,10 @@ def export_run_pages(run_dir: str | Path, count: int = RUN_REPLAY_GAMES, *, regi
         return RunPages()
     out = run / REPLAYS_DIR
     written = []
-    for index in stored_games(run)[:count]:
-        if announce is not None:
-            announce(index)
+    indices = stored_games(run)[:count]
+    if announce is not None and indices:
+        announce(indices)
+    for index in indices:
         text = page_for(run_replay(run, index, 0, registry=registry))
         written.append(write_atomically(out / page_name(index), lambda tmp: tmp.write_text(text, encoding="utf-8")))
     return RunPages(written)
