@@ -29,7 +29,7 @@ def _setup(state: DruidsState) -> dict[str, Any]:
         "megaliths": MEGALITHS,
         "stones": list(STONES),
         "face_down": state.face_down,
-        "match_games": state.match_games,
+        "match_games": state.match_games, "turn_name": "stone",
     }
 
 

@@ -101,7 +101,8 @@ var view=$('view');
 var held=doc.view_seats;
 function addOpt(value,label){var o=el('option',label);o.value=value;view.appendChild(o);}
 if(held.length===doc.seats.length&&held.length>1){addOpt('all','all seats (everything hidden shown)');}
-held.forEach(function(s){addOpt(String(s),'as '+doc.seats[s]+' sees it');});
+function who(s){return 'seat '+s+' ('+doc.seats[s]+')';}
+held.forEach(function(s){addOpt(String(s),'as '+who(s)+' sees it');});
 addOpt('none','public only (nothing hidden)');
 function shownSeats(){var v=view.value;if(v==='all'){return held.slice();}if(v==='none'){return [];}return [parseInt(v,10)];}
 var log=$('log');
@@ -114,10 +115,10 @@ function render(){
   var box=$('boardbox');while(box.firstChild){box.removeChild(box.firstChild);}
   try{box.appendChild(window.StonelabBoard.draw(doc,f,seats));}
   catch(e){box.appendChild(el('p','the board cannot be drawn: '+e));if(window.console){console.error(e);}}
-  $('step').textContent='step '+cur+' of '+(n-1)+(f.turn>0?' · turn '+f.turn:'');
+  $('step').textContent='step '+cur+' of '+(n-1)+turnWord(f);
   $('text').textContent=f.text;
   var notes=$('notes');while(notes.firstChild){notes.removeChild(notes.firstChild);}
-  seats.forEach(function(s){var h=f.hidden[String(s)];if(h&&h.note){notes.appendChild(el('div',doc.seats[s]+' (hidden): '+h.note,'note'));}});
+  seats.forEach(function(s){var h=f.hidden[String(s)];if(h&&h.note){notes.appendChild(el('div',who(s)+', hidden from the others: '+h.note,'note'));}});
   slider.value=String(cur);
   $('prev').disabled=$('first').disabled=cur===0;$('next').disabled=$('last').disabled=cur===n-1;
   var items=log.children;for(var k=0;k<items.length;k++){items[k].className=k===cur?'cur':'';}
@@ -134,6 +135,8 @@ $('jump').addEventListener('submit',function(ev){ev.preventDefault();var t=parse
 document.addEventListener('keydown',function(ev){if(ev.target&&ev.target.tagName==='INPUT'){return;}
   if(ev.key==='ArrowRight'){go(cur+1);}else if(ev.key==='ArrowLeft'){go(cur-1);}else if(ev.key==='Home'){go(0);}else if(ev.key==='End'){go(n-1);}});
 $('turn').max=String(frames[n-1].turn);
+var tn=doc.setup.turn_name||'turn';$('turnlabel').textContent='jump to '+tn+' ';
+function turnWord(f){return f.turn>0?' \u00b7 '+tn+' '+f.turn:'';}
 var tb=$('seats');doc.seats.forEach(function(label,s){var tr=el('tr');var sw=el('td','\u25cf');sw.style.color=window.seatColour(s);
   tr.appendChild(sw);tr.appendChild(el('td','seat '+s));tr.appendChild(el('td',label));tb.appendChild(tr);});
 $('result').textContent=doc.result.text;
@@ -170,7 +173,7 @@ def render_page(doc: Mapping[str, Any], board_js: str) -> str:
         "<button id='next' title='step forward (&#x2192;)'>&#x25B6;</button>"
         "<button id='last' title='last step (End)'>&#xBB;</button><span id='step'></span>"
         "<input id='slider' type='range' min='0' value='0' aria-label='step'>"
-        "<form id='jump'><label>jump to turn <input id='turn' type='number' min='0' value='1'></label> "
+        "<form id='jump'><label><span id='turnlabel'>jump to turn </span><input id='turn' type='number' min='0' value='1'></label> "
         "<button type='submit'>go</button></form></div>"
         "<label>hidden information: <select id='view'></select></label>"
         "<div id='text' aria-live='polite'></div><div id='notes'></div>"

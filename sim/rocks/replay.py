@@ -21,7 +21,8 @@ def _setup(state: RocksState) -> dict[str, Any]:
     r = state.rules
     return {"spaces": SPACES, "box_seats": r.box_seats, "trilithons": r.trilithons, "fans": r.fans_per_player,
             "tshirts": r.tshirts_per_player, "target": r.target_points, "hand_size": r.hand_size,
-            "points": {"box": r.box_points, "trilithon": r.trilithon_points, "tshirt": r.tshirt_points}}
+            "points": {"box": r.box_points, "trilithon": r.trilithon_points, "tshirt": r.tshirt_points},
+            "turn_name": "turn"}
 
 
 def _board(s: RocksState) -> tuple[dict[str, Any], dict[int, dict[str, Any]]]:

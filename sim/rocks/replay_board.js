@@ -34,7 +34,7 @@ function draw(doc, frame, seats){
                     fill: who >= 0 ? seatColour(who) : '#a9bcd6', stroke: who >= 0 ? '#222' : '#6f86a6',
                     'stroke-width': who >= 0 ? 2 : 1}, root);
   }
-  svgText(CX, CY - R_BOX - 26, 'box seats ' + fill.length + ' of ' + st.box_seats + ' taken',
+  svgText(CX, CY + 56, 'box seats ' + fill.length + ' of ' + st.box_seats + ' taken',
           {'text-anchor': 'middle', 'font-size': 12, fill: '#3d5578'}, root);
   // the trilithons: two uprights and a lintel each, coloured by the seat that claimed it
   var owner = {};
@@ -75,12 +75,11 @@ function draw(doc, frame, seats){
       svg('circle', {cx: gp[0], cy: gp[1] - 12, r: 7, fill: '#222'}, root);
       svg('path', {d: 'M' + (gp[0] - 10) + ' ' + (gp[1] + 12) + ' L' + gp[0] + ' ' + (gp[1] - 6) + ' L' + (gp[0] + 10) + ' ' + (gp[1] + 12) + ' Z',
                    fill: '#222'}, root);
-      svgText(gp[0], gp[1] + 27, 'guard', {'text-anchor': 'middle', 'font-size': 11, fill: '#222'}, root);
     }
   }
   // the seats: pile, T-shirts, seated fans, points, hand
   var y0 = 860;
-  svgText(20, y0 - 14, 'draw pile ' + b.draw + ' cards · discard pile ' + b.discard + ' cards' +
+  svgText(20, y0 - 14, 'guard on space ' + b.guard + ' · draw pile ' + b.draw + ' cards · discard pile ' + b.discard + ' cards' +
           (b.reshuffles ? ' · reshuffled ' + b.reshuffles + '×' : '') + ' · turns played ' + b.turn + ' · first to ' + st.target + ' points wins',
           {'font-size': 13, fill: '#444'}, root);
   for (var s4 = 0; s4 < nSeats; s4++) {

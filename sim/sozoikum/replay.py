@@ -114,7 +114,8 @@ def _describe(before: SozoikumState, seat: int, a: Any) -> str:
         if kind is Sealed:
             return "hidden bids revealed: " + ", ".join(f"{seat_name(s)} {cast(Sealed, x).amount}"
                                                         for s, x in sorted(joint.items()))
-        return "each of " + ", ".join(seat_name(s) for s in sorted(joint)) + " hides gems in a fist"
+        names = [seat_name(s) for s in sorted(joint)]
+        return ", ".join(names[:-1]) + " and " + names[-1] + " each hide gems in a fist"
     if isinstance(a, Setup):
         return (f"{who}, the start player, plays the round " + ("with cards" if a.cards else "without cards")
                 + f"; the stones are gathered by {a.rule}")
@@ -209,7 +210,7 @@ def frames(game: Game, config: GameConfig, history: Sequence[tuple[int, Action]]
     setup = {
         "shapes": {str(i): _resting(seed, state.rules) for i, seed in enumerate(state.stones)},
         "builds": builds, "role_colours": dict(COLOURS), "role_names": dict(ROLE_NAMES),
-        "wall_gap": state.rules["wall_gap"], "start_gems": state.rules["start_gems"],
+        "wall_gap": state.rules["wall_gap"], "turn_name": "round", "start_gems": state.rules["start_gems"],
         "one_shot_names": {"T": "Tiger", "D": "Dumnopterix", "V": "Veto"}, "card_names": dict(CARD_NAMES),
     }
     return Frames(out, outcome, setup)
