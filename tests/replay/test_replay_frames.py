@@ -142,3 +142,32 @@ def test_script_json_cannot_end_its_element() -> None:
     assert "<" not in text and ">" not in text and "&" not in text
     assert "\u2028" not in text and "\u2029" not in text
     assert json.loads(text) == {"label": "</script><script>alert(1)</script>&\u2028\u2029"}
+
+
+@pytest.mark.parametrize("game, players, rules, n", [
+    ("druids", 2, {"match_games": 3}, 6),
+    ("druids", 2, {"early_domination": "off", "tie_loser": "first_placer"}, 6),
+    ("rocks", 5, {"target_points": 8, "guard_setup_trilithon": "discard", "hand_size": 3}, 4),
+    ("rocks", 2, {"allow_pass": False, "entry_offset": 1, "max_turns": 40}, 4),
+    ("sozoikum", 4, {"gathering_rules": ["auction"], "max_rounds": 12}, 2),
+    ("sozoikum", 3, {"gathering_rules": ["hidden"], "card_play": "always", "max_rounds": 12}, 2),
+])
+def test_random_games_of_other_rules_become_frames(game: str, players: int, rules: dict, n: int) -> None:
+    """Rule variants the studies above do not reach (matches, five seats, reshuffles, the round cap,
+    coalitions, one-shot cards): every random game's frames end as the game did, in words."""
+    import numpy as np
+
+    from sim.core.play import play_random
+
+    g = REGISTRY.get(game)
+    book = resolve(REGISTRY.plugin(game).replay)
+    config = g.config(players, **rules)
+    for seed in range(n):
+        played = play_random(g, config, np.random.default_rng(seed))
+        fr = book.frames(g, config, played.state.history())
+        assert fr.outcome == played.state.outcome()
+        assert all(f.text.strip() for f in fr.frames)
+        json.dumps([f.as_dict() for f in fr.frames]) and json.dumps(dict(fr.setup))
+        if rules.get("match_games"):
+            # each game of the match ends on its own frame, the board as it ended
+            assert sum("wins game" in f.text for f in fr.frames) == rules["match_games"]
