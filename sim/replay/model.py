@@ -87,7 +87,8 @@ class ReplayBook:
 def replay_steps(game: Game, config: GameConfig,
                  history: Sequence[tuple[int, Action]]) -> Iterator[tuple[State, int, Any, State]]:
     """Apply ``history`` to a new state of ``config``, yielding ``(before, seat, action, after)`` per
-    step; ``before`` is a copy. A simultaneous step's ``action`` is its ``((seat, action), ...)``
+    step; ``before`` is a copy, ``after`` the state itself, which the next step moves on (read what a
+    frame needs from it before asking for the next step). A simultaneous step's ``action`` is its ``((seat, action), ...)``
     pairs, ``seat`` then :data:`~sim.core.game.SIMULTANEOUS`; a chance outcome has ``seat`` CHANCE.
 
     Raises:
