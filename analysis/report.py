@@ -422,6 +422,8 @@ def build_sections(run: RunData) -> tuple[list[Section], list[str]]:
     if run.games.empty:
         return [], errors
     game = game_report(run.game)
+    from analysis.replays import section as replay_pages
+
     headline = _guarded("the game's headline metric", lambda: game.headline(run), errors)
     builders: list[tuple[str, Callable[[], Any]]] = [
         ("balance", lambda: balance_section(run)),
@@ -430,7 +432,9 @@ def build_sections(run: RunData) -> tuple[list[Section], list[str]]:
         ("length and endings", lambda: length_section(run)),
         ("drama", lambda: drama_section(run)),
         ("sweep", lambda: sweep_section(run, headline)),
-        (f"the {run.game} replays", lambda: game.replays_section(run)),
+        # the game's own replays section (the Sun's 3-D viewer), else the turn-based replay pages
+        # that sim.replay wrote (analysis.replays: None for a run without them)
+        (f"the {run.game} replays", lambda: game.replays_section(run) or replay_pages(run)),
     ]
     from analysis import tournament as T
 

@@ -225,9 +225,16 @@ def sensitivity(
               + (f"   report: {escape(data['report'])}" if data.get("report") else ""))
 
 
-def _export_replays(run_dir: Path, label: str):  # noqa: ANN202 - RunReplays | None
-    """The first game's replay and its static viewer, for games that record replays (announced on
-    stderr as ``label: recording the replay of game 0...``: it may re-simulate the game)."""
+def _export_replays(run_dir: Path, label: str):  # noqa: ANN202 - RunReplays | RunPages | None
+    """The first games' replay pages of a turn-based game (``sim.replay.runs``), or the first game's
+    3-D replay and its static viewer (announced on stderr as ``label: writing the replays of games
+    0, 1, 2...``: each game is played again from its seed)."""
+    from sim.replay.runs import export_run_pages, has_turn_replays
+
+    if has_turn_replays(run_dir):
+        return export_run_pages(run_dir, announce=lambda games: announce(
+            label, f"writing the replay{'s' if len(games) > 1 else ''} of game{'s' if len(games) > 1 else ''} "
+            + ", ".join(map(str, games))))
     try:
         from sim.sun.viewer.runs import export_run_replays, has_replays
     except ImportError:
@@ -381,10 +388,10 @@ def compare(
         print_table(comp, written)
 
 
-# --- command groups the games bring (their plug-ins' ``commands``), then the replay viewer's ------
+# --- command groups the games bring (their plug-ins' ``commands``), then the replay group ------------
 def _mount() -> None:
     """Mount each registered game's sub-apps (a ``typer.Typer`` as a group, a function as one
-    command), then the viewer's ``replay`` group. A plug-in that cannot be loaded is left out with
+    command), then the ``replay`` group (``sim.replay.cli``). A plug-in that cannot be loaded is left out with
     a warning on stderr, so one broken installed game does not take the whole tool down."""
     import importlib
 
@@ -407,13 +414,8 @@ def _mount() -> None:
             app.add_typer(obj, name=name)
         else:
             app.command(name=name)(obj)
-    try:
-        viewer = importlib.import_module("sim.sun.viewer.cli")
-    except ModuleNotFoundError as e:
-        if not (e.name and "sim.sun.viewer.cli".startswith(e.name)):
-            raise
-    else:
-        app.add_typer(viewer.app, name="replay")
+    replay = importlib.import_module("sim.replay.cli")  # every game's replays; the 3-D ones through it
+    app.add_typer(replay.app, name="replay")
 
 
 _mount()

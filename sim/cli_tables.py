@@ -91,7 +91,12 @@ def print_summary(s: dict[str, Any]) -> None:
     # paths and commands to copy: escaped (a '[' in a path is text) and never wrapped (see sim.core.console)
     con.print(f"results: {escape(s['out'])}/results.sqlite"
               + (f"   report: {escape(s['report'])}" if s.get("report") else ""))
-    if s.get("replays"):
+    pages = [f for f in s.get("replays") or [] if f.endswith(".html")]
+    if pages:
+        # a turn-based game's replay pages open in any browser as they are
+        con.print(f"replays: {escape(pages[0])}" + (f" and {len(pages) - 1} more beside it" if len(pages) > 1 else "")
+                  + "   (open in a browser; any other game: stonelab replay view RUN --game N)")
+    elif s.get("replays"):
         con.print(
             f"replay: {escape(s['replays'][0])}   watch: stonelab replay view {escape(s['replays'][0])}"
             + (f"   share: {escape(s['replay_viewer'])}/standalone.html" if s.get("replay_viewer") else "")

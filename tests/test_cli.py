@@ -116,10 +116,13 @@ def test_progress_starts_at_0_and_the_steps_after_the_games_are_announced(tmp_pa
     lines = capsys.readouterr().err.splitlines()
     assert lines[0].startswith("study: 0/4 games (0 %)"), lines
     done = next(i for i, ln in enumerate(lines) if ln.startswith("study: 4/4 games (100 %)"))
-    assert lines[done + 1:] == ["study: writing the report..."], lines
+    assert lines[done + 1:] == ["study: writing the replays of games 0, 1, 2...", "study: writing the report..."], lines
     import sim.cli as cli
     import sim.sun.viewer.runs as runs
 
+    import sim.replay.runs as pages
+
+    monkeypatch.setattr(pages, "has_turn_replays", lambda run_dir: False)  # as for a game with 3-D replays
     monkeypatch.setattr(runs, "has_replays", lambda run_dir: True)
     monkeypatch.setattr(runs, "export_run_replays", lambda run_dir: None)
     cli._export_replays(out, "sun-study")

@@ -337,7 +337,8 @@ def test_replay_bad_files(tmp_path: Path, capsys, replay_file: Path, cmd: str) -
 
 
 def test_replay_of_a_run_without_replays(capsys, druids_run: Path) -> None:
-    bad(capsys, ["replay", "info", str(druids_run), "--game", "99"], "sun runs only", "'druids'")
+    bad(capsys, ["replay", "info", str(druids_run), "--game", "99"], "3-D replays exist for sun runs only", "'druids'",
+        "stonelab replay view RUN --game N")
 
 
 def test_replay_output_paths_checked_first(tmp_path: Path, capsys, replay_file: Path) -> None:

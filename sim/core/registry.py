@@ -7,7 +7,7 @@ plus one line there. A game installed as its own package needs no line at all: i
 
 What a game *is* (players, options, endings, what its score counts) is its
 :class:`~sim.core.game.GameSpec`; what it *plugs into the tool* (command-line sub-apps, report
-section, benchmarks, whether it is slow, 3-D replays) is its :class:`GamePlugin`, held here as
+section, benchmarks, whether it is slow, its replays) is its :class:`GamePlugin`, held here as
 import paths so that listing games or mounting the CLI imports no rules engine.
 """
 
@@ -50,6 +50,10 @@ class GamePlugin:
             which plays one game of a scenario again with the table's recording on (the record
             ``sim.sun.viewer.replay.from_game_record`` converts); ``stonelab replay`` calls it for a run
             that kept no frames of that game. None: such runs cannot be re-simulated.
+        replay: ``"module:attribute"`` of the game's :class:`sim.replay.model.ReplayBook` (a game of
+            turns shown as a board, step by step: ``stonelab run`` exports its first games'
+            replay pages, ``stonelab replay`` any game's; docs/replay-format.md). None: no such
+            replays (a game with ``replays_3d`` has the 3-D ones instead).
         sensitivity: the module of the game's sensitivity inputs: ``DEFAULT_INPUTS`` (``{key:
             {"range": [low, high]}}``, used when a scenario's ``[sensitivity]`` names none) and
             ``label(key)``, a plain-language name of an input; None: the scenario must name them.
@@ -62,6 +66,7 @@ class GamePlugin:
     slow: bool = False
     replays_3d: bool = False
     replay_recorder: str | None = None
+    replay: str | None = None
     sensitivity: str | None = None
 
 

@@ -27,9 +27,9 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from sim import __version__
 from sim.core.errors import InputError
-from sim.core.game import Game
+from sim.core.game import Game, GameConfig
 from sim.core.outputs import path_text
-from sim.core.play import play, seat_agents
+from sim.core.play import PlayedGame, play, seat_agents
 from sim.core.registry import Registry, load_game
 from sim.core.scenario import MAX_WORKERS_PER_CORE, Scenario, SweepPoint, workers_problem
 from sim.core.seeding import game_streams
@@ -40,7 +40,7 @@ from sim.core.store import STORE_NAME, GameResult, LOCK_NAME, Store, check_run_f
 WATCHDOG_S = 0.5
 
 __all__ = ["MAX_WORKERS_PER_CORE", "Progress", "RunInfo", "Task", "Terminated", "check_workers", "iter_results",
-           "play_game", "run_study", "sigterm_as_interrupt"]
+           "play_game", "play_seeded", "run_study", "sigterm_as_interrupt"]
 
 
 class Terminated(KeyboardInterrupt):
@@ -58,19 +58,35 @@ class Task:
     indices: tuple[int, ...]
 
 
-def play_game(game: Game, scenario: Scenario, point: int, values: Mapping[str, Any], game_index: int) -> GameResult:
+def play_seeded(game: Game, scenario: Scenario, game_index: int) -> tuple[GameConfig, PlayedGame]:
     """Play game ``game_index`` of a (sweep-resolved) scenario from its seed streams, its players
-    seated as :meth:`sim.core.scenario.Scenario.seating` says.
+    seated as :meth:`sim.core.scenario.Scenario.seating` says: the one way a study's game is played,
+    so a replay that plays it again (``sim.replay``) gets the very game the store holds.
+
+    Returns:
+        the game's configuration (``game_index`` set) and the played game (its terminal state).
 
     Raises:
         StepCapReached: the game did not end within ``sim.core.play.MAX_STEPS`` steps.
+        InputError: an agent of the scenario cannot be built.
     """
     seating = scenario.seating(game_index)
     config = dataclasses.replace(scenario.config(seating.seats), game_index=game_index)
     streams = game_streams(scenario.seed, seating.stream_index, config.num_players)
     agents = seat_agents(game, seating.seats, config, streams)
+    return config, play(game, config, agents, streams.chance, label=f"game {game_index} of {scenario.name}")
+
+
+def play_game(game: Game, scenario: Scenario, point: int, values: Mapping[str, Any], game_index: int) -> GameResult:
+    """Play game ``game_index`` of a (sweep-resolved) scenario (:func:`play_seeded`) and say what the
+    store keeps of it.
+
+    Raises:
+        StepCapReached: the game did not end within ``sim.core.play.MAX_STEPS`` steps.
+    """
+    seating = scenario.seating(game_index)
     t0 = time.perf_counter()
-    played = play(game, config, agents, streams.chance, label=f"game {game_index} of {scenario.name}")
+    _, played = play_seeded(game, scenario, game_index)
     state, leads = played.state, played.leads
     out = state.outcome()
     assert out is not None

@@ -7,5 +7,6 @@ from sim.core.registry import GamePlugin
 PLUGIN = GamePlugin(
     game="sim.druids.game:GAME",
     report="analysis.games.druids:REPORT",
+    replay="sim.druids.replay:REPLAY",
     benches=("sim.druids.bench:benchmarks",),
 )

@@ -7,5 +7,6 @@ from sim.core.registry import GamePlugin
 PLUGIN = GamePlugin(
     game="sim.rocks.game:GAME",
     report="analysis.games.rocks:REPORT",
+    replay="sim.rocks.replay:REPLAY",
     benches=("sim.rocks.bench:benchmarks",),
 )

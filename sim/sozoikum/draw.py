@@ -14,7 +14,7 @@ from typing import Sequence
 
 import numpy as np
 
-from sim.sozoikum.house import ROLE_NAMES, ROLES, HouseResult, Pose
+from sim.sozoikum.house import ROLE_NAMES, ROLES, HouseResult, Pose, fallen_roles
 from sim.sozoikum.stones import rotate
 
 COLOURS = {"A1": "#3b6fb6", "A2": "#8fb3e3", "B1": "#2f8f4e", "B2": "#93d1a6", "roof": "#c8553d"}
@@ -54,8 +54,7 @@ def draw_house(
     final = dict(zip(ROLES, result.final))
     placed = dict(zip(ROLES, result.placed))
     disp = dict(zip(ROLES, result.displacement))
-    tilt = dict(zip(ROLES, result.tilt or (0.0,) * len(ROLES)))
-    fallen = {r for r in ROLES if disp[r] > tolerance or tilt[r] > fall_tilt or r in result.grounded}
+    fallen = set(fallen_roles(result, tolerance, fall_tilt))
     stages = list(result.stages) or [placed]
     panels = [
         (st, name)

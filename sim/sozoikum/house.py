@@ -531,6 +531,14 @@ def build_house(
     )
 
 
+def fallen_roles(result: HouseResult, tolerance: float, fall_tilt: float) -> tuple[str, ...]:
+    """The roles (ROLES order) whose stone fell in ``result``: moved more than ``tolerance`` cm,
+    ended turned more than ``fall_tilt`` degrees, or (a top stone, the roof) touched the ground."""
+    tilt = result.tilt or (0.0,) * len(ROLES)
+    return tuple(r for r, d, t in zip(ROLES, result.displacement, tilt)
+                 if d > tolerance or t > fall_tilt or r in result.grounded)
+
+
 def reference_params(params: HouseParams, cap_factor: float = 4.0) -> HouseParams:
     """``params`` with every settle cap ``cap_factor`` times longer: with ``stop_on_fall=False``
     the at-rest reference the game's verdict is measured against (docs/rules-sozoikum.md)."""

@@ -8,5 +8,6 @@ PLUGIN = GamePlugin(
     game="sim.sozoikum.game:GAME",
     commands={"sozoikum": "sim.sozoikum.cli:app"},
     report="analysis.games.sozoikum:REPORT",
+    replay="sim.sozoikum.replay:REPLAY",
     benches=("sim.sozoikum.bench:benchmarks",),
 )

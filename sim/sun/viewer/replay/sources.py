@@ -79,8 +79,11 @@ def from_store(run: str | Path, game_index: int | None = None, point: int = 0, r
 
         if not has_3d_replays(game):
             with_replays = [g for g in REGISTRY.names() if has_3d_replays(g)]
-            raise ReplayError(f"replays exist for {' and '.join(with_replays)} runs only; this run is of {game!r}",
-                              source=src)
+            plugin = REGISTRY.find(game) if game else None
+            turns = (": its replays are move by move, `stonelab replay view RUN --game N` or `stonelab replay export "
+                     "RUN --game N --out FILE.html`") if plugin is not None and plugin.replay else ""
+            raise ReplayError(f"3-D replays exist for {' and '.join(with_replays)} runs only; this run is of {game!r}"
+                              + turns, source=src)
         rows: list[tuple[Any, ...]] = []
         # the game's frames detail table (``<game>_frames``, sim/core/store.py); ``game`` is a
         # registered name (checked above), so it is safe in the SQL text
