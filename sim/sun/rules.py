@@ -48,6 +48,7 @@ import numpy as np
 
 from sim.core.errors import InputError
 from sim.core.game import CHANCE, Action, Outcome, State
+from sim.sun.endings import SunEnd
 from sim.core.options import Option
 # The names below are the rules' API (``from sim.sun import rules as R; R.Stand, R.Ring, ...``):
 # the actions, the physics protocol, the board and the ring geometry are re-exported from their rooms.
@@ -235,16 +236,16 @@ class SunState(SunStands, State):
     def _enter_place(self) -> None:
         self._legal = None
         if FIELD not in self.role and self.drawn < 0:
-            self._finish("field_empty")
+            self._finish(SunEnd.FIELD_EMPTY)
             return
         if self.rules["field"] == "random" and self.drawn < 0 and FIELD in self.role:
             self.phase = "draw"
             return
         self.phase = "place"
         if not self.legal_actions():
-            self._finish("stalemate")
+            self._finish(SunEnd.STALEMATE)
 
-    def _finish(self, reason: str) -> None:
+    def _finish(self, reason: SunEnd) -> None:
         self.phase = "over"
         self.over = reason
         self._legal = None
@@ -535,7 +536,7 @@ class SunState(SunStands, State):
         self.played[self.seat] = True
         self.turn += 1
         if FIELD not in self.role:
-            self._finish("field_empty")
+            self._finish(SunEnd.FIELD_EMPTY)
             return
         self.seat = (self.seat + 1) % self.num_players
         self._begin_turn(keep_ring=True)
@@ -684,7 +685,7 @@ class SunState(SunStands, State):
             s.drawn = int(body.get("d", -1))
             s.placed = int(body.get("pl", -1))
             s.area_before = [tuple(x) if x else None for x in body.get("b", [None] * n)]
-            s.over = body.get("o", "")
+            s.over = SunEnd(body["o"]) if body.get("o") else ""
             s.forced, s.moved = (bool(x) for x in body.get("fm", [0, 0]))
             s._history = []
             s._dirty()
