@@ -48,10 +48,8 @@ import numpy as np
 
 from sim.core.errors import InputError
 from sim.core.game import CHANCE, Action, Outcome, State
-from sim.sun.endings import SunEnd
 from sim.core.options import Option
-# The names below are the rules' API (``from sim.sun import rules as R; R.Stand, R.Ring, ...``):
-# the actions, the physics protocol, the board and the ring geometry are re-exported from their rooms.
+# The rules' API (``R.Stand, R.Ring, ...``): actions, physics protocol, board and ring re-exported.
 from sim.sun.actions import (  # noqa: F401
     Draw, Gate, MoveMarker, Pass, PlaceAction, Stack, Stand, SunAction, action_from_json, action_to_json,
 )
@@ -66,6 +64,7 @@ from sim.sun.ring import (  # noqa: F401
     TAU, Geometry, Pos, Pose, Ring, arc_intersection, arcs_overlap, clearance_to_bisector, gap_width,
     lintel_footprint, orbit_arc, pose_bottom, pose_tilt, pose_top, pose_yaw, quat_yaw, sep_for_width,
 )
+from sim.sun.endings import SunEnd
 from sim.sun.thrower import SKILLS, Thrower
 
 #: Rule options (scenario table ``[rules]``).
