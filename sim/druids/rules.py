@@ -164,7 +164,8 @@ _chain = chain.from_iterable
 class DruidsState(State):
     """A position of the druid game (or of a match of several games). See the module docstring.
 
-    Build one with ``sim.druids.game.GAME.new_initial_state(config)`` or :meth:`new`.
+    Build one with ``sim.druids.game.GAME.new_initial_state(config)``, ``DruidsState(options)`` or
+    :func:`sim.druids.notation.parse_notation`.
     """
 
     __slots__ = (

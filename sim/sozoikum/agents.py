@@ -48,8 +48,8 @@ from sim.core.game import Action, AgentSpec, Game, GameConfig, require_legal_act
 from sim.core.options import Option
 from sim.sozoikum import actions as A
 from sim.sozoikum import rules as R
-from sim.sozoikum.position import SozoikumObservation
 from sim.sozoikum.physics import QUICK_HOUSE, ROLES, build_from_seeds, house_quality
+from sim.sozoikum.position import SozoikumObservation
 from sim.sozoikum.shapes import StoneInfo, stone_info
 
 #: at most this many of a seat's stones are considered for a house (the best by fit)
