@@ -25,7 +25,7 @@ import pytest
 
 from sim.core.agents import RANDOM
 from sim.core.errors import InputError
-from sim.core.game import CHANCE, TERMINAL, Game, GameConfig, GameSpec, Outcome, State
+from sim.core.game import CHANCE, TERMINAL, Game, GameConfig, GameSpec, Outcome, State, Termination
 from sim.core.play import play_random
 from sim.games import REGISTRY, game_names, get_game
 
@@ -236,6 +236,12 @@ class CardView:
     said: int  # "stay"s said so far (public)
 
 
+class HighCardEnd(Termination):
+    """How a game of high card ends."""
+
+    SHOWN = "normal"  # both seats stayed: the higher card wins
+
+
 class HighCard(State):
     def __init__(self, cards: tuple[int, ...] = (), said: int = 0) -> None:
         self.num_players = 2
@@ -263,7 +269,7 @@ class HighCard(State):
     def outcome(self) -> Outcome | None:
         if not self.is_terminal():
             return None
-        return Outcome("normal", (int(self.cards[1] > self.cards[0]),), tuple(float(c) for c in self.cards))
+        return Outcome(HighCardEnd.SHOWN, (int(self.cards[1] > self.cards[0]),), tuple(float(c) for c in self.cards))
 
     def observation(self, seat: int) -> Any:
         return CardView(seat, self.cards[seat] if len(self.cards) > seat else 0, len(self.cards), self.said)
@@ -279,7 +285,7 @@ class HighCard(State):
 
 
 class HighCardGame(Game):
-    spec = GameSpec("highcard", "High card", 2, 2, has_chance=True, hidden_information=True)
+    spec = GameSpec("highcard", "High card", 2, 2, has_chance=True, hidden_information=True, terminations=HighCardEnd)
     agents = {"random": RANDOM}
     state_type: type[HighCard] = HighCard
 

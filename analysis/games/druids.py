@@ -22,7 +22,7 @@ def _lines_per_length() -> dict[int, int]:
     """How many lines of each length the board has (from the rules; the published board if the
     engine cannot be imported)."""
     try:
-        from sim.druids.rules import LINE_LENGTH
+        from sim.druids.geometry import LINE_LENGTH
 
         return dict(sorted(Counter(LINE_LENGTH).items()))
     except ImportError:  # pragma: no cover - the engine ships with the project

@@ -12,7 +12,7 @@ from analysis.games import has_columns
 from analysis.load import RunData
 from analysis.stats import count_per_game, wilson
 from analysis.wording import point_noun, value_text
-from sim.sun.game import SunEnd
+from sim.sun.endings import SunEnd
 
 #: the level a lost stone stood on, by its placement kind
 LEVELS = {"stand": "on the base", "stack": "stacked (level 2)", "gate": "gate"}
@@ -68,7 +68,7 @@ def lost_stones(run: RunData) -> pd.DataFrame:
 #: the stone-loss causes the physics judges (sim/sun/table.py); always listed, even when never seen
 LOSS_CAUSES = ("toppled", "pushed_off", "fell_from_support")
 LOSS_WORDS = {"toppled": "toppled", "pushed_off": "pushed off", "fell_from_support": "fallen from their support"}
-#: the endings the game declares (``SunEnd``, sim/sun/game.py); always listed, others when seen
+#: the endings the game declares (``SunEnd``, sim/sun/endings.py); always listed, others when seen
 ENDINGS = tuple(e.value for e in SunEnd)
 #: What each event of the table counts (its "what it counts" column; docs/rules-sun.md)
 EVENT_MEANINGS = {

@@ -74,15 +74,24 @@ class Outcome:
     """How a finished game ended.
 
     Attributes:
-        termination: why it ended: a value of the game's declared :attr:`GameSpec.terminations`
-            (e.g. ``"normal"``, ``"turn_cap"``, ``"stalemate"``).
+        termination: why it ended: a member of the game's declared :attr:`GameSpec.terminations`
+            (e.g. ``RocksEnd.TURN_CAP``). Members are strings, so the store holds their values.
         winners: the winning seats; several seats mean a shared win, an empty tuple a draw.
         scores: one number per seat in the game's own units (points, penalties, megaliths...).
+
+    Raises:
+        TypeError: ``termination`` is not a :class:`Termination` member (a bare string would
+            let an undeclared ending reach the store unnoticed).
     """
 
-    termination: str
+    termination: Termination
     winners: tuple[int, ...]
     scores: tuple[float, ...]
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.termination, Termination):
+            raise TypeError(f"Outcome.termination must be a Termination member (the game's declared ending enum), "
+                            f"got {self.termination!r}")
 
     def returns(self) -> tuple[float, ...]:
         """Per-seat returns in [0, 1] summing to 1: a sole winner gets 1, a k-way shared win 1/k

@@ -12,7 +12,7 @@ import builtins
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Self, Sequence
 
 from sim.core.errors import ScenarioError, allowed
 
@@ -145,3 +145,68 @@ def validate_options(
         else:
             out[opt.name] = opt.default
     return out
+
+
+class RuleOptions:
+    """The base of a game's rule options as one frozen, typed object (its ``options.py``).
+
+    A game declares its options once, as a tuple of :class:`Option`, and a frozen dataclass with
+    one annotated field per option, in the same order, no defaults (the options hold them)::
+
+        OPTIONS = (Option("target", int, 10, "total that wins", min=1, max=1000),)
+
+        @dataclass(frozen=True)
+        class RaceOptions(RuleOptions, options=OPTIONS):
+            target: int
+
+    The rules read them one way: ``RaceOptions.from_rules(config.rules).target``. A list option
+    is held as a tuple (the object is frozen and hashable). Defining a subclass whose fields do not
+    name its options in order raises TypeError at import.
+    """
+
+    #: the declared options, in field order (set by the ``options=`` class keyword)
+    OPTIONS: tuple[Option, ...] = ()
+    #: validated objects by their given values: a study builds one state per game from a handful
+    #: of rule sets, so each set is validated once (bounded: cleared when it passes _CACHE_MAX)
+    _cache: dict[Any, Self]
+    _CACHE_MAX = 4096
+
+    def __init_subclass__(cls, *, options: tuple[Option, ...] | None = None, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if options is None:  # e.g. the class dataclass() rebuilds: keep the parent's declaration
+            return
+        names = tuple(n for n in cls.__dict__.get("__annotations__", {}))
+        declared = tuple(o.name for o in options)
+        if names != declared:
+            raise TypeError(f"{cls.__name__}: fields {names} must name the options {declared} in order")
+        cls.OPTIONS = tuple(options)
+        cls._cache = {}
+
+    @classmethod
+    def from_rules(cls, rules: Mapping[str, Any] | None = None) -> Self:
+        """The validated options for a scenario's ``[rules]`` table (defaults filled in).
+
+        Raises:
+            ScenarioError: an unknown key or a bad value, named ``rules.<key>``.
+        """
+        given = dict(rules or {})
+        try:
+            # the type is in the key: True == 1, but an int is no valid boolean option
+            key: Any = tuple(sorted((k, type(v).__name__, tuple(v) if isinstance(v, list) else v) for k, v in given.items()))
+            hash(key)
+        except TypeError:  # an unhashable value: validate it (and let validation say what is wrong)
+            key = None
+        hit = cls._cache.get(key) if key is not None else None
+        if hit is not None:
+            return hit
+        checked = validate_options(given, cls.OPTIONS, prefix="rules")
+        made = cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in checked.items()})
+        if key is not None:
+            if len(cls._cache) >= cls._CACHE_MAX:
+                cls._cache.clear()
+            cls._cache[key] = made
+        return made
+
+    def as_rules(self) -> dict[str, Any]:
+        """The options as a scenario's ``[rules]`` table (lists as lists), in declaration order."""
+        return {o.name: (list(v) if isinstance(v := getattr(self, o.name), tuple) else v) for o in self.OPTIONS}

@@ -28,14 +28,10 @@ import numpy as np
 
 from sim.core.game import Action, AgentSpec, GameConfig, require_legal_actions
 from sim.core.options import Option
-from sim.druids.rules import (
-    HIDDEN,
-    LINE_LENGTH,
-    NUM_LINES,
-    POINT_LINES,
-    DruidsObservation,
-    Place,
-)
+from sim.druids.actions import Place
+from sim.druids.geometry import LINE_LENGTH, NUM_LINES, POINT_LINES
+from sim.druids.options import EARLY_TIE_RULE
+from sim.druids.rules import HIDDEN, DruidsObservation
 
 _LONGEST = max(LINE_LENGTH)
 
@@ -68,9 +64,9 @@ class GreedyAgent:
         obs = observation
         me = obs.seat
         opp = 1 - me
-        tie_loser, early_mode, face_down, _ = obs.rules
-        early = 0 if face_down else {"tie_rule": 1, "strict": 2, "off": 0}[early_mode]
-        tie_last = tie_loser == "last_placer"
+        face_down = obs.options.face_down
+        early = obs.options.early_level
+        tie_last = obs.options.tie_last
         pool = obs.opponent_pool()
         hidden_mean = sum(pool) / len(pool) if pool else 0.0
         # line facts from the observation
@@ -99,10 +95,10 @@ class GreedyAgent:
                 return 1.0 if m > o or (m == o and tl == opp) else -1.0
             if early:
                 ob = o + opp_best[e]
-                if m and (ob < m or (ob == m and early == 1 and (opp_left < e or tie_last or tl == opp))):
+                if m and (ob < m or (ob == m and early == EARLY_TIE_RULE and (opp_left < e or tie_last or tl == opp))):
                     return 1.0
                 mb = m + my_best[e]
-                if o and (mb < o or (mb == o and early == 1 and (my_left < e or tie_last or tl == me))):
+                if o and (mb < o or (mb == o and early == EARLY_TIE_RULE and (my_left < e or tie_last or tl == me))):
                     return -1.0
             lead = (m - o) / (3.0 * e + 3.0)
             return 0.8 if lead > 0.8 else -0.8 if lead < -0.8 else lead

@@ -1,7 +1,7 @@
 """``GAME``: Knizia's druid *Stonehenge* as the registry serves it (spec, agents, constructors).
 
 Rule options (scenario table ``[rules]``): ``tie_loser``, ``early_domination``, ``face_down``,
-``match_games``; see :mod:`sim.druids.rules` and ``docs/rules-druids.md``.
+``match_games``; see :mod:`sim.druids.options` and ``docs/rules-druids.md``.
 
 Store columns (table ``druids_games``): megaliths and noted remaining megaliths per seat, lines
 won by length per seat, early against full claims per seat. Detail tables: ``druids_claims``
@@ -17,43 +17,12 @@ import numpy as np
 from sim.core.agents import ISMCTS, MCTS, RANDOM
 from sim.core.errors import InputError
 from sim.core.game import Column, Game, GameConfig, GameDetails, GameSpec
-from sim.core.options import Option
-from sim.druids import agents as _agents
-from sim.druids.rules import (
-    EARLY_MODES,
-    HIDDEN,
-    LINE_DIRECTION,
-    LINE_LENGTH,
-    LINE_NAMES,
-    MEGALITHS,
-    TIE_LOSERS,
-    DruidsEnd,
-    DruidsObservation,
-    DruidsState,
-    parse_notation,
-    record_megaliths,
-    record_winner,
-)
-
-OPTIONS: tuple[Option, ...] = (
-    Option(
-        "tie_loser",
-        str,
-        "last_placer",
-        "who loses a full line on equal totals: the seat that placed last on it (the rule text) or first",
-        choices=TIE_LOSERS,
-    ),
-    Option(
-        "early_domination",
-        str,
-        "tie_rule",
-        "claiming before a line is full: 'tie_rule' (opponent's best equal total loses if the tie rule "
-        "goes against them; the rule text's example), 'strict' (best total must be lower), 'off'",
-        choices=EARLY_MODES,
-    ),
-    Option("face_down", bool, False, "variant: stones face down until a line through them is full; no early claims"),
-    Option("match_games", int, 1, "games in a match (loser notes its remaining megaliths; lowest total wins)", min=1, max=99),
-)
+from sim.druids.agents import GREEDY
+from sim.druids.geometry import LINE_DIRECTION, LINE_LENGTH, LINE_NAMES
+from sim.druids.notation import parse_notation
+from sim.druids.options import OPTIONS, DruidsOptions
+from sim.druids.pieces import MEGALITHS
+from sim.druids.rules import HIDDEN, DruidsEnd, DruidsObservation, DruidsState, record_megaliths, record_winner
 
 _LENGTHS = sorted(set(LINE_LENGTH))
 
@@ -119,7 +88,7 @@ class DruidsGame(Game):
     spec = SPEC
     agents = {
         "random": RANDOM,
-        "greedy": _agents.GREEDY,
+        "greedy": GREEDY,
         "mcts": MCTS,
         "ismcts": ISMCTS,
     }
@@ -128,15 +97,15 @@ class DruidsGame(Game):
         """A fresh match from validated ``config.rules``.
 
         Raises:
-            InputError: the config does not seat exactly 2 players.
+            InputError: the config does not seat exactly 2 players; ScenarioError: a rule option
+                is unknown or out of range.
         """
         if config.num_players != 2:
             raise InputError(f"druids is a 2-player game, got {config.num_players} players", key="seats")
-        rules = {**SPEC.default_rules(), **dict(config.rules)}
-        return DruidsState(**rules)
+        return DruidsState(DruidsOptions.from_rules(config.rules))
 
     def from_notation(self, text: str) -> DruidsState:
-        """Parse a notation (see :mod:`sim.druids.rules`).
+        """Parse a notation (:func:`sim.druids.notation.parse_notation`).
 
         Raises:
             InputError: malformed or inconsistent text.
@@ -155,7 +124,6 @@ class DruidsGame(Game):
         """
         if not isinstance(observation, DruidsObservation):
             raise InputError(f"not a druids observation: {type(observation).__name__}")
-        tie, early, face_down, match = observation.rules
         values = list(observation.values)
         hidden = [i for i, v in enumerate(values) if v == HIDDEN]
         if hidden:
@@ -163,8 +131,7 @@ class DruidsGame(Game):
             pick = rng.permutation(len(pool))
             for j, i in enumerate(hidden):
                 values[i] = pool[int(pick[j])]
-        rules = {"tie_loser": tie, "early_domination": early, "face_down": face_down, "match_games": match}
-        return DruidsState.from_parts(rules, observation.records, list(zip(observation.order, values)))
+        return DruidsState.from_parts(observation.options, observation.records, list(zip(observation.order, values)))
 
     def details(self, state: DruidsState) -> GameDetails:  # type: ignore[override]
         """Store columns and rows of a finished (or running) match: see module docstring."""

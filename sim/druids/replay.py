@@ -12,9 +12,9 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from sim.core.game import Action, Game, GameConfig
-from sim.druids.rules import (
-    LINE_DIRECTION, LINE_NAMES, LINES, MEGALITHS, POINT_NAMES, POINTS, STONES, DruidsState, point_xy,
-)
+from sim.druids.geometry import LINE_DIRECTION, LINE_NAMES, LINES, POINT_NAMES, POINTS, point_xy
+from sim.druids.pieces import MEGALITHS, STONES
+from sim.druids.rules import DruidsState
 from sim.replay.model import NO_SEAT, Frame, Frames, ReplayBook, replay_steps, seat_name
 
 
@@ -28,8 +28,8 @@ def _setup(state: DruidsState) -> dict[str, Any]:
         "line_direction": list(LINE_DIRECTION),
         "megaliths": MEGALITHS,
         "stones": list(STONES),
-        "face_down": state.face_down,
-        "match_games": state.match_games, "turn_name": "stone",
+        "face_down": state.options.face_down,
+        "match_games": state.options.match_games, "turn_name": "stone",
     }
 
 
@@ -45,7 +45,7 @@ def _position(stones: list[tuple[int, int, int]], shown: list[bool], claims: Seq
 
     ``stones``: (point, seat, value) in placement order; ``shown``: per point, face up.
     """
-    face_down = state.face_down
+    face_down = state.options.face_down
     owner_of = [-1] * len(LINES)
     meg = [0, 0]
     for L, s, _, _ in claims:
@@ -93,7 +93,7 @@ def frames(game: Game, config: GameConfig, history: Sequence[tuple[int, Action]]
             stones = [(q, (before.first_player + i) & 1, w) for i, (q, w) in enumerate(before.moves())] + [(p, seat, v)]
             taken = {q for q, _, _ in stones}
             full = [all(q in taken for q in pts) for pts in LINES]
-            shown = [not before.face_down or any(full[L] for L, pts in enumerate(LINES) if q in pts)
+            shown = [not before.options.face_down or any(full[L] for L, pts in enumerate(LINES) if q in pts)
                      for q in range(len(POINTS))]
             claims = after.records()[-1]
             board, hidden = _position(stones, shown, claims, after, game_no, True)
@@ -104,7 +104,7 @@ def frames(game: Game, config: GameConfig, history: Sequence[tuple[int, Action]]
             board, hidden = _position(stones, shown, after.claims(), after, game_no, after.is_terminal())
             new_claims = after.claims()[len(before.claims()):]
         board["last"] = p
-        visible = not after.face_down or shown[p]
+        visible = not after.options.face_down or shown[p]
         text = f"{seat_name(seat)} places a {v} on {POINT_NAMES[p]}" if visible else \
             f"{seat_name(seat)} places a stone face down on {POINT_NAMES[p]}"
         if not visible:
@@ -118,7 +118,7 @@ def frames(game: Game, config: GameConfig, history: Sequence[tuple[int, Action]]
             m = [sum(1 for c in rec if c[1] == s) for s in (0, 1)]
             won = 0 if m[0] > m[1] else 1
             text += f". {seat_name(won)} has placed {m[won]} megaliths and wins" + \
-                (f" game {game_no + 1} of the match" if after.match_games > 1 else " the game")
+                (f" game {game_no + 1} of the match" if after.options.match_games > 1 else " the game")
         out.append(Frame(ply, seat, text, board, hidden))
     outcome = state.outcome()
     if outcome is None:

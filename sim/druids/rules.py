@@ -3,7 +3,7 @@
 Board
     A triangle whose sides are split into 5 segments has 21 grid points; without its 3 corners
     18 remain (:data:`POINTS`, named ``a``..``r``). The board's lines are the maximal runs of
-    points along the grid's three directions; :func:`sim.druids.board._derive_lines` builds them from the
+    points along the grid's three directions; :func:`sim.druids.geometry.derive_lines` builds them from the
     coordinates (15 lines ``A``..``O``, five per direction, lengths 2, 3, 4, 4, 5; every point on
     exactly 3 lines)::
 
@@ -58,31 +58,25 @@ Notation
     ``done`` lists the claims of finished earlier games of the match (``;`` between games, ``.``
     between claims, each claim ``<line><seat><e|f><ply>``); ``moves`` the current game's stones
     as point letter + value. The board and all derived facts are replayed from the moves.
+    :meth:`DruidsState.to_notation` writes it, :func:`sim.druids.notation.parse_notation` reads it.
+
+Modules: the board's geometry is :mod:`sim.druids.geometry`, the pieces and hand codes
+:mod:`sim.druids.pieces`, the action :mod:`sim.druids.actions`, the rule options
+:mod:`sim.druids.options`; this module holds the endings, the observation and the state.
 """
 
 from __future__ import annotations
 
-import re
-from itertools import chain
 from dataclasses import dataclass
-from typing import Any, Mapping
+from itertools import chain
+from typing import Any
 
 from sim.core.errors import IllegalActionError, InputError
 from sim.core.game import TERMINAL, Action, Outcome, State, Termination
-from sim.druids.board import (
-    SIDE, CORNERS, POINTS, NUM_POINTS, POINT_NAMES, POINT_INDEX, point_xy, LINES, LINE_DIRECTION, LINE_LENGTH,
-    NUM_LINES, LINE_NAMES, LINE_INDEX, POINT_LINES, STONES, MEGALITHS, MAX_VALUE, NUM_HAND_CODES, WEIGHT,
-    FULL_HAND, hand_counts, HAND_VALUES, HAND_BEST, HAND_SIZE,
-)
-
-# the board and pieces live in sim.druids.board; re-exported so ``rules.X`` keeps working
-__all__ = [
-    "SIDE", "CORNERS", "POINTS", "NUM_POINTS", "POINT_NAMES", "POINT_INDEX", "point_xy", "LINES",
-    "LINE_DIRECTION", "LINE_LENGTH", "NUM_LINES", "LINE_NAMES", "LINE_INDEX", "POINT_LINES", "STONES",
-    "MEGALITHS", "MAX_VALUE", "NUM_HAND_CODES", "WEIGHT", "FULL_HAND", "hand_counts", "HAND_VALUES",
-    "HAND_BEST", "HAND_SIZE", "Place", "ACTIONS", "LEGAL_ROWS", "Claim", "TIE_LOSERS", "EARLY_MODES",
-    "HIDDEN", "DruidsEnd", "DruidsObservation", "DruidsState", "parse_notation", "record_megaliths", "record_winner",
-]
+from sim.druids.actions import ACTIONS, LEGAL_ROWS, Place
+from sim.druids.geometry import LINE_LENGTH, LINE_NAMES, LINES, NUM_LINES, NUM_POINTS, POINT_LINES, POINT_NAMES
+from sim.druids.options import EARLY_TIE_RULE, DruidsOptions
+from sim.druids.pieces import FULL_HAND, HAND_BEST, HAND_SIZE, HAND_VALUES, MAX_VALUE, MEGALITHS, STONES, WEIGHT, hand_counts
 
 
 class DruidsEnd(Termination):
@@ -107,39 +101,10 @@ class DruidsEnd(Termination):
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Place:
-    """Place the mover's stone of ``value`` (1..6) on empty ``point`` (0..17, letters a..r)."""
-
-    point: int
-    value: int
-
-    def __post_init__(self) -> None:
-        if type(self.point) is not int or type(self.value) is not int:
-            raise TypeError(f"Place needs int point and value, got {self.point!r}, {self.value!r}")
-
-    def __str__(self) -> str:
-        name = POINT_NAMES[self.point] if 0 <= self.point < NUM_POINTS else f"#{self.point}"
-        return f"Place({name}={self.value})"
-
-
-#: ACTIONS[point][value], shared instances so legal_actions allocates no actions
-ACTIONS: tuple[tuple[Place, ...], ...] = tuple(
-    tuple(Place(p, v) for v in range(MAX_VALUE + 1)) for p in range(NUM_POINTS)
-)
-
-#: LEGAL_ROWS[hand code][point]: the Place actions of that point for the distinct values held
-LEGAL_ROWS: tuple[tuple[tuple[Place, ...], ...], ...] = tuple(
-    tuple(tuple(ACTIONS[p][v] for v in HAND_VALUES[code]) for p in range(NUM_POINTS))
-    for code in range(NUM_HAND_CODES)
-)
-
 Claim = tuple[int, int, bool, int]
 """A placed megalith: (line, seat, early, ply); ``early`` when the line was not full, ``ply`` the
 number of stones on the board in that game when it was claimed."""
 
-TIE_LOSERS = ("last_placer", "first_placer")
-EARLY_MODES = ("tie_rule", "strict", "off")
 HIDDEN = 0
 """Value shown in an observation for a stone whose face the observer cannot see."""
 
@@ -150,7 +115,7 @@ class DruidsObservation:
 
     Attributes:
         seat: the observer.
-        rules: (tie_loser, early_domination, face_down, match_games).
+        options: the rule options (public).
         records: claims of the finished earlier games of the match (public).
         to_move: the seat to move, or TERMINAL.
         order: points of the current game in placement order; owners alternate from
@@ -163,7 +128,7 @@ class DruidsObservation:
     """
 
     seat: int
-    rules: tuple[str, str, bool, int]
+    options: DruidsOptions
     records: tuple[tuple[Claim, ...], ...]
     to_move: int
     order: tuple[int, ...]
@@ -195,52 +160,35 @@ class DruidsObservation:
 
 _chain = chain.from_iterable
 
-_NOTATION_RE = re.compile(
-    r"druids\|tie_loser=(?P<tie>[a-z_]+)\|early_domination=(?P<early>[a-z_]+)\|face_down=(?P<face>[01])"
-    r"\|match_games=(?P<match>\d{1,4})\|done=(?P<done>[A-Za-z0-9.;]*)\|moves=(?P<moves>(?:[a-r][1-6])*)"
-)
-_CLAIM_RE = re.compile(r"([A-O])([01])([ef])(\d{1,2})")
-
 
 class DruidsState(State):
     """A position of the druid game (or of a match of several games). See the module docstring.
 
-    Build one with ``sim.druids.game.GAME.new_initial_state(config)`` or :meth:`new`.
+    Build one with ``sim.druids.game.GAME.new_initial_state(config)``, ``DruidsState(options)`` or
+    :func:`sim.druids.notation.parse_notation`.
     """
 
     __slots__ = (
-        "num_players", "tie_loser", "early_mode", "face_down", "match_games",
+        "num_players", "options",
         "_tie_last", "_early", "_records", "_first", "_player", "_owner", "_value", "_shown",
         "_tot", "_empty", "_firstp", "_lastp", "_claim", "_claims", "_meg", "_hand", "_moves",
         "_hist", "_open", "_empties",
     )
 
-    def __init__(
-        self,
-        tie_loser: str = "last_placer",
-        early_domination: str = "tie_rule",
-        face_down: bool = False,
-        match_games: int = 1,
-    ) -> None:
-        """A fresh match (game 0, seat 0 to move).
+    def __init__(self, options: DruidsOptions) -> None:
+        """A fresh match (game 0, seat 0 to move) under validated ``options``
+        (:meth:`DruidsOptions.from_rules`).
 
         Raises:
-            ValueError: an option is out of range (the scenario loader validates first).
+            TypeError: ``options`` is not a :class:`DruidsOptions`.
         """
-        if tie_loser not in TIE_LOSERS:
-            raise ValueError(f"tie_loser must be one of {TIE_LOSERS}, got {tie_loser!r}")
-        if early_domination not in EARLY_MODES:
-            raise ValueError(f"early_domination must be one of {EARLY_MODES}, got {early_domination!r}")
-        if not (isinstance(match_games, int) and match_games >= 1):
-            raise ValueError(f"match_games must be an integer >= 1, got {match_games!r}")
+        if not isinstance(options, DruidsOptions):
+            raise TypeError(f"DruidsState needs DruidsOptions, got {type(options).__name__}")
         self.num_players = 2
-        self.tie_loser = tie_loser
-        self.early_mode = early_domination
-        self.face_down = bool(face_down)
-        self.match_games = match_games
-        self._tie_last = tie_loser == "last_placer"
-        # the face-down variant has no early claims whatever the option says
-        self._early = 0 if self.face_down else {"tie_rule": 1, "strict": 2, "off": 0}[early_domination]
+        self.options = options
+        # read once for the claim loop, the hot path
+        self._tie_last = options.tie_last
+        self._early = options.early_level
         self._records: list[tuple[Claim, ...]] = []
         self._hist: list[tuple[int, Place]] = []
         self._reset_board(0)
@@ -250,7 +198,7 @@ class DruidsState(State):
         self._player = first
         self._owner = [-1] * NUM_POINTS
         self._value = [0] * NUM_POINTS
-        self._shown = [not self.face_down] * NUM_POINTS
+        self._shown = [not self.options.face_down] * NUM_POINTS
         self._tot = [[0] * NUM_LINES, [0] * NUM_LINES]
         self._empty = list(LINE_LENGTH)
         self._firstp = [-1] * NUM_LINES
@@ -262,16 +210,6 @@ class DruidsState(State):
         self._moves: list[tuple[int, int]] = []
         self._open = list(range(NUM_LINES))
         self._empties = list(range(NUM_POINTS))
-
-    # --- options ------------------------------------------------------------------------------
-    def rules(self) -> dict[str, Any]:
-        """The rule options of this state, as a scenario's ``[rules]`` table."""
-        return {
-            "tie_loser": self.tie_loser,
-            "early_domination": self.early_mode,
-            "face_down": self.face_down,
-            "match_games": self.match_games,
-        }
 
     # --- turn structure -----------------------------------------------------------------------
     def current_player(self) -> int:
@@ -334,7 +272,7 @@ class DruidsState(State):
             if firstp[L] < 0:
                 firstp[L] = seat
             lastp[L] = seat
-            if not e and self.face_down:
+            if not e and self.options.face_down:
                 shown = self._shown
                 for q in LINES[L]:
                     shown[q] = True
@@ -365,7 +303,7 @@ class DruidsState(State):
                 ob = o + best[e]
                 if ob < m or (
                     ob == m
-                    and early == 1
+                    and early == EARLY_TIE_RULE
                     # the opponent cannot fill the line alone (so this seat adds), or the tie the
                     # opponent would reach by filling it goes against them
                     and (HAND_SIZE[opp_hand] < e or self._tie_last or tl[L] == opp)
@@ -400,7 +338,7 @@ class DruidsState(State):
 
     def _end_game(self) -> None:
         self._records.append(tuple(self._claims))
-        if len(self._records) < self.match_games:
+        if len(self._records) < self.options.match_games:
             self._reset_board(len(self._records) & 1)
         else:
             self._player = TERMINAL
@@ -419,7 +357,7 @@ class DruidsState(State):
             m = record_megaliths(rec)
             totals[0] += m[0]
             totals[1] += m[1]
-        if self.match_games == 1:
+        if self.options.match_games == 1:
             w = record_winner(self._records[0])
             term = DruidsEnd.EIGHT_MEGALITHS if max(totals) >= MEGALITHS else DruidsEnd.BOARD_FULL
         else:
@@ -444,7 +382,7 @@ class DruidsState(State):
     def observation(self, seat: int) -> DruidsObservation:
         """What ``seat`` knows: everything except the opponent's face-down values and hand."""
         first = self._first
-        if self.face_down:
+        if self.options.face_down:
             shown = self._shown
             vals = tuple(
                 v if shown[p] or (first + i) & 1 == seat else HIDDEN for i, (p, v) in enumerate(self._moves)
@@ -454,7 +392,7 @@ class DruidsState(State):
         hand = hand_counts(self._hand[seat])
         return DruidsObservation(
             seat=seat,
-            rules=(self.tie_loser, self.early_mode, self.face_down, self.match_games),
+            options=self.options,
             records=tuple(self._board_records()),
             to_move=self._player,
             order=tuple(p for p, _ in self._moves),
@@ -468,10 +406,7 @@ class DruidsState(State):
         """An independent copy."""
         c = DruidsState.__new__(DruidsState)
         c.num_players = 2
-        c.tie_loser = self.tie_loser
-        c.early_mode = self.early_mode
-        c.face_down = self.face_down
-        c.match_games = self.match_games
+        c.options = self.options
         c._tie_last = self._tie_last
         c._early = self._early
         c._records = self._records[:]
@@ -506,9 +441,10 @@ class DruidsState(State):
         """The compact text of the module docstring; ``from_notation`` rebuilds an equal state."""
         done = ";".join(".".join(_claim_str(c) for c in rec) for rec in self._board_records())
         moves = "".join(f"{POINT_NAMES[p]}{v}" for p, v in self._moves)
+        o = self.options
         return (
-            f"druids|tie_loser={self.tie_loser}|early_domination={self.early_mode}"
-            f"|face_down={int(self.face_down)}|match_games={self.match_games}|done={done}|moves={moves}"
+            f"druids|tie_loser={o.tie_loser}|early_domination={o.early_domination}"
+            f"|face_down={int(o.face_down)}|match_games={o.match_games}|done={done}|moves={moves}"
         )
 
     # --- public read-only views (agents, details, tests) --------------------------------------
@@ -566,13 +502,13 @@ class DruidsState(State):
     @classmethod
     def from_parts(
         cls,
-        rules: Mapping[str, Any],
+        options: DruidsOptions,
         records: Any,
         moves: Any,
         *,
         history: list[tuple[int, Place]] | None = None,
     ) -> "DruidsState":
-        """A state from rule options, finished games' claims and the current game's moves.
+        """A state from the rule options, finished games' claims and the current game's moves.
 
         ``history`` (optional) is the match history before the current game; by default only the
         current game's moves appear in :meth:`history`.
@@ -580,12 +516,12 @@ class DruidsState(State):
         Raises:
             InputError: a record or move is inconsistent with the rules.
         """
-        s = cls(**rules)
+        s = cls(options)
         recs = [tuple(tuple(c) for c in rec) for rec in records]
-        if len(recs) >= s.match_games:
-            raise InputError(f"{len(recs)} finished games but the match has {s.match_games}")
+        if len(recs) >= options.match_games:
+            raise InputError(f"{len(recs)} finished games but the match has {options.match_games}")
         for rec in recs:
-            _check_record(rec)
+            check_record(rec)
         n_done = len(recs)
         s._records = list(recs)
         s._reset_board(n_done & 1)
@@ -604,47 +540,13 @@ class DruidsState(State):
         return s
 
 
-def parse_notation(text: str) -> DruidsState:
-    """Parse :meth:`DruidsState.to_notation` output.
-
-    Raises:
-        InputError: malformed text, unknown option value, or moves/records the rules forbid.
-    """
-    if not isinstance(text, str):
-        raise InputError(f"notation must be a string, got {type(text).__name__}")
-    m = _NOTATION_RE.fullmatch(text.strip())
-    if m is None:
-        raise InputError(f"not a druids notation: {text!r}")
-    tie, early = m["tie"], m["early"]
-    if tie not in TIE_LOSERS:
-        raise InputError(f"tie_loser {tie!r} not one of {TIE_LOSERS}", key="tie_loser")
-    if early not in EARLY_MODES:
-        raise InputError(f"early_domination {early!r} not one of {EARLY_MODES}", key="early_domination")
-    match_games = int(m["match"])
-    if match_games < 1:
-        raise InputError("match_games must be >= 1", key="match_games")
-    records: list[tuple[Claim, ...]] = []
-    if m["done"]:
-        for game_text in m["done"].split(";"):
-            claims = []
-            for ct in game_text.split("."):
-                cm = _CLAIM_RE.fullmatch(ct)
-                if cm is None:
-                    raise InputError(f"bad claim {ct!r} in {text!r}", key="done")
-                claims.append((LINE_INDEX[cm[1]], int(cm[2]), cm[3] == "e", int(cm[4])))
-            records.append(tuple(claims))
-    mv = m["moves"]
-    moves = [(POINT_INDEX[mv[i]], int(mv[i + 1])) for i in range(0, len(mv), 2)]
-    rules = {"tie_loser": tie, "early_domination": early, "face_down": m["face"] == "1", "match_games": match_games}
-    return DruidsState.from_parts(rules, records, moves)
-
-
 def _claim_str(c: Claim) -> str:
+    """A claim as the notation writes it: ``<line><seat><e|f><ply>``."""
     L, seat, early, ply = c
     return f"{LINE_NAMES[L]}{seat}{'e' if early else 'f'}{ply}"
 
 
-def _check_record(rec: tuple[Claim, ...]) -> None:
+def check_record(rec: tuple[Claim, ...]) -> None:
     """Raise InputError unless ``rec`` is a plausible finished game: distinct lines, plies in
     order within 1..18, exactly one seat with 8 megaliths."""
     lines = [c[0] for c in rec]

@@ -29,7 +29,8 @@ import numpy as np
 
 from sim.core.game import Action, AgentSpec, Game, GameConfig, require_legal_actions
 from sim.core.options import Option
-from sim.rocks.rules import SPACES, EndTurn, Move, MoveGuard, RocksObservation, SeatBox, SeatTrilithon
+from sim.rocks.actions import SPACES, EndTurn, Move, MoveGuard, SeatBox, SeatTrilithon
+from sim.rocks.rules import RocksObservation
 
 
 class GreedyAgent:
@@ -93,7 +94,7 @@ class GreedyAgent:
 
     # --- scoring ---------------------------------------------------------------------------
     def _score_move(self, obs: RocksObservation, a: Move) -> float:
-        r = obs.rules
+        r = obs.options
         me = obs.fans[self.seat]
         rest = list(obs.hand)
         rest.remove(a.card)

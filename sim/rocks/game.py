@@ -20,7 +20,8 @@ from sim.core.errors import InputError
 from sim.core.game import AgentSpec, Column, Game, GameConfig, GameDetails, GameSpec
 from sim.rocks.agents import GREEDY
 from sim.rocks.notation import parse_notation
-from sim.rocks.rules import OPTIONS, RocksEnd, RocksObservation, RocksState, Rules
+from sim.rocks.options import OPTIONS, RocksOptions
+from sim.rocks.rules import RocksEnd, RocksObservation, RocksState
 
 MAX_SEATS = 5
 
@@ -76,21 +77,6 @@ class RocksGame(Game):
     spec = SPEC
     agents: dict[str, AgentSpec] = {"random": RANDOM, "greedy": GREEDY, "mcts": MCTS, "ismcts": ISMCTS}
 
-    def __init__(self) -> None:
-        self._rules_cache: dict[tuple[tuple[str, Any], ...], Rules] = {}
-
-    def rules(self, values: dict[str, Any] | Any) -> Rules:
-        """Validated, shared :class:`Rules` for a mapping of rule options (cached).
-
-        Raises:
-            ScenarioError: unknown or bad option.
-        """
-        key = tuple(sorted(dict(values).items()))
-        r = self._rules_cache.get(key)
-        if r is None:
-            r = self._rules_cache[key] = Rules(dict(values))
-        return r
-
     def new_initial_state(self, config: GameConfig) -> RocksState:
         """The position before the deal: the first chance nodes deal the hands and turn the
         guard's card.
@@ -98,7 +84,7 @@ class RocksGame(Game):
         Raises:
             InputError: player count outside 2-5; ScenarioError: bad rule options.
         """
-        return RocksState(config.num_players, self.rules(config.rules))
+        return RocksState(config.num_players, RocksOptions.from_rules(config.rules))
 
     def from_notation(self, text: str) -> RocksState:
         """Parse a notation (:meth:`RocksState.to_notation`).
@@ -123,7 +109,7 @@ class RocksGame(Game):
         """Points by source and guard removals per seat; turns, reshuffles, free box seats."""
         cols: dict[str, Any] = {}
         rows = []
-        r = state.rules
+        r = state.options
         for i in range(MAX_SEATS):
             if i < state.num_players:
                 src = state.points_by_source(i)

@@ -10,7 +10,7 @@ from typing import Any, Mapping
 
 from sim.core.errors import InputError
 from sim.rocks.actions import DECK, DECK_SIZE, NUM_CARDS, SPACES, TRILITHON_CARD, card_text
-from sim.rocks.options import OPTION_NAMES, OPTIONS, Rules
+from sim.rocks.options import OPTIONS, RocksOptions
 from sim.rocks.rules import CHANCE_PHASES, DEAL, GUARD_SETUP, PHASE_BY_NAME, PHASE_NAMES, WON, RocksState
 
 def _parse_int(text: str, what: str, lo: int, hi: int) -> int:
@@ -53,6 +53,7 @@ def _per_seat(text: str, n: int, what: str) -> list[str]:
     return parts
 
 
+_OPTION_BY_NAME = {o.name: o for o in OPTIONS}
 _KEYS = ("n", "rules", "turn", "to", "phase", "guard", "guard_moved", "reshuffles", "fans", "box", "tri",
          "shirts", "removed", "hands", "draw", "discard", "out")
 
@@ -83,9 +84,9 @@ def parse_notation(text: str) -> RocksState:
     if kv["rules"]:
         for item in kv["rules"].split(","):
             name, sep, val = item.partition(":")
-            if not sep or name not in OPTION_NAMES or name in raw:
+            opt = _OPTION_BY_NAME.get(name)
+            if not sep or opt is None or name in raw:
                 raise InputError(f"rules: bad or repeated item {item!r}")
-            opt = OPTIONS[OPTION_NAMES.index(name)]
             if opt.type is bool:
                 if val not in ("true", "false"):
                     raise InputError(f"rules: {name} must be true or false, got {val!r}")
@@ -94,7 +95,7 @@ def parse_notation(text: str) -> RocksState:
                 raw[name] = _parse_int(val, f"rules.{name}", -(10**9), 10**9)
             else:
                 raw[name] = val
-    rules = Rules(raw)  # ScenarioError (an InputError) for bad values
+    rules = RocksOptions.from_rules(raw)  # ScenarioError (an InputError) for bad values
     st = RocksState(n, rules)
     st.turn = _parse_int(kv["turn"], "turn", 0, rules.max_turns)
     st.to = _parse_int(kv["to"], "to", 0, n - 1)
@@ -134,7 +135,7 @@ def parse_notation(text: str) -> RocksState:
 
 def _check_consistent(st: RocksState) -> None:
     """Raise InputError unless cards and fans are conserved and the position is reachable-shaped."""
-    r = st.rules
+    r = st.options
     n = st.num_players
     total = [st.draw[c] + st.disc[c] + st.out[c] + sum(h.count(c) for h in st.hands) for c in range(NUM_CARDS)]
     if total != list(DECK):
@@ -199,7 +200,7 @@ def build_position(
     Raises:
         InputError: an impossible position (too many cards or fans, bad phase...).
     """
-    r = Rules(dict(rules or {}))
+    r = RocksOptions.from_rules(rules)
     st = RocksState(num_players, r)
     if phase not in PHASE_BY_NAME:
         raise InputError(f"phase: {phase!r} is not one of {', '.join(PHASE_NAMES)}")

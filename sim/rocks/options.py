@@ -1,13 +1,14 @@
-"""Stonehenge Rocks!: the rule options and :class:`Rules`, their validated read-only form. No I/O.
+"""Stonehenge Rocks!: the rule options (scenario table ``[rules]``) and :class:`RocksOptions`, their
+validated, frozen form that the rules, the agents and the notation read. No I/O.
 
 ``docs/rules-rocks.md`` explains each option.
 """
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from dataclasses import dataclass
 
-from sim.core.options import Option, validate_options
+from sim.core.options import Option, RuleOptions
 
 OPTIONS: tuple[Option, ...] = (
     Option("target_points", int, 20, "a seat with this many points at the end of its own turn wins", min=1, max=500),
@@ -32,17 +33,13 @@ OPTIONS: tuple[Option, ...] = (
     Option("guard_card_to_discard", bool, True, "the guard's setup card goes to the discard pile (else out of the game)"),
     Option("entry_offset", int, 0, "0: a card k puts an entering fan on space k (space 1 is its first step); 1: on k+1", min=0, max=1),
 )
-OPTION_NAMES = tuple(o.name for o in OPTIONS)
 
 
-# --- rules ---------------------------------------------------------------------------------------
-class Rules:
-    """Validated rule options as attributes (shared, read-only, by every state of a game)."""
+@dataclass(frozen=True)
+class RocksOptions(RuleOptions, options=OPTIONS):
+    """The validated rule options of a game (build with :meth:`from_rules`), shared read-only by
+    every state of that game."""
 
-    __slots__ = OPTION_NAMES + ("values",)
-
-    # set in __init__ from OPTIONS (declared here for type checkers)
-    values: dict[str, Any]
     target_points: int
     max_turns: int
     box_seats: int
@@ -58,32 +55,3 @@ class Rules:
     guard_setup_trilithon: str
     guard_card_to_discard: bool
     entry_offset: int
-
-    def __init__(self, values: Mapping[str, Any]) -> None:
-        """Raises ScenarioError for an unknown or bad option."""
-        checked = validate_options(values, OPTIONS, prefix="rules")
-        object.__setattr__(self, "values", checked)
-        for k, v in checked.items():
-            object.__setattr__(self, k, v)
-
-    def __setattr__(self, key: str, value: Any) -> None:
-        raise AttributeError("Rules are read-only")
-
-    def __reduce__(self) -> tuple[type, tuple[dict[str, Any]]]:
-        return (Rules, (dict(self.values),))
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Rules) and other.values == self.values
-
-    def __hash__(self) -> int:
-        return hash(tuple(self.values.items()))
-
-    def notation(self) -> str:
-        """``name:value,...`` for every option, in declaration order."""
-        return ",".join(f"{k}:{_fmt_opt(v)}" for k, v in self.values.items())
-
-
-def _fmt_opt(v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    return str(v)

@@ -12,13 +12,13 @@ from typing import Any, Sequence
 
 from sim.core.game import CHANCE, Action, Game, GameConfig
 from sim.replay.model import NO_SEAT, Frame, Frames, ReplayBook, replay_steps, seat_name
-from sim.rocks.actions import card_text
-from sim.rocks.rules import SPACES, Draw, EndTurn, Move, MoveGuard, RocksState, SeatBox, SeatTrilithon
+from sim.rocks.actions import SPACES, Draw, EndTurn, Move, MoveGuard, SeatBox, SeatTrilithon, card_text
+from sim.rocks.rules import RocksState
 
 
 def _setup(state: RocksState) -> dict[str, Any]:
     """The venue's counts for the drawing (the rules' options)."""
-    r = state.rules
+    r = state.options
     return {"spaces": SPACES, "box_seats": r.box_seats, "trilithons": r.trilithons, "fans": r.fans_per_player,
             "tshirts": r.tshirts_per_player, "target": r.target_points, "hand_size": r.hand_size,
             "points": {"box": r.box_points, "trilithon": r.trilithon_points, "tshirt": r.tshirt_points},
@@ -72,7 +72,7 @@ def _describe(before: RocksState, seat: int, a: Action, after: RocksState) -> tu
         out = after.outcome()
         if out is not None:
             text += (f"; with {after.points(seat)} points it wins" if out.winners else
-                     f"; the turn cap ({after.rules.max_turns} turns) is reached: a draw")
+                     f"; the turn cap ({after.options.max_turns} turns) is reached: a draw")
         return text, {"removed": before.guard if gone else 0}
     return f"{who}: {a}", {}
 
@@ -117,7 +117,7 @@ def frames(game: Game, config: GameConfig, history: Sequence[tuple[int, Action]]
             for p in got:
                 pending[4].setdefault(p, []).append(action.card)
             if after.guard != before.guard:
-                pending[2] = (f"the hands are dealt ({after.rules.hand_size} cards each); the card "
+                pending[2] = (f"the hands are dealt ({after.options.hand_size} cards each); the card "
                               f"{action.card} is turned: the guard stands on space {after.guard}; seat 0 begins")
                 pending[3] = {"guard": after.guard}
             pending[5] = _board(after)

@@ -32,9 +32,9 @@ Setup: chance deals every hand (phase ``deal``), then turns one card for the gua
 Actions are interned frozen dataclasses: :class:`Move`, :class:`SeatBox`, :class:`SeatTrilithon`,
 :class:`MoveGuard`, :class:`EndTurn` and the chance outcome :class:`Draw`.
 
-Modules: the deck and actions are in :mod:`sim.rocks.actions`, the options and :class:`Rules` in
-:mod:`sim.rocks.options` (both re-exported here), the notation reader and ``build_position`` in
-:mod:`sim.rocks.notation`; this module holds the phases, the observation and the state.
+Modules: the deck and actions are in :mod:`sim.rocks.actions`, the options and :class:`RocksOptions`
+in :mod:`sim.rocks.options`, the notation reader and ``build_position`` in :mod:`sim.rocks.notation`;
+this module holds the phases, the endings, the observation and the state (and writes the notation).
 """
 
 from __future__ import annotations
@@ -50,17 +50,7 @@ from sim.rocks.actions import (
     DECK, DECK_SIZE, DRAWS, END_TURN, GUARD, MOVES, NUM_CARDS, SEAT_BOX, SEAT_TRI, SPACES, TRILITHON_CARD, Draw,
     EndTurn, Move, MoveGuard, SeatBox, SeatTrilithon, card_text,
 )
-from sim.rocks.options import OPTION_NAMES, OPTIONS, Rules
-
-# the names importers reach as ``rules.X`` (the deck, actions and options have their own modules;
-# the notation reader and build_position are in sim.rocks.notation)
-__all__ = [
-    "DECK", "DECK_SIZE", "DRAWS", "END_TURN", "GUARD", "MOVES", "NUM_CARDS", "SEAT_BOX", "SEAT_TRI", "SPACES",
-    "TRILITHON_CARD", "Draw", "EndTurn", "Move", "MoveGuard", "SeatBox", "SeatTrilithon", "card_text",
-    "OPTION_NAMES", "OPTIONS", "Rules", "RocksEnd", "RocksObservation", "RocksState",
-    "DEAL", "GUARD_SETUP", "START", "MOVED", "SEATED", "GUARDED", "REFILL", "WON", "CAPPED", "PHASE_NAMES",
-    "PHASE_BY_NAME", "CHANCE_PHASES",
-]
+from sim.rocks.options import RocksOptions
 
 # --- phases ----------------------------------------------------------------------------------------
 DEAL, GUARD_SETUP, START, MOVED, SEATED, GUARDED, REFILL, WON, CAPPED = range(9)
@@ -83,6 +73,12 @@ class RocksEnd(Termination):
                 "turn_cap": "rules.max_turns turns passed first: a draw, no winner"}
 
 
+def seat_points(options: RocksOptions, box: int, tri: int, shirts: int) -> int:
+    """The points of a seat with ``box`` fans in box seats, ``tri`` on its trilithon and ``shirts``
+    T-shirts (the one scoring formula: states, observations and agents call it)."""
+    return box * options.box_points + tri * options.trilithon_points + shirts * options.tshirt_points
+
+
 # --- observation ---------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class RocksObservation:
@@ -95,7 +91,7 @@ class RocksObservation:
 
     seat: int
     num_players: int
-    rules: Rules
+    options: RocksOptions
     phase: int
     to: int
     turn: int
@@ -116,8 +112,7 @@ class RocksObservation:
 
     def points(self, seat: int) -> int:
         """Current points of ``seat``."""
-        r = self.rules
-        return self.box[seat] * r.box_points + self.tri[seat] * r.trilithon_points + self.shirts[seat] * r.tshirt_points
+        return seat_points(self.options, self.box[seat], self.tri[seat], self.shirts[seat])
 
     def unseen(self) -> list[int]:
         """Counts per card of the cards in other hands and the draw pile."""
@@ -137,12 +132,12 @@ class RocksState(State):
     """A position of Stonehenge Rocks! (see the module docstring)."""
 
     __slots__ = (
-        "num_players", "rules", "phase", "to", "turn", "guard", "guard_moved", "reshuffles",
+        "num_players", "options", "phase", "to", "turn", "guard", "guard_moved", "reshuffles",
         "fans", "occ", "box", "box_total", "tri", "tri_id", "tri_claimed", "shirts", "removed",
         "hands", "draw", "draw_n", "disc", "disc_n", "out", "_history",
     )
 
-    def __init__(self, num_players: int, rules: Rules) -> None:
+    def __init__(self, num_players: int, options: RocksOptions) -> None:
         """A fresh game before the deal (the first chance node deals seat 0's first card).
 
         Raises:
@@ -150,18 +145,18 @@ class RocksState(State):
         """
         if not 2 <= num_players <= 5:
             raise InputError(f"Stonehenge Rocks! takes 2 to 5 players, got {num_players}")
-        if num_players * rules.hand_size >= DECK_SIZE - DECK[TRILITHON_CARD]:
-            raise InputError(f"{num_players} hands of {rules.hand_size} do not fit in the deck")
+        if num_players * options.hand_size >= DECK_SIZE - DECK[TRILITHON_CARD]:
+            raise InputError(f"{num_players} hands of {options.hand_size} do not fit in the deck")
         n = num_players
         self.num_players = n
-        self.rules = rules
+        self.options = options
         self.phase = DEAL
         self.to = 0
         self.turn = 0
         self.guard = 0
         self.guard_moved = False
         self.reshuffles = 0
-        self.fans = [[rules.fans_per_player] + [0] * SPACES for _ in range(n)]
+        self.fans = [[options.fans_per_player] + [0] * SPACES for _ in range(n)]
         self.occ = [0] * NUM_CARDS
         self.box = [0] * n
         self.box_total = 0
@@ -181,8 +176,7 @@ class RocksState(State):
     # --- scoring ---------------------------------------------------------------------------
     def points(self, seat: int) -> int:
         """Current points of ``seat`` (box seats, trilithon, T-shirts)."""
-        r = self.rules
-        return self.box[seat] * r.box_points + self.tri[seat] * r.trilithon_points + self.shirts[seat] * r.tshirt_points
+        return seat_points(self.options, self.box[seat], self.tri[seat], self.shirts[seat])
 
     def provisional_scores(self) -> tuple[float, ...]:
         """Current points per seat (who is ahead now)."""
@@ -190,7 +184,7 @@ class RocksState(State):
 
     def points_by_source(self, seat: int) -> dict[str, int]:
         """``{"box": .., "trilithon": .., "tshirts": ..}`` points of ``seat``."""
-        r = self.rules
+        r = self.options
         return {
             "box": self.box[seat] * r.box_points,
             "trilithon": self.tri[seat] * r.trilithon_points,
@@ -238,7 +232,7 @@ class RocksState(State):
         if ph != SEATED:
             spaces = [s for s in range(NUM_CARDS) if F[s] and s != g]
             if ph == START:
-                r = self.rules
+                r = self.options
                 if self.box_total < r.box_seats:
                     out.extend([SEAT_BOX[c] for c in nums if F[c] and c != g])
                 if has_tri and (self.tri_id[p] >= 0 or self.tri_claimed < r.trilithons):
@@ -248,9 +242,9 @@ class RocksState(State):
                     row = MOVES[s]
                     out.extend([row[c] for c in nums])
             if ph == START:
-                if out and not self.rules.allow_pass:
+                if out and not self.options.allow_pass:
                     return out  # a seat that can move or seat must do so
-        if self.rules.guard_needs_fan:
+        if self.options.guard_needs_fan:
             occ = self.occ
             out.extend([GUARD[c] for c in nums if c != g and occ[c]])
         else:
@@ -305,11 +299,11 @@ class RocksState(State):
         F[s] -= 1
         if s:
             self.occ[s] -= 1
-        dest = s + c if s else c + self.rules.entry_offset
+        dest = s + c if s else c + self.options.entry_offset
         if dest > SPACES:
             # souvenir stand: the fan goes back to the pile and takes a T-shirt while any are left
             F[0] += 1
-            if self.shirts[p] < self.rules.tshirts_per_player:
+            if self.shirts[p] < self.options.tshirts_per_player:
                 self.shirts[p] += 1
         else:
             F[dest] += 1
@@ -332,7 +326,7 @@ class RocksState(State):
         s = a.space
         if s not in self.hands[p]:
             raise self._illegal(a, f"needs card {s} in hand")
-        if self.box_total >= self.rules.box_seats:
+        if self.box_total >= self.options.box_seats:
             raise self._illegal(a, "no free box seat")
         self._play_card(p, s)
         self.fans[p][s] -= 1
@@ -346,7 +340,7 @@ class RocksState(State):
         if TRILITHON_CARD not in self.hands[p]:
             raise self._illegal(a, "needs a trilithon card in hand")
         if self.tri_id[p] < 0:
-            if self.tri_claimed >= self.rules.trilithons:
+            if self.tri_claimed >= self.options.trilithons:
                 raise self._illegal(a, "no free trilithon to claim")
             self.tri_claimed += 1
             self.tri_id[p] = self.tri_claimed  # trilithons are numbered 1.. in order of claim
@@ -366,9 +360,9 @@ class RocksState(State):
             raise self._illegal(a, "the guard is already there")
         if s not in self.hands[p]:
             raise self._illegal(a, f"needs card {s} in hand")
-        if self.rules.guard_needs_fan and not self.occ[s]:
+        if self.options.guard_needs_fan and not self.occ[s]:
             raise self._illegal(a, "the guard may only go to a space holding a fan")
-        if self.phase == START and not self.rules.allow_pass and self._can_act_with_fan():
+        if self.phase == START and not self.options.allow_pass and self._can_act_with_fan():
             raise self._illegal(a, "passing is not allowed while a fan can move or be seated")
         self._play_card(p, s)
         self.guard = s
@@ -377,7 +371,7 @@ class RocksState(State):
 
     def _do_end(self, a: EndTurn) -> None:
         p = self._check_turn(a, (START, MOVED, SEATED, GUARDED))
-        if self.phase == START and not self.rules.allow_pass and self._can_act_with_fan():
+        if self.phase == START and not self.options.allow_pass and self._can_act_with_fan():
             raise self._illegal(a, "passing is not allowed while a fan can move or be seated")
         if not self.guard_moved:
             g = self.guard
@@ -388,10 +382,10 @@ class RocksState(State):
                 self.occ[g] -= k
                 self.removed[p] += k
         self.turn += 1
-        if self.points(p) >= self.rules.target_points:
+        if self.points(p) >= self.options.target_points:
             self.phase = WON
             return
-        if self.turn >= self.rules.max_turns:
+        if self.turn >= self.options.max_turns:
             self.phase = CAPPED
             return
         self.phase = REFILL
@@ -409,7 +403,7 @@ class RocksState(State):
         self.reshuffles += 1
 
     def _guard_outcome_excludes_trilithon(self) -> bool:
-        return self.phase == GUARD_SETUP and self.rules.guard_setup_trilithon == "reshuffle"
+        return self.phase == GUARD_SETUP and self.options.guard_setup_trilithon == "reshuffle"
 
     def chance_outcomes(self) -> list[tuple[Action, float]]:
         """The distinct cards in the draw pile with probability proportional to their count."""
@@ -449,10 +443,10 @@ class RocksState(State):
         self.draw_n -= 1
         if ph == DEAL:
             for p in range(self.num_players):
-                if len(self.hands[p]) < self.rules.hand_size:
+                if len(self.hands[p]) < self.options.hand_size:
                     self.hands[p].append(c)
                     break
-            if all(len(h) >= self.rules.hand_size for h in self.hands):
+            if all(len(h) >= self.options.hand_size for h in self.hands):
                 self.phase = GUARD_SETUP
             return
         if ph == GUARD_SETUP:
@@ -462,7 +456,7 @@ class RocksState(State):
                 if not self.draw_n:
                     self._reshuffle()
                 return
-            if self.rules.guard_card_to_discard:
+            if self.options.guard_card_to_discard:
                 self.disc[c] += 1
                 self.disc_n += 1
             else:
@@ -476,7 +470,7 @@ class RocksState(State):
 
     def _after_draw(self) -> None:
         """In phase refill: stay at the chance node while the hand is short, else pass the turn."""
-        if len(self.hands[self.to]) < self.rules.hand_size:
+        if len(self.hands[self.to]) < self.options.hand_size:
             if not self.draw_n and self.disc_n:
                 self._reshuffle()
             if self.draw_n:
@@ -513,7 +507,7 @@ class RocksState(State):
         return RocksObservation(
             seat=seat,
             num_players=self.num_players,
-            rules=self.rules,
+            options=self.options,
             phase=self.phase,
             to=self.to,
             turn=self.turn,
@@ -541,7 +535,7 @@ class RocksState(State):
         st = cls.__new__(cls)
         n = obs.num_players
         st.num_players = n
-        st.rules = obs.rules
+        st.options = obs.options
         st.phase, st.to, st.turn, st.guard = obs.phase, obs.to, obs.turn, obs.guard
         st.guard_moved, st.reshuffles = obs.guard_moved, obs.reshuffles
         st.fans = [list(f) for f in obs.fans]
@@ -579,10 +573,10 @@ class RocksState(State):
         return st
 
     def clone(self) -> "RocksState":
-        """An independent copy (rules shared: they are read-only)."""
+        """An independent copy (options shared: they are read-only)."""
         st = RocksState.__new__(RocksState)
         st.num_players = self.num_players
-        st.rules = self.rules
+        st.options = self.options
         st.phase, st.to, st.turn, st.guard = self.phase, self.to, self.turn, self.guard
         st.guard_moved, st.reshuffles = self.guard_moved, self.reshuffles
         st.fans = [f[:] for f in self.fans]
@@ -618,7 +612,7 @@ class RocksState(State):
         fields = [
             "rocks",
             f"n={n}",
-            f"rules={self.rules.notation()}",
+            f"rules={_fmt_options(self.options)}",
             f"turn={self.turn}",
             f"to={self.to}",
             f"phase={PHASE_NAMES[self.phase]}",
@@ -656,6 +650,11 @@ _HANDLERS: dict[type, Callable[[RocksState, Any], None]] = {
 
 
 # --- notation helpers ----------------------------------------------------------------------------
+def _fmt_options(options: RocksOptions) -> str:
+    """``name:value,...`` for every option, in declaration order (booleans as ``true``/``false``)."""
+    return ",".join(f"{k}:{('true' if v else 'false') if isinstance(v, bool) else v}" for k, v in options.as_rules().items())
+
+
 def _fmt_counts(counts: list[int] | tuple[int, ...]) -> str:
     """A card multiset as ``Tx2.1.5x2``; ``-`` when empty."""
     toks = [(card_text(c) if k == 1 else f"{card_text(c)}x{k}") for c, k in enumerate(counts) if k]

@@ -31,9 +31,9 @@ builder
 ismcts
     Information-set MCTS (sim.core.mcts, decoupled UCT at the simultaneous card, sealed-bid and fist
     steps) for every choice except building, which it leaves to the builder's simulation. Its
-    search states carry ``fast_build``: a build inside a rollout is decided by
-    ``house.quick_verdict`` (a quality rating and a hashed coin), not by pymunk, which keeps
-    rollouts cheap (a physics build costs about 3 ms).
+    search states are judged by ``physics.QuickHouse``: a build inside a rollout is decided by a
+    quality rating and a hashed coin, not by pymunk, which keeps rollouts cheap (a physics build
+    costs about 3 ms).
 """
 
 from __future__ import annotations
@@ -46,22 +46,24 @@ import numpy as np
 from sim.core.agents import SEARCH_OPTIONS, check_rollout_agent
 from sim.core.game import Action, AgentSpec, Game, GameConfig, require_legal_actions
 from sim.core.options import Option
+from sim.sozoikum import actions as A
 from sim.sozoikum import rules as R
-from sim.sozoikum.house import house_quality
-from sim.sozoikum.stones import StoneInfo, stone_info
+from sim.sozoikum.physics import QUICK_HOUSE, ROLES, build_from_seeds, house_quality
+from sim.sozoikum.position import SozoikumObservation
+from sim.sozoikum.shapes import StoneInfo, stone_info
 
 #: at most this many of a seat's stones are considered for a house (the best by fit)
 MAX_HOUSE_POOL = 8
 
 
 def _infos(state: R.SozoikumState, ids: Sequence[int]) -> list[StoneInfo]:
-    lo, hi = state.rules["stone_size_min"], state.rules["stone_size_max"]
+    lo, hi = state.options.stone_size_min, state.options.stone_size_max
     return [stone_info(state.stones[i], lo, hi) for i in ids]
 
 
 def stone_fit(state: R.SozoikumState, stone: int) -> float:
     """How useful a stone is for a house, in [0, 1] (see the module docstring)."""
-    lo, hi = state.rules["stone_size_min"], state.rules["stone_size_max"]
+    lo, hi = state.options.stone_size_min, state.options.stone_size_max
     info = stone_info(state.stones[stone], lo, hi)
     span = max(1e-9, hi - lo)
     return 0.5 * info.top_flat + 0.5 * min(1.0, max(0.0, (info.width - lo * 0.6) / span))
@@ -72,7 +74,7 @@ def assignments(state: R.SozoikumState, stones: Sequence[int]) -> list[tuple[flo
     with its ``house_quality``, best first (ties: the order of enumeration)."""
     pool = sorted(stones, key=lambda s: -stone_fit(state, s))[:MAX_HOUSE_POOL]
     info = dict(zip(pool, _infos(state, pool)))
-    gap = state.rules["wall_gap"]
+    gap = state.options.wall_gap
     out: list[tuple[float, tuple[int, ...]]] = []
     for roof in pool:
         rest = [s for s in pool if s != roof]
@@ -124,7 +126,7 @@ class GreedyAgent:
         return self._plan[1]
 
     # --- acting -----------------------------------------------------------------------------
-    def act(self, observation: R.SozoikumObservation, legal_actions: Sequence[Action]) -> Action:
+    def act(self, observation: SozoikumObservation, legal_actions: Sequence[Action]) -> Action:
         """The greedy choice (falls back to the first legal action if a rule leaves none).
 
         Raises:
@@ -139,58 +141,58 @@ class GreedyAgent:
         me = self.seat
         ph = st.phase
         if ph == "setup":
-            cards = any(a.cards for a in cast(Sequence[R.Setup], legal))  # setup offers only Setup actions
+            cards = any(a.cards for a in cast(Sequence[A.Setup], legal))  # setup offers only Setup actions
             richest = st.gems[me] >= max(st.gems)
             prefs = ("auction", "hidden", "bluff") if richest else ("hidden", "bluff", "auction")
             for rule in prefs:
-                if R.Setup(cards, rule) in legal:
-                    return R.Setup(cards, rule)
+                if A.Setup(cards, rule) in legal:
+                    return A.Setup(cards, rule)
             return legal[0]
         if ph == "cards":
             if (st.gems[me] < 3 and st.mine > 0) or not st.fire:
-                return R.PlayCard(R.GEMS)
+                return A.PlayCard(A.GEMS)
             mine_n = len(st.reserve[me])
             if mine_n < R.HOUSE_STONES and any(len(r) >= R.HOUSE_STONES for s, r in enumerate(st.reserve) if s != me):
-                if R.PlayCard(R.TIGER) in legal:
-                    return R.PlayCard(R.TIGER)
-            return R.PlayCard(R.CAMP)
+                if A.PlayCard(A.TIGER) in legal:
+                    return A.PlayCard(A.TIGER)
+            return A.PlayCard(A.CAMP)
         if ph == "effect":
             kind, _ = st.effects[0]
             others = [s for s in st.order() if s != me]
-            if kind == R.VETO:
-                return R.Veto(max(st.camp, key=lambda s: (len(st.reserve[s]), -st.order().index(s))))
+            if kind == A.VETO:
+                return A.Veto(max(st.camp, key=lambda s: (len(st.reserve[s]), -st.order().index(s))))
             rich = max(others, key=lambda s: (len(st.reserve[s]), -st.order().index(s)))
-            if kind == R.TIGER:
-                return R.Tiger(rich, self.best_stone(st, st.reserve[rich]))
+            if kind == A.TIGER:
+                return A.Tiger(rich, self.best_stone(st, st.reserve[rich]))
             big = [s for s in others if len(st.reserve[s]) >= R.HOUSE_STONES]
             if big:
-                return R.Dumno(big[0], self.best_stone(st, st.reserve[big[0]]))
+                return A.Dumno(big[0], self.best_stone(st, st.reserve[big[0]]))
             if st.fire and me not in st.camp:
-                return R.Dumno(R.FIRE, self.best_stone(st, st.fire))
+                return A.Dumno(A.FIRE, self.best_stone(st, st.fire))
             if st.reserve[rich]:
-                return R.Dumno(rich, self.best_stone(st, st.reserve[rich]))
+                return A.Dumno(rich, self.best_stone(st, st.reserve[rich]))
             return legal[0]
         if ph == "auction":
             cap = min(st.gems[me], int(self.fire_worth(st)))
-            return R.Bid(st.high + 1) if st.high + 1 <= cap else R.Pass()
+            return A.Bid(st.high + 1) if st.high + 1 <= cap else A.Pass()
         if ph == "reply":
-            return R.Reply(True)
+            return A.Reply(True)
         if ph == "hidden":
-            return R.Sealed(min(st.gems[me], int(round(0.75 * self.fire_worth(st)))))
+            return A.Sealed(min(st.gems[me], int(round(0.75 * self.fire_worth(st)))))
         if ph == "fist":
-            return R.Fist(min(st.gems[me], int(round(0.6 * self.fire_worth(st)))))
+            return A.Fist(min(st.gems[me], int(round(0.6 * self.fire_worth(st)))))
         if ph == "announce":
-            return R.Announce(min(st.rules["announce_max"], st.fists[me] or 0))
+            return A.Announce(min(st.options.announce_max, st.fists[me] or 0))
         if ph == "challenge":
             h = st.highest()
-            return R.Challenge((st.ann[h] or 0) > st.gems[h])
+            return A.Challenge((st.ann[h] or 0) > st.gems[h])
         if ph == "pick":
-            return R.Pick(self.best_stone(st, st.fire))
+            return A.Pick(self.best_stone(st, st.fire))
         if ph == "decide":
-            return R.BuildChoice(True)
+            return A.BuildChoice(True)
         if ph == "place":
             plan = self._cached_plan(st)
-            return R.Place(R.ROLES[len(st.plan)], plan[len(st.plan)])
+            return A.Place(ROLES[len(st.plan)], plan[len(st.plan)])
         return legal[0]
 
 
@@ -217,7 +219,7 @@ def simulate_plan(st: R.SozoikumState, seat: int, rng: np.random.Generator, cand
         seeds = [st.stones[i] for i in plan]
         stood = 0
         for _ in range(sims):
-            res = R.build_from_seeds(seeds, skill, int(rng.integers(R.NOISE_BOUND)), st.rules)
+            res = build_from_seeds(seeds, skill, int(rng.integers(R.NOISE_BOUND)), st.options)
             stood += res.stood
         key = (stood, q)
         if key > best_key:
@@ -239,7 +241,7 @@ class _FastGame:
 
     def determinize(self, observation: Any, rng: np.random.Generator) -> R.SozoikumState:
         s = cast(R.SozoikumState, self._game.determinize(observation, rng))  # the game is sozoikum
-        s.fast_build = True
+        s.physics = QUICK_HOUSE
         return s
 
 
@@ -277,7 +279,7 @@ class IsmctsAgent:
         )
         self.builder = BuilderAgent(game=game, seat=seat, rng=rng, config=config, candidates=candidates, sims=sims)
 
-    def act(self, observation: R.SozoikumObservation, legal_actions: Sequence[Action]) -> Action:
+    def act(self, observation: SozoikumObservation, legal_actions: Sequence[Action]) -> Action:
         """Search, or build like the builder."""
         _, st = self.game.parse_observation(observation)  # type: ignore[attr-defined]
         if st.phase in ("decide", "place"):

@@ -28,16 +28,18 @@ from sim.core.agents import make_agent
 from sim.core.game import SIMULTANEOUS
 from sim.core.play import FirstAgent, play, play_random
 from sim.sozoikum import house as H
-from sim.sozoikum import rules as R
 from sim.sozoikum.agents import assignments, simulate_plan
 from sim.sozoikum.game import GAME
-from sim.sozoikum.stones import stone_shape
+from sim.sozoikum.options import SozoikumOptions
+from sim.sozoikum.physics import build_from_seeds, house_params
+from sim.sozoikum.rules import NOISE_BOUND, SozoikumState
+from sim.sozoikum.shapes import stone_shape
 
 
-def random_playout(num_players: int, seed: int) -> tuple[int, R.SozoikumState]:
+def random_playout(num_players: int, seed: int) -> tuple[int, SozoikumState]:
     """One random game; returns (steps applied incl. chance, final state)."""
     played = play_random(GAME, GAME.config(num_players), np.random.default_rng(seed), leads=False)
-    return played.steps, cast(R.SozoikumState, played.state)
+    return played.steps, cast(SozoikumState, played.state)
 
 
 def _playouts(players: int, seconds: float, repeats: int) -> tuple[float, float]:
@@ -60,7 +62,7 @@ def _houses(count: int, seed: int) -> tuple[list[tuple], list[tuple]]:
     rng = np.random.default_rng(seed)
     rand, best = [], []
     for _ in range(count):
-        s = R.SozoikumState.new(2, {}, [0.7, 0.7])
+        s = SozoikumState.new(2, {}, [0.7, 0.7])
         for x in rng.integers(0, 2**32, 5):
             s.stones.append(int(x))
             s.reserve[0].append(len(s.stones) - 1)
@@ -81,15 +83,15 @@ def verdict_agreement(houses: Sequence[tuple[int, ...]], seed: int = 7) -> dict[
     equal verdicts), ``stood`` / ``stood_reference`` (shares), ``quick_s`` / ``reference_s`` (CPU
     seconds for all builds, shapes excluded) and ``not_at_rest`` (reference builds that hit a cap).
     """
-    rules = R.SozoikumState.new(2, {}, [0.7, 0.7]).rules
-    params = R.house_params(rules)
+    rules = SozoikumOptions.from_rules({})
+    params = house_params(rules)
     ref_params = H.reference_params(params)
     rng = np.random.default_rng(seed)
     agree = stood = stood_ref = not_at_rest = 0
     quick_s = ref_s = 0.0
     for h in houses:
-        skill, noise = float(rng.uniform(0.3, 1.0)), int(rng.integers(R.NOISE_BOUND))
-        stones = [stone_shape(x, rules["stone_size_min"], rules["stone_size_max"]) for x in h]
+        skill, noise = float(rng.uniform(0.3, 1.0)), int(rng.integers(NOISE_BOUND))
+        stones = [stone_shape(x, rules.stone_size_min, rules.stone_size_max) for x in h]
         t0 = time.process_time()
         q = H.build_house(stones, skill, noise, params)
         t1 = time.process_time()
@@ -127,20 +129,20 @@ def benchmarks(quick: bool = False) -> list[dict[str, Any]]:
     add("actions_per_s_4p", aps4, "actions/s")
     add("games_per_s_4p", gps4, "games/s")
 
-    rules = R.SozoikumState.new(2, {}, [0.7, 0.7]).rules
+    rules = SozoikumOptions.from_rules({})
     n = 40 if quick else 150
     rand, best = _houses(n, 11)
     for h in rand + best:  # shapes are cached in a game too: exclude their generation
         for x in h:
-            stone_shape(x, rules["stone_size_min"], rules["stone_size_max"])
+            stone_shape(x, rules.stone_size_min, rules.stone_size_max)
     rates, stood_r, stood_b = [], 0, 0
     for rep in range(repeats):
         t0 = time.perf_counter()
         for k, h in enumerate(rand):
-            st = R.build_from_seeds(h, 0.7, k, rules).stood
+            st = build_from_seeds(h, 0.7, k, rules).stood
             stood_r += st if rep == 0 else 0
         rates.append(len(rand) / (time.perf_counter() - t0))
-    stood_b = sum(R.build_from_seeds(h, 0.7, k, rules).stood for k, h in enumerate(best))
+    stood_b = sum(build_from_seeds(h, 0.7, k, rules).stood for k, h in enumerate(best))
     add("house_builds_per_s", statistics.median(rates), "builds/s")
     add("house_stand_rate_random", stood_r / len(rand), "share")
     add("house_stand_rate_best", stood_b / len(best), "share")
@@ -151,7 +153,7 @@ def benchmarks(quick: bool = False) -> list[dict[str, Any]]:
     # the builder's simulated house choice, six stones
     times = []
     for rep in range(repeats):
-        s = R.SozoikumState.new(2, {}, [0.7, 0.7])
+        s = SozoikumState.new(2, {}, [0.7, 0.7])
         for x in np.random.default_rng(100 + rep).integers(0, 2**32, 6):
             s.stones.append(int(x))
             s.reserve[0].append(len(s.stones) - 1)

@@ -17,12 +17,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
 from sim.core.errors import InputError, ScenarioError
 from sim.core.outputs import check_output_file
+
+if TYPE_CHECKING:
+    from sim.sozoikum.options import SozoikumOptions
 
 app = typer.Typer(help="Sozoikum tools: draw a house build.", no_args_is_help=True)
 
@@ -52,14 +55,13 @@ _BOOLS = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no"
 DRAWING_SUFFIXES = (".png", ".svg", ".pdf")
 
 
-def parse_rules(items: list[str]) -> dict[str, Any]:
+def parse_rules(items: list[str]) -> SozoikumOptions:
     """Rule options from ``key=value`` strings, validated like a scenario's ``[rules]``.
 
     Raises:
         InputError: malformed item, unknown key or bad value.
     """
-    from sim.core.options import validate_options
-    from sim.sozoikum.rules import OPTIONS
+    from sim.sozoikum.options import OPTIONS, SozoikumOptions
 
     raw: dict[str, Any] = {}
     types = {o.name: o.type for o in OPTIONS}
@@ -85,7 +87,7 @@ def parse_rules(items: list[str]) -> dict[str, Any]:
         except ValueError:
             raise InputError(f"got {value!r} for {key}", key="--rule") from None
     try:
-        return validate_options(raw, OPTIONS, prefix="rules")
+        return SozoikumOptions.from_rules(raw)
     except ScenarioError as e:
         raise InputError(f"{(e.key or '').removeprefix('rules.')}: {e.message}", key="--rule") from None
 
@@ -104,21 +106,21 @@ def house(
     """Build one house in the 2-D simulation, print the verdict, optionally draw it."""
     import numpy as np
 
-    from sim.sozoikum import rules as R
-    from sim.sozoikum.house import ROLES
+    from sim.sozoikum.physics import ROLES, build_from_seeds
+    from sim.sozoikum.rules import SozoikumState
 
     seeds = parse_stones(stones)
     rules = parse_rules(rule)
     if png is not None:
         check_output_file(png, "--png", DRAWING_SUFFIXES)
-    if rules["stone_size_min"] > rules["stone_size_max"]:
+    if rules.size_problem():
         raise InputError("stone_size_min must not exceed stone_size_max", key="--rule")
     if best:
         if len(seeds) < 5:
             raise InputError(f"--best needs at least 5 seeds, got {len(seeds)}", key="--stones")
         from sim.sozoikum.agents import simulate_plan
 
-        state = R.SozoikumState.new(2, rules, [skill, skill])
+        state = SozoikumState.new(2, rules, [skill, skill])
         for x in seeds:
             state.stones.append(x)
             state.reserve[0].append(len(state.stones) - 1)
@@ -127,7 +129,7 @@ def house(
     elif len(seeds) != 5:
         raise InputError(f"need exactly 5 seeds (A1,A2,B1,B2,roof), got {len(seeds)}; or use --best", key="--stones")
 
-    verdict = R.build_from_seeds(seeds, skill, seed, rules, hold_time=hold)  # exactly as in a game
+    verdict = build_from_seeds(seeds, skill, seed, rules, hold_time=hold)  # exactly as in a game
     summary = {
         "stones": dict(zip(ROLES, seeds)),
         "skill": skill,
@@ -137,27 +139,19 @@ def house(
         "displacement_cm": dict(zip(ROLES, (round(d, 4) for d in verdict.displacement))),
         "tilt_deg": dict(zip(ROLES, (round(a, 2) for a in verdict.tilt))),
         "on_ground": list(verdict.grounded),
-        "tolerance_cm": rules["house_tolerance"],
-        "fall_tilt_deg": rules["house_fall_tilt"],
+        "tolerance_cm": rules.house_tolerance,
+        "fall_tilt_deg": rules.house_fall_tilt,
         "at_rest": verdict.at_rest,
         "sim_time_s": round(verdict.sim_time, 3),
     }
     if png is not None:
-        from sim.sozoikum import house as H
         from sim.sozoikum.draw import draw_house
-        from sim.sozoikum.stones import stone_shape
 
         # draw the whole fall (the game stops simulating when a stone reaches the ground)
-        full = H.build_house(
-            [stone_shape(x, rules["stone_size_min"], rules["stone_size_max"]) for x in seeds],
-            skill,
-            seed,
-            R.house_params(rules, hold),
-            stop_on_fall=False,
-        )
+        full = build_from_seeds(seeds, skill, seed, rules, hold_time=hold, stop_on_fall=False)
         title = f"stones {','.join(map(str, seeds))}  skill {skill:g}  seed {seed}"
         try:
-            draw_house(full, png, title=title, tolerance=rules["house_tolerance"], fall_tilt=rules["house_fall_tilt"], verdict=verdict)
+            draw_house(full, png, title=title, tolerance=rules.house_tolerance, fall_tilt=rules.house_fall_tilt, verdict=verdict)
         except OSError as e:
             raise InputError(f"cannot write {png}: {e}", key="--png") from None
         summary["png"] = str(png)
@@ -166,8 +160,8 @@ def house(
         return
     typer.echo(f"house {' '.join(f'{r}={s}' for r, s in zip(ROLES, seeds))}  skill {skill:g}  noise seed {seed}")
     for r, d, a in zip(ROLES, verdict.displacement, verdict.tilt):
-        why = [w for w, bad in (("moved too far", d > rules["house_tolerance"]),
-                                ("tilted too far", a > rules["house_fall_tilt"]),
+        why = [w for w, bad in (("moved too far", d > rules.house_tolerance),
+                                ("tilted too far", a > rules.house_fall_tilt),
                                 ("on the ground", r in verdict.grounded)) if bad]
         flag = f"  FELL ({', '.join(why)})" if why else ""
         typer.echo(f"  {r:5s} moved {d:6.3f} cm  tilted {a:5.1f} deg{flag}")

@@ -15,7 +15,7 @@ from typing import Sequence
 import numpy as np
 
 from sim.sozoikum.house import ROLE_NAMES, ROLES, HouseResult, Pose, fallen_roles
-from sim.sozoikum.stones import rotate
+from sim.sozoikum.shapes import rotate
 
 COLOURS = {"A1": "#3b6fb6", "A2": "#8fb3e3", "B1": "#2f8f4e", "B2": "#93d1a6", "roof": "#c8553d"}
 

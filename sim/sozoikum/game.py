@@ -25,15 +25,15 @@ from sim.core.agents import RANDOM
 from sim.core.errors import InputError
 from sim.core.game import AgentSpec, Column, Game, GameConfig, GameDetails, GameSpec
 from sim.sozoikum.notation import parse_notation
-from sim.sozoikum.rules import MAX_PLAYERS, OPTIONS, SEAT_OPTIONS, SozoikumEnd, SozoikumObservation, SozoikumState
+from sim.sozoikum.options import MAX_PLAYERS, OPTIONS, SEAT_OPTIONS, SozoikumOptions
+from sim.sozoikum.position import SozoikumObservation
+from sim.sozoikum.rules import SozoikumEnd, SozoikumState
 
 
 def check_config(config: GameConfig) -> tuple[str, str] | None:
-    """Rule options that must agree (GameSpec.check): checked when a scenario loads."""
-    lo, hi = config.rules.get("stone_size_min", 3.0), config.rules.get("stone_size_max", 8.0)
-    if lo > hi:
-        return "rules.stone_size_min", f"got {lo}; must not exceed rules.stone_size_max ({hi})"
-    return None
+    """Rule options that must agree (GameSpec.check): checked when a scenario loads (the rules
+    are validated one by one before)."""
+    return SozoikumOptions.from_rules(config.rules).size_problem()
 
 
 
@@ -101,7 +101,7 @@ class SozoikumGame(Game):
             ScenarioError: bad player count or options.
         """
         skills = [float(s.get("skill", 0.7)) for s in config.seats] if config.seats else [0.7] * config.num_players
-        return SozoikumState.new(config.num_players, dict(config.rules), skills)
+        return SozoikumState.new(config.num_players, SozoikumOptions.from_rules(config.rules), skills)
 
     def from_notation(self, text: str) -> SozoikumState:
         """Parse a notation.

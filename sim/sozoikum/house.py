@@ -14,7 +14,7 @@ roof  the roof stone, laid across both walls
 stones down first, then both top stones, then the roof, as a builder would.)
 
 Geometry (centimetres, seconds, y up, ground at y = 0): every stone lies on its longest edge
-(``stones.rest_angle``). The walls stand either side of a door of ``wall_gap`` cm: every stone of
+(``shapes.rest_angle``). The walls stand either side of a door of ``wall_gap`` cm: every stone of
 wall A has the right side of its bounding box at ``-wall_gap / 2``, every stone of wall B the left
 side at ``+wall_gap / 2`` (walls lined up on the door, which gives the roof the most support); the
 roof's bounding box is centred over the door. Each stone is released ``DROP`` cm above the highest point
@@ -55,12 +55,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Callable, Iterable, Protocol, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Protocol, Sequence
 
 import numpy as np
-import pymunk
 
-from sim.sozoikum.stones import StoneInfo, Vertices, rest_angle
+from sim.sozoikum.shapes import Vertices, rest_angle
+
+if TYPE_CHECKING:
+    import pymunk
 
 ROLES: tuple[str, ...] = ("A1", "A2", "B1", "B2", "roof")
 ROLE_NAMES = {
@@ -158,6 +160,11 @@ class PymunkWorld:
     ground segment, Coulomb friction ``params.friction`` everywhere, no bounce."""
 
     def __init__(self, params: HouseParams) -> None:
+        # imported with the first world, not with this module: the rules reach this module through
+        # the physics boundary (sim.sozoikum.physics) and must load no physics engine
+        import pymunk
+
+        self._pymunk = pymunk
         self.friction = params.friction
         space = pymunk.Space()
         space.gravity = (0.0, -GRAVITY)
@@ -173,6 +180,7 @@ class PymunkWorld:
 
     def add(self, role: str, verts: Vertices, pose: Pose) -> None:
         """See :meth:`HouseWorld.add`."""
+        pymunk = self._pymunk
         mass = abs(_area(verts)) * DENSITY
         body = pymunk.Body(mass, pymunk.moment_for_poly(mass, list(verts)))
         body.position = (pose.x, pose.y)
@@ -543,35 +551,3 @@ def reference_params(params: HouseParams, cap_factor: float = 4.0) -> HouseParam
     """``params`` with every settle cap ``cap_factor`` times longer: with ``stop_on_fall=False``
     the at-rest reference the game's verdict is measured against (docs/rules-sozoikum.md)."""
     return replace(params, phase_time=params.phase_time * cap_factor, settle_time=params.settle_time * cap_factor)
-
-
-# --- a cheap model of the build, for search rollouts and agents' first guesses ---------------
-
-
-def house_quality(infos: Sequence[StoneInfo], wall_gap: float) -> float:
-    """A rough chance in [0, 1] that a noise-free build of these stones (ROLES order) stands.
-
-    Not physics: a product of three factors read off the stones' resting measures,
-
-    * reach: how far the roof reaches over each wall, ``(roof width - wall_gap) / 2``; no reach
-      (roof shorter than the door plus 0.3 cm a side) is 0, 1.5 cm or more is 1;
-    * level: walls of equal height (the sums of their stones' heights) keep the roof level; a
-      difference of half the roof's width or more is 0;
-    * seats: the flatter the tops of the bottom stones, the better the top stones sit
-      (``0.4 + 0.6 * min(top_flat)``), and the same for the wall tops under the roof.
-    """
-    a1, a2, b1, b2, roof = infos
-    reach = (roof.width - wall_gap) / 2.0
-    f_reach = min(1.0, max(0.0, (reach - 0.3) / 1.2))
-    dh = abs((a1.height + a2.height) - (b1.height + b2.height))
-    f_level = max(0.0, 1.0 - dh / (0.5 * roof.width))
-    f_seat = (0.4 + 0.6 * min(a1.top_flat, b1.top_flat)) * (0.7 + 0.3 * min(a2.top_flat, b2.top_flat))
-    return f_reach * f_level * f_seat
-
-
-def quick_verdict(infos: Sequence[StoneInfo], skill: float, seed: int, wall_gap: float) -> bool:
-    """A deterministic coin for a build without physics: stands iff ``u < quality * (0.5 + 0.5 *
-    skill)``, where ``u`` in [0, 1) is hashed from the noise seed. Used only inside search
-    rollouts (``SozoikumState.fast_build``), where a pymunk build per rollout would be too slow."""
-    u = ((seed * 2654435761) % 2**32) / 2**32
-    return u < house_quality(infos, wall_gap) * (0.5 + 0.5 * skill)

@@ -8,9 +8,10 @@ from typing import Any
 
 from sim.core.errors import InputError
 from sim.sozoikum.actions import CARDS, DUMNO, TIGER, VETO
-from sim.sozoikum.position import NOTATION_KEYS, OPTION_BY_NAME, PHASES, SozoikumEnd, decode_option, split_ints
-from sim.sozoikum.rules import SozoikumState
-from sim.sozoikum.stones import SEED_BOUND
+from sim.sozoikum.options import OPTION_BY_NAME
+from sim.sozoikum.position import NOTATION_KEYS, PHASES, decode_option, split_ints
+from sim.sozoikum.rules import SozoikumEnd, SozoikumState
+from sim.sozoikum.shapes import SEED_BOUND
 
 
 def parse_notation(text: str, *, allow_hidden: bool = False) -> SozoikumState:
@@ -116,7 +117,7 @@ def _parse(text: str, allow_hidden: bool) -> SozoikumState:
     s.collapses = split_ints(kv["collapses"])
     w, _, term = kv["end"].partition(":")
     s.winner = int(w)
-    s.termination = "" if term == "-" else SozoikumEnd(term)  # ValueError names an unknown ending
+    s.termination = None if term == "-" else SozoikumEnd(term)  # ValueError names an unknown ending
     s.log = []
     if kv["log"] != "-":
         for item in kv["log"].split(";"):
@@ -137,7 +138,7 @@ def _check_consistency(s: SozoikumState) -> None:
     if any(set(o) - set("TDV") for o in s.oneshots):
         raise ValueError("one-shot cards are T, D, V")
     ids = s.back + s.fire + [i for r in s.reserve for i in r]
-    if sorted(ids) != list(range(len(s.stones))) or len(s.stones) + s.fresh > s.rules["bag_stones"] or s.fresh < 0:
+    if sorted(ids) != list(range(len(s.stones))) or len(s.stones) + s.fresh > s.options.bag_stones or s.fresh < 0:
         raise ValueError("every drawn stone must be in exactly one place (bag, fire or a reserve)")
     if any(not 0 <= x < SEED_BOUND for x in s.stones):
         raise ValueError("stone seed out of range")

@@ -1,12 +1,15 @@
-"""Sozoikum: the rule options and the seat option (names, defaults, ranges, help). No I/O.
+"""Sozoikum: the rule options (scenario table ``[rules]``), :class:`SozoikumOptions`, their
+validated, frozen form that the rules, the physics boundary, the agents and the notation read, and
+the seat option. No I/O.
 
-``docs/rules-sozoikum.md`` explains each choice; :func:`sim.core.options.validate_options` checks a
-scenario's values against these tables.
+``docs/rules-sozoikum.md`` explains each choice.
 """
 
 from __future__ import annotations
 
-from sim.core.options import Option
+from dataclasses import dataclass
+
+from sim.core.options import Option, RuleOptions
 
 GATHERING_RULES: tuple[str, ...] = ("auction", "hidden", "bluff")
 MAX_PLAYERS = 5
@@ -89,4 +92,39 @@ SEAT_OPTIONS: tuple[Option, ...] = (
 
 #: option name -> option, for the notation codec
 OPTION_BY_NAME = {o.name: o for o in OPTIONS}
+
+
+@dataclass(frozen=True)
+class SozoikumOptions(RuleOptions, options=OPTIONS):
+    """The validated rule options of a game (build with :meth:`from_rules`; lengths in cm, angles
+    in degrees), shared read-only by every state of that game and its observations."""
+
+    bag_stones: int
+    mine_gems: int
+    start_gems: int
+    gather_gems: int
+    fire_draw: int
+    card_play: str
+    gathering_rules: tuple[str, ...]
+    beneficiary: str
+    coalitions: bool
+    hidden_rebids: int
+    announce_max: int
+    max_rounds: int
+    house_tolerance: float
+    house_fall_tilt: float
+    house_ground_margin: float
+    wall_gap: float
+    stone_size_min: float
+    stone_size_max: float
+    stone_friction: float
+    placement_noise_cm: float
+    placement_noise_deg: float
+
+    def size_problem(self) -> tuple[str, str] | None:
+        """``(key, message)`` when the stone size range is empty (one option alone cannot tell),
+        else None: the one check the scenario loader and the state's constructor share."""
+        if self.stone_size_min > self.stone_size_max:
+            return "rules.stone_size_min", f"got {self.stone_size_min}; must not exceed rules.stone_size_max ({self.stone_size_max})"
+        return None
 

@@ -1,16 +1,19 @@
 """Sozoikum: what a position holds (the facts, copying, seat helpers, observations, notation
-writing). The rules that move a position are in :mod:`sim.sozoikum.rules`, the notation reader in
-:mod:`sim.sozoikum.notation`. No I/O.
+writing). The rules that move a position (and the endings they report) are in
+:mod:`sim.sozoikum.rules`, the notation reader in :mod:`sim.sozoikum.notation`. No I/O.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Sequence, TypeVar, cast
 
-from sim.core.game import CHANCE, SIMULTANEOUS, Action, State, Termination
-from sim.sozoikum.builds import HousePhysics, PymunkHouse
-from sim.sozoikum.options import OPTION_BY_NAME
+from sim.core.game import CHANCE, SIMULTANEOUS, Action, State
+from sim.sozoikum.options import OPTION_BY_NAME, SozoikumOptions
+from sim.sozoikum.physics import PYMUNK_HOUSE, HousePhysics
+
+if TYPE_CHECKING:  # the rules, which build on this module, declare the endings
+    from sim.sozoikum.rules import SozoikumEnd
 
 #: the phases of a round, in order (``over``: the game has ended)
 PHASES = (
@@ -19,21 +22,6 @@ PHASES = (
 )
 
 _P = TypeVar("_P", bound="SozoikumPosition")
-
-
-class SozoikumEnd(Termination):
-    """How a game of Sozoikum ends (docs/rules-sozoikum.md): what the rules set as a position's
-    ``termination`` and :meth:`sim.sozoikum.rules.SozoikumState.outcome` reports (the game's spec
-    declares them, sim/sozoikum/game.py)."""
-
-    HOUSE = "house"  # a seat's house stood: it wins
-    ROUND_CAP = "round_cap"  # max_rounds passed without a standing house
-
-    @classmethod
-    def meanings(cls) -> dict[str, str]:
-        """What each ending is (docs/rules-sozoikum.md)."""
-        return {"house": "a seat's house stood: it wins",
-                "round_cap": "rules.max_rounds rounds passed without a standing house: a draw"}
 
 
 #: a build attempt in ``log``: (round, seat, stone ids in role order, stood 0/1, largest stone
@@ -54,14 +42,14 @@ class SozoikumObservation:
 
     Attributes:
         seat: the observer.
-        rules: ``(option, value)`` pairs in option order (list values as tuples).
+        options: the rule options (public).
         fists: per seat, the fist (gems), None when none, or HIDDEN.
         log: the build attempts so far (:data:`BuildLogEntry`).
     """
 
     seat: int
     num_players: int
-    rules: tuple[tuple[str, Any], ...]
+    options: SozoikumOptions
     skills: tuple[float, ...]
     round: int
     start: int
@@ -101,7 +89,7 @@ class SozoikumObservation:
     attempts: tuple[int, ...]
     collapses: tuple[int, ...]
     winner: int
-    termination: str
+    termination: SozoikumEnd | None
     log: tuple[BuildLogEntry, ...]
 
 
@@ -112,23 +100,24 @@ class SozoikumPosition(State):
     python-chess's ``BaseBoard`` (the pieces) and ``Board`` (the moves).
 
     Attributes (all public facts are plain lists/ints so agents can read a parsed observation):
-        rules: the validated rule options; skills: per seat placement skill.
+        options: the validated rule options; skills: per seat placement skill.
         round, start, phase: round number (1-based), start seat, phase name.
         stones: shape seed per stone id; fresh: never-seen stones in the bag; back: ids in the bag.
         fire: stone ids on the fire; reserve: per seat stone ids; gems: per seat; mine: gems.
         oneshots: per seat the one-shot cards still in hand; played: this round's revealed cards.
         camp: seats at the camp this round, turn order from the start seat.
         fists: bluff fists per seat (None: none, or hidden in an observation: ``HIDDEN``).
-        fast_build: search-only shortcut, see :func:`sim.sozoikum.house.quick_verdict`.
-        physics: judges builds (:class:`HousePhysics`; :class:`PymunkHouse` unless the state was
-            made with another, e.g. the test double :class:`ScriptedHouse`); clones share it.
+        physics: judges builds (:class:`~sim.sozoikum.physics.HousePhysics`; the pymunk house
+            unless the state was made with another: a search's states use
+            :class:`~sim.sozoikum.physics.QuickHouse`, rules tests the double
+            :class:`~sim.sozoikum.physics.ScriptedHouse`); clones share it.
     """
 
     HIDDEN = -99
 
     def __init__(self) -> None:
         self.num_players = 0
-        self.rules: dict[str, Any] = {}
+        self.options: SozoikumOptions = SozoikumOptions.from_rules({})
         self.skills: list[float] = []
         self.round = 1
         self.start = 0
@@ -174,12 +163,11 @@ class SozoikumPosition(State):
         self.attempts: list[int] = []
         self.collapses: list[int] = []
         self.winner = -1
-        #: a SozoikumEnd once the game is over, "" while it runs
-        self.termination: str = ""
+        #: a SozoikumEnd once the game is over, None while it runs
+        self.termination: SozoikumEnd | None = None
         self.log: list[BuildLogEntry] = []
         self._history: list[tuple[int, Action]] = []
-        self.fast_build = False
-        self.physics: HousePhysics = PymunkHouse()
+        self.physics: HousePhysics = PYMUNK_HOUSE
 
 
     def clone(self: _P) -> _P:
@@ -207,7 +195,7 @@ class SozoikumPosition(State):
 
     def _beneficiary(self, seats: Sequence[int]) -> int:
         ordered = self._in_order(seats)
-        return ordered[-1] if self.rules["beneficiary"] == "last" else ordered[0]
+        return ordered[-1] if self.options.beneficiary == "last" else ordered[0]
 
     def bag_size(self) -> int:
         """Stones in the bag."""
@@ -227,11 +215,9 @@ class SozoikumPosition(State):
     # --- information ------------------------------------------------------------------------
     def observation(self, seat: int) -> SozoikumObservation:
         """What ``seat`` knows: the position with the other seats' bluff fists hidden."""
-        rules = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in
-                      ((k, self.rules[k]) for k in OPTION_BY_NAME))
         fists = tuple(f if (s == seat or f is None) else self.HIDDEN for s, f in enumerate(self.fists))
         return SozoikumObservation(
-            seat=seat, num_players=self.num_players, rules=rules, skills=tuple(self.skills), round=self.round,
+            seat=seat, num_players=self.num_players, options=self.options, skills=tuple(self.skills), round=self.round,
             start=self.start, phase=self.phase, draws_left=self.draws_left, stones=tuple(self.stones),
             fresh=self.fresh, back=tuple(self.back), fire=tuple(self.fire),
             reserve=tuple(tuple(r) for r in self.reserve), gems=tuple(self.gems), mine=self.mine,
@@ -273,7 +259,7 @@ class SozoikumPosition(State):
         parts = [
             "sozoikum",
             f"n={n}",
-            "rules=" + ",".join(f"{k}:{encode_option(self.rules[k])}" for k in OPTION_BY_NAME),
+            "rules=" + ",".join(f"{k}:{encode_option(getattr(self.options, k))}" for k in OPTION_BY_NAME),
             "skill=" + ",".join(repr(x) for x in self.skills),
             f"round={self.round}",
             f"start={self.start}",
@@ -304,7 +290,7 @@ class SozoikumPosition(State):
             "taken=" + join_ints(self.taken),
             "attempts=" + join_ints(self.attempts),
             "collapses=" + join_ints(self.collapses),
-            f"end={self.winner}:{self.termination or '-'}",
+            f"end={self.winner}:{'-' if self.termination is None else self.termination.value}",
             "log=" + (";".join(f"{r}:{s}:{'.'.join(map(str, st))}:{ok}:{d!r}:{ns}" for r, s, st, ok, d, ns in self.log) or "-"),
         ]
         return " ".join(parts)
@@ -327,7 +313,7 @@ def encode_option(v: Any) -> str:
     """A rule option value as notation text (floats by ``repr``, so they read back exactly)."""
     if isinstance(v, bool):
         return "true" if v else "false"
-    if isinstance(v, list):
+    if isinstance(v, (list, tuple)):
         return "+".join(v)
     if isinstance(v, float):
         return repr(v)

@@ -18,11 +18,12 @@ from sim.sozoikum.actions import (
     FIRE, Ally, Announce, Bid, BuildChoice, BuildNoise, Challenge, Dumno, DrawStone, Fist, Pass, Pick, Place,
     PlayCard, Reply, Sealed, Setup, Tiger, Veto,
 )
-from sim.sozoikum.builds import build_from_seeds, house_params
+from sim.sozoikum.options import SozoikumOptions
+from sim.sozoikum.physics import build_from_seeds
 from sim.sozoikum.draw import COLOURS
-from sim.sozoikum.house import ROLE_NAMES, ROLES, build_house, fallen_roles
+from sim.sozoikum.house import ROLE_NAMES, ROLES, fallen_roles
 from sim.sozoikum.rules import SozoikumState
-from sim.sozoikum.stones import rest_angle, rotate, stone_shape
+from sim.sozoikum.shapes import rest_angle, rotate, stone_shape
 
 #: how the words name the cards (docs/rules-sozoikum.md)
 CARD_NAMES = {"camp": "Camp", "gems": "Gems", "steal": "Steal", "tiger": "Tiger", "dumno": "Dumnopterix",
@@ -34,26 +35,25 @@ def _poly(verts: Any, x: float, y: float, angle: float) -> list[list[float]]:
     return [[round(float(px) + x, 3), round(float(py) + y, 3)] for px, py in rotate(verts, angle)]
 
 
-def _resting(seed: int, rules: dict[str, Any]) -> list[list[float]]:
+def _resting(seed: int, options: SozoikumOptions) -> list[list[float]]:
     """Stone ``seed``'s outline lying on its longest edge (how a seat holds it), centroid at 0."""
-    verts = stone_shape(seed, rules["stone_size_min"], rules["stone_size_max"])
+    verts = stone_shape(seed, options.stone_size_min, options.stone_size_max)
     return _poly(verts, 0.0, 0.0, rest_angle(verts))
 
 
 def _house(state: SozoikumState, seat: int, noise: int, attempt: int) -> dict[str, Any]:
     """The house ``seat`` builds with the plan of ``state`` and placement noise ``noise``: the verdict
-    of the game's own pymunk build (:func:`sim.sozoikum.builds.build_from_seeds`) and, for a house
+    of the game's own pymunk build (:func:`sim.sozoikum.physics.build_from_seeds`) and, for a house
     that fell, the whole fall (the game's build stops once a stone reaches the ground, as
     ``stonelab sozoikum house --png`` does); each stone's outline where it was released and where it
     ended, and whether it fell (:func:`sim.sozoikum.house.fallen_roles`).
     """
     seeds = [state.stones[i] for i in state.plan]
-    rules = state.rules
-    verdict = build_from_seeds(seeds, state.skills[seat], noise, rules)
-    drawn = verdict if verdict.stood else build_house(
-        [stone_shape(x, rules["stone_size_min"], rules["stone_size_max"]) for x in seeds], state.skills[seat], noise,
-        house_params(rules), stop_on_fall=False)
-    fallen = fallen_roles(drawn, rules["house_tolerance"], rules["house_fall_tilt"])
+    options = state.options
+    verdict = build_from_seeds(seeds, state.skills[seat], noise, options)
+    drawn = verdict if verdict.stood else build_from_seeds(seeds, state.skills[seat], noise, options,
+                                                           stop_on_fall=False)
+    fallen = fallen_roles(drawn, options.house_tolerance, options.house_fall_tilt)
     return {
         "seat": seat, "attempt": attempt, "round": state.round, "stones": list(state.plan), "roles": list(ROLES),
         "stood": verdict.stood, "reason": verdict.reason,
@@ -197,7 +197,7 @@ def frames(game: Game, config: GameConfig, history: Sequence[tuple[int, Action]]
             for s, x in action:
                 hidden.setdefault(s, {})["note"] = f"hides {_gems(cast(Fist, x).amount)}"
         if after.phase == "over" and after.winner < 0:
-            more = (more + "; " if more else "") + f"round {after.rules['max_rounds']} is over: no house stood, a draw"
+            more = (more + "; " if more else "") + f"round {after.options.max_rounds} is over: no house stood, a draw"
         out.append(Frame(before.round, NO_SEAT if seat == SIMULTANEOUS else seat,
                          text + (f"; {more}" if more else ""), board, hidden))
     if out and out[0].turn != 0:
@@ -208,9 +208,9 @@ def frames(game: Game, config: GameConfig, history: Sequence[tuple[int, Action]]
     if outcome is None:
         raise ValueError("the history does not end the game")
     setup = {
-        "shapes": {str(i): _resting(seed, state.rules) for i, seed in enumerate(state.stones)},
+        "shapes": {str(i): _resting(seed, state.options) for i, seed in enumerate(state.stones)},
         "builds": builds, "role_colours": dict(COLOURS), "role_names": dict(ROLE_NAMES),
-        "wall_gap": state.rules["wall_gap"], "turn_name": "round", "start_gems": state.rules["start_gems"],
+        "wall_gap": state.options.wall_gap, "turn_name": "round", "start_gems": state.options.start_gems,
         "one_shot_names": {"T": "Tiger", "D": "Dumnopterix", "V": "Veto"}, "card_names": dict(CARD_NAMES),
     }
     return Frames(out, outcome, setup)

@@ -1,9 +1,10 @@
 """Sozoikum: the rules engine (turn structure, legal moves, chance, transitions, outcome). No I/O.
 
 The actions are in :mod:`sim.sozoikum.actions`, the options in :mod:`sim.sozoikum.options`, the
-physics boundary in :mod:`sim.sozoikum.builds`, what a position holds (and its notation writer) in
+physics boundary in :mod:`sim.sozoikum.physics` (the only way to the house's physics: importing
+this module loads no pymunk), what a position holds (and its notation writer) in
 :mod:`sim.sozoikum.position`, the notation reader in :mod:`sim.sozoikum.notation`; this module
-re-exports their public names, so ``rules.X`` keeps working.
+holds the endings and the rules that move a position.
 
 Players build a house of five stones won at the campfire; the first house that stands wins.
 ``docs/rules-sozoikum.md`` lists every decision beyond the rule text; the short form:
@@ -13,7 +14,7 @@ State
     (tiger ``T``, dumnopterix ``D``, veto ``V``; camp, gems and steal are never used up). The mine's
     gems; the bag (``fresh`` stones never seen yet, plus stones the dumnopterix sent back, known by
     id); the fire (stones nobody took stay there). Every stone that left the bag has an id and a
-    shape seed (``stones.stone_shape``): its shape is drawn by chance **when it is first drawn from
+    shape seed (``shapes.stone_shape``): its shape is drawn by chance **when it is first drawn from
     the bag** (so nothing about the bag is hidden), and it keeps that shape for the game.
 
 A round (the start seat is seat 0 in round 1 and moves one seat left each round)
@@ -37,8 +38,9 @@ A round (the start seat is seat 0 in round 1 and moves one seat left each round)
     5. Building, in turn order from the start seat: a seat holding 5 or more stones may build
        (``BuildChoice``), assigns five of its stones to the roles A1, A2, B1, B2, roof (``Place``),
        and chance draws the placement noise (``BuildNoise``); the state's ``physics`` decides (the
-       :class:`HousePhysics` protocol; the game's is :class:`PymunkHouse`, the 2-D simulation of
-       ``house.build_house``; :class:`ScriptedHouse` is a test double). The
+       ``physics.HousePhysics`` protocol; the game's is ``PymunkHouse``, the 2-D simulation of
+       ``house.build_house``; a search's states use ``QuickHouse``, rules tests the double
+       ``ScriptedHouse``). The
        first house that stands ends the game (that seat wins); a collapse costs only the turn.
     The game also ends, as a draw, after ``max_rounds`` rounds.
 """
@@ -50,32 +52,34 @@ from typing import Any, Mapping, Sequence, cast
 import numpy as np
 
 from sim.core.errors import ScenarioError
-from sim.core.game import CHANCE, SIMULTANEOUS, TERMINAL, Action, Outcome
-from sim.core.options import validate_options
-from sim.sozoikum import house as _house
+from sim.core.game import CHANCE, SIMULTANEOUS, TERMINAL, Action, Outcome, Termination
 from sim.sozoikum.actions import (
     CAMP, CARDS, DUMNO, FIRE, GEMS, ONE_SHOT_LETTER, REUSABLE, STEAL, TIGER, VETO, Ally, Announce, Bid,
     BuildChoice, BuildNoise, Challenge, Dumno, DrawStone, Fist, Pass, Pick, Place, PlayCard, Reply, Sealed,
     Setup, Tiger, Veto,
 )
-from sim.sozoikum.builds import BuildVerdict, HousePhysics, PymunkHouse, ScriptedHouse, build_from_seeds, house_params
-from sim.sozoikum.options import GATHERING_RULES, MAX_PLAYERS, OPTIONS, SEAT_OPTIONS
-from sim.sozoikum.position import SozoikumEnd, SozoikumObservation, SozoikumPosition
-from sim.sozoikum.stones import SEED_BOUND, stone_info
+from sim.sozoikum.options import MAX_PLAYERS, SEAT_OPTIONS, SozoikumOptions
+from sim.sozoikum.physics import ROLES, HousePhysics
+from sim.sozoikum.position import SozoikumObservation, SozoikumPosition
+from sim.sozoikum.shapes import SEED_BOUND
 
-# the names importers reach as ``rules.X`` (the rules grew out of one module; the actions, options,
-# physics boundary and position now have their own)
-__all__ = [
-    "CAMP", "CARDS", "DUMNO", "FIRE", "GEMS", "ONE_SHOT_LETTER", "REUSABLE", "STEAL", "TIGER", "VETO",
-    "Ally", "Announce", "Bid", "BuildChoice", "BuildNoise", "Challenge", "Dumno", "DrawStone", "Fist", "Pass",
-    "Pick", "Place", "PlayCard", "Reply", "Sealed", "Setup", "Tiger", "Veto",
-    "BuildVerdict", "HousePhysics", "PymunkHouse", "ScriptedHouse", "build_from_seeds", "house_params",
-    "GATHERING_RULES", "MAX_PLAYERS", "OPTIONS", "SEAT_OPTIONS", "SozoikumEnd", "SozoikumObservation",
-    "SozoikumPosition",
-    "ROLES", "HOUSE_STONES", "NOISE_BOUND", "SozoikumState",
-]
 
-ROLES = _house.ROLES
+class SozoikumEnd(Termination):
+    """How a game of Sozoikum ends (docs/rules-sozoikum.md): what the rules set as a position's
+    ``termination`` and :meth:`SozoikumState.outcome` reports (the game's spec declares them,
+    sim/sozoikum/game.py)."""
+
+    HOUSE = "house"  # a seat's house stood: it wins
+    ROUND_CAP = "round_cap"  # max_rounds passed without a standing house
+
+    @classmethod
+    def meanings(cls) -> dict[str, str]:
+        """What each ending is (docs/rules-sozoikum.md)."""
+        return {"house": "a seat's house stood: it wins",
+                "round_cap": "rules.max_rounds rounds passed without a standing house: a draw"}
+
+
+
 #: stones in a house
 HOUSE_STONES = 5
 #: noise seeds for builds are drawn below this bound
@@ -90,28 +94,32 @@ class SozoikumState(SozoikumPosition):
     # --- construction -----------------------------------------------------------------------
     @classmethod
     def new(
-        cls, num_players: int, rules: Mapping[str, Any], skills: Sequence[float], physics: HousePhysics | None = None
+        cls, num_players: int, rules: SozoikumOptions | Mapping[str, Any], skills: Sequence[float],
+        physics: HousePhysics | None = None,
     ) -> "SozoikumState":
-        """The start of a game; houses are judged by ``physics`` (default :class:`PymunkHouse`).
+        """The start of a game under ``rules`` (the options, or a scenario's ``[rules]`` table that
+        :meth:`SozoikumOptions.from_rules` validates); houses are judged by ``physics`` (default:
+        the pymunk house).
 
         Raises:
             ScenarioError: bad player count, rules or skills.
         """
         if not 2 <= num_players <= MAX_PLAYERS:
             raise ScenarioError(f"Sozoikum takes 2 to {MAX_PLAYERS} players, got {num_players}", key="seats")
-        r = validate_options(dict(rules), OPTIONS, prefix="rules")
-        if r["stone_size_min"] > r["stone_size_max"]:
-            raise ScenarioError("stone_size_min must not exceed stone_size_max", key="rules.stone_size_min")
+        r = rules if isinstance(rules, SozoikumOptions) else SozoikumOptions.from_rules(rules)
+        problem = r.size_problem()
+        if problem:
+            raise ScenarioError(problem[1], key=problem[0])
         if len(skills) != num_players:
             raise ScenarioError(f"need {num_players} skills, got {len(skills)}", key="seats")
         s = cls()
         s.num_players = num_players
-        s.rules = r
+        s.options = r
         s.skills = [float(SEAT_OPTIONS[0].validate(float(k), key="skill")) for k in skills]
-        s.fresh = r["bag_stones"]
+        s.fresh = r.bag_stones
         s.reserve = [[] for _ in range(num_players)]
-        s.gems = [r["start_gems"]] * num_players
-        s.mine = r["mine_gems"]
+        s.gems = [r.start_gems] * num_players
+        s.mine = r.mine_gems
         s.oneshots = ["TDV"] * num_players
         s.played = ["-"] * num_players
         s.fists = [None] * num_players
@@ -120,7 +128,7 @@ class SozoikumState(SozoikumPosition):
         s.taken = [0] * num_players
         s.attempts = [0] * num_players
         s.collapses = [0] * num_players
-        s.draws_left = r["fire_draw"]
+        s.draws_left = r.fire_draw
         s.phase = "draw"
         if physics is not None:
             s.physics = physics
@@ -130,13 +138,13 @@ class SozoikumState(SozoikumPosition):
     @classmethod
     def from_observation(cls, obs: SozoikumObservation) -> "SozoikumState":
         """The state an observation shows, with no history; the other seats' fists in hand stay
-        ``HIDDEN`` (a search draws them, ``SozoikumGame.determinize``). Builds are judged by
-        :class:`PymunkHouse`.
+        ``HIDDEN`` (a search draws them, ``SozoikumGame.determinize``). Builds are judged by the
+        pymunk house.
 
         Raises:
             ScenarioError: the observation's rules or skills are not valid.
         """
-        s = cls.new(obs.num_players, {k: list(v) if isinstance(v, tuple) else v for k, v in obs.rules}, obs.skills)
+        s = cls.new(obs.num_players, obs.options, obs.skills)
         s.round, s.start, s.phase, s.draws_left = obs.round, obs.start, obs.phase, obs.draws_left
         s.stones, s.fresh, s.back, s.fire = list(obs.stones), obs.fresh, list(obs.back), list(obs.fire)
         s.reserve = [list(r) for r in obs.reserve]
@@ -191,9 +199,9 @@ class SozoikumState(SozoikumPosition):
         return ()
 
     def _setups(self) -> list[Setup]:
-        cp = self.rules["card_play"]
+        cp = self.options.card_play
         cards = (True, False) if cp == "choice" else (cp == "always",)
-        return [Setup(c, r) for c in cards for r in self.rules["gathering_rules"]]
+        return [Setup(c, r) for c in cards for r in self.options.gathering_rules]
 
     def legal_actions(self, seat: int | None = None) -> list[Action]:
         """Legal actions of ``seat`` (default: the seat to move); empty at chance nodes, at the end,
@@ -227,13 +235,13 @@ class SozoikumState(SozoikumPosition):
         if ph == "auction":
             out = [Pass()]
             out += [Bid(x) for x in range(self.high + 1, self.gems[p] + 1)]
-            if self.rules["coalitions"] and len(self.holders) == 1 and not self.refused:
+            if self.options.coalitions and len(self.holders) == 1 and not self.refused:
                 out += [Ally(x) for x in range(1, self.gems[p] + 1)]
             return out
         if ph == "reply":
             return [Reply(True), Reply(False)]
         if ph == "announce":
-            return [Announce(x) for x in range(self.rules["announce_max"] + 1)]
+            return [Announce(x) for x in range(self.options.announce_max + 1)]
         if ph == "challenge":
             return [Challenge(True), Challenge(False)]
         if ph == "pick":
@@ -297,12 +305,12 @@ class SozoikumState(SozoikumPosition):
                 return self.high < action.amount <= self.gems[p]
             if type(action) is Ally:
                 return (
-                    self.rules["coalitions"] and len(self.holders) == 1 and not self.refused
+                    self.options.coalitions and len(self.holders) == 1 and not self.refused
                     and 1 <= action.amount <= self.gems[p]
                 )
             return False
         if ph == "announce":
-            return type(action) is Announce and 0 <= action.amount <= self.rules["announce_max"]
+            return type(action) is Announce and 0 <= action.amount <= self.options.announce_max
         try:
             return action in self.legal_actions(p)
         except TypeError:
@@ -451,7 +459,7 @@ class SozoikumState(SozoikumPosition):
             by[cards[s]].append(s)
         took = {}
         for s in by[GEMS]:
-            k = min(self.rules["gather_gems"], self.mine)
+            k = min(self.options.gather_gems, self.mine)
             self.mine -= k
             self.gems[s] += k
             self.taken[s] += k
@@ -582,7 +590,7 @@ class SozoikumState(SozoikumPosition):
             self.phase = "pick"
         else:
             self.rebids += 1
-            if self.rebids > self.rules["hidden_rebids"]:
+            if self.rebids > self.options.hidden_rebids:
                 self._to_build()
             else:
                 self.bidders = tops
@@ -638,14 +646,8 @@ class SozoikumState(SozoikumPosition):
     def _resolve_build(self, seed: int) -> None:
         s = self.builder
         seeds = [self.stones[i] for i in self.plan]
-        r = self.rules
-        if self.fast_build:
-            lo, hi = r["stone_size_min"], r["stone_size_max"]
-            infos = [stone_info(x, lo, hi) for x in seeds]
-            stood, disp = _house.quick_verdict(infos, self.skills[s], seed, r["wall_gap"]), -1.0
-        else:
-            res = self.physics.build(seeds, self.skills[s], seed, r)
-            stood, disp = res.stood, round(res.max_displacement, 4)
+        res = self.physics.build(seeds, self.skills[s], seed, self.options)
+        stood, disp = res.stood, round(res.max_displacement, 4)
         self.attempts[s] += 1
         self.log.append((self.round, s, tuple(self.plan), int(stood), disp, seed))
         if stood:
@@ -658,7 +660,7 @@ class SozoikumState(SozoikumPosition):
         self._next_builder()
 
     def _end_round(self) -> None:
-        if self.round >= self.rules["max_rounds"]:
+        if self.round >= self.options.max_rounds:
             self.phase = "over"
             self.termination = SozoikumEnd.ROUND_CAP
             return
@@ -668,7 +670,7 @@ class SozoikumState(SozoikumPosition):
         self.camp = []
         self.cards_on = False
         self.rule = ""
-        self.draws_left = self.rules["fire_draw"]
+        self.draws_left = self.options.fire_draw
         self.phase = "draw"
 
     # --- end --------------------------------------------------------------------------------
@@ -682,4 +684,5 @@ class SozoikumState(SozoikumPosition):
         if self.phase != "over":
             return None
         winners = (self.winner,) if self.winner >= 0 else ()
-        return Outcome(SozoikumEnd(self.termination), winners, tuple(float(len(r)) for r in self.reserve))
+        assert self.termination is not None  # set with phase "over"
+        return Outcome(self.termination, winners, tuple(float(len(r)) for r in self.reserve))

@@ -29,9 +29,10 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from sim.core.errors import InputError, ScenarioError
-from sim.core.game import Column, Game, GameConfig, GameDetails, GameSpec, State, Termination
+from sim.core.game import Column, Game, GameConfig, GameDetails, GameSpec, State
 from sim.core.options import Option
 from sim.sun import rules as R
+from sim.sun.endings import SunEnd
 from sim.sun.layout import Layout, PhysicsSpec, TableSpec, BallSpec, parse_layout
 from sim.sun.layout import BALL_RANGES, PHYSICS_RANGES, TABLE_RANGES
 from sim.sun.thrower import SKILLS, Thrower, TablePassNoise, TablePlaceNoise
@@ -449,20 +450,6 @@ class SunGameState(R.SunState):
         if isinstance(tab, PhysicsTable) and tab.record is not None:
             tab.context.update(turn=self.turn, seat=self.seat, seq=len(tab.record))
         super().apply_action(action)
-
-
-class SunEnd(Termination):
-    """How a game of Stonehenge and the Sun ends (docs/rules-sun.md)."""
-
-    FIELD_EMPTY = "field_empty"  # the last field stone was placed: fewest penalty stones wins
-    STALEMATE = "stalemate"  # the seat to place has no legal placement left
-
-    @classmethod
-    def meanings(cls) -> dict[str, str]:
-        """What each ending is (docs/rules-sun.md, "End")."""
-        return {"field_empty": "the last stone of the field was placed and passed over (the rule text's end)",
-                "stalemate": "the seat to place had no legal stand, stack or gate left for any stone in the "
-                             "field, so the game stopped with stones unplaced"}
 
 
 class SunGame(Game):

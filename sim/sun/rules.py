@@ -49,8 +49,7 @@ import numpy as np
 from sim.core.errors import InputError
 from sim.core.game import CHANCE, Action, Outcome, State
 from sim.core.options import Option
-# The names below are the rules' API (``from sim.sun import rules as R; R.Stand, R.Ring, ...``):
-# the actions, the physics protocol, the board and the ring geometry are re-exported from their rooms.
+# The rules' API (``R.Stand, R.Ring, ...``): actions, physics protocol, board and ring re-exported.
 from sim.sun.actions import (  # noqa: F401
     Draw, Gate, MoveMarker, Pass, PlaceAction, Stack, Stand, SunAction, action_from_json, action_to_json,
 )
@@ -65,6 +64,7 @@ from sim.sun.ring import (  # noqa: F401
     TAU, Geometry, Pos, Pose, Ring, arc_intersection, arcs_overlap, clearance_to_bisector, gap_width,
     lintel_footprint, orbit_arc, pose_bottom, pose_tilt, pose_top, pose_yaw, quat_yaw, sep_for_width,
 )
+from sim.sun.endings import SunEnd
 from sim.sun.thrower import SKILLS, Thrower
 
 #: Rule options (scenario table ``[rules]``).
@@ -235,16 +235,16 @@ class SunState(SunStands, State):
     def _enter_place(self) -> None:
         self._legal = None
         if FIELD not in self.role and self.drawn < 0:
-            self._finish("field_empty")
+            self._finish(SunEnd.FIELD_EMPTY)
             return
         if self.rules["field"] == "random" and self.drawn < 0 and FIELD in self.role:
             self.phase = "draw"
             return
         self.phase = "place"
         if not self.legal_actions():
-            self._finish("stalemate")
+            self._finish(SunEnd.STALEMATE)
 
-    def _finish(self, reason: str) -> None:
+    def _finish(self, reason: SunEnd) -> None:
         self.phase = "over"
         self.over = reason
         self._legal = None
@@ -535,7 +535,7 @@ class SunState(SunStands, State):
         self.played[self.seat] = True
         self.turn += 1
         if FIELD not in self.role:
-            self._finish("field_empty")
+            self._finish(SunEnd.FIELD_EMPTY)
             return
         self.seat = (self.seat + 1) % self.num_players
         self._begin_turn(keep_ring=True)
@@ -684,7 +684,7 @@ class SunState(SunStands, State):
             s.drawn = int(body.get("d", -1))
             s.placed = int(body.get("pl", -1))
             s.area_before = [tuple(x) if x else None for x in body.get("b", [None] * n)]
-            s.over = body.get("o", "")
+            s.over = SunEnd(body["o"]) if body.get("o") else ""
             s.forced, s.moved = (bool(x) for x in body.get("fm", [0, 0]))
             s._history = []
             s._dirty()

@@ -17,7 +17,7 @@ import analysis.report as R
 from analysis import power
 from analysis.load import export_table, load_run
 from analysis.synthetic import result, toy_spec, write_store
-from sim.core.game import Outcome, outcome_kind
+from sim.core.game import Outcome, Termination, outcome_kind
 from sim.core.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -67,9 +67,10 @@ def test_fixed_seats_say_that_they_mix_seat_and_player(tmp_path: Path) -> None:
 # --- one meaning of draw and shared win --------------------------------------------------------------
 def test_outcome_is_defined_once() -> None:
     assert [outcome_kind(w) for w in ((), (1,), (0, 2))] == ["draw", "sole", "shared"]
-    shared = Outcome("normal", (0, 1), (1.0, 1.0))
+    end = Termination("Ending", {"NORMAL": "normal"})
+    shared = Outcome(end.NORMAL, (0, 1), (1.0, 1.0))
     assert shared.is_shared and not shared.is_draw  # a shared win is not a draw
-    assert Outcome("normal", (), (0.0, 0.0)).is_draw
+    assert Outcome(end.NORMAL, (), (0.0, 0.0)).is_draw
 
 
 def check_outputs_count_what_the_store_holds(run_dir: Path, tmp: Path) -> tuple[int, int]:

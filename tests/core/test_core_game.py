@@ -7,7 +7,7 @@ import pytest
 
 from sim.core.agents import make_agent
 from sim.core.errors import IllegalActionError
-from sim.core.game import Outcome
+from sim.core.game import Outcome, Termination
 from sim.core.play import play
 from sim.core.seeding import game_streams, stream
 from sim.core.testing import random_sim_test
@@ -31,10 +31,22 @@ def test_illegal_action_names_action_seat_and_state() -> None:
     assert s.total == 0
 
 
+class _End(Termination):
+    NORMAL = "normal"
+    TURN_CAP = "turn_cap"
+
+
 def test_outcome_returns() -> None:
-    assert Outcome("normal", (1,), (0, 1, 0)).returns() == (0.0, 1.0, 0.0)
-    assert Outcome("normal", (0, 2), (1, 0, 1)).returns() == (0.5, 0.0, 0.5)
-    assert Outcome("turn_cap", (), (0, 0)).returns() == (0.5, 0.5)
+    assert Outcome(_End.NORMAL, (1,), (0, 1, 0)).returns() == (0.0, 1.0, 0.0)
+    assert Outcome(_End.NORMAL, (0, 2), (1, 0, 1)).returns() == (0.5, 0.0, 0.5)
+    assert Outcome(_End.TURN_CAP, (), (0, 0)).returns() == (0.5, 0.5)
+
+
+def test_outcome_termination_is_an_ending_member() -> None:
+    # a bare string is refused: every ending is a member of a declared enum, stored as its value
+    with pytest.raises(TypeError, match="Termination member"):
+        Outcome("normal", (1,), (0, 1))  # type: ignore[arg-type]
+    assert Outcome(_End.TURN_CAP, (), (0, 0)).termination == "turn_cap"
 
 
 def test_streams_depend_only_on_root_and_index() -> None:

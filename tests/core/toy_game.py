@@ -16,7 +16,7 @@ from sim.core.agents import ISMCTS, MCTS, RANDOM
 from sim.core.errors import InputError
 from sim.core.game import (CHANCE, TERMINAL, Column, Game, GameConfig, GameDetails, GameSpec, Outcome, State,
                            Termination)
-from sim.core.options import Option
+from sim.core.options import Option, RuleOptions
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +33,20 @@ class Coin:
 
     def __str__(self) -> str:
         return f"Coin({self.n})"
+
+
+OPTIONS = (
+    Option("target", int, 10, "total that wins", min=1, max=1000),
+    Option("coin", bool, False, "a coin may add 1 after each move"),
+)
+
+
+@dataclass(frozen=True)
+class RaceOptions(RuleOptions, options=OPTIONS):
+    """The race's rule options, read one way: ``RaceOptions.from_rules(config.rules)``."""
+
+    target: int
+    coin: bool
 
 
 class RaceEnd(Termination):
@@ -124,10 +138,7 @@ class RaceGame(Game):
         min_players=2,
         max_players=3,
         has_chance=True,
-        options=(
-            Option("target", int, 10, "total that wins", min=1, max=1000),
-            Option("coin", bool, False, "a coin may add 1 after each move"),
-        ),
+        options=OPTIONS,
         seat_options=(Option("handicap", int, 0, "unused; tests seat options", min=0, max=5),),
         result_columns=(Column("final_total", "INTEGER"),),
         detail_tables={"moves": (Column("seat", "INTEGER"), Column("added", "INTEGER"))},
@@ -137,7 +148,8 @@ class RaceGame(Game):
     agents = {"random": RANDOM, "mcts": MCTS, "ismcts": ISMCTS}
 
     def new_initial_state(self, config: GameConfig) -> RaceState:
-        return RaceState(config.num_players, config.rules["target"], config.rules["coin"])
+        options = RaceOptions.from_rules(config.rules)
+        return RaceState(config.num_players, options.target, options.coin)
 
     def from_notation(self, text: str) -> RaceState:
         try:

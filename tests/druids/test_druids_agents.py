@@ -11,7 +11,9 @@ from sim.core.agents import make_agent
 from sim.core.errors import ScenarioError
 from sim.core.play import play as play_game
 from sim.druids.game import GAME, RESULT_COLUMNS, SPEC
-from sim.druids.rules import LINE_LENGTH, MEGALITHS, DruidsState
+from sim.druids.geometry import LINE_LENGTH
+from sim.druids.pieces import MEGALITHS
+from sim.druids.rules import DruidsState
 
 
 def play(a0: str, a1: str, seed: int, rules: dict | None = None, p0: dict | None = None, p1: dict | None = None) -> DruidsState:

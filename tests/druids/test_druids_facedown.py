@@ -7,7 +7,10 @@ import pytest
 
 from sim.core.play import play_random
 from sim.druids.game import GAME
-from sim.druids.rules import HIDDEN, LINES, POINT_LINES, STONES, DruidsState, Place
+from sim.druids.actions import Place
+from sim.druids.geometry import LINES, POINT_LINES
+from sim.druids.pieces import STONES
+from sim.druids.rules import HIDDEN, DruidsState
 
 RULES = {"tie_loser": "last_placer", "early_domination": "tie_rule", "face_down": True, "match_games": 1}
 
@@ -30,7 +33,7 @@ def _reassign_hidden(s: DruidsState, seat: int, rng: np.random.Generator) -> Dru
     pick = rng.permutation(len(unseen))
     for j, i in enumerate(hidden):
         moves[i] = (moves[i][0], unseen[int(pick[j])])
-    return DruidsState.from_parts(s.rules(), s.records()[:-1] if s.is_terminal() else s.records(), moves)
+    return DruidsState.from_parts(s.options, s.records()[:-1] if s.is_terminal() else s.records(), moves)
 
 
 @pytest.mark.parametrize("seed", range(8))

@@ -13,19 +13,10 @@ from sim.core.errors import IllegalActionError, InputError
 from sim.core.game import TERMINAL
 from sim.core.play import play_random
 from sim.druids.game import GAME
-from sim.druids.rules import (
-    DruidsEnd,
-    LINE_NAMES,
-    LINES,
-    MEGALITHS,
-    NUM_LINES,
-    POINT_NAMES,
-    STONES,
-    DruidsState,
-    Place,
-    record_megaliths,
-    record_winner,
-)
+from sim.druids.actions import Place
+from sim.druids.geometry import LINE_NAMES, LINES, NUM_LINES, POINT_NAMES
+from sim.druids.pieces import MEGALITHS, STONES
+from sim.druids.rules import DruidsEnd, DruidsState, record_megaliths, record_winner
 
 
 def notation(moves: str, **rules: object) -> str:
@@ -60,10 +51,10 @@ def ref_dominates(s: DruidsState, seat: int, L: int) -> bool:
     order = [p for p, _ in s.moves() if p in pts]
     first_placer = s.owner(order[0]) if order else None
     last_placer = s.owner(order[-1]) if order else None
-    tie_last = s.tie_loser == "last_placer"
+    tie_last = s.options.tie_loser == "last_placer"
     if empty == 0:
         return mine > theirs or (mine == theirs and (last_placer if tie_last else first_placer) == opp)
-    mode = "off" if s.face_down else s.early_mode
+    mode = "off" if s.options.face_down else s.options.early_domination
     if mode == "off":
         return False
     hand = sorted(s.hand(opp), reverse=True)

@@ -10,7 +10,7 @@ from sim.core.play import play
 from sim.core.seeding import game_streams
 from sim.rocks.game import GAME
 from sim.rocks.notation import build_position
-from sim.rocks.rules import END_TURN, Move, MoveGuard, SeatBox, SeatTrilithon
+from sim.rocks.actions import END_TURN, Move, MoveGuard, SeatBox, SeatTrilithon
 
 
 def play_match(names: list[str], params: list[dict], games: int, seed: int, **rules: object) -> np.ndarray:

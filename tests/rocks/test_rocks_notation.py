@@ -14,7 +14,8 @@ from sim.core.game import CHANCE
 from sim.core.play import play_random
 from sim.rocks.game import GAME
 from sim.rocks.notation import build_position
-from sim.rocks.rules import DECK, RocksState
+from sim.rocks.actions import DECK
+from sim.rocks.rules import RocksState
 
 
 def random_state(seed: int, steps: int, players: int = 3, **rules: object) -> RocksState:
@@ -36,8 +37,8 @@ def test_notation_round_trips(seed: int, steps: int, players: int) -> None:
 def test_notation_keeps_rule_options() -> None:
     s = build_position(2, rules={"target_points": 12, "allow_pass": False, "guard_setup_trilithon": "discard"})
     back = GAME.from_notation(s.to_notation())
-    assert back.rules.target_points == 12 and back.rules.allow_pass is False
-    assert back.rules.guard_setup_trilithon == "discard"
+    assert back.options.target_points == 12 and back.options.allow_pass is False
+    assert back.options.guard_setup_trilithon == "discard"
 
 
 @pytest.mark.parametrize(

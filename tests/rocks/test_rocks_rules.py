@@ -11,18 +11,8 @@ from sim.core.game import CHANCE, TERMINAL
 from sim.core.play import play_random
 from sim.rocks.game import GAME
 from sim.rocks.notation import build_position
-from sim.rocks.rules import (
-    DECK,
-    DRAWS,
-    END_TURN,
-    Draw,
-    Move,
-    MoveGuard,
-    RocksEnd,
-    RocksState,
-    SeatBox,
-    SeatTrilithon,
-)
+from sim.rocks.actions import DECK, DRAWS, END_TURN, Draw, Move, MoveGuard, SeatBox, SeatTrilithon
+from sim.rocks.rules import RocksEnd, RocksState
 
 
 def rejected(state: RocksState, action: object) -> None:

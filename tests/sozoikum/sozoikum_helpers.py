@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from sim.sozoikum import actions as A
 from sim.sozoikum import rules as R
 
 
@@ -13,7 +14,7 @@ def fresh(n: int = 4, skills: float = 0.7, **rules: object) -> R.SozoikumState:
 def draw(state: R.SozoikumState, *seeds: int) -> None:
     """Apply draw chance outcomes with the given shape seeds."""
     for s in seeds:
-        state.apply_action(R.DrawStone(-1, s))
+        state.apply_action(A.DrawStone(-1, s))
 
 
 def give(state: R.SozoikumState, seat: int, *seeds: int) -> list[int]:
@@ -30,12 +31,12 @@ def give(state: R.SozoikumState, seat: int, *seeds: int) -> list[int]:
 def at_cards(n: int = 4, rule: str = "auction", **rules: object) -> R.SozoikumState:
     """Round 1 at the simultaneous card step, ``fire_draw`` stones (seeds 11, 12, ...) on the fire."""
     s = fresh(n, **rules)
-    draw(s, *(11, 12, 13, 14)[: s.rules["fire_draw"]])
-    s.apply_action(R.Setup(True, rule))
+    draw(s, *(11, 12, 13, 14)[: s.options.fire_draw])
+    s.apply_action(A.Setup(True, rule))
     assert s.phase == "cards"
     return s
 
 
 def play(state: R.SozoikumState, *cards: str) -> None:
     """Every seat plays the card at its index."""
-    state.apply_actions({i: R.PlayCard(c) for i, c in enumerate(cards)})
+    state.apply_actions({i: A.PlayCard(c) for i, c in enumerate(cards)})

@@ -10,21 +10,25 @@ from sozoikum_helpers import draw, fresh, give
 
 from sim.core.errors import IllegalActionError
 from sim.core.game import CHANCE
+from sim.sozoikum import actions as A
+from sim.sozoikum import physics as P
 from sim.sozoikum import rules as R
 from sim.sozoikum.agents import assignments, simulate_plan
 from sim.sozoikum.game import GAME
-from sim.sozoikum.position import SozoikumEnd
+from sim.sozoikum.options import SozoikumOptions
+from sim.sozoikum.shapes import stone_info
+from sim.sozoikum.rules import SozoikumEnd
 
 
 def standing_seeds(skill: float = 1.0) -> tuple[int, ...]:
     """The first five shape seeds (from 0 up) whose best-rated house stands at ``skill``."""
-    rules = R.SozoikumState.new(2, {}, [skill] * 2).rules
+    rules = SozoikumOptions.from_rules({})
     for base in itertools.count(0, 5):
         seeds = tuple(range(base, base + 5))
         s = fresh(2, skills=skill)
         give(s, 0, *seeds)
         plan = assignments(s, s.reserve[0])[0][1]
-        if R.build_from_seeds([s.stones[i] for i in plan], skill, 1, rules).stood:
+        if P.build_from_seeds([s.stones[i] for i in plan], skill, 1, rules).stood:
             return tuple(s.stones[i] for i in plan)
     raise AssertionError("unreachable")
 
@@ -35,7 +39,7 @@ def at_building(seeds: tuple[int, ...], skill: float = 1.0) -> R.SozoikumState:
     s = fresh(2, skills=skill, card_play="never", gathering_rules=["hidden"])
     give(s, 0, *seeds)
     draw(s, 1000, 1001)
-    s.apply_actions({0: R.Sealed(0), 1: R.Sealed(1)})
+    s.apply_actions({0: A.Sealed(0), 1: A.Sealed(1)})
     assert s.phase == "decide" and s.current_player() == 0
     return s
 
@@ -43,12 +47,12 @@ def at_building(seeds: tuple[int, ...], skill: float = 1.0) -> R.SozoikumState:
 def test_a_standing_house_wins_and_records_the_round() -> None:
     seeds = standing_seeds()
     s = at_building(seeds)
-    s.apply_action(R.BuildChoice(True))
-    for role, stone in zip(R.ROLES, range(5)):
-        assert R.Place(role, stone) in s.legal_actions()
-        s.apply_action(R.Place(role, stone))
+    s.apply_action(A.BuildChoice(True))
+    for role, stone in zip(P.ROLES, range(5)):
+        assert A.Place(role, stone) in s.legal_actions()
+        s.apply_action(A.Place(role, stone))
     assert s.current_player() == CHANCE
-    s.apply_action(R.BuildNoise(1))
+    s.apply_action(A.BuildNoise(1))
     assert s.is_terminal() and s.outcome().winners == (0,)
     assert s.outcome().termination is SozoikumEnd.HOUSE
     d = GAME.details(s)
@@ -61,9 +65,9 @@ def test_a_standing_house_wins_and_records_the_round() -> None:
 
 def test_a_standing_house_of_bag_stones_stays_still_for_30_seconds() -> None:
     seeds = standing_seeds()
-    rules = R.SozoikumState.new(2, {}, [1.0] * 2).rules
-    settled = R.build_from_seeds(seeds, 1.0, 1, rules)
-    held = R.build_from_seeds(seeds, 1.0, 1, rules, hold_time=30.0)
+    rules = SozoikumOptions.from_rules({})
+    settled = P.build_from_seeds(seeds, 1.0, 1, rules)
+    held = P.build_from_seeds(seeds, 1.0, 1, rules, hold_time=30.0)
     assert held.stood
     assert max(abs(a.x - b.x) + abs(a.y - b.y) for a, b in zip(settled.final, held.final)) < 0.05
 
@@ -71,17 +75,17 @@ def test_a_standing_house_of_bag_stones_stays_still_for_30_seconds() -> None:
 def test_a_collapse_costs_the_turn_only() -> None:
     seeds = standing_seeds()
     s = at_building(seeds)
-    s.apply_action(R.BuildChoice(True))
+    s.apply_action(A.BuildChoice(True))
     # a bad house: the worst-rated assignment that the physics lets fall with noise seed 7
     for _, plan in reversed(assignments(s, s.reserve[0])):
-        res = R.build_from_seeds([s.stones[i] for i in plan], 1.0, 7, s.rules)
+        res = P.build_from_seeds([s.stones[i] for i in plan], 1.0, 7, s.options)
         if not res.stood:
             break
-    for role, stone in zip(R.ROLES, plan):
-        s.apply_action(R.Place(role, stone))
+    for role, stone in zip(P.ROLES, plan):
+        s.apply_action(A.Place(role, stone))
     stones_before = list(s.reserve[0])
     gems_before = list(s.gems)
-    s.apply_action(R.BuildNoise(7))
+    s.apply_action(A.BuildNoise(7))
     assert s.attempts[0] == 1
     assert not res.stood
     assert s.collapses[0] == 1 and not s.is_terminal()
@@ -91,19 +95,19 @@ def test_a_collapse_costs_the_turn_only() -> None:
 
 def test_place_roles_in_order_and_only_own_stones() -> None:
     s = at_building(standing_seeds())
-    s.apply_action(R.BuildChoice(True))
+    s.apply_action(A.BuildChoice(True))
     with pytest.raises(IllegalActionError):
-        s.apply_action(R.Place("roof", 0))
+        s.apply_action(A.Place("roof", 0))
     with pytest.raises(IllegalActionError):
-        s.apply_action(R.Place("A1", 5))  # seat 1's stone
-    s.apply_action(R.Place("A1", 0))
+        s.apply_action(A.Place("A1", 5))  # seat 1's stone
+    s.apply_action(A.Place("A1", 0))
     with pytest.raises(IllegalActionError):
-        s.apply_action(R.Place("A2", 0))  # already placed
+        s.apply_action(A.Place("A2", 0))  # already placed
 
 
 def test_no_build_passes_the_turn() -> None:
     s = at_building(standing_seeds())
-    s.apply_action(R.BuildChoice(False))
+    s.apply_action(A.BuildChoice(False))
     assert s.round == 2 and s.attempts == [0, 0]
 
 
@@ -111,7 +115,7 @@ def test_fewer_than_five_stones_cannot_build() -> None:
     s = fresh(2, card_play="never", gathering_rules=["hidden"])
     give(s, 0, 1, 2, 3, 4)
     draw(s, 5, 6)
-    s.apply_actions({0: R.Sealed(0), 1: R.Sealed(1)})
+    s.apply_actions({0: A.Sealed(0), 1: A.Sealed(1)})
     assert s.round == 2 and s.phase == "draw"
 
 
@@ -121,23 +125,25 @@ def test_first_successful_builder_in_turn_order_wins() -> None:
     give(s, 1, *seeds)
     give(s, 0, *seeds)
     draw(s, 1000, 1001)
-    s.apply_actions({0: R.Sealed(0), 1: R.Sealed(1)})
+    s.apply_actions({0: A.Sealed(0), 1: A.Sealed(1)})
     assert s.current_player() == 0  # seat 0 starts round 1, so it builds first
-    s.apply_action(R.BuildChoice(True))
-    for role, stone in zip(R.ROLES, range(5, 10)):
-        s.apply_action(R.Place(role, stone))
-    s.apply_action(R.BuildNoise(1))
+    s.apply_action(A.BuildChoice(True))
+    for role, stone in zip(P.ROLES, range(5, 10)):
+        s.apply_action(A.Place(role, stone))
+    s.apply_action(A.BuildNoise(1))
     assert s.outcome().winners == (0,) and s.attempts == [1, 0]
 
 
-def test_fast_build_uses_the_quick_verdict() -> None:
+def test_a_search_state_uses_the_quick_verdict() -> None:
     s = at_building(standing_seeds())
-    s.fast_build = True
-    s.apply_action(R.BuildChoice(True))
-    for role, stone in zip(R.ROLES, range(5)):
-        s.apply_action(R.Place(role, stone))
-    s.apply_action(R.BuildNoise(3))
-    assert s.log[0][4] == -1.0
+    s.physics = P.QUICK_HOUSE  # what the ismcts agent's determinized states are judged by
+    s.apply_action(A.BuildChoice(True))
+    for role, stone in zip(P.ROLES, range(5)):
+        s.apply_action(A.Place(role, stone))
+    s.apply_action(A.BuildNoise(3))
+    infos = [stone_info(s.stones[i], s.options.stone_size_min, s.options.stone_size_max) for i in range(5)]
+    stood = P.quick_verdict(infos, s.skills[0], 3, s.options.wall_gap)
+    assert s.log[0][4] == -1.0 and s.log[0][3] == int(stood)
 
 
 def test_assignments_cover_every_role_split() -> None:
@@ -159,9 +165,9 @@ def test_builder_plan_is_a_valid_assignment() -> None:
 def test_round_cap_is_a_draw() -> None:
     s = fresh(2, max_rounds=1, card_play="never", gathering_rules=["hidden"])
     draw(s, 1, 2)
-    s.apply_actions({0: R.Sealed(1), 1: R.Sealed(1)})
-    s.apply_action(R.Pick(0))
-    s.apply_action(R.Pick(1))
+    s.apply_actions({0: A.Sealed(1), 1: A.Sealed(1)})
+    s.apply_action(A.Pick(0))
+    s.apply_action(A.Pick(1))
     assert s.is_terminal() and s.outcome().termination is SozoikumEnd.ROUND_CAP == "round_cap" and s.outcome().winners == ()
     assert s.returns() == (0.5, 0.5)
     assert GAME.details(s).columns["house_round"] is None
@@ -170,31 +176,31 @@ def test_round_cap_is_a_draw() -> None:
 def test_rules_judge_houses_only_through_the_physics_protocol() -> None:
     """With the test double: the rules hand over the stones in role order, the builder's skill and
     the noise seed, and act on the verdict (a collapse costs the turn, a standing house wins)."""
-    phys = R.ScriptedHouse(stands=[1], fall_cm=3.5)
+    phys = P.ScriptedHouse(stands=[1], fall_cm=3.5)
     s = R.SozoikumState.new(2, {"card_play": "never", "gathering_rules": ["hidden"]}, [0.6, 0.9], physics=phys)
     give(s, 0, 101, 102, 103, 104, 105)
     give(s, 1, 201, 202, 203, 204, 205)
     draw(s, 1000, 1001)
-    s.apply_actions({0: R.Sealed(0), 1: R.Sealed(1)})
+    s.apply_actions({0: A.Sealed(0), 1: A.Sealed(1)})
     assert s.clone().physics is phys
-    s.apply_action(R.BuildChoice(True))
-    for role, stone in zip(R.ROLES, (4, 3, 2, 1, 0)):
-        s.apply_action(R.Place(role, stone))
-    s.apply_action(R.BuildNoise(7))
+    s.apply_action(A.BuildChoice(True))
+    for role, stone in zip(P.ROLES, (4, 3, 2, 1, 0)):
+        s.apply_action(A.Place(role, stone))
+    s.apply_action(A.BuildNoise(7))
     assert phys.calls == [((105, 104, 103, 102, 101), 0.6, 7)]
     assert s.collapses == [1, 0] and not s.is_terminal() and s.log[0][3:5] == (0, 3.5)
     assert s.current_player() == 1  # the next builder of the round
-    s.apply_action(R.BuildChoice(True))
-    for role, stone in zip(R.ROLES, range(5, 10)):
-        s.apply_action(R.Place(role, stone))
-    s.apply_action(R.BuildNoise(8))
+    s.apply_action(A.BuildChoice(True))
+    for role, stone in zip(P.ROLES, range(5, 10)):
+        s.apply_action(A.Place(role, stone))
+    s.apply_action(A.BuildNoise(8))
     assert phys.calls[1] == ((201, 202, 203, 204, 205), 0.9, 8)
     assert s.is_terminal() and s.outcome().winners == (1,) and s.outcome().termination is SozoikumEnd.HOUSE
 
 
 def test_the_game_judges_with_the_pymunk_house() -> None:
     s = GAME.new_initial_state(GAME.config(2))
-    assert isinstance(s.physics, R.PymunkHouse)
+    assert isinstance(s.physics, P.PymunkHouse)
     seeds, skill, seed = (1564205098, 1801909167, 3208026798, 3411832287, 683127711), 0.834, 1765437307
-    v = s.physics.build(seeds, skill, seed, s.rules)
-    assert not v.stood and v.reason == R.build_from_seeds(seeds, skill, seed, s.rules).reason
+    v = s.physics.build(seeds, skill, seed, s.options)
+    assert not v.stood and v.reason == P.build_from_seeds(seeds, skill, seed, s.options).reason

@@ -6,9 +6,10 @@ import pytest
 from sozoikum_helpers import at_cards, give, play
 
 from sim.core.errors import IllegalActionError
+from sim.sozoikum import actions as A
 from sim.sozoikum import rules as R
 
-C, G, S, T, D, V = R.CAMP, R.GEMS, R.STEAL, R.TIGER, R.DUMNO, R.VETO
+C, G, S, T, D, V = A.CAMP, A.GEMS, A.STEAL, A.TIGER, A.DUMNO, A.VETO
 
 
 def test_gems_every_player_takes_five() -> None:
@@ -66,8 +67,8 @@ def test_tiger_odd_takes_a_stone_and_keeps_it() -> None:
     (stone,) = give(s, 0, 99)
     play(s, C, C, C, T)
     assert s.phase == "effect" and s.current_player() == 3
-    assert s.legal_actions() == [R.Tiger(0, stone)]
-    s.apply_action(R.Tiger(0, stone))
+    assert s.legal_actions() == [A.Tiger(0, stone)]
+    s.apply_action(A.Tiger(0, stone))
     assert s.reserve[3] == [stone] and s.reserve[0] == []
     assert s.oneshots[3] == "DV"
     assert s.phase == "auction"  # three at the camp
@@ -88,13 +89,13 @@ def test_tiger_even_cancels_and_both_cards_are_spent() -> None:
 def test_one_shot_card_cannot_be_played_again() -> None:
     s = at_cards()
     play(s, G, G, T, T)
-    s.apply_action(R.DrawStone(-1, 5))
-    s.apply_action(R.DrawStone(-1, 6))
-    s.apply_action(R.Setup(True, "auction"))
-    assert R.PlayCard(T) not in s.legal_actions(2)
-    assert R.PlayCard(T) in s.legal_actions(0)
+    s.apply_action(A.DrawStone(-1, 5))
+    s.apply_action(A.DrawStone(-1, 6))
+    s.apply_action(A.Setup(True, "auction"))
+    assert A.PlayCard(T) not in s.legal_actions(2)
+    assert A.PlayCard(T) in s.legal_actions(0)
     with pytest.raises(IllegalActionError):
-        s.apply_actions({0: R.PlayCard(C), 1: R.PlayCard(C), 2: R.PlayCard(T), 3: R.PlayCard(C)})
+        s.apply_actions({0: A.PlayCard(C), 1: A.PlayCard(C), 2: A.PlayCard(T), 3: A.PlayCard(C)})
     assert s.phase == "cards"
 
 
@@ -108,8 +109,8 @@ def test_dumnopterix_odd_returns_a_fire_stone_to_the_bag() -> None:
     s = at_cards()
     play(s, C, C, G, D)
     assert s.current_player() == 3
-    assert set(s.legal_actions()) == {R.Dumno(R.FIRE, 0), R.Dumno(R.FIRE, 1)}
-    s.apply_action(R.Dumno(R.FIRE, 1))
+    assert set(s.legal_actions()) == {A.Dumno(A.FIRE, 0), A.Dumno(A.FIRE, 1)}
+    s.apply_action(A.Dumno(A.FIRE, 1))
     assert s.back == [1] and s.fire == [0]
     assert s.bag_size() == 38 + 1
 
@@ -118,7 +119,7 @@ def test_dumnopterix_odd_takes_from_a_player() -> None:
     s = at_cards()
     (stone,) = give(s, 1, 77)
     play(s, C, C, G, D)
-    s.apply_action(R.Dumno(1, stone))
+    s.apply_action(A.Dumno(1, stone))
     assert s.reserve[1] == [] and stone in s.back
 
 
@@ -131,10 +132,10 @@ def test_dumnopterix_even_cancels() -> None:
 def test_returned_stone_can_be_drawn_again() -> None:
     s = at_cards()
     play(s, G, G, G, D)
-    s.apply_action(R.Dumno(R.FIRE, 0))
+    s.apply_action(A.Dumno(A.FIRE, 0))
     # round 2: draw the returned stone back (same id, same shape)
     assert s.phase == "draw"
-    s.apply_action(R.DrawStone(0))
+    s.apply_action(A.DrawStone(0))
     assert 0 in s.fire and s.back == []
 
 
@@ -142,8 +143,8 @@ def test_veto_odd_sends_a_camp_player_away() -> None:
     s = at_cards()
     play(s, C, C, V, G)
     assert s.current_player() == 2
-    assert set(s.legal_actions()) == {R.Veto(0), R.Veto(1)}
-    s.apply_action(R.Veto(0))
+    assert set(s.legal_actions()) == {A.Veto(0), A.Veto(1)}
+    s.apply_action(A.Veto(0))
     # one player left at the camp: seat 1 takes the fire free
     assert s.reserve[1] == [0, 1] and s.spent == [0, 0, 0, 0]
 
@@ -162,8 +163,8 @@ def test_veto_without_camp_players_does_nothing() -> None:
 
 def test_without_cards_everyone_is_at_the_camp() -> None:
     s = R.SozoikumState.new(3, {"card_play": "never", "gathering_rules": ["hidden"]}, [0.7] * 3)
-    s.apply_action(R.DrawStone(-1, 1))
-    s.apply_action(R.DrawStone(-1, 2))
+    s.apply_action(A.DrawStone(-1, 1))
+    s.apply_action(A.DrawStone(-1, 2))
     assert s.phase == "hidden" and s.simultaneous_seats() == (0, 1, 2)
 
 

@@ -88,12 +88,12 @@ def test_ismcts_plays_legal_moves() -> None:
 def test_greedy_challenges_an_impossible_announcement() -> None:
     from sozoikum_helpers import at_cards, play as play_cards
 
-    from sim.sozoikum import rules as R
+    from sim.sozoikum import actions as A
 
     s = at_cards(rule="bluff")
-    play_cards(s, R.CAMP, R.CAMP, R.CAMP, R.CAMP)
-    s.apply_actions({i: R.Fist(0) for i in range(4)})
+    play_cards(s, A.CAMP, A.CAMP, A.CAMP, A.CAMP)
+    s.apply_actions({i: A.Fist(0) for i in range(4)})
     for a in (1, 15, 0, 0):  # seat 1 announces more than its 10 gems
-        s.apply_action(R.Announce(a))
+        s.apply_action(A.Announce(a))
     agent = make_agent(GAME, "greedy", {}, seat=2, rng=np.random.default_rng(0), config=GAME.config(4))
-    assert agent.act(s.observation(2), s.legal_actions()) == R.Challenge(True)
+    assert agent.act(s.observation(2), s.legal_actions()) == A.Challenge(True)

@@ -9,8 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sim.sozoikum.house import HouseParams, build_house, house_quality, polygons_touch, quick_verdict
-from sim.sozoikum.stones import rest_angle, rotate, stone_info, stone_shape
+from sim.sozoikum.house import HouseParams, build_house, polygons_touch
+from sim.sozoikum.physics import house_quality, quick_verdict
+from sim.sozoikum.shapes import rest_angle, rotate, stone_info, stone_shape
 
 
 def rect(w: float, h: float) -> tuple:

@@ -11,6 +11,7 @@ from sozoikum_helpers import at_cards, play
 from sim.core.errors import InputError
 from sim.core.play import play_random
 from sim.core.testing import random_sim_test
+from sim.sozoikum import actions as A
 from sim.sozoikum import rules as R
 from sim.sozoikum.game import GAME
 
@@ -47,7 +48,7 @@ def test_observation_shows_what_the_hidden_notation_shows(seed: int, steps: int,
 def test_notation_carries_rule_options_and_skills() -> None:
     s = R.SozoikumState.new(3, {"gathering_rules": ["bluff", "auction"], "wall_gap": 1.25, "coalitions": False}, [0.1, 0.5, 1.0])
     back = GAME.from_notation(s.to_notation())
-    assert back.rules == s.rules and back.skills == [0.1, 0.5, 1.0]
+    assert back.options == s.options and back.skills == [0.1, 0.5, 1.0]
 
 
 @given(st.text(max_size=200))
@@ -89,8 +90,8 @@ def test_specific_malformations() -> None:
 
 def test_observation_does_not_leak_fists_and_determinize_reproduces_it() -> None:
     s = at_cards(rule="bluff")
-    play(s, R.CAMP, R.CAMP, R.CAMP, R.GEMS)
-    s.apply_actions({0: R.Fist(7), 1: R.Fist(1), 2: R.Fist(3)})
+    play(s, A.CAMP, A.CAMP, A.CAMP, A.GEMS)
+    s.apply_actions({0: A.Fist(7), 1: A.Fist(1), 2: A.Fist(3)})
     obs = s.observation(1)
     assert obs.fists[0] == R.SozoikumState.HIDDEN and 7 not in obs.fists
     rng = np.random.default_rng(5)

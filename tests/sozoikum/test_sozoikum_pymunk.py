@@ -7,7 +7,7 @@ import math
 import pytest
 
 from sim.sozoikum.house import GRAVITY, HouseParams, Pose, PymunkWorld
-from sim.sozoikum.stones import Vertices
+from sim.sozoikum.shapes import Vertices
 
 DT = HouseParams().dt
 

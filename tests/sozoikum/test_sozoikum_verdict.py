@@ -14,10 +14,12 @@ import numpy as np
 import pytest
 
 from sim.sozoikum import house as H
+from sim.sozoikum import physics as P
 from sim.sozoikum import rules as R
-from sim.sozoikum.stones import Vertices, stone_shape
+from sim.sozoikum.options import SozoikumOptions
+from sim.sozoikum.shapes import Vertices, stone_shape
 
-RULES = R.SozoikumState.new(2, {}, [0.7, 0.7]).rules
+RULES = SozoikumOptions.from_rules({})
 #: issue 13: said COLLAPSED (roof moved 1.06 cm); simulated to rest the roof ends 0.83 cm away
 SWING_BACK = ((1388926981, 1688649793, 663806190, 787860738, 2681508260), 0.7, 1790749744)
 #: issue 13: said STANDS, but wall A's top stone lies on the ground
@@ -27,32 +29,32 @@ TOP_ON_GROUND = ((1564205098, 1801909167, 3208026798, 3411832287, 683127711), 0.
 def reference(seeds: tuple[int, ...], skill: float, seed: int) -> H.HouseResult:
     """The build simulated to rest with no early exit and four times the caps."""
     stones = [stone_shape(x) for x in seeds]
-    return H.build_house(stones, skill, seed, H.reference_params(R.house_params(RULES)), stop_on_fall=False)
+    return H.build_house(stones, skill, seed, H.reference_params(P.house_params(RULES)), stop_on_fall=False)
 
 
 def test_a_roof_that_swings_past_the_tolerance_and_comes_back_stands() -> None:
     seeds, skill, seed = SWING_BACK
-    res = R.build_from_seeds(seeds, skill, seed, RULES)
+    res = P.build_from_seeds(seeds, skill, seed, RULES)
     assert res.stood, res.reason
     # the issue's figure for the roof at rest
     assert res.displacement[4] == pytest.approx(0.83, abs=0.05)
     assert res.at_rest
     # it really was beyond the tolerance on the way (the old verdict stopped there)
-    traced = R.build_from_seeds(seeds, skill, seed, RULES, trace=True)
+    traced = P.build_from_seeds(seeds, skill, seed, RULES, trace=True)
     x0, y0 = traced.placed[4].x, traced.placed[4].y
     swing = max(math.hypot(p["roof"][0] - x0, p["roof"][1] - y0) for p in traced.trace if "roof" in p)
-    assert swing > RULES["house_tolerance"]
+    assert swing > RULES.house_tolerance
     ref = reference(seeds, skill, seed)
     assert ref.stood and ref.displacement[4] == pytest.approx(res.displacement[4], abs=0.02)
 
 
 def test_a_top_stone_lying_on_the_ground_is_a_fall() -> None:
     seeds, skill, seed = TOP_ON_GROUND
-    res = R.build_from_seeds(seeds, skill, seed, RULES)
+    res = P.build_from_seeds(seeds, skill, seed, RULES)
     assert not res.stood
     assert res.reason == "A2 on the ground" and res.grounded == ("A2",)
     # the centroid alone would not have told: it stayed within the tolerance
-    assert res.displacement[1] < RULES["house_tolerance"]
+    assert res.displacement[1] < RULES.house_tolerance
     # at rest, the stone still lies on the ground: its lowest point is at y = 0
     ref = reference(seeds, skill, seed)
     assert not ref.stood and "A2" in ref.grounded
@@ -72,7 +74,7 @@ def test_the_quick_verdict_agrees_with_the_at_rest_reference() -> None:
         seeds = tuple(int(x) for x in rng.integers(0, 2**32, 5))
         skill = float(rng.uniform(0.3, 1.0))
         seed = int(rng.integers(R.NOISE_BOUND))
-        quick = R.build_from_seeds(seeds, skill, seed, RULES)
+        quick = P.build_from_seeds(seeds, skill, seed, RULES)
         agree += quick.stood == reference(seeds, skill, seed).stood
         n += 1
     assert agree / n >= 0.98
@@ -186,5 +188,5 @@ def test_fall_options_are_validated() -> None:
         R.SozoikumState.new(2, {"house_fall_tilt": 1.0}, [0.7, 0.7])
     with pytest.raises(Exception, match="house_ground_margin"):
         R.SozoikumState.new(2, {"house_ground_margin": 2.0}, [0.7, 0.7])
-    p = R.house_params({**RULES, "house_fall_tilt": 35.0, "house_ground_margin": 0.2})
+    p = P.house_params(SozoikumOptions.from_rules({"house_fall_tilt": 35.0, "house_ground_margin": 0.2}))
     assert p.fall_tilt == 35.0 and p.ground_margin == 0.2

@@ -5,17 +5,8 @@ from __future__ import annotations
 import math
 from collections import Counter
 
-from sim.druids.rules import (
-    LINE_DIRECTION,
-    LINE_LENGTH,
-    LINES,
-    NUM_LINES,
-    NUM_POINTS,
-    POINT_LINES,
-    POINTS,
-    STONES,
-    point_xy,
-)
+from sim.druids.geometry import LINE_DIRECTION, LINE_LENGTH, LINES, NUM_LINES, NUM_POINTS, POINT_LINES, POINTS, point_xy
+from sim.druids.pieces import STONES
 
 
 def test_eighteen_points_fifteen_lines() -> None:
