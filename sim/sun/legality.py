@@ -15,8 +15,9 @@ from functools import lru_cache
 
 from sim.sun.actions import Gate, MoveMarker, Pass, Stack, made_once
 from sim.sun.board import BASE, GATE, TOP, SunBoard
+from sim.sun.gaps import factors, passable, width_between
 from sim.sun.ring import (TAU, Pos, Ring, arcs_overlap, gap_width, lintel_footprint, lintel_overlaps, orbit_arc,
-                          position_of)
+                          others_areas, position_of)
 from sim.sun.specs import ShapeSpec
 
 #: where pass candidates aim along each legal arc (fractions of it), and their releases beyond a
@@ -217,18 +218,12 @@ class SunLegality(SunBoard):
         passable once position ``k`` of ``ring`` (2+ positions) is grown to ``width`` and ``depth``
         (m), at ``angle`` (rad) and ``radius`` (m)."""
         g = self.geom
-        out = []
         nxt, prev = ring.pos[(k + 1) % ring.n], ring.pos[k - 1]
-        for gi, q, sep in ((k, nxt, (nxt.angle - angle) % TAU), ((k - 1) % ring.n, prev, (angle - prev.angle) % TAU)):
-            if sep >= math.pi:
-                w = math.inf
-            else:  # ring.gap_width of the grown position and its neighbour (clearance_to_bisector, inlined)
-                h = 0.5 * sep
-                sn, cs = math.sin(h), math.cos(h)
-                w = ((radius - 0.5 * depth) * sn - 0.5 * width * cs) + ((q.radius - 0.5 * q.depth) * sn - 0.5 * q.width * cs)
-            u = ring.under[gi]
-            out.append(w >= g.pass_width and (u is None or u >= g.gate_clear_z))
-        return out[0], out[1]
+        rd, hw = factors(radius, depth, width)
+        w_next = width_between(angle, rd, hw, nxt.angle, nxt.rd, nxt.hw)
+        w_prev = width_between(prev.angle, prev.rd, prev.hw, angle, rd, hw)
+        return (passable(w_next, ring.under[k], g.pass_width, g.gate_clear_z),
+                passable(w_prev, ring.under[(k - 1) % ring.n], g.pass_width, g.gate_clear_z))
 
     def _ring_with(self, new_pos: Pos | None = None, removed: int = -1,
                    gate: tuple[int, int, float] | None = None) -> Ring:
@@ -254,15 +249,8 @@ class SunLegality(SunBoard):
         return None
 
     def _others_areas(self, ring: Ring) -> set[tuple[int, int]]:
-        out = set()
-        for s, ms in enumerate(self.markers):
-            if s == self.seat:
-                continue
-            for a in ms:
-                g = ring.nearest_gap(a)
-                if g is not None:
-                    out.add(ring.keys[g])
-        return out
+        """The other seats' mark areas on ``ring`` (``ring.others_areas``)."""
+        return others_areas(ring, self.markers, self.seat)
 
     def _marker_options(self, ring: Ring, anchor: int | None = None) -> list[MoveMarker]:
         """Legal marker moves after the stone (position ``anchor``) was stood, on ``ring``."""
@@ -575,10 +563,10 @@ class SunLegality(SunBoard):
             gaps = [ring.nearest_gap(m) for m in self.markers[self.seat]]
         g = self.geom
         for gi in gaps:
-            if gi is None or ring.width[gi] < g.pass_width:
+            if gi is None:
                 return False
             u = gate[1] if gate is not None and ring.keys[gi] == gate[0] else ring.under[gi]
-            if not (u is None or u >= g.gate_clear_z):  # as Ring.passable
+            if not passable(ring.width[gi], u, g.pass_width, g.gate_clear_z):
                 return False
         if self.rules["mode"] == "orbit":
             return orbit_arc(ring, gaps[0], gaps[1]) is not None  # type: ignore[arg-type]

@@ -25,7 +25,7 @@ End
 
 Geometry (units: metres, radians inside, degrees in actions and on screen)
     A gap's width is measured perpendicular to the ray through its middle (the path a pass takes),
-    with each stone's inner corners (``layout.clearance_to_bisector``, per stone at its actual
+    with each stone's inner corners (``sim.sun.gaps``, the one gap kernel, per stone at its actual
     radius). A gap is passable when that width is at least ball diameter + ``pass_clearance`` and,
     under a gate, the gate's underside is at least ``pass_clearance`` above the top of the ball
     where a pendulum through the centre crosses the ring (string length, pivot height; see
@@ -62,7 +62,7 @@ from sim.sun.protocol import (  # noqa: F401
     nominal_pose, quat_multiply, top_of_position,
 )
 from sim.sun.ring import (  # noqa: F401
-    TAU, Geometry, Pos, Pose, Ring, arc_intersection, arcs_overlap, clearance_to_bisector, gap_width,
+    TAU, Geometry, Pos, Pose, Ring, arc_intersection, arcs_overlap, gap_width,
     lintel_footprint, orbit_arc, pose_bottom, pose_tilt, pose_top, pose_yaw, quat_yaw, sep_for_width,
 )
 from sim.sun.thrower import SKILLS, Thrower

@@ -18,6 +18,10 @@ from typing import Any, Sequence
 import numpy as np
 
 from sim.sun import rules as R
+from sim.sun.gaps import bump_chance as gap_bump
+from sim.sun.gaps import (crossing_clearance, crossing_clearances, factors, gate_clear, passable,
+                          width_between)
+from sim.sun.ring import others_areas
 from sim.sun.specs import TAU, ShapeSpec
 
 #: Aims tried across each arc of a mark area by :func:`best_aim` (the pass).
@@ -66,18 +70,8 @@ def stand_sides(st: R.SunState, ring: R.Ring, a: R.Stand) -> tuple[int, R.Pos, t
 
 def bump_of(st: R.SunState, widths: tuple[float, float]) -> float:
     """:func:`bump_chance` of a stand leaving clear ``widths`` (m) to its two neighbours."""
-    g = st.geom
     sigma = st.throwers[st.seat].sigma_place_m if st.seat < len(st.throwers) else 0.0
-    out = 0.0
-    for w in widths:
-        free = w - g.table.min_clearance
-        if not math.isfinite(free):
-            continue
-        if sigma <= 0.0:
-            out += 1.0 if free < 0.0 else 0.0
-        else:
-            out += 0.5 * math.erfc(free / (sigma * math.sqrt(2.0)))
-    return min(1.0, out)
+    return gap_bump(widths, st.geom.table.min_clearance, sigma)
 
 
 #: (j + 0.5) / samples for j < samples, by samples: where the aims sit across an arc
@@ -213,24 +207,15 @@ def prefetch_rings(g: R.Geometry, jobs: Sequence[tuple[R.Ring, Sequence[tuple[fl
             work.append((ring, 2 * sum(c for _, c in mine)))
     if not todo:
         return
-    # per gap, ring after ring: what Ring._np holds (gap i from position a = i to b = i + 1)
-    cols: dict[str, list[Any]] = {c: [] for c in ("a_ang", "b_ang", "start", "span", "closed", "a_rd", "a_hw",
-                                                  "b_rd", "b_hw")}
+    # per gap, ring after ring: the rings' gap columns (Ring.gap_columns), gathered
+    cols: dict[str, list[Any]] = {}
     rings: list[tuple[R.Ring, int, int]] = []  # (ring, its first gap in cols, its aims)
-    gz = g.gate_clear_z
+    first = 0
     for ring, m in work:
-        n = ring.n
-        rings.append((ring, len(cols["a_ang"]), m))
-        nxt = [ring.pos[(j + 1) % n] for j in range(n)]
-        cols["a_ang"] += ring.angles
-        cols["b_ang"] += [p.angle for p in nxt]
-        cols["start"] += ring.start
-        cols["span"] += [e - s for s, e in zip(ring.start, ring.end)]
-        cols["closed"] += [u is not None and u < gz for u in ring.under]
-        cols["a_rd"] += [p.radius - 0.5 * p.depth for p in ring.pos]
-        cols["a_hw"] += [0.5 * p.width for p in ring.pos]
-        cols["b_rd"] += [p.radius - 0.5 * p.depth for p in nxt]
-        cols["b_hw"] += [0.5 * p.width for p in nxt]
+        rings.append((ring, first, m))
+        for c, v in ring.gap_columns(g).items():
+            cols.setdefault(c, []).extend(v)
+        first += ring.n
     k = np.concatenate([_fractions(c) for c in counts])
     aims = np.mod(np.repeat(np.array(bases), counts) + np.repeat(np.array(spans), counts) * k, TAU)
     m_all = len(aims)
@@ -245,17 +230,8 @@ def prefetch_rings(g: R.Geometry, jobs: Sequence[tuple[R.Ring, Sequence[tuple[fl
             idx[lo:lo + m] = (np.searchsorted(arr, xa[lo:lo + m], side="right") - 1) % ring.n + first
         at += m
     A = {c: np.array(v, dtype=bool if c == "closed" else float)[idx] for c, v in cols.items()}
-    # from here Ring.clearances, line by line, on the gathered columns
-    off = np.mod(x - A["start"], TAU)
-    span = A["span"]
-    inside = (span >= 0.0) & (off <= span) & ~A["closed"]
-    da = np.mod(x - A["a_ang"], TAU)
-    db = np.mod(A["b_ang"] - x, TAU)
-    q = 0.5 * math.pi
-    ha, hb = np.minimum(da, q), np.minimum(db, q)
-    ca = np.where(da < q, A["a_rd"] * np.sin(ha) - A["a_hw"] * np.cos(ha), 1.0)
-    cb = np.where(db < q, A["b_rd"] * np.sin(hb) - A["b_hw"] * np.cos(hb), 1.0)
-    both = np.where(inside, np.minimum(ca, cb) - g.ball.radius, -1.0)
+    both = crossing_clearances(x, A["start"], A["span"], A["closed"], A["a_ang"], A["a_rd"], A["a_hw"], A["b_ang"],
+                               A["b_rd"], A["b_hw"], g.ball.radius)
     line = np.minimum(both[:m_all], both[m_all:])  # best_line: the worse of its two crossings
     starts = [0]
     for _, _, c in todo[:-1]:
@@ -323,12 +299,11 @@ def free_gaps_of(ring: R.Ring, g: R.Geometry, markers: Sequence[Sequence[float]]
     """Passable gaps that are no other seat's mark area."""
     if ring.empty:
         return 0
-    others = {ring.keys[x] for s_, ms in enumerate(markers) if s_ != seat for m in ms
-              if (x := ring.nearest_gap(m)) is not None}
+    others = others_areas(ring, markers, seat)
     memo = ring_memo(ring, g)
-    if memo.passable is None:  # Ring.passable of each gap, inlined
+    if memo.passable is None:  # Ring.passable of each gap
         pw, gz = g.pass_width, g.gate_clear_z
-        memo.passable = [not w < pw and (u is None or u >= gz) for w, u in zip(ring.width, ring.under)]
+        memo.passable = [passable(w, u, pw, gz) for w, u in zip(ring.width, ring.under)]
     ok = memo.passable
     return sum(1 for i in range(ring.n) if ring.keys[i] not in others and ok[i])
 
@@ -342,19 +317,19 @@ def free_gaps(state: R.SunState) -> int:
 
 
 class QuickRing:
-    """One ring's numbers as plain floats for scoring many candidate placements on it: the same
-    arithmetic as :func:`stand_sides`, :func:`sim.sun.ring.gap_width` and
-    :meth:`sim.sun.ring.Ring.clearance_at` (the same operations in the same order, so bit for bit
-    the same values), without building a :class:`~sim.sun.ring.Pos` per candidate, the method
-    calls and the per-angle caches; and :func:`bump_of` for the mover of ``st``. Built once per
-    placement decision on ``st``'s ring (a ring never changes).
+    """One ring's numbers as plain floats for scoring many candidate placements on it: the gap
+    kernel (``sim.sun.gaps``) called on the ring's lists, as :func:`stand_sides` and
+    :meth:`sim.sun.ring.Ring.clearance_at` call it (so the very same values), without building a
+    :class:`~sim.sun.ring.Pos` per candidate, the method calls and the per-angle caches; and
+    :func:`bump_of` for the mover of ``st``. Built once per placement decision on ``st``'s ring
+    (a ring never changes).
 
-    ``rd`` and ``hw`` are each position's ``radius - depth / 2`` and ``width / 2`` (m), the two
-    factors of :func:`~sim.sun.ring.clearance_to_bisector`. The ring must not be empty.
+    ``rd`` and ``hw`` are each position's factors in the kernel (``radius - depth / 2`` and
+    ``width / 2``, m). The ring must not be empty.
     """
 
     __slots__ = ("ring", "n", "angles", "start", "end", "closed", "rd", "hw", "ball_r", "ring_r", "sigma",
-                 "min_clear", "noise", "pass_width", "stacked_pos")
+                 "min_clear", "pass_width", "stacked_pos")
 
     def __init__(self, st: R.SunState) -> None:
         ring, g = st.ring(), st.geom
@@ -364,28 +339,17 @@ class QuickRing:
         self.start = ring.start
         self.end = ring.end
         gz = g.gate_clear_z
-        self.closed = [u is not None and u < gz for u in ring.under]
-        self.rd = [p.radius - 0.5 * p.depth for p in ring.pos]
-        self.hw = [0.5 * p.width for p in ring.pos]
+        self.closed = [not gate_clear(u, gz) for u in ring.under]
+        self.rd = [p.rd for p in ring.pos]
+        self.hw = [p.hw for p in ring.pos]
         self.ball_r = g.ball.radius
         self.ring_r = g.table.ring_radius
         self.pass_width = g.pass_width
-        #: the mover's along-the-ring placement noise (m) and what :func:`bump_of` divides by
+        #: the mover's along-the-ring placement noise (m), for :func:`bump_of`
         self.sigma = st.throwers[st.seat].sigma_place_m if st.seat < len(st.throwers) else 0.0
-        self.noise = self.sigma * math.sqrt(2.0)
         self.min_clear = g.table.min_clearance
         #: the state's ``stacked_pos``: a stack's footprint as the rules see it
         self.stacked_pos = st.stacked_pos
-
-    def width(self, a_ang: float, a_rd: float, a_hw: float, b_ang: float, b_rd: float, b_hw: float) -> float:
-        """:func:`~sim.sun.ring.gap_width` (m) from a position at ``a_ang`` (rad) with factors
-        ``a_rd``, ``a_hw`` (m) counter-clockwise to one at ``b_ang``; inf beyond a half turn."""
-        sep = (b_ang - a_ang) % TAU
-        if sep >= math.pi:
-            return math.inf
-        h = 0.5 * sep
-        sn, cs = math.sin(h), math.cos(h)
-        return (a_rd * sn - a_hw * cs) + (b_rd * sn - b_hw * cs)
 
     def stand(self, angle_deg: float, s: ShapeSpec) -> tuple[int, float, float, float]:
         """:func:`stand_sides` of a stand of shape ``s`` at ``angle_deg`` (degrees): the gap ``i``
@@ -394,9 +358,9 @@ class QuickRing:
         n = self.n
         i = (bisect_right(self.angles, ang) - 1) % n
         j = (i + 1) % n
-        rd, hw = self.ring_r - 0.5 * s.depth, 0.5 * s.width
-        return (i, ang, self.width(self.angles[i], self.rd[i], self.hw[i], ang, rd, hw),
-                self.width(ang, rd, hw, self.angles[j], self.rd[j], self.hw[j]))
+        rd, hw = factors(self.ring_r, s.depth, s.width)
+        return (i, ang, width_between(self.angles[i], self.rd[i], self.hw[i], ang, rd, hw),
+                width_between(ang, rd, hw, self.angles[j], self.rd[j], self.hw[j]))
 
     def stand_pairs(self, sides: tuple[int, float, float, float]) -> tuple[tuple[float, float, float], ...]:
         """The two gaps beside a stand (its :meth:`stand` ``sides``) as (clear width in m, angle of
@@ -406,14 +370,15 @@ class QuickRing:
 
     def stack_pairs(self, k: int, s: ShapeSpec) -> tuple[tuple[float, float, float], ...]:
         """:meth:`stand_pairs` of a stone of shape ``s`` stacked on position ``k``: the position
-        grows to the footprint of both stones (``SunBoard.stacked_pos``); a one-stone ring's
+        grows to the footprint of both stones (the state's ``stacked_pos``); a one-stone ring's
         position has itself on both sides and so no gap (inf)."""
         p = self.stacked_pos(self.ring.pos[k], s.name)
-        rd, hw = p.radius - 0.5 * p.depth, 0.5 * p.width
         n, ang = self.n, self.angles
         b, c = (k - 1) % n, (k + 1) % n
-        return ((self.width(ang[b], self.rd[b], self.hw[b], p.angle, rd, hw) if b != k else math.inf, ang[b], p.angle),
-                (self.width(p.angle, rd, hw, ang[c], self.rd[c], self.hw[c]) if c != k else math.inf, p.angle, ang[c]))
+        return ((width_between(ang[b], self.rd[b], self.hw[b], p.angle, p.rd, p.hw) if b != k else math.inf,
+                 ang[b], p.angle),
+                (width_between(p.angle, p.rd, p.hw, ang[c], self.rd[c], self.hw[c]) if c != k else math.inf,
+                 p.angle, ang[c]))
 
     def best_side(self, pairs: Sequence[tuple[float, float, float]]) -> float:
         """Best pass clearance (m) through one of ``pairs``' passable gaps (:meth:`stand_pairs`):
@@ -430,16 +395,7 @@ class QuickRing:
 
     def bump(self, wl: float, wr: float) -> float:
         """:func:`bump_of` (0-1) of a stand leaving clear widths ``wl`` and ``wr`` (m)."""
-        out = 0.0
-        for w in (wl, wr):
-            free = w - self.min_clear
-            if not math.isfinite(free):
-                continue
-            if self.sigma <= 0.0:
-                out += 1.0 if free < 0.0 else 0.0
-            else:
-                out += 0.5 * math.erfc(free / self.noise)
-        return min(1.0, out)
+        return gap_bump((wl, wr), self.min_clear, self.sigma)
 
     def clearance_at(self, angle: float) -> float:
         """:meth:`~sim.sun.ring.Ring.clearance_at` (m) of a line crossing the ring at ``angle`` (rad)."""
@@ -450,12 +406,8 @@ class QuickRing:
         if not (span >= 0.0 and ((angle - s) % TAU) <= span) or self.closed[i]:
             return -1.0
         j = (i + 1) % n
-        q = math.pi / 2
-        da = (angle - self.angles[i]) % TAU
-        db = (self.angles[j] - angle) % TAU
-        ca = self.rd[i] * math.sin(da) - self.hw[i] * math.cos(da) if da < q else 1.0
-        cb = self.rd[j] * math.sin(db) - self.hw[j] * math.cos(db) if db < q else 1.0
-        return min(ca, cb) - self.ball_r
+        return crossing_clearance(angle, self.angles[i], self.rd[i], self.hw[i], self.angles[j], self.rd[j],
+                                  self.hw[j], self.ball_r)
 
 
 def narrowing_stands(st: R.SunState) -> list[R.Stand]:

@@ -16,7 +16,8 @@ from typing import Any
 
 from sim.sun.actions import Gate, PlaceAction, Stack, Stand, made_once
 from sim.sun.legality import SunLegality, degrees_6
-from sim.sun.ring import TAU, Pos, Ring, sep_for_widths
+from sim.sun.gaps import factors, width_between
+from sim.sun.ring import TAU, Pos, Ring, others_gaps, sep_for_widths
 from sim.sun.specs import ShapeSpec
 
 # The legal stand angles are exact intervals (SunState.stand_intervals); the finite candidate list
@@ -46,8 +47,8 @@ class StandFacts:
     shape: str
     ring: Ring
     radius: float  #: of the stone's centre (the ring radius), m
-    inner: float  #: radius minus half the depth (m): its inner face, for the clearance formula
-    half_width: float  #: m
+    inner: float  #: radius minus half the depth (m): its ``rd`` factor in ``sim.sun.gaps``
+    half_width: float  #: m: its ``hw`` factor
     height: float  #: m
     half: float  #: half its angular width (rad) at ``radius``
     sticks_out: bool  #: it would stick out over the base edge
@@ -66,7 +67,7 @@ class StandGap:
     """What every stand check in one gap shares (:meth:`SunStands._stand_gap`)."""
 
     #: the clockwise neighbour, its radius minus half its depth (m), half its width (m), and the same
-    #: of the counter-clockwise neighbour (the terms of ``ring.clearance_to_bisector``)
+    #: of the counter-clockwise neighbour (its factors in ``sim.sun.gaps``)
     sides: tuple[Pos, float, float, Pos, float, float]
     in_gap: list[float]  #: angles (rad) of other seats' markers whose nearest gap this is
     ccw_blocked: bool  #: the new ccw gap may not be the mover's area whatever the angle
@@ -428,8 +429,9 @@ class SunStands(SunLegality):
         r = g.table.ring_radius
         ring = self.ring()
         local = self.rules["mode"] == "standard" and ring.n >= 2 and not self._first_turn()
+        inner, half_width = factors(r, s.depth, s.width)
         return StandFacts(
-            stone=stone, shape=shape, ring=ring, radius=r, inner=r - 0.5 * s.depth, half_width=0.5 * s.width,
+            stone=stone, shape=shape, ring=ring, radius=r, inner=inner, half_width=half_width,
             height=s.height, half=math.asin(min(1.0, 0.5 * s.width / max(r, 1e-9))),
             sticks_out=r + 0.5 * s.depth > g.table.base_radius, min_clearance=g.table.min_clearance,
             local_marker_check=local, others=self._others_gaps(ring) if local else [],
@@ -455,26 +457,14 @@ class SunStands(SunLegality):
             if gap is None:
                 gap = f.gaps[i] = self._stand_gap(f, i)
             left, l_inner, l_half_width, right, r_inner, r_half_width = gap.sides
-            # the clear widths of the two new gaps (layout.clearance_to_bisector of each stone, summed;
-            # inf beyond a half turn, as ring.gap_width): the clearance check and the marker check
-            sep = (ang - left.angle) % TAU
-            if sep >= math.pi:
-                w_cw = math.inf
-            else:
-                h = 0.5 * sep
-                sn, cs = math.sin(h), math.cos(h)
-                w_cw = (l_inner * sn - l_half_width * cs) + (f.inner * sn - f.half_width * cs)
-                if w_cw < f.min_clearance:
-                    return f"not clear of stone #{left.id}"
-            sep = (right.angle - ang) % TAU
-            if sep >= math.pi:
-                w_ccw = math.inf
-            else:
-                h = 0.5 * sep
-                sn, cs = math.sin(h), math.cos(h)
-                w_ccw = (r_inner * sn - r_half_width * cs) + (f.inner * sn - f.half_width * cs)
-                if w_ccw < f.min_clearance:
-                    return f"not clear of stone #{right.id}"
+            # the clear widths of the two new gaps (``gaps.width_between``; inf beyond a half turn):
+            # the clearance check and the marker check
+            w_cw = width_between(left.angle, l_inner, l_half_width, ang, f.inner, f.half_width)
+            if w_cw < f.min_clearance:
+                return f"not clear of stone #{left.id}"
+            w_ccw = width_between(ang, f.inner, f.half_width, right.angle, r_inner, r_half_width)
+            if w_ccw < f.min_clearance:
+                return f"not clear of stone #{right.id}"
             if f.local_marker_check:
                 return None if self._stand_marker_fast(f, gap, ang, w_cw, w_ccw) else \
                     "no legal marker move would follow"
@@ -488,23 +478,15 @@ class SunStands(SunLegality):
         k_cw, k_ccw = (a.id, f.stone), (f.stone, b.id)
         others = {ring.keys[g] for m, g in f.others if g != i}
         return StandGap(
-            sides=(a, a.radius - 0.5 * a.depth, 0.5 * a.width, b, b.radius - 0.5 * b.depth, 0.5 * b.width),
+            sides=(a, a.rd, a.hw, b, b.rd, b.hw),
             in_gap=[m for m, g in f.others if g == i],
             ccw_blocked=k_ccw in others or (k_ccw == f.before and f.new_gap_rule),
             cw_blocked=k_cw in others or (k_cw == f.before and f.new_gap_rule),
         )
 
     def _others_gaps(self, ring: Ring) -> list[tuple[float, int]]:
-        """``(marker angle, its gap on ring)`` for every other seat's marker (none on an empty ring)."""
-        out = []
-        for s_, ms in enumerate(self.markers):
-            if s_ == self.seat:
-                continue
-            for m in ms:
-                g = ring.nearest_gap(m)
-                if g is not None:
-                    out.append((m, g))
-        return out
+        """``(marker angle, its gap on ring)`` for every other seat's marker (``ring.others_gaps``)."""
+        return others_gaps(ring, self.markers, self.seat)
 
     def _stand_marker_fast(self, f: StandFacts, gap: StandGap, ang: float, w_cw: float, w_ccw: float) -> bool:
         """Standard mode: is there a legal marker move after standing the stone of ``f`` at ``ang``
