@@ -82,7 +82,7 @@ class SunBoard:
         self._gate_span_memo: dict[tuple[str, int, int], tuple[Pos, Pos, str | None, float, float]] = {}
         #: lintel sets by a small number each (``SunLegality._lintels_token``), shared by clones
         self._lintel_tokens: dict[tuple[tuple[float, float, float, float], ...], int] = {}
-        #: (the shapes list, the stone ids of each shape in it): ``_stone_for``'s index
+        #: (the shapes list, the stone ids of each shape in it): ``stone_for``'s index
         self._shape_ids: tuple[list[str] | None, dict[str, list[int]]] = (None, {})
         #: (legal list, its PlaceFacts, its StandFacts by shape): see SunLegality._current_place_facts, SunStands._known_stand_facts
         self._facts_for_legal: tuple[Any, Any, dict[str, Any]] | None = None
@@ -283,17 +283,17 @@ class SunBoard:
         """Ids of the stones still in the field."""
         return [i for i, r in enumerate(self.role) if r == FIELD]
 
-    def _first_turn(self) -> bool:
+    def is_free_turn(self) -> bool:
         # played[seat] False: a free turn (no marker move). In "first_only" mode only seat 0
         # starts free; any seat whose turn starts on an empty ring (every stone lost) is free too.
         return not self.played[self.seat]
 
-    def _available_shapes(self) -> list[str]:
+    def available_shapes(self) -> list[str]:
         """Shapes the mover may place: the drawn stone's (random field) or every shape left in the
         field, in stone id order."""
         if self.rules["field"] == "random":
             return [self.shapes[self.drawn]] if self.drawn >= 0 else []
-        firsts = [(i, name) for name in self._shape_index() if (i := self._stone_for(name)) >= 0]
+        firsts = [(i, name) for name in self._shape_index() if (i := self.stone_for(name)) >= 0]
         return [name for _, name in sorted(firsts)]  # by their first stone in the field, as the ids run
 
     def _shape_index(self) -> dict[str, list[int]]:
@@ -306,7 +306,7 @@ class SunBoard:
             known = self._shape_ids = (self.shapes, ids)
         return known[1]
 
-    def _stone_for(self, shape: str) -> int:
+    def stone_for(self, shape: str) -> int:
         """The stone a placement of ``shape`` takes (the drawn one, or the lowest id in the field), or -1."""
         if self.rules["field"] == "random":
             return self.drawn if self.drawn >= 0 and self.shapes[self.drawn] == shape else -1

@@ -16,9 +16,18 @@ from functools import lru_cache
 from sim.sun.actions import Gate, MoveMarker, Pass, Stack, made_once
 from sim.sun.board import BASE, GATE, TOP, SunBoard
 from sim.sun.gaps import factors, passable, width_between
-from sim.sun.ring import (TAU, Pos, Ring, arcs_overlap, gap_width, lintel_footprint, lintel_overlaps, orbit_arc,
-                          others_areas, position_of)
-from sim.sun.specs import ShapeSpec
+from sim.sun.ring import (
+    Pos,
+    Ring,
+    arcs_overlap,
+    gap_width,
+    lintel_footprint,
+    lintel_overlaps,
+    orbit_arc,
+    others_areas,
+    position_of,
+)
+from sim.sun.specs import TAU, ShapeSpec
 
 #: where pass candidates aim along each legal arc (fractions of it), and their releases beyond a
 #: hand span (m)
@@ -43,7 +52,7 @@ class PlaceFacts:
 
     ring: Ring
     supports: set[int]  #: bottom stones that carry a gate
-    others: set[tuple[int, int]]  #: the other seats' mark areas (ring keys, ``_others_areas``)
+    others: set[tuple[int, int]]  #: the other seats' mark areas (ring keys, ``other_seats_areas``)
     marker_gaps: list[tuple[int, int | None]]  #: (seat, ``ring.gap_of_angle``) of every marker
     lintels: tuple[tuple[float, float, float, float], ...]  #: ``ring.lintels``
     lintels_token: int  #: ``SunLegality._lintels_token(lintels)``
@@ -52,7 +61,7 @@ class PlaceFacts:
     #: per stone taken for a gate: the ring without it and the mover's marker gaps on that ring
     #: (filled by :meth:`SunLegality._check_gate`; a gate changes only the ``under`` of its gap)
     removal: dict[int, tuple[Ring, list[int | None]]] = field(default_factory=dict)
-    #: the stone a placement of each shape takes (``_stone_for``), filled as asked
+    #: the stone a placement of each shape takes (``stone_for``), filled as asked
     stones: dict[str, int] = field(default_factory=dict)
     #: per (shape, support ids) of a gate taking a stone on the base: the ids of the positions its
     #: lintel hits, in ring order, and whether it hits a gate (``SunLegality._gate_hits``), filled as asked
@@ -72,11 +81,11 @@ class SunLegality(SunBoard):
         ring = self.ring()
         return PlaceFacts(
             ring=ring, supports={x for i, r in enumerate(self.role) if r == GATE for x in self.sup[i]},
-            others=self._others_areas(ring),
+            others=self.other_seats_areas(ring),
             marker_gaps=[(x, ring.gap_of_angle(m)) for x, ms in enumerate(self.markers) for m in ms],
             lintels=tuple(ring.lintels),
             lintels_token=self._lintels_token(tuple(ring.lintels)),
-            standard_turn=self.rules["mode"] == "standard" and not self._first_turn(),
+            standard_turn=self.rules["mode"] == "standard" and not self.is_free_turn(),
             own_gaps=[ring.gap_of_angle(m) for m in self.markers[self.seat]],
         )
 
@@ -103,11 +112,11 @@ class SunLegality(SunBoard):
         if shape not in self.geom.shapes:
             return f"unknown shape {shape!r}"
         if facts is None:
-            stone = self._stone_for(shape)
+            stone = self.stone_for(shape)
         else:
             stone = facts.stones.get(shape, -2)
             if stone == -2:
-                stone = facts.stones[shape] = self._stone_for(shape)
+                stone = facts.stones[shape] = self.stone_for(shape)
         if stone < 0:
             return f"no {shape} available"
         if not isinstance(on, int) or not 0 <= on < len(self.role) or self.role[on] != BASE:
@@ -191,9 +200,9 @@ class SunLegality(SunBoard):
     def _stack_marker_fast(self, ring: Ring, k: int, new: Pos, others: set[tuple[int, int]] | None = None) -> bool:
         """Standard mode, a stack that covers no marker: is there a legal marker move after it?
         Every marker keeps its gap and the keys are unchanged; only the two gaps beside the
-        position get the stack's width and depth. Equal to :meth:`_marker_options` on the full
+        position get the stack's width and depth. Equal to :meth:`marker_options` on the full
         ring (tests/sun/test_sun_stand_intervals.py checks it on random games). ``others``: the
-        other seats' areas on ``ring`` (:meth:`_others_areas`), when the caller has them."""
+        other seats' areas on ``ring`` (:meth:`other_seats_areas`), when the caller has them."""
         return self._stack_gaps_ok(ring, k, new.angle, new.radius, new.width, new.depth, others)
 
     def _stack_gaps_ok(self, ring: Ring, k: int, angle: float, radius: float, width: float, depth: float,
@@ -202,7 +211,7 @@ class SunLegality(SunBoard):
         ``angle`` (rad) and ``radius`` (m): is one of its two gaps, at its new width, passable and
         open to the mover?"""
         if others is None:
-            others = self._others_areas(ring)
+            others = self.other_seats_areas(ring)
         new_gap_rule = self.rules["marker_change"] == "new_gap"
         before = self.area_before[self.seat]
         passable = self._stack_gaps_passable(ring, k, angle, radius, width, depth)
@@ -225,14 +234,14 @@ class SunLegality(SunBoard):
         return (passable(w_next, ring.under[k], g.pass_width, g.gate_clear_z),
                 passable(w_prev, ring.under[(k - 1) % ring.n], g.pass_width, g.gate_clear_z))
 
-    def _ring_with(self, new_pos: Pos | None = None, removed: int = -1,
+    def ring_with(self, new_pos: Pos | None = None, removed: int = -1,
                    gate: tuple[int, int, float] | None = None) -> Ring:
         ring = self.ring()
         positions = [p for p in ring.pos if p.id != removed and (new_pos is None or p.id != new_pos.id)]
         if removed >= 0 and self.role[removed] == TOP:
             b = self.sup[removed][0]
             positions = [p for p in positions if p.id != b]
-            positions.append(self._pos_without(ring.pos[ring.index[b]], removed))
+            positions.append(self.position_without(ring.pos[ring.index[b]], removed))
         if new_pos is not None:
             positions.append(new_pos)
         gates = {ring.keys[i]: u for i, u in enumerate(ring.under) if u is not None}
@@ -241,21 +250,21 @@ class SunLegality(SunBoard):
         return Ring(positions, gates, ring.lintels, reuse=ring)
 
     def _check_marker_after(self, stone: int, new_pos: Pos) -> str | None:
-        if self._first_turn():
+        if self.is_free_turn():
             return None
-        ring = self._ring_with(new_pos=new_pos)
-        if not self._marker_options(ring, anchor=new_pos.id):
+        ring = self.ring_with(new_pos=new_pos)
+        if not self.marker_options(ring, anchor=new_pos.id):
             return "no legal marker move would follow"
         return None
 
-    def _others_areas(self, ring: Ring) -> set[tuple[int, int]]:
+    def other_seats_areas(self, ring: Ring) -> set[tuple[int, int]]:
         """The other seats' mark areas on ``ring`` (``ring.others_areas``)."""
         return others_areas(ring, self.markers, self.seat)
 
-    def _marker_options(self, ring: Ring, anchor: int | None = None) -> list[MoveMarker]:
+    def marker_options(self, ring: Ring, anchor: int | None = None) -> list[MoveMarker]:
         """Legal marker moves after the stone (position ``anchor``) was stood, on ``ring``."""
         if anchor is None:
-            anchor = self._anchor()
+            anchor = self.anchor_stone()
         if anchor is None or anchor not in ring.index:
             return []
         g = self.geom
@@ -263,7 +272,7 @@ class SunLegality(SunBoard):
         sides = [("ccw", k), ("cw", (k - 1) % ring.n)]
         if ring.n == 1:
             sides = sides[:1]
-        others = self._others_areas(ring)
+        others = self.other_seats_areas(ring)
         before = self.area_before[self.seat]
         out: list[MoveMarker] = []
         orbit = self.rules["mode"] == "orbit"
@@ -293,7 +302,7 @@ class SunLegality(SunBoard):
     def _line_exists(ring: Ring, g1: int, g2: int) -> bool:
         return orbit_arc(ring, g1, g2) is not None
 
-    def _anchor(self) -> int | None:
+    def anchor_stone(self) -> int | None:
         """Bottom stone id of the position just stood on (the marker's anchor)."""
         if self.placed < 0:
             return None
@@ -355,8 +364,8 @@ class SunLegality(SunBoard):
                 # the supports' heights once the stone is taken (as _check_gate computes them):
                 # skipping a pair that differs too much skips only what _check_gate refuses
                 pa, pb = ring.pos[ring.index[a]], ring.pos[ring.index[b]]
-                ta = pa.top_z if pa.top != st else self._pos_without(pa, st).top_z
-                tb = pb.top_z if pb.top != st else self._pos_without(pb, st).top_z
+                ta = pa.top_z if pa.top != st else self.position_without(pa, st).top_z
+                tb = pb.top_z if pb.top != st else self.position_without(pb, st).top_z
                 if abs(ta - tb) > tol:
                     continue
                 if i >= 0 and pa.top != st and pb.top != st and ring.width[i] > widest:
@@ -414,7 +423,7 @@ class SunLegality(SunBoard):
         ks = ring.index[st] if single else -1
         if (ka + 1) % ring.n == kb and ring.under[ka] is not None:
             return "a gate already spans this gap"
-        pa, pb = self._pos_without(ring.pos[ka], st), self._pos_without(ring.pos[kb], st)
+        pa, pb = self.position_without(ring.pos[ka], st), self.position_without(ring.pos[kb], st)
         if abs(pa.top_z - pb.top_z) > self.rules["level_tolerance"]:
             return f"supports differ in height ({pa.top_z * 1000:.1f} and {pb.top_z * 1000:.1f} mm)"
         s = self.geom.shapes[self.shapes[st]]
@@ -504,9 +513,9 @@ class SunLegality(SunBoard):
                 return "the mover's own mark area must stay passable (move the marker instead)"
             return None
         if st not in facts.removal:
-            now = self.ring()  # a stone on the base without a top: spliced out (as _ring_with builds it)
+            now = self.ring()  # a stone on the base without a top: spliced out (as ring_with builds it)
             without = now.minus(st) if single and now.n >= 3 and now.pos[now.index[st]].top < 0 \
-                else self._ring_with(removed=st)
+                else self.ring_with(removed=st)
             facts.removal[st] = (without, [without.nearest_gap(m) for m in self.markers[self.seat]])
         without, own_gaps = facts.removal[st]
         if not self._own_areas_ok(without, own_gaps, ((id_a, id_b), under)):
@@ -525,7 +534,7 @@ class SunLegality(SunBoard):
         for q in ring.pos:
             if q.id == ida or q.id == idb:
                 continue
-            qq = q if q.top != st or st < 0 else self._pos_without(q, st)
+            qq = q if q.top != st or st < 0 else self.position_without(q, st)
             if qq.top_z > low:
                 q0 = qq.angle - qq.half  # arcs_overlap(lo, span, q0, 2 * qq.half), inlined
                 if ((q0 - lo) % TAU) <= span or ((lo - q0) % TAU) <= 2 * qq.half:
@@ -538,7 +547,7 @@ class SunLegality(SunBoard):
                 return ids, True
         return ids, False
 
-    def _pos_without(self, p: Pos, st: int) -> Pos:
+    def position_without(self, p: Pos, st: int) -> Pos:
         """Position ``p`` after its top stone ``st`` is taken away (unchanged otherwise): the
         footprint of its bottom stone as it stands. Kept with ``p`` (``Pos.memo``: a position is
         made from one pose of its stones), so the gate checks of later turns find the very object

@@ -20,8 +20,8 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping, Protocol, Sequence
 
 from sim.core.quaternions import quat_multiply, quat_yaw
-from sim.sun.ring import TAU, Geometry, Pose, pose_top, pose_yaw
-from sim.sun.specs import ShapeSpec
+from sim.sun.ring import Geometry, Pose, pose_top, pose_yaw
+from sim.sun.specs import TAU, ShapeSpec
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,8 +40,7 @@ from __future__ import annotations
 import json
 import math
 import operator
-from bisect import bisect_right  # noqa: F401 - sim.sun.agents reads it as R.bisect_right
-from dataclasses import dataclass, field, replace  # noqa: F401 - replace: read by sim.sun.agents as R.replace
+from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -49,23 +48,16 @@ import numpy as np
 from sim.core.errors import InputError
 from sim.core.game import CHANCE, Action, Outcome, State
 from sim.core.options import Option
-# The names below are the rules' API (``from sim.sun import rules as R; R.Stand, R.Ring, ...``):
-# the actions, the physics protocol, the board and the ring geometry are re-exported from their rooms.
-from sim.sun.actions import (  # noqa: F401
-    Draw, Gate, MoveMarker, Pass, PlaceAction, Stack, Stand, SunAction, action_from_json, action_to_json,
-)
-from sim.sun.board import BASE, FIELD, GATE, OUT, PHASES, TOP, SunBoard  # noqa: F401
-from sim.sun.legality import AIM_FRACTIONS, RELEASE_EXTRA, SunLegality  # noqa: F401
-from sim.sun.stands import FIRST_ANGLES_DEG, PASS_MARGIN, SAMPLE_INSET, STAND_EPS, SunStands  # noqa: F401
-from sim.sun.protocol import (  # noqa: F401
-    Body, PassResult, Placement, PlaceNoise, PlaceResult, ScriptedTable, Table, ThrowNoise, apply_place_noise,
-    nominal_pose, quat_multiply, top_of_position,
-)
-from sim.sun.ring import (  # noqa: F401
-    TAU, Geometry, Pos, Pose, Ring, arc_intersection, arcs_overlap, gap_width,
-    lintel_footprint, orbit_arc, pose_bottom, pose_tilt, pose_top, pose_yaw, quat_yaw, sep_for_width,
-)
+from sim.sun.actions import Draw, Gate, MoveMarker, Pass, PlaceAction, Stack, Stand, SunAction, action_from_json, \
+    action_to_json
+from sim.sun.board import BASE, FIELD, GATE, OUT, PHASES, TOP
+from sim.sun.protocol import Body, Placement, PlaceNoise, ScriptedTable, Table, ThrowNoise, nominal_pose
+from sim.sun.ring import Geometry, Pose, pose_bottom, pose_tilt
+from sim.sun.specs import TAU
+from sim.sun.stands import SunStands
 from sim.sun.thrower import SKILLS, Thrower
+
+__all__ = ["RULE_DEFAULTS", "RULE_OPTIONS", "SunObservation", "SunState"]
 
 #: Rule options (scenario table ``[rules]``).
 RULE_OPTIONS: tuple[Option, ...] = (
@@ -265,7 +257,7 @@ class SunState(SunStands, State):
             if self.phase == "place":
                 self._legal = self._placement_candidates()
             elif self.phase == "marker":
-                self._legal = self._marker_options(self.ring())
+                self._legal = self.marker_options(self.ring())
             else:
                 self._legal = self._pass_candidates()
         return list(self._legal)
@@ -289,10 +281,10 @@ class SunState(SunStands, State):
             self.drawn = action.stone
             self._enter_place()
         elif ph == "place":
-            why = self._check_place(action)
+            why = self.placement_problem(action)
             if why is not None:
                 raise self._illegal(action, why)
-            assert isinstance(action, (Stand, Stack, Gate))  # _check_place passes placements only
+            assert isinstance(action, (Stand, Stack, Gate))  # placement_problem passes placements only
             self._history.append((seat, action))
             self.pending = action
             self.phase = "settle"
@@ -308,7 +300,7 @@ class SunState(SunStands, State):
                                     ", ".join(map(str, self.legal_actions())))
             self._history.append((seat, action))
             ring = self.ring()
-            k = ring.index[self._anchor()]  # type: ignore[index]
+            k = ring.index[self.anchor_stone()]  # type: ignore[index]
             gi = k if action.side == "ccw" else (k - 1) % ring.n
             self.markers[self.seat][action.marker] = ring.middle(gi)
             self.moved = True
@@ -333,10 +325,10 @@ class SunState(SunStands, State):
     def _placement_of(self, a: PlaceAction) -> Placement:
         """What the table is asked to do for placement action ``a`` (angles in rad)."""
         if isinstance(a, Stand):
-            st = self._stone_for(a.shape)
+            st = self.stone_for(a.shape)
             return Placement("stand", st, a.shape, angle=math.radians(a.angle) % TAU)
         if isinstance(a, Stack):
-            st = self._stone_for(a.shape)
+            st = self.stone_for(a.shape)
             return Placement("stack", st, a.shape, on=a.on)
         return Placement("gate", a.stone, self.shapes[a.stone], between=(a.a, a.b))
 
@@ -399,10 +391,10 @@ class SunState(SunStands, State):
         if kept and placed_ok and pl.kind == "stand":  # only the new stone changed: spliced into ring0
             self._ring_after_stand(ring0, pl.stone)
         options: list[MoveMarker] | None = None
-        if placed_ok and pl.kind != "gate" and not self._first_turn():
+        if placed_ok and pl.kind != "gate" and not self.is_free_turn():
             self.placed = pl.stone
             self._snap_markers()
-            options = self._marker_options(self.ring())
+            options = self.marker_options(self.ring())
             if not options:
                 placed_ok = False  # it stands, but where no marker move is legal: a misplacement
                 self.placed = -1
@@ -419,7 +411,7 @@ class SunState(SunStands, State):
         self.drawn = -1
         markers = [list(ms) for ms in self.markers]
         self._snap_markers()  # markers do not change the ring (roles and poses do): keep it
-        self.phase = "pass" if pl.kind == "gate" or self._first_turn() else "marker"
+        self.phase = "pass" if pl.kind == "gate" or self.is_free_turn() else "marker"
         # the marker moves found above are the legal actions now, unless a marker moved since
         self._legal = options if self.phase == "marker" and markers == self.markers else None
 

@@ -12,16 +12,16 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 import numpy as np
 
-from sim.sun import rules as R
+from sim.sun.actions import MoveMarker, Pass, Stack, Stand
 from sim.sun.gaps import bump_chance as gap_bump
-from sim.sun.gaps import (crossing_clearance, crossing_clearances, factors, gate_clear, passable,
-                          width_between)
-from sim.sun.ring import others_areas
+from sim.sun.gaps import crossing_clearance, crossing_clearances, factors, gate_clear, passable, width_between
+from sim.sun.ring import Geometry, Pos, Ring, gap_width, others_areas, sep_for_width
+from sim.sun.rules import SunState
 from sim.sun.specs import TAU, ShapeSpec
 
 #: Aims tried across each arc of a mark area by :func:`best_aim` (the pass).
@@ -35,20 +35,20 @@ AIM_SAMPLES = 41
 ROOM_WEIGHT = 0.5
 
 
-def room_bonus(st: R.SunState, a: Any) -> float:
+def room_bonus(st: SunState, a: Any) -> float:
     """Bonus (m) for placing a wide stone while narrower ones wait in the field (see ROOM_WEIGHT)."""
-    if not isinstance(a, (R.Stand, R.Stack)):
+    if not isinstance(a, (Stand, Stack)):
         return 0.0
-    widths = [st.geom.shapes[sh].width for sh in st._available_shapes()]
+    widths = [st.geom.shapes[sh].width for sh in st.available_shapes()]
     if not widths:
         return 0.0
     return ROOM_WEIGHT * (st.geom.shapes[a.shape].width - min(widths))
 
 
-def bump_chance(st: R.SunState, a: Any) -> float:
+def bump_chance(st: SunState, a: Any) -> float:
     """Chance (0-1) that a stand ``a`` touches a neighbour: the seat's along-the-ring placement
     noise (normal, ``sigma_place_m``) exceeding the clear gap left on either side."""
-    if not isinstance(a, R.Stand):
+    if not isinstance(a, Stand):
         return 0.0
     ring = st.ring()
     if ring.empty:
@@ -57,18 +57,18 @@ def bump_chance(st: R.SunState, a: Any) -> float:
     return bump_of(st, widths)
 
 
-def stand_sides(st: R.SunState, ring: R.Ring, a: R.Stand) -> tuple[int, R.Pos, tuple[float, float]]:
+def stand_sides(st: SunState, ring: Ring, a: Stand) -> tuple[int, Pos, tuple[float, float]]:
     """Where stand ``a`` goes on a non-empty ``ring``: the gap ``i`` it splits, its position, and
     the clear widths (m) it leaves to the stone before and after it (inf beyond a half turn)."""
     g = st.geom
-    ang = math.radians(a.angle) % R.TAU
+    ang = math.radians(a.angle) % TAU
     s = g.shapes[a.shape]
-    new = R.Pos(-1, ang, g.table.ring_radius, s.width, s.depth, s.height)
-    i = (R.bisect_right(ring.angles, ang) - 1) % ring.n
-    return i, new, (R.gap_width(ring.pos[i], new), R.gap_width(new, ring.pos[(i + 1) % ring.n]))
+    new = Pos(-1, ang, g.table.ring_radius, s.width, s.depth, s.height)
+    i = (bisect_right(ring.angles, ang) - 1) % ring.n
+    return i, new, (gap_width(ring.pos[i], new), gap_width(new, ring.pos[(i + 1) % ring.n]))
 
 
-def bump_of(st: R.SunState, widths: tuple[float, float]) -> float:
+def bump_of(st: SunState, widths: tuple[float, float]) -> float:
     """:func:`bump_chance` of a stand leaving clear ``widths`` (m) to its two neighbours."""
     sigma = st.throwers[st.seat].sigma_place_m if st.seat < len(st.throwers) else 0.0
     return gap_bump(widths, st.geom.table.min_clearance, sigma)
@@ -78,7 +78,7 @@ def bump_of(st: R.SunState, widths: tuple[float, float]) -> float:
 _FRACTIONS: dict[int, np.ndarray] = {}
 
 
-def best_line(ring: R.Ring, g: R.Geometry, arcs: Sequence[tuple[float, float]], samples: int
+def best_line(ring: Ring, g: Geometry, arcs: Sequence[tuple[float, float]], samples: int
                ) -> tuple[np.ndarray, np.ndarray]:
     """Clearance (m) at both ring crossings of ``samples`` evenly spread aims per arc, and the aims."""
     if not arcs:
@@ -86,14 +86,14 @@ def best_line(ring: R.Ring, g: R.Geometry, arcs: Sequence[tuple[float, float]], 
     k = _FRACTIONS.get(samples)
     if k is None:
         k = _FRACTIONS[samples] = (np.arange(samples) + 0.5) / samples
-    aims = np.concatenate([np.mod(s + min(e - s, R.TAU) * k, R.TAU) for s, e in arcs])
+    aims = np.concatenate([np.mod(s + min(e - s, TAU) * k, TAU) for s, e in arcs])
     # both crossings in one vectorised call (element-wise, so the same numbers as two calls)
     both = ring.clearances(np.concatenate([aims, aims + math.pi]), g)
     return np.minimum(both[:len(aims)], both[len(aims):]), aims
 
 
-def best_aim(state: R.SunState, samples: int = AIM_SAMPLES, seat: int | None = None, want_all: bool = False
-             ) -> tuple[float, R.Pass | None, list[tuple[float, float]]]:
+def best_aim(state: SunState, samples: int = AIM_SAMPLES, seat: int | None = None, want_all: bool = False
+             ) -> tuple[float, Pass | None, list[tuple[float, float]]]:
     """The pass whose line has the most clearance at both ring crossings, for ``seat`` (default:
     the mover; another seat's value says how hard its next pass would be on this ring).
 
@@ -111,7 +111,7 @@ def best_aim(state: R.SunState, samples: int = AIM_SAMPLES, seat: int | None = N
     if want_all:
         order = np.argsort(-c, kind="stable")
         tried = [(float(c[j]), float(aims[j])) for j in order]
-    return float(c[k]), R.Pass(math.degrees(float(aims[k])) % 360.0, g.min_release), tried
+    return float(c[k]), Pass(math.degrees(float(aims[k])) % 360.0, g.min_release), tried
 
 
 @dataclass
@@ -120,8 +120,8 @@ class RingMemo:
     samples) and which gaps are passable. The previews of one placement share one ring, so every
     marker and opponent area on it is scored once."""
 
-    ring: R.Ring
-    g: R.Geometry
+    ring: Ring
+    g: Geometry
     area: dict[tuple[int, int], float] = field(default_factory=dict)
     passable: list[bool] | None = None
 
@@ -132,7 +132,7 @@ _RING_MEMOS: dict[int, RingMemo] = {}
 _RING_MEMOS_KEPT = 512
 
 
-def ring_memo(ring: R.Ring, g: R.Geometry) -> RingMemo:
+def ring_memo(ring: Ring, g: Geometry) -> RingMemo:
     m = _RING_MEMOS.get(id(ring))
     if m is None or m.ring is not ring or m.g is not g:
         if len(_RING_MEMOS) >= _RING_MEMOS_KEPT:
@@ -141,7 +141,7 @@ def ring_memo(ring: R.Ring, g: R.Geometry) -> RingMemo:
     return m
 
 
-def area_clear(ring: R.Ring, g: R.Geometry, marker: float, samples: int) -> float:
+def area_clear(ring: Ring, g: Geometry, marker: float, samples: int) -> float:
     """Best line clearance (m) through the standard-mode mark area that contains ``marker`` (or
     the nearest gap), over ``samples`` aims per arc; +1 on an empty ring, -inf with no opening."""
     if ring.empty:
@@ -160,7 +160,7 @@ def area_clear(ring: R.Ring, g: R.Geometry, marker: float, samples: int) -> floa
     return got
 
 
-def prefetch_areas(ring: R.Ring, g: R.Geometry, wants: Sequence[tuple[float, int]]) -> None:
+def prefetch_areas(ring: Ring, g: Geometry, wants: Sequence[tuple[float, int]]) -> None:
     """Compute :func:`area_clear` for every (marker, samples) of ``wants`` on ``ring`` in one
     vectorised call (the same aims and the same element-wise numbers as one call each), so that
     the scoring that follows finds them cached."""
@@ -174,7 +174,7 @@ def _fractions(samples: int) -> np.ndarray:
     return k
 
 
-def prefetch_rings(g: R.Geometry, jobs: Sequence[tuple[R.Ring, Sequence[tuple[float, int]]]]) -> None:
+def prefetch_rings(g: Geometry, jobs: Sequence[tuple[Ring, Sequence[tuple[float, int]]]]) -> None:
     """:func:`prefetch_areas` for several rings at once (a decision's previews): every mark area
     of every ring in one vectorised pass, which costs about as much as one ring's. Each clearance
     is the element-wise arithmetic of :meth:`~sim.sun.ring.Ring.clearances` on :func:`best_line`'s
@@ -184,7 +184,7 @@ def prefetch_rings(g: R.Geometry, jobs: Sequence[tuple[R.Ring, Sequence[tuple[fl
     bases: list[float] = []  # per arc of a mark area (best_line's two): start (rad), span (rad), samples
     spans: list[float] = []
     counts: list[int] = []
-    work: list[tuple[R.Ring, int]] = []  # (ring, its aims) of each ring with areas to compute
+    work: list[tuple[Ring, int]] = []  # (ring, its aims) of each ring with areas to compute
     for ring, wants in jobs:
         if ring.empty:
             continue
@@ -209,7 +209,7 @@ def prefetch_rings(g: R.Geometry, jobs: Sequence[tuple[R.Ring, Sequence[tuple[fl
         return
     # per gap, ring after ring: the rings' gap columns (Ring.gap_columns), gathered
     cols: dict[str, list[Any]] = {}
-    rings: list[tuple[R.Ring, int, int]] = []  # (ring, its first gap in cols, its aims)
+    rings: list[tuple[Ring, int, int]] = []  # (ring, its first gap in cols, its aims)
     first = 0
     for ring, m in work:
         rings.append((ring, first, m))
@@ -246,12 +246,12 @@ class Preview:
     """The ring and every seat's markers after a placement and one marker move, nominally (no
     noise, no physics): what ``careful`` and ``aggressive`` score without copying the state."""
 
-    ring: R.Ring
+    ring: Ring
     markers: list[list[float]]
-    move: R.MoveMarker | None
+    move: MoveMarker | None
 
 
-def previews(st: R.SunState, a: Any) -> list[Preview] | None:
+def previews(st: SunState, a: Any) -> list[Preview] | None:
     """One :class:`Preview` per legal marker move after placement ``a`` (one with ``move=None``
     after a gate or on a turn without a marker move); ``[]`` when no marker move would be legal;
     None in orbit mode (the callers then play the turn out on a copy)."""
@@ -260,21 +260,21 @@ def previews(st: R.SunState, a: Any) -> list[Preview] | None:
     g = st.geom
     ring = st.ring()
     anchor: int | None = None
-    if isinstance(a, R.Stand):
-        stone = st._stone_for(a.shape)
+    if isinstance(a, Stand):
+        stone = st.stone_for(a.shape)
         sh = g.shapes[a.shape]
-        new = R.Pos(stone, math.radians(a.angle) % R.TAU, g.table.ring_radius, sh.width, sh.depth, sh.height)
-        # Ring.plus: the ring _ring_with builds, from this ring's gap lists (tests/sun/test_sun_agents.py)
-        ring2 = ring.plus(new) if ring.n >= 2 and stone not in ring.index else st._ring_with(new_pos=new)
+        new = Pos(stone, math.radians(a.angle) % TAU, g.table.ring_radius, sh.width, sh.depth, sh.height)
+        # Ring.plus: the ring ring_with builds, from this ring's gap lists (tests/sun/test_sun_agents.py)
+        ring2 = ring.plus(new) if ring.n >= 2 and stone not in ring.index else st.ring_with(new_pos=new)
         anchor = stone
-    elif isinstance(a, R.Stack):
-        stone = st._stone_for(a.shape)
-        ring2 = st._ring_with(new_pos=R.replace(st.stacked_pos(ring.pos[ring.index[a.on]], a.shape), top=stone))
+    elif isinstance(a, Stack):
+        stone = st.stone_for(a.shape)
+        ring2 = st.ring_with(new_pos=replace(st.stacked_pos(ring.pos[ring.index[a.on]], a.shape), top=stone))
         anchor = a.on
     else:
-        pa = st._pos_without(ring.pos[ring.index[a.a]], a.stone)
-        pb = st._pos_without(ring.pos[ring.index[a.b]], a.stone)
-        ring2 = st._ring_with(removed=a.stone, gate=(a.a, a.b, min(pa.top_z, pb.top_z)))
+        pa = st.position_without(ring.pos[ring.index[a.a]], a.stone)
+        pb = st.position_without(ring.pos[ring.index[a.b]], a.stone)
+        ring2 = st.ring_with(removed=a.stone, gate=(a.a, a.b, min(pa.top_z, pb.top_z)))
     markers = [list(ms) for ms in st.markers]
     if not ring2.empty:
         for ms in markers:
@@ -283,11 +283,11 @@ def previews(st: R.SunState, a: Any) -> list[Preview] | None:
                     gi = ring2.nearest_gap(m)
                     if gi is not None:
                         ms[k] = ring2.middle(gi)
-    if anchor is None or st._first_turn() or ring2.n < 2:
+    if anchor is None or st.is_free_turn() or ring2.n < 2:
         return [Preview(ring2, markers, None)]
     out = []
     k = ring2.index[anchor]
-    for mv in st._marker_options(ring2, anchor=anchor):
+    for mv in st.marker_options(ring2, anchor=anchor):
         gi = k if mv.side == "ccw" else (k - 1) % ring2.n
         mk = [list(ms) for ms in markers]
         mk[st.seat][mv.marker] = ring2.middle(gi)
@@ -295,7 +295,7 @@ def previews(st: R.SunState, a: Any) -> list[Preview] | None:
     return out
 
 
-def free_gaps_of(ring: R.Ring, g: R.Geometry, markers: Sequence[Sequence[float]], seat: int) -> int:
+def free_gaps_of(ring: Ring, g: Geometry, markers: Sequence[Sequence[float]], seat: int) -> int:
     """Passable gaps that are no other seat's mark area."""
     if ring.empty:
         return 0
@@ -308,11 +308,11 @@ def free_gaps_of(ring: R.Ring, g: R.Geometry, markers: Sequence[Sequence[float]]
     return sum(1 for i in range(ring.n) if ring.keys[i] not in others and ok[i])
 
 
-def free_gaps(state: R.SunState) -> int:
+def free_gaps(state: SunState) -> int:
     ring = state.ring()
     if ring.empty:
         return 0
-    others = state._others_areas(ring)  # noqa: SLF001 - same package
+    others = state.other_seats_areas(ring)  # noqa: SLF001 - same package
     return sum(1 for i in range(ring.n) if ring.keys[i] not in others and ring.passable(i, state.geom))
 
 
@@ -331,7 +331,7 @@ class QuickRing:
     __slots__ = ("ring", "n", "angles", "start", "end", "closed", "rd", "hw", "ball_r", "ring_r", "sigma",
                  "min_clear", "pass_width", "stacked_pos")
 
-    def __init__(self, st: R.SunState) -> None:
+    def __init__(self, st: SunState) -> None:
         ring, g = st.ring(), st.geom
         self.ring = ring
         self.n = ring.n
@@ -410,7 +410,7 @@ class QuickRing:
                                   self.hw[j], self.ball_r)
 
 
-def narrowing_stands(st: R.SunState) -> list[R.Stand]:
+def narrowing_stands(st: SunState) -> list[Stand]:
     """Legal stands that leave an opponent's mark area just passable (2 mm spare) or just
     impassable (3 mm short), from either end of it: the legal set is exact intervals, and
     these angles are rarely among the samples offered in ``legal_actions``."""
@@ -420,8 +420,8 @@ def narrowing_stands(st: R.SunState) -> list[R.Stand]:
     g = st.geom
     r = g.table.ring_radius
     gaps = {ring.gap_of_angle(m) for o, ms in enumerate(st.markers) if o != st.seat for m in ms}
-    out: list[R.Stand] = []
-    for shape in st._available_shapes():
+    out: list[Stand] = []
+    for shape in st.available_shapes():
         sh = g.shapes[shape]
         for i in gaps:
             if i is None or ring.under[i] is not None:
@@ -429,10 +429,10 @@ def narrowing_stands(st: R.SunState) -> list[R.Stand]:
             a, b = ring.pos[i], ring.pos[(i + 1) % ring.n]
             for width in (g.pass_width + 0.002, g.pass_width - 0.003):
                 for p, sign in ((a, 1.0), (b, -1.0)):
-                    d = R.sep_for_width(p, r, sh, width)
+                    d = sep_for_width(p, r, sh, width)
                     if d is None:
                         continue
-                    act = R.Stand(shape, round(math.degrees((p.angle + sign * d) % R.TAU), 6) % 360.0)
-                    if act not in out and st._check_place(act) is None:
+                    act = Stand(shape, round(math.degrees((p.angle + sign * d) % TAU), 6) % 360.0)
+                    if act not in out and st.placement_problem(act) is None:
                         out.append(act)
     return out

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sim.sun.actions import Gate, PlaceAction, Stack, Stand, made_once
-from sim.sun.legality import SunLegality, degrees_6
 from sim.sun.gaps import factors, width_between
-from sim.sun.ring import TAU, Pos, Ring, others_gaps, sep_for_widths
-from sim.sun.specs import ShapeSpec
+from sim.sun.legality import SunLegality, degrees_6
+from sim.sun.ring import Pos, Ring, others_gaps, sep_for_widths
+from sim.sun.specs import TAU, ShapeSpec
 
 # The legal stand angles are exact intervals (SunState.stand_intervals); the finite candidate list
 # offered to agents samples each interval: its two ends moved inwards by SAMPLE_INSET (m along the
@@ -90,13 +90,13 @@ class SunStands(SunLegality):
         # one (after a free turn) beside two impassable gaps: a stack only makes its position wider
         # and deeper, so both gaps stay impassable and no marker move can follow
         pw = self.geom.pass_width
-        narrow = ring.n >= 3 and not self._first_turn()
+        narrow = ring.n >= 3 and not self.is_free_turn()
         bases = [k for k, p in enumerate(ring.pos) if p.top < 0 and p.id not in facts.supports
                  and not (narrow and ring.width[k] < pw and ring.width[k - 1] < pw)]
-        for shape in self._available_shapes():
+        for shape in self.available_shapes():
             for ang in self.stand_samples(shape):
                 out.append(made_once(Stand, shape, ang))
-            stone = self._stone_for(shape)
+            stone = self.stone_for(shape)
             if stone < 0:
                 continue  # (as _check_stack: no stone of that shape to stack)
             for k in bases:  # valid positions (see above) for a valid stone: the geometric part
@@ -134,7 +134,7 @@ class SunStands(SunLegality):
         """
         if self.phase != "place" or shape not in self.geom.shapes:
             return []
-        stone = self._stone_for(shape)
+        stone = self.stone_for(shape)
         if stone < 0:
             return []
         g = self.geom
@@ -397,7 +397,7 @@ class SunStands(SunLegality):
                     out.append(deg)
         return out
 
-    def _check_place(self, a: object) -> str | None:
+    def placement_problem(self, a: object) -> str | None:
         """Why placement ``a`` is illegal now, or None if legal."""
         if isinstance(a, Stand):
             return self._check_stand(a)
@@ -412,7 +412,7 @@ class SunStands(SunLegality):
             return f"unknown shape {a.shape!r}"
         if not isinstance(a.angle, (int, float)) or not math.isfinite(a.angle):
             return "angle must be a finite number of degrees"
-        stone = self._stone_for(a.shape)
+        stone = self.stone_for(a.shape)
         if stone < 0:
             return f"no {a.shape} available in the field" if self.rules["field"] == "open" else \
                 f"the drawn stone is not a {a.shape}"
@@ -428,7 +428,7 @@ class SunStands(SunLegality):
         s = g.shapes[shape]
         r = g.table.ring_radius
         ring = self.ring()
-        local = self.rules["mode"] == "standard" and ring.n >= 2 and not self._first_turn()
+        local = self.rules["mode"] == "standard" and ring.n >= 2 and not self.is_free_turn()
         inner, half_width = factors(r, s.depth, s.width)
         return StandFacts(
             stone=stone, shape=shape, ring=ring, radius=r, inner=inner, half_width=half_width,
@@ -494,7 +494,7 @@ class SunStands(SunLegality):
         ``w_ccw`` (m)? A new gap is refused when another seat's area is it (their marker in the old
         gap, on its side of the new stone, or another gap with the same key) or, under the new_gap
         rule, it is the mover's area at the start of the turn. Local computation equal to
-        :meth:`_marker_options` on the full ring (a test checks this)."""
+        :meth:`marker_options` on the full ring (a test checks this)."""
         a_angle = gap.sides[0].angle
         split_at = (ang - a_angle) % TAU
         ccw_blocked, cw_blocked = gap.ccw_blocked, gap.cw_blocked
