@@ -31,7 +31,7 @@ import numpy as np
 from sim.core.errors import InputError, ScenarioError
 from sim.core.game import Column, Game, GameConfig, GameDetails, GameSpec, State, Termination
 from sim.core.options import Option
-from sim.sun.board import BASE, GATE, TOP
+from sim.sun.position import BASE, GATE, TOP
 from sim.sun.layout import Layout, PhysicsSpec, TableSpec, BallSpec, parse_layout
 from sim.sun.layout import _BALL_KEYS as BALL_RANGES, _PHYSICS_KEYS as PHYSICS_RANGES, _TABLE_KEYS as TABLE_RANGES
 from sim.sun.protocol import Body, PassResult, Placement, PlaceNoise, PlaceResult, ThrowNoise

@@ -156,7 +156,7 @@ def nominal_pose(g: Geometry, placement: Placement, bodies: Mapping[int, Body]) 
 def stack_pose(base: Pose, base_shape: ShapeSpec, s: ShapeSpec) -> Pose:
     """The intended pose of a stone of shape ``s`` stacked on a stone of ``base_shape`` at pose
     ``base``: upright on its top, above its centre, turned as it is (the rules' view of a stack
-    to come, ``SunBoard.stacked_pos``, uses it too)."""
+    to come, ``SunCache.stacked_pos``, uses it too)."""
     return (base[0], base[1], pose_top(base, base_shape) + 0.5 * s.height, *quat_yaw(pose_yaw(base)))
 
 

@@ -187,7 +187,7 @@ def position_of(stone: int, stones: Sequence[tuple[Pose, ShapeSpec]], top: int =
     """The ring position of bottom stone ``stone`` carrying ``top`` (-1: none): the
     :func:`footprint` of ``stones`` (its stones' poses and shapes, bottom first, as they stand)
     and the height of its highest point (m). The one place a position is made from poses: the
-    rules (``sim.sun.board``, ``sim.sun.legality``) and the table's ring view call it."""
+    rules (``sim.sun.cache``, ``sim.sun.legality``) and the table's ring view call it."""
     ang, rad, w, d = footprint(stones)
     top_z = pose_top(*stones[0]) if len(stones) == 1 else max(pose_top(p, s) for p, s in stones)
     return Pos(stone, ang, rad, w, d, top_z, top)

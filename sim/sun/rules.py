@@ -41,20 +41,23 @@ import json
 import math
 import operator
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Self, Sequence
 
 import numpy as np
 
 from sim.core.errors import InputError
-from sim.core.game import CHANCE, Action, Outcome, State
+from sim.core.game import CHANCE, TERMINAL, Action, Outcome, State
 from sim.core.options import Option
 from sim.sun.actions import Draw, Gate, MoveMarker, Pass, PlaceAction, Stack, Stand, SunAction, action_from_json, \
     action_to_json
-from sim.sun.board import BASE, FIELD, GATE, OUT, PHASES, TOP
+from sim.sun.cache import SunCache
+from sim.sun.legality import anchor_stone, check_pass, marker_options, other_seats_areas, pass_arcs, pass_candidates, \
+    position_without, ring_with
+from sim.sun.position import BASE, FIELD, GATE, OUT, PHASES, TOP, SunPosition
 from sim.sun.protocol import Body, Placement, PlaceNoise, ScriptedTable, Table, ThrowNoise, nominal_pose
-from sim.sun.ring import Geometry, Pose, pose_bottom, pose_tilt
+from sim.sun.ring import Geometry, Pos, Pose, Ring, pose_bottom, pose_tilt
 from sim.sun.specs import TAU
-from sim.sun.stands import SunStands
+from sim.sun.stands import placement_candidates, placement_problem, stand_intervals, stand_samples
 from sim.sun.thrower import SKILLS, Thrower
 
 __all__ = ["RULE_DEFAULTS", "RULE_OPTIONS", "SunObservation", "SunState"]
@@ -90,21 +93,194 @@ class SunObservation:
     state: "SunState" = field(compare=False, repr=False)
 
 
-class SunState(SunStands, State):
-    """A position of Stonehenge and the Sun (see the module docstring).
+def _position_field(name: str, doc: str) -> Any:
+    """A property reading and writing field ``name`` of the state's :class:`SunPosition`."""
+    def get(self: SunState) -> Any:
+        return getattr(self.position, name)
 
-    Build with :meth:`new` or :meth:`from_notation`; the table is any :class:`Table`. The position's
-    data is :class:`~sim.sun.board.SunBoard`'s, the legality of moves :class:`~sim.sun.legality.SunLegality`'s
-    and :class:`~sim.sun.stands.SunStands`'s;
-    this class plays the turns.
+    def put(self: SunState, value: Any) -> None:
+        setattr(self.position, name, value)
+
+    return property(get, put, doc=doc)
+
+
+class SunState(State):
+    """A game of Stonehenge and the Sun in progress (see the module docstring).
+
+    Build with :meth:`new` or :meth:`from_notation`; the table is any :class:`Table`. The state holds
+    a position (:class:`~sim.sun.position.SunPosition`, plain data, also readable field by field
+    through the properties below), the configuration (rule options, geometry, throwers, table), the
+    logs of the game, and one cache of what the rules derive from the position
+    (:class:`~sim.sun.cache.SunCache`, invalidated after every change of it). The legality of moves
+    is ``sim.sun.legality`` and ``sim.sun.stands``, functions over the state; this class plays the
+    turns and answers the agents' queries (the ring, the stones, the candidates and their previews).
     """
 
     #: config values omitted from the notation when equal (the game sets its full defaults)
     DEFAULTS: dict[str, Any] = {"rules": RULE_DEFAULTS, "sections": {}, "seats": {}}
 
+    shapes: list[str] = _position_field("shapes", "Shape of each stone id.")
+    role: list[str] = _position_field("role", "Role of each stone (FIELD, BASE, TOP, GATE, OUT).")
+    sup: dict[int, tuple[int, ...]] = _position_field("sup", "What each stacked stone or gate rests on.")
+    pose: dict[int, Pose] = _position_field("pose", "Pose of each stone on the table.")
+    owner: dict[int, int] = _position_field("owner", "The seat of each penalty stone.")
+    markers: list[list[float]] = _position_field("markers", "Each seat's marker angles (rad).")
+    seat: int = _position_field("seat", "The seat whose turn it is.")
+    turn: int = _position_field("turn", "Turns completed.")
+    phase: str = _position_field("phase", "Phase of the turn (``position.PHASES``).")
+    attempts: int = _position_field("attempts", "Failed placements of the mover this turn.")
+    pending: Any = _position_field("pending", "The placement or pass awaiting its chance outcome.")
+    drawn: int = _position_field("drawn", "The stone drawn (random field), -1: none.")
+    placed: int = _position_field("placed", "The stone placed this turn, -1: none.")
+    played: list[bool] = _position_field("played", "Per seat: it has had a turn.")
+    area_before: list[tuple[int, int] | None] = _position_field("area_before", "Per seat: its area at its turn's start.")
+    forced: bool = _position_field("forced", "The mover's area was impassable at the turn's start.")
+    moved: bool = _position_field("moved", "The marker was moved this turn.")
+    over: str = _position_field("over", "Why the game ended ('' while it goes on).")
+
     def __init__(self) -> None:
-        super().__init__()
-        self.rules = dict(RULE_DEFAULTS)
+        self.position = SunPosition()
+        self.cache = SunCache()
+        self.num_players = 2
+        self.rules: dict[str, Any] = dict(RULE_DEFAULTS)  # the rule options (RULE_OPTIONS)
+        self.sections: dict[str, dict[str, Any]] = {}
+        self.seat_cfg: list[dict[str, Any]] = []
+        self.geom = Geometry()
+        self.throwers: list[Thrower] = []
+        self.table: Table = ScriptedTable()
+        self._history: list[tuple[int, SunAction]] = []
+        self.passes: list[dict[str, Any]] = []
+        self.placements: list[dict[str, Any]] = []
+        self.recorder: Any = None
+
+    def clone(self) -> Self:
+        """An independent copy sharing the (stateless) table and the cache's pure memos."""
+        c = object.__new__(type(self))
+        c.__dict__.update(self.__dict__)
+        c.position = self.position.copy()
+        c.cache = self.cache.fork()
+        c._history = list(self._history)
+        c.passes = list(self.passes)
+        c.placements = list(self.placements)
+        return c
+
+    # --- queries: the ring, the stones ---------------------------------------------------------
+    def bodies(self) -> tuple[Body, ...]:
+        """Every stone on the table (standing, stacked, gates), in id order."""
+        return self.cache.bodies_of(self.position)
+
+    def ring(self) -> Ring:
+        """The ring as it stands now."""
+        return self.cache.ring_of(self.position, self.geom)
+
+    def stacked_pos(self, p: Pos, shape: str) -> Pos:
+        """Position ``p`` of the current ring (on the base, no top) once a stone of ``shape`` is
+        stacked on it at its intended pose (``SunCache.stacked_pos``)."""
+        return self.cache.stacked_pos(self.position, self.geom, p, shape)
+
+    def mark_areas(self, seat: int, ring: Ring | None = None) -> list[int | None]:
+        """Gap index of each of ``seat``'s markers (None on an empty ring)."""
+        ring = ring or self.ring()
+        return [ring.gap_of_angle(a) for a in self.position.markers[seat]]
+
+    def _snap_markers(self) -> None:
+        """A marker whose gap vanished (a stone now stands in front of it) moves to the middle of
+        the angularly nearest gap; markers sharing a merged gap stay shared."""
+        ring = self.ring()
+        if ring.empty:
+            return
+        moved = False
+        for ms in self.position.markers:
+            for k, a in enumerate(ms):
+                if ring.gap_of_angle(a) is None:
+                    g = ring.nearest_gap(a)
+                    if g is not None:
+                        ms[k] = ring.middle(g)
+                        moved = True
+        if moved:
+            self.cache.invalidate()  # a change of the position (the ring itself does not depend on markers)
+
+    def current_player(self) -> int:
+        """The seat to move, CHANCE (draw, settle, swing) or TERMINAL."""
+        phase = self.position.phase
+        if phase in ("draw", "settle", "swing"):
+            return CHANCE
+        if phase == "over":
+            return TERMINAL
+        return self.position.seat
+
+    def is_terminal(self) -> bool:
+        """True when the game is over (``current_player() == TERMINAL``, without the call)."""
+        return self.position.phase == "over"
+
+    def field_stones(self) -> list[int]:
+        """Ids of the stones still in the field."""
+        return [i for i, r in enumerate(self.position.role) if r == FIELD]
+
+    def is_free_turn(self) -> bool:
+        """Whether the mover's turn is free of the marker move: its first turn (in "first_only"
+        mode only seat 0 starts free), or any turn that starts on an empty ring (every stone lost)."""
+        return not self.position.played[self.position.seat]
+
+    def available_shapes(self) -> list[str]:
+        """Shapes the mover may place: the drawn stone's (random field) or every shape left in the
+        field, in stone id order."""
+        p = self.position
+        if self.rules["field"] == "random":
+            return [p.shapes[p.drawn]] if p.drawn >= 0 else []
+        firsts = [(i, name) for name in self.cache.shape_index(p.shapes) if (i := self.stone_for(name)) >= 0]
+        return [name for _, name in sorted(firsts)]  # by their first stone in the field, as the ids run
+
+    def stone_for(self, shape: str) -> int:
+        """The stone a placement of ``shape`` takes (the drawn one, or the lowest id in the field), or -1."""
+        p = self.position
+        if self.rules["field"] == "random":
+            return p.drawn if p.drawn >= 0 and p.shapes[p.drawn] == shape else -1
+        role = p.role
+        for i in self.cache.shape_index(p.shapes).get(shape, ()):
+            if role[i] == FIELD:
+                return i
+        return -1
+
+    def anchor_stone(self) -> int | None:
+        """Bottom stone id of the position just stood on (the marker's anchor), or None."""
+        return anchor_stone(self)
+
+    # --- queries: candidates and their previews --------------------------------------------------
+    def stand_intervals(self, shape: str) -> list[tuple[float, float]]:
+        """Every angle (rad) at which a stand of ``shape`` is legal now: ``stands.stand_intervals``."""
+        return stand_intervals(self, shape)
+
+    def stand_samples(self, shape: str) -> list[float]:
+        """The candidate stand angles (deg) of ``shape``: ``stands.stand_samples``."""
+        return stand_samples(self, shape)
+
+    def pass_arcs(self, ring: Ring | None = None, seat: int | None = None) -> list[tuple[float, float]]:
+        """Arcs (rad) of release azimuths whose line crosses ``seat``'s mark area(s): ``legality.pass_arcs``."""
+        return pass_arcs(self, ring, seat)
+
+    def placement_problem(self, a: object) -> str | None:
+        """Why placement ``a`` is illegal now, or None if legal (``stands.placement_problem``)."""
+        return placement_problem(self, a)
+
+    def marker_options(self, ring: Ring, anchor: int | None = None) -> list[MoveMarker]:
+        """The legal marker moves on ``ring`` after a stone was stood at position ``anchor``
+        (default: :meth:`anchor_stone`): ``legality.marker_options``."""
+        return marker_options(self, ring, anchor)
+
+    def position_without(self, p: Pos, stone: int) -> Pos:
+        """Ring position ``p`` once its top stone ``stone`` is taken (``legality.position_without``)."""
+        return position_without(self, p, stone)
+
+    def ring_with(self, new_pos: Pos | None = None, removed: int = -1,
+                  gate: tuple[int, int, float] | None = None) -> Ring:
+        """The ring as it would be with ``new_pos`` (a new or grown position), without stone
+        ``removed`` and with a gate ``(a, b, underside z)``: a preview (``legality.ring_with``)."""
+        return ring_with(self, new_pos, removed, gate)
+
+    def other_seats_areas(self, ring: Ring) -> set[tuple[int, int]]:
+        """The mark areas (gap keys) of the seats other than the mover on ``ring``."""
+        return other_seats_areas(self, ring)
 
     # --- construction ------------------------------------------------------------------------
     @classmethod
@@ -199,21 +375,17 @@ class SunState(SunStands, State):
             bodies = {x: Body(x, self.shapes[x], self.pose[x], self.sup.get(x, ())) for x in self.pose}
             self.pose[i] = nominal_pose(g, Placement("gate", i, shape, between=(ia, ib)), bodies)
             self.role[i], self.sup[i] = GATE, (ia, ib)
-        self._dirty()
+        self.cache.invalidate()
         self._snap_markers()
         self._begin_turn()
 
     # --- turn structure ----------------------------------------------------------------------
-    def _begin_turn(self, keep_ring: bool = False) -> None:
-        """Enter the placement step of the current seat (draw first in a random field).
-        ``keep_ring``: the cached ring is current (the caller changed no stone since building it)."""
+    def _begin_turn(self) -> None:
+        """Enter the placement step of the current seat (draw first in a random field)."""
         self.attempts = 0
         self.placed = -1
         self.pending = None
-        if keep_ring:
-            self._legal = None
-        else:
-            self._dirty()
+        self.cache.invalidate()
         ring = self.ring()
         if ring.empty:
             self.played[self.seat] = False
@@ -225,7 +397,7 @@ class SunState(SunStands, State):
         self._enter_place()
 
     def _enter_place(self) -> None:
-        self._legal = None
+        self.cache.invalidate()
         if FIELD not in self.role and self.drawn < 0:
             self._finish("field_empty")
             return
@@ -239,7 +411,7 @@ class SunState(SunStands, State):
     def _finish(self, reason: str) -> None:
         self.phase = "over"
         self.over = reason
-        self._legal = None
+        self.cache.invalidate()
 
     # (ignore[override]: the base returns list[Action]; lists are invariant, and every SunAction is an Action)
     def legal_actions(self, seat: int | None = None) -> list[SunAction]:  # type: ignore[override]
@@ -253,14 +425,15 @@ class SunState(SunStands, State):
             return []
         if self.phase not in ("place", "marker", "pass"):
             return []
-        if self._legal is None:
+        cache = self.cache
+        if cache.legal is None:
             if self.phase == "place":
-                self._legal = self._placement_candidates()
+                cache.legal = placement_candidates(self)
             elif self.phase == "marker":
-                self._legal = self.marker_options(self.ring())
+                cache.legal = marker_options(self, self.ring())
             else:
-                self._legal = self._pass_candidates()
-        return list(self._legal)
+                cache.legal = pass_candidates(self)
+        return list(cache.legal)
 
     # --- applying actions ----------------------------------------------------------------------
     def apply_action(self, action: Action) -> None:
@@ -288,7 +461,7 @@ class SunState(SunStands, State):
             self._history.append((seat, action))
             self.pending = action
             self.phase = "settle"
-            self._legal = None
+            self.cache.invalidate()
         elif ph == "settle":
             if not isinstance(action, PlaceNoise) or not _finite(action.along, action.across, action.yaw):
                 raise self._illegal(action, "expected PlaceNoise")
@@ -305,17 +478,17 @@ class SunState(SunStands, State):
             self.markers[self.seat][action.marker] = ring.middle(gi)
             self.moved = True
             self.phase = "pass"
-            self._legal = None
+            self.cache.invalidate()
         elif ph == "pass":
             if not isinstance(action, Pass):
                 raise self._illegal(action, "expected Pass")
-            why = self._check_pass(action)
+            why = check_pass(self, action)
             if why is not None:
                 raise self._illegal(action, why)
             self._history.append((seat, action))
             self.pending = action
             self.phase = "swing"
-            self._legal = None
+            self.cache.invalidate()
         elif ph == "swing":
             if not isinstance(action, ThrowNoise) or not _finite(action.aim, action.release, action.push_x, action.push_y):
                 raise self._illegal(action, "expected ThrowNoise")
@@ -351,7 +524,7 @@ class SunState(SunStands, State):
         assert isinstance(a, (Stand, Stack, Gate)), "settle without a pending placement"
         pl = self._placement_of(a)
         before_role, before_pose, before_sup = self.role[pl.stone], self.pose.get(pl.stone), self.sup.get(pl.stone)
-        ring0 = self._ring  # None or the ring now (the one a plain stand is spliced into below)
+        ring0 = self.ring()  # the ring now (the one a plain stand is spliced into below)
         bodies = self.bodies() if pl.kind != "gate" else tuple(b for b in self.bodies() if b.id != pl.stone)
         res = self.table.place(bodies, pl, noise)
         self.pending = None
@@ -387,9 +560,9 @@ class SunState(SunStands, State):
                 self.sup[pl.stone] = pl.between
             if self.role[pl.stone] == TOP and self.role[pl.on] != BASE:
                 placed_ok = False  # its support was knocked away meanwhile
-        self._dirty()
+        self.cache.invalidate()
         if kept and placed_ok and pl.kind == "stand":  # only the new stone changed: spliced into ring0
-            self._ring_after_stand(ring0, pl.stone)
+            self.cache.ring_after_stand(self.position, self.geom, ring0, pl.stone)
         options: list[MoveMarker] | None = None
         if placed_ok and pl.kind != "gate" and not self.is_free_turn():
             self.placed = pl.stone
@@ -413,7 +586,7 @@ class SunState(SunStands, State):
         self._snap_markers()  # markers do not change the ring (roles and poses do): keep it
         self.phase = "pass" if pl.kind == "gate" or self.is_free_turn() else "marker"
         # the marker moves found above are the legal actions now, unless a marker moved since
-        self._legal = options if self.phase == "marker" and markers == self.markers else None
+        self.cache.legal = options if self.phase == "marker" and markers == self.markers else None
 
     def _failed_placement(self, pl: Placement, role: str, pose: Pose | None, sup: tuple[int, ...] | None) -> None:
         self.attempts += 1
@@ -435,7 +608,7 @@ class SunState(SunStands, State):
                 self.owner[pl.stone] = self.seat
         else:
             self.role[pl.stone] = FIELD
-        self._dirty()
+        self.cache.invalidate()
         self._snap_markers()
         self._enter_place()
 
@@ -505,7 +678,7 @@ class SunState(SunStands, State):
                 if r == OUT and before_fix[i] != OUT and self.owner.get(i) == self.seat:
                     pens.append((i, "fell_from_support"))
         if not clean:
-            self._dirty()
+            self.cache.invalidate()
         through = res.through_aim_gap
         if res.crossings and not ring_before.empty:
             hit = [any(ring_before.gap_of_angle(c) == g for c in res.crossings) for g in areas if g is not None]
@@ -530,7 +703,7 @@ class SunState(SunStands, State):
             self._finish("field_empty")
             return
         self.seat = (self.seat + 1) % self.num_players
-        self._begin_turn(keep_ring=True)
+        self._begin_turn()
 
     # --- chance -------------------------------------------------------------------------------
     def sample_chance(self, rng: np.random.Generator) -> Draw | PlaceNoise | ThrowNoise:
@@ -679,7 +852,7 @@ class SunState(SunStands, State):
             s.over = body.get("o", "")
             s.forced, s.moved = (bool(x) for x in body.get("fm", [0, 0]))
             s._history = []
-            s._dirty()
+            s.cache.invalidate()
         except InputError:
             raise
         except (ValueError, KeyError, TypeError, IndexError, AttributeError) as e:

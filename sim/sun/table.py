@@ -188,7 +188,7 @@ class SunTable(TableWorld):
             if s.role != "stand":
                 continue
             stones = [s, *on.get(s.id, [])]
-            # the footprint of its stones as they stand: the rules' view (``SunBoard._new_pos``)
+            # the footprint of its stones as they stand: the rules' view (``SunCache._new_pos``)
             out.append(position_of(s.id, [((*t.pos, *t.quat), self.shapes[t.shape]) for t in stones],
                                    stones[-1].id if len(stones) > 1 else -1))
         out.sort(key=lambda q: q.angle)

@@ -15,11 +15,13 @@ import pytest
 
 from sim.core.quaternions import quat_multiply, quat_yaw
 from sim.sun.actions import Gate, Stand
-from sim.sun.board import BASE, TOP
+from sim.sun.legality import check_gate
+from sim.sun.position import BASE, TOP
 from sim.sun.protocol import ScriptedTable
 from sim.sun.ring import Geometry, Pos, Pose, footprint, lintel_overlaps, position_of, sep_for_width
 from sim.sun.rules import SunState
 from sim.sun.specs import ShapeSpec
+from sim.sun.stands import check_stand
 
 G = Geometry()
 RR = G.table.ring_radius
@@ -68,7 +70,7 @@ def _overhang_state(offset: float) -> SunState:
     top = next(i for i, r in enumerate(s.role) if r == TOP)
     p = s.pose[top]
     s.pose[top] = (p[0], p[1] + offset, *p[2:])
-    s._dirty()
+    s.cache.invalidate()
     s._begin_turn()
     return s
 
@@ -82,11 +84,11 @@ def test_a_stand_overlapping_a_stack_top_that_overhangs_the_gap_is_refused() -> 
     assert sep is not None
     ccw, cw = Stand("pillar", math.degrees(sep)), Stand("pillar", 360.0 - math.degrees(sep))
     # that stand overlaps the top by 4.9 - 4 = 0.9 mm (less the top's own cos): refused
-    assert s._check_stand(ccw) == f"not clear of stone #{s.ring().pos[0].id}"
+    assert check_stand(s, ccw) == f"not clear of stone #{s.ring().pos[0].id}"
     lo, hi = sep - 1e-9, sep + 1e-9
     assert not any(a <= lo and hi <= b for a, b in s.stand_intervals("pillar"))
     # on the other side the top overhangs nothing: the same clearance stays legal
-    assert s._check_stand(cw) is None
+    assert check_stand(s, cw) is None
     # the ring sees the top where it is: the position reaches 4.9 mm further counter-clockwise (a
     # little more: the box is aligned with the ray through the stack's middle, 1.1 deg off the
     # stones' faces, so it is 0.2 mm wider than their hull)
@@ -94,7 +96,7 @@ def test_a_stand_overlapping_a_stack_top_that_overhangs_the_gap_is_refused() -> 
     edge, exact = math.degrees(p.angle + p.half), math.degrees(math.asin((0.5 * BLOCK.width + 0.0049) / RR))
     assert exact <= edge <= exact + 0.1
     # with the top on its base, the stand is legal again
-    assert _overhang_state(0.0)._check_stand(ccw) is None
+    assert check_stand(_overhang_state(0.0), ccw) is None
 
 
 def test_a_stack_on_a_turned_base_is_as_wide_as_its_stones() -> None:
@@ -102,7 +104,7 @@ def test_a_stack_on_a_turned_base_is_as_wide_as_its_stones() -> None:
     base = next(i for i, r in enumerate(s.role) if r == BASE and s.pose[i][1] > 0.1)  # the one at 120 deg
     p0 = s.pose[base]
     s.pose[base] = (*p0[:3], *quat_multiply(quat_yaw(math.radians(8.0)), p0[3:]))
-    s._dirty()
+    s.cache.invalidate()
     p = s.ring().pos[s.ring().index[base]]
     new = s.stacked_pos(p, "block")
     psi = math.radians(8.0)
@@ -153,7 +155,7 @@ def _gate_state(shift: float) -> tuple[SunState, Gate]:
     top = max((i for i, r in enumerate(s.role) if r == TOP), key=lambda i: s.pose[i][1])
     p = s.pose[top]
     s.pose[top] = (p[0] - shift * math.sin(sep), p[1] + shift * math.cos(sep), *p[2:])
-    s._dirty()
+    s.cache.invalidate()
     s._begin_turn()
     ring = s.ring()
     slab = next(i for i, r in enumerate(s.role) if r == BASE and s.shapes[i] == "slab")
@@ -162,12 +164,12 @@ def _gate_state(shift: float) -> tuple[SunState, Gate]:
 
 def test_a_gate_is_refused_when_a_support_top_offers_less_than_the_least_overlap() -> None:
     s, gate = _gate_state(0.0)
-    assert s._check_gate(gate) is None
+    assert check_gate(s, gate) is None
     assert gate in s.legal_actions()
     # the lintel rests 12.5 mm on each top; with one top 10 mm off its base along the ring, away
     # from the gap (9.6 mm along the lintel), 2.9 mm on it (the old rules saw the base stone's
     # angle and the block's width only, and called the gate legal)
     s, gate = _gate_state(0.010)
-    why = s._check_gate(gate)
+    why = check_gate(s, gate)
     assert why is not None and why.startswith("a slab gate would rest 2.9 mm on #"), why
     assert gate not in s.legal_actions()

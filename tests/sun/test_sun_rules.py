@@ -13,12 +13,14 @@ from sim.core.game import TERMINAL, GameConfig
 from sim.core.play import play as play_game
 from sim.core.play import play_random
 from sim.sun.actions import Draw, Gate, MoveMarker, Pass, Stack, Stand
-from sim.sun.board import BASE, FIELD, GATE, OUT, TOP
 from sim.sun.game import GAME
+from sim.sun.legality import check_gate, check_marker_after
+from sim.sun.position import BASE, FIELD, GATE, OUT, TOP
 from sim.sun.protocol import Body, Placement, PlaceNoise, ScriptedTable, ThrowNoise, nominal_pose
 from sim.sun.ring import Geometry, Pos, sep_for_width
 from sim.sun.rules import SunState
 from sim.sun.specs import TAU
+from sim.sun.stands import check_stand
 from sim.sun.thrower import SKILLS
 
 G = Geometry()
@@ -133,13 +135,13 @@ def test_a_stone_cannot_be_removed_if_two_mark_areas_would_merge():
     s = build([("block", 0.0), ("slab", 90.0), ("block", 180.0), ("block", 200.0), ("block", b),
                ("pillar", 300.0)], [[45.0], [135.0]], seat=0)
     slab, b1, b2 = s.ids[1], s.ids[3], s.ids[4]
-    assert s._check_gate(Gate(slab, b1, b2)) == "removing it would merge two players' mark areas"
+    assert check_gate(s, Gate(slab, b1, b2)) == "removing it would merge two players' mark areas"
     with pytest.raises(IllegalActionError):
         s.apply_action(Gate(slab, b1, b2))
     # without seat 1's marker there, the same gate is legal
     s2 = build([("block", 0.0), ("slab", 90.0), ("block", 180.0), ("block", 200.0), ("block", b),
                 ("pillar", 300.0)], [[45.0], [320.0]], seat=0)
-    assert s2._check_gate(Gate(s2.ids[1], s2.ids[3], s2.ids[4])) is None
+    assert check_gate(s2, Gate(s2.ids[1], s2.ids[3], s2.ids[4])) is None
 
 
 def test_marker_moves_only_to_gaps_touching_the_new_stone():
@@ -170,7 +172,7 @@ def test_a_stand_needs_a_legal_marker_move_and_an_impassable_gap_is_no_target():
     # standing a stone in the middle of a 60 mm gap leaves two impassable halves: illegal
     b = angle_for_gap(0.0, "block", "block", 0.060)
     s = build([("block", 0.0), ("block", b), ("block", 180.0)], [[100.0], [270.0]], seat=0)
-    why = s._check_stand(Stand("slab", 0.5 * b))
+    why = check_stand(s, Stand("slab", 0.5 * b))
     assert why == "no legal marker move would follow"
 
 
@@ -345,10 +347,10 @@ def test_fast_marker_check_agrees_with_the_full_ring():
         for shape in s.available_shapes():
             for ang in s.stand_samples(shape)[:12]:
                 a = Stand(shape, ang)
-                fast = s._check_stand(a)
+                fast = check_stand(s, a)
                 st = s.stone_for(shape)
                 sh = G.shapes[shape]
-                full = s._check_marker_after(st, Pos(st, math.radians(ang) % TAU, G.table.ring_radius,
+                full = check_marker_after(s, st, Pos(st, math.radians(ang) % TAU, G.table.ring_radius,
                                                         sh.width, sh.depth, sh.height))
                 if fast in (None, "no legal marker move would follow"):
                     assert fast == full, (a, fast, full, s.to_notation())

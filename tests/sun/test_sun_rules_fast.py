@@ -19,12 +19,14 @@ from sun_variants import variant_state
 
 from sim.core.play import play_random
 from sim.sun.actions import Gate
-from sim.sun.board import BASE, TOP
 from sim.sun.game import GAME
+from sim.sun.legality import check_gate, gate_candidates, own_areas_ok, pass_candidates, place_facts
+from sim.sun.position import BASE, TOP
 from sim.sun.protocol import ScriptedTable
 from sim.sun.ring import Geometry, Ring
 from sim.sun.rules import SunState
 from sim.sun.specs import TAU
+from sim.sun.stands import stand_check_at, stand_facts_of, stand_piece_certain
 
 G = Geometry()
 
@@ -133,8 +135,8 @@ def test_gate_shortcut_agrees_with_the_ring_after_the_gate() -> None:
                 if st in key:
                     continue
                 for under in (0.01, 0.2):
-                    full = s._own_areas_ok(s.ring_with(removed=st, gate=(key[0], key[1], under)))
-                    assert s._own_areas_ok(ring, own, (key, under)) == full, (s.to_notation(), st, key)
+                    full = own_areas_ok(s, s.ring_with(removed=st, gate=(key[0], key[1], under)))
+                    assert own_areas_ok(s, ring, own, (key, under)) == full, (s.to_notation(), st, key)
                     checked += 1
 
     _each_position(30, 400, visit)
@@ -154,7 +156,7 @@ def test_certain_stand_verdicts_equal_the_placement_check() -> None:
         for shape in s.available_shapes():
             stone = s.stone_for(shape)
             s.stand_intervals(shape)  # fills each gap's memo with its breakpoints
-            facts = s._stand_facts(stone, shape)
+            facts = stand_facts_of(s, stone, shape)
             if not facts.local_marker_check:
                 continue
             for i in range(ring.n):
@@ -163,11 +165,11 @@ def test_certain_stand_verdicts_equal_the_placement_check() -> None:
                     continue
                 lo, hi, c_a, c_b, _skip = geo[:5]
                 for mid in rng.uniform(lo, hi, 20):
-                    certain = s._stand_piece_certain(facts, i, ring.pos[i].angle, float(mid), lo, hi, c_a, c_b)
+                    certain = stand_piece_certain(s, facts, i, ring.pos[i].angle, float(mid), lo, hi, c_a, c_b)
                     if certain is None:
                         continue
                     ang = math.radians(math.degrees(float(mid) % TAU)) % TAU
-                    assert certain == (s._stand_check_at(stone, shape, ang, facts) is None), (s.to_notation(), shape, mid)
+                    assert certain == (stand_check_at(s, stone, shape, ang, facts) is None), (s.to_notation(), shape, mid)
                     decided += 1
                     with_lintels += bool(ring.lintels)
 
@@ -187,8 +189,8 @@ def test_gate_hits_kept_per_shape_and_supports_equal_a_fresh_check() -> None:
         ring = s.ring()
         if ring.n < 3:
             return
-        shared = s._place_facts()
-        s._gate_candidates(ring, shared)  # fills shared.gate_hits
+        shared = place_facts(s)
+        gate_candidates(s, ring, shared)  # fills shared.gate_hits
         ids = [p.id for p in ring.pos]
         for st, r in enumerate(s.role):
             if r not in (BASE, TOP):
@@ -196,7 +198,7 @@ def test_gate_hits_kept_per_shape_and_supports_equal_a_fresh_check() -> None:
             for a in ids:
                 for b in ids:
                     gate = Gate(st, a, b)
-                    assert s._check_gate(gate, shared) == s._check_gate(gate, s._place_facts()), \
+                    assert check_gate(s, gate, shared) == check_gate(s, gate, place_facts(s)), \
                         (s.to_notation(), st, a, b)
                     checked += 1
         hits += len(shared.gate_hits)
@@ -216,11 +218,11 @@ def test_pass_candidates_kept_by_their_arcs_equal_fresh_ones() -> None:
         nonlocal checked
         if s.phase != "pass" or s.is_terminal():
             return
-        kept = s._pass_candidates()
+        kept = pass_candidates(s)
         saved = dict(L._PASSES_OF)
         L._PASSES_OF.clear()
         try:
-            assert s._pass_candidates() == kept, s.to_notation()
+            assert pass_candidates(s) == kept, s.to_notation()
         finally:
             L._PASSES_OF.update(saved)
         checked += 1
@@ -242,7 +244,7 @@ def test_positions_kept_by_pose_identity_equal_fresh_ones() -> None:
 
     def visit(s: SunState) -> None:
         nonlocal checked
-        ring = s._make_ring(s.role, s.sup, s.pose)
+        ring = s.cache.build_ring(s.position, s.geom)
         assert _ring_fields(ring) == _ring_fields(_cold(s).ring()), s.to_notation()
         checked += 1
 
@@ -258,7 +260,7 @@ def test_kept_bodies_equal_fresh_ones_at_every_step() -> None:
     def visit(s: SunState, _step: int) -> None:
         nonlocal checked
         kept = s.bodies()
-        s._bodies = None
+        s.cache.bodies = None
         assert s.bodies() == kept, s.to_notation()
         checked += 1
 
@@ -274,9 +276,9 @@ def test_rings_spliced_after_a_stand_equal_rings_built_anew() -> None:
 
     def visit(s: SunState, _step: int) -> None:
         nonlocal checked
-        if s.phase in ("marker", "pass") and s._ring is not None:
+        if s.phase in ("marker", "pass") and s.cache.ring is not None:
             ring = s.ring()
-            built = s._make_ring(s.role, s.sup, s.pose)
+            built = s.cache.build_ring(s.position, s.geom)
             assert _ring_fields(ring) == _ring_fields(built) == _ring_fields(_cold(s).ring()), s.to_notation()
             assert all(map(operator.is_, ring.pos, built.pos))
             checked += 1

@@ -25,10 +25,12 @@ from sim.core.play import PlayedGame, play, play_random
 from sim.sun.actions import Stand
 from sim.sun.agents import AGENTS
 from sim.sun.game import GAME
+from sim.sun.legality import check_marker_after, gate_candidates, stack_marker_fast
 from sim.sun.protocol import ScriptedTable
 from sim.sun.ring import Geometry
 from sim.sun.rules import SunState
 from sim.sun.specs import TAU
+from sim.sun.stands import check_stand
 from sim.sun.thrower import SKILLS
 
 G = Geometry()
@@ -73,15 +75,15 @@ def _compare(s: SunState) -> int:
             assert lo <= hi
             for f in (0.0, 0.37, 0.5, 1.0):
                 ang = math.degrees((lo + f * (hi - lo)) % TAU)
-                assert s._check_stand(Stand(shape, ang)) is None, (s.to_notation(), shape, ang)
+                assert check_stand(s, Stand(shape, ang)) is None, (s.to_notation(), shape, ang)
         for k in range(int(360 / STEP_DEG)):
             ang = k * STEP_DEG
-            if s._check_stand(Stand(shape, ang)) is None:
+            if check_stand(s, Stand(shape, ang)) is None:
                 found += 1
                 assert _inside(iv, math.radians(ang), math.radians(EDGE_DEG)), (s.to_notation(), shape, ang, iv)
         # the finite candidates offered to agents are legal and inside the intervals
         for ang in s.stand_samples(shape):
-            assert s._check_stand(Stand(shape, ang)) is None
+            assert check_stand(s, Stand(shape, ang)) is None
     return found
 
 
@@ -122,8 +124,8 @@ def test_stalemate_only_when_no_stand_stack_or_gate_is_legal() -> None:
             ended += 1
             for shape in s.available_shapes():
                 for k in range(int(360 / 0.1)):
-                    assert s._check_stand(Stand(shape, k * 0.1)) is not None
-            assert not s._gate_candidates(s.ring())
+                    assert check_stand(s, Stand(shape, k * 0.1)) is not None
+            assert not gate_candidates(s, s.ring())
     assert ended >= 10  # random play ends in stalemate: the check above ran
 
 
@@ -144,8 +146,8 @@ def test_fast_stack_marker_check_agrees_with_the_full_ring() -> None:
                 if any(abs((m - new.angle + math.pi) % TAU - math.pi) <= new.half for ms in s.markers for m in ms) \
                         and (new.width != p.width or new.angle != p.angle):
                     continue
-                fast = s._stack_marker_fast(ring, ring.index[p.id], new)
-                full = s._check_marker_after(stone, new_pos=new) is None
+                fast = stack_marker_fast(s, ring, ring.index[p.id], new)
+                full = check_marker_after(s, stone, new_pos=new) is None
                 assert fast == full, (s.to_notation(), shape, p.id)
                 checked += 1
     assert checked >= 100
