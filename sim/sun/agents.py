@@ -124,7 +124,7 @@ class CarefulAgent(AgentBase):
     def best_marker(self, st: SunState, moves: Sequence[Any]) -> tuple[float, Any]:
         """(score, move) of the best marker move."""
         best: tuple[float, Any] = (-math.inf, moves[0])
-        if st.rules["mode"] == "standard" and st.phase == "marker":
+        if st.rules.mode == "standard" and st.phase == "marker":
             ring = st.ring()
             k = ring.index[st.anchor_stone()]  # type: ignore[index]
             for m in moves:

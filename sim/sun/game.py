@@ -4,7 +4,7 @@
 :mod:`sim.sun.table` through :class:`PhysicsTable`, an adapter implementing the rules' ``Table``
 protocol. Scenario tables:
 
-- ``[rules]``: :data:`sim.sun.rules.RULE_OPTIONS` (mode, field, placement_fall, ...).
+- ``[rules]``: :data:`sim.sun.options.RULE_OPTIONS` (mode, field, placement_fall, ...).
 - ``[table]``, ``[ball]``, ``[physics]``, ``[shapes]``: the physical parameters, with docs/sun-physics.md's
   defaults, validated like a layout file (``sim.sun.layout.parse_layout``).
 - ``[record]``: ``frames`` = none | first | all | failures (per-frame poses of every body, kept in
@@ -36,7 +36,8 @@ from sim.sun.layout import Layout, PhysicsSpec, TableSpec, BallSpec, parse_layou
 from sim.sun.layout import _BALL_KEYS as BALL_RANGES, _PHYSICS_KEYS as PHYSICS_RANGES, _TABLE_KEYS as TABLE_RANGES
 from sim.sun.protocol import Body, PassResult, Placement, PlaceNoise, PlaceResult, ThrowNoise
 from sim.sun.ring import Geometry
-from sim.sun.rules import RULE_DEFAULTS, RULE_OPTIONS, SunObservation, SunState
+from sim.sun.options import RULE_DEFAULTS, RULE_OPTIONS
+from sim.sun.rules import SunObservation, SunState
 from sim.sun.thrower import SKILLS, Thrower, TablePassNoise, TablePlaceNoise
 from sim.sun.thrower import is_skill_file, load_skill, skill as skill_of
 
@@ -314,7 +315,7 @@ class PhysicsTable:
         return PhysicsTable(self.layout)
 
     def _load(self, bodies: Sequence[Body], next_id: int) -> Any:
-        from sim.sun.stones import Role, StoneState, TableSnapshot
+        from sim.sun.table_state import Role, StoneState, TableSnapshot
 
         t = _sun_table(self.layout, self._key)
         by_id = {b.id: b for b in bodies}
@@ -565,7 +566,7 @@ class SunGame(Game):
             "gates": sum(1 for r in s.role if r == GATE),
             "stones_standing": sum(1 for r in s.role if r in (BASE, TOP)),
             "field_left": len(s.field_stones()),
-            "mode": s.rules["mode"],
+            "mode": s.rules.mode,
             "preset": (s.sections.get("physics") or {}).get("preset", "fast"),
             "physics_wall_s": sum(r["wall_s"] for r in s.passes) + sum(r["wall_s"] for r in s.placements),
         }

@@ -78,7 +78,7 @@ def place_facts(state: SunState) -> PlaceFacts:
         marker_gaps=[(x, ring.gap_of_angle(m)) for x, ms in enumerate(state.position.markers) for m in ms],
         lintels=tuple(ring.lintels),
         lintels_token=state.cache.lintels_token(tuple(ring.lintels)),
-        standard_turn=state.rules["mode"] == "standard" and not state.is_free_turn(),
+        standard_turn=state.rules.mode == "standard" and not state.is_free_turn(),
         own_gaps=[ring.gap_of_angle(m) for m in state.position.markers[state.position.seat]],
     )
 
@@ -155,7 +155,7 @@ def stack_geometry_problem(state: SunState, shape: str, stone: int, k: int, fact
     if known[1] is not None:
         return known[1]
     others, before = facts.others, state.position.area_before[state.position.seat]
-    new_gap_rule = state.rules["marker_change"] == "new_gap"
+    new_gap_rule = state.rules.marker_change == "new_gap"
     key, key0 = ring.keys[k], ring.keys[k0]
     if (known[2] and not (key in others or (new_gap_rule and key == before))) or \
             (known[3] and not (key0 in others or (new_gap_rule and key0 == before))):
@@ -209,7 +209,7 @@ def stack_gaps_ok(state: SunState, ring: Ring, k: int, angle: float, radius: flo
     open to the mover?"""
     if others is None:
         others = other_seats_areas(state, ring)
-    new_gap_rule = state.rules["marker_change"] == "new_gap"
+    new_gap_rule = state.rules.marker_change == "new_gap"
     before = state.position.area_before[state.position.seat]
     passable = stack_gaps_passable(state, ring, k, angle, radius, width, depth)
     for gi, ok in zip((k, (k - 1) % ring.n), passable):
@@ -277,8 +277,8 @@ def marker_options(state: SunState, ring: Ring, anchor: int | None = None) -> li
     others = other_seats_areas(state, ring)
     before = state.position.area_before[state.position.seat]
     out: list[MoveMarker] = []
-    orbit = state.rules["mode"] == "orbit"
-    new_gap_rule = state.rules["marker_change"] == "new_gap"
+    orbit = state.rules.mode == "orbit"
+    new_gap_rule = state.rules.marker_change == "new_gap"
     for m in range(len(state.position.markers[state.position.seat])):
         other_gap = None
         if orbit:
@@ -329,7 +329,7 @@ def gate_candidates(state: SunState, ring: Ring, facts: PlaceFacts | None = None
     longest = max(state.geom.shapes[state.position.shapes[st]].lintel_length for st in takeable) if takeable else 0.0
     most = longest - 2.0 * state.geom.table.gate_min_overlap
     static_ok = []
-    tol = state.rules["level_tolerance"]
+    tol = state.rules.level_tolerance
     for i in range(ring.n):
         pa, pb = ring.pos[i], ring.pos[(i + 1) % ring.n]
         # ring.width[i] is gap_width(pa, pb) (the same formula; the ring has 3+ positions)
@@ -430,7 +430,7 @@ def gate_geometry_problem(state: SunState, st: int, id_a: int, id_b: int, facts:
     if (ka + 1) % ring.n == kb and ring.under[ka] is not None:
         return "a gate already spans this gap"
     pa, pb = position_without(state, ring.pos[ka], st), position_without(state, ring.pos[kb], st)
-    if abs(pa.top_z - pb.top_z) > state.rules["level_tolerance"]:
+    if abs(pa.top_z - pb.top_z) > state.rules.level_tolerance:
         return f"supports differ in height ({pa.top_z * 1000:.1f} and {pb.top_z * 1000:.1f} mm)"
     s = state.geom.shapes[state.position.shapes[st]]
     # the span and the lintel's footprint depend on the two supports and the stone's shape
@@ -586,7 +586,7 @@ def own_areas_ok(state: SunState, ring: Ring, gaps: list[int | None] | None = No
         u = gate[1] if gate is not None and ring.keys[gi] == gate[0] else ring.under[gi]
         if not passable(ring.width[gi], u, g.pass_width, g.gate_clear_z):
             return False
-    if state.rules["mode"] == "orbit":
+    if state.rules.mode == "orbit":
         return orbit_arc(ring, gaps[0], gaps[1]) is not None  # type: ignore[arg-type]
     return True
 
@@ -601,7 +601,7 @@ def pass_arcs(state: SunState, ring: Ring | None = None, seat: int | None = None
     gaps = [ring.gap_of_angle(m) for m in state.position.markers[seat]]
     if any(g is None for g in gaps):
         gaps = [ring.nearest_gap(m) for m in state.position.markers[seat]]
-    if state.rules["mode"] == "orbit":
+    if state.rules.mode == "orbit":
         out = []
         for g1, g2 in ((gaps[0], gaps[1]), (gaps[1], gaps[0])):
             arc = orbit_arc(ring, g1, g2)  # type: ignore[arg-type]

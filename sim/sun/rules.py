@@ -37,7 +37,6 @@ Every decision beyond the rule text is listed in docs/rules-sun.md.
 
 from __future__ import annotations
 
-import json
 import math
 import operator
 from dataclasses import dataclass, field
@@ -47,42 +46,22 @@ import numpy as np
 
 from sim.core.errors import InputError
 from sim.core.game import CHANCE, TERMINAL, Action, Outcome, State
-from sim.core.options import Option
-from sim.sun.actions import Draw, Gate, MoveMarker, Pass, PlaceAction, Stack, Stand, SunAction, action_from_json, \
-    action_to_json
+from sim.sun.actions import Draw, Gate, MoveMarker, Pass, PlaceAction, Stack, Stand, SunAction
 from sim.sun.cache import SunCache
+from sim.sun.notation import read as read_notation
+from sim.sun.notation import write as write_notation
+from sim.sun.options import RULE_DEFAULTS, SunRules
 from sim.sun.legality import anchor_stone, check_pass, marker_options, other_seats_areas, pass_arcs, pass_candidates, \
     position_without, ring_with
-from sim.sun.position import BASE, FIELD, GATE, OUT, PHASES, TOP, SunPosition
+from sim.sun.position import BASE, FIELD, GATE, OUT, TOP, SunPosition
 from sim.sun.protocol import Body, Placement, PlaceNoise, ScriptedTable, Table, ThrowNoise, nominal_pose
 from sim.sun.ring import Geometry, Pos, Pose, Ring, pose_bottom, pose_tilt
 from sim.sun.specs import TAU
 from sim.sun.stands import placement_candidates, placement_problem, stand_intervals, stand_samples
 from sim.sun.thrower import SKILLS, Thrower
 
-__all__ = ["RULE_DEFAULTS", "RULE_OPTIONS", "SunObservation", "SunState"]
+__all__ = ["SunObservation", "SunState"]
 
-#: Rule options (scenario table ``[rules]``).
-RULE_OPTIONS: tuple[Option, ...] = (
-    Option("mode", str, "standard", "standard: one marker per player; orbit: two opposite markers, "
-           "the pass goes through both mark areas", choices=("standard", "orbit")),
-    Option("field", str, "open", "open: the player picks the shape; random: a stone is drawn at random",
-           choices=("open", "random")),
-    Option("placement_fall", str, "retry", "a placed stone that does not stand: retry (back to where it "
-           "came from, choose again) or penalty (it becomes the player's penalty)", choices=("retry", "penalty")),
-    Option("max_place_attempts", int, 4, "failed placements in one turn after which the stone in hand "
-           "becomes a penalty (bounds the game)", min=1, max=100),
-    Option("free_first_turn", str, "every_seat", "whose first turn has no marker move: every seat's own "
-           "first turn, or only the game's first turn", choices=("every_seat", "first_only")),
-    Option("marker_change", str, "new_stone", "what 'change your mark area' requires after a stand or stack: "
-           "new_stone: the new area must have the stone just stood as one of its ends (after a stack beside "
-           "your own area you may keep that area, now bounded by the stack); new_gap: it must also be a "
-           "different gap from the area at the start of the turn (stacks then need a passable gap on the "
-           "stack's other side)", choices=("new_stone", "new_gap")),
-    Option("level_tolerance", float, 0.002, "largest height difference (m) of a gate's two supports",
-           min=0.0, max=0.05),
-)
-RULE_DEFAULTS: dict[str, Any] = {o.name: o.default for o in RULE_OPTIONS}
 
 @dataclass(frozen=True)
 class SunObservation:
@@ -142,7 +121,7 @@ class SunState(State):
         self.position = SunPosition()
         self.cache = SunCache()
         self.num_players = 2
-        self.rules: dict[str, Any] = dict(RULE_DEFAULTS)  # the rule options (RULE_OPTIONS)
+        self.rules = SunRules.of(None)  # the rule options (``sim.sun.options``)
         self.sections: dict[str, dict[str, Any]] = {}
         self.seat_cfg: list[dict[str, Any]] = []
         self.geom = Geometry()
@@ -226,7 +205,7 @@ class SunState(State):
         """Shapes the mover may place: the drawn stone's (random field) or every shape left in the
         field, in stone id order."""
         p = self.position
-        if self.rules["field"] == "random":
+        if self.rules.field == "random":
             return [p.shapes[p.drawn]] if p.drawn >= 0 else []
         firsts = [(i, name) for name in self.cache.shape_index(p.shapes) if (i := self.stone_for(name)) >= 0]
         return [name for _, name in sorted(firsts)]  # by their first stone in the field, as the ids run
@@ -234,7 +213,7 @@ class SunState(State):
     def stone_for(self, shape: str) -> int:
         """The stone a placement of ``shape`` takes (the drawn one, or the lowest id in the field), or -1."""
         p = self.position
-        if self.rules["field"] == "random":
+        if self.rules.field == "random":
             return p.drawn if p.drawn >= 0 and p.shapes[p.drawn] == shape else -1
         role = p.role
         for i in self.cache.shape_index(p.shapes).get(shape, ()):
@@ -284,7 +263,7 @@ class SunState(State):
 
     # --- construction ------------------------------------------------------------------------
     @classmethod
-    def new(cls, num_players: int, rules: Mapping[str, Any] | None = None, *, table: Table | None = None,
+    def new(cls, num_players: int, rules: Mapping[str, Any] | SunRules | None = None, *, table: Table | None = None,
             geometry: Geometry | None = None, throwers: Sequence[Thrower] | None = None,
             sections: Mapping[str, Mapping[str, Any]] | None = None,
             seat_cfg: Sequence[Mapping[str, Any]] | None = None) -> "SunState":
@@ -297,7 +276,7 @@ class SunState(State):
             raise ValueError(f"Stonehenge and the Sun has 2 to 4 players, not {num_players}")
         s = cls()
         s.num_players = num_players
-        s.rules = {**RULE_DEFAULTS, **dict(rules or {})}
+        s.rules = SunRules.of(rules)
         s.sections = {k: dict(v) for k, v in (sections or {}).items()}
         s.seat_cfg = [dict(c) for c in (seat_cfg or [{} for _ in range(num_players)])]
         s.geom = geometry or Geometry()
@@ -305,13 +284,13 @@ class SunState(State):
         s.table = table or ScriptedTable(s.geom)
         s.shapes = s.geom.stone_shapes()
         s.role = [FIELD] * len(s.shapes)
-        if s.rules["mode"] == "orbit":
+        if s.rules.mode == "orbit":
             s.markers = [[TAU * k / (2 * num_players), TAU * k / (2 * num_players) + math.pi]
                          for k in range(num_players)]
         else:
             s.markers = [[TAU * k / num_players] for k in range(num_players)]
         s.played = [False] * num_players
-        if s.rules["free_first_turn"] == "first_only":
+        if s.rules.free_first_turn == "first_only":
             s.played = [False] + [True] * (num_players - 1)
         s.area_before = [None] * num_players
         s._begin_turn()
@@ -401,7 +380,7 @@ class SunState(State):
         if FIELD not in self.role and self.drawn < 0:
             self._finish("field_empty")
             return
-        if self.rules["field"] == "random" and self.drawn < 0 and FIELD in self.role:
+        if self.rules.field == "random" and self.drawn < 0 and FIELD in self.role:
             self.phase = "draw"
             return
         self.phase = "place"
@@ -592,7 +571,7 @@ class SunState(State):
         self.attempts += 1
         self.pose.pop(pl.stone, None)
         self.sup.pop(pl.stone, None)
-        give_up = self.rules["placement_fall"] == "penalty" or self.attempts >= self.rules["max_place_attempts"]
+        give_up = self.rules.placement_fall == "penalty" or self.attempts >= self.rules.max_place_attempts
         if give_up:
             self.role[pl.stone] = OUT
             self.owner[pl.stone] = self.seat
@@ -753,111 +732,20 @@ class SunState(State):
 
     # --- notation -----------------------------------------------------------------------------------
     def to_notation(self) -> str:
-        """``sun:`` + compact JSON: non-default config, phase, stones (role, support, exact pose),
-        markers (exact angles), penalties."""
-        d = self.DEFAULTS
-        cfg: dict[str, Any] = {"n": self.num_players}
-        rules = {k: v for k, v in self.rules.items() if d["rules"].get(k, object()) != v}
-        if rules:
-            cfg["r"] = rules
-        secs = {}
-        for k, v in self.sections.items():
-            dv = d["sections"].get(k, {})
-            diff = {kk: vv for kk, vv in v.items() if dv.get(kk, object()) != vv}
-            if diff:
-                secs[k] = diff
-        if secs:
-            cfg["x"] = secs
-        seats = [{k: v for k, v in c.items() if d["seats"].get(k, object()) != v} for c in self.seat_cfg]
-        if any(seats):
-            cfg["s"] = seats
-        st = []
-        for i, r in enumerate(self.role):
-            if r == FIELD:
-                continue
-            if r == OUT:
-                st.append([i, r, self.owner[i]])
-            else:
-                st.append([i, r, list(self.sup.get(i, ())), *self.pose[i]])
-        body: dict[str, Any] = {
-            "c": cfg, "p": self.phase, "t": self.turn, "m": self.seat, "a": self.attempts,
-            "k": self.markers, "f": [int(x) for x in self.played], "st": st,
-        }
-        if self.pending is not None:
-            body["q"] = action_to_json(self.pending)
-        if self.drawn >= 0:
-            body["d"] = self.drawn
-        if self.placed >= 0:
-            body["pl"] = self.placed
-        if any(x is not None for x in self.area_before):
-            body["b"] = [list(x) if x else None for x in self.area_before]
-        if self.over:
-            body["o"] = self.over
-        if self.forced or self.moved:
-            body["fm"] = [int(self.forced), int(self.moved)]
-        return "sun:" + json.dumps(body, separators=(",", ":"))
+        """The exact notation of this state (``sim.sun.notation.write``)."""
+        return write_notation(self)
 
     @classmethod
     def parse(cls, text: str, build: Any) -> "SunState":
-        """Parse :meth:`to_notation`. ``build(num_players, rules, sections, seats)`` returns a new
-        state of the right configuration (with its table), whose fields are then overwritten.
+        """Parse :meth:`to_notation` (``sim.sun.notation.read``): ``build(num_players, rules,
+        sections, seats)`` returns a new state of the right configuration, whose fields are then
+        overwritten; the defaults omitted are ``cls.DEFAULTS``.
 
         Raises:
             InputError: malformed notation.
         """
-        if not isinstance(text, str) or not text.startswith("sun:"):
-            raise InputError("a sun notation starts with 'sun:'")
-        try:
-            body = json.loads(text[4:])
-            cfg = body["c"]
-            d = cls.DEFAULTS
-            n = int(cfg["n"])
-            rules = {**d["rules"], **cfg.get("r", {})}
-            sections = {k: {**v, **cfg.get("x", {}).get(k, {})} for k, v in d["sections"].items()}
-            for k, v in cfg.get("x", {}).items():
-                sections.setdefault(k, dict(v))
-            seats_raw = cfg.get("s", [{} for _ in range(n)])
-            seats = [{**d["seats"], **x} for x in seats_raw]
-            s = build(n, rules, sections, seats)
-            if body["p"] not in PHASES:
-                raise ValueError(f"unknown phase {body['p']!r}")
-            s.phase = body["p"]
-            s.turn = int(body["t"])
-            s.seat = int(body["m"])
-            s.attempts = int(body["a"])
-            s.markers = [[float(a) for a in ms] for ms in body["k"]]
-            s.played = [bool(x) for x in body["f"]]
-            if len(s.markers) != n or len(s.played) != n or not 0 <= s.seat < n:
-                raise ValueError("markers, seats and players disagree")
-            s.role = [FIELD] * len(s.shapes)
-            s.sup, s.pose, s.owner = {}, {}, {}
-            for e in body["st"]:
-                i, r = int(e[0]), e[1]
-                if not 0 <= i < len(s.role) or r not in (BASE, TOP, GATE, OUT):
-                    raise ValueError(f"bad stone entry {e!r}")
-                s.role[i] = r
-                if r == OUT:
-                    s.owner[i] = int(e[2])
-                else:
-                    if e[2]:
-                        s.sup[i] = tuple(int(x) for x in e[2])
-                    pose = tuple(float(v) for v in e[3:])
-                    if len(pose) != 7:
-                        raise ValueError(f"pose of #{i} needs 7 numbers")
-                    s.pose[i] = pose
-            s.pending = action_from_json(body["q"]) if "q" in body else None
-            s.drawn = int(body.get("d", -1))
-            s.placed = int(body.get("pl", -1))
-            s.area_before = [tuple(x) if x else None for x in body.get("b", [None] * n)]
-            s.over = body.get("o", "")
-            s.forced, s.moved = (bool(x) for x in body.get("fm", [0, 0]))
-            s._history = []
-            s.cache.invalidate()
-        except InputError:
-            raise
-        except (ValueError, KeyError, TypeError, IndexError, AttributeError) as e:
-            raise InputError(f"malformed sun notation: {e}") from None
-        return s
+        made: SunState = read_notation(text, build, cls.DEFAULTS)
+        return made
 
 
 def _finite(*v: object) -> bool:

@@ -255,7 +255,7 @@ def previews(st: SunState, a: Any) -> list[Preview] | None:
     """One :class:`Preview` per legal marker move after placement ``a`` (one with ``move=None``
     after a gate or on a turn without a marker move); ``[]`` when no marker move would be legal;
     None in orbit mode (the callers then play the turn out on a copy)."""
-    if st.rules["mode"] != "standard":
+    if st.rules.mode != "standard":
         return None
     g = st.geom
     ring = st.ring()

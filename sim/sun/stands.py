@@ -148,7 +148,7 @@ def stand_intervals(state: SunState, shape: str) -> list[tuple[float, float]]:
     if collect is not None:  # computing the candidates: kept for the check of the chosen stand
         collect[shape] = facts
     half = math.asin(min(1.0, 0.5 * s.width / r))
-    orbit = state.rules["mode"] == "orbit"
+    orbit = state.rules.mode == "orbit"
     # Standard mode, not a free turn: a piece's verdict depends only on the gap's two
     # positions, the shape, the piece's ends, the other seats' markers in that gap, whether the
     # mover's area at the start of the turn is one of the two new gaps, and the lintels, so the
@@ -422,7 +422,7 @@ def check_stand(state: SunState, a: Stand) -> str | None:
         return "angle must be a finite number of degrees"
     stone = state.stone_for(a.shape)
     if stone < 0:
-        return f"no {a.shape} available in the field" if state.rules["field"] == "open" else \
+        return f"no {a.shape} available in the field" if state.rules.field == "open" else \
             f"the drawn stone is not a {a.shape}"
     facts = known_stand_facts(state, a.shape)
     if facts is not None and facts.stone != stone:
@@ -437,14 +437,14 @@ def stand_facts_of(state: SunState, stone: int, shape: str) -> StandFacts:
     s = g.shapes[shape]
     r = g.table.ring_radius
     ring = state.ring()
-    local = state.rules["mode"] == "standard" and ring.n >= 2 and not state.is_free_turn()
+    local = state.rules.mode == "standard" and ring.n >= 2 and not state.is_free_turn()
     inner, half_width = factors(r, s.depth, s.width)
     return StandFacts(
         stone=stone, shape=shape, ring=ring, radius=r, inner=inner, half_width=half_width,
         height=s.height, half=math.asin(min(1.0, 0.5 * s.width / max(r, 1e-9))),
         sticks_out=r + 0.5 * s.depth > g.table.base_radius, min_clearance=g.table.min_clearance,
         local_marker_check=local, others=other_seats_gaps(state, ring) if local else [],
-        before=state.position.area_before[state.position.seat], new_gap_rule=state.rules["marker_change"] == "new_gap",
+        before=state.position.area_before[state.position.seat], new_gap_rule=state.rules.marker_change == "new_gap",
         pass_width=g.pass_width,
     )
 

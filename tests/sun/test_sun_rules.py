@@ -342,7 +342,7 @@ def test_malformed_notation_raises_input_error(bad):
 def test_fast_marker_check_agrees_with_the_full_ring():
     checked = 0
     for s in _random_states(6):
-        if s.phase != "place" or s.rules["mode"] != "standard" or s.is_free_turn() or s.ring().n < 2:
+        if s.phase != "place" or s.rules.mode != "standard" or s.is_free_turn() or s.ring().n < 2:
             continue
         for shape in s.available_shapes():
             for ang in s.stand_samples(shape)[:12]:

@@ -134,7 +134,7 @@ def test_fast_stack_marker_check_agrees_with_the_full_ring() -> None:
     # verdict as the marker options computed on the whole ring after the stack.
     checked = 0
     for s in _random_positions(12, seed0=40):
-        if s.rules["mode"] != "standard" or s.is_free_turn() or s.ring().n < 3:
+        if s.rules.mode != "standard" or s.is_free_turn() or s.ring().n < 3:
             continue
         ring = s.ring()
         for shape in s.available_shapes():
