@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from sim.core.errors import InputError
 from sim.sun.actions import action_from_json, action_to_json
-from sim.sun.position import BASE, FIELD, GATE, OUT, PHASES, TOP
+from sim.sun.position import BASE, ENDINGS, FIELD, GATE, OUT, PHASES, TOP
 
 if TYPE_CHECKING:
     from sim.sun.rules import SunState
@@ -121,6 +121,8 @@ def read(text: str, build: Any, defaults: Mapping[str, Any]) -> SunState:
         s.placed = int(body.get("pl", -1))
         s.area_before = [tuple(x) if x else None for x in body.get("b", [None] * n)]
         s.over = body.get("o", "")
+        if s.over and s.over not in ENDINGS:
+            raise ValueError(f"unknown ending {s.over!r}")
         s.forced, s.moved = (bool(x) for x in body.get("fm", [0, 0]))
         s.cache.invalidate()
     except InputError:

@@ -22,8 +22,15 @@ from sim.sun.ring import Pose
 FIELD, BASE, TOP, GATE, OUT = "F", "B", "T", "G", "X"
 #: the phases of a turn, in order (``over``: the game has ended)
 PHASES = ("draw", "place", "settle", "marker", "pass", "swing", "over")
+#: why a game ends (:attr:`SunPosition.over`), the one place the rules name their endings: the
+#: field became empty (after that turn's pass), or the seat to place had no legal placement;
+#: ``sim.sun.game.SunEnd`` describes them to reports
+FIELD_EMPTY_END = "field_empty"
+STALEMATE_END = "stalemate"
+ENDINGS = (FIELD_EMPTY_END, STALEMATE_END)
 
-__all__ = ["BASE", "FIELD", "GATE", "OUT", "PHASES", "TOP", "SunPosition"]
+__all__ = ["BASE", "ENDINGS", "FIELD", "FIELD_EMPTY_END", "GATE", "OUT", "PHASES", "STALEMATE_END", "TOP",
+           "SunPosition"]
 
 
 @dataclass(slots=True, eq=False)
@@ -54,7 +61,7 @@ class SunPosition:
     #: this turn: the mover's area was impassable at its start / the marker was moved
     forced: bool = False
     moved: bool = False
-    #: why the game ended ("" while it goes on)
+    #: why the game ended, one of :data:`ENDINGS` ("" while it goes on)
     over: str = ""
 
     def copy(self) -> SunPosition:

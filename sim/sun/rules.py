@@ -21,7 +21,7 @@ Turn (phases)
     ``swing`` (chance: the thrower's noise; physics) -> next seat.
 End
     After the pass of a turn in which the field became empty ("field_empty"), or when the seat to
-    move has no legal placement ("stalemate"). Fewest penalty stones wins; equal counts share.
+    move has no legal placement ("stalemate"): ``position.ENDINGS``. Fewest penalty stones wins; equal counts share.
 
 Geometry (units: metres, radians inside, degrees in actions and on screen)
     A gap's width is measured perpendicular to the ray through its middle (the path a pass takes),
@@ -53,7 +53,7 @@ from sim.sun.notation import write as write_notation
 from sim.sun.options import RULE_DEFAULTS, SunRules
 from sim.sun.legality import anchor_stone, check_pass, marker_options, other_seats_areas, pass_arcs, pass_candidates, \
     position_without, ring_with
-from sim.sun.position import BASE, FIELD, GATE, OUT, TOP, SunPosition
+from sim.sun.position import BASE, FIELD, FIELD_EMPTY_END, GATE, OUT, STALEMATE_END, TOP, SunPosition
 from sim.sun.protocol import Body, Placement, PlaceNoise, ScriptedTable, Table, ThrowNoise, nominal_pose
 from sim.sun.ring import Geometry, Pos, Pose, Ring, pose_bottom, pose_tilt
 from sim.sun.specs import TAU
@@ -378,14 +378,14 @@ class SunState(State):
     def _enter_place(self) -> None:
         self.cache.invalidate()
         if FIELD not in self.role and self.drawn < 0:
-            self._finish("field_empty")
+            self._finish(FIELD_EMPTY_END)
             return
         if self.rules.field == "random" and self.drawn < 0 and FIELD in self.role:
             self.phase = "draw"
             return
         self.phase = "place"
         if not self.legal_actions():
-            self._finish("stalemate")
+            self._finish(STALEMATE_END)
 
     def _finish(self, reason: str) -> None:
         self.phase = "over"
@@ -679,7 +679,7 @@ class SunState(State):
         self.played[self.seat] = True
         self.turn += 1
         if FIELD not in self.role:
-            self._finish("field_empty")
+            self._finish(FIELD_EMPTY_END)
             return
         self.seat = (self.seat + 1) % self.num_players
         self._begin_turn()
