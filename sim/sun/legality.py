@@ -65,7 +65,7 @@ class PlaceFacts:
     #: per stone taken for a gate: (taking it would merge two players' areas, the mover's markers
     #: lie in gaps it does not bound), filled as asked (``gate_geometry_problem``)
     taken: dict[int, tuple[bool, bool]] = field(default_factory=dict)
-    #: per (support ids, gate underside z): ``_own_areas_ok`` on this ring with that gate, filled as asked
+    #: per (support ids, gate underside z): ``own_areas_ok`` on this ring with that gate, filled as asked
     own_ok: dict[tuple[int, int, float], bool] = field(default_factory=dict)
 
 
@@ -364,16 +364,16 @@ def gate_candidates(state: SunState, ring: Ring, facts: PlaceFacts | None = None
                     pairs.append((a, b, i))
         for a, b, i in pairs:
             if a in supports or b in supports:
-                continue  # refused by _check_gate: a support already carries a gate
-            # the supports' heights once the stone is taken (as _check_gate computes them):
-            # skipping a pair that differs too much skips only what _check_gate refuses
+                continue  # refused by check_gate: a support already carries a gate
+            # the supports' heights once the stone is taken (as check_gate computes them):
+            # skipping a pair that differs too much skips only what check_gate refuses
             pa, pb = ring.pos[ring.index[a]], ring.pos[ring.index[b]]
             ta = pa.top_z if pa.top != st else position_without(state, pa, st).top_z
             tb = pb.top_z if pb.top != st else position_without(state, pb, st).top_z
             if abs(ta - tb) > tol:
                 continue
             if i >= 0 and pa.top != st and pb.top != st and ring.width[i] > widest:
-                continue  # too wide for this stone's lintel: the gap's width is _check_gate's span
+                continue  # too wide for this stone's lintel: the gap's width is check_gate's span
             if gate_geometry_problem(state, st, a, b, facts) is None:  # the rest is valid (see above)
                 out.append(made_once(Gate, st, a, b))
     return out
@@ -634,7 +634,7 @@ def check_pass(state: SunState, a: Pass, arcs: list[tuple[float, float]] | None 
 
 def pass_releases(state: SunState) -> list[float]:
     """The releases (m) of the pass candidates: a hand span plus each of :data:`RELEASE_EXTRA`,
-    where allowed. They depend on the geometry only: kept with it (``_releases_of``)."""
+    where allowed. They depend on the geometry only: kept with it (the cache's ``releases_of``)."""
     g = state.geom
     known = state.cache.releases_of
     if known is None or known[0] is not g:
@@ -691,5 +691,5 @@ def pass_candidates(state: SunState) -> list[Pass]:
             _PASSES_OF.clear()
         made = _PASSES_OF[key] = tuple(found)
     out = list(made)
-    state.cache.arcs_for_legal = (out, arcs)  # for the check of the chosen pass (_check_pass)
+    state.cache.arcs_for_legal = (out, arcs)  # for the check of the chosen pass (check_pass)
     return out

@@ -89,7 +89,7 @@ def read(text: str, build: Any, defaults: Mapping[str, Any]) -> SunState:
             sections.setdefault(k, dict(v))
         seats_raw = cfg.get("s", [{} for _ in range(n)])
         seats = [{**d["seats"], **x} for x in seats_raw]
-        s = build(n, rules, sections, seats)
+        s: SunState = build(n, rules, sections, seats)
         if body["p"] not in PHASES:
             raise ValueError(f"unknown phase {body['p']!r}")
         s.phase = body["p"]

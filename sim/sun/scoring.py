@@ -213,8 +213,8 @@ def prefetch_rings(g: Geometry, jobs: Sequence[tuple[Ring, Sequence[tuple[float,
     first = 0
     for ring, m in work:
         rings.append((ring, first, m))
-        for c, v in ring.gap_columns(g).items():
-            cols.setdefault(c, []).extend(v)
+        for name, column in ring.gap_columns(g).items():
+            cols.setdefault(name, []).extend(column)
         first += ring.n
     k = np.concatenate([_fractions(c) for c in counts])
     aims = np.mod(np.repeat(np.array(bases), counts) + np.repeat(np.array(spans), counts) * k, TAU)
@@ -229,7 +229,7 @@ def prefetch_rings(g: Geometry, jobs: Sequence[tuple[Ring, Sequence[tuple[float,
         for lo in (at, m_all + at):  # the aims, then their opposite crossings
             idx[lo:lo + m] = (np.searchsorted(arr, xa[lo:lo + m], side="right") - 1) % ring.n + first
         at += m
-    A = {c: np.array(v, dtype=bool if c == "closed" else float)[idx] for c, v in cols.items()}
+    A = {name: np.array(column, dtype=bool if name == "closed" else float)[idx] for name, column in cols.items()}
     both = crossing_clearances(x, A["start"], A["span"], A["closed"], A["a_ang"], A["a_rd"], A["a_hw"], A["b_ang"],
                                A["b_rd"], A["b_hw"], g.ball.radius)
     line = np.minimum(both[:m_all], both[m_all:])  # best_line: the worse of its two crossings

@@ -58,7 +58,7 @@ class StandFacts:
     sticks_out: bool  #: it would stick out over the base edge
     min_clearance: float  #: m
     local_marker_check: bool  #: standard mode, 2+ positions, not a free turn: the marker check is local
-    others: list[tuple[float, int]]  #: other seats' markers and their gaps (``_others_gaps``)
+    others: list[tuple[float, int]]  #: other seats' markers and their gaps (``other_seats_gaps``)
     before: tuple[int, int] | None  #: the mover's area at the start of the turn
     new_gap_rule: bool  #: marker_change is "new_gap"
     pass_width: float  #: m
@@ -99,7 +99,7 @@ def placement_candidates(state: SunState) -> list[PlaceAction]:
             out.append(made_once(Stand, shape, ang))
         stone = state.stone_for(shape)
         if stone < 0:
-            continue  # (as _check_stack: no stone of that shape to stack)
+            continue  # (as check_stack: no stone of that shape to stack)
         for k in bases:  # valid positions (see above) for a valid stone: the geometric part
             if stack_geometry_problem(state, shape, stone, k, facts) is None:
                 out.append(made_once(Stack, shape, ring.pos[k].id))
@@ -188,7 +188,7 @@ def stand_intervals(state: SunState, shape: str) -> list[tuple[float, float]]:
             for m in flat:
                 rel = (m - base) % TAU
                 if not w_lo < rel < w_hi:
-                    continue  # none of its three cuts falls inside (``_stand_geo``)
+                    continue  # none of its three cuts falls inside (``stand_geo``)
                 m0 = base + rel
                 for c in (m0, m0 - half, m0 + half):
                     c = lo + (c - lo) % TAU  # the copy of the angle at or after lo

@@ -115,7 +115,7 @@ def test_a_ring_built_with_reuse_equals_one_built_from_scratch() -> None:
 
 
 def test_gate_shortcut_agrees_with_the_ring_after_the_gate() -> None:
-    # _check_gate reads the mover's areas off the current ring when the taken stone does not bound
+    # check_gate reads the mover's areas off the current ring when the taken stone does not bound
     # them; the full computation builds the ring without the stone and with the gate.
     checked = 0
 
@@ -178,7 +178,7 @@ def test_certain_stand_verdicts_equal_the_placement_check() -> None:
 
 
 def test_gate_hits_kept_per_shape_and_supports_equal_a_fresh_check() -> None:
-    # _gate_geometry_problem keeps, per (shape, supports), the positions a lintel hits when the
+    # gate_geometry_problem keeps, per (shape, supports), the positions a lintel hits when the
     # stone taken stands on the base, per stone taken its mark-area facts, and per (supports,
     # underside) the mover's-area verdict; every gate's verdict (its reason too) with those kept
     # must equal the verdict with fresh facts
@@ -238,7 +238,7 @@ def test_pass_candidates_kept_by_their_arcs_equal_fresh_ones() -> None:
 
 
 def test_positions_kept_by_pose_identity_equal_fresh_ones() -> None:
-    # _make_ring takes a stone's Pos from _pos_last while its pose (and its top's) are the very
+    # SunCache.build_ring takes a stone's Pos from pos_last while its pose (and its top's) are the very
     # objects; the ring must equal one built by a state with no memo at all
     checked = 0
 
@@ -253,7 +253,7 @@ def test_positions_kept_by_pose_identity_equal_fresh_ones() -> None:
 
 
 def test_kept_bodies_equal_fresh_ones_at_every_step() -> None:
-    # bodies() keeps its answer until the next _dirty (a clean pass keeps it for the next
+    # bodies() keeps its answer until the cache's next invalidate (a clean pass keeps it for the next
     # placement): at every step of random games it must equal the bodies computed anew
     checked = 0
 
@@ -269,8 +269,8 @@ def test_kept_bodies_equal_fresh_ones_at_every_step() -> None:
 
 
 def test_rings_spliced_after_a_stand_equal_rings_built_anew() -> None:
-    # _settle splices a plain stand's position into the ring before it (_ring_after_stand) rather
-    # than rebuilding the ring: after every placement the ring must equal one built by _make_ring
+    # _settle splices a plain stand's position into the ring before it (SunCache.ring_after_stand) rather
+    # than rebuilding the ring: after every placement the ring must equal one built by build_ring
     # (the very Pos objects) and one of a state with no memo at all
     checked = 0
 
