@@ -351,7 +351,7 @@ class PhysicsTable:
 
     def _place(self, bodies: Sequence[Body], placement: Placement, noise: PlaceNoise) -> PlaceResult:
         t = self._load(bodies, placement.stone)
-        n = TablePlaceNoise(noise.along, noise.across, math.radians(noise.yaw))
+        n = TablePlaceNoise(noise.along, noise.across, noise.yaw_rad)
         if placement.kind == "stand":
             res = t.stand_stone(placement.shape, placement.angle, n)
             sup: tuple[int, ...] = ()

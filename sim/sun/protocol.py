@@ -26,14 +26,16 @@ from sim.sun.specs import TAU, ShapeSpec
 
 @dataclass(frozen=True, slots=True)
 class PlaceNoise:
-    """Chance: placement errors along (m), across (m) the ring and in yaw (deg)."""
+    """Chance: placement errors along (m), across (m) the ring and in yaw (rad, as the thrower
+    draws it and the table applies it: one unit from the one to the other; shown in degrees)."""
 
     along: float = 0.0
     across: float = 0.0
-    yaw: float = 0.0
+    yaw_rad: float = 0.0
 
     def __str__(self) -> str:
-        return f"PlaceNoise({self.along * 1000:+.2f} mm, {self.across * 1000:+.2f} mm, {self.yaw:+.2f} deg)"
+        return (f"PlaceNoise({self.along * 1000:+.2f} mm, {self.across * 1000:+.2f} mm, "
+                f"{math.degrees(self.yaw_rad):+.2f} deg)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +176,7 @@ def apply_place_noise(pose: Pose, noise: PlaceNoise) -> Pose:
     az = math.atan2(y, x)
     dx = noise.across * math.cos(az) - noise.along * math.sin(az)
     dy = noise.across * math.sin(az) + noise.along * math.cos(az)
-    q = quat_multiply(quat_yaw(math.radians(noise.yaw)), pose[3:7])
+    q = quat_multiply(quat_yaw(noise.yaw_rad), pose[3:7])
     return (x + dx, y + dy, pose[2], *q)
 
 

@@ -442,7 +442,7 @@ class SunState(State):
             self.phase = "settle"
             self.cache.invalidate()
         elif ph == "settle":
-            if not isinstance(action, PlaceNoise) or not _finite(action.along, action.across, action.yaw):
+            if not isinstance(action, PlaceNoise) or not _finite(action.along, action.across, action.yaw_rad):
                 raise self._illegal(action, "expected PlaceNoise")
             self._history.append((CHANCE, action))
             self._settle(action)
@@ -694,7 +694,7 @@ class SunState(State):
         th = self.throwers[self.seat]
         if self.phase == "settle":
             pl = th.draw_place(rng)
-            return PlaceNoise(pl.along_m, pl.across_m, math.degrees(pl.yaw_rad))
+            return PlaceNoise(pl.along_m, pl.across_m, pl.yaw_rad)
         if self.phase == "swing":
             ps = th.draw_pass(rng)
             return ThrowNoise(math.degrees(ps.aim_rad), ps.release_m, ps.push_mps[0], ps.push_mps[1])
