@@ -2,5 +2,5 @@
 
 Public entry points: :func:`sim.sun.layout.load_layout`, :class:`sim.sun.table.SunTable`,
 :func:`sim.sun.thrower.skill`. PyBullet is imported only by the table's modules (:mod:`sim.sun.table`,
-:mod:`sim.sun.world`, :mod:`sim.sun.stones`, :mod:`sim.sun.recording`) and modules using them.
+:mod:`sim.sun.world`, :mod:`sim.sun.table_state`, :mod:`sim.sun.recording`) and modules using them.
 """

@@ -14,9 +14,20 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 
 from sim.core.game import Game, GameConfig
-from sim.sun import rules as R
-from sim.sun.scoring import (ROOM_WEIGHT, Preview, best_aim, bump_chance, bump_of, prefetch_rings, previews,
-                             room_bonus, stand_sides)
+from sim.sun.actions import Stack, Stand
+from sim.sun.ring import Pos, Ring
+from sim.sun.rules import SunState
+from sim.sun.scoring import (
+    ROOM_WEIGHT,
+    Preview,
+    best_aim,
+    bump_chance,
+    bump_of,
+    prefetch_rings,
+    previews,
+    room_bonus,
+    stand_sides,
+)
 from sim.sun.tries import Tries, avoid
 
 #: An opponent's pass clearance counts between -OPP_FLOOR and OPP_CAP (m) for the aggressive agent
@@ -31,11 +42,11 @@ class _Turn:
     (the state does not change while its candidates are ranked): the same numbers as computing
     them afresh for each candidate, only fewer times."""
 
-    st: R.SunState
+    st: SunState
     #: by ``id`` of a stand action (kept with it, so the id cannot be reused: hashing the frozen
     #: action dataclasses cost more than the lookups save): the action and (gap index, new
     #: position, clear widths to both neighbours)
-    sides: dict[int, tuple[Any, tuple[int, R.Pos, tuple[float, float]]]] = field(default_factory=dict)
+    sides: dict[int, tuple[Any, tuple[int, Pos, tuple[float, float]]]] = field(default_factory=dict)
     #: by ``id`` of an action: the action and its bump chance
     bump: dict[int, tuple[Any, float]] = field(default_factory=dict)
     #: narrowest shape left in the field (m); None until asked, nan with none left
@@ -62,12 +73,12 @@ class AgentBase:
         #: this turn's placements, so that one that failed is not simply made again (sim.sun.tries)
         self.tries = Tries()
 
-    def _untried(self, st: R.SunState, cands: Sequence[Any]) -> list[Any]:
+    def _untried(self, st: SunState, cands: Sequence[Any]) -> list[Any]:
         """``cands`` without the spots of this turn's failed placements (:func:`sim.sun.tries.avoid`)."""
         return avoid(st, cands, self.tries.failed(st))
 
     @contextmanager
-    def _deciding(self, st: R.SunState) -> Iterator[None]:
+    def _deciding(self, st: SunState) -> Iterator[None]:
         """Memoise the per-state values of one placement decision on ``st`` (re-entrant)."""
         prev = self._turn
         self._turn = _Turn(st)
@@ -76,7 +87,7 @@ class AgentBase:
         finally:
             self._turn = prev
 
-    def _memo(self, st: R.SunState) -> _Turn | None:
+    def _memo(self, st: SunState) -> _Turn | None:
         t = self._turn
         return t if t is not None and t.st is st else None
 
@@ -92,11 +103,11 @@ class AgentBase:
         table[id(a)] = (a, v)
         return v
 
-    def _sides(self, st: R.SunState, ring: R.Ring, a: R.Stand) -> tuple[int, R.Pos, tuple[float, float]]:
+    def _sides(self, st: SunState, ring: Ring, a: Stand) -> tuple[int, Pos, tuple[float, float]]:
         t = self._memo(st)
         return self._by_action(t.sides if t is not None else None, a, lambda: stand_sides(st, ring, a))
 
-    def _bump(self, st: R.SunState, a: Any) -> float:
+    def _bump(self, st: SunState, a: Any) -> float:
         """:func:`bump_chance`, once per action within a decision."""
         t = self._memo(st)
         if t is None:
@@ -104,28 +115,28 @@ class AgentBase:
         e = t.bump.get(id(a))
         if e is not None and e[0] is a:
             return e[1]
-        if not isinstance(a, R.Stand) or st.ring().empty:
+        if not isinstance(a, Stand) or st.ring().empty:
             v = 0.0
         else:
             v = bump_of(st, self._sides(st, st.ring(), a)[2])
         t.bump[id(a)] = (a, v)
         return v
 
-    def _room(self, st: R.SunState, a: Any) -> float:
+    def _room(self, st: SunState, a: Any) -> float:
         """:func:`room_bonus`, with the narrowest field shape found once per decision."""
         t = self._memo(st)
         if t is None:
             return room_bonus(st, a)
-        if not isinstance(a, (R.Stand, R.Stack)):
+        if not isinstance(a, (Stand, Stack)):
             return 0.0
         if t.min_width is None:
-            widths = [st.geom.shapes[sh].width for sh in st._available_shapes()]
+            widths = [st.geom.shapes[sh].width for sh in st.available_shapes()]
             t.min_width = min(widths) if widths else math.nan
         if math.isnan(t.min_width):
             return 0.0
         return ROOM_WEIGHT * (st.geom.shapes[a.shape].width - t.min_width)
 
-    def _aim9(self, st: R.SunState) -> float:
+    def _aim9(self, st: SunState) -> float:
         """best_aim(st, 9)'s clearance (m), once per decision."""
         t = self._memo(st)
         if t is None:
@@ -134,7 +145,7 @@ class AgentBase:
             t.aim9 = best_aim(st, 9)[0]
         return t.aim9
 
-    def _opp_clear(self, st: R.SunState, seat: int) -> float:
+    def _opp_clear(self, st: SunState, seat: int) -> float:
         """:func:`opponents_clearance`, once per decision."""
         t = self._memo(st)
         if t is None:
@@ -144,7 +155,7 @@ class AgentBase:
             v = t.opp[seat] = opponents_clearance(st, seat)
         return v
 
-    def _opp_gaps(self, st: R.SunState) -> list[tuple[int, int, float, int | None]]:
+    def _opp_gaps(self, st: SunState) -> list[tuple[int, int, float, int | None]]:
         """Every opponent marker (seat, index, angle) with the gap it lies in on ``st``'s ring."""
         t = self._memo(st)
         if t is not None and t.opp_gaps is not None:
@@ -156,12 +167,12 @@ class AgentBase:
             t.opp_gaps = out
         return out
 
-    def _previews(self, st: R.SunState, a: Any) -> list[Preview] | None:
+    def _previews(self, st: SunState, a: Any) -> list[Preview] | None:
         """:func:`previews` of placement ``a``, once per decision."""
         t = self._memo(st)
         return self._by_action(t.previews if t is not None else None, a, lambda: previews(st, a))
 
-    def _prefetch(self, st: R.SunState, cands: Sequence[Any], opponents: bool) -> None:
+    def _prefetch(self, st: SunState, cands: Sequence[Any], opponents: bool) -> None:
         """The previews of every candidate, and the mark areas their scores read (the mover's
         with 21 aims, with ``opponents`` also the others' with 9) in one vectorised pass over all
         their rings (:func:`prefetch_rings`: the same numbers as one call each)."""
@@ -176,14 +187,14 @@ class AgentBase:
         prefetch_rings(st.geom, jobs)
 
     @staticmethod
-    def _state(observation: Any) -> R.SunState:
+    def _state(observation: Any) -> SunState:
         st = getattr(observation, "state", None)
         if st is None:
             raise ValueError("the sun agents need a SunObservation")
         return st
 
 
-def opponents_clearance(st: R.SunState, seat: int) -> float:
+def opponents_clearance(st: SunState, seat: int) -> float:
     """Sum over ``seat``'s opponents of their best pass clearance on ``st``'s ring (m), each
     clipped to [-OPP_FLOOR, OPP_CAP]: how easy the opponents' next passes are."""
     total = 0.0

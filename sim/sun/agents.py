@@ -38,13 +38,25 @@ from typing import Any, Sequence
 import numpy as np
 
 from sim.core.agents import RANDOM
-from sim.core.game import AgentSpec, CHANCE, Game, GameConfig
+from sim.core.game import CHANCE, AgentSpec, Game, GameConfig
 from sim.core.options import Option
-from sim.sun import rules as R
+from sim.sun.actions import Gate, Pass, Stack, Stand
 from sim.sun.agent_base import OPP_CAP, OPP_FLOOR, AgentBase
 from sim.sun.agent_base import opponents_clearance as _opponents_clearance
-from sim.sun.scoring import (Preview, QuickRing, area_clear, best_aim, free_gaps, free_gaps_of, narrowing_stands,
-                             prefetch_areas)
+from sim.sun.protocol import PlaceNoise, ScriptedTable
+from sim.sun.ring import Pos, gap_width
+from sim.sun.rules import SunState
+from sim.sun.scoring import (
+    Preview,
+    QuickRing,
+    area_clear,
+    best_aim,
+    free_gaps,
+    free_gaps_of,
+    narrowing_stands,
+    prefetch_areas,
+)
+from sim.sun.specs import TAU
 
 FUTURE_BONUS = 0.0005  # m of clearance per free passable gap: a tie-breaker
 BLOCK_BONUS = 0.003  # m per opponent mark area a gate makes impassable
@@ -75,11 +87,11 @@ class RandomSunAgent(AgentBase):
         if st.phase == "pass":
             arcs = st.pass_arcs()
             s, e = arcs[0]
-            span = min(e - s, R.TAU)
+            span = min(e - s, TAU)
             # the middle of a narrow area; in an area wider than a half turn the middle's line would
             # leave through the stones opposite, so a uniform aim in the area instead
             f = 0.5 if span < math.pi else float(self.rng.random())
-            return R.Pass(math.degrees((s + f * span) % R.TAU) % 360.0, st.geom.min_release)
+            return Pass(math.degrees((s + f * span) % TAU) % 360.0, st.geom.min_release)
         return legal_actions[int(self.rng.integers(len(legal_actions)))]
 
 
@@ -109,12 +121,12 @@ class CarefulAgent(AgentBase):
         self.tries.note(a)
         return a
 
-    def best_marker(self, st: R.SunState, moves: Sequence[Any]) -> tuple[float, Any]:
+    def best_marker(self, st: SunState, moves: Sequence[Any]) -> tuple[float, Any]:
         """(score, move) of the best marker move."""
         best: tuple[float, Any] = (-math.inf, moves[0])
-        if st.rules["mode"] == "standard" and st.phase == "marker":
+        if st.rules.mode == "standard" and st.phase == "marker":
             ring = st.ring()
-            k = ring.index[st._anchor()]  # type: ignore[index]
+            k = ring.index[st.anchor_stone()]  # type: ignore[index]
             for m in moves:
                 gi = k if m.side == "ccw" else (k - 1) % ring.n
                 mk = [list(ms) for ms in st.markers]
@@ -132,22 +144,22 @@ class CarefulAgent(AgentBase):
                 best = (sc, m)
         return best
 
-    def quick_score(self, st: R.SunState, a: Any) -> float:
+    def quick_score(self, st: SunState, a: Any) -> float:
         """A fast geometric estimate of how good placement ``a`` is (m of pass clearance)."""
         ring = st.ring()
         g = st.geom
-        if ring.empty or st._first_turn():
+        if ring.empty or st.is_free_turn():
             return self._aim9(st)
-        if isinstance(a, R.Gate):
+        if isinstance(a, Gate):
             ka = ring.index.get(a.a)
             blocked = sum(1 for _, _, _, gi in self._opp_gaps(st) if gi is not None and (gi == ka) and ring.passable(gi, g))
             return self._aim9(st) + BLOCK_BONUS * blocked - 0.001
-        if isinstance(a, R.Stand):
+        if isinstance(a, Stand):
             i, new, (wl, wr) = self._sides(st, ring, a)
             left, right = ring.pos[i], ring.pos[(i + 1) % ring.n]
             # the widths computed once per stand (the bump chance reads them too); a one-stone
             # ring's stand has its neighbour on both sides (never the same id as the new stone)
-            sides: list[tuple[R.Pos, R.Pos, float | None]] = [(left, new, wl), (new, right, wr)]
+            sides: list[tuple[Pos, Pos, float | None]] = [(left, new, wl), (new, right, wr)]
         else:
             k = ring.index[a.on]
             p = ring.pos[k]
@@ -155,26 +167,26 @@ class CarefulAgent(AgentBase):
             sides = [(ring.pos[k - 1], new, None), (new, ring.pos[(k + 1) % ring.n], None)]
         best = -math.inf
         for p, q, w0 in sides:
-            w = w0 if w0 is not None else (R.gap_width(p, q) if p.id != q.id else math.inf)
+            w = w0 if w0 is not None else (gap_width(p, q) if p.id != q.id else math.inf)
             if w < g.pass_width:
                 continue
-            sep = (q.angle - p.angle) % R.TAU
+            sep = (q.angle - p.angle) % TAU
             mid = p.angle + 0.5 * sep
             best = max(best, min(0.5 * w - g.ball.radius if math.isfinite(w) else 1.0,
                                  ring.clearance_at(mid + math.pi, g)))
-        if isinstance(a, R.Stack):
+        if isinstance(a, Stack):
             base = g.shapes[st.shapes[a.on]]
             if g.shapes[a.shape].width > base.width + 1e-9:
                 best -= UNSTABLE_STACK
         return best - BUMP_COST * self._bump(st, a) + self._room(st, a)
 
-    def quick_scores(self, st: R.SunState, cands: Sequence[Any]) -> list[float]:
+    def quick_scores(self, st: SunState, cands: Sequence[Any]) -> list[float]:
         """:meth:`quick_score` of each candidate, the very same numbers (tests/sun/test_sun_agents.py
         checks it), with the ring read once as plain floats (:class:`QuickRing`): the ranking's hot
         loop, a few thousand candidates a game."""
         return self._quick_all(st, cands)[0]
 
-    def _quick_all(self, st: R.SunState, cands: Sequence[Any]
+    def _quick_all(self, st: SunState, cands: Sequence[Any]
                    ) -> tuple[list[float], list[tuple[int, float, float, float] | None]]:
         """(careful's quick score, and for a stand on a non-empty ring its :meth:`QuickRing.stand`
         sides, else None) per candidate."""
@@ -183,18 +195,18 @@ class CarefulAgent(AgentBase):
             return [self._aim9(st)] * len(cands), [None] * len(cands)
         g = st.geom
         qr = QuickRing(st)
-        first = st._first_turn()
+        first = st.is_free_turn()
         shapes = g.shapes
-        room = {sh: self._room(st, R.Stand(sh, 0.0)) for sh in shapes}  # by shape: its width only
+        room = {sh: self._room(st, Stand(sh, 0.0)) for sh in shapes}  # by shape: its width only
         scores: list[float] = []
         sides: list[tuple[int, float, float, float] | None] = []
         t = self._memo(st)
         memo = t.bump if t is not None else None
         for a in cands:
-            is_stand = isinstance(a, R.Stand)
+            is_stand = isinstance(a, Stand)
             sd = qr.stand(a.angle, shapes[a.shape]) if is_stand else None
             sides.append(sd)
-            if first or not (is_stand or isinstance(a, R.Stack)):
+            if first or not (is_stand or isinstance(a, Stack)):
                 # gates and first turns: nothing per candidate to save (careful's own score, also
                 # for a subclass that adds to it)
                 scores.append(CarefulAgent.quick_score(self, st, a))
@@ -212,18 +224,18 @@ class CarefulAgent(AgentBase):
             scores.append(best - BUMP_COST * bump + room[a.shape])
         return scores, sides
 
-    def preview_score(self, st: R.SunState, a: Any, pv: Preview) -> float:
+    def preview_score(self, st: SunState, a: Any, pv: Preview) -> float:
         """Careful's score of placement ``a`` followed by ``pv``'s marker move (m of pass clearance)."""
         g = st.geom
         sc = area_clear(pv.ring, g, pv.markers[st.seat][0], 21) + \
             FUTURE_BONUS * free_gaps_of(pv.ring, g, pv.markers, st.seat)
-        if isinstance(a, R.Stack) and g.shapes[a.shape].width > g.shapes[st.shapes[a.on]].width + 1e-9:
+        if isinstance(a, Stack) and g.shapes[a.shape].width > g.shapes[st.shapes[a.on]].width + 1e-9:
             sc -= UNSTABLE_STACK
-        if isinstance(a, R.Gate):
+        if isinstance(a, Gate):
             sc += BLOCK_BONUS * self._blocked_pv(st, pv) - 0.001
         return sc - BUMP_COST * self._bump(st, a) + self._room(st, a)
 
-    def _blocked_pv(self, st: R.SunState, pv: Preview) -> int:
+    def _blocked_pv(self, st: SunState, pv: Preview) -> int:
         # opponents' areas passable before and not after (a gate over them)
         ring0 = st.ring()
         n = 0
@@ -236,7 +248,7 @@ class CarefulAgent(AgentBase):
                     n += 1
         return n
 
-    def exact_score(self, st: R.SunState, a: Any) -> tuple[float, Any, Any]:
+    def exact_score(self, st: SunState, a: Any) -> tuple[float, Any, Any]:
         """Play placement ``a`` out nominally: (score, best marker move or None, None).
 
         Standard mode scores each legal marker move on a preview of the ring (no copy of the
@@ -252,10 +264,10 @@ class CarefulAgent(AgentBase):
                     best = (sc, pv.move, None)
             return best
         c = st.clone()
-        c.table = R.ScriptedTable(st.geom)
+        c.table = ScriptedTable(st.geom)
         try:
             c.apply_action(a)
-            c.apply_action(R.PlaceNoise())
+            c.apply_action(PlaceNoise())
         except ValueError:
             return -math.inf, None, None
         move = None
@@ -269,15 +281,15 @@ class CarefulAgent(AgentBase):
             return -math.inf, None, None
         sc, p, _ = best_aim(c, 21)
         sc += FUTURE_BONUS * free_gaps(c)
-        if isinstance(a, R.Stack):
+        if isinstance(a, Stack):
             if st.geom.shapes[a.shape].width > st.geom.shapes[st.shapes[a.on]].width + 1e-9:
                 sc -= UNSTABLE_STACK
-        if isinstance(a, R.Gate):
+        if isinstance(a, Gate):
             sc += BLOCK_BONUS * self._blocked(st, c) - 0.001
         sc += self._room(st, a) - BUMP_COST * self._bump(st, a)
         return sc, move, p
 
-    def _blocked(self, before: R.SunState, after: R.SunState) -> int:
+    def _blocked(self, before: SunState, after: SunState) -> int:
         n = 0
         for s_ in range(before.num_players):
             if s_ == before.seat:
@@ -290,7 +302,7 @@ class CarefulAgent(AgentBase):
                     n += 1
         return n
 
-    def rank_placements(self, st: R.SunState, legal: Sequence[Any]) -> list[tuple[float, Any]]:
+    def rank_placements(self, st: SunState, legal: Sequence[Any]) -> list[tuple[float, Any]]:
         """Placements best first: quick score, then the shortlist played out nominally (away from
         this turn's failed placements, :meth:`_untried`)."""
         legal = self._untried(st, legal)
@@ -322,7 +334,7 @@ class AggressiveAgent(CarefulAgent):
         super().__init__(shortlist=shortlist, **kw)
         self.spite = spite
 
-    def quick_score(self, st: R.SunState, a: Any) -> float:
+    def quick_score(self, st: SunState, a: Any) -> float:
         """Careful's quick score (capped) plus the clearance it takes from the opponents, estimated
         from the two gaps a stand leaves inside an opponent's area (m)."""
         own = super().quick_score(st, a)
@@ -330,14 +342,14 @@ class AggressiveAgent(CarefulAgent):
             return own
         own = min(own, OWN_CAP)
         ring = st.ring()
-        if ring.empty or not isinstance(a, (R.Stand, R.Gate)):
+        if ring.empty or not isinstance(a, (Stand, Gate)):
             return own
-        if isinstance(a, R.Gate):
+        if isinstance(a, Gate):
             return own + self.spite * GATE_SPITE * self._gate_hits(st, a)
         i, new, (wl, wr) = self._sides(st, ring, a)
         return own + self.spite * self._narrowed(st, i, new.angle, wl, wr)
 
-    def _narrowed(self, st: R.SunState, i: int, ang: float, wl: float, wr: float) -> float:
+    def _narrowed(self, st: SunState, i: int, ang: float, wl: float, wr: float) -> float:
         """Clearance (m, clipped) taken from the opponents' areas in gap ``i`` by a stand at
         ``ang`` (rad) that leaves clear widths ``wl`` and ``wr`` (m) beside it."""
         ring, r = st.ring(), st.geom.ball.radius
@@ -348,12 +360,12 @@ class AggressiveAgent(CarefulAgent):
                 continue
             before = min(OPP_CAP, max(-OPP_FLOOR, 0.5 * ring.width[i] - r))
             # the part of the area on the marker's side of the new stone
-            w = wl if (m - left) % R.TAU < (ang - left) % R.TAU else wr
+            w = wl if (m - left) % TAU < (ang - left) % TAU else wr
             after = min(OPP_CAP, max(-OPP_FLOOR, 0.5 * w - r))
             gain += before - after
         return gain
 
-    def quick_scores(self, st: R.SunState, cands: Sequence[Any]) -> list[float]:
+    def quick_scores(self, st: SunState, cands: Sequence[Any]) -> list[float]:
         """:meth:`quick_score` of each candidate, the very same numbers (see careful's)."""
         own_all, sides = self._quick_all(st, cands)
         empty = st.ring().empty
@@ -363,18 +375,18 @@ class AggressiveAgent(CarefulAgent):
                 out.append(own)
             elif sd is not None:  # a stand
                 out.append(min(own, OWN_CAP) + self.spite * self._narrowed(st, *sd))
-            elif isinstance(a, R.Gate) and not empty:
+            elif isinstance(a, Gate) and not empty:
                 out.append(min(own, OWN_CAP) + self.spite * GATE_SPITE * self._gate_hits(st, a))
             else:
                 out.append(min(own, OWN_CAP))
         return out
 
-    def narrowing_stands(self, st: R.SunState) -> list[R.Stand]:
+    def narrowing_stands(self, st: SunState) -> list[Stand]:
         """:func:`sim.sun.scoring.narrowing_stands`: legal stands that leave an opponent's mark
         area just passable or just impassable."""
         return narrowing_stands(st)
 
-    def rank_placements(self, st: R.SunState, legal: Sequence[Any]) -> list[tuple[float, Any]]:
+    def rank_placements(self, st: SunState, legal: Sequence[Any]) -> list[tuple[float, Any]]:
         """Careful's ranking over the legal candidates plus :meth:`narrowing_stands`, the latter
         always played out nominally."""
         with self._deciding(st):
@@ -393,13 +405,13 @@ class AggressiveAgent(CarefulAgent):
         exact.sort(key=lambda t: (-t[0], t[1]))
         return [(sc, a) for sc, _, a in exact]
 
-    def _gate_hits(self, st: R.SunState, a: R.Gate) -> int:
+    def _gate_hits(self, st: SunState, a: Gate) -> int:
         key_gap = st.ring().index.get(a.a)
         if key_gap is None:
             return 0
         return sum(1 for _, _, _, gi in self._opp_gaps(st) if gi == key_gap)
 
-    def exact_score(self, st: R.SunState, a: Any) -> tuple[float, Any, Any]:
+    def exact_score(self, st: SunState, a: Any) -> tuple[float, Any, Any]:
         """Play ``a`` out nominally: own best pass clearance (capped), plus ``spite`` times the
         opponents' lost clearance and the areas a gate closes; the best marker move by that score."""
         pvs = self._previews(st, a)
@@ -408,14 +420,14 @@ class AggressiveAgent(CarefulAgent):
             if sc == -math.inf:
                 return sc, move, p
             c = st.clone()
-            c.table = R.ScriptedTable(st.geom)
+            c.table = ScriptedTable(st.geom)
             c.apply_action(a)
-            c.apply_action(R.PlaceNoise())
+            c.apply_action(PlaceNoise())
             if c.phase == "marker" and move is not None:
                 c.apply_action(move)
             lost = self._opp_clear(st, st.seat) - _opponents_clearance(c, st.seat)
             own = min(sc, OWN_CAP)
-            if isinstance(a, R.Gate):
+            if isinstance(a, Gate):
                 own += self.spite * GATE_SPITE * self._blocked(st, c)
             return own + self.spite * lost, move, p
         before = self._opp_clear(st, st.seat)
@@ -428,7 +440,7 @@ class AggressiveAgent(CarefulAgent):
             after = sum(min(OPP_CAP, max(-OPP_FLOOR, area_clear(pv.ring, st.geom, pv.markers[o][0], 9)))
                         for o in range(st.num_players) if o != st.seat)
             sc = own + self.spite * (before - after)
-            if isinstance(a, R.Gate):
+            if isinstance(a, Gate):
                 sc += self.spite * GATE_SPITE * self._blocked_pv(st, pv)
             if sc > best[0]:
                 best = (sc, pv.move, None)
@@ -449,14 +461,14 @@ class PlannerAgent(CarefulAgent):
         self.samples = samples
         self._aggressive: AggressiveAgent | None = None
 
-    def _sim_state(self, st: R.SunState) -> R.SunState:
+    def _sim_state(self, st: SunState) -> SunState:
         c = st.clone()
         sim = getattr(c.table, "simulator", None)
         if sim is not None:
             c.table = sim()
         return c
 
-    def _expected(self, st: R.SunState, first: Any) -> float:
+    def _expected(self, st: SunState, first: Any) -> float:
         total = 0.0
         for _ in range(self.samples):
             c = self._sim_state(st)
@@ -497,11 +509,11 @@ class PlannerAgent(CarefulAgent):
             _, _, tried = best_aim(st, want_all=True)
             aims: list[float] = []
             for _, a in tried:
-                if all(abs((a - b + math.pi) % R.TAU - math.pi) > math.radians(1.0) for b in aims):
+                if all(abs((a - b + math.pi) % TAU - math.pi) > math.radians(1.0) for b in aims):
                     aims.append(a)
                 if len(aims) >= self.candidates:
                     break
-            options = [R.Pass(math.degrees(a) % 360.0, st.geom.min_release) for a in aims] or [legal_actions[0]]
+            options = [Pass(math.degrees(a) % 360.0, st.geom.min_release) for a in aims] or [legal_actions[0]]
         else:
             self.tries.start(st)
             options = [a for _, a in self.rank_placements(st, legal_actions)[: self.candidates]]

@@ -37,9 +37,10 @@ from scipy import optimize, stats
 from sim.core.errors import InputError, allowed
 from sim.core.outputs import write_atomically
 from sim.core.tomlw import toml_value
-from sim.sun.calib_physics import (  # noqa: F401  (re-exported: the fit's physics, for callers and tests)
-    N_CRN, OutcomeTable, PassModel, outcome_of, outcome_table, push_gain_s, two_gap_layout,
-)
+# re-exported (``X as X``: explicitly, for type checkers): the fit's physics, for callers and tests
+from sim.sun.calib_physics import N_CRN as N_CRN, OutcomeTable as OutcomeTable, PassModel as PassModel
+from sim.sun.calib_physics import outcome_of as outcome_of, outcome_table as outcome_table
+from sim.sun.calib_physics import push_gain_s as push_gain_s, two_gap_layout as two_gap_layout
 from sim.sun.layout import Layout
 from sim.sun.playtest_log import OUTCOMES, PassRecord, PlaceRecord, PlaytestLog
 from sim.sun.thrower import Thrower, dump_skill_toml

@@ -4,7 +4,7 @@
 :mod:`sim.sun.table` through :class:`PhysicsTable`, an adapter implementing the rules' ``Table``
 protocol. Scenario tables:
 
-- ``[rules]``: :data:`sim.sun.rules.RULE_OPTIONS` (mode, field, placement_fall, ...).
+- ``[rules]``: :data:`sim.sun.options.RULE_OPTIONS` (mode, field, placement_fall, ...).
 - ``[table]``, ``[ball]``, ``[physics]``, ``[shapes]``: the physical parameters, with docs/sun-physics.md's
   defaults, validated like a layout file (``sim.sun.layout.parse_layout``).
 - ``[record]``: ``frames`` = none | first | all | failures (per-frame poses of every body, kept in
@@ -31,10 +31,14 @@ import numpy as np
 from sim.core.errors import InputError, ScenarioError
 from sim.core.game import Column, Game, GameConfig, GameDetails, GameSpec, State
 from sim.core.options import Option
-from sim.sun import rules as R
 from sim.sun.endings import SunEnd
+from sim.sun.position import BASE, GATE, TOP
 from sim.sun.layout import Layout, PhysicsSpec, TableSpec, BallSpec, parse_layout
 from sim.sun.layout import BALL_RANGES, PHYSICS_RANGES, TABLE_RANGES
+from sim.sun.protocol import Body, PassResult, Placement, PlaceNoise, PlaceResult, ThrowNoise
+from sim.sun.ring import Geometry
+from sim.sun.options import RULE_DEFAULTS, RULE_OPTIONS
+from sim.sun.rules import SunObservation, SunState
 from sim.sun.thrower import SKILLS, Thrower, TablePassNoise, TablePlaceNoise
 from sim.sun.thrower import is_skill_file, load_skill, skill as skill_of
 
@@ -283,7 +287,7 @@ def _sun_table(layout: Layout, key: str | None = None) -> Any:
 
 
 class PhysicsTable:
-    """The rules' :class:`~sim.sun.rules.Table` on the PyBullet table (``sim.sun.table.SunTable``).
+    """The rules' :class:`~sim.sun.protocol.Table` on the PyBullet table (``sim.sun.table.SunTable``).
 
     Every call loads the given bodies into the table with ``restore`` (the world is rebuilt from
     the exact poses), so results depend only on the bodies, the request and the noise.
@@ -311,8 +315,8 @@ class PhysicsTable:
         """A non-recording twin (for planners trying passes)."""
         return PhysicsTable(self.layout)
 
-    def _load(self, bodies: Sequence[R.Body], next_id: int) -> Any:
-        from sim.sun.stones import Role, StoneState, TableSnapshot
+    def _load(self, bodies: Sequence[Body], next_id: int) -> Any:
+        from sim.sun.table_state import Role, StoneState, TableSnapshot
 
         t = _sun_table(self.layout, self._key)
         by_id = {b.id: b for b in bodies}
@@ -330,25 +334,25 @@ class PhysicsTable:
         t.restore(TableSnapshot(tuple(states), next_id))
         return t
 
-    def _bodies(self, t: Any, was: Mapping[int, R.Body], extra: R.Body | None = None) -> tuple[R.Body, ...]:
+    def _bodies(self, t: Any, was: Mapping[int, Body], extra: Body | None = None) -> tuple[Body, ...]:
         out = []
         for s in t.stones():
             old = was.get(s.id, extra if extra is not None and extra.id == s.id else None)
             sup = old.support if old is not None else ()
-            out.append(R.Body(s.id, s.shape, (*s.pos, *s.quat), sup))
+            out.append(Body(s.id, s.shape, (*s.pos, *s.quat), sup))
         return tuple(out)
 
-    def place(self, bodies: Sequence[R.Body], placement: R.Placement, noise: R.PlaceNoise) -> R.PlaceResult:
-        """See :meth:`sim.sun.rules.Table.place`."""
+    def place(self, bodies: Sequence[Body], placement: Placement, noise: PlaceNoise) -> PlaceResult:
+        """See :meth:`sim.sun.protocol.Table.place`."""
         t0 = time.perf_counter()
         try:
             return self._place(bodies, placement, noise)
         finally:
             _TABLE_WALL[0] += time.perf_counter() - t0
 
-    def _place(self, bodies: Sequence[R.Body], placement: R.Placement, noise: R.PlaceNoise) -> R.PlaceResult:
+    def _place(self, bodies: Sequence[Body], placement: Placement, noise: PlaceNoise) -> PlaceResult:
         t = self._load(bodies, placement.stone)
-        n = TablePlaceNoise(noise.along, noise.across, math.radians(noise.yaw))
+        n = TablePlaceNoise(noise.along, noise.across, noise.yaw_rad)
         if placement.kind == "stand":
             res = t.stand_stone(placement.shape, placement.angle, n)
             sup: tuple[int, ...] = ()
@@ -361,7 +365,7 @@ class PhysicsTable:
         if res.standing and res.stone != placement.stone:
             raise RuntimeError(f"table gave the new stone id {res.stone}, expected {placement.stone}")
         was = {b.id: b for b in bodies}
-        out = self._bodies(t, was, R.Body(placement.stone, placement.shape, (0.0,) * 7, sup))
+        out = self._bodies(t, was, Body(placement.stone, placement.shape, (0.0,) * 7, sup))
         knocked = tuple((x.stone, x.cause) for x in res.disturbed)
         if self.record is not None and (not self.failures_only or knocked or not res.standing):
             from sim.sun.recording import still_recording
@@ -369,17 +373,17 @@ class PhysicsTable:
             data = still_recording(t.stones(), t.shapes, self.rate_hz, res.sim_time_s,
                                    {"stone": res.stone, "standing": bool(res.standing), "cause": res.cause})
             self.record.append({**self.context, "kind": "place", "data": data})
-        return R.PlaceResult(bool(res.standing), out, knocked, res.sim_time_s, res.wall_s)
+        return PlaceResult(bool(res.standing), out, knocked, res.sim_time_s, res.wall_s)
 
-    def throw(self, bodies: Sequence[R.Body], aim: float, release: float, noise: R.ThrowNoise) -> R.PassResult:
-        """See :meth:`sim.sun.rules.Table.throw`."""
+    def throw(self, bodies: Sequence[Body], aim: float, release: float, noise: ThrowNoise) -> PassResult:
+        """See :meth:`sim.sun.protocol.Table.throw`."""
         t0 = time.perf_counter()
         try:
             return self._throw(bodies, aim, release, noise)
         finally:
             _TABLE_WALL[0] += time.perf_counter() - t0
 
-    def _throw(self, bodies: Sequence[R.Body], aim: float, release: float, noise: R.ThrowNoise) -> R.PassResult:
+    def _throw(self, bodies: Sequence[Body], aim: float, release: float, noise: ThrowNoise) -> PassResult:
         from sim.sun.recording import PoseRecorder
 
         t = self._load(bodies, max((b.id for b in bodies), default=-1) + 1)
@@ -391,7 +395,7 @@ class PhysicsTable:
         pens = tuple((x.stone, x.cause) for x in res.penalties)
         if rec is not None and (not self.failures_only or pens):
             self.record.append({**self.context, "kind": "pass", "data": rec.to_dict()})  # type: ignore[union-attr]
-        return R.PassResult(pens, out, tuple(c.angle for c in res.crossings), bool(res.through_aim_gap),
+        return PassResult(pens, out, tuple(c.angle for c in res.crossings), bool(res.through_aim_gap),
                             bool(res.reached_far_side), bool(res.invalid), res.sim_time_s, res.steps, res.wall_s,
                             res.preset)
 
@@ -408,7 +412,7 @@ def _quat(v: Sequence[float]) -> tuple[float, float, float, float]:
     return (x, y, z, w)
 
 
-def _top_id(by_id: Mapping[int, R.Body], bottom: int) -> int:
+def _top_id(by_id: Mapping[int, Body], bottom: int) -> int:
     for b in by_id.values():
         if b.support == (bottom,):
             return b.id
@@ -435,11 +439,11 @@ def thrower_of(seat: Mapping[str, Any]) -> Thrower:
     return th
 
 
-class SunGameState(R.SunState):
+class SunGameState(SunState):
     """A :class:`~sim.sun.rules.SunState` whose notation omits the game's default options."""
 
     DEFAULTS: dict[str, Any] = {
-        "rules": R.RULE_DEFAULTS,
+        "rules": RULE_DEFAULTS,
         "sections": {k: {o.name: o.default for o in opts} for k, opts in SECTIONS.items()},
         "seats": {o.name: o.default for o in SEAT_OPTIONS},
     }
@@ -466,7 +470,7 @@ class SunGame(Game):
             has_chance=True,
             hidden_information=False,
             simultaneous=False,
-            options=R.RULE_OPTIONS,
+            options=RULE_OPTIONS,
             sections=SECTIONS,
             seat_options=SEAT_OPTIONS,
             result_columns=RESULT_COLUMNS,
@@ -482,7 +486,7 @@ class SunGame(Game):
     def _build(self, n: int, rules: Mapping[str, Any], sections: Mapping[str, Mapping[str, Any]],
                seats: Sequence[Mapping[str, Any]], game_index: int | None = None) -> SunGameState:
         layout = layout_of(sections)
-        geom = R.Geometry(layout.table, layout.ball, dict(layout.shapes))
+        geom = Geometry(layout.table, layout.ball, dict(layout.shapes))
         rec = dict(sections.get("record") or {})
         frames = rec.get("frames", "none")
         # "first": game 0 of the study (each sweep point's game 0); outside a study, record
@@ -509,7 +513,7 @@ class SunGame(Game):
         defaults = SunGameState.DEFAULTS
         sections = {k: {**defaults["sections"][k], **dict(config.sections.get(k, {}))} for k in SECTIONS}
         seats = [{**defaults["seats"], **dict(s)} for s in seats]
-        return self._build(config.num_players, {**R.RULE_DEFAULTS, **dict(config.rules)}, sections, seats,
+        return self._build(config.num_players, {**RULE_DEFAULTS, **dict(config.rules)}, sections, seats,
                            game_index=config.game_index)
 
     def from_notation(self, text: str) -> State:
@@ -525,14 +529,14 @@ class SunGame(Game):
 
     def determinize(self, observation: Any, rng: np.random.Generator) -> State:
         """Exact (no hidden information): a copy of the observed state."""
-        if isinstance(observation, R.SunObservation):
+        if isinstance(observation, SunObservation):
             return observation.state.clone()
         return self.from_notation(observation)
 
     # --- results -------------------------------------------------------------------------------------
     def details(self, state: State) -> GameDetails:
         """One row per game (RESULT_COLUMNS), per pass, per placement, and recorded frames."""
-        s: R.SunState = state  # type: ignore[assignment]
+        s: SunState = state  # type: ignore[assignment]
         passes = [{c.name: row.get(c.name) for c in PASS_COLUMNS} for row in s.passes]
         pl = [{c.name: row.get(c.name) for c in PLACE_COLUMNS} for row in s.placements]
         rows: dict[str, list[dict[str, Any]]] = {"passes": passes, "placements": pl}
@@ -546,10 +550,10 @@ class SunGame(Game):
             "penalty_total": sum(s.penalties()),
             "invalid_passes": sum(r["invalid"] for r in s.passes),
             "failed_placements": sum(1 for r in s.placements if not r["standing"]),
-            "gates": sum(1 for r in s.role if r == R.GATE),
-            "stones_standing": sum(1 for r in s.role if r in (R.BASE, R.TOP)),
+            "gates": sum(1 for r in s.role if r == GATE),
+            "stones_standing": sum(1 for r in s.role if r in (BASE, TOP)),
             "field_left": len(s.field_stones()),
-            "mode": s.rules["mode"],
+            "mode": s.rules.mode,
             "preset": (s.sections.get("physics") or {}).get("preset", "fast"),
             "physics_wall_s": sum(r["wall_s"] for r in s.passes) + sum(r["wall_s"] for r in s.placements),
         }

@@ -34,9 +34,10 @@ from sim.core.files import read_toml
 from sim.core.tomlw import toml_value
 
 from sim.sun.ring import Pos, Ring, gap_width, gate_span
-from sim.sun.specs import (  # noqa: F401 - re-exported: the layout module is where users look
-    DEFAULT_SHAPES, PRESETS, SHAPE_NAMES, TAU, BallSpec, PhysicsSpec, ShapeSpec, TableSpec,
-)
+# re-exported (``X as X``: explicitly, for type checkers): the layout module is where users look
+from sim.sun.specs import DEFAULT_SHAPES as DEFAULT_SHAPES, PRESETS as PRESETS, SHAPE_NAMES as SHAPE_NAMES
+from sim.sun.specs import TAU as TAU, BallSpec as BallSpec, PhysicsSpec as PhysicsSpec
+from sim.sun.specs import ShapeSpec as ShapeSpec, TableSpec as TableSpec
 
 @dataclass(frozen=True)
 class StoneSpec:

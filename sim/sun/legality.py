@@ -1,10 +1,11 @@
 """Which moves of the Sun are legal: stacks, gates, marker moves and passes (stands: ``sim.sun.stands``).
 
-:class:`SunLegality` adds to a :class:`~sim.sun.board.SunBoard` the checks that say why a move is
-illegal (``_check_*``: a reason, or None when legal), the marker options and the pass candidates;
-:class:`~sim.sun.stands.SunStands` adds the exact legal stand angles and the placement candidate
-list on top. Angles are radians inside, degrees in actions. The turn structure that calls them is
-``sim.sun.rules``.
+Functions over a state (``sim.sun.rules.SunState``: its position, its rule options and geometry, and
+its cache): the checks that say why a move is illegal (``check_*``, ``*_problem``: a reason, or None
+when legal), the marker options and the pass candidates. ``sim.sun.stands`` adds the exact legal
+stand angles and the placement candidate list. Angles are radians inside, degrees in actions. The
+turn structure that calls them is ``sim.sun.rules``; what they keep between calls lives in the
+state's cache (``sim.sun.cache``).
 """
 
 from __future__ import annotations
@@ -12,18 +13,23 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from sim.sun.actions import Gate, MoveMarker, Pass, Stack, made_once
-from sim.sun.board import BASE, GATE, TOP, SunBoard
-from sim.sun.ring import (TAU, Pos, Ring, arcs_overlap, gap_width, lintel_footprint, lintel_overlaps, orbit_arc,
-                          position_of)
-from sim.sun.specs import ShapeSpec
+from sim.sun.gaps import factors, passable, width_between
+from sim.sun.position import BASE, GATE, TOP
+from sim.sun.ring import (Pos, Ring, arcs_overlap, gap_width, lintel_footprint, lintel_overlaps, orbit_arc,
+                          others_areas, position_of)
+from sim.sun.specs import TAU, ShapeSpec
+
+if TYPE_CHECKING:
+    from sim.sun.rules import SunState
 
 #: where pass candidates aim along each legal arc (fractions of it), and their releases beyond a
 #: hand span (m)
 AIM_FRACTIONS = (0.5, 0.3, 0.7, 0.15, 0.85)
 RELEASE_EXTRA = (0.0, 0.1)
-#: the pass candidates by (pass arcs, releases): a pure memo (``SunLegality._pass_candidates``),
+#: the pass candidates by (pass arcs, releases): a pure memo (``pass_candidates``),
 #: emptied when it holds PASSES_MEMO_SIZE entries (a bound on memory, not on correctness)
 _PASSES_OF: dict[tuple[tuple[tuple[float, float], ...], tuple[float, ...]], tuple[Pass, ...]] = {}
 PASSES_MEMO_SIZE = 1 << 14
@@ -42,644 +48,648 @@ class PlaceFacts:
 
     ring: Ring
     supports: set[int]  #: bottom stones that carry a gate
-    others: set[tuple[int, int]]  #: the other seats' mark areas (ring keys, ``_others_areas``)
+    others: set[tuple[int, int]]  #: the other seats' mark areas (ring keys, ``other_seats_areas``)
     marker_gaps: list[tuple[int, int | None]]  #: (seat, ``ring.gap_of_angle``) of every marker
     lintels: tuple[tuple[float, float, float, float], ...]  #: ``ring.lintels``
-    lintels_token: int  #: ``SunLegality._lintels_token(lintels)``
+    lintels_token: int  #: ``SunCache.lintels_token(lintels)``
     standard_turn: bool  #: standard mode and not a free turn (the marker move is checked)
     own_gaps: list[int | None]  #: ``ring.gap_of_angle`` of each of the mover's markers
     #: per stone taken for a gate: the ring without it and the mover's marker gaps on that ring
-    #: (filled by :meth:`SunLegality._check_gate`; a gate changes only the ``under`` of its gap)
+    #: (filled by :func:`check_gate`; a gate changes only the ``under`` of its gap)
     removal: dict[int, tuple[Ring, list[int | None]]] = field(default_factory=dict)
-    #: the stone a placement of each shape takes (``_stone_for``), filled as asked
+    #: the stone a placement of each shape takes (``stone_for``), filled as asked
     stones: dict[str, int] = field(default_factory=dict)
     #: per (shape, support ids) of a gate taking a stone on the base: the ids of the positions its
-    #: lintel hits, in ring order, and whether it hits a gate (``SunLegality._gate_hits``), filled as asked
+    #: lintel hits, in ring order, and whether it hits a gate (``gate_hits``), filled as asked
     gate_hits: dict[tuple[str, int, int], tuple[list[int], bool]] = field(default_factory=dict)
     #: per stone taken for a gate: (taking it would merge two players' areas, the mover's markers
-    #: lie in gaps it does not bound), filled as asked (``SunLegality._gate_geometry_problem``)
+    #: lie in gaps it does not bound), filled as asked (``gate_geometry_problem``)
     taken: dict[int, tuple[bool, bool]] = field(default_factory=dict)
-    #: per (support ids, gate underside z): ``_own_areas_ok`` on this ring with that gate, filled as asked
+    #: per (support ids, gate underside z): ``own_areas_ok`` on this ring with that gate, filled as asked
     own_ok: dict[tuple[int, int, float], bool] = field(default_factory=dict)
 
 
-class SunLegality(SunBoard):
-    """The legality of stacks, gates, marker moves and passes (see the module docstring)."""
+def place_facts(state: SunState) -> PlaceFacts:
+    """:class:`PlaceFacts` of the current ring, seat and markers."""
+    ring = state.ring()
+    return PlaceFacts(
+        ring=ring, supports={x for i, r in enumerate(state.position.role) if r == GATE for x in state.position.sup[i]},
+        others=other_seats_areas(state, ring),
+        marker_gaps=[(x, ring.gap_of_angle(m)) for x, ms in enumerate(state.position.markers) for m in ms],
+        lintels=tuple(ring.lintels),
+        lintels_token=state.cache.lintels_token(tuple(ring.lintels)),
+        standard_turn=state.rules.mode == "standard" and not state.is_free_turn(),
+        own_gaps=[ring.gap_of_angle(m) for m in state.position.markers[state.position.seat]],
+    )
 
-    def _place_facts(self) -> PlaceFacts:
-        """:class:`PlaceFacts` of the current ring, seat and markers."""
-        ring = self.ring()
-        return PlaceFacts(
-            ring=ring, supports={x for i, r in enumerate(self.role) if r == GATE for x in self.sup[i]},
-            others=self._others_areas(ring),
-            marker_gaps=[(x, ring.gap_of_angle(m)) for x, ms in enumerate(self.markers) for m in ms],
-            lintels=tuple(ring.lintels),
-            lintels_token=self._lintels_token(tuple(ring.lintels)),
-            standard_turn=self.rules["mode"] == "standard" and not self._first_turn(),
-            own_gaps=[ring.gap_of_angle(m) for m in self.markers[self.seat]],
-        )
 
-    def _current_place_facts(self) -> PlaceFacts:
-        """:meth:`_place_facts`, those of the candidate list while it is the state's legal list
-        (``_legal`` is reset whenever the position changes; ``SunStands._placement_candidates``)."""
-        known = self._facts_for_legal
-        if known is not None and self._legal is not None and known[0] is self._legal:
-            return known[1]
-        return self._place_facts()
+def current_place_facts(state: SunState) -> PlaceFacts:
+    """:func:`place_facts`, those of the candidate list while it is the state's legal list
+    (the cache's ``legal``, emptied whenever the position changes; ``placement_candidates``)."""
+    known = state.cache.facts_for_legal
+    if known is not None and state.cache.legal is not None and known[0] is state.cache.legal:
+        facts: PlaceFacts = known[1]
+        return facts
+    return place_facts(state)
 
-    def _lintels_token(self, lintels: tuple[tuple[float, float, float, float], ...]) -> int:
-        """A small number standing for ``lintels`` in memo keys (equal lintels, equal numbers; a
-        number is cheaper to hash than the lintels, which every key would hash again)."""
-        return self._lintel_tokens.setdefault(lintels, len(self._lintel_tokens))
 
-    def _check_stack(self, a: Stack, facts: PlaceFacts | None = None) -> str | None:
-        """Why stack ``a`` is illegal now, or None. ``facts``: :meth:`_place_facts` of this position,
-        when the caller has them (the candidate loop checks many stacks of one position)."""
-        return self._stack_problem(a.shape, a.on, facts)
+def check_stack(state: SunState, a: Stack, facts: PlaceFacts | None = None) -> str | None:
+    """Why stack ``a`` is illegal now, or None. ``facts``: :func:`place_facts` of this position,
+    when the caller has them (the candidate loop checks many stacks of one position)."""
+    return stack_problem(state, a.shape, a.on, facts)
 
-    def _stack_problem(self, shape: str, on: object, facts: PlaceFacts | None = None) -> str | None:
-        """:meth:`_check_stack` of ``Stack(shape, on)``."""
-        if shape not in self.geom.shapes:
-            return f"unknown shape {shape!r}"
-        if facts is None:
-            stone = self._stone_for(shape)
-        else:
-            stone = facts.stones.get(shape, -2)
-            if stone == -2:
-                stone = facts.stones[shape] = self._stone_for(shape)
-        if stone < 0:
-            return f"no {shape} available"
-        if not isinstance(on, int) or not 0 <= on < len(self.role) or self.role[on] != BASE:
-            return f"#{on} is not a stone standing on the base"
-        ring = self.ring()
-        k = ring.index[on]
-        p = ring.pos[k]
-        if p.top >= 0:
-            return "at most two levels"
-        if facts is None:
-            facts = self._current_place_facts()
-        if on in facts.supports:
-            return "a gate rests on it"
-        return self._stack_geometry_problem(shape, stone, k, facts)
 
-    def _stack_geometry_problem(self, shape: str, stone: int, k: int, facts: PlaceFacts) -> str | None:
-        """:meth:`_stack_problem` once the stone (``stone`` of ``shape``) and the position (index
-        ``k`` of ``facts.ring``, on the base, no top, no gate on it) are known to be valid."""
-        ring = facts.ring
-        p = ring.pos[k]
-        new = self.stacked_pos(p, shape)  # the footprint of both stones (docs/rules-sun.md)
-        local = facts.standard_turn and ring.n >= 3
-        if local and (new.width != p.width or new.angle != p.angle):
-            for ms in self.markers:
-                for m in ms:
-                    if abs((m - new.angle + math.pi) % TAU - math.pi) <= new.half:
-                        local = False  # the stack would cover a marker: the full check
-        if not local:
-            return self._stack_verdict(ring, p, new, stone, False, facts)
-        # The verdict's geometric part (lintels, clearance, whether each gap beside the stack is
-        # passable at its new width) depends only on the position, its two neighbours (the gap
-        # memo is of this position and the next; the previous one is kept with the verdict), the
-        # shape, the lintels and the two gaps' gates: memoised. Which gaps are open to the mover
-        # (other seats' areas, the mover's area) changes from turn to turn: decided here.
-        k0 = (k - 1) % ring.n
-        geo_key = ("stack", shape, facts.lintels_token, ring.under[k], ring.under[k0])
-        memo = ring.memo[k]  # of the gap from this position to the next: kept while both are
-        known = memo.get(geo_key)
-        if known is None or known[0] is not ring.pos[k0]:
-            why = self._stack_clash(ring, p, new)
-            known = memo[geo_key] = (ring.pos[k0], why, *self._stack_gaps_passable(ring, k, new.angle, new.radius,
-                                                                                    new.width, new.depth))
-        if known[1] is not None:
-            return known[1]
-        others, before = facts.others, self.area_before[self.seat]
-        new_gap_rule = self.rules["marker_change"] == "new_gap"
-        key, key0 = ring.keys[k], ring.keys[k0]
-        if (known[2] and not (key in others or (new_gap_rule and key == before))) or \
-                (known[3] and not (key0 in others or (new_gap_rule and key0 == before))):
-            return None
+def stack_problem(state: SunState, shape: str, on: object, facts: PlaceFacts | None = None) -> str | None:
+    """:func:`check_stack` of ``Stack(shape, on)``."""
+    if shape not in state.geom.shapes:
+        return f"unknown shape {shape!r}"
+    if facts is None:
+        stone = state.stone_for(shape)
+    else:
+        stone = facts.stones.get(shape, -2)
+        if stone == -2:
+            stone = facts.stones[shape] = state.stone_for(shape)
+    if stone < 0:
+        return f"no {shape} available"
+    if not isinstance(on, int) or not 0 <= on < len(state.position.role) or state.position.role[on] != BASE:
+        return f"#{on} is not a stone standing on the base"
+    ring = state.ring()
+    k = ring.index[on]
+    p = ring.pos[k]
+    if p.top >= 0:
+        return "at most two levels"
+    if facts is None:
+        facts = current_place_facts(state)
+    if on in facts.supports:
+        return "a gate rests on it"
+    return stack_geometry_problem(state, shape, stone, k, facts)
+
+
+def stack_geometry_problem(state: SunState, shape: str, stone: int, k: int, facts: PlaceFacts) -> str | None:
+    """:func:`stack_problem` once the stone (``stone`` of ``shape``) and the position (index
+    ``k`` of ``facts.ring``, on the base, no top, no gate on it) are known to be valid."""
+    ring = facts.ring
+    p = ring.pos[k]
+    new = state.stacked_pos(p, shape)  # the footprint of both stones (docs/rules-sun.md)
+    local = facts.standard_turn and ring.n >= 3
+    if local and (new.width != p.width or new.angle != p.angle):
+        for ms in state.position.markers:
+            for m in ms:
+                if abs((m - new.angle + math.pi) % TAU - math.pi) <= new.half:
+                    local = False  # the stack would cover a marker: the full check
+    if not local:
+        return stack_verdict(state, ring, p, new, stone, False, facts)
+    # The verdict's geometric part (lintels, clearance, whether each gap beside the stack is
+    # passable at its new width) depends only on the position, its two neighbours (the gap
+    # memo is of this position and the next; the previous one is kept with the verdict), the
+    # shape, the lintels and the two gaps' gates: memoised. Which gaps are open to the mover
+    # (other seats' areas, the mover's area) changes from turn to turn: decided here.
+    k0 = (k - 1) % ring.n
+    geo_key = ("stack", shape, facts.lintels_token, ring.under[k], ring.under[k0])
+    memo = ring.memo[k]  # of the gap from this position to the next: kept while both are
+    known = memo.get(geo_key)
+    if known is None or known[0] is not ring.pos[k0]:
+        why = stack_clash(state, ring, p, new)
+        known = memo[geo_key] = (ring.pos[k0], why, *stack_gaps_passable(state, ring, k, new.angle, new.radius,
+                                                                                new.width, new.depth))
+    if known[1] is not None:
+        return known[1]
+    others, before = facts.others, state.position.area_before[state.position.seat]
+    new_gap_rule = state.rules.marker_change == "new_gap"
+    key, key0 = ring.keys[k], ring.keys[k0]
+    if (known[2] and not (key in others or (new_gap_rule and key == before))) or \
+            (known[3] and not (key0 in others or (new_gap_rule and key0 == before))):
+        return None
+    return "no legal marker move would follow"
+
+
+def stack_clash(state: SunState, ring: Ring, p: Pos, new: Pos) -> str | None:
+    """Why stacking on position ``p`` (making it ``new``: :meth:`stacked_pos`) hits a gate or
+    is not clear of a neighbour, or None."""
+    half = new.half
+    if ring.lintels and ring.lintel_clash(new.angle - half, 2 * half, new.top_z) >= 0:
+        return "the stack would hit a gate"
+    if ring.n > 1:
+        k = ring.index[p.id]
+        before, after = ring.pos[k - 1], ring.pos[(k + 1) % ring.n]
+        # the clear widths of the two gaps beside the grown position (inf beyond a half turn)
+        for q, w in ((before, gap_width(before, new)), (after, gap_width(new, after))):
+            if q.id != p.id and w < state.geom.table.min_clearance:
+                return f"the stack would not be clear of stone #{q.id}"
+    return None
+
+
+def stack_verdict(state: SunState, ring: Ring, p: Pos, new: Pos, stone: int, local: bool,
+                   facts: PlaceFacts) -> str | None:
+    """The geometric part of :func:`check_stack`: stacking ``stone`` makes position ``p``
+    ``new`` (:meth:`stacked_pos`); ``local``: the marker check may be done locally
+    (:func:`stack_marker_fast`)."""
+    why = stack_clash(state, ring, p, new)
+    if why is not None:
+        return why
+    if local:
+        return None if stack_gaps_ok(state, ring, ring.index[p.id], new.angle, new.radius, new.width, new.depth,
+                                           facts.others) else "no legal marker move would follow"
+    return check_marker_after(state, stone, new_pos=replace(new, top=stone))
+
+
+def stack_marker_fast(state: SunState, ring: Ring, k: int, new: Pos, others: set[tuple[int, int]] | None = None) -> bool:
+    """Standard mode, a stack that covers no marker: is there a legal marker move after it?
+    Every marker keeps its gap and the keys are unchanged; only the two gaps beside the
+    position get the stack's width and depth. Equal to :func:`marker_options` on the full
+    ring (tests/sun/test_sun_stand_intervals.py checks it on random games). ``others``: the
+    other seats' areas on ``ring`` (:func:`other_seats_areas`), when the caller has them."""
+    return stack_gaps_ok(state, ring, k, new.angle, new.radius, new.width, new.depth, others)
+
+
+def stack_gaps_ok(state: SunState, ring: Ring, k: int, angle: float, radius: float, width: float, depth: float,
+                   others: set[tuple[int, int]] | None = None) -> bool:
+    """:func:`stack_marker_fast` for position ``k`` grown to ``width`` and ``depth`` (m), at
+    ``angle`` (rad) and ``radius`` (m): is one of its two gaps, at its new width, passable and
+    open to the mover?"""
+    if others is None:
+        others = other_seats_areas(state, ring)
+    new_gap_rule = state.rules.marker_change == "new_gap"
+    before = state.position.area_before[state.position.seat]
+    passable = stack_gaps_passable(state, ring, k, angle, radius, width, depth)
+    for gi, ok in zip((k, (k - 1) % ring.n), passable):
+        key = ring.keys[gi]
+        if ok and not (key in others or (new_gap_rule and key == before)):
+            return True
+    return False
+
+
+def stack_gaps_passable(state: SunState, ring: Ring, k: int, angle: float, radius: float, width: float, depth: float
+                         ) -> tuple[bool, bool]:
+    """Whether gap ``k`` (to the next position) and gap ``k - 1`` (from the previous one) are
+    passable once position ``k`` of ``ring`` (2+ positions) is grown to ``width`` and ``depth``
+    (m), at ``angle`` (rad) and ``radius`` (m)."""
+    g = state.geom
+    nxt, prev = ring.pos[(k + 1) % ring.n], ring.pos[k - 1]
+    rd, hw = factors(radius, depth, width)
+    w_next = width_between(angle, rd, hw, nxt.angle, nxt.rd, nxt.hw)
+    w_prev = width_between(prev.angle, prev.rd, prev.hw, angle, rd, hw)
+    return (passable(w_next, ring.under[k], g.pass_width, g.gate_clear_z),
+            passable(w_prev, ring.under[(k - 1) % ring.n], g.pass_width, g.gate_clear_z))
+
+
+def ring_with(state: SunState, new_pos: Pos | None = None, removed: int = -1,
+               gate: tuple[int, int, float] | None = None) -> Ring:
+    ring = state.ring()
+    positions = [p for p in ring.pos if p.id != removed and (new_pos is None or p.id != new_pos.id)]
+    if removed >= 0 and state.position.role[removed] == TOP:
+        b = state.position.sup[removed][0]
+        positions = [p for p in positions if p.id != b]
+        positions.append(position_without(state, ring.pos[ring.index[b]], removed))
+    if new_pos is not None:
+        positions.append(new_pos)
+    gates = {ring.keys[i]: u for i, u in enumerate(ring.under) if u is not None}
+    if gate is not None:
+        gates[(gate[0], gate[1])] = gate[2]
+    return Ring(positions, gates, ring.lintels, reuse=ring)
+
+
+def check_marker_after(state: SunState, stone: int, new_pos: Pos) -> str | None:
+    if state.is_free_turn():
+        return None
+    ring = ring_with(state, new_pos=new_pos)
+    if not marker_options(state, ring, anchor=new_pos.id):
         return "no legal marker move would follow"
+    return None
 
-    def _stack_clash(self, ring: Ring, p: Pos, new: Pos) -> str | None:
-        """Why stacking on position ``p`` (making it ``new``: :meth:`stacked_pos`) hits a gate or
-        is not clear of a neighbour, or None."""
-        half = new.half
-        if ring.lintels and ring.lintel_clash(new.angle - half, 2 * half, new.top_z) >= 0:
-            return "the stack would hit a gate"
-        if ring.n > 1:
-            k = ring.index[p.id]
-            before, after = ring.pos[k - 1], ring.pos[(k + 1) % ring.n]
-            # the clear widths of the two gaps beside the grown position (inf beyond a half turn)
-            for q, w in ((before, gap_width(before, new)), (after, gap_width(new, after))):
-                if q.id != p.id and w < self.geom.table.min_clearance:
-                    return f"the stack would not be clear of stone #{q.id}"
-        return None
 
-    def _stack_verdict(self, ring: Ring, p: Pos, new: Pos, stone: int, local: bool,
-                       facts: PlaceFacts) -> str | None:
-        """The geometric part of :meth:`_check_stack`: stacking ``stone`` makes position ``p``
-        ``new`` (:meth:`stacked_pos`); ``local``: the marker check may be done locally
-        (:meth:`_stack_marker_fast`)."""
-        why = self._stack_clash(ring, p, new)
-        if why is not None:
-            return why
-        if local:
-            return None if self._stack_gaps_ok(ring, ring.index[p.id], new.angle, new.radius, new.width, new.depth,
-                                               facts.others) else "no legal marker move would follow"
-        return self._check_marker_after(stone, new_pos=replace(new, top=stone))
+def other_seats_areas(state: SunState, ring: Ring) -> set[tuple[int, int]]:
+    """The other seats' mark areas on ``ring`` (``ring.others_areas``)."""
+    return others_areas(ring, state.position.markers, state.position.seat)
 
-    def _stack_marker_fast(self, ring: Ring, k: int, new: Pos, others: set[tuple[int, int]] | None = None) -> bool:
-        """Standard mode, a stack that covers no marker: is there a legal marker move after it?
-        Every marker keeps its gap and the keys are unchanged; only the two gaps beside the
-        position get the stack's width and depth. Equal to :meth:`_marker_options` on the full
-        ring (tests/sun/test_sun_stand_intervals.py checks it on random games). ``others``: the
-        other seats' areas on ``ring`` (:meth:`_others_areas`), when the caller has them."""
-        return self._stack_gaps_ok(ring, k, new.angle, new.radius, new.width, new.depth, others)
 
-    def _stack_gaps_ok(self, ring: Ring, k: int, angle: float, radius: float, width: float, depth: float,
-                       others: set[tuple[int, int]] | None = None) -> bool:
-        """:meth:`_stack_marker_fast` for position ``k`` grown to ``width`` and ``depth`` (m), at
-        ``angle`` (rad) and ``radius`` (m): is one of its two gaps, at its new width, passable and
-        open to the mover?"""
-        if others is None:
-            others = self._others_areas(ring)
-        new_gap_rule = self.rules["marker_change"] == "new_gap"
-        before = self.area_before[self.seat]
-        passable = self._stack_gaps_passable(ring, k, angle, radius, width, depth)
-        for gi, ok in zip((k, (k - 1) % ring.n), passable):
-            key = ring.keys[gi]
-            if ok and not (key in others or (new_gap_rule and key == before)):
-                return True
-        return False
-
-    def _stack_gaps_passable(self, ring: Ring, k: int, angle: float, radius: float, width: float, depth: float
-                             ) -> tuple[bool, bool]:
-        """Whether gap ``k`` (to the next position) and gap ``k - 1`` (from the previous one) are
-        passable once position ``k`` of ``ring`` (2+ positions) is grown to ``width`` and ``depth``
-        (m), at ``angle`` (rad) and ``radius`` (m)."""
-        g = self.geom
-        out = []
-        nxt, prev = ring.pos[(k + 1) % ring.n], ring.pos[k - 1]
-        for gi, q, sep in ((k, nxt, (nxt.angle - angle) % TAU), ((k - 1) % ring.n, prev, (angle - prev.angle) % TAU)):
-            if sep >= math.pi:
-                w = math.inf
-            else:  # ring.gap_width of the grown position and its neighbour (clearance_to_bisector, inlined)
-                h = 0.5 * sep
-                sn, cs = math.sin(h), math.cos(h)
-                w = ((radius - 0.5 * depth) * sn - 0.5 * width * cs) + ((q.radius - 0.5 * q.depth) * sn - 0.5 * q.width * cs)
-            u = ring.under[gi]
-            out.append(w >= g.pass_width and (u is None or u >= g.gate_clear_z))
-        return out[0], out[1]
-
-    def _ring_with(self, new_pos: Pos | None = None, removed: int = -1,
-                   gate: tuple[int, int, float] | None = None) -> Ring:
-        ring = self.ring()
-        positions = [p for p in ring.pos if p.id != removed and (new_pos is None or p.id != new_pos.id)]
-        if removed >= 0 and self.role[removed] == TOP:
-            b = self.sup[removed][0]
-            positions = [p for p in positions if p.id != b]
-            positions.append(self._pos_without(ring.pos[ring.index[b]], removed))
-        if new_pos is not None:
-            positions.append(new_pos)
-        gates = {ring.keys[i]: u for i, u in enumerate(ring.under) if u is not None}
-        if gate is not None:
-            gates[(gate[0], gate[1])] = gate[2]
-        return Ring(positions, gates, ring.lintels, reuse=ring)
-
-    def _check_marker_after(self, stone: int, new_pos: Pos) -> str | None:
-        if self._first_turn():
-            return None
-        ring = self._ring_with(new_pos=new_pos)
-        if not self._marker_options(ring, anchor=new_pos.id):
-            return "no legal marker move would follow"
-        return None
-
-    def _others_areas(self, ring: Ring) -> set[tuple[int, int]]:
-        out = set()
-        for s, ms in enumerate(self.markers):
-            if s == self.seat:
+def marker_options(state: SunState, ring: Ring, anchor: int | None = None) -> list[MoveMarker]:
+    """Legal marker moves after the stone (position ``anchor``) was stood, on ``ring``."""
+    if anchor is None:
+        anchor = anchor_stone(state)
+    if anchor is None or anchor not in ring.index:
+        return []
+    g = state.geom
+    k = ring.index[anchor]
+    sides = [("ccw", k), ("cw", (k - 1) % ring.n)]
+    if ring.n == 1:
+        sides = sides[:1]
+    others = other_seats_areas(state, ring)
+    before = state.position.area_before[state.position.seat]
+    out: list[MoveMarker] = []
+    orbit = state.rules.mode == "orbit"
+    new_gap_rule = state.rules.marker_change == "new_gap"
+    for m in range(len(state.position.markers[state.position.seat])):
+        other_gap = None
+        if orbit:
+            other_gap = ring.nearest_gap(state.position.markers[state.position.seat][1 - m])
+            if other_gap is None or not ring.passable(other_gap, g):
                 continue
-            for a in ms:
-                g = ring.nearest_gap(a)
-                if g is not None:
-                    out.add(ring.keys[g])
-        return out
-
-    def _marker_options(self, ring: Ring, anchor: int | None = None) -> list[MoveMarker]:
-        """Legal marker moves after the stone (position ``anchor``) was stood, on ``ring``."""
-        if anchor is None:
-            anchor = self._anchor()
-        if anchor is None or anchor not in ring.index:
-            return []
-        g = self.geom
-        k = ring.index[anchor]
-        sides = [("ccw", k), ("cw", (k - 1) % ring.n)]
-        if ring.n == 1:
-            sides = sides[:1]
-        others = self._others_areas(ring)
-        before = self.area_before[self.seat]
-        out: list[MoveMarker] = []
-        orbit = self.rules["mode"] == "orbit"
-        new_gap_rule = self.rules["marker_change"] == "new_gap"
-        for m in range(len(self.markers[self.seat])):
-            other_gap = None
+        for side, gi in sides:
+            key = ring.keys[gi]
+            if key in others or not ring.passable(gi, g):
+                continue
+            if not orbit and key == before and new_gap_rule:
+                continue
             if orbit:
-                other_gap = ring.nearest_gap(self.markers[self.seat][1 - m])
-                if other_gap is None or not ring.passable(other_gap, g):
+                old = ring.nearest_gap(state.position.markers[state.position.seat][m])
+                if old is not None and ring.keys[old] == key and new_gap_rule:
                     continue
-            for side, gi in sides:
-                key = ring.keys[gi]
-                if key in others or not ring.passable(gi, g):
+                if not line_exists(ring, gi, other_gap):  # type: ignore[arg-type]
                     continue
-                if not orbit and key == before and new_gap_rule:
-                    continue
-                if orbit:
-                    old = ring.nearest_gap(self.markers[self.seat][m])
-                    if old is not None and ring.keys[old] == key and new_gap_rule:
-                        continue
-                    if not self._line_exists(ring, gi, other_gap):  # type: ignore[arg-type]
-                        continue
-                out.append(made_once(MoveMarker, side, m))
-        return out
+            out.append(made_once(MoveMarker, side, m))
+    return out
 
-    @staticmethod
-    def _line_exists(ring: Ring, g1: int, g2: int) -> bool:
-        return orbit_arc(ring, g1, g2) is not None
 
-    def _anchor(self) -> int | None:
-        """Bottom stone id of the position just stood on (the marker's anchor)."""
-        if self.placed < 0:
-            return None
-        return self.sup[self.placed][0] if self.role[self.placed] == TOP else self.placed
+def line_exists(ring: Ring, g1: int, g2: int) -> bool:
+    return orbit_arc(ring, g1, g2) is not None
 
-    def _gate_candidates(self, ring: Ring, facts: PlaceFacts | None = None) -> list[Gate]:
-        """The legal gates now (every stone that may be taken, over every pair of neighbours that
-        could carry it). ``facts``: :meth:`_place_facts` of this position, when the caller has them."""
-        if ring.n < 3:
-            return []
-        if facts is None:
-            facts = self._place_facts()
-        supports = facts.supports
-        takeable = [i for i, r in enumerate(self.role)
-                    if (r == BASE and i not in supports and ring.pos[ring.index[i]].top < 0)
-                    or (r == TOP and self.sup[i][0] not in supports)]
-        # Pairs of neighbours that no gate can span whatever stone is taken, unless that stone is
-        # the top of one of them: a support carries a gate, a gate spans them, their tops differ by
-        # more than level_tolerance, or the gap is wider than the longest lintel allows.
-        longest = max(self.geom.shapes[self.shapes[st]].lintel_length for st in takeable) if takeable else 0.0
-        most = longest - 2.0 * self.geom.table.gate_min_overlap
-        static_ok = []
-        tol = self.rules["level_tolerance"]
-        for i in range(ring.n):
-            pa, pb = ring.pos[i], ring.pos[(i + 1) % ring.n]
-            # ring.width[i] is gap_width(pa, pb) (the same formula; the ring has 3+ positions)
-            static_ok.append(pa.id not in supports and pb.id not in supports and ring.under[i] is None
-                             and abs(pa.top_z - pb.top_z) <= tol and ring.width[i] <= most)
-        out = []
-        static_gaps = [i for i in range(ring.n) if static_ok[i]]
-        widest_of: dict[str, float] = {}  # per shape: the widest gap its lintel spans (m)
-        # per shape: the static gaps its lintel spans, as their keys (a, b). A stone on the base is
-        # the top of neither support, so such a gap passes every check of the pair loop below.
-        fits_of: dict[str, list[tuple[int, int]]] = {}
-        for st in takeable:
-            shape = self.shapes[st]
-            widest = widest_of.get(shape, -1.0)
-            if widest < 0.0:
-                widest = widest_of[shape] = self.geom.shapes[shape].lintel_length - 2.0 * self.geom.table.gate_min_overlap
-            pairs = []  # (a, b, the gap between them on this ring or -1)
-            if self.role[st] == BASE:
-                fits = fits_of.get(shape)
-                if fits is None:
-                    fits = fits_of[shape] = [ring.keys[i] for i in static_gaps if ring.width[i] <= widest]
-                for a, b in fits:
-                    if st != a and st != b and self._gate_geometry_problem(st, a, b, facts) is None:
-                        out.append(made_once(Gate, st, a, b))
-                k = ring.index[st]
-                pairs.append((ring.pos[k - 1].id, ring.pos[(k + 1) % ring.n].id, -1))
-            else:  # the gaps beside the stack's bottom may pass once the top is taken
-                kb = ring.index[self.sup[st][0]]
-                for i in sorted({*static_gaps, (kb - 1) % ring.n, kb}):
-                    a, b = ring.keys[i]
-                    if st != a and st != b:
-                        pairs.append((a, b, i))
-            for a, b, i in pairs:
-                if a in supports or b in supports:
-                    continue  # refused by _check_gate: a support already carries a gate
-                # the supports' heights once the stone is taken (as _check_gate computes them):
-                # skipping a pair that differs too much skips only what _check_gate refuses
-                pa, pb = ring.pos[ring.index[a]], ring.pos[ring.index[b]]
-                ta = pa.top_z if pa.top != st else self._pos_without(pa, st).top_z
-                tb = pb.top_z if pb.top != st else self._pos_without(pb, st).top_z
-                if abs(ta - tb) > tol:
-                    continue
-                if i >= 0 and pa.top != st and pb.top != st and ring.width[i] > widest:
-                    continue  # too wide for this stone's lintel: the gap's width is _check_gate's span
-                if self._gate_geometry_problem(st, a, b, facts) is None:  # the rest is valid (see above)
+
+def anchor_stone(state: SunState) -> int | None:
+    """Bottom stone id of the position just stood on (the marker's anchor)."""
+    if state.position.placed < 0:
+        return None
+    return state.position.sup[state.position.placed][0] if state.position.role[state.position.placed] == TOP else state.position.placed
+
+
+def gate_candidates(state: SunState, ring: Ring, facts: PlaceFacts | None = None) -> list[Gate]:
+    """The legal gates now (every stone that may be taken, over every pair of neighbours that
+    could carry it). ``facts``: :func:`place_facts` of this position, when the caller has them."""
+    if ring.n < 3:
+        return []
+    if facts is None:
+        facts = place_facts(state)
+    supports = facts.supports
+    takeable = [i for i, r in enumerate(state.position.role)
+                if (r == BASE and i not in supports and ring.pos[ring.index[i]].top < 0)
+                or (r == TOP and state.position.sup[i][0] not in supports)]
+    # Pairs of neighbours that no gate can span whatever stone is taken, unless that stone is
+    # the top of one of them: a support carries a gate, a gate spans them, their tops differ by
+    # more than level_tolerance, or the gap is wider than the longest lintel allows.
+    longest = max(state.geom.shapes[state.position.shapes[st]].lintel_length for st in takeable) if takeable else 0.0
+    most = longest - 2.0 * state.geom.table.gate_min_overlap
+    static_ok = []
+    tol = state.rules.level_tolerance
+    for i in range(ring.n):
+        pa, pb = ring.pos[i], ring.pos[(i + 1) % ring.n]
+        # ring.width[i] is gap_width(pa, pb) (the same formula; the ring has 3+ positions)
+        static_ok.append(pa.id not in supports and pb.id not in supports and ring.under[i] is None
+                         and abs(pa.top_z - pb.top_z) <= tol and ring.width[i] <= most)
+    out = []
+    static_gaps = [i for i in range(ring.n) if static_ok[i]]
+    widest_of: dict[str, float] = {}  # per shape: the widest gap its lintel spans (m)
+    # per shape: the static gaps its lintel spans, as their keys (a, b). A stone on the base is
+    # the top of neither support, so such a gap passes every check of the pair loop below.
+    fits_of: dict[str, list[tuple[int, int]]] = {}
+    for st in takeable:
+        shape = state.position.shapes[st]
+        widest = widest_of.get(shape, -1.0)
+        if widest < 0.0:
+            widest = widest_of[shape] = state.geom.shapes[shape].lintel_length - 2.0 * state.geom.table.gate_min_overlap
+        pairs = []  # (a, b, the gap between them on this ring or -1)
+        if state.position.role[st] == BASE:
+            fits = fits_of.get(shape)
+            if fits is None:
+                fits = fits_of[shape] = [ring.keys[i] for i in static_gaps if ring.width[i] <= widest]
+            for a, b in fits:
+                if st != a and st != b and gate_geometry_problem(state, st, a, b, facts) is None:
                     out.append(made_once(Gate, st, a, b))
-        return out
+            k = ring.index[st]
+            pairs.append((ring.pos[k - 1].id, ring.pos[(k + 1) % ring.n].id, -1))
+        else:  # the gaps beside the stack's bottom may pass once the top is taken
+            kb = ring.index[state.position.sup[st][0]]
+            for i in sorted({*static_gaps, (kb - 1) % ring.n, kb}):
+                a, b = ring.keys[i]
+                if st != a and st != b:
+                    pairs.append((a, b, i))
+        for a, b, i in pairs:
+            if a in supports or b in supports:
+                continue  # refused by check_gate: a support already carries a gate
+            # the supports' heights once the stone is taken (as check_gate computes them):
+            # skipping a pair that differs too much skips only what check_gate refuses
+            pa, pb = ring.pos[ring.index[a]], ring.pos[ring.index[b]]
+            ta = pa.top_z if pa.top != st else position_without(state, pa, st).top_z
+            tb = pb.top_z if pb.top != st else position_without(state, pb, st).top_z
+            if abs(ta - tb) > tol:
+                continue
+            if i >= 0 and pa.top != st and pb.top != st and ring.width[i] > widest:
+                continue  # too wide for this stone's lintel: the gap's width is check_gate's span
+            if gate_geometry_problem(state, st, a, b, facts) is None:  # the rest is valid (see above)
+                out.append(made_once(Gate, st, a, b))
+    return out
 
-    def _check_gate(self, a: Gate, facts: PlaceFacts | None = None) -> str | None:
-        """Why gate ``a`` is illegal now, or None. ``facts``: :meth:`_place_facts` of this position,
-        when the caller has them (the candidate loop checks many gates of one position)."""
-        n = len(self.role)
-        if not (isinstance(a.stone, int) and 0 <= a.stone < n and isinstance(a.a, int) and 0 <= a.a < n
-                and isinstance(a.b, int) and 0 <= a.b < n):
-            return "unknown stone id"
-        st = a.stone
-        if self.role[st] not in (BASE, TOP):
-            return f"#{st} is not standing on the base (a stone from the field cannot make a gate)"
-        if facts is None:
-            facts = self._current_place_facts()
-        supports = facts.supports
-        ring = self.ring()
-        if self.role[st] == BASE:
-            if st in supports:
-                return f"a gate rests on #{st}"
-            if ring.pos[ring.index[st]].top >= 0:
-                return f"#{st} carries a stack: take the top stone"
-        elif self.sup[st][0] in supports:
+
+def check_gate(state: SunState, a: Gate, facts: PlaceFacts | None = None) -> str | None:
+    """Why gate ``a`` is illegal now, or None. ``facts``: :func:`place_facts` of this position,
+    when the caller has them (the candidate loop checks many gates of one position)."""
+    n = len(state.position.role)
+    if not (isinstance(a.stone, int) and 0 <= a.stone < n and isinstance(a.a, int) and 0 <= a.a < n
+            and isinstance(a.b, int) and 0 <= a.b < n):
+        return "unknown stone id"
+    st = a.stone
+    if state.position.role[st] not in (BASE, TOP):
+        return f"#{st} is not standing on the base (a stone from the field cannot make a gate)"
+    if facts is None:
+        facts = current_place_facts(state)
+    supports = facts.supports
+    ring = state.ring()
+    if state.position.role[st] == BASE:
+        if st in supports:
             return f"a gate rests on #{st}"
-        if a.a == a.b or st in (a.a, a.b):
-            return "a gate needs two other positions"
-        for x in (a.a, a.b):
-            if self.role[x] != BASE:
-                return f"#{x} is not a position on the base"
-            if x in supports:
-                return f"#{x} already carries a gate"
-        # cheap checks on the current ring first (adjacency after removing the stone, level, span)
-        ka, kb = ring.index[a.a], ring.index[a.b]
-        single = self.role[st] == BASE
-        ks = ring.index[st] if single else -1
-        nxt = (ka + 1) % ring.n
-        if single and nxt == ks:
-            nxt = (nxt + 1) % ring.n
-        if nxt != kb or ring.n < 3:
-            return f"#{a.a} and #{a.b} are not neighbours (counter-clockwise)"
-        return self._gate_geometry_problem(st, a.a, a.b, facts)
+        if ring.pos[ring.index[st]].top >= 0:
+            return f"#{st} carries a stack: take the top stone"
+    elif state.position.sup[st][0] in supports:
+        return f"a gate rests on #{st}"
+    if a.a == a.b or st in (a.a, a.b):
+        return "a gate needs two other positions"
+    for x in (a.a, a.b):
+        if state.position.role[x] != BASE:
+            return f"#{x} is not a position on the base"
+        if x in supports:
+            return f"#{x} already carries a gate"
+    # cheap checks on the current ring first (adjacency after removing the stone, level, span)
+    ka, kb = ring.index[a.a], ring.index[a.b]
+    single = state.position.role[st] == BASE
+    ks = ring.index[st] if single else -1
+    nxt = (ka + 1) % ring.n
+    if single and nxt == ks:
+        nxt = (nxt + 1) % ring.n
+    if nxt != kb or ring.n < 3:
+        return f"#{a.a} and #{a.b} are not neighbours (counter-clockwise)"
+    return gate_geometry_problem(state, st, a.a, a.b, facts)
 
-    def _gate_geometry_problem(self, st: int, id_a: int, id_b: int, facts: PlaceFacts) -> str | None:
-        """:meth:`_check_gate` of ``Gate(st, id_a, id_b)`` once the stone (on the base or stacked,
-        free of gates) and the supports (other positions, free of gates, neighbours once the stone
-        is taken) are known to be valid: the gap, the heights, the span, clashes, mark areas."""
-        ring = facts.ring
-        ka, kb = ring.index[id_a], ring.index[id_b]
-        single = self.role[st] == BASE
-        ks = ring.index[st] if single else -1
-        if (ka + 1) % ring.n == kb and ring.under[ka] is not None:
-            return "a gate already spans this gap"
-        pa, pb = self._pos_without(ring.pos[ka], st), self._pos_without(ring.pos[kb], st)
-        if abs(pa.top_z - pb.top_z) > self.rules["level_tolerance"]:
-            return f"supports differ in height ({pa.top_z * 1000:.1f} and {pb.top_z * 1000:.1f} mm)"
-        s = self.geom.shapes[self.shapes[st]]
-        # the span and the lintel's footprint depend on the two supports and the stone's shape
-        # only: kept for the other stones of that shape laid on the same (unchanged) supports, on
-        # this ring and the next ones (the state's memo; the very positions are checked)
-        span_key = (self.shapes[st], pa.id, pb.id)
-        known = self._gate_span_memo.get(span_key)
-        if known is None or known[0] is not pa or known[1] is not pb:
-            inner = gap_width(pa, pb)
-            least = self.geom.table.gate_min_overlap
-            if inner > s.lintel_length - 2.0 * least:
-                why: str | None = f"gap too wide for a {self.shapes[st]} gate ({inner * 1000:.1f} mm)"
-            elif inner <= 0.0:
-                why = "supports touch"
-            else:
-                # the lintel rests on the supports' top stones as they stand (their own offsets
-                # and turns; the gap width is measured on the positions' footprints)
-                shapes = self.geom.shapes
-                tops = [(self.pose[t], shapes[self.shapes[t]]) for t in (pa.ids[-1], pb.ids[-1])]
-                over = lintel_overlaps(self.geom, self.shapes[st], self.pose[pa.id], self.pose[pb.id], *tops)
-                k_short = 0 if over[0] <= over[1] else 1
-                why = None if over[k_short] >= least else \
-                    f"a {self.shapes[st]} gate would rest {over[k_short] * 1000:.1f} mm on #{(pa, pb)[k_short].ids[-1]} " \
-                    f"(at least {least * 1000:.0f} mm)"
-            lo = span = 0.0
-            if why is None:
-                # where the lintel is laid: over the supports' bottom stones' centres, along the
-                # chord between them (``protocol.nominal_pose``), not their footprints' middles
-                ca, cb = self.pose[pa.id], self.pose[pb.id]
-                ax, ay = cb[0] - ca[0], cb[1] - ca[1]
-                nrm = math.hypot(ax, ay) or 1.0
-                mid = (0.5 * (ca[0] + cb[0]), 0.5 * (ca[1] + cb[1]))
-                lo, span = lintel_footprint(self.geom, self.shapes[st], mid, (ax / nrm, ay / nrm))
-            known = self._gate_span_memo[span_key] = (pa, pb, why, lo, span)
-        why, lo, span = known[2], known[3], known[4]
-        if why is not None:
-            return why
-        # the lintel must not hit a neighbour as tall as its supports, nor another gate
-        under = min(pa.top_z, pb.top_z)
-        if single:
-            # A stone on the base is no position's top, so the supports and every other position are
-            # as on the ring, whichever stone of the shape is taken: the positions the lintel hits
-            # (in ring order) and whether it hits a gate are found once per shape and supports on
-            # this position, and the stone's own position is passed over here
-            ckey = (self.shapes[st], pa.id, pb.id)
-            hits = facts.gate_hits.get(ckey)
-            if hits is None:
-                hits = facts.gate_hits[ckey] = self._gate_hits(ring, pa, pb, -1, lo, span, under, s, facts)
-            for q_id in hits[0]:
-                if q_id != st:
-                    return f"the gate would hit #{q_id}"
-            if hits[1]:
-                return "the gate would hit another gate"
+
+def gate_geometry_problem(state: SunState, st: int, id_a: int, id_b: int, facts: PlaceFacts) -> str | None:
+    """:func:`check_gate` of ``Gate(st, id_a, id_b)`` once the stone (on the base or stacked,
+    free of gates) and the supports (other positions, free of gates, neighbours once the stone
+    is taken) are known to be valid: the gap, the heights, the span, clashes, mark areas."""
+    ring = facts.ring
+    ka, kb = ring.index[id_a], ring.index[id_b]
+    single = state.position.role[st] == BASE
+    ks = ring.index[st] if single else -1
+    if (ka + 1) % ring.n == kb and ring.under[ka] is not None:
+        return "a gate already spans this gap"
+    pa, pb = position_without(state, ring.pos[ka], st), position_without(state, ring.pos[kb], st)
+    if abs(pa.top_z - pb.top_z) > state.rules.level_tolerance:
+        return f"supports differ in height ({pa.top_z * 1000:.1f} and {pb.top_z * 1000:.1f} mm)"
+    s = state.geom.shapes[state.position.shapes[st]]
+    # the span and the lintel's footprint depend on the two supports and the stone's shape
+    # only: kept for the other stones of that shape laid on the same (unchanged) supports, on
+    # this ring and the next ones (the state's memo; the very positions are checked)
+    span_key = (state.position.shapes[st], pa.id, pb.id)
+    known = state.cache.gate_span_memo.get(span_key)
+    if known is None or known[0] is not pa or known[1] is not pb:
+        inner = gap_width(pa, pb)
+        least = state.geom.table.gate_min_overlap
+        if inner > s.lintel_length - 2.0 * least:
+            why: str | None = f"gap too wide for a {state.position.shapes[st]} gate ({inner * 1000:.1f} mm)"
+        elif inner <= 0.0:
+            why = "supports touch"
         else:
-            hit_ids, hits_gate = self._gate_hits(ring, pa, pb, st, lo, span, under, s, facts, first_only=True)
-            if hit_ids:
-                return f"the gate would hit #{hit_ids[0]}"
-            if hits_gate:
-                return "the gate would hit another gate"
-        # what depends on the stone taken only (not on the supports) is found once per stone
-        taken = facts.taken.get(st)
-        if taken is None:
-            # never merge two different players' mark areas
-            merges = False
-            if single:
-                g1, g2 = (ks - 1) % ring.n, ks
-                in1 = {x for x, gm in facts.marker_gaps if gm == g1}
-                in2 = {x for x, gm in facts.marker_gaps if gm == g2}
-                merges = any(x != y for x in in1 for y in in2)
-            # the ring after the gate: the ring without the stone, with ``under`` on the gate's gap.
-            # Where the mover's markers lie in gaps away from the stone's position (not bounded by
-            # it), those gaps are the same on that ring as on this one, as are their nearest gaps.
-            k_st = ks if single else ring.index[self.sup[st][0]]
-            away = ring.n >= 4 and all(gi is not None and gi != k_st and gi != (k_st - 1) % ring.n
-                                       for gi in facts.own_gaps)
-            taken = facts.taken[st] = (merges, away)
-        if taken[0]:
-            return "removing it would merge two players' mark areas"
-        if taken[1]:
-            # this ring, with the gate's ``under`` on its gap (the same for every stone taken)
-            okey = (id_a, id_b, under)
-            ok = facts.own_ok.get(okey)
-            if ok is None:
-                ok = facts.own_ok[okey] = self._own_areas_ok(ring, facts.own_gaps, ((id_a, id_b), under))
-            if not ok:
-                return "the mover's own mark area must stay passable (move the marker instead)"
-            return None
-        if st not in facts.removal:
-            now = self.ring()  # a stone on the base without a top: spliced out (as _ring_with builds it)
-            without = now.minus(st) if single and now.n >= 3 and now.pos[now.index[st]].top < 0 \
-                else self._ring_with(removed=st)
-            facts.removal[st] = (without, [without.nearest_gap(m) for m in self.markers[self.seat]])
-        without, own_gaps = facts.removal[st]
-        if not self._own_areas_ok(without, own_gaps, ((id_a, id_b), under)):
+            # the lintel rests on the supports' top stones as they stand (their own offsets
+            # and turns; the gap width is measured on the positions' footprints)
+            shapes = state.geom.shapes
+            tops = [(state.position.pose[t], shapes[state.position.shapes[t]]) for t in (pa.ids[-1], pb.ids[-1])]
+            over = lintel_overlaps(state.geom, state.position.shapes[st], state.position.pose[pa.id], state.position.pose[pb.id], *tops)
+            k_short = 0 if over[0] <= over[1] else 1
+            why = None if over[k_short] >= least else \
+                f"a {state.position.shapes[st]} gate would rest {over[k_short] * 1000:.1f} mm on #{(pa, pb)[k_short].ids[-1]} " \
+                f"(at least {least * 1000:.0f} mm)"
+        lo = span = 0.0
+        if why is None:
+            # where the lintel is laid: over the supports' bottom stones' centres, along the
+            # chord between them (``protocol.nominal_pose``), not their footprints' middles
+            ca, cb = state.position.pose[pa.id], state.position.pose[pb.id]
+            ax, ay = cb[0] - ca[0], cb[1] - ca[1]
+            nrm = math.hypot(ax, ay) or 1.0
+            mid = (0.5 * (ca[0] + cb[0]), 0.5 * (ca[1] + cb[1]))
+            lo, span = lintel_footprint(state.geom, state.position.shapes[st], mid, (ax / nrm, ay / nrm))
+        known = state.cache.gate_span_memo[span_key] = (pa, pb, why, lo, span)
+    why, lo, span = known[2], known[3], known[4]
+    if why is not None:
+        return why
+    # the lintel must not hit a neighbour as tall as its supports, nor another gate
+    under = min(pa.top_z, pb.top_z)
+    if single:
+        # A stone on the base is no position's top, so the supports and every other position are
+        # as on the ring, whichever stone of the shape is taken: the positions the lintel hits
+        # (in ring order) and whether it hits a gate are found once per shape and supports on
+        # this position, and the stone's own position is passed over here
+        ckey = (state.position.shapes[st], pa.id, pb.id)
+        hits = facts.gate_hits.get(ckey)
+        if hits is None:
+            hits = facts.gate_hits[ckey] = gate_hits(state, ring, pa, pb, -1, lo, span, under, s, facts)
+        for q_id in hits[0]:
+            if q_id != st:
+                return f"the gate would hit #{q_id}"
+        if hits[1]:
+            return "the gate would hit another gate"
+    else:
+        hit_ids, hits_gate = gate_hits(state, ring, pa, pb, st, lo, span, under, s, facts, first_only=True)
+        if hit_ids:
+            return f"the gate would hit #{hit_ids[0]}"
+        if hits_gate:
+            return "the gate would hit another gate"
+    # what depends on the stone taken only (not on the supports) is found once per stone
+    taken = facts.taken.get(st)
+    if taken is None:
+        # never merge two different players' mark areas
+        merges = False
+        if single:
+            g1, g2 = (ks - 1) % ring.n, ks
+            in1 = {x for x, gm in facts.marker_gaps if gm == g1}
+            in2 = {x for x, gm in facts.marker_gaps if gm == g2}
+            merges = any(x != y for x in in1 for y in in2)
+        # the ring after the gate: the ring without the stone, with ``under`` on the gate's gap.
+        # Where the mover's markers lie in gaps away from the stone's position (not bounded by
+        # it), those gaps are the same on that ring as on this one, as are their nearest gaps.
+        k_st = ks if single else ring.index[state.position.sup[st][0]]
+        away = ring.n >= 4 and all(gi is not None and gi != k_st and gi != (k_st - 1) % ring.n
+                                   for gi in facts.own_gaps)
+        taken = facts.taken[st] = (merges, away)
+    if taken[0]:
+        return "removing it would merge two players' mark areas"
+    if taken[1]:
+        # this ring, with the gate's ``under`` on its gap (the same for every stone taken)
+        okey = (id_a, id_b, under)
+        ok = facts.own_ok.get(okey)
+        if ok is None:
+            ok = facts.own_ok[okey] = own_areas_ok(state, ring, facts.own_gaps, ((id_a, id_b), under))
+        if not ok:
             return "the mover's own mark area must stay passable (move the marker instead)"
         return None
+    if st not in facts.removal:
+        now = state.ring()  # a stone on the base without a top: spliced out (as ring_with builds it)
+        without = now.minus(st) if single and now.n >= 3 and now.pos[now.index[st]].top < 0 \
+            else ring_with(state, removed=st)
+        facts.removal[st] = (without, [without.nearest_gap(m) for m in state.position.markers[state.position.seat]])
+    without, own_gaps = facts.removal[st]
+    if not own_areas_ok(state, without, own_gaps, ((id_a, id_b), under)):
+        return "the mover's own mark area must stay passable (move the marker instead)"
+    return None
 
-    def _gate_hits(self, ring: Ring, pa: Pos, pb: Pos, st: int, lo: float, span: float, under: float,
-                   s: ShapeSpec, facts: PlaceFacts, first_only: bool = False) -> tuple[list[int], bool]:
-        """For a lintel of shape ``s`` on supports ``pa``, ``pb`` (their tops as once the stone is
-        taken) with footprint ``lo, span`` (rad) and underside ``under`` (m): the ids, in ring order,
-        of the other positions it would hit (their tops as once the top stone ``st`` is taken; -1:
-        none is), only the first if ``first_only``, and whether it would hit a gate."""
-        low = under - 0.001
-        ida, idb = pa.id, pb.id
-        ids: list[int] = []
-        for q in ring.pos:
-            if q.id == ida or q.id == idb:
-                continue
-            qq = q if q.top != st or st < 0 else self._pos_without(q, st)
-            if qq.top_z > low:
-                q0 = qq.angle - qq.half  # arcs_overlap(lo, span, q0, 2 * qq.half), inlined
-                if ((q0 - lo) % TAU) <= span or ((lo - q0) % TAU) <= 2 * qq.half:
-                    ids.append(q.id)
-                    if first_only:
-                        return ids, False
-        thick = min(s.width, s.depth)
-        for (l0, lsp, lu, lt) in ring.lintels:
-            if arcs_overlap(lo, span, l0, lsp) and lu < under + thick + 0.001 and lt > under - 0.001:
-                return ids, True
-        return ids, False
 
-    def _pos_without(self, p: Pos, st: int) -> Pos:
-        """Position ``p`` after its top stone ``st`` is taken away (unchanged otherwise): the
-        footprint of its bottom stone as it stands. Kept with ``p`` (``Pos.memo``: a position is
-        made from one pose of its stones), so the gate checks of later turns find the very object
-        while the position stands."""
-        if p.top != st:
-            return p
-        key = ("without", st)
-        known: Pos | None = p.memo.get(key)
-        if known is None:
-            known = p.memo[key] = position_of(p.id, [(self.pose[p.id], self.geom.shapes[self.shapes[p.id]])])
-        return known
+def gate_hits(state: SunState, ring: Ring, pa: Pos, pb: Pos, st: int, lo: float, span: float, under: float,
+               s: ShapeSpec, facts: PlaceFacts, first_only: bool = False) -> tuple[list[int], bool]:
+    """For a lintel of shape ``s`` on supports ``pa``, ``pb`` (their tops as once the stone is
+    taken) with footprint ``lo, span`` (rad) and underside ``under`` (m): the ids, in ring order,
+    of the other positions it would hit (their tops as once the top stone ``st`` is taken; -1:
+    none is), only the first if ``first_only``, and whether it would hit a gate."""
+    low = under - 0.001
+    ida, idb = pa.id, pb.id
+    ids: list[int] = []
+    for q in ring.pos:
+        if q.id == ida or q.id == idb:
+            continue
+        qq = q if q.top != st or st < 0 else position_without(state, q, st)
+        if qq.top_z > low:
+            q0 = qq.angle - qq.half  # arcs_overlap(lo, span, q0, 2 * qq.half), inlined
+            if ((q0 - lo) % TAU) <= span or ((lo - q0) % TAU) <= 2 * qq.half:
+                ids.append(q.id)
+                if first_only:
+                    return ids, False
+    thick = min(s.width, s.depth)
+    for (l0, lsp, lu, lt) in ring.lintels:
+        if arcs_overlap(lo, span, l0, lsp) and lu < under + thick + 0.001 and lt > under - 0.001:
+            return ids, True
+    return ids, False
 
-    def _own_areas_ok(self, ring: Ring, gaps: list[int | None] | None = None,
-                      gate: tuple[tuple[int, int], float] | None = None) -> bool:
-        """Whether the mover's mark area(s) are passable on ``ring`` (and, in orbit mode, a line
-        goes through both). ``gaps``: the mover's markers' nearest gaps on ``ring``, when known;
-        ``gate``: (gap key, underside z in m) of a gate laid on ``ring`` (only that gap's ``under``
-        changes; gap openings, and so the nearest gaps, do not)."""
-        if ring.empty:
-            return True
-        if gaps is None:
-            gaps = [ring.nearest_gap(m) for m in self.markers[self.seat]]
-        g = self.geom
-        for gi in gaps:
-            if gi is None or ring.width[gi] < g.pass_width:
-                return False
-            u = gate[1] if gate is not None and ring.keys[gi] == gate[0] else ring.under[gi]
-            if not (u is None or u >= g.gate_clear_z):  # as Ring.passable
-                return False
-        if self.rules["mode"] == "orbit":
-            return orbit_arc(ring, gaps[0], gaps[1]) is not None  # type: ignore[arg-type]
+
+def position_without(state: SunState, p: Pos, st: int) -> Pos:
+    """Position ``p`` after its top stone ``st`` is taken away (unchanged otherwise): the
+    footprint of its bottom stone as it stands. Kept with ``p`` (``Pos.memo``: a position is
+    made from one pose of its stones), so the gate checks of later turns find the very object
+    while the position stands."""
+    if p.top != st:
+        return p
+    key = ("without", st)
+    known: Pos | None = p.memo.get(key)
+    if known is None:
+        known = p.memo[key] = position_of(p.id, [(state.position.pose[p.id], state.geom.shapes[state.position.shapes[p.id]])])
+    return known
+
+
+def own_areas_ok(state: SunState, ring: Ring, gaps: list[int | None] | None = None,
+                  gate: tuple[tuple[int, int], float] | None = None) -> bool:
+    """Whether the mover's mark area(s) are passable on ``ring`` (and, in orbit mode, a line
+    goes through both). ``gaps``: the mover's markers' nearest gaps on ``ring``, when known;
+    ``gate``: (gap key, underside z in m) of a gate laid on ``ring`` (only that gap's ``under``
+    changes; gap openings, and so the nearest gaps, do not)."""
+    if ring.empty:
         return True
+    if gaps is None:
+        gaps = [ring.nearest_gap(m) for m in state.position.markers[state.position.seat]]
+    g = state.geom
+    for gi in gaps:
+        if gi is None:
+            return False
+        u = gate[1] if gate is not None and ring.keys[gi] == gate[0] else ring.under[gi]
+        if not passable(ring.width[gi], u, g.pass_width, g.gate_clear_z):
+            return False
+    if state.rules.mode == "orbit":
+        return orbit_arc(ring, gaps[0], gaps[1]) is not None  # type: ignore[arg-type]
+    return True
 
-    # --- pass legality --------------------------------------------------------------------------
-    def pass_arcs(self, ring: Ring | None = None, seat: int | None = None) -> list[tuple[float, float]]:
-        """Arcs (rad, start <= end) of release azimuths whose line crosses the mark area(s) of
-        ``seat`` (default: the mover) as the rules require."""
-        ring = ring or self.ring()
-        if ring.empty:
-            return [(0.0, TAU)]
-        seat = self.seat if seat is None else seat
-        gaps = [ring.gap_of_angle(m) for m in self.markers[seat]]
-        if any(g is None for g in gaps):
-            gaps = [ring.nearest_gap(m) for m in self.markers[seat]]
-        if self.rules["mode"] == "orbit":
-            out = []
-            for g1, g2 in ((gaps[0], gaps[1]), (gaps[1], gaps[0])):
-                arc = orbit_arc(ring, g1, g2)  # type: ignore[arg-type]
-                if arc is not None:
-                    out.append(arc)
-            return out
-        g = gaps[0]
-        s, e = ring.start[g], ring.end[g]  # type: ignore[index]
-        if e < s:
-            return []
-        return [(s, e), (s + math.pi, e + math.pi)]
-
-    def _check_pass(self, a: Pass, arcs: list[tuple[float, float]] | None = None) -> str | None:
-        """Why pass ``a`` is illegal now, or None. ``arcs``: :meth:`pass_arcs`, when known."""
-        if not (isinstance(a.aim, (int, float)) and math.isfinite(a.aim)
-                and isinstance(a.release, (int, float)) and math.isfinite(a.release)):
-            return "aim and release must be finite numbers"
-        why = self._release_problem(a.release)
-        if why is not None:
-            return why
-        if arcs is None:
-            known = self._arcs_for_legal  # the arcs found for the candidates, while those are current
-            arcs = known[1] if known is not None and self._legal is not None and known[0] is self._legal \
-                else self.pass_arcs()
-        if not self._aim_in_arcs(a.aim, arcs):
-            return "the line of the pass does not go through the mark area"
-        return None
-
-    def _pass_releases(self) -> list[float]:
-        """The releases (m) of the pass candidates: a hand span plus each of :data:`RELEASE_EXTRA`,
-        where allowed. They depend on the geometry only: kept with it (``_releases_of``)."""
-        g = self.geom
-        known = self._releases_of
-        if known is None or known[0] is not g:
-            releases = [r for r in (round(g.min_release + extra, 6) for extra in RELEASE_EXTRA)
-                        if math.isfinite(r) and self._release_problem(r) is None]
-            known = self._releases_of = (g, releases)
-        return known[1]
-
-    def _release_problem(self, release: float) -> str | None:
-        """Why a release ``release`` m outside the base edge is not allowed, or None."""
-        g = self.geom
-        if release < g.min_release - 1e-12:
-            return f"release {release:.3f} m outside the base is less than a hand span ({g.min_release:.3f} m)"
-        if release > g.max_release:
-            return f"release must be at most {g.max_release:.3f} m"
-        return None
-
-    @staticmethod
-    def _aim_in_arcs(aim_deg: float, arcs: list[tuple[float, float]]) -> bool:
-        """Whether azimuth ``aim_deg`` (deg) lies in one of ``arcs`` (rad; 1e-12 rad tolerance)."""
-        aim = math.radians(aim_deg)
-        for s, e in arcs:
-            if e - s >= TAU or ((aim - s) % TAU) <= e - s + 1e-12:
-                return True
-        return False
-
-    def _pass_candidates(self) -> list[Pass]:
-        """A few legal passes: aims at :data:`AIM_FRACTIONS` of each arc, releases a hand span plus
-        each of :data:`RELEASE_EXTRA` (the checks of :meth:`_check_pass`, each done once)."""
-        arcs = self.pass_arcs()
-        releases = self._pass_releases()
-        # the candidates depend on the arcs and the releases alone, and a mark area's arcs recur
-        # from turn to turn while its gap stands (about a third of the turns): kept by them
-        key = (tuple(arcs), tuple(releases))
-        made = _PASSES_OF.get(key)
-        if made is None:
-            found: list[Pass] = []
-            seen: set[tuple[float, float]] = set()  # (aim, release) of each: as ``Pass(...) in found``
-            for s, e in arcs:
-                span = min(e - s, TAU)
-                for f in AIM_FRACTIONS:
-                    aim = degrees_6(s + f * span)
-                    if not (math.isfinite(aim) and self._aim_in_arcs(aim, arcs)):
-                        continue
-                    for release in releases:
-                        if (aim, release) not in seen:
-                            # made anew, not through made_once: a new mark area's aims are new
-                            # (98 % of these were not in its memo), and the arcs' memo above keeps them
-                            found.append(Pass(aim, release))
-                            seen.add((aim, release))
-            if len(_PASSES_OF) >= PASSES_MEMO_SIZE:
-                _PASSES_OF.clear()
-            made = _PASSES_OF[key] = tuple(found)
-        out = list(made)
-        self._arcs_for_legal = (out, arcs)  # for the check of the chosen pass (_check_pass)
+# --- pass legality --------------------------------------------------------------------------
+def pass_arcs(state: SunState, ring: Ring | None = None, seat: int | None = None) -> list[tuple[float, float]]:
+    """Arcs (rad, start <= end) of release azimuths whose line crosses the mark area(s) of
+    ``seat`` (default: the mover) as the rules require."""
+    ring = ring or state.ring()
+    if ring.empty:
+        return [(0.0, TAU)]
+    seat = state.position.seat if seat is None else seat
+    gaps = [ring.gap_of_angle(m) for m in state.position.markers[seat]]
+    if any(g is None for g in gaps):
+        gaps = [ring.nearest_gap(m) for m in state.position.markers[seat]]
+    if state.rules.mode == "orbit":
+        out = []
+        for g1, g2 in ((gaps[0], gaps[1]), (gaps[1], gaps[0])):
+            arc = orbit_arc(ring, g1, g2)  # type: ignore[arg-type]
+            if arc is not None:
+                out.append(arc)
         return out
+    g = gaps[0]
+    s, e = ring.start[g], ring.end[g]  # type: ignore[index]
+    if e < s:
+        return []
+    return [(s, e), (s + math.pi, e + math.pi)]
+
+
+def check_pass(state: SunState, a: Pass, arcs: list[tuple[float, float]] | None = None) -> str | None:
+    """Why pass ``a`` is illegal now, or None. ``arcs``: :func:`pass_arcs`, when known."""
+    if not (isinstance(a.aim, (int, float)) and math.isfinite(a.aim)
+            and isinstance(a.release, (int, float)) and math.isfinite(a.release)):
+        return "aim and release must be finite numbers"
+    why = release_problem(state, a.release)
+    if why is not None:
+        return why
+    if arcs is None:
+        known = state.cache.arcs_for_legal  # the arcs found for the candidates, while those are current
+        arcs = known[1] if known is not None and state.cache.legal is not None and known[0] is state.cache.legal \
+            else pass_arcs(state)
+    if not aim_in_arcs(a.aim, arcs):
+        return "the line of the pass does not go through the mark area"
+    return None
+
+
+def pass_releases(state: SunState) -> list[float]:
+    """The releases (m) of the pass candidates: a hand span plus each of :data:`RELEASE_EXTRA`,
+    where allowed. They depend on the geometry only: kept with it (the cache's ``releases_of``)."""
+    g = state.geom
+    known = state.cache.releases_of
+    if known is None or known[0] is not g:
+        releases = [r for r in (round(g.min_release + extra, 6) for extra in RELEASE_EXTRA)
+                    if math.isfinite(r) and release_problem(state, r) is None]
+        known = state.cache.releases_of = (g, releases)
+    return known[1]
+
+
+def release_problem(state: SunState, release: float) -> str | None:
+    """Why a release ``release`` m outside the base edge is not allowed, or None."""
+    g = state.geom
+    if release < g.min_release - 1e-12:
+        return f"release {release:.3f} m outside the base is less than a hand span ({g.min_release:.3f} m)"
+    if release > g.max_release:
+        return f"release must be at most {g.max_release:.3f} m"
+    return None
+
+
+def aim_in_arcs(aim_deg: float, arcs: list[tuple[float, float]]) -> bool:
+    """Whether azimuth ``aim_deg`` (deg) lies in one of ``arcs`` (rad; 1e-12 rad tolerance)."""
+    aim = math.radians(aim_deg)
+    for s, e in arcs:
+        if e - s >= TAU or ((aim - s) % TAU) <= e - s + 1e-12:
+            return True
+    return False
+
+
+def pass_candidates(state: SunState) -> list[Pass]:
+    """A few legal passes: aims at :data:`AIM_FRACTIONS` of each arc, releases a hand span plus
+    each of :data:`RELEASE_EXTRA` (the checks of :func:`check_pass`, each done once)."""
+    arcs = pass_arcs(state)
+    releases = pass_releases(state)
+    # the candidates depend on the arcs and the releases alone, and a mark area's arcs recur
+    # from turn to turn while its gap stands (about a third of the turns): kept by them
+    key = (tuple(arcs), tuple(releases))
+    made = _PASSES_OF.get(key)
+    if made is None:
+        found: list[Pass] = []
+        seen: set[tuple[float, float]] = set()  # (aim, release) of each: as ``Pass(...) in found``
+        for s, e in arcs:
+            span = min(e - s, TAU)
+            for f in AIM_FRACTIONS:
+                aim = degrees_6(s + f * span)
+                if not (math.isfinite(aim) and aim_in_arcs(aim, arcs)):
+                    continue
+                for release in releases:
+                    if (aim, release) not in seen:
+                        # made anew, not through made_once: a new mark area's aims are new
+                        # (98 % of these were not in its memo), and the arcs' memo above keeps them
+                        found.append(Pass(aim, release))
+                        seen.add((aim, release))
+        if len(_PASSES_OF) >= PASSES_MEMO_SIZE:
+            _PASSES_OF.clear()
+        made = _PASSES_OF[key] = tuple(found)
+    out = list(made)
+    state.cache.arcs_for_legal = (out, arcs)  # for the check of the chosen pass (check_pass)
+    return out

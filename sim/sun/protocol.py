@@ -20,20 +20,22 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping, Protocol, Sequence
 
 from sim.core.quaternions import quat_multiply, quat_yaw
-from sim.sun.ring import TAU, Geometry, Pose, pose_top, pose_yaw
-from sim.sun.specs import ShapeSpec
+from sim.sun.ring import Geometry, Pose, pose_top, pose_yaw
+from sim.sun.specs import TAU, ShapeSpec
 
 
 @dataclass(frozen=True, slots=True)
 class PlaceNoise:
-    """Chance: placement errors along (m), across (m) the ring and in yaw (deg)."""
+    """Chance: placement errors along (m), across (m) the ring and in yaw (rad, as the thrower
+    draws it and the table applies it: one unit from the one to the other; shown in degrees)."""
 
     along: float = 0.0
     across: float = 0.0
-    yaw: float = 0.0
+    yaw_rad: float = 0.0
 
     def __str__(self) -> str:
-        return f"PlaceNoise({self.along * 1000:+.2f} mm, {self.across * 1000:+.2f} mm, {self.yaw:+.2f} deg)"
+        return (f"PlaceNoise({self.along * 1000:+.2f} mm, {self.across * 1000:+.2f} mm, "
+                f"{math.degrees(self.yaw_rad):+.2f} deg)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +158,7 @@ def nominal_pose(g: Geometry, placement: Placement, bodies: Mapping[int, Body]) 
 def stack_pose(base: Pose, base_shape: ShapeSpec, s: ShapeSpec) -> Pose:
     """The intended pose of a stone of shape ``s`` stacked on a stone of ``base_shape`` at pose
     ``base``: upright on its top, above its centre, turned as it is (the rules' view of a stack
-    to come, ``SunBoard.stacked_pos``, uses it too)."""
+    to come, ``SunCache.stacked_pos``, uses it too)."""
     return (base[0], base[1], pose_top(base, base_shape) + 0.5 * s.height, *quat_yaw(pose_yaw(base)))
 
 
@@ -174,7 +176,7 @@ def apply_place_noise(pose: Pose, noise: PlaceNoise) -> Pose:
     az = math.atan2(y, x)
     dx = noise.across * math.cos(az) - noise.along * math.sin(az)
     dy = noise.across * math.sin(az) + noise.along * math.cos(az)
-    q = quat_multiply(quat_yaw(math.radians(noise.yaw)), pose[3:7])
+    q = quat_multiply(quat_yaw(noise.yaw_rad), pose[3:7])
     return (x + dx, y + dy, pose[2], *q)
 
 

@@ -17,7 +17,7 @@ Gap width
     Measured perpendicular to the ray through the gap's middle (the path of a pass through the
     middle: a pendulum released from rest swings through the centre): each stone's clearance from
     that ray is ``(r - depth/2) sin(d/2) - (width/2) cos(d/2)`` for an angular separation ``d``
-    (:func:`clearance_to_bisector`), which counts the stones' inner corners. A gap wider than a half
+    (the gap kernel, ``sim.sun.gaps``, writes it once), which counts the stones' inner corners. A gap wider than a half
     turn is always wide enough.
 Passable
     Width at least ball diameter + ``pass_clearance`` and, under a gate, the gate's underside at
@@ -38,6 +38,8 @@ from typing import Any, Hashable, Mapping, Sequence
 import numpy as np
 
 from sim.core.quaternions import quat_yaw as quat_yaw  # re-exported: the one helper lives in sim/core
+from sim.sun.gaps import (crossing_clearance, crossing_clearances, factors, gate_clear, passable, seps_for_widths,
+                          width_between)
 from sim.sun.specs import DEFAULT_SHAPES, SHAPE_NAMES, TAU, BallSpec, ShapeSpec, TableSpec
 
 _ANGLE = attrgetter("angle")
@@ -121,16 +123,6 @@ def pose_tilt(p: Pose) -> float:
     return math.acos(max(-1.0, min(1.0, _zrow(p)[2])))
 
 
-def clearance_to_bisector(radius: float, depth: float, width: float, half_sep: float) -> float:
-    """Distance (m) from a standing stone to the ray through a gap's middle.
-
-    The stone's centre is ``radius`` from the centre and ``half_sep`` (rad) off the ray; its
-    half-extent across the ray combines the tangential (``width``) and radial (``depth``) half-sizes,
-    so the stone's inner corner counts. Each stone is measured at its own radius, so that stones
-    pushed off the ring are measured where they are."""
-    return (radius - 0.5 * depth) * math.sin(half_sep) - 0.5 * width * math.cos(half_sep)
-
-
 def _half_axes(p: Pose, s: ShapeSpec) -> tuple[float, float, float, float, float, float, float, float]:
     """``(cx, cy, dx, dy, wx, wy, hx, hy)``: the base-plane centre of a stone of shape ``s`` at
     pose ``p`` and the base-plane parts of its three half-extent vectors (m): half its depth along
@@ -195,7 +187,7 @@ def position_of(stone: int, stones: Sequence[tuple[Pose, ShapeSpec]], top: int =
     """The ring position of bottom stone ``stone`` carrying ``top`` (-1: none): the
     :func:`footprint` of ``stones`` (its stones' poses and shapes, bottom first, as they stand)
     and the height of its highest point (m). The one place a position is made from poses: the
-    rules (``sim.sun.board``, ``sim.sun.legality``) and the table's ring view call it."""
+    rules (``sim.sun.cache``, ``sim.sun.legality``) and the table's ring view call it."""
     ang, rad, w, d = footprint(stones)
     top_z = pose_top(*stones[0]) if len(stones) == 1 else max(pose_top(p, s) for p, s in stones)
     return Pos(stone, ang, rad, w, d, top_z, top)
@@ -214,12 +206,18 @@ class Pos:
     top: int = -1
     #: half its angular width (rad) at its radius (computed once: the rings' hot path reads it)
     half: float = field(init=False, repr=False, compare=False)
+    #: its factors in the gap kernel (``sim.sun.gaps.factors``, m): radius less half the depth, half the width
+    rd: float = field(init=False, repr=False, compare=False)
+    hw: float = field(init=False, repr=False, compare=False)
     #: results that depend only on this position's fields (and on what the key names), kept with
     #: it: a position recurs on ring after ring while its stones do not move (``sep_for_widths``)
     memo: dict[Hashable, Any] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "half", math.asin(min(1.0, 0.5 * self.width / max(self.radius, 1e-9))))
+        rd, hw = factors(self.radius, self.depth, self.width)
+        object.__setattr__(self, "rd", rd)
+        object.__setattr__(self, "hw", hw)
         object.__setattr__(self, "memo", {})
 
     @property
@@ -232,12 +230,7 @@ def _new_gap(a: Pos, b: Pos) -> tuple[float, float, float]:
     """(start, end, clear width) of the gap from position ``a`` counter-clockwise to ``b`` on a
     ring of two or more positions, as ``Ring.__init__`` computes them (inlined there: its hot loop)."""
     sep = (b.angle - a.angle) % TAU
-    if sep >= math.pi:
-        w = math.inf
-    else:
-        h = 0.5 * sep
-        w = clearance_to_bisector(a.radius, a.depth, a.width, h) + clearance_to_bisector(b.radius, b.depth, b.width, h)
-    return a.angle + a.half, a.angle + sep - b.half, w
+    return a.angle + a.half, a.angle + sep - b.half, width_between(a.angle, a.rd, a.hw, b.angle, b.rd, b.hw)
 
 
 class Ring:
@@ -298,12 +291,8 @@ class Ring:
                 sep = (b.angle - a.angle) % TAU if n > 1 else TAU
                 start.append(a.angle + a.half)
                 end.append(a.angle + sep - b.half)
-                if sep >= math.pi:
-                    w = math.inf
-                else:
-                    h = 0.5 * sep
-                    w = clearance_to_bisector(a.radius, a.depth, a.width, h) + clearance_to_bisector(b.radius, b.depth, b.width, h)
-                width.append(w)
+                # (a lone position has no gap to itself: inf, as a separation of a whole turn)
+                width.append(width_between(a.angle, a.rd, a.hw, b.angle, b.rd, b.hw) if n > 1 else math.inf)
             key = (a.id, b.id)
             keys.append(key)
             under.append(gates.get(key))
@@ -426,11 +415,8 @@ class Ring:
         return -1
 
     def passable(self, i: int, g: Geometry) -> bool:
-        """Whether the ball fits through gap ``i`` (width, and height under a gate)."""
-        if self.width[i] < g.pass_width:
-            return False
-        u = self.under[i]
-        return u is None or u >= g.gate_clear_z
+        """Whether the ball fits through gap ``i`` (width, and height under a gate: ``gaps.passable``)."""
+        return passable(self.width[i], self.under[i], g.pass_width, g.gate_clear_z)
 
     def clearance_at(self, angle: float, g: Geometry) -> float:
         """Clear distance (m) between a ball crossing the ring at ``angle`` (on a line through the
@@ -441,52 +427,62 @@ class Ring:
         i = self.gap_of_angle(angle)
         if i is None:
             return -1.0
-        u = self.under[i]
-        if u is not None and u < g.gate_clear_z:
+        if not gate_clear(self.under[i], g.gate_clear_z):
             return -1.0
         a, b = self.pos[i], self.pos[(i + 1) % self.n]
-        da = (angle - a.angle) % TAU
-        db = (b.angle - angle) % TAU
-        ca = clearance_to_bisector(a.radius, a.depth, a.width, min(da, math.pi / 2)) if da < math.pi / 2 else 1.0
-        cb = clearance_to_bisector(b.radius, b.depth, b.width, min(db, math.pi / 2)) if db < math.pi / 2 else 1.0
-        return min(ca, cb) - g.ball.radius
+        return crossing_clearance(angle, a.angle, a.rd, a.hw, b.angle, b.rd, b.hw, g.ball.radius)
+
+    def gap_columns(self, g: Geometry) -> dict[str, list[Any]]:
+        """Per gap ``i`` (from position ``i`` to ``i + 1``), what :func:`sim.sun.gaps.crossing_clearances`
+        reads of it, as columns: ``start`` and ``span`` of its opening (rad), ``closed`` (a gate too
+        low for the ball), ``a_ang``, ``a_rd``, ``a_hw`` of its first position and ``b_*`` of its
+        second (rad, m). The agents gather the columns of several rings (``scoring.prefetch_rings``)."""
+        n = self.n
+        nxt = [self.pos[(i + 1) % n] for i in range(n)]
+        gz = g.gate_clear_z
+        return {
+            "start": list(self.start), "span": [e - s for s, e in zip(self.start, self.end)],
+            "closed": [not gate_clear(u, gz) for u in self.under],
+            "a_ang": list(self.angles), "a_rd": [p.rd for p in self.pos], "a_hw": [p.hw for p in self.pos],
+            "b_ang": [p.angle for p in nxt], "b_rd": [p.rd for p in nxt], "b_hw": [p.hw for p in nxt],
+        }
 
     def _np(self, g: Geometry) -> dict[str, np.ndarray]:
         # the ring as arrays for :meth:`clearances` (built once per ring; a ring never changes)
         if self._arrays is None:
-            n = self.n
-            nxt = [(i + 1) % n for i in range(n)]
-            closed = [u is not None and u < g.gate_clear_z for u in self.under]
-            self._arrays = {
-                "angle": np.array(self.angles), "start": np.array(self.start),
-                "span": np.array(self.end) - np.array(self.start),
-                "a_ang": np.array(self.angles), "b_ang": np.array([self.angles[j] for j in nxt]),
-                "a_rd": np.array([p.radius - 0.5 * p.depth for p in self.pos]),
-                "a_hw": np.array([0.5 * p.width for p in self.pos]),
-                "b_rd": np.array([self.pos[j].radius - 0.5 * self.pos[j].depth for j in nxt]),
-                "b_hw": np.array([0.5 * self.pos[j].width for j in nxt]),
-                "closed": np.array(closed, dtype=bool),
-            }
+            self._arrays = {k: np.array(v, dtype=bool if k == "closed" else float)
+                            for k, v in self.gap_columns(g).items()}
+            self._arrays["angle"] = np.array(self.angles)
         return self._arrays
 
     def clearances(self, angles: np.ndarray, g: Geometry) -> np.ndarray:
-        """:meth:`clearance_at` for many angles at once (rad in, m out; same values): the agents'
-        hot path, which scores hundreds of candidate lines per decision."""
+        """:meth:`clearance_at` for many angles at once (rad in, m out; ``gaps.crossing_clearances``):
+        the agents' hot path, which scores hundreds of candidate lines per decision."""
         if self.n == 0:
             return np.ones_like(angles)
         A = self._np(g)
-        a = np.mod(angles, TAU)
-        i = (np.searchsorted(A["angle"], a, side="right") - 1) % self.n
-        off = np.mod(angles - A["start"][i], TAU)
-        span = A["span"][i]
-        inside = (span >= 0.0) & (off <= span) & ~A["closed"][i]
-        da = np.mod(angles - A["a_ang"][i], TAU)
-        db = np.mod(A["b_ang"][i] - angles, TAU)
-        q = 0.5 * math.pi
-        ha, hb = np.minimum(da, q), np.minimum(db, q)
-        ca = np.where(da < q, A["a_rd"][i] * np.sin(ha) - A["a_hw"][i] * np.cos(ha), 1.0)
-        cb = np.where(db < q, A["b_rd"][i] * np.sin(hb) - A["b_hw"][i] * np.cos(hb), 1.0)
-        return np.where(inside, np.minimum(ca, cb) - g.ball.radius, -1.0)
+        i = (np.searchsorted(A["angle"], np.mod(angles, TAU), side="right") - 1) % self.n
+        return crossing_clearances(angles, A["start"][i], A["span"][i], A["closed"][i], A["a_ang"][i], A["a_rd"][i],
+                                   A["a_hw"][i], A["b_ang"][i], A["b_rd"][i], A["b_hw"][i], g.ball.radius)
+
+
+def others_gaps(ring: Ring, markers: Sequence[Sequence[float]], seat: int) -> list[tuple[float, int]]:
+    """``(marker angle, its gap)`` of every marker of the seats other than ``seat`` on ``ring``
+    (its nearest gap: a marker is always in some gap's area; none on an empty ring)."""
+    out = []
+    for s, ms in enumerate(markers):
+        if s == seat:
+            continue
+        for m in ms:
+            gi = ring.nearest_gap(m)
+            if gi is not None:
+                out.append((m, gi))
+    return out
+
+
+def others_areas(ring: Ring, markers: Sequence[Sequence[float]], seat: int) -> set[tuple[int, int]]:
+    """The other seats' mark areas on ``ring``, as gap keys (:func:`others_gaps`)."""
+    return {ring.keys[gi] for _, gi in others_gaps(ring, markers, seat)}
 
 
 def arcs_overlap(s1: float, span1: float, s2: float, span2: float) -> bool:
@@ -549,40 +545,18 @@ def arc_intersection(s1: float, e1: float, s2: float, e2: float) -> tuple[float,
 
 def sep_for_width(p: Pos, ring_radius: float, s: ShapeSpec, width: float) -> float | None:
     """Angular separation (rad) from ``p`` at which a new stone of shape ``s`` on the ring leaves a
-    gap of ``width`` metres (None if impossible below a half turn)."""
-    P = (p.radius - 0.5 * p.depth) + (ring_radius - 0.5 * s.depth)
-    Q = 0.5 * (p.width + s.width)
-    R = math.hypot(P, Q)
-    if width > R:
-        return None
-    x = math.atan2(Q, P) + math.asin(width / R)
-    return 2.0 * x if 2.0 * x < math.pi else None
+    gap of ``width`` metres (None if impossible below a half turn): ``gaps.seps_for_widths``."""
+    return sep_for_widths(p, ring_radius, s, (width,))[0]
 
 
 def sep_for_widths(p: Pos, ring_radius: float, s: ShapeSpec, widths: Sequence[float]) -> list[float | None]:
-    """:func:`sep_for_width` for each of ``widths`` (m) at once (the same values: the terms that
-    do not depend on the width are computed once)."""
-    P = (p.radius - 0.5 * p.depth) + (ring_radius - 0.5 * s.depth)
-    Q = 0.5 * (p.width + s.width)
-    R = math.hypot(P, Q)
-    base = math.atan2(Q, P)
-    out: list[float | None] = []
-    for width in widths:
-        if width > R:
-            out.append(None)
-            continue
-        x = base + math.asin(width / R)
-        out.append(2.0 * x if 2.0 * x < math.pi else None)
-    return out
+    """:func:`sep_for_width` for each of ``widths`` (m) at once."""
+    return seps_for_widths(p.rd, p.width, ring_radius - 0.5 * s.depth, s.width, widths)
 
 
 def gap_width(a: Pos, b: Pos) -> float:
-    """Clear width (m) between positions ``a`` then ``b`` counter-clockwise."""
-    sep = (b.angle - a.angle) % TAU
-    if sep >= math.pi:
-        return math.inf
-    h = 0.5 * sep
-    return clearance_to_bisector(a.radius, a.depth, a.width, h) + clearance_to_bisector(b.radius, b.depth, b.width, h)
+    """Clear width (m) between positions ``a`` then ``b`` counter-clockwise (``gaps.width_between``)."""
+    return width_between(a.angle, a.rd, a.hw, b.angle, b.rd, b.hw)
 
 
 def orbit_arc(ring: Ring, g1: int, g2: int) -> tuple[float, float] | None:

@@ -21,11 +21,11 @@ Turn (phases)
     ``swing`` (chance: the thrower's noise; physics) -> next seat.
 End
     After the pass of a turn in which the field became empty ("field_empty"), or when the seat to
-    move has no legal placement ("stalemate"). Fewest penalty stones wins; equal counts share.
+    move has no legal placement ("stalemate"): ``sim.sun.endings.SunEnd``. Fewest penalty stones wins; equal counts share.
 
 Geometry (units: metres, radians inside, degrees in actions and on screen)
     A gap's width is measured perpendicular to the ray through its middle (the path a pass takes),
-    with each stone's inner corners (``layout.clearance_to_bisector``, per stone at its actual
+    with each stone's inner corners (``sim.sun.gaps``, the one gap kernel, per stone at its actual
     radius). A gap is passable when that width is at least ball diameter + ``pass_clearance`` and,
     under a gate, the gate's underside is at least ``pass_clearance`` above the top of the ball
     where a pendulum through the centre crosses the ring (string length, pivot height; see
@@ -37,57 +37,32 @@ Every decision beyond the rule text is listed in docs/rules-sun.md.
 
 from __future__ import annotations
 
-import json
 import math
 import operator
-from bisect import bisect_right  # noqa: F401 - sim.sun.agents reads it as R.bisect_right
-from dataclasses import dataclass, field, replace  # noqa: F401 - replace: read by sim.sun.agents as R.replace
-from typing import Any, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Self, Sequence
 
 import numpy as np
 
 from sim.core.errors import InputError
-from sim.core.game import CHANCE, Action, Outcome, State
-from sim.core.options import Option
-# The rules' API (``R.Stand, R.Ring, ...``): actions, physics protocol, board and ring re-exported.
-from sim.sun.actions import (  # noqa: F401
-    Draw, Gate, MoveMarker, Pass, PlaceAction, Stack, Stand, SunAction, action_from_json, action_to_json,
-)
-from sim.sun.board import BASE, FIELD, GATE, OUT, PHASES, TOP, SunBoard  # noqa: F401
-from sim.sun.legality import AIM_FRACTIONS, RELEASE_EXTRA, SunLegality  # noqa: F401
-from sim.sun.stands import FIRST_ANGLES_DEG, PASS_MARGIN, SAMPLE_INSET, STAND_EPS, SunStands  # noqa: F401
-from sim.sun.protocol import (  # noqa: F401
-    Body, PassResult, Placement, PlaceNoise, PlaceResult, ScriptedTable, Table, ThrowNoise, apply_place_noise,
-    nominal_pose, quat_multiply, top_of_position,
-)
-from sim.sun.ring import (  # noqa: F401
-    TAU, Geometry, Pos, Pose, Ring, arc_intersection, arcs_overlap, clearance_to_bisector, gap_width,
-    lintel_footprint, orbit_arc, pose_bottom, pose_tilt, pose_top, pose_yaw, quat_yaw, sep_for_width,
-)
+from sim.core.game import CHANCE, TERMINAL, Action, Outcome, State
+from sim.sun.actions import Draw, Gate, MoveMarker, Pass, PlaceAction, Stack, Stand, SunAction
+from sim.sun.cache import SunCache
+from sim.sun.notation import read as read_notation
+from sim.sun.notation import write as write_notation
+from sim.sun.options import RULE_DEFAULTS, SunRules
+from sim.sun.legality import anchor_stone, check_pass, marker_options, other_seats_areas, pass_arcs, pass_candidates, \
+    position_without, ring_with
 from sim.sun.endings import SunEnd
+from sim.sun.position import BASE, FIELD, GATE, OUT, TOP, SunPosition
+from sim.sun.protocol import Body, Placement, PlaceNoise, ScriptedTable, Table, ThrowNoise, nominal_pose
+from sim.sun.ring import Geometry, Pos, Pose, Ring, pose_bottom, pose_tilt
+from sim.sun.specs import TAU
+from sim.sun.stands import placement_candidates, placement_problem, stand_intervals, stand_samples
 from sim.sun.thrower import SKILLS, Thrower
 
-#: Rule options (scenario table ``[rules]``).
-RULE_OPTIONS: tuple[Option, ...] = (
-    Option("mode", str, "standard", "standard: one marker per player; orbit: two opposite markers, "
-           "the pass goes through both mark areas", choices=("standard", "orbit")),
-    Option("field", str, "open", "open: the player picks the shape; random: a stone is drawn at random",
-           choices=("open", "random")),
-    Option("placement_fall", str, "retry", "a placed stone that does not stand: retry (back to where it "
-           "came from, choose again) or penalty (it becomes the player's penalty)", choices=("retry", "penalty")),
-    Option("max_place_attempts", int, 4, "failed placements in one turn after which the stone in hand "
-           "becomes a penalty (bounds the game)", min=1, max=100),
-    Option("free_first_turn", str, "every_seat", "whose first turn has no marker move: every seat's own "
-           "first turn, or only the game's first turn", choices=("every_seat", "first_only")),
-    Option("marker_change", str, "new_stone", "what 'change your mark area' requires after a stand or stack: "
-           "new_stone: the new area must have the stone just stood as one of its ends (after a stack beside "
-           "your own area you may keep that area, now bounded by the stack); new_gap: it must also be a "
-           "different gap from the area at the start of the turn (stacks then need a passable gap on the "
-           "stack's other side)", choices=("new_stone", "new_gap")),
-    Option("level_tolerance", float, 0.002, "largest height difference (m) of a gate's two supports",
-           min=0.0, max=0.05),
-)
-RULE_DEFAULTS: dict[str, Any] = {o.name: o.default for o in RULE_OPTIONS}
+__all__ = ["SunObservation", "SunState"]
+
 
 @dataclass(frozen=True)
 class SunObservation:
@@ -98,25 +73,198 @@ class SunObservation:
     state: "SunState" = field(compare=False, repr=False)
 
 
-class SunState(SunStands, State):
-    """A position of Stonehenge and the Sun (see the module docstring).
+def _position_field(name: str, doc: str) -> Any:
+    """A property reading and writing field ``name`` of the state's :class:`SunPosition`."""
+    def get(self: SunState) -> Any:
+        return getattr(self.position, name)
 
-    Build with :meth:`new` or :meth:`from_notation`; the table is any :class:`Table`. The position's
-    data is :class:`~sim.sun.board.SunBoard`'s, the legality of moves :class:`~sim.sun.legality.SunLegality`'s
-    and :class:`~sim.sun.stands.SunStands`'s;
-    this class plays the turns.
+    def put(self: SunState, value: Any) -> None:
+        setattr(self.position, name, value)
+
+    return property(get, put, doc=doc)
+
+
+class SunState(State):
+    """A game of Stonehenge and the Sun in progress (see the module docstring).
+
+    Build with :meth:`new` or :meth:`from_notation`; the table is any :class:`Table`. The state holds
+    a position (:class:`~sim.sun.position.SunPosition`, plain data, also readable field by field
+    through the properties below), the configuration (rule options, geometry, throwers, table), the
+    logs of the game, and one cache of what the rules derive from the position
+    (:class:`~sim.sun.cache.SunCache`, invalidated after every change of it). The legality of moves
+    is ``sim.sun.legality`` and ``sim.sun.stands``, functions over the state; this class plays the
+    turns and answers the agents' queries (the ring, the stones, the candidates and their previews).
     """
 
     #: config values omitted from the notation when equal (the game sets its full defaults)
     DEFAULTS: dict[str, Any] = {"rules": RULE_DEFAULTS, "sections": {}, "seats": {}}
 
+    shapes: list[str] = _position_field("shapes", "Shape of each stone id.")
+    role: list[str] = _position_field("role", "Role of each stone (FIELD, BASE, TOP, GATE, OUT).")
+    sup: dict[int, tuple[int, ...]] = _position_field("sup", "What each stacked stone or gate rests on.")
+    pose: dict[int, Pose] = _position_field("pose", "Pose of each stone on the table.")
+    owner: dict[int, int] = _position_field("owner", "The seat of each penalty stone.")
+    markers: list[list[float]] = _position_field("markers", "Each seat's marker angles (rad).")
+    seat: int = _position_field("seat", "The seat whose turn it is.")
+    turn: int = _position_field("turn", "Turns completed.")
+    phase: str = _position_field("phase", "Phase of the turn (``position.PHASES``).")
+    attempts: int = _position_field("attempts", "Failed placements of the mover this turn.")
+    pending: Any = _position_field("pending", "The placement or pass awaiting its chance outcome.")
+    drawn: int = _position_field("drawn", "The stone drawn (random field), -1: none.")
+    placed: int = _position_field("placed", "The stone placed this turn, -1: none.")
+    played: list[bool] = _position_field("played", "Per seat: it has had a turn.")
+    area_before: list[tuple[int, int] | None] = _position_field("area_before", "Per seat: its area at its turn's start.")
+    forced: bool = _position_field("forced", "The mover's area was impassable at the turn's start.")
+    moved: bool = _position_field("moved", "The marker was moved this turn.")
+    over: str = _position_field("over", "Why the game ended ('' while it goes on).")
+
     def __init__(self) -> None:
-        super().__init__()
-        self.rules = dict(RULE_DEFAULTS)
+        self.position = SunPosition()
+        self.cache = SunCache()
+        self.num_players = 2
+        self.rules = SunRules.of(None)  # the rule options (``sim.sun.options``)
+        self.sections: dict[str, dict[str, Any]] = {}
+        self.seat_cfg: list[dict[str, Any]] = []
+        self.geom = Geometry()
+        self.throwers: list[Thrower] = []
+        self.table: Table = ScriptedTable()
+        self._history: list[tuple[int, SunAction]] = []
+        self.passes: list[dict[str, Any]] = []
+        self.placements: list[dict[str, Any]] = []
+        self.recorder: Any = None
+
+    def clone(self) -> Self:
+        """An independent copy sharing the (stateless) table and the cache's pure memos."""
+        c = object.__new__(type(self))
+        c.__dict__.update(self.__dict__)
+        c.position = self.position.copy()
+        c.cache = self.cache.fork()
+        c._history = list(self._history)
+        c.passes = list(self.passes)
+        c.placements = list(self.placements)
+        return c
+
+    # --- queries: the ring, the stones ---------------------------------------------------------
+    def bodies(self) -> tuple[Body, ...]:
+        """Every stone on the table (standing, stacked, gates), in id order."""
+        return self.cache.bodies_of(self.position)
+
+    def ring(self) -> Ring:
+        """The ring as it stands now."""
+        return self.cache.ring_of(self.position, self.geom)
+
+    def stacked_pos(self, p: Pos, shape: str) -> Pos:
+        """Position ``p`` of the current ring (on the base, no top) once a stone of ``shape`` is
+        stacked on it at its intended pose (``SunCache.stacked_pos``)."""
+        return self.cache.stacked_pos(self.position, self.geom, p, shape)
+
+    def mark_areas(self, seat: int, ring: Ring | None = None) -> list[int | None]:
+        """Gap index of each of ``seat``'s markers (None on an empty ring)."""
+        ring = ring or self.ring()
+        return [ring.gap_of_angle(a) for a in self.position.markers[seat]]
+
+    def _snap_markers(self) -> None:
+        """A marker whose gap vanished (a stone now stands in front of it) moves to the middle of
+        the angularly nearest gap; markers sharing a merged gap stay shared."""
+        ring = self.ring()
+        if ring.empty:
+            return
+        moved = False
+        for ms in self.position.markers:
+            for k, a in enumerate(ms):
+                if ring.gap_of_angle(a) is None:
+                    g = ring.nearest_gap(a)
+                    if g is not None:
+                        ms[k] = ring.middle(g)
+                        moved = True
+        if moved:
+            self.cache.invalidate()  # a change of the position (the ring itself does not depend on markers)
+
+    def current_player(self) -> int:
+        """The seat to move, CHANCE (draw, settle, swing) or TERMINAL."""
+        phase = self.position.phase
+        if phase in ("draw", "settle", "swing"):
+            return CHANCE
+        if phase == "over":
+            return TERMINAL
+        return self.position.seat
+
+    def is_terminal(self) -> bool:
+        """True when the game is over (``current_player() == TERMINAL``, without the call)."""
+        return self.position.phase == "over"
+
+    def field_stones(self) -> list[int]:
+        """Ids of the stones still in the field."""
+        return [i for i, r in enumerate(self.position.role) if r == FIELD]
+
+    def is_free_turn(self) -> bool:
+        """Whether the mover's turn is free of the marker move: its first turn (in "first_only"
+        mode only seat 0 starts free), or any turn that starts on an empty ring (every stone lost)."""
+        return not self.position.played[self.position.seat]
+
+    def available_shapes(self) -> list[str]:
+        """Shapes the mover may place: the drawn stone's (random field) or every shape left in the
+        field, in stone id order."""
+        p = self.position
+        if self.rules.field == "random":
+            return [p.shapes[p.drawn]] if p.drawn >= 0 else []
+        firsts = [(i, name) for name in self.cache.shape_index(p.shapes) if (i := self.stone_for(name)) >= 0]
+        return [name for _, name in sorted(firsts)]  # by their first stone in the field, as the ids run
+
+    def stone_for(self, shape: str) -> int:
+        """The stone a placement of ``shape`` takes (the drawn one, or the lowest id in the field), or -1."""
+        p = self.position
+        if self.rules.field == "random":
+            return p.drawn if p.drawn >= 0 and p.shapes[p.drawn] == shape else -1
+        role = p.role
+        for i in self.cache.shape_index(p.shapes).get(shape, ()):
+            if role[i] == FIELD:
+                return i
+        return -1
+
+    def anchor_stone(self) -> int | None:
+        """Bottom stone id of the position just stood on (the marker's anchor), or None."""
+        return anchor_stone(self)
+
+    # --- queries: candidates and their previews --------------------------------------------------
+    def stand_intervals(self, shape: str) -> list[tuple[float, float]]:
+        """Every angle (rad) at which a stand of ``shape`` is legal now: ``stands.stand_intervals``."""
+        return stand_intervals(self, shape)
+
+    def stand_samples(self, shape: str) -> list[float]:
+        """The candidate stand angles (deg) of ``shape``: ``stands.stand_samples``."""
+        return stand_samples(self, shape)
+
+    def pass_arcs(self, ring: Ring | None = None, seat: int | None = None) -> list[tuple[float, float]]:
+        """Arcs (rad) of release azimuths whose line crosses ``seat``'s mark area(s): ``legality.pass_arcs``."""
+        return pass_arcs(self, ring, seat)
+
+    def placement_problem(self, a: object) -> str | None:
+        """Why placement ``a`` is illegal now, or None if legal (``stands.placement_problem``)."""
+        return placement_problem(self, a)
+
+    def marker_options(self, ring: Ring, anchor: int | None = None) -> list[MoveMarker]:
+        """The legal marker moves on ``ring`` after a stone was stood at position ``anchor``
+        (default: :meth:`anchor_stone`): ``legality.marker_options``."""
+        return marker_options(self, ring, anchor)
+
+    def position_without(self, p: Pos, stone: int) -> Pos:
+        """Ring position ``p`` once its top stone ``stone`` is taken (``legality.position_without``)."""
+        return position_without(self, p, stone)
+
+    def ring_with(self, new_pos: Pos | None = None, removed: int = -1,
+                  gate: tuple[int, int, float] | None = None) -> Ring:
+        """The ring as it would be with ``new_pos`` (a new or grown position), without stone
+        ``removed`` and with a gate ``(a, b, underside z)``: a preview (``legality.ring_with``)."""
+        return ring_with(self, new_pos, removed, gate)
+
+    def other_seats_areas(self, ring: Ring) -> set[tuple[int, int]]:
+        """The mark areas (gap keys) of the seats other than the mover on ``ring``."""
+        return other_seats_areas(self, ring)
 
     # --- construction ------------------------------------------------------------------------
     @classmethod
-    def new(cls, num_players: int, rules: Mapping[str, Any] | None = None, *, table: Table | None = None,
+    def new(cls, num_players: int, rules: Mapping[str, Any] | SunRules | None = None, *, table: Table | None = None,
             geometry: Geometry | None = None, throwers: Sequence[Thrower] | None = None,
             sections: Mapping[str, Mapping[str, Any]] | None = None,
             seat_cfg: Sequence[Mapping[str, Any]] | None = None) -> "SunState":
@@ -129,7 +277,7 @@ class SunState(SunStands, State):
             raise ValueError(f"Stonehenge and the Sun has 2 to 4 players, not {num_players}")
         s = cls()
         s.num_players = num_players
-        s.rules = {**RULE_DEFAULTS, **dict(rules or {})}
+        s.rules = SunRules.of(rules)
         s.sections = {k: dict(v) for k, v in (sections or {}).items()}
         s.seat_cfg = [dict(c) for c in (seat_cfg or [{} for _ in range(num_players)])]
         s.geom = geometry or Geometry()
@@ -137,13 +285,13 @@ class SunState(SunStands, State):
         s.table = table or ScriptedTable(s.geom)
         s.shapes = s.geom.stone_shapes()
         s.role = [FIELD] * len(s.shapes)
-        if s.rules["mode"] == "orbit":
+        if s.rules.mode == "orbit":
             s.markers = [[TAU * k / (2 * num_players), TAU * k / (2 * num_players) + math.pi]
                          for k in range(num_players)]
         else:
             s.markers = [[TAU * k / num_players] for k in range(num_players)]
         s.played = [False] * num_players
-        if s.rules["free_first_turn"] == "first_only":
+        if s.rules.free_first_turn == "first_only":
             s.played = [False] + [True] * (num_players - 1)
         s.area_before = [None] * num_players
         s._begin_turn()
@@ -207,21 +355,17 @@ class SunState(SunStands, State):
             bodies = {x: Body(x, self.shapes[x], self.pose[x], self.sup.get(x, ())) for x in self.pose}
             self.pose[i] = nominal_pose(g, Placement("gate", i, shape, between=(ia, ib)), bodies)
             self.role[i], self.sup[i] = GATE, (ia, ib)
-        self._dirty()
+        self.cache.invalidate()
         self._snap_markers()
         self._begin_turn()
 
     # --- turn structure ----------------------------------------------------------------------
-    def _begin_turn(self, keep_ring: bool = False) -> None:
-        """Enter the placement step of the current seat (draw first in a random field).
-        ``keep_ring``: the cached ring is current (the caller changed no stone since building it)."""
+    def _begin_turn(self) -> None:
+        """Enter the placement step of the current seat (draw first in a random field)."""
         self.attempts = 0
         self.placed = -1
         self.pending = None
-        if keep_ring:
-            self._legal = None
-        else:
-            self._dirty()
+        self.cache.invalidate()
         ring = self.ring()
         if ring.empty:
             self.played[self.seat] = False
@@ -233,11 +377,11 @@ class SunState(SunStands, State):
         self._enter_place()
 
     def _enter_place(self) -> None:
-        self._legal = None
+        self.cache.invalidate()
         if FIELD not in self.role and self.drawn < 0:
             self._finish(SunEnd.FIELD_EMPTY)
             return
-        if self.rules["field"] == "random" and self.drawn < 0 and FIELD in self.role:
+        if self.rules.field == "random" and self.drawn < 0 and FIELD in self.role:
             self.phase = "draw"
             return
         self.phase = "place"
@@ -247,7 +391,7 @@ class SunState(SunStands, State):
     def _finish(self, reason: SunEnd) -> None:
         self.phase = "over"
         self.over = reason
-        self._legal = None
+        self.cache.invalidate()
 
     # (ignore[override]: the base returns list[Action]; lists are invariant, and every SunAction is an Action)
     def legal_actions(self, seat: int | None = None) -> list[SunAction]:  # type: ignore[override]
@@ -261,14 +405,15 @@ class SunState(SunStands, State):
             return []
         if self.phase not in ("place", "marker", "pass"):
             return []
-        if self._legal is None:
+        cache = self.cache
+        if cache.legal is None:
             if self.phase == "place":
-                self._legal = self._placement_candidates()
+                cache.legal = placement_candidates(self)
             elif self.phase == "marker":
-                self._legal = self._marker_options(self.ring())
+                cache.legal = marker_options(self, self.ring())
             else:
-                self._legal = self._pass_candidates()
-        return list(self._legal)
+                cache.legal = pass_candidates(self)
+        return list(cache.legal)
 
     # --- applying actions ----------------------------------------------------------------------
     def apply_action(self, action: Action) -> None:
@@ -289,16 +434,16 @@ class SunState(SunStands, State):
             self.drawn = action.stone
             self._enter_place()
         elif ph == "place":
-            why = self._check_place(action)
+            why = self.placement_problem(action)
             if why is not None:
                 raise self._illegal(action, why)
-            assert isinstance(action, (Stand, Stack, Gate))  # _check_place passes placements only
+            assert isinstance(action, (Stand, Stack, Gate))  # placement_problem passes placements only
             self._history.append((seat, action))
             self.pending = action
             self.phase = "settle"
-            self._legal = None
+            self.cache.invalidate()
         elif ph == "settle":
-            if not isinstance(action, PlaceNoise) or not _finite(action.along, action.across, action.yaw):
+            if not isinstance(action, PlaceNoise) or not _finite(action.along, action.across, action.yaw_rad):
                 raise self._illegal(action, "expected PlaceNoise")
             self._history.append((CHANCE, action))
             self._settle(action)
@@ -308,22 +453,22 @@ class SunState(SunStands, State):
                                     ", ".join(map(str, self.legal_actions())))
             self._history.append((seat, action))
             ring = self.ring()
-            k = ring.index[self._anchor()]  # type: ignore[index]
+            k = ring.index[self.anchor_stone()]  # type: ignore[index]
             gi = k if action.side == "ccw" else (k - 1) % ring.n
             self.markers[self.seat][action.marker] = ring.middle(gi)
             self.moved = True
             self.phase = "pass"
-            self._legal = None
+            self.cache.invalidate()
         elif ph == "pass":
             if not isinstance(action, Pass):
                 raise self._illegal(action, "expected Pass")
-            why = self._check_pass(action)
+            why = check_pass(self, action)
             if why is not None:
                 raise self._illegal(action, why)
             self._history.append((seat, action))
             self.pending = action
             self.phase = "swing"
-            self._legal = None
+            self.cache.invalidate()
         elif ph == "swing":
             if not isinstance(action, ThrowNoise) or not _finite(action.aim, action.release, action.push_x, action.push_y):
                 raise self._illegal(action, "expected ThrowNoise")
@@ -333,10 +478,10 @@ class SunState(SunStands, State):
     def _placement_of(self, a: PlaceAction) -> Placement:
         """What the table is asked to do for placement action ``a`` (angles in rad)."""
         if isinstance(a, Stand):
-            st = self._stone_for(a.shape)
+            st = self.stone_for(a.shape)
             return Placement("stand", st, a.shape, angle=math.radians(a.angle) % TAU)
         if isinstance(a, Stack):
-            st = self._stone_for(a.shape)
+            st = self.stone_for(a.shape)
             return Placement("stack", st, a.shape, on=a.on)
         return Placement("gate", a.stone, self.shapes[a.stone], between=(a.a, a.b))
 
@@ -359,7 +504,7 @@ class SunState(SunStands, State):
         assert isinstance(a, (Stand, Stack, Gate)), "settle without a pending placement"
         pl = self._placement_of(a)
         before_role, before_pose, before_sup = self.role[pl.stone], self.pose.get(pl.stone), self.sup.get(pl.stone)
-        ring0 = self._ring  # None or the ring now (the one a plain stand is spliced into below)
+        ring0 = self.ring()  # the ring now (the one a plain stand is spliced into below)
         bodies = self.bodies() if pl.kind != "gate" else tuple(b for b in self.bodies() if b.id != pl.stone)
         res = self.table.place(bodies, pl, noise)
         self.pending = None
@@ -395,14 +540,14 @@ class SunState(SunStands, State):
                 self.sup[pl.stone] = pl.between
             if self.role[pl.stone] == TOP and self.role[pl.on] != BASE:
                 placed_ok = False  # its support was knocked away meanwhile
-        self._dirty()
+        self.cache.invalidate()
         if kept and placed_ok and pl.kind == "stand":  # only the new stone changed: spliced into ring0
-            self._ring_after_stand(ring0, pl.stone)
+            self.cache.ring_after_stand(self.position, self.geom, ring0, pl.stone)
         options: list[MoveMarker] | None = None
-        if placed_ok and pl.kind != "gate" and not self._first_turn():
+        if placed_ok and pl.kind != "gate" and not self.is_free_turn():
             self.placed = pl.stone
             self._snap_markers()
-            options = self._marker_options(self.ring())
+            options = self.marker_options(self.ring())
             if not options:
                 placed_ok = False  # it stands, but where no marker move is legal: a misplacement
                 self.placed = -1
@@ -419,15 +564,15 @@ class SunState(SunStands, State):
         self.drawn = -1
         markers = [list(ms) for ms in self.markers]
         self._snap_markers()  # markers do not change the ring (roles and poses do): keep it
-        self.phase = "pass" if pl.kind == "gate" or self._first_turn() else "marker"
+        self.phase = "pass" if pl.kind == "gate" or self.is_free_turn() else "marker"
         # the marker moves found above are the legal actions now, unless a marker moved since
-        self._legal = options if self.phase == "marker" and markers == self.markers else None
+        self.cache.legal = options if self.phase == "marker" and markers == self.markers else None
 
     def _failed_placement(self, pl: Placement, role: str, pose: Pose | None, sup: tuple[int, ...] | None) -> None:
         self.attempts += 1
         self.pose.pop(pl.stone, None)
         self.sup.pop(pl.stone, None)
-        give_up = self.rules["placement_fall"] == "penalty" or self.attempts >= self.rules["max_place_attempts"]
+        give_up = self.rules.placement_fall == "penalty" or self.attempts >= self.rules.max_place_attempts
         if give_up:
             self.role[pl.stone] = OUT
             self.owner[pl.stone] = self.seat
@@ -443,7 +588,7 @@ class SunState(SunStands, State):
                 self.owner[pl.stone] = self.seat
         else:
             self.role[pl.stone] = FIELD
-        self._dirty()
+        self.cache.invalidate()
         self._snap_markers()
         self._enter_place()
 
@@ -513,7 +658,7 @@ class SunState(SunStands, State):
                 if r == OUT and before_fix[i] != OUT and self.owner.get(i) == self.seat:
                     pens.append((i, "fell_from_support"))
         if not clean:
-            self._dirty()
+            self.cache.invalidate()
         through = res.through_aim_gap
         if res.crossings and not ring_before.empty:
             hit = [any(ring_before.gap_of_angle(c) == g for c in res.crossings) for g in areas if g is not None]
@@ -538,7 +683,7 @@ class SunState(SunStands, State):
             self._finish(SunEnd.FIELD_EMPTY)
             return
         self.seat = (self.seat + 1) % self.num_players
-        self._begin_turn(keep_ring=True)
+        self._begin_turn()
 
     # --- chance -------------------------------------------------------------------------------
     def sample_chance(self, rng: np.random.Generator) -> Draw | PlaceNoise | ThrowNoise:
@@ -550,7 +695,7 @@ class SunState(SunStands, State):
         th = self.throwers[self.seat]
         if self.phase == "settle":
             pl = th.draw_place(rng)
-            return PlaceNoise(pl.along_m, pl.across_m, math.degrees(pl.yaw_rad))
+            return PlaceNoise(pl.along_m, pl.across_m, pl.yaw_rad)
         if self.phase == "swing":
             ps = th.draw_pass(rng)
             return ThrowNoise(math.degrees(ps.aim_rad), ps.release_m, ps.push_mps[0], ps.push_mps[1])
@@ -588,111 +733,20 @@ class SunState(SunStands, State):
 
     # --- notation -----------------------------------------------------------------------------------
     def to_notation(self) -> str:
-        """``sun:`` + compact JSON: non-default config, phase, stones (role, support, exact pose),
-        markers (exact angles), penalties."""
-        d = self.DEFAULTS
-        cfg: dict[str, Any] = {"n": self.num_players}
-        rules = {k: v for k, v in self.rules.items() if d["rules"].get(k, object()) != v}
-        if rules:
-            cfg["r"] = rules
-        secs = {}
-        for k, v in self.sections.items():
-            dv = d["sections"].get(k, {})
-            diff = {kk: vv for kk, vv in v.items() if dv.get(kk, object()) != vv}
-            if diff:
-                secs[k] = diff
-        if secs:
-            cfg["x"] = secs
-        seats = [{k: v for k, v in c.items() if d["seats"].get(k, object()) != v} for c in self.seat_cfg]
-        if any(seats):
-            cfg["s"] = seats
-        st = []
-        for i, r in enumerate(self.role):
-            if r == FIELD:
-                continue
-            if r == OUT:
-                st.append([i, r, self.owner[i]])
-            else:
-                st.append([i, r, list(self.sup.get(i, ())), *self.pose[i]])
-        body: dict[str, Any] = {
-            "c": cfg, "p": self.phase, "t": self.turn, "m": self.seat, "a": self.attempts,
-            "k": self.markers, "f": [int(x) for x in self.played], "st": st,
-        }
-        if self.pending is not None:
-            body["q"] = action_to_json(self.pending)
-        if self.drawn >= 0:
-            body["d"] = self.drawn
-        if self.placed >= 0:
-            body["pl"] = self.placed
-        if any(x is not None for x in self.area_before):
-            body["b"] = [list(x) if x else None for x in self.area_before]
-        if self.over:
-            body["o"] = self.over
-        if self.forced or self.moved:
-            body["fm"] = [int(self.forced), int(self.moved)]
-        return "sun:" + json.dumps(body, separators=(",", ":"))
+        """The exact notation of this state (``sim.sun.notation.write``)."""
+        return write_notation(self)
 
     @classmethod
     def parse(cls, text: str, build: Any) -> "SunState":
-        """Parse :meth:`to_notation`. ``build(num_players, rules, sections, seats)`` returns a new
-        state of the right configuration (with its table), whose fields are then overwritten.
+        """Parse :meth:`to_notation` (``sim.sun.notation.read``): ``build(num_players, rules,
+        sections, seats)`` returns a new state of the right configuration, whose fields are then
+        overwritten; the defaults omitted are ``cls.DEFAULTS``.
 
         Raises:
             InputError: malformed notation.
         """
-        if not isinstance(text, str) or not text.startswith("sun:"):
-            raise InputError("a sun notation starts with 'sun:'")
-        try:
-            body = json.loads(text[4:])
-            cfg = body["c"]
-            d = cls.DEFAULTS
-            n = int(cfg["n"])
-            rules = {**d["rules"], **cfg.get("r", {})}
-            sections = {k: {**v, **cfg.get("x", {}).get(k, {})} for k, v in d["sections"].items()}
-            for k, v in cfg.get("x", {}).items():
-                sections.setdefault(k, dict(v))
-            seats_raw = cfg.get("s", [{} for _ in range(n)])
-            seats = [{**d["seats"], **x} for x in seats_raw]
-            s = build(n, rules, sections, seats)
-            if body["p"] not in PHASES:
-                raise ValueError(f"unknown phase {body['p']!r}")
-            s.phase = body["p"]
-            s.turn = int(body["t"])
-            s.seat = int(body["m"])
-            s.attempts = int(body["a"])
-            s.markers = [[float(a) for a in ms] for ms in body["k"]]
-            s.played = [bool(x) for x in body["f"]]
-            if len(s.markers) != n or len(s.played) != n or not 0 <= s.seat < n:
-                raise ValueError("markers, seats and players disagree")
-            s.role = [FIELD] * len(s.shapes)
-            s.sup, s.pose, s.owner = {}, {}, {}
-            for e in body["st"]:
-                i, r = int(e[0]), e[1]
-                if not 0 <= i < len(s.role) or r not in (BASE, TOP, GATE, OUT):
-                    raise ValueError(f"bad stone entry {e!r}")
-                s.role[i] = r
-                if r == OUT:
-                    s.owner[i] = int(e[2])
-                else:
-                    if e[2]:
-                        s.sup[i] = tuple(int(x) for x in e[2])
-                    pose = tuple(float(v) for v in e[3:])
-                    if len(pose) != 7:
-                        raise ValueError(f"pose of #{i} needs 7 numbers")
-                    s.pose[i] = pose
-            s.pending = action_from_json(body["q"]) if "q" in body else None
-            s.drawn = int(body.get("d", -1))
-            s.placed = int(body.get("pl", -1))
-            s.area_before = [tuple(x) if x else None for x in body.get("b", [None] * n)]
-            s.over = SunEnd(body["o"]) if body.get("o") else ""
-            s.forced, s.moved = (bool(x) for x in body.get("fm", [0, 0]))
-            s._history = []
-            s._dirty()
-        except InputError:
-            raise
-        except (ValueError, KeyError, TypeError, IndexError, AttributeError) as e:
-            raise InputError(f"malformed sun notation: {e}") from None
-        return s
+        made: SunState = read_notation(text, build, cls.DEFAULTS)
+        return made
 
 
 def _finite(*v: object) -> bool:

@@ -31,7 +31,6 @@ from sim.core.agents import make_agent
 from sim.core.play import play, play_random
 from sim.core.seeding import game_streams
 
-
 MAIN_SEATS = ({"agent": "careful", "skill": "casual"}, {"agent": "aggressive", "skill": "casual"})
 
 
@@ -55,8 +54,8 @@ def whole_game(index: int, seed: int = 1, seats: tuple[dict, ...] = MAIN_SEATS
 def rules_playouts(games: int = 5, first: int = 0) -> tuple[float, float]:
     """(actions per second, games per second) of random playouts on the scripted table, the games
     seeded ``first`` to ``first + games - 1``."""
-    from sim.sun import rules as R
     from sim.sun.game import GAME
+    from sim.sun.rules import SunState
 
     n_actions = 0
     # the generators are made before the clock starts: the first one imports numpy.random (about
@@ -65,7 +64,7 @@ def rules_playouts(games: int = 5, first: int = 0) -> tuple[float, float]:
     t0 = time.perf_counter()
     for g in range(games):
         # every step counts, chance included; the state is made in the clock, as before
-        n_actions += play_random(GAME, None, rngs[g], state=R.SunState.new(2), leads=False).steps
+        n_actions += play_random(GAME, None, rngs[g], state=SunState.new(2), leads=False).steps
     dt = time.perf_counter() - t0
     return n_actions / dt, games / dt
 

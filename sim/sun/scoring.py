@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 import numpy as np
 
-from sim.sun import rules as R
+from sim.sun.actions import MoveMarker, Pass, Stack, Stand
+from sim.sun.gaps import bump_chance as gap_bump
+from sim.sun.gaps import crossing_clearance, crossing_clearances, factors, gate_clear, passable, width_between
+from sim.sun.ring import Geometry, Pos, Ring, gap_width, others_areas, sep_for_width
+from sim.sun.rules import SunState
 from sim.sun.specs import TAU, ShapeSpec
 
 #: Aims tried across each arc of a mark area by :func:`best_aim` (the pass).
@@ -31,20 +35,20 @@ AIM_SAMPLES = 41
 ROOM_WEIGHT = 0.5
 
 
-def room_bonus(st: R.SunState, a: Any) -> float:
+def room_bonus(st: SunState, a: Any) -> float:
     """Bonus (m) for placing a wide stone while narrower ones wait in the field (see ROOM_WEIGHT)."""
-    if not isinstance(a, (R.Stand, R.Stack)):
+    if not isinstance(a, (Stand, Stack)):
         return 0.0
-    widths = [st.geom.shapes[sh].width for sh in st._available_shapes()]
+    widths = [st.geom.shapes[sh].width for sh in st.available_shapes()]
     if not widths:
         return 0.0
     return ROOM_WEIGHT * (st.geom.shapes[a.shape].width - min(widths))
 
 
-def bump_chance(st: R.SunState, a: Any) -> float:
+def bump_chance(st: SunState, a: Any) -> float:
     """Chance (0-1) that a stand ``a`` touches a neighbour: the seat's along-the-ring placement
     noise (normal, ``sigma_place_m``) exceeding the clear gap left on either side."""
-    if not isinstance(a, R.Stand):
+    if not isinstance(a, Stand):
         return 0.0
     ring = st.ring()
     if ring.empty:
@@ -53,38 +57,28 @@ def bump_chance(st: R.SunState, a: Any) -> float:
     return bump_of(st, widths)
 
 
-def stand_sides(st: R.SunState, ring: R.Ring, a: R.Stand) -> tuple[int, R.Pos, tuple[float, float]]:
+def stand_sides(st: SunState, ring: Ring, a: Stand) -> tuple[int, Pos, tuple[float, float]]:
     """Where stand ``a`` goes on a non-empty ``ring``: the gap ``i`` it splits, its position, and
     the clear widths (m) it leaves to the stone before and after it (inf beyond a half turn)."""
     g = st.geom
-    ang = math.radians(a.angle) % R.TAU
+    ang = math.radians(a.angle) % TAU
     s = g.shapes[a.shape]
-    new = R.Pos(-1, ang, g.table.ring_radius, s.width, s.depth, s.height)
-    i = (R.bisect_right(ring.angles, ang) - 1) % ring.n
-    return i, new, (R.gap_width(ring.pos[i], new), R.gap_width(new, ring.pos[(i + 1) % ring.n]))
+    new = Pos(-1, ang, g.table.ring_radius, s.width, s.depth, s.height)
+    i = (bisect_right(ring.angles, ang) - 1) % ring.n
+    return i, new, (gap_width(ring.pos[i], new), gap_width(new, ring.pos[(i + 1) % ring.n]))
 
 
-def bump_of(st: R.SunState, widths: tuple[float, float]) -> float:
+def bump_of(st: SunState, widths: tuple[float, float]) -> float:
     """:func:`bump_chance` of a stand leaving clear ``widths`` (m) to its two neighbours."""
-    g = st.geom
     sigma = st.throwers[st.seat].sigma_place_m if st.seat < len(st.throwers) else 0.0
-    out = 0.0
-    for w in widths:
-        free = w - g.table.min_clearance
-        if not math.isfinite(free):
-            continue
-        if sigma <= 0.0:
-            out += 1.0 if free < 0.0 else 0.0
-        else:
-            out += 0.5 * math.erfc(free / (sigma * math.sqrt(2.0)))
-    return min(1.0, out)
+    return gap_bump(widths, st.geom.table.min_clearance, sigma)
 
 
 #: (j + 0.5) / samples for j < samples, by samples: where the aims sit across an arc
 _FRACTIONS: dict[int, np.ndarray] = {}
 
 
-def best_line(ring: R.Ring, g: R.Geometry, arcs: Sequence[tuple[float, float]], samples: int
+def best_line(ring: Ring, g: Geometry, arcs: Sequence[tuple[float, float]], samples: int
                ) -> tuple[np.ndarray, np.ndarray]:
     """Clearance (m) at both ring crossings of ``samples`` evenly spread aims per arc, and the aims."""
     if not arcs:
@@ -92,14 +86,14 @@ def best_line(ring: R.Ring, g: R.Geometry, arcs: Sequence[tuple[float, float]], 
     k = _FRACTIONS.get(samples)
     if k is None:
         k = _FRACTIONS[samples] = (np.arange(samples) + 0.5) / samples
-    aims = np.concatenate([np.mod(s + min(e - s, R.TAU) * k, R.TAU) for s, e in arcs])
+    aims = np.concatenate([np.mod(s + min(e - s, TAU) * k, TAU) for s, e in arcs])
     # both crossings in one vectorised call (element-wise, so the same numbers as two calls)
     both = ring.clearances(np.concatenate([aims, aims + math.pi]), g)
     return np.minimum(both[:len(aims)], both[len(aims):]), aims
 
 
-def best_aim(state: R.SunState, samples: int = AIM_SAMPLES, seat: int | None = None, want_all: bool = False
-             ) -> tuple[float, R.Pass | None, list[tuple[float, float]]]:
+def best_aim(state: SunState, samples: int = AIM_SAMPLES, seat: int | None = None, want_all: bool = False
+             ) -> tuple[float, Pass | None, list[tuple[float, float]]]:
     """The pass whose line has the most clearance at both ring crossings, for ``seat`` (default:
     the mover; another seat's value says how hard its next pass would be on this ring).
 
@@ -117,7 +111,7 @@ def best_aim(state: R.SunState, samples: int = AIM_SAMPLES, seat: int | None = N
     if want_all:
         order = np.argsort(-c, kind="stable")
         tried = [(float(c[j]), float(aims[j])) for j in order]
-    return float(c[k]), R.Pass(math.degrees(float(aims[k])) % 360.0, g.min_release), tried
+    return float(c[k]), Pass(math.degrees(float(aims[k])) % 360.0, g.min_release), tried
 
 
 @dataclass
@@ -126,8 +120,8 @@ class RingMemo:
     samples) and which gaps are passable. The previews of one placement share one ring, so every
     marker and opponent area on it is scored once."""
 
-    ring: R.Ring
-    g: R.Geometry
+    ring: Ring
+    g: Geometry
     area: dict[tuple[int, int], float] = field(default_factory=dict)
     passable: list[bool] | None = None
 
@@ -138,7 +132,7 @@ _RING_MEMOS: dict[int, RingMemo] = {}
 _RING_MEMOS_KEPT = 512
 
 
-def ring_memo(ring: R.Ring, g: R.Geometry) -> RingMemo:
+def ring_memo(ring: Ring, g: Geometry) -> RingMemo:
     m = _RING_MEMOS.get(id(ring))
     if m is None or m.ring is not ring or m.g is not g:
         if len(_RING_MEMOS) >= _RING_MEMOS_KEPT:
@@ -147,7 +141,7 @@ def ring_memo(ring: R.Ring, g: R.Geometry) -> RingMemo:
     return m
 
 
-def area_clear(ring: R.Ring, g: R.Geometry, marker: float, samples: int) -> float:
+def area_clear(ring: Ring, g: Geometry, marker: float, samples: int) -> float:
     """Best line clearance (m) through the standard-mode mark area that contains ``marker`` (or
     the nearest gap), over ``samples`` aims per arc; +1 on an empty ring, -inf with no opening."""
     if ring.empty:
@@ -166,7 +160,7 @@ def area_clear(ring: R.Ring, g: R.Geometry, marker: float, samples: int) -> floa
     return got
 
 
-def prefetch_areas(ring: R.Ring, g: R.Geometry, wants: Sequence[tuple[float, int]]) -> None:
+def prefetch_areas(ring: Ring, g: Geometry, wants: Sequence[tuple[float, int]]) -> None:
     """Compute :func:`area_clear` for every (marker, samples) of ``wants`` on ``ring`` in one
     vectorised call (the same aims and the same element-wise numbers as one call each), so that
     the scoring that follows finds them cached."""
@@ -180,7 +174,7 @@ def _fractions(samples: int) -> np.ndarray:
     return k
 
 
-def prefetch_rings(g: R.Geometry, jobs: Sequence[tuple[R.Ring, Sequence[tuple[float, int]]]]) -> None:
+def prefetch_rings(g: Geometry, jobs: Sequence[tuple[Ring, Sequence[tuple[float, int]]]]) -> None:
     """:func:`prefetch_areas` for several rings at once (a decision's previews): every mark area
     of every ring in one vectorised pass, which costs about as much as one ring's. Each clearance
     is the element-wise arithmetic of :meth:`~sim.sun.ring.Ring.clearances` on :func:`best_line`'s
@@ -190,7 +184,7 @@ def prefetch_rings(g: R.Geometry, jobs: Sequence[tuple[R.Ring, Sequence[tuple[fl
     bases: list[float] = []  # per arc of a mark area (best_line's two): start (rad), span (rad), samples
     spans: list[float] = []
     counts: list[int] = []
-    work: list[tuple[R.Ring, int]] = []  # (ring, its aims) of each ring with areas to compute
+    work: list[tuple[Ring, int]] = []  # (ring, its aims) of each ring with areas to compute
     for ring, wants in jobs:
         if ring.empty:
             continue
@@ -213,24 +207,15 @@ def prefetch_rings(g: R.Geometry, jobs: Sequence[tuple[R.Ring, Sequence[tuple[fl
             work.append((ring, 2 * sum(c for _, c in mine)))
     if not todo:
         return
-    # per gap, ring after ring: what Ring._np holds (gap i from position a = i to b = i + 1)
-    cols: dict[str, list[Any]] = {c: [] for c in ("a_ang", "b_ang", "start", "span", "closed", "a_rd", "a_hw",
-                                                  "b_rd", "b_hw")}
-    rings: list[tuple[R.Ring, int, int]] = []  # (ring, its first gap in cols, its aims)
-    gz = g.gate_clear_z
+    # per gap, ring after ring: the rings' gap columns (Ring.gap_columns), gathered
+    cols: dict[str, list[Any]] = {}
+    rings: list[tuple[Ring, int, int]] = []  # (ring, its first gap in cols, its aims)
+    first = 0
     for ring, m in work:
-        n = ring.n
-        rings.append((ring, len(cols["a_ang"]), m))
-        nxt = [ring.pos[(j + 1) % n] for j in range(n)]
-        cols["a_ang"] += ring.angles
-        cols["b_ang"] += [p.angle for p in nxt]
-        cols["start"] += ring.start
-        cols["span"] += [e - s for s, e in zip(ring.start, ring.end)]
-        cols["closed"] += [u is not None and u < gz for u in ring.under]
-        cols["a_rd"] += [p.radius - 0.5 * p.depth for p in ring.pos]
-        cols["a_hw"] += [0.5 * p.width for p in ring.pos]
-        cols["b_rd"] += [p.radius - 0.5 * p.depth for p in nxt]
-        cols["b_hw"] += [0.5 * p.width for p in nxt]
+        rings.append((ring, first, m))
+        for name, column in ring.gap_columns(g).items():
+            cols.setdefault(name, []).extend(column)
+        first += ring.n
     k = np.concatenate([_fractions(c) for c in counts])
     aims = np.mod(np.repeat(np.array(bases), counts) + np.repeat(np.array(spans), counts) * k, TAU)
     m_all = len(aims)
@@ -244,18 +229,9 @@ def prefetch_rings(g: R.Geometry, jobs: Sequence[tuple[R.Ring, Sequence[tuple[fl
         for lo in (at, m_all + at):  # the aims, then their opposite crossings
             idx[lo:lo + m] = (np.searchsorted(arr, xa[lo:lo + m], side="right") - 1) % ring.n + first
         at += m
-    A = {c: np.array(v, dtype=bool if c == "closed" else float)[idx] for c, v in cols.items()}
-    # from here Ring.clearances, line by line, on the gathered columns
-    off = np.mod(x - A["start"], TAU)
-    span = A["span"]
-    inside = (span >= 0.0) & (off <= span) & ~A["closed"]
-    da = np.mod(x - A["a_ang"], TAU)
-    db = np.mod(A["b_ang"] - x, TAU)
-    q = 0.5 * math.pi
-    ha, hb = np.minimum(da, q), np.minimum(db, q)
-    ca = np.where(da < q, A["a_rd"] * np.sin(ha) - A["a_hw"] * np.cos(ha), 1.0)
-    cb = np.where(db < q, A["b_rd"] * np.sin(hb) - A["b_hw"] * np.cos(hb), 1.0)
-    both = np.where(inside, np.minimum(ca, cb) - g.ball.radius, -1.0)
+    A = {name: np.array(column, dtype=bool if name == "closed" else float)[idx] for name, column in cols.items()}
+    both = crossing_clearances(x, A["start"], A["span"], A["closed"], A["a_ang"], A["a_rd"], A["a_hw"], A["b_ang"],
+                               A["b_rd"], A["b_hw"], g.ball.radius)
     line = np.minimum(both[:m_all], both[m_all:])  # best_line: the worse of its two crossings
     starts = [0]
     for _, _, c in todo[:-1]:
@@ -270,35 +246,35 @@ class Preview:
     """The ring and every seat's markers after a placement and one marker move, nominally (no
     noise, no physics): what ``careful`` and ``aggressive`` score without copying the state."""
 
-    ring: R.Ring
+    ring: Ring
     markers: list[list[float]]
-    move: R.MoveMarker | None
+    move: MoveMarker | None
 
 
-def previews(st: R.SunState, a: Any) -> list[Preview] | None:
+def previews(st: SunState, a: Any) -> list[Preview] | None:
     """One :class:`Preview` per legal marker move after placement ``a`` (one with ``move=None``
     after a gate or on a turn without a marker move); ``[]`` when no marker move would be legal;
     None in orbit mode (the callers then play the turn out on a copy)."""
-    if st.rules["mode"] != "standard":
+    if st.rules.mode != "standard":
         return None
     g = st.geom
     ring = st.ring()
     anchor: int | None = None
-    if isinstance(a, R.Stand):
-        stone = st._stone_for(a.shape)
+    if isinstance(a, Stand):
+        stone = st.stone_for(a.shape)
         sh = g.shapes[a.shape]
-        new = R.Pos(stone, math.radians(a.angle) % R.TAU, g.table.ring_radius, sh.width, sh.depth, sh.height)
-        # Ring.plus: the ring _ring_with builds, from this ring's gap lists (tests/sun/test_sun_agents.py)
-        ring2 = ring.plus(new) if ring.n >= 2 and stone not in ring.index else st._ring_with(new_pos=new)
+        new = Pos(stone, math.radians(a.angle) % TAU, g.table.ring_radius, sh.width, sh.depth, sh.height)
+        # Ring.plus: the ring ring_with builds, from this ring's gap lists (tests/sun/test_sun_agents.py)
+        ring2 = ring.plus(new) if ring.n >= 2 and stone not in ring.index else st.ring_with(new_pos=new)
         anchor = stone
-    elif isinstance(a, R.Stack):
-        stone = st._stone_for(a.shape)
-        ring2 = st._ring_with(new_pos=R.replace(st.stacked_pos(ring.pos[ring.index[a.on]], a.shape), top=stone))
+    elif isinstance(a, Stack):
+        stone = st.stone_for(a.shape)
+        ring2 = st.ring_with(new_pos=replace(st.stacked_pos(ring.pos[ring.index[a.on]], a.shape), top=stone))
         anchor = a.on
     else:
-        pa = st._pos_without(ring.pos[ring.index[a.a]], a.stone)
-        pb = st._pos_without(ring.pos[ring.index[a.b]], a.stone)
-        ring2 = st._ring_with(removed=a.stone, gate=(a.a, a.b, min(pa.top_z, pb.top_z)))
+        pa = st.position_without(ring.pos[ring.index[a.a]], a.stone)
+        pb = st.position_without(ring.pos[ring.index[a.b]], a.stone)
+        ring2 = st.ring_with(removed=a.stone, gate=(a.a, a.b, min(pa.top_z, pb.top_z)))
     markers = [list(ms) for ms in st.markers]
     if not ring2.empty:
         for ms in markers:
@@ -307,11 +283,11 @@ def previews(st: R.SunState, a: Any) -> list[Preview] | None:
                     gi = ring2.nearest_gap(m)
                     if gi is not None:
                         ms[k] = ring2.middle(gi)
-    if anchor is None or st._first_turn() or ring2.n < 2:
+    if anchor is None or st.is_free_turn() or ring2.n < 2:
         return [Preview(ring2, markers, None)]
     out = []
     k = ring2.index[anchor]
-    for mv in st._marker_options(ring2, anchor=anchor):
+    for mv in st.marker_options(ring2, anchor=anchor):
         gi = k if mv.side == "ccw" else (k - 1) % ring2.n
         mk = [list(ms) for ms in markers]
         mk[st.seat][mv.marker] = ring2.middle(gi)
@@ -319,44 +295,43 @@ def previews(st: R.SunState, a: Any) -> list[Preview] | None:
     return out
 
 
-def free_gaps_of(ring: R.Ring, g: R.Geometry, markers: Sequence[Sequence[float]], seat: int) -> int:
+def free_gaps_of(ring: Ring, g: Geometry, markers: Sequence[Sequence[float]], seat: int) -> int:
     """Passable gaps that are no other seat's mark area."""
     if ring.empty:
         return 0
-    others = {ring.keys[x] for s_, ms in enumerate(markers) if s_ != seat for m in ms
-              if (x := ring.nearest_gap(m)) is not None}
+    others = others_areas(ring, markers, seat)
     memo = ring_memo(ring, g)
-    if memo.passable is None:  # Ring.passable of each gap, inlined
+    if memo.passable is None:  # Ring.passable of each gap
         pw, gz = g.pass_width, g.gate_clear_z
-        memo.passable = [not w < pw and (u is None or u >= gz) for w, u in zip(ring.width, ring.under)]
+        memo.passable = [passable(w, u, pw, gz) for w, u in zip(ring.width, ring.under)]
     ok = memo.passable
     return sum(1 for i in range(ring.n) if ring.keys[i] not in others and ok[i])
 
 
-def free_gaps(state: R.SunState) -> int:
+def free_gaps(state: SunState) -> int:
     ring = state.ring()
     if ring.empty:
         return 0
-    others = state._others_areas(ring)  # noqa: SLF001 - same package
+    others = state.other_seats_areas(ring)  # noqa: SLF001 - same package
     return sum(1 for i in range(ring.n) if ring.keys[i] not in others and ring.passable(i, state.geom))
 
 
 class QuickRing:
-    """One ring's numbers as plain floats for scoring many candidate placements on it: the same
-    arithmetic as :func:`stand_sides`, :func:`sim.sun.ring.gap_width` and
-    :meth:`sim.sun.ring.Ring.clearance_at` (the same operations in the same order, so bit for bit
-    the same values), without building a :class:`~sim.sun.ring.Pos` per candidate, the method
-    calls and the per-angle caches; and :func:`bump_of` for the mover of ``st``. Built once per
-    placement decision on ``st``'s ring (a ring never changes).
+    """One ring's numbers as plain floats for scoring many candidate placements on it: the gap
+    kernel (``sim.sun.gaps``) called on the ring's lists, as :func:`stand_sides` and
+    :meth:`sim.sun.ring.Ring.clearance_at` call it (so the very same values), without building a
+    :class:`~sim.sun.ring.Pos` per candidate, the method calls and the per-angle caches; and
+    :func:`bump_of` for the mover of ``st``. Built once per placement decision on ``st``'s ring
+    (a ring never changes).
 
-    ``rd`` and ``hw`` are each position's ``radius - depth / 2`` and ``width / 2`` (m), the two
-    factors of :func:`~sim.sun.ring.clearance_to_bisector`. The ring must not be empty.
+    ``rd`` and ``hw`` are each position's factors in the kernel (``radius - depth / 2`` and
+    ``width / 2``, m). The ring must not be empty.
     """
 
     __slots__ = ("ring", "n", "angles", "start", "end", "closed", "rd", "hw", "ball_r", "ring_r", "sigma",
-                 "min_clear", "noise", "pass_width", "stacked_pos")
+                 "min_clear", "pass_width", "stacked_pos")
 
-    def __init__(self, st: R.SunState) -> None:
+    def __init__(self, st: SunState) -> None:
         ring, g = st.ring(), st.geom
         self.ring = ring
         self.n = ring.n
@@ -364,28 +339,17 @@ class QuickRing:
         self.start = ring.start
         self.end = ring.end
         gz = g.gate_clear_z
-        self.closed = [u is not None and u < gz for u in ring.under]
-        self.rd = [p.radius - 0.5 * p.depth for p in ring.pos]
-        self.hw = [0.5 * p.width for p in ring.pos]
+        self.closed = [not gate_clear(u, gz) for u in ring.under]
+        self.rd = [p.rd for p in ring.pos]
+        self.hw = [p.hw for p in ring.pos]
         self.ball_r = g.ball.radius
         self.ring_r = g.table.ring_radius
         self.pass_width = g.pass_width
-        #: the mover's along-the-ring placement noise (m) and what :func:`bump_of` divides by
+        #: the mover's along-the-ring placement noise (m), for :func:`bump_of`
         self.sigma = st.throwers[st.seat].sigma_place_m if st.seat < len(st.throwers) else 0.0
-        self.noise = self.sigma * math.sqrt(2.0)
         self.min_clear = g.table.min_clearance
         #: the state's ``stacked_pos``: a stack's footprint as the rules see it
         self.stacked_pos = st.stacked_pos
-
-    def width(self, a_ang: float, a_rd: float, a_hw: float, b_ang: float, b_rd: float, b_hw: float) -> float:
-        """:func:`~sim.sun.ring.gap_width` (m) from a position at ``a_ang`` (rad) with factors
-        ``a_rd``, ``a_hw`` (m) counter-clockwise to one at ``b_ang``; inf beyond a half turn."""
-        sep = (b_ang - a_ang) % TAU
-        if sep >= math.pi:
-            return math.inf
-        h = 0.5 * sep
-        sn, cs = math.sin(h), math.cos(h)
-        return (a_rd * sn - a_hw * cs) + (b_rd * sn - b_hw * cs)
 
     def stand(self, angle_deg: float, s: ShapeSpec) -> tuple[int, float, float, float]:
         """:func:`stand_sides` of a stand of shape ``s`` at ``angle_deg`` (degrees): the gap ``i``
@@ -394,9 +358,9 @@ class QuickRing:
         n = self.n
         i = (bisect_right(self.angles, ang) - 1) % n
         j = (i + 1) % n
-        rd, hw = self.ring_r - 0.5 * s.depth, 0.5 * s.width
-        return (i, ang, self.width(self.angles[i], self.rd[i], self.hw[i], ang, rd, hw),
-                self.width(ang, rd, hw, self.angles[j], self.rd[j], self.hw[j]))
+        rd, hw = factors(self.ring_r, s.depth, s.width)
+        return (i, ang, width_between(self.angles[i], self.rd[i], self.hw[i], ang, rd, hw),
+                width_between(ang, rd, hw, self.angles[j], self.rd[j], self.hw[j]))
 
     def stand_pairs(self, sides: tuple[int, float, float, float]) -> tuple[tuple[float, float, float], ...]:
         """The two gaps beside a stand (its :meth:`stand` ``sides``) as (clear width in m, angle of
@@ -406,14 +370,15 @@ class QuickRing:
 
     def stack_pairs(self, k: int, s: ShapeSpec) -> tuple[tuple[float, float, float], ...]:
         """:meth:`stand_pairs` of a stone of shape ``s`` stacked on position ``k``: the position
-        grows to the footprint of both stones (``SunBoard.stacked_pos``); a one-stone ring's
+        grows to the footprint of both stones (the state's ``stacked_pos``); a one-stone ring's
         position has itself on both sides and so no gap (inf)."""
         p = self.stacked_pos(self.ring.pos[k], s.name)
-        rd, hw = p.radius - 0.5 * p.depth, 0.5 * p.width
         n, ang = self.n, self.angles
         b, c = (k - 1) % n, (k + 1) % n
-        return ((self.width(ang[b], self.rd[b], self.hw[b], p.angle, rd, hw) if b != k else math.inf, ang[b], p.angle),
-                (self.width(p.angle, rd, hw, ang[c], self.rd[c], self.hw[c]) if c != k else math.inf, p.angle, ang[c]))
+        return ((width_between(ang[b], self.rd[b], self.hw[b], p.angle, p.rd, p.hw) if b != k else math.inf,
+                 ang[b], p.angle),
+                (width_between(p.angle, p.rd, p.hw, ang[c], self.rd[c], self.hw[c]) if c != k else math.inf,
+                 p.angle, ang[c]))
 
     def best_side(self, pairs: Sequence[tuple[float, float, float]]) -> float:
         """Best pass clearance (m) through one of ``pairs``' passable gaps (:meth:`stand_pairs`):
@@ -430,16 +395,7 @@ class QuickRing:
 
     def bump(self, wl: float, wr: float) -> float:
         """:func:`bump_of` (0-1) of a stand leaving clear widths ``wl`` and ``wr`` (m)."""
-        out = 0.0
-        for w in (wl, wr):
-            free = w - self.min_clear
-            if not math.isfinite(free):
-                continue
-            if self.sigma <= 0.0:
-                out += 1.0 if free < 0.0 else 0.0
-            else:
-                out += 0.5 * math.erfc(free / self.noise)
-        return min(1.0, out)
+        return gap_bump((wl, wr), self.min_clear, self.sigma)
 
     def clearance_at(self, angle: float) -> float:
         """:meth:`~sim.sun.ring.Ring.clearance_at` (m) of a line crossing the ring at ``angle`` (rad)."""
@@ -450,15 +406,11 @@ class QuickRing:
         if not (span >= 0.0 and ((angle - s) % TAU) <= span) or self.closed[i]:
             return -1.0
         j = (i + 1) % n
-        q = math.pi / 2
-        da = (angle - self.angles[i]) % TAU
-        db = (self.angles[j] - angle) % TAU
-        ca = self.rd[i] * math.sin(da) - self.hw[i] * math.cos(da) if da < q else 1.0
-        cb = self.rd[j] * math.sin(db) - self.hw[j] * math.cos(db) if db < q else 1.0
-        return min(ca, cb) - self.ball_r
+        return crossing_clearance(angle, self.angles[i], self.rd[i], self.hw[i], self.angles[j], self.rd[j],
+                                  self.hw[j], self.ball_r)
 
 
-def narrowing_stands(st: R.SunState) -> list[R.Stand]:
+def narrowing_stands(st: SunState) -> list[Stand]:
     """Legal stands that leave an opponent's mark area just passable (2 mm spare) or just
     impassable (3 mm short), from either end of it: the legal set is exact intervals, and
     these angles are rarely among the samples offered in ``legal_actions``."""
@@ -468,8 +420,8 @@ def narrowing_stands(st: R.SunState) -> list[R.Stand]:
     g = st.geom
     r = g.table.ring_radius
     gaps = {ring.gap_of_angle(m) for o, ms in enumerate(st.markers) if o != st.seat for m in ms}
-    out: list[R.Stand] = []
-    for shape in st._available_shapes():
+    out: list[Stand] = []
+    for shape in st.available_shapes():
         sh = g.shapes[shape]
         for i in gaps:
             if i is None or ring.under[i] is not None:
@@ -477,10 +429,10 @@ def narrowing_stands(st: R.SunState) -> list[R.Stand]:
             a, b = ring.pos[i], ring.pos[(i + 1) % ring.n]
             for width in (g.pass_width + 0.002, g.pass_width - 0.003):
                 for p, sign in ((a, 1.0), (b, -1.0)):
-                    d = R.sep_for_width(p, r, sh, width)
+                    d = sep_for_width(p, r, sh, width)
                     if d is None:
                         continue
-                    act = R.Stand(shape, round(math.degrees((p.angle + sign * d) % R.TAU), 6) % 360.0)
-                    if act not in out and st._check_place(act) is None:
+                    act = Stand(shape, round(math.degrees((p.angle + sign * d) % TAU), 6) % 360.0)
+                    if act not in out and st.placement_problem(act) is None:
                         out.append(act)
     return out

@@ -14,7 +14,7 @@ poses whenever the state changed since the last build. Every pass and placement 
 from a fresh world built from the poses, so its result is a pure function of (poses, parameters,
 command, noise): a copy of the table gives bit-identical results, which is what a planner trying
 passes on a copy needs. The pose-level records, what a pass and a placement report
-(:class:`TablePass`, :class:`TablePlacement`) and the judging rules live in :mod:`sim.sun.stones`,
+(:class:`TablePass`, :class:`TablePlacement`) and the judging rules live in :mod:`sim.sun.table_state`,
 pose recording in :mod:`sim.sun.recording`.
 
 A pass (:meth:`SunTable.pass_ball`): the ball is released from rest (plus the thrower's push) at
@@ -43,7 +43,7 @@ from sim.core.errors import InputError
 from sim.sun.layout import TAU, Layout, ShapeSpec, wrap_angle
 from sim.sun.recording import PoseRecorder, record_frame, record_setup
 from sim.sun.ring import Pos, Ring, inside_opening, pose_bottom, position_of, quat_yaw
-from sim.sun.stones import (Cause, Crossing, Penalty, Role, StoneState, TablePass, TablePlacement, TableSnapshot,
+from sim.sun.table_state import (Cause, Crossing, Penalty, Role, StoneState, TablePass, TablePlacement, TableSnapshot,
                             fix_supports, gate_pose, judge, rotation_matrix, top_z)
 from sim.sun.thrower import ZERO_PASS, ZERO_PLACE, TablePassNoise, TablePlaceNoise
 from sim.sun.world import TableWorld, add_stepping_wall_s, metres_text, stepping_wall_s
@@ -188,7 +188,7 @@ class SunTable(TableWorld):
             if s.role != "stand":
                 continue
             stones = [s, *on.get(s.id, [])]
-            # the footprint of its stones as they stand: the rules' view (``SunBoard._new_pos``)
+            # the footprint of its stones as they stand: the rules' view (``SunCache._new_pos``)
             out.append(position_of(s.id, [((*t.pos, *t.quat), self.shapes[t.shape]) for t in stones],
                                    stones[-1].id if len(stones) > 1 else -1))
         out.sort(key=lambda q: q.angle)

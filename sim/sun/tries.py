@@ -24,7 +24,9 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
-from sim.sun import rules as R
+from sim.sun.actions import Gate, Stack, Stand
+from sim.sun.rules import SunState
+from sim.sun.specs import TAU
 
 
 class Tries:
@@ -40,7 +42,7 @@ class Tries:
         self._turn: tuple[int, int] | None = None
         self._made: list[Any] = []
 
-    def start(self, st: R.SunState) -> None:
+    def start(self, st: SunState) -> None:
         """Begin a placement decision on ``st`` (a new turn's first attempt forgets the last turn's)."""
         key = (st.turn, st.seat)
         if st.attempts == 0 or key != self._turn:
@@ -50,28 +52,28 @@ class Tries:
         """Remember placement ``a``, the one chosen after :meth:`start`."""
         self._made.append(a)
 
-    def failed(self, st: R.SunState) -> list[Any]:
+    def failed(self, st: SunState) -> list[Any]:
         """The seat's placements of ``st``'s turn that failed (empty on another turn or seat)."""
         if self._turn != (st.turn, st.seat) or st.attempts <= 0 or not self._made:
             return []
         return self._made[-st.attempts:]
 
 
-def near(st: R.SunState, a: Any, b: Any) -> bool:
+def near(st: SunState, a: Any, b: Any) -> bool:
     """Whether placement ``a`` would go where placement ``b`` went (see the module docstring)."""
-    if isinstance(a, R.Stand) and isinstance(b, R.Stand):
+    if isinstance(a, Stand) and isinstance(b, Stand):
         g = st.geom
         half = 0.5 * (g.shapes[a.shape].width + g.shapes[b.shape].width) / g.table.ring_radius  # rad
-        d = abs((math.radians(a.angle - b.angle) + math.pi) % R.TAU - math.pi)
+        d = abs((math.radians(a.angle - b.angle) + math.pi) % TAU - math.pi)
         return d < half
-    if isinstance(a, R.Stack) and isinstance(b, R.Stack):
+    if isinstance(a, Stack) and isinstance(b, Stack):
         return a.on == b.on
-    if isinstance(a, R.Gate) and isinstance(b, R.Gate):
+    if isinstance(a, Gate) and isinstance(b, Gate):
         return {a.a, a.b} == {b.a, b.b}
     return False
 
 
-def avoid(st: R.SunState, cands: Sequence[Any], failed: Sequence[Any]) -> list[Any]:
+def avoid(st: SunState, cands: Sequence[Any], failed: Sequence[Any]) -> list[Any]:
     """The candidates that overlap the fewest ``failed`` placements, in their order (all of them
     when nothing failed; when every candidate overlaps one, those that overlap the fewest)."""
     if not failed or not cands:

@@ -3,16 +3,18 @@ rules' fast paths and exact intervals with the straightforward computation."""
 
 from __future__ import annotations
 
-from sim.sun import rules as R
+from sim.sun.protocol import ScriptedTable
+from sim.sun.ring import Geometry
+from sim.sun.rules import SunState
 from sim.sun.thrower import SKILLS
 
-G = R.Geometry()
+G = Geometry()
 
 
-def variant_state(seed: int) -> R.SunState:
+def variant_state(seed: int) -> SunState:
     """A new game on the scripted table whose variant follows the seed: 2-4 players, standard or
     orbit mode, open or random field, both ``marker_change`` readings, casual hands."""
     players = 2 + seed % 3
     rules = {"mode": "orbit" if seed % 4 == 3 else "standard", "field": "random" if seed % 2 else "open",
              "marker_change": "new_gap" if seed % 5 == 4 else "new_stone"}
-    return R.SunState.new(players, rules, table=R.ScriptedTable(G), throwers=[SKILLS["casual"]] * players)
+    return SunState.new(players, rules, table=ScriptedTable(G), throwers=[SKILLS["casual"]] * players)

@@ -16,11 +16,15 @@ from sim.core.game import CHANCE, GameConfig
 from sim.core.play import play
 from sim.sun import agent_base
 from sim.sun import agents as A
-from sim.sun import rules as R
 from sim.sun import scoring as S
+from sim.sun.actions import Stand
+from sim.sun.protocol import ScriptedTable
+from sim.sun.ring import Geometry, Pos, Ring
+from sim.sun.rules import SunState
+from sim.sun.specs import TAU
 from sim.sun.thrower import SKILLS
 
-G = R.Geometry()
+G = Geometry()
 CFG = GameConfig(num_players=2, seats=({"agent": "careful"}, {"agent": "aggressive"}))
 
 
@@ -30,16 +34,16 @@ def _agent(name: str, seat: int) -> Any:
     return A.AGENTS[name].factory(game=GAME, seat=seat, rng=np.random.default_rng(seat), config=CFG)
 
 
-def _placement_positions(rules: dict[str, Any] | None, seed: int, keep: int) -> list[R.SunState]:
+def _placement_positions(rules: dict[str, Any] | None, seed: int, keep: int) -> list[SunState]:
     """Copies of the placement positions (after the first turns) of a careful-vs-aggressive game on
     the scripted table with casual hands (so that the bump chance is neither 0 nor 1)."""
     from sim.sun.game import GAME
 
-    s = R.SunState.new(2, rules, table=R.ScriptedTable(G), throwers=[SKILLS["casual"]] * 2)
-    out: list[R.SunState] = []
+    s = SunState.new(2, rules, table=ScriptedTable(G), throwers=[SKILLS["casual"]] * 2)
+    out: list[SunState] = []
 
-    def keep_placement(st: R.SunState, _step: int) -> None:
-        if not st.is_terminal() and st.current_player() != CHANCE and st.phase == "place" and not st._first_turn():
+    def keep_placement(st: SunState, _step: int) -> None:
+        if not st.is_terminal() and st.current_player() != CHANCE and st.phase == "place" and not st.is_free_turn():
             out.append(st.clone())
 
     play(GAME, CFG, [_agent("careful", 0), _agent("aggressive", 1)], np.random.default_rng(seed), state=s,
@@ -52,10 +56,10 @@ def _no_shortcuts(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Every candidate scored afresh: no per-decision memo, no ring cache, no batched areas."""
 
     @contextmanager
-    def no_memo(self: Any, st: R.SunState) -> Iterator[None]:
+    def no_memo(self: Any, st: SunState) -> Iterator[None]:
         yield
 
-    def one_by_one(self: Any, st: R.SunState, cands: Any) -> list[float]:
+    def one_by_one(self: Any, st: SunState, cands: Any) -> list[float]:
         return [self.quick_score(st, a) for a in cands]
 
     with monkeypatch.context() as m:
@@ -123,7 +127,7 @@ def test_quick_ring_equals_the_ring_and_stand_sides() -> None:
     for st in _placement_positions(None, seed=7, keep=10):
         ring, qr = st.ring(), S.QuickRing(st)
         for a in st.legal_actions():
-            if isinstance(a, R.Stand):
+            if isinstance(a, Stand):
                 i, new, widths = S.stand_sides(st, ring, a)
                 assert qr.stand(a.angle, st.geom.shapes[a.shape]) == (i, new.angle, *widths)
                 assert qr.bump(*widths) == S.bump_of(st, widths)
@@ -157,14 +161,14 @@ def test_ring_plus_is_the_ring_that_ring_with_builds() -> None:
     checked = 0
     for st in _placement_positions(None, seed=8, keep=10) + _placement_positions({"field": "random"}, seed=2, keep=6):
         ring, g = st.ring(), st.geom
-        stands = [a for a in st.legal_actions() if isinstance(a, R.Stand)]
+        stands = [a for a in st.legal_actions() if isinstance(a, Stand)]
         # every legal stand, and angles right at the ring's start and end (the wrap-around cases)
-        for a in stands + [R.Stand(stands[0].shape, x) for x in (0.0, 1e-9, 359.999999)] if stands else []:
+        for a in stands + [Stand(stands[0].shape, x) for x in (0.0, 1e-9, 359.999999)] if stands else []:
             sh = g.shapes[a.shape]
-            new = R.Pos(st._stone_for(a.shape), np.radians(a.angle) % R.TAU, g.table.ring_radius,
+            new = Pos(st.stone_for(a.shape), np.radians(a.angle) % TAU, g.table.ring_radius,
                         sh.width, sh.depth, sh.height)
-            fast, slow = ring.plus(new), st._ring_with(new_pos=new)
-            for name in R.Ring.__slots__:
+            fast, slow = ring.plus(new), st.ring_with(new_pos=new)
+            for name in Ring.__slots__:
                 assert getattr(fast, name) == getattr(slow, name), name
             # the gaps that did not change share their memo with this ring, as __init__'s reuse does
             shared = {id(m): i for i, m in enumerate(ring.memo)}

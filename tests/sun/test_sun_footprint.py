@@ -14,16 +14,22 @@ import math
 import pytest
 
 from sim.core.quaternions import quat_multiply, quat_yaw
-from sim.sun import rules as R
-from sim.sun.ring import footprint, lintel_overlaps, position_of, sep_for_width
+from sim.sun.actions import Gate, Stand
+from sim.sun.legality import check_gate
+from sim.sun.position import BASE, TOP
+from sim.sun.protocol import ScriptedTable
+from sim.sun.ring import Geometry, Pos, Pose, footprint, lintel_overlaps, position_of, sep_for_width
+from sim.sun.rules import SunState
+from sim.sun.specs import ShapeSpec
+from sim.sun.stands import check_stand
 
-G = R.Geometry()
+G = Geometry()
 RR = G.table.ring_radius
 BLOCK, PILLAR = G.shapes["block"], G.shapes["pillar"]
 
 
-def _upright(angle: float, shape: R.ShapeSpec, yaw: float = 0.0, radius: float = RR, z: float | None = None,
-             lean: float = 0.0) -> R.Pose:
+def _upright(angle: float, shape: ShapeSpec, yaw: float = 0.0, radius: float = RR, z: float | None = None,
+             lean: float = 0.0) -> Pose:
     """A stone centred at ``radius`` on the ray at ``angle`` (rad), facing the centre, turned ``yaw``
     about the vertical and leant ``lean`` (rad) about its own width axis (outwards)."""
     q = quat_yaw(angle + yaw)
@@ -52,19 +58,19 @@ def test_a_turned_or_leaning_stone_covers_its_projection() -> None:
     assert d == pytest.approx(PILLAR.depth * math.cos(beta) + PILLAR.height * math.sin(beta), abs=1e-9)
 
 
-def _overhang_state(offset: float) -> R.SunState:
+def _overhang_state(offset: float) -> SunState:
     """Blocks at 0, 120 and 240 deg, a block stacked on the one at 0 deg and shifted ``offset`` m
     along the ring (counter-clockwise); seat 1 to place, the other seat's marker opposite."""
-    s = R.SunState.new(2, table=R.ScriptedTable(G))
+    s = SunState.new(2, table=ScriptedTable(G))
     s.set_position([("block", 0.0, 1), ("block", 0.0, 2), ("block", math.radians(120.0), 1),
                     ("block", math.radians(240.0), 1)])
     s.played = [True, True]
     s.seat = 1
     s.markers = [[math.radians(180.0)], [math.radians(300.0)]]
-    top = next(i for i, r in enumerate(s.role) if r == R.TOP)
+    top = next(i for i, r in enumerate(s.role) if r == TOP)
     p = s.pose[top]
     s.pose[top] = (p[0], p[1] + offset, *p[2:])
-    s._dirty()
+    s.cache.invalidate()
     s._begin_turn()
     return s
 
@@ -73,16 +79,16 @@ def test_a_stand_overlapping_a_stack_top_that_overhangs_the_gap_is_refused() -> 
     # the case of the sensitivity study: the top 4.9 mm off its base towards the spot, the stand
     # where the base alone would leave it a 4 mm clearance
     s = _overhang_state(0.0049)
-    base = R.Pos(0, 0.0, RR, BLOCK.width, BLOCK.depth, BLOCK.height)  # the base stone alone
+    base = Pos(0, 0.0, RR, BLOCK.width, BLOCK.depth, BLOCK.height)  # the base stone alone
     sep = sep_for_width(base, RR, PILLAR, 0.004)
     assert sep is not None
-    ccw, cw = R.Stand("pillar", math.degrees(sep)), R.Stand("pillar", 360.0 - math.degrees(sep))
+    ccw, cw = Stand("pillar", math.degrees(sep)), Stand("pillar", 360.0 - math.degrees(sep))
     # that stand overlaps the top by 4.9 - 4 = 0.9 mm (less the top's own cos): refused
-    assert s._check_stand(ccw) == f"not clear of stone #{s.ring().pos[0].id}"
+    assert check_stand(s, ccw) == f"not clear of stone #{s.ring().pos[0].id}"
     lo, hi = sep - 1e-9, sep + 1e-9
     assert not any(a <= lo and hi <= b for a, b in s.stand_intervals("pillar"))
     # on the other side the top overhangs nothing: the same clearance stays legal
-    assert s._check_stand(cw) is None
+    assert check_stand(s, cw) is None
     # the ring sees the top where it is: the position reaches 4.9 mm further counter-clockwise (a
     # little more: the box is aligned with the ray through the stack's middle, 1.1 deg off the
     # stones' faces, so it is 0.2 mm wider than their hull)
@@ -90,15 +96,15 @@ def test_a_stand_overlapping_a_stack_top_that_overhangs_the_gap_is_refused() -> 
     edge, exact = math.degrees(p.angle + p.half), math.degrees(math.asin((0.5 * BLOCK.width + 0.0049) / RR))
     assert exact <= edge <= exact + 0.1
     # with the top on its base, the stand is legal again
-    assert _overhang_state(0.0)._check_stand(ccw) is None
+    assert check_stand(_overhang_state(0.0), ccw) is None
 
 
 def test_a_stack_on_a_turned_base_is_as_wide_as_its_stones() -> None:
     s = _overhang_state(0.0)
-    base = next(i for i, r in enumerate(s.role) if r == R.BASE and s.pose[i][1] > 0.1)  # the one at 120 deg
+    base = next(i for i, r in enumerate(s.role) if r == BASE and s.pose[i][1] > 0.1)  # the one at 120 deg
     p0 = s.pose[base]
     s.pose[base] = (*p0[:3], *quat_multiply(quat_yaw(math.radians(8.0)), p0[3:]))
-    s._dirty()
+    s.cache.invalidate()
     p = s.ring().pos[s.ring().index[base]]
     new = s.stacked_pos(p, "block")
     psi = math.radians(8.0)
@@ -134,11 +140,11 @@ def test_a_gate_needs_its_overlap_on_the_supports_top_stones() -> None:
     assert ov2 == pytest.approx((ov[0], 0.5 * slab.lintel_length - 0.5 * chord + reach2), abs=1e-12)
 
 
-def _gate_state(shift: float) -> tuple[R.SunState, R.Gate]:
+def _gate_state(shift: float) -> tuple[SunState, Gate]:
     """Two stacks of blocks leaving a 40 mm gap (a slab lintel, 65 mm, may span 49 mm), the top of
     the counter-clockwise one shifted ``shift`` m away from the gap; the gate of the slab across."""
-    s = R.SunState.new(2, table=R.ScriptedTable(G))
-    sep = sep_for_width(R.Pos(0, 0.0, RR, BLOCK.width, BLOCK.depth, BLOCK.height), RR, BLOCK, 0.040)
+    s = SunState.new(2, table=ScriptedTable(G))
+    sep = sep_for_width(Pos(0, 0.0, RR, BLOCK.width, BLOCK.depth, BLOCK.height), RR, BLOCK, 0.040)
     assert sep is not None
     s.set_position([("block", 0.0, 1), ("block", 0.0, 2), ("block", sep, 1), ("block", sep, 2),
                     ("block", math.radians(120.0), 1), ("block", math.radians(240.0), 1),
@@ -146,24 +152,24 @@ def _gate_state(shift: float) -> tuple[R.SunState, R.Gate]:
     s.played = [True, True]
     s.seat = 1
     s.markers = [[math.radians(270.0)], [math.radians(180.0)]]
-    top = max((i for i, r in enumerate(s.role) if r == R.TOP), key=lambda i: s.pose[i][1])
+    top = max((i for i, r in enumerate(s.role) if r == TOP), key=lambda i: s.pose[i][1])
     p = s.pose[top]
     s.pose[top] = (p[0] - shift * math.sin(sep), p[1] + shift * math.cos(sep), *p[2:])
-    s._dirty()
+    s.cache.invalidate()
     s._begin_turn()
     ring = s.ring()
-    slab = next(i for i, r in enumerate(s.role) if r == R.BASE and s.shapes[i] == "slab")
-    return s, R.Gate(slab, ring.pos[0].id, ring.pos[1].id)
+    slab = next(i for i, r in enumerate(s.role) if r == BASE and s.shapes[i] == "slab")
+    return s, Gate(slab, ring.pos[0].id, ring.pos[1].id)
 
 
 def test_a_gate_is_refused_when_a_support_top_offers_less_than_the_least_overlap() -> None:
     s, gate = _gate_state(0.0)
-    assert s._check_gate(gate) is None
+    assert check_gate(s, gate) is None
     assert gate in s.legal_actions()
     # the lintel rests 12.5 mm on each top; with one top 10 mm off its base along the ring, away
     # from the gap (9.6 mm along the lintel), 2.9 mm on it (the old rules saw the base stone's
     # angle and the block's width only, and called the gate legal)
     s, gate = _gate_state(0.010)
-    why = s._check_gate(gate)
+    why = check_gate(s, gate)
     assert why is not None and why.startswith("a slab gate would rest 2.9 mm on #"), why
     assert gate not in s.legal_actions()

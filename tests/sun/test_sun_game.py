@@ -87,9 +87,10 @@ def test_planner_runs_a_turn():
 
 # --- scenarios that read a layout file ([layout]) -------------------------------------------------------
 def _layout_config(tmp_path, start: str, extra: str = ""):
+    from pathlib import Path
+
     from sim.core.scenario import load_scenario
     from sim.games import REGISTRY
-    from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
     f = tmp_path / "s.toml"
@@ -101,14 +102,14 @@ def _layout_config(tmp_path, start: str, extra: str = ""):
 def test_a_game_can_start_from_a_layouts_stones(tmp_path) -> None:
     # [layout] start = "layout": the layout's stones, stacks and gates stand before the first move,
     # with the same ring as the layout file's (the one ring module), and the field holds the rest.
-    from sim.sun import rules as R
     from sim.sun.layout import layout_ring, load_layout
+    from sim.sun.position import BASE, GATE, TOP
     from sim.sun.ring import Geometry
 
     root = __import__("pathlib").Path(__file__).resolve().parents[2]
     lay = load_layout(root / "scenarios" / "sun" / "layouts" / "gates.toml")
     s = GAME.new_initial_state(_layout_config(tmp_path, "layout"))
-    on_table = [i for i, r in enumerate(s.role) if r in (R.BASE, R.TOP, R.GATE)]
+    on_table = [i for i, r in enumerate(s.role) if r in (BASE, TOP, GATE)]
     assert len(on_table) == len(lay.stones) + len(lay.gates)
     assert len(s.field_stones()) == 32 - len(on_table)
     geom = Geometry(lay.table, lay.ball, dict(lay.shapes))

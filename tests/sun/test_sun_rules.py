@@ -12,38 +12,45 @@ from sim.core.errors import IllegalActionError, InputError
 from sim.core.game import TERMINAL, GameConfig
 from sim.core.play import play as play_game
 from sim.core.play import play_random
-from sim.sun import rules as R
+from sim.sun.actions import Draw, Gate, MoveMarker, Pass, Stack, Stand
 from sim.sun.game import GAME
+from sim.sun.legality import check_gate, check_marker_after
+from sim.sun.position import BASE, FIELD, GATE, OUT, TOP
+from sim.sun.protocol import Body, Placement, PlaceNoise, ScriptedTable, ThrowNoise, nominal_pose
+from sim.sun.ring import Geometry, Pos, sep_for_width
+from sim.sun.rules import SunState
+from sim.sun.specs import TAU
+from sim.sun.stands import check_stand
 from sim.sun.thrower import SKILLS
 
-G = R.Geometry()
+G = Geometry()
 
 
 def build(stones: list[tuple[str, float]], markers: list[list[float]], *, seat: int = 0, played: bool = True,
           stacks: dict[int, str] | None = None, gates: list[tuple[int, int, int]] | None = None,
-          rules: dict | None = None, players: int = 2) -> R.SunState:
+          rules: dict | None = None, players: int = 2) -> SunState:
     """A state at the placement step with the given stones standing (shape, angle deg), markers in
     degrees, optional stacks {position index: shape} and gates [(stone index of a standing stone to
     lay, support index a, support index b)] (indices into ``stones``)."""
-    s = R.SunState.new(players, rules, table=R.ScriptedTable(G))
+    s = SunState.new(players, rules, table=ScriptedTable(G))
     free = {name: [i for i, sh in enumerate(s.shapes) if sh == name] for name in G.shapes}
     ids = []
     for shape, ang in stones:
         i = free[shape].pop(0)
         ids.append(i)
-        s.role[i] = R.BASE
-        s.pose[i] = R.nominal_pose(G, R.Placement("stand", i, shape, angle=math.radians(ang)), {})
+        s.role[i] = BASE
+        s.pose[i] = nominal_pose(G, Placement("stand", i, shape, angle=math.radians(ang)), {})
     for k, shape in (stacks or {}).items():
         i = free[shape].pop(0)
         b = ids[k]
-        bodies = {x: R.Body(x, s.shapes[x], s.pose[x], s.sup.get(x, ())) for x in s.pose}
-        s.pose[i] = R.nominal_pose(G, R.Placement("stack", i, shape, on=b), bodies)
-        s.role[i], s.sup[i] = R.TOP, (b,)
+        bodies = {x: Body(x, s.shapes[x], s.pose[x], s.sup.get(x, ())) for x in s.pose}
+        s.pose[i] = nominal_pose(G, Placement("stack", i, shape, on=b), bodies)
+        s.role[i], s.sup[i] = TOP, (b,)
     for g, a, b in gates or []:
         gi = ids[g]
-        bodies = {x: R.Body(x, s.shapes[x], s.pose[x], s.sup.get(x, ())) for x in s.pose}
-        s.pose[gi] = R.nominal_pose(G, R.Placement("gate", gi, s.shapes[gi], between=(ids[a], ids[b])), bodies)
-        s.role[gi], s.sup[gi] = R.GATE, (ids[a], ids[b])
+        bodies = {x: Body(x, s.shapes[x], s.pose[x], s.sup.get(x, ())) for x in s.pose}
+        s.pose[gi] = nominal_pose(G, Placement("gate", gi, s.shapes[gi], between=(ids[a], ids[b])), bodies)
+        s.role[gi], s.sup[gi] = GATE, (ids[a], ids[b])
     s.markers = [[math.radians(m) for m in ms] for ms in markers]
     s.seat = seat
     s.played = [played] * players
@@ -55,11 +62,11 @@ def build(stones: list[tuple[str, float]], markers: list[list[float]], *, seat: 
 def angle_for_gap(a_deg: float, shape_a: str, shape_b: str, width: float) -> float:
     """Angle (deg) of a stone of ``shape_b`` counter-clockwise of one at ``a_deg`` leaving ``width``."""
     sa = G.shapes[shape_a]
-    p = R.Pos(0, math.radians(a_deg), G.table.ring_radius, sa.width, sa.depth, sa.height)
-    return a_deg + math.degrees(R.sep_for_width(p, G.table.ring_radius, G.shapes[shape_b], width))
+    p = Pos(0, math.radians(a_deg), G.table.ring_radius, sa.width, sa.depth, sa.height)
+    return a_deg + math.degrees(sep_for_width(p, G.table.ring_radius, G.shapes[shape_b], width))
 
 
-def play(s: R.SunState, *actions) -> None:
+def play(s: SunState, *actions) -> None:
     for a in actions:
         s.apply_action(a)
 
@@ -104,18 +111,18 @@ def test_gate_over_a_mark_area_forces_a_marker_move():
     # seat 1's mark area is the gap between the two blocks; a slab stands elsewhere
     s = build([("block", 10.0), ("block", b), ("slab", 120.0), ("pillar", 200.0), ("block", 280.0)],
               [[160.0], [mid]], seat=0)
-    gate = R.Gate(s.ids[2], s.ids[0], s.ids[1])
+    gate = Gate(s.ids[2], s.ids[0], s.ids[1])
     assert gate in s.legal_actions()
-    play(s, gate, R.PlaceNoise())
+    play(s, gate, PlaceNoise())
     assert s.phase == "pass"  # no marker move after a gate
     ring = s.ring()
     assert not ring.passable(ring.gap_of_angle(math.radians(mid)), G)
-    play(s, s.legal_actions()[0], R.ThrowNoise())
+    play(s, s.legal_actions()[0], ThrowNoise())
     # seat 1 cannot make a gate now: its area is impassable; every legal placement stands a stone
     assert s.current_player() == 1
     legal = s.legal_actions()
-    assert legal and not any(isinstance(a, R.Gate) for a in legal)
-    play(s, legal[0], R.PlaceNoise())
+    assert legal and not any(isinstance(a, Gate) for a in legal)
+    play(s, legal[0], PlaceNoise())
     assert s.phase == "marker"
     play(s, s.legal_actions()[0])
     ring = s.ring()
@@ -128,18 +135,18 @@ def test_a_stone_cannot_be_removed_if_two_mark_areas_would_merge():
     s = build([("block", 0.0), ("slab", 90.0), ("block", 180.0), ("block", 200.0), ("block", b),
                ("pillar", 300.0)], [[45.0], [135.0]], seat=0)
     slab, b1, b2 = s.ids[1], s.ids[3], s.ids[4]
-    assert s._check_gate(R.Gate(slab, b1, b2)) == "removing it would merge two players' mark areas"
+    assert check_gate(s, Gate(slab, b1, b2)) == "removing it would merge two players' mark areas"
     with pytest.raises(IllegalActionError):
-        s.apply_action(R.Gate(slab, b1, b2))
+        s.apply_action(Gate(slab, b1, b2))
     # without seat 1's marker there, the same gate is legal
     s2 = build([("block", 0.0), ("slab", 90.0), ("block", 180.0), ("block", 200.0), ("block", b),
                 ("pillar", 300.0)], [[45.0], [320.0]], seat=0)
-    assert s2._check_gate(R.Gate(s2.ids[1], s2.ids[3], s2.ids[4])) is None
+    assert check_gate(s2, Gate(s2.ids[1], s2.ids[3], s2.ids[4])) is None
 
 
 def test_marker_moves_only_to_gaps_touching_the_new_stone():
     s = build([("block", 0.0), ("block", 90.0), ("block", 180.0), ("block", 270.0)], [[45.0], [225.0]], seat=0)
-    play(s, R.Stand("pillar", 135.0), R.PlaceNoise())
+    play(s, Stand("pillar", 135.0), PlaceNoise())
     assert s.phase == "marker"
     new = s.placed
     moves = s.legal_actions()
@@ -151,21 +158,21 @@ def test_marker_moves_only_to_gaps_touching_the_new_stone():
         key = ring.keys[ring.gap_of_angle(c.markers[0][0])]
         assert new in key
     with pytest.raises(IllegalActionError):
-        s.apply_action(R.MoveMarker("ccw", 1))
+        s.apply_action(MoveMarker("ccw", 1))
 
 
 def test_marker_cannot_move_onto_another_players_area():
     s = build([("block", 0.0), ("block", 90.0), ("block", 180.0), ("block", 270.0)], [[45.0], [150.0]], seat=0)
-    play(s, R.Stand("pillar", 135.0), R.PlaceNoise())
+    play(s, Stand("pillar", 135.0), PlaceNoise())
     # seat 1's marker (150) is in the new ccw gap: only cw remains
-    assert s.legal_actions() == [R.MoveMarker("cw")]
+    assert s.legal_actions() == [MoveMarker("cw")]
 
 
 def test_a_stand_needs_a_legal_marker_move_and_an_impassable_gap_is_no_target():
     # standing a stone in the middle of a 60 mm gap leaves two impassable halves: illegal
     b = angle_for_gap(0.0, "block", "block", 0.060)
     s = build([("block", 0.0), ("block", b), ("block", 180.0)], [[100.0], [270.0]], seat=0)
-    why = s._check_stand(R.Stand("slab", 0.5 * b))
+    why = check_stand(s, Stand("slab", 0.5 * b))
     assert why == "no legal marker move would follow"
 
 
@@ -179,23 +186,23 @@ def test_stalemate_when_no_placement_is_legal():
 
 
 def test_first_turn_has_no_marker_move():
-    s = R.SunState.new(2, table=R.ScriptedTable(G))
-    play(s, R.Stand("block", 40.0), R.PlaceNoise())
+    s = SunState.new(2, table=ScriptedTable(G))
+    play(s, Stand("block", 40.0), PlaceNoise())
     assert s.phase == "pass"
-    play(s, s.legal_actions()[0], R.ThrowNoise())
+    play(s, s.legal_actions()[0], ThrowNoise())
     assert s.seat == 1 and s.phase == "place"
-    play(s, R.Stand("block", 200.0), R.PlaceNoise())
+    play(s, Stand("block", 200.0), PlaceNoise())
     assert s.phase == "pass"  # seat 1's own first turn
-    play(s, s.legal_actions()[0], R.ThrowNoise())
-    play(s, R.Stand("block", 120.0), R.PlaceNoise())
+    play(s, s.legal_actions()[0], ThrowNoise())
+    play(s, Stand("block", 120.0), PlaceNoise())
     assert s.phase == "marker"
 
 
 def test_first_only_option():
-    s = R.SunState.new(2, {"free_first_turn": "first_only"}, table=R.ScriptedTable(G))
-    play(s, R.Stand("block", 40.0), R.PlaceNoise(), R.Pass(220.0, 0.2), R.ThrowNoise())
+    s = SunState.new(2, {"free_first_turn": "first_only"}, table=ScriptedTable(G))
+    play(s, Stand("block", 40.0), PlaceNoise(), Pass(220.0, 0.2), ThrowNoise())
     # seat 1's first turn is not free: after standing it moves its marker, away from seat 0's gap
-    play(s, R.Stand("block", 100.0), R.PlaceNoise())
+    play(s, Stand("block", 100.0), PlaceNoise())
     assert s.phase == "marker"
     ring = s.ring()
     seat0 = ring.keys[ring.gap_of_angle(s.markers[0][0])]
@@ -210,12 +217,12 @@ def test_first_only_option():
 
 @pytest.mark.parametrize("mode", ["retry", "penalty"])
 def test_placement_fall(mode):
-    tab = R.ScriptedTable(G)
+    tab = ScriptedTable(G)
     tab.falls = {1}
-    s = R.SunState.new(2, {"placement_fall": mode}, table=tab)
-    play(s, R.Stand("block", 0.0), R.PlaceNoise(), R.Pass(180.0, 0.2), R.ThrowNoise())
+    s = SunState.new(2, {"placement_fall": mode}, table=tab)
+    play(s, Stand("block", 0.0), PlaceNoise(), Pass(180.0, 0.2), ThrowNoise())
     n_field = len(s.field_stones())
-    play(s, R.Stand("block", 90.0), R.PlaceNoise())
+    play(s, Stand("block", 90.0), PlaceNoise())
     assert s.phase == "place" and s.seat == 1
     if mode == "retry":
         assert len(s.field_stones()) == n_field and s.penalties() == [0, 0]
@@ -225,12 +232,12 @@ def test_placement_fall(mode):
 
 
 def test_retry_is_bounded_by_max_place_attempts():
-    tab = R.ScriptedTable(G)
+    tab = ScriptedTable(G)
     tab.falls = {0, 1}
-    s = R.SunState.new(2, {"max_place_attempts": 2}, table=tab)
-    play(s, R.Stand("block", 0.0), R.PlaceNoise())
+    s = SunState.new(2, {"max_place_attempts": 2}, table=tab)
+    play(s, Stand("block", 0.0), PlaceNoise())
     assert s.penalties() == [0, 0]
-    play(s, R.Stand("block", 0.0), R.PlaceNoise())
+    play(s, Stand("block", 0.0), PlaceNoise())
     assert s.penalties() == [1, 0]
 
 
@@ -243,10 +250,10 @@ def test_pass_penalties_leave_and_ring_is_read_back():
     moved = list(s.pose[b])
     moved[0] += 0.003
     s.table.outcomes.append({"penalties": [(a, "toppled")], "moves": {b: tuple(moved)}})
-    play(s, R.Stand("pillar", 135.0), R.PlaceNoise())
+    play(s, Stand("pillar", 135.0), PlaceNoise())
     play(s, s.legal_actions()[0])
-    play(s, s.legal_actions()[0], R.ThrowNoise())
-    assert s.role[a] == R.OUT and s.owner[a] == 0
+    play(s, s.legal_actions()[0], ThrowNoise())
+    assert s.role[a] == OUT and s.owner[a] == 0
     assert s.pose[b][0] == moved[0]
     row = s.passes[-1]
     assert row["penalties"] == 1 and "toppled" in row["causes"] and row["seat"] == 0
@@ -255,20 +262,20 @@ def test_pass_penalties_leave_and_ring_is_read_back():
 
 def test_pass_must_cross_the_mark_area_and_release_a_hand_span_out():
     s = build([("block", 0.0), ("block", 90.0), ("block", 180.0), ("block", 270.0)], [[45.0], [225.0]], seat=0)
-    play(s, R.Stand("pillar", 135.0), R.PlaceNoise(), R.MoveMarker("cw"))
+    play(s, Stand("pillar", 135.0), PlaceNoise(), MoveMarker("cw"))
     mid = math.degrees(s.markers[0][0])
-    for bad in (R.Pass(mid + 90.0, 0.2), R.Pass(mid, 0.1)):
+    for bad in (Pass(mid + 90.0, 0.2), Pass(mid, 0.1)):
         before = s.to_notation()
         with pytest.raises(IllegalActionError):
             s.apply_action(bad)
         assert s.to_notation() == before
-    s.clone().apply_action(R.Pass(mid + 180.0, 0.25))  # the area may be the far crossing
+    s.clone().apply_action(Pass(mid + 180.0, 0.25))  # the area may be the far crossing
 
 
 def test_orbit_pass_goes_through_both_areas():
     s = build([("block", 0.0), ("block", 90.0), ("block", 180.0), ("block", 270.0)],
               [[45.0, 225.0], [135.0, 315.0]], seat=0, rules={"mode": "orbit"})
-    play(s, R.Stand("pillar", 60.0), R.PlaceNoise())
+    play(s, Stand("pillar", 60.0), PlaceNoise())
     moves = s.legal_actions()
     assert moves and all(m.marker in (0, 1) for m in moves)
     play(s, moves[0])
@@ -279,25 +286,25 @@ def test_orbit_pass_goes_through_both_areas():
         assert {ring.gap_of_angle(a), ring.gap_of_angle(a + math.pi)} == areas
 
 
-def _play_random(s: R.SunState, seed: int) -> R.SunState:
+def _play_random(s: SunState, seed: int) -> SunState:
     """``s`` played to its end with random legal choices and chance drawn from one seeded stream."""
     play_random(GAME, GameConfig(num_players=s.num_players), np.random.default_rng(seed), state=s)
     return s
 
 
 def test_game_ends_when_the_field_is_empty():
-    s = _play_random(R.SunState.new(2, {"field": "random"}, table=R.ScriptedTable(G)), 3)
+    s = _play_random(SunState.new(2, {"field": "random"}, table=ScriptedTable(G)), 3)
     assert s.outcome().termination in ("field_empty", "stalemate")
     if s.outcome().termination == "field_empty":
         assert not s.field_stones()
     # 32 stones never all fit a random ring (the game above ends in a stalemate): a field of six
     # empties, and that ends the game
-    small = R.Geometry(shapes={k: replace(v, count=2) for k, v in G.shapes.items()})
+    small = Geometry(shapes={k: replace(v, count=2) for k, v in G.shapes.items()})
     for seed in range(3):
-        s = _play_random(R.SunState.new(2, {"field": "random"}, table=R.ScriptedTable(small), geometry=small), seed)
+        s = _play_random(SunState.new(2, {"field": "random"}, table=ScriptedTable(small), geometry=small), seed)
         assert s.outcome().termination == "field_empty"
         assert not s.field_stones() and s.drawn < 0
-        assert all(r != R.FIELD for r in s.role)
+        assert all(r != FIELD for r in s.role)
 
 
 # --- interface ---------------------------------------------------------------------------------------
@@ -308,19 +315,19 @@ def _random_states(n_games: int = 6):
         rng = np.random.default_rng(seed)
         players = 2 + seed % 3
         rules = {"mode": "orbit" if seed % 3 == 2 else "standard", "field": "random" if seed % 2 else "open"}
-        s = R.SunState.new(players, rules, table=R.ScriptedTable(G), throwers=[SKILLS["casual"]] * players)
-        seen: list[R.SunState] = []  # copies of every state, the end included
+        s = SunState.new(players, rules, table=ScriptedTable(G), throwers=[SKILLS["casual"]] * players)
+        seen: list[SunState] = []  # copies of every state, the end included
         play_random(GAME, GameConfig(num_players=players), rng, state=s, before_step=lambda st, _step: seen.append(st.clone()))
         yield from seen
 
 
 def test_notation_round_trips_exactly():
     def build_state(n, rules, sections, seats):
-        return R.SunState.new(n, rules, table=R.ScriptedTable(G), sections=sections, seat_cfg=seats)
+        return SunState.new(n, rules, table=ScriptedTable(G), sections=sections, seat_cfg=seats)
 
     for s in _random_states(4):
         text = s.to_notation()
-        back = R.SunState.parse(text, build_state)
+        back = SunState.parse(text, build_state)
         assert back.to_notation() == text
         assert back.pose == s.pose  # exact floats
 
@@ -329,21 +336,21 @@ def test_notation_round_trips_exactly():
                                  "sun:{\"c\":{\"n\":9}}"])
 def test_malformed_notation_raises_input_error(bad):
     with pytest.raises(InputError):
-        R.SunState.parse(bad, lambda n, r, x, s: R.SunState.new(n, r, table=R.ScriptedTable(G)))
+        SunState.parse(bad, lambda n, r, x, s: SunState.new(n, r, table=ScriptedTable(G)))
 
 
 def test_fast_marker_check_agrees_with_the_full_ring():
     checked = 0
     for s in _random_states(6):
-        if s.phase != "place" or s.rules["mode"] != "standard" or s._first_turn() or s.ring().n < 2:
+        if s.phase != "place" or s.rules.mode != "standard" or s.is_free_turn() or s.ring().n < 2:
             continue
-        for shape in s._available_shapes():
+        for shape in s.available_shapes():
             for ang in s.stand_samples(shape)[:12]:
-                a = R.Stand(shape, ang)
-                fast = s._check_stand(a)
-                st = s._stone_for(shape)
+                a = Stand(shape, ang)
+                fast = check_stand(s, a)
+                st = s.stone_for(shape)
                 sh = G.shapes[shape]
-                full = s._check_marker_after(st, R.Pos(st, math.radians(ang) % R.TAU, G.table.ring_radius,
+                full = check_marker_after(s, st, Pos(st, math.radians(ang) % TAU, G.table.ring_radius,
                                                         sh.width, sh.depth, sh.height))
                 if fast in (None, "no legal marker move would follow"):
                     assert fast == full, (a, fast, full, s.to_notation())
@@ -356,8 +363,8 @@ def test_illegal_actions_leave_the_state_unchanged():
         if s.current_player() < 0:
             continue
         before = s.to_notation()
-        for bad in (R.Stand("pillar", float("nan")), R.Stack("slab", 999), R.Gate(0, 0, 0), R.Pass(0.0, 0.0),
-                    R.MoveMarker("up"), R.Draw(0)):
+        for bad in (Stand("pillar", float("nan")), Stack("slab", 999), Gate(0, 0, 0), Pass(0.0, 0.0),
+                    MoveMarker("up"), Draw(0)):
             if bad in s.legal_actions():
                 continue
             with pytest.raises(IllegalActionError):
@@ -392,7 +399,7 @@ def test_marker_change_new_stone_lets_a_stack_keep_the_area_beside_it() -> None:
         s = build([("block", a_deg), ("block", b_deg), ("block", 200.0)], [[100.0], [280.0]],
                   rules={"marker_change": reading})
         on = s.ids[1]  # the stone counter-clockwise of the 4 mm gap: its ccw side is seat 0's area
-        why = s._check_place(R.Stack("pillar", on))
+        why = s.placement_problem(Stack("pillar", on))
         assert (why is None) is legal, (reading, why)
 
 
@@ -403,7 +410,7 @@ def test_careful_players_with_perfect_hands_empty_the_field() -> None:
     from sim.sun.agents import AGENTS
 
     cfg = GameConfig(num_players=2, seats=({"agent": "careful"}, {"agent": "careful"}))
-    s = R.SunState.new(2, table=R.ScriptedTable(G), throwers=[SKILLS["perfect"]] * 2)
+    s = SunState.new(2, table=ScriptedTable(G), throwers=[SKILLS["perfect"]] * 2)
     agents = [AGENTS["careful"].factory(game=GAME, seat=i, rng=np.random.default_rng(i), config=cfg) for i in range(2)]
     play_game(GAME, cfg, agents, np.random.default_rng(0), state=s)
     assert s.over == "field_empty"
@@ -411,7 +418,7 @@ def test_careful_players_with_perfect_hands_empty_the_field() -> None:
     kinds = [r["kind"] for r in s.placements if r["standing"]]
     assert kinds.count("stand") + kinds.count("stack") == len(s.shapes) == 32
     assert kinds.count("stack") >= 8 and kinds.count("gate") >= 1
-    assert sum(1 for r in s.role if r in (R.BASE, R.TOP, R.GATE)) == 32
+    assert sum(1 for r in s.role if r in (BASE, TOP, GATE)) == 32
 
 
 @pytest.mark.slow
@@ -422,22 +429,22 @@ def test_aggressive_agent_narrows_the_opponents_area() -> None:
     from sim.sun.agents import AGENTS, _opponents_clearance, best_aim
 
     cfg = GameConfig(num_players=2, seats=({"agent": "careful"}, {"agent": "careful"}))
-    s = R.SunState.new(2, table=R.ScriptedTable(G), throwers=[SKILLS["perfect"]] * 2)
+    s = SunState.new(2, table=ScriptedTable(G), throwers=[SKILLS["perfect"]] * 2)
     players = [AGENTS["careful"].factory(game=GAME, seat=i, rng=np.random.default_rng(i), config=cfg) for i in range(2)]
     lost = {"careful": 0.0, "aggressive": 0.0}
     positions = 0
 
-    def compare(s: R.SunState, _step: int) -> None:  # before each step of the careful game
+    def compare(s: SunState, _step: int) -> None:  # before each step of the careful game
         nonlocal positions
         p = s.current_player()
-        if s.is_terminal() or s.phase != "place" or s._first_turn() or s.turn % 2:
+        if s.is_terminal() or s.phase != "place" or s.is_free_turn() or s.turn % 2:
             return
         positions += 1
         for name in lost:
             ag = AGENTS[name].factory(game=GAME, seat=p, rng=np.random.default_rng(0), config=cfg)
             c = s.clone()
             c.apply_action(ag.act(c.observation(p), c.legal_actions()))
-            c.apply_action(R.PlaceNoise())
+            c.apply_action(PlaceNoise())
             if c.phase == "marker":
                 c.apply_action(ag.act(c.observation(p), c.legal_actions()))
             assert best_aim(c)[0] > 0.0  # its own pass stays clear

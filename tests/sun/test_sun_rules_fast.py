@@ -15,16 +15,23 @@ import operator
 from typing import Callable
 
 import numpy as np
-
-from sim.core.play import play_random
-from sim.sun import rules as R
-from sim.sun.game import GAME
 from sun_variants import variant_state
 
-G = R.Geometry()
+from sim.core.play import play_random
+from sim.sun.actions import Gate
+from sim.sun.game import GAME
+from sim.sun.legality import check_gate, gate_candidates, own_areas_ok, pass_candidates, place_facts
+from sim.sun.position import BASE, TOP
+from sim.sun.protocol import ScriptedTable
+from sim.sun.ring import Geometry, Ring
+from sim.sun.rules import SunState
+from sim.sun.specs import TAU
+from sim.sun.stands import stand_check_at, stand_facts_of, stand_piece_certain
+
+G = Geometry()
 
 
-def _each_position(n_games: int, seed0: int, visit: Callable[[R.SunState], None]) -> None:
+def _each_position(n_games: int, seed0: int, visit: Callable[[SunState], None]) -> None:
     """Call ``visit`` on the place-phase states of random games over the rule variants (2-4 players,
     standard and orbit mode, open and random field, both marker_change readings), played by the
     shared loop: the live state each time, so its memos are warm from the game so far."""
@@ -38,7 +45,7 @@ def _each_position(n_games: int, seed0: int, visit: Callable[[R.SunState], None]
                 raise
 
 
-def _each_step(seed0: int, seed1: int, visit: Callable[[R.SunState, int], None]) -> None:
+def _each_step(seed0: int, seed1: int, visit: Callable[[SunState, int], None]) -> None:
     """Call ``visit`` before every step (chance ones included) of random games ``seed0..seed1 - 1``
     over the rule variants, as :func:`_each_position` plays them."""
     for seed in range(seed0, seed1):
@@ -50,16 +57,16 @@ def _each_step(seed0: int, seed1: int, visit: Callable[[R.SunState, int], None])
                 raise
 
 
-def _cold(s: R.SunState) -> R.SunState:
+def _cold(s: SunState) -> SunState:
     """``s`` rebuilt from its notation: a new state whose only earlier ring is the empty one (no
     gap to reuse), with empty memos."""
     def build(n, rules, sections, seats):
-        return R.SunState.new(n, rules, table=R.ScriptedTable(G), sections=sections, seat_cfg=seats)
+        return SunState.new(n, rules, table=ScriptedTable(G), sections=sections, seat_cfg=seats)
 
-    return R.SunState.parse(s.to_notation(), build)
+    return SunState.parse(s.to_notation(), build)
 
 
-def _ring_fields(ring: R.Ring) -> tuple:
+def _ring_fields(ring: Ring) -> tuple:
     return (ring.pos, ring.angles, ring.n, ring.start, ring.end, ring.width, ring.under, ring.keys, ring.index,
             ring.lintels)
 
@@ -67,7 +74,7 @@ def _ring_fields(ring: R.Ring) -> tuple:
 def test_memoised_state_offers_what_a_cold_copy_computes() -> None:
     checked = 0
 
-    def visit(s: R.SunState) -> None:
+    def visit(s: SunState) -> None:
         nonlocal checked
         cold = _cold(s)
         assert s.legal_actions() == cold.legal_actions(), s.to_notation()
@@ -83,22 +90,22 @@ def test_memoised_state_offers_what_a_cold_copy_computes() -> None:
 def test_a_ring_built_with_reuse_equals_one_built_from_scratch() -> None:
     rings = 0
 
-    def visit(s: R.SunState) -> None:
+    def visit(s: SunState) -> None:
         nonlocal rings
         ring = s.ring()
         gates = {k: u for k, u in zip(ring.keys, ring.under) if u is not None}
-        fresh = R.Ring(list(ring.pos), gates, ring.lintels)
+        fresh = Ring(list(ring.pos), gates, ring.lintels)
         assert _ring_fields(ring) == _ring_fields(fresh)
         # and a ring one stone away (the stone of each position in turn taken away) built both ways
         for p in ring.pos:
             rest = [q for q in ring.pos if q.id != p.id]
-            built = R.Ring(rest, gates, ring.lintels, reuse=ring)
-            assert _ring_fields(built) == _ring_fields(R.Ring(rest, gates, ring.lintels))
+            built = Ring(rest, gates, ring.lintels, reuse=ring)
+            assert _ring_fields(built) == _ring_fields(Ring(rest, gates, ring.lintels))
             if ring.n >= 3 and p.top < 0:
                 # the gate check's ring once a stone on the base is taken (Ring.minus, spliced):
                 # the same, nearest gaps (their tie-breaking) included
                 spliced = ring.minus(p.id)
-                assert _ring_fields(spliced) == _ring_fields(built) == _ring_fields(s._ring_with(removed=p.id))
+                assert _ring_fields(spliced) == _ring_fields(built) == _ring_fields(s.ring_with(removed=p.id))
                 probes = [m for ms in s.markers for m in ms] + [p.angle, p.angle + 1e-9, *built.start, *built.end]
                 assert [spliced.nearest_gap(m) for m in probes] == [built.nearest_gap(m) for m in probes]
         rings += 1
@@ -108,28 +115,28 @@ def test_a_ring_built_with_reuse_equals_one_built_from_scratch() -> None:
 
 
 def test_gate_shortcut_agrees_with_the_ring_after_the_gate() -> None:
-    # _check_gate reads the mover's areas off the current ring when the taken stone does not bound
+    # check_gate reads the mover's areas off the current ring when the taken stone does not bound
     # them; the full computation builds the ring without the stone and with the gate.
     checked = 0
 
-    def visit(s: R.SunState) -> None:
+    def visit(s: SunState) -> None:
         nonlocal checked
         ring = s.ring()
         if ring.n < 4:
             return
         own = [ring.gap_of_angle(m) for m in s.markers[s.seat]]
         for st, r in enumerate(s.role):
-            if r not in (R.BASE, R.TOP) or (r == R.BASE and ring.pos[ring.index[st]].top >= 0):
+            if r not in (BASE, TOP) or (r == BASE and ring.pos[ring.index[st]].top >= 0):
                 continue
-            k_st = ring.index[st] if r == R.BASE else ring.index[s.sup[st][0]]
+            k_st = ring.index[st] if r == BASE else ring.index[s.sup[st][0]]
             if not all(g is not None and g not in (k_st, (k_st - 1) % ring.n) for g in own):
                 continue
             for key in ring.keys:
                 if st in key:
                     continue
                 for under in (0.01, 0.2):
-                    full = s._own_areas_ok(s._ring_with(removed=st, gate=(key[0], key[1], under)))
-                    assert s._own_areas_ok(ring, own, (key, under)) == full, (s.to_notation(), st, key)
+                    full = own_areas_ok(s, s.ring_with(removed=st, gate=(key[0], key[1], under)))
+                    assert own_areas_ok(s, ring, own, (key, under)) == full, (s.to_notation(), st, key)
                     checked += 1
 
     _each_position(30, 400, visit)
@@ -143,13 +150,13 @@ def test_certain_stand_verdicts_equal_the_placement_check() -> None:
     rng = np.random.default_rng(5)
     decided = with_lintels = 0
 
-    def visit(s: R.SunState) -> None:
+    def visit(s: SunState) -> None:
         nonlocal decided, with_lintels
         ring = s.ring()
-        for shape in s._available_shapes():
-            stone = s._stone_for(shape)
+        for shape in s.available_shapes():
+            stone = s.stone_for(shape)
             s.stand_intervals(shape)  # fills each gap's memo with its breakpoints
-            facts = s._stand_facts(stone, shape)
+            facts = stand_facts_of(s, stone, shape)
             if not facts.local_marker_check:
                 continue
             for i in range(ring.n):
@@ -158,11 +165,11 @@ def test_certain_stand_verdicts_equal_the_placement_check() -> None:
                     continue
                 lo, hi, c_a, c_b, _skip = geo[:5]
                 for mid in rng.uniform(lo, hi, 20):
-                    certain = s._stand_piece_certain(facts, i, ring.pos[i].angle, float(mid), lo, hi, c_a, c_b)
+                    certain = stand_piece_certain(s, facts, i, ring.pos[i].angle, float(mid), lo, hi, c_a, c_b)
                     if certain is None:
                         continue
-                    ang = math.radians(math.degrees(float(mid) % R.TAU)) % R.TAU
-                    assert certain == (s._stand_check_at(stone, shape, ang, facts) is None), (s.to_notation(), shape, mid)
+                    ang = math.radians(math.degrees(float(mid) % TAU)) % TAU
+                    assert certain == (stand_check_at(s, stone, shape, ang, facts) is None), (s.to_notation(), shape, mid)
                     decided += 1
                     with_lintels += bool(ring.lintels)
 
@@ -171,27 +178,27 @@ def test_certain_stand_verdicts_equal_the_placement_check() -> None:
 
 
 def test_gate_hits_kept_per_shape_and_supports_equal_a_fresh_check() -> None:
-    # _gate_geometry_problem keeps, per (shape, supports), the positions a lintel hits when the
+    # gate_geometry_problem keeps, per (shape, supports), the positions a lintel hits when the
     # stone taken stands on the base, per stone taken its mark-area facts, and per (supports,
     # underside) the mover's-area verdict; every gate's verdict (its reason too) with those kept
     # must equal the verdict with fresh facts
     checked = hits = 0
 
-    def visit(s: R.SunState) -> None:
+    def visit(s: SunState) -> None:
         nonlocal checked, hits
         ring = s.ring()
         if ring.n < 3:
             return
-        shared = s._place_facts()
-        s._gate_candidates(ring, shared)  # fills shared.gate_hits
+        shared = place_facts(s)
+        gate_candidates(s, ring, shared)  # fills shared.gate_hits
         ids = [p.id for p in ring.pos]
         for st, r in enumerate(s.role):
-            if r not in (R.BASE, R.TOP):
+            if r not in (BASE, TOP):
                 continue
             for a in ids:
                 for b in ids:
-                    gate = R.Gate(st, a, b)
-                    assert s._check_gate(gate, shared) == s._check_gate(gate, s._place_facts()), \
+                    gate = Gate(st, a, b)
+                    assert check_gate(s, gate, shared) == check_gate(s, gate, place_facts(s)), \
                         (s.to_notation(), st, a, b)
                     checked += 1
         hits += len(shared.gate_hits)
@@ -207,15 +214,15 @@ def test_pass_candidates_kept_by_their_arcs_equal_fresh_ones() -> None:
 
     checked = 0
 
-    def visit(s: R.SunState) -> None:
+    def visit(s: SunState) -> None:
         nonlocal checked
         if s.phase != "pass" or s.is_terminal():
             return
-        kept = s._pass_candidates()
+        kept = pass_candidates(s)
         saved = dict(L._PASSES_OF)
         L._PASSES_OF.clear()
         try:
-            assert s._pass_candidates() == kept, s.to_notation()
+            assert pass_candidates(s) == kept, s.to_notation()
         finally:
             L._PASSES_OF.update(saved)
         checked += 1
@@ -231,13 +238,13 @@ def test_pass_candidates_kept_by_their_arcs_equal_fresh_ones() -> None:
 
 
 def test_positions_kept_by_pose_identity_equal_fresh_ones() -> None:
-    # _make_ring takes a stone's Pos from _pos_last while its pose (and its top's) are the very
+    # SunCache.build_ring takes a stone's Pos from pos_last while its pose (and its top's) are the very
     # objects; the ring must equal one built by a state with no memo at all
     checked = 0
 
-    def visit(s: R.SunState) -> None:
+    def visit(s: SunState) -> None:
         nonlocal checked
-        ring = s._make_ring(s.role, s.sup, s.pose)
+        ring = s.cache.build_ring(s.position, s.geom)
         assert _ring_fields(ring) == _ring_fields(_cold(s).ring()), s.to_notation()
         checked += 1
 
@@ -246,14 +253,14 @@ def test_positions_kept_by_pose_identity_equal_fresh_ones() -> None:
 
 
 def test_kept_bodies_equal_fresh_ones_at_every_step() -> None:
-    # bodies() keeps its answer until the next _dirty (a clean pass keeps it for the next
+    # bodies() keeps its answer until the cache's next invalidate (a clean pass keeps it for the next
     # placement): at every step of random games it must equal the bodies computed anew
     checked = 0
 
-    def visit(s: R.SunState, _step: int) -> None:
+    def visit(s: SunState, _step: int) -> None:
         nonlocal checked
         kept = s.bodies()
-        s._bodies = None
+        s.cache.bodies = None
         assert s.bodies() == kept, s.to_notation()
         checked += 1
 
@@ -262,16 +269,16 @@ def test_kept_bodies_equal_fresh_ones_at_every_step() -> None:
 
 
 def test_rings_spliced_after_a_stand_equal_rings_built_anew() -> None:
-    # _settle splices a plain stand's position into the ring before it (_ring_after_stand) rather
-    # than rebuilding the ring: after every placement the ring must equal one built by _make_ring
+    # _settle splices a plain stand's position into the ring before it (SunCache.ring_after_stand) rather
+    # than rebuilding the ring: after every placement the ring must equal one built by build_ring
     # (the very Pos objects) and one of a state with no memo at all
     checked = 0
 
-    def visit(s: R.SunState, _step: int) -> None:
+    def visit(s: SunState, _step: int) -> None:
         nonlocal checked
-        if s.phase in ("marker", "pass") and s._ring is not None:
+        if s.phase in ("marker", "pass") and s.cache.ring is not None:
             ring = s.ring()
-            built = s._make_ring(s.role, s.sup, s.pose)
+            built = s.cache.build_ring(s.position, s.geom)
             assert _ring_fields(ring) == _ring_fields(built) == _ring_fields(_cold(s).ring()), s.to_notation()
             assert all(map(operator.is_, ring.pos, built.pos))
             checked += 1

@@ -13,27 +13,34 @@ Two failures are possible, and both are checked:
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any, Callable
 
 import numpy as np
 import pytest
+from sun_variants import variant_state
 
 from sim.core.game import GameConfig
 from sim.core.play import PlayedGame, play, play_random
-from sim.sun import rules as R
+from sim.sun.actions import Stand
 from sim.sun.agents import AGENTS
 from sim.sun.game import GAME
+from sim.sun.legality import check_marker_after, gate_candidates, stack_marker_fast
+from sim.sun.protocol import ScriptedTable
+from sim.sun.ring import Geometry
+from sim.sun.rules import SunState
+from sim.sun.specs import TAU
+from sim.sun.stands import check_stand
 from sim.sun.thrower import SKILLS
-from sun_variants import variant_state
 
-G = R.Geometry()
+G = Geometry()
 STEP_DEG = 0.05
 EDGE_DEG = 0.002
 
 
-def _placements(player: Callable[..., PlayedGame], *args: Any, **kwargs: Any) -> list[R.SunState]:
+def _placements(player: Callable[..., PlayedGame], *args: Any, **kwargs: Any) -> list[SunState]:
     """Copies of the placement positions of the game ``player(*args, **kwargs)`` plays."""
-    seen: list[R.SunState] = []
+    seen: list[SunState] = []
     player(*args, **kwargs, before_step=lambda st, _step: seen.append(st.clone()) if st.phase == "place" else None)
     return seen
 
@@ -48,7 +55,7 @@ def _random_positions(n_games: int, seed0: int = 100):
 def _careful_positions(n_games: int):
     for k in range(n_games):
         cfg = GameConfig(num_players=2, seats=({"agent": "careful"}, {"agent": "careful"}))
-        s = R.SunState.new(2, table=R.ScriptedTable(G), throwers=[SKILLS["steady"]] * 2)
+        s = SunState.new(2, table=ScriptedTable(G), throwers=[SKILLS["steady"]] * 2)
         rng = np.random.default_rng(k)
         agents = [AGENTS["careful"].factory(game=GAME, seat=i, rng=np.random.default_rng(k * 10 + i), config=cfg)
                   for i in range(2)]
@@ -56,27 +63,27 @@ def _careful_positions(n_games: int):
 
 
 def _inside(intervals: list[tuple[float, float]], a: float, pad: float) -> bool:
-    return any((a - (lo - pad)) % R.TAU <= (hi - lo) + 2 * pad for lo, hi in intervals)
+    return any((a - (lo - pad)) % TAU <= (hi - lo) + 2 * pad for lo, hi in intervals)
 
 
-def _compare(s: R.SunState) -> int:
+def _compare(s: SunState) -> int:
     """Check one position; returns the number of legal sweep angles found."""
     found = 0
-    for shape in s._available_shapes():
+    for shape in s.available_shapes():
         iv = s.stand_intervals(shape)
         for lo, hi in iv:
             assert lo <= hi
             for f in (0.0, 0.37, 0.5, 1.0):
-                ang = math.degrees((lo + f * (hi - lo)) % R.TAU)
-                assert s._check_stand(R.Stand(shape, ang)) is None, (s.to_notation(), shape, ang)
+                ang = math.degrees((lo + f * (hi - lo)) % TAU)
+                assert check_stand(s, Stand(shape, ang)) is None, (s.to_notation(), shape, ang)
         for k in range(int(360 / STEP_DEG)):
             ang = k * STEP_DEG
-            if s._check_stand(R.Stand(shape, ang)) is None:
+            if check_stand(s, Stand(shape, ang)) is None:
                 found += 1
                 assert _inside(iv, math.radians(ang), math.radians(EDGE_DEG)), (s.to_notation(), shape, ang, iv)
         # the finite candidates offered to agents are legal and inside the intervals
         for ang in s.stand_samples(shape):
-            assert s._check_stand(R.Stand(shape, ang)) is None
+            assert check_stand(s, Stand(shape, ang)) is None
     return found
 
 
@@ -110,15 +117,15 @@ def test_stalemate_only_when_no_stand_stack_or_gate_is_legal() -> None:
     ended = 0
     for seed in range(30):
         rng = np.random.default_rng(seed)
-        s = R.SunState.new(2, {"field": "random" if seed % 2 else "open"}, table=R.ScriptedTable(G),
+        s = SunState.new(2, {"field": "random" if seed % 2 else "open"}, table=ScriptedTable(G),
                            throwers=[SKILLS["casual"]] * 2)
         play_random(GAME, GameConfig(num_players=2), rng, state=s)
         if s.over == "stalemate":
             ended += 1
-            for shape in s._available_shapes():
+            for shape in s.available_shapes():
                 for k in range(int(360 / 0.1)):
-                    assert s._check_stand(R.Stand(shape, k * 0.1)) is not None
-            assert not s._gate_candidates(s.ring())
+                    assert check_stand(s, Stand(shape, k * 0.1)) is not None
+            assert not gate_candidates(s, s.ring())
     assert ended >= 10  # random play ends in stalemate: the check above ran
 
 
@@ -127,20 +134,20 @@ def test_fast_stack_marker_check_agrees_with_the_full_ring() -> None:
     # verdict as the marker options computed on the whole ring after the stack.
     checked = 0
     for s in _random_positions(12, seed0=40):
-        if s.rules["mode"] != "standard" or s._first_turn() or s.ring().n < 3:
+        if s.rules.mode != "standard" or s.is_free_turn() or s.ring().n < 3:
             continue
         ring = s.ring()
-        for shape in s._available_shapes():
-            stone = s._stone_for(shape)
+        for shape in s.available_shapes():
+            stone = s.stone_for(shape)
             for p in ring.pos:
                 if p.top >= 0:
                     continue
-                new = R.replace(s.stacked_pos(p, shape), top=stone)  # the footprint of both stones
-                if any(abs((m - new.angle + math.pi) % R.TAU - math.pi) <= new.half for ms in s.markers for m in ms) \
+                new = replace(s.stacked_pos(p, shape), top=stone)  # the footprint of both stones
+                if any(abs((m - new.angle + math.pi) % TAU - math.pi) <= new.half for ms in s.markers for m in ms) \
                         and (new.width != p.width or new.angle != p.angle):
                     continue
-                fast = s._stack_marker_fast(ring, ring.index[p.id], new)
-                full = s._check_marker_after(stone, new_pos=new) is None
+                fast = stack_marker_fast(s, ring, ring.index[p.id], new)
+                full = check_marker_after(s, stone, new_pos=new) is None
                 assert fast == full, (s.to_notation(), shape, p.id)
                 checked += 1
     assert checked >= 100

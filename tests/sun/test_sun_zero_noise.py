@@ -26,8 +26,8 @@ import pytest
 from sim.core.agents import make_agent
 from sim.core.game import CHANCE
 from sim.core.seeding import game_streams
-from sim.sun import rules as R
 from sim.sun.game import GAME
+from sim.sun.protocol import PlaceNoise
 
 SEEDS = range(1, 6)
 PAIRS = (("careful", "aggressive"), ("aggressive", "careful"))
@@ -55,7 +55,7 @@ def zero_noise_falls(seeds: range, pairs: tuple[tuple[str, str], ...], skill: st
                 if s.phase == "place":
                     twin = s.clone()
                     twin.apply_action(a)
-                    twin.apply_action(R.PlaceNoise(0.0, 0.0, 0.0))
+                    twin.apply_action(PlaceNoise(0.0, 0.0, 0.0))
                     made += 1
                     if twin.placements[-1]["cause"] == "fell":
                         fell += 1

@@ -1,4 +1,4 @@
-"""The Sun table's pose-level state and how physics' outcome is judged (docs/rules-sun.md, penalties).
+"""The PyBullet table's state at the level of poses, and how physics' outcome is judged (docs/rules-sun.md, penalties).
 
 - :class:`StoneState` (one stone: id, shape, role, supports, pose), :class:`Penalty` (a stone lost and
   why) and :class:`TableSnapshot` (the whole state, immutable): the canonical description of a table,
