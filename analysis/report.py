@@ -429,6 +429,7 @@ def build_sections(run: RunData) -> tuple[list[Section], list[str]]:
         ("length and endings", lambda: length_section(run)),
         ("drama", lambda: drama_section(run)),
         ("sweep", lambda: sweep_section(run, headline)),
+        ("skill against chance", lambda: skill_against_chance(run)),
     ]
     if mod is not None and hasattr(mod, "section"):
         builders.insert(2, (f"the {run.game} section", lambda: mod.section(run)))
@@ -678,3 +679,17 @@ def _write_report(run: RunData, base: Path, final: Path, tmp: Path) -> None:
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+def skill_against_chance(run: RunData) -> Section | None:
+    """The skill index section (:mod:`analysis.skill`) of a study whose players differ in declared skill."""
+    from analysis.skill import section
+
+    return section(run)
+
+
+#: the report's page style, figure encoding and table rendering, for the pages other commands write
+#: (the tune report) in the same style
+REPORT_CSS = _CSS
+png_b64 = _png_b64
+table_html = _table_html
