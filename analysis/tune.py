@@ -108,6 +108,21 @@ def _proportion(k: float, n: int) -> Estimate:
     return Estimate(k / n, (hi - lo) / (2 * Z95), n)
 
 
+def pooled(run: RunData) -> RunData:
+    """``run`` with all its points as one (a tournament's seatings are one design's games): each
+    game renumbered ``point * 10**7 + game_index`` in point 0, in every table that names games."""
+    import dataclasses
+
+    def one(df: pd.DataFrame) -> pd.DataFrame:
+        if df.empty or "point" not in df or "game_index" not in df:
+            return df
+        return df.assign(game_index=df["point"].astype(int) * 10_000_000 + df["game_index"].astype(int), point=0)
+
+    return dataclasses.replace(run, games=one(run.games), seats=one(run.seats), own=one(run.own),
+                               details={k: one(v) for k, v in run.details.items()},
+                               points=pd.DataFrame({"point": [0]}), sweep_keys=[])
+
+
 def measure_run(run: RunData) -> dict[str, Estimate]:
     """Every metric of a loaded run (see the module docstring); a metric a run cannot give (no
     game with that player, no declared skill order) is left out."""
@@ -120,7 +135,7 @@ def measure_run(run: RunData) -> dict[str, Estimate]:
     g = run.games
     if g.empty:
         return out
-    for o in point_outputs(run):
+    for o in point_outputs(pooled(run)):
         vals = o.mean.dropna()
         if len(vals) and o.n == o.n and o.n > 0:
             se = math.sqrt(o.var / o.n) if o.var == o.var else float("nan")

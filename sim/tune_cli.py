@@ -159,7 +159,7 @@ def run_tune(sc: Any, reg: Any, folder: Path, *, backend: str, workers: int, add
 
     with lock_run_folder(folder):
         info = search(raw, tn, out=folder, seed=sc.seed, make_scenario=make_scenario, play=play,
-                      measure=AT.measure, progress=bar, force=force)
+                      measure=AT.measure, progress=bar, force=force, points=len(sc.points(reg)))
         best_path = None
         if info.best:
             best_path = AT.write_winner(raw, info.best[0].values, sc.name, sc.game, folder / BEST_NAME)

@@ -619,6 +619,7 @@ def search(
     measure: Measure,
     progress: Callable[[int, int], "Progress"],
     force: bool = False,
+    points: int = 1,
 ) -> SearchInfo:
     """Run (or resume) the search: ``tune.trials`` designs, then the re-check of the best.
 
@@ -636,6 +637,8 @@ def search(
         progress: ``(total games, games done before) -> Progress``: the bar over every game of the
             search (trials and re-checks), with its ETA.
         force: start a folder of another search afresh.
+        points: the points each design plays ``games`` games of (a tournament's seatings), for the
+            progress bar's total.
 
     Raises:
         InputError: a folder of another search (not ``force``), a metric no trial can measure.
@@ -662,8 +665,8 @@ def search(
                    or (t.state == TrialState.FAIL and "problem" in t.user_attrs))
 
     done = counted()
-    bar = progress(tune.trials * tune.games + len(_planned_rechecks(tune)) * (tune.recheck_games - tune.games),
-                   done * tune.games)
+    bar = progress(points * (tune.trials * tune.games + len(_planned_rechecks(tune)) * (tune.recheck_games - tune.games)),
+                   points * done * tune.games)
 
     def tick() -> None:
         bar.advance()
