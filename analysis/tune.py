@@ -75,6 +75,9 @@ def check_metrics(tune: Tune, game: str, labels: Sequence[str], source: str) -> 
         if base == PARAM_METRIC:
             continue
         if not rest:
+            if base in player:
+                raise InputError(f"metric {base!r} is one player's: give player = \"...\" (one of "
+                                 f"{allowed(labels)})", source=source, key=f"{where}.player")
             if base not in plain:
                 raise InputError(f"got {base!r}; allowed: {allowed(plain)}; per player (with player = \"...\"): "
                                  f"{allowed(player)}; {allowed(PAIR_METRICS)} (with player and opponent); "
@@ -82,8 +85,8 @@ def check_metrics(tune: Tune, game: str, labels: Sequence[str], source: str) -> 
             continue
         names = rest[:-1].split("|") if base in PAIR_METRICS else [rest[:-1]]
         if base not in PAIR_METRICS and base not in player:
-            raise InputError(f"got {base!r} with a player; allowed per player: {allowed(player)}", source=source,
-                             key=f"{where}.metric")
+            raise InputError(f"got {base!r} with a player; allowed per player: {allowed(player)}; for the whole "
+                             f"game (no player): {allowed(plain)}", source=source, key=f"{where}.metric")
         for k, name in zip(("player", "opponent"), names):
             if name not in labels:
                 raise InputError(f"got {name!r}; allowed: the study's players, {allowed(labels)}", source=source,

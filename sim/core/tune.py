@@ -94,9 +94,8 @@ SECTION_OPTIONS: tuple[Option, ...] = (
 )
 _PARAM_KEYS = ("low", "high", "log", "step", "choices")
 _TARGET_KEYS = ("metric", "player", "opponent", "key", *TARGET_KINDS, "weight", "scale", "tolerance")
-#: metrics of one player (``player = "label"``), of one player against another (and ``opponent``),
-#: and of a searched parameter's value (``key = "dotted.key"``)
-PLAYER_METRIC_PREFIXES = ("score", "penalties")
+#: metrics of one player against another (``player`` and ``opponent``), and of a searched
+#: parameter's value (``key = "dotted.key"``); any other metric may name one ``player``
 PAIR_METRICS = ("beats",)
 PARAM_METRIC = "param"
 
@@ -387,12 +386,14 @@ def _target(i: int, spec: Any, source: str, params: Sequence[str]) -> Target:
     for k in ("player", "opponent", "key"):
         if k in spec and (not isinstance(spec[k], str) or not spec[k]):
             raise ScenarioError(f"got {spec[k]!r}; allowed: a non-empty string", source=source, key=f"{where}.{k}")
-    needs = ("key",) if metric == PARAM_METRIC else ("player", "opponent") if metric in PAIR_METRICS else \
-        ("player",) if metric in PLAYER_METRIC_PREFIXES else ()
+    # a parameter's value needs its key, a pairwise metric a player and an opponent; any other
+    # metric may be one player's (which metrics are per player is the game's: analysis.tune checks)
+    needs = ("key",) if metric == PARAM_METRIC else ("player", "opponent") if metric in PAIR_METRICS else ()
+    optional = ("player",) if not needs else ()
     for k in ("player", "opponent", "key"):
         if k in needs and k not in spec:
             raise ScenarioError(f"missing; metric {metric!r} needs {allowed(needs)}", source=source, key=f"{where}.{k}")
-        if k not in needs and k in spec:
+        if k not in needs and k not in optional and k in spec:
             what = f"metric {metric!r} takes {allowed(needs)}" if needs else f"metric {metric!r} takes no {k}"
             raise ScenarioError(f"unexpected; {what}", source=source, key=f"{where}.{k}")
     if metric == PARAM_METRIC and spec["key"] not in params:
