@@ -48,8 +48,8 @@ from sim.core.scenario_keys import check_in_context, set_path
 from sim.core.seats import SEAT_ORDERS, SeatSpec, seat_orders, validate_seats
 from sim.core.sensitivity import SECTION, Plan, parse_plan, plan_raw, sample_raws
 from sim.core.tournament import MAX_SEATINGS, SEATING_KEY, Tournament, parse_tournament, seating_raw, tournament_raw
-from sim.core.tune import SECTION as TUNE_SECTION
-from sim.core.tune import Tune, parse_tune
+from sim.core.tune_table import SECTION as TUNE_SECTION
+from sim.core.tune_table import Tune, parse_tune
 
 __all__ = ["BACKENDS", "STUDY_OPTIONS", "Scenario", "SeatSpec", "Seating", "SweepPoint", "load_scenario", "scenario_from_dict"]
 
