@@ -246,11 +246,12 @@ def summary(info: SearchInfo, tune: Tune, scenario_name: str, best_path: Path | 
         "trials": {"asked": tune.trials, "complete": len(complete),
                    "pruned": sum(t.state == "pruned" for t in info.trials),
                    "infeasible": sum(t.state == "infeasible" for t in info.trials)},
-        "games_per_trial": tune.games, "recheck_games": tune.recheck_games,
+        "games_per_trial": tune.games * info.points, "recheck_games": tune.recheck_games * info.points,
         "played": info.played, "wall_s": info.wall_s,
         "best": [{"trial": b.number, "values": b.values, "objectives": b.recheck.get("objectives") or b.objectives,
                   "objective_se": b.recheck.get("objective_se") or b.objective_se,
-                  "games": b.recheck.get("games", b.games), "targets": target_rows(tune, b)} for b in info.best],
+                  "games": info.points * b.recheck.get("games", b.games), "targets": target_rows(tune, b)}
+                 for b in info.best],
         "importance": info.importance,
         "best_scenario": str(best_path) if best_path else None,
     }
@@ -328,7 +329,7 @@ def history_plot(info: SearchInfo, tune: Tune) -> Any:
     if rc:
         ax.errorbar([t.number for t in rc], [t.recheck["objectives"][0] for t in rc],
                     yerr=[Z95 * t.recheck["objective_se"][0] for t in rc], fmt="D", color="#009E73", ms=6,
-                    capsize=3, label=f"re-checked ({tune.recheck_games} games)")
+                    capsize=3, label=f"re-checked ({tune.recheck_games * info.points} games)")
     pr = [t for t in info.trials if t.state == "pruned"]
     if pr:
         ax.plot([t.number for t in pr], [np.nan] * len(pr), "x", color="#999999", label=f"pruned ({len(pr)})")
@@ -405,7 +406,7 @@ def importance_plot(info: SearchInfo) -> Any:
 
 # --- the HTML report -------------------------------------------------------------------------------------
 def write_report(info: SearchInfo, tune: Tune, s: Mapping[str, Any], scenario_text: str, out: Path) -> Path:
-    """Write ``out/report/index.html`` (and its PNGs) for a finished search; every label, key and
+    """Write ``out/report/report.html`` (and its PNGs) for a finished search; every label, key and
     value embedded is escaped. Returns the page's path."""
     from analysis.report import REPORT_CSS, png_b64, table_html
     from sim.core.outputs import write_atomically
@@ -422,7 +423,8 @@ def write_report(info: SearchInfo, tune: Tune, s: Mapping[str, Any], scenario_te
     tr = s["trials"]
     meta = [("trials", f"{tr['complete']} complete, {tr['pruned']} pruned, {tr['infeasible']} infeasible, of "
                        f"{tr['asked']}"),
-            ("games", f"{tune.games} a trial; re-checks {tune.recheck_games}; played in this call {s['played']}"),
+            ("games", f"{s['games_per_trial']} a trial; re-checks {s['recheck_games']}; played in this call "
+                      f"{s['played']}"),
             ("sampler", f"{tune.sampler}" + (", median pruning after half the games" if tune.pruning and
                                              len(info.directions) == 1 else "")),
             ("objectives", "; ".join(f"{o['name']} ({o['direction']})" for o in s["objectives"])),
@@ -487,7 +489,7 @@ def write_report(info: SearchInfo, tune: Tune, s: Mapping[str, Any], scenario_te
                  "the metrics' standard errors (an upper bound). Intervals are normal-theory intervals of the "
                  "estimate (Wilson for pairwise proportions). Re-checks extend the trial's own games with more "
                  "games on the same seeds.</p></body></html>")
-    page = folder / "index.html"
+    page = folder / "report.html"  # as a run's report (analysis/report.py)
     text = "\n".join(parts)
     write_atomically(page, lambda tmp: tmp.write_text(text, encoding="utf-8"))
     return page

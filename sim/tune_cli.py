@@ -126,7 +126,7 @@ def tune(
 def run_tune(sc: Any, reg: Any, folder: Path, *, backend: str, workers: int, address: str | None = None,
              force: bool = False, progress: bool = True, report: bool = True) -> tuple[Any, dict[str, Any]]:
     """Run (or resume) the search of a validated scenario ``sc`` with a ``[tune]`` table into the
-    tune folder ``folder``; write ``best.toml``, ``tune.json`` and (``report``) ``report/index.html``.
+    tune folder ``folder``; write ``best.toml``, ``tune.json`` and (``report``) ``report/report.html``.
 
     Returns:
         ``(SearchInfo, summary dict)``.

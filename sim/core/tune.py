@@ -180,6 +180,9 @@ class SearchInfo:
     directions: list[str]
     objective_names: list[str]
     importance: dict[str, dict[str, float]] = field(default_factory=dict)
+    #: the points (a tournament's seatings) each design plays its games of: games per design are
+    #: ``points * games``
+    points: int = 1
 
 
 #: measures a trial's games: run folder -> {metric: Estimate}; raises InputError naming a bad metric
@@ -386,7 +389,7 @@ def search(
     importance = parameter_importance(study, tune)
     return SearchInfo(out=out, trials=trials, best=best, played=played, wall_s=time.perf_counter() - t0,
                       directions=[d for _, d in tune.objectives], objective_names=[n for n, _ in tune.objectives],
-                      importance=importance)
+                      importance=importance, points=points)
 
 
 def _planned_rechecks(tune: Tune) -> range:

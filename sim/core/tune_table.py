@@ -12,15 +12,12 @@ import copy
 import json
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from sim.core.errors import ScenarioError, allowed
 from sim.core.options import Option, validate_options
 from sim.core.scenario_keys import Validate, check_in_context
 from sim.core.sensitivity import expand_key, set_input
-
-if TYPE_CHECKING:
-    pass
 
 SECTION = "tune"
 SAMPLERS = ("tpe", "random", "qmc", "nsga2")

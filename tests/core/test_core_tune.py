@@ -192,7 +192,7 @@ def test_the_search_finds_the_fair_first_player_chance_within_its_interval(tmp_p
     # the winner is a scenario run reads, with the design's value and no [tune]
     won = load_scenario(tmp_path / "t" / "best.toml", duel)
     assert won.tune is None and won.rules["p_first"] == pytest.approx(best)
-    assert (tmp_path / "t" / "report" / "index.html").is_file()
+    assert (tmp_path / "t" / "report" / "report.html").is_file()
     assert (tmp_path / "t" / "report" / "history.png").stat().st_size > 1000
 
 
