@@ -461,15 +461,35 @@ def choose_best(trials: Sequence[TrialResult], tune: Tune, directions: Sequence[
 
 
 def rank_rechecked(best: Sequence[TrialResult], tune: Tune) -> list[TrialResult]:
-    """The re-checked designs ordered by their re-checked first objective (best first)."""
-    direction = tune.objectives[0][1]
-    s = 1.0 if direction == "minimize" else -1.0
+    """The re-checked designs, best first, by their re-checked objectives.
 
-    def key(t: TrialResult) -> tuple[float, int]:
-        objs = t.recheck.get("objectives") or t.objectives
-        return (s * objs[0], t.number)
+    One objective: by its value. Several (Pareto designs, none better than another on every
+    objective): by their distance from the ideal point, each objective scaled to 0 (the best
+    re-checked value) to 1 (the worst), summed: the compromise closest to best on every objective.
+    (Ranking by the first objective alone crowned a Druids design whose every game was a draw: a
+    first-player edge of 0, trivially.)
+    """
+    dirs = [d for _, d in tune.objectives]
 
-    return sorted(best, key=key)
+    def objs(t: TrialResult) -> list[float]:
+        return list(t.recheck.get("objectives") or t.objectives)
+
+    if len(dirs) == 1:
+        s = 1.0 if dirs[0] == "minimize" else -1.0
+        return sorted(best, key=lambda t: (s * objs(t)[0], t.number))
+    cols = list(zip(*(objs(t) for t in best))) if best else []
+    lo = [min(c) for c in cols]
+    hi = [max(c) for c in cols]
+
+    def badness(t: TrialResult) -> float:
+        total = 0.0
+        for i, (v, d) in enumerate(zip(objs(t), dirs)):
+            span = hi[i] - lo[i]
+            if span > 0:
+                total += (v - lo[i]) / span if d == "minimize" else (hi[i] - v) / span
+        return total
+
+    return sorted(best, key=lambda t: (badness(t), t.number))
 
 
 def plausible_range(trials: Sequence[TrialResult], best: TrialResult, tune: Tune) -> dict[str, tuple[Any, Any]]:

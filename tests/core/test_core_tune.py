@@ -327,3 +327,16 @@ def test_no_skill_index_without_a_declared_order(tmp_path: Path, duel: Registry)
            "seats": [{"agent": "random", "name": "a"}, {"agent": "random", "name": "b"}], "out": str(tmp_path / "r")}
     run_study(scenario_from_dict(raw, duel), duel, progress=False)
     assert skill_index(load_run(tmp_path / "r")) is None
+
+
+def test_several_objectives_rank_the_compromise_first() -> None:
+    from sim.core.tune import rank_rechecked
+
+    tune = Tune(params=(), targets=(Target("edge", "value", 0.0, 0.0), Target("draws", "direction",
+                                                                               direction="minimize")))
+    def t(n: int, a: float, b: float) -> TrialResult:
+        return TrialResult(n, "complete", {}, [a, b])
+
+    # all draws (edge 0 trivially), no draws but a large edge, and a compromise
+    ranked = rank_rechecked([t(8, 0.0, 1.0), t(12, 0.35, 0.0), t(15, 0.04, 0.16)], tune)
+    assert [x.number for x in ranked] == [15, 8, 12]
