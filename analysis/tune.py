@@ -374,9 +374,11 @@ def pareto_plot(info: SearchInfo) -> Any:
     front = sorted(pareto_front(info.trials, info.directions), key=lambda t: t.objectives[0])
     ax.plot([t.objectives[0] for t in front], [t.objectives[1] for t in front], "o-", color="#D55E00",
             label="Pareto front")
+    at: dict[tuple[float, float], list[str]] = {}  # trials of one design (or equal results) share a label
     for t in front:
-        ax.annotate(str(t.number), (t.objectives[0], t.objectives[1]), fontsize=7, xytext=(3, 3),
-                    textcoords="offset points")
+        at.setdefault((t.objectives[0], t.objectives[1]), []).append(str(t.number))
+    for (x, y), nums in at.items():
+        ax.annotate(", ".join(nums), (x, y), fontsize=7, xytext=(4, 4), textcoords="offset points")
     ax.set_xlabel(f"{info.objective_names[0]} ({info.directions[0]})")
     ax.set_ylabel(f"{info.objective_names[1]} ({info.directions[1]})")
     ax.legend(fontsize=8)
