@@ -205,7 +205,7 @@ def write_winner(raw: Mapping[str, Any], values: Mapping[str, Any], name: str, g
     from sim.core.tomlw import to_toml, toml_comment
 
     text = (toml_comment(f"written by stonelab tune for {name}; confirm it with a full study: "
-                         f"stonelab run {path.name}") + "\n" + to_toml(winner_raw(raw, values, name, game)))
+                         f"stonelab run {path}") + "\n" + to_toml(winner_raw(raw, values, name, game)))
     write_atomically(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
     return path
 

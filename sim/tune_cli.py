@@ -94,6 +94,9 @@ def tune(
         for k, (opt, v) in given.items():
             if v is not None and e.key == f"{SECTION}.{k}":
                 raise InputError(e.message, key=opt) from None
+        if games_n is not None and e.key == f"{SECTION}.recheck_games":  # --games above the file's re-check
+            raise InputError(f"got {games_n}; at most the file's tune.recheck_games ({raw[SECTION].get('recheck_games')})"
+                             " unless that is raised too", key="--games") from None
         raise
     assert sc.tune is not None
     tn = sc.tune

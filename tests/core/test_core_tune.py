@@ -340,3 +340,15 @@ def test_several_objectives_rank_the_compromise_first() -> None:
     # all draws (edge 0 trivially), no draws but a large edge, and a compromise
     ranked = rank_rechecked([t(8, 0.0, 1.0), t(12, 0.35, 0.0), t(15, 0.04, 0.16)], tune)
     assert [x.number for x in ranked] == [15, 8, 12]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", ["process", "dask"])
+def test_every_backend_searches_the_same_designs(tmp_path: Path, duel: Registry, backend: str) -> None:
+    raw = one_param(duel_raw(trials=4, games=30, recheck_games=60))
+    sc = scenario_from_dict(raw, duel, default_name="backends")
+    serial, _ = run_tune(sc, duel, tmp_path / "serial", backend="serial", workers=1, progress=False, report=False)
+    other, _ = run_tune(sc, duel, tmp_path / backend, backend=backend, workers=2, progress=False, report=False)
+    assert [t.values for t in other.trials] == [t.values for t in serial.trials]
+    assert [t.objectives for t in other.trials] == [t.objectives for t in serial.trials]
+    assert other.best[0].recheck["metrics"] == serial.best[0].recheck["metrics"]
