@@ -146,8 +146,9 @@ def measure_run(run: RunData) -> dict[str, Estimate]:
     out["mean_length"] = _mean(g["length"])
     si = skill_index(run)
     if si is not None:
-        out["skill_index"] = _proportion(si.score * si.comparisons, si.comparisons)
-        out["skill_index"] = Estimate(si.p, 2 * out["skill_index"].se, si.comparisons)
+        # p = 2 s - 1: twice the error of the stronger players' pooled score s
+        score = _proportion(si.score * si.comparisons, si.comparisons)
+        out["skill_index"] = Estimate(si.p, 2 * score.se, si.comparisons)
         sp_se = (si.spread_hi - si.spread_lo) / (2 * Z95) if math.isfinite(si.spread_hi) else float("nan")
         out["skill_spread_elo"] = Estimate(si.spread_elo, sp_se, si.comparisons)
     # per player: score per game, and pairwise scores
@@ -168,8 +169,8 @@ def measure_run(run: RunData) -> dict[str, Estimate]:
             pair[(b, a)][1] += 1
     for lab, vals in scores.items():
         out[f"score[{lab}]"] = _mean(pd.Series(vals))
-    for (a, b), (k, n) in pair.items():
-        out[f"beats[{a}|{b}]"] = _proportion(k, int(n))
+    for (a, b), (score_sum, count) in pair.items():
+        out[f"beats[{a}|{b}]"] = _proportion(score_sum, int(count))
     mod = _game_module(run.game)
     if mod is not None and hasattr(mod, "player_outputs"):
         labelled = run.seats[["point", "game_index", "seat", "label"]]
