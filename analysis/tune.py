@@ -292,7 +292,7 @@ def print_summary(s: Mapping[str, Any]) -> None:
     if s.get("parameter_intervals"):
         parts = []
         for k, (lo, hi) in s["parameter_intervals"].items():
-            parts.append(f"{k} {lo}" if hi is None else f"{k} {_fmt(lo)} to {_fmt(hi)}")
+            parts.append(f"{k} {' or '.join(map(str, lo))}" if hi is None else f"{k} {_fmt(lo)} to {_fmt(hi)}")
         con.print("designs as good as the best (intervals overlap): " + escape("; ".join(parts)))
     if s.get("pareto_front"):
         con.print(f"Pareto front: {len(s['pareto_front'])} designs (trials "
@@ -432,7 +432,8 @@ def write_report(info: SearchInfo, tune: Tune, s: Mapping[str, Any], scenario_te
                                              len(info.directions) == 1 else "")),
             ("objectives", "; ".join(f"{o['name']} ({o['direction']})" for o in s["objectives"])),
             ("parameters", "; ".join(f"{p.key}: {p.describe()}" for p in tune.params)),
-            ("wall time", f"{s['wall_s']:.1f} s on {default_workers_note()}"),
+            ("wall time", f"{s['wall_s']:.1f} s in this call (a resumed search: its part) on "
+                          f"{default_workers_note()}"),
             ("winner", s.get("best_scenario") or "none"),
             ("generated", _dt.datetime.now().strftime("%Y-%m-%d %H:%M"))]
     parts.append("<table class='meta'>" + "".join(f"<tr><td>{esc(k)}</td><td>{esc(str(v))}</td></tr>"
@@ -452,7 +453,7 @@ def write_report(info: SearchInfo, tune: Tune, s: Mapping[str, Any], scenario_te
         if scored:
             parts.append(f"<p class='finding'>{met} of {scored} targets met on {int(b['games'])} games.</p>")
     if s.get("parameter_intervals"):
-        rows = [{"parameter": k, "interval": (str(lo) if hi is None else f"{_fmt(lo)} to {_fmt(hi)}")}
+        rows = [{"parameter": k, "interval": (", ".join(map(str, lo)) if hi is None else f"{_fmt(lo)} to {_fmt(hi)}")}
                 for k, (lo, hi) in s["parameter_intervals"].items()]
         parts.append("<h3>Parameters as good as the best</h3>"
                      "<p class='note'>The values of the trials whose objective interval overlaps the best "

@@ -516,8 +516,9 @@ def plausible_range(trials: Sequence[TrialResult], best: TrialResult, tune: Tune
     out: dict[str, tuple[Any, Any]] = {}
     for p in tune.params:
         vals = [t.values[p.key] for t in near if p.key in t.values]
-        if p.choices:
-            out[p.key] = (sorted({json.dumps(v) for v in vals}), None)
+        if p.choices:  # the choices among them, in the table's order
+            seen = {json.dumps(v) for v in vals}
+            out[p.key] = ([c for c in p.choices if json.dumps(c) in seen], None)
         elif vals:
             out[p.key] = (min(vals), max(vals))
     return out
