@@ -435,6 +435,7 @@ def build_sections(run: RunData) -> tuple[list[Section], list[str]]:
         # the game's own replays section (the Sun's 3-D viewer), else the turn-based replay pages
         # that sim.replay wrote (analysis.replays: None for a run without them)
         (f"the {run.game} replays", lambda: game.replays_section(run) or replay_pages(run)),
+        ("skill against chance", lambda: skill_against_chance(run)),
     ]
     from analysis import tournament as T
 
@@ -680,3 +681,11 @@ def _write_report(run: RunData, base: Path, final: Path, tmp: Path) -> None:
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+def skill_against_chance(run: RunData) -> Section | None:
+    """The skill index section (:mod:`analysis.skill`) of a study whose players differ in declared skill."""
+    from analysis.skill import section
+
+    return section(run)
+

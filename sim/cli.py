@@ -388,6 +388,12 @@ def compare(
         print_table(comp, written)
 
 
+# --- tune: the design search (its own module: sim/tune_cli.py) -----------------------------------
+from sim.tune_cli import tune as _tune_command  # noqa: E402 - mounted here, beside the other commands
+
+app.command(name="tune")(_tune_command)
+
+
 # --- command groups the games bring (their plug-ins' ``commands``), then the replay group ------------
 def _mount() -> None:
     """Mount each registered game's sub-apps (a ``typer.Typer`` as a group, a function as one

@@ -204,10 +204,11 @@ def study_command(
 
 # --- the interrupt handler -----------------------------------------------------------------------
 @contextlib.contextmanager
-def study_interrupts() -> Iterator[None]:
+def study_interrupts(message: str = RESUME_MESSAGE) -> Iterator[None]:
     """Within the block, Ctrl-C and SIGTERM stop the study the same way: the finished games stay
-    stored, :data:`RESUME_MESSAGE` goes to stderr and the command ends with exit code 130 (Ctrl-C)
-    or 143 (SIGTERM, e.g. ``kill PID``).
+    stored, ``message`` (:data:`RESUME_MESSAGE` unless the command stores more than games, as
+    ``tune`` does) goes to stderr and the command ends with exit code 130 (Ctrl-C) or 143
+    (SIGTERM, e.g. ``kill PID``).
 
     Raises:
         typer.Exit: on either signal, with that exit code.
@@ -218,7 +219,7 @@ def study_interrupts() -> Iterator[None]:
         with sigterm_as_interrupt():
             yield
     except KeyboardInterrupt as e:
-        typer.echo(RESUME_MESSAGE, err=True)
+        typer.echo(message, err=True)
         raise typer.Exit(EXIT_SIGTERM if isinstance(e, Terminated) else EXIT_CTRL_C) from None
 
 

@@ -28,6 +28,11 @@ class GameReport:
     """What a game adds to its runs' report, to ``stonelab compare`` and to the analyses; each
     hook's default adds nothing."""
 
+    #: the names of :meth:`sensitivity_outputs` that ``stonelab tune`` may target (per game)
+    tune_metrics: tuple[str, ...] = ()
+    #: the names of :meth:`player_outputs` that ``stonelab tune`` may target per player
+    player_metrics: tuple[str, ...] = ()
+
     def section(self, run: RunData) -> Section | None:
         """The game's own report section (plots, tables, findings), placed after the skill
         section; None (or an empty section) when its tables are absent or empty."""
@@ -58,6 +63,11 @@ class GameReport:
         """The game's own outputs of a sensitivity study, each ``(name, label, values per game,
         their sample points)``, beside the generic ones; empty: none."""
         return []
+
+    def player_outputs(self, run: RunData) -> dict[str, pd.DataFrame]:
+        """Per-player numbers of each game, by name (one of :attr:`player_metrics`): frames with
+        columns ``point``, ``game_index``, ``seat``, ``value``; empty: none."""
+        return {}
 
     def compare_rows(self, a: RunData, b: RunData) -> list[tuple[str, pd.Series, pd.Series]]:
         """Per-game numbers ``stonelab compare`` compares like the generic metrics: ``(label,

@@ -545,6 +545,32 @@ def replays_section(run: RunData) -> Section | None:
 GAP_BINS_MM: tuple[float, ...] = (0.0, 60.0, 100.0, 150.0, math.inf)
 
 
+def _clean_pass_name(lo: float, hi: float) -> str:
+    """The output name of the clean-pass chance through gaps of ``lo`` to ``hi`` mm."""
+    return f"clean_pass_{int(lo)}_{'inf' if not math.isfinite(hi) else int(hi)}mm"
+
+
+#: the Sun's per-game headline outputs (``sensitivity_outputs``), by name: what `stonelab tune` may target
+TUNE_METRICS: tuple[str, ...] = ("penalties_per_game", "field_empty_share",
+                                 *(_clean_pass_name(lo, hi) for lo, hi in zip(GAP_BINS_MM[:-1], GAP_BINS_MM[1:])))
+#: the Sun's per-player outputs (``player_outputs``): ``penalties`` = penalty stones a player lost per game
+PLAYER_METRICS: tuple[str, ...] = ("penalties",)
+
+
+def player_outputs(run: RunData) -> dict[str, pd.DataFrame]:
+    """Per player and game, for `stonelab tune`'s per-player targets: ``{"penalties": frame}``
+    with columns ``point, game_index, seat, value`` (penalty stones that seat lost in its passes
+    that game; 0 for a seat that lost none), one row per seat of every stored game."""
+    passes = run.detail("passes")
+    if run.seats.empty or not has_columns(passes, "penalties", "seat", "point", "game_index"):
+        return {}
+    lost = passes.groupby(["point", "game_index", "seat"])["penalties"].sum().rename("value").reset_index()
+    keys = run.seats[["point", "game_index", "seat"]]
+    frame = keys.merge(lost, on=["point", "game_index", "seat"], how="left")
+    frame["value"] = frame["value"].fillna(0.0).astype(float)
+    return {"penalties": frame}
+
+
 def sensitivity_outputs(run: RunData) -> list[tuple[str, str, pd.Series, pd.Series]]:
     """The Sun's headline outputs for ``analysis.sensitivity``, as ``(name, label, values, points)``:
     one value per game (penalties, field emptied) or per pass (clean or not, by the width of the
@@ -564,7 +590,7 @@ def sensitivity_outputs(run: RunData) -> list[tuple[str, str, pd.Series, pd.Seri
             what = f"{lo:.0f}-{hi:.0f} mm" if math.isfinite(hi) else f"{lo:.0f} mm or more"
             if lo == 0:
                 what = f"under {hi:.0f} mm"
-            out.append((f"clean_pass_{int(lo)}_{'inf' if not math.isfinite(hi) else int(hi)}mm",
+            out.append((_clean_pass_name(lo, hi),
                         f"clean-pass chance, gaps {what}", clean[inside], passes.loc[inside, "point"]))
     return out
 
@@ -610,6 +636,9 @@ class SunReport(GameReport):
     sensitivity_outputs = staticmethod(sensitivity_outputs)
     compare_rows = staticmethod(compare_rows)
     compare_tables = staticmethod(compare_tables)
+    player_outputs = staticmethod(player_outputs)
+    tune_metrics = TUNE_METRICS
+    player_metrics = PLAYER_METRICS
 
 
 #: what the Sun's plug-in names as its ``report``

@@ -16,6 +16,8 @@ Top-level keys::
                                   (sim/core/sensitivity.py)
     [tournament]                  a round-robin of listed agents instead of fixed seats
                                   (sim/core/tournament.py): one point per seating
+    [tune]                        a design search for `stonelab tune` (sim/core/tune.py); `run`
+                                  plays the scenario as written and ignores it
 
 The loader sits above the modules that own those two tables: they validate their table and give
 the raw scenarios of their points, the loader validates each (it passes itself to them as the
@@ -46,6 +48,8 @@ from sim.core.scenario_keys import check_in_context, set_path
 from sim.core.seats import SEAT_ORDERS, SeatSpec, seat_orders, validate_seats
 from sim.core.sensitivity import SECTION, Plan, parse_plan, plan_raw, sample_raws
 from sim.core.tournament import MAX_SEATINGS, SEATING_KEY, Tournament, parse_tournament, seating_raw, tournament_raw
+from sim.core.tune_table import SECTION as TUNE_SECTION
+from sim.core.tune_table import Tune, parse_tune
 
 __all__ = ["BACKENDS", "STUDY_OPTIONS", "Scenario", "SeatSpec", "Seating", "SweepPoint", "load_scenario", "scenario_from_dict"]
 
@@ -153,6 +157,8 @@ class Scenario:
     plan: Plan | None = None
     #: ``seat_order``: "rotate" or "fixed" (a tournament's own scenario: "fixed", its seatings rotate)
     seat_order: str = "rotate"
+    #: the validated ``[tune]`` table (None without one): `stonelab tune` searches it
+    tune: Tune | None = None
 
     @property
     def num_players(self) -> int:
@@ -331,7 +337,7 @@ def scenario_from_dict(
     except InputError as e:
         raise ScenarioError(e.message, source=source, key="game") from None
     spec = game.spec
-    tables = {"rules", "seats", "sweep", "sensitivity", "tournament", *spec.sections}
+    tables = {"rules", "seats", "sweep", "sensitivity", "tournament", TUNE_SECTION, *spec.sections}
     for key in raw:
         if key not in _STUDY_KEYS and key not in tables:
             raise ScenarioError(
@@ -385,6 +391,7 @@ def scenario_from_dict(
             raise ScenarioError(f"got {n}: {plan.method} with {len(plan.inputs)} inputs would play {plan.n_points():,} "
                                 f"sample points; at most {MAX_SWEEP_POINTS:,} are allowed (fewer {what} or inputs)",
                                 source=source, key=f"{SECTION}.{what}")
+    tune = parse_tune(raw, _validator(registry, source, default_name), source=source) if TUNE_SECTION in raw else None
     return Scenario(
         name=name,
         game=spec.name,
@@ -403,6 +410,7 @@ def scenario_from_dict(
         tournament=entrants,
         plan=plan,
         seat_order=seat_order,
+        tune=tune,
     )
 
 

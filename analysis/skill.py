@@ -1,0 +1,208 @@
+"""Skill against chance: how much of a study's outcome the players' declared skill decides.
+
+Duersch, Lambrecht and Oechssler ("Measuring skill and chance in games", *European Economic Review*
+127, 2020) measure how much a game is skill by the spread of its players' ratings: a game of pure
+chance rates every player alike (up to noise), a game of pure skill spreads them far apart. To
+read a spread they compare it with benchmark games in which, with probability ``p``, the better
+player wins for sure and otherwise a fair coin decides (``p = 0``: a coin flip; ``p = 1``: skill
+alone). This module places a study on that scale:
+
+- **Skill index** ``p``: in a ``p``-benchmark game the stronger player of a pair scores
+  ``(1 + p) / 2``, so ``p = 2 s - 1``, where ``s`` is the declared-stronger players' pooled score
+  against declared-weaker ones (pairwise comparisons of :func:`analysis.tournament.comparisons`:
+  a win 1, a draw or shared win half). Which player is stronger comes from the scenario
+  (:mod:`analysis.strength`: agent tier, search effort, the game's seat skill such as the Sun's
+  skill levels), never from the results. The interval is the Wilson interval of ``s`` mapped
+  through ``2 s - 1``. "This layout is 60 % skill for these hands" reads ``p = 0.6``: six games in
+  ten are decided by the skill difference, the other four as by a coin. A negative ``p`` means the
+  declared-weaker players do better.
+- **Rating spread**: the standard deviation of the players' Bradley-Terry ratings (Elo scale,
+  :func:`analysis.tournament.fit_bradley_terry`), with a bootstrap interval over games, beside the
+  spread the same pairings give when a fair coin decides every comparison (the coin-flip
+  baseline: sampling noise alone spreads ratings a little).
+
+Defined for studies whose players differ in declared skill (a skill ladder, a tournament, or a
+plain study of a strong and a weak seat); None otherwise.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from analysis.load import RunData
+from analysis.stats import wilson
+
+#: bootstrap resamples of the rating spread and of its coin-flip baseline
+RESAMPLES = 200
+
+
+@dataclass(frozen=True)
+class SkillIndex:
+    """A study's skill against chance (see the module docstring).
+
+    Attributes:
+        p: the skill index ``2 s - 1`` (0 coin flip, 1 skill alone).
+        p_lo, p_hi: its interval.
+        score: ``s``, the stronger players' pooled score against the weaker ones.
+        comparisons: the comparisons ``s`` rests on.
+        pairs: the ordered pairs, ``(stronger, weaker, score, comparisons)``.
+        spread_elo: standard deviation of the Bradley-Terry ratings, Elo points.
+        spread_lo, spread_hi: its bootstrap interval.
+        chance_spread_elo: the median spread when a fair coin decides every comparison.
+        conf_level: the intervals' confidence level.
+    """
+
+    p: float
+    p_lo: float
+    p_hi: float
+    score: float
+    comparisons: int
+    pairs: tuple[tuple[str, str, float, int], ...]
+    spread_elo: float
+    spread_lo: float
+    spread_hi: float
+    chance_spread_elo: float
+    conf_level: float = 0.95
+
+    def sentence(self) -> str:
+        """One sentence for a report or a terminal."""
+        pct = f"{100 * self.p:.0f} % skill (interval {100 * self.p_lo:.0f} to {100 * self.p_hi:.0f} %)"
+        return (f"Skill index {pct}: the stronger player scores {100 * self.score:.0f} % against the weaker over "
+                f"{self.comparisons} comparisons, as in a game where {100 * max(self.p, 0):.0f} % of results follow "
+                f"skill and the rest a coin (Duersch, Lambrecht and Oechssler 2020). Rating spread "
+                f"{self.spread_elo:.0f} Elo (interval {self.spread_lo:.0f} to {self.spread_hi:.0f}); a coin flip "
+                f"with these pairings spreads them {self.chance_spread_elo:.0f}.")
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready."""
+        return {"p": self.p, "interval": [self.p_lo, self.p_hi], "score": self.score,
+                "comparisons": self.comparisons,
+                "pairs": [{"stronger": a, "weaker": b, "score": s, "comparisons": n} for a, b, s, n in self.pairs],
+                "spread_elo": self.spread_elo, "spread_interval": [self.spread_lo, self.spread_hi],
+                "chance_spread_elo": self.chance_spread_elo, "conf_level": self.conf_level}
+
+
+def _spread(wins: np.ndarray, n: np.ndarray, labels: list[str]) -> float:
+    """Standard deviation of the Bradley-Terry ratings (Elo) of a win matrix (entrants with
+    comparisons only)."""
+    from analysis.tournament import ELO_PER_NAT, Pairwise, fit_bradley_terry
+
+    r = fit_bradley_terry(Pairwise(labels, wins, n, np.zeros(len(labels), dtype=int)))
+    b = np.asarray(r.strength, dtype=float)
+    b = b[np.isfinite(b)]
+    return float(np.std(b) * ELO_PER_NAT) if len(b) >= 2 else float("nan")
+
+
+def skill_index(run: RunData, conf_level: float = 0.95, seed: int = 0) -> SkillIndex | None:
+    """The skill index of a study, or None when no two of its players differ in declared skill
+    (or none of them met).
+
+    ``seed`` seeds the bootstrap (the same run gives the same intervals).
+    """
+    from analysis.strength import label_strengths, strongest
+    from analysis.tournament import comparisons
+
+    g = run.games
+    if g.empty:
+        return None
+    strengths = label_strengths(run.game, run.scenario, run.points, run.sweep_keys, run.seats)
+    labels: list[str] = []
+    for labs in g["labels"]:
+        for lab in labs:
+            if lab not in labels:
+                labels.append(lab)
+    if len(labels) < 2:
+        return None
+    idx = {lab: i for i, lab in enumerate(labels)}
+    m = len(labels)
+    # per game, its comparisons as (i, j, score of i): the bootstrap resamples games
+    per_game: list[list[tuple[int, int, float]]] = []
+    for labs, won in zip(g["labels"], g["winners"]):
+        per_game.append([(idx[a], idx[b], s) for a, b, s in comparisons(labs, won) if a != b])
+    order: dict[tuple[int, int], int] = {}  # (i, j) -> +1 when i is declared stronger, -1 weaker
+    for i in range(m):
+        for j in range(i + 1, m):
+            best, _ = strongest([labels[i], labels[j]], strengths)
+            if best is not None:
+                order[(i, j)] = 1 if best == labels[i] else -1
+                order[(j, i)] = -order[(i, j)]
+    if not order:
+        return None
+
+    def matrices(games: list[list[tuple[int, int, float]]]) -> tuple[np.ndarray, np.ndarray]:
+        w = np.zeros((m, m))
+        n = np.zeros((m, m))
+        for comps in games:
+            for i, j, s in comps:
+                w[i, j] += s
+                w[j, i] += 1.0 - s
+                n[i, j] += 1
+                n[j, i] += 1
+        return w, n
+
+    w, n = matrices(per_game)
+    k = 0.0
+    tot = 0
+    pairs = []
+    for (i, j), sign in order.items():
+        if sign != 1 or n[i, j] == 0:
+            continue
+        k += w[i, j]
+        tot += int(n[i, j])
+        pairs.append((labels[i], labels[j], float(w[i, j] / n[i, j]), int(n[i, j])))
+    if tot == 0:
+        return None
+    s = k / tot
+    lo, hi = wilson(k, tot, conf_level)
+    met = [i for i in range(m) if n[i].sum() > 0]
+    sub = np.ix_(met, met)
+    spread = _spread(w[sub], n[sub], [labels[i] for i in met])
+    rng = np.random.default_rng(seed)
+    boots = []
+    chance = []
+    for _ in range(RESAMPLES):
+        pick = rng.integers(0, len(per_game), len(per_game))
+        bw, bn = matrices([per_game[p] for p in pick])
+        boots.append(_spread(bw[sub], bn[sub], [labels[i] for i in met]))
+        # the coin-flip baseline: the same comparisons, each decided by a fair coin
+        cw = np.zeros((m, m))
+        for i in range(m):
+            for j in range(i + 1, m):
+                if n[i, j]:
+                    x = rng.binomial(int(n[i, j]), 0.5)
+                    cw[i, j], cw[j, i] = x, n[i, j] - x
+        chance.append(_spread(cw[sub], n[sub], [labels[i] for i in met]))
+    boots_f = np.asarray([b for b in boots if math.isfinite(b)])
+    a = (1 - conf_level) / 2
+    s_lo, s_hi = (float(np.quantile(boots_f, a)), float(np.quantile(boots_f, 1 - a))) if len(boots_f) else \
+        (float("nan"), float("nan"))
+    chance_f = [c for c in chance if math.isfinite(c)]
+    return SkillIndex(p=2 * s - 1, p_lo=2 * lo - 1, p_hi=2 * hi - 1, score=s, comparisons=tot, pairs=tuple(pairs),
+                      spread_elo=spread, spread_lo=s_lo, spread_hi=s_hi,
+                      chance_spread_elo=float(np.median(chance_f)) if chance_f else float("nan"),
+                      conf_level=conf_level)
+
+
+def section(run: RunData) -> Any:
+    """The report's "Skill against chance" section (None when the players do not differ in
+    declared skill)."""
+    from analysis.plots import Section
+
+    si = skill_index(run)
+    if si is None:
+        return None
+    sec = Section("Skill against chance",
+                  "After Duersch, Lambrecht and Oechssler (2020): the study placed on a scale from a coin flip "
+                  "(0 %) to a game that skill alone decides (100 %), from how the declared-stronger players score "
+                  "against the declared-weaker ones (docs/howto.md).")
+    sec.findings.append(si.sentence())
+    import pandas as pd
+
+    sec.tables.append(("Ordered pairs", pd.DataFrame(
+        [{"stronger": a, "weaker": b, "stronger's score": f"{100 * sc:.0f} %", "comparisons": k}
+         for a, b, sc, k in si.pairs])))
+    return sec

@@ -1,0 +1,534 @@
+"""What a design search measures and reports: the metrics of a trial's games, the search's HTML
+report and terminal summary, and the winning design written out as a scenario.
+
+**Metrics** (:func:`measure`), each with its standard error (the objective carries its sampling
+error, ``sim.core.tune.objective_values``):
+
+- every game: ``draw_share`` (games without a sole winner), ``first_player_edge`` (seat 0's
+  sole-win share minus the others' mean: 0 is fair), ``mean_length`` (the game's own length
+  unit: actions or turns);
+- skill against chance (:mod:`analysis.skill`, when the players differ in declared skill):
+  ``skill_index`` (0 a coin flip, 1 skill alone) and ``skill_spread_elo``;
+- per player (a target's ``player``, a seat label or tournament entrant): ``score`` (the player's
+  mean share of the win per game), and ``beats`` with an ``opponent`` (the player's score in
+  pairwise comparisons with that opponent: 0.9 is "beats it nine times in ten");
+- the game's own (its report's ``GameReport.tune_metrics``, from ``sensitivity_outputs``: for the Sun
+  ``penalties_per_game``, ``field_empty_share``, ``clean_pass_*``) and per-player
+  (``GameReport.player_metrics`` from ``player_outputs``: for the Sun ``penalties``, stones a player loses per
+  game);
+- ``param`` with a ``key``: a searched parameter's value (exact), to ask for it small or large.
+
+Standard errors: the per-game standard deviation over the square root of the games for means,
+``(hi - lo) / (2 z)`` of the Wilson interval for the pairwise proportions (never 0, also at 10 of 10).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import html
+import json
+import math
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from analysis.games.base import GameReport
+from analysis.load import RunData, load_run
+from sim.core.errors import InputError, allowed
+from sim.core.tune import (PAIR_METRICS, PARAM_METRIC, Estimate, SearchInfo, Target,
+                           TrialResult, Tune, design_raw, pareto_front, plausible_range)
+
+GENERIC_METRICS: tuple[str, ...] = ("draw_share", "first_player_edge", "mean_length", "skill_index",
+                                    "skill_spread_elo")
+#: the two-sided 95 % normal quantile
+Z95 = 1.959963984540054
+
+
+def _game_report(game: str) -> GameReport:
+    """The game's report hooks (a bare :class:`GameReport` when its plug-in cannot be loaded)."""
+    from analysis.games import game_report
+
+    try:
+        return game_report(game)
+    except (ImportError, InputError):
+        return GameReport()
+
+
+def metric_names(game: str) -> tuple[list[str], list[str]]:
+    """``(game-level metric names, per-player metric names)`` a target of ``game`` may name."""
+    hooks = _game_report(game)
+    plain = list(GENERIC_METRICS) + list(hooks.tune_metrics)
+    player = ["score", *hooks.player_metrics]
+    return plain, player
+
+
+def check_metrics(tune: Tune, game: str, labels: Sequence[str], source: str) -> None:
+    """Every target names a metric the game offers, and players the study seats.
+
+    Raises:
+        InputError: the target's key (``tune.targets.N.metric`` or ``.player``) and what is allowed.
+    """
+    plain, player = metric_names(game)
+    for i, t in enumerate(tune.targets):
+        base, _, rest = t.metric.partition("[")
+        where = f"tune.targets.{i}"
+        if base == PARAM_METRIC:
+            continue
+        if not rest:
+            if base in player:
+                raise InputError(f"metric {base!r} is one player's: give player = \"...\" (one of "
+                                 f"{allowed(labels)})", source=source, key=f"{where}.player")
+            if base not in plain:
+                raise InputError(f"got {base!r}; allowed: {allowed(plain)}; per player (with player = \"...\"): "
+                                 f"{allowed(player)}; {allowed(PAIR_METRICS)} (with player and opponent); "
+                                 f"'{PARAM_METRIC}' (with key)", source=source, key=f"{where}.metric")
+            continue
+        names = rest[:-1].split("|") if base in PAIR_METRICS else [rest[:-1]]
+        if base not in PAIR_METRICS and base not in player:
+            raise InputError(f"got {base!r} with a player; allowed per player: {allowed(player)}; for the whole "
+                             f"game (no player): {allowed(plain)}", source=source, key=f"{where}.metric")
+        for k, name in zip(("player", "opponent"), names):
+            if name not in labels:
+                raise InputError(f"got {name!r}; allowed: the study's players, {allowed(labels)}", source=source,
+                                 key=f"{where}.{k}")
+
+
+def _mean(values: pd.Series) -> Estimate:
+    v = pd.to_numeric(values, errors="coerce").dropna().astype(float)
+    n = len(v)
+    if n == 0:
+        return Estimate(float("nan"), float("nan"), 0)
+    se = float(v.std(ddof=1) / math.sqrt(n)) if n > 1 else float("nan")
+    return Estimate(float(v.mean()), se, n)
+
+
+def _proportion(k: float, n: int) -> Estimate:
+    from analysis.stats import wilson
+
+    if n == 0:
+        return Estimate(float("nan"), float("nan"), 0)
+    lo, hi = wilson(k, n)
+    return Estimate(k / n, (hi - lo) / (2 * Z95), n)
+
+
+def pooled(run: RunData) -> RunData:
+    """``run`` with all its points as one (a tournament's seatings are one design's games): each
+    game renumbered ``point * 10**7 + game_index`` in point 0, in every table that names games."""
+    import dataclasses
+
+    def one(df: pd.DataFrame) -> pd.DataFrame:
+        if df.empty or "point" not in df or "game_index" not in df:
+            return df
+        return df.assign(game_index=df["point"].astype(int) * 10_000_000 + df["game_index"].astype(int), point=0)
+
+    return dataclasses.replace(run, games=one(run.games), seats=one(run.seats), own=one(run.own),
+                               details={k: one(v) for k, v in run.details.items()},
+                               points=pd.DataFrame({"point": [0]}), sweep_keys=[])
+
+
+def measure_run(run: RunData) -> dict[str, Estimate]:
+    """Every metric of a loaded run (see the module docstring); a metric a run cannot give (no
+    game with that player, no declared skill order) is left out."""
+    from analysis.metrics import win_share
+    from analysis.sensitivity import point_outputs
+    from analysis.skill import skill_index
+    from analysis.tournament import comparisons
+
+    out: dict[str, Estimate] = {}
+    g = run.games
+    if g.empty:
+        return out
+    for o in point_outputs(pooled(run)):
+        vals = o.mean.dropna()
+        if len(vals) and o.n == o.n and o.n > 0:
+            se = math.sqrt(o.var / o.n) if o.var == o.var else float("nan")
+            out[o.name] = Estimate(float(vals.iloc[0]), se, int(o.n))
+    out["mean_length"] = _mean(g["length"])
+    si = skill_index(run)
+    if si is not None:
+        # p = 2 s - 1: twice the error of the stronger players' pooled score s
+        score = _proportion(si.score * si.comparisons, si.comparisons)
+        out["skill_index"] = Estimate(si.p, 2 * score.se, si.comparisons)
+        sp_se = (si.spread_hi - si.spread_lo) / (2 * Z95) if math.isfinite(si.spread_hi) else float("nan")
+        out["skill_spread_elo"] = Estimate(si.spread_elo, sp_se, si.comparisons)
+    # per player: score per game, and pairwise scores
+    scores: dict[str, list[float]] = {}
+    pair: dict[tuple[str, str], list[float]] = {}
+    for labels, winners in zip(g["labels"], g["winners"]):
+        n = len(labels)
+        for lab in set(labels):
+            scores.setdefault(lab, []).append(math.fsum(win_share(winners, s, n) for s in range(n) if labels[s] == lab))
+        for a, b, s in comparisons(labels, winners):
+            if a == b:
+                continue
+            pair.setdefault((a, b), [0.0, 0])
+            pair.setdefault((b, a), [0.0, 0])
+            pair[(a, b)][0] += s
+            pair[(a, b)][1] += 1
+            pair[(b, a)][0] += 1.0 - s
+            pair[(b, a)][1] += 1
+    for lab, vals in scores.items():
+        out[f"score[{lab}]"] = _mean(pd.Series(vals))
+    for (a, b), (score_sum, count) in pair.items():
+        out[f"beats[{a}|{b}]"] = _proportion(score_sum, int(count))
+    player_frames = _game_report(run.game).player_outputs(run)
+    if player_frames:
+        labelled = run.seats[["point", "game_index", "seat", "label"]]
+        for name, frame in player_frames.items():
+            f = frame.merge(labelled, on=["point", "game_index", "seat"], how="left")
+            # a player holding two seats of one game counts once per game (its seats summed)
+            per_game = f.groupby(["label", "point", "game_index"])["value"].sum().reset_index()
+            for lab, grp in per_game.groupby("label"):
+                out[f"{name}[{lab}]"] = _mean(grp["value"])
+    return out
+
+
+def measure(run_dir: Path) -> dict[str, Estimate]:
+    """:func:`measure_run` of a trial's run folder."""
+    return measure_run(load_run(run_dir))
+
+
+# --- the winner as a scenario ----------------------------------------------------------------------
+def winner_raw(raw: Mapping[str, Any], values: Mapping[str, Any], name: str, game: str) -> dict[str, Any]:
+    """The winning design as a plain scenario (no ``[tune]``), named ``<name>-best`` with its own
+    default run folder, ready for ``stonelab run`` and ``compare``."""
+    out = design_raw(raw, values)
+    out["name"] = f"{name}-best"
+    out.pop("out", None)
+    out["description"] = (f"the design stonelab tune found for {name}: "
+                          + ", ".join(f"{k} = {v}" for k, v in values.items()))
+    return out
+
+
+def write_winner(raw: Mapping[str, Any], values: Mapping[str, Any], name: str, game: str, path: Path) -> Path:
+    """Write :func:`winner_raw` as TOML to ``path`` (whole or not at all)."""
+    from sim.core.outputs import write_atomically
+    from sim.core.tomlw import to_toml, toml_comment
+
+    text = (toml_comment(f"written by stonelab tune for {name}; confirm it with a full study: "
+                         f"stonelab run {path}") + "\n" + to_toml(winner_raw(raw, values, name, game)))
+    write_atomically(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    return path
+
+
+# --- summary -----------------------------------------------------------------------------------------
+def _est(m: Mapping[str, Sequence[float]], key: str) -> Estimate | None:
+    v = m.get(key)
+    return Estimate(float(v[0]), float(v[1]), int(v[2])) if v is not None else None
+
+
+def target_rows(tune: Tune, t: TrialResult) -> list[dict[str, Any]]:
+    """Per target of design ``t``: its estimate (re-checked where re-checked), interval and verdict."""
+    metrics = t.recheck.get("metrics") or t.metrics
+    rows = []
+    for tg in tune.targets:
+        e = _est(metrics, tg.metric)
+        if e is None and tg.metric.startswith(PARAM_METRIC + "["):
+            e = Estimate(float(t.values[tg.metric[len(PARAM_METRIC) + 1:-1]]), 0.0, 1)
+        if e is None:
+            rows.append({"metric": tg.metric, "target": tg.describe(), "estimate": float("nan"), "lo": float("nan"),
+                         "hi": float("nan"), "verdict": "not measured"})
+            continue
+        se = e.se if e.se == e.se else 0.0
+        lo, hi = Estimate(e.mean, se, e.n).interval(tune.conf_level)
+        rows.append({"metric": tg.metric, "target": tg.describe(), "estimate": e.mean, "lo": lo, "hi": hi,
+                     "verdict": tg.verdict(lo, e.mean, hi)})
+    return rows
+
+
+def summary(info: SearchInfo, tune: Tune, scenario_name: str, best_path: Path | None) -> dict[str, Any]:
+    """The search as JSON: trials, the best designs with their targets, the Pareto front."""
+    complete = [t for t in info.trials if t.state == "complete"]
+    best = info.best[0] if info.best else None
+    out: dict[str, Any] = {
+        "scenario": scenario_name,
+        "out": str(info.out),
+        "objectives": [{"name": n, "direction": d} for n, d in zip(info.objective_names, info.directions)],
+        "trials": {"asked": tune.trials, "complete": len(complete),
+                   "pruned": sum(t.state == "pruned" for t in info.trials),
+                   "infeasible": sum(t.state == "infeasible" for t in info.trials)},
+        "games_per_trial": tune.games * info.points, "recheck_games": tune.recheck_games * info.points,
+        "played": info.played, "wall_s": info.wall_s,
+        "best": [{"trial": b.number, "values": b.values, "objectives": b.recheck.get("objectives") or b.objectives,
+                  "objective_se": b.recheck.get("objective_se") or b.objective_se,
+                  "games": info.points * b.recheck.get("games", b.games), "targets": target_rows(tune, b)}
+                 for b in info.best],
+        "importance": info.importance,
+        "best_scenario": str(best_path) if best_path else None,
+    }
+    if best is not None and len(info.directions) >= 1:
+        out["parameter_intervals"] = {k: list(v) for k, v in plausible_range(info.trials, best, tune).items()}
+    if len(info.directions) >= 2:
+        out["pareto_front"] = [{"trial": t.number, "values": t.values, "objectives": t.objectives}
+                               for t in pareto_front(info.trials, info.directions)]
+    return out
+
+
+def _fmt(x: Any) -> str:
+    if isinstance(x, float):
+        if not math.isfinite(x):
+            return "n/a" if x != x else ("inf" if x > 0 else "-inf")
+        return f"{x:.4g}"
+    return str(x)
+
+
+def print_summary(s: Mapping[str, Any]) -> None:
+    """The terminal summary of a search."""
+    from sim.core.console import console, escape
+
+    con = console()
+    tr = s["trials"]
+    con.print(f"tune {escape(s['scenario'])}: {tr['complete']} trials complete, {tr['pruned']} pruned, "
+              f"{tr['infeasible']} infeasible, of {tr['asked']}; {s['games_per_trial']} games a trial, the best "
+              f"re-checked with {s['recheck_games']}; played now {s['played']} games, wall {s['wall_s']:.1f} s")
+    for rank, b in enumerate(s["best"], 1):
+        vals = ", ".join(f"{k} = {_fmt(v)}" for k, v in b["values"].items())
+        objs = ", ".join(f"{o['name']} {_fmt(v)} ± {_fmt(Z95 * e)}" for o, v, e in
+                         zip(s["objectives"], b["objectives"], b["objective_se"] or [float("nan")] * 9))
+        con.print(f"{rank}. trial {b['trial']}: {escape(vals)}  ({escape(objs)}; {b['games']} games)")
+        for r in b["targets"]:
+            con.print(f"   - {escape(r['metric'])}: {_fmt(r['estimate'])} [{_fmt(r['lo'])}, {_fmt(r['hi'])}], "
+                      f"target {escape(r['target'])}: {r['verdict']}")
+    if s.get("parameter_intervals"):
+        parts = []
+        for k, (lo, hi) in s["parameter_intervals"].items():
+            parts.append(f"{k} {' or '.join(map(str, lo))}" if hi is None else f"{k} {_fmt(lo)} to {_fmt(hi)}")
+        con.print("designs as good as the best (intervals overlap): " + escape("; ".join(parts)))
+    if s.get("pareto_front"):
+        con.print(f"Pareto front: {len(s['pareto_front'])} designs (trials "
+                  f"{', '.join(str(t['trial']) for t in s['pareto_front'])})")
+    for obj, imp in (s.get("importance") or {}).items():
+        con.print(f"importance for {escape(obj)}: " + escape(", ".join(f"{k} {100 * v:.0f} %" for k, v in imp.items())))
+    if s.get("best_scenario"):
+        con.print(f"winner: {escape(s['best_scenario'])}  (stonelab run {escape(s['best_scenario'])})")
+    if s.get("report"):
+        con.print(f"report: {escape(s['report'])}")
+
+
+# --- plots ---------------------------------------------------------------------------------------------
+def history_plot(info: SearchInfo, tune: Tune) -> Any:
+    """The search history: each trial's first objective with its interval, pruned trials at their
+    half-way value, the best so far as a line, the re-checks as diamonds."""
+    from analysis.plots import new_figure
+
+    fig, ax = new_figure(7.5, 4.0)
+    name = info.objective_names[0]
+    sign = 1.0 if info.directions[0] == "minimize" else -1.0
+    comp = [t for t in info.trials if t.state == "complete" and t.objectives]
+    if comp:
+        x = [t.number for t in comp]
+        y = [t.objectives[0] for t in comp]
+        e = [Z95 * (t.objective_se[0] if t.objective_se and t.objective_se[0] == t.objective_se[0] else 0.0)
+             for t in comp]
+        ax.errorbar(x, y, yerr=e, fmt="o", color="#0072B2", ms=4, lw=0.8, capsize=2, label="trial (95 % interval)")
+        best, line = math.inf, []
+        for t in comp:
+            best = min(best, sign * t.objectives[0])
+            line.append(sign * best)
+        ax.step(x, line, where="post", color="#D55E00", lw=1.5, label="best so far")
+    rc = [t for t in info.best if t.recheck.get("objectives")]
+    if rc:
+        ax.errorbar([t.number for t in rc], [t.recheck["objectives"][0] for t in rc],
+                    yerr=[Z95 * t.recheck["objective_se"][0] for t in rc], fmt="D", color="#009E73", ms=6,
+                    capsize=3, label=f"re-checked ({tune.recheck_games * info.points} games)")
+    pr = [t for t in info.trials if t.state == "pruned"]
+    if pr:
+        ax.plot([t.number for t in pr], [np.nan] * len(pr), "x", color="#999999", label=f"pruned ({len(pr)})")
+        for t in pr:
+            ax.axvline(t.number, color="#dddddd", lw=0.8, zorder=0)
+    ax.set_xlabel("trial")
+    ax.set_ylabel(name if name != "distance" else "distance from the targets (0: all met)")
+    ax.legend(fontsize=8, loc="best")
+    ax.grid(alpha=0.3)
+    return fig
+
+
+def params_plot(info: SearchInfo, tune: Tune) -> Any:
+    """The first objective against each numeric parameter (up to four), one panel each."""
+    from analysis.plots import new_figure_row
+
+    keys = [p for p in tune.params if not p.choices][:4]
+    if not keys:
+        return None
+    fig, axes = new_figure_row(len(keys), 3.2 * len(keys), 3.2)
+    comp = [t for t in info.trials if t.state == "complete" and t.objectives]
+    for ax, p in zip(axes, keys):
+        ax.errorbar([t.values[p.key] for t in comp], [t.objectives[0] for t in comp],
+                    yerr=[Z95 * (t.objective_se[0] if t.objective_se else 0.0) for t in comp], fmt="o", ms=4,
+                    lw=0.7, capsize=2, color="#0072B2")
+        if p.log:
+            ax.set_xscale("log")
+        ax.set_xlabel(p.key)
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel(info.objective_names[0])
+    return fig
+
+
+def pareto_plot(info: SearchInfo) -> Any:
+    """The first two objectives of every complete trial, the Pareto front joined."""
+    from analysis.plots import new_figure
+
+    fig, ax = new_figure(6.0, 4.5)
+    comp = [t for t in info.trials if t.state == "complete" and len(t.objectives) >= 2]
+    ax.scatter([t.objectives[0] for t in comp], [t.objectives[1] for t in comp], s=18, color="#999999",
+               label="trial")
+    front = sorted(pareto_front(info.trials, info.directions), key=lambda t: t.objectives[0])
+    ax.plot([t.objectives[0] for t in front], [t.objectives[1] for t in front], "o-", color="#D55E00",
+            label="Pareto front")
+    at: dict[tuple[float, float], list[str]] = {}  # trials of one design (or equal results) share a label
+    for t in front:
+        at.setdefault((t.objectives[0], t.objectives[1]), []).append(str(t.number))
+    for (x, y), nums in at.items():
+        ax.annotate(", ".join(nums), (x, y), fontsize=7, xytext=(4, 4), textcoords="offset points")
+    ax.set_xlabel(f"{info.objective_names[0]} ({info.directions[0]})")
+    ax.set_ylabel(f"{info.objective_names[1]} ({info.directions[1]})")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    return fig
+
+
+def importance_plot(info: SearchInfo) -> Any:
+    """Optuna's PED-ANOVA importance per parameter, for each objective."""
+    from analysis.plots import new_figure
+
+    if not info.importance:
+        return None
+    fig, ax = new_figure(6.5, 0.5 + 0.45 * sum(len(v) for v in info.importance.values()))
+    labels, vals = [], []
+    for obj, imp in info.importance.items():
+        for k, v in imp.items():
+            labels.append(f"{k}  ({obj})" if len(info.importance) > 1 else k)
+            vals.append(100 * v)
+    ax.barh(range(len(vals)), vals, color="#0072B2")
+    ax.set_yticks(range(len(vals)), labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("importance (%)")
+    ax.set_xlim(0, 100)
+    return fig
+
+
+# --- the HTML report -------------------------------------------------------------------------------------
+def write_report(info: SearchInfo, tune: Tune, s: Mapping[str, Any], scenario_text: str, out: Path) -> Path:
+    """Write ``out/report/report.html`` (and its PNGs) for a finished search; every label, key and
+    value embedded is escaped. Returns the page's path."""
+    from analysis.report import PAGE_CSS, png_b64, table_html
+    from sim.core.outputs import write_atomically
+    from sim.core.tune import default_workers_note
+
+    esc = html.escape
+    folder = out / "report"
+    folder.mkdir(parents=True, exist_ok=True)
+    parts = ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+             f"<title>{esc(s['scenario'])}: design search</title><style>{PAGE_CSS}</style></head><body>",
+             f"<h1>{esc(s['scenario'])}: design search</h1>",
+             "<p>Designs tried by stonelab tune (Optuna), each a small study on the same seeds (common random "
+             "numbers); the best re-checked with more games before they are reported.</p>"]
+    tr = s["trials"]
+    meta = [("trials", f"{tr['complete']} complete, {tr['pruned']} pruned, {tr['infeasible']} infeasible, of "
+                       f"{tr['asked']}"),
+            ("games", f"{s['games_per_trial']} a trial; re-checks {s['recheck_games']}; played in this call "
+                      f"{s['played']}"),
+            ("sampler", f"{tune.sampler}" + (", median pruning after half the games" if tune.pruning and
+                                             len(info.directions) == 1 else "")),
+            ("objectives", "; ".join(f"{o['name']} ({o['direction']})" for o in s["objectives"])),
+            ("parameters", "; ".join(f"{p.key}: {p.describe()}" for p in tune.params)),
+            ("wall time", f"{s['wall_s']:.1f} s in this call (a resumed search: its part) on "
+                          f"{default_workers_note()}"),
+            ("winner", s.get("best_scenario") or "none"),
+            ("generated", _dt.datetime.now().strftime("%Y-%m-%d %H:%M"))]
+    parts.append("<table class='meta'>" + "".join(f"<tr><td>{esc(k)}</td><td>{esc(str(v))}</td></tr>"
+                                                  for k, v in meta) + "</table>")
+    parts.append("<h2>Best designs</h2>")
+    if not s["best"]:
+        parts.append("<p class='finding'>No trial completed: no design to report.</p>")
+    for rank, b in enumerate(s["best"], 1):
+        vals = ", ".join(f"{k} = {_fmt(v)}" for k, v in b["values"].items())
+        parts.append(f"<h3>{rank}. trial {b['trial']}: {esc(vals)}</h3>")
+        df = pd.DataFrame([{"metric": r["metric"], "target": r["target"], "estimate": _fmt(r["estimate"]),
+                            f"{100 * tune.conf_level:.0f} % interval": f"{_fmt(r['lo'])} to {_fmt(r['hi'])}",
+                            "verdict": r["verdict"]} for r in b["targets"]])
+        parts.append(table_html(df))
+        met = sum(r["verdict"] == "met" for r in b["targets"])
+        scored = sum(r["verdict"] != "n/a" for r in b["targets"])
+        if scored:
+            parts.append(f"<p class='finding'>{met} of {scored} targets met on {int(b['games'])} games.</p>")
+    if s.get("parameter_intervals"):
+        rows = [{"parameter": k, "interval": (", ".join(map(str, lo)) if hi is None else f"{_fmt(lo)} to {_fmt(hi)}")}
+                for k, (lo, hi) in s["parameter_intervals"].items()]
+        parts.append("<h3>Parameters as good as the best</h3>"
+                     "<p class='note'>The values of the trials whose objective interval overlaps the best "
+                     "design's: on these games, designs in this range cannot be told from the winner.</p>"
+                     + table_html(pd.DataFrame(rows)))
+    figs = [("history", "Search history", history_plot(info, tune),
+             "Each trial's objective with its 95 % interval; the line is the best so far.")]
+    if len(info.directions) >= 2:
+        figs.append(("pareto", "Pareto front", pareto_plot(info),
+                     "Designs no other design beats on every objective (numbers: trials)."))
+    pp = params_plot(info, tune)
+    if pp is not None:
+        figs.append(("params", "Objective by parameter", pp, "Each trial's objective against its parameter values."))
+    ip = importance_plot(info)
+    if ip is not None:
+        figs.append(("importance", "Which parameters mattered", ip,
+                     "Optuna's PED-ANOVA importance (Watanabe et al. 2023): how much the best trials depend on each "
+                     "parameter, as shares adding up to 100 %."))
+    else:
+        parts.append("<p class='note'>Parameter importance needs two or more parameters and four complete "
+                     "trials.</p>")
+    for stem, title, fig, finding in figs:
+        png, b64 = png_b64(fig)
+        (folder / f"{stem}.png").write_bytes(png)
+        parts.append(f"<h2>{esc(title)}</h2><figure><img alt='{esc(title)}' src='data:image/png;base64,{b64}'>"
+                     f"<p class='finding'>{esc(finding)}</p><p class='files'>file: {stem}.png</p></figure>")
+    rows = []
+    for t in info.trials:
+        rows.append({"trial": t.number, "state": t.state, **{k: _fmt(v) for k, v in t.values.items()},
+                     **{n: _fmt(v) for n, v in zip(info.objective_names, t.objectives)}, "games": t.games,
+                     "note": t.problem})
+    parts.append("<h2>All trials</h2>" + table_html(pd.DataFrame(rows)))
+    parts.append(f"<h2>Scenario</h2><pre>{esc(scenario_text)}</pre>")
+    parts.append("<h2>Methods</h2><p class='note'>Each trial plays games 0 to N-1 of the scenario's seed, so "
+                 "two designs meet the same deals and throws. The distance objective is the weighted sum of each "
+                 "target's distance from its value or range, in units of its scale; its standard error combines "
+                 "the metrics' standard errors (an upper bound). Intervals are normal-theory intervals of the "
+                 "estimate (Wilson for pairwise proportions). Re-checks extend the trial's own games with more "
+                 "games on the same seeds.</p></body></html>")
+    page = folder / "report.html"  # as a run's report (analysis/report.py)
+    text = "\n".join(parts)
+    write_atomically(page, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    return page
+
+
+def json_ready(o: Any) -> Any:
+    """``o`` with every NaN or infinite float replaced by None (JSON has neither), tuples as lists
+    and numpy scalars as Python numbers."""
+    if isinstance(o, dict):
+        return {str(k): json_ready(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [json_ready(v) for v in o]
+    if hasattr(o, "item") and not isinstance(o, (str, bytes)):
+        o = o.item()
+    if isinstance(o, float) and not math.isfinite(o):
+        return None
+    if isinstance(o, (str, int, float, bool)) or o is None:
+        return o
+    return str(o)
+
+
+def json_text(s: Mapping[str, Any]) -> str:
+    """The summary as JSON text."""
+    return json.dumps(json_ready(s), indent=2) + "\n"
+
+
+def save_json(s: Mapping[str, Any], path: Path) -> None:
+    """Write the summary as JSON (whole or not at all)."""
+    from sim.core.outputs import write_atomically
+
+    text = json_text(s)
+    write_atomically(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+
+
+__all__ = ["GENERIC_METRICS", "Target", "check_metrics", "json_text", "measure", "measure_run", "metric_names", "print_summary",
+           "summary", "write_report", "write_winner"]
