@@ -31,7 +31,9 @@ import numpy as np
 from sim.core.errors import InputError
 from sim.core.quaternions import quat_xyzw_to_wxyz
 from sim.sun.viewer.guard import HandshakeGuard, page_choice, page_number, put_back, viser_server
-from sim.sun.viewer.replay import BASE_COLOUR, PENALTY_COLOUR, STRING_COLOUR, Replay, hex_rgb
+from sim.sun.viewer.replay import BASE_COLOUR, STRING_COLOUR, Replay, hex_rgb
+from sim.sun.viewer.replay.overlay import cause_colour
+from sim.sun.viewer.rules_scene import RulesNodes, has_rules, legend_html
 
 #: Where the camera starts (m) and what it looks at: the table seen from above and aside.
 CAMERA_POSITION = (0.26, -0.26, 0.22)
@@ -90,6 +92,8 @@ class SceneNodes:
     handles: list[Any] = field(default_factory=list)
     string: Any = None
     label: Any = None
+    #: the rules' view (markers, mark areas, gaps, the pass, penalty causes), when the replay has it
+    rules: RulesNodes | None = None
     _state: list[_BodyState] = field(default_factory=list)
     _string_pts: np.ndarray | None = None
     _label_text: str | None = None
@@ -103,14 +107,17 @@ class SceneNodes:
         r = float(tb.get("base_radius", 0.15))
         th = float(tb.get("base_thickness", 0.02))
         add_table_base(scene, r, th)
+        body_nodes: dict[int, str] = {}
         for i, b in enumerate(replay.bodies):
             if b.kind == "ball":
                 nodes._ball = i
                 h = scene.add_icosphere("/bodies/ball", radius=b.size[0] / 2, color=hex_rgb(b.colour),
                                         subdivisions=3, visible=False)
             else:
-                h = scene.add_box(f"/bodies/{b.key.replace(':', '_')}", color=hex_rgb(b.colour),
-                                  dimensions=tuple(b.size), visible=False)
+                name = f"/bodies/{b.key.replace(':', '_')}"
+                h = scene.add_box(name, color=hex_rgb(b.colour), dimensions=tuple(b.size), visible=False)
+                if b.stone is not None:
+                    body_nodes[b.stone] = name
             nodes.handles.append(h)
             nodes._state.append(_BodyState())
         if nodes._ball is not None and tb.get("pivot") is not None:
@@ -120,14 +127,18 @@ class SceneNodes:
         if with_label:
             nodes.label = scene.add_label("/event", "", position=(0.0, 0.0, 0.16), anchor="bottom-center",
                                           font_screen_scale=0.9)
+        if has_rules(replay):
+            nodes.rules = RulesNodes.build(scene, replay, body_nodes)
         return nodes
 
     def show(self, frame: int) -> None:
-        """Move every body to its pose in ``frame``; colour the turn's penalty stones red."""
+        """Move every body to its pose in ``frame``; colour the turn's penalty stones by their
+        cause; draw the turn's rules' view."""
         rp = self.replay
         frame = min(max(int(frame), 0), rp.n_frames - 1)
         turn = rp.turn_at(frame)
-        red = turn.penalty_stones if turn is not None else set()
+        lost = {int(p["stone"]): str(p.get("cause", "")) for p in turn.penalties if p.get("stone") is not None} \
+            if turn is not None else {}
         pos = rp.pos[frame]
         wxyz = quat_xyzw_to_wxyz(rp.quat[frame])
         for i, (b, h, st) in enumerate(zip(rp.bodies, self.handles, self._state)):
@@ -140,7 +151,7 @@ class SceneNodes:
                     h.wxyz = tuple(float(x) for x in wxyz[i])
                     st.quat = wxyz[i].copy()
                 if b.kind == "stone":
-                    col = hex_rgb(PENALTY_COLOUR) if b.stone in red else hex_rgb(b.colour)
+                    col = hex_rgb(cause_colour(lost[b.stone])) if b.stone in lost else hex_rgb(b.colour)
                     if st.colour != col:
                         h.color = col
                         st.colour = col
@@ -158,6 +169,8 @@ class SceneNodes:
             elif self._string_pts is not None:
                 self.string.visible = False
                 self._string_pts = None
+        if self.rules is not None:
+            self.rules.show_turn(turn, frame)
         if self.label is not None:
             text = turn.title() if turn is not None else ""
             if text != self._label_text:
@@ -213,6 +226,7 @@ class ReplayViewer:
         self._turn_labels = labels
         self.turn_select = gui.add_dropdown("jump to turn", labels, initial_value=labels[0])
         self.event_md = gui.add_markdown("")
+        self.legend = gui.add_html(legend_html(rp, fixed=False))
 
         @self.play_button.on_click
         def _(_: Any) -> None:
@@ -501,6 +515,20 @@ def with_loading_notice(client: str) -> str:
     return client[:j + 1] + LOADING_NOTICE + client[j + 1:]
 
 
+def with_legend(client: str, legend: str) -> str:
+    """viser's client page with the rules' legend (:func:`sim.sun.viewer.rules_scene.legend_html`,
+    escaped there) at the start of its body, pinned over the 3-D view's top-right corner.
+
+    Raises:
+        InputError: the page has no ``<body>`` tag (not viser's client).
+    """
+    i = client.lower().find("<body")
+    j = client.find(">", i)
+    if i < 0 or j < 0:
+        raise InputError("viser's prebuilt client has no <body> tag; reinstall viser")
+    return client[:j + 1] + legend + client[j + 1:]
+
+
 def export_static(replay: Replay, out_dir: str | Path, fps: float = EXPORT_FPS) -> Path:
     """Write a static viewer of ``replay`` into ``out_dir`` and return the folder.
 
@@ -526,6 +554,8 @@ def export_static(replay: Replay, out_dir: str | Path, fps: float = EXPORT_FPS) 
                           "markdown": t.markdown()} for t in replay.turns]}
     # everything is computed before the first write, and each file is written whole and renamed:
     # a failure leaves no half-written file behind
+    client = with_legend(client, legend_html(replay))
+    head = client.index("</head>")
     files = {
         EXPORT_RECORDING: data,
         EXPORT_INDEX: (client[:head] + redirect + client[head:]).encode("utf-8"),

@@ -1,0 +1,249 @@
+"""The rules' view drawn in the viser scene, turn by turn, and its legend (docs/replay-format.md).
+
+:class:`RulesNodes` draws what a turn's ``rules`` (``TurnEvent.rules``, recorded from the rules'
+own objects) says, and nothing it does not: each seat's marker (a pin on the rim) and mark area
+(an arc along the rim) in the seat's colour; each gap of the ring, green when the ball can pass it
+and red when it cannot, along its opening just inside the ring; the line of the pass as aimed, with
+a drop line from the release point it names and a white dot where the ball really left the hand
+(the recorded ball, first frame of the pass); and on each penalty stone a label with its cause.
+The live viewer (``viser_app.ReplayViewer``) and the static export share it, so both show the same.
+
+:func:`legend_html` is the legend both show: every colour and what it means.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from sim.sun.viewer.replay import Replay, TurnEvent, hex_rgb
+from sim.sun.viewer.replay.overlay import (AIM_COLOUR, BLOCKED_COLOUR, PASSABLE_COLOUR, RELEASE_COLOUR, cause_words,
+                                           legend, seat_colour)
+
+#: Radial room (m) between the arcs drawn inside the ring and the ring's radius, and between a
+#: mark area's arc and the base's rim (each further seat's arc one step further in, so two seats
+#: sharing a gap both show).
+GAP_INSET_M = 0.014
+AREA_INSET_M = 0.005
+AREA_STEP_M = 0.0045
+#: A marker's pin: height and radius of its stem, radius of its head (m).
+PIN_HEIGHT_M = 0.028
+PIN_RADIUS_M = 0.0012
+PIN_HEAD_M = 0.0045
+#: Heights (m) of the lines drawn on the base, above its top face (so the wood does not hide them).
+LINE_Z_M = 0.0012
+#: Arc sampling: one segment per this many degrees at most.
+ARC_STEP_DEG = 2.0
+
+
+def arc_points(start_deg: float, span_deg: float, radius: float, z: float) -> np.ndarray:
+    """``(N, 2, 3)`` line segments along an arc of ``radius`` (m) at height ``z`` from ``start_deg``
+    counter-clockwise by ``span_deg`` (a drawing of the arc, nothing more)."""
+    n = max(1, int(math.ceil(abs(span_deg) / ARC_STEP_DEG)))
+    a = np.radians(start_deg + np.linspace(0.0, span_deg, n + 1))
+    pts = np.stack([radius * np.cos(a), radius * np.sin(a), np.full_like(a, z)], axis=1)
+    return np.stack([pts[:-1], pts[1:]], axis=1).astype(np.float32)
+
+
+def _segments(parts: Sequence[tuple[np.ndarray, str]]) -> tuple[np.ndarray, np.ndarray] | None:
+    """Segments and per-point colours of ``(segments, colour)`` parts, or None for none."""
+    parts = [(p, c) for p, c in parts if len(p)]
+    if not parts:
+        return None
+    pts = np.concatenate([p for p, _ in parts]).astype(np.float32)
+    cols = np.concatenate([np.broadcast_to(np.array(hex_rgb(c), np.uint8), (len(p), 2, 3)) for p, c in parts])
+    return pts, cols
+
+
+def seats_of(replay: Replay) -> dict[int, str]:
+    """Every seat the replay's turns or rules' views name, with its player's label where known."""
+    players = [str(x) for x in replay.meta.get("players") or []] if isinstance(replay.meta.get("players"), list) else []
+    seats: dict[int, str] = {}
+    for t in replay.turns:
+        if t.seat is not None:
+            seats.setdefault(t.seat, t.player)
+        if t.rules is not None:
+            for s in range(len(t.rules.get("markers", []))):
+                seats.setdefault(s, "")
+    for s in list(seats):
+        if not seats[s] and s < len(players):
+            seats[s] = players[s]
+    return seats
+
+
+def has_rules(replay: Replay) -> bool:
+    """Whether any turn of ``replay`` carries the rules' view."""
+    return any(t.rules is not None for t in replay.turns)
+
+
+@dataclass
+class RulesNodes:
+    """The rules' view of the turn shown, as viser scene nodes (see the module docstring).
+
+    :meth:`show_turn` redraws only when the turn changes; between turns nothing is sent, so the
+    static export grows by a few messages per turn.
+    """
+
+    replay: Replay
+    scene: Any
+    body_nodes: Mapping[int, str]
+    markers: list[list[Any]] = field(default_factory=list)
+    causes: dict[int, Any] = field(default_factory=dict)
+    _lines: list[Any] = field(default_factory=list)
+    _points: list[Any] = field(default_factory=list)
+    _turn: int | None = -1
+    _shown_causes: set[int] = field(default_factory=set)
+
+    @classmethod
+    def build(cls, scene: Any, replay: Replay, body_nodes: Mapping[int, str]) -> "RulesNodes":
+        """Add the markers (hidden) and the penalty labels (each a child of its stone's node
+        ``body_nodes[stone]``, so it follows the stone as it falls) to ``scene``."""
+        nodes = cls(replay, scene, body_nodes)
+        n_seats = max((len(t.rules["markers"]) for t in replay.turns if t.rules is not None), default=0)
+        n_marks = max((len(ms) for t in replay.turns if t.rules is not None for ms in t.rules["markers"]), default=0)
+        for s in range(n_seats):
+            row = []
+            col = hex_rgb(seat_colour(s))
+            for k in range(n_marks):
+                base = f"/rules/marker_{s}_{k}"
+                frame = scene.add_frame(base, show_axes=False, visible=False)
+                scene.add_cylinder(f"{base}/stem", radius=PIN_RADIUS_M, height=PIN_HEIGHT_M, color=col,
+                                   radial_segments=8, position=(0.0, 0.0, PIN_HEIGHT_M / 2))
+                scene.add_icosphere(f"{base}/head", radius=PIN_HEAD_M, color=col, subdivisions=2,
+                                    position=(0.0, 0.0, PIN_HEIGHT_M))
+                scene.add_label(f"{base}/label", f"seat {s}", position=(0.0, 0.0, PIN_HEIGHT_M + 2 * PIN_HEAD_M),
+                                anchor="bottom-center", font_screen_scale=0.75)
+                row.append(frame)
+            nodes.markers.append(row)
+        for t in replay.turns:
+            for p in (t.rules or {}).get("penalties", []):
+                sid = p["stone"]
+                if sid in body_nodes and sid not in nodes.causes:
+                    nodes.causes[sid] = scene.add_label(f"{body_nodes[sid]}/cause", "", anchor="bottom-center",
+                                                        font_screen_scale=0.8, visible=False)
+        return nodes
+
+    def show_turn(self, turn: TurnEvent | None, frame: int) -> None:
+        """Draw ``turn``'s view (``frame``: the frame shown, for where the ball left the hand)."""
+        index = None if turn is None else turn.index
+        if index == self._turn:
+            return
+        self._turn = index
+        for h in self._lines + self._points:
+            h.remove()
+        self._lines, self._points = [], []
+        view = turn.rules if turn is not None else None
+        for s, row in enumerate(self.markers):
+            for k, h in enumerate(row):
+                ms = view["markers"][s] if view is not None and s < len(view["markers"]) else []
+                if k < len(ms):
+                    a = math.radians(float(ms[k]["angle_deg"]))
+                    r = float(self.replay.table.get("base_radius", 0.15)) - AREA_INSET_M - AREA_STEP_M * s
+                    h.position = (r * math.cos(a), r * math.sin(a), 0.0)
+                    h.visible = True
+                else:
+                    h.visible = False
+        want = {int(p["stone"]): str(p.get("cause", "?")) for p in (view or {}).get("penalties", [])}
+        for sid, lab in self.causes.items():
+            if sid in want:
+                lab.text = f"stone {sid}: {cause_words(want[sid])}"
+                lab.visible = True
+            elif sid in self._shown_causes:
+                lab.visible = False
+        self._shown_causes = set(want) & set(self.causes)
+        if view is None or turn is None:
+            return
+        self._draw(view, turn)
+
+    def _draw(self, view: Mapping[str, Any], turn: TurnEvent) -> None:
+        tb = self.replay.table
+        base_r = float(tb.get("base_radius", 0.15))
+        ring_r = float(tb.get("ring_radius") or base_r * 0.87)
+        gaps = view["ring"].get("gaps", [])
+        parts: list[tuple[np.ndarray, str]] = []
+        for g in gaps:
+            span = float(g["span_deg"])
+            a0 = float(g["start_deg"])
+            if span <= 0.0:  # the stones overlap: a short tick where they meet
+                a0, span = a0 + span / 2 - 1.0, 2.0
+            parts.append((arc_points(a0, span, ring_r - GAP_INSET_M, LINE_Z_M),
+                          PASSABLE_COLOUR if g["passable"] else BLOCKED_COLOUR))
+        self._add_lines("/rules/gaps", parts, 5.0)
+        areas: list[tuple[np.ndarray, str]] = []
+        for s, ms in enumerate(view["markers"]):
+            for m in ms:
+                gi = m.get("gap")
+                if gi is None:
+                    continue
+                g = gaps[gi]
+                areas.append((arc_points(float(g["start_deg"]), max(float(g["span_deg"]), 0.5),
+                                         base_r - AREA_INSET_M - AREA_STEP_M * s, LINE_Z_M * 2), seat_colour(s)))
+        self._add_lines("/rules/areas", areas, 7.0)
+        ps = view.get("pass")
+        if ps is None:
+            return
+        x, y, z = (float(v) for v in ps["release_point"])
+        rho = math.hypot(x, y)
+        ux, uy = (x / rho, y / rho) if rho > 0 else (1.0, 0.0)
+        aim = np.array([[[x, y, LINE_Z_M * 3], [-ux * rho, -uy * rho, LINE_Z_M * 3]],
+                        [[x, y, 0.0], [x, y, z]]], np.float32)
+        self._add_lines("/rules/aim", [(aim, AIM_COLOUR)], 2.5)
+        self._points.append(self.scene.add_icosphere("/rules/release", radius=0.006, color=hex_rgb(seat_colour(
+            int(view["seat"]))), subdivisions=2, position=(x, y, z)))
+        actual = self._ball_at_release(turn)
+        if actual is not None:
+            self._points.append(self.scene.add_icosphere("/rules/released", radius=0.0035,
+                                                         color=hex_rgb(RELEASE_COLOUR), subdivisions=2,
+                                                         position=actual))
+
+    def _add_lines(self, name: str, parts: Sequence[tuple[np.ndarray, str]], px: float) -> None:
+        seg = _segments(parts)
+        if seg is not None:
+            self._lines.append(self.scene.add_line_segments(name, points=seg[0], colors=seg[1], thickness=px,
+                                                            thickness_units="screen"))
+
+    def _ball_at_release(self, turn: TurnEvent) -> tuple[float, float, float] | None:
+        """The ball's recorded centre in the first frame of ``turn`` it is on the table (the
+        release: the table records the ball from the moment it is let go)."""
+        try:
+            j = self.replay.index_of("ball")
+        except KeyError:
+            return None
+        lo, hi = turn.frames
+        seen = np.nonzero(np.isfinite(self.replay.pos[lo:hi, j]).all(axis=1))[0]
+        if not len(seen):
+            return None
+        x, y, z = (float(v) for v in self.replay.pos[lo + int(seen[0]), j])
+        return (x, y, z)
+
+
+# --------------------------------------------------------------------------------------------
+# The legend
+# --------------------------------------------------------------------------------------------
+
+
+def legend_html(replay: Replay, *, fixed: bool = True) -> str:
+    """The legend as HTML: a swatch and the words for each mark (every text escaped). ``fixed``:
+    a box pinned to the page's top-right corner (the static export), else a plain block (the live
+    viewer's panel). Without any rules' view in the replay it says so."""
+    rows = []
+    for key, colour, words in legend(seats_of(replay)):
+        shape = "border-radius:50%;" if key in ("release", "aim") else ""
+        rows.append(f"<div style='display:flex;align-items:center;gap:6px;margin:2px 0'>"
+                    f"<span style='flex:none;width:22px;height:8px;{shape}background:{html.escape(colour)};"
+                    f"border:1px solid #888'></span><span>{html.escape(words)}</span></div>")
+    note = ""
+    if not has_rules(replay):
+        why = replay.meta.get("rules_view_note")
+        note = ("<div style='margin-top:4px;color:#a33'>This replay does not carry the rules' view "
+                f"(markers, mark areas, gaps): {html.escape(str(why))}.</div>" if why else
+                "<div style='margin-top:4px;color:#a33'>This replay does not carry the rules' view (markers, "
+                "mark areas, gaps): it was recorded without it (an older file, or a lone pass).</div>")
+    box = ("position:fixed;top:8px;right:8px;z-index:5;max-width:330px;background:rgba(255,255,255,0.92);"
+           "border:1px solid #ccc;border-radius:6px;padding:6px 8px;" if fixed else "")
+    return (f"<div id='stonelab-legend' style='{box}font:12px/1.35 sans-serif;color:#222'>"
+            f"<b>What the rules see</b>{''.join(rows)}{note}</div>")
