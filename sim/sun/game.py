@@ -33,6 +33,8 @@ from sim.core.game import Column, Game, GameConfig, GameDetails, GameSpec, State
 from sim.core.options import Option
 from sim.sun import rules as R
 from sim.sun import rules_view as V
+from sim.sun.actions import Pass
+from sim.sun.protocol import ThrowNoise
 from sim.sun.layout import Layout, PhysicsSpec, TableSpec, BallSpec, parse_layout
 from sim.sun.layout import _BALL_KEYS as BALL_RANGES, _PHYSICS_KEYS as PHYSICS_RANGES, _TABLE_KEYS as TABLE_RANGES
 from sim.sun.thrower import SKILLS, Thrower, TablePassNoise, TablePlaceNoise
@@ -462,16 +464,15 @@ class SunGameState(R.SunState):
             return
         tab.context.update(turn=self.turn, seat=self.seat, seq=len(tab.record))
         phase, n_place, n_pass = self.phase, len(self.placements), len(self.passes)
-        out0 = {i for i, r in enumerate(self.role) if r == R.OUT}
-        view = V.pass_view(self, action) if phase == "swing" and isinstance(action, R.ThrowNoise) \
-            and isinstance(self.pending, R.Pass) else None
+        out0 = V.lost_stones(self)
+        view = V.pass_view(self, action) if phase == "swing" and isinstance(action, ThrowNoise) \
+            and isinstance(self.pending, Pass) else None
         if phase == "settle":
             tab.last_knocked = {}
         super().apply_action(action)
         if phase == "settle" and len(self.placements) > n_place:
             row = self.placements[-1]
-            out1 = {i for i, r in enumerate(self.role) if r == R.OUT}
-            tab.turn_penalties += V.penalties_of_placement(self.shapes, out0, out1, int(row["stone"]),
+            tab.turn_penalties += V.penalties_of_placement(self.shapes, out0, V.lost_stones(self), int(row["stone"]),
                                                            str(row["cause"]), tab.last_knocked)
         elif view is not None and len(self.passes) > n_pass:
             view["penalties"] = tab.turn_penalties + V.penalties_of_pass(str(self.passes[-1]["causes"]))

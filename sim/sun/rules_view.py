@@ -19,6 +19,7 @@ import math
 from typing import Any, Mapping, Sequence
 
 from sim.sun.actions import Pass
+from sim.sun.board import OUT
 from sim.sun.protocol import ThrowNoise
 from sim.sun.ring import TAU, Geometry, Ring
 
@@ -98,6 +99,11 @@ def pass_view(state: Any, noise: ThrowNoise) -> dict[str, Any]:
                  "arcs_deg": arcs},
         "penalties": [],
     }
+
+
+def lost_stones(state: Any) -> set[int]:
+    """The stones that are penalties now (of any seat), as the rules count them."""
+    return {i for i in state.owner if state.role[i] == OUT}
 
 
 def penalties_of_pass(causes: str) -> list[dict[str, Any]]:

@@ -2,8 +2,8 @@
 
 :class:`RulesNodes` draws what a turn's ``rules`` (``TurnEvent.rules``, recorded from the rules'
 own objects) says, and nothing it does not: each seat's marker (a pin on the rim) and mark area
-(an arc along the rim) in the seat's colour; each gap of the ring, green when the ball can pass it
-and red when it cannot, along its opening just inside the ring; the line of the pass as aimed, with
+(a band along the rim) in the seat's colour; each gap of the ring, green when the ball can pass it
+and red when it cannot, as a band along its opening just inside the ring; the line of the pass as aimed, with
 a drop line from the release point it names and a white dot where the ball really left the hand
 (the recorded ball, first frame of the pass); and on each penalty stone a label with its cause.
 The live viewer (``viser_app.ReplayViewer``) and the static export share it, so both show the same.
@@ -24,39 +24,52 @@ from sim.sun.viewer.replay import Replay, TurnEvent, hex_rgb
 from sim.sun.viewer.replay.overlay import (AIM_COLOUR, BLOCKED_COLOUR, PASSABLE_COLOUR, RELEASE_COLOUR, cause_words,
                                            legend, seat_colour)
 
-#: Radial room (m) between the arcs drawn inside the ring and the ring's radius, and between a
-#: mark area's arc and the base's rim (each further seat's arc one step further in, so two seats
-#: sharing a gap both show).
-GAP_INSET_M = 0.014
-AREA_INSET_M = 0.005
-AREA_STEP_M = 0.0045
+#: Where the bands are drawn (m from the centre): each gap's band just inside the ring (from
+#: ``GAP_BAND_M[0]`` to ``GAP_BAND_M[1]`` inside the ring's radius), each seat's mark-area band along
+#: the rim (``AREA_BAND_M`` wide, ``AREA_RIM_M`` in from the edge, each further seat's one band
+#: further in, so two seats sharing a gap both show), and how high above the base's top face.
+GAP_BAND_M = (0.024, 0.015)
+AREA_BAND_M = 0.0045
+AREA_RIM_M = 0.0015
+BAND_Z_M = 0.0008
 #: A marker's pin: height and radius of its stem, radius of its head (m).
 PIN_HEIGHT_M = 0.028
 PIN_RADIUS_M = 0.0012
 PIN_HEAD_M = 0.0045
-#: Heights (m) of the lines drawn on the base, above its top face (so the wood does not hide them).
-LINE_Z_M = 0.0012
-#: Arc sampling: one segment per this many degrees at most.
+#: Height (m) of the aim line above the base's top face.
+LINE_Z_M = 0.0025
+#: How far (m) beyond the far rim the aim line runs.
+AIM_BEYOND_M = 0.03
+#: Arc sampling: one step per this many degrees at most.
 ARC_STEP_DEG = 2.0
+#: A gap whose two stones overlap (no opening) is drawn as a band this wide (deg) where they meet.
+CLOSED_GAP_DEG = 2.0
 
 
-def arc_points(start_deg: float, span_deg: float, radius: float, z: float) -> np.ndarray:
-    """``(N, 2, 3)`` line segments along an arc of ``radius`` (m) at height ``z`` from ``start_deg``
-    counter-clockwise by ``span_deg`` (a drawing of the arc, nothing more)."""
+def sector_mesh(start_deg: float, span_deg: float, r_in: float, r_out: float, z: float
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Vertices ``(V, 3)`` and faces ``(F, 3)`` of a flat band between radii ``r_in`` and ``r_out``
+    (m) at height ``z``, from ``start_deg`` counter-clockwise by ``span_deg`` (a drawing of the arc,
+    nothing more)."""
     n = max(1, int(math.ceil(abs(span_deg) / ARC_STEP_DEG)))
     a = np.radians(start_deg + np.linspace(0.0, span_deg, n + 1))
-    pts = np.stack([radius * np.cos(a), radius * np.sin(a), np.full_like(a, z)], axis=1)
-    return np.stack([pts[:-1], pts[1:]], axis=1).astype(np.float32)
+    c, s_ = np.cos(a), np.sin(a)
+    inner = np.stack([r_in * c, r_in * s_, np.full_like(a, z)], axis=1)
+    outer = np.stack([r_out * c, r_out * s_, np.full_like(a, z)], axis=1)
+    verts = np.concatenate([inner, outer]).astype(np.float32)
+    k = np.arange(n)
+    faces = np.concatenate([np.stack([k, k + n + 1, k + 1], axis=1), np.stack([k + 1, k + n + 1, k + n + 2], axis=1)])
+    return verts, faces.astype(np.uint32)
 
 
-def _segments(parts: Sequence[tuple[np.ndarray, str]]) -> tuple[np.ndarray, np.ndarray] | None:
-    """Segments and per-point colours of ``(segments, colour)`` parts, or None for none."""
-    parts = [(p, c) for p, c in parts if len(p)]
-    if not parts:
-        return None
-    pts = np.concatenate([p for p, _ in parts]).astype(np.float32)
-    cols = np.concatenate([np.broadcast_to(np.array(hex_rgb(c), np.uint8), (len(p), 2, 3)) for p, c in parts])
-    return pts, cols
+def _merged(parts: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """One mesh of several (vertices, faces) parts."""
+    verts, faces, n = [], [], 0
+    for v, f in parts:
+        verts.append(v)
+        faces.append(f + n)
+        n += len(v)
+    return np.concatenate(verts), np.concatenate(faces).astype(np.uint32)
 
 
 def seats_of(replay: Replay) -> dict[int, str]:
@@ -93,6 +106,7 @@ class RulesNodes:
     body_nodes: Mapping[int, str]
     markers: list[list[Any]] = field(default_factory=list)
     causes: dict[int, Any] = field(default_factory=dict)
+    #: this turn's nodes (removed when the turn changes): the aim line; the bands and dots
     _lines: list[Any] = field(default_factory=list)
     _points: list[Any] = field(default_factory=list)
     _turn: int | None = -1
@@ -142,7 +156,7 @@ class RulesNodes:
                 ms = view["markers"][s] if view is not None and s < len(view["markers"]) else []
                 if k < len(ms):
                     a = math.radians(float(ms[k]["angle_deg"]))
-                    r = float(self.replay.table.get("base_radius", 0.15)) - AREA_INSET_M - AREA_STEP_M * s
+                    r = float(self.replay.table.get("base_radius", 0.15)) - AREA_RIM_M - AREA_BAND_M * (s + 0.5)
                     h.position = (r * math.cos(a), r * math.sin(a), 0.0)
                     h.visible = True
                 else:
@@ -164,47 +178,46 @@ class RulesNodes:
         base_r = float(tb.get("base_radius", 0.15))
         ring_r = float(tb.get("ring_radius") or base_r * 0.87)
         gaps = view["ring"].get("gaps", [])
-        parts: list[tuple[np.ndarray, str]] = []
+        bands: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
         for g in gaps:
             span = float(g["span_deg"])
             a0 = float(g["start_deg"])
-            if span <= 0.0:  # the stones overlap: a short tick where they meet
-                a0, span = a0 + span / 2 - 1.0, 2.0
-            parts.append((arc_points(a0, span, ring_r - GAP_INSET_M, LINE_Z_M),
-                          PASSABLE_COLOUR if g["passable"] else BLOCKED_COLOUR))
-        self._add_lines("/rules/gaps", parts, 5.0)
-        areas: list[tuple[np.ndarray, str]] = []
+            if span <= 0.0:  # the stones overlap: a short band where they meet
+                a0, span = a0 + span / 2 - CLOSED_GAP_DEG / 2, CLOSED_GAP_DEG
+            colour = PASSABLE_COLOUR if g["passable"] else BLOCKED_COLOUR
+            bands.setdefault(colour, []).append(
+                sector_mesh(a0, span, ring_r - GAP_BAND_M[0], ring_r - GAP_BAND_M[1], BAND_Z_M))
         for s, ms in enumerate(view["markers"]):
+            r_out = base_r - AREA_RIM_M - AREA_BAND_M * s
             for m in ms:
                 gi = m.get("gap")
-                if gi is None:
-                    continue
-                g = gaps[gi]
-                areas.append((arc_points(float(g["start_deg"]), max(float(g["span_deg"]), 0.5),
-                                         base_r - AREA_INSET_M - AREA_STEP_M * s, LINE_Z_M * 2), seat_colour(s)))
-        self._add_lines("/rules/areas", areas, 7.0)
+                if gi is not None:
+                    g = gaps[gi]
+                    bands.setdefault(seat_colour(s), []).append(sector_mesh(
+                        float(g["start_deg"]), max(float(g["span_deg"]), CLOSED_GAP_DEG), r_out - AREA_BAND_M, r_out,
+                        2 * BAND_Z_M))
+        for k, (colour, parts) in enumerate(bands.items()):
+            v, f = _merged(parts)
+            self._points.append(self.scene.add_mesh_simple(f"/rules/band_{k}", v, f, color=hex_rgb(colour),
+                                                           material="toon3", side="double", cast_shadow=False,
+                                                           receive_shadow=False))
         ps = view.get("pass")
         if ps is None:
             return
         x, y, z = (float(v) for v in ps["release_point"])
         rho = math.hypot(x, y)
         ux, uy = (x / rho, y / rho) if rho > 0 else (1.0, 0.0)
-        aim = np.array([[[x, y, LINE_Z_M * 3], [-ux * rho, -uy * rho, LINE_Z_M * 3]],
-                        [[x, y, 0.0], [x, y, z]]], np.float32)
-        self._add_lines("/rules/aim", [(aim, AIM_COLOUR)], 2.5)
-        self._points.append(self.scene.add_icosphere("/rules/release", radius=0.006, color=hex_rgb(seat_colour(
+        far = base_r + AIM_BEYOND_M  # the line ends just beyond the far rim, where the ball is caught
+        aim = np.array([[[x, y, LINE_Z_M], [-ux * far, -uy * far, LINE_Z_M]], [[x, y, 0.0], [x, y, z]]], np.float32)
+        self._lines.append(self.scene.add_line_segments("/rules/aim", points=aim, colors=hex_rgb(AIM_COLOUR),
+                                                        thickness=2.5, thickness_units="screen"))
+        self._points.append(self.scene.add_icosphere("/rules/release", radius=0.007, color=hex_rgb(seat_colour(
             int(view["seat"]))), subdivisions=2, position=(x, y, z)))
         actual = self._ball_at_release(turn)
         if actual is not None:
-            self._points.append(self.scene.add_icosphere("/rules/released", radius=0.0035,
+            self._points.append(self.scene.add_icosphere("/rules/released", radius=0.004,
                                                          color=hex_rgb(RELEASE_COLOUR), subdivisions=2,
                                                          position=actual))
-
-    def _add_lines(self, name: str, parts: Sequence[tuple[np.ndarray, str]], px: float) -> None:
-        seg = _segments(parts)
-        if seg is not None:
-            self._lines.append(self.scene.add_line_segments(name, points=seg[0], colors=seg[1], thickness=px,
-                                                            thickness_units="screen"))
 
     def _ball_at_release(self, turn: TurnEvent) -> tuple[float, float, float] | None:
         """The ball's recorded centre in the first frame of ``turn`` it is on the table (the
@@ -243,7 +256,7 @@ def legend_html(replay: Replay, *, fixed: bool = True) -> str:
                 f"(markers, mark areas, gaps): {html.escape(str(why))}.</div>" if why else
                 "<div style='margin-top:4px;color:#a33'>This replay does not carry the rules' view (markers, "
                 "mark areas, gaps): it was recorded without it (an older file, or a lone pass).</div>")
-    box = ("position:fixed;top:8px;right:8px;z-index:5;max-width:330px;background:rgba(255,255,255,0.92);"
+    box = ("position:fixed;top:8px;right:8px;z-index:5;max-width:300px;background:rgba(255,255,255,0.92);"
            "border:1px solid #ccc;border-radius:6px;padding:6px 8px;" if fixed else "")
     return (f"<div id='stonelab-legend' style='{box}font:12px/1.35 sans-serif;color:#222'>"
             f"<b>What the rules see</b>{''.join(rows)}{note}</div>")

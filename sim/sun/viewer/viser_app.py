@@ -38,6 +38,10 @@ from sim.sun.viewer.rules_scene import RulesNodes, has_rules, legend_html
 #: Where the camera starts (m) and what it looks at: the table seen from above and aside.
 CAMERA_POSITION = (0.26, -0.26, 0.22)
 CAMERA_LOOK_AT = (0.0, 0.0, 0.02)
+#: A replay's camera: higher and further back, so the ring's gaps, the mark areas along the rim and
+#: the release point a hand span or more beyond the rim are all in view.
+REPLAY_CAMERA_POSITION = (0.03, -0.22, 0.40)
+REPLAY_CAMERA_LOOK_AT = (0.0, 0.0, 0.0)
 #: File names inside an export folder.
 EXPORT_RECORDING = "replay.viser"
 EXPORT_INDEX = "index.html"
@@ -124,8 +128,8 @@ class SceneNodes:
             nodes.string = scene.add_line_segments("/bodies/string", points=np.zeros((1, 2, 3), np.float32),
                                                    colors=hex_rgb(STRING_COLOUR), thickness=1.5,
                                                    thickness_units="screen", visible=False)
-        if with_label:
-            nodes.label = scene.add_label("/event", "", position=(0.0, 0.0, 0.16), anchor="bottom-center",
+        if with_label:  # in front of the table (seen from the replay camera: below it), clear of the stones
+            nodes.label = scene.add_label("/event", "", position=(0.0, -(r + 0.05), 0.0), anchor="top-center",
                                           font_screen_scale=0.9)
         if has_rules(replay):
             nodes.rules = RulesNodes.build(scene, replay, body_nodes)
@@ -197,8 +201,8 @@ class ReplayViewer:
         self.port = port or free_port(host)
         self.server = viser_server(host, self.port)
         self.port = int(self.server.get_port())  # viser moves on to the next port when one is taken
-        self.server.initial_camera.position = CAMERA_POSITION
-        self.server.initial_camera.look_at = CAMERA_LOOK_AT
+        self.server.initial_camera.position = REPLAY_CAMERA_POSITION
+        self.server.initial_camera.look_at = REPLAY_CAMERA_LOOK_AT
         self.nodes = SceneNodes.build(self.server.scene, replay)
         self._lock = threading.RLock()
         self._time = float(replay.times[0])
@@ -456,8 +460,8 @@ def record_scene(replay: Replay, fps: float = EXPORT_FPS) -> bytes:
     rp = replay.downsample(fps)
     server = viser_server(LOCALHOST, free_port())  # no one connects to this one, but no one may
     try:
-        server.initial_camera.position = CAMERA_POSITION
-        server.initial_camera.look_at = CAMERA_LOOK_AT
+        server.initial_camera.position = REPLAY_CAMERA_POSITION
+        server.initial_camera.look_at = REPLAY_CAMERA_LOOK_AT
         nodes = SceneNodes.build(server.scene, rp, with_label=True)
         nodes.show(0)
         ser = server.get_scene_serializer()
@@ -542,8 +546,8 @@ def export_static(replay: Replay, out_dir: str | Path, fps: float = EXPORT_FPS) 
     data = record_scene(replay, fps)
     client = with_loading_notice(_client_html().read_text(encoding="utf-8"))
     head = client.index("</head>")
-    cam = ",".join(f"{x:g}" for x in CAMERA_POSITION)
-    look = ",".join(f"{x:g}" for x in CAMERA_LOOK_AT)
+    cam = ",".join(f"{x:g}" for x in REPLAY_CAMERA_POSITION)
+    look = ",".join(f"{x:g}" for x in REPLAY_CAMERA_LOOK_AT)
     redirect = _REDIRECT.format(rec=EXPORT_RECORDING, cam=cam, look=look)
     b64 = base64.b64encode(data).decode("ascii")
     embed = (f'<script>window.__VISER_EMBED_DATA__="{b64}";'

@@ -18,9 +18,9 @@ from sim.sun.palette import SEAT_COLOURS
 from sim.sun.viewer.replay.records import PENALTY_COLOUR, STRING_COLOUR
 
 #: An open gap (the ball fits: ``Ring.passable``), drawn along its opening inside the ring.
-PASSABLE_COLOUR = "#22c55e"
+PASSABLE_COLOUR = "#16a34a"
 #: A gap the ball does not fit through (too narrow, or a gate too low over it).
-BLOCKED_COLOUR = "#dc2626"
+BLOCKED_COLOUR = "#c81e1e"
 #: The line of the pass (as aimed) and the release point it names.
 AIM_COLOUR = "#111111"
 #: Where the ball actually left the hand (the aim and release with the thrower's error).
@@ -53,12 +53,13 @@ def cause_words(cause: str) -> str:
 #: What each mark of the rules' view means, in drawing order: (key, colour or None, words). A
 #: seat's entries are made per replay (:func:`legend`), the rest are fixed.
 LEGEND: tuple[tuple[str, str, str], ...] = (
-    ("passable", PASSABLE_COLOUR, "gap the ball can pass (wide enough, any gate high enough)"),
+    ("passable", PASSABLE_COLOUR, "gap the ball can pass (band inside the ring)"),
     ("blocked", BLOCKED_COLOUR, "gap the ball cannot pass (too narrow, or a gate too low)"),
-    ("aim", AIM_COLOUR, "line of the pass as aimed; the dot over the rim is the release point chosen"),
-    ("release", RELEASE_COLOUR, "where the ball really left the hand (the thrower's error)"),
-    ("string", STRING_COLOUR, "the string, from its suspension point to the ball, during the swing"),
-    *((f"cause:{c}", col, f"penalty stone: {CAUSE_WORDS[c]}") for c, col in CAUSE_COLOURS.items()),
+    ("aim", AIM_COLOUR, "line of the pass as aimed, from the release point chosen (the dot in the mover's "
+                        "colour, on a drop line)"),
+    ("release", RELEASE_COLOUR, "where the ball really left the hand (with the thrower's error)"),
+    ("string", STRING_COLOUR, "the string, from its suspension point to the ball"),
+    *((f"cause:{c}", col, f"penalty: {CAUSE_WORDS[c]}") for c, col in CAUSE_COLOURS.items()),
 )
 
 
@@ -66,7 +67,7 @@ def legend(seats: Mapping[int, str]) -> list[tuple[str, str, str]]:
     """The legend of a replay: one entry per seat (``seats``: seat -> its player's label, may be
     empty) for its marker and mark area, then :data:`LEGEND`."""
     out = [(f"seat:{s}", seat_colour(s), f"seat {s}" + (f" ({label})" if label else "")
-            + ": marker (pin on the rim) and mark area (arc along the rim)") for s, label in sorted(seats.items())]
+            + ": marker (pin) and mark area (band along the rim)") for s, label in sorted(seats.items())]
     return out + list(LEGEND)
 
 
