@@ -230,3 +230,87 @@ def test_the_scene_draws_the_turns_view(recorded: dict[str, Any]) -> None:
         assert labels == {2: "stone 2: toppled", 11: "stone 11: fell from its support"}
     finally:
         server.stop()
+
+
+def read_viser_recording(data: bytes) -> list[dict[str, Any]]:
+    """The messages of a ``.viser`` recording (viser's scene serializer: an 8-byte size, then zstd
+    of an 8-byte length, the msgpack messages and their binary buffers)."""
+    import msgspec
+    import zstandard
+
+    inner = zstandard.ZstdDecompressor().decompress(data[8:], max_output_size=int.from_bytes(data[:8], "little"))
+    n = int.from_bytes(inner[:8], "little")
+    return [m for _, m in msgspec.msgpack.decode(inner[8:8 + n])["messages"]]
+
+
+def _check_export_has_the_rules_view(folder: Path, seats: int = 2) -> None:
+    msgs = read_viser_recording((folder / "replay.viser").read_bytes())
+    names = {(m.get("type"), m.get("name")) for m in msgs}
+    for s in range(seats):
+        assert ("FrameMessage", f"/rules/marker_{s}_0") in names
+    assert any(t == "MeshMessage" and n.startswith("/rules/band_") for t, n in names)
+    assert ("LineSegmentsMessage", "/rules/aim") in names and ("IcosphereMessage", "/rules/release") in names
+    texts = {m["updates"]["text"] for m in msgs if m.get("type") == "SceneNodeUpdateMessage"
+             and str(m.get("name", "")).endswith("/cause") and "text" in m.get("updates", {})}
+    assert {"stone 2: toppled", "stone 11: fell from its support"} <= texts
+    # the string is drawn from the suspension point while the ball swings
+    assert any(m.get("name") == "/bodies/string" and "points" in m.get("updates", {}) for m in msgs)
+    for page in ("index.html", "standalone.html"):
+        html = (folder / page).read_text(encoding="utf-8")
+        assert "stonelab-legend" in html and "What the rules see" in html and "gap the ball cannot pass" in html
+
+
+def test_the_static_export_contains_the_rules_view(recorded: dict[str, Any], tmp_path: Path) -> None:
+    from sim.sun.viewer.viser_app import export_static
+
+    rp = recorded["replay"].turn_range(29, 31)
+    _check_export_has_the_rules_view(export_static(rp, tmp_path / "export"))
+
+
+def test_a_replay_without_the_view_says_so(tmp_path: Path, synth: Any) -> None:
+    from sim.sun.viewer.rules_scene import legend_html
+    from sim.sun.viewer.viser_app import export_static
+
+    synth.meta["players"] = ["<b>x</b>"]
+    html = legend_html(synth)
+    assert "does not carry the rules' view" in html and "<b>x</b>" not in html
+    exp = export_static(synth, tmp_path / "e")
+    msgs = read_viser_recording((exp / "replay.viser").read_bytes())
+    assert not any(str(m.get("name", "")).startswith("/rules") for m in msgs)
+    assert "does not carry the rules" in (exp / "standalone.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_a_runs_replay_and_viewer_carry_the_rules_view(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``stonelab run``: its store is as before (no view in it), yet its replay and static viewer
+    have the rules' view, got by playing game 0 again and checked against the frames it kept; the
+    penalties are the stored ones. Kept frames this machine does not reproduce give no view, and
+    the replay says why."""
+    import shutil
+    import sqlite3
+
+    from sim.cli import main
+    from sim.sun.viewer.replay import load_any
+    from sim.sun.rules_view import penalties_of_pass
+
+    run = tmp_path / "run"
+    assert main(["run", str(SCENARIO), "--games", "1", "--backend", "serial", "--out", str(run), "--no-report"]) == 0
+    capsys.readouterr()
+    rep = load_replay(run / "replays" / "game-0.npz")
+    with sqlite3.connect(run / "results.sqlite") as con:
+        stored = [r[0] for r in con.execute("SELECT causes FROM sun_passes WHERE game_index = 0 ORDER BY turn")]
+        kinds = {r[0] for r in con.execute("SELECT DISTINCT kind FROM sun_frames")}
+    assert kinds == {"place", "pass"}  # the store keeps the physics calls only
+    with_view = [t for t in rep.turns if t.rules is not None]
+    assert len(with_view) == len(stored) > 20
+    assert [[(p["stone"], p["cause"]) for p in t.penalties if p["step"] == "pass"] for t in with_view] == \
+        [[(p["stone"], p["cause"]) for p in penalties_of_pass(c)] for c in stored]
+    _check_export_has_the_rules_view(run / "replays" / "viewer")
+
+    bad = tmp_path / "bad"
+    shutil.copytree(run, bad)
+    with sqlite3.connect(bad / "results.sqlite") as con:  # as if another machine had kept other bits
+        con.execute("UPDATE sun_frames SET data = replace(data, '\"rate_hz\":30.0', '\"rate_hz\":30.5') "
+                    "WHERE call = (SELECT MAX(call) FROM sun_frames)")
+    other = load_any(bad)
+    assert all(t.rules is None for t in other.turns) and "other frames than the run kept" in other.meta["rules_view_note"]
