@@ -3,11 +3,14 @@
 - :func:`start_viewer` runs a viser server showing a replay: the base disc, the stones as boxes of
   their real sizes, the ball and its string (a line from the pivot to the ball), and a control
   panel with play/pause, a time slider to scrub, the playback speed, a jump-to-turn dropdown, the
-  current turn's event as markdown, and the turn's penalty stones highlighted in red.
+  current turn's event as markdown and the legend; the turn's penalty stones take their cause's
+  colour, and what the rules saw (markers, mark areas, passable and blocked gaps, the pass's aim
+  and release point, penalty causes: ``sim.sun.viewer.rules_scene``) is drawn on the table.
 - :func:`export_static` records the same scene, frame by frame, with viser's scene serializer into a
   ``.viser`` file and writes it next to viser's prebuilt client (``index.html``), so the folder plays
   in any browser from a plain HTTP server (``stonelab replay serve DIR``). The static player has its
-  own timeline (play, pause, speed, scrub); the turn's event is shown as a label over the table.
+  own timeline (play, pause, speed, scrub); the turn's title is a label in front of the table, the
+  rules' view is drawn as in the live viewer and the legend is pinned to the page's corner.
 """
 
 from __future__ import annotations

@@ -15,8 +15,11 @@ from typing import Any, Mapping
 
 from sim.core.errors import ReplayError
 from sim.sun.palette import SEAT_COLOURS
-from sim.sun.viewer.replay.records import PENALTY_COLOUR, STRING_COLOUR
 
+#: The string from its suspension point to the ball.
+STRING_COLOUR = "#303030"
+#: A penalty stone that toppled (and the colour of any penalty stone where no cause is known).
+PENALTY_COLOUR = "#e02424"
 #: An open gap (the ball fits: ``Ring.passable``), drawn along its opening inside the ring.
 PASSABLE_COLOUR = "#16a34a"
 #: A gap the ball does not fit through (too narrow, or a gate too low over it).

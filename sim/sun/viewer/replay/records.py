@@ -26,9 +26,8 @@ POSE_VERSIONS = (1,)
 from sim.sun.palette import SHAPE_COLOURS, STONE_COLOUR  # noqa: E402,F401 - re-exported
 BALL_COLOUR = "#c9ced8"
 BASE_COLOUR = "#6e4b2c"
-STRING_COLOUR = "#303030"
-#: Colour of the stones that became penalties during the turn being shown.
-PENALTY_COLOUR = "#e02424"
+# the string's and the penalty stones' colours are the rules' view's (one place: its legend names them)
+from sim.sun.viewer.replay.overlay import PENALTY_COLOUR, STRING_COLOUR, cause_words, rules_lines  # noqa: E402,F401
 #: Pause (s) inserted on the timeline between two passes laid end to end.
 DEFAULT_GAP_S = 0.5
 
@@ -147,8 +146,6 @@ class TurnEvent:
             else:
                 lines.append("- marker: " + md_text(", ".join(f"{k} {v}" for k, v in m.items())))
         if self.rules is not None:
-            from sim.sun.viewer.replay.overlay import rules_lines
-
             lines += [f"- {md_text(x)}" for x in rules_lines(self.rules)]
         if self.aim_deg is not None:
             rel = f", released {self.release_m:.3f} m out" if self.release_m is not None else ""
@@ -158,8 +155,6 @@ class TurnEvent:
                 if bits:
                     lines.append("- thrower's error: " + md_text(", ".join(bits)))
         if self.penalties:
-            from sim.sun.viewer.replay.overlay import cause_words
-
             lines.append("- penalties: " + md_text(", ".join(
                 f"stone {p.get('stone')} ({p.get('shape', '?')}, {cause_words(str(p.get('cause', '?')))})"
                 for p in self.penalties)))
