@@ -314,3 +314,19 @@ def test_a_runs_replay_and_viewer_carry_the_rules_view(tmp_path: Path, capsys: p
                     "WHERE call = (SELECT MAX(call) FROM sun_frames)")
     other = load_any(bad)
     assert all(t.rules is None for t in other.turns) and "other frames than the run kept" in other.meta["rules_view_note"]
+
+
+def test_the_live_viewer_shows_the_view_the_legend_and_the_words(recorded: dict[str, Any]) -> None:
+    from sim.sun.viewer.viser_app import start_viewer
+
+    rp = recorded["replay"].turn_range(29, 31)
+    v = start_viewer(rp, port=0)
+    try:
+        v.seek(float(rp.times[rp.turns[1].frames[0]]) + 0.3)
+        assert v.nodes.rules is not None and v.nodes.rules._turn == 30
+        assert all(h.visible for h in (v.nodes.rules.markers[0][0], v.nodes.rules.markers[1][0]))
+        assert "What the rules see" in v.legend.content and "seat 1 (aggressive" in v.legend.content
+        md = v.event_md.content
+        assert "seat 0 (to pass)" in md and "mark area" in md and "fell from its support" in md
+    finally:
+        v.close()
