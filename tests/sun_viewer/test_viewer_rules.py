@@ -208,7 +208,7 @@ def test_the_scene_draws_the_turns_view(recorded: dict[str, Any]) -> None:
         nodes = RulesNodes.build(server.scene, rp, stones)
         nodes.show_turn(rp.turns[0], 0)
         view = rp.turns[0].rules
-        bands = {tuple(int(x) for x in h.color): h for h in nodes._points if h.name.startswith("/rules/band_")}
+        bands = {tuple(int(x) for x in h.color): h for h in nodes.turn_nodes if h.name.startswith("/rules/band_")}
         green, red, blue, orange = (0x16, 0xA3, 0x4A), (0xC8, 0x1E, 0x1E), (0x00, 0x72, 0xB2), (0xE6, 0x9F, 0x00)
         assert set(bands) == {green, red, blue, orange}
         # one band (two triangles or more) per gap of each kind, one per seat's mark area
@@ -224,7 +224,7 @@ def test_the_scene_draws_the_turns_view(recorded: dict[str, Any]) -> None:
             h = nodes.markers[s][0]
             a = math.degrees(math.atan2(h.position[1], h.position[0])) % 360
             assert h.visible and a == pytest.approx(view["markers"][s][0]["angle_deg"], abs=1e-4)
-        aim = np.asarray(nodes._lines[0].points)
+        aim = np.asarray(next(h for h in nodes.turn_nodes if h.name == "/rules/aim").points)
         assert np.allclose(aim[0, 0, :2], view["pass"]["release_point"][:2], atol=1e-6)
         labels = {sid: lab.text for sid, lab in nodes.causes.items() if lab.visible}
         assert labels == {2: "stone 2: toppled", 11: "stone 11: fell from its support"}
@@ -323,7 +323,7 @@ def test_the_live_viewer_shows_the_view_the_legend_and_the_words(recorded: dict[
     v = start_viewer(rp, port=0)
     try:
         v.seek(float(rp.times[rp.turns[1].frames[0]]) + 0.3)
-        assert v.nodes.rules is not None and v.nodes.rules._turn == 30
+        assert v.nodes.rules is not None and v.nodes.rules.shown == 30
         assert all(h.visible for h in (v.nodes.rules.markers[0][0], v.nodes.rules.markers[1][0]))
         assert "What the rules see" in v.legend.content and "seat 1 (aggressive" in v.legend.content
         md = v.event_md.content

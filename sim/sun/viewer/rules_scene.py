@@ -106,10 +106,10 @@ class RulesNodes:
     body_nodes: Mapping[int, str]
     markers: list[list[Any]] = field(default_factory=list)
     causes: dict[int, Any] = field(default_factory=dict)
-    #: this turn's nodes (removed when the turn changes): the aim line; the bands and dots
-    _lines: list[Any] = field(default_factory=list)
-    _points: list[Any] = field(default_factory=list)
-    _turn: int | None = -1
+    #: the shown turn's own nodes (bands, aim line, release dots), removed when the turn changes
+    turn_nodes: list[Any] = field(default_factory=list)
+    #: the index of the turn shown (None: none; -1: nothing drawn yet)
+    shown: int | None = -1
     _shown_causes: set[int] = field(default_factory=set)
 
     @classmethod
@@ -144,12 +144,12 @@ class RulesNodes:
     def show_turn(self, turn: TurnEvent | None, frame: int) -> None:
         """Draw ``turn``'s view (``frame``: the frame shown, for where the ball left the hand)."""
         index = None if turn is None else turn.index
-        if index == self._turn:
+        if index == self.shown:
             return
-        self._turn = index
-        for h in self._lines + self._points:
+        self.shown = index
+        for h in self.turn_nodes:
             h.remove()
-        self._lines, self._points = [], []
+        self.turn_nodes = []
         view = turn.rules if turn is not None else None
         for s, row in enumerate(self.markers):
             for k, h in enumerate(row):
@@ -198,7 +198,7 @@ class RulesNodes:
                         2 * BAND_Z_M))
         for k, (colour, parts) in enumerate(bands.items()):
             v, f = _merged(parts)
-            self._points.append(self.scene.add_mesh_simple(f"/rules/band_{k}", v, f, color=hex_rgb(colour),
+            self.turn_nodes.append(self.scene.add_mesh_simple(f"/rules/band_{k}", v, f, color=hex_rgb(colour),
                                                            material="toon3", side="double", cast_shadow=False,
                                                            receive_shadow=False))
         ps = view.get("pass")
@@ -209,13 +209,13 @@ class RulesNodes:
         ux, uy = (x / rho, y / rho) if rho > 0 else (1.0, 0.0)
         far = base_r + AIM_BEYOND_M  # the line ends just beyond the far rim, where the ball is caught
         aim = np.array([[[x, y, LINE_Z_M], [-ux * far, -uy * far, LINE_Z_M]], [[x, y, 0.0], [x, y, z]]], np.float32)
-        self._lines.append(self.scene.add_line_segments("/rules/aim", points=aim, colors=hex_rgb(AIM_COLOUR),
+        self.turn_nodes.append(self.scene.add_line_segments("/rules/aim", points=aim, colors=hex_rgb(AIM_COLOUR),
                                                         thickness=2.5, thickness_units="screen"))
-        self._points.append(self.scene.add_icosphere("/rules/release", radius=0.007, color=hex_rgb(seat_colour(
+        self.turn_nodes.append(self.scene.add_icosphere("/rules/release", radius=0.007, color=hex_rgb(seat_colour(
             int(view["seat"]))), subdivisions=2, position=(x, y, z)))
         actual = self._ball_at_release(turn)
         if actual is not None:
-            self._points.append(self.scene.add_icosphere("/rules/released", radius=0.004,
+            self.turn_nodes.append(self.scene.add_icosphere("/rules/released", radius=0.004,
                                                          color=hex_rgb(RELEASE_COLOUR), subdivisions=2,
                                                          position=actual))
 
