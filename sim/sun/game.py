@@ -33,6 +33,8 @@ from sim.core.game import Column, Game, GameConfig, GameDetails, GameSpec, State
 from sim.core.options import Option
 from sim.sun.endings import SunEnd
 from sim.sun.position import BASE, GATE, TOP
+from sim.sun import rules_view as V
+from sim.sun.actions import Pass
 from sim.sun.layout import Layout, PhysicsSpec, TableSpec, BallSpec, parse_layout
 from sim.sun.layout import BALL_RANGES, PHYSICS_RANGES, TABLE_RANGES
 from sim.sun.protocol import Body, PassResult, Placement, PlaceNoise, PlaceResult, ThrowNoise
@@ -310,6 +312,13 @@ class PhysicsTable:
         self.rate_hz = rate_hz
         self.failures_only = failures_only
         self.context: dict[str, Any] = {}
+        #: while recording: the rules' view of each pass (``sim.sun.rules_view.pass_view``, its
+        #: penalties filled in), for the replay viewer; never stored in a run's store
+        self.views: list[dict[str, Any]] | None = [] if record is not None else None
+        #: while recording: the penalties of the turn so far (placement steps), and the stones the
+        #: last placement knocked over with the table's cause
+        self.turn_penalties: list[dict[str, Any]] = []
+        self.last_knocked: dict[int, str] = {}
 
     def simulator(self) -> "PhysicsTable":
         """A non-recording twin (for planners trying passes)."""
@@ -367,6 +376,7 @@ class PhysicsTable:
         was = {b.id: b for b in bodies}
         out = self._bodies(t, was, Body(placement.stone, placement.shape, (0.0,) * 7, sup))
         knocked = tuple((x.stone, x.cause) for x in res.disturbed)
+        self.last_knocked = dict(knocked)
         if self.record is not None and (not self.failures_only or knocked or not res.standing):
             from sim.sun.recording import still_recording
 
@@ -449,11 +459,29 @@ class SunGameState(SunState):
     }
 
     def apply_action(self, action: Any) -> None:
-        """As the rules; tags recordings with the turn and seat."""
+        """As the rules; while recording, tags recordings with the turn and seat and keeps the
+        rules' view of each pass with the penalties of its turn (``PhysicsTable.views``). The view
+        only reads the state: a recorded game is the same game as an unrecorded one."""
         tab = self.table
-        if isinstance(tab, PhysicsTable) and tab.record is not None:
-            tab.context.update(turn=self.turn, seat=self.seat, seq=len(tab.record))
+        if not (isinstance(tab, PhysicsTable) and tab.record is not None and tab.views is not None):
+            super().apply_action(action)
+            return
+        tab.context.update(turn=self.turn, seat=self.seat, seq=len(tab.record))
+        phase, n_place, n_pass = self.phase, len(self.placements), len(self.passes)
+        out0 = V.lost_stones(self)
+        view = V.pass_view(self, action) if phase == "swing" and isinstance(action, ThrowNoise) \
+            and isinstance(self.pending, Pass) else None
+        if phase == "settle":
+            tab.last_knocked = {}
         super().apply_action(action)
+        if phase == "settle" and len(self.placements) > n_place:
+            row = self.placements[-1]
+            tab.turn_penalties += V.penalties_of_placement(self.shapes, out0, V.lost_stones(self), int(row["stone"]),
+                                                           str(row["cause"]), tab.last_knocked)
+        elif view is not None and len(self.passes) > n_pass:
+            view["penalties"] = tab.turn_penalties + V.penalties_of_pass(str(self.passes[-1]["causes"]))
+            tab.turn_penalties = []
+            tab.views.append(view)
 
 
 class SunGame(Game):
@@ -565,8 +593,10 @@ GAME = SunGame()
 
 def record_game(scenario: Any, game_index: int, rate_hz: float = 60.0) -> dict[str, Any]:
     """Re-play game ``game_index`` of a (sweep-resolved) scenario exactly, recording every physics
-    call: ``{"game": ..., "seed": ..., "index": ..., "notation": final, "calls": [{turn, seat, kind,
-    data}...]}``. The same seed streams and agents as the runner give the same game.
+    call: ``{"game": ..., "seed": ..., "index": ..., "notation": final, "outcome": ..., "players": [seat
+    labels], "geometry": the table's (``rules_view.geometry_view``), "calls": [{turn, seat, kind,
+    data}...], "rules": [the rules' view of each pass, ``rules_view.pass_view``, with its turn's
+    penalties]}``. The same seed streams and agents as the runner give the same game.
 
     Raises:
         InputError: the scenario is not a sun scenario.
@@ -590,4 +620,5 @@ def record_game(scenario: Any, game_index: int, rate_hz: float = 60.0) -> dict[s
     tab = state.table  # type: ignore[attr-defined]
     return {"game": "sun", "seed": scenario.seed, "index": game_index, "notation": state.to_notation(),
             "outcome": {"winners": list(state.outcome().winners), "scores": list(state.outcome().scores)},  # type: ignore[union-attr]
-            "calls": list(tab.record or [])}
+            "players": [s.label() for s in seating.seats], "geometry": V.geometry_view(state.geom),  # type: ignore[attr-defined]
+            "calls": list(tab.record or []), "rules": list(tab.views or [])}

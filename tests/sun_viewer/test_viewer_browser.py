@@ -91,3 +91,45 @@ def test_exported_viewer_plays_in_headless_chromium(tmp_path: Path, real_pass_re
         assert ((r - bl > 40) & (r > g) & (g > bl)).sum() > 2000
     diff = np.abs(ca.astype(int) - cb.astype(int)).mean(axis=2)
     assert (diff > 30).sum() > 150, "the two moments look the same"
+
+
+def _near(img: np.ndarray, colour: str, tol: int = 45) -> int:
+    """How many pixels of ``img`` are within ``tol`` (per channel) of ``colour`` (``#rrggbb``)."""
+    c = np.array([int(colour[i:i + 2], 16) for i in (1, 3, 5)])
+    return int((np.abs(img.astype(int) - c).max(axis=2) < tol).sum())
+
+
+def test_exported_viewer_shows_what_the_rules_see(tmp_path: Path, chromium: str) -> None:
+    """Turn 31 of the main job's game 0 (a stack falls): in the picture, the gaps the ball can
+    pass and those it cannot, seat 1's mark area and marker, the legend."""
+    from sim.core.scenario import load_scenario
+    from sim.games import REGISTRY
+    from sim.sun.game import record_game
+    from sim.sun.viewer.replay import from_game_record
+    from sim.sun.viewer.replay.overlay import BLOCKED_COLOUR, PASSABLE_COLOUR, seat_colour
+
+    root = Path(__file__).resolve().parents[2]
+    sc = load_scenario(root / "scenarios" / "sun" / "classic-2p.toml", REGISTRY).points(REGISTRY)[0].scenario
+    rp = from_game_record(record_game(sc, 0)).turn_range(30, 31)
+    assert rp.turns[0].rules is not None
+    exp = export_static(rp, tmp_path / "export", fps=30)
+    httpd = serve_dir(exp, host="127.0.0.1", port=0)
+    th = threading.Thread(target=httpd.serve_forever, daemon=True)
+    th.start()
+    try:
+        img = _shot(chromium, f"http://127.0.0.1:{httpd.server_address[1]}/", tmp_path / "rules.png", 1300,
+                    tmp_path / "profile-r")
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    keep = os.environ.get("STONELAB_KEEP_SHOTS")
+    if keep:
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        shutil.copy(tmp_path / "rules.png", Path(keep) / "rules.png")
+    # the 3-D view left of the legend (pinned top-right), above the timeline bar
+    view = img[120:HEIGHT - 60, 150:WIDTH - 330]
+    assert _near(view, PASSABLE_COLOUR) > 300, "no passable gap drawn"
+    assert _near(view, BLOCKED_COLOUR) > 300, "no blocked gap drawn"
+    assert _near(view, seat_colour(1)) > 50, "seat 1's mark area and marker are not drawn"
+    legend = img[5:300, WIDTH - 330:WIDTH - 5]
+    assert _near(legend, PASSABLE_COLOUR, 20) > 50 and _near(legend, seat_colour(0), 20) > 50, "no legend"

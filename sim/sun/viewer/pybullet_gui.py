@@ -19,7 +19,8 @@ import pybullet as p
 
 from sim.core.errors import InputError
 from sim.core.quaternions import quat_z_to
-from sim.sun.viewer.replay import BASE_COLOUR, PENALTY_COLOUR, STRING_COLOUR, Replay, hex_rgb
+from sim.sun.viewer.replay import BASE_COLOUR, STRING_COLOUR, Replay, hex_rgb
+from sim.sun.viewer.replay.overlay import cause_colour
 
 FLOOR_COLOUR = "#d9d6cf"
 #: Where hidden bodies are parked (m): far below the floor, out of every camera's view.
@@ -74,11 +75,12 @@ class PyBulletScene:
                 self.string = p.createMultiBody(0, -1, sv, basePosition=_PARKED, physicsClientId=cid)
 
     def show(self, frame: int) -> None:
-        """Pose every body as in ``frame``; the turn's penalty stones turn red."""
+        """Pose every body as in ``frame``; the turn's penalty stones take their cause's colour."""
         rp = self.replay
         frame = min(max(int(frame), 0), rp.n_frames - 1)
         turn = rp.turn_at(frame)
-        red = turn.penalty_stones if turn is not None else set()
+        lost = {int(p["stone"]): str(p.get("cause", "")) for p in turn.penalties if p.get("stone") is not None} \
+            if turn is not None else {}
         pos = rp.pos[frame].astype(float)
         quat = rp.quat[frame].astype(float)
         cid = self.cid
@@ -88,7 +90,7 @@ class PyBulletScene:
             else:
                 p.resetBasePositionAndOrientation(bid, _PARKED, (0, 0, 0, 1), physicsClientId=cid)
             if b.kind == "stone":
-                want = PENALTY_COLOUR if b.stone in red else b.colour
+                want = cause_colour(lost[b.stone]) if b.stone in lost else b.colour
                 if want != self._colour[i]:
                     p.changeVisualShape(bid, -1, rgbaColor=_rgba(want), physicsClientId=cid)
                     self._colour[i] = want
@@ -125,7 +127,7 @@ def play_in_gui(replay: Replay, speed: float = 1.0, loop: bool = True, max_wall_
 
     Controls in the window's side panel: a time slider (moving it jumps there and pauses), a
     play/pause button, the speed, and a jump-to-turn slider; the turn's event is written over the
-    table and its penalty stones are red.
+    table and its penalty stones are coloured by their cause (as in the viser viewer's legend).
 
     Args:
         speed: replay seconds per wall second (positive).

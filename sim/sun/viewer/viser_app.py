@@ -3,11 +3,14 @@
 - :func:`start_viewer` runs a viser server showing a replay: the base disc, the stones as boxes of
   their real sizes, the ball and its string (a line from the pivot to the ball), and a control
   panel with play/pause, a time slider to scrub, the playback speed, a jump-to-turn dropdown, the
-  current turn's event as markdown, and the turn's penalty stones highlighted in red.
+  current turn's event as markdown and the legend; the turn's penalty stones take their cause's
+  colour, and what the rules saw (markers, mark areas, passable and blocked gaps, the pass's aim
+  and release point, penalty causes: ``sim.sun.viewer.rules_scene``) is drawn on the table.
 - :func:`export_static` records the same scene, frame by frame, with viser's scene serializer into a
   ``.viser`` file and writes it next to viser's prebuilt client (``index.html``), so the folder plays
   in any browser from a plain HTTP server (``stonelab replay serve DIR``). The static player has its
-  own timeline (play, pause, speed, scrub); the turn's event is shown as a label over the table.
+  own timeline (play, pause, speed, scrub); the turn's title is a label in front of the table, the
+  rules' view is drawn as in the live viewer and the legend is pinned to the page's corner.
 """
 
 from __future__ import annotations
@@ -31,11 +34,17 @@ import numpy as np
 from sim.core.errors import InputError
 from sim.core.quaternions import quat_xyzw_to_wxyz
 from sim.sun.viewer.guard import HandshakeGuard, page_choice, page_number, put_back, viser_server
-from sim.sun.viewer.replay import BASE_COLOUR, PENALTY_COLOUR, STRING_COLOUR, Replay, hex_rgb
+from sim.sun.viewer.replay import BASE_COLOUR, STRING_COLOUR, Replay, hex_rgb
+from sim.sun.viewer.replay.overlay import cause_colour
+from sim.sun.viewer.rules_scene import RulesNodes, has_rules, legend_html
 
 #: Where the camera starts (m) and what it looks at: the table seen from above and aside.
 CAMERA_POSITION = (0.26, -0.26, 0.22)
 CAMERA_LOOK_AT = (0.0, 0.0, 0.02)
+#: A replay's camera: higher and further back, so the ring's gaps, the mark areas along the rim and
+#: the release point a hand span or more beyond the rim are all in view.
+REPLAY_CAMERA_POSITION = (0.03, -0.22, 0.40)
+REPLAY_CAMERA_LOOK_AT = (0.0, 0.0, 0.0)
 #: File names inside an export folder.
 EXPORT_RECORDING = "replay.viser"
 EXPORT_INDEX = "index.html"
@@ -90,6 +99,8 @@ class SceneNodes:
     handles: list[Any] = field(default_factory=list)
     string: Any = None
     label: Any = None
+    #: the rules' view (markers, mark areas, gaps, the pass, penalty causes), when the replay has it
+    rules: RulesNodes | None = None
     _state: list[_BodyState] = field(default_factory=list)
     _string_pts: np.ndarray | None = None
     _label_text: str | None = None
@@ -103,31 +114,38 @@ class SceneNodes:
         r = float(tb.get("base_radius", 0.15))
         th = float(tb.get("base_thickness", 0.02))
         add_table_base(scene, r, th)
+        body_nodes: dict[int, str] = {}
         for i, b in enumerate(replay.bodies):
             if b.kind == "ball":
                 nodes._ball = i
                 h = scene.add_icosphere("/bodies/ball", radius=b.size[0] / 2, color=hex_rgb(b.colour),
                                         subdivisions=3, visible=False)
             else:
-                h = scene.add_box(f"/bodies/{b.key.replace(':', '_')}", color=hex_rgb(b.colour),
-                                  dimensions=tuple(b.size), visible=False)
+                name = f"/bodies/{b.key.replace(':', '_')}"
+                h = scene.add_box(name, color=hex_rgb(b.colour), dimensions=tuple(b.size), visible=False)
+                if b.stone is not None:
+                    body_nodes[b.stone] = name
             nodes.handles.append(h)
             nodes._state.append(_BodyState())
         if nodes._ball is not None and tb.get("pivot") is not None:
             nodes.string = scene.add_line_segments("/bodies/string", points=np.zeros((1, 2, 3), np.float32),
                                                    colors=hex_rgb(STRING_COLOUR), thickness=1.5,
                                                    thickness_units="screen", visible=False)
-        if with_label:
-            nodes.label = scene.add_label("/event", "", position=(0.0, 0.0, 0.16), anchor="bottom-center",
+        if with_label:  # in front of the table (seen from the replay camera: below it), clear of the stones
+            nodes.label = scene.add_label("/event", "", position=(0.0, -(r + 0.05), 0.0), anchor="top-center",
                                           font_screen_scale=0.9)
+        if has_rules(replay):
+            nodes.rules = RulesNodes.build(scene, replay, body_nodes)
         return nodes
 
     def show(self, frame: int) -> None:
-        """Move every body to its pose in ``frame``; colour the turn's penalty stones red."""
+        """Move every body to its pose in ``frame``; colour the turn's penalty stones by their
+        cause; draw the turn's rules' view."""
         rp = self.replay
         frame = min(max(int(frame), 0), rp.n_frames - 1)
         turn = rp.turn_at(frame)
-        red = turn.penalty_stones if turn is not None else set()
+        lost = {int(p["stone"]): str(p.get("cause", "")) for p in turn.penalties if p.get("stone") is not None} \
+            if turn is not None else {}
         pos = rp.pos[frame]
         wxyz = quat_xyzw_to_wxyz(rp.quat[frame])
         for i, (b, h, st) in enumerate(zip(rp.bodies, self.handles, self._state)):
@@ -140,7 +158,7 @@ class SceneNodes:
                     h.wxyz = tuple(float(x) for x in wxyz[i])
                     st.quat = wxyz[i].copy()
                 if b.kind == "stone":
-                    col = hex_rgb(PENALTY_COLOUR) if b.stone in red else hex_rgb(b.colour)
+                    col = hex_rgb(cause_colour(lost[b.stone])) if b.stone in lost else hex_rgb(b.colour)
                     if st.colour != col:
                         h.color = col
                         st.colour = col
@@ -158,6 +176,8 @@ class SceneNodes:
             elif self._string_pts is not None:
                 self.string.visible = False
                 self._string_pts = None
+        if self.rules is not None:
+            self.rules.show_turn(turn, frame)
         if self.label is not None:
             text = turn.title() if turn is not None else ""
             if text != self._label_text:
@@ -184,8 +204,8 @@ class ReplayViewer:
         self.port = port or free_port(host)
         self.server = viser_server(host, self.port)
         self.port = int(self.server.get_port())  # viser moves on to the next port when one is taken
-        self.server.initial_camera.position = CAMERA_POSITION
-        self.server.initial_camera.look_at = CAMERA_LOOK_AT
+        self.server.initial_camera.position = REPLAY_CAMERA_POSITION
+        self.server.initial_camera.look_at = REPLAY_CAMERA_LOOK_AT
         self.nodes = SceneNodes.build(self.server.scene, replay)
         self._lock = threading.RLock()
         self._time = float(replay.times[0])
@@ -213,6 +233,7 @@ class ReplayViewer:
         self._turn_labels = labels
         self.turn_select = gui.add_dropdown("jump to turn", labels, initial_value=labels[0])
         self.event_md = gui.add_markdown("")
+        self.legend = gui.add_html(legend_html(rp, fixed=False))
 
         @self.play_button.on_click
         def _(_: Any) -> None:
@@ -442,8 +463,8 @@ def record_scene(replay: Replay, fps: float = EXPORT_FPS) -> bytes:
     rp = replay.downsample(fps)
     server = viser_server(LOCALHOST, free_port())  # no one connects to this one, but no one may
     try:
-        server.initial_camera.position = CAMERA_POSITION
-        server.initial_camera.look_at = CAMERA_LOOK_AT
+        server.initial_camera.position = REPLAY_CAMERA_POSITION
+        server.initial_camera.look_at = REPLAY_CAMERA_LOOK_AT
         nodes = SceneNodes.build(server.scene, rp, with_label=True)
         nodes.show(0)
         ser = server.get_scene_serializer()
@@ -501,6 +522,20 @@ def with_loading_notice(client: str) -> str:
     return client[:j + 1] + LOADING_NOTICE + client[j + 1:]
 
 
+def with_legend(client: str, legend: str) -> str:
+    """viser's client page with the rules' legend (:func:`sim.sun.viewer.rules_scene.legend_html`,
+    escaped there) at the start of its body, pinned over the 3-D view's top-right corner.
+
+    Raises:
+        InputError: the page has no ``<body>`` tag (not viser's client).
+    """
+    i = client.lower().find("<body")
+    j = client.find(">", i)
+    if i < 0 or j < 0:
+        raise InputError("viser's prebuilt client has no <body> tag; reinstall viser")
+    return client[:j + 1] + legend + client[j + 1:]
+
+
 def export_static(replay: Replay, out_dir: str | Path, fps: float = EXPORT_FPS) -> Path:
     """Write a static viewer of ``replay`` into ``out_dir`` and return the folder.
 
@@ -514,8 +549,8 @@ def export_static(replay: Replay, out_dir: str | Path, fps: float = EXPORT_FPS) 
     data = record_scene(replay, fps)
     client = with_loading_notice(_client_html().read_text(encoding="utf-8"))
     head = client.index("</head>")
-    cam = ",".join(f"{x:g}" for x in CAMERA_POSITION)
-    look = ",".join(f"{x:g}" for x in CAMERA_LOOK_AT)
+    cam = ",".join(f"{x:g}" for x in REPLAY_CAMERA_POSITION)
+    look = ",".join(f"{x:g}" for x in REPLAY_CAMERA_LOOK_AT)
     redirect = _REDIRECT.format(rec=EXPORT_RECORDING, cam=cam, look=look)
     b64 = base64.b64encode(data).decode("ascii")
     embed = (f'<script>window.__VISER_EMBED_DATA__="{b64}";'
@@ -526,6 +561,8 @@ def export_static(replay: Replay, out_dir: str | Path, fps: float = EXPORT_FPS) 
                           "markdown": t.markdown()} for t in replay.turns]}
     # everything is computed before the first write, and each file is written whole and renamed:
     # a failure leaves no half-written file behind
+    client = with_legend(client, legend_html(replay))
+    head = client.index("</head>")
     files = {
         EXPORT_RECORDING: data,
         EXPORT_INDEX: (client[:head] + redirect + client[head:]).encode("utf-8"),

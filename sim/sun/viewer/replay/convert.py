@@ -15,6 +15,7 @@ import numpy as np
 
 from sim.core.errors import ReplayError
 from sim.sun.viewer.replay.fileformat import checked_objects, optional_float
+from sim.sun.viewer.replay.overlay import check_rules_view
 from sim.sun.viewer.replay.records import (BALL_COLOUR, DEFAULT_GAP_S, POSE_FORMAT, POSE_VERSIONS, SHAPE_COLOURS,
                                        STONE_COLOUR, Body, Replay, TurnEvent)
 
@@ -163,7 +164,12 @@ def concat_replays(parts: Sequence[Replay], gap_s: float = DEFAULT_GAP_S, meta: 
             turns.append(replace(tr, index=len(turns), frames=(tr.frames[0] + nframes, tr.frames[1] + nframes)))
         nframes += rp.n_frames
         offset = float(times[-1][-1]) + gap_s
-    table = next((dict(rp.table) for rp in parts if rp.table), {})
+    # each key from the first part that knows it: a placement's still has no ball, hence no pivot
+    table: dict[str, Any] = {}
+    for rp in parts:
+        for k, v in rp.table.items():
+            if table.get(k) is None:
+                table[k] = v
     m = dict(parts[0].meta)
     m.update(meta or {})
     rep = Replay(bodies, np.concatenate(times).astype(np.float32), np.concatenate(poss), np.concatenate(quats),
@@ -239,17 +245,31 @@ def from_game_record(record: Any, *, hold_s: float = 0.6, gap_s: float = DEFAULT
     ``record`` is what ``sim.sun.game.record_game`` returns (a dict with ``calls``), or the list of
     calls itself: ``{"turn", "seat", "kind": "place"|"pass", "data": <pose recording>}`` (the rows of
     a run's ``sun_frames`` table have the same keys, ``data`` as JSON text). A placement's
-    one-frame recording is held ``hold_s`` seconds on the timeline.
+    one-frame recording is held ``hold_s`` seconds on the timeline. When the record also holds the
+    rules' view of each pass (``rules``, matched to the turns by turn and seat), the table's
+    geometry (``geometry``) and the seats' labels (``players``), the replay carries them: each
+    turn's ``rules``, its penalties as the rules decided them, its marker move and noise.
 
     Raises:
-        ReplayError: no calls, or a malformed recording.
+        ReplayError: no calls, a malformed recording or rules' view.
     """
     calls = record.get("calls") if isinstance(record, Mapping) else record
     if not calls:
         raise ReplayError("the game record holds no recorded physics call (was recording on?)", source=source)
     m: dict[str, Any] = {}
+    views: dict[tuple[int, int], dict[str, Any]] = {}
+    geometry: Mapping[str, Any] = {}
+    players: list[str] = []
     if isinstance(record, Mapping):
         m.update({k: record[k] for k in ("game", "seed", "index", "outcome") if k in record})
+        for k, v in enumerate(checked_objects(record, "rules", source, required=False)):
+            view = check_rules_view(v, f"rules[{k}]", source)
+            if view is not None:
+                views[(int(view.get("turn", -1)), int(view["seat"]))] = view
+        geometry = record.get("geometry") or {}
+        if not isinstance(geometry, Mapping):
+            raise ReplayError("must be an object", source=source, key="geometry")
+        players = [str(x) for x in record.get("players") or []]
     m.update(meta or {})
     groups: list[list[Mapping[str, Any]]] = []
     for c in calls:
@@ -288,7 +308,39 @@ def from_game_record(record: Any, *, hold_s: float = 0.6, gap_s: float = DEFAULT
                 pieces.append(rp)
         whole = concat_replays(pieces, gap_s=0.0) if len(pieces) > 1 else pieces[0]
         penalties = [p for rp in pieces for tr in rp.turns for p in tr.penalties]
-        turn = TurnEvent(0, (0, whole.n_frames), seat, "", placements, None, pass_info.get("aim_deg"),
-                         pass_info.get("release_m"), {}, penalties, {}, "")
+        view = views.get((int(g[0].get("turn", -1)), -1 if seat is None else seat))
+        marker: dict[str, Any] | None = None
+        noise: dict[str, Any] = {}
+        if view is not None:
+            penalties = [dict(p) for p in view.get("penalties", [])]  # the rules' verdict, causes and all
+            noise = dict((view.get("pass") or {}).get("noise") or {})
+            marker = _marker_move(view)
+        player = players[seat] if seat is not None and seat < len(players) else ""
+        turn = TurnEvent(0, (0, whole.n_frames), seat, player, placements, marker, pass_info.get("aim_deg"),
+                         pass_info.get("release_m"), noise, penalties, {}, "", rules=view)
         parts.append(Replay(whole.bodies, whole.times, whole.pos, whole.quat, [turn], whole.table, whole.meta))
-    return concat_replays(parts, gap_s=gap_s, meta=m)
+    rep = concat_replays(parts, gap_s=gap_s, meta=m)
+    for k in GEOMETRY_KEYS:
+        if geometry.get(k) is not None and rep.table.get(k) is None:  # the recordings' own values first
+            rep.table[k] = geometry[k]
+    if players:
+        rep.meta.setdefault("players", players)
+    rep.validate(source)
+    return rep
+
+
+#: The table geometry a game record's ``geometry`` adds to the replay's header (``table``).
+GEOMETRY_KEYS = ("ring_radius", "pivot", "string_length", "ball_radius", "pass_width", "gate_clear_z")
+
+
+def _marker_move(view: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The mover's marker move of the turn (the gap its marker went to), if the rules say it moved."""
+    if not view.get("marker_moved"):
+        return None
+    gaps = view["ring"].get("gaps", [])
+    mine = view["markers"][view["seat"]] if view["seat"] < len(view["markers"]) else []
+    if not mine or mine[0].get("gap") is None:
+        return None
+    g = gaps[mine[0]["gap"]]
+    a = float(g["start_deg"])
+    return {"gap_deg": [round(a % 360, 1), round((a + float(g["span_deg"])) % 360, 1)]}

@@ -16,6 +16,7 @@ import numpy as np
 from sim.core.errors import ReplayError
 from sim.core.files import check_input_file
 from sim.core.outputs import write_atomically
+from sim.sun.viewer.replay.overlay import check_rules_view
 from sim.sun.viewer.replay.records import FORMAT, STONE_COLOUR, VERSION, Body, Replay, TurnEvent, validate_replay
 
 #: the archive's members (docs/replay-format.md)
@@ -105,10 +106,13 @@ def replay_from_parts(header: Mapping[str, Any], times: np.ndarray, pos: np.ndar
                            placements=list(t.get("placements") or []), marker=t.get("marker"),
                            aim_deg=optional_float(t.get("aim_deg")), release_m=optional_float(t.get("release_m")),
                            noise=dict(t.get("noise") or {}), penalties=list(t.get("penalties") or []),
-                           outcome=dict(t.get("outcome") or {}), text=str(t.get("text", "")))
-                 for t in header.get("turns", [])]
+                           outcome=dict(t.get("outcome") or {}), text=str(t.get("text", "")),
+                           rules=check_rules_view(t.get("rules"), f"turns[{k}].rules", source))
+                 for k, t in enumerate(header.get("turns", []))]
         table = dict(header.get("table") or {})
         meta = dict(header.get("meta") or {})
+    except ReplayError:
+        raise
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
         raise ReplayError(f"malformed header: {type(e).__name__} {e}", source=source, key="header") from None
     rep = Replay(bodies, np.asarray(times), np.asarray(pos), np.asarray(quat), turns, table, meta)

@@ -15,7 +15,9 @@ import numpy as np
 from sim.core.errors import ReplayError
 
 FORMAT = "stonelab.replay"
-VERSION = 1
+#: 2: turns may carry the rules' view (``TurnEvent.rules``) and the table its geometry (ring radius,
+#: string length); a version-1 file reads as before, without them (docs/replay-format.md)
+VERSION = 2
 #: The table engineer's per-pass recording format (sim.sun.recording.PoseRecorder).
 POSE_FORMAT = "stonelab.sun.poses"
 POSE_VERSIONS = (1,)
@@ -24,9 +26,8 @@ POSE_VERSIONS = (1,)
 from sim.sun.palette import SHAPE_COLOURS, STONE_COLOUR  # noqa: E402,F401 - re-exported
 BALL_COLOUR = "#c9ced8"
 BASE_COLOUR = "#6e4b2c"
-STRING_COLOUR = "#303030"
-#: Colour of the stones that became penalties during the turn being shown.
-PENALTY_COLOUR = "#e02424"
+# the string's and the penalty stones' colours are the rules' view's (one place: its legend names them)
+from sim.sun.viewer.replay.overlay import PENALTY_COLOUR, STRING_COLOUR, cause_words, rules_lines  # noqa: E402,F401
 #: Pause (s) inserted on the timeline between two passes laid end to end.
 DEFAULT_GAP_S = 0.5
 
@@ -81,6 +82,11 @@ class TurnEvent:
         penalties: ``{"stone", "shape", "cause"}`` for each stone lost in this turn.
         outcome: free flags of the pass (``through_aim_gap``, ``reached_far_side``, ``invalid`` ...).
         text: extra free text shown under the event.
+        rules: the rules' view of the turn's pass (``sim.sun.rules_view.pass_view``: the ring's gaps
+            and whether each is passable, every seat's markers and mark areas, the pass's aim,
+            release point and allowed arcs, the penalties with their causes; checked on load by
+            :func:`sim.sun.viewer.replay.overlay.check_rules_view`), or None (a version-1 file, a
+            lone pass, a source that did not record it).
     """
 
     index: int
@@ -95,6 +101,7 @@ class TurnEvent:
     penalties: list[dict[str, Any]] = field(default_factory=list)
     outcome: dict[str, Any] = field(default_factory=dict)
     text: str = ""
+    rules: dict[str, Any] | None = None
 
     @property
     def penalty_stones(self) -> set[int]:
@@ -138,6 +145,8 @@ class TurnEvent:
                 lines.append(f"- marker to the gap {float(a):.0f}°–{float(b):.0f}°")
             else:
                 lines.append("- marker: " + md_text(", ".join(f"{k} {v}" for k, v in m.items())))
+        if self.rules is not None:
+            lines += [f"- {md_text(x)}" for x in rules_lines(self.rules)]
         if self.aim_deg is not None:
             rel = f", released {self.release_m:.3f} m out" if self.release_m is not None else ""
             lines.append(f"- pass thrown at {self.aim_deg:.1f}°{rel}")
@@ -147,7 +156,7 @@ class TurnEvent:
                     lines.append("- thrower's error: " + md_text(", ".join(bits)))
         if self.penalties:
             lines.append("- penalties: " + md_text(", ".join(
-                f"stone {p.get('stone')} ({p.get('shape', '?')}, {str(p.get('cause', '?')).replace('_', ' ')})"
+                f"stone {p.get('stone')} ({p.get('shape', '?')}, {cause_words(str(p.get('cause', '?')))})"
                 for p in self.penalties)))
         elif self.aim_deg is not None:
             lines.append("- no penalty")
@@ -162,7 +171,7 @@ class TurnEvent:
         return {"index": self.index, "frames": list(self.frames), "seat": self.seat, "player": self.player,
                 "placements": self.placements, "marker": self.marker, "aim_deg": self.aim_deg,
                 "release_m": self.release_m, "noise": self.noise, "penalties": self.penalties,
-                "outcome": self.outcome, "text": self.text}
+                "outcome": self.outcome, "text": self.text, "rules": self.rules}
 
 
 @dataclass
@@ -201,6 +210,21 @@ class Replay:
         k = int(np.searchsorted(self.times, self.times[0] + seconds + 1e-4, side="right")) if self.n_frames else 0
         turns = [replace(t, frames=(t.frames[0], min(t.frames[1], k))) for t in self.turns if t.frames[0] < k]
         return Replay(self.bodies, self.times[:k], self.pos[:k], self.quat[:k], turns, self.table, self.meta)
+
+    def turn_range(self, first: int, stop: int) -> "Replay":
+        """The turns ``first`` to ``stop - 1`` (0-based) alone, on their own frames (the turns keep
+        their numbers, so turn 31 is still called turn 31).
+
+        Raises:
+            ReplayError: the range holds no turn of this replay.
+        """
+        picked = [t for t in self.turns if first <= t.index < stop]
+        if not picked:
+            raise ReplayError(f"the replay has turns 0..{len(self.turns) - 1}, none in {first}..{stop - 1}", key="turn")
+        lo, hi = min(t.frames[0] for t in picked), max(t.frames[1] for t in picked)
+        turns = [replace(t, frames=(t.frames[0] - lo, t.frames[1] - lo)) for t in picked]
+        return Replay(self.bodies, self.times[lo:hi].copy(), self.pos[lo:hi].copy(), self.quat[lo:hi].copy(), turns,
+                      dict(self.table), dict(self.meta))
 
     def frame_at(self, t: float) -> int:
         """Index of the last frame at or before time ``t`` (clamped to the timeline)."""
@@ -319,8 +343,22 @@ def validate_replay(r: Replay, source: str | Path | None = None) -> None:
         if not (0 <= lo < hi <= f):
             raise bad(f"turn {t.index}: frame range [{lo}, {hi}) is outside 0..{f}", "turns")
     piv = r.table.get("pivot")
-    if piv is not None and (len(piv) != 3 or not all(math.isfinite(float(x)) for x in piv)):
+    if piv is not None and (not isinstance(piv, (list, tuple)) or len(piv) != 3
+                            or not all(_finite_number(x) for x in piv)):
         raise bad(f"pivot must be [x, y, z], not {piv!r}", "table")
+    for k in TABLE_LENGTHS:
+        v = r.table.get(k)
+        if v is not None and not (_finite_number(v) and v > 0):
+            raise bad(f"{k} must be a positive length in metres, not {v!r}", "table")
+
+
+#: The table's lengths a replay's header may give (m; each positive when present).
+TABLE_LENGTHS = ("base_radius", "base_thickness", "ball_radius", "ring_radius", "string_length", "pass_width",
+                 "gate_clear_z")
+
+
+def _finite_number(v: object) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
 

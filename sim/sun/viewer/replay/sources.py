@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any, Mapping
 
-from sim.core.errors import ReplayError
+from sim.core.errors import InputError, ReplayError
 from sim.core.files import check_input_file
 from sim.sun.viewer.replay.convert import from_game_record, from_pose_recording
 from sim.sun.viewer.replay.fileformat import load_replay
@@ -46,9 +46,11 @@ def from_store(run: str | Path, game_index: int | None = None, point: int = 0, r
     """The replay of one game of a run (a run folder or its ``results.sqlite``).
 
     Uses the frames the run kept (the ``<game>_frames`` table, scenario ``[record] frames``) when it
-    has them for that game; otherwise, with ``resimulate``, re-plays the game exactly from its seed
-    with recording on (the recorder its plug-in names, ``GamePlugin.replay_recorder``).
-    ``game_index`` None: the first game with frames, else game 0.
+    has them for that game, with the rules' view of each pass when the game played again gives the
+    very same frames (:func:`_kept_frames`; the store does not keep the view); otherwise, with
+    ``resimulate``, re-plays the game exactly from its seed with recording on (the recorder its
+    plug-in names, ``GamePlugin.replay_recorder``). ``game_index`` None: the first game with
+    frames, else game 0.
 
     Raises:
         ReplayError: not a run store, not a run of a game with 3-D replays, no such game, nothing
@@ -106,13 +108,27 @@ def from_store(run: str | Path, game_index: int | None = None, point: int = 0, r
     info = {"run": str(path), "point": point, "game_index": game_index}
     if rows:
         calls = [{"turn": t, "seat": s, "kind": k, "data": d} for t, s, k, d in rows]
-        return from_game_record(calls, meta=info, source=src)
+        return _kept_frames(calls, info, src, scenario_json if resimulate and n else None, point, game_index)
     if not resimulate:
         raise ReplayError(f"the run kept no frames for game {game_index} (point {point})", source=src)
     if not n:
         raise ReplayError(f"the run has no game {game_index} at point {point}", source=src)
     if not scenario_json:
         raise ReplayError("the store does not hold its scenario; cannot re-simulate", source=src)
+    rec = _record_again(scenario_json, point, game_index, src)
+    return from_game_record(rec, meta={**info, "resimulated": True}, source=src)
+
+
+def _record_again(scenario_json: str, point: int, game_index: int, src: str, *, rate_hz: bool = False
+                  ) -> dict[str, Any]:
+    """Game ``game_index`` of sweep point ``point`` of the stored scenario played again with
+    recording on (the game plug-in's ``replay_recorder``); ``rate_hz``: at the scenario's own
+    recording rate (``[record] rate_hz``, as the run kept its frames), else the recorder's default.
+
+    Raises:
+        ReplayError: the game cannot re-simulate a replay, or no such sweep point.
+        InputError: the stored scenario no longer loads (e.g. an outside agent not imported).
+    """
     from sim.core.registry import resolve
     from sim.core.scenario import scenario_from_dict
     from sim.games import REGISTRY
@@ -125,8 +141,53 @@ def from_store(run: str | Path, game_index: int | None = None, point: int = 0, r
     pts = sc.points(REGISTRY)
     if not (0 <= point < len(pts)):
         raise ReplayError(f"the run has sweep points 0..{len(pts) - 1}, not {point}", source=src)
-    rec = record_game(pts[point].scenario, game_index)
-    return from_game_record(rec, meta={**info, "resimulated": True}, source=src)
+    scenario = pts[point].scenario
+    if rate_hz:
+        rate = float((scenario.sections.get("record") or {}).get("rate_hz", 60.0))
+        return record_game(scenario, game_index, rate_hz=rate)
+    return record_game(scenario, game_index)
+
+
+def _kept_frames(calls: list[dict[str, Any]], info: dict[str, Any], src: str, scenario_json: str | None,
+                 point: int, game_index: int) -> Replay:
+    """The replay of a game from the frames its run kept, with the rules' view when it can be had.
+
+    A run's store keeps the physics calls' frames but not the rules' view of each pass (markers,
+    mark areas, gaps): the stored results stay what they always were. The view is had by playing
+    the game again (exactly, from its seed) and is used only when that game's frames are the very
+    frames the run kept; otherwise (another machine, other library versions, an outside agent not
+    imported) the replay is the kept frames alone, and ``meta["rules_view_note"]`` says why.
+    """
+    note = "the run's store does not hold its scenario"
+    if scenario_json is not None:
+        try:
+            rec = _record_again(scenario_json, point, game_index, src, rate_hz=True)
+        except InputError as e:  # ReplayError is one too
+            note = f"playing the game again to get it failed: {e}"
+        else:
+            if _same_frames(calls, rec.get("calls") or []):
+                return from_game_record({**rec, "calls": calls}, meta=info, source=src)
+            note = ("playing the game again here gave other frames than the run kept (another machine or other "
+                    "library versions)")
+    rep = from_game_record(calls, meta=info, source=src)
+    rep.meta["rules_view_note"] = note
+    return rep
+
+
+def _same_frames(kept: list[dict[str, Any]], again: list[dict[str, Any]]) -> bool:
+    """Whether every kept call (turn, seat, kind and the recording's text) is, in order, one of the
+    calls of the game played again (a run keeping only failures keeps some of them)."""
+    text = [(c.get("turn"), c.get("seat"), c.get("kind"), json.dumps(c.get("data"), separators=(",", ":")))
+            for c in again]
+    j = 0
+    for c in kept:
+        want = (c.get("turn"), c.get("seat"), c.get("kind"), c.get("data"))
+        while j < len(text) and text[j] != want:
+            j += 1
+        if j == len(text):
+            return False
+        j += 1
+    return True
 
 
 def _has_table(con: Any, name: str) -> bool:
