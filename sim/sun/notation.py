@@ -28,7 +28,7 @@ def write(state: SunState) -> str:
     markers (exact angles), penalties."""
     d = state.DEFAULTS
     cfg: dict[str, Any] = {"n": state.num_players}
-    rules = {k: v for k, v in state.rules.as_dict().items() if d["rules"].get(k, object()) != v}
+    rules = {k: v for k, v in state.rules.as_rules().items() if d["rules"].get(k, object()) != v}
     if rules:
         cfg["r"] = rules
     secs = {}

@@ -7,10 +7,10 @@ holds its options as one :class:`SunRules` and reads them as attributes (``state
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any, Mapping
+from dataclasses import dataclass
+from typing import Any
 
-from sim.core.options import Option, validate_options
+from sim.core.options import Option, RuleOptions
 
 __all__ = ["RULE_DEFAULTS", "RULE_OPTIONS", "SunRules"]
 
@@ -37,10 +37,11 @@ RULE_OPTIONS: tuple[Option, ...] = (
 RULE_DEFAULTS: dict[str, Any] = {o.name: o.default for o in RULE_OPTIONS}
 
 
-@dataclass(frozen=True, slots=True)
-class SunRules:
+@dataclass(frozen=True)
+class SunRules(RuleOptions, options=RULE_OPTIONS):
     """The rule options of one game, validated (:data:`RULE_OPTIONS` holds each one's meaning,
-    default and allowed values; build with :meth:`of`)."""
+    default and allowed values): ``SunRules.from_rules(table)``, read as attributes, as the other
+    games read theirs (:class:`sim.core.options.RuleOptions`)."""
 
     mode: str
     field: str
@@ -49,20 +50,3 @@ class SunRules:
     free_first_turn: str
     marker_change: str
     level_tolerance: float
-
-    @classmethod
-    def of(cls, values: Mapping[str, Any] | SunRules | None = None) -> SunRules:
-        """The options ``values`` (a mapping of some of them, or rules already made) with the
-        defaults for the others.
-
-        Raises:
-            ScenarioError: an unknown option or a value it does not allow (``validate_options``).
-        """
-        if isinstance(values, SunRules):
-            return values
-        return cls(**validate_options(dict(values or {}), RULE_OPTIONS, prefix="rules"))
-
-    def as_dict(self) -> dict[str, Any]:
-        """``{option name: value}`` of every option (the notation writes those off their default)."""
-        return asdict(self)
-

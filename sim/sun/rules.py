@@ -122,7 +122,7 @@ class SunState(State):
         self.position = SunPosition()
         self.cache = SunCache()
         self.num_players = 2
-        self.rules = SunRules.of(None)  # the rule options (``sim.sun.options``)
+        self.rules = SunRules.from_rules()  # the rule options (``sim.sun.options``)
         self.sections: dict[str, dict[str, Any]] = {}
         self.seat_cfg: list[dict[str, Any]] = []
         self.geom = Geometry()
@@ -277,7 +277,7 @@ class SunState(State):
             raise ValueError(f"Stonehenge and the Sun has 2 to 4 players, not {num_players}")
         s = cls()
         s.num_players = num_players
-        s.rules = SunRules.of(rules)
+        s.rules = rules if isinstance(rules, SunRules) else SunRules.from_rules(rules)
         s.sections = {k: dict(v) for k, v in (sections or {}).items()}
         s.seat_cfg = [dict(c) for c in (seat_cfg or [{} for _ in range(num_players)])]
         s.geom = geometry or Geometry()

@@ -13,18 +13,18 @@ from sim.sun.rules import SunState
 
 def test_sun_rules_has_one_field_per_declared_option_and_their_defaults() -> None:
     assert [f.name for f in dataclasses.fields(SunRules)] == [o.name for o in RULE_OPTIONS]
-    assert SunRules.of(None).as_dict() == RULE_DEFAULTS
+    assert SunRules.from_rules().as_rules() == RULE_DEFAULTS
 
 
 def test_rules_are_read_only_and_checked() -> None:
-    r = SunRules.of({"mode": "orbit"})
+    r = SunRules.from_rules({"mode": "orbit"})
     assert (r.mode, r.field) == ("orbit", "open")
     with pytest.raises(dataclasses.FrozenInstanceError):
         r.mode = "standard"  # type: ignore[misc]
     with pytest.raises(ScenarioError, match="mode"):
-        SunRules.of({"mode": "sideways"})
+        SunRules.from_rules({"mode": "sideways"})
     with pytest.raises(ScenarioError, match="zzz"):
-        SunRules.of({"zzz": 1})
+        SunRules.from_rules({"zzz": 1})
 
 
 def test_a_state_reads_its_options_as_attributes_and_writes_only_changed_ones() -> None:
