@@ -8,4 +8,5 @@ PLUGIN = GamePlugin(
     game="sim.druids.game:GAME",
     report="analysis.games.druids",
     benches=("sim.druids.bench:benchmarks",),
+    seat="sim.druids.seat:SEAT",
 )

@@ -8,4 +8,5 @@ PLUGIN = GamePlugin(
     game="sim.rocks.game:GAME",
     report="analysis.games.rocks",
     benches=("sim.rocks.bench:benchmarks",),
+    seat="sim.rocks.seat:SEAT",
 )

@@ -9,4 +9,5 @@ PLUGIN = GamePlugin(
     commands={"sozoikum": "sim.sozoikum.cli:app"},
     report="analysis.games.sozoikum",
     benches=("sim.sozoikum.bench:benchmarks",),
+    seat="sim.sozoikum.seat:SEAT",
 )
