@@ -100,12 +100,13 @@ class DruidsSeat:
                 vals = [placed[p][1] for p in pts if p in placed and placed[p][0] == s]
                 sums.append("?" if HIDDEN in vals else str(sum(vals)))
             empty = sum(1 for p in pts if p not in placed)
-            who = f"megalith: seat {claims[L]}" if L in claims else f"{empty} empty"
+            who = ("megalith: yours" if claims.get(L) == me else "megalith: the opponent's" if L in claims
+                   else f"{empty} empty")
             out.append(f"line {LINE_NAMES[L]} ({' '.join(POINT_NAMES[p] for p in pts)}): "
-                       f"seat 0 {sums[0]}, seat 1 {sums[1]}; {who}")
+                       f"you {sums[me]}, opponent {sums[1 - me]}; {who}")
         meg = [sum(1 for c in obs.claims if c[1] == s) for s in (0, 1)]
         out.append("")
-        out.append(f"megaliths: seat 0 {meg[0]}, seat 1 {meg[1]} (first to {MEGALITHS} wins)")
+        out.append(f"megaliths: you {meg[me]}, opponent {meg[1 - me]} (first to {MEGALITHS} wins)")
         out.append(f"your stones: {' '.join(str(v) for v in obs.hand) or 'none'}")
         if obs.to_move == TERMINAL:
             out.append("the game is over")

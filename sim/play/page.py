@@ -1,7 +1,7 @@
 """The page of ``stonelab play``: one HTML file, its script and its style (served by
 :mod:`sim.play.server`; no file is read at run time, nothing is fetched from elsewhere).
 
-The script polls ``/state`` and draws what it gets with ``textContent`` only, so a label, a
+The script long-polls ``/state`` and draws what it gets with ``textContent`` only, so a label, a
 move's notation or a reason cannot become markup. The board area is one function,
 ``drawBoard(view)``, fed by the game's view of the position (``SeatView.view``: JSON whose
 ``text`` is the position as text); a game's drawing can replace it without touching the rest.
@@ -35,6 +35,7 @@ PAGE_HTML = """<!doctype html>
         <button id="send" type="submit">Play it</button></div>
       </form>
       <div id="refusal" role="alert" hidden></div>
+      <div id="nomatch" hidden></div>
       <div id="moves"></div>
     </div>
     <h2>What happened</h2>
@@ -68,6 +69,7 @@ h2 { font-size: 15px; margin: 8px 0; color: #4a3f35; }
 #typed { flex: 1; font-family: ui-monospace, monospace; font-size: 14px; padding: 4px; }
 label { font-size: 13px; }
 #refusal { background: #f8d3cf; border: 1px solid #c0392b; padding: 6px 8px; margin: 6px 0; font-size: 14px; }
+#nomatch { font-size: 13px; color: #5d4e3c; margin: 4px 0; }
 #result { background: #fff3cd; border: 1px solid #b8860b; padding: 8px; margin-bottom: 8px; font-size: 15px; }
 #log { font-family: ui-monospace, monospace; font-size: 13px; max-height: 320px; overflow-y: auto;
   background: #fff; border: 1px solid #cbbfae; margin: 0; padding: 6px 6px 6px 40px; }
@@ -98,11 +100,18 @@ function drawBoard(view) {
 
 function norm(s) { return s.toLowerCase().replace(/\s+/g, ""); }
 
+// the listed moves that contain what is typed; all of them when nothing matches (a typed move
+// that is not listed must not hide the list)
 function filterMoves() {
-  const want = norm(document.getElementById("typed").value);
-  for (const b of document.querySelectorAll("#moves button")) {
-    b.hidden = want !== "" && !norm(b.dataset.text).includes(want);
-  }
+  const typed = document.getElementById("typed").value;
+  const want = norm(typed);
+  const buttons = [...document.querySelectorAll("#moves button")];
+  const match = buttons.filter(b => want === "" || norm(b.dataset.text).includes(want));
+  for (const b of buttons) b.hidden = match.length > 0 && !match.includes(b);
+  const note = document.getElementById("nomatch");
+  note.textContent = want !== "" && match.length === 0 ? "No listed move contains \u201c" + typed.trim() +
+    "\u201d; all moves are listed." : (want !== "" ? "Moves containing \u201c" + typed.trim() + "\u201d:" : "");
+  note.hidden = note.textContent === "";
 }
 
 function showRefusal(message) {
@@ -128,7 +137,7 @@ async function send(choice) {
     showRefusal("the game server did not answer: " + err);
   } finally {
     busy = false;
-    poll();
+    poll(false);
   }
 }
 
@@ -160,6 +169,8 @@ function render(s) {
   }
   if (s.decision !== decision || s.legal.length !== document.querySelectorAll("#moves button").length) {
     decision = s.decision;
+    document.body.dataset.decision = String(decision);
+    showRefusal("");
     const moves = document.getElementById("moves");
     moves.replaceChildren();
     s.legal.forEach((text, i) => {
@@ -180,17 +191,26 @@ function render(s) {
   log.scrollTop = log.scrollHeight;
 }
 
-async function poll() {
+// wait (long poll) for a position newer than the one shown, or answer at once (wait false)
+async function poll(wait) {
   try {
-    const resp = await fetch("/state", {cache: "no-store"});
+    const resp = await fetch(wait && shown >= 0 ? "/state?after=" + shown : "/state", {cache: "no-store"});
     const s = await resp.json();
     if (s.version !== shown) { shown = s.version; render(s); }
+    return true;
   } catch (err) {
     if (!finished) {
       const status = document.getElementById("status");
       status.textContent = "The game server has stopped (" + err + ").";
       status.className = "status over";
     }
+    return false;
+  }
+}
+
+async function follow() {
+  while (!finished) {
+    if (!await poll(true)) await new Promise(r => setTimeout(r, 1000));
   }
 }
 
@@ -200,6 +220,5 @@ document.getElementById("typed-form").addEventListener("submit", (ev) => {
   const text = document.getElementById("typed").value.trim();
   if (text) send(text);
 });
-poll();
-setInterval(() => { if (!finished) poll(); }, 300);
+follow();
 """

@@ -2,7 +2,8 @@
 the one page and its two requests, checking each (docs/security.md).
 
 Routes: ``GET /`` the page, ``GET /play.js`` and ``GET /play.css`` its script and style,
-``GET /state`` the position as the person's seat sees it (:meth:`WebTable.snapshot`), ``POST
+``GET /state`` the position as the person's seat sees it (:meth:`WebTable.snapshot`; with
+``?after=N`` it waits up to :data:`LONG_POLL_S` seconds for a newer one), ``POST
 /move`` a move (``{"decision": n, "choice": <number of a listed move> | "<typed move>"}``).
 
 Every request must name this server in its ``Host`` (a site whose name resolves to 127.0.0.1 is
@@ -27,6 +28,8 @@ from sim.sun.viewer.guard import HandshakeGuard
 MAX_BODY = 2048
 #: the longest typed move passed on to the game
 MAX_TYPED = 120
+#: seconds a ``GET /state?after=N`` waits for a newer position before it answers the same one
+LONG_POLL_S = 10.0
 #: the largest move number accepted (larger ones are refused before the game sees them)
 MAX_CHOICE = 100_000
 
@@ -72,6 +75,16 @@ def parse_move(body: bytes, content_type: str | None) -> tuple[int, int | str]:
     if isinstance(choice, str) and (len(choice) > MAX_TYPED or any(ord(c) < 32 for c in choice)):
         raise BadRequest(400, f"a typed move is one line of at most {MAX_TYPED} characters")
     return decision, choice
+
+
+def parse_after(path: str) -> int | None:
+    """``N`` of a ``/state?after=N`` request (a whole number of at most 12 digits), else None: any
+    other query is answered at once."""
+    _, _, query = path.partition("?")
+    key, _, value = query.partition("=")
+    if key == "after" and value.isdigit() and len(value) <= 12:
+        return int(value)
+    return None
 
 
 class PlayServer(http.server.ThreadingHTTPServer):
@@ -130,7 +143,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         elif path == "/play.css":
             self._send(200, PAGE_CSS.encode("utf-8"), "text/css; charset=utf-8")
         elif path == "/state":
-            self._json(200, self.server.table.snapshot())
+            after = parse_after(self.path)
+            self._json(200, self.server.table.snapshot(after, LONG_POLL_S if after is not None else 0.0))
         else:
             self._refuse(404, "not found")
 

@@ -16,6 +16,7 @@ transaction; a game left before its end stores nothing.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import time
 from contextlib import contextmanager, suppress
@@ -228,7 +229,7 @@ class Session:
         """
         sc = self.scenario
         seating = sc.seating(self.index)
-        config = sc.config(seating.seats)
+        config = dataclasses.replace(sc.config(seating.seats), game_index=self.index)
         streams = game_streams(sc.seed, seating.stream_index, config.num_players)
         with seated(channel):
             agents = seat_agents(self.game, seating.seats, config, streams)

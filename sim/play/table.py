@@ -189,9 +189,13 @@ class WebTable:
         self._cond.notify_all()
 
     # --- the server's threads ----------------------------------------------------------------
-    def snapshot(self) -> dict[str, Any]:
-        """What the page shows now (JSON-ready; nothing the person's seat may not know)."""
+    def snapshot(self, after: int | None = None, wait_s: float = 0.0) -> dict[str, Any]:
+        """What the page shows now (JSON-ready; nothing the person's seat may not know); with
+        ``after``, first wait up to ``wait_s`` seconds for a version newer than ``after`` (the
+        page's long poll: it sees the next position as soon as there is one)."""
         with self._cond:
+            if after is not None and wait_s > 0:
+                self._cond.wait_for(lambda: self.version > after or self._closed, timeout=wait_s)
             self.served = self.version
             asking = bool(self._legal) and self._finished is None
             return {

@@ -35,6 +35,19 @@ def _cards(counts: tuple[int, ...]) -> str:
     return " ".join(parts) or "none"
 
 
+#: a seat's letter on the festival spaces (a number there would read as a count)
+LETTERS = "ABCDE"
+#: what the seat to act may do next, by phase (docs/rules-rocks.md)
+_PHASE_WORDS = {
+    "start": "start of the turn: move or seat fans, move the guard, or end the turn",
+    "moved": "a fan has moved: move more, move the guard, or end the turn",
+    "seated": "a fan is seated: move the guard or end the turn",
+    "guarded": "the guard has moved: end the turn",
+    "deal": "the cards are dealt", "guard": "the guard's card is turned", "refill": "hands are drawn back up",
+    "won": "the game is won", "capped": "the turn cap is reached: a draw",
+}
+
+
 class RocksSeat:
     """The :class:`sim.core.human.SeatView` of Stonehenge Rocks!."""
 
@@ -73,31 +86,35 @@ class RocksSeat:
                 "draw_size": obs.draw_size, "target_points": obs.rules.target_points, "text": self.text(obs)}
 
     def text(self, obs: RocksObservation) -> str:
-        """The venue as lines of text: the occupied spaces (fans as ``seat:count``, ``G`` the
-        guard), then per seat its pile, seats and points, then the seat's hand."""
+        """The venue as lines of text: the 30 spaces (a seat's fans as its letter, with a count
+        when more than one; ``G`` the guard), then per seat its pile, seats and points, then the
+        seat's hand."""
         n = obs.num_players
         me = obs.seat
-        out = [f"you are seat {me}; turn {obs.turn + 1}, seat {obs.to} to act ({PHASE_NAMES[obs.phase]}); "
-               f"{obs.rules.target_points} points win", ""]
+        phase = PHASE_NAMES[obs.phase]
+        actor = "you" if obs.to == me else f"seat {obs.to} ({LETTERS[obs.to]})"
+        out = [f"you are seat {me} ({LETTERS[me]}); {obs.rules.target_points} points win",
+               f"turn {obs.turn + 1}, {actor} to act: {_PHASE_WORDS.get(phase, phase)}", ""]
         row = []
         for k in range(1, SPACES + 1):
-            here = [f"{s}:{obs.fans[s][k]}" if obs.fans[s][k] > 1 else f"{s}"
-                    for s in range(n) if obs.fans[s][k]]
-            mark = "G" if obs.guard == k else ""
-            cell = f"{k:>2}[{' '.join(here)}{(' ' if here and mark else '') + mark}]" if here or mark else f"{k:>2}[ ]"
-            row.append(cell)
+            here = [LETTERS[s] + (str(obs.fans[s][k]) if obs.fans[s][k] > 1 else "") for s in range(n) if obs.fans[s][k]]
+            if obs.guard == k:
+                here.append("G")
+            row.append(f"{k:>2}[{' '.join(here)}]")
+        width = max(len(c) for c in row)
         for i in range(0, SPACES, 10):
-            out.append("  ".join(row[i:i + 10]))
-        out.append("  (a space shows the seats whose fans stand there, seat:count for more than one; G the guard)")
+            out.append(" ".join(c.ljust(width) for c in row[i:i + 10]).rstrip())
+        out.append(f"(a space lists the seats with fans there, {LETTERS[0]}2 = two fans of seat 0; G: the guard)")
         out.append("")
         for s in range(n):
-            who = "you" if s == me else f"seat {s}"
-            tri = f"trilithon {obs.tri_id[s]}: {obs.tri[s]}" if obs.tri_id[s] >= 0 else "no trilithon"
-            out.append(f"seat {s} ({who}): {obs.points(s)} points; pile {obs.fans[s][0]}, box seats {obs.box[s]}, "
-                       f"{tri}, T-shirts {obs.shirts[s]}; {obs.hand_sizes[s]} cards in hand")
+            who = " (you)" if s == me else ""
+            tri = f"trilithon {obs.tri_id[s]}: {obs.tri[s]} fans" if obs.tri_id[s] >= 0 else "no trilithon"
+            out.append(f"{LETTERS[s]} = seat {s}{who}: {obs.points(s)} points; {obs.hand_sizes[s]} cards in hand")
+            out.append(f"    pile {obs.fans[s][0]} fans, box seats {obs.box[s]}, {tri}, T-shirts {obs.shirts[s]}")
         out.append("")
-        out.append(f"your hand: {' '.join(card_text(c) for c in obs.hand) or 'empty'}")
-        out.append(f"discard pile: {_cards(obs.discard)}; draw pile: {obs.draw_size} cards")
+        out.append(f"your hand: {' '.join(card_text(c) for c in obs.hand) or 'empty'}   (T: trilithon card)")
+        out.append(f"discard pile: {_cards(obs.discard)}")
+        out.append(f"draw pile: {obs.draw_size} cards")
         return "\n".join(out)
 
 
