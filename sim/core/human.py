@@ -42,7 +42,9 @@ class SeatView(Protocol):
     """How a game shows a position to the person in one seat and reads the moves they type.
 
     A game's plug-in names one (``GamePlugin.seat``); everything it shows is computed from the
-    seat's own observation, so hidden information stays hidden by construction.
+    seat's own observation, so hidden information stays hidden by construction. It may also have
+    ``play_sections``: scenario tables set for a person's game (``{table: {key: value}}``), e.g.
+    the Sun's frames kept for a replay, since a person's choices cannot be re-simulated.
     """
 
     def view(self, observation: Any) -> dict[str, Any]:

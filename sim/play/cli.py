@@ -79,6 +79,8 @@ def play(
     typer.echo(plain(f"game over: {done.summary}"))
     typer.echo(plain(f"stored as game {done.index} in {done.out} (moves: {done.record}); "
                      f"stonelab report {done.out}"))
+    if REGISTRY.plugin(sc.game).replays_3d:
+        typer.echo(plain(f"watch it in 3-D: stonelab replay view {done.out} --game {done.index}"))
 
 
 def _play_tui(session: Any) -> Any:
@@ -132,7 +134,10 @@ def _play_web(session: Any, port: int) -> Any:
         state, played = outcome["played"]
         with _signals_held():
             done = session.store(state, played)
-        table.finish(done.summary, str(done.out))
+        where = str(done.out)
+        if session.registry.plugin(session.scenario.game).replays_3d:
+            where += f" (watch it in 3-D: stonelab replay view {done.out} --game {done.index})"
+        table.finish(done.summary, where)
         # the page shows the end once it has fetched it; then the server goes
         end = time.monotonic() + LINGER_S
         while table.served < table.version and time.monotonic() < end:

@@ -52,9 +52,9 @@ def resolve_choice(choice: int | str, legal: Sequence[Action], state: State | No
     """The legal action a person chose: ``choice`` is the number of a listed move (1-based) or a
     move typed in the game's notation.
 
-    A typed move that is not legal is tried on a copy of ``state`` so the engine says why
-    (``IllegalActionError.reason``; the state's notation, which may hold what the seat must not
-    see, is never shown).
+    A typed move that is not listed is tried on a copy of ``state``: the rules take it (a game
+    with continuous moves lists only candidates) or say why not (``IllegalActionError.reason``;
+    the state's notation, which may hold what the seat must not see, is never shown).
 
     Raises:
         Refused: no such number, text that is not a move, or an illegal move (with the reason).
@@ -86,6 +86,9 @@ def resolve_choice(choice: int | str, legal: Sequence[Action], state: State | No
             probe.apply_action(action)
         except IllegalActionError as e:
             raise Refused(f"{action} is not allowed: {e.reason or 'not a legal move here'}") from None
+        # the rules took it: a move beside the listed candidates of a game with continuous moves
+        # (the Sun's angles, aims and releases: "any other valid action is accepted")
+        return action
     elif state is not None and state.current_player() == SIMULTANEOUS:
         raise Refused(f"{action} is not allowed: not one of your choices at this step")
     raise Refused(f"{action} is not allowed now: not one of your legal moves")
@@ -96,7 +99,7 @@ def play_scenario(sc: Scenario, registry: Registry, seat: int | None, *, out: st
     gives agent ``human``), its seat order fixed, its run folder ``out`` or ``runs/<game>/<name>-play``.
 
     Raises:
-        InputError: the game cannot be played by a person, ``seat`` is not a seat, no seat or more
+        InputError: the game cannot be played by a person (no seat view), ``seat`` is not a seat, no seat or more
             than one is human, or the scenario is a sweep, tournament or sensitivity study.
     """
     key = "--seat"
@@ -120,6 +123,9 @@ def play_scenario(sc: Scenario, registry: Registry, seat: int | None, *, out: st
                          "game here (the others would see each other's hidden information)", key=key)
     raw["seats"] = seats
     raw["seat_order"] = "fixed"
+    # what the game's seat view asks of a person's game (the Sun keeps every frame for its replay)
+    for table, values in getattr(seat_view(registry, sc.game), "play_sections", {}).items():
+        raw[table] = {**raw.get(table, {}), **values}
     raw["out"] = out or (sc.raw.get("out") or default_run_folder(sc.game, sc.name, "-play"))
     raw.setdefault("name", sc.name)
     return scenario_from_dict(raw, registry, source=sc.source, default_name=sc.name)

@@ -17,14 +17,15 @@ from sim.play.table import SeatLog
 PLAYABLE = [n for n in REGISTRY.names() if REGISTRY.plugin(n).seat]
 
 
-def test_the_discrete_games_are_playable() -> None:
-    assert {"druids", "rocks", "sozoikum"} <= set(PLAYABLE)
+def test_the_games_are_playable() -> None:
+    assert {"druids", "rocks", "sozoikum", "sun"} <= set(PLAYABLE)
 
 
 @pytest.mark.parametrize("name", PLAYABLE)
 def test_every_listed_move_reads_back_and_every_view_is_json(name: str) -> None:
     game = REGISTRY.get(name)
     view = seat_view(REGISTRY, name)
+    continuous = name == "sun"
     checked = 0
 
     def look(state, step):  # noqa: ANN001, ANN202
@@ -33,8 +34,10 @@ def test_every_listed_move_reads_back_and_every_view_is_json(name: str) -> None:
         seats = state.simultaneous_seats() if p == SIMULTANEOUS else ([p] if p >= 0 else [])
         for s in seats:
             for a in state.legal_actions(s):
-                assert view.parse(str(a)) == a, str(a)
-                assert view.parse(str(a).upper()) == a, str(a)
+                # a move reads back as itself; the Sun's listed angles are rounded in the text, so
+                # there the text reads back as the same text (the page matches listed moves by text)
+                back = view.parse(str(a).upper())
+                assert (str(back) == str(a)) if continuous else (back == a), str(a)
                 checked += 1
         for s in range(state.num_players):
             shown = view.view(state.observation(s))

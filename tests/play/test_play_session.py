@@ -80,8 +80,8 @@ def test_play_scenario_puts_one_person_in_a_fixed_seat(tmp_path: Path) -> None:
     sweep = load_scenario(ROOT / "scenarios" / "rocks" / "sweep-target.toml", REGISTRY)
     with pytest.raises(ScenarioError, match="sweep"):
         play_scenario(sweep, REGISTRY, 0)
-    with pytest.raises(InputError, match="cannot be played by a person"):
-        seat_view(REGISTRY, "sun")
+    sun = load_scenario(ROOT / "scenarios" / "sun" / "classic-2p.toml", REGISTRY)
+    assert play_scenario(sun, REGISTRY, 0).sections["record"]["frames"] == "all"  # a person's game keeps its frames
 
 
 def test_a_choice_is_a_number_or_a_move_and_an_illegal_move_says_the_rule() -> None:

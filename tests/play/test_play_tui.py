@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from play_helpers import ROOT, engine_game, playable
 from sim.core.store import Store
 
@@ -58,3 +60,20 @@ def test_a_bad_seat_is_exit_2(tmp_path: Path) -> None:
     assert r.returncode == 2 and "key '--seat'" in r.stderr
     r = _tui([str(ROOT / "scenarios" / "druids" / "classic.toml"), "--out", str(tmp_path / "x")], [])
     assert r.returncode == 2 and "no seat is agent 'human'" in r.stderr
+
+
+@pytest.mark.slow
+def test_a_game_of_the_sun_in_the_terminal_keeps_its_3d_replay(tmp_path: Path) -> None:
+    out = tmp_path / "sun"
+    # a pass typed where a placement is due (refused with the rule), a stand at an angle of one's
+    # own choosing, then the listed moves
+    lines = ["pass 45 0.1", "Stand(pillar at 40 deg)", *["1"] * 120]
+    r = _tui([str(ROOT / "scenarios" / "sun" / "classic-2p.toml"), "--seat", "1", "--out", str(out)], lines,
+             timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "refused: Pass(aim 45.00 deg, release 0.100 m) is not allowed: not a placement" in r.stdout
+    assert "you play Stand(pillar at 40.00 deg)" in r.stdout
+    assert "penalty stones (" in r.stdout  # each pass's result: the stones it cost and why
+    assert f"stonelab replay view {out} --game 0" in r.stdout
+    with Store.open(out) as store:
+        assert store.query("SELECT COUNT(*) FROM sun_frames")[0][0] > 0
