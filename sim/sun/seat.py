@@ -40,6 +40,13 @@ _PHASE_WORDS = {"place": "stand, stack or gate a stone", "marker": "move a marke
                 "over": "the game is over"}
 
 
+#: how to type a move beside the listed ones, by phase
+_HINTS = {"place": "besides the listed stands, any angle may be typed: 'Stand(pillar at 123.5 deg)' or "
+                   "'stand pillar 123.5'",
+          "pass": "besides the listed passes, any aim and release may be typed: 'pass 47 0.12' "
+                  "(aim in deg, release in m outside the base edge)"}
+
+
 def _cause(text: str) -> str:
     """A stored penalty cause ``22:block:fell_from_support`` as ``#22 block fell from support``."""
     stone, _, rest = text.partition(":")
@@ -120,7 +127,11 @@ class SunSeat:
         g = st.geom
         pen = st.penalties()
         out = [f"turn {st.turn + 1}, seat {st.seat} to act: {_PHASE_WORDS.get(st.phase, st.phase)}; "
-               "fewest penalty stones wins", "",
+               "fewest penalty stones wins"]
+        hint = _HINTS.get(st.phase)
+        if hint:
+            out.append(hint)
+        out += ["",
                "the ring, counter-clockwise (angles on the base, 0 deg = +x):"]
         if ring.empty:
             out.append("the ring is empty")
@@ -150,7 +161,7 @@ class SunSeat:
             for p in st.passes[-6:]:
                 why = ", ".join(_cause(c) for c in p["causes"].split(";")) if p["causes"] else "nothing fell"
                 out.append(f"  seat {p['seat']}: aim {p['aim_deg']:.1f} deg, release {p['release_m']:.3f} m: "
-                           f"{p['penalties']} penalty stones ({why})")
+                           f"{p['penalties']} penalty stone{'' if p['penalties'] == 1 else 's'} ({why})")
         return "\n".join(out)
 
 
