@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, Iterator, Mapping, Protocol, Sequence
+from typing import Any, Iterator, Protocol, Sequence
 
 import numpy as np
 
@@ -128,8 +128,7 @@ def refuse_human_study(points: Sequence[Any], source: str | None = None) -> None
         ScenarioError: a seat is agent ``human``; the message says how to play it instead.
     """
     for p in points:
-        sc: Mapping[str, Any] | Any = getattr(p, "scenario", p)
-        seats = human_seats(getattr(sc, "seats", ()))
+        seats = human_seats(getattr(getattr(p, "scenario", p), "seats", ()))
         if seats:
             raise ScenarioError(f"seat {seats[0]} is agent {HUMAN_AGENT!r}: a study plays unattended; play the game "
                                 "yourself with 'stonelab play SCENARIO', or give the seat an agent",

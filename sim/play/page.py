@@ -123,6 +123,7 @@ function showRefusal(message) {
 async function send(choice) {
   if (busy || finished) return;
   busy = true;
+  document.body.dataset.busy = "1";
   try {
     const resp = await fetch("/move", {method: "POST", headers: {"Content-Type": "application/json"},
                                        body: JSON.stringify({decision: decision, choice: choice})});
@@ -137,6 +138,7 @@ async function send(choice) {
     showRefusal("the game server did not answer: " + err);
   } finally {
     busy = false;
+    document.body.dataset.busy = "0";
     poll(false);
   }
 }

@@ -88,8 +88,10 @@ def _play_through_page(chromium: str, tmp_path: Path, scenario: str, seat: int, 
             n_before = int(status)
             if decisions == 2:
                 browser.js(_type(illegal(_state(url)["view"])))
+                # the refusal is shown, and the page has its answer (a click while a move is on its
+                # way is ignored, as for a person clicking twice)
                 refusal = browser.wait("(() => { const r = document.getElementById('refusal');"
-                                       " return r.hidden ? '' : r.textContent; })()")
+                                       " return r.hidden || document.body.dataset.busy !== '0' ? '' : r.textContent; })()")
                 keep = os.environ.get("STONELAB_KEEP_SHOTS")
                 if keep:
                     Path(keep).mkdir(parents=True, exist_ok=True)

@@ -181,3 +181,31 @@ def test_a_game_left_before_its_end_stores_nothing(tmp_path: Path) -> None:
 def test_a_stale_or_early_move_never_reaches_the_game() -> None:
     table = WebTable(seat_view(REGISTRY, "druids"), 0, ["you", "random"], "t", "druids")
     assert table.submit(1, 1) == {"ok": False, "message": "it is not your turn"}
+
+
+@pytest.mark.parametrize("sig, code", [("SIGTERM", 143), ("SIGINT", 130)])
+def test_a_signal_leaves_the_game_and_stores_nothing(tmp_path: Path, sig: str, code: int) -> None:
+    import os
+    import re
+    import signal
+    import subprocess
+    import sys
+    import urllib.request
+
+    out = tmp_path / "left"
+    proc = subprocess.Popen([sys.executable, "-m", "sim.cli", "play", str(ROOT / "scenarios" / "druids" / "classic.toml"),
+                             "--seat", "1", "--out", str(out)], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                            text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        url = re.search(r"http://127\.0\.0\.1:\d+/", proc.stdout.readline())[0]  # type: ignore[union-attr, index]
+        with urllib.request.urlopen(url + "state", timeout=10) as r:
+            assert "view" in json.load(r)
+        assert (out / ".stonelab.lock").exists()  # the folder is held while the game runs
+        proc.send_signal(getattr(signal, sig))
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == code, err
+    assert "nothing of it was stored" in err and "Traceback" not in err
+    assert not out.exists()
