@@ -27,6 +27,21 @@ VERDICT_S = 10.0
 MAX_LOG = 400
 
 
+def _one_per_seat(steps: Sequence[tuple[int, Any]]) -> list[tuple[int, Any]]:
+    """``steps`` with each simultaneous step (recorded as ``(SIMULTANEOUS, ((seat, action), ...))``)
+    split into one step per seat, so each seat's action goes through ``step_text`` (which hides
+    what the observer may not know); a simultaneous step recorded otherwise stays one step, shown
+    without its content."""
+    out: list[tuple[int, Any]] = []
+    for s, a in steps:
+        if s == SIMULTANEOUS and isinstance(a, tuple) and all(
+                isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], int) for x in a):
+            out.extend(a)
+        else:
+            out.append((s, a))
+    return out
+
+
 class SeatLog:
     """The steps of the game as the person in ``seat`` may read them, identical chance steps in a
     row counted together ("a card is drawn" x 5)."""
@@ -55,8 +70,8 @@ class SeatLog:
             return []
         obs = state.observation(self.seat)
         changed: list[dict[str, Any]] = []
-        for s, a in new:
-            text = self.view.step_text(s, a, obs)
+        for s, a in _one_per_seat(new):
+            text = self.view.step_text(s, a, obs) if s != SIMULTANEOUS else "every seat chose at once"
             last = self.entries[-1] if self.entries else None
             if last is not None and s == CHANCE and last["seat"] == "chance" and last["text"] == text:
                 last["count"] += 1

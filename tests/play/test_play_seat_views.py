@@ -82,3 +82,19 @@ def test_sozoikum_fists_of_others_are_not_logged() -> None:
     assert view.step_text(1, fist, obs) == "Fist(?)" and view.step_text(0, fist, obs) == "Fist(4)"
     assert view.step_text(2, view.parse("Sealed(3)"), obs) == "Sealed(?)"
     assert view.step_text(CHANCE, view.parse("Bid(2)"), obs) == "Bid(2)"
+
+
+def test_a_simultaneous_step_is_logged_seat_by_seat_without_the_others_fists() -> None:
+    game = REGISTRY.get("sozoikum")
+    view = seat_view(REGISTRY, "sozoikum")
+    config = game.config(3, gathering_rules=["bluff"], card_play="never")
+    seen_fists = 0
+    for seed in range(6):
+        state = play_random(game, config, np.random.default_rng(seed)).state
+        log = SeatLog(view, 1, ["a", "you", "c"])
+        for e in log.update(state):
+            assert e["seat"] != SIMULTANEOUS and "((" not in e["text"]
+            if e["text"].startswith("Fist("):
+                seen_fists += 1
+                assert (e["text"] == "Fist(?)") == (e["seat"] != 1), e
+    assert seen_fists > 0
