@@ -53,6 +53,9 @@ def play(
     out: Optional[Path] = typer.Option(None, "--out", help="run folder (default runs/<game>/<scenario name>-play); "
                                        "each game played there is added to it"),
     tui: bool = typer.Option(False, "--tui", help="play in this terminal instead of a browser page"),
+    skill: Optional[str] = typer.Option(None, "--skill", help="your seat's skill where the game has one: the Sun's "
+                                        "thrower preset (e.g. casual, steady, expert), whose noise is drawn for your "
+                                        "placements and passes; Sozoikum's builder skill (0 to 1)"),
 ) -> None:
     """Play a game yourself against the scenario's agents, in the browser (the address is printed)
     or in the terminal (--tui). The finished game is stored like a study's game, so report, replay
@@ -62,7 +65,7 @@ def play(
     from sim.games import REGISTRY
     from sim.play.session import Session, play_scenario
 
-    sc = play_scenario(load_scenario(scenario, REGISTRY), REGISTRY, seat, out=str(out) if out else None)
+    sc = play_scenario(load_scenario(scenario, REGISTRY), REGISTRY, seat, out=str(out) if out else None, skill=skill)
     session = Session(sc, REGISTRY)
     try:
         with sigterm_as_interrupt(), session.held():
@@ -120,10 +123,10 @@ def _play_web(session: Any, port: int) -> Any:
 
     worker = threading.Thread(target=game, name="stonelab-play-game", daemon=True)
     try:
+        worker.start()
         url = f"http://127.0.0.1:{server.server_address[1]}/"
         typer.echo(f"play {plain(session.scenario.name)} (game {session.index}) at {url}  (Ctrl-C leaves the game)")
         sys.stdout.flush()
-        worker.start()
         while worker.is_alive():
             worker.join(0.2)
         if "error" in outcome:
@@ -146,6 +149,7 @@ def _play_web(session: Any, port: int) -> Any:
         return done
     finally:
         table.close()
-        worker.join(5)
+        if worker.ident is not None:
+            worker.join(5)
         server.shutdown()
         server.server_close()

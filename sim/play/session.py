@@ -94,9 +94,12 @@ def resolve_choice(choice: int | str, legal: Sequence[Action], state: State | No
     raise Refused(f"{action} is not allowed now: not one of your legal moves")
 
 
-def play_scenario(sc: Scenario, registry: Registry, seat: int | None, *, out: str | None = None) -> Scenario:
+def play_scenario(sc: Scenario, registry: Registry, seat: int | None, *, out: str | None = None,
+                  skill: str | None = None) -> Scenario:
     """The scenario ``sc`` with a person in ``seat`` (its agent ``human``; None: the seat the file
-    gives agent ``human``), its seat order fixed, its run folder ``out`` or ``runs/<game>/<name>-play``.
+    gives agent ``human``), its seat order fixed, its run folder ``out`` or ``runs/<game>/<name>-play``;
+    ``skill`` (as typed) sets the person's seat option ``skill`` where the game has one (the Sun's
+    thrower preset, whose noise is drawn for each of their placements and passes; Sozoikum's builder).
 
     Raises:
         InputError: the game cannot be played by a person (no seat view), ``seat`` is not a seat, no seat or more
@@ -121,6 +124,8 @@ def play_scenario(sc: Scenario, registry: Registry, seat: int | None, *, out: st
     if len(humans) > 1:
         raise InputError(f"seats {', '.join(map(str, humans))} are all agent {HUMAN_AGENT!r}: one person plays a "
                          "game here (the others would see each other's hidden information)", key=key)
+    if skill is not None:
+        seats[humans[0]]["skill"] = _skill_value(registry, sc.game, skill)
     raw["seats"] = seats
     raw["seat_order"] = "fixed"
     # what the game's seat view asks of a person's game (the Sun keeps every frame for its replay)
@@ -128,7 +133,29 @@ def play_scenario(sc: Scenario, registry: Registry, seat: int | None, *, out: st
         raw[table] = {**raw.get(table, {}), **values}
     raw["out"] = out or (sc.raw.get("out") or default_run_folder(sc.game, sc.name, "-play"))
     raw.setdefault("name", sc.name)
-    return scenario_from_dict(raw, registry, source=sc.source, default_name=sc.name)
+    try:
+        return scenario_from_dict(raw, registry, source=sc.source, default_name=sc.name)
+    except ScenarioError as e:
+        if skill is not None and e.key == f"seats[{humans[0]}].skill":  # the command line's value
+            raise InputError(e.message, key="--skill") from None
+        raise
+
+
+def _skill_value(registry: Registry, game: str, text: str) -> Any:
+    """``--skill`` as the game's seat option ``skill`` takes it (a number or a name).
+
+    Raises:
+        InputError: the game's seats have no skill, or a number was expected.
+    """
+    opt = next((o for o in registry.get(game).spec.seat_options if o.name == "skill"), None)
+    if opt is None:
+        raise InputError(f"{game} seats have no skill to set", key="--skill")
+    if opt.type is float:
+        try:
+            return float(text)
+        except ValueError:
+            raise InputError(f"got {text!r}; a number is expected ({opt.doc})", key="--skill") from None
+    return text
 
 
 def seat_view(registry: Registry, game: str) -> SeatView:

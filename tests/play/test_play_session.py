@@ -82,6 +82,15 @@ def test_play_scenario_puts_one_person_in_a_fixed_seat(tmp_path: Path) -> None:
         play_scenario(sweep, REGISTRY, 0)
     sun = load_scenario(ROOT / "scenarios" / "sun" / "classic-2p.toml", REGISTRY)
     assert play_scenario(sun, REGISTRY, 0).sections["record"]["frames"] == "all"  # a person's game keeps its frames
+    assert play_scenario(sun, REGISTRY, 0, skill="expert").seats[0].seat_options["skill"] == "expert"
+    with pytest.raises(InputError, match="key '--skill'"):
+        play_scenario(sun, REGISTRY, 0, skill="superhuman")
+    with pytest.raises(InputError, match="druids seats have no skill"):
+        play_scenario(base, REGISTRY, 0, skill="expert")
+    soz = load_scenario(ROOT / "scenarios" / "sozoikum" / "bluff.toml", REGISTRY)
+    assert play_scenario(soz, REGISTRY, 0, skill="0.9").seats[0].seat_options["skill"] == 0.9
+    with pytest.raises(InputError, match="key '--skill'"):
+        play_scenario(soz, REGISTRY, 0, skill="2")
 
 
 def test_a_choice_is_a_number_or_a_move_and_an_illegal_move_says_the_rule() -> None:
