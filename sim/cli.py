@@ -426,6 +426,10 @@ def _mount() -> None:
 
 _mount()
 
+from sim.play.cli import play as _play  # noqa: E402 - a command of its own module, mounted with the others
+
+app.command(name="play")(_play)
+
 
 def _help_as_written(text: str) -> str:
     """A docstring or help string as typer's rich help should show it: rich markup escaped (typer

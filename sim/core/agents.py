@@ -25,6 +25,7 @@ import numpy as np
 
 from sim.core.errors import ScenarioError, allowed
 from sim.core.game import Action, AgentSpec, Game, GameConfig, require_legal_actions
+from sim.core.human import HUMAN
 from sim.core.mcts import SearchAgent
 from sim.core.options import Option
 
@@ -232,8 +233,8 @@ def _class_factory(cls: type, ref: str, attr: str, options: tuple[Option, ...]) 
 
 
 def agent_spec(game: Game, name: str, *, source: str | None = None, key: str = "agent") -> AgentSpec:
-    """The agent ``name`` of ``game``, or the outside agent ``name`` names by import path
-    (``"package.module:Class"``, :func:`outside_agent`).
+    """The agent ``name`` of ``game``, the shared ``human`` (a person, :mod:`sim.core.human`), or
+    the outside agent ``name`` names by import path (``"package.module:Class"``, :func:`outside_agent`).
 
     Raises:
         ScenarioError: the game has no such agent (the message lists the game's agents), or the
@@ -241,10 +242,12 @@ def agent_spec(game: Game, name: str, *, source: str | None = None, key: str = "
     """
     if ":" in name:
         return outside_agent(name, source=source, key=key)
+    if name == HUMAN.name and name not in game.agents:
+        return HUMAN  # every game: a person at the table (stonelab play)
     if name not in game.agents:
         raise ScenarioError(
-            f"unknown agent {name!r} for game {game.spec.name!r}; allowed: {allowed(game.agents)}, or an "
-            "outside agent by import path 'package.module:ClassName'",
+            f"unknown agent {name!r} for game {game.spec.name!r}; allowed: {allowed([*game.agents, HUMAN.name])}, "
+            "or an outside agent by import path 'package.module:ClassName'",
             source=source,
             key=key,
         )

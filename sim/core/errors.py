@@ -60,6 +60,8 @@ class IllegalActionError(ValueError):
         self.action = action
         self.seat = seat
         self.notation = notation
+        #: the rule's reason alone (no state notation, which may hold what a seat must not see)
+        self.reason = reason
         why = f" ({reason})" if reason else ""
         super().__init__(f"illegal action {action} by seat {seat}{why} in state {notation!r}")
 

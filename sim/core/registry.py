@@ -57,6 +57,9 @@ class GamePlugin:
         sensitivity: the module of the game's sensitivity inputs: ``DEFAULT_INPUTS`` (``{key:
             {"range": [low, high]}}``, used when a scenario's ``[sensitivity]`` names none) and
             ``label(key)``, a plain-language name of an input; None: the scenario must name them.
+        seat: ``"module:attribute"`` of the game's :class:`~sim.core.human.SeatView`: how ``stonelab
+            play`` shows a position to the person in a seat and reads the moves typed in the
+            game's notation; None: the game cannot be played by a person.
     """
 
     game: str
@@ -68,6 +71,7 @@ class GamePlugin:
     replay_recorder: str | None = None
     replay: str | None = None
     sensitivity: str | None = None
+    seat: str | None = None
 
 
 def resolve(path: str) -> Any:

@@ -27,11 +27,12 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from sim import __version__
 from sim.core.errors import InputError
-from sim.core.game import Game, GameConfig
+from sim.core.game import Game, GameConfig, State
+from sim.core.human import refuse_human_study
 from sim.core.outputs import path_text
 from sim.core.play import PlayedGame, play, seat_agents
 from sim.core.registry import Registry, load_game
-from sim.core.scenario import MAX_WORKERS_PER_CORE, Scenario, SweepPoint, workers_problem
+from sim.core.scenario import MAX_WORKERS_PER_CORE, Scenario, Seating, SweepPoint, workers_problem
 from sim.core.seeding import game_streams
 from sim.core.progress import PoolForecast, Progress
 from sim.core.store import STORE_NAME, GameResult, LOCK_NAME, Store, check_run_folder, lock_run_folder, reading
@@ -40,7 +41,7 @@ from sim.core.store import STORE_NAME, GameResult, LOCK_NAME, Store, check_run_f
 WATCHDOG_S = 0.5
 
 __all__ = ["MAX_WORKERS_PER_CORE", "Progress", "RunInfo", "Task", "Terminated", "check_workers", "iter_results",
-           "play_game", "play_seeded", "run_study", "sigterm_as_interrupt"]
+           "game_result", "play_game", "play_seeded", "run_study", "study_meta", "sigterm_as_interrupt"]
 
 
 class Terminated(KeyboardInterrupt):
@@ -87,11 +88,22 @@ def play_game(game: Game, scenario: Scenario, point: int, values: Mapping[str, A
     seating = scenario.seating(game_index)
     t0 = time.perf_counter()
     _, played = play_seeded(game, scenario, game_index)
-    state, leads = played.state, played.leads
+    return game_result(game, scenario, seating, played.state, played.leads, point=point, values=values,
+                       game_index=game_index, wall_s=time.perf_counter() - t0)
+
+
+def game_result(game: Game, scenario: Scenario, seating: Seating, state: State, leads: list[list[int]], *,
+                point: int, values: Mapping[str, Any], game_index: int, wall_s: float) -> GameResult:
+    """What the store keeps of a finished game ``game_index`` of ``scenario`` (one record for
+    every place that plays a study's kind of game: the runner, ``stonelab play``).
+
+    Raises:
+        ValueError: ``state`` is not finished.
+    """
     out = state.outcome()
-    assert out is not None
+    if out is None:
+        raise ValueError(f"game {game_index} of {scenario.name} is not finished")
     details = game.details(state)
-    wall = time.perf_counter() - t0
     return GameResult(
         point=point,
         game_index=game_index,
@@ -104,7 +116,7 @@ def play_game(game: Game, scenario: Scenario, point: int, values: Mapping[str, A
         returns=[float(x) for x in out.returns()],
         length=state.length(),
         termination=out.termination,
-        wall_s=wall,
+        wall_s=wall_s,
         version=__version__,
         columns=details.columns,
         rows=details.rows,
@@ -409,6 +421,7 @@ def run_study(
     """Run every game of every sweep point that the store does not hold yet.
 
     Raises:
+        ScenarioError: a seat is agent ``human`` (a person plays with ``stonelab play``).
         InputError: the run folder belongs to another scenario (and not ``force``), holds other
             files and no run (:func:`sim.core.store.check_run_folder`), cannot be written, another
             program holds its store locked (:class:`sim.core.store.StoreLocked`), another run is writing to it (:class:`sim.core.store.FolderBusy`), too many
@@ -418,6 +431,7 @@ def run_study(
         WorkError: the store cannot be written (a full disk); the games stored before are kept.
     """
     points: list[SweepPoint] = scenario.points(registry)
+    refuse_human_study(points, scenario.source)  # before a folder is made: no one would answer
     game = registry.get(scenario.game)
     out = Path(scenario.out)
     workers = scenario.workers or os.cpu_count() or 1
@@ -445,16 +459,7 @@ def _run_locked(scenario: Scenario, registry: Registry, points: list[SweepPoint]
     """:func:`run_study` once it holds the run folder's lock."""
     fresh = force or not (out / STORE_NAME).exists()
     stored = 0
-    meta = {
-        "name": scenario.name,
-        "game": scenario.game,
-        "fingerprint": scenario.fingerprint(),
-        "scenario_json": _json(scenario.raw),
-        "source": path_text(scenario.source),  # a file name's non-UTF-8 byte cannot be stored as it is
-        "seed": str(scenario.seed),
-        "games": str(scenario.games),
-        "version": __version__,
-    }
+    meta = study_meta(scenario)
     t0 = time.perf_counter()
     store: Store | None = None
     try:
@@ -502,6 +507,20 @@ def _run_locked(scenario: Scenario, registry: Registry, points: list[SweepPoint]
         if store is not None:
             store.close()
     return RunInfo(out=out, total=total, skipped=skipped, played=total - skipped, wall_s=time.perf_counter() - t0)
+
+
+def study_meta(scenario: Scenario) -> dict[str, str]:
+    """The store's ``meta`` rows of a run of ``scenario`` (docs/store.md)."""
+    return {
+        "name": scenario.name,
+        "game": scenario.game,
+        "fingerprint": scenario.fingerprint(),
+        "scenario_json": _json(scenario.raw),
+        "source": path_text(scenario.source),  # a file name's non-UTF-8 byte cannot be stored as it is
+        "seed": str(scenario.seed),
+        "games": str(scenario.games),
+        "version": __version__,
+    }
 
 
 def _remove_store(out: Path, made_dir: bool) -> None:

@@ -9,4 +9,5 @@ PLUGIN = GamePlugin(
     report="analysis.games.druids:REPORT",
     replay="sim.druids.replay:REPLAY",
     benches=("sim.druids.bench:benchmarks",),
+    seat="sim.druids.seat:SEAT",
 )

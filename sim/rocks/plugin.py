@@ -9,4 +9,5 @@ PLUGIN = GamePlugin(
     report="analysis.games.rocks:REPORT",
     replay="sim.rocks.replay:REPLAY",
     benches=("sim.rocks.bench:benchmarks",),
+    seat="sim.rocks.seat:SEAT",
 )

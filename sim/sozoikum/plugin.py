@@ -10,4 +10,5 @@ PLUGIN = GamePlugin(
     report="analysis.games.sozoikum:REPORT",
     replay="sim.sozoikum.replay:REPLAY",
     benches=("sim.sozoikum.bench:benchmarks",),
+    seat="sim.sozoikum.seat:SEAT",
 )

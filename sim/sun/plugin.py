@@ -17,4 +17,5 @@ PLUGIN = GamePlugin(
     replays_3d=True,
     replay_recorder="sim.sun.game:record_game",
     sensitivity="sim.sun.sensitivity",
+    seat="sim.sun.seat:SEAT",
 )

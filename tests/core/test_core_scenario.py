@@ -51,7 +51,7 @@ def test_good_scenario_loads_with_defaults(tmp_path: Path, registry) -> None:
         (("target = 12", "targte = 12"), "rules.targte", "allowed keys here: 'coin' or 'target'"),
         (('backend = "serial"', 'backend = "gpu"'), "backend", "'serial', 'process' or 'dask'"),
         (('game = "race"', 'game = "chess"'), "game", "'race'"),
-        (('agent = "random"', 'agent = "oracle"'), "seats[0].agent", "'random', 'mcts' or 'ismcts'"),
+        (('agent = "random"', 'agent = "oracle"'), "seats[0].agent", "'random', 'mcts', 'ismcts' or 'human'"),
         (("iterations = 20", "iterations = -1"), "seats[1].iterations", "from 1"),
         (("handicap = 1", "depth = 1"), "seats[1].depth", "allowed:"),
         (("seed = 3", "sede = 3"), "sede", "allowed top-level keys"),

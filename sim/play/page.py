@@ -1,0 +1,226 @@
+"""The page of ``stonelab play``: one HTML file, its script and its style (served by
+:mod:`sim.play.server`; no file is read at run time, nothing is fetched from elsewhere).
+
+The script long-polls ``/state`` and draws what it gets with ``textContent`` only, so a label, a
+move's notation or a reason cannot become markup. The board area is one function,
+``drawBoard(view)``, fed by the game's view of the position (``SeatView.view``: JSON whose
+``text`` is the position as text); a game's drawing can replace it without touching the rest.
+"""
+
+from __future__ import annotations
+
+PAGE_HTML = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>stonelab play</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="stylesheet" href="/play.css">
+</head>
+<body>
+<header><h1 id="title">stonelab play</h1><span id="seat"></span></header>
+<div id="status" class="status">connecting...</div>
+<main>
+  <section id="left">
+    <h2>The table, as your seat sees it</h2>
+    <div id="board"></div>
+  </section>
+  <section id="right">
+    <div id="result" hidden></div>
+    <div id="turn">
+      <h2 id="moves-title">Your moves</h2>
+      <form id="typed-form" autocomplete="off">
+        <label for="typed">Type a move (as listed) or filter the list:</label>
+        <div class="row"><input id="typed" maxlength="120" spellcheck="false">
+        <button id="send" type="submit">Play it</button></div>
+      </form>
+      <div id="refusal" role="alert" hidden></div>
+      <div id="nomatch" hidden></div>
+      <div id="moves"></div>
+    </div>
+    <h2>What happened</h2>
+    <ol id="log"></ol>
+  </section>
+</main>
+<script src="/play.js"></script>
+</body>
+</html>
+"""
+
+PAGE_CSS = """
+body { font-family: system-ui, sans-serif; margin: 0; color: #222; background: #f6f3ee; }
+header { background: #4a3f35; color: #fff; padding: 8px 16px; display: flex; gap: 16px; align-items: baseline; }
+header h1 { font-size: 20px; margin: 0; }
+.status { padding: 10px 16px; font-size: 18px; font-weight: 600; background: #e8e1d6; }
+.status.yours { background: #c9e7c1; }
+.status.over { background: #f3dca6; }
+main { display: flex; gap: 16px; padding: 12px 16px; align-items: flex-start; }
+#left { flex: 3; min-width: 0; }
+#right { flex: 2; min-width: 320px; }
+h2 { font-size: 15px; margin: 8px 0; color: #4a3f35; }
+#board pre { background: #fff; border: 1px solid #cbbfae; padding: 10px; font-size: 14px; line-height: 1.35;
+  overflow-x: auto; margin: 0; }
+#moves { display: flex; flex-wrap: wrap; gap: 4px; max-height: 360px; overflow-y: auto; }
+#moves button { font-family: ui-monospace, monospace; font-size: 13px; padding: 3px 6px; cursor: pointer;
+  background: #fff; border: 1px solid #8b7b67; border-radius: 3px; }
+#moves button:hover { background: #e5f1ff; }
+#moves .num { color: #8b7b67; margin-right: 4px; }
+.row { display: flex; gap: 6px; margin: 4px 0 8px; }
+#typed { flex: 1; font-family: ui-monospace, monospace; font-size: 14px; padding: 4px; }
+label { font-size: 13px; }
+#refusal { background: #f8d3cf; border: 1px solid #c0392b; padding: 6px 8px; margin: 6px 0; font-size: 14px; }
+#nomatch { font-size: 13px; color: #5d4e3c; margin: 4px 0; }
+#result { background: #fff3cd; border: 1px solid #b8860b; padding: 8px; margin-bottom: 8px; font-size: 15px; }
+#log { font-family: ui-monospace, monospace; font-size: 13px; max-height: 320px; overflow-y: auto;
+  background: #fff; border: 1px solid #cbbfae; margin: 0; padding: 6px 6px 6px 40px; }
+#log li.you { color: #1b5e20; font-weight: 600; }
+#log li.chance { color: #777; }
+"""
+
+PAGE_JS = r"""
+"use strict";
+let shown = -1;          // the version of the snapshot on the page
+let decision = 0;        // the decision the listed moves belong to
+let busy = false;        // a move is on its way
+let finished = false;
+
+function el(tag, text, cls) {
+  const e = document.createElement(tag);
+  if (text !== undefined) e.textContent = text;
+  if (cls) e.className = cls;
+  return e;
+}
+
+// The board area: the game's view of the position. Plain text here; a game's drawing may take
+// the same view (view.text is always there).
+function drawBoard(view) {
+  const board = document.getElementById("board");
+  board.replaceChildren(el("pre", view && view.text ? view.text : ""));
+}
+
+function norm(s) { return s.toLowerCase().replace(/\s+/g, ""); }
+
+// the listed moves that contain what is typed; all of them when nothing matches (a typed move
+// that is not listed must not hide the list)
+function filterMoves() {
+  const typed = document.getElementById("typed").value;
+  const want = norm(typed);
+  const buttons = [...document.querySelectorAll("#moves button")];
+  const match = buttons.filter(b => want === "" || norm(b.dataset.text).includes(want));
+  for (const b of buttons) b.hidden = match.length > 0 && !match.includes(b);
+  const note = document.getElementById("nomatch");
+  note.textContent = want !== "" && match.length === 0 ? "No listed move contains \u201c" + typed.trim() +
+    "\u201d; all moves are listed." : (want !== "" ? "Moves containing \u201c" + typed.trim() + "\u201d:" : "");
+  note.hidden = note.textContent === "";
+}
+
+function showRefusal(message) {
+  const r = document.getElementById("refusal");
+  r.textContent = message || "";
+  r.hidden = !message;
+}
+
+async function send(choice) {
+  if (busy || finished) return;
+  busy = true;
+  document.body.dataset.busy = "1";
+  try {
+    const resp = await fetch("/move", {method: "POST", headers: {"Content-Type": "application/json"},
+                                       body: JSON.stringify({decision: decision, choice: choice})});
+    const v = await resp.json();
+    if (v.ok) {
+      showRefusal("");
+      document.getElementById("typed").value = "";
+    } else {
+      showRefusal(v.message);
+    }
+  } catch (err) {
+    showRefusal("the game server did not answer: " + err);
+  } finally {
+    busy = false;
+    document.body.dataset.busy = "0";
+    poll(false);
+  }
+}
+
+function render(s) {
+  document.title = "stonelab play: " + s.title;
+  document.getElementById("title").textContent = s.title;
+  document.getElementById("seat").textContent =
+    "you are seat " + s.seat + " (" + s.labels.map((l, i) => "seat " + i + ": " + l).join(", ") + ")";
+  drawBoard(s.view);
+  const status = document.getElementById("status");
+  const turn = document.getElementById("turn");
+  finished = !!s.finished;
+  if (s.finished) {
+    status.textContent = "Game over: " + s.finished.summary;
+    status.className = "status over";
+    const res = document.getElementById("result");
+    res.hidden = false;
+    res.textContent = s.finished.stored ? ("Stored in " + s.finished.stored + ". You may close this page.")
+                                        : "Nothing was stored.";
+    turn.hidden = true;
+  } else if (s.your_turn) {
+    status.textContent = "Your turn: choose one of the " + s.legal.length + " moves, or type one";
+    status.className = "status yours";
+    turn.hidden = false;
+  } else {
+    status.textContent = "Waiting: " + s.to_move + (s.to_move === "chance" ? "" : " to move") + "...";
+    status.className = "status";
+    turn.hidden = true;
+  }
+  if (s.decision !== decision || s.legal.length !== document.querySelectorAll("#moves button").length) {
+    decision = s.decision;
+    document.body.dataset.decision = String(decision);
+    showRefusal("");
+    const moves = document.getElementById("moves");
+    moves.replaceChildren();
+    s.legal.forEach((text, i) => {
+      const b = el("button");
+      b.type = "button";
+      b.dataset.i = String(i + 1);
+      b.dataset.text = text;
+      b.append(el("span", String(i + 1) + ".", "num"), document.createTextNode(text));
+      b.addEventListener("click", () => send(i + 1));
+      moves.append(b);
+    });
+    filterMoves();
+  }
+  if (s.refusal) showRefusal(s.refusal);
+  const log = document.getElementById("log");
+  log.replaceChildren(...s.log.map(e => el("li", e.who + ": " + e.text + (e.count > 1 ? " (x" + e.count + ")" : ""),
+                                           e.seat === s.seat ? "you" : (e.seat === "chance" ? "chance" : ""))));
+  log.scrollTop = log.scrollHeight;
+}
+
+// wait (long poll) for a position newer than the one shown, or answer at once (wait false)
+async function poll(wait) {
+  try {
+    const resp = await fetch(wait && shown >= 0 ? "/state?after=" + shown : "/state", {cache: "no-store"});
+    const s = await resp.json();
+    if (s.version !== shown) { shown = s.version; render(s); }
+    return true;
+  } catch (err) {
+    if (!finished) {
+      const status = document.getElementById("status");
+      status.textContent = "The game server has stopped (" + err + ").";
+      status.className = "status over";
+    }
+    return false;
+  }
+}
+
+async function follow() {
+  while (!finished) {
+    if (!await poll(true)) await new Promise(r => setTimeout(r, 1000));
+  }
+}
+
+document.getElementById("typed").addEventListener("input", filterMoves);
+document.getElementById("typed-form").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  const text = document.getElementById("typed").value.trim();
+  if (text) send(text);
+});
+follow();
+"""
