@@ -21,7 +21,8 @@ from typing import Any, Mapping, Sequence
 from sim.sun.actions import Pass
 from sim.sun.position import OUT
 from sim.sun.protocol import ThrowNoise
-from sim.sun.ring import TAU, Geometry, Ring
+from sim.sun.ring import Geometry, Ring
+from sim.sun.specs import TAU
 
 #: The kinds of penalty the views name: the rules' and the table's causes (docs/rules-sun.md).
 #: ``fell`` is a placed stone that did not stand and was lost (``placement_fall`` or too many

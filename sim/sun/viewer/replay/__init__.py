@@ -27,9 +27,10 @@ package re-exports their public names, so ``from sim.sun.viewer.replay import ..
 from sim.core.quaternions import quat_xyzw_to_wxyz
 from sim.sun.viewer.replay.convert import ReplayBuilder, concat_replays, from_game_record, from_pose_recording
 from sim.sun.viewer.replay.fileformat import load_replay, replay_from_parts, save_replay
-from sim.sun.viewer.replay.records import (BALL_COLOUR, BASE_COLOUR, DEFAULT_GAP_S, FORMAT, PENALTY_COLOUR, POSE_FORMAT,
-                                       POSE_VERSIONS, SHAPE_COLOURS, STONE_COLOUR, STRING_COLOUR, VERSION, Body,
-                                       Replay, TurnEvent, hex_rgb, validate_replay)
+from sim.sun.viewer.replay.overlay import PENALTY_COLOUR, STRING_COLOUR
+from sim.sun.viewer.replay.records import (BALL_COLOUR, BASE_COLOUR, DEFAULT_GAP_S, FORMAT, POSE_FORMAT, POSE_VERSIONS,
+                                       SHAPE_COLOURS, STONE_COLOUR, VERSION, Body, Replay, TurnEvent, hex_rgb,
+                                       validate_replay)
 from sim.sun.viewer.replay.sources import from_store, load_any
 from sim.sun.viewer.replay.synthetic import synthetic_replay
 

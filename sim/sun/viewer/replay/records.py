@@ -27,7 +27,7 @@ from sim.sun.palette import SHAPE_COLOURS as SHAPE_COLOURS, STONE_COLOUR as STON
 BALL_COLOUR = "#c9ced8"
 BASE_COLOUR = "#6e4b2c"
 # the string's and the penalty stones' colours are the rules' view's (one place: its legend names them)
-from sim.sun.viewer.replay.overlay import PENALTY_COLOUR, STRING_COLOUR, cause_words, rules_lines  # noqa: E402,F401
+from sim.sun.viewer.replay.overlay import cause_words, rules_lines  # noqa: E402
 #: Pause (s) inserted on the timeline between two passes laid end to end.
 DEFAULT_GAP_S = 0.5
 
