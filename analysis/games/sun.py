@@ -641,7 +641,8 @@ def design_files(sections: Mapping[str, Mapping[str, Any]], searched: Sequence[s
     by its own, as a game sees them: :func:`sim.sun.game.layout_of`) and, when the scenario starts
     from a layout's stones (``[layout] start = "layout"``), those stones and gates too, unless the
     winning stone sizes no longer fit them (then the file has the tables only and its description
-    says so). Nothing is written when no key of those tables was searched.
+    says so). Nothing is written when no key of those tables was searched (and a layout file an
+    earlier search left in ``folder`` is removed, so the folder never shows another winner's).
 
     Raises:
         ScenarioError: the winning tables do not make a valid layout (cannot happen for a design
@@ -656,7 +657,9 @@ def design_files(sections: Mapping[str, Mapping[str, Any]], searched: Sequence[s
     from sim.sun.game import layout_of, start_layout
     from sim.sun.layout import dump_layout_toml, parse_layout
 
+    path = folder / BEST_LAYOUT
     if not any(k.split(".", 1)[0] in LAYOUT_TABLES for k in searched):
+        path.unlink(missing_ok=True)  # an earlier search's winner in this folder is not this one's
         return []
     lay = layout_of(sections)
     note = ""
@@ -670,7 +673,6 @@ def design_files(sections: Mapping[str, Mapping[str, Any]], searched: Sequence[s
             note = f"; the start layout's stones do not fit these stone sizes ({e.message}), so none are written"
     text = dump_layout_toml(lay, name=title, description=(
         "the table, ball and stones of the design stonelab tune found" + note))
-    path = folder / BEST_LAYOUT
     write_atomically(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
     return [path]
 

@@ -21,6 +21,7 @@ def _sections(**tables: dict) -> dict:
 
 
 def test_no_layout_when_only_rules_or_seats_were_searched(tmp_path: Path) -> None:
+    (tmp_path / BEST_LAYOUT).write_text("# an earlier search's winner\n")
     assert design_files(_sections(), ["rules.placement_fall", "seats.*.sigma_aim_deg"], tmp_path, "t") == []
     assert not (tmp_path / BEST_LAYOUT).exists()
 
