@@ -1,28 +1,45 @@
 """Skill against chance: how much of a study's outcome the players' declared skill decides.
 
-Duersch, Lambrecht and Oechssler ("Measuring skill and chance in games", *European Economic Review*
-127, 2020) measure how much a game is skill by the spread of its players' ratings: a game of pure
-chance rates every player alike (up to noise), a game of pure skill spreads them far apart. To
-read a spread they compare it with benchmark games in which, with probability ``p``, the better
-player wins for sure and otherwise a fair coin decides (``p = 0``: a coin flip; ``p = 1``: skill
-alone). This module places a study on that scale:
+**What the paper does.** Duersch, Lambrecht and Oechssler ("Measuring skill and chance in games",
+*European Economic Review* 127, 103472, 2020; discussion paper 0643, University of Heidelberg,
+2017) rate all players of a game with a "best-fit" Elo algorithm fitted to large data sets of
+repeated two-player play (chess, poker, backgammon and others): the wider the distribution of the
+players' ratings, the more the game is skill. To read a spread on a scale they build benchmark
+games from chess, "``p``-chess", in which a share ``1 - p`` of the chess results is replaced by a
+coin flip, and ask which ``p``-chess spreads its players as widely as the game does; "50 %-chess"
+is their threshold for a game that depends predominantly on chance (the legal criterion). Poker,
+for example, comes out near 25 %-chess ("chess when 3 out of 4 games are replaced by a coin flip").
+(This summary rests on the paper's published abstract; the exact spread statistic, the fitting of
+the ratings and which players are kept were not checked against the full text.)
 
-- **Skill index** ``p``: in a ``p``-benchmark game the stronger player of a pair scores
+**What this module does, and where it differs.** A study here has a handful of seated players of
+*declared* skill (a ladder, a tournament), not a population of people, so the paper's population
+spread cannot be reproduced; this module gives two figures in its spirit:
+
+- **Skill index** ``p`` (this project's, not the paper's statistic): the ``p`` of a
+  ``p``-benchmark game in which, with probability ``p``, the declared-stronger player wins for
+  sure and otherwise a fair coin decides. Such a game gives the stronger player a score of
   ``(1 + p) / 2``, so ``p = 2 s - 1``, where ``s`` is the declared-stronger players' pooled score
-  against declared-weaker ones (pairwise comparisons of :func:`analysis.tournament.comparisons`:
-  a win 1, a draw or shared win half). Which player is stronger comes from the scenario
-  (:mod:`analysis.strength`: agent tier, search effort, the game's seat skill such as the Sun's
-  skill levels), never from the results. The interval is the Wilson interval of ``s`` mapped
-  through ``2 s - 1``. "This layout is 60 % skill for these hands" reads ``p = 0.6``: six games in
-  ten are decided by the skill difference, the other four as by a coin. A negative ``p`` means the
-  declared-weaker players do better.
-- **Rating spread**: the standard deviation of the players' Bradley-Terry ratings (Elo scale,
-  :func:`analysis.tournament.fit_bradley_terry`), with a bootstrap interval over games, beside the
-  spread the same pairings give when a fair coin decides every comparison (the coin-flip
-  baseline: sampling noise alone spreads ratings a little).
+  against the declared-weaker ones (pairwise comparisons of :func:`analysis.tournament.comparisons`:
+  a win 1, a draw or shared win half). It differs from the paper's ``p``-chess in two ways: the
+  skill part is "the stronger always wins" rather than real chess results (in which the stronger
+  player also loses some games), so for the same score the index here is *lower* than the ``p`` of
+  a ``p``-chess benchmark; and it is read from the score of ordered pairs, not from a rating spread.
+  Which player is stronger comes from the scenario (:mod:`analysis.strength`: agent tier, search
+  effort, the game's seat skill such as the Sun's skill levels), never from the results. The
+  interval is the Wilson interval of ``s`` mapped through ``2 s - 1``. "This layout is 60 % skill
+  for these hands" reads ``p = 0.6``: six games in ten are decided by the skill difference, the
+  other four as by a coin. A negative ``p`` means the declared-weaker players do better.
+- **Rating spread** (the paper's quantity, on this study's few players): the standard deviation of
+  the players' Bradley-Terry ratings (maximum likelihood on all comparisons, the "best-fit" rating;
+  Elo scale, :func:`analysis.tournament.fit_bradley_terry`), with a bootstrap interval over games,
+  beside the spread the same pairings give when a fair coin decides every comparison (the
+  paper's ``p = 0`` end: sampling noise alone spreads ratings a little). No ``p``-chess benchmark
+  is built (this project has no chess data), so the spread is not mapped onto the paper's scale.
 
-Defined for studies whose players differ in declared skill (a skill ladder, a tournament, or a
-plain study of a strong and a weak seat); None otherwise.
+Both rest on the players the study seats: they measure the skill difference between *them*, not
+the game's over a population. Defined for studies whose players differ in declared skill (a skill
+ladder, a tournament, or a plain study of a strong and a weak seat); None otherwise.
 """
 
 from __future__ import annotations
@@ -72,8 +89,9 @@ class SkillIndex:
         """One sentence for a report or a terminal."""
         pct = f"{100 * self.p:.0f} % skill (interval {100 * self.p_lo:.0f} to {100 * self.p_hi:.0f} %)"
         return (f"Skill index {pct}: the stronger player scores {100 * self.score:.0f} % against the weaker over "
-                f"{self.comparisons} comparisons, as in a game where {100 * max(self.p, 0):.0f} % of results follow "
-                f"skill and the rest a coin (Duersch, Lambrecht and Oechssler 2020). Rating spread "
+                f"{self.comparisons} comparisons, as in a game where the stronger player wins {100 * max(self.p, 0):.0f} % of "
+                f"games outright and a coin decides the rest (this project's index, after the coin-flip benchmark "
+                f"of Duersch, Lambrecht and Oechssler 2020). Rating spread "
                 f"{self.spread_elo:.0f} Elo (interval {self.spread_lo:.0f} to {self.spread_hi:.0f}); a coin flip "
                 f"with these pairings spreads them {self.chance_spread_elo:.0f}.")
 
@@ -196,9 +214,11 @@ def section(run: RunData) -> Any:
     if si is None:
         return None
     sec = Section("Skill against chance",
-                  "After Duersch, Lambrecht and Oechssler (2020): the study placed on a scale from a coin flip "
-                  "(0 %) to a game that skill alone decides (100 %), from how the declared-stronger players score "
-                  "against the declared-weaker ones (docs/howto.md).")
+                  "The study placed on a scale from a coin flip (0 %) to a game that skill alone decides (100 %), "
+                  "from how the declared-stronger players score against the declared-weaker ones: this project's "
+                  "index, in the spirit of Duersch, Lambrecht and Oechssler (2020), who compare the spread of "
+                  "players' ratings with chess whose results are partly replaced by coin flips; where the two "
+                  "differ: docs/howto.md, \"Skill against chance\".")
     sec.findings.append(si.sentence())
     import pandas as pd
 

@@ -213,6 +213,17 @@ def write_winner(raw: Mapping[str, Any], values: Mapping[str, Any], name: str, g
     return path
 
 
+def write_design_files(game: str, sections: Mapping[str, Mapping[str, Any]], searched: Sequence[str],
+                       folder: Path, title: str) -> list[Path]:
+    """The game's own files for the winning design beside ``best.toml`` (``GameReport.design_files``;
+    the Sun: ``best-layout.toml`` when its table, ball or stones were searched).
+
+    Raises:
+        OSError: a file cannot be written.
+    """
+    return list(_game_report(game).design_files(sections, searched, folder, title))
+
+
 # --- summary -----------------------------------------------------------------------------------------
 def _est(m: Mapping[str, Sequence[float]], key: str) -> Estimate | None:
     v = m.get(key)
@@ -257,6 +268,7 @@ def summary(info: SearchInfo, tune: Tune, scenario_name: str, best_path: Path | 
                  for b in info.best],
         "importance": info.importance,
         "best_scenario": str(best_path) if best_path else None,
+        "design_files": [],
     }
     if best is not None and len(info.directions) >= 1:
         out["parameter_intervals"] = {k: list(v) for k, v in plausible_range(info.trials, best, tune).items()}
@@ -303,6 +315,8 @@ def print_summary(s: Mapping[str, Any]) -> None:
         con.print(f"importance for {escape(obj)}: " + escape(", ".join(f"{k} {100 * v:.0f} %" for k, v in imp.items())))
     if s.get("best_scenario"):
         con.print(f"winner: {escape(s['best_scenario'])}  (stonelab run {escape(s['best_scenario'])})")
+    for f in s.get("design_files") or ():
+        con.print(f"the winner in the game's own format: {escape(f)}")
     if s.get("report"):
         con.print(f"report: {escape(s['report'])}")
 
@@ -437,6 +451,7 @@ def write_report(info: SearchInfo, tune: Tune, s: Mapping[str, Any], scenario_te
             ("wall time", f"{s['wall_s']:.1f} s in this call (a resumed search: its part) on "
                           f"{default_workers_note()}"),
             ("winner", s.get("best_scenario") or "none"),
+            *([("the winner in the game's own format", ", ".join(s["design_files"]))] if s.get("design_files") else []),
             ("generated", _dt.datetime.now().strftime("%Y-%m-%d %H:%M"))]
     parts.append("<table class='meta'>" + "".join(f"<tr><td>{esc(k)}</td><td>{esc(str(v))}</td></tr>"
                                                   for k, v in meta) + "</table>")

@@ -153,9 +153,16 @@ def run_tune(sc: Any, reg: Any, folder: Path, *, backend: str, workers: int, add
         info = search(raw, tn, out=folder, seed=sc.seed, make_scenario=make_scenario, play=play,
                       measure=AT.measure, progress=bar, force=force, points=len(sc.points(reg)))
         best_path = None
+        files: list[Path] = []
         if info.best:
-            best_path = AT.write_winner(raw, info.best[0].values, sc.name, sc.game, folder / BEST_NAME)
+            values = info.best[0].values
+            best_path = AT.write_winner(raw, values, sc.name, sc.game, folder / BEST_NAME)
+            # the winner validated as `stonelab run` reads it: its game sections feed the game's own files
+            best_sc = scenario_from_dict(AT.winner_raw(raw, values, sc.name, sc.game), reg, source=str(best_path),
+                                         default_name=sc.name)
+            files = AT.write_design_files(sc.game, best_sc.sections, list(values), folder, best_sc.name)
         s = AT.summary(info, tn, sc.name, best_path)
+        s["design_files"] = [str(f) for f in files]
         if report:
             announce(sc.name, "writing the tune report", enabled=progress)
             s["report"] = str(AT.write_report(info, tn, s, to_toml(raw), folder))

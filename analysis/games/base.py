@@ -13,7 +13,8 @@ columns it cannot read: the report turns the error into a visible note (the othe
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 if TYPE_CHECKING:  # annotations only: the interface needs nothing of the loader or the plots
     import pandas as pd
@@ -72,6 +73,26 @@ class GameReport:
     def compare_rows(self, a: RunData, b: RunData) -> list[tuple[str, pd.Series, pd.Series]]:
         """Per-game numbers ``stonelab compare`` compares like the generic metrics: ``(label,
         values of run a, values of run b)``; empty: none."""
+        return []
+
+    def design_files(self, sections: Mapping[str, Mapping[str, Any]], searched: Sequence[str], folder: Path,
+                     title: str) -> list[Path]:
+        """Files of the game's own formats that ``stonelab tune`` writes into ``folder`` beside the
+        winning design's ``best.toml`` (the Sun: a layout file its ``stonelab sun`` commands read).
+
+        Args:
+            sections: the winning scenario's validated game sections (``Scenario.sections``).
+            searched: the dotted keys the search varied (a game writes nothing when none of its
+                own tables was searched).
+            folder: the tune folder.
+            title: the winning scenario's name, for the files' own name fields.
+
+        Returns:
+            The paths written; the default writes none.
+
+        Raises:
+            OSError: a file cannot be written.
+        """
         return []
 
     def compare_tables(self, a: RunData, b: RunData) -> dict[str, pd.DataFrame]:

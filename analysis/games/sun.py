@@ -10,7 +10,8 @@ scenario (``skill`` and ``sigma_aim_deg`` of the seat, with sweep values applied
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping
+from pathlib import Path
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -624,6 +625,58 @@ def player_model(run: RunData) -> str | None:
     return text
 
 
+#: the scenario tables a layout file holds: a search over any of them writes the winner's layout
+LAYOUT_TABLES = ("table", "ball", "physics", "shapes", "layout")
+#: the winning design's layout file, beside ``best.toml`` in a tune folder
+BEST_LAYOUT = "best-layout.toml"
+
+
+def design_files(sections: Mapping[str, Mapping[str, Any]], searched: Sequence[str], folder: Path,
+                 title: str) -> list[Path]:
+    """The winner of a search over the Sun's table, ball, physics or stones as a layout file,
+    ``folder/best-layout.toml``, which ``stonelab sun pass``, ``stability``, ``show``, ``edit``
+    and a scenario's ``[layout] file`` read (GameReport.design_files).
+
+    The layout carries the winning scenario's physical tables (its ``[layout] file``'s, overridden
+    by its own, as a game sees them: :func:`sim.sun.game.layout_of`) and, when the scenario starts
+    from a layout's stones (``[layout] start = "layout"``), those stones and gates too, unless the
+    winning stone sizes no longer fit them (then the file has the tables only and its description
+    says so). Nothing is written when no key of those tables was searched (and a layout file an
+    earlier search left in ``folder`` is removed, so the folder never shows another winner's).
+
+    Raises:
+        ScenarioError: the winning tables do not make a valid layout (cannot happen for a design
+            the search played).
+        OSError: the file cannot be written.
+    """
+    import tomllib
+    from dataclasses import replace as dc_replace
+
+    from sim.core.errors import ScenarioError
+    from sim.core.outputs import write_atomically
+    from sim.sun.game import layout_of, start_layout
+    from sim.sun.layout import dump_layout_toml, parse_layout
+
+    path = folder / BEST_LAYOUT
+    if not any(k.split(".", 1)[0] in LAYOUT_TABLES for k in searched):
+        path.unlink(missing_ok=True)  # an earlier search's winner in this folder is not this one's
+        return []
+    lay = layout_of(sections)
+    note = ""
+    start = start_layout(sections)
+    if start is not None:
+        with_stones = dc_replace(lay, stones=start.stones, gates=start.gates)
+        try:
+            parse_layout(tomllib.loads(dump_layout_toml(with_stones)))
+            lay = with_stones
+        except ScenarioError as e:
+            note = f"; the start layout's stones do not fit these stone sizes ({e.message}), so none are written"
+    text = dump_layout_toml(lay, name=title, description=(
+        "the table, ball and stones of the design stonelab tune found" + note))
+    write_atomically(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    return [path]
+
+
 class SunReport(GameReport):
     """The Sun's report: every hook (its comparison rows and tables live in
     :mod:`analysis.games.sun_compare`)."""
@@ -637,6 +690,7 @@ class SunReport(GameReport):
     compare_rows = staticmethod(compare_rows)
     compare_tables = staticmethod(compare_tables)
     player_outputs = staticmethod(player_outputs)
+    design_files = staticmethod(design_files)
     tune_metrics = TUNE_METRICS
     player_metrics = PLAYER_METRICS
 

@@ -4,6 +4,7 @@ skill index against a toy whose skill share is known, and the written winner and
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import signal
@@ -110,7 +111,7 @@ def test_cli_refuses_a_bad_table_and_an_unknown_metric_with_exit_2(tmp_path: Pat
 
     base = (Path(__file__).parents[2] / "scenarios" / "sun" / "tune-gap.toml").read_text()
     bad = tmp_path / "bad.toml"
-    bad.write_text(base.replace('"ball.diameter" = { low = 0.03, high = 0.07 }',
+    bad.write_text(base.replace('"ball.diameter" = { low = 0.03, high = 0.06 }',
                                 '"ball.diameter" = { low = 0.03, high = 7.0 }'))
     assert main(["tune", str(bad), "--out", str(tmp_path / "o1")]) == 2
     err = capsys.readouterr().err
@@ -352,3 +353,93 @@ def test_every_backend_searches_the_same_designs(tmp_path: Path, duel: Registry,
     assert [t.values for t in other.trials] == [t.values for t in serial.trials]
     assert [t.objectives for t in other.trials] == [t.objectives for t in serial.trials]
     assert other.best[0].recheck["metrics"] == serial.best[0].recheck["metrics"]
+
+
+# --- the Sun end to end: the winner as a scenario and a layout file, run and compared ---------------
+SUN_TUNE = """
+name = "sun-tiny-tune"
+game = "sun"
+games = 2
+seed = 3
+backend = "serial"
+
+[physics]
+preset = "fast"
+
+[record]
+frames = "none"
+
+[[seats]]
+agent = "careful"
+skill = "casual"
+
+[[seats]]
+agent = "aggressive"
+skill = "casual"
+
+[tune]
+trials = 2
+games = 2
+recheck = 1
+recheck_games = 2
+pruning = false
+
+[tune.params]
+"table.pass_clearance" = { low = 0.0, high = 0.01 }
+"shapes.block.width" = { low = 0.022, high = 0.04 }
+
+[[tune.targets]]
+metric = "penalties_per_game"
+range = [2.0, 4.0]
+"""
+
+
+@pytest.mark.slow
+def test_the_suns_winner_is_a_scenario_and_a_layout_that_run_sun_pass_and_compare_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """`stonelab tune` on the Sun writes best.toml and best-layout.toml; `stonelab run` reads the
+    first, `stonelab sun pass` the second (with the winning table and stones), and `stonelab
+    compare` compares the confirmation run against the original scenario's."""
+    from sim.cli import main
+    from sim.sun.layout import load_layout
+
+    monkeypatch.chdir(tmp_path)  # every default run folder (runs/sun/...) lands here
+    sc_path = tmp_path / "tiny.toml"
+    sc_path.write_text(SUN_TUNE)
+    assert main(["tune", str(sc_path), "--out", "tuned", "--no-report"]) == 0
+    out = capsys.readouterr().out
+    best = tmp_path / "tuned" / "best.toml"
+    layout_file = tmp_path / "tuned" / "best-layout.toml"
+    assert best.is_file() and layout_file.is_file() and "best-layout.toml" in out
+    summary = json.loads((tmp_path / "tuned" / "tune.json").read_text())
+    values = summary["best"][0]["values"]
+    assert [Path(f).resolve() for f in summary["design_files"]] == [layout_file.resolve()]
+    # the layout file carries the winning values the search chose (away from the defaults)
+    lay = load_layout(layout_file)
+    assert lay.table.pass_clearance == pytest.approx(values["table.pass_clearance"])
+    assert lay.shapes["block"].width == pytest.approx(values["shapes.block.width"])
+    assert lay.shapes["pillar"].width == pytest.approx(0.020) and lay.stones == ()
+    # ... and the scenario has the same table: what `stonelab run` plays is what the layout says
+    from sim.games import REGISTRY
+    from sim.sun.game import layout_of
+
+    best_sc = load_scenario(best, REGISTRY)
+    assert best_sc.tune is None and best_sc.name == "sun-tiny-tune-best"
+    played = layout_of(best_sc.sections)
+    assert (played.table, played.ball, played.physics) == (lay.table, lay.ball, lay.physics)
+    assert dict(played.shapes) == dict(lay.shapes)
+    # a `stonelab sun` command reads the layout file
+    assert main(["sun", "pass", str(layout_file), "--aim", "0", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["layout"] == str(layout_file)
+    # confirm the winner with a study, play the original, and compare the two
+    assert main(["run", str(best), "--games", "2", "--no-report"]) == 0
+    assert main(["run", str(sc_path), "--games", "2", "--no-report"]) == 0
+    capsys.readouterr()
+    confirm, original = tmp_path / "runs" / "sun" / "sun-tiny-tune-best", tmp_path / "runs" / "sun" / "sun-tiny-tune"
+    assert (confirm / "results.sqlite").is_file() and (original / "results.sqlite").is_file()
+    assert main(["compare", str(original), str(confirm), "--json"]) == 0
+    comp = json.loads(capsys.readouterr().out)
+    assert comp["a"]["games"] == 2 and comp["b"]["games"] == 2
+    assert comp["b"]["scenario"] == "sun-tiny-tune-best"
+    # the winner's own table is among the changes the comparison names (not only the [tune] table's removal)
+    assert any(c.startswith("table.pass_clearance: '(default)' -> ") for c in comp["scenario_changes"])
