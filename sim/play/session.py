@@ -33,10 +33,9 @@ from sim.core.registry import Registry, resolve
 from sim.core.runner import game_result, study_meta
 from sim.core.scenario import Scenario, scenario_from_dict
 from sim.core.seeding import game_streams
+from sim.replay.played import record_path
 from sim.core.store import LOCK_NAME, STORE_NAME, Store, check_run_folder, lock_run_folder, reading
 
-#: the folder of the move records inside a run folder
-RECORDS = "played"
 
 
 class Refused(Exception):
@@ -289,7 +288,7 @@ class Session:
         }
         if not self._held:
             raise RuntimeError("Session.store outside Session.held()")
-        path = self.out / RECORDS / f"game-{self.index}.json"
+        path = record_path(self.out, self.index)
         path.parent.mkdir(exist_ok=True)
         text = json.dumps(record, indent=1) + "\n"
         write_atomically(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
