@@ -122,7 +122,11 @@ def _play_web(session: Any, port: int) -> Any:
     from sim.play.server import start_server
     from sim.play.table import WebTable
 
-    table = WebTable(session.view, session.human, session.labels, session.game.spec.title, session.game.spec.name)
+    from sim.play.board import SeatBoard
+
+    board = SeatBoard.of(session.registry, session.game, session.config(), session.human)
+    table = WebTable(session.view, session.human, session.labels, session.game.spec.title, session.game.spec.name,
+                     board=board)
     try:
         server, _thread = start_server(table, port)
     except OSError as e:

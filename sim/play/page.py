@@ -3,8 +3,9 @@
 
 The script long-polls ``/state`` and draws what it gets with ``textContent`` only, so a label, a
 move's notation or a reason cannot become markup. The board area is one function,
-``drawBoard(view)``, fed by the game's view of the position (``SeatView.view``: JSON whose
-``text`` is the position as text); a game's drawing can replace it without touching the rest.
+``drawBoard(snapshot)``: the game's replay drawing (``/board.js``, ``StonelabBoard.draw``) of the
+frame the server built for the person's seat (:mod:`sim.play.board`), with the game's view of the
+position as text (``SeatView.view``) below it, or alone for a game without a drawing.
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ PAGE_HTML = """<!doctype html>
 <main>
   <section id="left">
     <h2>The table, as your seat sees it</h2>
+    <div id="lastmove"></div>
     <div id="board"></div>
+    <details id="astext"><summary>the position as text</summary><pre id="boardtext"></pre></details>
   </section>
   <section id="right">
     <div id="result" hidden></div>
@@ -42,6 +45,7 @@ PAGE_HTML = """<!doctype html>
     <ol id="log"></ol>
   </section>
 </main>
+<script src="/board.js"></script>
 <script src="/play.js"></script>
 </body>
 </html>
@@ -58,7 +62,14 @@ main { display: flex; gap: 16px; padding: 12px 16px; align-items: flex-start; }
 #left { flex: 3; min-width: 0; }
 #right { flex: 2; min-width: 320px; }
 h2 { font-size: 15px; margin: 8px 0; color: #4a3f35; }
-#board pre { background: #fff; border: 1px solid #cbbfae; padding: 10px; font-size: 14px; line-height: 1.35;
+#board svg { width: 100%; height: auto; max-height: calc(100vh - 200px); display: block; background: #fff;
+  border: 1px solid #cbbfae; }
+#board .error { color: #8a1c10; font-size: 14px; }
+#lastmove { font-size: 14px; margin: 6px 0; padding: 4px 8px; background: #f3f7fb; border-left: 4px solid #0072B2; }
+#lastmove:empty { display: none; }
+#lastmove .note { color: #7a4b00; }
+#astext { margin-top: 6px; font-size: 13px; }
+#board pre, #boardtext { background: #fff; border: 1px solid #cbbfae; padding: 10px; font-size: 14px; line-height: 1.35;
   overflow-x: auto; margin: 0; }
 #moves { display: flex; flex-wrap: wrap; gap: 4px; max-height: 360px; overflow-y: auto; }
 #moves button { font-family: ui-monospace, monospace; font-size: 13px; padding: 3px 6px; cursor: pointer;
@@ -91,11 +102,37 @@ function el(tag, text, cls) {
   return e;
 }
 
-// The board area: the game's view of the position. Plain text here; a game's drawing may take
-// the same view (view.text is always there).
-function drawBoard(view) {
+// The board area: the game's replay drawing of the position (StonelabBoard, from /board.js) fed the
+// frame the server built for this seat alone (nothing hidden from it is in it); the seat view's
+// text below it, and in its place for a game without a drawing.
+function drawBoard(s) {
   const board = document.getElementById("board");
-  board.replaceChildren(el("pre", view && view.text ? view.text : ""));
+  const text = s.view && s.view.text ? s.view.text : "";
+  document.getElementById("boardtext").textContent = text;
+  const last = document.getElementById("lastmove");
+  last.replaceChildren();
+  const details = document.getElementById("astext");
+  if (s.board && window.StonelabBoard) {
+    try {
+      const doc = {setup: s.board.setup, seats: s.labels};
+      board.replaceChildren(window.StonelabBoard.draw(doc, s.board.frame, [s.seat]));
+      details.hidden = false;
+      if (s.board.step > 0) {
+        last.append(el("span", "Last step: " + s.board.frame.text));
+        const mine = s.board.frame.hidden[String(s.seat)];
+        if (mine && mine.note) last.append(el("span", " (only you know: " + mine.note + ")", "note"));
+      }
+      return;
+    } catch (err) {
+      board.replaceChildren(el("p", "the board cannot be drawn: " + err + "; the position as text:", "error"),
+                            el("pre", text));
+      details.hidden = true;
+      return;
+    }
+  }
+  const head = s.board_error ? [el("p", s.board_error, "error")] : [];
+  board.replaceChildren(...head, el("pre", text));
+  details.hidden = true;
 }
 
 function norm(s) { return s.toLowerCase().replace(/\s+/g, ""); }
@@ -148,7 +185,7 @@ function render(s) {
   document.getElementById("title").textContent = s.title;
   document.getElementById("seat").textContent =
     "you are seat " + s.seat + " (" + s.labels.map((l, i) => "seat " + i + ": " + l).join(", ") + ")";
-  drawBoard(s.view);
+  drawBoard(s);
   const status = document.getElementById("status");
   const turn = document.getElementById("turn");
   finished = !!s.finished;

@@ -1,7 +1,9 @@
 """The page server of ``stonelab play``: the standard library's HTTP server on 127.0.0.1, answering
 the one page and its two requests, checking each (docs/security.md).
 
-Routes: ``GET /`` the page, ``GET /play.js`` and ``GET /play.css`` its script and style,
+Routes: ``GET /`` the page, ``GET /play.js`` and ``GET /play.css`` its script and style, ``GET
+/board.js`` the game's board drawing (the replay drawing, :mod:`sim.play.board`; empty for a game
+without one),
 ``GET /state`` the position as the person's seat sees it (:meth:`WebTable.snapshot`; with
 ``?after=N`` it waits up to :data:`LONG_POLL_S` seconds for a newer one), ``POST
 /move`` a move (``{"decision": n, "choice": <number of a listed move> | "<typed move>"}``).
@@ -94,6 +96,8 @@ class PlayServer(http.server.ThreadingHTTPServer):
 
     def __init__(self, address: tuple[str, int], table: WebTable) -> None:
         self.table = table
+        #: the game's board drawing script (read once: package data)
+        self.board_js = table.board.script() if table.board is not None else ""
         self.guard = HandshakeGuard(address[0])
         #: requests refused (for tests and the curious)
         self.refused = 0
@@ -140,6 +144,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self._send(200, PAGE_HTML.encode("utf-8"), "text/html; charset=utf-8")
         elif path == "/play.js":
             self._send(200, PAGE_JS.encode("utf-8"), "text/javascript; charset=utf-8")
+        elif path == "/board.js":
+            self._send(200, self.server.board_js.encode("utf-8"), "text/javascript; charset=utf-8")
         elif path == "/play.css":
             self._send(200, PAGE_CSS.encode("utf-8"), "text/css; charset=utf-8")
         elif path == "/state":

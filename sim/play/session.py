@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 from sim.core.errors import IllegalActionError, InputError, ScenarioError
-from sim.core.game import CHANCE, SIMULTANEOUS, Action, Game, State
+from sim.core.game import CHANCE, SIMULTANEOUS, Action, Game, GameConfig, State
 from sim.core.human import HUMAN_AGENT, Channel, SeatView, human_seats, seated
 from sim.core.outputs import default_run_folder, write_atomically
 from sim.core.play import play, seat_agents
@@ -249,6 +249,11 @@ class Session:
                              "--out for a new folder", source=self.out)
         return next(i for i in range(len(done) + 1) if i not in done)
 
+    def config(self) -> GameConfig:
+        """The configuration of the game to play (its seating's, with its index)."""
+        seating = self.scenario.seating(self.index)
+        return dataclasses.replace(self.scenario.config(seating.seats), game_index=self.index)
+
     def play(self, channel: Channel, before_step: Callable[[State, int], None] | None = None) -> tuple[State, Any]:
         """Play the game to its end with ``channel`` asking the person; ``before_step`` (the
         channel's view of the position) is called before every step and on the end.
@@ -261,7 +266,7 @@ class Session:
         """
         sc = self.scenario
         seating = sc.seating(self.index)
-        config = dataclasses.replace(sc.config(seating.seats), game_index=self.index)
+        config = self.config()
         streams = game_streams(sc.seed, seating.stream_index, config.num_players)
         with seated(channel):
             agents = seat_agents(self.game, seating.seats, config, streams)

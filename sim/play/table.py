@@ -13,11 +13,15 @@ from __future__ import annotations
 import itertools
 import queue
 import threading
-from typing import Any, Sequence
+import time
+from typing import TYPE_CHECKING, Any, Sequence
 
 from sim.core.game import CHANCE, SIMULTANEOUS, TERMINAL, Action, State
 from sim.core.human import Abandoned, SeatView
 from sim.play.session import Refused, resolve_choice
+
+if TYPE_CHECKING:
+    from sim.play.board import SeatBoard
 
 #: seconds the game thread waits on the queue before it looks whether the table was closed
 POLL_S = 0.2
@@ -25,6 +29,9 @@ POLL_S = 0.2
 VERDICT_S = 10.0
 #: the most log lines a snapshot carries (the latest; a long game's first ones are dropped)
 MAX_LOG = 400
+#: seconds between two drawings of the board while the agents move (the person's turn and the end
+#: are always drawn): the frames are rebuilt from the whole history each time
+BOARD_EVERY_S = 0.3
 
 
 def _one_per_seat(steps: Sequence[tuple[int, Any]]) -> list[tuple[int, Any]]:
@@ -100,9 +107,12 @@ class WebTable:
         labels: per seat, its label ("you" for the person).
         title: the game's title.
         game: the game's registry name.
+        board: the game's replay drawing of the position (:class:`sim.play.board.SeatBoard`); None:
+            the seat view's text alone.
     """
 
-    def __init__(self, view: SeatView, seat: int, labels: Sequence[str], title: str, game: str) -> None:
+    def __init__(self, view: SeatView, seat: int, labels: Sequence[str], title: str, game: str,
+                 board: "SeatBoard | None" = None) -> None:
         self.view = view
         self.seat = seat
         self.labels = list(labels)
@@ -121,6 +131,10 @@ class WebTable:
         self._refusal: str | None = None
         self._finished: dict[str, Any] | None = None
         self._closed = False
+        self.board = board
+        self._board: dict[str, Any] | None = None
+        self._board_error: str | None = None
+        self._board_at = -1.0
         self.version = 0
         #: the version of the last snapshot served (the command ends once the end was seen)
         self.served = -1
@@ -133,9 +147,27 @@ class WebTable:
             self.log.update(state)
             self._view = self.view.view(state.observation(self.seat))
             p = state.current_player()
+            self._draw_board(state, p)
             self._to_move = ("game over" if p == TERMINAL else "chance" if p == CHANCE
                              else "everyone at once" if p == SIMULTANEOUS else self.log.who(p))
             self._bump()
+
+    def _draw_board(self, state: State, to_move: int) -> None:
+        """The board of ``state`` for the page (see :mod:`sim.play.board`), drawn when the person is
+        to decide, at the end, and otherwise at most every :data:`BOARD_EVERY_S` seconds."""
+        if self.board is None or self._board_error is not None:
+            return
+        now = time.monotonic()
+        mine = to_move == self.seat or to_move == TERMINAL or (
+            to_move == SIMULTANEOUS and self.seat in state.simultaneous_seats())
+        if not mine and self._board is not None and now - self._board_at < BOARD_EVERY_S:
+            return
+        try:
+            self._board = self.board.frame(state)
+        except Exception as e:  # noqa: BLE001 - the game goes on; the page falls back to the text view
+            self._board_error = f"the board cannot be drawn ({type(e).__name__}: {e}); the position as text:"
+            self._board = None
+        self._board_at = now
 
     def choose(self, seat: int, observation: Any, legal_actions: Sequence[Action]) -> Action:
         """Offer ``legal_actions`` on the page and wait for the person's choice (see
@@ -218,7 +250,8 @@ class WebTable:
                 "labels": self.labels, "to_move": self._to_move, "your_turn": asking,
                 "decision": self._decision if asking else 0,
                 "legal": [str(a) for a in self._legal] if asking else [],
-                "refusal": self._refusal, "view": self._view,
+                "refusal": self._refusal, "view": self._view, "board": self._board,
+                "board_error": self._board_error,
                 "log": self.log.entries[-MAX_LOG:], "finished": self._finished,
             }
 

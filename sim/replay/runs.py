@@ -72,7 +72,6 @@ def export_run_pages(run_dir: str | Path, count: int = RUN_REPLAY_GAMES, *, regi
     run = Path(run_dir)
     if not has_turn_replays(run, registry):
         return RunPages()
-    out = run / REPLAYS_DIR
     written = []
     indices = stored_games(run)[:count]
     if announce is not None and indices:

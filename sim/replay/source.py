@@ -210,6 +210,8 @@ def check_same(stored: RunGame, frames: Frames, length: int, source: str) -> Non
         ReplayError: scores, winners, ending or length differ (each named).
     """
     out = frames.outcome
+    if out is None:
+        raise ReplayError(f"game {stored.game_index} played again does not reach its end", source=source)
     diffs = []
     if [float(x) for x in out.scores] != stored.scores:
         diffs.append(f"scores {list(out.scores)} instead of {stored.scores}")

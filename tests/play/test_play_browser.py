@@ -87,6 +87,10 @@ def _play_through_page(chromium: str, tmp_path: Path, scenario: str, seat: int, 
             decisions += 1
             n_before = int(status)
             if decisions == 2:
+                # the game's replay drawing of the position, the last step in words above it
+                assert browser.js("document.querySelectorAll('#board svg').length") == 1
+                assert browser.js("document.getElementById('lastmove').textContent").startswith("Last step: ")
+            if decisions == 2:
                 browser.js(_type(illegal(_state(url)["view"])))
                 # the refusal is shown, and the page has its answer (a click while a move is on its
                 # way is ignored, as for a person clicking twice)
