@@ -37,6 +37,11 @@ PAGE_HTML = """<!doctype html>
         <div class="row"><input id="typed" maxlength="120" spellcheck="false">
         <button id="send" type="submit">Play it</button></div>
       </form>
+      <form id="fields-form" autocomplete="off" novalidate hidden>
+        <h2 id="fields-title"></h2>
+        <div id="fields"></div>
+        <button id="fields-send" type="submit">Play it</button>
+      </form>
       <div id="refusal" role="alert" hidden></div>
       <div id="nomatch" hidden></div>
       <div id="moves"></div>
@@ -79,6 +84,9 @@ h2 { font-size: 15px; margin: 8px 0; color: #4a3f35; }
 .row { display: flex; gap: 6px; margin: 4px 0 8px; }
 #typed { flex: 1; font-family: ui-monospace, monospace; font-size: 14px; padding: 4px; }
 label { font-size: 13px; }
+#fields-form { background: #fff; border: 1px solid #cbbfae; padding: 6px 8px; margin: 0 0 8px; }
+#fields-form label { display: block; margin: 4px 0; }
+#fields-form input { width: 8em; font-family: ui-monospace, monospace; font-size: 14px; margin-left: 6px; }
 #refusal { background: #f8d3cf; border: 1px solid #c0392b; padding: 6px 8px; margin: 6px 0; font-size: 14px; }
 #nomatch { font-size: 13px; color: #5d4e3c; margin: 4px 0; }
 #result { background: #fff3cd; border: 1px solid #b8860b; padding: 8px; margin-bottom: 8px; font-size: 15px; }
@@ -135,6 +143,43 @@ function drawBoard(s) {
   details.hidden = true;
 }
 
+// A move made of numbers (the Sun's pass: aim and release) as fields, when the game's view offers
+// one: view.form = {title, move: "pass {aim} {release}", fields: [{name, label, min, max, step, value}]};
+// the move sent is the typed text the template makes, judged by the rules like any typed move.
+let formKey = "";
+function drawForm(s) {
+  const form = document.getElementById("fields-form");
+  const f = s.your_turn && s.view ? s.view.form : null;
+  form.hidden = !f;
+  if (!f) { formKey = ""; return; }
+  const key = s.decision + ":" + JSON.stringify(f);
+  if (key === formKey) return;  // keep what the person is typing
+  formKey = key;
+  document.getElementById("fields-title").textContent = f.title || "Your move";
+  const box = document.getElementById("fields");
+  box.replaceChildren();
+  for (const field of f.fields) {
+    const label = el("label", field.label);
+    const input = el("input");
+    input.type = "number";
+    input.name = field.name;
+    input.dataset.field = field.name;
+    for (const k of ["min", "max", "step", "value"]) if (field[k] !== undefined) input.setAttribute(k, String(field[k]));
+    label.append(input);
+    box.append(label);
+  }
+  form.dataset.move = f.move;
+}
+
+function formMove() {
+  const form = document.getElementById("fields-form");
+  let text = form.dataset.move || "";
+  for (const input of form.querySelectorAll("input[data-field]")) {
+    text = text.split("{" + input.dataset.field + "}").join(input.value.trim() || "?");
+  }
+  return text;
+}
+
 function norm(s) { return s.toLowerCase().replace(/\s+/g, ""); }
 
 // the listed moves that contain what is typed; all of them when nothing matches (a typed move
@@ -186,6 +231,7 @@ function render(s) {
   document.getElementById("seat").textContent =
     "you are seat " + s.seat + " (" + s.labels.map((l, i) => "seat " + i + ": " + l).join(", ") + ")";
   drawBoard(s);
+  drawForm(s);
   const status = document.getElementById("status");
   const turn = document.getElementById("turn");
   finished = !!s.finished;
@@ -258,6 +304,10 @@ document.getElementById("typed-form").addEventListener("submit", (ev) => {
   ev.preventDefault();
   const text = document.getElementById("typed").value.trim();
   if (text) send(text);
+});
+document.getElementById("fields-form").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  send(formMove());
 });
 follow();
 """
