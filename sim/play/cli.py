@@ -122,11 +122,14 @@ def _play_web(session: Any, port: int) -> Any:
     from sim.play.server import start_server
     from sim.play.table import WebTable
 
+    from sim.core.registry import resolve
     from sim.play.board import SeatBoard
 
     board = SeatBoard.of(session.registry, session.game, session.config(), session.human)
+    pages = getattr(session.view, "turn_pages", None)
+    turn_pages = resolve(pages)(session.labels, session.scenario.seed, session.index) if pages else None
     table = WebTable(session.view, session.human, session.labels, session.game.spec.title, session.game.spec.name,
-                     board=board)
+                     board=board, turn_pages=turn_pages)
     try:
         server, _thread = start_server(table, port)
     except OSError as e:

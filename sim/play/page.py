@@ -46,6 +46,7 @@ PAGE_HTML = """<!doctype html>
       <div id="nomatch" hidden></div>
       <div id="moves"></div>
     </div>
+    <div id="turns3d" hidden><h2>The passes in 3-D</h2><ul id="turns3d-list"></ul></div>
     <h2>What happened</h2>
     <ol id="log"></ol>
   </section>
@@ -87,6 +88,8 @@ label { font-size: 13px; }
 #fields-form { background: #fff; border: 1px solid #cbbfae; padding: 6px 8px; margin: 0 0 8px; }
 #fields-form label { display: block; margin: 4px 0; }
 #fields-form input { width: 8em; font-family: ui-monospace, monospace; font-size: 14px; margin-left: 6px; }
+#turns3d ul { margin: 0 0 8px; padding-left: 20px; font-size: 14px; max-height: 120px; overflow-y: auto; }
+#turns3d .pending { color: #777; }
 #refusal { background: #f8d3cf; border: 1px solid #c0392b; padding: 6px 8px; margin: 6px 0; font-size: 14px; }
 #nomatch { font-size: 13px; color: #5d4e3c; margin: 4px 0; }
 #result { background: #fff3cd; border: 1px solid #b8860b; padding: 8px; margin-bottom: 8px; font-size: 15px; }
@@ -180,6 +183,29 @@ function formMove() {
   return text;
 }
 
+// the 3-D page of each pass (the Sun), opened beside the game
+function drawTurns(s) {
+  const turns = s.turns_3d || [];
+  const box = document.getElementById("turns3d");
+  box.hidden = turns.length === 0;
+  const list = document.getElementById("turns3d-list");
+  list.replaceChildren(...turns.slice().reverse().map(t => {
+    const li = el("li");
+    const what = "turn " + (t.turn + 1) + ", " + t.who + " passed";
+    if (t.ready) {
+      const a = el("a", what + ": watch it in 3-D");
+      a.href = "/turn/" + t.turn;
+      a.target = "_blank";
+      a.rel = "noopener";
+      li.append(a);
+    } else {
+      li.append(el("span", what + (t.failed ? ": no 3-D view (" + t.failed + ")" : ": recording the 3-D view..."),
+                   "pending"));
+    }
+    return li;
+  }));
+}
+
 function norm(s) { return s.toLowerCase().replace(/\s+/g, ""); }
 
 // the listed moves that contain what is typed; all of them when nothing matches (a typed move
@@ -232,6 +258,7 @@ function render(s) {
     "you are seat " + s.seat + " (" + s.labels.map((l, i) => "seat " + i + ": " + l).join(", ") + ")";
   drawBoard(s);
   drawForm(s);
+  drawTurns(s);
   const status = document.getElementById("status");
   const turn = document.getElementById("turn");
   finished = !!s.finished;

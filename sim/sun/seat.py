@@ -69,6 +69,8 @@ class SunSeat:
     #: scenario tables a person's game sets: every frame of the table is kept in the store, since a
     #: person's choices cannot be re-simulated (``stonelab replay view RUN --game N`` shows it in 3-D)
     play_sections = {"record": {"frames": "all"}}
+    #: the 3-D page of each pass, for the play page (``TurnPages(labels, seed, game_index)``)
+    turn_pages = "sim.sun.viewer.play_turns:TurnPages"
 
     def parse(self, text: str) -> Any:
         """A placement, marker move or pass as listed (any case, spaces ignored), or the short

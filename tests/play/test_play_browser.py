@@ -196,6 +196,13 @@ def test_the_suns_pass_from_its_aim_and_release_fields(chromium: str, tmp_path: 
         browser.wait(f"fetch('/state').then(r => r.json()).then(s => s.decision !== {decision} || !!s.finished)")
         log = _state(url)["log"]
         assert any(e["who"] == "you" and e["text"] == f"Pass(aim {aim:.2f} deg, release 0.250 m)" for e in log), log
+        # the pass in 3-D: a link on the page to its viewer, served from memory
+        href = browser.wait("(() => { const a = document.querySelector('#turns3d-list a'); return a ? a.href : ''; })()")
+        assert re.fullmatch(re.escape(url) + r"turn/\d+", href), href
+        with urllib.request.urlopen(href, timeout=30) as r:
+            page = r.read().decode("utf-8")
+            assert "'unsafe-inline'" in r.headers["Content-Security-Policy"]
+        assert "__VISER_EMBED_DATA__" in page and "Loading the 3-D replay viewer" in page
     finally:
         browser.close()
         proc.terminate()
