@@ -288,7 +288,7 @@ class Session:
         record = {
             "game": sc.game, "scenario": sc.name, "game_index": self.index, "seed": sc.seed, "human_seat": self.human,
             "labels": result.labels,
-            "steps": [{"seat": "chance" if s == CHANCE else s, "action": str(a)} for s, a in state.history()],
+            "steps": [step_record(s, a) for s, a in state.history()],
             "notation": state.to_notation(),
         }
         if not self._held:
@@ -308,6 +308,18 @@ class Session:
         return Finished(self.index, self.out, outcome_words(result.winners, result.scores, self.labels,
                                                             self.game.spec.score_unit, result.termination),
                         path, result.scores, result.winners)
+
+
+def step_record(seat: int, action: Action) -> dict[str, Any]:
+    """One step of a move record: ``{"seat", "action": notation}``, and for a seat's action that is a
+    dataclass of plain values its exact ``fields`` (a notation may round a continuous move, e.g. the
+    Sun's aims to 0.01 deg; the replay needs the very action, docs/store.md)."""
+    out: dict[str, Any] = {"seat": "chance" if seat == CHANCE else seat, "action": str(action)}
+    if seat >= 0 and dataclasses.is_dataclass(action) and not isinstance(action, type):
+        fields = {f.name: getattr(action, f.name) for f in dataclasses.fields(action)}
+        if all(isinstance(v, (int, float, str, bool)) for v in fields.values()):
+            out["fields"] = fields
+    return out
 
 
 def outcome_words(winners: Sequence[int], scores: Sequence[float], labels: Sequence[str], unit: str,

@@ -1,7 +1,8 @@
 """A game a person played, read back from its move record (``RUN/played/game-<i>.json``, docs/store.md).
 
 A person's choices cannot be re-simulated from the seed: ``stonelab play`` writes every step of
-its game in the game's notation. :func:`played_history` plays that record again on a fresh state of
+its game in the game's notation (with a seat's action's exact ``fields`` where the notation rounds
+a continuous move). :func:`played_history` plays that record again on a fresh state of
 the stored scenario: each seat's decision is the recorded one (found among the seat's legal
 actions by its notation, or read back by the game's seat view for a move beside the listed
 candidates), chance is drawn from the game's chance stream exactly as the play loop drew it
@@ -67,6 +68,13 @@ def _pair_text(seat: int, action: Action) -> str:
     return f"({seat}, {action!r})"
 
 
+def _fields_of(action: Action) -> dict[str, Any] | None:
+    """A dataclass action's fields by name (as ``sim.play.session.step_record`` keeps them), or None."""
+    if not dataclasses.is_dataclass(action) or isinstance(action, type):
+        return None
+    return {f.name: getattr(action, f.name) for f in dataclasses.fields(action)}
+
+
 class _Cursor:
     """Where the record stands: the state the play loop is at (set before every step)."""
 
@@ -113,15 +121,23 @@ class _RecordedSeat:
         if step["seat"] != self.seat:
             raise ReplayError(f"step {k + 1} of the move record is {step['seat']!r}'s, but seat {self.seat} is to "
                               "move there", source=self.source)
+        fields = step.get("fields")
         for a in legal_actions:
-            if str(a) == text:
+            if str(a) == text and (not isinstance(fields, dict) or _fields_of(a) == fields):
                 return a
         if self.parse is not None:
-            # a move beside the listed candidates (a game with continuous moves lists only some)
+            # a move beside the listed candidates (a game with continuous moves lists only some):
+            # read from its notation, with the exact values the record keeps (the notation rounds)
             try:
-                return self.parse(text)
+                action = self.parse(text)
             except InputError:
                 pass
+            else:
+                parsed = _fields_of(action)
+                if isinstance(fields, dict) and parsed is not None and set(fields) == set(parsed):
+                    action = dataclasses.replace(action, **fields)
+                if str(action) == text:
+                    return action
         raise ReplayError(f"step {k + 1} of the move record, seat {self.seat} plays {text[:80]!r}, is not one of its "
                           "moves there: the code changed since the game was played", source=self.source)
 

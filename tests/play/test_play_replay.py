@@ -9,7 +9,6 @@ import pytest
 
 from play_helpers import playable
 from sim.cli import main
-from sim.core.human import seated
 from sim.core.store import Store
 from sim.games import REGISTRY
 from sim.play.session import Finished, Session
@@ -28,7 +27,7 @@ class _Last:
 
 def _played(path: str, seat: int, out: Path) -> Finished:
     session = Session(playable(path, seat, out), REGISTRY)
-    with session.held(), seated(_Last()):
+    with session.held():
         state, played = session.play(_Last())
         return session.store(state, played)
 
@@ -78,3 +77,18 @@ def test_the_report_links_the_played_games_page(tmp_path: Path) -> None:
     assert "href='../replays/game-0.html'" in report
     with Store.open(done.out) as store:
         assert store.query("SELECT COUNT(*) FROM games")[0][0] == 1
+
+
+def test_a_played_game_of_the_sun_is_watched_in_3d_with_the_rules_view(tmp_path: Path, capsys) -> None:
+    done = _played("sun/classic-2p.toml", 1, tmp_path / "run")
+    record = json.loads(done.record.read_text())
+    # the agent's continuous aims are kept exactly: the notation alone rounds them to 0.01 deg
+    passes = [s for s in record["steps"] if s["seat"] == 0 and s["action"].startswith("Pass(")]
+    assert passes and all(isinstance(s["fields"]["aim"], float) for s in passes)
+    out = tmp_path / "export"
+    assert main(["replay", "export", str(done.out), "--game", "0", "--out", str(out)]) == 0
+    meta = json.loads((out / "replay.json").read_text())["meta"]
+    # played again from the move record, frame for frame as kept: the rules' view is there
+    assert "rules_view_note" not in meta, meta
+    assert meta["outcome"] == {"winners": done.winners, "scores": done.scores}
+    assert (out / "standalone.html").is_file()
