@@ -169,14 +169,14 @@ def _played_again(run: Any, scenario_json: str, point: int, game_index: int, src
         return None
     sc = scenario_from_dict(json.loads(scenario_json), REGISTRY, source=src)
     game = REGISTRY.get(sc.game)
-    parse = getattr(resolve_seat(sc.game), "parse", None)
+    parse = getattr(_seat_view(sc.game), "parse", None)
     _config, state = played_history(game, sc.points(REGISTRY)[0].scenario, record, parse,
                                     source=str(record_path(run, game_index)))
     labels = [str(x) for x in record.get("labels") or []] or [s.label() for s in sc.seats]
     return game_record(state, labels, sc.seed, game_index)
 
 
-def resolve_seat(game: str) -> Any:
+def _seat_view(game: str) -> Any:
     """The game's seat view (its typed-move reader), or None."""
     from sim.core.registry import resolve
     from sim.games import REGISTRY
