@@ -52,6 +52,7 @@ def section(run: RunData) -> Section | None:
         "Replays",
         "Every game can be watched move by move: the board at each step, each step in words, hidden "
         "information per seat or for all. Each page is one file that opens in a browser, offline; the game is "
-        "played again from its seed and checked against the stored result.",
+        "played again from its seed (a game a person played: from its move record) and checked against the "
+        "stored result.",
         html=body,
     )

@@ -69,11 +69,14 @@ def _position(stones: list[tuple[int, int, int]], shown: list[bool], claims: Seq
     return board, hidden
 
 
-def frames(game: Game, config: GameConfig, history: Sequence[tuple[int, Action]]) -> Frames:
+def frames(game: Game, config: GameConfig, history: Sequence[tuple[int, Action]], *,
+           partial: bool = False) -> Frames:
     """One frame before the first stone, then one per stone placed (see the module docstring).
 
     Raises:
         IllegalActionError: the history does not apply.
+        ValueError: the history does not end the game and ``partial`` is false (a game in progress,
+            shown on the play page, is partial: its ``Frames.outcome`` is None).
     """
     first = game.new_initial_state(config)
     assert isinstance(first, DruidsState)
@@ -121,7 +124,7 @@ def frames(game: Game, config: GameConfig, history: Sequence[tuple[int, Action]]
                 (f" game {game_no + 1} of the match" if after.options.match_games > 1 else " the game")
         out.append(Frame(ply, seat, text, board, hidden))
     outcome = state.outcome()
-    if outcome is None:
+    if outcome is None and not partial:
         raise ValueError("the history does not end the game")
     return Frames(out, outcome, _setup(first))
 

@@ -73,6 +73,7 @@ def play(
                 done = _play_tui(session)
             else:
                 done = _play_web(session, port)
+            page = _write_replay_page(done) if REGISTRY.plugin(sc.game).replay is not None else None
     except KeyboardInterrupt as e:
         typer.echo("interrupted: the game was left before its end; nothing of it was stored", err=True)
         raise typer.Exit(143 if isinstance(e, Terminated) else 130) from None
@@ -82,8 +83,24 @@ def play(
     typer.echo(plain(f"game over: {done.summary}"))
     typer.echo(plain(f"stored as game {done.index} in {done.out} (moves: {done.record}); "
                      f"stonelab report {done.out}"))
+    if page is not None:
+        typer.echo(plain(f"its replay: {page} (or stonelab replay view {done.out} --game {done.index})"))
     if REGISTRY.plugin(sc.game).replays_3d:
         typer.echo(plain(f"watch it in 3-D: stonelab replay view {done.out} --game {done.index}"))
+
+
+def _write_replay_page(done: Any) -> Path | None:
+    """The stored game's replay page in ``RUN/replays/`` (the report links it), played again from
+    its move record; None, with a warning, when it cannot be made (the game is stored all the same)."""
+    from sim.core.errors import ReplayError
+    from sim.games import REGISTRY
+    from sim.replay.runs import export_game_page
+
+    try:
+        return export_game_page(done.out, done.index, registry=REGISTRY)
+    except (ReplayError, OSError) as e:
+        typer.echo(plain(f"warning: no replay page written ({e}); the game is stored"), err=True)
+        return None
 
 
 def _play_tui(session: Any) -> Any:
@@ -105,7 +122,14 @@ def _play_web(session: Any, port: int) -> Any:
     from sim.play.server import start_server
     from sim.play.table import WebTable
 
-    table = WebTable(session.view, session.human, session.labels, session.game.spec.title, session.game.spec.name)
+    from sim.core.registry import resolve
+    from sim.play.board import SeatBoard
+
+    board = SeatBoard.of(session.registry, session.game, session.config(), session.human)
+    pages = getattr(session.view, "turn_pages", None)
+    turn_pages = resolve(pages)(session.labels, session.scenario.seed, session.index) if pages else None
+    table = WebTable(session.view, session.human, session.labels, session.game.spec.title, session.game.spec.name,
+                     board=board, turn_pages=turn_pages)
     try:
         server, _thread = start_server(table, port)
     except OSError as e:

@@ -3,8 +3,9 @@
 
 The script long-polls ``/state`` and draws what it gets with ``textContent`` only, so a label, a
 move's notation or a reason cannot become markup. The board area is one function,
-``drawBoard(view)``, fed by the game's view of the position (``SeatView.view``: JSON whose
-``text`` is the position as text); a game's drawing can replace it without touching the rest.
+``drawBoard(snapshot)``: the game's replay drawing (``/board.js``, ``StonelabBoard.draw``) of the
+frame the server built for the person's seat (:mod:`sim.play.board`), with the game's view of the
+position as text (``SeatView.view``) below it, or alone for a game without a drawing.
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ PAGE_HTML = """<!doctype html>
 <main>
   <section id="left">
     <h2>The table, as your seat sees it</h2>
+    <div id="lastmove"></div>
     <div id="board"></div>
+    <details id="astext"><summary>the position as text</summary><pre id="boardtext"></pre></details>
   </section>
   <section id="right">
     <div id="result" hidden></div>
@@ -34,14 +37,21 @@ PAGE_HTML = """<!doctype html>
         <div class="row"><input id="typed" maxlength="120" spellcheck="false">
         <button id="send" type="submit">Play it</button></div>
       </form>
+      <form id="fields-form" autocomplete="off" novalidate hidden>
+        <h2 id="fields-title"></h2>
+        <div id="fields"></div>
+        <button id="fields-send" type="submit">Play it</button>
+      </form>
       <div id="refusal" role="alert" hidden></div>
       <div id="nomatch" hidden></div>
       <div id="moves"></div>
     </div>
+    <div id="turns3d" hidden><h2>The passes in 3-D</h2><ul id="turns3d-list"></ul></div>
     <h2>What happened</h2>
     <ol id="log"></ol>
   </section>
 </main>
+<script src="/board.js"></script>
 <script src="/play.js"></script>
 </body>
 </html>
@@ -58,7 +68,14 @@ main { display: flex; gap: 16px; padding: 12px 16px; align-items: flex-start; }
 #left { flex: 3; min-width: 0; }
 #right { flex: 2; min-width: 320px; }
 h2 { font-size: 15px; margin: 8px 0; color: #4a3f35; }
-#board pre { background: #fff; border: 1px solid #cbbfae; padding: 10px; font-size: 14px; line-height: 1.35;
+#board svg { width: 100%; height: auto; max-height: calc(100vh - 200px); display: block; background: #fff;
+  border: 1px solid #cbbfae; }
+#board .error { color: #8a1c10; font-size: 14px; }
+#lastmove { font-size: 14px; margin: 6px 0; padding: 4px 8px; background: #f3f7fb; border-left: 4px solid #0072B2; }
+#lastmove:empty { display: none; }
+#lastmove .note { color: #7a4b00; }
+#astext { margin-top: 6px; font-size: 13px; }
+#board pre, #boardtext { background: #fff; border: 1px solid #cbbfae; padding: 10px; font-size: 14px; line-height: 1.35;
   overflow-x: auto; margin: 0; }
 #moves { display: flex; flex-wrap: wrap; gap: 4px; max-height: 360px; overflow-y: auto; }
 #moves button { font-family: ui-monospace, monospace; font-size: 13px; padding: 3px 6px; cursor: pointer;
@@ -68,6 +85,11 @@ h2 { font-size: 15px; margin: 8px 0; color: #4a3f35; }
 .row { display: flex; gap: 6px; margin: 4px 0 8px; }
 #typed { flex: 1; font-family: ui-monospace, monospace; font-size: 14px; padding: 4px; }
 label { font-size: 13px; }
+#fields-form { background: #fff; border: 1px solid #cbbfae; padding: 6px 8px; margin: 0 0 8px; }
+#fields-form label { display: block; margin: 4px 0; }
+#fields-form input { width: 8em; font-family: ui-monospace, monospace; font-size: 14px; margin-left: 6px; }
+#turns3d ul { margin: 0 0 8px; padding-left: 20px; font-size: 14px; max-height: 120px; overflow-y: auto; }
+#turns3d .pending { color: #777; }
 #refusal { background: #f8d3cf; border: 1px solid #c0392b; padding: 6px 8px; margin: 6px 0; font-size: 14px; }
 #nomatch { font-size: 13px; color: #5d4e3c; margin: 4px 0; }
 #result { background: #fff3cd; border: 1px solid #b8860b; padding: 8px; margin-bottom: 8px; font-size: 15px; }
@@ -91,11 +113,97 @@ function el(tag, text, cls) {
   return e;
 }
 
-// The board area: the game's view of the position. Plain text here; a game's drawing may take
-// the same view (view.text is always there).
-function drawBoard(view) {
+// The board area: the game's replay drawing of the position (StonelabBoard, from /board.js) fed the
+// frame the server built for this seat alone (nothing hidden from it is in it); the seat view's
+// text below it, and in its place for a game without a drawing.
+function drawBoard(s) {
   const board = document.getElementById("board");
-  board.replaceChildren(el("pre", view && view.text ? view.text : ""));
+  const text = s.view && s.view.text ? s.view.text : "";
+  document.getElementById("boardtext").textContent = text;
+  const last = document.getElementById("lastmove");
+  last.replaceChildren();
+  const details = document.getElementById("astext");
+  if (s.board && window.StonelabBoard) {
+    try {
+      const doc = {setup: s.board.setup, seats: s.labels};
+      board.replaceChildren(window.StonelabBoard.draw(doc, s.board.frame, [s.seat]));
+      details.hidden = false;
+      if (s.board.step > 0) {
+        last.append(el("span", "Last step: " + s.board.frame.text));
+        const mine = s.board.frame.hidden[String(s.seat)];
+        if (mine && mine.note) last.append(el("span", " (only you know: " + mine.note + ")", "note"));
+      }
+      return;
+    } catch (err) {
+      board.replaceChildren(el("p", "the board cannot be drawn: " + err + "; the position as text:", "error"),
+                            el("pre", text));
+      details.hidden = true;
+      return;
+    }
+  }
+  const head = s.board_error ? [el("p", s.board_error, "error")] : [];
+  board.replaceChildren(...head, el("pre", text));
+  details.hidden = true;
+}
+
+// A move made of numbers (the Sun's pass: aim and release) as fields, when the game's view offers
+// one: view.form = {title, move: "pass {aim} {release}", fields: [{name, label, min, max, step, value}]};
+// the move sent is the typed text the template makes, judged by the rules like any typed move.
+let formKey = "";
+function drawForm(s) {
+  const form = document.getElementById("fields-form");
+  const f = s.your_turn && s.view ? s.view.form : null;
+  form.hidden = !f;
+  if (!f) { formKey = ""; return; }
+  const key = s.decision + ":" + JSON.stringify(f);
+  if (key === formKey) return;  // keep what the person is typing
+  formKey = key;
+  document.getElementById("fields-title").textContent = f.title || "Your move";
+  const box = document.getElementById("fields");
+  box.replaceChildren();
+  for (const field of f.fields) {
+    const label = el("label", field.label);
+    const input = el("input");
+    input.type = "number";
+    input.name = field.name;
+    input.dataset.field = field.name;
+    for (const k of ["min", "max", "step", "value"]) if (field[k] !== undefined) input.setAttribute(k, String(field[k]));
+    label.append(input);
+    box.append(label);
+  }
+  form.dataset.move = f.move;
+}
+
+function formMove() {
+  const form = document.getElementById("fields-form");
+  let text = form.dataset.move || "";
+  for (const input of form.querySelectorAll("input[data-field]")) {
+    text = text.split("{" + input.dataset.field + "}").join(input.value.trim() || "?");
+  }
+  return text;
+}
+
+// the 3-D page of each pass (the Sun), opened beside the game
+function drawTurns(s) {
+  const turns = s.turns_3d || [];
+  const box = document.getElementById("turns3d");
+  box.hidden = turns.length === 0;
+  const list = document.getElementById("turns3d-list");
+  list.replaceChildren(...turns.slice().reverse().map(t => {
+    const li = el("li");
+    const what = "turn " + (t.turn + 1) + ", " + t.who + " passed";
+    if (t.ready) {
+      const a = el("a", what + ": watch it in 3-D");
+      a.href = "/turn/" + t.turn;
+      a.target = "_blank";
+      a.rel = "noopener";
+      li.append(a);
+    } else {
+      li.append(el("span", what + (t.failed ? ": no 3-D view (" + t.failed + ")" : ": recording the 3-D view..."),
+                   "pending"));
+    }
+    return li;
+  }));
 }
 
 function norm(s) { return s.toLowerCase().replace(/\s+/g, ""); }
@@ -148,7 +256,9 @@ function render(s) {
   document.getElementById("title").textContent = s.title;
   document.getElementById("seat").textContent =
     "you are seat " + s.seat + " (" + s.labels.map((l, i) => "seat " + i + ": " + l).join(", ") + ")";
-  drawBoard(s.view);
+  drawBoard(s);
+  drawForm(s);
+  drawTurns(s);
   const status = document.getElementById("status");
   const turn = document.getElementById("turn");
   finished = !!s.finished;
@@ -221,6 +331,10 @@ document.getElementById("typed-form").addEventListener("submit", (ev) => {
   ev.preventDefault();
   const text = document.getElementById("typed").value.trim();
   if (text) send(text);
+});
+document.getElementById("fields-form").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  send(formMove());
 });
 follow();
 """

@@ -1,8 +1,11 @@
 """The page server of ``stonelab play``: the standard library's HTTP server on 127.0.0.1, answering
 the one page and its two requests, checking each (docs/security.md).
 
-Routes: ``GET /`` the page, ``GET /play.js`` and ``GET /play.css`` its script and style,
-``GET /state`` the position as the person's seat sees it (:meth:`WebTable.snapshot`; with
+Routes: ``GET /`` the page, ``GET /play.js`` and ``GET /play.css`` its script and style, ``GET
+/board.js`` the game's board drawing (the replay drawing, :mod:`sim.play.board`; empty for a game
+without one),
+``GET /turn/<turn>`` the 3-D page of that turn's pass (the Sun; a page of viser's client with the
+recording embedded, served with a policy that lets its inline scripts run), ``GET /state`` the position as the person's seat sees it (:meth:`WebTable.snapshot`; with
 ``?after=N`` it waits up to :data:`LONG_POLL_S` seconds for a newer one), ``POST
 /move`` a move (``{"decision": n, "choice": <number of a listed move> | "<typed move>"}``).
 
@@ -39,6 +42,16 @@ _SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-store",
+}
+
+#: the policy of a pass's 3-D page: viser's prebuilt client runs inline scripts and workers from blob:
+#: URLs; it still fetches nothing from elsewhere and cannot be framed by another site
+_TURN_PAGE_HEADERS = {
+    **_SECURITY_HEADERS,
+    "Content-Security-Policy": "default-src 'self' data: blob:; script-src 'self' 'unsafe-inline' 'unsafe-eval' "
+                               "blob:; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; worker-src "
+                               "'self' blob:; connect-src 'self' data: blob:; frame-ancestors 'self'; base-uri 'none'; "
+                               "form-action 'none'",
 }
 
 
@@ -94,6 +107,8 @@ class PlayServer(http.server.ThreadingHTTPServer):
 
     def __init__(self, address: tuple[str, int], table: WebTable) -> None:
         self.table = table
+        #: the game's board drawing script (read once: package data)
+        self.board_js = table.board.script() if table.board is not None else ""
         self.guard = HandshakeGuard(address[0])
         #: requests refused (for tests and the curious)
         self.refused = 0
@@ -107,11 +122,11 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
         pass  # the terminal shows the game, not a line per request
 
-    def _send(self, status: int, body: bytes, ctype: str) -> None:
+    def _send(self, status: int, body: bytes, ctype: str, headers: dict[str, str] | None = None) -> None:
         self.send_response(status)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(body)))
-        for k, v in _SECURITY_HEADERS.items():
+        for k, v in (headers or _SECURITY_HEADERS).items():
             self.send_header(k, v)
         self.end_headers()
         if self.command != "HEAD":
@@ -140,8 +155,16 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self._send(200, PAGE_HTML.encode("utf-8"), "text/html; charset=utf-8")
         elif path == "/play.js":
             self._send(200, PAGE_JS.encode("utf-8"), "text/javascript; charset=utf-8")
+        elif path == "/board.js":
+            self._send(200, self.server.board_js.encode("utf-8"), "text/javascript; charset=utf-8")
         elif path == "/play.css":
             self._send(200, PAGE_CSS.encode("utf-8"), "text/css; charset=utf-8")
+        elif path.startswith("/turn/") and path[6:].isdigit() and len(path) <= 12:
+            page = self.server.table.turn_page(int(path[6:]))
+            if page is None:
+                self._refuse(404, "no 3-D view of that turn (not a pass, not made yet, or no longer kept)")
+            else:
+                self._send(200, page, "text/html; charset=utf-8", _TURN_PAGE_HEADERS)
         elif path == "/state":
             after = parse_after(self.path)
             self._json(200, self.server.table.snapshot(after, LONG_POLL_S if after is not None else 0.0))

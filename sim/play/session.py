@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 from sim.core.errors import IllegalActionError, InputError, ScenarioError
-from sim.core.game import CHANCE, SIMULTANEOUS, Action, Game, State
+from sim.core.game import CHANCE, SIMULTANEOUS, Action, Game, GameConfig, State
 from sim.core.human import HUMAN_AGENT, Channel, SeatView, human_seats, seated
 from sim.core.outputs import default_run_folder, write_atomically
 from sim.core.play import play, seat_agents
@@ -33,10 +33,9 @@ from sim.core.registry import Registry, resolve
 from sim.core.runner import game_result, study_meta
 from sim.core.scenario import Scenario, scenario_from_dict
 from sim.core.seeding import game_streams
+from sim.replay.played import record_path
 from sim.core.store import LOCK_NAME, STORE_NAME, Store, check_run_folder, lock_run_folder, reading
 
-#: the folder of the move records inside a run folder
-RECORDS = "played"
 
 
 class Refused(Exception):
@@ -250,6 +249,11 @@ class Session:
                              "--out for a new folder", source=self.out)
         return next(i for i in range(len(done) + 1) if i not in done)
 
+    def config(self) -> GameConfig:
+        """The configuration of the game to play (its seating's, with its index)."""
+        seating = self.scenario.seating(self.index)
+        return dataclasses.replace(self.scenario.config(seating.seats), game_index=self.index)
+
     def play(self, channel: Channel, before_step: Callable[[State, int], None] | None = None) -> tuple[State, Any]:
         """Play the game to its end with ``channel`` asking the person; ``before_step`` (the
         channel's view of the position) is called before every step and on the end.
@@ -262,7 +266,7 @@ class Session:
         """
         sc = self.scenario
         seating = sc.seating(self.index)
-        config = dataclasses.replace(sc.config(seating.seats), game_index=self.index)
+        config = self.config()
         streams = game_streams(sc.seed, seating.stream_index, config.num_players)
         with seated(channel):
             agents = seat_agents(self.game, seating.seats, config, streams)
@@ -284,12 +288,12 @@ class Session:
         record = {
             "game": sc.game, "scenario": sc.name, "game_index": self.index, "seed": sc.seed, "human_seat": self.human,
             "labels": result.labels,
-            "steps": [{"seat": "chance" if s == CHANCE else s, "action": str(a)} for s, a in state.history()],
+            "steps": [step_record(s, a) for s, a in state.history()],
             "notation": state.to_notation(),
         }
         if not self._held:
             raise RuntimeError("Session.store outside Session.held()")
-        path = self.out / RECORDS / f"game-{self.index}.json"
+        path = record_path(self.out, self.index)
         path.parent.mkdir(exist_ok=True)
         text = json.dumps(record, indent=1) + "\n"
         write_atomically(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
@@ -304,6 +308,18 @@ class Session:
         return Finished(self.index, self.out, outcome_words(result.winners, result.scores, self.labels,
                                                             self.game.spec.score_unit, result.termination),
                         path, result.scores, result.winners)
+
+
+def step_record(seat: int, action: Action) -> dict[str, Any]:
+    """One step of a move record: ``{"seat", "action": notation}``, and for a seat's action that is a
+    dataclass of plain values its exact ``fields`` (a notation may round a continuous move, e.g. the
+    Sun's aims to 0.01 deg; the replay needs the very action, docs/store.md)."""
+    out: dict[str, Any] = {"seat": "chance" if seat == CHANCE else seat, "action": str(action)}
+    if seat >= 0 and dataclasses.is_dataclass(action) and not isinstance(action, type):
+        fields = {f.name: getattr(action, f.name) for f in dataclasses.fields(action)}
+        if all(isinstance(v, (int, float, str, bool)) for v in fields.values()):
+            out["fields"] = fields
+    return out
 
 
 def outcome_words(winners: Sequence[int], scores: Sequence[float], labels: Sequence[str], unit: str,

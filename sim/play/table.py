@@ -13,11 +13,15 @@ from __future__ import annotations
 import itertools
 import queue
 import threading
-from typing import Any, Sequence
+import time
+from typing import TYPE_CHECKING, Any, Sequence
 
 from sim.core.game import CHANCE, SIMULTANEOUS, TERMINAL, Action, State
 from sim.core.human import Abandoned, SeatView
 from sim.play.session import Refused, resolve_choice
+
+if TYPE_CHECKING:
+    from sim.play.board import SeatBoard
 
 #: seconds the game thread waits on the queue before it looks whether the table was closed
 POLL_S = 0.2
@@ -25,6 +29,11 @@ POLL_S = 0.2
 VERDICT_S = 10.0
 #: the most log lines a snapshot carries (the latest; a long game's first ones are dropped)
 MAX_LOG = 400
+#: the most 3-D pages of passes kept in memory (the latest; each is about a megabyte)
+MAX_TURN_PAGES = 40
+#: seconds between two drawings of the board while the agents move (the person's turn and the end
+#: are always drawn): the frames are rebuilt from the whole history each time
+BOARD_EVERY_S = 0.3
 
 
 def _one_per_seat(steps: Sequence[tuple[int, Any]]) -> list[tuple[int, Any]]:
@@ -100,9 +109,16 @@ class WebTable:
         labels: per seat, its label ("you" for the person).
         title: the game's title.
         game: the game's registry name.
+        board: the game's replay drawing of the position (:class:`sim.play.board.SeatBoard`); None:
+            the seat view's text alone.
+        turn_pages: the 3-D page of each pass of a game with physics passes (the Sun:
+            ``sim.sun.viewer.play_turns.TurnPages``: ``done(state)``, ``capture(state)``,
+            ``page(captured, turn)``); None: none. The pages are made in a thread of their own and
+            served from memory (``GET /turn/<turn>``).
     """
 
-    def __init__(self, view: SeatView, seat: int, labels: Sequence[str], title: str, game: str) -> None:
+    def __init__(self, view: SeatView, seat: int, labels: Sequence[str], title: str, game: str,
+                 board: "SeatBoard | None" = None, turn_pages: Any = None) -> None:
         self.view = view
         self.seat = seat
         self.labels = list(labels)
@@ -121,6 +137,16 @@ class WebTable:
         self._refusal: str | None = None
         self._finished: dict[str, Any] | None = None
         self._closed = False
+        self.board = board
+        self._board: dict[str, Any] | None = None
+        self._board_error: str | None = None
+        self._board_at = -1.0
+        self.turn_pages = turn_pages
+        self._turns_seen: dict[int, int] = {}  # turn -> seat, every pass noticed
+        self._turn_html: dict[int, bytes] = {}
+        self._turn_failed: dict[int, str] = {}
+        self._turn_jobs: queue.Queue[tuple[Any, int] | None] = queue.Queue()
+        self._turn_worker: threading.Thread | None = None
         self.version = 0
         #: the version of the last snapshot served (the command ends once the end was seen)
         self.served = -1
@@ -133,9 +159,69 @@ class WebTable:
             self.log.update(state)
             self._view = self.view.view(state.observation(self.seat))
             p = state.current_player()
+            self._draw_board(state, p)
+            self._note_passes(state)
             self._to_move = ("game over" if p == TERMINAL else "chance" if p == CHANCE
                              else "everyone at once" if p == SIMULTANEOUS else self.log.who(p))
             self._bump()
+
+    def _draw_board(self, state: State, to_move: int) -> None:
+        """The board of ``state`` for the page (see :mod:`sim.play.board`), drawn when the person is
+        to decide, at the end, and otherwise at most every :data:`BOARD_EVERY_S` seconds."""
+        if self.board is None or self._board_error is not None:
+            return
+        now = time.monotonic()
+        mine = to_move == self.seat or to_move == TERMINAL or (
+            to_move == SIMULTANEOUS and self.seat in state.simultaneous_seats())
+        if not mine and self._board is not None and now - self._board_at < BOARD_EVERY_S:
+            return
+        try:
+            self._board = self.board.frame(state)
+        except Exception as e:  # noqa: BLE001 - the game goes on; the page falls back to the text view
+            self._board_error = f"the board cannot be drawn ({type(e).__name__}: {e}); the position as text:"
+            self._board = None
+        self._board_at = now
+
+    def _note_passes(self, state: State) -> None:
+        """Queue the 3-D page of each pass not seen before (the recording is copied now, the page
+        made in the pages' thread)."""
+        if self.turn_pages is None:
+            return
+        new = [(t, s) for t, s in self.turn_pages.done(state) if t not in self._turns_seen]
+        if not new:
+            return
+        captured = self.turn_pages.capture(state)
+        for t, s in new:
+            self._turns_seen[t] = s
+            self._turn_jobs.put((captured, t))
+        if self._turn_worker is None:
+            self._turn_worker = threading.Thread(target=self._make_turn_pages, name="stonelab-play-3d", daemon=True)
+            self._turn_worker.start()
+
+    def _make_turn_pages(self) -> None:
+        """The pages' thread: make each queued page, keep the latest :data:`MAX_TURN_PAGES`."""
+        while True:
+            job = self._turn_jobs.get()
+            if job is None or self._closed:
+                return
+            captured, turn = job
+            try:
+                page = self.turn_pages.page(captured, turn)
+            except Exception as e:  # noqa: BLE001 - the game goes on; the page says why there is no view
+                with self._cond:
+                    self._turn_failed[turn] = f"{type(e).__name__}: {e}"
+                    self._bump()
+                continue
+            with self._cond:
+                self._turn_html[turn] = page
+                for old in sorted(self._turn_html)[:-MAX_TURN_PAGES]:
+                    del self._turn_html[old]
+                self._bump()
+
+    def turn_page(self, turn: int) -> bytes | None:
+        """The 3-D page of the pass of turn ``turn``, or None (not made, not yet, or dropped)."""
+        with self._cond:
+            return self._turn_html.get(turn)
 
     def choose(self, seat: int, observation: Any, legal_actions: Sequence[Action]) -> Action:
         """Offer ``legal_actions`` on the page and wait for the person's choice (see
@@ -196,6 +282,7 @@ class WebTable:
         """End the wait of :meth:`choose` (it raises :class:`Abandoned`) and refuse further moves."""
         self._closed = True
         self._inbox.put((-1, 0, ""))
+        self._turn_jobs.put(None)
         with self._cond:
             self._cond.notify_all()
 
@@ -218,7 +305,11 @@ class WebTable:
                 "labels": self.labels, "to_move": self._to_move, "your_turn": asking,
                 "decision": self._decision if asking else 0,
                 "legal": [str(a) for a in self._legal] if asking else [],
-                "refusal": self._refusal, "view": self._view,
+                "refusal": self._refusal, "view": self._view, "board": self._board,
+                "board_error": self._board_error,
+                "turns_3d": [{"turn": t, "seat": s, "who": self.log.who(s),
+                              "ready": t in self._turn_html, "failed": self._turn_failed.get(t)}
+                             for t, s in sorted(self._turns_seen.items())],
                 "log": self.log.entries[-MAX_LOG:], "finished": self._finished,
             }
 

@@ -54,12 +54,13 @@ class Frames:
 
     Attributes:
         frames: the steps, in order (the first is the position before any decision).
-        outcome: the outcome of the state the frames were made from (played again from the history).
+        outcome: the outcome of the state the frames were made from (played again from the history);
+            None for a game in progress (``partial``, the play page's board).
         setup: facts the drawing needs once (the board's shape, the rules' counts), JSON values.
     """
 
     frames: list[Frame]
-    outcome: Outcome
+    outcome: Outcome | None
     setup: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -68,9 +69,11 @@ class ReplayBook:
     """What a turn-based game brings for replays (named by its plug-in's ``replay``).
 
     Attributes:
-        frames: ``frames(game, config, history) -> Frames``: play ``history`` (the terminal state's
-            :meth:`~sim.core.game.State.history`) again from ``game.new_initial_state(config)`` and
-            describe every step. Pure: no I/O.
+        frames: ``frames(game, config, history, *, partial=False) -> Frames``: play ``history`` (the
+            terminal state's :meth:`~sim.core.game.State.history`) again from
+            ``game.new_initial_state(config)`` and describe every step; a history that does not end
+            the game raises ``ValueError`` unless ``partial`` (a game in progress, drawn on the play
+            page). Pure: no I/O.
         board_js: file name, next to the module that holds the book, of the drawing script: it sets
             ``window.StonelabBoard = {draw(doc, frame, seats) -> SVG element}`` (``seats``: the seats
             whose hidden parts to show), building the SVG with the page's ``svg``/``svgText``
@@ -79,7 +82,7 @@ class ReplayBook:
             ``board_js`` is looked up.
     """
 
-    frames: Callable[[Game, GameConfig, Sequence[tuple[int, Action]]], Frames]
+    frames: Callable[..., Frames]
     board_js: str
     module: str
 

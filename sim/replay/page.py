@@ -146,6 +146,12 @@ var start=parseInt((location.hash.match(/step=(\d+)/)||[])[1],10);go(isNaN(start
 """
 
 
+def board_helpers_js() -> str:
+    """The helpers every drawing script uses (``svg``, ``svgText``, ``seatColour``): the script
+    that must run before a game's ``replay_board.js`` (also on the play page)."""
+    return _SHELL_JS
+
+
 def render_page(doc: Mapping[str, Any], board_js: str) -> str:
     """The whole replay page for the replay document ``doc`` (``title``, ``subtitle``, ``seats``,
     ``view_seats``, ``result.text``, ``frames``: docs/replay-format.md) drawn by ``board_js``.

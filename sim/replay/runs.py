@@ -5,7 +5,8 @@ Layout inside a run folder (beside the 3-D replays of the games that have those)
     replays/game-<i>.html     the replay page of game i of sweep point 0 (one self-contained file)
 
 :data:`RUN_REPLAY_GAMES` games are written (the first ones); any other is one command away:
-``stonelab replay export RUN --game N --out FILE.html``. The report's Replays section links these.
+``stonelab replay export RUN --game N --out FILE.html``. ``stonelab play`` writes the page of each game
+a person played when it is stored. The report's Replays section links these.
 """
 
 from __future__ import annotations
@@ -71,12 +72,24 @@ def export_run_pages(run_dir: str | Path, count: int = RUN_REPLAY_GAMES, *, regi
     run = Path(run_dir)
     if not has_turn_replays(run, registry):
         return RunPages()
-    out = run / REPLAYS_DIR
     written = []
     indices = stored_games(run)[:count]
     if announce is not None and indices:
         announce(indices)
     for index in indices:
-        text = page_for(run_replay(run, index, 0, registry=registry))
-        written.append(write_atomically(out / page_name(index), lambda tmp: tmp.write_text(text, encoding="utf-8")))
+        written.append(export_game_page(run, index, registry=registry))
     return RunPages(written)
+
+
+def export_game_page(run_dir: str | Path, game_index: int, *, registry: Registry | None = None) -> Path:
+    """Write the replay page of game ``game_index`` (sweep point 0) to ``RUN/replays/`` (a game a person
+    played is played again from its move record, :mod:`sim.replay.played`); its path.
+
+    Raises:
+        ReplayError: the game has no turn-by-turn replays, or played again it does not end as stored.
+        OSError: the page cannot be written.
+    """
+    run = Path(run_dir)
+    text = page_for(run_replay(run, game_index, 0, registry=registry))
+    return write_atomically(run / REPLAYS_DIR / page_name(game_index),
+                            lambda tmp: tmp.write_text(text, encoding="utf-8"))

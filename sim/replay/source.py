@@ -2,7 +2,8 @@
 
 The store keeps each game's result, not its moves; a game depends only on the run's scenario, its
 root seed and the game's index (docs/reproducibility.md), so :func:`run_replay` plays it again
-exactly as the runner did (:func:`sim.core.runner.play_seeded`), lets the game's
+exactly as the runner did (:func:`sim.core.runner.play_seeded`); a game a person played
+(``stonelab play``) is played again from its move record instead (:mod:`sim.replay.played`). It lets the game's
 :class:`~sim.replay.model.ReplayBook` describe every step, and checks that the game played again
 ends as the stored one did (scores, winners, ending, length) before it shows anything.
 """
@@ -19,6 +20,7 @@ from sim.core.errors import InputError, ReplayError
 from sim.core.registry import GamePlugin, Registry, resolve
 from sim.replay.model import Frames, ReplayBook
 from sim.replay.page import FORMAT, VERSION, board_script
+from sim.replay.played import RECORDS, played_history, read_record, record_path
 
 
 @dataclass(frozen=True)
@@ -170,13 +172,24 @@ def run_replay(run: str | Path, game_index: int, point: int = 0, *, registry: Re
         if not 0 <= point < len(pts):
             raise ReplayError(f"the run has sweep points 0..{len(pts) - 1}, not {point}", source=src)
         game = registry.get(stored.game)
-        config, played = play_seeded(game, pts[point].scenario, game_index)
-    frames: Frames = book.frames(game, config, played.state.history())
-    check_same(stored, frames, played.state.length(), src)
+        record = read_record(run, game_index) if point == 0 else None
+        if record is None:
+            config, played = play_seeded(game, pts[point].scenario, game_index)
+            state = played.state
+            how = "re-played from the seed and checked against the stored result"
+        else:
+            # a person's game: their choices are in its move record, not in the seed
+            parse = getattr(resolve(plugin.seat), "parse", None) if plugin.seat else None
+            config, state = played_history(game, pts[point].scenario, record, parse,
+                                           source=str(record_path(run, game_index)))
+            how = (f"played by a person; re-played from its move record ({RECORDS}/game-{game_index}.json) and "
+                   "checked against the stored result")
+    frames: Frames = book.frames(game, config, state.history())
+    check_same(stored, frames, state.length(), src)
     return {
         "format": FORMAT, "version": VERSION, "game": stored.game, "title": f"{game.spec.title}: game {game_index}"
         + (f" of sweep point {point}" if point else "") + (f" of {stored.run_label}" if stored.run_label else ""),
-        "subtitle": f"run {Path(run)}; seed {sc.seed}; re-played from the seed and checked against the stored result",
+        "subtitle": f"run {Path(run)}; seed {sc.seed}; {how}",
         "run": {"path": str(Path(run)), "name": stored.run_label, "point": point, "game_index": game_index,
                 "seed": sc.seed},
         "seats": stored.labels if len(stored.labels) == n_seats else [f"seat {s}" for s in range(n_seats)],
@@ -197,6 +210,8 @@ def check_same(stored: RunGame, frames: Frames, length: int, source: str) -> Non
         ReplayError: scores, winners, ending or length differ (each named).
     """
     out = frames.outcome
+    if out is None:
+        raise ReplayError(f"game {stored.game_index} played again does not reach its end", source=source)
     diffs = []
     if [float(x) for x in out.scores] != stored.scores:
         diffs.append(f"scores {list(out.scores)} instead of {stored.scores}")
@@ -207,7 +222,7 @@ def check_same(stored: RunGame, frames: Frames, length: int, source: str) -> Non
     if length != stored.length:
         diffs.append(f"length {length} instead of {stored.length}")
     if diffs:
-        raise ReplayError(f"game {stored.game_index} played again from its seed does not end as stored ("
+        raise ReplayError(f"game {stored.game_index} played again does not end as stored ("
                           + "; ".join(diffs) + "): the code changed since the run; run the study again",
                           source=source)
 

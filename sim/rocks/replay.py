@@ -77,12 +77,15 @@ def _describe(before: RocksState, seat: int, a: Action, after: RocksState) -> tu
     return f"{who}: {a}", {}
 
 
-def frames(game: Game, config: GameConfig, history: Sequence[tuple[int, Action]]) -> Frames:
+def frames(game: Game, config: GameConfig, history: Sequence[tuple[int, Action]], *,
+           partial: bool = False) -> Frames:
     """One frame for the deal and the guard's card, then one per seat action (see the module
     docstring).
 
     Raises:
         IllegalActionError: the history does not apply.
+        ValueError: the history does not end the game and ``partial`` is false (a game in progress,
+            shown on the play page, is partial: its ``Frames.outcome`` is None).
     """
     first = game.new_initial_state(config)
     assert isinstance(first, RocksState)
@@ -128,7 +131,7 @@ def frames(game: Game, config: GameConfig, history: Sequence[tuple[int, Action]]
         pending = [before.turn + 1, seat, text, last, {}, _board(after), False]
     flush()
     outcome = state.outcome()
-    if outcome is None:
+    if outcome is None and not partial:
         raise ValueError("the history does not end the game")
     return Frames(out, outcome, _setup(first))
 

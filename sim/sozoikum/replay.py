@@ -147,11 +147,14 @@ def _describe(before: SozoikumState, seat: int, a: Any) -> str:
     return f"{who}: {a}"
 
 
-def frames(game: Game, config: GameConfig, history: Sequence[tuple[int, Action]]) -> Frames:
+def frames(game: Game, config: GameConfig, history: Sequence[tuple[int, Action]], *,
+           partial: bool = False) -> Frames:
     """The frames of a game (see the module docstring).
 
     Raises:
         IllegalActionError: the history does not apply.
+        ValueError: the history does not end the game and ``partial`` is false (a game in progress,
+            shown on the play page, is partial: its ``Frames.outcome`` is None).
         ValueError: a house built again does not give the verdict the rules logged.
     """
     first = game.new_initial_state(config)
@@ -205,7 +208,7 @@ def frames(game: Game, config: GameConfig, history: Sequence[tuple[int, Action]]
         out.insert(0, Frame(0, NO_SEAT, f"the game begins: {first.num_players} players, {first.bag_size()} stones in "
                             f"the bag, {first.gems[0]} gems each, {first.mine} in the mine", board0, hidden0))
     outcome = state.outcome()
-    if outcome is None:
+    if outcome is None and not partial:
         raise ValueError("the history does not end the game")
     setup = {
         "shapes": {str(i): _resting(seed, state.options) for i, seed in enumerate(state.stones)},

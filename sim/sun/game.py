@@ -617,8 +617,23 @@ def record_game(scenario: Any, game_index: int, rate_hz: float = 60.0) -> dict[s
     streams = game_streams(scenario.seed, seating.stream_index, config.num_players)
     state = play(GAME, config, seat_agents(GAME, seating.seats, config, streams), streams.chance,
                  label=f"game {game_index} of {scenario.name}").state
-    tab = state.table  # type: ignore[attr-defined]
-    return {"game": "sun", "seed": scenario.seed, "index": game_index, "notation": state.to_notation(),
-            "outcome": {"winners": list(state.outcome().winners), "scores": list(state.outcome().scores)},  # type: ignore[union-attr]
-            "players": [s.label() for s in seating.seats], "geometry": V.geometry_view(state.geom),  # type: ignore[attr-defined]
+    return game_record(state, [s.label() for s in seating.seats], scenario.seed, game_index)
+
+
+def game_record(state: Any, players: Sequence[str], seed: int, game_index: int) -> dict[str, Any]:
+    """The recording of a game played with ``[record] frames = "all"`` so far, as
+    :func:`record_game` returns it (``outcome`` None while the game goes on): what
+    ``sim.sun.viewer.replay.convert.from_game_record`` reads. The lists are copies (the game moves
+    on).
+
+    Raises:
+        InputError: ``state`` is not a state of the Sun.
+    """
+    tab = getattr(state, "table", None)
+    if tab is None or not hasattr(state, "geom"):
+        raise InputError(f"not a state of the Sun: {type(state).__name__}", key="state")
+    out = state.outcome()
+    return {"game": "sun", "seed": seed, "index": game_index, "notation": state.to_notation(),
+            "outcome": None if out is None else {"winners": list(out.winners), "scores": list(out.scores)},
+            "players": list(players), "geometry": V.geometry_view(state.geom),
             "calls": list(tab.record or []), "rules": list(tab.views or [])}

@@ -69,6 +69,8 @@ class SunSeat:
     #: scenario tables a person's game sets: every frame of the table is kept in the store, since a
     #: person's choices cannot be re-simulated (``stonelab replay view RUN --game N`` shows it in 3-D)
     play_sections = {"record": {"frames": "all"}}
+    #: the 3-D page of each pass, for the play page (``TurnPages(labels, seed, game_index)``)
+    turn_pages = "sim.sun.viewer.play_turns:TurnPages"
 
     def parse(self, text: str) -> Any:
         """A placement, marker move or pass as listed (any case, spaces ignored), or the short
@@ -117,9 +119,31 @@ class SunSeat:
         gates = [{"stone": i, "shape": st.shapes[i]} for i, r in enumerate(st.role) if r == GATE]
         passes = [{"seat": p["seat"], "aim_deg": p["aim_deg"], "release_m": p["release_m"],
                    "penalties": p["penalties"], "causes": p["causes"]} for p in st.passes]
-        return {"game": "sun", "seat": st.seat, "phase": st.phase, "turn": st.turn, "positions": positions,
-                "gaps": gaps, "gates": gates, "seats": seats, "field": field, "passes": passes,
-                "text": self.text(obs)}
+        out = {"game": "sun", "seat": st.seat, "phase": st.phase, "turn": st.turn, "positions": positions,
+               "gaps": gaps, "gates": gates, "seats": seats, "field": field, "passes": passes,
+               "text": self.text(obs)}
+        if st.phase == "pass":
+            out["form"] = self.pass_form(obs)
+        return out
+
+    @staticmethod
+    def pass_form(obs: SunObservation) -> dict[str, Any]:
+        """The pass as two number fields for the play page (``form``: each field's name, label, range
+        and first value; ``move``: the typed move they make, ``{aim}`` and ``{release}`` filled in).
+        The first aim is the middle of the seat's first arc of aims that cross its mark area (none:
+        0 deg), the first release a hand span; the rules judge whatever is sent."""
+        st = obs.state
+        g = st.geom
+        arcs = st.pass_arcs(seat=st.seat)
+        aim = 0.0
+        if arcs:
+            a, b = arcs[0]
+            aim = _deg(a + ((b - a) % (2 * math.pi)) / 2)
+        return {"title": "Pass the ball", "move": "pass {aim} {release}", "fields": [
+            {"name": "aim", "label": "aim (deg, 0 = +x, counter-clockwise)", "min": 0, "max": 360, "step": 0.1,
+             "value": round(aim, 1)},
+            {"name": "release", "label": "release (m outside the base edge)", "min": round(g.min_release, 3),
+             "max": round(g.max_release, 3), "step": 0.001, "value": round(g.min_release, 3)}]}
 
     def text(self, obs: SunObservation) -> str:
         """The ring as lines of text."""

@@ -87,6 +87,10 @@ def _play_through_page(chromium: str, tmp_path: Path, scenario: str, seat: int, 
             decisions += 1
             n_before = int(status)
             if decisions == 2:
+                # the game's replay drawing of the position, the last step in words above it
+                assert browser.js("document.querySelectorAll('#board svg').length") == 1
+                assert browser.js("document.getElementById('lastmove').textContent").startswith("Last step: ")
+            if decisions == 2:
                 browser.js(_type(illegal(_state(url)["view"])))
                 # the refusal is shown, and the page has its answer (a click while a move is on its
                 # way is ignored, as for a person clicking twice)
@@ -163,3 +167,43 @@ def test_a_game_of_rocks_through_the_page(chromium: str, tmp_path: Path) -> None
         assert refusal == f"{SEAT.parse(typed)} is not allowed: {e.reason}", refusal
     else:
         raise AssertionError("the typed move was legal")
+
+
+def test_the_suns_pass_from_its_aim_and_release_fields(chromium: str, tmp_path: Path) -> None:
+    proc, url = _start("sun/classic-2p.toml", 1, tmp_path / "run")
+    browser = Browser(chromium, url, tmp_path / "profile")
+    try:
+        # the listed placements and marker moves until the person is to pass
+        while True:
+            status = browser.wait(_SYNCED)
+            assert status != "over"
+            if not browser.js("document.getElementById('fields-form').hidden"):
+                break
+            browser.js(_CLICK_FIRST)
+            browser.wait(f"fetch('/state').then(r => r.json()).then(s => s.decision !== {int(status)} || !!s.finished)")
+        assert browser.js("document.getElementById('fields-title').textContent") == "Pass the ball"
+        aim = float(browser.js("document.querySelector('#fields input[data-field=\"aim\"]').value"))
+        decision = int(browser.js("document.body.dataset.decision"))
+        # a release inside a hand span of the base is refused with the rules' reason
+        browser.js("(() => { document.querySelector('#fields input[data-field=\"release\"]').value = '0.05';"
+                   " document.getElementById('fields-send').click(); return true; })()")
+        refusal = browser.wait("(() => { const r = document.getElementById('refusal');"
+                               " return r.hidden || document.body.dataset.busy !== '0' ? '' : r.textContent; })()")
+        assert refusal.startswith(f"Pass(aim {aim:.2f} deg, release 0.050 m) is not allowed: release 0.050 m outside "
+                                  "the base is less than a hand span"), refusal
+        browser.js("(() => { document.querySelector('#fields input[data-field=\"release\"]').value = '0.25';"
+                   " document.getElementById('fields-send').click(); return true; })()")
+        browser.wait(f"fetch('/state').then(r => r.json()).then(s => s.decision !== {decision} || !!s.finished)")
+        log = _state(url)["log"]
+        assert any(e["who"] == "you" and e["text"] == f"Pass(aim {aim:.2f} deg, release 0.250 m)" for e in log), log
+        # the pass in 3-D: a link on the page to its viewer, served from memory
+        href = browser.wait("(() => { const a = document.querySelector('#turns3d-list a'); return a ? a.href : ''; })()")
+        assert re.fullmatch(re.escape(url) + r"turn/\d+", href), href
+        with urllib.request.urlopen(href, timeout=30) as r:
+            page = r.read().decode("utf-8")
+            assert "'unsafe-inline'" in r.headers["Content-Security-Policy"]
+        assert "__VISER_EMBED_DATA__" in page and "Loading the 3-D replay viewer" in page
+    finally:
+        browser.close()
+        proc.terminate()
+        proc.wait(30)

@@ -61,7 +61,7 @@ def test_the_page_and_its_state_are_served_with_a_strict_policy(served) -> None:
     assert b"innerHTML" not in _ask(port, "GET", "/play.js")[2]
 
 
-@pytest.mark.parametrize("path", ["/../etc/passwd", "/index.html", "/state/x", "/move", "/state/../"])
+@pytest.mark.parametrize("path", ["/../etc/passwd", "/index.html", "/state/x", "/move", "/state/../", "/turn/3", "/turn/x", "/turn/99999999999"])
 def test_other_paths_are_not_found(served, path: str) -> None:  # noqa: ANN001
     assert _ask(served[0], "GET", path)[0] == 404
 

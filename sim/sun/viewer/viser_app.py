@@ -541,14 +541,32 @@ def export_static(replay: Replay, out_dir: str | Path, fps: float = EXPORT_FPS) 
 
     The folder holds ``replay.viser`` (the recorded scene), ``index.html`` (viser's client, which
     plays ``replay.viser`` when served over HTTP), ``standalone.html`` (one file with the scene
-    embedded, opens without a server) and ``replay.json`` (the turns, for people and tools).
+    embedded, opens without a server) and ``replay.json`` (the turns, for people and tools): the
+    files of :func:`static_files`.
     """
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise InputError("the export target exists and is not a folder", source=str(out), key="--out")
+    # everything is computed before the first write, and each file is written whole and renamed:
+    # a failure leaves no half-written file behind
+    files = static_files(replay, fps)
+    out.mkdir(parents=True, exist_ok=True)
+    for name, content in files.items():
+        tmp = out / f".{name}.part"
+        tmp.write_bytes(content)
+        tmp.replace(out / name)
+    return out
+
+
+def static_files(replay: Replay, fps: float = EXPORT_FPS) -> dict[str, bytes]:
+    """The files of a static viewer of ``replay`` (see :func:`export_static`), by name, in memory
+    (``stonelab play`` serves a pass's ``standalone.html`` from memory).
+
+    Raises:
+        InputError: viser's prebuilt client is missing or not viser's.
+    """
     data = record_scene(replay, fps)
     client = with_loading_notice(_client_html().read_text(encoding="utf-8"))
-    head = client.index("</head>")
     cam = ",".join(f"{x:g}" for x in REPLAY_CAMERA_POSITION)
     look = ",".join(f"{x:g}" for x in REPLAY_CAMERA_LOOK_AT)
     redirect = _REDIRECT.format(rec=EXPORT_RECORDING, cam=cam, look=look)
@@ -559,22 +577,14 @@ def export_static(replay: Replay, out_dir: str | Path, fps: float = EXPORT_FPS) 
                "duration_s": replay.duration, "frames": replay.n_frames, "meta": replay.meta,
                "turns": [{"title": t.title(), "start_s": float(replay.times[t.frames[0]]) - float(replay.times[0]),
                           "markdown": t.markdown()} for t in replay.turns]}
-    # everything is computed before the first write, and each file is written whole and renamed:
-    # a failure leaves no half-written file behind
     client = with_legend(client, legend_html(replay))
     head = client.index("</head>")
-    files = {
+    return {
         EXPORT_RECORDING: data,
         EXPORT_INDEX: (client[:head] + redirect + client[head:]).encode("utf-8"),
         EXPORT_STANDALONE: (client[:head] + embed + client[head:]).encode("utf-8"),
         "replay.json": json.dumps(summary, indent=1, default=str).encode("utf-8"),
     }
-    out.mkdir(parents=True, exist_ok=True)
-    for name, content in files.items():
-        tmp = out / f".{name}.part"
-        tmp.write_bytes(content)
-        tmp.replace(out / name)
-    return out
 
 
 def check_export_dir(path: str | Path) -> Path:

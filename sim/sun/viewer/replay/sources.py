@@ -148,6 +148,43 @@ def _record_again(scenario_json: str, point: int, game_index: int, src: str, *, 
     return record_game(scenario, game_index)
 
 
+def _played_again(run: Any, scenario_json: str, point: int, game_index: int, src: str) -> dict[str, Any] | None:
+    """The recording of a game a person played (``stonelab play``), played again from its move
+    record (``sim.replay.played``; the person's game kept every frame, so recording is on), as
+    ``record_game`` returns it; None when the game has no move record (a study's game).
+
+    Raises:
+        ReplayError: the move record does not play again.
+        InputError: the stored scenario no longer loads.
+    """
+    from sim.core.scenario import scenario_from_dict
+    from sim.games import REGISTRY
+    from sim.replay.played import played_history, read_record, record_path
+    from sim.sun.game import game_record
+
+    if run is None or point != 0:
+        return None
+    record = read_record(run, game_index)
+    if record is None:
+        return None
+    sc = scenario_from_dict(json.loads(scenario_json), REGISTRY, source=src)
+    game = REGISTRY.get(sc.game)
+    parse = getattr(_seat_view(sc.game), "parse", None)
+    _config, state = played_history(game, sc.points(REGISTRY)[0].scenario, record, parse,
+                                    source=str(record_path(run, game_index)))
+    labels = [str(x) for x in record.get("labels") or []] or [s.label() for s in sc.seats]
+    return game_record(state, labels, sc.seed, game_index)
+
+
+def _seat_view(game: str) -> Any:
+    """The game's seat view (its typed-move reader), or None."""
+    from sim.core.registry import resolve
+    from sim.games import REGISTRY
+
+    seat = REGISTRY.plugin(game).seat
+    return resolve(seat) if seat else None
+
+
 def _kept_frames(calls: list[dict[str, Any]], info: dict[str, Any], src: str, scenario_json: str | None,
                  point: int, game_index: int) -> Replay:
     """The replay of a game from the frames its run kept, with the rules' view when it can be had.
@@ -161,7 +198,8 @@ def _kept_frames(calls: list[dict[str, Any]], info: dict[str, Any], src: str, sc
     note = "the run's store does not hold its scenario"
     if scenario_json is not None:
         try:
-            rec = _record_again(scenario_json, point, game_index, src, rate_hz=True)
+            played = _played_again(info.get("run"), scenario_json, point, game_index, src)
+            rec = played if played is not None else _record_again(scenario_json, point, game_index, src, rate_hz=True)
         except InputError as e:  # ReplayError is one too
             note = f"playing the game again to get it failed: {e}"
         else:
