@@ -56,16 +56,21 @@ def outline_sides(corners: Sequence[tuple[float, float]]) -> tuple[Side, Side]:
     ``(x, y)`` with ``x' <= x`` and ``y' >= y`` for another is never the nearest: dropped). The
     counter-clockwise side keeps ``(x, y)``, the clockwise one ``(x, -y)`` (its rays turn the other
     way, so ``P sin h - Q cos h`` holds for both). Corners within 1e-12 m of a kept one add nothing."""
-    out: list[Side] = []
-    for sign in (1.0, -1.0):
-        kept: list[tuple[float, float]] = []
-        best_q = -math.inf
-        for x, q in sorted(((x, sign * y) for x, y in corners), key=lambda c: (c[0], -c[1])):
-            if q > best_q + 1e-12:
-                kept.append((x, q))
-                best_q = q
-        out.append(tuple(kept))
-    return out[0], out[1]
+    # sorted by x, then by the larger q first (the tuples' own order, with -q: no key function,
+    # a hot path of position_of); a corner is kept when it reaches farther across than all before
+    ccw: list[tuple[float, float]] = []
+    best = -math.inf
+    for x, nq in sorted([(x, -y) for x, y in corners]):
+        if -nq > best + 1e-12:
+            ccw.append((x, -nq))
+            best = -nq
+    cw: list[tuple[float, float]] = []
+    best = -math.inf
+    for x, y in sorted(corners):
+        if -y > best + 1e-12:
+            cw.append((x, -y))
+            best = -y
+    return tuple(ccw), tuple(cw)
 
 
 def side_clearance(side: Side, h: float) -> float:
@@ -74,7 +79,7 @@ def side_clearance(side: Side, h: float) -> float:
     sn, cs = math.sin(h), math.cos(h)
     if len(side) == 1:
         return side[0][0] * sn - side[0][1] * cs
-    return min(p * sn - q * cs for p, q in side)
+    return min([p * sn - q * cs for p, q in side])
 
 
 def clearance_to_bisector(radius: float, depth: float, width: float, half_sep: float) -> float:
@@ -97,8 +102,8 @@ def width_between(a_ang: float, a_side: Side, b_ang: float, b_side: Side) -> flo
     h = 0.5 * sep
     sn, cs = math.sin(h), math.cos(h)
     # (the one-corner sides of stones standing as intended: the hot path, without a generator)
-    ca = a_side[0][0] * sn - a_side[0][1] * cs if len(a_side) == 1 else min(p * sn - q * cs for p, q in a_side)
-    cb = b_side[0][0] * sn - b_side[0][1] * cs if len(b_side) == 1 else min(p * sn - q * cs for p, q in b_side)
+    ca = a_side[0][0] * sn - a_side[0][1] * cs if len(a_side) == 1 else min([p * sn - q * cs for p, q in a_side])
+    cb = b_side[0][0] * sn - b_side[0][1] * cs if len(b_side) == 1 else min([p * sn - q * cs for p, q in b_side])
     return ca + cb
 
 
@@ -109,6 +114,15 @@ def seps_for_widths(a_side: Side, b_side: Side, widths: Sequence[float]) -> list
     over a corner of each side, of ``P sin h - Q cos h = R sin(h - atan2(Q, P))`` (``P``, ``Q`` the
     two corners' sums, ``h`` half the separation), each rising with ``h``, so it reaches a width
     where the last of them does; None where one never does below a half turn."""
+    if len(a_side) == 1 and len(b_side) == 1:  # stones standing as intended: one pair (the hot path)
+        p, q = a_side[0][0] + b_side[0][0], a_side[0][1] + b_side[0][1]
+        r = math.hypot(p, q)
+        base = math.atan2(q, p)
+        one: list[float | None] = []
+        for width in widths:
+            x = 2.0 * (base + math.asin(width / r)) if width <= r else math.pi
+            one.append(x if x < math.pi else None)
+        return one
     pairs = [(pa + pb, qa + qb) for pa, qa in a_side for pb, qb in b_side]
     out: list[float | None] = []
     for width in widths:

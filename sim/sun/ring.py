@@ -8,17 +8,23 @@ tool and the viewer. Units: metres and radians.
 Conventions
     A *position* (:class:`Pos`) is a stone standing on the base, possibly with a second stone
     stacked on it; it is described by its angle, the radius of its centre, its footprint and the
-    height of its top. The footprint (:func:`footprint`) is the least box aligned with the ring
-    that covers the horizontal projection of all its stones as they stand (a stacked stone's own
-    offset and turn, a stone's yaw and lean): the rules refuse what overlaps the stones, not what
-    overlaps an idealised position at the bottom stone's angle. Gap ``i`` of a :class:`Ring` runs
-    counter-clockwise from position ``i`` to position ``i + 1``.
+    height of its top. Its angle and radius, and the angular extent its gaps' openings are cut
+    by, are those of its footprint (:func:`footprint`), the least box aligned with the ring that
+    covers the horizontal projection of all its stones as they stand (a stacked stone's own offset
+    and turn, a stone's yaw and lean). Clearances and gap widths are measured on the stones' real
+    outlines, not on that box: each side of a position is the corners of its stones' rectangles as
+    they stand (``Pos.ccw``, ``Pos.cw``: ``sim.sun.gaps.Side``), so a stone turned on the ring costs
+    no ring space it does not occupy; and the clearance between stones (``min_clearance``:
+    :func:`clear_width`) counts a stack's top only against a neighbour tall enough to reach it.
+    Gap ``i`` of a :class:`Ring` runs counter-clockwise from position ``i`` to position ``i + 1``.
 Gap width
     Measured perpendicular to the ray through the gap's middle (the path of a pass through the
     middle: a pendulum released from rest swings through the centre): each stone's clearance from
     that ray is ``(r - depth/2) sin(d/2) - (width/2) cos(d/2)`` for an angular separation ``d``
-    (the gap kernel, ``sim.sun.gaps``, writes it once), which counts the stones' inner corners. A gap wider than a half
-    turn is always wide enough.
+    for a stone standing as intended, which counts the stones' inner corners; for any stone, the
+    least over its outline's corners ``(x, y)`` (along and across its ray) of ``x sin h - y cos h``
+    (the gap kernel, ``sim.sun.gaps``, writes it once). A gap wider than a half turn is always
+    wide enough.
 Passable
     Width at least ball diameter + ``pass_clearance`` and, under a gate, the gate's underside at
     least ``pass_clearance`` above the top of the ball where a pendulum through the centre crosses
@@ -148,12 +154,18 @@ def footprint(stones: Sequence[tuple[Pose, ShapeSpec]]) -> tuple[float, float, f
     """``(angle rad in [0, 2 pi), radius m, width m, depth m)`` of the least box aligned with the
     ring (``depth`` along the ray through ``angle``, ``width`` across it, symmetric about the ray)
     that covers the horizontal projection of every stone in ``stones`` (a position's stones,
-    bottom first): the footprint the rules give a position (docs/rules-sun.md, "What the rules
-    take as a stone's footprint"). The ray is put where the stones' extent across it is balanced
-    (one correction from the bottom stone's centre; the rest of the imbalance widens the box, so
-    it still covers them). A stone standing upright at the ring radius, turned to face the
+    bottom first): where the rules put a position and the extent its gaps' openings are cut by
+    (docs/rules-sun.md, "What the rules take as a stone's footprint"); its clearances are measured
+    on the stones' real outlines instead (:func:`position_of`). The ray is put where the stones'
+    extent across it is balanced (one correction from the bottom stone's centre; the rest of the
+    imbalance widens the box, so it still covers them). A stone standing upright at the ring radius, turned to face the
     centre, gets its own centre, width and depth back (to rounding)."""
-    boxes = [_half_axes(p, s) for p, s in stones]
+    return _footprint_of([_half_axes(p, s) for p, s in stones])
+
+
+def _footprint_of(boxes: Sequence[tuple[float, float, float, float, float, float, float, float]]
+                  ) -> tuple[float, float, float, float]:
+    """:func:`footprint` of stones given by their :func:`_half_axes` (bottom first)."""
     th = math.atan2(boxes[0][1], boxes[0][0])
     if len(boxes) == 1:
         # one stone: a box is point-symmetric about its centre, which lies on this ray, so the
@@ -188,18 +200,22 @@ def footprint(stones: Sequence[tuple[Pose, ShapeSpec]]) -> tuple[float, float, f
 REACH_MARGIN = 0.001
 
 
-def _corners(p: Pose, s: ShapeSpec, c: float, sn: float) -> list[tuple[float, float]]:
-    """The eight corners of a stone of shape ``s`` at pose ``p``, projected on the base, in the
-    frame of the ray at angle ``atan2(sn, c)`` (m: along the ray, counter-clockwise across it)."""
-    cx, cy, dx, dy, wx, wy, hx, hy = _half_axes(p, s)
-    out = []
-    for a in (-1.0, 1.0):
-        for b in (-1.0, 1.0):
-            for e in (-1.0, 1.0):
-                x = cx + a * dx + b * wx + e * hx
-                y = cy + a * dy + b * wy + e * hy
-                out.append((x * c + y * sn, y * c - x * sn))
-    return out
+def _corners(box: tuple[float, float, float, float, float, float, float, float], c: float, sn: float
+             ) -> list[tuple[float, float]]:
+    """The corners of a stone given by its :func:`_half_axes` ``box``, projected on the base, in
+    the frame of the ray at angle ``atan2(sn, c)`` (m: along the ray, counter-clockwise across
+    it): eight, or four for a stone standing upright."""
+    cx, cy, dx, dy, wx, wy, hx, hy = box
+    # in the ray's frame first (a rotation: the same corners), then the eight sums
+    u, v = cx * c + cy * sn, cy * c - cx * sn
+    du, dv = dx * c + dy * sn, dy * c - dx * sn
+    wu, wv = wx * c + wy * sn, wy * c - wx * sn
+    hu, hv = hx * c + hy * sn, hy * c - hx * sn
+    if abs(hu) < 1e-15 and abs(hv) < 1e-15:  # upright: the height axis projects to a point
+        return [(u - du - wu, v - dv - wv), (u - du + wu, v - dv + wv), (u + du - wu, v + dv - wv),
+                (u + du + wu, v + dv + wv)]
+    return [(u + a * du + b * wu + e * hu, v + a * dv + b * wv + e * hv)
+            for a in (-1.0, 1.0) for b in (-1.0, 1.0) for e in (-1.0, 1.0)]
 
 
 def position_of(stone: int, stones: Sequence[tuple[Pose, ShapeSpec]], top: int = -1) -> Pos:
@@ -210,12 +226,13 @@ def position_of(stone: int, stones: Sequence[tuple[Pose, ShapeSpec]], top: int =
     stands (``gaps.outline_sides``), per stone with its height range (``Pos.layers``). The one
     place a position is made from poses: the rules (``sim.sun.cache``, ``sim.sun.legality``) and
     the table's ring view call it."""
-    ang, rad, w, d = footprint(stones)
+    boxes = [_half_axes(p, s) for p, s in stones]
+    ang, rad, w, d = _footprint_of(boxes)
     c, sn = math.cos(ang), math.sin(ang)
     layers = []
     corners: list[tuple[float, float]] = []
-    for p, s in stones:
-        own = _corners(p, s, c, sn)
+    for (p, s), box in zip(stones, boxes):
+        own = _corners(box, c, sn)
         corners.extend(own)
         ccw, cw = outline_sides(own)
         layers.append((pose_bottom(p, s), pose_top(p, s), ccw, cw))

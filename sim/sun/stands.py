@@ -349,11 +349,10 @@ def stand_seps(state: SunState, p: Pos, r: float, s: ShapeSpec, ccw: bool) -> tu
     key = ("stand", ccw, s.width, s.depth, s.height, r, mc, pw)  # every input of the three besides p's fields
     known: tuple[float, float, float | None] | None = p.memo.get(key)
     if known is None:
-        reach = p.reach_side(ccw, s.height)
-        if reach is p.side(ccw):
+        if len(p.layers) == 1 or p.reach_side(ccw, s.height) is p.side(ccw):
             x_clear, x_pass, x_sample = sep_for_widths(p, r, s, (mc, pw, pw + PASS_MARGIN), ccw)
         else:  # a stack whose top the new stone passes under: its clearance from the lower stone
-            x_clear = sep_for_widths(p, r, s, (mc,), ccw, side=reach)[0]
+            x_clear = sep_for_widths(p, r, s, (mc,), ccw, side=p.reach_side(ccw, s.height))[0]
             x_pass, x_sample = sep_for_widths(p, r, s, (pw, pw + PASS_MARGIN), ccw)
         known = p.memo[key] = (math.pi if x_clear is None else x_clear, math.pi if x_pass is None else x_pass,
                                x_sample)
