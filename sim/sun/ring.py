@@ -258,12 +258,12 @@ class Pos:
     #: its counter-clockwise and clockwise sides in the gap kernel (``sim.sun.gaps.Side``, m): the
     #: corners of its stones' real outline (``position_of``); None: a stone standing as intended,
     #: upright at its ``radius`` and facing the centre (``gaps.upright_side`` of its depth, width)
-    ccw: Side = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
-    cw: Side = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
-    #: per stone, bottom first: (lowest z, highest z, ccw side, cw side) (m); None: one stone
-    #: from z = 0 to ``top_z`` with the position's sides
-    layers: tuple[tuple[float, float, Side, Side], ...] = field(default=None, repr=False,  # type: ignore[assignment]
-                                                                compare=False)
+    #: when not given (empty)
+    ccw: Side = field(default=(), repr=False, compare=False)
+    cw: Side = field(default=(), repr=False, compare=False)
+    #: per stone, bottom first: (lowest z, highest z, ccw side, cw side) (m); not given (empty):
+    #: one stone from z = 0 to ``top_z`` with the position's sides
+    layers: tuple[tuple[float, float, Side, Side], ...] = field(default=(), repr=False, compare=False)
     #: half its angular width (rad) at its radius (computed once: the rings' hot path reads it)
     half: float = field(init=False, repr=False, compare=False)
     #: results that depend only on this position's fields (and on what the key names), kept with
@@ -272,11 +272,11 @@ class Pos:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "half", math.asin(min(1.0, 0.5 * self.width / max(self.radius, 1e-9))))
-        if self.ccw is None or self.cw is None:
+        if not self.ccw or not self.cw:
             side = upright_side(self.radius, self.depth, self.width)
             object.__setattr__(self, "ccw", side)
             object.__setattr__(self, "cw", side)
-        if self.layers is None:
+        if not self.layers:
             object.__setattr__(self, "layers", ((0.0, self.top_z, self.ccw, self.cw),))
         object.__setattr__(self, "memo", {})
 
@@ -294,14 +294,14 @@ class Pos:
         key = ("reach", ccw, height)
         known: Side | None = self.memo.get(key)
         if known is None:
-            k = 2 if ccw else 3
-            reached = [lay for lay in self.layers if lay[0] < height + REACH_MARGIN]
+            reached = [lay[2] if ccw else lay[3] for lay in self.layers if lay[0] < height + REACH_MARGIN]
             if len(reached) == len(self.layers):
                 known = self.ccw if ccw else self.cw
             elif len(reached) == 1:
-                known = reached[0][k]
-            else:
-                known = outline_sides([(p, q if ccw else -q) for lay in reached for p, q in lay[k]])[0 if ccw else 1]
+                known = reached[0]
+            else:  # (the corners back in the position's frame: a clockwise side keeps (x, -y))
+                both = outline_sides([(p, q if ccw else -q) for side in reached for p, q in side])
+                known = both[0] if ccw else both[1]
             self.memo[key] = known
         return known
 
