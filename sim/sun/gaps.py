@@ -53,7 +53,7 @@ def upright_side(radius: float, depth: float, width: float) -> Side:
 #: covers them (that corner's ``x``, the greatest ``Q``): a stone that leans a hair (a few hundredths
 #: of a degree: its top and bottom corners some microns apart) has the corners of an upright one,
 #: not two of each. A side's clearance is then at most this much less than exact, never more
-#: (a tenth of ``min_clearance``; the ring-aligned box it replaces cost 0.7-3 mm)
+#: (a tenth of ``min_clearance``)
 CORNER_MERGE = 5e-5
 
 
