@@ -16,9 +16,9 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from sim.sun.actions import Gate, MoveMarker, Pass, Stack, made_once
-from sim.sun.gaps import factors, passable, width_between
+from sim.sun.gaps import passable, width_between
 from sim.sun.position import BASE, GATE, TOP
-from sim.sun.ring import (Pos, Ring, arcs_overlap, gap_width, lintel_footprint, lintel_overlaps, orbit_arc,
+from sim.sun.ring import (Pos, Ring, arcs_overlap, clear_width, gap_width, lintel_footprint, lintel_overlaps, orbit_arc,
                           others_areas, position_of)
 from sim.sun.specs import TAU, ShapeSpec
 
@@ -150,8 +150,7 @@ def stack_geometry_problem(state: SunState, shape: str, stone: int, k: int, fact
     known = memo.get(geo_key)
     if known is None or known[0] is not ring.pos[k0]:
         why = stack_clash(state, ring, p, new)
-        known = memo[geo_key] = (ring.pos[k0], why, *stack_gaps_passable(state, ring, k, new.angle, new.radius,
-                                                                                new.width, new.depth))
+        known = memo[geo_key] = (ring.pos[k0], why, *stack_gaps_passable(state, ring, k, new))
     if known[1] is not None:
         return known[1]
     others, before = facts.others, state.position.area_before[state.position.seat]
@@ -172,8 +171,9 @@ def stack_clash(state: SunState, ring: Ring, p: Pos, new: Pos) -> str | None:
     if ring.n > 1:
         k = ring.index[p.id]
         before, after = ring.pos[k - 1], ring.pos[(k + 1) % ring.n]
-        # the clear widths of the two gaps beside the grown position (inf beyond a half turn)
-        for q, w in ((before, gap_width(before, new)), (after, gap_width(new, after))):
+        # the clear widths between the stones of the grown position and its neighbours' that meet
+        # (a top overhanging a lower neighbour passes above it; inf beyond a half turn)
+        for q, w in ((before, clear_width(before, new)), (after, clear_width(new, after))):
             if q.id != p.id and w < state.geom.table.min_clearance:
                 return f"the stack would not be clear of stone #{q.id}"
     return None
@@ -188,8 +188,7 @@ def stack_verdict(state: SunState, ring: Ring, p: Pos, new: Pos, stone: int, loc
     if why is not None:
         return why
     if local:
-        return None if stack_gaps_ok(state, ring, ring.index[p.id], new.angle, new.radius, new.width, new.depth,
-                                           facts.others) else "no legal marker move would follow"
+        return None if stack_gaps_ok(state, ring, ring.index[p.id], new, facts.others) else "no legal marker move would follow"
     return check_marker_after(state, stone, new_pos=replace(new, top=stone))
 
 
@@ -199,19 +198,17 @@ def stack_marker_fast(state: SunState, ring: Ring, k: int, new: Pos, others: set
     position get the stack's width and depth. Equal to :func:`marker_options` on the full
     ring (tests/sun/test_sun_stand_intervals.py checks it on random games). ``others``: the
     other seats' areas on ``ring`` (:func:`other_seats_areas`), when the caller has them."""
-    return stack_gaps_ok(state, ring, k, new.angle, new.radius, new.width, new.depth, others)
+    return stack_gaps_ok(state, ring, k, new, others)
 
 
-def stack_gaps_ok(state: SunState, ring: Ring, k: int, angle: float, radius: float, width: float, depth: float,
-                   others: set[tuple[int, int]] | None = None) -> bool:
-    """:func:`stack_marker_fast` for position ``k`` grown to ``width`` and ``depth`` (m), at
-    ``angle`` (rad) and ``radius`` (m): is one of its two gaps, at its new width, passable and
-    open to the mover?"""
+def stack_gaps_ok(state: SunState, ring: Ring, k: int, new: Pos, others: set[tuple[int, int]] | None = None) -> bool:
+    """:func:`stack_marker_fast` for position ``k`` grown to ``new`` (its angle and sides): is
+    one of its two gaps, at its new width, passable and open to the mover?"""
     if others is None:
         others = other_seats_areas(state, ring)
     new_gap_rule = state.rules.marker_change == "new_gap"
     before = state.position.area_before[state.position.seat]
-    passable = stack_gaps_passable(state, ring, k, angle, radius, width, depth)
+    passable = stack_gaps_passable(state, ring, k, new)
     for gi, ok in zip((k, (k - 1) % ring.n), passable):
         key = ring.keys[gi]
         if ok and not (key in others or (new_gap_rule and key == before)):
@@ -219,16 +216,14 @@ def stack_gaps_ok(state: SunState, ring: Ring, k: int, angle: float, radius: flo
     return False
 
 
-def stack_gaps_passable(state: SunState, ring: Ring, k: int, angle: float, radius: float, width: float, depth: float
-                         ) -> tuple[bool, bool]:
+def stack_gaps_passable(state: SunState, ring: Ring, k: int, new: Pos) -> tuple[bool, bool]:
     """Whether gap ``k`` (to the next position) and gap ``k - 1`` (from the previous one) are
-    passable once position ``k`` of ``ring`` (2+ positions) is grown to ``width`` and ``depth``
-    (m), at ``angle`` (rad) and ``radius`` (m)."""
+    passable once position ``k`` of ``ring`` (2+ positions) is grown to ``new`` (its angle and
+    its sides: the whole outline, the ball meets the top stone too)."""
     g = state.geom
     nxt, prev = ring.pos[(k + 1) % ring.n], ring.pos[k - 1]
-    rd, hw = factors(radius, depth, width)
-    w_next = width_between(angle, rd, hw, nxt.angle, nxt.rd, nxt.hw)
-    w_prev = width_between(prev.angle, prev.rd, prev.hw, angle, rd, hw)
+    w_next = width_between(new.angle, new.ccw, nxt.angle, nxt.cw)
+    w_prev = width_between(prev.angle, prev.ccw, new.angle, new.cw)
     return (passable(w_next, ring.under[k], g.pass_width, g.gate_clear_z),
             passable(w_prev, ring.under[(k - 1) % ring.n], g.pass_width, g.gate_clear_z))
 

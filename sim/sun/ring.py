@@ -8,17 +8,23 @@ tool and the viewer. Units: metres and radians.
 Conventions
     A *position* (:class:`Pos`) is a stone standing on the base, possibly with a second stone
     stacked on it; it is described by its angle, the radius of its centre, its footprint and the
-    height of its top. The footprint (:func:`footprint`) is the least box aligned with the ring
-    that covers the horizontal projection of all its stones as they stand (a stacked stone's own
-    offset and turn, a stone's yaw and lean): the rules refuse what overlaps the stones, not what
-    overlaps an idealised position at the bottom stone's angle. Gap ``i`` of a :class:`Ring` runs
-    counter-clockwise from position ``i`` to position ``i + 1``.
+    height of its top. Its angle and radius, and the angular extent its gaps' openings are cut
+    by, are those of its footprint (:func:`footprint`), the least box aligned with the ring that
+    covers the horizontal projection of all its stones as they stand (a stacked stone's own offset
+    and turn, a stone's yaw and lean). Clearances and gap widths are measured on the stones' real
+    outlines, not on that box: each side of a position is the corners of its stones' rectangles as
+    they stand (``Pos.ccw``, ``Pos.cw``: ``sim.sun.gaps.Side``), so a stone turned on the ring costs
+    no ring space it does not occupy; and the clearance between stones (``min_clearance``:
+    :func:`clear_width`) counts a stack's top only against a neighbour tall enough to reach it.
+    Gap ``i`` of a :class:`Ring` runs counter-clockwise from position ``i`` to position ``i + 1``.
 Gap width
     Measured perpendicular to the ray through the gap's middle (the path of a pass through the
     middle: a pendulum released from rest swings through the centre): each stone's clearance from
     that ray is ``(r - depth/2) sin(d/2) - (width/2) cos(d/2)`` for an angular separation ``d``
-    (the gap kernel, ``sim.sun.gaps``, writes it once), which counts the stones' inner corners. A gap wider than a half
-    turn is always wide enough.
+    for a stone standing as intended, which counts the stones' inner corners; for any stone, the
+    least over its outline's corners ``(x, y)`` (along and across its ray) of ``x sin h - y cos h``
+    (the gap kernel, ``sim.sun.gaps``, writes it once). A gap wider than a half turn is always
+    wide enough.
 Passable
     Width at least ball diameter + ``pass_clearance`` and, under a gate, the gate's underside at
     least ``pass_clearance`` above the top of the ball where a pendulum through the centre crosses
@@ -38,8 +44,8 @@ from typing import Any, Hashable, Mapping, Sequence
 import numpy as np
 
 from sim.core.quaternions import quat_yaw as quat_yaw  # re-exported: the one helper lives in sim/core
-from sim.sun.gaps import (crossing_clearance, crossing_clearances, factors, gate_clear, passable, seps_for_widths,
-                          width_between)
+from sim.sun.gaps import (Side, crossing_clearance, crossing_clearances, gate_clear, outline_sides, passable,
+                          seps_for_widths, side_arrays, upright_side, width_between)
 from sim.sun.specs import DEFAULT_SHAPES, SHAPE_NAMES, TAU, BallSpec, ShapeSpec, TableSpec
 
 _ANGLE = attrgetter("angle")
@@ -148,12 +154,18 @@ def footprint(stones: Sequence[tuple[Pose, ShapeSpec]]) -> tuple[float, float, f
     """``(angle rad in [0, 2 pi), radius m, width m, depth m)`` of the least box aligned with the
     ring (``depth`` along the ray through ``angle``, ``width`` across it, symmetric about the ray)
     that covers the horizontal projection of every stone in ``stones`` (a position's stones,
-    bottom first): the footprint the rules give a position (docs/rules-sun.md, "What the rules
-    take as a stone's footprint"). The ray is put where the stones' extent across it is balanced
-    (one correction from the bottom stone's centre; the rest of the imbalance widens the box, so
-    it still covers them). A stone standing upright at the ring radius, turned to face the
+    bottom first): where the rules put a position and the extent its gaps' openings are cut by
+    (docs/rules-sun.md, "What the rules take as a stone's footprint"); its clearances are measured
+    on the stones' real outlines instead (:func:`position_of`). The ray is put where the stones'
+    extent across it is balanced (one correction from the bottom stone's centre; the rest of the
+    imbalance widens the box, so it still covers them). A stone standing upright at the ring radius, turned to face the
     centre, gets its own centre, width and depth back (to rounding)."""
-    boxes = [_half_axes(p, s) for p, s in stones]
+    return _footprint_of([_half_axes(p, s) for p, s in stones])
+
+
+def _footprint_of(boxes: Sequence[tuple[float, float, float, float, float, float, float, float]]
+                  ) -> tuple[float, float, float, float]:
+    """:func:`footprint` of stones given by their :func:`_half_axes` (bottom first)."""
     th = math.atan2(boxes[0][1], boxes[0][0])
     if len(boxes) == 1:
         # one stone: a box is point-symmetric about its centre, which lies on this ray, so the
@@ -183,14 +195,53 @@ def footprint(stones: Sequence[tuple[Pose, ShapeSpec]]) -> tuple[float, float, f
     return th % TAU, 0.5 * (u_lo + u_hi), 2.0 * max(hi, -lo), u_hi - u_lo
 
 
+#: m: a stack's top stone counts against a neighbour whose top is at most this far below its
+#: underside (as ``Ring.lintel_clash`` counts a lintel: touching, not merely passing above)
+REACH_MARGIN = 0.001
+
+
+def _corners(box: tuple[float, float, float, float, float, float, float, float], c: float, sn: float
+             ) -> list[tuple[float, float]]:
+    """The corners of a stone given by its :func:`_half_axes` ``box``, projected on the base, in
+    the frame of the ray at angle ``atan2(sn, c)`` (m: along the ray, counter-clockwise across
+    it): eight, or four for a stone standing upright."""
+    cx, cy, dx, dy, wx, wy, hx, hy = box
+    # in the ray's frame first (a rotation: the same corners), then the eight sums
+    u, v = cx * c + cy * sn, cy * c - cx * sn
+    du, dv = dx * c + dy * sn, dy * c - dx * sn
+    wu, wv = wx * c + wy * sn, wy * c - wx * sn
+    hu, hv = hx * c + hy * sn, hy * c - hx * sn
+    if abs(hu) < 1e-15 and abs(hv) < 1e-15:  # upright: the height axis projects to a point
+        return [(u - du - wu, v - dv - wv), (u - du + wu, v - dv + wv), (u + du - wu, v + dv - wv),
+                (u + du + wu, v + dv + wv)]
+    return [(u + a * du + b * wu + e * hu, v + a * dv + b * wv + e * hv)
+            for a in (-1.0, 1.0) for b in (-1.0, 1.0) for e in (-1.0, 1.0)]
+
+
 def position_of(stone: int, stones: Sequence[tuple[Pose, ShapeSpec]], top: int = -1) -> Pos:
     """The ring position of bottom stone ``stone`` carrying ``top`` (-1: none): the
-    :func:`footprint` of ``stones`` (its stones' poses and shapes, bottom first, as they stand)
-    and the height of its highest point (m). The one place a position is made from poses: the
-    rules (``sim.sun.cache``, ``sim.sun.legality``) and the table's ring view call it."""
-    ang, rad, w, d = footprint(stones)
-    top_z = pose_top(*stones[0]) if len(stones) == 1 else max(pose_top(p, s) for p, s in stones)
-    return Pos(stone, ang, rad, w, d, top_z, top)
+    :func:`footprint` of ``stones`` (its stones' poses and shapes, bottom first, as they stand:
+    its angle, radius and the box its opening is cut by), the height of its highest point (m),
+    and the sides the gap kernel measures clearances on: the real outline of each stone as it
+    stands (``gaps.outline_sides``), per stone with its height range (``Pos.layers``). The one
+    place a position is made from poses: the rules (``sim.sun.cache``, ``sim.sun.legality``) and
+    the table's ring view call it."""
+    boxes = [_half_axes(p, s) for p, s in stones]
+    ang, rad, w, d = _footprint_of(boxes)
+    c, sn = math.cos(ang), math.sin(ang)
+    layers = []
+    corners: list[tuple[float, float]] = []
+    for (p, s), box in zip(stones, boxes):
+        own = _corners(box, c, sn)
+        corners.extend(own)
+        ccw, cw = outline_sides(own)
+        layers.append((pose_bottom(p, s), pose_top(p, s), ccw, cw))
+    top_z = layers[0][1] if len(layers) == 1 else max(lay[1] for lay in layers)
+    if len(layers) == 1:
+        ccw, cw = layers[0][2], layers[0][3]
+    else:
+        ccw, cw = outline_sides(corners)
+    return Pos(stone, ang, rad, w, d, top_z, top, ccw=ccw, cw=cw, layers=tuple(layers))
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,21 +255,55 @@ class Pos:
     depth: float
     top_z: float
     top: int = -1
+    #: its counter-clockwise and clockwise sides in the gap kernel (``sim.sun.gaps.Side``, m): the
+    #: corners of its stones' real outline (``position_of``); None: a stone standing as intended,
+    #: upright at its ``radius`` and facing the centre (``gaps.upright_side`` of its depth, width)
+    #: when not given (empty)
+    ccw: Side = field(default=(), repr=False, compare=False)
+    cw: Side = field(default=(), repr=False, compare=False)
+    #: per stone, bottom first: (lowest z, highest z, ccw side, cw side) (m); not given (empty):
+    #: one stone from z = 0 to ``top_z`` with the position's sides
+    layers: tuple[tuple[float, float, Side, Side], ...] = field(default=(), repr=False, compare=False)
     #: half its angular width (rad) at its radius (computed once: the rings' hot path reads it)
     half: float = field(init=False, repr=False, compare=False)
-    #: its factors in the gap kernel (``sim.sun.gaps.factors``, m): radius less half the depth, half the width
-    rd: float = field(init=False, repr=False, compare=False)
-    hw: float = field(init=False, repr=False, compare=False)
     #: results that depend only on this position's fields (and on what the key names), kept with
     #: it: a position recurs on ring after ring while its stones do not move (``sep_for_widths``)
     memo: dict[Hashable, Any] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "half", math.asin(min(1.0, 0.5 * self.width / max(self.radius, 1e-9))))
-        rd, hw = factors(self.radius, self.depth, self.width)
-        object.__setattr__(self, "rd", rd)
-        object.__setattr__(self, "hw", hw)
+        if not self.ccw or not self.cw:
+            side = upright_side(self.radius, self.depth, self.width)
+            object.__setattr__(self, "ccw", side)
+            object.__setattr__(self, "cw", side)
+        if not self.layers:
+            object.__setattr__(self, "layers", ((0.0, self.top_z, self.ccw, self.cw),))
         object.__setattr__(self, "memo", {})
+
+    def side(self, ccw: bool) -> Side:
+        """Its counter-clockwise (``ccw``) or clockwise side (``sim.sun.gaps.Side``)."""
+        return self.ccw if ccw else self.cw
+
+    def reach_side(self, ccw: bool, height: float) -> Side:
+        """Its side as a stone ``height`` m tall standing on the base beside it meets it: of its
+        stones only those whose underside is lower than that stone's top plus
+        :data:`REACH_MARGIN` (a stack's top overhanging a lower stone passes above it). The whole
+        side for a position of one stone."""
+        if len(self.layers) == 1:
+            return self.ccw if ccw else self.cw
+        key = ("reach", ccw, height)
+        known: Side | None = self.memo.get(key)
+        if known is None:
+            reached = [lay[2] if ccw else lay[3] for lay in self.layers if lay[0] < height + REACH_MARGIN]
+            if len(reached) == len(self.layers):
+                known = self.ccw if ccw else self.cw
+            elif len(reached) == 1:
+                known = reached[0]
+            else:  # (the corners back in the position's frame: a clockwise side keeps (x, -y))
+                both = outline_sides([(p, q if ccw else -q) for side in reached for p, q in side])
+                known = both[0] if ccw else both[1]
+            self.memo[key] = known
+        return known
 
     @property
     def ids(self) -> tuple[int, ...]:
@@ -230,7 +315,7 @@ def _new_gap(a: Pos, b: Pos) -> tuple[float, float, float]:
     """(start, end, clear width) of the gap from position ``a`` counter-clockwise to ``b`` on a
     ring of two or more positions, as ``Ring.__init__`` computes them (inlined there: its hot loop)."""
     sep = (b.angle - a.angle) % TAU
-    return a.angle + a.half, a.angle + sep - b.half, width_between(a.angle, a.rd, a.hw, b.angle, b.rd, b.hw)
+    return a.angle + a.half, a.angle + sep - b.half, width_between(a.angle, a.ccw, b.angle, b.cw)
 
 
 class Ring:
@@ -292,7 +377,7 @@ class Ring:
                 start.append(a.angle + a.half)
                 end.append(a.angle + sep - b.half)
                 # (a lone position has no gap to itself: inf, as a separation of a whole turn)
-                width.append(width_between(a.angle, a.rd, a.hw, b.angle, b.rd, b.hw) if n > 1 else math.inf)
+                width.append(width_between(a.angle, a.ccw, b.angle, b.cw) if n > 1 else math.inf)
             key = (a.id, b.id)
             keys.append(key)
             under.append(gates.get(key))
@@ -430,28 +515,28 @@ class Ring:
         if not gate_clear(self.under[i], g.gate_clear_z):
             return -1.0
         a, b = self.pos[i], self.pos[(i + 1) % self.n]
-        return crossing_clearance(angle, a.angle, a.rd, a.hw, b.angle, b.rd, b.hw, g.ball.radius)
+        return crossing_clearance(angle, a.angle, a.ccw, b.angle, b.cw, g.ball.radius)
 
     def gap_columns(self, g: Geometry) -> dict[str, list[Any]]:
         """Per gap ``i`` (from position ``i`` to ``i + 1``), what :func:`sim.sun.gaps.crossing_clearances`
         reads of it, as columns: ``start`` and ``span`` of its opening (rad), ``closed`` (a gate too
-        low for the ball), ``a_ang``, ``a_rd``, ``a_hw`` of its first position and ``b_*`` of its
-        second (rad, m). The agents gather the columns of several rings (``scoring.prefetch_rings``)."""
+        low for the ball), ``a_ang`` and ``a_side`` (its first position's angle and counter-clockwise
+        side) and ``b_ang``, ``b_side`` (its second's angle and clockwise side; rad, ``gaps.Side``).
+        The agents gather the columns of several rings (``scoring.prefetch_rings``)."""
         n = self.n
         nxt = [self.pos[(i + 1) % n] for i in range(n)]
         gz = g.gate_clear_z
         return {
             "start": list(self.start), "span": [e - s for s, e in zip(self.start, self.end)],
             "closed": [not gate_clear(u, gz) for u in self.under],
-            "a_ang": list(self.angles), "a_rd": [p.rd for p in self.pos], "a_hw": [p.hw for p in self.pos],
-            "b_ang": [p.angle for p in nxt], "b_rd": [p.rd for p in nxt], "b_hw": [p.hw for p in nxt],
+            "a_ang": list(self.angles), "a_side": [p.ccw for p in self.pos],
+            "b_ang": [p.angle for p in nxt], "b_side": [p.cw for p in nxt],
         }
 
     def _np(self, g: Geometry) -> dict[str, np.ndarray]:
         # the ring as arrays for :meth:`clearances` (built once per ring; a ring never changes)
         if self._arrays is None:
-            self._arrays = {k: np.array(v, dtype=bool if k == "closed" else float)
-                            for k, v in self.gap_columns(g).items()}
+            self._arrays = gap_arrays(self.gap_columns(g))
             self._arrays["angle"] = np.array(self.angles)
         return self._arrays
 
@@ -462,8 +547,18 @@ class Ring:
             return np.ones_like(angles)
         A = self._np(g)
         i = (np.searchsorted(A["angle"], np.mod(angles, TAU), side="right") - 1) % self.n
-        return crossing_clearances(angles, A["start"][i], A["span"][i], A["closed"][i], A["a_ang"][i], A["a_rd"][i],
-                                   A["a_hw"][i], A["b_ang"][i], A["b_rd"][i], A["b_hw"][i], g.ball.radius)
+        return crossing_clearances(angles, A["start"][i], A["span"][i], A["closed"][i], A["a_ang"][i], A["a_p"][i],
+                                   A["a_q"][i], A["b_ang"][i], A["b_p"][i], A["b_q"][i], g.ball.radius)
+
+
+def gap_arrays(cols: Mapping[str, Sequence[Any]]) -> dict[str, np.ndarray]:
+    """:meth:`Ring.gap_columns` (of one ring or several gathered) as arrays: the sides as their
+    corners' ``a_p``, ``a_q``, ``b_p``, ``b_q`` (``gaps.side_arrays``), one row per gap."""
+    out = {k: np.array(v, dtype=bool if k == "closed" else float) for k, v in cols.items()
+           if k not in ("a_side", "b_side")}
+    out["a_p"], out["a_q"] = side_arrays(cols["a_side"])
+    out["b_p"], out["b_q"] = side_arrays(cols["b_side"])
+    return out
 
 
 def others_gaps(ring: Ring, markers: Sequence[Sequence[float]], seat: int) -> list[tuple[float, int]]:
@@ -543,20 +638,39 @@ def arc_intersection(s1: float, e1: float, s2: float, e2: float) -> tuple[float,
 
 
 
-def sep_for_width(p: Pos, ring_radius: float, s: ShapeSpec, width: float) -> float | None:
-    """Angular separation (rad) from ``p`` at which a new stone of shape ``s`` on the ring leaves a
-    gap of ``width`` metres (None if impossible below a half turn): ``gaps.seps_for_widths``."""
-    return sep_for_widths(p, ring_radius, s, (width,))[0]
+def sep_for_width(p: Pos, ring_radius: float, s: ShapeSpec, width: float, ccw: bool) -> float | None:
+    """Angular separation (rad) from ``p`` at which a new stone of shape ``s`` standing on the ring
+    as intended, on ``p``'s counter-clockwise side (``ccw``) or its clockwise side, leaves a gap of
+    ``width`` metres (None if impossible below a half turn): ``gaps.seps_for_widths``."""
+    return sep_for_widths(p, ring_radius, s, (width,), ccw)[0]
 
 
-def sep_for_widths(p: Pos, ring_radius: float, s: ShapeSpec, widths: Sequence[float]) -> list[float | None]:
-    """:func:`sep_for_width` for each of ``widths`` (m) at once."""
-    return seps_for_widths(p.rd, p.width, ring_radius - 0.5 * s.depth, s.width, widths)
+def sep_for_widths(p: Pos, ring_radius: float, s: ShapeSpec, widths: Sequence[float], ccw: bool,
+                   side: Side | None = None) -> list[float | None]:
+    """:func:`sep_for_width` for each of ``widths`` (m) at once; ``side``: the side of ``p`` to
+    measure on, when not its whole ``ccw`` or clockwise side (``Pos.reach_side``)."""
+    own = p.side(ccw) if side is None else side
+    return seps_for_widths(own, upright_side(ring_radius, s.depth, s.width), widths)
 
 
 def gap_width(a: Pos, b: Pos) -> float:
     """Clear width (m) between positions ``a`` then ``b`` counter-clockwise (``gaps.width_between``)."""
-    return width_between(a.angle, a.rd, a.hw, b.angle, b.rd, b.hw)
+    return width_between(a.angle, a.ccw, b.angle, b.cw)
+
+
+def clear_width(a: Pos, b: Pos) -> float:
+    """Clear width (m) between the stones of positions ``a`` then ``b`` counter-clockwise that
+    meet: :func:`gap_width` over each pair of their stones (``Pos.layers``) whose heights overlap
+    (within :data:`REACH_MARGIN`), the least; a stack's top overhanging a lower neighbour does not
+    narrow it. What the rules' clearance between stones (``min_clearance``) is measured on."""
+    if len(a.layers) == 1 and len(b.layers) == 1:
+        return width_between(a.angle, a.ccw, b.angle, b.cw)
+    best = math.inf
+    for lo_a, hi_a, ccw, _ in a.layers:
+        for lo_b, hi_b, _, cw in b.layers:
+            if lo_a < hi_b + REACH_MARGIN and lo_b < hi_a + REACH_MARGIN:
+                best = min(best, width_between(a.angle, ccw, b.angle, cw))
+    return best
 
 
 def orbit_arc(ring: Ring, g1: int, g2: int) -> tuple[float, float] | None:

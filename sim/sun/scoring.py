@@ -19,8 +19,8 @@ import numpy as np
 
 from sim.sun.actions import MoveMarker, Pass, Stack, Stand
 from sim.sun.gaps import bump_chance as gap_bump
-from sim.sun.gaps import crossing_clearance, crossing_clearances, factors, gate_clear, passable, width_between
-from sim.sun.ring import Geometry, Pos, Ring, gap_width, others_areas, sep_for_width
+from sim.sun.gaps import crossing_clearance, crossing_clearances, gate_clear, passable, upright_side, width_between
+from sim.sun.ring import Geometry, Pos, Ring, gap_arrays, gap_width, others_areas, sep_for_width
 from sim.sun.rules import SunState
 from sim.sun.specs import TAU, ShapeSpec
 
@@ -229,9 +229,9 @@ def prefetch_rings(g: Geometry, jobs: Sequence[tuple[Ring, Sequence[tuple[float,
         for lo in (at, m_all + at):  # the aims, then their opposite crossings
             idx[lo:lo + m] = (np.searchsorted(arr, xa[lo:lo + m], side="right") - 1) % ring.n + first
         at += m
-    A = {name: np.array(column, dtype=bool if name == "closed" else float)[idx] for name, column in cols.items()}
-    both = crossing_clearances(x, A["start"], A["span"], A["closed"], A["a_ang"], A["a_rd"], A["a_hw"], A["b_ang"],
-                               A["b_rd"], A["b_hw"], g.ball.radius)
+    A = {name: arr[idx] for name, arr in gap_arrays(cols).items()}
+    both = crossing_clearances(x, A["start"], A["span"], A["closed"], A["a_ang"], A["a_p"], A["a_q"], A["b_ang"],
+                               A["b_p"], A["b_q"], g.ball.radius)
     line = np.minimum(both[:m_all], both[m_all:])  # best_line: the worse of its two crossings
     starts = [0]
     for _, _, c in todo[:-1]:
@@ -324,11 +324,11 @@ class QuickRing:
     :func:`bump_of` for the mover of ``st``. Built once per placement decision on ``st``'s ring
     (a ring never changes).
 
-    ``rd`` and ``hw`` are each position's factors in the kernel (``radius - depth / 2`` and
-    ``width / 2``, m). The ring must not be empty.
+    ``ccw`` and ``cw`` are each position's sides in the kernel (``sim.sun.gaps.Side``: the
+    corners of its stones' real outline). The ring must not be empty.
     """
 
-    __slots__ = ("ring", "n", "angles", "start", "end", "closed", "rd", "hw", "ball_r", "ring_r", "sigma",
+    __slots__ = ("ring", "n", "angles", "start", "end", "closed", "ccw", "cw", "ball_r", "ring_r", "sigma",
                  "min_clear", "pass_width", "stacked_pos")
 
     def __init__(self, st: SunState) -> None:
@@ -340,8 +340,8 @@ class QuickRing:
         self.end = ring.end
         gz = g.gate_clear_z
         self.closed = [not gate_clear(u, gz) for u in ring.under]
-        self.rd = [p.rd for p in ring.pos]
-        self.hw = [p.hw for p in ring.pos]
+        self.ccw = [p.ccw for p in ring.pos]
+        self.cw = [p.cw for p in ring.pos]
         self.ball_r = g.ball.radius
         self.ring_r = g.table.ring_radius
         self.pass_width = g.pass_width
@@ -358,9 +358,9 @@ class QuickRing:
         n = self.n
         i = (bisect_right(self.angles, ang) - 1) % n
         j = (i + 1) % n
-        rd, hw = factors(self.ring_r, s.depth, s.width)
-        return (i, ang, width_between(self.angles[i], self.rd[i], self.hw[i], ang, rd, hw),
-                width_between(ang, rd, hw, self.angles[j], self.rd[j], self.hw[j]))
+        side = upright_side(self.ring_r, s.depth, s.width)
+        return (i, ang, width_between(self.angles[i], self.ccw[i], ang, side),
+                width_between(ang, side, self.angles[j], self.cw[j]))
 
     def stand_pairs(self, sides: tuple[int, float, float, float]) -> tuple[tuple[float, float, float], ...]:
         """The two gaps beside a stand (its :meth:`stand` ``sides``) as (clear width in m, angle of
@@ -375,9 +375,9 @@ class QuickRing:
         p = self.stacked_pos(self.ring.pos[k], s.name)
         n, ang = self.n, self.angles
         b, c = (k - 1) % n, (k + 1) % n
-        return ((width_between(ang[b], self.rd[b], self.hw[b], p.angle, p.rd, p.hw) if b != k else math.inf,
+        return ((width_between(ang[b], self.ccw[b], p.angle, p.cw) if b != k else math.inf,
                  ang[b], p.angle),
-                (width_between(p.angle, p.rd, p.hw, ang[c], self.rd[c], self.hw[c]) if c != k else math.inf,
+                (width_between(p.angle, p.ccw, ang[c], self.cw[c]) if c != k else math.inf,
                  p.angle, ang[c]))
 
     def best_side(self, pairs: Sequence[tuple[float, float, float]]) -> float:
@@ -406,8 +406,7 @@ class QuickRing:
         if not (span >= 0.0 and ((angle - s) % TAU) <= span) or self.closed[i]:
             return -1.0
         j = (i + 1) % n
-        return crossing_clearance(angle, self.angles[i], self.rd[i], self.hw[i], self.angles[j], self.rd[j],
-                                  self.hw[j], self.ball_r)
+        return crossing_clearance(angle, self.angles[i], self.ccw[i], self.angles[j], self.cw[j], self.ball_r)
 
 
 def narrowing_stands(st: SunState) -> list[Stand]:
@@ -429,7 +428,7 @@ def narrowing_stands(st: SunState) -> list[Stand]:
             a, b = ring.pos[i], ring.pos[(i + 1) % ring.n]
             for width in (g.pass_width + 0.002, g.pass_width - 0.003):
                 for p, sign in ((a, 1.0), (b, -1.0)):
-                    d = sep_for_width(p, r, sh, width)
+                    d = sep_for_width(p, r, sh, width, sign > 0)
                     if d is None:
                         continue
                     act = Stand(shape, round(math.degrees((p.angle + sign * d) % TAU), 6) % 360.0)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from sim.sun.actions import Gate, PlaceAction, Stack, Stand, made_once
-from sim.sun.gaps import factors, width_between
+from sim.sun.gaps import Side, upright_side, width_between
 from sim.sun.legality import (check_gate, check_marker_after, check_stack, degrees_6, gate_candidates, place_facts,
                               stack_geometry_problem)
 from sim.sun.ring import Pos, Ring, others_gaps, sep_for_widths
@@ -51,8 +51,7 @@ class StandFacts:
     shape: str
     ring: Ring
     radius: float  #: of the stone's centre (the ring radius), m
-    inner: float  #: radius minus half the depth (m): its ``rd`` factor in ``sim.sun.gaps``
-    half_width: float  #: m: its ``hw`` factor
+    side: Side  #: its side (either: it stands as intended) in the gap kernel (``gaps.upright_side``)
     height: float  #: m
     half: float  #: half its angular width (rad) at ``radius``
     sticks_out: bool  #: it would stick out over the base edge
@@ -70,9 +69,10 @@ class StandFacts:
 class StandGap:
     """What every stand check in one gap shares (:func:`stand_gap`)."""
 
-    #: the clockwise neighbour, its radius minus half its depth (m), half its width (m), and the same
-    #: of the counter-clockwise neighbour (its factors in ``sim.sun.gaps``)
-    sides: tuple[Pos, float, float, Pos, float, float]
+    #: the clockwise neighbour, its counter-clockwise side and that side as the new stone meets it
+    #: (``Pos.reach_side``: a stack's top overhanging a lower stone does not count), and the
+    #: counter-clockwise neighbour with its clockwise side, the same two ways (``gaps.Side``)
+    sides: tuple[Pos, Side, Side, Pos, Side, Side]
     in_gap: list[float]  #: angles (rad) of other seats' markers whose nearest gap this is
     ccw_blocked: bool  #: the new ccw gap may not be the mover's area whatever the angle
     cw_blocked: bool  #: the same for the new cw gap
@@ -259,8 +259,8 @@ def stand_geo(state: SunState, ring: Ring, i: int, r: float, s: ShapeSpec, half:
     n = ring.n
     a, b = ring.pos[i], ring.pos[(i + 1) % n]
     sep = (b.angle - a.angle) % TAU if n > 1 else TAU
-    a_clear, a_pass, _ = stand_seps(state, a, r, s)
-    b_clear, b_pass, _ = stand_seps(state, b, r, s)
+    a_clear, a_pass, _ = stand_seps(state, a, r, s, True)
+    b_clear, b_pass, _ = stand_seps(state, b, r, s, False)
     lo = a.angle + a_clear
     hi = a.angle + sep - b_clear
     c_a = a.angle + a_pass
@@ -336,19 +336,24 @@ def stand_piece_certain(state: SunState, f: StandFacts, i: int, a_angle: float, 
     return None
 
 
-def stand_seps(state: SunState, p: Pos, r: float, s: ShapeSpec) -> tuple[float, float, float | None]:
+def stand_seps(state: SunState, p: Pos, r: float, s: ShapeSpec, ccw: bool) -> tuple[float, float, float | None]:
     """The angular separations (rad) from ``p`` at which a stone of shape ``s`` on the ring of
-    radius ``r`` (m) leaves a gap of ``min_clearance`` and of the pass width (each a half turn
-    if none below a half turn does), and of the pass width plus
+    radius ``r`` (m), on ``p``'s counter-clockwise side (``ccw``) or its clockwise side, leaves
+    its stones that the new one meets ``min_clearance`` (``Pos.reach_side``) and a gap of the pass
+    width (each a half turn if none below a half turn does), and of the pass width plus
     :data:`PASS_MARGIN` (None if none does: ``ring.sep_for_width``). They depend on the
-    position's size and radius, not its angle: kept with it (``Pos.memo``), so that a position
+    position's sides, not its angle: kept with it (``Pos.memo``), so that a position
     computes them once, not once per gap and interval it bounds."""
     g = state.geom
     mc, pw = g.table.min_clearance, g.pass_width
-    key = ("stand", s.width, s.depth, r, mc, pw)  # every input of the three besides p's fields
+    key = ("stand", ccw, s.width, s.depth, s.height, r, mc, pw)  # every input of the three besides p's fields
     known: tuple[float, float, float | None] | None = p.memo.get(key)
     if known is None:
-        x_clear, x_pass, x_sample = sep_for_widths(p, r, s, (mc, pw, pw + PASS_MARGIN))
+        if len(p.layers) == 1 or p.reach_side(ccw, s.height) is p.side(ccw):
+            x_clear, x_pass, x_sample = sep_for_widths(p, r, s, (mc, pw, pw + PASS_MARGIN), ccw)
+        else:  # a stack whose top the new stone passes under: its clearance from the lower stone
+            x_clear = sep_for_widths(p, r, s, (mc,), ccw, side=p.reach_side(ccw, s.height))[0]
+            x_pass, x_sample = sep_for_widths(p, r, s, (pw, pw + PASS_MARGIN), ccw)
         known = p.memo[key] = (math.pi if x_clear is None else x_clear, math.pi if x_pass is None else x_pass,
                                x_sample)
     return known
@@ -379,7 +384,7 @@ def stand_samples(state: SunState, shape: str) -> list[float]:
                 cands = [0.5 * (lo + hi), lo + inset, hi - inset]
                 a, b = ring.pos[i], ring.pos[(i + 1) % ring.n]
                 for p, sign in ((a, 1.0), (b, -1.0)):
-                    d = stand_seps(state, p, r, s)[2]  # sep_for_width(p, r, s, pass width + PASS_MARGIN)
+                    d = stand_seps(state, p, r, s, sign > 0)[2]  # sep_for_width(p, r, s, pass width + PASS_MARGIN)
                     if d is not None:
                         x = p.angle + sign * d
                         x = lo + (x - lo) % TAU
@@ -438,9 +443,8 @@ def stand_facts_of(state: SunState, stone: int, shape: str) -> StandFacts:
     r = g.table.ring_radius
     ring = state.ring()
     local = state.rules.mode == "standard" and ring.n >= 2 and not state.is_free_turn()
-    inner, half_width = factors(r, s.depth, s.width)
     return StandFacts(
-        stone=stone, shape=shape, ring=ring, radius=r, inner=inner, half_width=half_width,
+        stone=stone, shape=shape, ring=ring, radius=r, side=upright_side(r, s.depth, s.width),
         height=s.height, half=math.asin(min(1.0, 0.5 * s.width / max(r, 1e-9))),
         sticks_out=r + 0.5 * s.depth > g.table.base_radius, min_clearance=g.table.min_clearance,
         local_marker_check=local, others=other_seats_gaps(state, ring) if local else [],
@@ -466,14 +470,16 @@ def stand_check_at(state: SunState, stone: int, shape: str, ang: float, facts: S
         gap = f.gaps.get(i)
         if gap is None:
             gap = f.gaps[i] = stand_gap(state, f, i)
-        left, l_inner, l_half_width, right, r_inner, r_half_width = gap.sides
+        left, l_side, l_reach, right, r_side, r_reach = gap.sides
         # the clear widths of the two new gaps (``gaps.width_between``; inf beyond a half turn):
-        # the clearance check and the marker check
-        w_cw = width_between(left.angle, l_inner, l_half_width, ang, f.inner, f.half_width)
-        if w_cw < f.min_clearance:
+        # the marker check; the clearance check measures them on the stones the new one meets
+        # (the same, but beside a stack whose top overhangs a stone lower than the new one's top)
+        side = f.side
+        w_cw = width_between(left.angle, l_side, ang, side)
+        if (w_cw if l_reach is l_side else width_between(left.angle, l_reach, ang, side)) < f.min_clearance:
             return f"not clear of stone #{left.id}"
-        w_ccw = width_between(ang, f.inner, f.half_width, right.angle, r_inner, r_half_width)
-        if w_ccw < f.min_clearance:
+        w_ccw = width_between(ang, side, right.angle, r_side)
+        if (w_ccw if r_reach is r_side else width_between(ang, side, right.angle, r_reach)) < f.min_clearance:
             return f"not clear of stone #{right.id}"
         if f.local_marker_check:
             return None if stand_marker_fast(state, f, gap, ang, w_cw, w_ccw) else \
@@ -489,7 +495,7 @@ def stand_gap(state: SunState, f: StandFacts, i: int) -> StandGap:
     k_cw, k_ccw = (a.id, f.stone), (f.stone, b.id)
     others = {ring.keys[g] for m, g in f.others if g != i}
     return StandGap(
-        sides=(a, a.rd, a.hw, b, b.rd, b.hw),
+        sides=(a, a.ccw, a.reach_side(True, f.height), b, b.cw, b.reach_side(False, f.height)),
         in_gap=[m for m, g in f.others if g == i],
         ccw_blocked=k_ccw in others or (k_ccw == f.before and f.new_gap_rule),
         cw_blocked=k_cw in others or (k_cw == f.before and f.new_gap_rule),

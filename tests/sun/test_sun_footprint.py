@@ -18,7 +18,9 @@ from sim.sun.actions import Gate, Stand
 from sim.sun.legality import check_gate
 from sim.sun.position import BASE, TOP
 from sim.sun.protocol import ScriptedTable
-from sim.sun.ring import Geometry, Pos, Pose, footprint, lintel_overlaps, position_of, sep_for_width
+from sim.sun.gaps import seps_for_widths, side_clearance, upright_side
+from sim.sun.ring import (Geometry, Pos, Pose, clear_width, footprint, gap_width, lintel_overlaps, position_of,
+                          sep_for_width)
 from sim.sun.rules import SunState
 from sim.sun.specs import ShapeSpec
 from sim.sun.stands import check_stand
@@ -80,7 +82,7 @@ def test_a_stand_overlapping_a_stack_top_that_overhangs_the_gap_is_refused() -> 
     # where the base alone would leave it a 4 mm clearance
     s = _overhang_state(0.0049)
     base = Pos(0, 0.0, RR, BLOCK.width, BLOCK.depth, BLOCK.height)  # the base stone alone
-    sep = sep_for_width(base, RR, PILLAR, 0.004)
+    sep = sep_for_width(base, RR, PILLAR, 0.004, True)
     assert sep is not None
     ccw, cw = Stand("pillar", math.degrees(sep)), Stand("pillar", 360.0 - math.degrees(sep))
     # that stand overlaps the top by 4.9 - 4 = 0.9 mm (less the top's own cos): refused
@@ -144,7 +146,7 @@ def _gate_state(shift: float) -> tuple[SunState, Gate]:
     """Two stacks of blocks leaving a 40 mm gap (a slab lintel, 65 mm, may span 49 mm), the top of
     the counter-clockwise one shifted ``shift`` m away from the gap; the gate of the slab across."""
     s = SunState.new(2, table=ScriptedTable(G))
-    sep = sep_for_width(Pos(0, 0.0, RR, BLOCK.width, BLOCK.depth, BLOCK.height), RR, BLOCK, 0.040)
+    sep = sep_for_width(Pos(0, 0.0, RR, BLOCK.width, BLOCK.depth, BLOCK.height), RR, BLOCK, 0.040, True)
     assert sep is not None
     s.set_position([("block", 0.0, 1), ("block", 0.0, 2), ("block", sep, 1), ("block", sep, 2),
                     ("block", math.radians(120.0), 1), ("block", math.radians(240.0), 1),
@@ -173,3 +175,95 @@ def test_a_gate_is_refused_when_a_support_top_offers_less_than_the_least_overlap
     why = check_gate(s, gate)
     assert why is not None and why.startswith("a slab gate would rest 2.9 mm on #"), why
     assert gate not in s.legal_actions()
+
+
+# --- the real outline: the gap kernel measures the stones' own rectangles (sim/sun/gaps.py) ---------
+
+
+def _turned_clearance(h: float, yaw: float, s: ShapeSpec, r: float = RR) -> float:
+    """Closed form: distance (m) from a ray ``h`` rad counter-clockwise of the centre of an upright
+    stone of shape ``s`` at radius ``r``, turned ``yaw`` about the vertical, to that stone (its
+    rectangle's support function: ``r sin h - (d/2)|sin(h - yaw)| - (w/2)|cos(h - yaw)|``)."""
+    return r * math.sin(h) - 0.5 * s.depth * abs(math.sin(h - yaw)) - 0.5 * s.width * abs(math.cos(h - yaw))
+
+
+@pytest.mark.parametrize("yaw_deg", [-25.0, -8.0, -2.0, 0.0, 3.0, 10.0, 40.0])
+def test_a_turned_stone_is_measured_on_its_own_rectangle(yaw_deg: float) -> None:
+    yaw = math.radians(yaw_deg)
+    p = position_of(0, [(_upright(0.7, BLOCK, yaw=yaw), BLOCK)])
+    for h in (0.01, 0.05, 0.12, 0.3, 0.8, 1.4):
+        # the ray h counter-clockwise of the stone's own centre, measured from the position's ray
+        off = 0.7 - p.angle
+        assert side_clearance(p.ccw, h - off) == pytest.approx(_turned_clearance(h, yaw, BLOCK), abs=1e-12)
+        # clockwise, the stone is turned the other way as seen from the ray
+        assert side_clearance(p.cw, h + off) == pytest.approx(_turned_clearance(h, -yaw, BLOCK), abs=1e-12)
+
+
+def test_a_turned_stone_costs_no_ring_space_it_does_not_occupy() -> None:
+    # the box aligned with the ring (the footprint: w' = w cos a + d sin a, d' = d cos a + w sin a)
+    # stands (d'/2) sin h + (w'/2) cos h inside the ray's clearance; the rectangle turned a stands
+    # d sin a cos h farther from a ray on the side it turns towards, w sin a sin h on the other
+    yaw = math.radians(10.0)
+    p = position_of(0, [(_upright(0.0, BLOCK, yaw=yaw), BLOCK)])
+    box = upright_side(p.radius, p.depth, p.width)
+    h = 0.2
+    real_ccw, real_cw, boxed = side_clearance(p.ccw, h), side_clearance(p.cw, h), side_clearance(box, h)
+    assert real_ccw == pytest.approx(_turned_clearance(h, yaw, BLOCK), abs=1e-12)
+    assert real_cw == pytest.approx(_turned_clearance(h, -yaw, BLOCK), abs=1e-12)
+    assert real_ccw - boxed == pytest.approx(BLOCK.depth * math.sin(yaw) * math.cos(h), abs=1e-12)
+    assert real_cw - boxed == pytest.approx(BLOCK.width * math.sin(yaw) * math.sin(h), abs=1e-12)
+    assert min(real_ccw, real_cw) - boxed > 0.001  # the box cost over a millimetre on each side
+
+
+def test_a_gap_between_turned_stones_has_the_closed_form_width_and_its_inverse() -> None:
+    ya, yb = math.radians(7.0), math.radians(-12.0)
+    sep = 0.31
+    a = position_of(0, [(_upright(0.0, BLOCK, yaw=ya), BLOCK)])
+    b = position_of(1, [(_upright(sep, PILLAR, yaw=yb), PILLAR)])
+    h = 0.5 * sep
+    # each stone's clearance from the ray through the gap's middle, the second seen clockwise
+    exact = _turned_clearance(h, ya, BLOCK) + _turned_clearance(h, -yb, PILLAR)
+    assert gap_width(a, b) == pytest.approx(exact, abs=1e-12)
+    # the inverse: the separation leaving a given width beside a stone standing as intended
+    for width in (0.0005, 0.004, 0.039):
+        for ccw in (True, False):
+            d = sep_for_width(a, RR, PILLAR, width, ccw)
+            assert d is not None
+            new = Pos(9, (a.angle + d) if ccw else (a.angle - d), RR, PILLAR.width, PILLAR.depth, PILLAR.height)
+            got = gap_width(a, new) if ccw else gap_width(new, a)
+            assert got == pytest.approx(width, abs=1e-12)
+    # a corner pair that never reaches the width below a half turn: None
+    assert seps_for_widths(a.ccw, b.cw, [1.0]) == [None]
+
+
+def test_a_stack_top_overhangs_only_the_stones_tall_enough_to_reach_it() -> None:
+    # a block stacked on a pillar (underside 70 mm up), shifted 4.9 mm counter-clockwise: a block
+    # (50 mm tall) beside the pillar passes under the overhang, a pillar does not
+    s = SunState.new(2, table=ScriptedTable(G))
+    s.set_position([("pillar", 0.0, 1), ("block", 0.0, 2), ("block", math.radians(120.0), 1),
+                    ("block", math.radians(240.0), 1)])
+    s.played = [True, True]
+    s.seat = 1
+    s.markers = [[math.radians(180.0)], [math.radians(300.0)]]
+    top = next(i for i, r in enumerate(s.role) if r == TOP)
+    p = s.pose[top]
+    s.pose[top] = (p[0], p[1] + 0.0049, *p[2:])
+    s.cache.invalidate()
+    s._begin_turn()
+    stack = s.ring().pos[0]
+    assert len(stack.layers) == 2
+    base_alone = Pos(0, 0.0, RR, PILLAR.width, PILLAR.depth, PILLAR.height)
+    for shape, refused in (("block", False), ("pillar", True)):
+        sep = sep_for_width(base_alone, RR, G.shapes[shape], 0.002, True)
+        assert sep is not None
+        why = check_stand(s, Stand(shape, math.degrees(sep)))
+        assert (why == f"not clear of stone #{stack.id}") is refused, (shape, why)
+        inside = any(a <= sep - 1e-9 and sep + 1e-9 <= b for a, b in s.stand_intervals(shape))
+        assert inside is not refused
+    # the block's stand still leaves the ball no way through under the overhang: the gap the ball
+    # sees is measured on the whole stack (its width is less than with the base alone)
+    sep = sep_for_width(base_alone, RR, BLOCK, 0.002, True)
+    assert sep is not None
+    new = Pos(9, sep, RR, BLOCK.width, BLOCK.depth, BLOCK.height)
+    assert clear_width(stack, new) == pytest.approx(0.002, abs=2e-4)
+    assert gap_width(stack, new) < 0.0

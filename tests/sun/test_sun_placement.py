@@ -166,9 +166,10 @@ def test_a_placement_world_without_the_idle_ball_gives_the_same_results_bit_for_
         n = hand.draw_place(rng)
         stack = k % 2 == 1 and anchor.top < 0
         if not stack:  # a stand leaving 0.5-4 mm to the anchor
-            d = sep_for_width(anchor, t.table.ring_radius, t.shapes[shape], float(rng.uniform(0.0005, 0.004)))
+            sign = float(rng.choice([-1.0, 1.0]))
+            d = sep_for_width(anchor, t.table.ring_radius, t.shapes[shape], float(rng.uniform(0.0005, 0.004)), sign > 0)
             assert d is not None
-            ang = anchor.angle + float(rng.choice([-1.0, 1.0])) * d
+            ang = anchor.angle + sign * d
         results = []
         for with_ball in (False, True):
             t.restore(start)

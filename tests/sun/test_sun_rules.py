@@ -63,7 +63,7 @@ def angle_for_gap(a_deg: float, shape_a: str, shape_b: str, width: float) -> flo
     """Angle (deg) of a stone of ``shape_b`` counter-clockwise of one at ``a_deg`` leaving ``width``."""
     sa = G.shapes[shape_a]
     p = Pos(0, math.radians(a_deg), G.table.ring_radius, sa.width, sa.depth, sa.height)
-    return a_deg + math.degrees(sep_for_width(p, G.table.ring_radius, G.shapes[shape_b], width))
+    return a_deg + math.degrees(sep_for_width(p, G.table.ring_radius, G.shapes[shape_b], width, True))
 
 
 def play(s: SunState, *actions) -> None:

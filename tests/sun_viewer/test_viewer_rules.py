@@ -108,7 +108,7 @@ def test_the_replay_penalties_are_the_stored_penalties_with_their_causes(recorde
     assert {"toppled", "fell_from_support"} <= causes  # the falling stack of turn 31
     # the rules' verdict is also the turn's own penalty list (what the viewers colour)
     t31 = rp.turns[30]
-    assert {(p["stone"], p["cause"]) for p in t31.penalties} == {(2, "toppled"), (11, "fell_from_support")}
+    assert {(p["stone"], p["cause"]) for p in t31.penalties} == {(12, "toppled"), (20, "fell_from_support")}
 
 
 def test_the_header_has_the_tables_geometry(recorded: dict[str, Any]) -> None:
@@ -227,7 +227,7 @@ def test_the_scene_draws_the_turns_view(recorded: dict[str, Any]) -> None:
         aim = np.asarray(next(h for h in nodes.turn_nodes if h.name == "/rules/aim").points)
         assert np.allclose(aim[0, 0, :2], view["pass"]["release_point"][:2], atol=1e-6)
         labels = {sid: lab.text for sid, lab in nodes.causes.items() if lab.visible}
-        assert labels == {2: "stone 2: toppled", 11: "stone 11: fell from its support"}
+        assert labels == {12: "stone 12: toppled", 20: "stone 20: fell from its support"}
     finally:
         server.stop()
 
@@ -252,7 +252,7 @@ def _check_export_has_the_rules_view(folder: Path, seats: int = 2) -> None:
     assert ("LineSegmentsMessage", "/rules/aim") in names and ("IcosphereMessage", "/rules/release") in names
     texts = {m["updates"]["text"] for m in msgs if m.get("type") == "SceneNodeUpdateMessage"
              and str(m.get("name", "")).endswith("/cause") and "text" in m.get("updates", {})}
-    assert {"stone 2: toppled", "stone 11: fell from its support"} <= texts
+    assert {"stone 12: toppled", "stone 20: fell from its support"} <= texts
     # the string is drawn from the suspension point while the ball swings
     assert any(m.get("name") == "/bodies/string" and "points" in m.get("updates", {}) for m in msgs)
     for page in ("index.html", "standalone.html"):
