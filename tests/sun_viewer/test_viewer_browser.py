@@ -24,6 +24,8 @@ from sim.sun.viewer.viser_app import export_static, serve_dir
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 WIDTH, HEIGHT = 1000, 700
+# seen: 47-93 s a screenshot (software rendering) when the machine's load was about 4.5
+SHOT_TIMEOUT_S = 180
 
 
 def _screenshot(chromium: str, url: str, out: Path, budget_ms: int, profile: Path) -> np.ndarray | None:
@@ -37,7 +39,7 @@ def _screenshot(chromium: str, url: str, out: Path, budget_ms: int, profile: Pat
     # its own session, so that a browser that hangs is ended with every process it started
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
-        _, err = proc.communicate(timeout=120)
+        _, err = proc.communicate(timeout=SHOT_TIMEOUT_S)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
@@ -46,18 +48,42 @@ def _screenshot(chromium: str, url: str, out: Path, budget_ms: int, profile: Pat
     return iio.imread(out)[..., :3]
 
 
-def _shot(chromium: str, url: str, out: Path, budget_ms: int, profile: Path, tries: int = 3) -> np.ndarray:
-    """A screenshot whose 3-D view is not blank. On a loaded machine the client's scripts can
-    arrive after the virtual-time budget has run out (fetching is real time), leaving a white page,
-    and once in a while (seen on CI under load) headless Chromium never finishes a screenshot at
-    all: try again with a fresh profile, a few times, before the assertions judge the picture."""
-    img = None
+VIEW = (slice(120, HEIGHT - 60), slice(150, WIDTH - 150))  # the 3-D view: no notification corner, no timeline
+
+
+def _scene_problem(img: np.ndarray) -> str | None:
+    """Why ``img``'s 3-D view is not a rendered scene, or None when it is: not blank, many colours,
+    and the wooden base (many brown pixels: r > g > b, reddish)."""
+    view = img[VIEW]
+    if view.std() <= 10:
+        return "blank view"
+    if len(np.unique(view.reshape(-1, 3) // 8, axis=0)) <= 40:
+        return "too few colours: the scene did not render"
+    r, g, b = (view[..., k].astype(int) for k in range(3))
+    if ((r - b > 40) & (r > g) & (g > b)).sum() <= 2000:
+        return "no wooden base in the view"
+    return None
+
+
+def _shot(chromium: str, url: str, out: Path, budget_ms: int, profile: Path, tries: int = 4) -> np.ndarray:
+    """A screenshot whose 3-D view shows the rendered scene (``_scene_problem`` is None).
+
+    On a loaded machine the client's scripts can arrive after the virtual-time budget has run out
+    (fetching is real time), leaving a white page or the page's loading notice over a grey,
+    half-built scene, and once in a while (seen on CI under load) headless Chromium never finishes
+    a screenshot at all: try again with a fresh profile and a longer budget, a few times, and only
+    then fail, saying what the last picture lacked."""
+    img, problem = None, "headless Chromium did not finish a screenshot"
     for k in range(tries):
-        img = _screenshot(chromium, url, out, budget_ms, profile if k == 0 else profile.with_name(f"{profile.name}-{k}"))
-        if img is not None and img[120:HEIGHT - 60, 150:WIDTH - 150].std() > 10:
-            break
-    assert img is not None, f"headless Chromium did not finish a screenshot in {tries} tries of 120 s"
-    return img
+        img = _screenshot(chromium, url, out, budget_ms + 400 * k,
+                          profile if k == 0 else profile.with_name(f"{profile.name}-{k}"))
+        if img is None:
+            problem = "headless Chromium did not finish a screenshot"
+            continue
+        problem = _scene_problem(img)
+        if problem is None:
+            return img
+    raise AssertionError(f"{problem} ({tries} tries of up to {SHOT_TIMEOUT_S} s each)")
 
 
 def test_exported_viewer_plays_in_headless_chromium(tmp_path: Path, real_pass_recording: dict, chromium: str) -> None:
@@ -71,6 +97,13 @@ def test_exported_viewer_plays_in_headless_chromium(tmp_path: Path, real_pass_re
         # two moments of the swing: the ball on its way in, and near the catch on the far side
         a = _shot(chromium, url, tmp_path / "early.png", 350, tmp_path / "profile-a")
         b = _shot(chromium, url, tmp_path / "late.png", 1100, tmp_path / "profile-b")
+        # Virtual time runs from the page's start, but the player starts when its scripts have
+        # arrived (real time): under load a late shot can catch the ball where the early one did.
+        # Then a later moment is asked for, twice at most, before the pictures are judged the same.
+        for k in range(2):
+            if _moments_differ(a, b):
+                break
+            b = _shot(chromium, url, tmp_path / "late.png", 1600 + 600 * k, tmp_path / f"profile-b{k}")
     finally:
         httpd.shutdown()
         httpd.server_close()
@@ -80,17 +113,14 @@ def test_exported_viewer_plays_in_headless_chromium(tmp_path: Path, real_pass_re
         for n in ("early.png", "late.png"):
             shutil.copy(tmp_path / n, Path(keep) / n)
     assert a.shape == b.shape == (HEIGHT, WIDTH, 3)
-    # the 3D view only (not the notification corner, not the timeline bar along the bottom)
-    ca, cb = a[120:HEIGHT - 60, 150:WIDTH - 150], b[120:HEIGHT - 60, 150:WIDTH - 150]
-    for img in (ca, cb):
-        assert img.std() > 10, "blank view"
-        colours = np.unique(img.reshape(-1, 3) // 8, axis=0)
-        assert len(colours) > 40, "too few colours: the scene did not render"
-        # the wooden base is there: many brown pixels (r > g > b, reddish)
-        r, g, bl = (img[..., k].astype(int) for k in range(3))
-        assert ((r - bl > 40) & (r > g) & (g > bl)).sum() > 2000
-    diff = np.abs(ca.astype(int) - cb.astype(int)).mean(axis=2)
-    assert (diff > 30).sum() > 150, "the two moments look the same"
+    assert _moments_differ(a, b), "the two moments look the same"
+
+
+def _moments_differ(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether the 3-D views of ``a`` and ``b`` differ in more than 150 pixels by more than 30 (mean
+    over channels): the ball (and what it pushed) moved between the two moments."""
+    diff = np.abs(a[VIEW].astype(int) - b[VIEW].astype(int)).mean(axis=2)
+    return bool((diff > 30).sum() > 150)
 
 
 def _near(img: np.ndarray, colour: str, tol: int = 45) -> int:
