@@ -5,7 +5,10 @@ The script long-polls ``/state`` and draws what it gets with ``textContent`` onl
 move's notation or a reason cannot become markup. The board area is one function,
 ``drawBoard(snapshot)``: the game's replay drawing (``/board.js``, ``StonelabBoard.draw``) of the
 frame the server built for the person's seat (:mod:`sim.play.board`), with the game's view of the
-position as text (``SeatView.view``) below it, or alone for a game without a drawing.
+position as text (``SeatView.view``) below it, or alone for a game without a drawing. A game
+whose view carries its own ``drawing`` (the Sun's table, :mod:`sim.sun.seat_table`) is drawn from
+it instead: SVG elements of a fixed list of tags and attributes, set with ``setAttribute`` (a
+value, never markup), its candidate moves clickable.
 """
 
 from __future__ import annotations
@@ -70,6 +73,9 @@ main { display: flex; gap: 16px; padding: 12px 16px; align-items: flex-start; }
 h2 { font-size: 15px; margin: 8px 0; color: #4a3f35; }
 #board svg { width: 100%; height: auto; max-height: calc(100vh - 200px); display: block; background: #fff;
   border: 1px solid #cbbfae; }
+#board .choices { font-size: 14px; margin: 0 0 4px; }
+#board .choices button { margin-right: 4px; padding: 2px 8px; cursor: pointer; background: #fff; border: 1px solid #8b7b67; }
+#board .choices button.chosen { background: #4a3f35; color: #fff; }
 #board .error { color: #8a1c10; font-size: 14px; }
 #lastmove { font-size: 14px; margin: 6px 0; padding: 4px 8px; background: #f3f7fb; border-left: 4px solid #0072B2; }
 #lastmove:empty { display: none; }
@@ -105,6 +111,7 @@ let shown = -1;          // the version of the snapshot on the page
 let decision = 0;        // the decision the listed moves belong to
 let busy = false;        // a move is on its way
 let finished = false;
+let lastDrawing = null;  // the game's own drawing of the table last shown (view.drawing)
 
 function el(tag, text, cls) {
   const e = document.createElement(tag);
@@ -141,9 +148,119 @@ function drawBoard(s) {
       return;
     }
   }
+  if (s.view && s.view.drawing) {
+    lastDrawing = s.view.drawing;
+    board.replaceChildren(drawTable(s, s.view.drawing));
+    details.hidden = false;
+    return;
+  }
   const head = s.board_error ? [el("p", s.board_error, "error")] : [];
   board.replaceChildren(...head, el("pre", text));
   details.hidden = true;
+}
+
+// A game's own drawing of the table (view.drawing: the Sun's, sim/sun/seat_table.py): SVG
+// primitives of a whitelist, attributes set as values; an item with a "move" is a candidate move
+// (clicked: the listed move of that text is played); "pick" says what a click elsewhere means:
+// "stand" types a stand at the angle clicked for the person to confirm, "aim" fills the pass
+// form's aim field and draws the line of that pass. The click is turned back into a point of the
+// base by the drawing's own projection (its docstring gives the formula).
+const SVG_NS = "http://www.w3.org/2000/svg";
+const DRAW_TAGS = new Set(["polygon", "polyline", "ellipse", "circle", "line", "rect"]);
+const DRAW_ATTRS = new Set(["points", "cx", "cy", "r", "rx", "ry", "x", "y", "width", "height", "x1", "y1", "x2", "y2",
+  "fill", "stroke", "stroke-width", "stroke-dasharray", "stroke-linecap", "opacity", "cursor", "class"]);
+function svgEl(tag, attrs) {
+  const e = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs || {})) if (DRAW_ATTRS.has(k)) e.setAttribute(k, String(v));
+  return e;
+}
+function tableAngle(d, svgRoot, ev) {
+  // the click in the drawing's units, then the point of the base's plane (z = 0) it shows
+  const pt = svgRoot.createSVGPoint();
+  pt.x = ev.clientX; pt.y = ev.clientY;
+  const p = pt.matrixTransform(svgRoot.getScreenCTM().inverse());
+  const e = d.projection.elevation_deg * Math.PI / 180, k = d.projection.scale;
+  const x = p.x / k, y = -p.y / k / Math.sin(e);
+  return ((Math.atan2(y, x) * 180 / Math.PI) % 360 + 360) % 360;
+}
+function tablePoint(d, r, angleDeg, z) {
+  const e = d.projection.elevation_deg * Math.PI / 180, k = d.projection.scale, a = angleDeg * Math.PI / 180;
+  return [k * r * Math.cos(a), -k * (r * Math.sin(a) * Math.sin(e) + z * Math.cos(e))];
+}
+function drawAimLine(d, root) {
+  const old = root.querySelector(".aimline");
+  if (old) old.remove();
+  const input = document.querySelector("#fields-form input[data-field='" + (d.pick && d.pick.field) + "']");
+  if (!d.pick || d.pick.kind !== "aim" || !input || input.value.trim() === "") return;
+  const aim = parseFloat(input.value);
+  if (!isFinite(aim)) return;
+  const [x1, y1] = tablePoint(d, d.pick.handle_radius, aim, d.pick.ball_z);
+  const [x2, y2] = tablePoint(d, d.pick.base_radius, aim + 180, d.pick.ball_z);
+  const g = svgEl("g", {class: "aimline"});
+  g.append(svgEl("line", {x1: x1, y1: y1, x2: x2, y2: y2, stroke: "#111", "stroke-width": 2, "stroke-dasharray": "6,3"}),
+           svgEl("circle", {cx: x1, cy: y1, r: 6, fill: d.pick.colour, stroke: "#111", "stroke-width": 1.5}));
+  root.append(g);
+}
+let chosenShape = "";  // the shape whose ghosts are shown (the drawing's choices)
+function drawTable(s, d) {
+  const wrap = document.createElement("div");
+  const choices = d.choices || [];
+  if (!choices.includes(chosenShape)) chosenShape = choices.length ? choices[0] : "";
+  if (s.your_turn && choices.length > 1) {
+    const bar = el("div", "", "choices");
+    bar.append(el("span", "stone to place: "));
+    for (const c of choices) {
+      const b = el("button", c);
+      b.type = "button";
+      b.dataset.choice = c;
+      if (c === chosenShape) b.className = "chosen";
+      b.addEventListener("click", () => { chosenShape = c; drawBoard(s); });
+      bar.append(b);
+    }
+    wrap.append(bar);
+  }
+  const root = svgEl("svg", {});
+  root.setAttribute("viewBox", d.view_box.join(" "));
+  root.setAttribute("role", "img");
+  root.setAttribute("aria-label", "the table, seen from below its 270 deg side: stones, gaps, mark areas, markers; the moves you may make as ghosts to click");
+  root.id = "table";
+  for (const it of d.items) {
+    if (!DRAW_TAGS.has(it.tag) || (it.choice !== undefined && it.choice !== chosenShape)) continue;
+    const e = svgEl(it.tag, it);
+    if (it.title) { const t = document.createElementNS(SVG_NS, "title"); t.textContent = it.title; e.append(t); }
+    if (it.move !== undefined) {
+      e.dataset.move = it.move;
+      if (s.your_turn) {
+        e.addEventListener("click", (ev) => {
+          ev.stopPropagation();
+          const i = s.legal.indexOf(it.move);
+          send(i >= 0 ? i + 1 : it.move);
+        });
+      } else {
+        e.setAttribute("pointer-events", "none");
+      }
+    }
+    root.append(e);
+  }
+  if (s.your_turn && d.pick) {
+    root.addEventListener("click", (ev) => {
+      const angle = tableAngle(d, root, ev);
+      if (d.pick.kind === "stand") {
+        const typed = document.getElementById("typed");
+        typed.value = d.pick.template.split("{choice}").join(chosenShape).split("{angle}").join(angle.toFixed(1));
+        filterMoves();
+        showRefusal("");
+        typed.focus();
+      } else if (d.pick.kind === "aim") {
+        const input = document.querySelector("#fields-form input[data-field='" + d.pick.field + "']");
+        if (input) { input.value = angle.toFixed(1); drawAimLine(d, root); }
+      }
+    });
+    root.style.cursor = "crosshair";
+  }
+  if (d.pick && d.pick.kind === "aim") setTimeout(() => drawAimLine(d, root), 0);
+  wrap.append(root);
+  return wrap;
 }
 
 // A move made of numbers (the Sun's pass: aim and release) as fields, when the game's view offers
@@ -331,6 +448,10 @@ document.getElementById("typed-form").addEventListener("submit", (ev) => {
   ev.preventDefault();
   const text = document.getElementById("typed").value.trim();
   if (text) send(text);
+});
+document.getElementById("fields-form").addEventListener("input", () => {
+  const root = document.getElementById("table");
+  if (root && lastDrawing) drawAimLine(lastDrawing, root);
 });
 document.getElementById("fields-form").addEventListener("submit", (ev) => {
   ev.preventDefault();

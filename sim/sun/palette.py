@@ -13,3 +13,8 @@ SHAPE_COLOURS: dict[str, str] = {"pillar": "#8f9cab", "block": "#cbb58d", "slab"
 STONE_COLOUR = "#b4a48e"
 #: per seat (seat ``s`` is ``SEAT_COLOURS[s % len]``): the colour of its marker and mark area
 SEAT_COLOURS: tuple[str, ...] = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9")
+#: an open gap (the ball fits: ``Ring.passable``), drawn along its opening inside the ring (the
+#: replay viewer's rules view and the play page's table)
+PASSABLE_COLOUR = "#16a34a"
+#: a gap the ball does not fit through (too narrow, or a gate too low over it)
+BLOCKED_COLOUR = "#c81e1e"

@@ -71,6 +71,8 @@ class SunObservation:
 
     notation: str
     state: "SunState" = field(compare=False, repr=False)
+    #: the seat that observes (-1: not said); what the play page offers depends on it
+    seat: int = field(default=-1, compare=False)
 
 
 def _position_field(name: str, doc: str) -> Any:
@@ -724,7 +726,7 @@ class SunState(State):
 
     def observation(self, seat: int) -> SunObservation:
         """Everything (no hidden information), compared by notation."""
-        return SunObservation(self.to_notation(), self.clone())
+        return SunObservation(self.to_notation(), self.clone(), seat)
 
     def history(self) -> list[tuple[int, SunAction]]:  # type: ignore[override]
         """Applied actions as ``(seat or CHANCE, action)``."""

@@ -20,6 +20,7 @@ from sim.sun.actions import Draw, Gate, MoveMarker, Pass, Stack, Stand
 from sim.sun.position import FIELD, GATE, OUT
 from sim.sun.protocol import PlaceNoise, ThrowNoise
 from sim.sun.rules import SunObservation
+from sim.sun.seat_table import table_drawing
 
 _NUM = r"(-?\d{1,4}(?:\.\d{1,6})?)"
 _FORMS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Any]], ...] = tuple(
@@ -124,6 +125,8 @@ class SunSeat:
                "text": self.text(obs)}
         if st.phase == "pass":
             out["form"] = self.pass_form(obs)
+        # the table drawn, with the moves of the seat to act as ghosts to click (sim.sun.seat_table)
+        out["drawing"] = table_drawing(st, obs.seat)
         return out
 
     @staticmethod
@@ -183,10 +186,10 @@ class SunSeat:
         if st.passes:
             out.append("")
             out.append(f"passes so far ({lost} stones lost):")
-            for p in st.passes[-6:]:
-                why = ", ".join(_cause(c) for c in p["causes"].split(";")) if p["causes"] else "nothing fell"
-                out.append(f"  seat {p['seat']}: aim {p['aim_deg']:.1f} deg, release {p['release_m']:.3f} m: "
-                           f"{p['penalties']} penalty stone{'' if p['penalties'] == 1 else 's'} ({why})")
+            for ps in st.passes[-6:]:
+                why = ", ".join(_cause(c) for c in ps["causes"].split(";")) if ps["causes"] else "nothing fell"
+                out.append(f"  seat {ps['seat']}: aim {ps['aim_deg']:.1f} deg, release {ps['release_m']:.3f} m: "
+                           f"{ps['penalties']} penalty stone{'' if ps['penalties'] == 1 else 's'} ({why})")
         return "\n".join(out)
 
 

@@ -207,3 +207,84 @@ def test_the_suns_pass_from_its_aim_and_release_fields(chromium: str, tmp_path: 
         browser.close()
         proc.terminate()
         proc.wait(30)
+
+
+def _mouse_click(browser: Browser, x: float, y: float) -> None:
+    """A person's click at page point (x, y) (CSS pixels): the browser finds what is there."""
+    for kind in ("mousePressed", "mouseReleased"):
+        browser.call("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
+
+
+def _ghost_point(browser: Browser, cls: str) -> tuple[float, float, str] | None:
+    """The centre of the first ghost of class ``cls`` whose centre shows that ghost (not a stone
+    or marker in front of it), and its move; None when there is none."""
+    return browser.js(f"""(() => {{
+      for (const g of document.querySelectorAll('#table .ghost.{cls}')) {{
+        const r = g.getBoundingClientRect(), x = r.x + r.width / 2, y = r.y + r.height / 2;
+        const hit = document.elementFromPoint(x, y);
+        if (hit && hit.dataset && hit.dataset.move === g.dataset.move) return [x, y, g.dataset.move];
+      }}
+      return null; }})()""")
+
+
+def _table_point(browser: Browser, radius_m: float, angle_deg: float) -> tuple[float, float]:
+    """The page point of the base's point at ``radius_m`` and ``angle_deg`` (the page's projection)."""
+    return browser.js(f"""(() => {{ const root = document.getElementById('table');
+      const [sx, sy] = tablePoint(lastDrawing, {radius_m}, {angle_deg}, 0);
+      const p = root.createSVGPoint(); p.x = sx; p.y = sy; const q = p.matrixTransform(root.getScreenCTM());
+      return [q.x, q.y]; }})()""")
+
+
+def test_the_suns_moves_are_chosen_on_the_table(chromium: str, tmp_path: Path) -> None:
+    """A stand by clicking its ghost on the table, a stand typed by a click on the table where a
+    stone already stands (refused with the rules' reason), the marker by its ghost, and a pass
+    aimed by a click on the table: each is the move the stored log shows."""
+    proc, url = _start("sun/classic-2p.toml", 0, tmp_path / "run")
+    browser = Browser(chromium, url, tmp_path / "profile")
+    played: list[str] = []
+    refused = ""
+    try:
+        while True:
+            status = browser.wait(_SYNCED)
+            assert status != "over", "the game ended before the person passed"
+            decision = int(status)
+            phase = _state(url)["view"]["phase"]
+            if phase == "pass" and len(played) >= 2:
+                break
+            if phase == "place" and played and not refused:
+                # a click on the table over stone #0's place: a stand there, typed for the person
+                a0 = _state(url)["view"]["positions"][0]["angle_deg"]
+                _mouse_click(browser, *_table_point(browser, 0.13, a0))
+                typed = browser.js("document.getElementById('typed').value")
+                assert re.fullmatch(r"Stand\((pillar|block|slab) at \d+\.\d deg\)", typed), typed
+                assert abs((float(typed.split(" at ")[1].split()[0]) - a0 + 180) % 360 - 180) < 1.0
+                browser.js("document.getElementById('send').click(), true")
+                refused = browser.wait("(() => { const r = document.getElementById('refusal');"
+                                       " return r.hidden || document.body.dataset.busy !== '0' ? '' : r.textContent; })()")
+                shape, angle = re.fullmatch(r"Stand\((\w+) at ([\d.]+) deg\)", typed).groups()
+                assert refused.startswith(f"Stand({shape} at {float(angle):.2f} deg) is not allowed: "), refused
+                continue
+            kind = {"place": "stand", "marker": "movemarker", "pass": "pass"}[phase]
+            hit = _ghost_point(browser, kind) or _ghost_point(browser, "stack")
+            assert hit is not None, f"no {kind} ghost to click in the {phase} phase"
+            _mouse_click(browser, hit[0], hit[1])
+            browser.wait(f"fetch('/state').then(r => r.json()).then(s => s.decision !== {decision} || !!s.finished)")
+            played.append(hit[2])
+        if os.environ.get("STONELAB_KEEP_SHOTS"):
+            browser.screenshot(Path(os.environ["STONELAB_KEEP_SHOTS"]) / "play-sun-table.png")
+        # the pass: the aim from a click on the table at 200 deg, the release as the form has it
+        _mouse_click(browser, *_table_point(browser, 0.1, 200.0))
+        aim = float(browser.js("document.querySelector('#fields input[data-field=\"aim\"]').value"))
+        assert abs(aim - 200.0) < 1.0, aim
+        assert browser.js("!!document.querySelector('#table .aimline')"), "no aim line drawn"
+        release = float(browser.js("document.querySelector('#fields input[data-field=\"release\"]').value"))
+        browser.js("document.getElementById('fields-send').click(), true")
+        browser.wait(f"fetch('/state').then(r => r.json()).then(s => s.decision !== {decision} || !!s.finished)")
+        mine = [e["text"] for e in _state(url)["log"] if e["who"] == "you"]
+        assert mine[:len(played)] == played, (mine, played)
+        assert f"Pass(aim {aim:.2f} deg, release {release:.3f} m)" in mine, mine
+        assert refused, "no click on an occupied place was tried"
+    finally:
+        browser.close()
+        proc.terminate()
+        proc.wait(30)

@@ -14,16 +14,12 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from sim.core.errors import ReplayError
-from sim.sun.palette import SEAT_COLOURS
+from sim.sun.palette import BLOCKED_COLOUR, PASSABLE_COLOUR, SEAT_COLOURS
 
 #: The string from its suspension point to the ball.
 STRING_COLOUR = "#303030"
 #: A penalty stone that toppled (and the colour of any penalty stone where no cause is known).
 PENALTY_COLOUR = "#e02424"
-#: An open gap (the ball fits: ``Ring.passable``), drawn along its opening inside the ring.
-PASSABLE_COLOUR = "#16a34a"
-#: A gap the ball does not fit through (too narrow, or a gate too low over it).
-BLOCKED_COLOUR = "#c81e1e"
 #: The line of the pass (as aimed) and the release point it names.
 AIM_COLOUR = "#111111"
 #: Where the ball actually left the hand (the aim and release with the thrower's error).
