@@ -77,6 +77,8 @@ class Indices:
             mu_star_lo, mu_star_hi, sigma, sigma_lo, sigma_hi``; for Sobol' ``S1, S1_conf, ST,
             ST_conf`` (``*_conf``: half-width of the interval).
         used: trajectories (Morris) or base samples (Sobol') that entered.
+        planned: trajectories of the Morris design (``used`` and those left out because the output
+            is undefined at one of their points); 0 when not known (e.g. Sobol').
         noise: the elementary effect Monte Carlo noise alone would give (Morris; output units).
         problem: why no indices could be computed (empty when they were).
     """
@@ -85,6 +87,7 @@ class Indices:
     method: str
     table: pd.DataFrame = field(default_factory=pd.DataFrame)
     used: int = 0
+    planned: int = 0
     noise: float = float("nan")
     problem: str = ""
 
@@ -178,7 +181,7 @@ def morris_indices(plan: Plan, x: np.ndarray, out: Output, seed: int) -> Indices
     rows = k + 1
     n_traj = len(y) // rows
     ok = [t for t in range(n_traj) if np.isfinite(y[t * rows:(t + 1) * rows]).all()]
-    res = Indices(out, "morris", used=len(ok))
+    res = Indices(out, "morris", used=len(ok), planned=n_traj)
     if len(ok) < 2:
         res.problem = (f"only {len(ok)} of {n_traj} trajectories have a value at every point"
                        + (" (the output is undefined at some points)" if np.isfinite(y).any() else ""))
@@ -299,7 +302,7 @@ def to_json(plan: Plan, results: list[Indices]) -> dict[str, Any]:
         "method": plan.method, "inputs": plan.as_dict()["inputs"], "conf_level": plan.conf_level,
         "points": plan.n_points(),
         "outputs": [
-            {"name": r.output.name, "label": r.output.label, "used": r.used, "problem": r.problem,
+            {"name": r.output.name, "label": r.output.label, "used": r.used, "planned": r.planned, "problem": r.problem,
              "noise": None if r.noise != r.noise else r.noise,
              "output_mean": json_float(r.output.mean.mean()), "output_min": json_float(r.output.mean.min()),
              "output_max": json_float(r.output.mean.max()),
@@ -329,9 +332,15 @@ def sentence(res: Indices) -> str:
         return f"{name} is {_num(float(o.mean.iloc[0]))} at every sample point: no input moves it in these ranges."
     if res.method == "morris":
         if res.used < MORRIS_MIN_TRAJECTORIES:
-            return (f"{name}{span}: not ranked: Morris screening on {res.used} trajector"
+            head = (f"{name}{span}: not ranked: Morris screening on {res.used} trajector"
                     f"{'y' if res.used == 1 else 'ies'} cannot order the inputs; it needs at least "
-                    f"{MORRIS_MIN_TRAJECTORIES} (run with --trajectories {MORRIS_MIN_TRAJECTORIES} or more).")
+                    f"{MORRIS_MIN_TRAJECTORIES}")
+            if res.planned > res.used:
+                # the design had enough (or more) trajectories but the output is undefined at some
+                # of their points: "--trajectories 10" would be advice the study already followed
+                return (f"{head} (only {res.used} of the study's {res.planned} have a value at every point: "
+                        "the output is undefined at some points; more trajectories would bring more complete ones).")
+            return f"{head} (run with --trajectories {MORRIS_MIN_TRAJECTORIES} or more)."
         t = t.sort_values("mu_star", ascending=False).reset_index(drop=True)
         top, second = t.iloc[0], t.iloc[1] if len(t) > 1 else None
         if top["mu_star"] - top["mu_star_conf"] <= 0:

@@ -164,3 +164,21 @@ def test_morris_on_two_trajectories_does_not_rank() -> None:
                           "mu_star_conf": [0.0, 0.0], "sigma": [0.0, 0.0]})
     text = sentence(Indices(out, "morris", table=table, used=2))
     assert "not ranked" in text and "at least 10" in text and "clearly ahead" not in text
+
+
+def test_morris_with_trajectories_left_out_says_why_not_to_run_ten() -> None:
+    # 10 trajectories planned, 5 complete (an output undefined at some points, as the Sun's
+    # clean-pass chance through 60-100 mm gaps in the 900-game screening): advising
+    # "--trajectories 10" would repeat the study; the sentence must name the dropped ones instead
+    import pandas as pd
+
+    from analysis.sensitivity import Indices, Output, sentence
+
+    out = Output("y", "y", pd.Series([0.0, 1.0, 2.0, 0.5, 1.5, 2.5]))
+    table = pd.DataFrame({"key": ["a", "b"], "label": ["a", "b"], "mu": [1.5, 0.0], "mu_star": [1.5, 0.0],
+                          "mu_star_conf": [0.0, 0.0], "sigma": [0.0, 0.0]})
+    text = sentence(Indices(out, "morris", table=table, used=5, planned=10))
+    assert "not ranked" in text and "only 5 of the study's 10 have a value at every point" in text
+    assert "--trajectories 10" not in text and "clearly ahead" not in text
+    # with nothing left out the old advice stands
+    assert "--trajectories 10 or more" in sentence(Indices(out, "morris", table=table, used=2, planned=2))
