@@ -1,5 +1,5 @@
 """Real `stonelab run` processes killed or run twice: no worker outlives its run, SIGTERM stops like
-Ctrl-C (for every command that runs games: run, sensitivity, tournament), and a second run into a
+Ctrl-C (for every command that runs games: run, sensitivity, tournament, tune), and a second run into a
 busy folder is refused (issue 13, "Processes and files").
 
 Each test starts the real command in a subprocess on a study long enough to be killed midway.
@@ -35,7 +35,8 @@ agent = "greedy"
 """
 
 #: What turns the study above into each command's study: `run` takes it as it is, `sensitivity`
-#: samples two inputs (30 points of 300 games), `tournament` plays its two seats as entrants.
+#: samples two inputs (30 points of 300 games), `tournament` plays its two seats as entrants,
+#: `tune` searches the MCTS seat's iterations (each trial a study of 300 games in trials/<id>/).
 COMMAND_TAILS = {
     "run": "",
     "sensitivity": """
@@ -49,6 +50,15 @@ trajectories = 10
     "tournament": """
 [tournament]
 players = 2
+""",
+    "tune": """
+[tune]
+trials = 4
+[tune.params]
+"seats.0.iterations" = { low = 200, high = 600 }
+[[tune.targets]]
+metric = "first_player_edge"
+value = 0.0
 """,
 }
 
@@ -97,11 +107,17 @@ def alive(pids: set[int]) -> set[int]:
 
 
 def stored(out: Path) -> int:
-    try:
-        with sqlite3.connect(f"file:{out / 'results.sqlite'}?mode=ro", uri=True, timeout=5) as con:
-            return int(con.execute("SELECT COUNT(*) FROM games").fetchone()[0])
-    except sqlite3.Error:
-        return 0
+    """Games stored in the run folder ``out`` (a search's: in its trials' stores too)."""
+    n = 0
+    for db in [out / "results.sqlite", *sorted(out.glob("trials/*/results.sqlite"))]:
+        if not db.is_file():
+            continue
+        try:
+            with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as con:
+                n += int(con.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+        except sqlite3.Error:
+            pass
+    return n
 
 
 def start(scen: Path, out: Path, command: str = "run") -> subprocess.Popen:
@@ -223,7 +239,8 @@ def test_sigterm_stops_every_command_that_runs_games(tmp_path: Path, command: st
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 143, err
-    assert "interrupted: finished games are stored; run the same command again to resume" in err
+    kept = "trials and games" if command == "tune" else "games"
+    assert f"interrupted: finished {kept} are stored; run the same command again to resume" in err
     assert "Traceback" not in err
     assert_all_gone(kids)
     assert stored(out) >= 3
