@@ -342,9 +342,9 @@ def summary_line(comp: Comparison) -> str:
 
 
 def _run_line(tag: str, r: RunData) -> str:
-    from analysis.wording import seat_labels
+    from analysis.wording import plural, seat_labels
 
-    return (f"{tag}: {r.run_dir} - scenario {r.meta.get('name', '?')}, {len(r.games)} games, seed "
+    return (f"{tag}: {r.run_dir} - scenario {r.meta.get('name', '?')}, {plural(len(r.games), 'game')}, seed "
             f"{r.meta.get('seed', '?')}; {'; '.join(seat_labels(r, short=False))}")
 
 
@@ -491,6 +491,7 @@ def run_names(a: RunData, b: RunData) -> tuple[str, str]:
 def render_html(comp: Comparison) -> str:
     """The comparison as a self-contained HTML page (the report's style; plots embedded as PNG)."""
     from analysis.report import PAGE_CSS, png_b64, table_html, game_title, seat_labels
+    from analysis.wording import plural
 
     esc = html.escape
     a, b = comp.a, comp.b
@@ -499,7 +500,7 @@ def render_html(comp: Comparison) -> str:
     for tag, r in (("A (baseline)", a), ("B", b)):
         meta_rows.append((f"run {tag}", f"{r.run_dir} - scenario {r.meta.get('name', '?')}"
                           + (f": {r.scenario.get('description')}" if r.scenario.get("description") else "")
-                          + f"; {len(r.games)} games, seed {r.meta.get('seed', '?')}, "
+                          + f"; {plural(len(r.games), 'game')}, seed {r.meta.get('seed', '?')}, "
                           + "; ".join(seat_labels(r, short=False))))
     meta_rows.append(("scenario changes A → B", "; ".join(comp.changes) if comp.changes else "none (same scenario)"))
     meta_rows.append(("generated", _dt.datetime.now().strftime("%Y-%m-%d %H:%M")))

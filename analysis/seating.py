@@ -27,7 +27,7 @@ import pandas as pd
 from analysis import metrics as M
 from analysis.power import judge
 from analysis.stats import binomial_p, chisquare_uniform, format_p
-from analysis.wording import pct, pct_ci, seat_name
+from analysis.wording import plural, pct, pct_ci, seat_name
 
 
 #: the verdict's size word as an adjective ("a clear first-player advantage")
@@ -99,7 +99,7 @@ def seat_finding(e: Effects, n_seats: int) -> str:
     if e.differ and e.rotated:
         how = (" (every player sat in every seat equally often)" if e.balanced else
                " (players sat in the seats unequally often: games is not a multiple of the seat orders)")
-    head = (f"Seat effect{how}: {seat_name(0)} (the first seat) won {share} of the {s['decisive']} decisive games "
+    head = (f"Seat effect{how}: {seat_name(0)} (the first seat) won {share} of the {plural(int(s['decisive']), 'decisive game')} "
             f"against an equal share of {pct(s['expected'])} ({format_p(s['p_binomial'])}, exact binomial test)")
     if e.differ and not e.rotated:
         return (head + "; but each player kept its seat, so this mixes seat order with player strength: rotate "
@@ -130,7 +130,7 @@ def player_finding(e: Effects) -> str | None:
                 "(seat_order = \"fixed\").")
     best = max(e.player, key=lambda r: r["rate"])
     parts = [f"{r['label']} {pct_ci(r['rate'], r['lo'], r['hi'])}" for r in e.player]
-    head = f"Player effect: share of the {decisive} decisive games won, {'; '.join(parts)} (equal share {pct(best['expected'])}"
+    head = f"Player effect: share of the {plural(int(decisive), 'decisive game')} won, {'; '.join(parts)} (equal share {pct(best['expected'])}"
     if len(e.player) == 2:
         j = judge(decisive, best["lo"], best["hi"], best["expected"], best["p"], what="decisive games")
         test = f"{format_p(best['p'])}, exact binomial test"

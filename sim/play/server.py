@@ -20,6 +20,7 @@ from __future__ import annotations
 import http
 import http.server
 import json
+import sys
 import threading
 from typing import Any
 
@@ -113,6 +114,14 @@ class PlayServer(http.server.ThreadingHTTPServer):
         #: requests refused (for tests and the curious)
         self.refused = 0
         super().__init__(address, _Handler)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Report a request that failed, except a page that went away while it was answered: a closed
+        tab or a reload drops its waiting ``/state`` request, which is no fault, and a traceback in
+        the person's terminal would bury the game's own lines."""
+        if isinstance(sys.exc_info()[1], ConnectionError):  # BrokenPipeError, ConnectionResetError...
+            return
+        super().handle_error(request, client_address)
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):

@@ -56,6 +56,11 @@ def _cause(text: str) -> str:
     return f"#{stone} {shape} {why.replace('_', ' ')}".strip()
 
 
+def _count(n: int, word: str) -> str:
+    """``_count(1, 'stone') -> '1 stone'``, ``_count(3, 'stone') -> '3 stones'`` (the view's counts)."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 def _mm(width_m: float) -> str:
     return "open" if not math.isfinite(width_m) else f"{1000 * width_m:.0f} mm"
 
@@ -179,17 +184,17 @@ class SunSeat:
         out.append("")
         for s in range(st.num_players):
             marks = ", ".join(f"{_deg(a):.1f} deg" for a in st.markers[s])
-            out.append(f"seat {s}: marker at {marks}; {pen[s]} penalty stones")
+            out.append(f"seat {s}: marker at {marks}; {_count(pen[s], 'penalty stone')}")
         field = [st.shapes[i] for i, r in enumerate(st.role) if r == FIELD]
-        out.append(f"field: {len(field)} stones ({', '.join(sorted(set(field)))})" if field else "field: empty")
+        out.append(f"field: {_count(len(field), 'stone')} ({', '.join(sorted(set(field)))})" if field else "field: empty")
         lost = sum(1 for r in st.role if r == OUT)
         if st.passes:
             out.append("")
-            out.append(f"passes so far ({lost} stones lost):")
+            out.append(f"passes so far ({_count(lost, 'stone')} lost):")
             for ps in st.passes[-6:]:
                 why = ", ".join(_cause(c) for c in ps["causes"].split(";")) if ps["causes"] else "nothing fell"
                 out.append(f"  seat {ps['seat']}: aim {ps['aim_deg']:.1f} deg, release {ps['release_m']:.3f} m: "
-                           f"{ps['penalties']} penalty stone{'' if ps['penalties'] == 1 else 's'} ({why})")
+                           f"{_count(ps['penalties'], 'penalty stone')} ({why})")
         return "\n".join(out)
 
 

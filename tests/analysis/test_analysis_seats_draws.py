@@ -64,6 +64,24 @@ def test_fixed_seats_say_that_they_mix_seat_and_player(tmp_path: Path) -> None:
     assert "mixes seat order with player strength" in text and "seat_order" in text
 
 
+
+def test_a_one_game_run_says_one_game(tmp_path: Path) -> None:
+    # a game a person played (stonelab play) is a run of one game: "1 game", never "1 games"
+    from analysis.compare import _run_line, compare_runs, render_html
+    from sim.games import get_game
+
+    spec = get_game("sun").spec
+    one = load_run(write_store(tmp_path / "one", spec, [result(0, [0], labels=[STRONG, WEAK])],
+                               scenario={"name": "one", "game": "sun", "seat_order": "fixed"}))
+    text = " ".join(R.balance_section(one).findings)
+    assert "of the 1 decisive game against" in text and "1 decisive games" not in text
+    many = write_store(tmp_path / "many", spec, [result(i, [i % 2], labels=[STRONG, WEAK]) for i in range(6)],
+                       scenario={"name": "many", "game": "sun", "seat_order": "fixed"})
+    comp = compare_runs(many, tmp_path / "one")
+    assert "scenario one, 1 game, seed" in _run_line("B", comp.b) and "scenario many, 6 games, seed" in _run_line("A", comp.a)
+    page = render_html(comp)
+    assert "; 1 game, seed" in page and "; 6 games, seed" in page
+
 # --- one meaning of draw and shared win --------------------------------------------------------------
 def test_outcome_is_defined_once() -> None:
     assert [outcome_kind(w) for w in ((), (1,), (0, 2))] == ["draw", "sole", "shared"]

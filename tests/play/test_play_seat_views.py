@@ -98,3 +98,22 @@ def test_a_simultaneous_step_is_logged_seat_by_seat_without_the_others_fists() -
                 seen_fists += 1
                 assert (e["text"] == "Fist(?)") == (e["seat"] != 1), e
     assert seen_fists > 0
+
+
+def test_the_suns_text_counts_one_stone_as_one_stone() -> None:
+    # seen in a played game: "seat 0: marker at 0.0 deg; 1 penalty stones", "(1 stones lost)"
+    import re
+
+    game = REGISTRY.get("sun")
+    view = seat_view(REGISTRY, "sun")
+    texts: list[str] = []
+
+    def look(state, step):  # noqa: ANN001, ANN202
+        if state.current_player() >= 0:
+            texts.append(view.view(state.observation(state.current_player()))["text"])
+
+    for seed in range(3):
+        play_random(game, game.config(2), np.random.default_rng(seed), before_step=look)
+    joined = "\n".join(texts)
+    assert re.search(r"; 1 penalty stone$", joined, re.M) and "(1 stone lost)" in joined  # the case arose
+    assert not re.search(r"\b1 (penalty )?stones\b", joined), re.search(r".*\b1 (penalty )?stones\b.*", joined)[0]

@@ -102,3 +102,32 @@ def test_parse_move_and_after() -> None:
     assert parse_after("/state?after=12") == 12
     assert parse_after("/state?after=-1") is None and parse_after("/state?after=" + "9" * 20) is None
     assert parse_after("/state") is None
+
+
+def test_a_page_that_goes_away_mid_answer_leaves_no_traceback(served, monkeypatch, capsys) -> None:  # noqa: ANN001
+    """A closed tab drops its waiting ``/state?after=N``; the server's late answer meets a closed
+    socket. That is no fault: the person's terminal shows no traceback (seen in a manual
+    ``stonelab play`` session before the server ignored it), while a real error is still reported."""
+    import socket
+    import struct
+    import time
+
+    import sim.play.server as srv
+
+    port, server = served
+    monkeypatch.setattr(srv, "LONG_POLL_S", 0.5)  # the waiting request answers (the same version) in 0.5 s
+    version = json.loads(_ask(port, "GET", "/state")[2])["version"]
+    for _ in range(3):  # a few times: a reset socket fails the server's write at its first or second try
+        s = socket.create_connection(("127.0.0.1", port), timeout=5)
+        s.sendall(f"GET /state?after={version} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # close with a reset
+        s.close()
+    time.sleep(1.5)  # the server's answers have been tried and failed
+    assert _ask(port, "GET", "/state")[0] == 200  # it still serves
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "BrokenPipe" not in err and "ConnectionReset" not in err, err
+    try:
+        raise ValueError("a real fault")
+    except ValueError:
+        server.handle_error(None, ("127.0.0.1", 1))
+    assert "ValueError: a real fault" in capsys.readouterr().err
