@@ -76,6 +76,11 @@ h2 { font-size: 15px; margin: 8px 0; color: #4a3f35; }
 #board .choices { font-size: 14px; margin: 0 0 4px; }
 #board .choices button { margin-right: 4px; padding: 2px 8px; cursor: pointer; background: #fff; border: 1px solid #8b7b67; }
 #board .choices button.chosen { background: #4a3f35; color: #fff; }
+#board .release { display: block; font-size: 14px; margin: 6px 0 0; }
+#board .release input { width: 50%; vertical-align: middle; margin: 0 6px; }
+#board .legend { font-size: 12px; color: #4a3f35; margin: 4px 0 0; padding: 0; list-style: none; }
+#board .legend li { display: inline-block; margin: 0 12px 2px 0; }
+#board .legend svg { width: 14px; height: 10px; border: 0; display: inline-block; vertical-align: middle; margin-right: 4px; }
 #board .error { color: #8a1c10; font-size: 14px; }
 #lastmove { font-size: 14px; margin: 6px 0; padding: 4px 8px; background: #f3f7fb; border-left: 4px solid #0072B2; }
 #lastmove:empty { display: none; }
@@ -163,8 +168,9 @@ function drawBoard(s) {
 // primitives of a whitelist, attributes set as values; an item with a "move" is a candidate move
 // (clicked: the listed move of that text is played); "pick" says what a click elsewhere means:
 // "stand" types a stand at the angle clicked for the person to confirm, "aim" fills the pass
-// form's aim field and draws the line of that pass. The click is turned back into a point of the
-// base by the drawing's own projection (its docstring gives the formula).
+// form's aim field from a click or a drag on the table and its release field from the slider
+// under it, and draws the line of that pass from its release point. The click is turned back into
+// a point of the base by the drawing's own projection (its docstring gives the formula).
 const SVG_NS = "http://www.w3.org/2000/svg";
 const DRAW_TAGS = new Set(["polygon", "polyline", "ellipse", "circle", "line", "rect"]);
 const DRAW_ATTRS = new Set(["points", "cx", "cy", "r", "rx", "ry", "x", "y", "width", "height", "x1", "y1", "x2", "y2",
@@ -187,19 +193,62 @@ function tablePoint(d, r, angleDeg, z) {
   const e = d.projection.elevation_deg * Math.PI / 180, k = d.projection.scale, a = angleDeg * Math.PI / 180;
   return [k * r * Math.cos(a), -k * (r * Math.sin(a) * Math.sin(e) + z * Math.cos(e))];
 }
+function formField(name) {
+  return name ? document.querySelector("#fields-form input[data-field='" + name + "']") : null;
+}
+// how far outside the base edge (m) a release point is drawn: release_band_radius's rule
+// (sim/sun/seat_table.py), its constants sent with the drawing (pick.release_band)
+function releaseBand(b, release) {
+  return b.near + (b.far - b.near) * Math.min(1, Math.max(0, (release - b.least) / b.spread));
+}
 function drawAimLine(d, root) {
   const old = root.querySelector(".aimline");
   if (old) old.remove();
-  const input = document.querySelector("#fields-form input[data-field='" + (d.pick && d.pick.field) + "']");
+  const input = formField(d.pick && d.pick.field);
   if (!d.pick || d.pick.kind !== "aim" || !input || input.value.trim() === "") return;
   const aim = parseFloat(input.value);
   if (!isFinite(aim)) return;
-  const [x1, y1] = tablePoint(d, d.pick.handle_radius, aim, d.pick.ball_z);
+  const rel = formField(d.pick.release_field);
+  const release = rel && isFinite(parseFloat(rel.value)) ? parseFloat(rel.value) : d.pick.release_band.least;
+  const [x1, y1] = tablePoint(d, d.pick.base_radius + releaseBand(d.pick.release_band, release), aim, d.pick.ball_z);
   const [x2, y2] = tablePoint(d, d.pick.base_radius, aim + 180, d.pick.ball_z);
   const g = svgEl("g", {class: "aimline"});
-  g.append(svgEl("line", {x1: x1, y1: y1, x2: x2, y2: y2, stroke: "#111", "stroke-width": 2, "stroke-dasharray": "6,3"}),
-           svgEl("circle", {cx: x1, cy: y1, r: 6, fill: d.pick.colour, stroke: "#111", "stroke-width": 1.5}));
+  const c = d.pick.aim_colour;
+  g.append(svgEl("line", {x1: x1, y1: y1, x2: x2, y2: y2, stroke: c, "stroke-width": 2, "stroke-dasharray": "6,3"}),
+           svgEl("circle", {cx: x1, cy: y1, r: 6, fill: d.pick.colour, stroke: c, "stroke-width": 1.5, class: "releasepoint"}));
   root.append(g);
+}
+// the release as a slider under the table, kept equal to the pass form's release field
+function releaseSlider(s, d, root) {
+  const f = (s.view.form && s.view.form.fields || []).find(x => x.name === d.pick.release_field);
+  const field = formField(d.pick.release_field);
+  if (!f) return null;
+  const label = el("label", "release: nearer the rim", "release");
+  const slider = el("input");
+  slider.type = "range";
+  slider.id = "release-slider";
+  for (const k of ["min", "max", "step"]) if (f[k] !== undefined) slider.setAttribute(k, String(f[k]));
+  slider.value = field && field.value.trim() !== "" ? field.value : String(f.value);
+  slider.setAttribute("aria-label", f.label);
+  slider.addEventListener("input", () => {
+    const input = formField(d.pick.release_field);
+    if (input) input.value = slider.value;
+    drawAimLine(d, root);
+  });
+  label.append(slider, document.createTextNode("farther out"));
+  return label;
+}
+function drawLegend(d) {
+  const list = el("ul", "", "legend");
+  for (const item of d.legend || []) {
+    const li = el("li");
+    const sw = svgEl("svg", {});
+    sw.setAttribute("viewBox", "0 0 14 10");
+    sw.append(svgEl("rect", {x: 0, y: 0, width: 14, height: 10, fill: item.colour}));
+    li.append(sw, document.createTextNode(item.words));
+    list.append(li);
+  }
+  return list;
 }
 let chosenShape = "";  // the shape whose ghosts are shown (the drawing's choices)
 function drawTable(s, d) {
@@ -251,15 +300,36 @@ function drawTable(s, d) {
         filterMoves();
         showRefusal("");
         typed.focus();
-      } else if (d.pick.kind === "aim") {
-        const input = document.querySelector("#fields-form input[data-field='" + d.pick.field + "']");
-        if (input) { input.value = angle.toFixed(1); drawAimLine(d, root); }
       }
     });
+    if (d.pick.kind === "aim") {
+      // press and drag: the aim follows the pointer round the table (a press on a ghost is its own)
+      let dragging = false;
+      const aimAt = (ev) => {
+        const input = formField(d.pick.field);
+        if (input) { input.value = tableAngle(d, root, ev).toFixed(1); drawAimLine(d, root); }
+      };
+      root.addEventListener("pointerdown", (ev) => {
+        if (ev.target.dataset && ev.target.dataset.move !== undefined) return;
+        dragging = true;
+        root.setPointerCapture(ev.pointerId);
+        aimAt(ev);
+      });
+      root.addEventListener("pointermove", (ev) => { if (dragging) aimAt(ev); });
+      root.addEventListener("pointerup", () => { dragging = false; });
+      root.addEventListener("pointercancel", () => { dragging = false; });
+    }
     root.style.cursor = "crosshair";
   }
-  if (d.pick && d.pick.kind === "aim") setTimeout(() => drawAimLine(d, root), 0);
   wrap.append(root);
+  if (s.your_turn && d.pick && d.pick.kind === "aim") {
+    setTimeout(() => {
+      drawAimLine(d, root);
+      const slider = releaseSlider(s, d, root);  // after drawForm: the form's fields exist
+      if (slider) root.after(slider);
+    }, 0);
+  }
+  wrap.append(drawLegend(d));
   return wrap;
 }
 
@@ -450,6 +520,9 @@ document.getElementById("typed-form").addEventListener("submit", (ev) => {
   if (text) send(text);
 });
 document.getElementById("fields-form").addEventListener("input", () => {
+  const slider = document.getElementById("release-slider");
+  const rel = lastDrawing && lastDrawing.pick ? formField(lastDrawing.pick.release_field) : null;
+  if (slider && rel && rel.value.trim() !== "") slider.value = rel.value;
   const root = document.getElementById("table");
   if (root && lastDrawing) drawAimLine(lastDrawing, root);
 });
