@@ -92,6 +92,8 @@ h2 { font-size: 15px; margin: 8px 0; color: #4a3f35; }
 #moves button { font-family: ui-monospace, monospace; font-size: 13px; padding: 3px 6px; cursor: pointer;
   background: #fff; border: 1px solid #8b7b67; border-radius: 3px; }
 #moves button:hover { background: #e5f1ff; }
+#moves button.hot { background: #e5f1ff; outline: 2px solid #0072B2; }
+#table .hot { opacity: 0.95; stroke: #111; stroke-width: 1.5; }
 #moves .num { color: #8b7b67; margin-right: 4px; }
 .row { display: flex; gap: 6px; margin: 4px 0 8px; }
 #typed { flex: 1; font-family: ui-monospace, monospace; font-size: 14px; padding: 4px; }
@@ -250,6 +252,12 @@ function drawLegend(d) {
   }
   return list;
 }
+// a move's ghost on the table and its button in the list, lit together (class "hot")
+function markMove(text, on) {
+  for (const e of document.querySelectorAll("#table [data-move], #moves button[data-text]")) {
+    if ((e.dataset.move !== undefined ? e.dataset.move : e.dataset.text) === text) e.classList.toggle("hot", on);
+  }
+}
 let chosenShape = "";  // the shape whose ghosts are shown (the drawing's choices)
 function drawTable(s, d) {
   const wrap = document.createElement("div");
@@ -279,6 +287,8 @@ function drawTable(s, d) {
     if (it.title) { const t = document.createElementNS(SVG_NS, "title"); t.textContent = it.title; e.append(t); }
     if (it.move !== undefined) {
       e.dataset.move = it.move;
+      e.addEventListener("mouseenter", () => markMove(it.move, true));
+      e.addEventListener("mouseleave", () => markMove(it.move, false));
       if (s.your_turn) {
         e.addEventListener("click", (ev) => {
           ev.stopPropagation();
@@ -462,7 +472,9 @@ function render(s) {
     status.className = "status yours";
     turn.hidden = false;
   } else {
-    status.textContent = "Waiting: " + s.to_move + (s.to_move === "chance" ? "" : " to move") + "...";
+    // the last move is played and the result is being stored: no one is to move
+    status.textContent = s.to_move === "game over" ? "Game over: storing the result..."
+      : "Waiting: " + s.to_move + (s.to_move === "chance" ? "" : " to move") + "...";
     status.className = "status";
     turn.hidden = true;
   }
@@ -479,6 +491,10 @@ function render(s) {
       b.dataset.text = text;
       b.append(el("span", String(i + 1) + ".", "num"), document.createTextNode(text));
       b.addEventListener("click", () => send(i + 1));
+      // pointing at (or tabbing to) a move lights its ghost on the table, when it is drawn
+      for (const [kind, on] of [["mouseenter", true], ["focus", true], ["mouseleave", false], ["blur", false]]) {
+        b.addEventListener(kind, () => markMove(text, on));
+      }
       moves.append(b);
     });
     filterMoves();

@@ -291,6 +291,13 @@ def test_the_suns_moves_are_chosen_on_the_table(chromium: str, tmp_path: Path) -
             kind = {"place": "stand", "marker": "movemarker", "pass": "pass"}[phase]
             hit = _ghost_point(browser, kind) or _ghost_point(browser, "stack")
             assert hit is not None, f"no {kind} ghost to click in the {phase} phase"
+            if not played:
+                # tabbing to the move in the list lights its ghost on the table, and only that one
+                lit = browser.js(f"(() => {{ const b = [...document.querySelectorAll('#moves button')]"
+                                 f".find(b => b.dataset.text === {json.dumps(hit[2])}); b.focus();"
+                                 " return [...document.querySelectorAll('#table .hot')].map(e => e.dataset.move); })()")
+                assert lit and set(lit) == {hit[2]}, lit
+                browser.js("document.activeElement.blur(), true")
             _mouse_click(browser, hit[0], hit[1])
             browser.wait(f"fetch('/state').then(r => r.json()).then(s => s.decision !== {decision} || !!s.finished)")
             played.append(hit[2])
