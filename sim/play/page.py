@@ -78,6 +78,7 @@ h2 { font-size: 15px; margin: 8px 0; color: #4a3f35; }
 #board .choices button.chosen { background: #4a3f35; color: #fff; }
 #board .release { display: block; font-size: 14px; margin: 6px 0 0; }
 #board .release input { width: 50%; vertical-align: middle; margin: 0 6px; }
+#board .caption { font-size: 14px; margin: 6px 0 0; }
 #board .legend { font-size: 12px; color: #4a3f35; margin: 4px 0 0; padding: 0; list-style: none; }
 #board .legend li { display: inline-block; margin: 0 12px 2px 0; }
 #board .legend svg { width: 14px; height: 10px; border: 0; display: inline-block; vertical-align: middle; margin-right: 4px; }
@@ -119,6 +120,7 @@ let decision = 0;        // the decision the listed moves belong to
 let busy = false;        // a move is on its way
 let finished = false;
 let lastDrawing = null;  // the game's own drawing of the table last shown (view.drawing)
+let tableKey = "";       // what that drawing was drawn from (decision, turn, shape chosen, drawing)
 
 function el(tag, text, cls) {
   const e = document.createElement(tag);
@@ -156,8 +158,14 @@ function drawBoard(s) {
     }
   }
   if (s.view && s.view.drawing) {
-    lastDrawing = s.view.drawing;
-    board.replaceChildren(drawTable(s, s.view.drawing));
+    // the same table for the same decision is left as it is: a snapshot that changed elsewhere
+    // (a pass's 3-D page now ready) must not rebuild it under a press, a drag or a hover
+    const key = JSON.stringify([s.decision, s.your_turn, chosenShape, s.view.drawing]);
+    if (key !== tableKey || !document.getElementById("table")) {
+      tableKey = key;
+      lastDrawing = s.view.drawing;
+      board.replaceChildren(drawTable(s, s.view.drawing));
+    }
     details.hidden = false;
     return;
   }
@@ -339,6 +347,7 @@ function drawTable(s, d) {
       if (slider) root.after(slider);
     }, 0);
   }
+  if (d.caption) wrap.append(el("p", d.caption, "caption"));
   wrap.append(drawLegend(d));
   return wrap;
 }

@@ -127,7 +127,7 @@ def release_band_radius(release: float, least: float) -> float:
 
 def table_drawing(state: Any, seat: int) -> dict[str, Any]:
     """The drawing of ``state`` (a :class:`~sim.sun.rules.SunState`) for the person in ``seat``:
-    ``{"view_box", "projection", "items", "pick", "choices", "legend"}``.
+    ``{"view_box", "projection", "items", "pick", "choices", "legend", "caption"}``.
 
     ``items`` are drawn in order (far to near); those with ``move`` are the candidate moves of the
     seat to act, as their notation (the page plays the listed move of that text). ``choices`` are
@@ -141,7 +141,8 @@ def table_drawing(state: Any, seat: int) -> dict[str, Any]:
     page's release slider its ``release`` field, and the line of that pass is drawn from its release
     point, placed by ``release_band`` as :func:`release_band_radius` places it: ``near + (far -
     near) * clamp((release - least) / spread, 0, 1)`` m outside the base edge); None otherwise.
-    An item's ``title`` is its hover text. ``legend`` names the colours drawn.
+    An item's ``title`` is its hover text. ``legend`` names the colours drawn; ``caption`` says
+    in words what is off the table (the field's stones, the penalty stones).
     """
     st = state
     g = st.geom
@@ -218,7 +219,18 @@ def table_drawing(state: Any, seat: int) -> dict[str, Any]:
                 "colour": SEAT_COLOURS[seat % len(SEAT_COLOURS)], "aim_colour": AIM_COLOUR}
     return {"view_box": [round(min(sxs), 1), round(top, 1), round(max(sxs) - min(sxs), 1), round(bottom - top + 5, 1)],
             "projection": PROJECTION, "items": items, "pick": pick, "choices": choices,
-            "legend": _legend(st, seat, to_act)}
+            "legend": _legend(st, seat, to_act), "caption": _caption(st, seat)}
+
+
+def _caption(st: Any, seat: int) -> str:
+    """What is off the table, in words: the stones left in the field by shape, and each seat's
+    penalty stones (``in the field: 3 pillars, 1 block; penalty stones: seat 0 (you) 2, seat 1 0``)."""
+    counts: dict[str, int] = {}
+    for i in st.field_stones():
+        counts[st.shapes[i]] = counts.get(st.shapes[i], 0) + 1
+    field = ", ".join(f"{n} {shape}{'' if n == 1 else 's'}" for shape, n in counts.items()) or "none"
+    pen = ", ".join(f"seat {s}" + (" (you)" if s == seat else "") + f" {n}" for s, n in enumerate(st.penalties()))
+    return f"in the field: {field}; penalty stones: {pen}"
 
 
 def _legend(st: Any, seat: int, to_act: int) -> list[dict[str, str]]:

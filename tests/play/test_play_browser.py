@@ -277,8 +277,14 @@ def test_the_suns_moves_are_chosen_on_the_table(chromium: str, tmp_path: Path) -
                 break
             if phase == "place" and played and not refused:
                 # a click on the table over stone #0's place: a stand there, typed for the person
+                # (at the radius nearest the ring's where no ghost is drawn over the base there)
                 a0 = _state(url)["view"]["positions"][0]["angle_deg"]
-                _mouse_click(browser, *_table_point(browser, 0.13, a0))
+                spots = [_table_point(browser, r, a0) for r in (0.13, 0.125, 0.135, 0.12, 0.14, 0.115)]
+                spot = next((p for p in spots if browser.js(
+                    f"(() => {{ const e = document.elementFromPoint({p[0]}, {p[1]});"
+                    " return !!e && !!e.closest('#table') && e.dataset.move === undefined; })()")), None)
+                assert spot is not None, "every spot over stone #0 is covered by a ghost"
+                _mouse_click(browser, *spot)
                 typed = browser.js("document.getElementById('typed').value")
                 assert re.fullmatch(r"Stand\((pillar|block|slab) at \d+\.\d deg\)", typed), typed
                 assert abs((float(typed.split(" at ")[1].split()[0]) - a0 + 180) % 360 - 180) < 1.0

@@ -201,3 +201,16 @@ def test_the_legend_names_each_seat_and_the_gap_colours_drawn() -> None:
         # the other seat is not told to click anything
         assert not any("click" in e["words"] for e in table_drawing(st, 1 - me)["legend"])
     assert seen_aim
+
+
+def test_the_caption_counts_the_field_and_the_penalty_stones() -> None:
+    """The caption's counts are the state's: the field's stones by shape and each seat's penalties."""
+    for st in _positions(11, 200)[::25]:
+        me = st.current_player()
+        cap = table_drawing(st, me)["caption"]
+        field, pen = re.fullmatch(r"in the field: (.*); penalty stones: (.*)", cap).groups()
+        told = {} if field == "none" else {m[2]: int(m[1]) for m in re.finditer(r"(\d+) (\w+?)s?(?:,|$)", field)}
+        shapes = [st.shapes[i] for i in st.field_stones()]
+        assert told == {sh: shapes.count(sh) for sh in set(shapes)}, cap
+        assert [int(n) for n in re.findall(r"seat \d+(?: \(you\))? (\d+)", pen)] == st.penalties(), cap
+        assert f"seat {me} (you)" in pen
