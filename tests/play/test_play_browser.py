@@ -304,8 +304,20 @@ def test_the_suns_moves_are_chosen_on_the_table(chromium: str, tmp_path: Path) -
                                  " return [...document.querySelectorAll('#table .hot')].map(e => e.dataset.move); })()")
                 assert lit and set(lit) == {hit[2]}, lit
                 browser.js("document.activeElement.blur(), true")
+                # and pointing at the ghost lights its button in the list
+                browser.call("Input.dispatchMouseEvent", type="mouseMoved", x=hit[0], y=hit[1])
+                lit = browser.js("[...document.querySelectorAll('#moves button.hot')].map(b => b.dataset.text)")
+                assert lit == [hit[2]], lit
+            under = browser.js(f"(() => {{ const e = document.elementFromPoint({hit[0]}, {hit[1]});"
+                               " return e ? e.tagName + ' ' + (e.dataset.move || e.getAttribute('class')) : 'nothing'; })()")
             _mouse_click(browser, hit[0], hit[1])
-            browser.wait(f"fetch('/state').then(r => r.json()).then(s => s.decision !== {decision} || !!s.finished)")
+            try:
+                browser.wait(f"fetch('/state').then(r => r.json()).then(s => s.decision !== {decision} || !!s.finished)")
+            except TimeoutError:
+                page = browser.js("JSON.stringify({refusal: document.getElementById('refusal').textContent,"
+                                  " busy: document.body.dataset.busy, decision: document.body.dataset.decision,"
+                                  " typed: document.getElementById('typed').value})")
+                raise AssertionError(f"the click on the ghost of {hit[2]} ({under} under it) played nothing: {page}")
             played.append(hit[2])
         if os.environ.get("STONELAB_KEEP_SHOTS"):
             browser.screenshot(Path(os.environ["STONELAB_KEEP_SHOTS"]) / "play-sun-table.png")
