@@ -520,7 +520,9 @@ async function poll(wait) {
   try {
     const resp = await fetch(wait && shown >= 0 ? "/state?after=" + shown : "/state", {cache: "no-store"});
     const s = await resp.json();
-    if (s.version !== shown) { shown = s.version; render(s); }
+    // only a newer snapshot: the answer of a poll sent earlier can arrive after a newer one (a move's
+    // poll and the long poll cross), and drawing it would show an old position until the next change
+    if (s.version > shown) { shown = s.version; render(s); }
     return true;
   } catch (err) {
     if (!finished) {

@@ -62,6 +62,17 @@ _SYNCED = (f"fetch('/state').then(r => r.json()).then(s => {{ const t = {_YOUR_T
            " ? String(s.decision) : ''; })")
 
 
+def _sync(browser: Browser) -> str:
+    """Wait until the page shows the position the server asks about (``_SYNCED``); when it does not
+    within the wait, say what the page shows instead (its status line: a script error lands there)."""
+    try:
+        return str(browser.wait(_SYNCED))
+    except TimeoutError:
+        shown = browser.js("JSON.stringify({status: document.getElementById('status').textContent,"
+                           " decision: document.body.dataset.decision, busy: document.body.dataset.busy})")
+        raise AssertionError(f"the page did not catch up with the server: {shown}") from None
+
+
 def _type(move: str) -> str:
     return (f"(() => {{ const t = document.getElementById('typed'); t.value = {json.dumps(move)};"
             "t.dispatchEvent(new Event('input')); document.getElementById('send').click(); return true; })()")
@@ -81,7 +92,7 @@ def _play_through_page(chromium: str, tmp_path: Path, scenario: str, seat: int, 
         decisions = 0
         while True:
             # the page shows the position the game asks about (or the end)
-            status = browser.wait(_SYNCED)
+            status = _sync(browser)
             if status == "over":
                 break
             decisions += 1
@@ -175,7 +186,7 @@ def test_the_suns_pass_from_its_aim_and_release_fields(chromium: str, tmp_path: 
     try:
         # the listed placements and marker moves until the person is to pass
         while True:
-            status = browser.wait(_SYNCED)
+            status = _sync(browser)
             assert status != "over"
             if not browser.js("document.getElementById('fields-form').hidden"):
                 break
@@ -269,7 +280,7 @@ def test_the_suns_moves_are_chosen_on_the_table(chromium: str, tmp_path: Path) -
     refused = ""
     try:
         while True:
-            status = browser.wait(_SYNCED)
+            status = _sync(browser)
             assert status != "over", "the game ended before the person passed"
             decision = int(status)
             phase = _state(url)["view"]["phase"]
