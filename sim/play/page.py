@@ -76,6 +76,12 @@ h2 { font-size: 15px; margin: 8px 0; color: #4a3f35; }
 #board .choices { font-size: 14px; margin: 0 0 4px; }
 #board .choices button { margin-right: 4px; padding: 2px 8px; cursor: pointer; background: #fff; border: 1px solid #8b7b67; }
 #board .choices button.chosen { background: #4a3f35; color: #fff; }
+#board .release { display: block; font-size: 14px; margin: 6px 0 0; }
+#board .release input { width: 50%; vertical-align: middle; margin: 0 6px; }
+#board .caption { font-size: 14px; margin: 6px 0 0; }
+#board .legend { font-size: 12px; color: #4a3f35; margin: 4px 0 0; padding: 0; list-style: none; }
+#board .legend li { display: inline-block; margin: 0 12px 2px 0; }
+#board .legend svg { width: 14px; height: 10px; border: 0; display: inline-block; vertical-align: middle; margin-right: 4px; }
 #board .error { color: #8a1c10; font-size: 14px; }
 #lastmove { font-size: 14px; margin: 6px 0; padding: 4px 8px; background: #f3f7fb; border-left: 4px solid #0072B2; }
 #lastmove:empty { display: none; }
@@ -87,6 +93,8 @@ h2 { font-size: 15px; margin: 8px 0; color: #4a3f35; }
 #moves button { font-family: ui-monospace, monospace; font-size: 13px; padding: 3px 6px; cursor: pointer;
   background: #fff; border: 1px solid #8b7b67; border-radius: 3px; }
 #moves button:hover { background: #e5f1ff; }
+#moves button.hot { background: #e5f1ff; outline: 2px solid #0072B2; }
+#table .hot { opacity: 0.95; stroke: #111; stroke-width: 1.5; }
 #moves .num { color: #8b7b67; margin-right: 4px; }
 .row { display: flex; gap: 6px; margin: 4px 0 8px; }
 #typed { flex: 1; font-family: ui-monospace, monospace; font-size: 14px; padding: 4px; }
@@ -112,6 +120,7 @@ let decision = 0;        // the decision the listed moves belong to
 let busy = false;        // a move is on its way
 let finished = false;
 let lastDrawing = null;  // the game's own drawing of the table last shown (view.drawing)
+let tableKey = "";       // what that drawing was drawn from (decision, turn, shape chosen, drawing)
 
 function el(tag, text, cls) {
   const e = document.createElement(tag);
@@ -149,8 +158,14 @@ function drawBoard(s) {
     }
   }
   if (s.view && s.view.drawing) {
-    lastDrawing = s.view.drawing;
-    board.replaceChildren(drawTable(s, s.view.drawing));
+    // the same table for the same decision is left as it is: a snapshot that changed elsewhere
+    // (a pass's 3-D page now ready) must not rebuild it under a press, a drag or a hover
+    const key = JSON.stringify([s.decision, s.your_turn, chosenShape, s.view.drawing]);
+    if (key !== tableKey || !document.getElementById("table")) {
+      tableKey = key;
+      lastDrawing = s.view.drawing;
+      board.replaceChildren(drawTable(s, s.view.drawing));
+    }
     details.hidden = false;
     return;
   }
@@ -163,8 +178,9 @@ function drawBoard(s) {
 // primitives of a whitelist, attributes set as values; an item with a "move" is a candidate move
 // (clicked: the listed move of that text is played); "pick" says what a click elsewhere means:
 // "stand" types a stand at the angle clicked for the person to confirm, "aim" fills the pass
-// form's aim field and draws the line of that pass. The click is turned back into a point of the
-// base by the drawing's own projection (its docstring gives the formula).
+// form's aim field from a click or a drag on the table and its release field from the slider
+// under it, and draws the line of that pass from its release point. The click is turned back into
+// a point of the base by the drawing's own projection (its docstring gives the formula).
 const SVG_NS = "http://www.w3.org/2000/svg";
 const DRAW_TAGS = new Set(["polygon", "polyline", "ellipse", "circle", "line", "rect"]);
 const DRAW_ATTRS = new Set(["points", "cx", "cy", "r", "rx", "ry", "x", "y", "width", "height", "x1", "y1", "x2", "y2",
@@ -187,19 +203,68 @@ function tablePoint(d, r, angleDeg, z) {
   const e = d.projection.elevation_deg * Math.PI / 180, k = d.projection.scale, a = angleDeg * Math.PI / 180;
   return [k * r * Math.cos(a), -k * (r * Math.sin(a) * Math.sin(e) + z * Math.cos(e))];
 }
+function formField(name) {
+  return name ? document.querySelector("#fields-form input[data-field='" + name + "']") : null;
+}
+// how far outside the base edge (m) a release point is drawn: release_band_radius's rule
+// (sim/sun/seat_table.py), its constants sent with the drawing (pick.release_band)
+function releaseBand(b, release) {
+  return b.near + (b.far - b.near) * Math.min(1, Math.max(0, (release - b.least) / b.spread));
+}
 function drawAimLine(d, root) {
   const old = root.querySelector(".aimline");
   if (old) old.remove();
-  const input = document.querySelector("#fields-form input[data-field='" + (d.pick && d.pick.field) + "']");
+  const input = formField(d.pick && d.pick.field);
   if (!d.pick || d.pick.kind !== "aim" || !input || input.value.trim() === "") return;
   const aim = parseFloat(input.value);
   if (!isFinite(aim)) return;
-  const [x1, y1] = tablePoint(d, d.pick.handle_radius, aim, d.pick.ball_z);
+  const rel = formField(d.pick.release_field);
+  const release = rel && isFinite(parseFloat(rel.value)) ? parseFloat(rel.value) : d.pick.release_band.least;
+  const [x1, y1] = tablePoint(d, d.pick.base_radius + releaseBand(d.pick.release_band, release), aim, d.pick.ball_z);
   const [x2, y2] = tablePoint(d, d.pick.base_radius, aim + 180, d.pick.ball_z);
   const g = svgEl("g", {class: "aimline"});
-  g.append(svgEl("line", {x1: x1, y1: y1, x2: x2, y2: y2, stroke: "#111", "stroke-width": 2, "stroke-dasharray": "6,3"}),
-           svgEl("circle", {cx: x1, cy: y1, r: 6, fill: d.pick.colour, stroke: "#111", "stroke-width": 1.5}));
+  const c = d.pick.aim_colour;
+  g.append(svgEl("line", {x1: x1, y1: y1, x2: x2, y2: y2, stroke: c, "stroke-width": 2, "stroke-dasharray": "6,3"}),
+           svgEl("circle", {cx: x1, cy: y1, r: 6, fill: d.pick.colour, stroke: c, "stroke-width": 1.5, class: "releasepoint"}));
   root.append(g);
+}
+// the release as a slider under the table, kept equal to the pass form's release field
+function releaseSlider(s, d, root) {
+  const f = (s.view.form && s.view.form.fields || []).find(x => x.name === d.pick.release_field);
+  const field = formField(d.pick.release_field);
+  if (!f) return null;
+  const label = el("label", "release: nearer the rim", "release");
+  const slider = el("input");
+  slider.type = "range";
+  slider.id = "release-slider";
+  for (const k of ["min", "max", "step"]) if (f[k] !== undefined) slider.setAttribute(k, String(f[k]));
+  slider.value = field && field.value.trim() !== "" ? field.value : String(f.value);
+  slider.setAttribute("aria-label", f.label);
+  slider.addEventListener("input", () => {
+    const input = formField(d.pick.release_field);
+    if (input) input.value = slider.value;
+    drawAimLine(d, root);
+  });
+  label.append(slider, document.createTextNode("farther out"));
+  return label;
+}
+function drawLegend(d) {
+  const list = el("ul", "", "legend");
+  for (const item of d.legend || []) {
+    const li = el("li");
+    const sw = svgEl("svg", {});
+    sw.setAttribute("viewBox", "0 0 14 10");
+    sw.append(svgEl("rect", {x: 0, y: 0, width: 14, height: 10, fill: item.colour}));
+    li.append(sw, document.createTextNode(item.words));
+    list.append(li);
+  }
+  return list;
+}
+// a move's ghost on the table and its button in the list, lit together (class "hot")
+function markMove(text, on) {
+  for (const e of document.querySelectorAll("#table [data-move], #moves button[data-text]")) {
+    if ((e.dataset.move !== undefined ? e.dataset.move : e.dataset.text) === text) e.classList.toggle("hot", on);
+  }
 }
 let chosenShape = "";  // the shape whose ghosts are shown (the drawing's choices)
 function drawTable(s, d) {
@@ -230,6 +295,8 @@ function drawTable(s, d) {
     if (it.title) { const t = document.createElementNS(SVG_NS, "title"); t.textContent = it.title; e.append(t); }
     if (it.move !== undefined) {
       e.dataset.move = it.move;
+      e.addEventListener("mouseenter", () => markMove(it.move, true));
+      e.addEventListener("mouseleave", () => markMove(it.move, false));
       if (s.your_turn) {
         e.addEventListener("click", (ev) => {
           ev.stopPropagation();
@@ -251,15 +318,37 @@ function drawTable(s, d) {
         filterMoves();
         showRefusal("");
         typed.focus();
-      } else if (d.pick.kind === "aim") {
-        const input = document.querySelector("#fields-form input[data-field='" + d.pick.field + "']");
-        if (input) { input.value = angle.toFixed(1); drawAimLine(d, root); }
       }
     });
+    if (d.pick.kind === "aim") {
+      // press and drag: the aim follows the pointer round the table (a press on a ghost is its own)
+      let dragging = false;
+      const aimAt = (ev) => {
+        const input = formField(d.pick.field);
+        if (input) { input.value = tableAngle(d, root, ev).toFixed(1); drawAimLine(d, root); }
+      };
+      root.addEventListener("pointerdown", (ev) => {
+        if (ev.target.dataset && ev.target.dataset.move !== undefined) return;
+        dragging = true;
+        root.setPointerCapture(ev.pointerId);
+        aimAt(ev);
+      });
+      root.addEventListener("pointermove", (ev) => { if (dragging) aimAt(ev); });
+      root.addEventListener("pointerup", () => { dragging = false; });
+      root.addEventListener("pointercancel", () => { dragging = false; });
+    }
     root.style.cursor = "crosshair";
   }
-  if (d.pick && d.pick.kind === "aim") setTimeout(() => drawAimLine(d, root), 0);
   wrap.append(root);
+  if (s.your_turn && d.pick && d.pick.kind === "aim") {
+    setTimeout(() => {
+      drawAimLine(d, root);
+      const slider = releaseSlider(s, d, root);  // after drawForm: the form's fields exist
+      if (slider) root.after(slider);
+    }, 0);
+  }
+  if (d.caption) wrap.append(el("p", d.caption, "caption"));
+  wrap.append(drawLegend(d));
   return wrap;
 }
 
@@ -392,7 +481,9 @@ function render(s) {
     status.className = "status yours";
     turn.hidden = false;
   } else {
-    status.textContent = "Waiting: " + s.to_move + (s.to_move === "chance" ? "" : " to move") + "...";
+    // the last move is played and the result is being stored: no one is to move
+    status.textContent = s.to_move === "game over" ? "Game over: storing the result..."
+      : "Waiting: " + s.to_move + (s.to_move === "chance" ? "" : " to move") + "...";
     status.className = "status";
     turn.hidden = true;
   }
@@ -409,6 +500,10 @@ function render(s) {
       b.dataset.text = text;
       b.append(el("span", String(i + 1) + ".", "num"), document.createTextNode(text));
       b.addEventListener("click", () => send(i + 1));
+      // pointing at (or tabbing to) a move lights its ghost on the table, when it is drawn
+      for (const [kind, on] of [["mouseenter", true], ["focus", true], ["mouseleave", false], ["blur", false]]) {
+        b.addEventListener(kind, () => markMove(text, on));
+      }
       moves.append(b);
     });
     filterMoves();
@@ -425,7 +520,9 @@ async function poll(wait) {
   try {
     const resp = await fetch(wait && shown >= 0 ? "/state?after=" + shown : "/state", {cache: "no-store"});
     const s = await resp.json();
-    if (s.version !== shown) { shown = s.version; render(s); }
+    // only a newer snapshot: the answer of a poll sent earlier can arrive after a newer one (a move's
+    // poll and the long poll cross), and drawing it would show an old position until the next change
+    if (s.version > shown) { shown = s.version; render(s); }
     return true;
   } catch (err) {
     if (!finished) {
@@ -450,6 +547,9 @@ document.getElementById("typed-form").addEventListener("submit", (ev) => {
   if (text) send(text);
 });
 document.getElementById("fields-form").addEventListener("input", () => {
+  const slider = document.getElementById("release-slider");
+  const rel = lastDrawing && lastDrawing.pick ? formField(lastDrawing.pick.release_field) : null;
+  if (slider && rel && rel.value.trim() !== "") slider.value = rel.value;
   const root = document.getElementById("table");
   if (root && lastDrawing) drawAimLine(lastDrawing, root);
 });

@@ -18,3 +18,5 @@ SEAT_COLOURS: tuple[str, ...] = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D
 PASSABLE_COLOUR = "#16a34a"
 #: a gap the ball does not fit through (too narrow, or a gate too low over it)
 BLOCKED_COLOUR = "#c81e1e"
+#: the line of a pass as aimed (the replay viewer's rules view and the play page's table)
+AIM_COLOUR = "#111111"

@@ -21,7 +21,8 @@ import math
 from typing import Any, Sequence
 
 from sim.sun.actions import Gate, MoveMarker, Pass, Stack, Stand
-from sim.sun.palette import BLOCKED_COLOUR, PASSABLE_COLOUR, SEAT_COLOURS, SHAPE_COLOURS, STONE_COLOUR
+from sim.sun.palette import (AIM_COLOUR, BLOCKED_COLOUR, PASSABLE_COLOUR, SEAT_COLOURS, SHAPE_COLOURS,
+                             STONE_COLOUR)
 from sim.sun.position import BASE, GATE, TOP
 from sim.sun.ring import Pose, pose_yaw
 
@@ -126,7 +127,7 @@ def release_band_radius(release: float, least: float) -> float:
 
 def table_drawing(state: Any, seat: int) -> dict[str, Any]:
     """The drawing of ``state`` (a :class:`~sim.sun.rules.SunState`) for the person in ``seat``:
-    ``{"view_box", "projection", "items", "pick", "choices"}``.
+    ``{"view_box", "projection", "items", "pick", "choices", "legend", "caption"}``.
 
     ``items`` are drawn in order (far to near); those with ``move`` are the candidate moves of the
     seat to act, as their notation (the page plays the listed move of that text). ``choices`` are
@@ -134,10 +135,14 @@ def table_drawing(state: Any, seat: int) -> dict[str, Any]:
     chosen (three shapes at one spot would hide each other). ``pick`` says
     what a click elsewhere on the table means in the current phase, when it is the person's turn:
     ``{"kind": "stand", "template": "Stand({choice} at {angle} deg)"}`` (a stand of the chosen
-    shape there, typed for the person to confirm) or ``{"kind": "aim", "field": "aim", "base_radius": R, "ball_z": z,
-    "handle_radius": r, "colour": c}`` (the azimuth clicked fills the pass form's ``aim`` field,
-    and the line of that pass is drawn from ``handle_radius``); None otherwise. An item's
-    ``title`` is its hover text.
+    shape there, typed for the person to confirm) or ``{"kind": "aim", "field": "aim",
+    "release_field": "release", "base_radius": R, "ball_z": z, "release_band": {...}, "colour": c,
+    "aim_colour": c}`` (the azimuth clicked or dragged to fills the pass form's ``aim`` field, the
+    page's release slider its ``release`` field, and the line of that pass is drawn from its release
+    point, placed by ``release_band`` as :func:`release_band_radius` places it: ``near + (far -
+    near) * clamp((release - least) / spread, 0, 1)`` m outside the base edge); None otherwise.
+    An item's ``title`` is its hover text. ``legend`` names the colours drawn; ``caption`` says
+    in words what is off the table (the field's stones, the penalty stones).
     """
     st = state
     g = st.geom
@@ -208,10 +213,40 @@ def table_drawing(state: Any, seat: int) -> dict[str, Any]:
         if choices:
             pick = {"kind": "stand", "template": "Stand({choice} at {angle} deg)"}
     elif to_act == seat and st.phase == "pass":
-        pick = {"kind": "aim", "field": "aim", "base_radius": big_r, "ball_z": BALL_Z,
-                "handle_radius": big_r + RELEASE_BAND_M[0], "colour": SEAT_COLOURS[seat % len(SEAT_COLOURS)]}
+        pick = {"kind": "aim", "field": "aim", "release_field": "release", "base_radius": big_r, "ball_z": BALL_Z,
+                "release_band": {"least": g.min_release, "spread": RELEASE_SPREAD_M, "near": RELEASE_BAND_M[0],
+                                 "far": RELEASE_BAND_M[1]},
+                "colour": SEAT_COLOURS[seat % len(SEAT_COLOURS)], "aim_colour": AIM_COLOUR}
     return {"view_box": [round(min(sxs), 1), round(top, 1), round(max(sxs) - min(sxs), 1), round(bottom - top + 5, 1)],
-            "projection": PROJECTION, "items": items, "pick": pick, "choices": choices}
+            "projection": PROJECTION, "items": items, "pick": pick, "choices": choices,
+            "legend": _legend(st, seat, to_act), "caption": _caption(st, seat)}
+
+
+def _caption(st: Any, seat: int) -> str:
+    """What is off the table, in words: the stones left in the field by shape, and each seat's
+    penalty stones (``in the field: 3 pillars, 1 block; penalty stones: seat 0 (you) 2, seat 1 0``)."""
+    counts: dict[str, int] = {}
+    for i in st.field_stones():
+        counts[st.shapes[i]] = counts.get(st.shapes[i], 0) + 1
+    field = ", ".join(f"{n} {shape}{'' if n == 1 else 's'}" for shape, n in counts.items()) or "none"
+    pen = ", ".join(f"seat {s}" + (" (you)" if s == seat else "") + f" {n}" for s, n in enumerate(st.penalties()))
+    return f"in the field: {field}; penalty stones: {pen}"
+
+
+def _legend(st: Any, seat: int, to_act: int) -> list[dict[str, str]]:
+    """What the drawing's colours mean, as ``{"colour", "words"}`` entries (the page draws a swatch
+    and the words beside it): the seats, the gaps, and the ghosts and aim line when they are drawn."""
+    out = [{"colour": SEAT_COLOURS[s % len(SEAT_COLOURS)],
+            "words": f"seat {s}" + (" (you)" if s == seat else "") + ": marker (pin) and mark area (band on the rim)"}
+           for s in range(st.num_players)]
+    out += [{"colour": PASSABLE_COLOUR, "words": "gap the ball can pass"},
+            {"colour": BLOCKED_COLOUR, "words": "gap the ball cannot pass"}]
+    if to_act == seat and st.phase in ("place", "marker", "pass"):
+        out.append({"colour": SEAT_COLOURS[seat % len(SEAT_COLOURS)],
+                    "words": "dashed ghosts: your moves, click one to play it"})
+    if to_act == seat and st.phase == "pass":
+        out.append({"colour": AIM_COLOUR, "words": "your aim: the line from the release point through the centre"})
+    return out
 
 
 def _ghosts(st: Any, ring: Any) -> list[dict[str, Any]]:

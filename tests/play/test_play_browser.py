@@ -62,6 +62,17 @@ _SYNCED = (f"fetch('/state').then(r => r.json()).then(s => {{ const t = {_YOUR_T
            " ? String(s.decision) : ''; })")
 
 
+def _sync(browser: Browser) -> str:
+    """Wait until the page shows the position the server asks about (``_SYNCED``); when it does not
+    within the wait, say what the page shows instead (its status line: a script error lands there)."""
+    try:
+        return str(browser.wait(_SYNCED))
+    except TimeoutError:
+        shown = browser.js("JSON.stringify({status: document.getElementById('status').textContent,"
+                           " decision: document.body.dataset.decision, busy: document.body.dataset.busy})")
+        raise AssertionError(f"the page did not catch up with the server: {shown}") from None
+
+
 def _type(move: str) -> str:
     return (f"(() => {{ const t = document.getElementById('typed'); t.value = {json.dumps(move)};"
             "t.dispatchEvent(new Event('input')); document.getElementById('send').click(); return true; })()")
@@ -81,7 +92,7 @@ def _play_through_page(chromium: str, tmp_path: Path, scenario: str, seat: int, 
         decisions = 0
         while True:
             # the page shows the position the game asks about (or the end)
-            status = browser.wait(_SYNCED)
+            status = _sync(browser)
             if status == "over":
                 break
             decisions += 1
@@ -175,7 +186,7 @@ def test_the_suns_pass_from_its_aim_and_release_fields(chromium: str, tmp_path: 
     try:
         # the listed placements and marker moves until the person is to pass
         while True:
-            status = browser.wait(_SYNCED)
+            status = _sync(browser)
             assert status != "over"
             if not browser.js("document.getElementById('fields-form').hidden"):
                 break
@@ -235,17 +246,41 @@ def _table_point(browser: Browser, radius_m: float, angle_deg: float) -> tuple[f
       return [q.x, q.y]; }})()""")
 
 
+def _mouse_drag(browser: Browser, points: list[tuple[float, float]]) -> None:
+    """A press at the first point, the mouse moved through the others with the button held, and a
+    release at the last (CSS pixels)."""
+    browser.call("Input.dispatchMouseEvent", type="mousePressed", x=points[0][0], y=points[0][1], button="left",
+                 clickCount=1)
+    for x, y in points[1:]:
+        browser.call("Input.dispatchMouseEvent", type="mouseMoved", x=x, y=y, button="left", buttons=1)
+    browser.call("Input.dispatchMouseEvent", type="mouseReleased", x=points[-1][0], y=points[-1][1], button="left",
+                 clickCount=1)
+
+
+def _field(browser: Browser, name: str, attr: str = "value") -> float:
+    """The pass form's field ``name``: its value (or another attribute) as a number."""
+    return float(browser.js(f"document.querySelector('#fields input[data-field=\"{name}\"]').{attr}"))
+
+
+def _release_point_distance(browser: Browser) -> float:
+    """How far (SVG units) the drawn release point is from the centre of the base."""
+    return float(browser.js("(() => { const c = document.querySelector('#table .aimline .releasepoint');"
+                            " const [x, y] = tablePoint(lastDrawing, 0, 0, 0);"
+                            " return Math.hypot(c.cx.baseVal.value - x, c.cy.baseVal.value - y); })()"))
+
+
 def test_the_suns_moves_are_chosen_on_the_table(chromium: str, tmp_path: Path) -> None:
     """A stand by clicking its ghost on the table, a stand typed by a click on the table where a
     stone already stands (refused with the rules' reason), the marker by its ghost, and a pass
-    aimed by a click on the table: each is the move the stored log shows."""
+    aimed by a click and a drag on the table with its release from the slider under it: each is
+    the move the stored log shows."""
     proc, url = _start("sun/classic-2p.toml", 0, tmp_path / "run")
     browser = Browser(chromium, url, tmp_path / "profile")
     played: list[str] = []
     refused = ""
     try:
         while True:
-            status = browser.wait(_SYNCED)
+            status = _sync(browser)
             assert status != "over", "the game ended before the person passed"
             decision = int(status)
             phase = _state(url)["view"]["phase"]
@@ -253,8 +288,14 @@ def test_the_suns_moves_are_chosen_on_the_table(chromium: str, tmp_path: Path) -
                 break
             if phase == "place" and played and not refused:
                 # a click on the table over stone #0's place: a stand there, typed for the person
+                # (at the radius nearest the ring's where no ghost is drawn over the base there)
                 a0 = _state(url)["view"]["positions"][0]["angle_deg"]
-                _mouse_click(browser, *_table_point(browser, 0.13, a0))
+                spots = [_table_point(browser, r, a0) for r in (0.13, 0.125, 0.135, 0.12, 0.14, 0.115)]
+                spot = next((p for p in spots if browser.js(
+                    f"(() => {{ const e = document.elementFromPoint({p[0]}, {p[1]});"
+                    " return !!e && !!e.closest('#table') && e.dataset.move === undefined; })()")), None)
+                assert spot is not None, "every spot over stone #0 is covered by a ghost"
+                _mouse_click(browser, *spot)
                 typed = browser.js("document.getElementById('typed').value")
                 assert re.fullmatch(r"Stand\((pillar|block|slab) at \d+\.\d deg\)", typed), typed
                 assert abs((float(typed.split(" at ")[1].split()[0]) - a0 + 180) % 360 - 180) < 1.0
@@ -267,19 +308,57 @@ def test_the_suns_moves_are_chosen_on_the_table(chromium: str, tmp_path: Path) -
             kind = {"place": "stand", "marker": "movemarker", "pass": "pass"}[phase]
             hit = _ghost_point(browser, kind) or _ghost_point(browser, "stack")
             assert hit is not None, f"no {kind} ghost to click in the {phase} phase"
+            if not played:
+                # tabbing to the move in the list lights its ghost on the table, and only that one
+                lit = browser.js(f"(() => {{ const b = [...document.querySelectorAll('#moves button')]"
+                                 f".find(b => b.dataset.text === {json.dumps(hit[2])}); b.focus();"
+                                 " return [...document.querySelectorAll('#table .hot')].map(e => e.dataset.move); })()")
+                assert lit and set(lit) == {hit[2]}, lit
+                browser.js("document.activeElement.blur(), true")
+                # and pointing at the ghost lights its button in the list
+                browser.call("Input.dispatchMouseEvent", type="mouseMoved", x=hit[0], y=hit[1])
+                lit = browser.js("[...document.querySelectorAll('#moves button.hot')].map(b => b.dataset.text)")
+                assert lit == [hit[2]], lit
+            under = browser.js(f"(() => {{ const e = document.elementFromPoint({hit[0]}, {hit[1]});"
+                               " return e ? e.tagName + ' ' + (e.dataset.move || e.getAttribute('class')) : 'nothing'; })()")
             _mouse_click(browser, hit[0], hit[1])
-            browser.wait(f"fetch('/state').then(r => r.json()).then(s => s.decision !== {decision} || !!s.finished)")
+            try:
+                browser.wait(f"fetch('/state').then(r => r.json()).then(s => s.decision !== {decision} || !!s.finished)")
+            except TimeoutError:
+                page = browser.js("JSON.stringify({refusal: document.getElementById('refusal').textContent,"
+                                  " busy: document.body.dataset.busy, decision: document.body.dataset.decision,"
+                                  " typed: document.getElementById('typed').value})")
+                raise AssertionError(f"the click on the ghost of {hit[2]} ({under} under it) played nothing: {page}")
             played.append(hit[2])
         if os.environ.get("STONELAB_KEEP_SHOTS"):
             browser.screenshot(Path(os.environ["STONELAB_KEEP_SHOTS"]) / "play-sun-table.png")
-        # the pass: the aim from a click on the table at 200 deg, the release as the form has it
-        _mouse_click(browser, *_table_point(browser, 0.1, 200.0))
-        aim = float(browser.js("document.querySelector('#fields input[data-field=\"aim\"]').value"))
-        assert abs(aim - 200.0) < 1.0, aim
+        # the pass: the aim from a click on the table 90 deg away from the form's first aim (the
+        # middle of an arc of aims the rules allow), then dragged round back to that aim
+        goal = _field(browser, "aim")
+        _mouse_click(browser, *_table_point(browser, 0.1, goal + 90.0))
+        assert abs((_field(browser, "aim") - goal - 90.0 + 180) % 360 - 180) < 1.0, _field(browser, "aim")
         assert browser.js("!!document.querySelector('#table .aimline')"), "no aim line drawn"
-        release = float(browser.js("document.querySelector('#fields input[data-field=\"release\"]').value"))
+        _mouse_drag(browser, [_table_point(browser, 0.1, goal + a) for a in (60.0, 40.0, 20.0, 0.0)])
+        aim = _field(browser, "aim")
+        assert abs((aim - goal + 180) % 360 - 180) < 1.0, (aim, goal)
+        # the release from the slider under the table: a click three quarters along it
+        near = _release_point_distance(browser)
+        lo, hi = _field(browser, "release", "min"), _field(browser, "release", "max")
+        box = browser.js("(() => { const r = document.getElementById('release-slider').getBoundingClientRect();"
+                         " return [r.x, r.y, r.width, r.height]; })()")
+        _mouse_click(browser, box[0] + 0.75 * box[2], box[1] + box[3] / 2)
+        release = _field(browser, "release")
+        assert lo + 0.5 * (hi - lo) < release < hi, (lo, release, hi)
+        assert release == float(browser.js("document.getElementById('release-slider').value"))
+        assert _release_point_distance(browser) > near + 1.0, "the release point did not move out"
+        assert abs(_field(browser, "aim") - aim) < 1e-9, "the slider moved the aim"
+        if os.environ.get("STONELAB_KEEP_SHOTS"):
+            browser.screenshot(Path(os.environ["STONELAB_KEEP_SHOTS"]) / "play-sun-table-aimed.png")
         browser.js("document.getElementById('fields-send').click(), true")
-        browser.wait(f"fetch('/state').then(r => r.json()).then(s => s.decision !== {decision} || !!s.finished)")
+        outcome = browser.wait("fetch('/state').then(r => r.json()).then(s => { const r = document.getElementById('refusal');"
+                               f" return s.decision !== {decision} || s.finished ? 'played'"
+                               " : (!r.hidden && r.textContent ? 'refused: ' + r.textContent : ''); })")
+        assert outcome == "played", outcome
         mine = [e["text"] for e in _state(url)["log"] if e["who"] == "you"]
         assert mine[:len(played)] == played, (mine, played)
         assert f"Pass(aim {aim:.2f} deg, release {release:.3f} m)" in mine, mine

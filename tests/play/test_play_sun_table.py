@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from sim.sun.actions import MoveMarker, Stack, Stand
+from sim.sun.palette import AIM_COLOUR, BLOCKED_COLOUR, PASSABLE_COLOUR, SEAT_COLOURS
 from sim.sun.position import BASE, GATE, TOP
 from sim.sun.rules import SunState
 from sim.sun.seat import SEAT
@@ -158,3 +159,58 @@ def test_release_points_are_drawn_in_their_order_on_a_band_just_outside_the_rim(
     lo = release_band_radius(0.2, 0.2)
     assert 0 < lo < release_band_radius(0.3, 0.2) < release_band_radius(0.5, 0.2) == release_band_radius(0.85, 0.2)
     assert release_band_radius(0.85, 0.2) <= 0.05
+
+
+def _page_release_band(b: dict[str, float], release: float) -> float:
+    """The page's releaseBand (sim/play/page.py) written out: what the drawing's constants give."""
+    return b["near"] + (b["far"] - b["near"]) * min(1.0, max(0.0, (release - b["least"]) / b["spread"]))
+
+
+def test_the_pass_pick_places_the_release_point_as_the_ghosts_are_placed() -> None:
+    """The page draws the chosen release point from the drawing's ``release_band``: for every
+    release in the form's range it lands where :func:`release_band_radius` puts a ghost."""
+    for st in _positions(9, 80):
+        if st.phase != "pass":
+            continue
+        me = st.current_player()
+        pick = table_drawing(st, me)["pick"]
+        form = SEAT.pass_form(st.observation(me))
+        rel = next(f for f in form["fields"] if f["name"] == pick["release_field"])
+        assert pick["field"] in {f["name"] for f in form["fields"]}
+        for release in np.linspace(rel["min"], rel["max"], 13):
+            assert _page_release_band(pick["release_band"], float(release)) == pytest.approx(
+                release_band_radius(float(release), st.geom.min_release), abs=1e-12)
+        assert pick["aim_colour"] == AIM_COLOUR and pick["colour"] == SEAT_COLOURS[me]
+        return
+    pytest.fail("no pass in 80 decisions")
+
+
+def test_the_legend_names_each_seat_and_the_gap_colours_drawn() -> None:
+    seen_aim = False
+    for st in _positions(10, 60):
+        me = st.current_player()
+        d = table_drawing(st, me)
+        colours = [e["colour"] for e in d["legend"]]
+        assert colours[:2] == list(SEAT_COLOURS[:2]) and PASSABLE_COLOUR in colours and BLOCKED_COLOUR in colours
+        assert f"seat {me} (you)" in d["legend"][me]["words"]
+        drawn = {it.get("stroke") for it in d["items"] if "gap" in str(it.get("class", ""))}
+        assert drawn <= {PASSABLE_COLOUR, BLOCKED_COLOUR}
+        aim = [e for e in d["legend"] if e["words"].startswith("your aim")]
+        assert bool(aim) == (st.phase == "pass")
+        seen_aim |= bool(aim)
+        # the other seat is not told to click anything
+        assert not any("click" in e["words"] for e in table_drawing(st, 1 - me)["legend"])
+    assert seen_aim
+
+
+def test_the_caption_counts_the_field_and_the_penalty_stones() -> None:
+    """The caption's counts are the state's: the field's stones by shape and each seat's penalties."""
+    for st in _positions(11, 200)[::25]:
+        me = st.current_player()
+        cap = table_drawing(st, me)["caption"]
+        field, pen = re.fullmatch(r"in the field: (.*); penalty stones: (.*)", cap).groups()
+        told = {} if field == "none" else {m[2]: int(m[1]) for m in re.finditer(r"(\d+) (\w+?)s?(?:,|$)", field)}
+        shapes = [st.shapes[i] for i in st.field_stones()]
+        assert told == {sh: shapes.count(sh) for sh in set(shapes)}, cap
+        assert [int(n) for n in re.findall(r"seat \d+(?: \(you\))? (\d+)", pen)] == st.penalties(), cap
+        assert f"seat {me} (you)" in pen

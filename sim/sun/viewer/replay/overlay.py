@@ -14,14 +14,12 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from sim.core.errors import ReplayError
-from sim.sun.palette import BLOCKED_COLOUR, PASSABLE_COLOUR, SEAT_COLOURS
+from sim.sun.palette import AIM_COLOUR, BLOCKED_COLOUR, PASSABLE_COLOUR, SEAT_COLOURS
 
 #: The string from its suspension point to the ball.
 STRING_COLOUR = "#303030"
 #: A penalty stone that toppled (and the colour of any penalty stone where no cause is known).
 PENALTY_COLOUR = "#e02424"
-#: The line of the pass (as aimed) and the release point it names.
-AIM_COLOUR = "#111111"
 #: Where the ball actually left the hand (the aim and release with the thrower's error).
 RELEASE_COLOUR = "#f5f5f5"
 #: A penalty stone, by the cause the rules recorded (any other cause: :data:`OTHER_PENALTY_COLOUR`).
