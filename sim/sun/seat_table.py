@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
+from sim.core.quaternions import quat_rotate
 from sim.sun.actions import Gate, MoveMarker, Pass, Stack, Stand
 from sim.sun.palette import (AIM_COLOUR, BLOCKED_COLOUR, PASSABLE_COLOUR, SEAT_COLOURS, SHAPE_COLOURS,
                              STONE_COLOUR)
@@ -80,10 +81,9 @@ def _shade(hex_colour: str, factor: float) -> str:
 
 def _axes_of_quat(q: Sequence[float]) -> tuple[Vec, Vec, Vec]:
     """The body's local x, y, z axes in world coordinates (``q`` = x, y, z, w)."""
-    x, y, z, w = q
-    return ((1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 2 * (x * z - w * y)),
-            (2 * (x * y - w * z), 1 - 2 * (x * x + z * z), 2 * (y * z + w * x)),
-            (2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y)))
+    ex, ey, ez = (quat_rotate(q, axis) for axis in ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)))
+    return ((float(ex[0]), float(ex[1]), float(ex[2])), (float(ey[0]), float(ey[1]), float(ey[2])),
+            (float(ez[0]), float(ez[1]), float(ez[2])))
 
 
 def _box(centre: Vec, axes: tuple[Vec, Vec, Vec], half: Vec, colour: str, extra: dict[str, Any]) -> list[dict[str, Any]]:
