@@ -146,7 +146,7 @@ def run(
     sc = study.apply(load_scenario(scenario, reg), reg)
     check_replaced_folders(Path(sc.out), study.report)
     with study_interrupts():
-        info = run_study(sc, reg, force=study.force, address=study.address, progress=True)
+        info = run_study(sc, reg, force=study.force, address=study.address, progress=True, strict=study.strict)
     with Store.open(info.out) as store:
         summary = summarize(store, wall_s=info.wall_s)
     summary["played"] = info.played
@@ -198,7 +198,7 @@ def sensitivity(
     sc = study.apply(sc, reg, default_out=default_out)
     check_replaced_folders(Path(sc.out), study.report)
     with study_interrupts():
-        info = run_study(sc, reg, force=study.force, address=study.address, progress=True)
+        info = run_study(sc, reg, force=study.force, address=study.address, progress=True, strict=study.strict)
     announce(sc.name, "computing the sensitivity indices")
     plan, results = analyse(load_run(info.out))
     data = to_json(plan, results)
@@ -267,7 +267,7 @@ def tournament(
     sc = study.apply(load_scenario(scenario, reg).as_tournament(reg), reg)
     check_replaced_folders(Path(sc.out), study.report)
     with study_interrupts():
-        info = run_study(sc, reg, force=study.force, address=study.address, progress=True)
+        info = run_study(sc, reg, force=study.force, address=study.address, progress=True, strict=study.strict)
     summary = T.summary(info.out)
     summary.update(scenario=sc.name, game=sc.game, out=str(info.out), played=info.played,
                    resumed_skipped=info.skipped, wall_s=info.wall_s)
@@ -513,7 +513,14 @@ def main(argv: Optional[list[str]] = None) -> int:
         sys.stderr.write(f"error: {plain(path_text(str(e)), keep_lines=True)}\n")
         return 2
     except WorkError as e:
-        sys.stderr.write(f"error: {path_text(str(e))}\n")
+        from sim.core.cluster import ClusterError
+
+        resume = ""
+        if isinstance(e, ClusterError):  # the cluster, not the study: once it is mended, the same command resumes
+            import shlex
+
+            resume = "; to resume: stonelab " + shlex.join(sys.argv[1:] if argv is None else argv)
+        sys.stderr.write(f"error: {plain(path_text(str(e)))}{plain(path_text(resume))}\n")
         return 1
     except OSError as e:
         if e.errno not in MACHINE_ERRNOS:

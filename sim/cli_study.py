@@ -72,6 +72,8 @@ class StudyOptions:
         force: start the folder afresh (``--force``; :func:`sim.core.runner.run_study`).
         report: write the HTML report at the end (``--report/--no-report``).
         json_out: print the result as JSON (``--json``).
+        strict: refuse games played with another maths path or code than this process
+            (``--strict``; :func:`sim.core.runner.run_study`).
     """
 
     games: Optional[int] = None
@@ -83,13 +85,15 @@ class StudyOptions:
     force: bool = False
     report: bool = True
     json_out: bool = False
+    strict: bool = False
 
     def check(self) -> None:
         """Refuse options that are wrong whatever the scenario says, before it is read.
 
         Raises:
-            InputError: ``--backend`` is not one of the backends, or ``--address`` is given with
-                another backend than ``dask`` (the message names the option).
+            InputError: ``--backend`` is not one of the backends, ``--address`` is given with
+                another backend than ``dask``, or ``--workers`` with ``--address`` (the message
+                names the option).
         """
         from sim.core.scenario import BACKENDS
 
@@ -97,6 +101,10 @@ class StudyOptions:
             raise InputError(f"got {self.backend!r}; allowed: {allowed(BACKENDS)}", key="--backend")
         if self.address and self.backend not in (None, "dask"):
             raise InputError("--address needs --backend dask", key="--address")
+        if self.address and self.workers is not None:
+            raise InputError("--workers counts local worker processes; a cluster's workers are the ones started "
+                             "with 'dask worker' at the scheduler, and its size is read from the scheduler: drop "
+                             "--workers", key="--workers")
 
     def apply(self, scenario: Scenario, registry: Registry, *, default_out: str | None = None) -> Scenario:
         """``scenario`` with these options in place of the file's values, re-validated.
@@ -146,6 +154,9 @@ def _declared(games: str | None, seed: str, out: str, force: str, json: str) -> 
         opt("force", bool, typer.Option(False, "--force", help=force)),
         opt("report", bool, typer.Option(True, "--report/--no-report", help="write the HTML report at the end")),
         opt("json_out", bool, typer.Option(False, "--json", help=json)),
+        opt("strict", bool, typer.Option(False, "--strict", help="refuse games played with another maths path or "
+                                         "code than this process's (a Dask worker set up otherwise); "
+                                         "docs/reproducibility.md")),
     ]
 
 

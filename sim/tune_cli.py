@@ -107,7 +107,8 @@ def tune(
 
     with study_interrupts("interrupted: finished trials and games are stored; run the same command again to resume"):
         info, s = run_tune(sc, reg, folder, backend=study_backend, workers=study_workers, address=address,
-                           force=study.force, progress=not study.json_out, report=study.report)
+                           force=study.force, progress=not study.json_out, report=study.report,
+                           strict=study.strict)
     if study.json_out:
         typer.echo(AT.json_text(s), nl=False)
         return
@@ -116,7 +117,8 @@ def tune(
 
 
 def run_tune(sc: Any, reg: Any, folder: Path, *, backend: str, workers: int, address: str | None = None,
-             force: bool = False, progress: bool = True, report: bool = True) -> tuple[Any, dict[str, Any]]:
+             force: bool = False, progress: bool = True, report: bool = True,
+             strict: bool = False) -> tuple[Any, dict[str, Any]]:
     """Run (or resume) the search of a validated scenario ``sc`` with a ``[tune]`` table into the
     tune folder ``folder``; write ``best.toml``, ``tune.json`` and (``report``) ``report/report.html``.
 
@@ -144,7 +146,8 @@ def run_tune(sc: Any, reg: Any, folder: Path, *, backend: str, workers: int, add
         return scenario_from_dict(d, reg, source=sc.source, default_name=sc.name)
 
     def play(trial_sc: Any, tick: Any) -> int:
-        return run_study(trial_sc, reg, address=address, progress=False, on_result=lambda r: tick()).played
+        return run_study(trial_sc, reg, address=address, progress=False, on_result=lambda r: tick(),
+                         strict=strict).played
 
     def bar(total: int, done_before: int) -> Progress:
         return Progress(total, f"{sc.name} tune", enabled=progress, done_before=done_before)

@@ -15,7 +15,7 @@ from sim.cli import app
 from sim.cli_study import RESUME_MESSAGE, StudyOptions, study_command, study_interrupts
 from sim.core.errors import InputError
 
-STUDY_FLAGS = ["--seed", "--backend", "--workers", "--address", "--out", "--force", "--report", "--json"]
+STUDY_FLAGS = ["--seed", "--backend", "--workers", "--address", "--out", "--force", "--report", "--json", "--strict"]
 
 
 def _flags(command: str) -> list[str]:

@@ -26,8 +26,10 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from sim import __version__
-from sim.core.errors import InputError
+from sim.core import provenance
+from sim.core.errors import InputError, WorkError
 from sim.core.game import Game, GameConfig, State
+from sim.core.cluster import ClusterError, DaskSession
 from sim.core.human import refuse_human_study
 from sim.core.outputs import path_text
 from sim.core.play import PlayedGame, play, seat_agents
@@ -104,6 +106,7 @@ def game_result(game: Game, scenario: Scenario, seating: Seating, state: State, 
     if out is None:
         raise ValueError(f"game {game_index} of {scenario.name} is not finished")
     details = game.details(state)
+    made = provenance.here(provenance.task_modules(type(game).__module__, [s.agent for s in seating.seats]))
     return GameResult(
         point=point,
         game_index=game_index,
@@ -122,6 +125,8 @@ def game_result(game: Game, scenario: Scenario, seating: Seating, state: State, 
         rows=details.rows,
         leads=leads,
         players=list(seating.players),
+        math_path=made.math_path,
+        code_fingerprint=made.code,
     )
 
 
@@ -214,14 +219,18 @@ def check_workers(requested: int, *, key: str = "workers", source: str | None = 
 
 
 def iter_results(
-    tasks: Iterable[Task], backend: str, workers: int, address: str | None = None
+    tasks: Iterable[Task], backend: str, workers: int, address: str | None = None, *,
+    session: DaskSession | None = None, slots: int | None = None,
 ) -> Iterator[GameResult]:
     """Run ``tasks`` on ``backend`` and yield each game's result as its batch completes.
 
-    ``tasks`` may be a generator (the games are not listed one by one up front).
+    ``tasks`` may be a generator (the games are not listed one by one up front). ``session`` and
+    ``slots``: an open Dask session and its worker threads (:class:`sim.core.cluster.DaskSession`);
+    without them the ``dask`` backend opens one for these tasks.
 
     Raises:
         InputError: unknown backend, or a Dask scheduler that cannot be reached.
+        ClusterError: the Dask cluster failed (:mod:`sim.core.cluster`).
     """
     it = iter(tasks)
     first = next(it, None)
@@ -253,7 +262,11 @@ def iter_results(
             else:
                 _stop_pool(pool)
     elif backend == "dask":
-        yield from _iter_dask(list(todo), workers, address)
+        if session is not None:
+            yield from session.run(todo, slots or 1)
+        else:
+            with DaskSession(address, workers) as own:
+                yield from own.run(todo, own.wait_for_slots(announce=False))
     else:
         raise InputError(f"unknown backend {backend!r}; allowed: 'serial', 'process' or 'dask'", key="backend")
 
@@ -353,51 +366,6 @@ def _quiet_exit_wakeup(manager: Any) -> None:
             wakeups[manager] = _QuietWakeup(inner)
 
 
-def _iter_dask(tasks: Sequence[Task], workers: int, address: str | None) -> Iterator[GameResult]:
-    from dask.distributed import Client, LocalCluster, as_completed
-
-    cluster = None
-    try:
-        if address:
-            try:
-                client = Client(address, timeout="10s")
-            except OSError as e:
-                raise InputError(f"cannot reach the Dask scheduler at {address!r}: {e}", key="--address") from None
-            _warn_other_maths_path(client)
-        else:  # local workers inherit this process's environment, and with it its maths code path
-            cluster = LocalCluster(
-                n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
-            )
-            client = Client(cluster)
-        try:
-            futures = client.map(run_task, tasks, pure=False)
-            for fut in as_completed(futures):
-                yield from fut.result()
-        finally:
-            client.close()
-    finally:
-        if cluster is not None:
-            cluster.close()
-
-
-def _warn_other_maths_path(client: Any) -> None:
-    """Warn on stderr if a remote cluster's workers started with another maths code path than this
-    process (``sim.core.mathpath``): someone else started them, so the ``stonelab`` command's
-    pinning did not reach them, and a Sun game played there stores other bits."""
-    from sim.core import mathpath
-
-    if not mathpath.applies() or mathpath.opted_out():
-        return
-    try:
-        workers = client.run(mathpath.worker_settings)
-    except Exception as e:  # a worker without this package, or gone: the games would fail anyway
-        sys.stderr.write(f"stonelab: warning: could not read the Dask workers' maths settings: {type(e).__name__}: {e}\n")
-        return
-    message = mathpath.worker_differences(mathpath.worker_settings(), workers)
-    if message:
-        sys.stderr.write(f"stonelab: {message}\n")
-
-
 @dataclass
 class RunInfo:
     """What a finished (or resumed) run did."""
@@ -407,6 +375,8 @@ class RunInfo:
     skipped: int
     played: int
     wall_s: float
+    #: the store's games per (maths path, code fingerprint) at the end (None: not recorded)
+    provenance: dict[tuple[str | None, str | None], int] = dataclasses.field(default_factory=dict)
 
 
 def run_study(
@@ -417,8 +387,20 @@ def run_study(
     address: str | None = None,
     progress: bool = True,
     on_result: Callable[[GameResult], None] | None = None,
+    strict: bool = False,
 ) -> RunInfo:
     """Run every game of every sweep point that the store does not hold yet.
+
+    Each game is stored with what played it (:mod:`sim.core.provenance`), checked batch by batch
+    against this process's own: a game played with another maths path or code is said on stderr
+    when it first arrives and at the end (and, with ``strict``, refused).
+
+    Args:
+        address: a running Dask scheduler (its workers and threads size the batches; the
+            scenario's ``workers`` then counts for nothing).
+        strict: refuse to mix provenances: stop (:class:`~sim.core.errors.WorkError`) before storing
+            a game played otherwise than this process would, or at the start when the store holds
+            such games.
 
     Raises:
         ScenarioError: a seat is agent ``human`` (a person plays with ``stonelab play``).
@@ -428,7 +410,9 @@ def run_study(
             workers are asked for (:func:`check_workers`), or the backend refuses the study before a
             game is stored; a store this call created is then removed again (and its folder, if this
             call made it and it is empty).
-        WorkError: the store cannot be written (a full disk); the games stored before are kept.
+        WorkError: the store cannot be written (a full disk), or ``strict`` and a game played
+            otherwise; the games stored before are kept.
+        ClusterError: the Dask cluster failed (:mod:`sim.core.cluster`); the games stored are kept.
     """
     points: list[SweepPoint] = scenario.points(registry)
     refuse_human_study(points, scenario.source)  # before a folder is made: no one would answer
@@ -446,67 +430,143 @@ def run_study(
     with lock_run_folder(out):
         try:
             return _run_locked(scenario, registry, points, game, out, made_dir, workers, force, address, progress,
-                               on_result)
+                               on_result, strict)
         except Exception:
             if made_dir and out.is_dir() and [p.name for p in out.iterdir()] == [LOCK_NAME]:
                 _remove_store(out, made_dir)  # refused before a store was made: take back the folder too
             raise
 
 
+def _expected(game: Game, points: Sequence[SweepPoint]) -> dict[int, provenance.Provenance]:
+    """This process's provenance for each sweep point's games (its seats name the outside agents)."""
+    return {p.index: provenance.here(provenance.task_modules(type(game).__module__,
+                                                             [s.agent for s in p.scenario.seats]))
+            for p in points}
+
+
 def _run_locked(scenario: Scenario, registry: Registry, points: list[SweepPoint], game: Game, out: Path,
                 made_dir: bool, workers: int, force: bool, address: str | None, progress: bool,
-                on_result: Callable[[GameResult], None] | None) -> RunInfo:
+                on_result: Callable[[GameResult], None] | None, strict: bool) -> RunInfo:
     """:func:`run_study` once it holds the run folder's lock."""
     fresh = force or not (out / STORE_NAME).exists()
     stored = 0
     meta = study_meta(scenario)
     t0 = time.perf_counter()
     store: Store | None = None
-    try:
-        store = Store.create(out, game.spec, meta, force=force)
-        with reading(store.path):  # a resumed store with a damaged page fails here, named, not mid-run
-            store.set_points((p.index, p.values) for p in points)
-            done = store.done()
-        total = len(points) * scenario.games
-        in_grid = {p.index for p in points}
-        skipped = sum(1 for pt, i in done if pt in in_grid and i < scenario.games)
-        n_todo = total - skipped
-        # batches made from the grid, without a list of every game first (10 million games made
-        # a list of 10 million tuples); a game's batch is remembered only while it is in flight
-        batch_of: dict[tuple[int, int], int] = {}
-        tasks = _numbered(_batches(registry.path(scenario.game), points, scenario.games, done, n_todo, workers),
-                          batch_of)
-        # the time left: the batches left planned onto the workers at the games' own wall times (a
-        # game's result arrives with its batch, long after it started: sim.core.progress); a running
-        # Dask scheduler's worker count is not known here, so there it is the rate so far
-        forecast = None if address else PoolForecast(
-            _batch_sizes(points, scenario.games, done, n_todo, workers), 1 if scenario.backend == "serial" else workers)
-        bar = Progress(total, scenario.name, enabled=progress, done_before=skipped,
-                       estimate=forecast.eta_s if forecast else None)
+    expected = _expected(game, points)
+    mixed = _MixedProvenance(expected, strict)
+    with contextlib.ExitStack() as stack:
+        session: DaskSession | None = None
+        slots = 1 if scenario.backend == "serial" else workers
+        if scenario.backend == "dask":
+            # the cluster first: its size decides the batches, and a scheduler that cannot be
+            # reached leaves no store behind
+            session = stack.enter_context(DaskSession(address, workers))
+            slots = session.wait_for_slots(announce=progress)
+            link = session.dashboard()
+            if link and progress:
+                print(f"stonelab: Dask dashboard: {link}", file=sys.stderr, flush=True)
         try:
-            for r in iter_results(tasks, scenario.backend, workers, address):
-                store.add(r)
-                stored += 1
-                if on_result:
-                    on_result(r)
-                if forecast is not None:
+            store = Store.create(out, game.spec, meta, force=force)
+            with reading(store.path):  # a resumed store with a damaged page fails here, named, not mid-run
+                store.set_points((p.index, p.values) for p in points)
+                done = store.done()
+                mixed.check_stored(store.provenance_counts())
+            total = len(points) * scenario.games
+            in_grid = {p.index for p in points}
+            skipped = sum(1 for pt, i in done if pt in in_grid and i < scenario.games)
+            n_todo = total - skipped
+            # batches made from the grid, without a list of every game first (10 million games made
+            # a list of 10 million tuples); a game's batch is remembered only while it is in flight
+            batch_of: dict[tuple[int, int], int] = {}
+            tasks = _numbered(_batches(registry.path(scenario.game), points, scenario.games, done, n_todo, slots),
+                              batch_of)
+            # the time left: the batches left planned onto the slots (a Dask cluster's worker
+            # threads, as the scheduler counts them) at the games' own wall times (a game's result
+            # arrives with its batch, long after it started: sim.core.progress)
+            forecast = PoolForecast(_batch_sizes(points, scenario.games, done, n_todo, slots), slots)
+            bar = Progress(total, scenario.name, enabled=progress, done_before=skipped, estimate=forecast.eta_s)
+            try:
+                for r in iter_results(tasks, scenario.backend, workers, address, session=session, slots=slots):
+                    mixed.check(r)
+                    store.add(r)
+                    stored += 1
+                    if on_result:
+                        on_result(r)
                     forecast.game_done(batch_of.pop((r.point, r.game_index)), r.wall_s, time.monotonic())
-                bar.advance()
+                    bar.advance()
+            finally:
+                bar.close()
+            with reading(store.path):
+                mixed.report(store.provenance_counts())
+        except Exception:
+            # bad input, a locked store or a full disk before the first game: take back the empty
+            # store this call made (nothing half-written); stored games are kept for a resume
+            # (only a store this call made: a failure to open an existing one removes nothing)
+            if store is not None:
+                store.close()
+                if fresh and stored == 0:
+                    _remove_store(out, made_dir)
+            raise
         finally:
-            bar.close()
-    except Exception:
-        # bad input, a locked store or a full disk before the first game: take back the empty
-        # store this call made (nothing half-written); stored games are kept for a resume
-        # (only a store this call made: a failure to open an existing one removes nothing)
-        if store is not None:
-            store.close()
-            if fresh and stored == 0:
-                _remove_store(out, made_dir)
-        raise
-    finally:
-        if store is not None:
-            store.close()
-    return RunInfo(out=out, total=total, skipped=skipped, played=total - skipped, wall_s=time.perf_counter() - t0)
+            if store is not None:
+                store.close()
+    return RunInfo(out=out, total=total, skipped=skipped, played=total - skipped, wall_s=time.perf_counter() - t0,
+                   provenance=mixed.counts)
+
+
+class _MixedProvenance:
+    """Checks each arriving game's provenance against this process's, says the first of each kind
+    that differs, and at the end says when the store holds games of more than one."""
+
+    def __init__(self, expected: Mapping[int, provenance.Provenance], strict: bool) -> None:
+        self.expected = expected
+        self.strict = strict
+        self.warned: set[provenance.Provenance] = set()
+        self.counts: dict[tuple[str | None, str | None], int] = {}
+
+    def check_stored(self, counts: Mapping[tuple[str | None, str | None], int]) -> None:
+        """With ``strict``: refuse a store that already holds games played otherwise.
+
+        Raises:
+            WorkError: it does (the message says how many and how they were played).
+        """
+        mine = {(e.math_path, e.code) for e in self.expected.values()}
+        other = {k: n for k, n in counts.items() if k not in mine}
+        if self.strict and other:
+            raise WorkError(f"--strict: the store already holds {provenance.describe_counts(other)}, played otherwise "
+                            f"than this process plays ({', '.join(f'{m}/{c}' for m, c in sorted(mine))}); "
+                            "resume without --strict, or give --out for a new folder")
+
+    def check(self, r: GameResult) -> None:
+        """Check one arriving game.
+
+        Raises:
+            WorkError: ``strict`` and the game was played otherwise (it is not stored).
+        """
+        want = self.expected.get(r.point)
+        got = provenance.Provenance(r.math_path, r.code_fingerprint)
+        if want is None or got == want:
+            return
+        what = "; ".join(got.differences(want))
+        if self.strict:
+            raise WorkError(f"--strict: game {r.game_index} of sweep point {r.point} was played with {what}: a "
+                            "worker runs another maths path or other code than this process; it was not stored. "
+                            "Start every worker as docs/howto.md says ('A study on a Dask cluster'); the games "
+                            "stored so far are kept")
+        if got not in self.warned:
+            self.warned.add(got)
+            print(f"stonelab: warning: game {r.game_index} of sweep point {r.point} was played with {what}; it is "
+                  "stored with its provenance, but the study is no longer bit for bit what this process would "
+                  "store (docs/reproducibility.md; --strict refuses such games)", file=sys.stderr, flush=True)
+
+    def report(self, counts: Mapping[tuple[str | None, str | None], int]) -> None:
+        """At the end: one line when the store's games were played in more than one way."""
+        self.counts = dict(counts)
+        if len(counts) > 1:
+            print(f"stonelab: warning: the games of this study were played in {len(counts)} ways: "
+                  f"{provenance.describe_counts(counts)} (maths path/code fingerprint; docs/reproducibility.md)",
+                  file=sys.stderr, flush=True)
 
 
 def study_meta(scenario: Scenario) -> dict[str, str]:
@@ -535,10 +595,11 @@ def _remove_store(out: Path, made_dir: bool) -> None:
             pass  # something else was put there meanwhile: leave it
 
 
-def _batch_size(n_todo: int, workers: int) -> int:
+def _batch_size(n_todo: int, slots: int) -> int:
     """Games per task: several amortise inter-process overhead for fast games; at least ~4 tasks
-    per worker keep the pool balanced, and at most 25 games per task bound what a kill can lose."""
-    return max(1, min(25, n_todo // (workers * 4) or 1))
+    per slot (a pool worker, or a Dask worker thread as the scheduler counts them) keep the slots
+    balanced, and at most 25 games per task bound what a kill can lose."""
+    return max(1, min(25, n_todo // (slots * 4) or 1))
 
 
 def _batch_sizes(points: Sequence[SweepPoint], games: int, done: set[tuple[int, int]], n_todo: int,

@@ -8,8 +8,10 @@ Tables:
   and agents, scores, winners, sole winner (NULL for a draw or shared win), ``draw`` (1: no
   winner) and ``shared_win`` (1: two or more winners; both from :func:`sim.core.game.outcome_kind`, the
   one definition), length, termination,
-  wall time, software version, and the running leader's changes (``leads_json``: ``[[action
-  number, seat or -1 for a tie], ...]``, from ``State.provisional_scores``).
+  wall time, software version, the running leader's changes (``leads_json``: ``[[action
+  number, seat or -1 for a tie], ...]``, from ``State.provisional_scores``), and what played it:
+  ``math_path`` and ``code_fingerprint`` (:mod:`sim.core.provenance`; NULL in games stored before
+  they were kept).
 - ``seats``: one row per seat of each game: agent, label, score, won, return, and ``player``: which
   of the scenario's ``[[seats]]`` sat there (seat orders rotate when the seats differ).
 - ``<game>_games``: the game's own per-game columns (``GameSpec.result_columns``).
@@ -63,6 +65,12 @@ LOCK_TIMEOUT_S = 5.0
 _FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
 #: the tables every store has (a game adds ``<game>_games`` and its detail tables)
 CORE_TABLES = ("meta", "points", "games", "seats")
+#: what played each game (:mod:`sim.core.provenance`); NULL in a game stored before they were kept
+PROVENANCE_COLUMNS = ("math_path", "code_fingerprint")
+#: the ``games`` columns in the order :meth:`Store.add` writes them
+_GAMES_COLUMNS = ("point", "game_index", "seed", "seed_key", "sweep_json", "num_players", "agents_json", "scores_json",
+                  "winners_json", "winner", "draw", "shared_win", "length", "termination", "wall_s", "version",
+                  "leads_json", *PROVENANCE_COLUMNS)
 
 
 class FolderBusy(InputError):
@@ -274,6 +282,10 @@ class GameResult:
     #: per seat, the index of the scenario's ``[[seats]]`` entry that sat there (empty: seat i
     #: holds entry i, as without rotation)
     players: list[int] = field(default_factory=list)
+    #: the maths code path of the process that played it (:func:`sim.core.provenance.math_path`)
+    math_path: str = ""
+    #: the code fingerprint of that process (:func:`sim.core.provenance.code_fingerprint`)
+    code_fingerprint: str = ""
 
 
 def _ident(name: str) -> str:
@@ -426,8 +438,13 @@ class Store:
                     point INTEGER, game_index INTEGER, seed INTEGER, seed_key TEXT, sweep_json TEXT,
                     num_players INTEGER, agents_json TEXT, scores_json TEXT, winners_json TEXT,
                     winner INTEGER, draw INTEGER, shared_win INTEGER, length INTEGER, termination TEXT, wall_s REAL,
-                    version TEXT, leads_json TEXT, PRIMARY KEY(point, game_index))"""
+                    version TEXT, leads_json TEXT, math_path TEXT, code_fingerprint TEXT,
+                    PRIMARY KEY(point, game_index))"""
             )
+            have = {r[1] for r in c.execute("PRAGMA table_info(games)")}
+            for col in PROVENANCE_COLUMNS:  # a store made before provenance was kept: its old games read NULL
+                if col not in have:
+                    c.execute(f"ALTER TABLE games ADD COLUMN {_ident(col)} TEXT")
             c.execute(
                 """CREATE TABLE IF NOT EXISTS seats(
                     point INTEGER, game_index INTEGER, seat INTEGER, agent TEXT, label TEXT,
@@ -487,12 +504,13 @@ class Store:
         players = r.players or list(range(len(r.agents)))
         with self.conn:
             self.conn.execute(
-                "INSERT INTO games VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                f"INSERT INTO games({', '.join(_GAMES_COLUMNS)}) VALUES({','.join('?' * len(_GAMES_COLUMNS))})",
                 (
                     r.point, r.game_index, r.seed, json.dumps([r.seed, r.game_index]),
                     json.dumps(dict(r.sweep), sort_keys=True), len(r.agents), json.dumps(r.labels),
                     json.dumps(r.scores), json.dumps(r.winners), sole, int(kind == "draw"), int(kind == "shared"), r.length,
-                    r.termination, r.wall_s, r.version, json.dumps(r.leads),
+                    r.termination, r.wall_s, r.version, json.dumps(r.leads), r.math_path or None,
+                    r.code_fingerprint or None,
                 ),
             )
             self.conn.executemany(
@@ -522,6 +540,15 @@ class Store:
     def meta(self) -> dict[str, str]:
         """The meta table as a dict."""
         return dict(self.conn.execute("SELECT key, value FROM meta"))
+
+    def provenance_counts(self) -> dict[tuple[str | None, str | None], int]:
+        """Stored games per ``(math_path, code_fingerprint)`` (None: stored before provenance was kept)."""
+        have = {r[1] for r in self.conn.execute("PRAGMA table_info(games)")}
+        if not set(PROVENANCE_COLUMNS) <= have:
+            n = self.conn.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+            return {(None, None): n} if n else {}
+        return {(m, c): n for m, c, n in self.conn.execute(
+            "SELECT math_path, code_fingerprint, COUNT(*) FROM games GROUP BY math_path, code_fingerprint")}
 
     def tables(self) -> list[str]:
         """All table names."""

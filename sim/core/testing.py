@@ -7,7 +7,7 @@ equal and independent, the notation round-trips, observations are reproduced by
 ``tests/test_generic_games.py`` and by each game's own tests.
 
 :func:`store_results` reads what two runs of one seeded study must share (every stored row but
-timings, the software version and where the study ran): the backend, resume and golden tests
+timings, the software version, what played each game and where the study ran): the backend, resume and golden tests
 compare it.
 """
 
@@ -133,8 +133,9 @@ def _check_state(game: Game, state: State, step: int, rng: np.random.Generator) 
             raise _fail(step, state, "a rejected action changed the state")
 
 
-#: columns that measure time on this machine or name the software version: not results
-VOLATILE_COLUMNS = frozenset({"wall_s", "physics_wall_s", "version"})
+#: columns that measure time on this machine, name the software version or say what played the game
+#: (its maths path and code fingerprint, which differ between machines by design): not results
+VOLATILE_COLUMNS = frozenset({"wall_s", "physics_wall_s", "version", "math_path", "code_fingerprint"})
 #: meta rows that depend on where the study ran, not on what it computed
 VOLATILE_META = frozenset({"source", "scenario_json", "version"})
 

@@ -126,15 +126,15 @@ def test_worker_differences_names_the_workers_and_the_fix() -> None:
 @pinnable
 def test_a_remote_cluster_whose_workers_take_another_path_is_warned_about(monkeypatch, capsys) -> None:
     """Workers started with another BLAS kernel than this process: the run says so on stderr."""
-    from dask.distributed import Client, LocalCluster
+    from dask.distributed import LocalCluster
 
-    from sim.core.runner import _warn_other_maths_path
+    from sim.core.cluster import DaskSession
 
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
     monkeypatch.setenv("OPENBLAS_CORETYPE", "Core2" if mathpath.start_environ().get("OPENBLAS_CORETYPE") != "Core2"
                        else "Nehalem")  # the workers inherit this environment when they start
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
-        with Client(cluster) as client:
-            _warn_other_maths_path(client)
+        with DaskSession(cluster.scheduler_address, 1) as session:
+            session.wait_for_slots(announce=False)
     err = capsys.readouterr().err
     assert "1 of 1 Dask workers" in err and "take another maths code path" in err
