@@ -555,6 +555,7 @@ def render(run: RunData, sections: list[Section], errors: list[str], out: Path) 
         *([("player model", model)] if (model := _player_model(run)) else []),
         ("root seed", meta.get("seed", "?")),
         ("software version", ", ".join(versions) or meta.get("version", "?")),
+        *([("played by", played_by)] if (played_by := _played_by(run)) else []),
         ("store", str(run.run_dir / "results.sqlite")),
         ("generated", _dt.datetime.now().strftime("%Y-%m-%d %H:%M")),
     ]
@@ -564,6 +565,10 @@ def render(run: RunData, sections: list[Section], errors: list[str], out: Path) 
         f"<h1>{esc(name)}</h1><p>A study of <b>{esc(game_title(run.game))}</b> by stonehenge-lab.</p>",
         "<table class='meta'>" + "".join(f"<tr><td>{esc(k)}</td><td>{esc(str(v))}</td></tr>" for k, v in rows) + "</table>",
     ]
+    if played_by and ", " in played_by:  # games played in more than one way: not bit for bit one study
+        parts.append(f"<p class='error'>The games of this study were played in more than one way (maths path/code "
+                     f"fingerprint): {esc(played_by)}. Results are comparable statistically, not bit for bit "
+                     "(docs/reproducibility.md).</p>")
     for e in errors:
         parts.append(f"<p class='error'>{esc(e)}</p>")
     if not sections:
@@ -618,6 +623,22 @@ def render(run: RunData, sections: list[Section], errors: list[str], out: Path) 
         "player action.</p></body></html>"
     )
     return "\n".join(parts)
+
+
+def _played_by(run: RunData) -> str | None:
+    """What played the stored games (maths path/code fingerprint, with counts), or None for a
+    store made before that was kept (sim.core.provenance)."""
+    from sim.core.provenance import describe_counts
+
+    g = run.games
+    if g.empty or "math_path" not in g or g["math_path"].isna().all():
+        return None
+    keys = zip(g["math_path"].where(g["math_path"].notna(), None), g["code_fingerprint"].where(
+        g["code_fingerprint"].notna(), None))
+    counts: dict[tuple[str | None, str | None], int] = {}
+    for k in keys:
+        counts[k] = counts.get(k, 0) + 1
+    return describe_counts(counts)
 
 
 def check_report_folder(run_dir: str | Path) -> None:

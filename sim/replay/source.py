@@ -223,8 +223,52 @@ def check_same(stored: RunGame, frames: Frames, length: int, source: str) -> Non
         diffs.append(f"length {length} instead of {stored.length}")
     if diffs:
         raise ReplayError(f"game {stored.game_index} played again does not end as stored ("
-                          + "; ".join(diffs) + "): the code changed since the run; run the study again",
+                          + "; ".join(diffs) + f"): {why_different(Path(source), stored.point, stored.game_index)}",
                           source=source)
+
+
+def why_different(db: Path, point: int, game_index: int) -> str:
+    """Why a game played again here may end otherwise than stored: what played the stored game
+    (its ``math_path`` and ``code_fingerprint``, :mod:`sim.core.provenance`) against this process."""
+    from sim.core import provenance
+
+    try:
+        con = sqlite3.connect(f"{db.absolute().as_uri()}?mode=ro", uri=True)
+        try:
+            row = con.execute("SELECT math_path, code_fingerprint FROM games WHERE point = ? AND game_index = ?",
+                              (point, game_index)).fetchone()
+        finally:
+            con.close()
+    except sqlite3.Error:  # a store made before provenance was kept
+        row = None
+    here = provenance.math_path()
+    if not row or not row[0]:
+        return (f"the store does not say what played it (made before provenance was kept); this process plays "
+                f"with maths path {here}: the code or the maths path changed since the run; run the study again")
+    return (f"the stored game was played with maths path {row[0]} and code fingerprint {row[1]}; this process "
+            f"plays with maths path {here} (docs/reproducibility.md): another maths path or another code than the "
+            "run's; run the study again here, or replay where it was played")
+
+
+def check_outcome(db: Path, point: int, game_index: int, scores: Sequence[float] | None,
+                  winners: Sequence[int] | None, stored_scores: Sequence[float], stored_winners: Sequence[int]) -> None:
+    """A game played again (a 3-D replay's re-simulation) ends with the stored scores and winners.
+
+    Raises:
+        ReplayError: it does not reach its end, or its scores or winners differ (each named, with
+            :func:`why_different`).
+    """
+    src = str(db)
+    if scores is None or winners is None:
+        raise ReplayError(f"game {game_index} played again does not reach its end", source=src)
+    diffs = []
+    if [float(x) for x in scores] != [float(x) for x in stored_scores]:
+        diffs.append(f"scores {[float(x) for x in scores]} instead of {[float(x) for x in stored_scores]}")
+    if sorted(int(w) for w in winners) != sorted(int(w) for w in stored_winners):
+        diffs.append(f"winners {sorted(int(w) for w in winners)} instead of {sorted(int(w) for w in stored_winners)}")
+    if diffs:
+        raise ReplayError(f"game {game_index} played again does not end as stored (" + "; ".join(diffs) + "): "
+                          + why_different(db, point, game_index), source=src)
 
 
 def page_for(doc: dict[str, Any]) -> str:

@@ -89,3 +89,20 @@ def test_a_game_played_otherwise_is_said_once_or_refused(tmp_path: Path, registr
     run_study(sc, registry, progress=False)
     err = capsys.readouterr().err
     assert err.count("was played with maths path other (OPENBLAS_CORETYPE=Atom) instead of") == 1, err
+
+
+def test_the_report_says_what_played_the_games_and_when_they_were_played_otherwise(tmp_path: Path) -> None:
+    from sim.cli import main
+
+    root = Path(__file__).resolve().parents[2]
+    run = tmp_path / "druids"
+    assert main(["run", str(root / "scenarios" / "druids" / "classic.toml"), "--games", "6", "--backend", "serial",
+                 "--out", str(run), "--no-report"]) == 0
+    con = sqlite3.connect(run / "results.sqlite")
+    with con:
+        con.execute("UPDATE games SET math_path = 'other (OPENBLAS_CORETYPE=Atom)' WHERE game_index < 2")
+    con.close()
+    assert main(["report", str(run)]) == 0
+    page = (run / "report" / "report.html").read_text()
+    assert "played by" in page and "2 games other (OPENBLAS_CORETYPE=Atom)/" in page
+    assert "played in more than one way" in page
