@@ -160,7 +160,9 @@ def pin() -> None:
     interpreter options and arguments (``sys.orig_argv``), so exit codes, signals, stdin and the
     parent's view of the process stay as they were. No loop: the process id is marked in the
     environment before the exec, and a process that finds its own id there does not exec again.
-    Nothing happens off Linux/glibc/x86-64 or when ``STONELAB_NATIVE_MATH=1``.
+    Nothing happens off Linux/glibc/x86-64 or when ``STONELAB_NATIVE_MATH=1``. When the
+    interpreter cannot be executed again (an ``OSError`` such as ``PermissionError``), one warning
+    line goes to stderr and the process goes on with the native path.
 
     Raises:
         ValueError: ``STONELAB_NATIVE_MATH`` holds a value that is not allowed.
@@ -183,7 +185,15 @@ def pin() -> None:
     argv = list(getattr(sys, "orig_argv", None) or [sys.executable, *sys.argv])
     for stream in (sys.stdout, sys.stderr):
         stream.flush()
-    os.execve(sys.executable, argv, env)
+    try:
+        os.execve(sys.executable, argv, env)
+    except OSError as e:
+        # the interpreter cannot be executed again (an unprivileged user's venv whose real
+        # interpreter lies under a folder it cannot search: PermissionError): the study still
+        # runs, on this CPU's native path, and each game's provenance says so (sim.core.provenance)
+        sys.stderr.write(f"stonelab: warning: could not restart {sys.executable} with the pinned maths code path "
+                         f"({e.strerror or type(e).__name__}); going on with this CPU's native path: results are "
+                         "reproducible only statistically on other CPUs (docs/reproducibility.md)\n")
 
 
 def worker_settings() -> dict[str, str | None]:

@@ -138,3 +138,19 @@ def test_a_remote_cluster_whose_workers_take_another_path_is_warned_about(monkey
             session.wait_for_slots(announce=False)
     err = capsys.readouterr().err
     assert "1 of 1 Dask workers" in err and "take another maths code path" in err
+
+
+def test_an_interpreter_that_cannot_be_executed_again_is_one_warning_line(monkeypatch, capsys) -> None:
+    """The re-exec refused (PermissionError: an unprivileged user's venv whose real interpreter lies
+    under a folder it cannot search): one line on stderr, and the process goes on natively."""
+    def refuse(path, argv, env):  # noqa: ANN001, ANN202 - os.execve's signature
+        raise PermissionError(13, "Permission denied", path)
+
+    monkeypatch.setattr(mathpath, "applies", lambda: True)
+    monkeypatch.setattr(mathpath, "opted_out", lambda environ=None: False)
+    monkeypatch.setattr(mathpath, "start_environ", lambda: {})  # not pinned at exec
+    monkeypatch.setattr(os, "execve", refuse)
+    mathpath.pin()  # returns: no traceback
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("stonelab: warning: could not restart ")
+    assert "(Permission denied); going on with this CPU's native path" in err
