@@ -44,16 +44,17 @@ if TYPE_CHECKING:  # annotations only: loading them is the commands' business
     from sim.core.registry import Registry
     from sim.core.scenario import Scenario
 
-__all__ = ["EXIT_CTRL_C", "EXIT_SIGTERM", "RESUME_MESSAGE", "STUDY_PARAMETER", "StudyOptions",
+__all__ = ["EXIT_CTRL_C", "EXIT_SIGHUP", "EXIT_SIGTERM", "RESUME_MESSAGE", "STUDY_PARAMETER", "StudyOptions",
            "check_replaced_folders", "study_command", "study_interrupts", "write_report"]
 
 #: What a stopped study says on stderr (Ctrl-C or SIGTERM), whichever command ran it.
 RESUME_MESSAGE = "interrupted: finished games are stored; run the same command again to resume"
 
-#: Exit code of a study stopped by Ctrl-C (SIGINT) or by SIGTERM: 128 + the signal, the shell's
-#: convention for a process ended by a signal.
+#: Exit code of a study stopped by Ctrl-C (SIGINT), SIGTERM or SIGHUP: 128 + the signal, the
+#: shell's convention for a process ended by a signal.
 EXIT_CTRL_C = 130
 EXIT_SIGTERM = 143
+EXIT_SIGHUP = 129
 
 
 @dataclass(frozen=True)
@@ -216,10 +217,10 @@ def study_command(
 # --- the interrupt handler -----------------------------------------------------------------------
 @contextlib.contextmanager
 def study_interrupts(message: str = RESUME_MESSAGE) -> Iterator[None]:
-    """Within the block, Ctrl-C and SIGTERM stop the study the same way: the finished games stay
-    stored, ``message`` (:data:`RESUME_MESSAGE` unless the command stores more than games, as
-    ``tune`` does) goes to stderr and the command ends with exit code 130 (Ctrl-C) or 143
-    (SIGTERM, e.g. ``kill PID``).
+    """Within the block, Ctrl-C, SIGTERM and SIGHUP stop the study the same way: the finished games
+    stay stored, ``message`` (:data:`RESUME_MESSAGE` unless the command stores more than games, as
+    ``tune`` does) goes to stderr and the command ends with exit code 130 (Ctrl-C), 143 (SIGTERM,
+    e.g. ``kill PID``) or 129 (SIGHUP: the terminal it ran in was closed).
 
     Raises:
         typer.Exit: on either signal, with that exit code.
@@ -230,8 +231,9 @@ def study_interrupts(message: str = RESUME_MESSAGE) -> Iterator[None]:
         with sigterm_as_interrupt():
             yield
     except KeyboardInterrupt as e:
-        typer.echo(message, err=True)
-        raise typer.Exit(EXIT_SIGTERM if isinstance(e, Terminated) else EXIT_CTRL_C) from None
+        with contextlib.suppress(OSError):  # SIGHUP: the terminal may be gone (EIO)
+            typer.echo(message, err=True)
+        raise typer.Exit(128 + e.signum if isinstance(e, Terminated) else EXIT_CTRL_C) from None
 
 
 # --- the folders a study writes at its end -------------------------------------------------------

@@ -93,7 +93,7 @@ def test_check_blames_the_option(opts: StudyOptions, key: str) -> None:
     StudyOptions(address="tcp://127.0.0.1:8786").check()  # an address alone means dask
 
 
-@pytest.mark.parametrize("signum,code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+@pytest.mark.parametrize("signum,code", [(signal.SIGTERM, 143), (signal.SIGINT, 130), (signal.SIGHUP, 129)])
 def test_the_interrupt_handler_exits_with_the_signal_code_and_the_resume_message(
         signum: int, code: int, capsys: pytest.CaptureFixture[str]) -> None:
     before = signal.getsignal(signal.SIGTERM)
@@ -111,3 +111,36 @@ def test_work_that_ends_leaves_the_handler_as_it_was() -> None:
     with study_interrupts():
         assert signal.getsignal(signal.SIGTERM) is not before
     assert signal.getsignal(signal.SIGTERM) is before
+
+
+@pytest.mark.slow
+def test_closing_the_terminal_stops_a_run_like_sigterm(tmp_path) -> None:
+    """SIGHUP (the terminal a run was started from is closed) ends a real run with the
+    "interrupted" line and exit 129; the games stored stay and the same command resumes."""
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    from sim.core.store import Store
+
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "run"
+    cmd = [sys.executable, "-m", "sim.cli", "run", str(root / "scenarios" / "druids" / "classic.toml"), "--games",
+           "100000", "--backend", "process", "--workers", "2", "--out", str(out), "--no-report"]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    n = 0
+    while time.time() < deadline and p.poll() is None and n < 200:
+        time.sleep(0.2)
+        try:
+            with Store.open(out) as st:
+                n = st.query("SELECT COUNT(*) FROM games")[0][0]
+        except Exception:  # noqa: BLE001 - not there yet
+            pass
+    p.send_signal(signal.SIGHUP)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 129, err
+    assert err.rstrip().splitlines()[-1] == RESUME_MESSAGE and "Traceback" not in err
+    with Store.open(out) as st:
+        assert st.query("SELECT COUNT(*) FROM games")[0][0] >= 200

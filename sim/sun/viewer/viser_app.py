@@ -430,13 +430,19 @@ def local_url(host: str, port: int) -> str:
 
 def serve_until_interrupted(server: Server, line: str) -> None:
     """Print ``line`` (the address and what is served), then keep ``server`` running until Ctrl-C;
-    close it either way."""
+    close it either way.
+
+    Raises:
+        typer.Exit: code 130 after Ctrl-C (the command's documented exit code; it ended 0 before).
+    """
     print(line, flush=True)
     try:
         while True:
             time.sleep(1.0)
     except KeyboardInterrupt:
-        pass
+        import typer
+
+        raise typer.Exit(130) from None
     finally:
         server.close()
 
