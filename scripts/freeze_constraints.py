@@ -1,7 +1,7 @@
 """Write ``constraints.txt``: the exact versions of the project's dependencies, as installed here.
 
 Run it in the virtual environment that passed CI (``python scripts/freeze_constraints.py``); it
-reads ``pyproject.toml`` (the dependencies and the ``test`` extra), follows each requirement
+reads ``pyproject.toml`` (the dependencies and the ``test`` and ``dashboard`` extras), follows each requirement
 through the installed packages' own metadata (their extras and environment markers included), and
 writes one ``name==version`` line per package, sorted, with a header saying where and when. The
 README's install commands and ``.ci/run`` use the file (docs/reproducibility.md: refresh it).
@@ -30,7 +30,7 @@ except ImportError:  # pip always brings a copy
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "constraints.txt"
-EXTRAS = ("test",)
+EXTRAS = ("test", "dashboard")
 
 
 def closure(requirements: list[str]) -> dict[str, str]:
@@ -92,7 +92,7 @@ def main(argv: list[str]) -> int:
         print(" ".join(moved) or "none")
         return 0
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
-    head = (f"# The tested versions of stonehenge-lab's dependencies (and its [test] extra), exact.\n"
+    head = (f"# The tested versions of stonehenge-lab's dependencies (and its [test] and [dashboard] extras), exact.\n"
             f"# Written by scripts/freeze_constraints.py on {stamp} from Python {platform.python_version()} "
             f"on {platform.machine()}; used as 'pip install -c constraints.txt ...' (README, .ci/run).\n"
             "# Refresh: see docs/reproducibility.md.\n")

@@ -137,6 +137,15 @@ class DaskSession:
                 except (OSError, TimeoutError) as e:
                     raise InputError(f"cannot reach the Dask scheduler at {self.address!r}: {e}",
                                      key="--address") from None
+                except TypeError as e:
+                    if "TLS" not in str(e):
+                        raise
+                    # distributed's own words for a tls:// address without this process's key
+                    raise InputError(f"cannot reach the Dask scheduler at {self.address!r}: a TLS scheduler takes "
+                                     "only a client with a certificate and key signed by its authority; set "
+                                     "DASK_DISTRIBUTED__COMM__TLS__CA_FILE, DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT "
+                                     "and DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY (docs/howto.md, 'A study on a "
+                                     "Dask cluster')", key="--address") from None
             else:  # local workers inherit this process's environment, and with it its maths code path
                 self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
                                              dashboard_address=None, silence_logs=logging.ERROR)
