@@ -307,11 +307,18 @@ def _stop_pool(pool: ProcessPoolExecutor) -> None:
 
     ``shutdown(wait=True)`` would wait for every running batch (up to 25 games each) to finish,
     and so would the interpreter at exit; the games they play would be lost anyway, since nothing
-    reads their results once the driver stops.
+    reads their results once the driver stops. Python 3.14 has a public way
+    (``terminate_workers``); before it there is none, so :class:`_PrivatePool` reaches into the
+    pool, behind one seam checked by a test on every Python it runs on.
     """
-    procs = list((getattr(pool, "_processes", None) or {}).values())  # no public handle before 3.14
+    if hasattr(pool, "terminate_workers"):  # Python 3.14+: public, and it shuts the pool down too
+        with contextlib.suppress(Exception):
+            pool.terminate_workers()  # type: ignore[attr-defined]
+        return
+    private = _PrivatePool.usable()
+    procs = _PrivatePool.processes(pool) if private else []
     # taken before shutdown, which drops the pool's reference to it
-    manager = getattr(pool, "_executor_manager_thread", None)
+    manager = _PrivatePool.manager(pool) if private else None
     pool.shutdown(wait=False, cancel_futures=True)
     for p in procs:
         with contextlib.suppress(Exception):
@@ -330,29 +337,89 @@ def _stop_pool(pool: ProcessPoolExecutor) -> None:
     if manager is not None:
         with contextlib.suppress(Exception):
             manager.join(5)
-        _quiet_exit_wakeup(manager)
+        _PrivatePool.quiet_exit_wakeup(manager)
         if manager.is_alive():
-            _forget_at_exit(manager)
+            _PrivatePool.forget_at_exit(manager)
 
 
-def _forget_at_exit(thread: threading.Thread) -> None:
-    """Let the interpreter exit without joining ``thread``, a pool manager that is stuck.
-
-    A worker ended while it sent a result leaves half a message in the result pipe; the manager
-    thread then waits for the rest for good, and the exit, which joins it (the pool's exit hook and
-    ``threading``'s own), hung after Ctrl-C (1 run in 4 in a trial on 2 cores). The workers are gone
-    and the driver reads nothing more, so nothing is lost. Private details of Python 3.11
-    (``concurrent.futures.process._threads_wakeups``, ``threading._shutdown_locks``): left alone if
-    a version lays them out otherwise.
+class _PrivatePool:
+    """The one place that touches Python's private ``concurrent.futures`` and ``threading`` details
+    (issue 33): a pool's worker processes and manager thread, the exit hook's table of wake-up
+    pipes (``concurrent.futures.process._threads_wakeups``) and the threads the interpreter joins
+    at exit (``threading._shutdown_locks``). Used only on the Python versions in :data:`TESTED`,
+    where ``tests/core/test_core_pool_seam.py`` checks that every name is there and does what the
+    stop needs; on another version before 3.14 the stop falls back to the public ``shutdown`` (a
+    Ctrl-C may then wait for the running batches), and that test fails until the version is read
+    and added here. From 3.14 the public ``terminate_workers`` is used instead.
     """
-    import concurrent.futures.process as cfp
 
-    with contextlib.suppress(Exception):
-        cfp._threads_wakeups.pop(thread, None)  # type: ignore[attr-defined]
-    with contextlib.suppress(Exception):
-        lock = thread._tstate_lock  # type: ignore[attr-defined]
-        with threading._shutdown_locks_lock:  # type: ignore[attr-defined]
-            threading._shutdown_locks.discard(lock)  # type: ignore[attr-defined]
+    #: the Python versions (major, minor) whose private details were read and tested
+    TESTED: tuple[tuple[int, int], ...] = ((3, 11),)
+
+    @staticmethod
+    def problem(pool: ProcessPoolExecutor | None = None) -> str | None:
+        """What this Python lacks of the private details (None: all there; ``pool``: its attributes too)."""
+        import concurrent.futures.process as cfp
+
+        missing = []
+        if not hasattr(getattr(cfp, "_threads_wakeups", None), "get"):
+            missing.append("concurrent.futures.process._threads_wakeups")
+        if not hasattr(getattr(threading, "_shutdown_locks", None), "discard"):
+            missing.append("threading._shutdown_locks")
+        if getattr(threading, "_shutdown_locks_lock", None) is None:
+            missing.append("threading._shutdown_locks_lock")
+        if not hasattr(threading.current_thread(), "_tstate_lock"):
+            missing.append("Thread._tstate_lock")
+        if pool is not None:
+            if not isinstance(getattr(pool, "_processes", None), dict):
+                missing.append("ProcessPoolExecutor._processes")
+            if not hasattr(pool, "_executor_manager_thread"):
+                missing.append("ProcessPoolExecutor._executor_manager_thread")
+        return ", ".join(missing) or None
+
+    @classmethod
+    def usable(cls) -> bool:
+        """Whether this Python is one of :data:`TESTED` and has every private name."""
+        return sys.version_info[:2] in cls.TESTED and cls.problem() is None
+
+    @staticmethod
+    def processes(pool: ProcessPoolExecutor) -> list[Any]:
+        return list((getattr(pool, "_processes", None) or {}).values())
+
+    @staticmethod
+    def manager(pool: ProcessPoolExecutor) -> threading.Thread | None:
+        return getattr(pool, "_executor_manager_thread", None)
+
+    @staticmethod
+    def forget_at_exit(thread: threading.Thread) -> None:
+        """Let the interpreter exit without joining ``thread``, a pool manager that is stuck.
+
+        A worker ended while it sent a result leaves half a message in the result pipe; the
+        manager thread then waits for the rest for good, and the exit, which joins it (the pool's
+        exit hook and ``threading``'s own), hung after Ctrl-C (1 run in 4 in a trial on 2 cores).
+        The workers are gone and the driver reads nothing more, so nothing is lost.
+        """
+        import concurrent.futures.process as cfp
+
+        with contextlib.suppress(Exception):
+            cfp._threads_wakeups.pop(thread, None)  # type: ignore[attr-defined]
+        with contextlib.suppress(Exception):
+            lock = thread._tstate_lock  # type: ignore[attr-defined]
+            with threading._shutdown_locks_lock:  # type: ignore[attr-defined]
+                threading._shutdown_locks.discard(lock)  # type: ignore[attr-defined]
+
+    @staticmethod
+    def quiet_exit_wakeup(manager: Any) -> None:
+        """Wrap the exit hook's entry for ``manager`` in :class:`_QuietWakeup` (see :func:`_stop_pool`)."""
+        import concurrent.futures.process as cfp
+
+        wakeups = getattr(cfp, "_threads_wakeups", None)
+        if wakeups is None:
+            return
+        with contextlib.suppress(Exception):
+            inner = wakeups.get(manager)
+            if inner is not None and not isinstance(inner, _QuietWakeup):
+                wakeups[manager] = _QuietWakeup(inner)
 
 
 class _QuietWakeup:
@@ -365,20 +432,6 @@ class _QuietWakeup:
     def wakeup(self) -> None:
         with contextlib.suppress(OSError, ValueError):
             self._inner.wakeup()
-
-
-def _quiet_exit_wakeup(manager: Any) -> None:
-    """Wrap the exit hook's entry for ``manager`` (``concurrent.futures.process._threads_wakeups``,
-    private: left alone if a Python version lays it out otherwise) in :class:`_QuietWakeup`."""
-    import concurrent.futures.process as cfp
-
-    wakeups = getattr(cfp, "_threads_wakeups", None)
-    if wakeups is None:
-        return
-    with contextlib.suppress(Exception):
-        inner = wakeups.get(manager)
-        if inner is not None and not isinstance(inner, _QuietWakeup):
-            wakeups[manager] = _QuietWakeup(inner)
 
 
 @dataclass

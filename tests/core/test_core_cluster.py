@@ -145,3 +145,48 @@ def test_a_late_worker_with_another_maths_path_is_caught(tmp_path: Path, cluster
         assert "was played with maths path native instead of pinned" in err, err
         assert "the games of this study were played in 2 ways" in err, err
         assert set(paths) == {"pinned", "native"} and sum(paths.values()) == 60
+
+
+def test_the_scenario_travels_once_per_point_and_batches_name_it(tmp_path: Path, registry, monkeypatch) -> None:
+    """Each sweep point's scenario is submitted once, as a task of its own; every batch names it by
+    its future (not a pickled copy per batch), and the store equals a serial run's."""
+    import os
+
+    from distributed import Future
+
+    from sim.core import cluster as cl
+    from sim.core.runner import run_study
+    from sim.core.scenario import Scenario, load_scenario
+    from sim.core.testing import store_results
+    from toy_game import RANDOM_VS_MCTS
+
+    here = Path(__file__).parent
+    monkeypatch.setenv("PYTHONPATH", str(here) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    p = tmp_path / "s.toml"
+    p.write_text(RANDOM_VS_MCTS.format(games=20, iters=5) + '[sweep]\n"rules.target" = [12, 15, 18]\n')
+    sent: list[tuple[str, list[type]]] = []
+    real = cl.DaskSession.__enter__
+
+    def spy(self):  # noqa: ANN001, ANN202 - records what each submit carries, then submits it
+        out = real(self)
+        submit = self.client.submit
+
+        def recording(fn, *args, **kw):  # noqa: ANN001, ANN202
+            sent.append((fn.__name__, [type(a) for a in args]))
+            return submit(fn, *args, **kw)
+
+        self.client.submit = recording
+        return out
+
+    monkeypatch.setattr(cl.DaskSession, "__enter__", spy)
+    runs = {}
+    for backend in ("serial", "dask"):
+        sc = load_scenario(p, registry).with_overrides(registry, backend=backend, workers=2,
+                                                       out=str(tmp_path / backend))
+        run_study(sc, registry, progress=False)
+        runs[backend] = store_results(tmp_path / backend)
+    assert runs["dask"] == runs["serial"]
+    scenarios = [args for name, args in sent if name == "_scenario_value"]
+    batches = [args for name, args in sent if name == "_play_batch"]
+    assert len(scenarios) == 3 and all(args == [Scenario] for args in scenarios)
+    assert len(batches) > 3 and all(args[1] is Future and Scenario not in args for args in batches)
