@@ -29,7 +29,7 @@ from sim import __version__
 from sim.core import provenance
 from sim.core.errors import InputError, WorkError
 from sim.core.game import Game, GameConfig, State
-from sim.core.cluster import ClusterError, DaskSession
+from sim.core.cluster import DaskSession
 from sim.core.human import refuse_human_study
 from sim.core.outputs import path_text
 from sim.core.play import PlayedGame, play, seat_agents
