@@ -121,7 +121,7 @@ def test_a_late_worker_with_another_maths_path_is_caught(tmp_path: Path, cluster
     """The first worker is started pinned as the docs say; a second joins later without the
     settings: its games are stored with their provenance and said at once and at the end, or
     refused with --strict."""
-    study = make_study(tmp_path / "study", 60, delay=0.02)
+    study = make_study(tmp_path / "study", 200, delay=0.01)  # 8 batches: the late worker gets some
     pinned = mathpath.pinned_environ({})
     cluster.add_worker(env={"PYTHONPATH": str(study.parent), **pinned})
     cluster.wait_workers(1)
@@ -144,7 +144,7 @@ def test_a_late_worker_with_another_maths_path_is_caught(tmp_path: Path, cluster
         assert p.returncode == 0, err
         assert "was played with maths path native instead of pinned" in err, err
         assert "the games of this study were played in 2 ways" in err, err
-        assert set(paths) == {"pinned", "native"} and sum(paths.values()) == 60
+        assert set(paths) == {"pinned", "native"} and sum(paths.values()) == 200
 
 
 def test_the_scenario_travels_once_per_point_and_batches_name_it(tmp_path: Path, registry, monkeypatch) -> None:
