@@ -98,9 +98,11 @@ def from_store(run: str | Path, game_index: int | None = None, point: int = 0, r
             rows = con.execute(f"SELECT turn, seat, kind, data FROM {frames} WHERE point = ? AND game_index = ? "
                                "ORDER BY seq", (point, game_index)).fetchall()
         game_index = 0 if game_index is None else game_index
+        n = con.execute("SELECT COUNT(*) FROM games WHERE point = ? AND game_index = ?",
+                        (point, game_index)).fetchone()[0] if _has_table(con, "games") else 0
+        has = {r[1] for r in con.execute("PRAGMA table_info(games)")}
         row = con.execute("SELECT scores_json, winners_json FROM games WHERE point = ? AND game_index = ?",
-                          (point, game_index)).fetchone() if _has_table(con, "games") else None
-        n = int(row is not None)
+                          (point, game_index)).fetchone() if n and {"scores_json", "winners_json"} <= has else None
         scenario_json = meta.get("scenario_json")
     except sqlite3.Error as e:
         raise ReplayError(f"cannot read the store: {e}", source=src) from None
@@ -120,9 +122,10 @@ def from_store(run: str | Path, game_index: int | None = None, point: int = 0, r
     from sim.replay.source import check_outcome
 
     # the game played again must end as the store says, or the replay would show another game
-    out = rec.get("outcome") or {}
-    check_outcome(db, point, game_index, out.get("scores"), out.get("winners"),
-                  json.loads(row[0]) if row else [], json.loads(row[1]) if row else [])
+    if row is not None:
+        out = rec.get("outcome") or {}
+        check_outcome(db, point, game_index, out.get("scores"), out.get("winners"), json.loads(row[0]),
+                      json.loads(row[1]))
     return from_game_record(rec, meta={**info, "resimulated": True}, source=src)
 
 
