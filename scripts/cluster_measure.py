@@ -87,7 +87,7 @@ def main() -> int:
     spans: dict[str, float] = {}
     first, last = float("inf"), 0.0
     for rec in stream:
-        if "_play_batch" not in str(rec.get("key")):
+        if "play_batch" not in str(rec.get("key")):
             continue
         for part in rec.get("startstops", ()):
             if part.get("action") == "compute":

@@ -30,14 +30,20 @@ import os
 import re
 import sys
 import time
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from sim.core.errors import InputError, WorkError
 
 if TYPE_CHECKING:
-    from sim.core.runner import Task
     from sim.core.scenario import Scenario
     from sim.core.store import GameResult
+
+#: a batch of games as the runner makes it (``sim.core.runner.Task``: ``game_path``, ``scenario``,
+#: ``point``, ``values``, ``indices``); not imported, so that the runner can import this module
+Task = Any
+#: what plays a batch on a worker: ``play(game_path, scenario, point, values, indices)``
+#: (``sim.core.runner.play_batch``, a module-level function: it is pickled by reference)
+PlayBatch = Callable[[str, "Scenario", int, Mapping[str, Any], Sequence[int]], "list[GameResult]"]
 
 #: the environment variable that sets how long a cluster may have no workers (s) before the run stops
 NO_WORKERS_ENV = "STONELAB_NO_WORKERS_S"
@@ -79,14 +85,6 @@ def no_workers_s(environ: Mapping[str, str] | None = None) -> float:
 def _scenario_value(scenario: Scenario) -> Scenario:
     """A sweep point's scenario as a task's result, which the batches of that point name by key."""
     return scenario
-
-
-def _play_batch(game_path: str, scenario: Scenario, point: int, values: Mapping[str, Any],
-                indices: Sequence[int]) -> list[GameResult]:
-    """Play a batch on a worker (the scenario arrives resolved from its own task)."""
-    from sim.core.runner import Task, run_task
-
-    return run_task(Task(game_path, scenario, point, values, tuple(indices)))
 
 
 @contextlib.contextmanager
@@ -247,9 +245,10 @@ class DaskSession:
             print(f"stonelab: {message}", file=sys.stderr, flush=True)
 
     # --- running ---------------------------------------------------------------------------------
-    def run(self, tasks: Iterable[Task], slots: int) -> Iterator[GameResult]:
-        """Play ``tasks`` (made lazily) with at most ``slots`` x :data:`IN_FLIGHT_PER_SLOT` batches on
-        the cluster, yielding each game's result as its batch completes, then releasing the batch.
+    def run(self, tasks: Iterable[Task], slots: int, play: PlayBatch) -> Iterator[GameResult]:
+        """Play ``tasks`` (made lazily) with ``play`` on the workers, at most ``slots`` x
+        :data:`IN_FLIGHT_PER_SLOT` batches on the cluster at a time, yielding each game's result as
+        its batch completes, then releasing the batch.
 
         Raises:
             ClusterError: see the module docstring.
@@ -275,8 +274,7 @@ class DaskSession:
                 ref = refs[t.point] = [client.submit(_scenario_value, t.scenario, pure=False), 0]
             ref[1] += 1
             last_point[0] = t.point
-            fut = client.submit(_play_batch, t.game_path, ref[0], t.point, dict(t.values), list(t.indices),
-                                pure=False)
+            fut = client.submit(play, t.game_path, ref[0], t.point, dict(t.values), list(t.indices), pure=False)
             self._inflight[fut] = t
             return True
 

@@ -149,6 +149,13 @@ def run_task(task: Task) -> list[GameResult]:
     return [play_game(game, task.scenario, task.point, task.values, i) for i in task.indices]
 
 
+def play_batch(game_path: str, scenario: Scenario, point: int, values: Mapping[str, Any],
+               indices: Sequence[int]) -> list[GameResult]:
+    """Play a batch on a Dask worker: :func:`run_task` with the scenario received on its own (it
+    travels to the cluster once per sweep point, :mod:`sim.core.cluster`)."""
+    return run_task(Task(game_path, scenario, point, values, tuple(indices)))
+
+
 def _worker_init(parent_pid: int | None = None) -> None:
     """Set up a pool worker: one BLAS thread, and end when the process that started it ends."""
     # one BLAS thread per worker: the pool already uses every core
@@ -278,10 +285,10 @@ def iter_results(
                 _stop_pool(pool)
     elif backend == "dask":
         if session is not None:
-            yield from session.run(todo, slots or 1)
+            yield from session.run(todo, slots or 1, play_batch)
         else:
             with DaskSession(address, workers) as own:
-                yield from own.run(todo, own.wait_for_slots(announce=False))
+                yield from own.run(todo, own.wait_for_slots(announce=False), play_batch)
     else:
         raise InputError(f"unknown backend {backend!r}; allowed: 'serial', 'process' or 'dask'", key="backend")
 

@@ -187,6 +187,6 @@ def test_the_scenario_travels_once_per_point_and_batches_name_it(tmp_path: Path,
         runs[backend] = store_results(tmp_path / backend)
     assert runs["dask"] == runs["serial"]
     scenarios = [args for name, args in sent if name == "_scenario_value"]
-    batches = [args for name, args in sent if name == "_play_batch"]
+    batches = [args for name, args in sent if name == "play_batch"]
     assert len(scenarios) == 3 and all(args == [Scenario] for args in scenarios)
     assert len(batches) > 3 and all(args[1] is Future and Scenario not in args for args in batches)

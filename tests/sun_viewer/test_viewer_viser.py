@@ -134,7 +134,11 @@ def test_the_command_line_serving_helpers(synth: Replay, capsys: pytest.CaptureF
         raise KeyboardInterrupt
 
     monkeypatch.setattr(time, "sleep", ctrl_c)
-    serve_until_interrupted(v, f"replay viewer: {local_url('127.0.0.1', v.port)}")
+    import typer
+
+    with pytest.raises(typer.Exit) as stop:  # Ctrl-C: the command's exit code 130
+        serve_until_interrupted(v, f"replay viewer: {local_url('127.0.0.1', v.port)}")
+    assert stop.value.exit_code == 130
     assert capsys.readouterr().out.startswith(f"replay viewer: http://127.0.0.1:{v.port}/\n")
     assert v._stop.is_set()  # closed on Ctrl-C: the player thread is told to stop
 
