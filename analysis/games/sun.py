@@ -19,6 +19,7 @@ import pandas as pd
 from analysis import metrics as M
 from analysis.games import GameReport, has_columns, own_aligned
 from analysis.games.sun_compare import compare_rows, compare_tables
+from analysis.games.sun_metrics import GAP_BINS_MM, clean_pass_name, metrics, penalty_causes
 from analysis.games.sun_rules import LEVELS, lost_stones, rules_tables
 from analysis.load import RunData
 from analysis.plots import Plot, Section, lines_ci, new_figure, new_figure_row, polar_bars, stacked_bars, ticks_with_n
@@ -34,12 +35,13 @@ MIN_PASSES = 30
 
 
 def headline(run: RunData) -> tuple[str, str, pd.Series] | None:
-    """Penalty stones per pass, per game, for sweeps."""
-    own = own_aligned(run)
-    if not has_columns(own, "penalty_total", "passes"):
+    """Stones lost to the ball per pass, per game, for sweeps (the catalogue's
+    ``ball_stones_per_pass``: placements' losses are not a pass's)."""
+    c = penalty_causes(run)
+    if c.empty or c["passes"].isna().all():
         return None
-    return ("penalties_per_pass", "penalty stones per pass",
-            own["penalty_total"].astype(float) / own["passes"].astype(float).where(own["passes"] > 0))
+    return ("ball_stones_per_pass", "stones lost to the ball per pass",
+            pd.Series(c["ball"].to_numpy(float) / c["passes"].where(c["passes"] > 0).to_numpy(float)))
 
 
 def _preset_aim(path: str) -> float:
@@ -540,20 +542,9 @@ def replays_section(run: RunData) -> Section | None:
     )
 
 
-#: gap-width bins (mm) of the clean-pass chance in sensitivity studies: the ball is 35 mm and
-#: needs 39 mm with the pass clearance; issue 12's measurements used 42-80 mm gaps; an empty ring
-#: or a wide-open area is the last bin
-GAP_BINS_MM: tuple[float, ...] = (0.0, 60.0, 100.0, 150.0, math.inf)
-
-
-def _clean_pass_name(lo: float, hi: float) -> str:
-    """The output name of the clean-pass chance through gaps of ``lo`` to ``hi`` mm."""
-    return f"clean_pass_{int(lo)}_{'inf' if not math.isfinite(hi) else int(hi)}mm"
-
-
 #: the Sun's per-game headline outputs (``sensitivity_outputs``), by name: what `stonelab tune` may target
 TUNE_METRICS: tuple[str, ...] = ("penalties_per_game", "field_empty_share",
-                                 *(_clean_pass_name(lo, hi) for lo, hi in zip(GAP_BINS_MM[:-1], GAP_BINS_MM[1:])))
+                                 *(clean_pass_name(lo, hi) for lo, hi in zip(GAP_BINS_MM[:-1], GAP_BINS_MM[1:])))
 #: the Sun's per-player outputs (``player_outputs``): ``penalties`` = penalty stones a player lost per game
 PLAYER_METRICS: tuple[str, ...] = ("penalties",)
 
@@ -591,7 +582,7 @@ def sensitivity_outputs(run: RunData) -> list[tuple[str, str, pd.Series, pd.Seri
             what = f"{lo:.0f}-{hi:.0f} mm" if math.isfinite(hi) else f"{lo:.0f} mm or more"
             if lo == 0:
                 what = f"under {hi:.0f} mm"
-            out.append((_clean_pass_name(lo, hi),
+            out.append((clean_pass_name(lo, hi),
                         f"clean-pass chance, gaps {what}", clean[inside], passes.loc[inside, "point"]))
     return out
 
@@ -690,6 +681,7 @@ class SunReport(GameReport):
     compare_rows = staticmethod(compare_rows)
     compare_tables = staticmethod(compare_tables)
     player_outputs = staticmethod(player_outputs)
+    metrics = staticmethod(metrics)
     design_files = staticmethod(design_files)
     tune_metrics = TUNE_METRICS
     player_metrics = PLAYER_METRICS
