@@ -156,15 +156,17 @@ class Estimate:
 
 
 def format_value(value: float, lo: float, hi: float, share: bool, digits: int = 2, distinct: int = 2) -> str:
-    """A value and its interval as every output prints them: a share in percent with no decimals
-    (``33 % [14, 61]``), a mean with ``digits`` decimals (``0.20 [0.17, 0.24]``)."""
+    """A value and its interval as every output prints them: a share in percent (no decimals, one
+    when ``digits`` is 3 or more: ``33 % [14, 61]``, ``33.3 % [13.8, 60.9]``), a mean with ``digits``
+    decimals (``0.20 [0.17, 0.24]``)."""
     if value != value:
         return "n/a"
-    v = f"{100 * value:.0f} %" if share else f"{value:.{digits}f}"
+    pd_ = 1 if digits >= 3 else 0  # a share's decimals: one beside three-decimal means (the report)
+    v = f"{100 * value:.{pd_}f} %" if share else f"{value:.{digits}f}"
     if lo != lo or hi != hi:
         return v + (f" (no interval: {distinct} distinct game{'s' if distinct != 1 else ''})" if distinct < 2 else "")
     if share:
-        return f"{v} [{100 * lo:.0f}, {100 * hi:.0f}]"
+        return f"{v} [{100 * lo:.{pd_}f}, {100 * hi:.{pd_}f}]"
     return f"{v} [{lo:.{digits}f}, {hi:.{digits}f}]"
 
 

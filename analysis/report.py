@@ -416,6 +416,32 @@ def _guarded(what: str, fn: Callable[[], Any], errors: list[str]) -> Any:
         return None
 
 
+def metrics_section(run: RunData) -> Section | None:
+    """The catalogue measured on the run (:mod:`analysis.catalogue`): one row per metric with its
+    value, interval, what it counts over what, the games it rests on and how its interval is made;
+    the same numbers ``stonelab compare``, the summary and the export print."""
+    from analysis import catalogue as C
+
+    rows = []
+    for e in C.estimates(run).values():
+        m = e.metric
+        rows.append({"metric": m.title, "value [95 %]": e.text(3), "counts": m.numerator, "per": m.denominator,
+                     "sample": e.sample_words(), "better": {"higher": "higher", "lower": "lower"}.get(m.direction, ""),
+                     "interval": C.INTERVALS[m.scheme]})
+    if not rows:
+        return None
+    sec = Section("Metrics", "Every number this report, the terminal summary, stonelab compare, tune and the export "
+                  "print about the games, each defined once (docs/compare.md): what it counts, over what, on how "
+                  "many games, and how its 95 % interval is made." + (f" All {point_noun(run)}s pooled." if len(run.points) > 1 else ""))
+    sec.tables.append(("Metrics", pd.DataFrame(rows)))
+    rep = C.repeat_note(run)
+    if rep:
+        sec.findings.append(rep)
+    if any(C.estimate(m, run).metric.scheme == "ratio" for m in C.catalogue(run)):
+        sec.findings.append(C.CLUSTER_LINE)
+    return sec
+
+
 def build_sections(run: RunData) -> tuple[list[Section], list[str]]:
     """All sections of a run's report, in reading order, and any errors met building them."""
     errors: list[str] = []
@@ -427,6 +453,7 @@ def build_sections(run: RunData) -> tuple[list[Section], list[str]]:
     headline = _guarded("the game's headline metric", lambda: game.headline(run), errors)
     builders: list[tuple[str, Callable[[], Any]]] = [
         ("balance", lambda: balance_section(run)),
+        ("metrics", lambda: metrics_section(run)),
         ("skill importance", lambda: skill_section(run)),
         (f"the {run.game} section", lambda: game.section(run)),
         ("length and endings", lambda: length_section(run)),

@@ -81,6 +81,9 @@ EVENT_MEANINGS = {
     "forced marker moves": "turns that had to move the marker: the mark area was impassable at the start "
                            "(e.g. under an opponent's gate)",
     "stones knocked by a placement": "other stones a placement knocked over (penalties)",
+    "stones lost past the placement tries": "the stone in hand, when a failed placement became its placer's penalty "
+                                            "(rules.placement_fall = penalty, or past max_place_attempts)",
+    "stones lost otherwise": "penalty stones none of the rows above explains (the final scores minus them)",
 }
 RULES_COLUMNS = ["point", "group", "event", "binary", "total", "games", "per_game", "lo", "hi", "games_with",
                  "share", "share_lo", "share_hi"]
@@ -140,6 +143,14 @@ def _per_game_counts(run: RunData) -> tuple[pd.DataFrame, list[tuple[str, str, b
                 by_game(lost[lost["cause"] == name]))
     if has_columns(place, "knocked"):
         add("penalty stones", "stones knocked by a placement", by_game(place, place["knocked"].fillna(0)))
+    if has_columns(place, "standing", "turn", "seat"):
+        from analysis.games.sun_metrics import penalty_causes
+
+        c = penalty_causes(run)
+        idx = pd.MultiIndex.from_frame(c[["point", "game_index"]].astype(int))
+        add("penalty stones", "stones lost past the placement tries", pd.Series(c["tries"].to_numpy(float), index=idx))
+        if (c["other"] > 0).any() and (c["other"] >= 0).all():  # (a hand-made store may hold less)
+            add("penalty stones", "stones lost otherwise", pd.Series(c["other"].to_numpy(float), index=idx))
     if "termination" in run.games:
         g = run.games
         seen_end = sorted(set(g["termination"].dropna().astype(str)) - set(ENDINGS))
