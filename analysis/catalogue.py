@@ -465,6 +465,22 @@ def run_metrics_frame(run: RunData) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def point_run(run: RunData, point: int) -> RunData:
+    """``run`` restricted to one sweep point (every table that names games)."""
+    import dataclasses
+
+    def one(df: pd.DataFrame) -> pd.DataFrame:
+        if df.empty or "point" not in df:
+            return df
+        return df[df["point"] == point].reset_index(drop=True)
+
+    sub = dataclasses.replace(run, games=one(run.games), seats=one(run.seats), own=one(run.own),
+                              details={k: one(v) for k, v in run.details.items()},
+                              points=run.points[run.points["point"] == point] if not run.points.empty else run.points)
+    sub.__dict__.pop("_catalogue_cache", None)
+    return sub
+
+
 def repeat_note(run: RunData) -> str:
     """A sentence when games repeat (``240 games, 1 distinct: ...``), '' when every game differs."""
     if run.games.empty:
@@ -482,5 +498,5 @@ def to_json(e: Estimate) -> dict[str, Any]:
         return None if x != x else float(x)
 
     return {"metric": e.metric.name, "words": e.metric.words, "value": f(e.value), "ci95": [f(e.lo), f(e.hi)],
-            "games": e.games, "distinct_games": e.distinct, "per": e.metric.denominator,
+            "games": e.games, "distinct_games": e.distinct, "per": e.metric.denominator, "share": e.metric.share,
             "interval": INTERVALS[e.metric.scheme]}

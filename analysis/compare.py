@@ -407,7 +407,7 @@ def print_table(comp: Comparison, html_path: Path | None = None) -> None:
 
     # labels, names and paths come from the runs' files: escaped for markup (sim/core/console.py)
     con = console()
-    width = con.width if con.is_terminal else 80
+    width = con.width  # the terminal's; 80 when piped (rich), unless COLUMNS says otherwise
     con.print(f"compare ({escape(comp.a.game)}): B - A with 95 % intervals; verdict after Holm's correction",
               highlight=False)
     for line in metric_lines(comp, width):
