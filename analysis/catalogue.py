@@ -24,10 +24,16 @@ interval is made from the games (:func:`estimate`):
 
 **Identical games are counted once.** A game record is its outcome and everything it stored
 (scores, winners, length, ending, the lead changes, the game's own columns and detail rows; not
-its seed, index, sweep point or wall times): a deterministic game (greedy against greedy without
-chance) plays the same record every time, and 240 copies of one game are not 240 observations.
-Every estimate keeps the first game of each distinct record and says how many games it read and
-how many distinct ones (:class:`Estimate`).
+its seed, index, sweep point or wall times). In a game without chance (``GameSpec.has_chance``
+False) two games with one record played the same game: greedy against greedy plays the same
+record every time, and 240 copies of one game are not 240 observations. Every estimate then
+keeps its value over all games (the mean of what was played) but sizes its interval by the
+distinct games: a share's Wilson interval on ``distinct / games`` of its trials, a mean's or a
+ratio's standard error scaled by ``sqrt(games / distinct)`` with ``distinct - 1`` degrees of
+freedom; one distinct game gives no interval. Where the rules draw by chance (the Sun's physics
+noise, a deck, dice) two equal records are independent draws that agree, and each counts.
+Moves are not stored, so games that differ only in moves no stored column records count as one
+(the conservative side: an interval too wide, never too narrow).
 
 A game adds its own metrics through its report's ``GameReport.metrics`` hook
 (:mod:`analysis.games.base`); this module names no game.
@@ -54,9 +60,9 @@ __all__ = ["Estimate", "Metric", "catalogue", "distinct_records", "estimate", "e
 
 #: how a metric's interval is made, by :attr:`Metric.scheme` (the words every output prints)
 INTERVALS = {
-    "games share": "Wilson 95 % over the distinct games",
-    "game mean": "Student-t 95 % over the distinct games",
-    "ratio": "ratio of sums, clustered by game (delta-method variance over the distinct games)",
+    "games share": "Wilson 95 % over the games (identical games once)",
+    "game mean": "Student-t 95 % over the games (identical games once)",
+    "ratio": "ratio of sums, clustered by game (delta-method variance; identical games once)",
 }
 #: the line every output that prints intervals over passes, stones or turns shows once
 CLUSTER_LINE = ("Intervals over passes, stones or turns are clustered by game (the game is the sampled unit: "
@@ -210,9 +216,10 @@ def game_records(run: RunData) -> pd.Series:
 
 
 def distinct_records(run: RunData) -> tuple[int, int]:
-    """``(games, distinct game records)`` of a run."""
+    """``(games, distinct games)`` of a run: distinct game records in a game without chance
+    (:func:`repeats_count`), every game where the rules draw by chance."""
     rec = game_records(run)
-    return len(rec), int(rec.nunique())
+    return len(rec), (int(rec.nunique()) if repeats_count(run) else len(rec))
 
 
 def _with_records(run: RunData) -> pd.DataFrame:
@@ -227,14 +234,15 @@ def _with_records(run: RunData) -> pd.DataFrame:
 
 # --- intervals ---------------------------------------------------------------------------------------
 def ratio_interval(y: Sequence[float], x: Sequence[float], share: bool,
-                   confidence: float = 0.95) -> tuple[float, float, float, float]:
+                   confidence: float = 0.95, clusters: int | None = None) -> tuple[float, float, float, float]:
     """The ratio ``sum(y) / sum(x)`` of clustered data (one ``y``, ``x`` per cluster) and its
     interval (module docstring): ``(value, lo, hi, se)``.
 
     A share gets the Wilson interval of its effective sample size ``R (1 - R) / se^2`` (at most
     ``sum(x)``); where the share is 0 or 1 (no spread to measure) that is ``sum(x)``. A mean gets
     ``R -+ t(n - 1) se``, clipped at 0 when every ``y`` is non-negative. Fewer than two clusters:
-    no interval (NaN).
+    no interval (NaN). ``clusters``: the distinct clusters among the n given (repeated games), the
+    variance then scaled by ``n / clusters`` (default: all n distinct).
 
     Raises:
         ValueError: ``y`` and ``x`` differ in length, or ``sum(x)`` is not positive.
@@ -247,19 +255,20 @@ def ratio_interval(y: Sequence[float], x: Sequence[float], share: bool,
         raise ValueError("the denominators sum to 0: nothing to divide by")
     r = float(ya.sum()) / sx
     n = ya.size
+    c = n if clusters is None else int(clusters)
     nan = float("nan")
-    if n < 2:
+    if n < 2 or c < 2:
         return (r, nan, nan, nan)
     resid = ya - r * xa
-    se = math.sqrt(float((resid ** 2).sum()) / (n * (n - 1))) / (sx / n)
+    se = math.sqrt(float((resid ** 2).sum()) / (n * (n - 1))) / (sx / n) * math.sqrt(n / c)
     if share:
         r_ = min(max(r, 0.0), 1.0)
-        n_eff = sx if se == 0 or r_ in (0.0, 1.0) else min(sx, r_ * (1 - r_) / se ** 2)
+        n_eff = sx * c / n if se == 0 or r_ in (0.0, 1.0) else min(sx * c / n, r_ * (1 - r_) / se ** 2)
         lo, hi = wilson(r_ * n_eff, n_eff, confidence) if n_eff >= 1 else (0.0, 1.0)
         return (r, lo, hi, se)
     from scipy.special import stdtrit
 
-    half = float(stdtrit(n - 1, 0.5 + confidence / 2)) * se
+    half = float(stdtrit(c - 1, 0.5 + confidence / 2)) * se
     lo = r - half
     if (ya >= 0).all():
         lo = max(0.0, lo)
@@ -281,33 +290,58 @@ def per_game(metric: Metric, run: RunData) -> pd.DataFrame:
     return cache[key]
 
 
+def repeats_count(run: RunData) -> bool:
+    """Whether repeated game records mean repeated games: the game declares no chance
+    (``GameSpec.has_chance`` False), so two games with one record played the same moves from the
+    same start. Where the rules draw by chance (dice, a deck, the physics' noise), two equal
+    records are two independent draws that happened to agree, and each counts."""
+    from sim.games import REGISTRY
+
+    try:
+        plugin = REGISTRY.find(run.game)
+        return plugin is not None and not bool(plugin.spec.has_chance)
+    except Exception:  # noqa: BLE001 - a game that cannot be loaded: count every game
+        return False
+
+
 def estimate(metric: Metric, run: RunData, confidence: float = 0.95) -> Estimate:
-    """The metric measured on ``run`` (module docstring): value, interval, games and distinct games."""
+    """The metric measured on ``run`` (module docstring): the value over all its games, the
+    interval sized by the distinct games (identical records of a game without chance count once:
+    the spread is measured over all games, the sample size is the distinct count)."""
     m = per_game(metric, run)
     nan = float("nan")
     if m.empty:
         return Estimate(metric, nan, nan, nan, 0.0, 0.0, 0, 0)
-    d = m.drop_duplicates("record")
-    y, x = d["num"].to_numpy(float), d["den"].to_numpy(float)
-    n = int(len(d))
+    y, x = m["num"].to_numpy(float), m["den"].to_numpy(float)
+    n = int(len(m))
+    d = int(m["record"].nunique()) if repeats_count(run) else n
+    shrink = d / n  # the information the distinct games hold, as a share of the games'
     ys, xs = float(y.sum()), float(x.sum())
     value = ys / xs
     se = nan
     if metric.scheme == "games share":
-        lo, hi = wilson(min(max(ys, 0.0), xs), int(round(xs)), confidence)
-    elif metric.scheme == "game mean":
-        vals = (y / x).tolist()
-        if n < 2:
+        n_eff = xs * shrink
+        k = min(max(value, 0.0), 1.0) * n_eff
+        lo, hi = wilson(k, n_eff, confidence) if n_eff >= 1 else (nan, nan)
+        if d < 2 and d < n:
             lo = hi = nan
-        elif (y >= 0).all() and all(float(v).is_integer() for v in vals):
-            _, lo, hi = count_per_game(vals, confidence)
+    elif metric.scheme == "game mean":
+        vals = y / x
+        if d < 2:
+            lo = hi = nan
+        elif (y >= 0).all() and (vals == 0).all():
+            _, lo, hi = count_per_game([0.0] * d, confidence)
         else:
-            _, lo, hi = mean_ci(vals, confidence)
-        if n >= 2:
-            se = float(np.std(y / x, ddof=1) / math.sqrt(n))
+            from scipy.special import stdtrit
+
+            se = float(np.std(vals, ddof=1) / math.sqrt(d))
+            half = float(stdtrit(d - 1, 0.5 + confidence / 2)) * se
+            lo, hi = value - half, value + half
+            if (y >= 0).all():
+                lo = max(0.0, lo)
     else:
-        value, lo, hi, se = ratio_interval(y, x, metric.share, confidence)
-    return Estimate(metric, value, lo, hi, ys, xs, int(len(m)), n, se, y, x)
+        value, lo, hi, se = ratio_interval(y, x, metric.share, confidence, clusters=d)
+    return Estimate(metric, value, lo, hi, ys, xs, n, d, se, y, x)
 
 
 # --- the generic metrics ---------------------------------------------------------------------------
@@ -406,6 +440,14 @@ def _game_metrics(run: RunData) -> list[Metric]:
     def no_sole(r: RunData) -> pd.DataFrame:
         return _frame(r, [1.0 if len(w) != 1 else 0.0 for w in _winners(r)])
 
+    def first_edge(r: RunData) -> pd.DataFrame:
+        vals = []
+        for w, k in zip(_winners(r), r.games["num_players"]):
+            k = int(k)
+            others = sum(1.0 for s in range(1, k) if w == [s]) / max(k - 1, 1)
+            vals.append((1.0 if w == [0] else 0.0) - others)
+        return _frame(r, vals)
+
     def length(r: RunData) -> pd.DataFrame:
         return _frame(r, pd.to_numeric(r.games["length"], errors="coerce").fillna(0.0))
 
@@ -415,6 +457,9 @@ def _game_metrics(run: RunData) -> list[Metric]:
                "game", "neither", True, shared),
         Metric("draw_share", "games without a sole winner", "games with no winner or a shared win", "games", "game",
                "neither", True, no_sole, tune=True),
+        Metric("first_player_edge", "first-player edge (seat 0's sole-win share minus the others' mean)",
+               "seat 0's sole win (1) minus the other seats' sole wins over their number", "games", "game", "neither",
+               False, first_edge, tune=True),
         Metric("mean_length", "game length (actions)", "non-chance actions of the game", "games", "game", "neither",
                False, length, tune=True),
     ]

@@ -276,15 +276,20 @@ def metric_row(m: Any, a: RunData, b: RunData) -> dict[str, Any]:
         return {**row, "diff": nan, "diff_lo": nan, "diff_hi": nan, "test": "no games", "p": nan}
     diff = eb.value - ea.value
     binary = all(float(v) in (0.0, 1.0) for v in (*ea.y, *eb.y))
+    repeated = ea.repeated or eb.repeated
     if m.scheme == "games share" and binary:
-        _, lo, hi = newcombe_diff(ea.num, int(ea.den), eb.num, int(eb.den))
-        p, test = two_proportion_test(int(ea.num), int(ea.den), int(eb.num), int(eb.den))
-    elif m.scheme in ("games share", "game mean"):
-        va, vb = ea.y / ea.x, eb.y / eb.x
-        _, lo, hi = bootstrap_mean_diff(va, vb)
-        p, test = mann_whitney_p(va, vb), "Mann-Whitney U"
-    else:
-        lo, hi = _cluster_bootstrap_ratio(ea.y, ea.x, eb.y, eb.x)
+        # the trials the distinct games hold (all of them when no game repeats)
+        na, nb = ea.den * ea.distinct / ea.games, eb.den * eb.distinct / eb.games
+        _, lo, hi = newcombe_diff(ea.value * na, na, eb.value * nb, nb)
+        p, test = two_proportion_test(round(ea.value * na), round(na), round(eb.value * nb), round(nb))
+    elif repeated or m.scheme == "ratio":
+        # a ratio over passes (the game the sampled unit), or runs whose games repeat: the two
+        # estimates' standard errors (clustered by game, sized by the distinct games)
+        if m.scheme == "ratio" and not repeated:
+            lo, hi = _cluster_bootstrap_ratio(ea.y, ea.x, eb.y, eb.x)
+        else:
+            se2 = sum(x * x for x in (ea.se, eb.se) if x == x)
+            lo, hi = diff - 1.959963984540054 * math.sqrt(se2), diff + 1.959963984540054 * math.sqrt(se2)
         se = math.sqrt(sum(x * x for x in (ea.se, eb.se) if x == x))
         if diff == 0:
             p = 1.0
@@ -292,7 +297,11 @@ def metric_row(m: Any, a: RunData, b: RunData) -> dict[str, Any]:
             p = math.erfc(abs(diff) / se / math.sqrt(2))
         else:
             p = 0.0
-        test = "z (clustered)"
+        test = "z (clustered)" if m.scheme == "ratio" else "z (distinct games)"
+    else:
+        va, vb = ea.y / ea.x, eb.y / eb.x
+        _, lo, hi = bootstrap_mean_diff(va, vb)
+        p, test = mann_whitney_p(va, vb), "Mann-Whitney U"
     return {**row, "diff": diff, "diff_lo": lo, "diff_hi": hi, "test": test, "p": p}
 
 
