@@ -298,8 +298,7 @@ def repeats_count(run: RunData) -> bool:
     from sim.games import REGISTRY
 
     try:
-        plugin = REGISTRY.find(run.game)
-        return plugin is not None and not bool(plugin.spec.has_chance)
+        return REGISTRY.find(run.game) is not None and not bool(REGISTRY.get(run.game).spec.has_chance)
     except Exception:  # noqa: BLE001 - a game that cannot be loaded: count every game
         return False
 
