@@ -132,8 +132,13 @@ _NOT_DESIGN = {"out", "backend", "workers", "description"}
 
 def scenario_changes(a: RunData, b: RunData) -> list[str]:
     """What the two runs' scenarios set differently (``rules.face_down: False -> True``), from the
-    scenarios the stores recorded; keys one run does not set are shown as ``(default)``."""
+    scenarios the stores recorded; keys one run does not set are shown as ``(default)``; ``games``
+    is the games each run holds (per sweep point)."""
     fa, fb = _flatten(a.scenario), _flatten(b.scenario)
+    # the games each run holds, not the number its scenario asked for: a played game's folder holds
+    # one game whatever its scenario's "games" says (it printed "games: 20 -> 200")
+    for f, r in ((fa, a), (fb, b)):
+        f["games"] = int(round(len(r.games) / max(1, len(r.points))))
     out = []
     for k in list(fa) + [k for k in fb if k not in fa]:
         if k in _NOT_DESIGN:

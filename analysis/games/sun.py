@@ -280,9 +280,11 @@ def section(run: RunData) -> Section | None:
         xs2 = [b * width + (width - 1) / 2 for b, _, _ in tb]
         fig = lines_ci(xs2, [("clean passes", [t[1]["rate"] for t in tb], [t[1]["lo"] for t in tb], [t[1]["hi"] for t in tb])],
                        title="Chance of a clean pass as the ring fills",
-                       xlabel="turn number (0 = first turn of the game)" + (f", groups of {width} turns" if width > 1 else ""),
+                       xlabel="turn number (1 = the first turn of the game, as replays count)"
+                       + (f", groups of {width} turns" if width > 1 else ""),
                        ylabel="passes losing no stone", percent=True, colors=["#009E73"])
-        ticks_with_n(fig.axes[0], xs2, [str(b * width) if width == 1 else f"{b * width}–{b * width + width - 1}"
+        # the store counts turns from 0; the page, the replays and the terminal game from 1
+        ticks_with_n(fig.axes[0], xs2, [str(b * width + 1) if width == 1 else f"{b * width + 1}–{b * width + width}"
                                         for b, _, _ in tb], [t[2] for t in tb], fontsize=7)
         big = [t for t in tb if t[2] >= MIN_PASSES]
         if len(big) >= 2:
@@ -291,7 +293,7 @@ def section(run: RunData) -> Section | None:
             b_ = f"{100 * late[1]['rate']:.0f} % [{100 * late[1]['lo']:.0f}, {100 * late[1]['hi']:.0f}]"
 
             def turns(t: tuple[int, Any, int]) -> str:
-                return f"turn {t[0] * width}" if width == 1 else f"turns {t[0] * width}-{t[0] * width + width - 1}"
+                return f"turn {t[0] * width + 1}" if width == 1 else f"turns {t[0] * width + 1}-{t[0] * width + width}"
 
             if a_.split(" [")[0] == b_.split(" [")[0]:
                 f = (f"The chance of a clean pass does not change as the ring fills: {a_} on {turns(early)} "
