@@ -248,9 +248,24 @@ def skill_section(run: RunData) -> Section | None:
             j = judge(int(row["games"]), row["lo"], row["hi"], exp)
             differ = (j.text if j.kind == "too few" else
                       "the scores differ beyond their intervals" if j.effect else "no detectable difference")
-            found.append(f"Pairing {short_pair}: the scenario declares no order ({row['why']}), so no agent is "
-                         f"called stronger; {names[row['label']]} scores {ci} over {int(row['games'])} games "
-                         f"({_outcome_counts(row)}; no-skill score {pct(exp)}): {differ}.")
+            # two of the agents may still be ordered between themselves (the skill index counts such
+            # pairs): say so, so that "no order" here and "the stronger player" there do not clash
+            from itertools import combinations
+
+            from analysis.strength import strongest
+
+            pair_orders = []
+            for x, y in combinations(labs, 2):
+                best, why = strongest([x, y], strengths)
+                if best is not None:
+                    worse = y if best == x else x
+                    pair_orders.append(f"{names.get(best, best)} over {names.get(worse, worse)} ({'; '.join(why)})")
+            order_words = ("the scenario declares no agent stronger than all the others" if pair_orders else
+                           "the scenario declares no order") + f" ({row['why']})"
+            pairwise = (f"; between two of them it does: {', '.join(pair_orders)} (the skill index below counts "
+                        "those pairs)") if pair_orders else ", so no agent is called stronger"
+            found.append(f"Pairing {short_pair}: {order_words}{pairwise}; {names[row['label']]} scores {ci} over "
+                         f"{int(row['games'])} games ({_outcome_counts(row)}; no-skill score {pct(exp)}): {differ}.")
     if len(found) > 2:
         # many pairings: say first what they add up to, then each one
         strong = sk[sk["stronger"]]

@@ -311,3 +311,22 @@ def test_a_game_with_chance_counts_equal_records_as_games(tmp_path: Path) -> Non
     assert C.distinct_records(run) == (20, 20) and C.repeat_note(run) == ""
     assert (C.estimates(run)["sole_win_rate[seat 0]"].lo, C.estimates(run)["sole_win_rate[seat 0]"].hi) == \
         pytest.approx(wilson(10, 20))
+
+
+def test_no_order_and_stronger_do_not_clash(tmp_path: Path) -> None:
+    """Issue 29, item 6: a 3-player study said "no agent is called stronger" under Skill importance
+    and "the stronger player scores 80 %" under Skill against chance."""
+    from analysis.report import skill_against_chance, skill_section
+    from sim.games import get_game
+
+    labels = ["careful(skill=casual)", "aggressive(skill=casual)", "careful(skill=steady)"]
+    seats = [{"agent": "careful", "skill": "casual"}, {"agent": "aggressive", "skill": "casual"},
+             {"agent": "careful", "skill": "steady"}]
+    res = [result(i, [2] if i % 3 else [0], labels=labels, n_seats=3, length=20 + i) for i in range(12)]
+    run = load_run(write_store(tmp_path, get_game("sun").spec, res,
+                               scenario={"name": "three", "game": "sun", "seats": seats, "seat_order": "fixed"}))
+    text = " ".join(skill_section(run).findings)
+    chance = skill_against_chance(run)
+    assert chance is not None and "the stronger player scores" in " ".join(chance.findings)
+    assert "no agent is called stronger" not in text
+    assert "between two of them it does: careful(skill=steady) over careful(skill=casual)" in text
