@@ -438,16 +438,22 @@ def metrics_section(run: RunData) -> Section | None:
     from analysis import catalogue as C
 
     rows = []
+    nb = "\u00a0"  # a value and its interval stay on one line
+    short = {"games share": "Wilson over games", "game mean": "t over games", "ratio": "ratio, clustered by game"}
     for e in C.estimates(run).values():
         m = e.metric
-        rows.append({"metric": m.title, "value [95 %]": e.text(3), "counts": m.numerator, "per": m.denominator,
-                     "sample": e.sample_words(), "better": {"higher": "higher", "lower": "lower"}.get(m.direction, ""),
-                     "interval": C.INTERVALS[m.scheme]})
+        rows.append({"metric": m.title, "value [95 %]": e.text(3).replace(" ", nb), "counts": m.numerator,
+                     "per": m.denominator, "sample": e.sample_words(),
+                     "better": {"higher": "higher", "lower": "lower"}.get(m.direction, ""),
+                     "interval": short[m.scheme]})
     if not rows:
         return None
     sec = Section("Metrics", "Every number this report, the terminal summary, stonelab compare, tune and the export "
                   "print about the games, each defined once (docs/compare.md): what it counts, over what, on how "
-                  "many games, and how its 95 % interval is made." + (f" All {point_noun(run)}s pooled." if len(run.points) > 1 else ""))
+                  "many games, and how its 95 % interval is made: Wilson's over the games for a share of games, "
+                  "Student's t over the games for a mean per game, and for a ratio over passes the ratio of sums "
+                  "clustered by game (delta-method variance: the game is the sampled unit)."
+                  + (f" All {point_noun(run)}s pooled." if len(run.points) > 1 else ""))
     sec.tables.append(("Metrics", pd.DataFrame(rows)))
     rep = C.repeat_note(run)
     if rep:

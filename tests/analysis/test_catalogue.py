@@ -118,7 +118,7 @@ def report_values(run_dir: Path) -> dict[str, str]:
     part = part[:part.index("</table>")]
     rows = {}
     for tr in re.findall(r"<tr>(.*?)</tr>", part, flags=re.S):
-        cells = [html.unescape(c) for c in re.findall(r"<td>(.*?)</td>", tr, flags=re.S)]
+        cells = [html.unescape(c).replace("\u00a0", " ") for c in re.findall(r"<td>(.*?)</td>", tr, flags=re.S)]
         if cells:
             rows[cells[0]] = cells[1]
     return rows
