@@ -330,3 +330,27 @@ def test_no_order_and_stronger_do_not_clash(tmp_path: Path) -> None:
     assert chance is not None and "the stronger player scores" in " ".join(chance.findings)
     assert "no agent is called stronger" not in text
     assert "between two of them it does: careful(skill=steady) over careful(skill=casual)" in text
+
+
+def test_tournament_and_summary_size_by_distinct_games_and_keep_label_order(tmp_path: Path) -> None:
+    """Identical druids games count once in the tournament's intervals; a seat's labels read in
+    game order, whatever order the store received the games in (a resumed run's labels swapped)."""
+    from analysis.summary import summarize
+    from analysis.tournament import summary as tournament_summary
+    from sim.core.store import Store
+    from sim.games import get_game
+
+    spec = get_game("druids").spec
+    rot = [["greedy", "random"], ["random", "greedy"]]
+    res = [result(i, [i % 2], labels=rot[i % 2], length=30 + i % 4) for i in range(16)]
+    out = write_store(tmp_path / "d", spec, list(reversed(res)), scenario={"name": "d", "game": "druids"})
+    t = tournament_summary(out)
+    assert (t["games"], t["distinct_games"]) == (16, 4)
+    with Store.open(out) as st:
+        s = summarize(st)
+    assert s["distinct_games"] == 4 and "4 distinct" not in json.dumps(s["seats"])
+    assert [r["label"] for r in s["seats"]] == ["greedy / random", "random / greedy"]
+    one = write_store(tmp_path / "one", spec, [result(i, [0], labels=rot[0], length=30) for i in range(8)],
+                      scenario={"name": "one", "game": "druids"})
+    t1 = tournament_summary(one)
+    assert t1["distinct_games"] == 1 and all(r["ci95"] == [None, None] for r in t1["ratings"])
