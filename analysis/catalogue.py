@@ -509,20 +509,29 @@ def run_metrics_frame(run: RunData) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def point_run(run: RunData, point: int) -> RunData:
-    """``run`` restricted to one sweep point (every table that names games)."""
+def point_run(run: RunData, point: int | Sequence[int]) -> RunData:
+    """``run`` restricted to one sweep point, or to several (every table that names games)."""
     import dataclasses
+
+    keep = {int(point)} if isinstance(point, (int, np.integer)) else {int(p) for p in point}
 
     def one(df: pd.DataFrame) -> pd.DataFrame:
         if df.empty or "point" not in df:
             return df
-        return df[df["point"] == point].reset_index(drop=True)
+        return df[df["point"].astype(int).isin(keep)].reset_index(drop=True)
 
     sub = dataclasses.replace(run, games=one(run.games), seats=one(run.seats), own=one(run.own),
                               details={k: one(v) for k, v in run.details.items()},
-                              points=run.points[run.points["point"] == point] if not run.points.empty else run.points)
+                              points=run.points[run.points["point"].astype(int).isin(keep)]
+                              if not run.points.empty else run.points)
     sub.__dict__.pop("_catalogue_cache", None)
     return sub
+
+
+def player_scores(run: RunData) -> list[Estimate]:
+    """Each player's score (share of the win) when the seats hold different players: the player
+    effect, one estimate per player label."""
+    return [estimate(m, run) for m in _player_metrics(run)] if not run.games.empty else []
 
 
 def repeat_note(run: RunData) -> str:

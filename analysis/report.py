@@ -367,7 +367,18 @@ def sweep_section(run: RunData, headline: tuple[str, str, pd.Series] | None) -> 
         if len(e) < 2:
             continue
         vals = e["value"].tolist()
-        panels = 3 if headline else 2
+        # the player effect at each value of the key (does this rule change how much skill matters?)
+        from analysis import catalogue as C
+
+        col = f"sweep:{key}"
+        keyed = run.points[col].map(lambda v: json.dumps(v, sort_keys=True)) if col in run.points else None
+        per_value = []
+        if keyed is not None:
+            for v in vals:
+                pts = run.points.loc[keyed == json.dumps(v, sort_keys=True), "point"].tolist()
+                per_value.append({x.metric.group: x for x in C.player_scores(C.point_run(run, pts))})
+        players = sorted({p for d in per_value for p in d})
+        panels = (3 if headline else 2) + (1 if players else 0)
         fig, axes = new_figure_row(panels, 4.2 * panels, 3.8)
         lines_ci(vals, [(seat_name(s), e[f"win_{s}"], e[f"win_{s}_lo"], e[f"win_{s}_hi"]) for s in range(n)],
                  title="Win rate by seat", xlabel=key, ylabel="sole wins (% of games)", percent=True, ax=axes[0])
@@ -377,6 +388,13 @@ def sweep_section(run: RunData, headline: tuple[str, str, pd.Series] | None) -> 
             name, label, _ = headline
             lines_ci(vals, [(label, e[name], e[f"{name}_lo"], e[f"{name}_hi"])], title=label, xlabel=key,
                      ylabel=label, colors=["#D55E00"], ax=axes[2])
+        if players:
+            nan = float("nan")
+            series = [(pl, [d[pl].value if pl in d else nan for d in per_value],
+                       [d[pl].lo if pl in d else nan for d in per_value],
+                       [d[pl].hi if pl in d else nan for d in per_value]) for pl in players]
+            lines_ci(vals, series, title="Player effect: score by player", xlabel=key,
+                     ylabel="share of the win (% of games)", percent=True, ax=axes[-1])
         fig.suptitle(f"Effect of {key}", fontweight="bold")
         first, last = e.iloc[0], e.iloc[-1]
         parts = [f"{seat_name(0)}'s sole-win rate "
@@ -405,6 +423,11 @@ def sweep_section(run: RunData, headline: tuple[str, str, pd.Series] | None) -> 
     for s in range(n):
         tab[f"{seat_name(s)} score"] = [pct_ci(r, lo, hi) for r, lo, hi in
                                         zip(pp[f"score_{s}"], pp[f"score_{s}_lo"], pp[f"score_{s}_hi"])]
+    from analysis import catalogue as C
+
+    by_point = [{x.metric.group: x for x in C.player_scores(C.point_run(run, int(pt)))} for pt in pp["point"]]
+    for pl in sorted({p for d in by_point for p in d}):
+        tab[f"{pl} score"] = [pct_ci(d[pl].value, d[pl].lo, d[pl].hi) if pl in d else "" for d in by_point]
     tab["no sole winner"] = [pct_ci(r, lo, hi) for r, lo, hi in zip(pp["draw"], pp["draw_lo"], pp["draw_hi"])]
     tab["mean length"] = [f"{num(m)} [{num(lo)}, {num(hi)}]" for m, lo, hi in zip(pp["length"], pp["length_lo"], pp["length_hi"])]
     if headline:

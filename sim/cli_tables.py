@@ -204,7 +204,7 @@ def _print_metrics(con: Any, metrics: list[dict[str, Any]]) -> None:
     game_own = [m for m in metrics if m["metric"] not in ("draw_rate", "shared_win_share", "draw_share", "mean_length")]
     if not game_own:
         return
-    con.print("metrics (docs/compare.md; intervals over passes clustered by game):", highlight=False)
+    con.print("metrics (docs/compare.md: what each counts; 95 % intervals):", highlight=False)
     for m in game_own:
         share = bool(m.get("share"))
         v = m["value"] if m["value"] is not None else float("nan")

@@ -686,7 +686,9 @@ def sensitivity_outputs(run: RunData) -> list[tuple[str, str, pd.Series, pd.Seri
     out: list[tuple[str, str, pd.Series, pd.Series]] = []
     own = own_aligned(run)
     if has_columns(own, "penalty_total", "field_left"):
-        out.append(("penalties_per_game", "penalty stones per game", own["penalty_total"].astype(float), own["point"]))
+        # the catalogue's definition (analysis/games/sun_metrics.py): the final scores summed, every cause
+        total = pd.Series(penalty_causes(run)["total"].to_numpy(float), index=own.index)
+        out.append(("penalties_per_game", "penalty stones per game (all causes)", total, own["point"]))
         out.append(("field_empty_share", "share of games ending with the field empty",
                     (own["field_left"] == 0).astype(float).where(own["field_left"].notna()), own["point"]))
     passes = run.detail("passes")
