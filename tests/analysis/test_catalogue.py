@@ -354,3 +354,25 @@ def test_tournament_and_summary_size_by_distinct_games_and_keep_label_order(tmp_
                       scenario={"name": "one", "game": "druids"})
     t1 = tournament_summary(one)
     assert t1["distinct_games"] == 1 and all(r["ci95"] == [None, None] for r in t1["ratings"])
+
+
+def test_a_start_layout_gives_each_starting_stone_its_level(tmp_path: Path) -> None:
+    """Issue 29, item 4: with ``[layout] start = "layout"`` half the lost stones were "unknown"."""
+    from analysis.games.sun_rules import lost_stones, start_levels
+    from sim.games import get_game
+
+    spec = get_game("sun").spec
+    cols = [c.name for c in spec.detail_tables["passes"]]
+    row = {c: 0 for c in cols}
+    row.update({"seat": 0, "turn": 0, "penalties": 3, "causes": "25:slab:toppled;13:block:pushed_off;0:pillar:toppled"})
+    scen = {"name": "lay", "game": "sun", "seats": [{"agent": "careful"}, {"agent": "careful"}],
+            "layout": {"file": str(ROOT / "scenarios/sun/layouts/gates.toml"),
+                                                     "start": "layout"}}
+    run = load_run(write_store(tmp_path, spec, [result(0, [1], rows={"passes": [row], "placements": [], "frames": []})],
+                               scenario=scen))
+    levels = start_levels(run)
+    # gates.toml: pillars 0-1 and blocks hold the gates; blocks 9 and 10 stack; three slab gates
+    assert levels[0] == "on the base" and levels[13] == "stacked (level 2)" and levels[25] == "gate"
+    lost = lost_stones(run).set_index("stone")
+    assert lost.loc[25, "level"] == "gate" and lost.loc[13, "level"] == "stacked (level 2)"
+    assert (lost["level"] != "unknown").all()
