@@ -29,27 +29,17 @@ from sim.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 
-SCENARIO = """
-name = "p3-{fall}"
-game = "sun"
-games = 4
-seed = 7
-[rules]
-placement_fall = "{fall}"
-[physics]
-preset = "fast"
-[record]
-frames = "none"
-[[seats]]
-agent = "careful"
-skill = "casual"
-[[seats]]
-agent = "aggressive"
-skill = "casual"
-[[seats]]
-agent = "careful"
-skill = "child"
-"""
+def scenario_text(fall: str) -> str:
+    """The main job (scenarios/sun/classic-2p.toml) with 4 games, no recorded frames, a third seat
+    (a child's hand) and ``rules.placement_fall`` set to ``fall``."""
+    text = (ROOT / "scenarios" / "sun" / "classic-2p.toml").read_text(encoding="utf-8")
+    for old, new in (("games = 100", "games = 4"), ('frames = "first"', 'frames = "none"'),
+                     ('placement_fall = "retry"', f'placement_fall = "{fall}"'),
+                     ('name = "classic-2p"', f'name = "p3-{fall}"')):
+        assert old in text, old
+        text = text.replace(old, new)
+    return text + '\n[[seats]]\nagent = "careful"\nskill = "child"\n'
+
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +49,7 @@ def pair(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     out = {}
     for tag, fall in (("a", "retry"), ("b", "penalty")):
         toml = tmp / f"{tag}.toml"
-        toml.write_text(SCENARIO.format(fall=fall), encoding="utf-8")
+        toml.write_text(scenario_text(fall), encoding="utf-8")
         out[tag] = tmp / tag
         assert main(["run", str(toml), "--out", str(out[tag]), "--backend", "serial", "--json"]) == 0
     return out
@@ -366,8 +356,7 @@ def test_a_start_layout_gives_each_starting_stone_its_level(tmp_path: Path) -> N
     row = {c: 0 for c in cols}
     row.update({"seat": 0, "turn": 0, "penalties": 3, "causes": "25:slab:toppled;13:block:pushed_off;0:pillar:toppled"})
     scen = {"name": "lay", "game": "sun", "seats": [{"agent": "careful"}, {"agent": "careful"}],
-            "layout": {"file": str(ROOT / "scenarios/sun/layouts/gates.toml"),
-                                                     "start": "layout"}}
+            "layout": {"file": str(ROOT / "scenarios/sun/layouts/gates.toml"), "start": "layout"}}
     run = load_run(write_store(tmp_path, spec, [result(0, [1], rows={"passes": [row], "placements": [], "frames": []})],
                                scenario=scen))
     levels = start_levels(run)
