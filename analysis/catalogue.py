@@ -344,6 +344,19 @@ def estimate(metric: Metric, run: RunData, confidence: float = 0.95) -> Estimate
 
 
 # --- the generic metrics ---------------------------------------------------------------------------
+def score_unit(game: str) -> str:
+    """What a seat's final score counts in ``game`` (its spec's ``score_unit``; ``"points"`` for a
+    game this installation does not know)."""
+    from sim.core.errors import InputError
+    from sim.games import REGISTRY
+
+    try:
+        return REGISTRY.get(game).spec.score_unit if REGISTRY.find(game) is not None else "points"
+    except InputError:  # a registered game that cannot be loaded: the unit is cosmetic
+        return "points"
+
+
+
 def _frame(run: RunData, num: Sequence[float] | pd.Series, den: Sequence[float] | pd.Series | float = 1.0) -> pd.DataFrame:
     g = run.games
     den_ = np.full(len(g), float(den)) if isinstance(den, (int, float)) else np.asarray(den, dtype=float)
@@ -357,7 +370,6 @@ def _winners(run: RunData) -> list[list[int]]:
 
 def _seat_metrics(run: RunData) -> list[Metric]:
     from analysis.metrics import win_share
-    from analysis.report import score_unit
     from analysis.wording import seat_name
 
     unit = score_unit(run.game).split(",")[0]

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import metrics as M
+from analysis.catalogue import score_unit  # noqa: F401 - defined with the metrics; callers read it here
 from analysis.games import game_report
 from analysis.load import RunData, load_run
 from analysis.plots import (
@@ -170,17 +171,6 @@ def length_section(run: RunData) -> Section:
 
 
 M_COL_END = "#009E73"
-
-
-def score_unit(game: str) -> str:
-    """What a seat's final score counts in ``game`` (its spec's ``score_unit``; ``"points"`` for a
-    game this installation does not know)."""
-    from sim.games import REGISTRY
-
-    try:
-        return REGISTRY.get(game).spec.score_unit if REGISTRY.find(game) is not None else "points"
-    except InputError:  # a registered game that cannot be loaded: the unit is cosmetic
-        return "points"
 
 
 def _outcome_counts(r: Any) -> str:
