@@ -590,7 +590,7 @@ def render_html(comp: Comparison) -> str:
         f"<title>{esc(title)}: comparison</title><style>{PAGE_CSS}"
         "tr.sig td{background:#fff4e5}td.sig{color:#b00;font-weight:bold}"
         "table.data td:nth-child(2),table.data th:nth-child(2),table.data td:nth-child(6){text-align:left}"
-        "td.g{white-space:nowrap}"
+        "td.g{white-space:nowrap}table.data td:last-child{text-align:left;min-width:10em}"
         ".ci{color:#555;font-size:.85em;white-space:nowrap}</style></head><body>",
         f"<h1>{esc(title)}</h1><p>Two studies of <b>{esc(game_title(a.game))}</b> compared by stonehenge-lab: "
         "every difference is B - A.</p>",
