@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import html
+import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -53,7 +54,7 @@ from sim.core.store import STORE_NAME
 #: Family-wise error rate of the Holm correction.
 ALPHA = 0.05
 
-ROW_COLUMNS = ["group", "metric", "kind", "n_a", "a", "a_lo", "a_hi", "n_b", "b", "b_lo", "b_hi",
+ROW_COLUMNS = ["group", "metric", "name", "unit", "kind", "games_a", "games_b", "n_a", "a", "a_lo", "a_hi", "n_b", "b", "b_lo", "b_hi",
                "diff", "diff_lo", "diff_hi", "test", "p", "p_holm", "significant"]
 
 
@@ -111,36 +112,6 @@ def _load(path: str | Path, which: str) -> RunData:
     return run
 
 
-def _prop_row(group: str, metric: str, k_a: int, n_a: int, k_b: int, n_b: int) -> dict[str, Any]:
-    pa, pb = M.proportion(k_a, n_a), M.proportion(k_b, n_b)
-    d, lo, hi = newcombe_diff(k_a, n_a, k_b, n_b)
-    p, test = two_proportion_test(k_a, n_a, k_b, n_b)
-    return {"group": group, "metric": metric, "kind": "proportion", "n_a": n_a, "a": pa["rate"], "a_lo": pa["lo"],
-            "a_hi": pa["hi"], "n_b": n_b, "b": pb["rate"], "b_lo": pb["lo"], "b_hi": pb["hi"], "diff": d,
-            "diff_lo": lo, "diff_hi": hi, "test": test, "p": p}
-
-
-def _mean_row(group: str, metric: str, xa: Any, xb: Any) -> dict[str, Any]:
-    a = np.asarray(pd.to_numeric(pd.Series(xa), errors="coerce").dropna(), dtype=float)
-    b = np.asarray(pd.to_numeric(pd.Series(xb), errors="coerce").dropna(), dtype=float)
-    ma, la, ha = mean_ci(a.tolist())
-    mb, lb, hb = mean_ci(b.tolist())
-    d, lo, hi = bootstrap_mean_diff(a, b)
-    return {"group": group, "metric": metric, "kind": "mean", "n_a": int(a.size), "a": ma, "a_lo": la, "a_hi": ha,
-            "n_b": int(b.size), "b": mb, "b_lo": lb, "b_hi": hb, "diff": d, "diff_lo": lo, "diff_hi": hi,
-            "test": "Mann-Whitney U", "p": mann_whitney_p(a, b)}
-
-
-def _seat_scores(run: RunData, s: int) -> pd.Series:
-    return run.seats.loc[run.seats["seat"] == s, "score"] if not run.seats.empty else pd.Series(dtype=float)
-
-
-def _headline(run: RunData) -> tuple[str, str, pd.Series] | None:
-    from analysis.games import game_report
-
-    return game_report(run.game).headline(run)
-
-
 def _flatten(d: Any, prefix: str = "") -> dict[str, Any]:
     """``{"rules": {"x": 1}, "seats": [{"agent": "a"}]} -> {"rules.x": 1, "seats.0.agent": "a"}``."""
     out: dict[str, Any] = {}
@@ -161,8 +132,13 @@ _NOT_DESIGN = {"out", "backend", "workers", "description"}
 
 def scenario_changes(a: RunData, b: RunData) -> list[str]:
     """What the two runs' scenarios set differently (``rules.face_down: False -> True``), from the
-    scenarios the stores recorded; keys one run does not set are shown as ``(default)``."""
+    scenarios the stores recorded; keys one run does not set are shown as ``(default)``; ``games``
+    is the games each run holds (per sweep point)."""
     fa, fb = _flatten(a.scenario), _flatten(b.scenario)
+    # the games each run holds, not the number its scenario asked for: a played game's folder holds
+    # one game whatever its scenario's "games" says (it printed "games: 20 -> 200")
+    for f, r in ((fa, a), (fb, b)):
+        f["games"] = int(round(len(r.games) / max(1, len(r.points))))
     out = []
     for k in list(fa) + [k for k in fb if k not in fa]:
         if k in _NOT_DESIGN:
@@ -208,7 +184,6 @@ def compare_runs(path_a: str | Path, path_b: str | Path) -> Comparison:
         raise InputError(f"run A has {'/'.join(map(str, sa))} seats, run B {'/'.join(map(str, sb))}; only runs with "
                          "one and the same seat count can be compared (a seat's rate means something else "
                          "with another number of players)", source=f"{a.run_dir} vs {b.run_dir}")
-    from analysis.report import score_unit
     from analysis.wording import seat_name
 
     notes: list[str] = _same_run_notes(a, b)
@@ -217,53 +192,32 @@ def compare_runs(path_a: str | Path, path_b: str | Path) -> Comparison:
             notes.append(f"Run {tag} is a sweep of {len(r.points)} points; its games are pooled over the points here "
                          f"(compare single points by running them as separate studies).")
     n = a.n_seats
-    rows: list[dict[str, Any]] = []
-    wa, wb = M.seat_win_rates(a.games, a.seats, n), M.seat_win_rates(b.games, b.seats, n)
-    na, nb = len(a.games), len(b.games)
-    ea, eb = M.endings(a.games), M.endings(b.games)
-    any_shared = ea["shared"] + eb["shared"] > 0
-    for s in range(n):
-        ra, rb = wa.iloc[s], wb.iloc[s]
-        rows.append(_prop_row(seat_name(s), "sole-win rate", int(ra["wins"]), na, int(rb["wins"]), nb))
-        if any_shared:
-            rows.append(_prop_row(seat_name(s), "shared-win rate", int(ra["shared"]), na, int(rb["shared"]), nb))
-        if ra["label"] != rb["label"]:
-            notes.append(f"{seat_name(s).capitalize()} plays {ra['label']} in run A and {rb['label']} in run B: its "
-                         "differences mix the change of agent with any change of rules.")
+    from analysis import catalogue as C
     from analysis.seating import effects, player_finding, seat_finding
 
+    wa, wb = M.seat_win_rates(a.games, a.seats, n), M.seat_win_rates(b.games, b.seats, n)
+    for s in range(n):
+        if wa.iloc[s]["label"] != wb.iloc[s]["label"]:
+            notes.append(f"{seat_name(s).capitalize()} plays {wa.iloc[s]['label']} in run A and {wb.iloc[s]['label']} "
+                         "in run B: its differences mix the change of agent with any change of rules.")
     fa, fb = effects(a.games, a.seats, n), effects(b.games, b.seats, n)
-    rows.append(_prop_row("game", f"seat effect: {seat_name(0)}'s share of decisive games", fa.seat["wins"],
-                          fa.seat["decisive"], fb.seat["wins"], fb.seat["decisive"]))
-    if fa.differ and fb.differ:
-        # one row per player both runs have (with two players the other's share is the rest)
-        in_b = {p["label"]: p for p in fb.player}
-        both = [p for p in fa.player if p["label"] in in_b]
-        for p in both[:1] if n == 2 else both:
-            q = in_b[p["label"]]
-            rows.append(_prop_row("game", f"player effect: {p['label']}'s share of decisive games", p["wins"],
-                                  p["decisive"], q["wins"], q["decisive"]))
     for tag, eff in (("A", fa), ("B", fb)):
         notes.append(f"Run {tag}: " + " ".join(x for x in (seat_finding(eff, n), player_finding(eff)) if x))
-    rows.append(_prop_row("game", "draw rate (no winner)", ea["draws"], na, eb["draws"], nb))
-    if any_shared:
-        rows.append(_prop_row("game", "shared-win rate (2+ winners)", ea["shared"], na, eb["shared"], nb))
-    else:
+    for tag, r in (("A", a), ("B", b)):
+        rep = C.repeat_note(r)
+        if rep:
+            notes.append(f"Run {tag}: {rep}")
+    rows = [metric_row(m, a, b) for m in compare_metrics(a, b)]
+    ea, eb = M.endings(a.games), M.endings(b.games)
+    if ea["shared"] + eb["shared"] == 0:
+        rows = [r for r in rows if not r["metric"].startswith("shared-win rate")]
         notes.append("No game of either run ended in a shared win, so shared-win rates are left out.")
-    rows.append(_mean_row("game", "game length (actions)", a.games["length"], b.games["length"]))
-    unit = score_unit(a.game)
-    for s in range(n):
-        sa_, sb_ = _seat_scores(a, s), _seat_scores(b, s)
-        if sa_.notna().any() or sb_.notna().any():
-            rows.append(_mean_row(seat_name(s), f"final score ({unit})", sa_, sb_))
-    ha, hb = _headline(a), _headline(b)
-    if ha is not None and hb is not None:
-        rows.append(_mean_row("game", ha[1], ha[2], hb[2]))
+    rows = [r for r in rows if r["n_a"] or r["n_b"]]
+    if any(r["unit"] not in ("game", "decisive game") for r in rows):
+        notes.append(C.CLUSTER_LINE)
     from analysis.games import game_report
 
-    game = game_report(a.game)  # the game's own rows and tables (none by default)
-    for label, va, vb in game.compare_rows(a, b):
-        rows.append(_mean_row("game", label, va, vb))
+    game = game_report(a.game)  # the game's own tables (none by default)
     df = pd.DataFrame(rows)
     df["p_holm"] = holm(df["p"].tolist())
     df["significant"] = df["p_holm"] < ALPHA
@@ -271,6 +225,89 @@ def compare_runs(path_a: str | Path, path_b: str | Path) -> Comparison:
     tables = game.compare_tables(a, b)
     comp.curve, comp.rules = tables.get("curve", comp.curve), tables.get("rules", comp.rules)
     return comp
+
+
+# --- the catalogue's metrics, A against B ---------------------------------------------------------------
+def compare_metrics(a: RunData, b: RunData) -> list[Any]:
+    """The catalogue metrics (:mod:`analysis.catalogue`) of either run, each once (A's order, then
+    B's own), left out when neither run measures it."""
+    from analysis import catalogue as C
+
+    out: dict[str, Any] = {}
+    for m in [*C.catalogue(a), *C.catalogue(b)]:
+        out.setdefault(m.name, m)
+    return list(out.values())
+
+
+def _cluster_bootstrap_ratio(ya: np.ndarray, xa: np.ndarray, yb: np.ndarray, xb: np.ndarray,
+                             confidence: float = 0.95) -> tuple[float, float]:
+    """Percentile interval of ``R_b - R_a`` (``R = sum(y) / sum(x)``) with each run's games
+    resampled (a cluster bootstrap over games; fixed seed: the same runs print the same interval)."""
+    rng = np.random.default_rng(BOOTSTRAP_SEED)
+
+    def ratios(y: np.ndarray, x: np.ndarray) -> np.ndarray:
+        idx = rng.integers(0, y.size, size=(BOOTSTRAP_RESAMPLES, y.size))
+        sx = x[idx].sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return y[idx].sum(axis=1) / sx
+
+    d = ratios(yb, xb) - ratios(ya, xa)
+    d = d[np.isfinite(d)]
+    tail = (1 - confidence) / 2 * 100
+    lo, hi = np.percentile(d, [tail, 100 - tail]) if d.size else (float("nan"), float("nan"))
+    return float(lo), float(hi)
+
+
+def metric_row(m: Any, a: RunData, b: RunData) -> dict[str, Any]:
+    """One row of the comparison: the metric's estimate in A and in B (the catalogue's, so the
+    same numbers as each run's report), ``diff`` = B - A, its interval and test:
+
+    - a share of games whose games count 0 or 1: Newcombe's interval and the two-proportion test
+      on the distinct games;
+    - a mean per game (or a share with fractional counts, a score): the bootstrap of the
+      difference of means and Mann-Whitney's test;
+    - a ratio over passes, stones or turns: a cluster bootstrap over games and a z-test on the
+      two delta-method standard errors (the game is the sampled unit).
+    """
+    from analysis import catalogue as C
+
+    ea, eb = C.estimate(m, a), C.estimate(m, b)
+    row: dict[str, Any] = {"group": m.group, "metric": m.words, "name": m.name, "unit": m.unit,
+                           "kind": "proportion" if m.share else "mean", "n_a": ea.distinct, "a": ea.value,
+                           "a_lo": ea.lo, "a_hi": ea.hi, "n_b": eb.distinct, "b": eb.value, "b_lo": eb.lo,
+                           "b_hi": eb.hi, "games_a": ea.games, "games_b": eb.games}
+    nan = float("nan")
+    if ea.distinct == 0 or eb.distinct == 0:
+        return {**row, "diff": nan, "diff_lo": nan, "diff_hi": nan, "test": "no games", "p": nan}
+    diff = eb.value - ea.value
+    binary = all(float(v) in (0.0, 1.0) for v in (*ea.y, *eb.y))
+    repeated = ea.repeated or eb.repeated
+    if m.scheme == "games share" and binary:
+        # the trials the distinct games hold (all of them when no game repeats)
+        na, nb = ea.den * ea.distinct / ea.games, eb.den * eb.distinct / eb.games
+        _, lo, hi = newcombe_diff(ea.value * na, na, eb.value * nb, nb)
+        p, test = two_proportion_test(round(ea.value * na), round(na), round(eb.value * nb), round(nb))
+    elif repeated or m.scheme == "ratio":
+        # a ratio over passes (the game the sampled unit), or runs whose games repeat: the two
+        # estimates' standard errors (clustered by game, sized by the distinct games)
+        if m.scheme == "ratio" and not repeated:
+            lo, hi = _cluster_bootstrap_ratio(ea.y, ea.x, eb.y, eb.x)
+        else:
+            se2 = sum(x * x for x in (ea.se, eb.se) if x == x)
+            lo, hi = diff - 1.959963984540054 * math.sqrt(se2), diff + 1.959963984540054 * math.sqrt(se2)
+        se = math.sqrt(sum(x * x for x in (ea.se, eb.se) if x == x))
+        if diff == 0:
+            p = 1.0
+        elif se > 0:
+            p = math.erfc(abs(diff) / se / math.sqrt(2))
+        else:
+            p = 0.0
+        test = "z (clustered)" if m.scheme == "ratio" else "z (distinct games)"
+    else:
+        va, vb = ea.y / ea.x, eb.y / eb.x
+        _, lo, hi = bootstrap_mean_diff(va, vb)
+        p, test = mann_whitney_p(va, vb), "Mann-Whitney U"
+    return {**row, "diff": diff, "diff_lo": lo, "diff_hi": hi, "test": test, "p": p}
 
 
 # --- pooling sweep points --------------------------------------------------------------------------
@@ -384,19 +421,14 @@ def print_table(comp: Comparison, html_path: Path | None = None) -> None:
 
     # labels, names and paths come from the runs' files: escaped for markup (sim/core/console.py)
     con = console()
-    t = Table(title=f"compare ({comp.a.game}): B - A with 95 % intervals, Holm-corrected p", title_justify="left",
-              box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
-    # the A and B intervals are in --json and the page: the difference's interval is the one to read
-    for c in ("metric", "A", "B", "B - A [95 %]", "test", "p", "p Holm", ""):
-        t.add_column(c, justify="left" if c in ("metric", "test") else "right", overflow="fold")
-    for r in comp.rows.itertuples():
-        mark = "[bold red]*[/]" if r.significant else ""
-        t.add_row(escape(f"{_short_group(r.group)} {r.metric}"), _fmt(r.a, r.kind), _fmt(r.b, r.kind),
-                  f"{_fmt(r.diff, r.kind, True)} {_ci(r.diff_lo, r.diff_hi, r.kind)}", SHORT_TESTS.get(r.test, r.test),
-                  _p_cell(r.p), _p_cell(r.p_holm), mark)
-    con.print(t)
-    con.print("*: differs after Holm's correction (family-wise 5 %). pt: percentage points. s0: seat 0. Tests: z "
-              "two-proportion, Fisher exact, MW U Mann-Whitney; intervals: Newcombe (rates), bootstrap (means).")
+    width = con.width  # the terminal's; 80 when piped (rich), unless COLUMNS says otherwise
+    con.print(f"compare ({escape(comp.a.game)}): B - A with 95 % intervals; verdict after Holm's correction",
+              highlight=False)
+    for line in metric_lines(comp, width):
+        con.print(escape(line), highlight=False)
+    con.print("B - A of a share in percentage points. verdict: differs * = Holm-corrected p < 0.05; too few = "
+              "fewer games than finding a 10-point difference needs (80 % power; how many: --html); tests and "
+              "p-values: --json and --html.", highlight=False)
     if not comp.curve.empty:
         con.print("[bold]Sun: chance of a clean pass by aim error drawn (A / B)[/]")
         cv = comp.curve[comp.curve["by"] == "aim error"]
@@ -422,6 +454,55 @@ def print_table(comp: Comparison, html_path: Path | None = None) -> None:
     con.print(plain(_run_line("B", comp.b)), soft_wrap=True, markup=False, highlight=False)
     if html_path is not None:
         con.print(f"html: {plain(html_path)}", soft_wrap=True, markup=False, highlight=False)
+
+
+def short_verdict(r: Any) -> str:
+    """The verdict of :func:`verdict` in a few words, for the terminal's one line per metric."""
+    v = verdict(r)
+    if v.startswith("too few"):
+        return "too few"
+    return {"differs (Holm-corrected)": "differs *", "p < 0.05 alone, not after correction": "p<.05 alone",
+            "no detectable difference": "no diff.", "not tested (no data)": "no data"}.get(v, v)
+
+
+def metric_lines(comp: Comparison, width: int = 80) -> list[str]:
+    """The comparison as text, one line per metric: ``metric  A  B  B-A [95 %]  verdict``. A
+    metric name too long for the room left by the numbers goes on a line of its own, the numbers
+    on the next: numbers are never cut or folded, at any width (80 when piped)."""
+    cells = []
+    for r in comp.rows.itertuples():
+        name = f"{_short_group(r.group)} {r.metric}".strip() if str(r.group).startswith("seat ") or r.group == "game" \
+            else f"{r.group}: {r.metric}"
+        if r.kind == "proportion":
+            d = _fmt(r.diff, r.kind, True).removesuffix(" pt") + " " + _ci(r.diff_lo, r.diff_hi, r.kind)
+            a, b = _fmt(r.a, r.kind), _fmt(r.b, r.kind)
+        else:
+            # one number of decimals per row, set by the values' size: 0.150 and 0.162, 98.3 and 93.3
+            big = max(abs(x) for x in (r.a, r.b, 0.0) if x == x)
+            k = 0 if big >= 100 else 1 if big >= 10 else 2 if big >= 1 else 3
+            a, b = (f"{x:.{k}f}" if x == x else "n/a" for x in (r.a, r.b))
+            d = (f"{r.diff:+.{k}f} [{r.diff_lo:.{k}f}, {r.diff_hi:.{k}f}]" if r.diff_lo == r.diff_lo
+                 else (f"{r.diff:+.{k}f}" if r.diff == r.diff else "n/a"))
+        cells.append((name, a, b, d.strip(), short_verdict(r)))
+    wa = max([1, *(len(c[1]) for c in cells)])
+    wb = max([1, *(len(c[2]) for c in cells)])
+    wd = max([len("B - A [95 %]"), *(len(c[3]) for c in cells)])
+    wv = max([len("verdict"), *(len(c[4]) for c in cells)])
+    nums = wa + wb + wd + wv + 8
+    room = max(12, width - nums)
+    wn = min(room, max([len("metric"), *(len(c[0]) for c in cells)]))
+
+    def line(n: str, a: str, b: str, d: str, v: str) -> str:
+        return f"{n:<{wn}}  {a:>{wa}}  {b:>{wb}}  {d:>{wd}}  {v}".rstrip()
+
+    out = [line("metric", "A", "B", "B - A [95 %]", "verdict")]
+    out.append("-" * min(width, wn + nums))
+    for n, a, b, d, v in cells:
+        if len(n) > wn:
+            out.append(n)
+            n = ""
+        out.append(line(n, a, b, d, v))
+    return out
 
 
 #: Short names of the tests for the terminal table.
@@ -509,7 +590,7 @@ def render_html(comp: Comparison) -> str:
         f"<title>{esc(title)}: comparison</title><style>{PAGE_CSS}"
         "tr.sig td{background:#fff4e5}td.sig{color:#b00;font-weight:bold}"
         "table.data td:nth-child(2),table.data th:nth-child(2),table.data td:nth-child(6){text-align:left}"
-        "td.g{white-space:nowrap}"
+        "td.g{white-space:nowrap}table.data td:last-child{text-align:left;min-width:10em}"
         ".ci{color:#555;font-size:.85em;white-space:nowrap}</style></head><body>",
         f"<h1>{esc(title)}</h1><p>Two studies of <b>{esc(game_title(a.game))}</b> compared by stonehenge-lab: "
         "every difference is B - A.</p>",

@@ -68,12 +68,19 @@ def table_frame(store: Store, table: str) -> pd.DataFrame:
     """
     if table == "games":
         return games_frame(store)
+    if table == METRICS_TABLE:
+        from analysis.catalogue import run_metrics_frame
+
+        return run_metrics_frame(load_run(store.path))
     tables = store.tables()
     if table not in tables:
-        raise InputError(f"no table {table!r}; allowed: {allowed(['games', *(x for x in tables if x != 'games')])}",
-                         key="--table")
+        raise InputError(f"no table {table!r}; allowed: "
+                         f"{allowed(['games', METRICS_TABLE, *(x for x in tables if x != 'games')])}", key="--table")
     return pd.read_sql_query(f'SELECT * FROM "{table}"', store.conn)
 
+
+#: the export's table of the catalogue measured on the run (analysis/catalogue.py): one row per metric
+METRICS_TABLE = "metrics"
 
 #: the file formats :func:`export_table` writes (also the file endings it requires)
 EXPORT_FORMATS = ("csv", "parquet")
@@ -97,6 +104,9 @@ def export_table(run_dir: str | Path, table: str, fmt: str, out: str | Path | No
         raise InputError(f"got {fmt!r}; allowed: {allowed(EXPORT_FORMATS)}", key="--format")
     if out is not None and not Path(out).is_dir() and Path(out).suffix.lower() != f".{fmt}":
         ending = Path(out).suffix or "no ending"
+        if Path(out).suffix and Path(out).suffix.lower().lstrip(".") not in EXPORT_FORMATS:
+            raise InputError(f"the file name ends in {ending}, a format the export does not write; supported: "
+                             + ", ".join(f".{f} (--format {f})" for f in EXPORT_FORMATS), source=out, key="--out")
         raise InputError(f"the file name has {ending} but the format is {fmt}; give a name ending in .{fmt}"
                          + "".join(f", or --format {f}" for f in EXPORT_FORMATS if f != fmt and ending == f".{f}"),
                          source=out, key="--out")

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import metrics as M
+from analysis.catalogue import score_unit  # noqa: F401 - defined with the metrics; callers read it here
 from analysis.games import game_report
 from analysis.load import RunData, load_run
 from analysis.plots import (
@@ -172,17 +173,6 @@ def length_section(run: RunData) -> Section:
 M_COL_END = "#009E73"
 
 
-def score_unit(game: str) -> str:
-    """What a seat's final score counts in ``game`` (its spec's ``score_unit``; ``"points"`` for a
-    game this installation does not know)."""
-    from sim.games import REGISTRY
-
-    try:
-        return REGISTRY.get(game).spec.score_unit if REGISTRY.find(game) is not None else "points"
-    except InputError:  # a registered game that cannot be loaded: the unit is cosmetic
-        return "points"
-
-
 def _outcome_counts(r: Any) -> str:
     """``'3 won, 12 shared wins, 0 draws, 5 lost'`` for a skill-importance row."""
     return (f"{r['wins']} won, {plural(int(r['shared']), 'shared win')}, {plural(int(r['draws']), 'draw')}, "
@@ -248,9 +238,24 @@ def skill_section(run: RunData) -> Section | None:
             j = judge(int(row["games"]), row["lo"], row["hi"], exp)
             differ = (j.text if j.kind == "too few" else
                       "the scores differ beyond their intervals" if j.effect else "no detectable difference")
-            found.append(f"Pairing {short_pair}: the scenario declares no order ({row['why']}), so no agent is "
-                         f"called stronger; {names[row['label']]} scores {ci} over {int(row['games'])} games "
-                         f"({_outcome_counts(row)}; no-skill score {pct(exp)}): {differ}.")
+            # two of the agents may still be ordered between themselves (the skill index counts such
+            # pairs): say so, so that "no order" here and "the stronger player" there do not clash
+            from itertools import combinations
+
+            from analysis.strength import strongest
+
+            pair_orders = []
+            for x, y in combinations(labs, 2):
+                best, why = strongest([x, y], strengths)
+                if best is not None:
+                    worse = y if best == x else x
+                    pair_orders.append(f"{names.get(best, best)} over {names.get(worse, worse)} ({'; '.join(why)})")
+            order_words = ("the scenario declares no agent stronger than all the others" if pair_orders else
+                           "the scenario declares no order") + f" ({row['why']})"
+            pairwise = (f"; between two of them it does: {', '.join(pair_orders)} (the skill index below counts "
+                        "those pairs)") if pair_orders else ", so no agent is called stronger"
+            found.append(f"Pairing {short_pair}: {order_words}{pairwise}; {names[row['label']]} scores {ci} over "
+                         f"{int(row['games'])} games ({_outcome_counts(row)}; no-skill score {pct(exp)}): {differ}.")
     if len(found) > 2:
         # many pairings: say first what they add up to, then each one
         strong = sk[sk["stronger"]]
@@ -352,7 +357,18 @@ def sweep_section(run: RunData, headline: tuple[str, str, pd.Series] | None) -> 
         if len(e) < 2:
             continue
         vals = e["value"].tolist()
-        panels = 3 if headline else 2
+        # the player effect at each value of the key (does this rule change how much skill matters?)
+        from analysis import catalogue as C
+
+        col = f"sweep:{key}"
+        keyed = run.points[col].map(lambda v: json.dumps(v, sort_keys=True)) if col in run.points else None
+        per_value = []
+        if keyed is not None:
+            for v in vals:
+                pts = run.points.loc[keyed == json.dumps(v, sort_keys=True), "point"].tolist()
+                per_value.append({x.metric.group: x for x in C.player_scores(C.point_run(run, pts))})
+        players = sorted({p for d in per_value for p in d})
+        panels = (3 if headline else 2) + (1 if players else 0)
         fig, axes = new_figure_row(panels, 4.2 * panels, 3.8)
         lines_ci(vals, [(seat_name(s), e[f"win_{s}"], e[f"win_{s}_lo"], e[f"win_{s}_hi"]) for s in range(n)],
                  title="Win rate by seat", xlabel=key, ylabel="sole wins (% of games)", percent=True, ax=axes[0])
@@ -362,6 +378,13 @@ def sweep_section(run: RunData, headline: tuple[str, str, pd.Series] | None) -> 
             name, label, _ = headline
             lines_ci(vals, [(label, e[name], e[f"{name}_lo"], e[f"{name}_hi"])], title=label, xlabel=key,
                      ylabel=label, colors=["#D55E00"], ax=axes[2])
+        if players:
+            nan = float("nan")
+            series = [(pl, [d[pl].value if pl in d else nan for d in per_value],
+                       [d[pl].lo if pl in d else nan for d in per_value],
+                       [d[pl].hi if pl in d else nan for d in per_value]) for pl in players]
+            lines_ci(vals, series, title="Player effect: score by player", xlabel=key,
+                     ylabel="share of the win (% of games)", percent=True, ax=axes[-1])
         fig.suptitle(f"Effect of {key}", fontweight="bold")
         first, last = e.iloc[0], e.iloc[-1]
         parts = [f"{seat_name(0)}'s sole-win rate "
@@ -390,6 +413,11 @@ def sweep_section(run: RunData, headline: tuple[str, str, pd.Series] | None) -> 
     for s in range(n):
         tab[f"{seat_name(s)} score"] = [pct_ci(r, lo, hi) for r, lo, hi in
                                         zip(pp[f"score_{s}"], pp[f"score_{s}_lo"], pp[f"score_{s}_hi"])]
+    from analysis import catalogue as C
+
+    by_point = [{x.metric.group: x for x in C.player_scores(C.point_run(run, int(pt)))} for pt in pp["point"]]
+    for pl in sorted({p for d in by_point for p in d}):
+        tab[f"{pl} score"] = [pct_ci(d[pl].value, d[pl].lo, d[pl].hi) if pl in d else "" for d in by_point]
     tab["no sole winner"] = [pct_ci(r, lo, hi) for r, lo, hi in zip(pp["draw"], pp["draw_lo"], pp["draw_hi"])]
     tab["mean length"] = [f"{num(m)} [{num(lo)}, {num(hi)}]" for m, lo, hi in zip(pp["length"], pp["length_lo"], pp["length_hi"])]
     if headline:
@@ -416,6 +444,38 @@ def _guarded(what: str, fn: Callable[[], Any], errors: list[str]) -> Any:
         return None
 
 
+def metrics_section(run: RunData) -> Section | None:
+    """The catalogue measured on the run (:mod:`analysis.catalogue`): one row per metric with its
+    value, interval, what it counts over what, the games it rests on and how its interval is made;
+    the same numbers ``stonelab compare``, the summary and the export print."""
+    from analysis import catalogue as C
+
+    rows = []
+    nb = "\u00a0"  # a value and its interval stay on one line
+    short = {"games share": "Wilson over games", "game mean": "t over games", "ratio": "ratio, clustered by game"}
+    for e in C.estimates(run).values():
+        m = e.metric
+        rows.append({"metric": m.title, "value [95 %]": e.text(3).replace(" ", nb), "counts": m.numerator,
+                     "per": m.denominator, "sample": e.sample_words(),
+                     "better": {"higher": "higher", "lower": "lower"}.get(m.direction, ""),
+                     "interval": short[m.scheme]})
+    if not rows:
+        return None
+    sec = Section("Metrics", "Every number this report, the terminal summary, stonelab compare, tune and the export "
+                  "print about the games, each defined once (docs/compare.md): what it counts, over what, on how "
+                  "many games, and how its 95 % interval is made: Wilson's over the games for a share of games, "
+                  "Student's t over the games for a mean per game, and for a ratio over passes the ratio of sums "
+                  "clustered by game (delta-method variance: the game is the sampled unit)."
+                  + (f" All {point_noun(run)}s pooled." if len(run.points) > 1 else ""))
+    sec.tables.append(("Metrics", pd.DataFrame(rows)))
+    rep = C.repeat_note(run)
+    if rep:
+        sec.findings.append(rep)
+    if any(C.estimate(m, run).metric.scheme == "ratio" for m in C.catalogue(run)):
+        sec.findings.append(C.CLUSTER_LINE)
+    return sec
+
+
 def build_sections(run: RunData) -> tuple[list[Section], list[str]]:
     """All sections of a run's report, in reading order, and any errors met building them."""
     errors: list[str] = []
@@ -427,6 +487,7 @@ def build_sections(run: RunData) -> tuple[list[Section], list[str]]:
     headline = _guarded("the game's headline metric", lambda: game.headline(run), errors)
     builders: list[tuple[str, Callable[[], Any]]] = [
         ("balance", lambda: balance_section(run)),
+        ("metrics", lambda: metrics_section(run)),
         ("skill importance", lambda: skill_section(run)),
         (f"the {run.game} section", lambda: game.section(run)),
         ("length and endings", lambda: length_section(run)),

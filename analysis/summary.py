@@ -9,26 +9,49 @@ from typing import Any
 import pandas as pd
 
 from analysis import metrics as M
-from analysis.load import games_frame
+from analysis.load import RunData
 from sim.core.store import Store
 
 
-def _block(games: pd.DataFrame, seats: pd.DataFrame, n_seats: int) -> dict[str, Any]:
-    """Games, per-seat figures, draws, shared wins and mean length of one slice of the games."""
+def _block(run: RunData, n_seats: int) -> dict[str, Any]:
+    """Games, per-seat and per-player figures, draws, shared wins, mean length and the game's own
+    metrics of one slice of the games; every rate and interval is the catalogue's
+    (:mod:`analysis.catalogue`), the counts the store's."""
+    from analysis import catalogue as C
+
+    games, seats = run.games, run.seats
     rates = M.seat_win_rates(games, seats, n_seats)
     e = M.endings(games)
+    est = C.estimates(run) if not games.empty else {}
+
+    def rate(name: str, fallback: tuple[float, float, float]) -> tuple[float, float, float]:
+        x = est.get(name)
+        return (x.value, x.lo, x.hi) if x is not None else fallback
+
+    rows = []
+    for r in rates.itertuples():
+        seat = f"seat {int(r.seat)}"
+        w, wl, wh = rate(f"sole_win_rate[{seat}]", (r.rate, r.lo, r.hi))
+        sc, sl, sh = rate(f"score[{seat}]", (r.score, r.score_lo, r.score_hi))
+        rows.append({"seat": int(r.seat), "agent": _agent(seats, int(r.seat)), "label": r.label, "wins": int(r.wins),
+                     "win_rate": _num(w, 0.0), "ci95": [_num(wl, 0.0), _num(wh, 1.0)], "shared_wins": int(r.shared),
+                     "score": _num(sc, 0.0), "score_ci95": [_num(sl, 0.0), _num(sh, 1.0)]})
+    players = []
+    rotated = seats.groupby("label")["seat"].nunique().gt(1).any() if not seats.empty else False
+    for x in est.values():
+        if x.metric.name.startswith("score[") and not x.metric.group.startswith("seat "):
+            players.append({"player": x.metric.group, "games": x.games, "distinct_games": x.distinct,
+                            "score": _num(x.value, 0.0), "score_ci95": [_num(x.lo, 0.0), _num(x.hi, 1.0)]})
+    n_games, distinct = C.distinct_records(run) if not games.empty else (0, 0)
     return {
         "games": int(len(games)),
-        "seats": [
-            {"seat": int(r.seat), "agent": _agent(seats, int(r.seat)), "label": r.label, "wins": int(r.wins),
-             "win_rate": 0.0 if r.rate != r.rate else float(r.rate), "ci95": [_num(r.lo, 0.0), _num(r.hi, 1.0)],
-             "shared_wins": int(r.shared), "score": _num(r.score, 0.0),
-             "score_ci95": [_num(r.score_lo, 0.0), _num(r.score_hi, 1.0)]}
-            for r in rates.itertuples()
-        ],
+        "distinct_games": distinct,
+        "seats": rows,
+        "players": players if rotated else [],
         "draws": e["draws"],
         "shared_wins": e["shared"],
         "mean_length": float(games["length"].mean()) if len(games) else 0.0,
+        "metrics": [C.to_json(x) for x in est.values() if x.metric.group == "game"],
     }
 
 
@@ -49,17 +72,20 @@ def summarize(store: Store, wall_s: float | None = None) -> dict[str, Any]:
     Returns:
         ``{"scenario", "game", "games", "seed", "seats": [{"seat", "agent", "label", "wins",
         "win_rate", "ci95", "shared_wins", "score", "score_ci95"}], "draws", "shared_wins",
-        "mean_length", "wall_s", "out", "points": [...]}``; the top-level figures pool every sweep
+        "mean_length", "distinct_games", "players": [{"player", "games", "distinct_games", "score",
+        "score_ci95"}] (when seats rotate), "metrics": [catalogue estimates of the game-wide metrics,
+        analysis.catalogue.to_json], "wall_s", "out", "points": [...]}``; the top-level figures pool every sweep
         point (a seat's ``label`` then lists its labels, joined by " / "); each point has the
         same figures and ``values`` (the swept keys and values).
     """
+    from analysis.catalogue import point_run
+    from analysis.load import load_run
+
     meta = store.meta()
-    games = games_frame(store)
-    games["winners"] = games["winners_json"].map(json.loads) if not games.empty else pd.Series(dtype=object)
-    seats = pd.read_sql_query("SELECT point, game_index, seat, agent, label FROM seats", store.conn)
-    n_seats = int(games["num_players"].max()) if not games.empty else 0
+    run = load_run(store.path)
+    n_seats = run.n_seats
     points = store.query("SELECT point, values_json FROM points ORDER BY point")
-    total = _block(games, seats, n_seats)
+    total = _block(run, n_seats)
     out: dict[str, Any] = {
         "scenario": meta.get("name", ""),
         "game": meta.get("game", ""),
@@ -69,13 +95,14 @@ def summarize(store: Store, wall_s: float | None = None) -> dict[str, Any]:
         "draws": total["draws"],
         "shared_wins": total["shared_wins"],
         "mean_length": total["mean_length"],
+        "distinct_games": total["distinct_games"],
+        "players": total["players"],
+        "metrics": total["metrics"],
         "wall_s": wall_s,
         "out": str(store.path.parent),
     }
     if len(points) > 1:
         out["points"] = []
         for p, v in points:
-            g = games[games["point"] == p] if not games.empty else games
-            st = seats[seats["point"] == p] if not seats.empty else seats
-            out["points"].append({"point": p, "values": json.loads(v), **_block(g, st, n_seats)})
+            out["points"].append({"point": p, "values": json.loads(v), **_block(point_run(run, p), n_seats)})
     return out

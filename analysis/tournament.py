@@ -259,6 +259,22 @@ def run_ratings(run: Any) -> tuple[Pairwise, Ratings]:
     return pw, fit_bradley_terry(pw)
 
 
+def _sized_table(run: Any, r: Ratings) -> pd.DataFrame:
+    """The ratings table with intervals sized by the distinct games (analysis/catalogue.py): in a
+    game without chance, identical game records count once, so the Wald half-widths grow by
+    ``sqrt(games / distinct)``; unchanged when every game differs."""
+    from analysis.catalogue import distinct_records
+
+    tab = r.table()
+    n, d = distinct_records(run)
+    if d < n and len(tab):
+        k = math.sqrt(n / d) if d >= 2 else math.nan  # one distinct game: no interval
+        tab = tab.copy()
+        tab["lo"] = tab["rating"] - k * (tab["rating"] - tab["lo"])
+        tab["hi"] = tab["rating"] + k * (tab["hi"] - tab["rating"])
+    return tab
+
+
 def summary(run_dir: str | Path) -> dict[str, Any]:
     """The ratings of a run as plain data for the CLI (JSON-ready).
 
@@ -275,13 +291,15 @@ def summary(run_dir: str | Path) -> dict[str, Any]:
 
     run = load_run(run_dir)
     pw, r = run_ratings(run)
-    tab = r.table()
+    tab = _sized_table(run, r)
     order = r.order()
+    from analysis.catalogue import distinct_records
     from analysis.metrics import endings
 
     e = endings(run.games)
     return {
-        "games": int(e["games"]), "draws": int(e["draws"]), "shared_wins": int(e["shared"]),
+        "games": int(e["games"]), "distinct_games": distinct_records(run)[1], "draws": int(e["draws"]),
+        "shared_wins": int(e["shared"]),
         "ratings": [{"rank": int(x.rank), "entrant": x.entrant, "rating": json_float(x.rating),
                      "ci95": [json_float(x.lo), json_float(x.hi)],
                      "score": json_float(x.score), "games": int(x.games)} for x in tab.itertuples()],
@@ -312,6 +330,9 @@ def print_summary(s: dict[str, Any]) -> None:
                          [str(r["rank"]) for r in s["ratings"]], border=4,
                          title="Bradley-Terry ratings (Elo scale, mean 0; 95 % intervals)", title_justify="left")
     con.print(_caveat(s["prior"], s["connected"]) + "score: share of comparisons won (draws and shared wins half).")
+    if s.get("distinct_games") is not None and s["distinct_games"] < s["games"]:
+        con.print(f"{s['games']} games, {s['distinct_games']} distinct: identical games (a game without chance between "
+                  "deterministic players) count once; the intervals are sized by the distinct games.")
 
 
 def _elo(x: float | None) -> str:
@@ -381,7 +402,7 @@ def section(run: Any) -> Section | None:
     if not is_tournament(run) or run.games.empty:
         return None
     pw, r = run_ratings(run)
-    tab = r.table()
+    tab = _sized_table(run, r)
     sec = Section("Tournament", "A round-robin: every combination of entrants played in every rotation of the seats, "
                                "on the same seeds. Bradley-Terry ratings on the Elo scale (mean 0) with 95 % Wald "
                                "intervals; each game counts as pairwise comparisons of its seats (a draw or shared "
@@ -404,6 +425,11 @@ def section(run: Any) -> Section | None:
     caveat = _caveat(r.prior, r.connected)
     if caveat:
         f += " " + caveat.strip()
+    from analysis.catalogue import repeat_note
+
+    rep = repeat_note(run)
+    if rep:
+        f += " " + rep
     sec.findings.append(f)
     sec.plots.append(Plot("tournament_matrix", "Win-rate matrix", matrix_plot(pw, r), f,
                           "Each cell: the row entrant's score against the column entrant over their comparisons "

@@ -109,8 +109,15 @@ def _proportion(k: float, n: int) -> Estimate:
 
     if n == 0:
         return Estimate(float("nan"), float("nan"), 0)
-    lo, hi = wilson(k, n)
-    return Estimate(k / n, (hi - lo) / (2 * Z95), n)
+    lo, hi = wilson(min(max(k, 0.0), n), n)
+    return Estimate(k / n, (hi - lo) / (2 * Z95), n, lo, hi)
+
+
+def _catalogue_estimate(e: Any) -> Estimate:
+    """A catalogue estimate (analysis/catalogue.py) as tune's: its value, standard error (a
+    share's Wilson interval's half-width over z where it has none), distinct games, interval."""
+    se = e.se if e.se == e.se else ((e.hi - e.lo) / (2 * Z95) if e.lo == e.lo else float("nan"))
+    return Estimate(float(e.value), float(se), int(e.distinct), float(e.lo), float(e.hi))
 
 
 def pooled(run: RunData) -> RunData:
@@ -140,12 +147,18 @@ def measure_run(run: RunData) -> dict[str, Estimate]:
     g = run.games
     if g.empty:
         return out
+    from analysis import catalogue as C
+
     for o in point_outputs(pooled(run)):
         vals = o.mean.dropna()
         if len(vals) and o.n == o.n and o.n > 0:
             se = math.sqrt(o.var / o.n) if o.var == o.var else float("nan")
             out[o.name] = Estimate(float(vals.iloc[0]), se, int(o.n))
-    out["mean_length"] = _mean(g["length"])
+    # the catalogue's metrics (one definition for every output) override the outputs above
+    for name, e in C.estimates(run).items():
+        if e.metric.tune and e.distinct > 0:
+            out[name] = _catalogue_estimate(e)
+
     si = skill_index(run)
     if si is not None:
         # p = 2 s - 1: twice the error of the stronger players' pooled score s
@@ -170,7 +183,7 @@ def measure_run(run: RunData) -> dict[str, Estimate]:
             pair[(b, a)][0] += 1.0 - s
             pair[(b, a)][1] += 1
     for lab, vals in scores.items():
-        out[f"score[{lab}]"] = _mean(pd.Series(vals))
+        out.setdefault(f"score[{lab}]", _mean(pd.Series(vals)))
     for (a, b), (score_sum, count) in pair.items():
         out[f"beats[{a}|{b}]"] = _proportion(score_sum, int(count))
     player_frames = _game_report(run.game).player_outputs(run)
@@ -227,7 +240,10 @@ def write_design_files(game: str, sections: Mapping[str, Mapping[str, Any]], sea
 # --- summary -----------------------------------------------------------------------------------------
 def _est(m: Mapping[str, Sequence[float]], key: str) -> Estimate | None:
     v = m.get(key)
-    return Estimate(float(v[0]), float(v[1]), int(v[2])) if v is not None else None
+    if v is None:
+        return None
+    lo, hi = (float(v[3]), float(v[4])) if len(v) >= 5 and v[3] is not None and v[4] is not None else (math.nan, math.nan)
+    return Estimate(float(v[0]), float(v[1]) if v[1] is not None else math.nan, int(v[2]), lo, hi)
 
 
 def target_rows(tune: Tune, t: TrialResult) -> list[dict[str, Any]]:
@@ -242,9 +258,15 @@ def target_rows(tune: Tune, t: TrialResult) -> list[dict[str, Any]]:
             rows.append({"metric": tg.metric, "target": tg.describe(), "estimate": float("nan"), "lo": float("nan"),
                          "hi": float("nan"), "verdict": "not measured"})
             continue
+        if e.n < 2 and not tg.metric.startswith(PARAM_METRIC + "["):
+            # one distinct game (a deterministic game repeated): nothing measures the spread
+            rows.append({"metric": tg.metric, "target": tg.describe(), "estimate": e.mean, "lo": float("nan"),
+                         "hi": float("nan"), "n": e.n,
+                         "verdict": f"{e.n} distinct game: no interval (identical games count once)"})
+            continue
         se = e.se if e.se == e.se else 0.0
-        lo, hi = Estimate(e.mean, se, e.n).interval(tune.conf_level)
-        rows.append({"metric": tg.metric, "target": tg.describe(), "estimate": e.mean, "lo": lo, "hi": hi,
+        lo, hi = Estimate(e.mean, se, e.n, e.lo, e.hi).interval(tune.conf_level)
+        rows.append({"metric": tg.metric, "target": tg.describe(), "estimate": e.mean, "lo": lo, "hi": hi, "n": e.n,
                      "verdict": tg.verdict(lo, e.mean, hi)})
     return rows
 
@@ -261,7 +283,7 @@ def summary(info: SearchInfo, tune: Tune, scenario_name: str, best_path: Path | 
                    "pruned": sum(t.state == "pruned" for t in info.trials),
                    "infeasible": sum(t.state == "infeasible" for t in info.trials)},
         "games_per_trial": tune.games * info.points, "recheck_games": tune.recheck_games * info.points,
-        "played": info.played, "wall_s": info.wall_s,
+        "played": info.played, "wall_s": info.wall_s, "resumed": info.resumed,
         "best": [{"trial": b.number, "values": b.values, "objectives": b.recheck.get("objectives") or b.objectives,
                   "objective_se": b.recheck.get("objective_se") or b.objective_se,
                   "games": info.points * b.recheck.get("games", b.games), "targets": target_rows(tune, b)}
@@ -301,7 +323,11 @@ def print_summary(s: Mapping[str, Any]) -> None:
                          zip(s["objectives"], b["objectives"], b["objective_se"] or [float("nan")] * 9))
         con.print(f"{rank}. trial {b['trial']}: {escape(vals)}  ({escape(objs)}; {b['games']} games)")
         for r in b["targets"]:
-            con.print(f"   - {escape(r['metric'])}: {_fmt(r['estimate'])} [{_fmt(r['lo'])}, {_fmt(r['hi'])}], "
+            n = r.get("n")
+            rest = f" ({n} distinct of {b['games']} games)" if isinstance(n, int) and 0 < n < b["games"] and \
+                not r["metric"].startswith(("beats[", "param[")) else ""
+            iv = f" [{_fmt(r['lo'])}, {_fmt(r['hi'])}]" if r["lo"] == r["lo"] else ""
+            con.print(f"   - {escape(r['metric'])}: {_fmt(r['estimate'])}{iv}{rest}, "
                       f"target {escape(r['target'])}: {r['verdict']}")
     if s.get("parameter_intervals"):
         parts = []
@@ -448,7 +474,8 @@ def write_report(info: SearchInfo, tune: Tune, s: Mapping[str, Any], scenario_te
                                              len(info.directions) == 1 else "")),
             ("objectives", "; ".join(f"{o['name']} ({o['direction']})" for o in s["objectives"])),
             ("parameters", "; ".join(f"{p.key}: {p.describe()}" for p in tune.params)),
-            ("wall time", f"{s['wall_s']:.1f} s in this call (a resumed search: its part) on "
+            ("wall time", f"{s['wall_s']:.1f} s in this call" + (" (a resumed search: its part)" if s.get("resumed") else "")
+                          + " on "
                           f"{default_workers_note()}"),
             ("winner", s.get("best_scenario") or "none"),
             *([("the winner in the game's own format", ", ".join(s["design_files"]))] if s.get("design_files") else []),

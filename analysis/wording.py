@@ -4,9 +4,10 @@ labels, and "how a figure moves" sentences. No I/O; shared by analysis/report.py
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from analysis.load import RunData
+if TYPE_CHECKING:  # annotations only: the loader exports the catalogue's table, which uses these words
+    from analysis.load import RunData
 
 
 def pct(x: float, digits: int = 0) -> str:

@@ -47,44 +47,94 @@ def print_games(rows: list[dict[str, Any]]) -> None:
         con.print()
 
 
-def print_summary(s: dict[str, Any]) -> None:
-    """The run summary as tables: per seat, or for a sweep per point (pooling points would put
-    different agents under one seat label)."""
-    from rich.table import Table
+def fit_table(heads: list[str], rows: list[list[str]], width: int, drop: list[int] | None = None,
+              left: tuple[int, ...] = ()) -> tuple[list[str], list[str]]:
+    """A table as plain lines no wider than ``width``: cells are never cut or folded; when the
+    table is too wide, the columns named in ``drop`` (indices, first dropped first) are left out
+    until it fits. Returns ``(lines, dropped column heads)``. Columns in ``left`` align left."""
+    keep = list(range(len(heads)))
+    dropped: list[str] = []
 
+    def render(cols: list[int]) -> list[str]:
+        w = {c: max([len(heads[c]), *(len(r[c]) for r in rows)]) for c in cols}
+
+        def line(cells: list[str]) -> str:
+            return "  ".join(cells[c].ljust(w[c]) if c in left else cells[c].rjust(w[c]) for c in cols).rstrip()
+
+        out = [line(heads), "-" * len(line(["-" * len(h) for h in heads]))]
+        return out + [line(r) for r in rows]
+
+    lines = render(keep)
+    for c in drop or []:
+        if max(map(len, lines)) <= width:
+            break
+        keep.remove(c)
+        dropped.append(heads[c])
+        lines = render(keep)
+    return lines, dropped
+
+
+def _width(con: Any) -> int:
+    """The width tables fit: the terminal's; rich's 80 when the output is piped or logged (unless
+    COLUMNS says otherwise)."""
+    return int(con.width)
+
+
+def print_summary(s: dict[str, Any]) -> None:
+    """The run summary: per seat (and per player when seats rotate), or for a sweep one row per
+    point with the player effect; then the game's own metrics from the catalogue, one line each
+    (analysis/catalogue.py). Everything fits 80 columns when piped: columns are dropped (and
+    named), numbers never cut."""
     from analysis.wording import value_text
     from sim.core.console import console, escape
 
     con = console()
+    width = _width(con)
     title = f"{escape(s['scenario'])} ({s['game']}): {s['games']} games, seed {s['seed']}"
+    if s.get("distinct_games") is not None and s["distinct_games"] < s["games"]:
+        title += f" ({s['distinct_games']} distinct: identical games count once in the intervals)"
     if not s.get("points"):
         print_seat_table(con, title, s["seats"])
+        _print_players(con, s.get("players") or [], width)
     else:
-        # one row per sweep point: the swept values, then each seat's sole wins and score
+        # one row per sweep point: the swept values, each seat's sole wins and score, each
+        # player's score (does the rule change how much skill matters?), shared wins and draws
         keys = list(s["points"][0]["values"])
-        from rich import box
-
-        # light borders: ten columns of a 2-seat, 2-key sweep fit an 80-column terminal
-        t = Table(title=f"{title}, {len(s['points'])} sweep points", title_justify="left", box=box.SIMPLE_HEAD,
-                  pad_edge=False)
-        t.add_column("point", justify="right")
-        for k in keys:
-            t.add_column(escape(k.removeprefix("seats.")), justify="right", overflow="fold")
-        t.add_column("games", justify="right")
-        for r in s["seats"]:  # short headers: a 2-seat sweep of two keys fits 80 columns
-            t.add_column(f"s{r['seat']} wins", justify="right")
-            t.add_column(f"s{r['seat']} score", justify="right")
-        t.add_column("shared", justify="right", min_width=6)
-        t.add_column("draws", justify="right")
+        players = [p["player"] for p in s["points"][0].get("players") or []]
+        heads = ["point", *(f"k{i + 1}" if len(keys) > 1 else k.rsplit(".", 1)[-1] for i, k in enumerate(keys)),
+                 "games"]
+        heads += [h for r in s["seats"] for h in (f"s{r['seat']} wins", f"s{r['seat']} score")]
+        heads += [f"p{i} score" for i in range(len(players))] + ["shared", "draws"]
+        rows = []
         for p in s["points"]:
-            cells = [str(p["point"]), *(escape(value_text(p["values"].get(k))) for k in keys), str(p["games"])]
+            cells = [str(p["point"]), *(value_text(p["values"].get(k)) for k in keys), str(p["games"])]
             for r in p["seats"]:
                 cells += [str(r["wins"]), f"{100 * r['score']:.0f} %"]
+            by = {x["player"]: x for x in p.get("players") or []}
+            cells += [pct_ci(by[pl]["score"], *by[pl]["score_ci95"]) if pl in by else "" for pl in players]
             cells += [str(p["shared_wins"]), str(p["draws"])]
-            t.add_row(*cells)
-        con.print(t)
-        con.print("s0, s1, ...: seat 0, seat 1, ...; wins: sole wins; score: share of the win (a shared win or "
-                  "draw of two counts half); intervals in --json and the report")
+            rows.append(cells)
+        n_k = len(keys)
+        first_seat = 2 + n_k
+        # dropped first: draws, shared, then the seats' win counts (their scores stay), then seat scores
+        drop = [len(heads) - 1, len(heads) - 2, *range(first_seat, first_seat + 2 * len(s["seats"]), 2),
+                *range(first_seat + 1, first_seat + 2 * len(s["seats"]), 2)]
+        lines, dropped = fit_table(heads, rows, width, drop, left=tuple(range(1, 1 + n_k)))
+        con.print(f"{title}, {len(s['points'])} sweep points", highlight=False)
+        for ln in lines:
+            con.print(escape(ln), highlight=False)
+        if len(keys) > 1:
+            for i, k in enumerate(keys):
+                con.print(f"k{i + 1}: {escape(k)}", highlight=False)
+        else:
+            con.print(f"{escape(heads[1])}: {escape(keys[0])}", highlight=False)
+        for i, pl in enumerate(players):
+            con.print(f"p{i}: {escape(pl)}", highlight=False)
+        con.print("s0, s1, ...: seat 0, seat 1, ...; wins: sole wins; score: share of the win (a shared win or draw "
+                  "of two counts half); p0, p1, ...: each player's score with its 95 % interval (the player effect); "
+                  + (f"left out to fit {width} columns: {', '.join(dropped)}; " if dropped else "")
+                  + "intervals and all columns in --json and the report", highlight=False)
+    _print_metrics(con, s.get("metrics") or [])
     con.print(f"draws (no winner): {s['draws']}   shared wins: {s['shared_wins']}   mean length: "
               f"{s['mean_length']:.1f} actions")
     con.print(f"played now: {s['played']} (already stored: {s['resumed_skipped']})   wall: {s['wall_s']:.1f} s")
@@ -105,20 +155,62 @@ def print_summary(s: dict[str, Any]) -> None:
 
 def print_seat_table(con: Any, title: str, seats: list[dict[str, Any]]) -> None:
     """One row per seat: sole wins (a count), their rate and the score, each with its 95 % interval
-    in its own column. A seat label too long for the terminal would wrap inside its cell and break
-    a name a user copies into a scenario, so then the table shows the agent's name and the full
-    labels follow, one line each (never wrapped, see :mod:`sim.core.console`)."""
-    from rich import box
+    in its own column, and the seat's agent. Labels and numbers are never cut: an agent label too
+    long for the terminal (80 columns when piped) is shortened to the agent's name, and when even
+    that does not fit the column is left out; the full labels follow, one line each."""
+    from sim.core.console import escape, fit_labels
 
-    from sim.core.console import print_labelled_table
-
-    heads = ["seat", "sole wins", "rate [95 % CI]", "shared wins", "score [95 % CI]"]
+    width = _width(con)
+    heads = ["seat", "sole wins", "rate [95 %]", "shared", "score [95 %]"]
     rows = [[str(r["seat"]), str(r["wins"]), pct_ci(r["win_rate"], *r["ci95"]), str(r["shared_wins"]),
              pct_ci(r["score"], *r["score_ci95"])] for r in seats]
-    # light borders (as the sweep table)
-    print_labelled_table(con, heads, rows, [str(r["label"]) for r in seats], "agent",
-                         [f"seat {r['seat']}" for r in seats], title=title, title_justify="left",
-                         box=box.SIMPLE_HEAD, show_edge=False)
+    labels = [str(r["label"]) for r in seats]
+    base, _ = fit_table(heads, rows, 10_000)
+    room = width - max(map(len, base)) - 2
+    cells, full = fit_labels(labels, room)
+    show = max(map(len, cells), default=0) <= room
+    if show:
+        heads = [heads[0], "agent", *heads[1:]]
+        rows = [[r[0], c, *r[1:]] for r, c in zip(rows, cells)]
+    lines, _ = fit_table(heads, rows, width, left=(1,) if show else ())
+    con.print(title, highlight=False)
+    for ln in lines:
+        con.print(escape(ln), highlight=False)
+    if not (show and full):
+        for r, lab in zip(seats, labels):
+            con.print(f"seat {r['seat']}: {escape(lab)}", highlight=False)
+
+
+def _print_players(con: Any, players: list[dict[str, Any]], width: int) -> None:
+    """Per player (seats rotate): its score with the 95 % interval over the games it played."""
+    from sim.core.console import escape
+
+    if not players:
+        return
+    rows = [[f"p{i}", pct_ci(p["score"], *p["score_ci95"]), str(p["games"])] for i, p in enumerate(players)]
+    lines, _ = fit_table(["player", "score [95 %]", "games"], rows, width)
+    con.print("per player (seats rotate; the player effect):", highlight=False)
+    for ln in lines:
+        con.print(escape(ln), highlight=False)
+    for i, p in enumerate(players):
+        con.print(f"p{i}: {escape(p['player'])}", highlight=False)
+
+
+def _print_metrics(con: Any, metrics: list[dict[str, Any]]) -> None:
+    """The game-wide metrics of the catalogue, one line each: words, value [95 %], sample."""
+    from analysis.catalogue import format_value
+    from sim.core.console import escape
+
+    game_own = [m for m in metrics if m["metric"] not in ("draw_rate", "shared_win_share", "draw_share", "mean_length")]
+    if not game_own:
+        return
+    con.print("metrics (docs/compare.md: what each counts; 95 % intervals):", highlight=False)
+    for m in game_own:
+        share = bool(m.get("share"))
+        v = m["value"] if m["value"] is not None else float("nan")
+        lo, hi = (x if x is not None else float("nan") for x in m["ci95"])
+        con.print(escape(f"  {m['words']}: {format_value(v, lo, hi, share)}"), highlight=False)
+
 
 def pct_ci(rate: float, lo: float, hi: float) -> str:
     """``'23 % [13, 37]'``: a rate and its 95 % interval in percent."""

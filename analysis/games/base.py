@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 if TYPE_CHECKING:  # annotations only: the interface needs nothing of the loader or the plots
     import pandas as pd
 
+    from analysis.catalogue import Metric
     from analysis.load import RunData
     from analysis.plots import Section
 
@@ -93,6 +94,12 @@ class GameReport:
         Raises:
             OSError: a file cannot be written.
         """
+        return []
+
+    def metrics(self, run: RunData) -> list[Metric]:
+        """The game's own metrics for the catalogue (:mod:`analysis.catalogue`): each defined
+        once, with its per-game numerator and denominator; the summary, the report, ``stonelab
+        compare``, ``tune`` and the export read them there. Empty: none."""
         return []
 
     def compare_tables(self, a: RunData, b: RunData) -> dict[str, pd.DataFrame]:

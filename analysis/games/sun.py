@@ -19,6 +19,7 @@ import pandas as pd
 from analysis import metrics as M
 from analysis.games import GameReport, has_columns, own_aligned
 from analysis.games.sun_compare import compare_rows, compare_tables
+from analysis.games.sun_metrics import GAP_BINS_MM, clean_pass_name, metrics, penalty_causes
 from analysis.games.sun_rules import LEVELS, lost_stones, rules_tables
 from analysis.load import RunData
 from analysis.plots import Plot, Section, lines_ci, new_figure, new_figure_row, polar_bars, stacked_bars, ticks_with_n
@@ -34,12 +35,13 @@ MIN_PASSES = 30
 
 
 def headline(run: RunData) -> tuple[str, str, pd.Series] | None:
-    """Penalty stones per pass, per game, for sweeps."""
-    own = own_aligned(run)
-    if not has_columns(own, "penalty_total", "passes"):
+    """Stones lost to the ball per pass, per game, for sweeps (the catalogue's
+    ``ball_stones_per_pass``: placements' losses are not a pass's)."""
+    c = penalty_causes(run)
+    if c.empty or c["passes"].isna().all():
         return None
-    return ("penalties_per_pass", "penalty stones per pass",
-            own["penalty_total"].astype(float) / own["passes"].astype(float).where(own["passes"] > 0))
+    return ("ball_stones_per_pass", "stones lost to the ball per pass",
+            pd.Series(c["ball"].to_numpy(float) / c["passes"].where(c["passes"] > 0).to_numpy(float)))
 
 
 def _preset_aim(path: str) -> float:
@@ -186,8 +188,6 @@ def section(run: RunData) -> Section | None:
         agent_of = run.seats.drop_duplicates(["point", "seat"])[["point", "seat", "agent"]]
         passes = passes.merge(agent_of, on=["point", "seat"], how="left")
     n_pass = len(passes)
-    overall = M.distribution(passes["penalties"], floor=0.0)
-    clean_all = M.proportion(int(passes["clean"].sum()), n_pass)
 
     # 1. difficulty curve against the thrower's noise
     noise = seat_noise(run)
@@ -215,8 +215,8 @@ def section(run: RunData) -> Section | None:
         what = "aim error drawn"
         tick = None
     agents = sorted(p["agent"].dropna().unique()) if "agent" in p else []
-    dists = [M.distribution(g["penalties"], floor=0.0) for _, g in groups]
-    props = [M.proportion(int(g["clean"].sum()), len(g)) for _, g in groups]
+    dists = [per_pass_mean(g, "penalties") for _, g in groups]
+    props = [per_pass_share(g, "clean") for _, g in groups]
     series_a, series_b = [], []
     split = [(None, "all passes")] if len(agents) < 2 else [(a, f"{a} agent") for a in agents]
     from analysis.plots import seat_color
@@ -225,12 +225,12 @@ def section(run: RunData) -> Section | None:
         ds, ps = [], []
         for _, g in groups:
             gg = g if ag is None else g[g["agent"] == ag]
-            ds.append(M.distribution(gg["penalties"], floor=0.0))
-            ps.append(M.proportion(int(gg["clean"].sum()), len(gg)))
+            ds.append(per_pass_mean(gg, "penalties"))
+            ps.append(per_pass_share(gg, "clean"))
         series_a.append((lab, [d["mean"] for d in ds], [d["lo"] for d in ds], [d["hi"] for d in ds]))
         series_b.append((lab, [q_["rate"] for q_ in ps], [q_["lo"] for q_ in ps], [q_["hi"] for q_ in ps]))
     cols = ["#D55E00"] if len(split) == 1 else [seat_color(i) for i in range(len(split))]
-    lines_ci(xs, series_a, title="Penalty stones per pass", xlabel=xlab, ylabel="stones lost per pass (mean)",
+    lines_ci(xs, series_a, title="Stones lost to the ball per pass", xlabel=xlab, ylabel="stones lost per pass (mean)",
              colors=cols, ax=a1, categorical=tick is None)
     lines_ci(xs, series_b, title="Chance of a clean pass", xlabel=xlab, ylabel="passes losing no stone",
              percent=True, colors=["#009E73"] if len(split) == 1 else cols, ax=a2, categorical=tick is None)
@@ -239,8 +239,13 @@ def section(run: RunData) -> Section | None:
         ticks_with_n(ax, xs if tick is not None else list(range(len(xs))), tick if tick is not None else xs, ns)
     a1.set_ylim(bottom=0)
     unit = "°" if tick is not None else ""
-    f = (f"Over {n_pass} passes a pass costs {overall['mean']:.2f} stones on average and {100 * clean_all['rate']:.0f} % "
-         f"[{100 * clean_all['lo']:.0f}, {100 * clean_all['hi']:.0f}] are clean.")
+    from analysis import catalogue as C
+
+    est = C.estimates(run, ("ball_stones_per_pass", "clean_pass_share"))
+    per_pass, clean_est = est["ball_stones_per_pass"], est["clean_pass_share"]
+    f = (f"Over {n_pass} passes in {len(run.games)} games a pass costs {per_pass.text()} stones lost to the ball "
+         f"(a placement's losses are not a pass's) and {clean_est.text()} of passes are clean (intervals clustered "
+         "by game).")
     ok = [i for i, n_ in enumerate(ns) if n_ >= MIN_PASSES]
     if len(ok) >= 2:
         i0, i1 = ok[0], ok[-1]
@@ -255,8 +260,8 @@ def section(run: RunData) -> Section | None:
         f += (f" Fewer than two {what} groups hold {MIN_PASSES} passes, so the curve is shown but not compared "
               f"(groups: {', '.join(str(n_) for n_ in ns)} passes).")
     sec.plots.append(Plot("sun_difficulty", "Difficulty curve", fig, f,
-                          "Left: mean penalty stones per pass; right: share of passes that lose no stone; bands and "
-                          "whiskers: 95 % intervals. "
+                          "Left: mean stones lost to the ball per pass; right: share of passes that lose no stone; bands "
+                          "and whiskers: 95 % intervals clustered by game (the game is the sampled unit). "
                           + ("x: the aim noise each seat's skill gives (scenario)." if tick is not None else
                              "Only one noise level in this study: x is the aim error actually drawn, in five "
                              "equal-count groups.")
@@ -270,14 +275,16 @@ def section(run: RunData) -> Section | None:
     tb = []
     for b, g in passes.groupby("turn_bin"):
         if len(g) >= 3:
-            tb.append((int(b), M.proportion(int(g["clean"].sum()), len(g)), len(g)))
+            tb.append((int(b), per_pass_share(g, "clean"), len(g)))
     if len(tb) >= 2:
         xs2 = [b * width + (width - 1) / 2 for b, _, _ in tb]
         fig = lines_ci(xs2, [("clean passes", [t[1]["rate"] for t in tb], [t[1]["lo"] for t in tb], [t[1]["hi"] for t in tb])],
                        title="Chance of a clean pass as the ring fills",
-                       xlabel="turn number (0 = first turn of the game)" + (f", groups of {width} turns" if width > 1 else ""),
+                       xlabel="turn number (1 = the first turn of the game, as replays count)"
+                       + (f", groups of {width} turns" if width > 1 else ""),
                        ylabel="passes losing no stone", percent=True, colors=["#009E73"])
-        ticks_with_n(fig.axes[0], xs2, [str(b * width) if width == 1 else f"{b * width}–{b * width + width - 1}"
+        # the store counts turns from 0; the page, the replays and the terminal game from 1
+        ticks_with_n(fig.axes[0], xs2, [str(b * width + 1) if width == 1 else f"{b * width + 1}–{b * width + width}"
                                         for b, _, _ in tb], [t[2] for t in tb], fontsize=7)
         big = [t for t in tb if t[2] >= MIN_PASSES]
         if len(big) >= 2:
@@ -286,7 +293,7 @@ def section(run: RunData) -> Section | None:
             b_ = f"{100 * late[1]['rate']:.0f} % [{100 * late[1]['lo']:.0f}, {100 * late[1]['hi']:.0f}]"
 
             def turns(t: tuple[int, Any, int]) -> str:
-                return f"turn {t[0] * width}" if width == 1 else f"turns {t[0] * width}-{t[0] * width + width - 1}"
+                return f"turn {t[0] * width + 1}" if width == 1 else f"turns {t[0] * width + 1}-{t[0] * width + width}"
 
             if a_.split(" [")[0] == b_.split(" [")[0]:
                 f = (f"The chance of a clean pass does not change as the ring fills: {a_} on {turns(early)} "
@@ -298,7 +305,7 @@ def section(run: RunData) -> Section | None:
             f = (f"Fewer than two groups of turns hold {MIN_PASSES} passes, so the chance of a clean pass is shown "
                  "by turn but not compared.")
         sec.plots.append(Plot("sun_clean_by_turn", "Clean passes by turn", fig, f,
-                              "Share of passes losing no stone, by turn number (both seats); 95 % Wilson intervals. "
+                              "Share of passes losing no stone, by turn number (both seats); 95 % intervals clustered by game. "
                               f"Groups with fewer than 3 passes are left out; n: passes per group; findings use "
                               f"groups of at least {MIN_PASSES} passes."))
         sec.findings.append(f)
@@ -325,19 +332,21 @@ def section(run: RunData) -> Section | None:
                 f = (f"No pass through a mark-area sector with at least {MIN_PASSES} passes lost a stone "
                      f"({len(big)} such sectors).")
             else:
-                worst = big.sort_values("mean").iloc[-1]
-                lo_deg = int(worst["sector"] * SECTOR_DEG)
-                f = (f"Of the sectors with at least {MIN_PASSES} passes, passes through mark areas at "
-                     f"{lo_deg}–{lo_deg + int(SECTOR_DEG)}° cost the most: {worst['mean']:.2f} stones per pass "
-                     f"({int(worst['n'])} passes), against {overall['mean']:.2f} overall.")
+                f = _sector_finding(a, big, per_pass)
             if has_columns(a, "area_width_mm") and a["area_width_mm"].notna().sum() >= 2 * MIN_PASSES:
                 w = a.dropna(subset=["area_width_mm"])
                 med = float(w["area_width_mm"].median())
                 narrow, wide = w[w["area_width_mm"] < med], w[w["area_width_mm"] >= med]
                 if len(narrow) >= MIN_PASSES and len(wide) >= MIN_PASSES:
-                    nm, wm = f"{narrow['penalties'].mean():.2f}", f"{wide['penalties'].mean():.2f}"
+                    from analysis.catalogue import format_value
+
+                    dn, dw = per_pass_mean(narrow, "penalties"), per_pass_mean(wide, "penalties")
+                    nm = format_value(dn["mean"], dn["lo"], dn["hi"], False)
+                    wm = format_value(dw["mean"], dw["lo"], dw["hi"], False)
+                    apart = dn["lo"] > dw["hi"] or dw["lo"] > dn["hi"]
                     f += (f" Mark areas narrower than {med:.0f} mm cost {nm} stones per pass ({len(narrow)} passes), "
-                          f"wider ones {wm} ({len(wide)} passes)" + (": no difference." if nm == wm else "."))
+                          f"wider ones {wm} ({len(wide)} passes)"
+                          + ("." if apart else ": the intervals overlap, so no difference is shown."))
             sec.plots.append(Plot("sun_danger_polar", "Danger per mark area", fig, f,
                                   f"Bars in {SECTOR_DEG:.0f}° sectors by the middle of the mark area the pass went "
                                   "through (0° = +x, counter-clockwise); length and colour: mean stones lost per pass. "
@@ -353,23 +362,31 @@ def section(run: RunData) -> Section | None:
         levels_ = [lv for lv in [*LEVELS.values(), "unknown"] if lv in set(lost["level"])]
         parts = [(lv, [int(((lost["shape"] == sh) & (lost["level"] == lv)).sum()) / n_games for sh in shapes])
                  for lv in levels_]
-        fig = stacked_bars(shapes, parts, title="Stones lost by shape and level", ylabel="stones lost per game",
+        fig = stacked_bars(shapes, parts, title="Stones lost to the ball by shape and level", ylabel="stones lost per game",
                            xlabel="stone shape")
         by_shape = lost["shape"].value_counts()
         by_cause = lost["cause"].value_counts()
-        f = (f"{len(lost)} stones lost in {n_games} games ({len(lost) / n_games:.1f} per game): "
+        f = (_causes_sentence(run) + f" The {len(lost)} stones lost to the ball by shape: "
              + ", ".join(f"{sh} {by_shape[sh] / n_games:.2f}" for sh in by_shape.index)
              + " per game (a count: it grows with how many stones of a shape are played; the survival below is "
-             "the risk per stone); causes: "
+             "the risk per stone); how the ball took them: "
              + ", ".join(f"{c} {100 * v / len(lost):.0f} %" for c, v in by_cause.items()) + ". Where they stood: "
              + ", ".join(f"{lv} {100 * (lost['level'] == lv).sum() / len(lost):.0f} %" for lv in levels_) + ".")
-        sec.plots.append(Plot("sun_lost_by_shape", "Stones lost by shape and level", fig, f,
-                              "Mean stones lost per game, by shape, split by where the stone stood when it was lost "
-                              "(from the last placement of that stone)."))
+        sec.plots.append(Plot("sun_lost_by_shape", "Stones lost to the ball by shape and level", fig, f,
+                              "Mean stones lost to the ball per game, by shape, split by where the stone stood when "
+                              "it was lost (from the last placement of that stone); a placement's losses are counted "
+                              "in the penalty table, not here."))
         sec.findings.append(f)
         tab = lost.groupby(["shape", "level", "cause"]).size().rename("stones").reset_index()
         tab["per game"] = (tab["stones"] / n_games).map(lambda x: f"{x:.2f}")
-        sec.tables.append(("Stones lost by shape, level and cause", tab))
+        sec.tables.append(("Stones lost to the ball by shape, level and cause", tab))
+    causes = _causes_table(run)
+    if causes is not None:
+        # after the rules-exercised tables (which lead the section), before the pass tables
+        at = sum(1 for c, _ in sec.tables if c.startswith("Rules exercised"))
+        sec.tables.insert(at, ("Penalty stones by cause", causes))
+        if lost.empty:
+            sec.findings.append(_causes_sentence(run))
 
     # 5. stone survival (Kaplan-Meier over turns since a stone was stood; stones still up at the
     # end of a game are censored there)
@@ -417,7 +434,8 @@ def section(run: RunData) -> Section | None:
 
     # 6. invalid passes
     if "invalid" in passes:
-        inv = M.proportion(int((passes["invalid"] == 1).sum()), n_pass)
+        inv = per_pass_share(passes.assign(_inv=(passes["invalid"] == 1).astype(float)), "_inv")
+        inv["k"] = int((passes["invalid"] == 1).sum())
         games_inv = int((passes[passes["invalid"] == 1].groupby(["point", "game_index"]).size() > 0).sum())
         f = (f"{inv['k']} of {n_pass} passes ({100 * inv['rate']:.1f} % [{100 * inv['lo']:.1f}, {100 * inv['hi']:.1f}]) "
              f"were flagged invalid by the physics and re-run at the reference preset, in {games_inv} of "
@@ -428,6 +446,106 @@ def section(run: RunData) -> Section | None:
             sec.tables.append(("Invalid passes by seat", pd.DataFrame({
                 "seat": by_seat["seat"], "passes": by_seat["size"], "invalid": by_seat["sum"].astype(int)})))
     return sec
+
+
+def _per_pass(passes: pd.DataFrame, col: str, share: bool) -> tuple[float, float, float]:
+    """The ratio of ``col`` over the passes of ``passes`` with its interval clustered by game
+    (:func:`analysis.catalogue.ratio_interval`): the passes of one game share its layout and players."""
+    from analysis.catalogue import ratio_interval
+
+    nan = float("nan")
+    if passes.empty:
+        return (nan, nan, nan)
+    per = passes.groupby(["point", "game_index"])[col].agg(["sum", "size"])
+    r, lo, hi, _se = ratio_interval(per["sum"].to_numpy(float), per["size"].to_numpy(float), share=share)
+    if lo != lo:  # one game: no spread between games to measure, so no interval
+        lo, hi = (0.0, 1.0) if share else (nan, nan)
+    return (r, lo, hi)
+
+
+def per_pass_mean(passes: pd.DataFrame, col: str) -> dict[str, float]:
+    """``{"mean", "lo", "hi", "n"}``: the mean of ``col`` per pass, interval clustered by game."""
+    r, lo, hi = _per_pass(passes, col, False)
+    return {"mean": r, "lo": lo, "hi": hi, "n": len(passes)}
+
+
+def per_pass_share(passes: pd.DataFrame, col: str) -> dict[str, float]:
+    """``{"rate", "lo", "hi", "n"}``: the share of passes with ``col`` 1, interval clustered by game."""
+    r, lo, hi = _per_pass(passes, col, True)
+    return {"rate": r, "lo": lo, "hi": hi, "n": len(passes)}
+
+
+def _causes_table(run: RunData) -> pd.DataFrame | None:
+    """Penalty stones by cause (the catalogue's rows, :mod:`analysis.games.sun_metrics`): total and
+    per game with its interval; the causes sum to the final scores."""
+    from analysis import catalogue as C
+    from analysis.games.sun_metrics import CAUSE_WORDS
+
+    names = ["penalties_per_game", *(f"{c}_penalties_per_game" for c in CAUSE_WORDS)]
+    est = C.estimates(run, names)
+    if "penalties_per_game" not in est:
+        return None
+    rows = []
+    for name in names:
+        if name in est:
+            e = est[name]
+            cause = name.removesuffix("_penalties_per_game")
+            rows.append({"penalty stones": CAUSE_WORDS.get(cause, "all causes (the final scores summed)"),
+                         "stones": int(round(e.num)), "per game [95 %]": e.text(2), "games": e.sample_words()})
+    return pd.DataFrame(rows)
+
+
+def _causes_sentence(run: RunData) -> str:
+    """``532 penalty stones in 100 games (5.32 per game [..]): 515 lost to the ball, 4 knocked by a
+    placement, 13 past the placement tries`` - the causes sum to the final scores."""
+    from analysis import catalogue as C
+    from analysis.games.sun_metrics import CAUSE_WORDS
+
+    est = C.estimates(run)
+    tot = est.get("penalties_per_game")
+    if tot is None:
+        return ""
+    bits = [f"{int(round(est[f'{c}_penalties_per_game'].num))} {w.removeprefix('stones ')}"
+            for c, w in CAUSE_WORDS.items() if f"{c}_penalties_per_game" in est]
+    return (f"{int(round(tot.num))} penalty stones in {tot.sample_words()} ({tot.text(2)} per game, the final scores "
+            f"summed): " + ", ".join(bits) + ".")
+
+
+def _sector_finding(a: pd.DataFrame, big: pd.DataFrame, overall: Any) -> str:
+    """The danger-by-sector finding: a sector "costs the most" (or "the least") only when its
+    interval, clustered by game like the overall figure's, excludes the overall stones per pass;
+    otherwise the sentence says that no sector stands out."""
+    from analysis.catalogue import format_value, ratio_interval
+
+    found = []
+    for sec_ in big["sector"]:
+        sub = a[a["sector"] == sec_]
+        per = sub.groupby(["point", "game_index"])["penalties"].agg(["sum", "size"])
+        r, lo, hi, _se = ratio_interval(per["sum"].to_numpy(float), per["size"].to_numpy(float), share=False)
+        found.append((int(sec_), r, lo, hi, len(sub), len(per)))
+    ov = overall.value
+
+    def deg(x: int) -> str:
+        lo_deg = int(x * SECTOR_DEG)
+        return f"{lo_deg}–{lo_deg + int(SECTOR_DEG)}°"
+
+    above = [t for t in found if t[2] == t[2] and t[2] > ov]
+    below = [t for t in found if t[3] == t[3] and t[3] < ov]
+    base = f"against {overall.text()} overall"
+    parts = []
+    if above:
+        w = max(above, key=lambda t: t[1])
+        parts.append(f"passes through mark areas at {deg(w[0])} cost the most: {format_value(w[1], w[2], w[3], False)} "
+                     f"stones lost to the ball per pass ({w[4]} passes in {w[5]} games), {base}")
+    if below:
+        b = min(below, key=lambda t: t[1])
+        parts.append(f"those at {deg(b[0])} the least: {format_value(b[1], b[2], b[3], False)} ({b[4]} passes)")
+    if parts:
+        return f"Of the sectors with at least {MIN_PASSES} passes, " + "; ".join(parts) + "."
+    w = max(found, key=lambda t: t[1])
+    return (f"No mark-area sector with at least {MIN_PASSES} passes costs clearly more or less than the overall "
+            f"{overall.text()} stones lost to the ball per pass: the costliest, {deg(w[0])}, "
+            f"{format_value(w[1], w[2], w[3], False)} ({w[4]} passes), has an interval that holds the overall figure.")
 
 
 #: Most games the Replays section lists (the rest are one command away, with their index)
@@ -540,20 +658,9 @@ def replays_section(run: RunData) -> Section | None:
     )
 
 
-#: gap-width bins (mm) of the clean-pass chance in sensitivity studies: the ball is 35 mm and
-#: needs 39 mm with the pass clearance; issue 12's measurements used 42-80 mm gaps; an empty ring
-#: or a wide-open area is the last bin
-GAP_BINS_MM: tuple[float, ...] = (0.0, 60.0, 100.0, 150.0, math.inf)
-
-
-def _clean_pass_name(lo: float, hi: float) -> str:
-    """The output name of the clean-pass chance through gaps of ``lo`` to ``hi`` mm."""
-    return f"clean_pass_{int(lo)}_{'inf' if not math.isfinite(hi) else int(hi)}mm"
-
-
 #: the Sun's per-game headline outputs (``sensitivity_outputs``), by name: what `stonelab tune` may target
 TUNE_METRICS: tuple[str, ...] = ("penalties_per_game", "field_empty_share",
-                                 *(_clean_pass_name(lo, hi) for lo, hi in zip(GAP_BINS_MM[:-1], GAP_BINS_MM[1:])))
+                                 *(clean_pass_name(lo, hi) for lo, hi in zip(GAP_BINS_MM[:-1], GAP_BINS_MM[1:])))
 #: the Sun's per-player outputs (``player_outputs``): ``penalties`` = penalty stones a player lost per game
 PLAYER_METRICS: tuple[str, ...] = ("penalties",)
 
@@ -579,7 +686,9 @@ def sensitivity_outputs(run: RunData) -> list[tuple[str, str, pd.Series, pd.Seri
     out: list[tuple[str, str, pd.Series, pd.Series]] = []
     own = own_aligned(run)
     if has_columns(own, "penalty_total", "field_left"):
-        out.append(("penalties_per_game", "penalty stones per game", own["penalty_total"].astype(float), own["point"]))
+        # the catalogue's definition (analysis/games/sun_metrics.py): the final scores summed, every cause
+        total = pd.Series(penalty_causes(run)["total"].to_numpy(float), index=own.index)
+        out.append(("penalties_per_game", "penalty stones per game (all causes)", total, own["point"]))
         out.append(("field_empty_share", "share of games ending with the field empty",
                     (own["field_left"] == 0).astype(float).where(own["field_left"].notna()), own["point"]))
     passes = run.detail("passes")
@@ -591,7 +700,7 @@ def sensitivity_outputs(run: RunData) -> list[tuple[str, str, pd.Series, pd.Seri
             what = f"{lo:.0f}-{hi:.0f} mm" if math.isfinite(hi) else f"{lo:.0f} mm or more"
             if lo == 0:
                 what = f"under {hi:.0f} mm"
-            out.append((_clean_pass_name(lo, hi),
+            out.append((clean_pass_name(lo, hi),
                         f"clean-pass chance, gaps {what}", clean[inside], passes.loc[inside, "point"]))
     return out
 
@@ -690,6 +799,7 @@ class SunReport(GameReport):
     compare_rows = staticmethod(compare_rows)
     compare_tables = staticmethod(compare_tables)
     player_outputs = staticmethod(player_outputs)
+    metrics = staticmethod(metrics)
     design_files = staticmethod(design_files)
     tune_metrics = TUNE_METRICS
     player_metrics = PLAYER_METRICS

@@ -62,7 +62,48 @@ def lost_stones(run: RunData) -> pd.DataFrame:
         m = m[m["placed_turn"].isna() | (m["placed_turn"] <= m["turn"])]
         last = m.sort_values("placed_turn").groupby("index").tail(1).set_index("index")
         lost.loc[last.index, "level"] = last["kind"].map(lambda k: LEVELS.get(k, str(k)) if k == k else "unknown")
+    start = start_levels(run)
+    if start and not lost.empty:
+        # a stone the game started with (``[layout] start = "layout"``) and never placed again
+        # stood where the layout file put it
+        unknown = lost["level"] == "unknown"
+        lost.loc[unknown, "level"] = lost.loc[unknown, "stone"].map(lambda i: start.get(int(i), "unknown"))
     return lost
+
+
+def start_levels(run: RunData) -> dict[int, str]:
+    """Where each stone of the start layout stands, by stone id (``[layout] start = "layout"``;
+    empty otherwise, or when the scenario cannot be read back). The ids follow the rules'
+    ``set_position``: each layout stone takes the next free stone of its shape, level-1 stones
+    first (in the file's order), then level-2 stones, then the gates."""
+    lay = run.scenario.get("layout") or {}
+    if lay.get("start") != "layout" or not lay.get("file"):
+        return {}
+    try:
+        from sim.core.scenario import scenario_from_dict
+        from sim.games import REGISTRY
+        from sim.sun.game import layout_of, start_layout
+        from sim.sun.ring import Geometry
+
+        sections = scenario_from_dict(run.scenario, REGISTRY, source=str(run.run_dir)).sections
+        layout, start = layout_of(sections), start_layout(sections)
+        shapes = Geometry(layout.table, layout.ball, dict(layout.shapes)).stone_shapes()
+    except Exception:  # noqa: BLE001 - a layout file moved or changed since the study: levels stay unknown
+        return {}
+    if start is None:
+        return {}
+    free: dict[str, list[int]] = {}
+    for i, sh in enumerate(shapes):
+        free.setdefault(sh, []).append(i)
+    out: dict[int, str] = {}
+    for level, word in ((1, LEVELS["stand"]), (2, LEVELS["stack"])):
+        for st in start.stones:
+            if st.level == level and free.get(st.shape):
+                out[free[st.shape].pop(0)] = word
+    for g in start.gates:
+        if free.get(g.shape):
+            out[free[g.shape].pop(0)] = LEVELS["gate"]
+    return out
 
 
 #: the stone-loss causes the physics judges (sim/sun/table.py); always listed, even when never seen
@@ -81,6 +122,9 @@ EVENT_MEANINGS = {
     "forced marker moves": "turns that had to move the marker: the mark area was impassable at the start "
                            "(e.g. under an opponent's gate)",
     "stones knocked by a placement": "other stones a placement knocked over (penalties)",
+    "stones lost past the placement tries": "the stone in hand, when a failed placement became its placer's penalty "
+                                            "(rules.placement_fall = penalty, or past max_place_attempts)",
+    "stones lost otherwise": "penalty stones none of the rows above explains (the final scores minus them)",
 }
 RULES_COLUMNS = ["point", "group", "event", "binary", "total", "games", "per_game", "lo", "hi", "games_with",
                  "share", "share_lo", "share_hi"]
@@ -140,6 +184,14 @@ def _per_game_counts(run: RunData) -> tuple[pd.DataFrame, list[tuple[str, str, b
                 by_game(lost[lost["cause"] == name]))
     if has_columns(place, "knocked"):
         add("penalty stones", "stones knocked by a placement", by_game(place, place["knocked"].fillna(0)))
+    if has_columns(place, "standing", "turn", "seat"):
+        from analysis.games.sun_metrics import penalty_causes
+
+        c = penalty_causes(run)
+        idx = pd.MultiIndex.from_frame(c[["point", "game_index"]].astype(int))
+        add("penalty stones", "stones lost past the placement tries", pd.Series(c["tries"].to_numpy(float), index=idx))
+        if (c["other"] > 0).any() and (c["other"] >= 0).all():  # (a hand-made store may hold less)
+            add("penalty stones", "stones lost otherwise", pd.Series(c["other"].to_numpy(float), index=idx))
     if "termination" in run.games:
         g = run.games
         seen_end = sorted(set(g["termination"].dropna().astype(str)) - set(ENDINGS))

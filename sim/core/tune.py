@@ -71,18 +71,30 @@ SUMMARY_NAME = "tune.json"
 
 @dataclass(frozen=True)
 class Estimate:
-    """A metric measured on a trial's games: its mean, standard error and the items it rests on."""
+    """A metric measured on a trial's games: its mean, standard error and the items it rests on
+    (distinct games: identical game records count once, analysis/catalogue.py), and its own 95 %
+    interval where the metric has one that is not ``mean ± z se`` (a share's Wilson interval, which
+    stays inside [0, 1])."""
 
     mean: float
     se: float
     n: int
+    lo: float = float("nan")
+    hi: float = float("nan")
 
     def interval(self, conf_level: float = 0.95) -> tuple[float, float]:
-        """The normal-theory interval ``mean ± z se`` (the mean itself when ``se`` is 0)."""
+        """The metric's own interval at 95 % when it has one, else the normal-theory interval
+        ``mean ± z se`` (the mean itself when ``se`` is 0)."""
         from statistics import NormalDist
 
+        if self.lo == self.lo and self.hi == self.hi and abs(conf_level - 0.95) < 1e-9:
+            return (self.lo, self.hi)
         z = NormalDist().inv_cdf(0.5 + conf_level / 2)
         return (self.mean - z * self.se, self.mean + z * self.se)
+
+    def as_list(self) -> list[float]:
+        """``[mean, se, n, lo, hi]``: how a trial's metrics are stored."""
+        return [self.mean, self.se, self.n, self.lo, self.hi]
 
 
 
@@ -183,6 +195,8 @@ class SearchInfo:
     #: the points (a tournament's seatings) each design plays its games of: games per design are
     #: ``points * games``
     points: int = 1
+    #: the search went on from trials an earlier call finished (this call's wall time is its part)
+    resumed: bool = False
 
 
 #: measures a trial's games: run folder -> {metric: Estimate}; raises InputError naming a bad metric
@@ -318,6 +332,7 @@ def search(
                    or (t.state == TrialState.FAIL and "problem" in t.user_attrs))
 
     done = counted()
+    resumed = done > 0
     bar = progress(points * (tune.trials * tune.games + len(_planned_rechecks(tune)) * (tune.recheck_games - tune.games)),
                    points * done * tune.games)
 
@@ -377,7 +392,7 @@ def search(
             folder, est = run_design(dict(b.values), tune.recheck_games)
             vals, ses = objective_values(tune, est)
             b.recheck = {"games": tune.recheck_games, "objectives": vals, "objective_se": ses,
-                         "metrics": {k: [e.mean, e.se, e.n] for k, e in est.items()}}
+                         "metrics": {k: e.as_list() for k, e in est.items()}}
             rechecks = dict(study.user_attrs.get("rechecks", {}))
             rechecks[str(b.number)] = b.recheck
             study.set_user_attr("rechecks", rechecks)  # a finished trial's own attributes are read-only
@@ -387,7 +402,7 @@ def search(
         t.recheck = dict(study.user_attrs.get("rechecks", {}).get(str(t.number), {}))
     best = rank_rechecked(best, tune)
     importance = parameter_importance(study, tune)
-    return SearchInfo(out=out, trials=trials, best=best, played=played, wall_s=time.perf_counter() - t0,
+    return SearchInfo(out=out, trials=trials, best=best, played=played, wall_s=time.perf_counter() - t0, resumed=resumed,
                       directions=[d for _, d in tune.objectives], objective_names=[n for n, _ in tune.objectives],
                       importance=importance, points=points)
 
@@ -398,7 +413,7 @@ def _planned_rechecks(tune: Tune) -> range:
 
 
 def _record(trial: Any, folder: Path, est: Mapping[str, Estimate], games: int, tune: Tune, t_start: float) -> None:
-    trial.set_user_attr("metrics", {k: [e.mean, e.se, e.n] for k, e in est.items()})
+    trial.set_user_attr("metrics", {k: e.as_list() for k, e in est.items()})
     trial.set_user_attr("games", games)
     trial.set_user_attr("folder", str(folder))
     trial.set_user_attr("wall_s", time.perf_counter() - t_start)

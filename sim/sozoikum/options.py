@@ -64,8 +64,8 @@ OPTIONS: tuple[Option, ...] = (
         "house_fall_tilt",
         float,
         20.0,
-        "degrees a stone may end turned from lying flat on its longest edge (default: 3 sd of a "
-        "stone's top-face slant, 6.9 deg)",
+        "degrees a stone may end turned from lying flat on its longest edge (for scale: 3 sd of a "
+        "stone's top-face slant is 6.9 deg)",
         min=5.0,
         max=90.0,
     ),

@@ -129,7 +129,9 @@ def aim_sweep(layout: Layout, thrower: Thrower, trials: int, seed: int, step_deg
             rows.append({"aim_deg": float(aim), "expected_penalties": pens / trials, "p_clean": clean / trials,
                          "p_through": through / trials, "invalid": invalid})
     n = len(aims) * trials
-    most = [{"stone": sid, "shape": info[sid].shape, "role": info[sid].role, "angle_deg": math.degrees(info[sid].angle),
+    # in [0, 360), and a hair under 360 (an angle of -1e-9 rad) as 0: it printed as "360 deg"
+    most = [{"stone": sid, "shape": info[sid].shape, "role": info[sid].role,
+             "angle_deg": (lambda d: 0.0 if d > 359.5 else d)(math.degrees(info[sid].angle) % 360.0),
              "lost": c, "rate": c / n} for sid, c in lost.most_common(10)]
     return {"step_deg": step_deg, "trials": trials, "passes": n, "aims": rows, "most_lost": most}
 

@@ -129,7 +129,7 @@ def check_outputs_count_what_the_store_holds(run_dir: Path, tmp: Path) -> tuple[
 
 def test_every_output_counts_draws_and_shared_wins_as_the_store_does(tmp_path: Path) -> None:
     outcomes = [[0], [1], [0, 1], [0, 1], [0, 1], [], [1], []]
-    res = [result(i, w) for i, w in enumerate(outcomes)]
+    res = [result(i, w, length=10 + i) for i, w in enumerate(outcomes)]  # distinct games (identical ones count once)
     run_dir = write_store(tmp_path / "h", toy_spec(), res)
     assert check_outputs_count_what_the_store_holds(run_dir, tmp_path) == (2, 3)
 

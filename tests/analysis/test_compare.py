@@ -246,7 +246,8 @@ def test_sun_pair(tmp_path: Path) -> None:
     a = _study(tmp_path, "a", ROOT / "scenarios" / "sun" / "classic-2p.toml", 1, games=3)
     b = _study(tmp_path, "b", expert, 1, games=3)
     comp = compare_runs(a, b)
-    assert {"penalty stones per pass", "penalty stones per game"} <= set(comp.rows["metric"])
+    assert {"stones lost to the ball per pass", "penalty stones per game (all causes)", "stones lost to the ball per game",
+            "stones knocked by a placement per game", "stones lost past the placement tries per game"} <= set(comp.rows["metric"])
     # one curve per run over the same bins, every pass of each run counted once per curve
     for by in ("aim error", "area width"):
         c = comp.curve[comp.curve["by"] == by]

@@ -165,8 +165,9 @@ def test_rules_tables_and_flag_in_the_section(tmp_path: Path) -> None:
     assert "Rules exercised in 5 games (all sweep points): stacks in 40 % [" in text
     assert "gates in 20 % [" in text and "(0.20 per game)" in text
     assert "endings: field_empty 60 %, stalemate 20 %, turn_cap 20 %." in text
-    # nothing is missing at both points; what is missing at one point is counted
-    assert "Never happened in any of" not in text
+    # nothing is missing at both points but the penalty past the placement tries (no placement of
+    # this store failed); what is missing at one point is counted
+    assert "Never happened in any of the 5 games: stones lost past the placement tries." in text
     assert "Never happened at some sweep points (see each sweep point's table): gates (1 of 2 sweep points)" in text
     assert "stones fallen from their support in a pass (1 of 2 sweep points)" in text
     assert "ending: stalemate (1 of 2 sweep points)" in text and "stacks (" not in text
@@ -180,7 +181,7 @@ def test_single_point_flag(tmp_path: Path) -> None:
     assert [c for c, _ in tables] == ["Rules exercised"]
     assert findings[0].startswith("Rules exercised in 3 games: stacks in 33 % [")
     assert findings[1].startswith("Never happened in any of the 3 games: gates, stones fallen from their support "
-                                  "in a pass. A rule that never comes into play")
+                                  "in a pass, stones lost past the placement tries. A rule that never comes into play")
 
 
 @pytest.mark.slow
@@ -192,5 +193,5 @@ def test_report_page_shows_the_table(tmp_path: Path) -> None:
     # a row that happened in no game says so first in its "what it counts" cell
     assert "<h3>Rules exercised</h3>" in page and "<td>never happened; " in page
     # the table comes first in the Sun section, and its findings lead the section's key findings
-    assert page.index("<h3>Rules exercised</h3>") < page.index("<h3>Stones lost by shape, level and cause</h3>")
-    assert page.index("Rules exercised in 3 games") < page.index("Over 5 passes a pass costs")
+    assert page.index("<h3>Rules exercised</h3>") < page.index("<h3>Stones lost to the ball by shape, level and cause</h3>")
+    assert page.index("Rules exercised in 3 games") < page.index("Over 5 passes in 3 games a pass costs")

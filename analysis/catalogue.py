@@ -1,0 +1,567 @@
+"""The catalogue of metrics: every number a study's outputs print about its games is defined here
+once, and the terminal summary (:mod:`analysis.summary`), the report (:mod:`analysis.report`),
+``stonelab compare`` (:mod:`analysis.compare`), ``stonelab tune``'s targets (:mod:`analysis.tune`),
+the export (``stonelab export --table metrics``) read it. docs/compare.md describes the metrics.
+
+A metric (:class:`Metric`) says what it counts, over which unit, its numerator and denominator,
+which direction is better, and its words. Its definition is a function of a run giving, per game,
+a numerator and a denominator (:func:`per_game`); its value is their ratio of sums, and its
+interval is made from the games (:func:`estimate`):
+
+- a **share of games** (each game's numerator 0 or 1 over a denominator 0 or 1, e.g. seat 0's
+  sole wins among all games or among decisive games): the Wilson 95 % interval of the games;
+- a **mean per game** (denominator 1 in every game, e.g. game length or penalty stones per game):
+  the Student-t 95 % interval of the games' values (a count's low end clipped at 0, and the exact
+  Poisson upper bound when the event never happened);
+- a **ratio over passes, stones or turns** (a denominator that varies from game to game, e.g.
+  stones lost per pass, the share of clean passes): the passes of one game share its layout and
+  players, so the game is the sampling unit. The ratio estimator ``R = sum(y) / sum(x)`` has the
+  delta-method variance ``sum((y_i - R x_i)^2) / (n (n - 1) mean(x)^2)`` over the n games (Cochran,
+  *Sampling Techniques*, 1977, 6.9); a mean gets ``R -+ t se``, a share the Wilson interval of its
+  *effective* sample size ``R (1 - R) / se^2`` (the passes divided by the design effect of the
+  clustering, never more than the passes): with independent passes this is Wilson over the passes,
+  with passes that move together in a game it widens.
+
+**Identical games are counted once.** A game record is its outcome and everything it stored
+(scores, winners, length, ending, the lead changes, the game's own columns and detail rows; not
+its seed, index, sweep point or wall times). In a game without chance (``GameSpec.has_chance``
+False) two games with one record played the same game: greedy against greedy plays the same
+record every time, and 240 copies of one game are not 240 observations. Every estimate then
+keeps its value over all games (the mean of what was played) but sizes its interval by the
+distinct games: a share's Wilson interval on ``distinct / games`` of its trials, a mean's or a
+ratio's standard error scaled by ``sqrt(games / distinct)`` with ``distinct - 1`` degrees of
+freedom; one distinct game gives no interval. Where the rules draw by chance (the Sun's physics
+noise, a deck, dice) two equal records are independent draws that agree, and each counts.
+Moves are not stored, so games that differ only in moves no stored column records count as one
+(the conservative side: an interval too wide, never too narrow).
+
+A game adds its own metrics through its report's ``GameReport.metrics`` hook
+(:mod:`analysis.games.base`); this module names no game.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from analysis.stats import count_per_game, mean_ci, wilson
+
+if TYPE_CHECKING:
+    from analysis.load import RunData
+
+__all__ = ["Estimate", "Metric", "catalogue", "distinct_records", "estimate", "estimates", "game_records",
+           "per_game", "ratio_interval", "run_metrics_frame"]
+
+#: how a metric's interval is made, by :attr:`Metric.scheme` (the words every output prints)
+INTERVALS = {
+    "games share": "Wilson 95 % over the games (identical games once)",
+    "game mean": "Student-t 95 % over the games (identical games once)",
+    "ratio": "ratio of sums, clustered by game (delta-method variance; identical games once)",
+}
+#: the line every output that prints intervals over passes, stones or turns shows once
+CLUSTER_LINE = ("Intervals over passes, stones or turns are clustered by game (the game is the sampled unit: "
+                "ratio estimator with its delta-method variance); identical game records count once.")
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One number a study reports, defined once.
+
+    Attributes:
+        name: the machine name (``stonelab tune`` targets, ``--json``, the export), e.g.
+            ``penalties_per_game`` or ``sole_win_rate[seat 0]``.
+        words: what the outputs print, e.g. "stones lost to the ball per pass".
+        numerator: what is counted, e.g. "stones lost to the ball in the game's passes".
+        denominator: what it is counted over, e.g. "passes" or "games" (one per game).
+        unit: the unit of the denominator: ``game``, ``decisive game``, ``pass``, ``stone``, ``turn``.
+        direction: ``higher``, ``lower`` (better) or ``neither`` (a balance figure, fair at a
+            middle value; or a description that is neither good nor bad).
+        share: the value is a share in [0, 1] (printed in percent).
+        group: where ``stonelab compare`` files the row: ``game``, ``seat N`` or a player's label.
+        values: ``run -> frame`` with columns ``point, game_index, num, den`` (one row per game of
+            ``run.games``; ``den`` 0 leaves the game out of this metric).
+        tune: the metric may be a ``stonelab tune`` target under :attr:`name`.
+    """
+
+    name: str
+    words: str
+    numerator: str
+    denominator: str
+    unit: str
+    direction: str
+    share: bool
+    values: Callable[[RunData], pd.DataFrame] = field(repr=False, compare=False)
+    group: str = "game"
+    tune: bool = False
+
+    @property
+    def title(self) -> str:
+        """The words with the group: ``seat 0: sole-win rate``; a game-wide metric's words alone."""
+        return self.words if self.group == "game" else f"{self.group}: {self.words}"
+
+    @property
+    def scheme(self) -> str:
+        """``games share``, ``game mean`` or ``ratio``: how the interval is made (set by the
+        unit: a share or mean over games, or a ratio over something inside the games)."""
+        if self.unit in ("game", "decisive game", "player game"):
+            return "games share" if self.share else "game mean"
+        return "ratio"
+
+
+@dataclass
+class Estimate:
+    """A metric measured on a run.
+
+    Attributes:
+        metric: the metric.
+        value: the ratio of sums over the counted games (NaN when no game counts).
+        lo, hi: its 95 % interval (:data:`INTERVALS`; NaN when fewer than 2 distinct games leave
+            nothing to measure the spread by, for a mean or a ratio).
+        num, den: the sums over the counted games.
+        games: games of the run the metric reads (denominator above 0).
+        distinct: distinct game records among them; the value and interval rest on these.
+        se: the standard error (NaN where the interval is not normal-theory: Wilson of a share
+            of games has none; tune uses ``(hi - lo) / 2z`` there).
+        y, x: per distinct game numerator and denominator (for two-run intervals).
+    """
+
+    metric: Metric
+    value: float
+    lo: float
+    hi: float
+    num: float
+    den: float
+    games: int
+    distinct: int
+    se: float = float("nan")
+    y: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
+    x: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
+
+    @property
+    def repeated(self) -> bool:
+        """Some games of the run were the same game record."""
+        return self.distinct < self.games
+
+    def sample_words(self) -> str:
+        """``100 games``, ``3,295 passes in 100 games`` or ``240 games, 1 distinct``: what the
+        estimate rests on."""
+        games = f"{self.games} {self.metric.unit if self.metric.unit.endswith('game') else 'game'}s"
+        if self.metric.scheme == "ratio":
+            games = f"{self.den:,.0f} {self.metric.denominator} in {self.games} games"
+        return games + (f", {self.distinct} distinct" if self.repeated else "")
+
+    def text(self, digits: int = 2) -> str:
+        """``33 % [14, 61]`` or ``0.20 [0.17, 0.24]`` (no interval: ``0.20 (no interval: 1 distinct game)``)."""
+        return format_value(self.value, self.lo, self.hi, self.metric.share, digits, self.distinct)
+
+
+def format_value(value: float, lo: float, hi: float, share: bool, digits: int = 2, distinct: int = 2) -> str:
+    """A value and its interval as every output prints them: a share in percent (no decimals, one
+    when ``digits`` is 3 or more: ``33 % [14, 61]``, ``33.3 % [13.8, 60.9]``), a mean with ``digits``
+    decimals (``0.20 [0.17, 0.24]``)."""
+    if value != value:
+        return "n/a"
+    pd_ = 1 if digits >= 3 else 0  # a share's decimals: one beside three-decimal means (the report)
+    v = f"{100 * value:.{pd_}f} %" if share else f"{value:.{digits}f}"
+    if lo != lo or hi != hi:
+        return v + (f" (no interval: {distinct} distinct game{'s' if distinct != 1 else ''})" if distinct < 2 else "")
+    if share:
+        return f"{v} [{100 * lo:.{pd_}f}, {100 * hi:.{pd_}f}]"
+    return f"{v} [{lo:.{digits}f}, {hi:.{digits}f}]"
+
+
+# --- game records ----------------------------------------------------------------------------------
+#: columns that say where and when a game ran, not what happened in it
+_NOT_RECORD = {"point", "game_index", "seq", "seed", "seed_key", "sweep_json", "version", "winners", "labels",
+               "players"}
+
+
+def _record_columns(df: pd.DataFrame) -> list[str]:
+    return [c for c in df.columns if c not in _NOT_RECORD and "wall" not in c and not c.startswith("sweep:")]
+
+
+def game_records(run: RunData) -> pd.Series:
+    """A digest of each game's record (outcome, scores, length, ending, lead changes, the game's
+    own columns and detail rows; not seed, index, sweep point or wall times), aligned with
+    ``run.games``: two games with one digest played the same game."""
+    g = run.games
+    if g.empty:
+        return pd.Series(dtype=object)
+    keys = list(zip(g["point"].astype(int), g["game_index"].astype(int)))
+    parts: dict[tuple[int, int], list[str]] = {k: [] for k in keys}
+
+    def add(df: pd.DataFrame) -> None:
+        if df.empty or "point" not in df or "game_index" not in df:
+            return
+        cols = _record_columns(df)
+        sort = ["point", "game_index"] + (["seq"] if "seq" in df else [])
+        df = df.sort_values(sort)
+        text = [repr(row) for row in df[cols].to_numpy(dtype=object).tolist()]
+        for (pt, gi), t in zip(zip(df["point"].astype(int), df["game_index"].astype(int)), text):
+            if (pt, gi) in parts:
+                parts[(pt, gi)].append(t)
+
+    add(g)
+    add(run.own)
+    for name in sorted(run.details):
+        if name != "frames":  # recorded poses: a study may keep them for some games only
+            add(run.details[name])
+    return pd.Series([hashlib.sha1("\n".join(parts[k]).encode()).hexdigest()[:16] for k in keys], index=g.index)
+
+
+def distinct_records(run: RunData) -> tuple[int, int]:
+    """``(games, distinct games)`` of a run: distinct game records in a game without chance
+    (:func:`repeats_count`), every game where the rules draw by chance."""
+    rec = game_records(run)
+    return len(rec), (int(rec.nunique()) if repeats_count(run) else len(rec))
+
+
+def _with_records(run: RunData) -> pd.DataFrame:
+    """``point, game_index, record`` of every game (cached on the run: hashing reads every table)."""
+    cache = run.__dict__.setdefault("_catalogue_cache", {})
+    if "records" not in cache:
+        cache["records"] = pd.DataFrame({"point": run.games["point"].astype(int).to_numpy(),
+                                         "game_index": run.games["game_index"].astype(int).to_numpy(),
+                                         "record": game_records(run).to_numpy()})
+    return cache["records"]
+
+
+# --- intervals ---------------------------------------------------------------------------------------
+def ratio_interval(y: Sequence[float], x: Sequence[float], share: bool,
+                   confidence: float = 0.95, clusters: int | None = None) -> tuple[float, float, float, float]:
+    """The ratio ``sum(y) / sum(x)`` of clustered data (one ``y``, ``x`` per cluster) and its
+    interval (module docstring): ``(value, lo, hi, se)``.
+
+    A share gets the Wilson interval of its effective sample size ``R (1 - R) / se^2`` (at most
+    ``sum(x)``); where the share is 0 or 1 (no spread to measure) that is ``sum(x)``. A mean gets
+    ``R -+ t(n - 1) se``, clipped at 0 when every ``y`` is non-negative. Fewer than two clusters:
+    no interval (NaN). ``clusters``: the distinct clusters among the n given (repeated games), the
+    variance then scaled by ``n / clusters`` (default: all n distinct).
+
+    Raises:
+        ValueError: ``y`` and ``x`` differ in length, or ``sum(x)`` is not positive.
+    """
+    ya, xa = np.asarray(y, dtype=float), np.asarray(x, dtype=float)
+    if ya.shape != xa.shape:
+        raise ValueError(f"y ({ya.size}) and x ({xa.size}) differ in length")
+    sx = float(xa.sum())
+    if not sx > 0:
+        raise ValueError("the denominators sum to 0: nothing to divide by")
+    r = float(ya.sum()) / sx
+    n = ya.size
+    c = n if clusters is None else int(clusters)
+    nan = float("nan")
+    if n < 2 or c < 2:
+        return (r, nan, nan, nan)
+    resid = ya - r * xa
+    se = math.sqrt(float((resid ** 2).sum()) / (n * (n - 1))) / (sx / n) * math.sqrt(n / c)
+    if share:
+        r_ = min(max(r, 0.0), 1.0)
+        n_eff = sx * c / n if se == 0 or r_ in (0.0, 1.0) else min(sx * c / n, r_ * (1 - r_) / se ** 2)
+        lo, hi = wilson(r_ * n_eff, n_eff, confidence) if n_eff >= 1 else (0.0, 1.0)
+        return (r, lo, hi, se)
+    from scipy.special import stdtrit
+
+    half = float(stdtrit(c - 1, 0.5 + confidence / 2)) * se
+    lo = r - half
+    if (ya >= 0).all():
+        lo = max(0.0, lo)
+    return (r, lo, r + half, se)
+
+
+def per_game(metric: Metric, run: RunData) -> pd.DataFrame:
+    """The metric's ``point, game_index, num, den, record`` per game of ``run`` (games the
+    definition leaves out dropped), in the run's game order."""
+    cache = run.__dict__.setdefault("_catalogue_cache", {})
+    key = ("values", metric.name)
+    if key not in cache:
+        v = metric.values(run)
+        v = v.assign(point=v["point"].astype(int), game_index=v["game_index"].astype(int))
+        m = _with_records(run).merge(v[["point", "game_index", "num", "den"]], on=["point", "game_index"],
+                                     how="left")
+        m = m[m["den"].notna() & (m["den"] > 0) & m["num"].notna()]
+        cache[key] = m.reset_index(drop=True)
+    return cache[key]
+
+
+def repeats_count(run: RunData) -> bool:
+    """Whether repeated game records mean repeated games: the game declares no chance
+    (``GameSpec.has_chance`` False), so two games with one record played the same moves from the
+    same start. Where the rules draw by chance (dice, a deck, the physics' noise), two equal
+    records are two independent draws that happened to agree, and each counts."""
+    from sim.games import REGISTRY
+
+    try:
+        return REGISTRY.find(run.game) is not None and not bool(REGISTRY.get(run.game).spec.has_chance)
+    except Exception:  # noqa: BLE001 - a game that cannot be loaded: count every game
+        return False
+
+
+def estimate(metric: Metric, run: RunData, confidence: float = 0.95) -> Estimate:
+    """The metric measured on ``run`` (module docstring): the value over all its games, the
+    interval sized by the distinct games (identical records of a game without chance count once:
+    the spread is measured over all games, the sample size is the distinct count)."""
+    m = per_game(metric, run)
+    nan = float("nan")
+    if m.empty:
+        return Estimate(metric, nan, nan, nan, 0.0, 0.0, 0, 0)
+    y, x = m["num"].to_numpy(float), m["den"].to_numpy(float)
+    n = int(len(m))
+    d = int(m["record"].nunique()) if repeats_count(run) else n
+    shrink = d / n  # the information the distinct games hold, as a share of the games'
+    ys, xs = float(y.sum()), float(x.sum())
+    value = ys / xs
+    se = nan
+    if metric.scheme == "games share":
+        n_eff = xs * shrink
+        k = min(max(value, 0.0), 1.0) * n_eff
+        lo, hi = wilson(k, n_eff, confidence) if n_eff >= 1 else (nan, nan)
+        if d < 2 and d < n:
+            lo = hi = nan
+    elif metric.scheme == "game mean":
+        vals = y / x
+        if d < 2:
+            lo = hi = nan
+        elif (y >= 0).all() and (vals == 0).all():
+            _, lo, hi = count_per_game([0.0] * d, confidence)
+        else:
+            from scipy.special import stdtrit
+
+            se = float(np.std(vals, ddof=1) / math.sqrt(d))
+            half = float(stdtrit(d - 1, 0.5 + confidence / 2)) * se
+            lo, hi = value - half, value + half
+            if (y >= 0).all():
+                lo = max(0.0, lo)
+    else:
+        value, lo, hi, se = ratio_interval(y, x, metric.share, confidence, clusters=d)
+    return Estimate(metric, value, lo, hi, ys, xs, n, d, se, y, x)
+
+
+# --- the generic metrics ---------------------------------------------------------------------------
+def score_unit(game: str) -> str:
+    """What a seat's final score counts in ``game`` (its spec's ``score_unit``; ``"points"`` for a
+    game this installation does not know)."""
+    from sim.core.errors import InputError
+    from sim.games import REGISTRY
+
+    try:
+        return REGISTRY.get(game).spec.score_unit if REGISTRY.find(game) is not None else "points"
+    except InputError:  # a registered game that cannot be loaded: the unit is cosmetic
+        return "points"
+
+
+
+def _frame(run: RunData, num: Sequence[float] | pd.Series, den: Sequence[float] | pd.Series | float = 1.0) -> pd.DataFrame:
+    g = run.games
+    den_ = np.full(len(g), float(den)) if isinstance(den, (int, float)) else np.asarray(den, dtype=float)
+    return pd.DataFrame({"point": g["point"].to_numpy(), "game_index": g["game_index"].to_numpy(),
+                         "num": np.asarray(num, dtype=float), "den": den_})
+
+
+def _winners(run: RunData) -> list[list[int]]:
+    return [list(w) for w in run.games["winners"]] if "winners" in run.games else []
+
+
+def _seat_metrics(run: RunData) -> list[Metric]:
+    from analysis.metrics import win_share
+    from analysis.wording import seat_name
+
+    unit = score_unit(run.game).split(",")[0]
+    out: list[Metric] = []
+    for s in range(run.n_seats):
+        seat = seat_name(s)
+
+        def sole(r: RunData, s: int = s) -> pd.DataFrame:
+            return _frame(r, [1.0 if w == [s] else 0.0 for w in _winners(r)],
+                          [1.0 if s < k else 0.0 for k in r.games["num_players"]])
+
+        def shared(r: RunData, s: int = s) -> pd.DataFrame:
+            return _frame(r, [1.0 if len(w) > 1 and s in w else 0.0 for w in _winners(r)],
+                          [1.0 if s < k else 0.0 for k in r.games["num_players"]])
+
+        def score(r: RunData, s: int = s) -> pd.DataFrame:
+            return _frame(r, [win_share(w, s, int(k)) if s < k else 0.0 for w, k in
+                              zip(_winners(r), r.games["num_players"])],
+                          [1.0 if s < k else 0.0 for k in r.games["num_players"]])
+
+        def final(r: RunData, s: int = s) -> pd.DataFrame:
+            col = f"score_{s}"
+            v = pd.to_numeric(r.games[col], errors="coerce") if col in r.games else pd.Series(np.nan, index=r.games.index)
+            return _frame(r, v.fillna(0.0), v.notna().astype(float))
+
+        out += [
+            Metric(f"sole_win_rate[{seat}]", "sole-win rate", f"games {seat} won alone", "games",
+                   "game", "neither", True, sole, group=seat),
+            Metric(f"shared_win_rate[{seat}]", "shared-win rate", f"games {seat} won with others",
+                   "games", "game", "neither", True, shared, group=seat),
+            Metric(f"score[{seat}]", "score (share of the win)",
+                   f"{seat}'s share of each game's win (1 alone, 1/k shared by k, 1/n a draw of n)", "games",
+                   "game", "neither", True, score, group=seat),
+            Metric(f"final_score[{seat}]", f"final score ({unit})", f"{seat}'s final score in {unit}",
+                   "games", "game", "neither", False, final, group=seat),
+        ]
+
+    def first_edge(r: RunData) -> pd.DataFrame:
+        w = _winners(r)
+        return _frame(r, [1.0 if x == [0] else 0.0 for x in w], [1.0 if len(x) == 1 else 0.0 for x in w])
+
+    out.append(Metric(f"seat_effect[{seat_name(0)}]", f"seat effect: {seat_name(0)}'s share of decisive games",
+                      f"decisive games {seat_name(0)} won", "decisive games (a sole winner)", "decisive game",
+                      "neither", True, first_edge))
+    return out
+
+
+def _player_metrics(run: RunData) -> list[Metric]:
+    """A player's score (share of the win) per game it played, for every label that sits in
+    more than one seat over the run (rotated seats) or shares a game with another label."""
+    from analysis.metrics import win_share
+
+    labels = sorted({lab for ls in run.games["labels"] for lab in ls}) if "labels" in run.games else []
+    if len(labels) < 2:
+        return []
+    out = []
+    for lab in labels:
+        def score(r: RunData, lab: str = lab) -> pd.DataFrame:
+            num, den = [], []
+            for ls, w in zip(r.games["labels"], _winners(r)):
+                mine = [s for s, x in enumerate(ls) if x == lab]
+                num.append(math.fsum(win_share(w, s, len(ls)) for s in mine))
+                den.append(1.0 if mine else 0.0)
+            return _frame(r, num, den)
+
+        out.append(Metric(f"score[{lab}]", "score (share of the win)",
+                          f"{lab}'s share of each game's win, its seats summed", "games it played", "game",
+                          "neither", True, score, group=lab, tune=True))
+    return out
+
+
+def _game_metrics(run: RunData) -> list[Metric]:
+    def no_winner(r: RunData) -> pd.DataFrame:
+        return _frame(r, [1.0 if not w else 0.0 for w in _winners(r)])
+
+    def shared(r: RunData) -> pd.DataFrame:
+        return _frame(r, [1.0 if len(w) > 1 else 0.0 for w in _winners(r)])
+
+    def no_sole(r: RunData) -> pd.DataFrame:
+        return _frame(r, [1.0 if len(w) != 1 else 0.0 for w in _winners(r)])
+
+    def first_edge(r: RunData) -> pd.DataFrame:
+        vals = []
+        for w, k in zip(_winners(r), r.games["num_players"]):
+            k = int(k)
+            others = sum(1.0 for s in range(1, k) if w == [s]) / max(k - 1, 1)
+            vals.append((1.0 if w == [0] else 0.0) - others)
+        return _frame(r, vals)
+
+    def length(r: RunData) -> pd.DataFrame:
+        return _frame(r, pd.to_numeric(r.games["length"], errors="coerce").fillna(0.0))
+
+    return [
+        Metric("draw_rate", "draw rate (no winner)", "games nobody won", "games", "game", "neither", True, no_winner),
+        Metric("shared_win_share", "shared-win rate (2+ winners)", "games two or more seats won together", "games",
+               "game", "neither", True, shared),
+        Metric("draw_share", "games without a sole winner", "games with no winner or a shared win", "games", "game",
+               "neither", True, no_sole, tune=True),
+        Metric("first_player_edge", "first-player edge (seat 0's sole-win share minus the others' mean)",
+               "seat 0's sole win (1) minus the other seats' sole wins over their number", "games", "game", "neither",
+               False, first_edge, tune=True),
+        Metric("mean_length", "game length (actions)", "non-chance actions of the game", "games", "game", "neither",
+               False, length, tune=True),
+    ]
+
+
+def catalogue(run: RunData) -> list[Metric]:
+    """Every metric of ``run``: the generic ones (per seat, per player when labels differ, per
+    game) and the game's own (its report's ``metrics`` hook)."""
+    if run.games.empty:
+        return []
+    from analysis.games import game_report
+
+    hooks = game_report(run.game)
+    out = [*_seat_metrics(run), *_player_metrics(run), *_game_metrics(run), *hooks.metrics(run)]
+    head = hooks.headline(run)
+    if head is not None and head[0] not in {m.name for m in out}:
+        # a game's headline number that its metrics do not hold already: a mean per game
+        name, words = head[0], head[1]
+
+        def values(r: RunData, hooks: Any = hooks) -> pd.DataFrame:
+            h = hooks.headline(r)
+            v = pd.to_numeric(pd.Series(h[2]), errors="coerce").to_numpy(float) if h is not None else np.full(len(r.games), np.nan)
+            return _frame(r, np.nan_to_num(v), (~np.isnan(v)).astype(float))
+
+        out.append(Metric(name, words, words, "games", "game", "neither", False, values))
+    return out
+
+
+def estimates(run: RunData, names: Sequence[str] | None = None) -> dict[str, Estimate]:
+    """:func:`estimate` of every catalogue metric of ``run`` (or of those ``names``), by name."""
+    out = {}
+    for m in catalogue(run):
+        if names is None or m.name in names:
+            out[m.name] = estimate(m, run)
+    return out
+
+
+def run_metrics_frame(run: RunData) -> pd.DataFrame:
+    """The catalogue measured on ``run`` as a table (``stonelab export --table metrics``, the
+    report's "Metrics" table): one row per metric with its definition, value and interval."""
+    rows: list[dict[str, Any]] = []
+    for e in estimates(run).values():
+        m = e.metric
+        rows.append({"metric": m.name, "words": m.words, "group": m.group, "value": e.value, "lo": e.lo, "hi": e.hi,
+                     "numerator": m.numerator, "num": e.num, "denominator": m.denominator, "den": e.den,
+                     "unit": m.unit, "games": e.games, "distinct_games": e.distinct, "direction": m.direction,
+                     "share": m.share, "interval": INTERVALS[m.scheme]})
+    return pd.DataFrame(rows)
+
+
+def point_run(run: RunData, point: int | Sequence[int]) -> RunData:
+    """``run`` restricted to one sweep point, or to several (every table that names games)."""
+    import dataclasses
+
+    keep = {int(point)} if isinstance(point, (int, np.integer)) else {int(p) for p in point}
+
+    def one(df: pd.DataFrame) -> pd.DataFrame:
+        if df.empty or "point" not in df:
+            return df
+        return df[df["point"].astype(int).isin(keep)].reset_index(drop=True)
+
+    sub = dataclasses.replace(run, games=one(run.games), seats=one(run.seats), own=one(run.own),
+                              details={k: one(v) for k, v in run.details.items()},
+                              points=run.points[run.points["point"].astype(int).isin(keep)]
+                              if not run.points.empty else run.points)
+    sub.__dict__.pop("_catalogue_cache", None)
+    return sub
+
+
+def player_scores(run: RunData) -> list[Estimate]:
+    """Each player's score (share of the win) when the seats hold different players: the player
+    effect, one estimate per player label."""
+    return [estimate(m, run) for m in _player_metrics(run)] if not run.games.empty else []
+
+
+def repeat_note(run: RunData) -> str:
+    """A sentence when games repeat (``240 games, 1 distinct: ...``), '' when every game differs."""
+    if run.games.empty:
+        return ""
+    n, d = distinct_records(run)
+    if d == n:
+        return ""
+    return (f"{n} games, {d} distinct: identical game records (same moves and outcome; a game without chance "
+            "between deterministic players plays one game) count once in every interval.")
+
+
+def to_json(e: Estimate) -> dict[str, Any]:
+    """An estimate as plain JSON (NaN as null)."""
+    def f(x: float) -> float | None:
+        return None if x != x else float(x)
+
+    return {"metric": e.metric.name, "words": e.metric.words, "value": f(e.value), "ci95": [f(e.lo), f(e.hi)],
+            "games": e.games, "distinct_games": e.distinct, "per": e.metric.denominator, "share": e.metric.share,
+            "interval": INTERVALS[e.metric.scheme]}
