@@ -15,19 +15,19 @@ import numpy as np
 
 from sim.core.game import Game, GameConfig
 from sim.sun.actions import Stack, Stand
-from sim.sun.ring import Pos, Ring
+from sim.sun.geometry.ring import Pos, Ring
 from sim.sun.rules import SunState
 from sim.sun.scoring import (
-    ROOM_WEIGHT,
-    Preview,
-    best_aim,
-    bump_chance,
-    bump_of,
-    prefetch_rings,
-    previews,
-    room_bonus,
-    stand_sides,
-)
+                             ROOM_WEIGHT,
+                             Preview,
+                             best_aim,
+                             bump_chance,
+                             bump_of,
+                             prefetch_rings,
+                             previews,
+                             room_bonus,
+                             stand_sides,
+                             )
 from sim.sun.tries import Tries, avoid
 
 #: An opponent's pass clearance counts between -OPP_FLOOR and OPP_CAP (m) for the aggressive agent

@@ -44,19 +44,19 @@ from sim.sun.actions import Gate, Pass, Stack, Stand
 from sim.sun.agent_base import OPP_CAP, OPP_FLOOR, AgentBase
 from sim.sun.agent_base import opponents_clearance as _opponents_clearance
 from sim.sun.protocol import PlaceNoise, ScriptedTable
-from sim.sun.ring import Pos, gap_width
+from sim.sun.geometry.ring import Pos, gap_width
 from sim.sun.rules import SunState
 from sim.sun.scoring import (
-    Preview,
-    QuickRing,
-    area_clear,
-    best_aim,
-    free_gaps,
-    free_gaps_of,
-    narrowing_stands,
-    prefetch_areas,
-)
-from sim.sun.specs import TAU
+                             Preview,
+                             QuickRing,
+                             area_clear,
+                             best_aim,
+                             free_gaps,
+                             free_gaps_of,
+                             narrowing_stands,
+                             prefetch_areas,
+                             )
+from sim.sun.geometry.specs import TAU
 
 FUTURE_BONUS = 0.0005  # m of clearance per free passable gap: a tie-breaker
 BLOCK_BONUS = 0.003  # m per opponent mark area a gate makes impassable

@@ -30,7 +30,7 @@ from scipy.special import ndtr
 
 from sim.core.errors import InputError
 from sim.sun.layout import Layout, StoneSpec
-from sim.sun.gaps import clearance_to_bisector
+from sim.sun.geometry.gaps import clearance_to_bisector
 
 #: A log's widths must lie in this range (mm): below it the ball cannot pass at all and above
 #: it the test ring of 16 blocks (:func:`two_gap_layout`) has no room.

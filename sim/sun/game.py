@@ -38,7 +38,7 @@ from sim.sun.actions import Pass
 from sim.sun.layout import Layout, PhysicsSpec, TableSpec, BallSpec, parse_layout
 from sim.sun.layout import BALL_RANGES, PHYSICS_RANGES, TABLE_RANGES
 from sim.sun.protocol import Body, PassResult, Placement, PlaceNoise, PlaceResult, ThrowNoise
-from sim.sun.ring import Geometry
+from sim.sun.geometry.ring import Geometry
 from sim.sun.options import RULE_DEFAULTS, RULE_OPTIONS
 from sim.sun.rules import SunObservation, SunState
 from sim.sun.thrower import SKILLS, Thrower, TablePassNoise, TablePlaceNoise

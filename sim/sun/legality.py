@@ -16,11 +16,11 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from sim.sun.actions import Gate, MoveMarker, Pass, Stack, made_once
-from sim.sun.gaps import passable, width_between
+from sim.sun.geometry.gaps import passable, width_between
 from sim.sun.position import BASE, GATE, TOP
-from sim.sun.ring import (Pos, Ring, arcs_overlap, clear_width, gap_width, lintel_footprint, lintel_overlaps, orbit_arc,
-                          others_areas, position_of)
-from sim.sun.specs import TAU, ShapeSpec
+from sim.sun.geometry.ring import (Pos, Ring, arcs_overlap, clear_width, gap_width, lintel_footprint, lintel_overlaps, orbit_arc,
+                                   others_areas, position_of)
+from sim.sun.geometry.specs import TAU, ShapeSpec
 
 if TYPE_CHECKING:
     from sim.sun.rules import SunState

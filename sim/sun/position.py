@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from sim.sun.endings import SunEnd
 from sim.sun.actions import Gate, Pass, Stack, Stand
-from sim.sun.ring import Pose
+from sim.sun.geometry.ring import Pose
 
 #: stone roles: in the field, standing on the base, stacked, a gate, a penalty
 FIELD, BASE, TOP, GATE, OUT = "F", "B", "T", "G", "X"

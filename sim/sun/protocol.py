@@ -10,7 +10,7 @@ continue bit for bit. :class:`ScriptedTable` is a deterministic test double; ``s
 the PyBullet table (whose own result types are ``sim.sun.table``'s).
 
 Units: metres; angles in radians, except the noises' ``yaw`` and ``aim`` (degrees, as in the actions
-designers read). Poses are ``(x, y, z, qx, qy, qz, qw)`` (:data:`sim.sun.ring.Pose`).
+designers read). Poses are ``(x, y, z, qx, qy, qz, qw)`` (:data:`sim.sun.geometry.ring.Pose`).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping, Protocol, Sequence
 
 from sim.core.quaternions import quat_multiply, quat_yaw
-from sim.sun.ring import Geometry, Pose, pose_top, pose_yaw
-from sim.sun.specs import TAU, ShapeSpec
+from sim.sun.geometry.ring import Geometry, Pose, pose_top, pose_yaw
+from sim.sun.geometry.specs import TAU, ShapeSpec
 
 
 @dataclass(frozen=True, slots=True)

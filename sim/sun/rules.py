@@ -25,7 +25,7 @@ End
 
 Geometry (units: metres, radians inside, degrees in actions and on screen)
     A gap's width is measured perpendicular to the ray through its middle (the path a pass takes),
-    with each stone's inner corners (``sim.sun.gaps``, the one gap kernel, per stone at its actual
+    with each stone's inner corners (``sim.sun.geometry.gaps``, the one gap kernel, per stone at its actual
     radius). A gap is passable when that width is at least ball diameter + ``pass_clearance`` and,
     under a gate, the gate's underside is at least ``pass_clearance`` above the top of the ball
     where a pendulum through the centre crosses the ring (string length, pivot height; see
@@ -56,8 +56,8 @@ from sim.sun.legality import anchor_stone, check_pass, marker_options, other_sea
 from sim.sun.endings import SunEnd
 from sim.sun.position import BASE, FIELD, GATE, OUT, TOP, SunPosition
 from sim.sun.protocol import Body, Placement, PlaceNoise, ScriptedTable, Table, ThrowNoise, nominal_pose
-from sim.sun.ring import Geometry, Pos, Pose, Ring, pose_bottom, pose_tilt
-from sim.sun.specs import TAU
+from sim.sun.geometry.ring import Geometry, Pos, Pose, Ring, pose_bottom, pose_tilt
+from sim.sun.geometry.specs import TAU
 from sim.sun.stands import placement_candidates, placement_problem, stand_intervals, stand_samples
 from sim.sun.thrower import SKILLS, Thrower
 

@@ -22,10 +22,10 @@ from typing import Any, Sequence
 
 from sim.core.quaternions import quat_rotate
 from sim.sun.actions import Gate, MoveMarker, Pass, Stack, Stand
-from sim.sun.palette import (AIM_COLOUR, BLOCKED_COLOUR, PASSABLE_COLOUR, SEAT_COLOURS, SHAPE_COLOURS,
-                             STONE_COLOUR)
+from sim.sun.geometry.palette import (AIM_COLOUR, BLOCKED_COLOUR, PASSABLE_COLOUR, SEAT_COLOURS, SHAPE_COLOURS,
+                                      STONE_COLOUR)
 from sim.sun.position import BASE, GATE, TOP
-from sim.sun.ring import Pose, pose_yaw
+from sim.sun.geometry.ring import Pose, pose_yaw
 
 #: the view's elevation (deg above the base's plane): steep enough to see every gap, low enough
 #: that stacks and gates show their height

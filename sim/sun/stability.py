@@ -147,7 +147,7 @@ def plot_sweep(layout: Layout, sweep: dict[str, Any], path: str | Path, title: s
     from matplotlib.lines import Line2D
 
     # the one palette of the stones (the replay viewer, the editor and `sun show` draw with it)
-    from sim.sun.palette import SHAPE_COLOURS, STONE_COLOUR
+    from sim.sun.geometry.palette import SHAPE_COLOURS, STONE_COLOUR
 
     aims = np.radians([r["aim_deg"] for r in sweep["aims"]])
     width = math.radians(sweep["step_deg"]) * 0.9

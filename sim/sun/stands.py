@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from sim.sun.actions import Gate, PlaceAction, Stack, Stand, made_once
-from sim.sun.gaps import Side, upright_side, width_between
+from sim.sun.geometry.gaps import Side, upright_side, width_between
 from sim.sun.legality import (check_gate, check_marker_after, check_stack, degrees_6, gate_candidates, place_facts,
                               stack_geometry_problem)
-from sim.sun.ring import Pos, Ring, others_gaps, sep_for_widths
-from sim.sun.specs import TAU, ShapeSpec
+from sim.sun.geometry.ring import Pos, Ring, others_gaps, sep_for_widths
+from sim.sun.geometry.specs import TAU, ShapeSpec
 
 if TYPE_CHECKING:
     from sim.sun.rules import SunState

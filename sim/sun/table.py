@@ -42,9 +42,9 @@ import pybullet as p
 from sim.core.errors import InputError
 from sim.sun.layout import TAU, Layout, ShapeSpec, wrap_angle
 from sim.sun.recording import PoseRecorder, record_frame, record_setup
-from sim.sun.ring import Pos, Ring, inside_opening, pose_bottom, position_of, quat_yaw
+from sim.sun.geometry.ring import Pos, Ring, inside_opening, pose_bottom, position_of, quat_yaw
 from sim.sun.table_state import (Cause, Crossing, Penalty, Role, StoneState, TablePass, TablePlacement, TableSnapshot,
-                            fix_supports, gate_pose, judge, rotation_matrix, top_z)
+                                 fix_supports, gate_pose, judge, rotation_matrix, top_z)
 from sim.sun.thrower import ZERO_PASS, ZERO_PLACE, TablePassNoise, TablePlaceNoise
 from sim.sun.world import TableWorld, add_stepping_wall_s, metres_text, stepping_wall_s
 
@@ -195,7 +195,7 @@ class SunTable(TableWorld):
         return out
 
     def gaps(self, positions: list[Pos] | None = None) -> Ring:
-        """The ring (``sim.sun.ring.Ring``: gaps, widths, gates' undersides) from the current poses.
+        """The ring (``sim.sun.geometry.ring.Ring``: gaps, widths, gates' undersides) from the current poses.
         A gate is keyed by the bottom stone ids of its supports, counter-clockwise first."""
         pos = self.positions() if positions is None else positions
         n = len(pos)

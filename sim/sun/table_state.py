@@ -25,7 +25,7 @@ import pybullet as p
 
 from sim.core.quaternions import quat_from_matrix, quat_z_row
 from sim.sun.layout import ShapeSpec, TableSpec, wrap_angle
-from sim.sun.ring import pose_bottom, pose_top
+from sim.sun.geometry.ring import pose_bottom, pose_top
 from sim.sun.thrower import TablePassNoise
 
 Role = Literal["stand", "stack", "gate"]

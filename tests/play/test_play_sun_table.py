@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from sim.sun.actions import MoveMarker, Stack, Stand
-from sim.sun.palette import AIM_COLOUR, BLOCKED_COLOUR, PASSABLE_COLOUR, SEAT_COLOURS
+from sim.sun.geometry.palette import AIM_COLOUR, BLOCKED_COLOUR, PASSABLE_COLOUR, SEAT_COLOURS
 from sim.sun.position import BASE, GATE, TOP
 from sim.sun.rules import SunState
 from sim.sun.seat import SEAT

@@ -4,7 +4,7 @@ rules' fast paths and exact intervals with the straightforward computation."""
 from __future__ import annotations
 
 from sim.sun.protocol import ScriptedTable
-from sim.sun.ring import Geometry
+from sim.sun.geometry.ring import Geometry
 from sim.sun.rules import SunState
 from sim.sun.thrower import SKILLS
 

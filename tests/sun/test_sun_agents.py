@@ -19,9 +19,9 @@ from sim.sun import agents as A
 from sim.sun import scoring as S
 from sim.sun.actions import Stand
 from sim.sun.protocol import ScriptedTable
-from sim.sun.ring import Geometry, Pos, Ring
+from sim.sun.geometry.ring import Geometry, Pos, Ring
 from sim.sun.rules import SunState
-from sim.sun.specs import TAU
+from sim.sun.geometry.specs import TAU
 from sim.sun.thrower import SKILLS
 
 G = Geometry()

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from sim.sun.layout import layout_ring, load_layout
-from sim.sun.ring import Geometry
+from sim.sun.geometry.ring import Geometry
 from sim.sun.table import SunTable
 from sim.sun.thrower import SKILLS
 

@@ -15,7 +15,7 @@ from sun_variants import variant_state
 from sim.core.play import play_random
 from sim.sun.cache import SunCache
 from sim.sun.game import GAME
-from sim.sun.ring import Ring
+from sim.sun.geometry.ring import Ring
 from sim.sun.rules import SunState
 
 

@@ -104,7 +104,7 @@ def test_a_game_can_start_from_a_layouts_stones(tmp_path) -> None:
     # with the same ring as the layout file's (the one ring module), and the field holds the rest.
     from sim.sun.layout import layout_ring, load_layout
     from sim.sun.position import BASE, GATE, TOP
-    from sim.sun.ring import Geometry
+    from sim.sun.geometry.ring import Geometry
 
     root = __import__("pathlib").Path(__file__).resolve().parents[2]
     lay = load_layout(root / "scenarios" / "sun" / "layouts" / "gates.toml")

@@ -10,7 +10,7 @@ import pytest
 
 from sim.core.errors import InputError
 from sim.sun.layout import load_layout
-from sim.sun.ring import Geometry
+from sim.sun.geometry.ring import Geometry
 from sim.sun.table import SunTable
 from sim.sun.thrower import SKILLS, TablePlaceNoise, skill
 
@@ -150,7 +150,7 @@ def test_a_placement_world_without_the_idle_ball_gives_the_same_results_bit_for_
     """A placement builds its world without the ball (sim/sun/world.py, ``rebuild``): the idle ball
     collides with nothing and its motor has no force, so every placement must end exactly as in a
     world that has it: stands a hair from a neighbour and stacks thrown off by a shaky hand."""
-    from sim.sun.ring import sep_for_width
+    from sim.sun.geometry.ring import sep_for_width
 
     t = empty
     rng = np.random.default_rng(3)

@@ -17,9 +17,9 @@ from sim.sun.game import GAME
 from sim.sun.legality import check_gate, check_marker_after
 from sim.sun.position import BASE, FIELD, GATE, OUT, TOP
 from sim.sun.protocol import Body, Placement, PlaceNoise, ScriptedTable, ThrowNoise, nominal_pose
-from sim.sun.ring import Geometry, Pos, sep_for_width
+from sim.sun.geometry.ring import Geometry, Pos, sep_for_width
 from sim.sun.rules import SunState
-from sim.sun.specs import TAU
+from sim.sun.geometry.specs import TAU
 from sim.sun.stands import check_stand
 from sim.sun.thrower import SKILLS
 

@@ -23,9 +23,9 @@ from sim.sun.game import GAME
 from sim.sun.legality import check_gate, gate_candidates, own_areas_ok, pass_candidates, place_facts
 from sim.sun.position import BASE, TOP
 from sim.sun.protocol import ScriptedTable
-from sim.sun.ring import Geometry, Ring
+from sim.sun.geometry.ring import Geometry, Ring
 from sim.sun.rules import SunState
-from sim.sun.specs import TAU
+from sim.sun.geometry.specs import TAU
 from sim.sun.stands import stand_check_at, stand_facts_of, stand_piece_certain
 
 G = Geometry()

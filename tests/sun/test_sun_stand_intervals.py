@@ -27,9 +27,9 @@ from sim.sun.agents import AGENTS
 from sim.sun.game import GAME
 from sim.sun.legality import check_marker_after, gate_candidates, stack_marker_fast
 from sim.sun.protocol import ScriptedTable
-from sim.sun.ring import Geometry
+from sim.sun.geometry.ring import Geometry
 from sim.sun.rules import SunState
-from sim.sun.specs import TAU
+from sim.sun.geometry.specs import TAU
 from sim.sun.stands import check_stand
 from sim.sun.thrower import SKILLS
 

@@ -4,7 +4,7 @@
 add a stone of a shape at an angle, stack a stone, lay a gate between two neighbouring positions,
 move or delete a stone or a gate, undo. Every change builds the candidate layout and runs
 :func:`sim.sun.layout.validate_layout` on it, the same check ``load_layout`` makes (gap widths and
-gate spans from ``sim.sun.ring``); a change it refuses raises the :class:`~sim.core.errors.ScenarioError`
+gate spans from ``sim.sun.geometry.ring``); a change it refuses raises the :class:`~sim.core.errors.ScenarioError`
 with the reason and leaves the layout as it was. Nothing here imports viser: the browser page
 (``sim.sun.viewer.editor_app``) and the tests drive the same methods.
 
@@ -26,7 +26,7 @@ import numpy as np
 from sim.core.errors import InputError, ScenarioError, allowed
 from sim.sun.layout import (SHAPE_NAMES, GateSpec, Layout, StoneSpec, dump_layout_toml, layout_ring, load_layout,
                             parse_layout, validate_layout)
-from sim.sun.ring import Geometry
+from sim.sun.geometry.ring import Geometry
 from sim.sun.thrower import DEFAULT_SKILL
 
 #: Decimals of an angle in a saved layout (``dump_layout_toml`` writes ``%.4f``): the editor rounds

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from sim.core.errors import ReplayError
-from sim.sun.palette import AIM_COLOUR, BLOCKED_COLOUR, PASSABLE_COLOUR, SEAT_COLOURS
+from sim.sun.geometry.palette import AIM_COLOUR, BLOCKED_COLOUR, PASSABLE_COLOUR, SEAT_COLOURS
 
 #: The string from its suspension point to the ball.
 STRING_COLOUR = "#303030"
@@ -33,7 +33,7 @@ CAUSE_WORDS: dict[str, str] = {"toppled": "toppled", "pushed_off": "pushed off",
 
 
 def seat_colour(seat: int) -> str:
-    """The colour of ``seat``'s marker and mark area (sim/sun/palette.py, the report's seat colours)."""
+    """The colour of ``seat``'s marker and mark area (sim/sun/geometry/palette.py, the report's seat colours)."""
     return SEAT_COLOURS[seat % len(SEAT_COLOURS)]
 
 

@@ -23,7 +23,7 @@ POSE_FORMAT = "stonelab.sun.poses"
 POSE_VERSIONS = (1,)
 
 # the stones' palette is the engine's (one place for every picture)
-from sim.sun.palette import SHAPE_COLOURS as SHAPE_COLOURS, STONE_COLOUR as STONE_COLOUR  # noqa: E402 - re-exported
+from sim.sun.geometry.palette import SHAPE_COLOURS as SHAPE_COLOURS, STONE_COLOUR as STONE_COLOUR  # noqa: E402 - re-exported
 BALL_COLOUR = "#c9ced8"
 BASE_COLOUR = "#6e4b2c"
 # the string's and the penalty stones' colours are the rules' view's (one place: its legend names them)
