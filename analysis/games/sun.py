@@ -655,7 +655,7 @@ def design_files(sections: Mapping[str, Mapping[str, Any]], searched: Sequence[s
     from sim.core.errors import ScenarioError
     from sim.core.outputs import write_atomically
     from sim.sun.game import layout_of, start_layout
-    from sim.sun.layout import dump_layout_toml, parse_layout
+    from sim.sun.table.layout import dump_layout_toml, parse_layout
 
     path = folder / BEST_LAYOUT
     if not any(k.split(".", 1)[0] in LAYOUT_TABLES for k in searched):

@@ -29,8 +29,8 @@ from typing import Any
 import pybullet as p
 
 from sim.sun import rules_bench
-from sim.sun.layout import load_layout
-from sim.sun.table import SunTable
+from sim.sun.table.layout import load_layout
+from sim.sun.table.sun_table import SunTable
 
 LAYOUT = Path(__file__).resolve().parents[2] / "scenarios" / "sun" / "layouts" / "full-32.toml"
 CLEAN_AIMS_DEG = (0.0, 180.0)

@@ -48,7 +48,7 @@ def compute() -> tuple[dict[str, str], Any]:
     2,000 physics passes."""
     from sim.sun.calibrate import PassModel, fit, outcome_table, push_gain_s
     from sim.sun.calib_physics import DIRECTIONS, N_CRN, SMOOTH_MM, STEP_MM, STOP_MM
-    from sim.sun.layout import Layout
+    from sim.sun.table.layout import Layout
     from sim.sun.playtest_log import SAMPLE_CALL, SAMPLE_PATH, read_log
     from sim.sun.thrower import skill
 

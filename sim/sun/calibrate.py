@@ -4,7 +4,7 @@ The pipeline:
 
 1. :func:`sim.sun.playtest_log.read_log` reads and validates the CSV (one line per pass or placement).
 2. For every gap width in the log, :func:`~sim.sun.calib_physics.outcome_table` samples the physics
-   (a :class:`~sim.sun.table.SunTable` with two opposite gaps of that width) along rays of the
+   (a :class:`~sim.sun.table.sun_table.SunTable` with two opposite gaps of that width) along rays of the
    plane of a pass's two lateral errors, and :class:`~sim.sun.calib_physics.PassModel` turns the
    samples into smooth outcome probabilities (see :mod:`sim.sun.calib_physics`).
 3. :func:`fit` maximises the likelihood with scipy and gives each parameter a profile-likelihood
@@ -41,7 +41,7 @@ from sim.core.tomlw import toml_value
 from sim.sun.calib_physics import N_CRN as N_CRN, OutcomeTable as OutcomeTable, PassModel as PassModel
 from sim.sun.calib_physics import outcome_of as outcome_of, outcome_table as outcome_table
 from sim.sun.calib_physics import push_gain_s as push_gain_s, two_gap_layout as two_gap_layout
-from sim.sun.layout import Layout
+from sim.sun.table.layout import Layout
 from sim.sun.playtest_log import OUTCOMES, PassRecord, PlaceRecord, PlaytestLog
 from sim.sun.thrower import Thrower, dump_skill_toml
 

@@ -68,9 +68,9 @@ def pass_cmd(
     """Simulate one pass of the ball over LAYOUT and report the penalties."""
     import numpy as np
 
-    from sim.sun.layout import load_layout
-    from sim.sun.recording import PoseRecorder
-    from sim.sun.table import SunTable
+    from sim.sun.table.layout import load_layout
+    from sim.sun.table.recording import PoseRecorder
+    from sim.sun.table.sun_table import SunTable
     from sim.sun.thrower import skill as skill_level
 
     try:
@@ -134,8 +134,8 @@ def stability(
     preset: Optional[str] = typer.Option(None, "--preset", help="fast or reference (default: the layout's)"),
 ) -> None:
     """Settle, bump and aim-sweep tests of one Stonehenge-and-the-Sun layout."""
-    from sim.sun.layout import load_layout
-    from sim.sun.stability import MAX_TRIALS, run_stability
+    from sim.sun.table.layout import load_layout
+    from sim.sun.table.stability import MAX_TRIALS, run_stability
     from sim.sun.thrower import skill as skill_level
 
     try:
@@ -213,7 +213,7 @@ def calibrate_cmd(
     """Fit a thrower's sigmas to a playtest LOG by maximum likelihood and report their 95 % intervals."""
     from sim.sun.calibrate import fit, write_skill
     from sim.sun.playtest_log import read_log
-    from sim.sun.layout import Layout, load_layout
+    from sim.sun.table.layout import Layout, load_layout
     from sim.sun.thrower import skill as skill_level
 
     try:
@@ -289,7 +289,7 @@ def show_cmd(
 ) -> None:
     """Draw LAYOUT from above and in 3-D (no physics, about a second): stones at true size by shape,
     stacks, gates, and every gap marked passable or not with its width."""
-    from sim.sun.layout import load_layout
+    from sim.sun.table.layout import load_layout
     from sim.sun.viewer.layout_plot import plot_layout
 
     try:

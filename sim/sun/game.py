@@ -1,12 +1,12 @@
 """Stonehenge and the Sun as a game of the shared interface, bound to the PyBullet table.
 
 ``GAME`` (registry name ``sun``) plays the rules of :mod:`sim.sun.rules` on the real table of
-:mod:`sim.sun.table` through :class:`PhysicsTable`, an adapter implementing the rules' ``Table``
+:mod:`sim.sun.table.sun_table` through :class:`PhysicsTable`, an adapter implementing the rules' ``Table``
 protocol. Scenario tables:
 
 - ``[rules]``: :data:`sim.sun.options.RULE_OPTIONS` (mode, field, placement_fall, ...).
 - ``[table]``, ``[ball]``, ``[physics]``, ``[shapes]``: the physical parameters, with docs/sun-physics.md's
-  defaults, validated like a layout file (``sim.sun.layout.parse_layout``).
+  defaults, validated like a layout file (``sim.sun.table.layout.parse_layout``).
 - ``[record]``: ``frames`` = none | first | all | failures (per-frame poses of every body, kept in
   the store's ``sun_frames`` table), ``rate_hz``.
 - per seat: ``skill`` (a level of ``sim.sun.thrower.SKILLS`` or a preset file ``*.toml``) and ``sigma_aim_deg``,
@@ -35,8 +35,8 @@ from sim.sun.endings import SunEnd
 from sim.sun.position import BASE, GATE, TOP
 from sim.sun import rules_view as V
 from sim.sun.actions import Pass
-from sim.sun.layout import Layout, PhysicsSpec, TableSpec, BallSpec, parse_layout
-from sim.sun.layout import BALL_RANGES, PHYSICS_RANGES, TABLE_RANGES
+from sim.sun.table.layout import Layout, PhysicsSpec, TableSpec, BallSpec, parse_layout
+from sim.sun.table.layout import BALL_RANGES, PHYSICS_RANGES, TABLE_RANGES
 from sim.sun.protocol import Body, PassResult, Placement, PlaceNoise, PlaceResult, ThrowNoise
 from sim.sun.geometry.ring import Geometry
 from sim.sun.options import RULE_DEFAULTS, RULE_OPTIONS
@@ -200,7 +200,7 @@ def _layout_file(path: str) -> dict[str, Any]:
     """
     from sim.core.errors import ScenarioError
     from sim.core.files import read_toml
-    from sim.sun.layout import load_layout
+    from sim.sun.table.layout import load_layout
 
     load_layout(path)  # the full validation, with the file named in any error
     return read_toml(path, "layout file", ScenarioError)  # the one reader (a byte-order mark is fine)
@@ -240,7 +240,7 @@ def start_layout(sections: Mapping[str, Mapping[str, Any]]) -> Layout | None:
     lay = sections.get("layout") or {}
     if lay.get("start") != "layout" or not lay.get("file"):
         return None
-    from sim.sun.layout import load_layout
+    from sim.sun.table.layout import load_layout
 
     return load_layout(str(lay["file"]))
 
@@ -275,7 +275,7 @@ def _sun_table(layout: Layout, key: str | None = None) -> Any:
     """One SunTable (one PyBullet connection) per process and parameter set, reused by every game;
     the least recently used of more than :data:`_TABLES_KEPT` is closed (games of one point run
     back to back in a worker, and every physics call restores the table from poses)."""
-    from sim.sun.table import SunTable
+    from sim.sun.table.sun_table import SunTable
 
     key = repr(layout) if key is None else key  # ``key``: repr(layout), when the caller kept it
     t = _TABLES.pop(key, None)
@@ -289,7 +289,7 @@ def _sun_table(layout: Layout, key: str | None = None) -> Any:
 
 
 class PhysicsTable:
-    """The rules' :class:`~sim.sun.protocol.Table` on the PyBullet table (``sim.sun.table.SunTable``).
+    """The rules' :class:`~sim.sun.protocol.Table` on the PyBullet table (``sim.sun.table.sun_table.SunTable``).
 
     Every call loads the given bodies into the table with ``restore`` (the world is rebuilt from
     the exact poses), so results depend only on the bodies, the request and the noise.
@@ -325,7 +325,7 @@ class PhysicsTable:
         return PhysicsTable(self.layout)
 
     def _load(self, bodies: Sequence[Body], next_id: int) -> Any:
-        from sim.sun.table_state import Role, StoneState, TableSnapshot
+        from sim.sun.table.state import Role, StoneState, TableSnapshot
 
         t = _sun_table(self.layout, self._key)
         by_id = {b.id: b for b in bodies}
@@ -378,7 +378,7 @@ class PhysicsTable:
         knocked = tuple((x.stone, x.cause) for x in res.disturbed)
         self.last_knocked = dict(knocked)
         if self.record is not None and (not self.failures_only or knocked or not res.standing):
-            from sim.sun.recording import still_recording
+            from sim.sun.table.recording import still_recording
 
             data = still_recording(t.stones(), t.shapes, self.rate_hz, res.sim_time_s,
                                    {"stone": res.stone, "standing": bool(res.standing), "cause": res.cause})
@@ -394,7 +394,7 @@ class PhysicsTable:
             _TABLE_WALL[0] += time.perf_counter() - t0
 
     def _throw(self, bodies: Sequence[Body], aim: float, release: float, noise: ThrowNoise) -> PassResult:
-        from sim.sun.recording import PoseRecorder
+        from sim.sun.table.recording import PoseRecorder
 
         t = self._load(bodies, max((b.id for b in bodies), default=-1) + 1)
         n = TablePassNoise(math.radians(noise.aim), noise.release, (noise.push_x, noise.push_y))

@@ -21,7 +21,7 @@ from sim.core.files import check_input_file
 from sim.sun.calib_physics import WIDTH_RANGE_MM
 
 if TYPE_CHECKING:
-    from sim.sun.layout import Layout
+    from sim.sun.table.layout import Layout
     from sim.sun.thrower import Thrower
 
 #: Outcome classes of a pass, in the order used by arrays.
@@ -211,8 +211,8 @@ def simulate_log(thrower: Thrower, widths_mm: Iterable[float], passes_per_width:
     intended positions on the ring; yaws are written in [0, 360) degrees, as :func:`read_log` reads them.
     """
     from sim.sun.calib_physics import outcome_of, two_gap_layout
-    from sim.sun.layout import Layout
-    from sim.sun.table import SunTable
+    from sim.sun.table.layout import Layout
+    from sim.sun.table.sun_table import SunTable
 
     lay0 = base or Layout()
     R = lay0.table.ring_radius

@@ -7,7 +7,7 @@ penalties and why, where the survivors rest: :class:`PassResult`). The protocol 
 call receives the bodies on the table (:class:`Body`, exact poses) and returns the new ones, so the
 state's notation, which stores every pose exactly, is all that is needed to rebuild the table and
 continue bit for bit. :class:`ScriptedTable` is a deterministic test double; ``sim.sun.game`` binds
-the PyBullet table (whose own result types are ``sim.sun.table``'s).
+the PyBullet table (whose own result types are ``sim.sun.table.sun_table``'s).
 
 Units: metres; angles in radians, except the noises' ``yaw`` and ``aim`` (degrees, as in the actions
 designers read). Poses are ``(x, y, z, qx, qy, qz, qw)`` (:data:`sim.sun.geometry.ring.Pose`).

@@ -13,7 +13,7 @@ State
     (a ring *position*), stacked on a standing stone (``top``), laid as a *gate* across two
     positions, or a penalty of a seat. Standing stones carry their pose ``(x, y, z, qx, qy, qz,
     qw)`` (metres, unit quaternion; local axes x radial/depth, y tangential/width, z up/height, as
-    ``sim.sun.layout``). Each seat has one marker (two in orbit mode), an angle on the outer edge.
+    ``sim.sun.table.layout``). Each seat has one marker (two in orbit mode), an angle on the outer edge.
 Turn (phases)
     ``draw`` (chance, random field only: which stone the player gets) -> ``place`` (seat: Stand,
     Stack or Gate) -> ``settle`` (chance: placement noise; physics) -> ``marker`` (seat:

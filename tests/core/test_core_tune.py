@@ -401,7 +401,7 @@ def test_the_suns_winner_is_a_scenario_and_a_layout_that_run_sun_pass_and_compar
     first, `stonelab sun pass` the second (with the winning table and stones), and `stonelab
     compare` compares the confirmation run against the original scenario's."""
     from sim.cli import main
-    from sim.sun.layout import load_layout
+    from sim.sun.table.layout import load_layout
 
     monkeypatch.chdir(tmp_path)  # every default run folder (runs/sun/...) lands here
     sc_path = tmp_path / "tiny.toml"

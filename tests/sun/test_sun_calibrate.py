@@ -18,7 +18,7 @@ import pytest
 from sim.cli import main
 from sim.core.errors import InputError
 from sim.sun.calibrate import BOUNDS, OutcomeTable, PassModel, fit, two_gap_layout, write_skill
-from sim.sun.layout import Layout, layout_ring
+from sim.sun.table.layout import Layout, layout_ring
 from sim.sun.playtest_log import PassRecord, PlaceRecord, PlaytestLog, read_log, simulate_log
 from sim.sun.thrower import SKILLS, Thrower, load_skill, skill
 

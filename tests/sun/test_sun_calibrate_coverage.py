@@ -32,8 +32,8 @@ LOGS = 20
 def _draw_log(hand: str, j: int) -> list[tuple[float, float, str]]:
     """One log of ``hand``: PASSES passes alternating the widths, offsets cycling (physics)."""
     from sim.sun.calib_physics import two_gap_layout
-    from sim.sun.layout import Layout
-    from sim.sun.table import SunTable
+    from sim.sun.table.layout import Layout
+    from sim.sun.table.sun_table import SunTable
     from sim.sun.thrower import TablePassNoise
 
     sa_deg, sp, _ = HANDS[hand]

@@ -102,7 +102,7 @@ def _layout_config(tmp_path, start: str, extra: str = ""):
 def test_a_game_can_start_from_a_layouts_stones(tmp_path) -> None:
     # [layout] start = "layout": the layout's stones, stacks and gates stand before the first move,
     # with the same ring as the layout file's (the one ring module), and the field holds the rest.
-    from sim.sun.layout import layout_ring, load_layout
+    from sim.sun.table.layout import layout_ring, load_layout
     from sim.sun.position import BASE, GATE, TOP
     from sim.sun.geometry.ring import Geometry
 

@@ -114,7 +114,7 @@ def test_the_per_process_table_cache_stays_bounded() -> None:
     # a sensitivity study meets a new parameter set at every point: one PyBullet connection each
     # would grow a worker by about 10 MB per point
     from sim.sun import game as G
-    from sim.sun.layout import parse_layout
+    from sim.sun.table.layout import parse_layout
 
     G._TABLES.clear()
     tables = [G._sun_table(parse_layout({"physics": {"restitution": 0.1 + 0.05 * i}})) for i in range(6)]

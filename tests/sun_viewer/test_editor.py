@@ -16,7 +16,7 @@ import pytest
 from scipy.optimize import brentq
 
 from sim.core.errors import InputError, ScenarioError
-from sim.sun.layout import DEFAULT_SHAPES, TableSpec, dump_layout_toml, load_layout
+from sim.sun.table.layout import DEFAULT_SHAPES, TableSpec, dump_layout_toml, load_layout
 from sim.sun.viewer.editor import LayoutEditor
 from sim.sun.viewer.layout_plot import layout_boxes
 

@@ -1,8 +1,8 @@
 """The ring of *Stonehenge and the Sun*: the one geometry module for gaps, gates and mark areas.
 
 Every part of the project that asks "how wide is this gap", "can the ball pass under this gate",
-"where may a stone stand" uses this module: the layout checks (``sim.sun.layout``), the rules
-(``sim.sun.rules``), the agents, the PyBullet table's ring view (``sim.sun.table``), the stability
+"where may a stone stand" uses this module: the layout checks (``sim.sun.table.layout``), the rules
+(``sim.sun.rules``), the agents, the PyBullet table's ring view (``sim.sun.table.sun_table``), the stability
 tool and the viewer. Units: metres and radians.
 
 Conventions

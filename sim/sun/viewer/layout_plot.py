@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from sim.sun.layout import Layout, layout_ring
+from sim.sun.table.layout import Layout, layout_ring
 from sim.sun.geometry.ring import Geometry
 from sim.sun.viewer.replay import BASE_COLOUR, SHAPE_COLOURS, STONE_COLOUR
 

@@ -18,7 +18,7 @@ FORMAT = "stonelab.replay"
 #: 2: turns may carry the rules' view (``TurnEvent.rules``) and the table its geometry (ring radius,
 #: string length); a version-1 file reads as before, without them (docs/replay-format.md)
 VERSION = 2
-#: The table engineer's per-pass recording format (sim.sun.recording.PoseRecorder).
+#: The table engineer's per-pass recording format (sim.sun.table.recording.PoseRecorder).
 POSE_FORMAT = "stonelab.sun.poses"
 POSE_VERSIONS = (1,)
 

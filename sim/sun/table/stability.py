@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 
 from sim.core.progress import Progress, announce
-from sim.sun.layout import Layout, PhysicsSpec
-from sim.sun.table import SunTable
+from sim.sun.table.layout import Layout, PhysicsSpec
+from sim.sun.table.sun_table import SunTable
 from sim.sun.thrower import Thrower
 
 #: most noisy passes per aim ``stonelab stability`` accepts: 36 aims x 10,000 passes is about two hours
