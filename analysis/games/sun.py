@@ -45,7 +45,7 @@ def headline(run: RunData) -> tuple[str, str, pd.Series] | None:
 def _preset_aim(path: str) -> float:
     """The aim sigma (degrees) of a skill preset file, NaN if it cannot be read now."""
     try:
-        from sim.sun.thrower import load_skill
+        from sim.sun.players.thrower import load_skill
 
         return float(load_skill(path).sigma_aim_deg)
     except Exception:  # noqa: BLE001 - a report never fails on a preset moved since the study
@@ -73,14 +73,14 @@ def _fit_note(path: str) -> str:
 
 def _skill_sigmas() -> dict[str, float]:
     try:
-        from sim.sun.thrower import SKILLS
+        from sim.sun.players.thrower import SKILLS
 
         return {k: float(v.sigma_aim_deg) for k, v in SKILLS.items()}
     except ImportError:  # pragma: no cover - the engine ships with the project
         return {}
 
 
-#: Thrower skill levels, weakest first (sim/sun/thrower.py SKILLS; each level's five noise
+#: Thrower skill levels, weakest first (sim/sun/players/thrower.py SKILLS; each level's five noise
 #: standard deviations are no larger than the previous level's).
 SKILL_ORDER: tuple[str, ...] = ("child", "casual", "steady", "expert", "perfect")
 

@@ -20,7 +20,7 @@ import typer
 from sim.core.errors import InputError, ScenarioError
 from sim.core.files import check_input_file
 from sim.core.outputs import check_output_dir, check_output_file
-from sim.sun.thrower import DEFAULT_SKILL
+from sim.sun.players.thrower import DEFAULT_SKILL
 
 #: How a lost stone's place is named after its shape: a lintel or a stacked stone says so.
 ROLE_WORDS = {"gate": " lintel", "stack": " stacked"}
@@ -71,7 +71,7 @@ def pass_cmd(
     from sim.sun.table.layout import load_layout
     from sim.sun.table.recording import PoseRecorder
     from sim.sun.table.sun_table import SunTable
-    from sim.sun.thrower import skill as skill_level
+    from sim.sun.players.thrower import skill as skill_level
 
     try:
         if not (math.isfinite(aim) and -360.0 <= aim <= 360.0):
@@ -136,7 +136,7 @@ def stability(
     """Settle, bump and aim-sweep tests of one Stonehenge-and-the-Sun layout."""
     from sim.sun.table.layout import load_layout
     from sim.sun.table.stability import MAX_TRIALS, run_stability
-    from sim.sun.thrower import skill as skill_level
+    from sim.sun.players.thrower import skill as skill_level
 
     try:
         if not 1 <= trials <= MAX_TRIALS:
@@ -211,10 +211,10 @@ def calibrate_cmd(
     json_out: bool = typer.Option(False, "--json", help="print the result as JSON"),
 ) -> None:
     """Fit a thrower's sigmas to a playtest LOG by maximum likelihood and report their 95 % intervals."""
-    from sim.sun.calibrate import fit, write_skill
-    from sim.sun.playtest_log import read_log
+    from sim.sun.players.calibrate import fit, write_skill
+    from sim.sun.players.playtest_log import read_log
     from sim.sun.table.layout import Layout, load_layout
-    from sim.sun.thrower import skill as skill_level
+    from sim.sun.players.thrower import skill as skill_level
 
     try:
         if out is not None:

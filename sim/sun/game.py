@@ -9,7 +9,7 @@ protocol. Scenario tables:
   defaults, validated like a layout file (``sim.sun.table.layout.parse_layout``).
 - ``[record]``: ``frames`` = none | first | all | failures (per-frame poses of every body, kept in
   the store's ``sun_frames`` table), ``rate_hz``.
-- per seat: ``skill`` (a level of ``sim.sun.thrower.SKILLS`` or a preset file ``*.toml``) and ``sigma_aim_deg``,
+- per seat: ``skill`` (a level of ``sim.sun.players.thrower.SKILLS`` or a preset file ``*.toml``) and ``sigma_aim_deg``,
   ``sigma_release_m``, ``sigma_push_mps``, ``sigma_place_m``, ``sigma_place_deg`` (each overrides
   that sigma of the level or preset when >= 0; ``skill-sweep.toml`` sweeps the aim, ``stonelab sensitivity``
   varies them all).
@@ -41,8 +41,8 @@ from sim.sun.protocol import Body, PassResult, Placement, PlaceNoise, PlaceResul
 from sim.sun.geometry.ring import Geometry
 from sim.sun.options import RULE_DEFAULTS, RULE_OPTIONS
 from sim.sun.rules import SunObservation, SunState
-from sim.sun.thrower import SKILLS, Thrower, TablePassNoise, TablePlaceNoise
-from sim.sun.thrower import is_skill_file, load_skill, skill as skill_of
+from sim.sun.players.thrower import SKILLS, Thrower, TablePassNoise, TablePlaceNoise
+from sim.sun.players.thrower import is_skill_file, load_skill, skill as skill_of
 
 # ------------------------------------------------------------------------------------------------
 # Options
@@ -94,7 +94,7 @@ def _check_skill(value: str) -> str | None:
 
 
 SEAT_OPTIONS: tuple[Option, ...] = (
-    Option("skill", str, "steady", "the thrower's skill level (sim/sun/thrower.py) or a skill preset file "
+    Option("skill", str, "steady", "the thrower's skill level (sim/sun/players/thrower.py) or a skill preset file "
            "ending in .toml (written by `stonelab sun calibrate --out`; path relative to the working directory)",
            check=_check_skill),
     Option("sigma_aim_deg", float, -1.0, "aim noise in degrees overriding the skill's (-1: the skill's)",

@@ -59,7 +59,7 @@ from sim.sun.protocol import Body, Placement, PlaceNoise, ScriptedTable, Table, 
 from sim.sun.geometry.ring import Geometry, Pos, Pose, Ring, pose_bottom, pose_tilt
 from sim.sun.geometry.specs import TAU
 from sim.sun.stands import placement_candidates, placement_problem, stand_intervals, stand_samples
-from sim.sun.thrower import SKILLS, Thrower
+from sim.sun.players.thrower import SKILLS, Thrower
 
 __all__ = ["SunObservation", "SunState"]
 

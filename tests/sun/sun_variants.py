@@ -6,7 +6,7 @@ from __future__ import annotations
 from sim.sun.protocol import ScriptedTable
 from sim.sun.geometry.ring import Geometry
 from sim.sun.rules import SunState
-from sim.sun.thrower import SKILLS
+from sim.sun.players.thrower import SKILLS
 
 G = Geometry()
 

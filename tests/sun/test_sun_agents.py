@@ -22,7 +22,7 @@ from sim.sun.protocol import ScriptedTable
 from sim.sun.geometry.ring import Geometry, Pos, Ring
 from sim.sun.rules import SunState
 from sim.sun.geometry.specs import TAU
-from sim.sun.thrower import SKILLS
+from sim.sun.players.thrower import SKILLS
 
 G = Geometry()
 CFG = GameConfig(num_players=2, seats=({"agent": "careful"}, {"agent": "aggressive"}))

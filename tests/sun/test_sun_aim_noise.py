@@ -19,7 +19,7 @@ import pytest
 from sim.sun.table.layout import layout_ring, load_layout
 from sim.sun.geometry.ring import Geometry
 from sim.sun.table.sun_table import SunTable
-from sim.sun.thrower import SKILLS
+from sim.sun.players.thrower import SKILLS
 
 LAYOUTS = Path(__file__).resolve().parents[2] / "scenarios" / "sun" / "layouts"
 #: aim noise levels (deg, one sigma)

@@ -10,7 +10,7 @@ from sim.core.game import CHANCE
 from sim.core.play import play
 from sim.core.seeding import game_streams
 from sim.sun.game import GAME, thrower_of
-from sim.sun.thrower import SKILLS
+from sim.sun.players.thrower import SKILLS
 
 
 def _play(agent: str, seed: int = 5, players: int = 2, upto: int | None = None):

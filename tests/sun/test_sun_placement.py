@@ -12,7 +12,7 @@ from sim.core.errors import InputError
 from sim.sun.table.layout import load_layout
 from sim.sun.geometry.ring import Geometry
 from sim.sun.table.sun_table import SunTable
-from sim.sun.thrower import SKILLS, TablePlaceNoise, skill
+from sim.sun.players.thrower import SKILLS, TablePlaceNoise, skill
 
 LAYOUTS = Path(__file__).resolve().parents[2] / "scenarios" / "sun" / "layouts"
 HALF_GATE_DEG = 14.98  # two pillars at +-14.98 deg leave a 44 mm gap

@@ -21,7 +21,7 @@ from sim.sun.geometry.ring import Geometry, Pos, sep_for_width
 from sim.sun.rules import SunState
 from sim.sun.geometry.specs import TAU
 from sim.sun.stands import check_stand
-from sim.sun.thrower import SKILLS
+from sim.sun.players.thrower import SKILLS
 
 G = Geometry()
 

@@ -13,7 +13,7 @@ from sim.core.scenario import load_scenario, scenario_from_dict
 from sim.games import REGISTRY
 from sim.sun.game import SEAT_OPTIONS, thrower_of
 from sim.sun.sensitivity import DEFAULT_KEYS, INPUTS
-from sim.sun.thrower import SKILLS
+from sim.sun.players.thrower import SKILLS
 
 ROOT = Path(__file__).resolve().parents[2]
 

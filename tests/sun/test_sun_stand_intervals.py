@@ -31,7 +31,7 @@ from sim.sun.geometry.ring import Geometry
 from sim.sun.rules import SunState
 from sim.sun.geometry.specs import TAU
 from sim.sun.stands import check_stand
-from sim.sun.thrower import SKILLS
+from sim.sun.players.thrower import SKILLS
 
 G = Geometry()
 STEP_DEG = 0.05

@@ -113,7 +113,7 @@ def test_full32_open_gates_give_clean_passes() -> None:
 
 
 def test_copy_and_restore_give_identical_results() -> None:
-    from sim.sun.thrower import skill
+    from sim.sun.players.thrower import skill
 
     with SunTable.from_layout(load_layout(LAYOUTS / "full-32.toml")) as t:
         noise = skill("casual").draw_pass(np.random.default_rng(11))
@@ -206,7 +206,7 @@ def test_recording_a_pass_does_not_change_it() -> None:
     # the recorded pass must be the same pass. Recording used to read the ball every step, which
     # moved the catch and changed what fell.
     from sim.sun.table.recording import PoseRecorder
-    from sim.sun.thrower import TablePassNoise
+    from sim.sun.players.thrower import TablePassNoise
 
     with SunTable.from_layout(load_layout(LAYOUTS / "full-32.toml", "fast")) as t:
         snap = t.snapshot()

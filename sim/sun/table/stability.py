@@ -27,7 +27,7 @@ import numpy as np
 from sim.core.progress import Progress, announce
 from sim.sun.table.layout import Layout, PhysicsSpec
 from sim.sun.table.sun_table import SunTable
-from sim.sun.thrower import Thrower
+from sim.sun.players.thrower import Thrower
 
 #: most noisy passes per aim ``stonelab stability`` accepts: 36 aims x 10,000 passes is about two hours
 #: at the fast preset; more is a typing error, not a study (a study belongs in a scenario run)

@@ -26,7 +26,7 @@ import pybullet as p
 from sim.core.quaternions import quat_from_matrix, quat_z_row
 from sim.sun.table.layout import ShapeSpec, TableSpec, wrap_angle
 from sim.sun.geometry.ring import pose_bottom, pose_top
-from sim.sun.thrower import TablePassNoise
+from sim.sun.players.thrower import TablePassNoise
 
 Role = Literal["stand", "stack", "gate"]
 Cause = Literal["toppled", "pushed_off", "fell_from_support"]

@@ -45,7 +45,7 @@ from sim.sun.table.recording import PoseRecorder, record_frame, record_setup
 from sim.sun.geometry.ring import Pos, Ring, inside_opening, pose_bottom, position_of, quat_yaw
 from sim.sun.table.state import (Cause, Crossing, Penalty, Role, StoneState, TablePass, TablePlacement, TableSnapshot,
                                  fix_supports, gate_pose, judge, rotation_matrix, top_z)
-from sim.sun.thrower import ZERO_PASS, ZERO_PLACE, TablePassNoise, TablePlaceNoise
+from sim.sun.players.thrower import ZERO_PASS, ZERO_PLACE, TablePassNoise, TablePlaceNoise
 from sim.sun.table.world import TableWorld, add_stepping_wall_s, metres_text, stepping_wall_s
 
 __all__ = ["Cause", "Crossing", "Penalty", "Role", "StoneState", "SunTable", "TablePass", "TablePlacement",

@@ -27,7 +27,7 @@ from sim.core.errors import InputError, ScenarioError, allowed
 from sim.sun.table.layout import (SHAPE_NAMES, GateSpec, Layout, StoneSpec, dump_layout_toml, layout_ring, load_layout,
                                   parse_layout, validate_layout)
 from sim.sun.geometry.ring import Geometry
-from sim.sun.thrower import DEFAULT_SKILL
+from sim.sun.players.thrower import DEFAULT_SKILL
 
 #: Decimals of an angle in a saved layout (``dump_layout_toml`` writes ``%.4f``): the editor rounds
 #: every angle it is given to this, so the page shows exactly what a save writes.
@@ -382,7 +382,7 @@ class LayoutEditor:
         """
         from sim.sun.table.recording import PoseRecorder
         from sim.sun.table.sun_table import SunTable
-        from sim.sun.thrower import skill as skill_level
+        from sim.sun.players.thrower import skill as skill_level
 
         aim = _angle(aim_deg, "aim")
         thrower = skill_level(skill)
@@ -401,7 +401,7 @@ class LayoutEditor:
             InputError: bad skill, trials < 1 or a step outside 0.5 to 180 degrees.
         """
         from sim.sun.table.stability import aim_sweep
-        from sim.sun.thrower import skill as skill_level
+        from sim.sun.players.thrower import skill as skill_level
 
         if isinstance(trials, bool) or not isinstance(trials, int) or not 1 <= trials <= 1000:
             raise InputError(f"trials must be a whole number from 1 to 1000, not {trials!r}", key="trials")

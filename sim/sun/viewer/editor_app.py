@@ -36,7 +36,7 @@ import numpy as np
 
 from sim.core.errors import InputError, ScenarioError
 from sim.sun.table.layout import SHAPE_NAMES, load_layout
-from sim.sun.thrower import DEFAULT_SKILL, SKILLS
+from sim.sun.players.thrower import DEFAULT_SKILL, SKILLS
 from sim.sun.viewer.editor import LayoutEditor, PassOutcome, SettleOutcome
 from sim.sun.viewer.editor_files import LayoutFolder, not_a_layout
 from sim.sun.viewer.guard import md_code, md_text, page_choice, page_number, put_back, viser_server

@@ -161,7 +161,7 @@ def outcome_table(width_mm: float, base: Layout | None = None, directions: int =
         InputError: width out of range.
     """
     from sim.sun.table.sun_table import SunTable
-    from sim.sun.thrower import TablePassNoise
+    from sim.sun.players.thrower import TablePassNoise
 
     lay = two_gap_layout(width_mm / 1000.0, base)
     R = lay.table.ring_radius
