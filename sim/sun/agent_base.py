@@ -16,7 +16,7 @@ import numpy as np
 from sim.core.game import Game, GameConfig
 from sim.sun.actions import Stack, Stand
 from sim.sun.geometry.ring import Pos, Ring
-from sim.sun.rules import SunState
+from sim.sun.rules.state import SunState
 from sim.sun.scoring import (
                              ROOM_WEIGHT,
                              Preview,

@@ -45,7 +45,7 @@ from sim.sun.agent_base import OPP_CAP, OPP_FLOOR, AgentBase
 from sim.sun.agent_base import opponents_clearance as _opponents_clearance
 from sim.sun.protocol import PlaceNoise, ScriptedTable
 from sim.sun.geometry.ring import Pos, gap_width
-from sim.sun.rules import SunState
+from sim.sun.rules.state import SunState
 from sim.sun.scoring import (
                              Preview,
                              QuickRing,

@@ -1,6 +1,6 @@
 """Stonehenge and the Sun as a game of the shared interface, bound to the PyBullet table.
 
-``GAME`` (registry name ``sun``) plays the rules of :mod:`sim.sun.rules` on the real table of
+``GAME`` (registry name ``sun``) plays the rules of :mod:`sim.sun.rules.state` on the real table of
 :mod:`sim.sun.table.sun_table` through :class:`PhysicsTable`, an adapter implementing the rules' ``Table``
 protocol. Scenario tables:
 
@@ -33,14 +33,14 @@ from sim.core.game import Column, Game, GameConfig, GameDetails, GameSpec, State
 from sim.core.options import Option
 from sim.sun.endings import SunEnd
 from sim.sun.position import BASE, GATE, TOP
-from sim.sun import rules_view as V
+from sim.sun.rules import pass_view as V
 from sim.sun.actions import Pass
 from sim.sun.table.layout import Layout, PhysicsSpec, TableSpec, BallSpec, parse_layout
 from sim.sun.table.layout import BALL_RANGES, PHYSICS_RANGES, TABLE_RANGES
 from sim.sun.protocol import Body, PassResult, Placement, PlaceNoise, PlaceResult, ThrowNoise
 from sim.sun.geometry.ring import Geometry
 from sim.sun.options import RULE_DEFAULTS, RULE_OPTIONS
-from sim.sun.rules import SunObservation, SunState
+from sim.sun.rules.state import SunObservation, SunState
 from sim.sun.players.thrower import SKILLS, Thrower, TablePassNoise, TablePlaceNoise
 from sim.sun.players.thrower import is_skill_file, load_skill, skill as skill_of
 
@@ -312,7 +312,7 @@ class PhysicsTable:
         self.rate_hz = rate_hz
         self.failures_only = failures_only
         self.context: dict[str, Any] = {}
-        #: while recording: the rules' view of each pass (``sim.sun.rules_view.pass_view``, its
+        #: while recording: the rules' view of each pass (``sim.sun.rules.pass_view.pass_view``, its
         #: penalties filled in), for the replay viewer; never stored in a run's store
         self.views: list[dict[str, Any]] | None = [] if record is not None else None
         #: while recording: the penalties of the turn so far (placement steps), and the stones the
@@ -450,7 +450,7 @@ def thrower_of(seat: Mapping[str, Any]) -> Thrower:
 
 
 class SunGameState(SunState):
-    """A :class:`~sim.sun.rules.SunState` whose notation omits the game's default options."""
+    """A :class:`~sim.sun.rules.state.SunState` whose notation omits the game's default options."""
 
     DEFAULTS: dict[str, Any] = {
         "rules": RULE_DEFAULTS,
@@ -545,7 +545,7 @@ class SunGame(Game):
                            game_index=config.game_index)
 
     def from_notation(self, text: str) -> State:
-        """Parse a sun notation (see :meth:`sim.sun.rules.SunState.to_notation`).
+        """Parse a sun notation (see :meth:`sim.sun.rules.state.SunState.to_notation`).
 
         Raises:
             InputError: malformed notation.

@@ -55,7 +55,7 @@ def rules_playouts(games: int = 5, first: int = 0) -> tuple[float, float]:
     """(actions per second, games per second) of random playouts on the scripted table, the games
     seeded ``first`` to ``first + games - 1``."""
     from sim.sun.game import GAME
-    from sim.sun.rules import SunState
+    from sim.sun.rules.state import SunState
 
     n_actions = 0
     # the generators are made before the clock starts: the first one imports numpy.random (about

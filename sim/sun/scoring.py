@@ -21,7 +21,7 @@ from sim.sun.actions import MoveMarker, Pass, Stack, Stand
 from sim.sun.geometry.gaps import bump_chance as gap_bump
 from sim.sun.geometry.gaps import crossing_clearance, crossing_clearances, gate_clear, passable, upright_side, width_between
 from sim.sun.geometry.ring import Geometry, Pos, Ring, gap_arrays, gap_width, others_areas, sep_for_width
-from sim.sun.rules import SunState
+from sim.sun.rules.state import SunState
 from sim.sun.geometry.specs import TAU, ShapeSpec
 
 #: Aims tried across each arc of a mark area by :func:`best_aim` (the pass).

@@ -19,7 +19,7 @@ from sim.core.errors import InputError
 from sim.sun.actions import Draw, Gate, MoveMarker, Pass, Stack, Stand
 from sim.sun.position import FIELD, GATE, OUT
 from sim.sun.protocol import PlaceNoise, ThrowNoise
-from sim.sun.rules import SunObservation
+from sim.sun.rules.state import SunObservation
 from sim.sun.seat_table import table_drawing
 
 _NUM = r"(-?\d{1,4}(?:\.\d{1,6})?)"

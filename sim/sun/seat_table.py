@@ -126,7 +126,7 @@ def release_band_radius(release: float, least: float) -> float:
 
 
 def table_drawing(state: Any, seat: int) -> dict[str, Any]:
-    """The drawing of ``state`` (a :class:`~sim.sun.rules.SunState`) for the person in ``seat``:
+    """The drawing of ``state`` (a :class:`~sim.sun.rules.state.SunState`) for the person in ``seat``:
     ``{"view_box", "projection", "items", "pick", "choices", "legend", "caption"}``.
 
     ``items`` are drawn in order (far to near); those with ``move`` are the candidate moves of the

@@ -25,7 +25,7 @@ import math
 from typing import Any, Sequence
 
 from sim.sun.actions import Gate, Stack, Stand
-from sim.sun.rules import SunState
+from sim.sun.rules.state import SunState
 from sim.sun.geometry.specs import TAU
 
 

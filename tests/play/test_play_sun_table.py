@@ -14,7 +14,7 @@ import pytest
 from sim.sun.actions import MoveMarker, Stack, Stand
 from sim.sun.geometry.palette import AIM_COLOUR, BLOCKED_COLOUR, PASSABLE_COLOUR, SEAT_COLOURS
 from sim.sun.position import BASE, GATE, TOP
-from sim.sun.rules import SunState
+from sim.sun.rules.state import SunState
 from sim.sun.seat import SEAT
 from sim.sun.seat_table import ELEVATION_DEG, release_band_radius, table_drawing
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sim.sun.protocol import ScriptedTable
 from sim.sun.geometry.ring import Geometry
-from sim.sun.rules import SunState
+from sim.sun.rules.state import SunState
 from sim.sun.players.thrower import SKILLS
 
 G = Geometry()

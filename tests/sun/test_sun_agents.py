@@ -20,7 +20,7 @@ from sim.sun import scoring as S
 from sim.sun.actions import Stand
 from sim.sun.protocol import ScriptedTable
 from sim.sun.geometry.ring import Geometry, Pos, Ring
-from sim.sun.rules import SunState
+from sim.sun.rules.state import SunState
 from sim.sun.geometry.specs import TAU
 from sim.sun.players.thrower import SKILLS
 

@@ -21,7 +21,7 @@ from sim.sun import agents as A
 from sim.sun.actions import Gate, Stack, Stand
 from sim.sun.protocol import Placement, PlaceNoise, PlaceResult, ScriptedTable
 from sim.sun.geometry.ring import Geometry
-from sim.sun.rules import SunState
+from sim.sun.rules.state import SunState
 from sim.sun.geometry.specs import TAU
 from sim.sun.tries import Tries, avoid, near
 

@@ -2,7 +2,7 @@
 
 Every part of the project that asks "how wide is this gap", "can the ball pass under this gate",
 "where may a stone stand" uses this module: the layout checks (``sim.sun.table.layout``), the rules
-(``sim.sun.rules``), the agents, the PyBullet table's ring view (``sim.sun.table.sun_table``), the stability
+(``sim.sun.rules.state``), the agents, the PyBullet table's ring view (``sim.sun.table.sun_table``), the stability
 tool and the viewer. Units: metres and radians.
 
 Conventions
@@ -224,7 +224,7 @@ def position_of(stone: int, stones: Sequence[tuple[Pose, ShapeSpec]], top: int =
     its angle, radius and the box its opening is cut by), the height of its highest point (m),
     and the sides the gap kernel measures clearances on: the real outline of each stone as it
     stands (``gaps.outline_sides``), per stone with its height range (``Pos.layers``). The one
-    place a position is made from poses: the rules (``sim.sun.cache``, ``sim.sun.legality``) and
+    place a position is made from poses: the rules (``sim.sun.rules.cache``, ``sim.sun.rules.legality``) and
     the table's ring view call it."""
     boxes = [_half_axes(p, s) for p, s in stones]
     ang, rad, w, d = _footprint_of(boxes)

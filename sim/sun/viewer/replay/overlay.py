@@ -1,7 +1,7 @@
 """The rules' view in a replay (``TurnEvent.rules``, docs/replay-format.md): checked on load, told in
 words, and the colours and meanings the viewers draw it with.
 
-The view is recorded from the rules' own objects (``sim.sun.rules_view``); this module never
+The view is recorded from the rules' own objects (``sim.sun.rules.pass_view``); this module never
 decides anything the rules decide. :func:`check_rules_view` refuses a malformed view (a replay
 file is input like any other) before a viewer reads it; :func:`rules_lines` tells it in words for
 the event panel; :data:`LEGEND` names every mark the viewers draw.

@@ -82,7 +82,7 @@ class TurnEvent:
         penalties: ``{"stone", "shape", "cause"}`` for each stone lost in this turn.
         outcome: free flags of the pass (``through_aim_gap``, ``reached_far_side``, ``invalid`` ...).
         text: extra free text shown under the event.
-        rules: the rules' view of the turn's pass (``sim.sun.rules_view.pass_view``: the ring's gaps
+        rules: the rules' view of the turn's pass (``sim.sun.rules.pass_view.pass_view``: the ring's gaps
             and whether each is passable, every seat's markers and mark areas, the pass's aim,
             release point and allowed arcs, the penalties with their causes; checked on load by
             :func:`sim.sun.viewer.replay.overlay.check_rules_view`), or None (a version-1 file, a

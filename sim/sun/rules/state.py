@@ -47,18 +47,18 @@ import numpy as np
 from sim.core.errors import InputError
 from sim.core.game import CHANCE, TERMINAL, Action, Outcome, State
 from sim.sun.actions import Draw, Gate, MoveMarker, Pass, PlaceAction, Stack, Stand, SunAction
-from sim.sun.cache import SunCache
+from sim.sun.rules.cache import SunCache
 from sim.sun.notation import read as read_notation
 from sim.sun.notation import write as write_notation
 from sim.sun.options import RULE_DEFAULTS, SunRules
-from sim.sun.legality import anchor_stone, check_pass, marker_options, other_seats_areas, pass_arcs, pass_candidates, \
+from sim.sun.rules.legality import anchor_stone, check_pass, marker_options, other_seats_areas, pass_arcs, pass_candidates, \
     position_without, ring_with
 from sim.sun.endings import SunEnd
 from sim.sun.position import BASE, FIELD, GATE, OUT, TOP, SunPosition
 from sim.sun.protocol import Body, Placement, PlaceNoise, ScriptedTable, Table, ThrowNoise, nominal_pose
 from sim.sun.geometry.ring import Geometry, Pos, Pose, Ring, pose_bottom, pose_tilt
 from sim.sun.geometry.specs import TAU
-from sim.sun.stands import placement_candidates, placement_problem, stand_intervals, stand_samples
+from sim.sun.rules.stand_angles import placement_candidates, placement_problem, stand_intervals, stand_samples
 from sim.sun.players.thrower import SKILLS, Thrower
 
 __all__ = ["SunObservation", "SunState"]
@@ -92,8 +92,8 @@ class SunState(State):
     a position (:class:`~sim.sun.position.SunPosition`, plain data, also readable field by field
     through the properties below), the configuration (rule options, geometry, throwers, table), the
     logs of the game, and one cache of what the rules derive from the position
-    (:class:`~sim.sun.cache.SunCache`, invalidated after every change of it). The legality of moves
-    is ``sim.sun.legality`` and ``sim.sun.stands``, functions over the state; this class plays the
+    (:class:`~sim.sun.rules.cache.SunCache`, invalidated after every change of it). The legality of moves
+    is ``sim.sun.rules.legality`` and ``sim.sun.rules.stand_angles``, functions over the state; this class plays the
     turns and answers the agents' queries (the ring, the stones, the candidates and their previews).
     """
 
