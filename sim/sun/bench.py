@@ -28,7 +28,7 @@ from typing import Any
 
 import pybullet as p
 
-from sim.sun import rules_bench
+from sim.sun import game_bench as rules_bench
 from sim.sun.table.layout import load_layout
 from sim.sun.table.sun_table import SunTable
 

@@ -37,7 +37,7 @@ from sim.sun.rules import pass_view as V
 from sim.sun.actions import Pass
 from sim.sun.table.layout import Layout, PhysicsSpec, TableSpec, BallSpec, parse_layout
 from sim.sun.table.layout import BALL_RANGES, PHYSICS_RANGES, TABLE_RANGES
-from sim.sun.protocol import Body, PassResult, Placement, PlaceNoise, PlaceResult, ThrowNoise
+from sim.sun.physics import Body, PassResult, Placement, PlaceNoise, PlaceResult, ThrowNoise
 from sim.sun.geometry.ring import Geometry
 from sim.sun.options import RULE_DEFAULTS, RULE_OPTIONS
 from sim.sun.rules.state import SunObservation, SunState
@@ -257,7 +257,7 @@ def check_config(config: GameConfig) -> tuple[str, str] | None:
 
 #: Wall seconds spent inside :class:`PhysicsTable`'s ``place`` and ``throw`` by this process (the
 #: physics side of the rules' Table protocol: loading the poses, PyBullet, reading back, judging),
-#: for the game-overhead benchmark (``sim.sun.rules_bench``): read with :func:`table_wall_s`.
+#: for the game-overhead benchmark (``sim.sun.game_bench``): read with :func:`table_wall_s`.
 _TABLE_WALL = [0.0]
 
 
@@ -289,7 +289,7 @@ def _sun_table(layout: Layout, key: str | None = None) -> Any:
 
 
 class PhysicsTable:
-    """The rules' :class:`~sim.sun.protocol.Table` on the PyBullet table (``sim.sun.table.sun_table.SunTable``).
+    """The rules' :class:`~sim.sun.physics.Table` on the PyBullet table (``sim.sun.table.sun_table.SunTable``).
 
     Every call loads the given bodies into the table with ``restore`` (the world is rebuilt from
     the exact poses), so results depend only on the bodies, the request and the noise.
@@ -352,7 +352,7 @@ class PhysicsTable:
         return tuple(out)
 
     def place(self, bodies: Sequence[Body], placement: Placement, noise: PlaceNoise) -> PlaceResult:
-        """See :meth:`sim.sun.protocol.Table.place`."""
+        """See :meth:`sim.sun.physics.Table.place`."""
         t0 = time.perf_counter()
         try:
             return self._place(bodies, placement, noise)
@@ -386,7 +386,7 @@ class PhysicsTable:
         return PlaceResult(bool(res.standing), out, knocked, res.sim_time_s, res.wall_s)
 
     def throw(self, bodies: Sequence[Body], aim: float, release: float, noise: ThrowNoise) -> PassResult:
-        """See :meth:`sim.sun.protocol.Table.throw`."""
+        """See :meth:`sim.sun.physics.Table.throw`."""
         t0 = time.perf_counter()
         try:
             return self._throw(bodies, aim, release, noise)
@@ -488,7 +488,7 @@ class SunGame(Game):
     """Stonehenge and the Sun on the PyBullet table."""
 
     def __init__(self) -> None:
-        from sim.sun import agents as A
+        from sim.sun.agents import policies as A
 
         self.spec = GameSpec(
             name="sun",

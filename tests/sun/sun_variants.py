@@ -3,7 +3,7 @@ rules' fast paths and exact intervals with the straightforward computation."""
 
 from __future__ import annotations
 
-from sim.sun.protocol import ScriptedTable
+from sim.sun.physics import ScriptedTable
 from sim.sun.geometry.ring import Geometry
 from sim.sun.rules.state import SunState
 from sim.sun.players.thrower import SKILLS

@@ -17,7 +17,7 @@ from sim.core.quaternions import quat_multiply, quat_yaw
 from sim.sun.actions import Gate, Stand
 from sim.sun.rules.legality import check_gate
 from sim.sun.position import BASE, TOP
-from sim.sun.protocol import ScriptedTable
+from sim.sun.physics import ScriptedTable
 from sim.sun.geometry.gaps import seps_for_widths, side_clearance, upright_side
 from sim.sun.geometry.ring import (Geometry, Pos, Pose, clear_width, footprint, gap_width, lintel_overlaps, position_of,
                                    sep_for_width)

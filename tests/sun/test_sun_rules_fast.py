@@ -22,7 +22,7 @@ from sim.sun.actions import Gate
 from sim.sun.game import GAME
 from sim.sun.rules.legality import check_gate, gate_candidates, own_areas_ok, pass_candidates, place_facts
 from sim.sun.position import BASE, TOP
-from sim.sun.protocol import ScriptedTable
+from sim.sun.physics import ScriptedTable
 from sim.sun.geometry.ring import Geometry, Ring
 from sim.sun.rules.state import SunState
 from sim.sun.geometry.specs import TAU

@@ -7,7 +7,7 @@ width formula inverted), how much room a ball crossing the ring has (:func:`cros
 and :func:`crossing_clearances` for many crossings at once), whether the ball fits
 (:func:`passable`), and the chance that a stand's noise makes it touch a neighbour
 (:func:`bump_chance`). The ring (``sim.sun.geometry.ring.Ring``), the rules' legality checks and stand
-intervals and the agents' quick scoring (``sim.sun.scoring.QuickRing``) all call these functions;
+intervals and the agents' quick scoring (``sim.sun.agents.measures.QuickRing``) all call these functions;
 none writes the formula out again. Units: metres and radians.
 
 A position enters the kernel as its angle and, on each side, the corners of its stones' real

@@ -68,7 +68,7 @@ class TablePassNoise:
 @dataclass(frozen=True)
 class TablePlaceNoise:
     """The errors of one placement on the PyBullet table, in metres and radians (the rules'
-    ``sim.sun.protocol.PlaceNoise`` carries the same errors, in the same units).
+    ``sim.sun.physics.PlaceNoise`` carries the same errors, in the same units).
 
     Attributes:
         along_m: tangential offset along the ring (m; for a gate: along its length).

@@ -24,7 +24,7 @@ from typing import Any, Sequence
 
 from sim.sun.actions import SunAction
 from sim.sun.position import BASE, FIELD, GATE, OUT, TOP, SunPosition
-from sim.sun.protocol import Body, stack_pose
+from sim.sun.physics import Body, stack_pose
 from sim.sun.geometry.ring import Geometry, Pos, Pose, Ring, lintel_footprint, pose_bottom, pose_top, position_of
 
 #: entries kept in the pure memos of positions, gate footprints and gate spans before they are emptied

@@ -55,7 +55,7 @@ from sim.sun.rules.legality import anchor_stone, check_pass, marker_options, oth
     position_without, ring_with
 from sim.sun.endings import SunEnd
 from sim.sun.position import BASE, FIELD, GATE, OUT, TOP, SunPosition
-from sim.sun.protocol import Body, Placement, PlaceNoise, ScriptedTable, Table, ThrowNoise, nominal_pose
+from sim.sun.physics import Body, Placement, PlaceNoise, ScriptedTable, Table, ThrowNoise, nominal_pose
 from sim.sun.geometry.ring import Geometry, Pos, Pose, Ring, pose_bottom, pose_tilt
 from sim.sun.geometry.specs import TAU
 from sim.sun.rules.stand_angles import placement_candidates, placement_problem, stand_intervals, stand_samples

@@ -31,7 +31,7 @@ from sim.sun.table.recording import PoseRecorder, record_frame
 from sim.sun.table.state import StoneState, rotation_matrix
 
 #: Wall seconds spent inside ``stepSimulation`` by every table of this process (passes and settling),
-#: for the game-overhead benchmark (``sim.sun.rules_bench``): read with :func:`stepping_wall_s`.
+#: for the game-overhead benchmark (``sim.sun.game_bench``): read with :func:`stepping_wall_s`.
 _STEPPING = [0.0]
 #: Likewise for building worlds (:meth:`TableWorld.rebuild`): read with :func:`building_wall_s`.
 _BUILDING = [0.0]

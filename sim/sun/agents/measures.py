@@ -1,7 +1,7 @@
 """What the Sun's agents measure on a ring (docs/rules-sun.md, "Agents"): the clearance of pass
 lines (:func:`best_aim`, :func:`area_clear`), a placement's nominal outcome on a preview of the ring
 (:func:`previews`), the chance that a stand bumps a neighbour (:func:`bump_chance`) and the bonus for
-playing wide stones early (:func:`room_bonus`). The agents' heuristics (:mod:`sim.sun.agents`) weigh
+playing wide stones early (:func:`room_bonus`). The agents' heuristics (:mod:`sim.sun.agents.policies`) weigh
 these numbers; everything here is geometry of the rules' ring, no physics and no state change.
 
 Rings never change once built, so what is measured on one is kept with it (:func:`ring_memo`):
