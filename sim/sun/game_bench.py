@@ -11,7 +11,7 @@ the poses before each physics call (``sim.sun.table.world.building_wall_s``) ove
 part of the overhead that the rebuild-per-call design costs (docs/sun-physics.md), beside the
 rules' and the agents'.
 ``game_table_ratio``: for the same games, the wall time spent inside the PyBullet table's ``place``
-and ``throw`` (``sim.sun.game.table_wall_s``: loading the poses, building the world, stepping,
+and ``throw`` (``sim.sun.physics_table.table_wall_s``: loading the poses, building the world, stepping,
 reading back and judging) over the stepping time: the overhead ratio a game would have if the rules
 and the agents cost nothing, the floor under ``game_overhead_ratio`` that the rebuild-per-call
 design sets (docs/sun-physics.md).
@@ -38,7 +38,8 @@ def whole_game(index: int, seed: int = 1, seats: tuple[dict, ...] = MAIN_SEATS
                ) -> tuple[float, float, int, float, float]:
     """(wall seconds, wall seconds inside PyBullet stepping, length, wall seconds building PyBullet
     worlds, wall seconds inside the table's place and throw) of game ``index``."""
-    from sim.sun.game import GAME, table_wall_s
+    from sim.sun.game import GAME
+    from sim.sun.physics_table import table_wall_s
     from sim.sun.table.world import building_wall_s, stepping_wall_s
 
     base = GAME.config(len(seats))

@@ -421,7 +421,7 @@ def test_the_suns_winner_is_a_scenario_and_a_layout_that_run_sun_pass_and_compar
     assert lay.shapes["pillar"].width == pytest.approx(0.020) and lay.stones == ()
     # ... and the scenario has the same table: what `stonelab run` plays is what the layout says
     from sim.games import REGISTRY
-    from sim.sun.game import layout_of
+    from sim.sun.sections import layout_of
 
     best_sc = load_scenario(best, REGISTRY)
     assert best_sc.tune is None and best_sc.name == "sun-tiny-tune-best"

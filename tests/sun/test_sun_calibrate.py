@@ -222,7 +222,8 @@ def test_skill_preset_file_round_trip_and_scenario_seat(tmp_path: Path) -> None:
     assert back == replace(res.thrower, name="fitted")
     assert skill(str(out)) == back and skill("fitted.toml", base_dir=tmp_path) == back
     # A scenario seat names the file; the game builds that thrower.
-    from sim.sun.game import GAME, thrower_of
+    from sim.sun.game import GAME
+    from sim.sun.sections import thrower_of
 
     assert thrower_of({"skill": str(out)}) == back
     spec = GAME.spec

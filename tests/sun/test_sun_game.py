@@ -9,7 +9,8 @@ from sim.core.agents import make_agent
 from sim.core.game import CHANCE
 from sim.core.play import play
 from sim.core.seeding import game_streams
-from sim.sun.game import GAME, thrower_of
+from sim.sun.game import GAME
+from sim.sun.sections import thrower_of
 from sim.sun.players.thrower import SKILLS
 
 
@@ -126,7 +127,7 @@ def test_a_game_can_start_from_a_layouts_stones(tmp_path) -> None:
 
 
 def test_a_layout_files_physics_are_the_scenarios_defaults(tmp_path) -> None:
-    from sim.sun.game import layout_of
+    from sim.sun.sections import layout_of
 
     (tmp_path / "lay.toml").write_text("[table]\npass_clearance = 0.006\n[ball]\ndiameter = 0.03\n")
     cfg = _layout_config(tmp_path, "empty").sections

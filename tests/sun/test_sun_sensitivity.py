@@ -11,7 +11,7 @@ import pytest
 from sim.cli import main
 from sim.core.scenario import load_scenario, scenario_from_dict
 from sim.games import REGISTRY
-from sim.sun.game import SEAT_OPTIONS, thrower_of
+from sim.sun.sections import SEAT_OPTIONS, thrower_of
 from sim.sun.sensitivity import DEFAULT_KEYS, INPUTS
 from sim.sun.players.thrower import SKILLS
 
@@ -113,7 +113,7 @@ def test_tiny_study_end_to_end(tmp_path: Path, capsys) -> None:
 def test_the_per_process_table_cache_stays_bounded() -> None:
     # a sensitivity study meets a new parameter set at every point: one PyBullet connection each
     # would grow a worker by about 10 MB per point
-    from sim.sun import game as G
+    from sim.sun import physics_table as G
     from sim.sun.table.layout import parse_layout
 
     G._TABLES.clear()

@@ -112,7 +112,7 @@ def test_the_replay_penalties_are_the_stored_penalties_with_their_causes(recorde
 
 
 def test_the_header_has_the_tables_geometry(recorded: dict[str, Any]) -> None:
-    from sim.sun.game import layout_of
+    from sim.sun.sections import layout_of
     from sim.sun.game import GAME
 
     tb = recorded["replay"].table
