@@ -14,16 +14,20 @@ and gets the very same game.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from sim.core.errors import InputError, ScenarioError
 from sim.core.game import Column, Game, GameConfig, GameDetails, GameSpec, State
+from sim.core.play import play, seat_agents
+from sim.core.seeding import game_streams
 from sim.sun.actions import Pass
+from sim.sun.agents import AGENTS
 from sim.sun.endings import SunEnd
-from sim.sun.notation import parse_notation
 from sim.sun.geometry.ring import Geometry
+from sim.sun.notation import parse_notation
 from sim.sun.options import RULE_DEFAULTS, RULE_OPTIONS
 from sim.sun.physics import ThrowNoise
 from sim.sun.physics_table import PhysicsTable
@@ -131,8 +135,6 @@ class SunGame(Game):
     """Stonehenge and the Sun on the PyBullet table."""
 
     def __init__(self) -> None:
-        from sim.sun.agents import policies as A
-
         self.spec = GameSpec(
             name="sun",
             title="Stonehenge and the Sun",
@@ -150,8 +152,7 @@ class SunGame(Game):
             terminations=SunEnd,
             score_unit="penalty stones, fewer wins",
         )
-        self.agents = A.AGENTS
-        self._table_override: Any = None
+        self.agents = AGENTS
 
     # --- states ------------------------------------------------------------------------------------
     def _build(self, n: int, rules: Mapping[str, Any], sections: Mapping[str, Mapping[str, Any]],
@@ -163,8 +164,7 @@ class SunGame(Game):
         # "first": game 0 of the study (each sweep point's game 0); outside a study, record
         keep = frames == "all" or frames == "failures" or (frames == "first" and game_index in (0, None))
         record: list[dict[str, Any]] | None = [] if keep else None
-        table = self._table_override or PhysicsTable(layout, record, float(rec.get("rate_hz", 60.0)),
-                                                     failures_only=frames == "failures")
+        table = PhysicsTable(layout, record, float(rec.get("rate_hz", 60.0)), failures_only=frames == "failures")
         throwers = [thrower_of(s) for s in seats]
         st = SunGameState.new(n, rules, table=table, geometry=geom, throwers=throwers,
                               sections=sections, seat_cfg=seats)
@@ -244,11 +244,6 @@ def record_game(scenario: Any, game_index: int, rate_hz: float = 60.0) -> dict[s
     Raises:
         InputError: the scenario is not a sun scenario.
     """
-    from dataclasses import replace
-
-    from sim.core.play import play, seat_agents
-    from sim.core.seeding import game_streams
-
     if scenario.game != "sun":
         raise InputError(f"not a sun scenario: {scenario.game!r}", key="game")
     seating = scenario.seating(game_index)
