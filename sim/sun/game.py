@@ -237,8 +237,8 @@ GAME = SunGame()
 def record_game(scenario: Any, game_index: int, rate_hz: float = 60.0) -> dict[str, Any]:
     """Re-play game ``game_index`` of a (sweep-resolved) scenario exactly, recording every physics
     call: ``{"game": ..., "seed": ..., "index": ..., "notation": final, "outcome": ..., "players": [seat
-    labels], "geometry": the table's (``rules_view.geometry_view``), "calls": [{turn, seat, kind,
-    data}...], "rules": [the rules' view of each pass, ``rules_view.pass_view``, with its turn's
+    labels], "geometry": the table's (``pass_view.geometry_view``), "calls": [{turn, seat, kind,
+    data}...], "rules": [the rules' view of each pass, ``pass_view.pass_view``, with its turn's
     penalties]}``. The same seed streams and agents as the runner give the same game.
 
     Raises:
