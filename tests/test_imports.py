@@ -371,3 +371,49 @@ def test_the_game_name_finder_sees_imports_and_strings_not_prose(tmp_path: Path)
                  'z = "sunny"\n', encoding="utf-8")
     got = game_mentions(f, {"sun", "rocks", "druids", "sozoikum"})
     assert [g.split(":")[0] for g in got] == ["line 3", "line 4", "line 6", "line 7"], got
+
+
+# --- the Sun's packages, one way -----------------------------------------------------------------
+#: What each part of sim/sun may import of the Sun (docs/game-interface.md): geometry at the bottom,
+#: the table and the rules beside each other over it, the agents over the rules; the game layer
+#: (every other module of sim/sun but the viewer) over all, and imported by none of them. The thrower
+#: (the player model) imports nothing; the table takes its noise records from it until issue 32
+#: makes them the boundary's one noise type.
+SUN_LAYERS: dict[str, set[str]] = {
+    "geometry": set(),
+    "thrower": set(),
+    "data": {"geometry"},  # the rooms of plain data: options, actions, position, endings, physics
+    "table": {"geometry", "thrower"},
+    "calibration": {"geometry", "thrower", "table"},
+    "rules": {"geometry", "thrower", "data"},
+    "agents": {"geometry", "data", "rules"},
+}
+SUN_DATA_ROOMS = ("options", "actions", "position", "endings", "physics")
+
+
+def sun_part(module: str) -> str | None:
+    """The part of sim/sun a module belongs to (a key of :data:`SUN_LAYERS`, ``game`` or ``viewer``),
+    None outside sim/sun."""
+    parts = module.split(".")
+    if parts[:2] != ["sim", "sun"] or len(parts) < 3:
+        return None
+    if parts[2] == "players":
+        return "thrower" if parts[3:] == ["thrower"] else "calibration"
+    if parts[2] in SUN_DATA_ROOMS:
+        return "data"
+    if parts[2] in ("geometry", "table", "rules", "agents", "viewer"):
+        return parts[2]
+    return "game"
+
+
+def test_the_suns_packages_import_one_way() -> None:
+    bad = []
+    for mod, targets in import_graph().items():
+        part = sun_part(mod)
+        if part not in SUN_LAYERS:
+            continue
+        for t in targets:
+            other = sun_part(t)
+            if other is not None and other != part and other not in SUN_LAYERS[part]:
+                bad.append(f"{mod} ({part}) imports {t} ({other})")
+    assert not bad, "sim/sun imports against its layers:\n" + "\n".join("  " + b for b in sorted(bad))
