@@ -32,7 +32,7 @@ from sim.sun.options import RULE_DEFAULTS, RULE_OPTIONS
 from sim.sun.physics import ThrowNoise
 from sim.sun.physics_table import PhysicsTable
 from sim.sun.position import BASE, GATE, TOP
-from sim.sun.rules import pass_view as V
+from sim.sun.rules import pass_view
 from sim.sun.rules.state import SunObservation, SunState
 from sim.sun.sections import SEAT_OPTIONS, SECTIONS, check_config, layout_of, start_layout, thrower_of
 
@@ -115,18 +115,18 @@ class SunGameState(SunState):
             return
         tab.context.update(turn=self.turn, seat=self.seat, seq=len(tab.record))
         phase, n_place, n_pass = self.phase, len(self.placements), len(self.passes)
-        out0 = V.lost_stones(self)
-        view = V.pass_view(self, action) if phase == "swing" and isinstance(action, ThrowNoise) \
+        out0 = pass_view.lost_stones(self)
+        view = pass_view.pass_view(self, action) if phase == "swing" and isinstance(action, ThrowNoise) \
             and isinstance(self.pending, Pass) else None
         if phase == "settle":
             tab.last_knocked = {}
         super().apply_action(action)
         if phase == "settle" and len(self.placements) > n_place:
             row = self.placements[-1]
-            tab.turn_penalties += V.penalties_of_placement(self.shapes, out0, V.lost_stones(self), int(row["stone"]),
+            tab.turn_penalties += pass_view.penalties_of_placement(self.shapes, out0, pass_view.lost_stones(self), int(row["stone"]),
                                                            str(row["cause"]), tab.last_knocked)
         elif view is not None and len(self.passes) > n_pass:
-            view["penalties"] = tab.turn_penalties + V.penalties_of_pass(str(self.passes[-1]["causes"]))
+            view["penalties"] = tab.turn_penalties + pass_view.penalties_of_pass(str(self.passes[-1]["causes"]))
             tab.turn_penalties = []
             tab.views.append(view)
 
@@ -273,5 +273,5 @@ def game_record(state: Any, players: Sequence[str], seed: int, game_index: int) 
     out = state.outcome()
     return {"game": "sun", "seed": seed, "index": game_index, "notation": state.to_notation(),
             "outcome": None if out is None else {"winners": list(out.winners), "scores": list(out.scores)},
-            "players": list(players), "geometry": V.geometry_view(state.geom),
+            "players": list(players), "geometry": pass_view.geometry_view(state.geom),
             "calls": list(tab.record or []), "rules": list(tab.views or [])}
