@@ -12,7 +12,11 @@ from analysis.games import has_columns
 from analysis.load import RunData
 from analysis.stats import count_per_game, wilson
 from analysis.wording import point_noun, value_text
+from sim.core.scenario import scenario_from_dict
+from sim.games import REGISTRY
 from sim.sun.endings import SunEnd
+from sim.sun.geometry.ring import Geometry
+from sim.sun.sections import layout_of, start_layout
 
 #: the level a lost stone stood on, by its placement kind
 LEVELS = {"stand": "on the base", "stack": "stacked (level 2)", "gate": "gate"}
@@ -80,11 +84,6 @@ def start_levels(run: RunData) -> dict[int, str]:
     if lay.get("start") != "layout" or not lay.get("file"):
         return {}
     try:
-        from sim.core.scenario import scenario_from_dict
-        from sim.games import REGISTRY
-        from sim.sun.game import layout_of, start_layout
-        from sim.sun.ring import Geometry
-
         sections = scenario_from_dict(run.scenario, REGISTRY, source=str(run.run_dir)).sections
         layout, start = layout_of(sections), start_layout(sections)
         shapes = Geometry(layout.table, layout.ball, dict(layout.shapes)).stone_shapes()
@@ -106,7 +105,7 @@ def start_levels(run: RunData) -> dict[int, str]:
     return out
 
 
-#: the stone-loss causes the physics judges (sim/sun/table.py); always listed, even when never seen
+#: the stone-loss causes the physics judges (sim/sun/table/sun_table.py); always listed, even when never seen
 LOSS_CAUSES = ("toppled", "pushed_off", "fell_from_support")
 LOSS_WORDS = {"toppled": "toppled", "pushed_off": "pushed off", "fell_from_support": "fallen from their support"}
 #: the endings the game declares (``SunEnd``, sim/sun/endings.py); always listed, others when seen

@@ -28,9 +28,9 @@ from typing import Any
 
 import pybullet as p
 
-from sim.sun import rules_bench
-from sim.sun.layout import load_layout
-from sim.sun.table import SunTable
+from sim.sun import game_bench
+from sim.sun.table.layout import load_layout
+from sim.sun.table.sun_table import SunTable
 
 LAYOUT = Path(__file__).resolve().parents[2] / "scenarios" / "sun" / "layouts" / "full-32.toml"
 CLEAN_AIMS_DEG = (0.0, 180.0)
@@ -102,7 +102,7 @@ def benchmarks(quick: bool = False) -> list[dict[str, Any]]:
         {"game": "sun", "metric": "pass_clean_cpu_ms", "value": float(m["pass_clean_cpu_ms"]), "unit": "ms"},
         {"game": "sun", "metric": "pass_hit_cpu_ms", "value": float(m["pass_hit_cpu_ms"]), "unit": "ms"},
         # whole games on the table (careful agents, 32 stones, fast preset) and the rules alone
-        *rules_bench.benchmarks(quick=quick),
+        *game_bench.benchmarks(quick=quick),
     ]
 
 

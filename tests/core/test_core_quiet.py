@@ -8,7 +8,7 @@ import sys
 
 
 def test_importing_the_suns_engine_prints_no_banner() -> None:
-    code = "import sim.sun.world, pybullet; print('imported', pybullet.__name__)"
+    code = "import sim.sun.table.world, pybullet; print('imported', pybullet.__name__)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "imported pybullet\n"  # Python's own output still arrives

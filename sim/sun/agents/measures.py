@@ -1,0 +1,437 @@
+"""What the Sun's agents measure on a ring (docs/rules-sun.md, "Agents"): the clearance of pass
+lines (:func:`best_aim`, :func:`area_clear`), a placement's nominal outcome on a preview of the ring
+(:func:`previews`), the chance that a stand bumps a neighbour (:func:`bump_chance`) and the bonus for
+playing wide stones early (:func:`room_bonus`). The agents' heuristics (:mod:`sim.sun.agents.policies`) weigh
+these numbers; everything here is geometry of the rules' ring, no physics and no state change.
+
+Rings never change once built, so what is measured on one is kept with it (:func:`ring_memo`):
+a placement's previews share one ring, and each mark area on it is scored once.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_right
+from dataclasses import dataclass, field, replace
+from typing import Any, Sequence
+
+import numpy as np
+
+from sim.sun.actions import MoveMarker, Pass, Stack, Stand
+from sim.sun.geometry.gaps import bump_chance as gap_bump
+from sim.sun.geometry.gaps import crossing_clearance, crossing_clearances, gate_clear, passable, upright_side, width_between
+from sim.sun.geometry.ring import Geometry, Pos, Ring, gap_arrays, gap_width, others_areas, sep_for_width
+from sim.sun.rules.state import SunState
+from sim.sun.geometry.specs import TAU, ShapeSpec
+
+#: Aims tried across each arc of a mark area by :func:`best_aim` (the pass).
+AIM_SAMPLES = 41
+
+#: Room planning ("think about where you will stand stones on your next and later turns", the rule
+#: text): the wide stones are the ones that no longer fit once the ring fills up, so an agent that
+#: always plays the narrow stones first is left holding blocks it cannot stand (a stalemate). A
+#: stand or stack of a shape wider than the narrowest one left in the field earns ROOM_WEIGHT metres
+#: of pass clearance per metre of extra width (docs/rules-sun.md, "Agents").
+ROOM_WEIGHT = 0.5
+
+
+def room_bonus(st: SunState, a: Any) -> float:
+    """Bonus (m) for placing a wide stone while narrower ones wait in the field (see ROOM_WEIGHT)."""
+    if not isinstance(a, (Stand, Stack)):
+        return 0.0
+    widths = [st.geom.shapes[sh].width for sh in st.available_shapes()]
+    if not widths:
+        return 0.0
+    return ROOM_WEIGHT * (st.geom.shapes[a.shape].width - min(widths))
+
+
+def bump_chance(st: SunState, a: Any) -> float:
+    """Chance (0-1) that a stand ``a`` touches a neighbour: the seat's along-the-ring placement
+    noise (normal, ``sigma_place_m``) exceeding the clear gap left on either side."""
+    if not isinstance(a, Stand):
+        return 0.0
+    ring = st.ring()
+    if ring.empty:
+        return 0.0
+    _, _, widths = stand_sides(st, ring, a)
+    return bump_of(st, widths)
+
+
+def stand_sides(st: SunState, ring: Ring, a: Stand) -> tuple[int, Pos, tuple[float, float]]:
+    """Where stand ``a`` goes on a non-empty ``ring``: the gap ``i`` it splits, its position, and
+    the clear widths (m) it leaves to the stone before and after it (inf beyond a half turn)."""
+    g = st.geom
+    ang = math.radians(a.angle) % TAU
+    s = g.shapes[a.shape]
+    new = Pos(-1, ang, g.table.ring_radius, s.width, s.depth, s.height)
+    i = (bisect_right(ring.angles, ang) - 1) % ring.n
+    return i, new, (gap_width(ring.pos[i], new), gap_width(new, ring.pos[(i + 1) % ring.n]))
+
+
+def bump_of(st: SunState, widths: tuple[float, float]) -> float:
+    """:func:`bump_chance` of a stand leaving clear ``widths`` (m) to its two neighbours."""
+    sigma = st.throwers[st.seat].sigma_place_m if st.seat < len(st.throwers) else 0.0
+    return gap_bump(widths, st.geom.table.min_clearance, sigma)
+
+
+#: (j + 0.5) / samples for j < samples, by samples: where the aims sit across an arc
+_FRACTIONS: dict[int, np.ndarray] = {}
+
+
+def best_line(ring: Ring, g: Geometry, arcs: Sequence[tuple[float, float]], samples: int
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """Clearance (m) at both ring crossings of ``samples`` evenly spread aims per arc, and the aims."""
+    if not arcs:
+        return np.empty(0), np.empty(0)
+    k = _FRACTIONS.get(samples)
+    if k is None:
+        k = _FRACTIONS[samples] = (np.arange(samples) + 0.5) / samples
+    aims = np.concatenate([np.mod(s + min(e - s, TAU) * k, TAU) for s, e in arcs])
+    # both crossings in one vectorised call (element-wise, so the same numbers as two calls)
+    both = ring.clearances(np.concatenate([aims, aims + math.pi]), g)
+    return np.minimum(both[:len(aims)], both[len(aims):]), aims
+
+
+def best_aim(state: SunState, samples: int = AIM_SAMPLES, seat: int | None = None, want_all: bool = False
+             ) -> tuple[float, Pass | None, list[tuple[float, float]]]:
+    """The pass whose line has the most clearance at both ring crossings, for ``seat`` (default:
+    the mover; another seat's value says how hard its next pass would be on this ring).
+
+    Returns:
+        (clearance in m, the pass or None if no arc, and with ``want_all`` every (clearance, aim
+        rad) tried, best first; ties keep the order of the aims).
+    """
+    ring = state.ring()
+    g = state.geom
+    c, aims = best_line(ring, g, state.pass_arcs(ring, seat), samples)
+    if not len(c):
+        return -math.inf, None, []
+    k = int(np.argmax(c))  # the first of equal maxima, as a stable sort would give
+    tried: list[tuple[float, float]] = []
+    if want_all:
+        order = np.argsort(-c, kind="stable")
+        tried = [(float(c[j]), float(aims[j])) for j in order]
+    return float(c[k]), Pass(math.degrees(float(aims[k])) % 360.0, g.min_release), tried
+
+
+@dataclass
+class RingMemo:
+    """What the agents computed on one ring (rings never change): mark-area clearances by (gap,
+    samples) and which gaps are passable. The previews of one placement share one ring, so every
+    marker and opponent area on it is scored once."""
+
+    ring: Ring
+    g: Geometry
+    area: dict[tuple[int, int], float] = field(default_factory=dict)
+    passable: list[bool] | None = None
+
+
+#: :class:`RingMemo` by ``id`` of the ring (the memo keeps the ring alive, so its id cannot be
+#: reused while cached). Bounded: emptied when full.
+_RING_MEMOS: dict[int, RingMemo] = {}
+_RING_MEMOS_KEPT = 512
+
+
+def ring_memo(ring: Ring, g: Geometry) -> RingMemo:
+    m = _RING_MEMOS.get(id(ring))
+    if m is None or m.ring is not ring or m.g is not g:
+        if len(_RING_MEMOS) >= _RING_MEMOS_KEPT:
+            _RING_MEMOS.clear()
+        m = _RING_MEMOS[id(ring)] = RingMemo(ring, g)
+    return m
+
+
+def area_clear(ring: Ring, g: Geometry, marker: float, samples: int) -> float:
+    """Best line clearance (m) through the standard-mode mark area that contains ``marker`` (or
+    the nearest gap), over ``samples`` aims per arc; +1 on an empty ring, -inf with no opening."""
+    if ring.empty:
+        return 1.0
+    i = ring.gap_of_angle(marker)
+    if i is None:
+        i = ring.nearest_gap(marker)
+    if i is None or ring.end[i] < ring.start[i]:
+        return -math.inf
+    done = ring_memo(ring, g).area
+    got = done.get((i, samples))
+    if got is None:
+        s, e = ring.start[i], ring.end[i]
+        c, _ = best_line(ring, g, [(s, e), (s + math.pi, e + math.pi)], samples)
+        got = done[(i, samples)] = float(np.max(c))
+    return got
+
+
+def prefetch_areas(ring: Ring, g: Geometry, wants: Sequence[tuple[float, int]]) -> None:
+    """Compute :func:`area_clear` for every (marker, samples) of ``wants`` on ``ring`` in one
+    vectorised call (the same aims and the same element-wise numbers as one call each), so that
+    the scoring that follows finds them cached."""
+    prefetch_rings(g, [(ring, wants)])
+
+
+def _fractions(samples: int) -> np.ndarray:
+    k = _FRACTIONS.get(samples)
+    if k is None:
+        k = _FRACTIONS[samples] = (np.arange(samples) + 0.5) / samples
+    return k
+
+
+def prefetch_rings(g: Geometry, jobs: Sequence[tuple[Ring, Sequence[tuple[float, int]]]]) -> None:
+    """:func:`prefetch_areas` for several rings at once (a decision's previews): every mark area
+    of every ring in one vectorised pass, which costs about as much as one ring's. Each clearance
+    is the element-wise arithmetic of :meth:`~sim.sun.geometry.ring.Ring.clearances` on :func:`best_line`'s
+    aims, only gathered across rings, so the cached numbers equal :func:`area_clear`'s own
+    (tests/sun/test_sun_agents.py checks it)."""
+    todo: list[tuple[dict[tuple[int, int], float], int, int]] = []  # (ring's memo, gap, samples)
+    bases: list[float] = []  # per arc of a mark area (best_line's two): start (rad), span (rad), samples
+    spans: list[float] = []
+    counts: list[int] = []
+    work: list[tuple[Ring, int]] = []  # (ring, its aims) of each ring with areas to compute
+    for ring, wants in jobs:
+        if ring.empty:
+            continue
+        done = ring_memo(ring, g).area
+        mine: list[tuple[int, int]] = []
+        for marker, samples in wants:
+            i = ring.gap_of_angle(marker)
+            if i is None:
+                i = ring.nearest_gap(marker)
+            if i is None or ring.end[i] < ring.start[i] or (i, samples) in done or (i, samples) in mine:
+                continue
+            mine.append((i, samples))
+            todo.append((done, i, samples))
+            s, e = ring.start[i], ring.end[i]
+            for lo, hi in ((s, e), (s + math.pi, e + math.pi)):  # as best_line spans its arcs
+                bases.append(lo)
+                spans.append(min(hi - lo, TAU))
+                counts.append(samples)
+        if mine:
+            work.append((ring, 2 * sum(c for _, c in mine)))
+    if not todo:
+        return
+    # per gap, ring after ring: the rings' gap columns (Ring.gap_columns), gathered
+    cols: dict[str, list[Any]] = {}
+    rings: list[tuple[Ring, int, int]] = []  # (ring, its first gap in cols, its aims)
+    first = 0
+    for ring, m in work:
+        rings.append((ring, first, m))
+        for name, column in ring.gap_columns(g).items():
+            cols.setdefault(name, []).extend(column)
+        first += ring.n
+    k = np.concatenate([_fractions(c) for c in counts])
+    aims = np.mod(np.repeat(np.array(bases), counts) + np.repeat(np.array(spans), counts) * k, TAU)
+    m_all = len(aims)
+    x = np.concatenate([aims, aims + math.pi])
+    # each angle's gap: searched on its own ring, as Ring.clearances does (aims run ring after ring)
+    xa = np.mod(x, TAU)
+    idx = np.empty(len(x), dtype=np.intp)
+    at = 0
+    for ring, first, m in rings:
+        arr = np.array(ring.angles)
+        for lo in (at, m_all + at):  # the aims, then their opposite crossings
+            idx[lo:lo + m] = (np.searchsorted(arr, xa[lo:lo + m], side="right") - 1) % ring.n + first
+        at += m
+    A = {name: arr[idx] for name, arr in gap_arrays(cols).items()}
+    both = crossing_clearances(x, A["start"], A["span"], A["closed"], A["a_ang"], A["a_p"], A["a_q"], A["b_ang"],
+                               A["b_p"], A["b_q"], g.ball.radius)
+    line = np.minimum(both[:m_all], both[m_all:])  # best_line: the worse of its two crossings
+    starts = [0]
+    for _, _, c in todo[:-1]:
+        starts.append(starts[-1] + 2 * c)
+    best = np.maximum.reduceat(line, starts)  # each mark area's best line (a max: exact in any order)
+    for (done, i, samples), v in zip(todo, best.tolist()):
+        done[(i, samples)] = v
+
+
+@dataclass
+class Preview:
+    """The ring and every seat's markers after a placement and one marker move, nominally (no
+    noise, no physics): what ``careful`` and ``aggressive`` score without copying the state."""
+
+    ring: Ring
+    markers: list[list[float]]
+    move: MoveMarker | None
+
+
+def previews(st: SunState, a: Any) -> list[Preview] | None:
+    """One :class:`Preview` per legal marker move after placement ``a`` (one with ``move=None``
+    after a gate or on a turn without a marker move); ``[]`` when no marker move would be legal;
+    None in orbit mode (the callers then play the turn out on a copy)."""
+    if st.rules.mode != "standard":
+        return None
+    g = st.geom
+    ring = st.ring()
+    anchor: int | None = None
+    if isinstance(a, Stand):
+        stone = st.stone_for(a.shape)
+        sh = g.shapes[a.shape]
+        new = Pos(stone, math.radians(a.angle) % TAU, g.table.ring_radius, sh.width, sh.depth, sh.height)
+        # Ring.plus: the ring ring_with builds, from this ring's gap lists (tests/sun/test_sun_agents.py)
+        ring2 = ring.plus(new) if ring.n >= 2 and stone not in ring.index else st.ring_with(new_pos=new)
+        anchor = stone
+    elif isinstance(a, Stack):
+        stone = st.stone_for(a.shape)
+        ring2 = st.ring_with(new_pos=replace(st.stacked_pos(ring.pos[ring.index[a.on]], a.shape), top=stone))
+        anchor = a.on
+    else:
+        pa = st.position_without(ring.pos[ring.index[a.a]], a.stone)
+        pb = st.position_without(ring.pos[ring.index[a.b]], a.stone)
+        ring2 = st.ring_with(removed=a.stone, gate=(a.a, a.b, min(pa.top_z, pb.top_z)))
+    markers = [list(ms) for ms in st.markers]
+    if not ring2.empty:
+        for ms in markers:
+            for k, m in enumerate(ms):
+                if ring2.gap_of_angle(m) is None:
+                    gi = ring2.nearest_gap(m)
+                    if gi is not None:
+                        ms[k] = ring2.middle(gi)
+    if anchor is None or st.is_free_turn() or ring2.n < 2:
+        return [Preview(ring2, markers, None)]
+    out = []
+    k = ring2.index[anchor]
+    for mv in st.marker_options(ring2, anchor=anchor):
+        gi = k if mv.side == "ccw" else (k - 1) % ring2.n
+        mk = [list(ms) for ms in markers]
+        mk[st.seat][mv.marker] = ring2.middle(gi)
+        out.append(Preview(ring2, mk, mv))
+    return out
+
+
+def free_gaps_of(ring: Ring, g: Geometry, markers: Sequence[Sequence[float]], seat: int) -> int:
+    """Passable gaps that are no other seat's mark area."""
+    if ring.empty:
+        return 0
+    others = others_areas(ring, markers, seat)
+    memo = ring_memo(ring, g)
+    if memo.passable is None:  # Ring.passable of each gap
+        pw, gz = g.pass_width, g.gate_clear_z
+        memo.passable = [passable(w, u, pw, gz) for w, u in zip(ring.width, ring.under)]
+    ok = memo.passable
+    return sum(1 for i in range(ring.n) if ring.keys[i] not in others and ok[i])
+
+
+def free_gaps(state: SunState) -> int:
+    ring = state.ring()
+    if ring.empty:
+        return 0
+    others = state.other_seats_areas(ring)  # noqa: SLF001 - same package
+    return sum(1 for i in range(ring.n) if ring.keys[i] not in others and ring.passable(i, state.geom))
+
+
+class QuickRing:
+    """One ring's numbers as plain floats for scoring many candidate placements on it: the gap
+    kernel (``sim.sun.geometry.gaps``) called on the ring's lists, as :func:`stand_sides` and
+    :meth:`sim.sun.geometry.ring.Ring.clearance_at` call it (so the very same values), without building a
+    :class:`~sim.sun.geometry.ring.Pos` per candidate, the method calls and the per-angle caches; and
+    :func:`bump_of` for the mover of ``st``. Built once per placement decision on ``st``'s ring
+    (a ring never changes).
+
+    ``ccw`` and ``cw`` are each position's sides in the kernel (``sim.sun.geometry.gaps.Side``: the
+    corners of its stones' real outline). The ring must not be empty.
+    """
+
+    __slots__ = ("ring", "n", "angles", "start", "end", "closed", "ccw", "cw", "ball_r", "ring_r", "sigma",
+                 "min_clear", "pass_width", "stacked_pos")
+
+    def __init__(self, st: SunState) -> None:
+        ring, g = st.ring(), st.geom
+        self.ring = ring
+        self.n = ring.n
+        self.angles = ring.angles
+        self.start = ring.start
+        self.end = ring.end
+        gz = g.gate_clear_z
+        self.closed = [not gate_clear(u, gz) for u in ring.under]
+        self.ccw = [p.ccw for p in ring.pos]
+        self.cw = [p.cw for p in ring.pos]
+        self.ball_r = g.ball.radius
+        self.ring_r = g.table.ring_radius
+        self.pass_width = g.pass_width
+        #: the mover's along-the-ring placement noise (m), for :func:`bump_of`
+        self.sigma = st.throwers[st.seat].sigma_place_m if st.seat < len(st.throwers) else 0.0
+        self.min_clear = g.table.min_clearance
+        #: the state's ``stacked_pos``: a stack's footprint as the rules see it
+        self.stacked_pos = st.stacked_pos
+
+    def stand(self, angle_deg: float, s: ShapeSpec) -> tuple[int, float, float, float]:
+        """:func:`stand_sides` of a stand of shape ``s`` at ``angle_deg`` (degrees): the gap ``i``
+        it splits, its angle (rad) and the clear widths (m) to the stones before and after it."""
+        ang = math.radians(angle_deg) % TAU
+        n = self.n
+        i = (bisect_right(self.angles, ang) - 1) % n
+        j = (i + 1) % n
+        side = upright_side(self.ring_r, s.depth, s.width)
+        return (i, ang, width_between(self.angles[i], self.ccw[i], ang, side),
+                width_between(ang, side, self.angles[j], self.cw[j]))
+
+    def stand_pairs(self, sides: tuple[int, float, float, float]) -> tuple[tuple[float, float, float], ...]:
+        """The two gaps beside a stand (its :meth:`stand` ``sides``) as (clear width in m, angle of
+        the gap's first stone, of its second, in rad): left of the new stone, then right."""
+        i, ang, wl, wr = sides
+        return (wl, self.angles[i], ang), (wr, ang, self.angles[(i + 1) % self.n])
+
+    def stack_pairs(self, k: int, s: ShapeSpec) -> tuple[tuple[float, float, float], ...]:
+        """:meth:`stand_pairs` of a stone of shape ``s`` stacked on position ``k``: the position
+        grows to the footprint of both stones (the state's ``stacked_pos``); a one-stone ring's
+        position has itself on both sides and so no gap (inf)."""
+        p = self.stacked_pos(self.ring.pos[k], s.name)
+        n, ang = self.n, self.angles
+        b, c = (k - 1) % n, (k + 1) % n
+        return ((width_between(ang[b], self.ccw[b], p.angle, p.cw) if b != k else math.inf,
+                 ang[b], p.angle),
+                (width_between(p.angle, p.ccw, ang[c], self.cw[c]) if c != k else math.inf,
+                 p.angle, ang[c]))
+
+    def best_side(self, pairs: Sequence[tuple[float, float, float]]) -> float:
+        """Best pass clearance (m) through one of ``pairs``' passable gaps (:meth:`stand_pairs`):
+        half the gap's width less the ball's radius, or less if the line through the gap's middle
+        has less at the far crossing; -inf with neither passable."""
+        best = -math.inf
+        for w, pa, qa in pairs:
+            if w < self.pass_width:
+                continue
+            sep = (qa - pa) % TAU
+            mid = pa + 0.5 * sep
+            best = max(best, min(0.5 * w - self.ball_r if math.isfinite(w) else 1.0, self.clearance_at(mid + math.pi)))
+        return best
+
+    def bump(self, wl: float, wr: float) -> float:
+        """:func:`bump_of` (0-1) of a stand leaving clear widths ``wl`` and ``wr`` (m)."""
+        return gap_bump((wl, wr), self.min_clear, self.sigma)
+
+    def clearance_at(self, angle: float) -> float:
+        """:meth:`~sim.sun.geometry.ring.Ring.clearance_at` (m) of a line crossing the ring at ``angle`` (rad)."""
+        n = self.n
+        i = (bisect_right(self.angles, angle % TAU) - 1) % n
+        s = self.start[i]
+        span = self.end[i] - s
+        if not (span >= 0.0 and ((angle - s) % TAU) <= span) or self.closed[i]:
+            return -1.0
+        j = (i + 1) % n
+        return crossing_clearance(angle, self.angles[i], self.ccw[i], self.angles[j], self.cw[j], self.ball_r)
+
+
+def narrowing_stands(st: SunState) -> list[Stand]:
+    """Legal stands that leave an opponent's mark area just passable (2 mm spare) or just
+    impassable (3 mm short), from either end of it: the legal set is exact intervals, and
+    these angles are rarely among the samples offered in ``legal_actions``."""
+    ring = st.ring()
+    if ring.empty or st.phase != "place":
+        return []
+    g = st.geom
+    r = g.table.ring_radius
+    gaps = {ring.gap_of_angle(m) for o, ms in enumerate(st.markers) if o != st.seat for m in ms}
+    out: list[Stand] = []
+    for shape in st.available_shapes():
+        sh = g.shapes[shape]
+        for i in gaps:
+            if i is None or ring.under[i] is not None:
+                continue
+            a, b = ring.pos[i], ring.pos[(i + 1) % ring.n]
+            for width in (g.pass_width + 0.002, g.pass_width - 0.003):
+                for p, sign in ((a, 1.0), (b, -1.0)):
+                    d = sep_for_width(p, r, sh, width, sign > 0)
+                    if d is None:
+                        continue
+                    act = Stand(shape, round(math.degrees((p.angle + sign * d) % TAU), 6) % 360.0)
+                    if act not in out and st.placement_problem(act) is None:
+                        out.append(act)
+    return out

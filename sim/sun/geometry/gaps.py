@@ -1,0 +1,251 @@
+"""The ring's gap kernel: the one place the Sun's gap arithmetic is written (docs/sun-physics.md).
+
+Every question about a gap between two standing positions is answered here, on plain numbers: how
+far a stone stands from the ray through the gap's middle (:func:`side_clearance`), how wide the gap
+is (:func:`width_between`), which separation leaves a given width (:func:`seps_for_widths`, the
+width formula inverted), how much room a ball crossing the ring has (:func:`crossing_clearance`,
+and :func:`crossing_clearances` for many crossings at once), whether the ball fits
+(:func:`passable`), and the chance that a stand's noise makes it touch a neighbour
+(:func:`bump_chance`). The ring (``sim.sun.geometry.ring.Ring``), the rules' legality checks and stand
+intervals and the agents' quick scoring (``sim.sun.agents.measures.QuickRing``) all call these functions;
+none writes the formula out again. Units: metres and radians.
+
+A position enters the kernel as its angle and, on each side, the corners of its stones' real
+outline that can be nearest to a ray on that side (:data:`Side`, made by :func:`outline_sides`
+from the stones' corners as they stand, in the frame of the position's ray): a stone turned on the
+ring, leant, or a stack whose top is shifted is measured on its true rectangles, not on a box
+around them. A corner ``(P, Q)`` stands ``P sin h - Q cos h`` from a ray ``h`` rad off the
+position's ray; a stone standing as intended has one corner per side, ``(r - d/2, w/2)`` (its
+radius, depth and width: :func:`upright_side`), so its clearance is ``(r - d/2) sin h - (w/2) cos h``.
+A gap's width is the sum of its two stones' distances from the ray through its middle.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+
+from sim.sun.geometry.specs import TAU
+
+#: a quarter turn (rad): a stone this far or farther from a crossing is no nearer than the ring's
+#: other side, so it does not bound the crossing (:func:`crossing_clearance`)
+QUARTER = 0.5 * math.pi
+
+
+Side = tuple[tuple[float, float], ...]
+"""One side of a position, as the kernel sees it: the corners ``(P, Q)`` (m) of its stones' outline
+that can be nearest to a ray on that side (:func:`outline_sides`). A corner ``(P, Q)`` stands
+``P sin h - Q cos h`` from a ray ``h`` rad (0 to a quarter turn) from the position's ray, on that side;
+the side stands the least of its corners' distances (the outline is convex per stone, so its distance
+from a ray is that of a corner: exact)."""
+
+
+def upright_side(radius: float, depth: float, width: float) -> Side:
+    """The side (either one) of a stone of ``depth`` and ``width`` (m) standing upright, facing the
+    centre, its centre at ``radius`` (m) on the position's ray: its inner corner, ``(radius - depth
+    / 2, width / 2)`` (the corner nearest every ray between 0 and a quarter turn)."""
+    return ((radius - 0.5 * depth, 0.5 * width),)
+
+
+#: m: corners of a side within this of a kept corner, along and across, are merged into one that
+#: covers them (that corner's ``x``, the greatest ``Q``): a stone that leans a hair (a few hundredths
+#: of a degree: its top and bottom corners some microns apart) has the corners of an upright one,
+#: not two of each. A side's clearance is then at most this much less than exact, never more
+#: (a tenth of ``min_clearance``)
+CORNER_MERGE = 5e-5
+
+
+def outline_sides(corners: Sequence[tuple[float, float]]) -> tuple[Side, Side]:
+    """``(ccw side, cw side)`` of an outline given by its ``corners`` (m, in the position's frame:
+    ``x`` along its ray, ``y`` counter-clockwise across it): on each side, the corners no other
+    corner is nearer a ray on that side than for every ray between 0 and a quarter turn (a corner
+    ``(x, y)`` with ``x' <= x`` and ``y' >= y`` for another is never the nearest: dropped). The
+    counter-clockwise side keeps ``(x, y)``, the clockwise one ``(x, -y)`` (its rays turn the other
+    way, so ``P sin h - Q cos h`` holds for both). Corners within :data:`CORNER_MERGE` of each
+    other are merged into one that covers them (conservative by at most that)."""
+    return _pareto([(x, -y) for x, y in corners]), _pareto(list(corners))
+
+
+def _pareto(pts: list[tuple[float, float]]) -> Side:
+    """The side of corners ``pts`` given as ``(x, -Q)``: sorted by ``x``, then by the larger ``Q``
+    first (the tuples' own order: no key function, a hot path of ``position_of``), a corner kept
+    when it reaches farther across than all before; one within :data:`CORNER_MERGE` of the last
+    kept corner as first found (along and across) raises that corner's ``Q`` to its own instead,
+    so that the kept corner covers it."""
+    pts.sort()
+    kept: list[list[float]] = []  # [x, Q, Q as first found]
+    best = -math.inf
+    for x, nq in pts:
+        q = -nq
+        if q <= best:
+            continue
+        if kept and x - kept[-1][0] <= CORNER_MERGE and q - kept[-1][2] <= CORNER_MERGE:
+            kept[-1][1] = q  # the last kept corner covers this one (its x is no larger)
+        else:
+            kept.append([x, q, q])
+        best = q
+    return tuple((c[0], c[1]) for c in kept)
+
+
+def side_clearance(side: Side, h: float) -> float:
+    """Distance (m) from a position's ``side`` to a ray ``h`` rad (0 to a quarter turn) from its
+    ray on that side (negative: the ray cuts a stone)."""
+    sn, cs = math.sin(h), math.cos(h)
+    if len(side) == 1:
+        return side[0][0] * sn - side[0][1] * cs
+    return min([p * sn - q * cs for p, q in side])
+
+
+def clearance_to_bisector(radius: float, depth: float, width: float, half_sep: float) -> float:
+    """:func:`side_clearance` of a stone given by its centre's ``radius``, its ``depth`` and
+    ``width`` (m), standing upright and facing the centre, ``half_sep`` (rad) off the ray through a
+    gap's middle. Each stone is measured at its own radius, so that stones pushed off the ring are
+    measured where they are."""
+    return side_clearance(upright_side(radius, depth, width), half_sep)
+
+
+def width_between(a_ang: float, a_side: Side, b_ang: float, b_side: Side) -> float:
+    """Clear width (m) of the gap from a position at ``a_ang`` (rad) counter-clockwise to one at
+    ``b_ang``: ``a_side`` is the first's counter-clockwise side, ``b_side`` the second's clockwise
+    side (:data:`Side`), measured perpendicular to the ray through the gap's middle; inf when they
+    are a half turn or more apart (such a gap is always wide enough). Both ends are two distinct
+    positions (a lone position has no gap)."""
+    sep = (b_ang - a_ang) % TAU
+    if sep >= math.pi:
+        return math.inf
+    h = 0.5 * sep
+    sn, cs = math.sin(h), math.cos(h)
+    # the rules' hot path: sides of one corner (a stone standing as intended) or two (a turned
+    # one) written out, more through a list
+    n = len(a_side)
+    if n == 1:
+        ca = a_side[0][0] * sn - a_side[0][1] * cs
+    elif n == 2:
+        ca, c2 = a_side[0][0] * sn - a_side[0][1] * cs, a_side[1][0] * sn - a_side[1][1] * cs
+        if c2 < ca:
+            ca = c2
+    else:
+        ca = min([p * sn - q * cs for p, q in a_side])
+    n = len(b_side)
+    if n == 1:
+        cb = b_side[0][0] * sn - b_side[0][1] * cs
+    elif n == 2:
+        cb, c2 = b_side[0][0] * sn - b_side[0][1] * cs, b_side[1][0] * sn - b_side[1][1] * cs
+        if c2 < cb:
+            cb = c2
+    else:
+        cb = min([p * sn - q * cs for p, q in b_side])
+    return ca + cb
+
+
+def seps_for_widths(a_side: Side, b_side: Side, widths: Sequence[float]) -> list[float | None]:
+    """The separation (rad) at which a position whose counter-clockwise side is ``a_side`` and one
+    whose clockwise side is ``b_side`` (:data:`Side`, either order: the width is symmetric in them)
+    leave a gap of each of ``widths`` (m): :func:`width_between` inverted. The width is the least,
+    over a corner of each side, of ``P sin h - Q cos h = R sin(h - atan2(Q, P))`` (``P``, ``Q`` the
+    two corners' sums, ``h`` half the separation), each rising with ``h``, so it reaches a width
+    where the last of them does; None where one never does below a half turn."""
+    if len(a_side) == 1 and len(b_side) == 1:  # stones standing as intended: one pair (the hot path)
+        p, q = a_side[0][0] + b_side[0][0], a_side[0][1] + b_side[0][1]
+        r = math.hypot(p, q)
+        base = math.atan2(q, p)
+        one: list[float | None] = []
+        for width in widths:
+            x = 2.0 * (base + math.asin(width / r)) if width <= r else math.pi
+            one.append(x if x < math.pi else None)
+        return one
+    pairs = [(pa + pb, qa + qb) for pa, qa in a_side for pb, qb in b_side]
+    out: list[float | None] = []
+    for width in widths:
+        sep: float | None = 0.0
+        for p, q in pairs:
+            r = math.hypot(p, q)
+            if width > r:
+                sep = None
+                break
+            x = 2.0 * (math.atan2(q, p) + math.asin(width / r))
+            if x >= math.pi:
+                sep = None
+                break
+            if x > sep:  # type: ignore[operator]
+                sep = x
+        out.append(sep)
+    return out
+
+
+def crossing_clearance(angle: float, a_ang: float, a_side: Side, b_ang: float, b_side: Side, ball_r: float
+                       ) -> float:
+    """Clear distance (m) between a ball of radius ``ball_r`` (m) crossing the ring at ``angle``
+    (rad, on a line through the centre) inside the gap from the position at ``a_ang`` (its
+    counter-clockwise side ``a_side``) to the one at ``b_ang`` (its clockwise side ``b_side``) and
+    the nearer of those two stones; a stone a quarter turn or more from the crossing counts as 1 m
+    away. Negative: it touches."""
+    da = (angle - a_ang) % TAU
+    db = (b_ang - angle) % TAU
+    ca = side_clearance(a_side, da) if da < QUARTER else 1.0
+    cb = side_clearance(b_side, db) if db < QUARTER else 1.0
+    return min(ca, cb) - ball_r
+
+
+def side_arrays(sides: Sequence[Side]) -> tuple[np.ndarray, np.ndarray]:
+    """``(P, Q)``: the corners of ``sides`` as two arrays of shape (len(sides), most corners), a
+    side of fewer corners padded with its first (the least over a side's corners is unchanged):
+    what :func:`crossing_clearances` reads."""
+    k = max(map(len, sides), default=1)
+    flat = [v for s in sides for c in (s + (s[0],) * (k - len(s))) for v in c]
+    arr = np.array(flat, dtype=float).reshape(len(sides), k, 2)
+    return arr[:, :, 0], arr[:, :, 1]
+
+
+def crossing_clearances(x: np.ndarray, start: np.ndarray, span: np.ndarray, closed: np.ndarray,
+                        a_ang: np.ndarray, a_p: np.ndarray, a_q: np.ndarray, b_ang: np.ndarray,
+                        b_p: np.ndarray, b_q: np.ndarray, ball_r: float) -> np.ndarray:
+    """:func:`crossing_clearance` of many crossings at once: ``x`` (rad) with, element by element,
+    the gap each one's angle falls in (its opening's ``start`` and ``span`` in rad, whether a gate
+    too low ``closed`` it, its two positions' angles and their facing sides' corners as
+    :func:`side_arrays`, one row per crossing). -1 where the crossing is outside the opening or
+    under a closing gate. The vectorised form of the same arithmetic (numpy's element-wise sine and
+    cosine: the agents' hot path, hundreds of crossings per decision)."""
+    off = np.mod(x - start, TAU)
+    inside = (span >= 0.0) & (off <= span) & ~closed
+    da = np.mod(x - a_ang, TAU)
+    db = np.mod(b_ang - x, TAU)
+    ha, hb = np.minimum(da, QUARTER), np.minimum(db, QUARTER)
+    ca_all = a_p * np.sin(ha)[:, None] - a_q * np.cos(ha)[:, None]
+    cb_all = b_p * np.sin(hb)[:, None] - b_q * np.cos(hb)[:, None]
+    ca = ca_all[:, 0] if ca_all.shape[1] == 1 else ca_all.min(axis=1)
+    cb = cb_all[:, 0] if cb_all.shape[1] == 1 else cb_all.min(axis=1)
+    ca = np.where(da < QUARTER, ca, 1.0)
+    cb = np.where(db < QUARTER, cb, 1.0)
+    return np.where(inside, np.minimum(ca, cb) - ball_r, -1.0)
+
+
+def gate_clear(under: float | None, gate_clear_z: float) -> bool:
+    """Whether a gap whose gate's underside is at ``under`` m (None: no gate) lets the ball
+    through, given the least passable underside ``gate_clear_z`` (m, ``Geometry.gate_clear_z``)."""
+    return under is None or under >= gate_clear_z
+
+
+def passable(width: float, under: float | None, pass_width: float, gate_clear_z: float) -> bool:
+    """Whether the ball fits through a gap ``width`` m wide under a gate at ``under`` m (None: no
+    gate): at least ``pass_width`` wide and :func:`gate_clear` (docs/sun-physics.md)."""
+    return width >= pass_width and (under is None or under >= gate_clear_z)
+
+
+def bump_chance(widths: Sequence[float], min_clearance: float, sigma: float) -> float:
+    """Chance (0-1) that a stand leaving clear ``widths`` (m) to its neighbours touches one: the
+    along-the-ring placement noise (normal, ``sigma`` m) exceeding the room left beyond
+    ``min_clearance`` (m) on either side, the sides summed (capped at 1). Infinite widths count
+    nothing; with no noise, a side short of ``min_clearance`` counts 1."""
+    out = 0.0
+    for w in widths:
+        free = w - min_clearance
+        if not math.isfinite(free):
+            continue
+        if sigma <= 0.0:
+            out += 1.0 if free < 0.0 else 0.0
+        else:
+            out += 0.5 * math.erfc(free / (sigma * math.sqrt(2.0)))
+    return min(1.0, out)

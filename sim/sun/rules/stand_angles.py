@@ -1,0 +1,524 @@
+"""Where a stone may stand: the exact legal stand angles, their samples, and the placement candidates.
+
+Functions of a :class:`~sim.sun.rules.context.RulesContext` (not the whole state), beside ``sim.sun.rules.legality``: the stand check
+(:func:`check_stand`), the exact intervals of legal stand angles per shape
+(:func:`stand_intervals`), the finite samples offered to agents (:func:`stand_samples`) and the
+list of placement candidates (stands, stacks, gates: :func:`placement_candidates`). Radians
+inside, degrees in actions.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from typing import Any
+
+from sim.sun.actions import Gate, PlaceAction, Stack, Stand, made_once
+from sim.sun.geometry.gaps import Side, upright_side, width_between
+from sim.sun.rules.legality import (check_gate, check_marker_after, check_stack, degrees_6, gate_candidates, place_facts,
+                                    stack_geometry_problem)
+from sim.sun.geometry.ring import Pos, Ring, others_gaps, sep_for_widths
+from sim.sun.geometry.specs import TAU, ShapeSpec
+from sim.sun.rules.context import RulesContext
+
+
+# The legal stand angles are exact intervals (SunState.stand_intervals); the finite candidate list
+# offered to agents samples each interval: its two ends moved inwards by SAMPLE_INSET (m along the
+# ring, so that a stone aimed there is not a hair from its neighbour), its middle, and the angles
+# leaving a neighbour a passable gap plus PASS_MARGIN (m). Agents may play any other legal angle.
+SAMPLE_INSET = 0.002
+PASS_MARGIN = 0.004
+STAND_EPS = 1e-9  # rad: interval ends are moved this far inwards, so that every angle in them is legal
+#: rad: a gap's pass-width breakpoints this far outside its room prove that no piece can leave a
+#: passable gap (the widths' rounding errors are ~1e-16 m, their slope ~0.1 m/rad)
+NO_PASS_MARGIN = 1e-7
+#: rad: the window of marker offsets whose cuts can fall inside a gap's room is widened this much
+#: (``stand_geo``; the offsets' rounding errors are ~1e-15 rad)
+MARKER_WINDOW_MARGIN = 1e-9
+#: rad: intervals farther apart than this (0.1 deg: twice the samples' 0.05 deg, far beyond their
+#: 1e-6 deg rounding) cannot hold two samples within 0.05 deg of each other (``stand_samples``)
+SAMPLE_APART_RAD = math.radians(0.1)
+FIRST_ANGLES_DEG = tuple(22.5 + 45.0 * k for k in range(8))
+
+
+@dataclass(slots=True)
+class StandFacts:
+    """What decides a stand's legality apart from its angle, on one ring (metres, radians)."""
+
+    stone: int
+    shape: str
+    ring: Ring
+    radius: float  #: of the stone's centre (the ring radius), m
+    side: Side  #: its side (either: it stands as intended) in the gap kernel (``gaps.upright_side``)
+    height: float  #: m
+    half: float  #: half its angular width (rad) at ``radius``
+    sticks_out: bool  #: it would stick out over the base edge
+    min_clearance: float  #: m
+    local_marker_check: bool  #: standard mode, 2+ positions, not a free turn: the marker check is local
+    others: list[tuple[float, int]]  #: other seats' markers and their gaps (``other_seats_gaps``)
+    before: tuple[int, int] | None  #: the mover's area at the start of the turn
+    new_gap_rule: bool  #: marker_change is "new_gap"
+    pass_width: float  #: m
+    #: per gap index, what the checks of a stand in it share (``stand_gap``), filled as asked
+    gaps: dict[int, StandGap] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class StandGap:
+    """What every stand check in one gap shares (:func:`stand_gap`)."""
+
+    #: the clockwise neighbour, its counter-clockwise side and that side as the new stone meets it
+    #: (``Pos.reach_side``: a stack's top overhanging a lower stone does not count), and the
+    #: counter-clockwise neighbour with its clockwise side, the same two ways (``gaps.Side``)
+    sides: tuple[Pos, Side, Side, Pos, Side, Side]
+    in_gap: list[float]  #: angles (rad) of other seats' markers whose nearest gap this is
+    ccw_blocked: bool  #: the new ccw gap may not be the mover's area whatever the angle
+    cw_blocked: bool  #: the same for the new cw gap
+
+
+def placement_candidates(ctx: RulesContext) -> list[PlaceAction]:
+    ring = ctx.ring()
+    facts = place_facts(ctx)
+    out: list[PlaceAction] = []
+    # the facts found here serve the check of the placement chosen from ``out`` while ``out``
+    # is the state's legal list (the cache's ``legal``: emptied whenever the position changes)
+    stand_facts: dict[str, StandFacts] = {}
+    ctx.cache.facts_for_legal = (out, facts, stand_facts)
+    # a stack on a stacked position or on a gate's support is refused whatever the shape; so is
+    # one (after a free turn) beside two impassable gaps: a stack only makes its position wider
+    # and deeper, so both gaps stay impassable and no marker move can follow
+    pw = ctx.geom.pass_width
+    narrow = ring.n >= 3 and not ctx.is_free_turn()
+    bases = [k for k, p in enumerate(ring.pos) if p.top < 0 and p.id not in facts.supports
+             and not (narrow and ring.width[k] < pw and ring.width[k - 1] < pw)]
+    for shape in ctx.available_shapes():
+        for ang in stand_samples(ctx, shape, collect=stand_facts):
+            out.append(made_once(Stand, shape, ang))
+        stone = ctx.stone_for(shape)
+        if stone < 0:
+            continue  # (as check_stack: no stone of that shape to stack)
+        for k in bases:  # valid positions (see above) for a valid stone: the geometric part
+            if stack_geometry_problem(ctx, shape, stone, k, facts) is None:
+                out.append(made_once(Stack, shape, ring.pos[k].id))
+    out.extend(gate_candidates(ctx, ring, facts))
+    return out
+
+
+def known_stand_facts(ctx: RulesContext, shape: str) -> StandFacts | None:
+    """The :class:`StandFacts` of ``shape`` found for the candidate list, while it is the
+    state's legal list (the position unchanged since), else None."""
+    known = ctx.cache.facts_for_legal
+    if known is not None and ctx.cache.legal is not None and known[0] is ctx.cache.legal:
+        found: StandFacts | None = known[2].get(shape)
+        return found
+    return None
+
+
+def stand_intervals(ctx: RulesContext, shape: str, collect: dict[str, StandFacts] | None = None
+                    ) -> list[tuple[float, float]]:
+    """Every angle at which a :class:`Stand` of ``shape`` is legal now, as closed intervals; with
+    ``collect``, the :class:`StandFacts` found on the way are put in it under ``shape`` (the
+    candidate list keeps them for the check of the stand chosen from it).
+
+    Exact: the legality of a stand changes only where a geometric constraint is met with
+    equality: clear of a neighbour by ``min_clearance``; a new gap exactly passable; the new
+    stone's edge at a marker or at a lintel's footprint; in orbit mode, its edge opposite
+    another gap's edge. Those breakpoints are computed in closed form (``ring.sep_for_width``
+    inverts the gap-width formula), and each piece between two breakpoints is legal as a
+    whole or not at all, decided by the placement check at its middle. Intervals are moved
+    :data:`STAND_EPS` inwards at each end.
+
+    Returns:
+        ``(lo, hi)`` pairs in rad with ``lo <= hi`` (``lo`` may be negative or ``hi`` beyond
+        2 pi where an interval wraps through 0; reduce with ``% TAU``), counter-clockwise in
+        ring order; empty if no stand of that shape is legal.
+    """
+    if ctx.position.phase != "place" or shape not in ctx.geom.shapes:
+        return []
+    stone = ctx.stone_for(shape)
+    if stone < 0:
+        return []
+    g = ctx.geom
+    s = g.shapes[shape]
+    r = g.table.ring_radius
+    ring = ctx.ring()
+    facts = stand_facts_of(ctx, stone, shape)
+    if collect is not None:  # computing the candidates: kept for the check of the chosen stand
+        collect[shape] = facts
+    half = math.asin(min(1.0, 0.5 * s.width / r))
+    orbit = ctx.rules.mode == "orbit"
+    # Standard mode, not a free turn: a piece's verdict depends only on the gap's two
+    # positions, the shape, the piece's ends, the other seats' markers in that gap, whether the
+    # mover's area at the start of the turn is one of the two new gaps, and the lintels, so the
+    # legal pieces of a gap are kept in the gap's memo under those (tests/sun/
+    # test_sun_stand_intervals.py compares them with a state without memos).
+    memo_ok = facts.local_marker_check
+    in_gap: dict[int, tuple[float, ...]] = {}
+    for m, gi in facts.others:
+        in_gap[gi] = (*in_gap.get(gi, ()), m)
+    lintels = tuple(ring.lintels)
+    lintels_token = ctx.cache.lintels_token(lintels)
+    before = facts.before
+    flat = [m for ms in ctx.position.markers for m in ms]
+    two_eps = 2.0 * STAND_EPS
+    n = ring.n
+    out: list[tuple[float, float]] = []
+    gaps: Any = zip(range(n), ring.under, ring.memo) if n else ((-1, None, None),)
+    for i, under, memo in gaps:
+        if under is not None:
+            continue
+        if memo is None:
+            lo, hi = 0.0, TAU  # the empty ring: one piece, the whole circle
+            c_a, c_b = math.inf, -math.inf
+            edges = (lo, hi)
+            extra: set[float] = set()
+        else:
+            geo = memo.get(shape)
+            if geo is None:
+                geo = memo[shape] = stand_geo(ctx, ring, i, r, s, half)
+            if geo[4] and (geo[4] == 1 or memo_ok):
+                continue
+            lo, hi, c_a, c_b, _, edges, inner, w_lo, w_hi, by_flags = geo
+            a, b = ring.pos[i], ring.pos[(i + 1) % n]
+            base = a.angle
+            # the cuts that fall inside [lo, hi] besides c_a and c_b (markers, lintels, orbit)
+            extra = set()
+            for m in flat:
+                rel = (m - base) % TAU
+                if not w_lo < rel < w_hi:
+                    continue  # none of its three cuts falls inside (``stand_geo``)
+                m0 = base + rel
+                for c in (m0, m0 - half, m0 + half):
+                    c = lo + (c - lo) % TAU  # the copy of the angle at or after lo
+                    if lo < c < hi:
+                        extra.add(c)
+            for l0, lsp, _u, _t in lintels:
+                for c in (l0 - half, l0 + lsp + half):
+                    c = lo + (c - lo) % TAU
+                    if lo < c < hi:
+                        extra.add(c)
+            if orbit:
+                for j in range(n):
+                    for e in (ring.start[j], ring.end[j]):
+                        for c in (e + math.pi - half, e + math.pi + half):
+                            c = lo + (c - lo) % TAU
+                            if lo < c < hi:
+                                extra.add(c)
+            if extra:
+                edges = (lo, *sorted(extra.union(inner)), hi)
+        key: tuple[Any, ...] | None = None
+        pieces: list[tuple[float, float]] | None = None
+        if memo_ok and memo is not None:
+            flags = (in_gap.get(i, ()), lintels_token, facts.new_gap_rule,
+                     before == (a.id, stone), before == (stone, b.id))
+            if extra:
+                key = (shape, edges, *flags)
+                pieces = memo.get(key)
+            else:  # the edges are the gap's own (``edges`` of the breakpoints): kept with them
+                key = flags
+                pieces = by_flags.get(key)
+        if pieces is None:
+            pieces = []
+            for x0, x1 in zip(edges, edges[1:]):
+                if x1 - x0 <= two_eps:
+                    continue
+                mid = 0.5 * (x0 + x1)
+                if memo_ok and c_b + NO_PASS_MARGIN <= mid <= c_a - NO_PASS_MARGIN:
+                    continue  # neither new gap passable here (see above): refused by the marker check
+                certain = stand_piece_certain(ctx, facts, i, a.angle, mid, lo, hi, c_a, c_b) if memo_ok else None
+                if certain is None:
+                    # the placement check itself (its geometric part; the stone is known): the same
+                    # degrees round trip as a Stand action, so the piece's verdict is the action's
+                    certain = stand_check_at(ctx, stone, shape, math.radians(math.degrees(mid % TAU)) % TAU,
+                                                   facts) is None
+                if certain:
+                    pieces.append((x0, x1))
+            if key is not None and memo is not None:
+                if extra:
+                    memo[key] = pieces
+                else:
+                    by_flags[key] = pieces
+        for x0, x1 in pieces:
+            if out and abs(out[-1][1] - (x0 + STAND_EPS)) <= 4.0 * STAND_EPS:
+                out[-1] = (out[-1][0], x1 - STAND_EPS)  # joins the previous legal piece
+            else:
+                out.append((x0 + STAND_EPS, x1 - STAND_EPS))
+    return out
+
+
+def stand_geo(ctx: RulesContext, ring: Ring, i: int, r: float, s: ShapeSpec, half: float) -> tuple[Any, ...]:
+    """What :func:`stand_intervals` keeps per gap ``i`` of ``ring`` (2+ positions or one) and
+    shape ``s`` (ring radius ``r`` m, the shape's half angular width ``half`` rad): the room
+    ``lo, hi`` (rad; the stone clears both neighbours), the pass-width breakpoints ``c_a,
+    c_b``, the skip verdict (1: no room; 2: no new gap can be passable), the edges that
+    ``c_a, c_b`` alone make and their inner ones, the window of marker offsets from the
+    clockwise position whose cuts can fall inside, and a memo of pieces by the other inputs
+    for those edges."""
+    n = ring.n
+    a, b = ring.pos[i], ring.pos[(i + 1) % n]
+    sep = (b.angle - a.angle) % TAU if n > 1 else TAU
+    a_clear, a_pass, _ = stand_seps(ctx, a, r, s, True)
+    b_clear, b_pass, _ = stand_seps(ctx, b, r, s, False)
+    lo = a.angle + a_clear
+    hi = a.angle + sep - b_clear
+    c_a = a.angle + a_pass
+    c_b = a.angle + sep - b_pass
+    # 1: no room for the stone; 2: room, but neither new gap can be passable anywhere in [lo, hi]
+    # (each width grows monotonically away from its neighbour and reaches the pass width only
+    # beyond c_a, before c_b), so the marker check refuses every piece when it is made (the
+    # local marker check): no legal stand here either
+    skip = 1 if hi <= lo else 2 if c_a >= hi + NO_PASS_MARGIN and c_b <= lo - NO_PASS_MARGIN else 0
+    inner = set()
+    for c in (c_a, c_b):
+        c = lo + (c - lo) % TAU  # the copy of the angle at or after lo
+        if lo < c < hi:
+            inner.add(c)
+    # A marker at offset ``rel`` in [0, 2 pi] from ``a`` cuts at rel - half, rel, rel + half;
+    # with L = lo - a.angle >= half and H = hi - a.angle <= 2 pi - half (beyond rounding), a
+    # cut reduced modulo 2 pi can fall in (lo, hi) only for rel in (L - half, H + half); the
+    # window is widened by MARKER_WINDOW_MARGIN (rounding ~1e-15 rad). Otherwise every marker is cut.
+    w_lo, w_hi = -math.inf, math.inf
+    big, small = lo - a.angle, hi - a.angle
+    if big >= half + MARKER_WINDOW_MARGIN and small + half + MARKER_WINDOW_MARGIN <= TAU:
+        w_lo, w_hi = big - half - MARKER_WINDOW_MARGIN, small + half + MARKER_WINDOW_MARGIN
+    return (lo, hi, c_a, c_b, skip, (lo, *sorted(inner), hi), inner, w_lo, w_hi, {})
+
+
+def stand_piece_certain(ctx: RulesContext, f: StandFacts, i: int, a_angle: float, mid: float, lo: float, hi: float,
+                         c_a: float, c_b: float) -> bool | None:
+    """The verdict of :func:`stand_check_at` at ``mid`` (rad, in gap ``i`` whose clockwise
+    position is at ``a_angle``; standard mode, the local marker check) where it is certain
+    without computing the widths, else None (the caller runs the check).
+
+    Every comparison the check makes is decided here only with :data:`NO_PASS_MARGIN` to
+    spare: the stone's arc against each lintel's footprint (``ring.lintel_clash``: the piece's
+    ends are those comparisons' breakpoints); the stone clears both neighbours strictly
+    inside [lo, hi]; the new clockwise gap is passable beyond ``c_a`` and not before, the
+    counter-clockwise one before ``c_b`` and not beyond (each width grows monotonically away
+    from its neighbour); another seat's marker in the gap blocks the new gap on its side of
+    the stone."""
+    m_ = NO_PASS_MARGIN
+    if f.sticks_out or not (lo + m_ <= mid <= hi - m_):
+        return None
+    if f.ring.lintels:
+        half, span = f.half, 2.0 * f.half
+        for l0, lsp, under, _top in f.ring.lintels:
+            if under > f.height + 0.001:
+                continue  # above the stone (ring.lintel_clash's margin)
+            # ring.lintel_clash's two comparisons (arcs_overlap of the stone's arc and the
+            # footprint), each decided only away from its threshold and from the wrap at 0
+            x1, x2 = (l0 - mid + half) % TAU, (mid - half - l0) % TAU
+            if min(x1, TAU - x1, abs(x1 - span), x2, TAU - x2, abs(x2 - lsp)) < m_:
+                return None
+            if x1 <= span or x2 <= lsp:
+                return False  # it would hit a gate
+    gap = f.gaps.get(i)
+    if gap is None:
+        gap = f.gaps[i] = stand_gap(ctx, f, i)
+    split = mid - a_angle  # in (0, the gap's separation): no wrap
+    ccw_blocked, cw_blocked = gap.ccw_blocked, gap.cw_blocked
+    for m in gap.in_gap:
+        rel = (m - a_angle) % TAU
+        if abs(rel - split) < m_:
+            return None
+        if rel < split:
+            cw_blocked = True
+        else:
+            ccw_blocked = True
+    ccw_passable = mid <= c_b - m_
+    cw_passable = mid >= c_a + m_
+    if (not ccw_blocked and ccw_passable) or (not cw_blocked and cw_passable):
+        return True
+    if (ccw_blocked or mid >= c_b + m_) and (cw_blocked or mid <= c_a - m_):
+        return False
+    return None
+
+
+def stand_seps(ctx: RulesContext, p: Pos, r: float, s: ShapeSpec, ccw: bool) -> tuple[float, float, float | None]:
+    """The angular separations (rad) from ``p`` at which a stone of shape ``s`` on the ring of
+    radius ``r`` (m), on ``p``'s counter-clockwise side (``ccw``) or its clockwise side, leaves
+    its stones that the new one meets ``min_clearance`` (``Pos.reach_side``) and a gap of the pass
+    width (each a half turn if none below a half turn does), and of the pass width plus
+    :data:`PASS_MARGIN` (None if none does: ``ring.sep_for_width``). They depend on the
+    position's sides, not its angle: kept with it (``Pos.memo``), so that a position
+    computes them once, not once per gap and interval it bounds."""
+    g = ctx.geom
+    mc, pw = g.table.min_clearance, g.pass_width
+    key = ("stand", ccw, s.width, s.depth, s.height, r, mc, pw)  # every input of the three besides p's fields
+    known: tuple[float, float, float | None] | None = p.memo.get(key)
+    if known is None:
+        if len(p.layers) == 1 or p.reach_side(ccw, s.height) is p.side(ccw):
+            x_clear, x_pass, x_sample = sep_for_widths(p, r, s, (mc, pw, pw + PASS_MARGIN), ccw)
+        else:  # a stack whose top the new stone passes under: its clearance from the lower stone
+            x_clear = sep_for_widths(p, r, s, (mc,), ccw, side=p.reach_side(ccw, s.height))[0]
+            x_pass, x_sample = sep_for_widths(p, r, s, (pw, pw + PASS_MARGIN), ccw)
+        known = p.memo[key] = (math.pi if x_clear is None else x_clear, math.pi if x_pass is None else x_pass,
+                               x_sample)
+    return known
+
+
+def stand_samples(ctx: RulesContext, shape: str, collect: dict[str, StandFacts] | None = None) -> list[float]:
+    """A finite sample (degrees in [0, 360), each one legal) of :func:`stand_intervals`: per
+    interval its ends moved :data:`SAMPLE_INSET` inwards, its middle, and the angles that leave
+    either neighbour a passable gap plus :data:`PASS_MARGIN`. ``collect``: as :func:`stand_intervals`'."""
+    g = ctx.geom
+    s = g.shapes.get(shape)
+    if s is None:
+        return []
+    r = g.table.ring_radius
+    ring = ctx.ring()
+    out: list[float] = []
+    degs: list[float] | None
+    intervals = stand_intervals(ctx, shape, collect)
+    for k, (lo, hi) in enumerate(intervals):
+        if ring.empty:
+            degs = [degrees_6(math.radians(d)) for d in FIRST_ANGLES_DEG]
+        else:
+            i = (bisect_right(ring.angles, (0.5 * (lo + hi)) % TAU) - 1) % ring.n
+            memo = ring.memo[i]  # the samples depend on the interval, the gap's positions, the shape
+            degs = memo.get((shape, lo, hi))
+            if degs is None:
+                inset = min(SAMPLE_INSET / r, 0.25 * (hi - lo))
+                cands = [0.5 * (lo + hi), lo + inset, hi - inset]
+                a, b = ring.pos[i], ring.pos[(i + 1) % ring.n]
+                for p, sign in ((a, 1.0), (b, -1.0)):
+                    d = stand_seps(ctx, p, r, s, sign > 0)[2]  # sep_for_width(p, r, s, pass width + PASS_MARGIN)
+                    if d is not None:
+                        x = p.angle + sign * d
+                        x = lo + (x - lo) % TAU
+                        if lo < x < hi:
+                            cands.append(x)
+                degs = memo[(shape, lo, hi)] = [degrees_6(c) for c in cands]
+        # The intervals are disjoint and in ring order, so the earlier ones are all at least as
+        # far (around the circle) as the previous one or the first one: when both are farther
+        # than SAMPLE_APART_RAD, no earlier sample can be within 0.05 deg of this interval's, and
+        # only this interval's own samples need comparing (the same verdicts, fewer comparisons)
+        first = 0
+        if k and lo - intervals[k - 1][1] > SAMPLE_APART_RAD and intervals[0][0] + TAU - hi > SAMPLE_APART_RAD:
+            first = len(out)
+        for deg in degs:
+            # inside an exact interval, so legal (tests/sun/test_sun_stand_intervals.py checks it);
+            # kept unless within 0.05 deg of one kept before
+            for o in out[first:] if first else out:
+                if not abs((deg - o + 180.0) % 360.0 - 180.0) > 0.05:
+                    break
+            else:
+                out.append(deg)
+    return out
+
+
+def placement_problem(ctx: RulesContext, a: object) -> str | None:
+    """Why placement ``a`` is illegal now, or None if legal."""
+    if isinstance(a, Stand):
+        return check_stand(ctx, a)
+    if isinstance(a, Stack):
+        return check_stack(ctx, a)
+    if isinstance(a, Gate):
+        return check_gate(ctx, a)
+    return "not a placement (Stand, Stack or Gate)"
+
+
+def check_stand(ctx: RulesContext, a: Stand) -> str | None:
+    if a.shape not in ctx.geom.shapes:
+        return f"unknown shape {a.shape!r}"
+    if not isinstance(a.angle, (int, float)) or not math.isfinite(a.angle):
+        return "angle must be a finite number of degrees"
+    stone = ctx.stone_for(a.shape)
+    if stone < 0:
+        return f"no {a.shape} available in the field" if ctx.rules.field == "open" else \
+            f"the drawn stone is not a {a.shape}"
+    facts = known_stand_facts(ctx, a.shape)
+    if facts is not None and facts.stone != stone:
+        facts = None
+    return stand_check_at(ctx, stone, a.shape, math.radians(a.angle) % TAU, facts)
+
+
+def stand_facts_of(ctx: RulesContext, stone: int, shape: str) -> StandFacts:
+    """What :func:`stand_check_at` needs for stone ``stone`` of ``shape`` on the current ring,
+    whatever the angle (computed once per :func:`stand_intervals` call, not once per piece)."""
+    g = ctx.geom
+    s = g.shapes[shape]
+    r = g.table.ring_radius
+    ring = ctx.ring()
+    local = ctx.rules.mode == "standard" and ring.n >= 2 and not ctx.is_free_turn()
+    return StandFacts(
+        stone=stone, shape=shape, ring=ring, radius=r, side=upright_side(r, s.depth, s.width),
+        height=s.height, half=math.asin(min(1.0, 0.5 * s.width / max(r, 1e-9))),
+        sticks_out=r + 0.5 * s.depth > g.table.base_radius, min_clearance=g.table.min_clearance,
+        local_marker_check=local, others=other_seats_gaps(ctx, ring) if local else [],
+        before=ctx.position.area_before[ctx.position.seat], new_gap_rule=ctx.rules.marker_change == "new_gap",
+        pass_width=g.pass_width,
+    )
+
+
+def stand_check_at(ctx: RulesContext, stone: int, shape: str, ang: float, facts: StandFacts | None = None) -> str | None:
+    """The geometric part of :func:`check_stand`: stone ``stone`` of ``shape`` at ``ang`` (rad,
+    in [0, 2 pi)); :func:`stand_intervals` calls it once per piece with the stone known and
+    ``facts`` (:func:`stand_facts_of`, which must be of this stone, shape and position)."""
+    f = stand_facts_of(ctx, stone, shape) if facts is None else facts
+    if f.sticks_out:
+        return "the stone would stick out over the base edge"
+    ring = f.ring
+    if ring.lintels and ring.lintel_clash(ang - f.half, 2 * f.half, f.height) >= 0:
+        return "it would hit a gate"
+    if not ring.empty:
+        i = (bisect_right(ring.angles, ang) - 1) % ring.n
+        if ring.under[i] is not None:
+            return "cannot stand a stone under a gate"
+        gap = f.gaps.get(i)
+        if gap is None:
+            gap = f.gaps[i] = stand_gap(ctx, f, i)
+        left, l_side, l_reach, right, r_side, r_reach = gap.sides
+        # the clear widths of the two new gaps (``gaps.width_between``; inf beyond a half turn):
+        # the marker check; the clearance check measures them on the stones the new one meets
+        # (the same, but beside a stack whose top overhangs a stone lower than the new one's top)
+        side = f.side
+        w_cw = width_between(left.angle, l_side, ang, side)
+        if (w_cw if l_reach is l_side else width_between(left.angle, l_reach, ang, side)) < f.min_clearance:
+            return f"not clear of stone #{left.id}"
+        w_ccw = width_between(ang, side, right.angle, r_side)
+        if (w_ccw if r_reach is r_side else width_between(ang, side, right.angle, r_reach)) < f.min_clearance:
+            return f"not clear of stone #{right.id}"
+        if f.local_marker_check:
+            return None if stand_marker_fast(ctx, f, gap, ang, w_cw, w_ccw) else \
+                "no legal marker move would follow"
+    s = ctx.geom.shapes[shape]
+    return check_marker_after(ctx, stone, new_pos=Pos(stone, ang, f.radius, s.width, s.depth, s.height))
+
+
+def stand_gap(ctx: RulesContext, f: StandFacts, i: int) -> StandGap:
+    """:class:`StandGap` of gap ``i`` of ``f.ring`` for the stone of ``f``."""
+    ring = f.ring
+    a, b = ring.pos[i], ring.pos[(i + 1) % ring.n]
+    k_cw, k_ccw = (a.id, f.stone), (f.stone, b.id)
+    others = {ring.keys[g] for m, g in f.others if g != i}
+    return StandGap(
+        sides=(a, a.ccw, a.reach_side(True, f.height), b, b.cw, b.reach_side(False, f.height)),
+        in_gap=[m for m, g in f.others if g == i],
+        ccw_blocked=k_ccw in others or (k_ccw == f.before and f.new_gap_rule),
+        cw_blocked=k_cw in others or (k_cw == f.before and f.new_gap_rule),
+    )
+
+
+def other_seats_gaps(ctx: RulesContext, ring: Ring) -> list[tuple[float, int]]:
+    """``(marker angle, its gap on ring)`` for every other seat's marker (``ring.others_gaps``)."""
+    return others_gaps(ring, ctx.position.markers, ctx.position.seat)
+
+
+def stand_marker_fast(ctx: RulesContext, f: StandFacts, gap: StandGap, ang: float, w_cw: float, w_ccw: float) -> bool:
+    """Standard mode: is there a legal marker move after standing the stone of ``f`` at ``ang``
+    in ``gap``, leaving new gaps of clear widths ``w_cw`` (from the clockwise neighbour) and
+    ``w_ccw`` (m)? A new gap is refused when another seat's area is it (their marker in the old
+    gap, on its side of the new stone, or another gap with the same key) or, under the new_gap
+    rule, it is the mover's area at the start of the turn. Local computation equal to
+    :func:`marker_options` on the full ring (a test checks this)."""
+    a_angle = gap.sides[0].angle
+    split_at = (ang - a_angle) % TAU
+    ccw_blocked, cw_blocked = gap.ccw_blocked, gap.cw_blocked
+    for m in gap.in_gap:
+        if (m - a_angle) % TAU < split_at:
+            cw_blocked = True
+        else:
+            ccw_blocked = True
+    return (not ccw_blocked and w_ccw >= f.pass_width) or (not cw_blocked and w_cw >= f.pass_width)
