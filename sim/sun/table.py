@@ -51,6 +51,9 @@ from sim.sun.world import TableWorld, add_stepping_wall_s, metres_text, stepping
 __all__ = ["Cause", "Crossing", "Penalty", "Role", "StoneState", "SunTable", "TablePass", "TablePlacement",
            "TableSnapshot", "stepping_wall_s"]
 
+#: How far (m) beyond the ball's radius from its line a stone's footprint joins a pass's first active
+#: set (sim/sun/world.py): a miss costs a rerun, a stone too many its share of every step
+SEED_MARGIN_M = 0.005
 #: Vertical gap (m) under a placed stone, so that a noisy placement never starts in contact.
 PLACE_DROP_M = 0.0002
 
@@ -310,7 +313,7 @@ class SunTable(TableWorld):
             res = self._swing(aim_rad, release, noise, None, a, rho)
             if not self._touched:
                 break
-            seed = set(active or ()) | self._touched
+            seed = set(active or ()) | self.neighbours(self._touched)
         if record is not None:
             # the same run again, recorded: recording reads between steps and changes nothing
             self.load_active(set(active) if active is not None else None)
@@ -357,11 +360,11 @@ class SunTable(TableWorld):
         docs/sun-physics.md: the margin grows with it)."""
         ca, sa = math.cos(a), math.sin(a)
         push = math.hypot(*noise.push_mps)
-        margin = self.ball.radius + 0.01 + 0.6 * push
+        margin = self.ball.radius + SEED_MARGIN_M + 0.6 * push
         out = set()
         for sid, s in self._states.items():
             shp = self.shapes[s.shape]
-            if abs(s.pos[0] * sa - s.pos[1] * ca) <= margin + 0.5 * max(math.hypot(shp.width, shp.depth), shp.height):
+            if abs(s.pos[0] * sa - s.pos[1] * ca) <= margin + 0.5 * math.hypot(shp.width, shp.depth):
                 out.add(sid)
         return out
 
@@ -394,6 +397,8 @@ class SunTable(TableWorld):
         max_steps = int(ph.max_swing_s * hz)
         min_steps = int(0.1 * hz)
         R = t.ring_radius
+        # beyond this distance from the axis (m) the ball clears the base's edge and everything on it
+        gone_r = t.base_radius + ball.radius + ph.contact_threshold
         px, py = pos0[0][0], pos0[0][1]
         prev_r = math.hypot(px, py)
         step = p.stepSimulation
@@ -457,6 +462,10 @@ class SunTable(TableWorld):
                 res.crossings.append(Crossing(wrap_angle(math.atan2(cy, cx)), r < prev_r, (steps - chunk * (1 - f)) / hz))
             px, py, prev_r = x, y, r
             if steps >= min_steps and vx * dirx + vy * diry <= 0.0:
+                break
+            if r > gone_r and x * dirx + y * diry > 0.0 and x * vx + y * vy > 0.0:
+                # Off the base on the far side and moving away: nothing on the table can meet the
+                # ball again before it turns back, so it is caught here (the stones settle on).
                 break
             if steps >= max_steps:
                 break
@@ -681,7 +690,7 @@ class SunTable(TableWorld):
             steps, _ = self._settle(None, 0)
             if not self._touched:
                 break
-            active = self.load_active(set(active or ()) | self._touched)
+            active = self.load_active(set(active or ()) | self.neighbours(self._touched))
         before[st.id] = replace(st, pos=(st.pos[0], st.pos[1], st.pos[2] - PLACE_DROP_M))
         new_states, penalties, bad = self._read_and_judge(before)
         res = TablePlacement(st.id, True, steps=steps, sim_time_s=steps / self.physics.hz)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 import pybullet as p
@@ -59,6 +59,11 @@ def _parking(shape: str, k: int) -> tuple[float, float, float]:
     return (0.1 * k, 0.1 * "abcdefghijklmnopqrstuvwxyz".find(shape[:1].lower()), -5.0)
 
 
+#: static stones whose centre is within this (m) of a dynamic stone's are watched at every step, the
+#: others at every rest check (a stone falling onto one further away meets a nearer one first)
+FRONTIER_M = 0.06
+#: a stone touched in a run joins the active set with the stones within this (m, centre to centre)
+GROW_M = 0.05
 #: stones whose centres are further apart than this (m) cannot be within a contact threshold
 _NEAR_M = 0.12
 
@@ -101,6 +106,8 @@ class TableWorld:
         self._static_ids: dict[int, int] = {}
         #: (stone id, body) of the static stones close enough to a dynamic one to be hit by it
         self._frontier: list[tuple[int, int]] = []
+        #: pool bodies that may have been integrated since their last upright step (see :meth:`rebuild`)
+        self._moved: set[int] = set()
         #: the dynamic stones' bodies (the rest checks look at these only)
         self._dyn_bodies: list[int] = []
         #: static stones that a moving body came into contact with in the last run (it was cut short)
@@ -203,9 +210,11 @@ class TableWorld:
                                  angularDamping=0.0, frictionAnchor=1, physicsClientId=c)
             self._pool[shape] = ids
         self._counts = dict(counts)
+        self._moved = {b for ids in self._pool.values() for b in ids}
         self._made = True
 
-    def rebuild(self, ball: bool = True, active: "frozenset[int] | None" = None) -> None:
+    def rebuild(self, ball: bool = True, active: "frozenset[int] | None" = None,
+                grow: "Callable[[dict[int, int]], frozenset[int] | None] | None" = None) -> None:
         """Load every stone at its recorded pose, at rest, into the world; park the rest of the pool.
 
         The world is made once (:meth:`_make_world`) and then reused: each stone of a shape takes
@@ -219,7 +228,8 @@ class TableWorld:
 
         At the ``fast`` preset stones start asleep (they wake when touched). ``active``: the ids of
         the stones loaded dynamic; the others are loaded static (mass 0, asleep: they cost nothing
-        and wake no island); ``None``: every stone dynamic. ``ball`` is kept for callers (the idle
+        and wake no island); ``None``: every stone dynamic; ``grow``: instead, a function of the
+        bodies (stone id -> body, at their poses) that returns that set. ``ball`` is kept for callers (the idle
         ball, with collisions off, its own island and a zero-force motor, changes no stone's result).
         """
         t0 = time.perf_counter()
@@ -237,44 +247,58 @@ class TableWorld:
                                            p.setCollisionFilterGroupMask)
         asleep, wake = p.ACTIVATION_STATE_SLEEP, p.ACTIVATION_STATE_WAKE_UP
         zero, upright = (0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 1.0)
-        # 1. Every pool body upright, dynamic, awake, colliding with nothing, then one step: Bullet
-        # computes a body's world inertia tensor only when it integrates it (a pose set from outside
-        # keeps the tensor of the body's last pose, which the solver uses until the body next
-        # moves), so a step at the upright pose gives every body the tensor a new body has.
-        for shape in sorted(self._pool):
-            mass = self.shapes[shape].mass
-            for k, b in enumerate(self._pool[shape]):
-                cd(b, -1, mass=mass, physicsClientId=c)
-                reset_pose(b, _parking(shape, k), upright, physicsClientId=c)
-                reset_vel(b, zero, zero, physicsClientId=c)
-                cd(b, -1, activationState=wake, physicsClientId=c)
-                filt(b, -1, 0, 0, physicsClientId=c)
-        p.stepSimulation(physicsClientId=c)
+        # 1. Every pool body that may have moved since (a dynamic one) upright, dynamic, awake and
+        # colliding with nothing, then one step: Bullet computes a body's world inertia tensor only
+        # when it integrates it (a pose set from outside keeps the tensor of the body's last pose,
+        # which the solver uses until the body next moves), so a step at the upright pose gives it
+        # the tensor a new body has. A body loaded static (mass 0) is never integrated: it keeps it.
+        moved = self._moved
+        if moved:
+            for shape in sorted(self._pool):
+                mass = self.shapes[shape].mass
+                for k, b in enumerate(self._pool[shape]):
+                    if b in moved:
+                        cd(b, -1, mass=mass, physicsClientId=c)
+                        reset_pose(b, _parking(shape, k), upright, physicsClientId=c)
+                        reset_vel(b, zero, zero, physicsClientId=c)
+                        cd(b, -1, activationState=wake, physicsClientId=c)
+                        filt(b, -1, 0, 0, physicsClientId=c)
+            p.stepSimulation(physicsClientId=c)
         # 2. The state: each stone of a shape on the pool's body of the same rank (stones by id).
+        placed: list[tuple[int, int, str, int]] = []  # (stone id or -1, body, shape, rank)
         for shape in sorted(self._pool):
-            mass = self.shapes[shape].mass
             group = by_shape.get(shape, [])
             for k, b in enumerate(self._pool[shape]):
                 reset_vel(b, zero, zero, physicsClientId=c)
                 if k < len(group):
                     s = group[k]
                     bodies[s.id] = b
-                    dynamic = active is None or s.id in active
-                    if not dynamic:
-                        cd(b, -1, mass=0.0, physicsClientId=c)
                     reset_pose(b, s.pos, s.quat, physicsClientId=c)
-                    if dynamic and not ph.sleeping:
-                        cd(b, -1, activationState=p.ACTIVATION_STATE_DISABLE_SLEEPING, physicsClientId=c)
-                    else:
-                        cd(b, -1, activationState=asleep, physicsClientId=c)
-                    filt(b, -1, 1, -1, physicsClientId=c)
+                    placed.append((s.id, b, shape, k))
                 else:
-                    cd(b, -1, mass=0.0, physicsClientId=c)
                     reset_pose(b, _parking(shape, k), upright, physicsClientId=c)
-                    cd(b, -1, activationState=asleep, physicsClientId=c)
+                    placed.append((-1, b, shape, k))
+        if grow is not None:  # the active set from the poses (contact queries; nothing is kept)
+            active = grow(bodies)
+        for sid, b, shape, k in placed:
+            if sid >= 0:
+                dynamic = active is None or sid in active
+                cd(b, -1, mass=self.shapes[shape].mass if dynamic else 0.0, physicsClientId=c)
+                if dynamic and not ph.sleeping:
+                    cd(b, -1, activationState=wake, physicsClientId=c)
+                    cd(b, -1, activationState=p.ACTIVATION_STATE_DISABLE_SLEEPING, physicsClientId=c)
+                else:
+                    # awake first (its deactivation clock set to 0), then asleep
+                    cd(b, -1, activationState=wake | asleep, physicsClientId=c)
+                filt(b, -1, 1, -1, physicsClientId=c)
+            else:
+                cd(b, -1, mass=0.0, physicsClientId=c)
+                cd(b, -1, activationState=wake | asleep, physicsClientId=c)
+                filt(b, -1, 0, 0, physicsClientId=c)
         self._park_ball()
         self._bodies = {sid: bodies[sid] for sid in sorted(bodies)}  # by stone id, as the state
         self._dyn_bodies = [b for sid, b in self._bodies.items() if active is None or sid in active]
+        self._moved = set(self._dyn_bodies)
         self._static_ids = {b: sid for sid, b in self._bodies.items() if active is not None and sid not in active}
         self._frontier = []
         self._active = active
@@ -324,36 +348,50 @@ class TableWorld:
         if len(active) >= len(self._states):
             self.rebuild(active=None)
             return None
-        self.rebuild(active=frozenset(active))
         c = self._cid
         reach = self.physics.contact_threshold + 0.0005
         pos = {sid: s.pos for sid, s in self._states.items()}
         near2 = _NEAR_M * _NEAR_M
-        todo = list(active)
-        grown = set(active)
-        while todo:
-            a = todo.pop()
-            ax, ay, az = pos[a]
-            for sid, b in self._bodies.items():
-                if sid in grown:
-                    continue
-                x, y, z = pos[sid]
-                if (x - ax) ** 2 + (y - ay) ** 2 + (z - az) ** 2 > near2:
-                    continue
-                if p.getClosestPoints(self._bodies[a], b, reach, physicsClientId=c):
-                    for j in self.support_closure({sid}) - grown:
-                        grown.add(j)
-                        todo.append(j)
-        if len(grown) >= len(self._states):
-            self.rebuild(active=None)
+
+        def grow(bodies: dict[int, int]) -> frozenset[int] | None:
+            todo = list(active)
+            grown = set(active)
+            while todo:
+                a = todo.pop()
+                ax, ay, az = pos[a]
+                for sid, b in bodies.items():
+                    if sid in grown:
+                        continue
+                    x, y, z = pos[sid]
+                    if (x - ax) ** 2 + (y - ay) ** 2 + (z - az) ** 2 > near2:
+                        continue
+                    if p.getClosestPoints(bodies[a], b, reach, physicsClientId=c):
+                        for j in self.support_closure({sid}) - grown:
+                            grown.add(j)
+                            todo.append(j)
+            return None if len(grown) >= len(self._states) else frozenset(grown)
+
+        self.rebuild(grow=grow)
+        if self._active is None:
             return None
-        if grown != active:
-            self.rebuild(active=frozenset(grown))
-        reach2 = self._reach_m() ** 2
+        grown = self._active
+        reach2 = min(self._reach_m(), FRONTIER_M) ** 2
         dyn = [pos[i] for i in grown]
         self._frontier = [(sid, b) for sid, b in self._bodies.items() if sid not in grown and any(
             (pos[sid][0] - x) ** 2 + (pos[sid][1] - y) ** 2 + (pos[sid][2] - z) ** 2 <= reach2 for x, y, z in dyn)]
         return frozenset(grown)
+
+    def neighbours(self, touched: "set[int]") -> set[int]:
+        """``touched`` with every stone whose centre is within :data:`GROW_M` of one of them: a stone
+        a moving one reached is often pushed into the next (a rerun per domino costs more than a
+        stone that stays asleep)."""
+        pos = {sid: s.pos for sid, s in self._states.items()}
+        g2 = GROW_M * GROW_M
+        out = set(touched)
+        for t in touched:
+            tx, ty, tz = pos[t]
+            out.update(sid for sid, (x, y, z) in pos.items() if (x - tx) ** 2 + (y - ty) ** 2 <= g2)
+        return out
 
     def _reach_m(self) -> float:
         """How far (m, centre to centre) a dynamic stone may reach a static one within a call: the
