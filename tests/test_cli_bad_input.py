@@ -510,8 +510,8 @@ def test_toml_files_with_a_byte_order_mark(tmp_path: Path, capsys) -> None:
                    encoding="utf-8")
     assert main(["validate", str(sun)]) == 0  # a layout named by a scenario, read twice (checked, then merged)
     capsys.readouterr()
-    from sim.sun.layout import load_layout
-    from sim.sun.thrower import load_skill
+    from sim.sun.table.layout import load_layout
+    from sim.sun.players.thrower import load_skill
 
     assert len(load_layout(lay).stones) > 0
     preset = tmp_path / "hand.toml"

@@ -204,7 +204,7 @@ def test_release_message_stays_short(capsys) -> None:
 
 
 def test_stability_trials_have_a_limit(capsys) -> None:
-    from sim.sun.stability import MAX_TRIALS
+    from sim.sun.table.stability import MAX_TRIALS
 
     bad(capsys, ["stability", str(LAYOUT), "--trials", "1000000000"], "key '--trials'", f"{MAX_TRIALS:,}")
 

@@ -45,7 +45,7 @@ def headline(run: RunData) -> tuple[str, str, pd.Series] | None:
 def _preset_aim(path: str) -> float:
     """The aim sigma (degrees) of a skill preset file, NaN if it cannot be read now."""
     try:
-        from sim.sun.thrower import load_skill
+        from sim.sun.players.thrower import load_skill
 
         return float(load_skill(path).sigma_aim_deg)
     except Exception:  # noqa: BLE001 - a report never fails on a preset moved since the study
@@ -73,14 +73,14 @@ def _fit_note(path: str) -> str:
 
 def _skill_sigmas() -> dict[str, float]:
     try:
-        from sim.sun.thrower import SKILLS
+        from sim.sun.players.thrower import SKILLS
 
         return {k: float(v.sigma_aim_deg) for k, v in SKILLS.items()}
     except ImportError:  # pragma: no cover - the engine ships with the project
         return {}
 
 
-#: Thrower skill levels, weakest first (sim/sun/thrower.py SKILLS; each level's five noise
+#: Thrower skill levels, weakest first (sim/sun/players/thrower.py SKILLS; each level's five noise
 #: standard deviations are no larger than the previous level's).
 SKILL_ORDER: tuple[str, ...] = ("child", "casual", "steady", "expert", "perfect")
 
@@ -598,13 +598,13 @@ def sensitivity_outputs(run: RunData) -> list[tuple[str, str, pd.Series, pd.Seri
 
 def player_model(run: RunData) -> str | None:
     """The study's player model for the top of the report: each seat's skill and its sigmas (from
-    ``sim.sun.game.thrower_of``, so overrides and presets count), and what a sweep or sensitivity
+    ``sim.sun.sections.thrower_of``, so overrides and presets count), and what a sweep or sensitivity
     study varies."""
     seats = run.scenario.get("seats") or []
     if not seats:
         return None
     try:
-        from sim.sun.game import SEAT_OPTIONS, thrower_of
+        from sim.sun.sections import SEAT_OPTIONS, thrower_of
     except ImportError:  # pragma: no cover - the engine ships with the project
         return None
     defaults = {o.name: o.default for o in SEAT_OPTIONS}
@@ -638,7 +638,7 @@ def design_files(sections: Mapping[str, Mapping[str, Any]], searched: Sequence[s
     and a scenario's ``[layout] file`` read (GameReport.design_files).
 
     The layout carries the winning scenario's physical tables (its ``[layout] file``'s, overridden
-    by its own, as a game sees them: :func:`sim.sun.game.layout_of`) and, when the scenario starts
+    by its own, as a game sees them: :func:`sim.sun.sections.layout_of`) and, when the scenario starts
     from a layout's stones (``[layout] start = "layout"``), those stones and gates too, unless the
     winning stone sizes no longer fit them (then the file has the tables only and its description
     says so). Nothing is written when no key of those tables was searched (and a layout file an
@@ -654,8 +654,8 @@ def design_files(sections: Mapping[str, Mapping[str, Any]], searched: Sequence[s
 
     from sim.core.errors import ScenarioError
     from sim.core.outputs import write_atomically
-    from sim.sun.game import layout_of, start_layout
-    from sim.sun.layout import dump_layout_toml, parse_layout
+    from sim.sun.sections import layout_of, start_layout
+    from sim.sun.table.layout import dump_layout_toml, parse_layout
 
     path = folder / BEST_LAYOUT
     if not any(k.split(".", 1)[0] in LAYOUT_TABLES for k in searched):

@@ -65,7 +65,7 @@ def lost_stones(run: RunData) -> pd.DataFrame:
     return lost
 
 
-#: the stone-loss causes the physics judges (sim/sun/table.py); always listed, even when never seen
+#: the stone-loss causes the physics judges (sim/sun/table/sun_table.py); always listed, even when never seen
 LOSS_CAUSES = ("toppled", "pushed_off", "fell_from_support")
 LOSS_WORDS = {"toppled": "toppled", "pushed_off": "pushed off", "fell_from_support": "fallen from their support"}
 #: the endings the game declares (``SunEnd``, sim/sun/endings.py); always listed, others when seen

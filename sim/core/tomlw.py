@@ -1,6 +1,6 @@
 """A small TOML writer (tomllib reads TOML; the standard library writes none): values, keys quoted
 where TOML needs it, comments, and whole scenario dicts. Used by the report (the scenario it shows),
-the layout writer (sim/sun/layout.py) and the skill preset writer (sim/sun/thrower.py).
+the layout writer (sim/sun/table/layout.py) and the skill preset writer (sim/sun/players/thrower.py).
 
 Every text that goes into a written TOML file goes through :func:`toml_value`, :func:`toml_key`
 or :func:`toml_comment`: a file name or a label can hold a newline or another control character,

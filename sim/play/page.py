@@ -6,7 +6,7 @@ move's notation or a reason cannot become markup. The board area is one function
 ``drawBoard(snapshot)``: the game's replay drawing (``/board.js``, ``StonelabBoard.draw``) of the
 frame the server built for the person's seat (:mod:`sim.play.board`), with the game's view of the
 position as text (``SeatView.view``) below it, or alone for a game without a drawing. A game
-whose view carries its own ``drawing`` (the Sun's table, :mod:`sim.sun.seat_table`) is drawn from
+whose view carries its own ``drawing`` (the Sun's table, :mod:`sim.sun.seat_drawing`) is drawn from
 it instead: SVG elements of a fixed list of tags and attributes, set with ``setAttribute`` (a
 value, never markup), its candidate moves clickable.
 """
@@ -174,7 +174,7 @@ function drawBoard(s) {
   details.hidden = true;
 }
 
-// A game's own drawing of the table (view.drawing: the Sun's, sim/sun/seat_table.py): SVG
+// A game's own drawing of the table (view.drawing: the Sun's, sim/sun/seat_drawing.py): SVG
 // primitives of a whitelist, attributes set as values; an item with a "move" is a candidate move
 // (clicked: the listed move of that text is played); "pick" says what a click elsewhere means:
 // "stand" types a stand at the angle clicked for the person to confirm, "aim" fills the pass
@@ -207,7 +207,7 @@ function formField(name) {
   return name ? document.querySelector("#fields-form input[data-field='" + name + "']") : null;
 }
 // how far outside the base edge (m) a release point is drawn: release_band_radius's rule
-// (sim/sun/seat_table.py), its constants sent with the drawing (pick.release_band)
+// (sim/sun/seat_drawing.py), its constants sent with the drawing (pick.release_band)
 function releaseBand(b, release) {
   return b.near + (b.far - b.near) * Math.min(1, Math.max(0, (release - b.least) / b.spread));
 }

@@ -10,7 +10,7 @@ On ``full-32.toml`` at the ``fast`` preset, zero noise:
   between two identical loops; CPU time does not) (the ball spawned the same way, ``stepSimulation`` in a plain loop for the
   swing steps, the ball removed, then the settle steps), measured in the same run, pass and bare
   alternating so that load from other processes hits both alike;
-- ``rebuild_ms``: loading the poses into the table's world (sim/sun/world.py, ``rebuild``: every
+- ``rebuild_ms``: loading the poses into the table's world (sim/sun/table/world.py, ``rebuild``: every
   stone's pose, mass, velocity and sleeping state set, its broadphase entry made anew), which a
   table does before a pass that follows a change; not part of the pass figures.
 
@@ -32,9 +32,9 @@ from typing import Any
 
 import pybullet as p
 
-from sim.sun import rules_bench
-from sim.sun.layout import load_layout
-from sim.sun.table import SunTable
+from sim.sun import game_bench as rules_bench
+from sim.sun.table.layout import load_layout
+from sim.sun.table.sun_table import SunTable
 
 LAYOUT = Path(__file__).resolve().parents[2] / "scenarios" / "sun" / "layouts" / "full-32.toml"
 CLEAN_AIMS_DEG = (0.0, 180.0)

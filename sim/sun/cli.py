@@ -20,7 +20,7 @@ import typer
 from sim.core.errors import InputError, ScenarioError
 from sim.core.files import check_input_file
 from sim.core.outputs import check_output_dir, check_output_file
-from sim.sun.thrower import DEFAULT_SKILL
+from sim.sun.players.thrower import DEFAULT_SKILL
 
 #: How a lost stone's place is named after its shape: a lintel or a stacked stone says so.
 ROLE_WORDS = {"gate": " lintel", "stack": " stacked"}
@@ -68,10 +68,10 @@ def pass_cmd(
     """Simulate one pass of the ball over LAYOUT and report the penalties."""
     import numpy as np
 
-    from sim.sun.layout import load_layout
-    from sim.sun.recording import PoseRecorder
-    from sim.sun.table import SunTable
-    from sim.sun.thrower import skill as skill_level
+    from sim.sun.table.layout import load_layout
+    from sim.sun.table.recording import PoseRecorder
+    from sim.sun.table.sun_table import SunTable
+    from sim.sun.players.thrower import skill as skill_level
 
     try:
         if not (math.isfinite(aim) and -360.0 <= aim <= 360.0):
@@ -134,9 +134,9 @@ def stability(
     preset: Optional[str] = typer.Option(None, "--preset", help="fast or reference (default: the layout's)"),
 ) -> None:
     """Settle, bump and aim-sweep tests of one Stonehenge-and-the-Sun layout."""
-    from sim.sun.layout import load_layout
-    from sim.sun.stability import MAX_TRIALS, run_stability
-    from sim.sun.thrower import skill as skill_level
+    from sim.sun.table.layout import load_layout
+    from sim.sun.table.stability import MAX_TRIALS, run_stability
+    from sim.sun.players.thrower import skill as skill_level
 
     try:
         if not 1 <= trials <= MAX_TRIALS:
@@ -211,10 +211,10 @@ def calibrate_cmd(
     json_out: bool = typer.Option(False, "--json", help="print the result as JSON"),
 ) -> None:
     """Fit a thrower's sigmas to a playtest LOG by maximum likelihood and report their 95 % intervals."""
-    from sim.sun.calibrate import fit, write_skill
-    from sim.sun.playtest_log import read_log
-    from sim.sun.layout import Layout, load_layout
-    from sim.sun.thrower import skill as skill_level
+    from sim.sun.players.calibrate import fit, write_skill
+    from sim.sun.players.playtest_log import read_log
+    from sim.sun.table.layout import Layout, load_layout
+    from sim.sun.players.thrower import skill as skill_level
 
     try:
         if out is not None:
@@ -289,7 +289,7 @@ def show_cmd(
 ) -> None:
     """Draw LAYOUT from above and in 3-D (no physics, about a second): stones at true size by shape,
     stacks, gates, and every gap marked passable or not with its width."""
-    from sim.sun.layout import load_layout
+    from sim.sun.table.layout import load_layout
     from sim.sun.viewer.layout_plot import plot_layout
 
     try:

@@ -1,6 +1,6 @@
 """How a game of Stonehenge and the Sun ends: the ending enum the rules report and the spec declares.
 
-Its own module because the rules (sim/sun/rules.py) report the endings and the game (sim/sun/game.py)
+Its own module because the rules (sim/sun/rules/state.py) report the endings and the game (sim/sun/game.py)
 declares them, and the game imports the rules. No I/O.
 """
 

@@ -18,7 +18,7 @@ from sim.sun.endings import SunEnd
 from sim.sun.position import BASE, FIELD, GATE, OUT, PHASES, TOP
 
 if TYPE_CHECKING:
-    from sim.sun.rules import SunState
+    from sim.sun.rules.state import SunState
 
 __all__ = ["read", "write"]
 

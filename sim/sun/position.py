@@ -7,8 +7,8 @@ carry their pose ``(x, y, z, qx, qy, qz, qw)`` (metres, unit quaternion); ``sup`
 rests on (``(id,)`` for a stack, ``(a, b)`` for a gate). Markers are angles (rad) on the outer edge.
 
 :class:`SunPosition` holds these and nothing derived from them: no ring, no memo. What the rules
-derive from a position and keep is ``sim.sun.cache.SunCache``; the rules that read it are
-``sim.sun.legality`` and ``sim.sun.stands``, the turns ``sim.sun.rules``.
+derive from a position and keep is ``sim.sun.rules.cache.SunCache``; the rules that read it are
+``sim.sun.rules.legality`` and ``sim.sun.rules.stand_angles``, the turns ``sim.sun.rules.state``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from sim.sun.endings import SunEnd
 from sim.sun.actions import Gate, Pass, Stack, Stand
-from sim.sun.ring import Pose
+from sim.sun.geometry.ring import Pose
 
 #: stone roles: in the field, standing on the base, stacked, a gate, a penalty
 FIELD, BASE, TOP, GATE, OUT = "F", "B", "T", "G", "X"

@@ -18,9 +18,9 @@ from typing import Any, Callable
 from sim.core.errors import InputError
 from sim.sun.actions import Draw, Gate, MoveMarker, Pass, Stack, Stand
 from sim.sun.position import FIELD, GATE, OUT
-from sim.sun.protocol import PlaceNoise, ThrowNoise
-from sim.sun.rules import SunObservation
-from sim.sun.seat_table import table_drawing
+from sim.sun.physics import PlaceNoise, ThrowNoise
+from sim.sun.rules.state import SunObservation
+from sim.sun.seat_drawing import table_drawing
 
 _NUM = r"(-?\d{1,4}(?:\.\d{1,6})?)"
 _FORMS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Any]], ...] = tuple(
@@ -130,7 +130,7 @@ class SunSeat:
                "text": self.text(obs)}
         if st.phase == "pass":
             out["form"] = self.pass_form(obs)
-        # the table drawn, with the moves of the seat to act as ghosts to click (sim.sun.seat_table)
+        # the table drawn, with the moves of the seat to act as ghosts to click (sim.sun.seat_drawing)
         out["drawing"] = table_drawing(st, obs.seat)
         return out
 

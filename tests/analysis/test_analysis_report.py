@@ -178,7 +178,7 @@ def test_sun_section_by_hand(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
                                                   {"agent": "careful", "skill": "child"}]}
     run = load_run(write_store(tmp_path, spec, res, scenario=scen))
     noise = sun.seat_noise(run).set_index("seat")
-    from sim.sun.thrower import SKILLS
+    from sim.sun.players.thrower import SKILLS
 
     lo, hi = SKILLS["expert"].sigma_aim_deg, SKILLS["child"].sigma_aim_deg
     assert noise.loc[0, "sigma_aim_deg"] == lo and noise.loc[1, "sigma_aim_deg"] == hi

@@ -110,7 +110,7 @@ def test_compare_partial_order() -> None:
     casual_fine = profile("sun", {"agent": "careful", "skill": "casual", "sigma_aim_deg": 0.25})
     steady = profile("sun", {"agent": "careful", "skill": "steady"})
     expert = profile("sun", {"agent": "careful", "skill": "expert"})
-    assert compare(expert, steady)[0] == 1  # every noise of expert is smaller (sim/sun/thrower.py)
+    assert compare(expert, steady)[0] == 1  # every noise of expert is smaller (sim/sun/players/thrower.py)
     assert compare(steady_fine, steady) == (1, ["smaller aim noise"])
     # casual hands with a finer aim than steady ones: the keys disagree, no order
     sign, why = compare(casual_fine, steady)
@@ -133,7 +133,7 @@ def test_compare_partial_order() -> None:
 def test_sun_skill_order_matches_the_thrower_noises() -> None:
     # SKILL_ORDER says each level is at least as good as the one before on all five noises
     from analysis.games.sun import SKILL_ORDER
-    from sim.sun.thrower import SKILLS
+    from sim.sun.players.thrower import SKILLS
 
     assert set(SKILL_ORDER) == set(SKILLS)
     fields = ("sigma_aim_deg", "sigma_release_m", "sigma_push_mps", "sigma_place_m", "sigma_place_deg")

@@ -401,7 +401,7 @@ def test_the_suns_winner_is_a_scenario_and_a_layout_that_run_sun_pass_and_compar
     first, `stonelab sun pass` the second (with the winning table and stones), and `stonelab
     compare` compares the confirmation run against the original scenario's."""
     from sim.cli import main
-    from sim.sun.layout import load_layout
+    from sim.sun.table.layout import load_layout
 
     monkeypatch.chdir(tmp_path)  # every default run folder (runs/sun/...) lands here
     sc_path = tmp_path / "tiny.toml"
@@ -421,7 +421,7 @@ def test_the_suns_winner_is_a_scenario_and_a_layout_that_run_sun_pass_and_compar
     assert lay.shapes["pillar"].width == pytest.approx(0.020) and lay.stones == ()
     # ... and the scenario has the same table: what `stonelab run` plays is what the layout says
     from sim.games import REGISTRY
-    from sim.sun.game import layout_of
+    from sim.sun.sections import layout_of
 
     best_sc = load_scenario(best, REGISTRY)
     assert best_sc.tune is None and best_sc.name == "sun-tiny-tune-best"

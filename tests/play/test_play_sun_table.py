@@ -1,4 +1,4 @@
-"""The Sun's table on the play page (sim/sun/seat_table.py): every candidate move of the seat to act
+"""The Sun's table on the play page (sim/sun/seat_drawing.py): every candidate move of the seat to act
 is drawn as a ghost where the move puts its stone, marker or release point, every stone on the
 table is drawn, and a click means what the phase says. Positions come from random rules-only games
 (the state's own scripted table, no PyBullet)."""
@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 from sim.sun.actions import MoveMarker, Stack, Stand
-from sim.sun.palette import AIM_COLOUR, BLOCKED_COLOUR, PASSABLE_COLOUR, SEAT_COLOURS
+from sim.sun.geometry.palette import AIM_COLOUR, BLOCKED_COLOUR, PASSABLE_COLOUR, SEAT_COLOURS
 from sim.sun.position import BASE, GATE, TOP
-from sim.sun.rules import SunState
+from sim.sun.rules.state import SunState
 from sim.sun.seat import SEAT
-from sim.sun.seat_table import ELEVATION_DEG, release_band_radius, table_drawing
+from sim.sun.seat_drawing import ELEVATION_DEG, release_band_radius, table_drawing
 
 #: the tags the page turns into elements (its DRAW_TAGS, sim/play/page.py)
 _PAGE_TAGS = {"polygon", "polyline", "ellipse", "circle", "line", "rect"}

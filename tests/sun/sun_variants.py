@@ -3,10 +3,10 @@ rules' fast paths and exact intervals with the straightforward computation."""
 
 from __future__ import annotations
 
-from sim.sun.protocol import ScriptedTable
-from sim.sun.ring import Geometry
-from sim.sun.rules import SunState
-from sim.sun.thrower import SKILLS
+from sim.sun.physics import ScriptedTable
+from sim.sun.geometry.ring import Geometry
+from sim.sun.rules.state import SunState
+from sim.sun.players.thrower import SKILLS
 
 G = Geometry()
 

@@ -1,8 +1,8 @@
 """The Sun agents' shortcuts give the very numbers of scoring every candidate afresh: the
 per-decision memo (bump chance, room bonus, clearances, a stand's gap widths, previews), the
-batched quick scores (plain floats, :class:`~sim.sun.scoring.QuickRing`), the per-ring cache of
+batched quick scores (plain floats, :class:`~sim.sun.agents.measures.QuickRing`), the per-ring cache of
 mark-area clearances and passable gaps, and the mark areas of all of a decision's previews computed
-in one vectorised call (sim/sun/agents.py, sim/sun/scoring.py). A game's decisions must not depend on them."""
+in one vectorised call (sim/sun/agents/policies.py, sim/sun/agents/measures.py). A game's decisions must not depend on them."""
 
 from __future__ import annotations
 
@@ -14,15 +14,15 @@ import pytest
 
 from sim.core.game import CHANCE, GameConfig
 from sim.core.play import play
-from sim.sun import agent_base
-from sim.sun import agents as A
-from sim.sun import scoring as S
+from sim.sun.agents import base as agent_base
+from sim.sun.agents import policies as A
+from sim.sun.agents import measures as S
 from sim.sun.actions import Stand
-from sim.sun.protocol import ScriptedTable
-from sim.sun.ring import Geometry, Pos, Ring
-from sim.sun.rules import SunState
-from sim.sun.specs import TAU
-from sim.sun.thrower import SKILLS
+from sim.sun.physics import ScriptedTable
+from sim.sun.geometry.ring import Geometry, Pos, Ring
+from sim.sun.rules.state import SunState
+from sim.sun.geometry.specs import TAU
+from sim.sun.players.thrower import SKILLS
 
 G = Geometry()
 CFG = GameConfig(num_players=2, seats=({"agent": "careful"}, {"agent": "aggressive"}))

@@ -16,10 +16,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sim.sun.layout import layout_ring, load_layout
-from sim.sun.ring import Geometry
-from sim.sun.table import SunTable
-from sim.sun.thrower import SKILLS
+from sim.sun.table.layout import layout_ring, load_layout
+from sim.sun.geometry.ring import Geometry
+from sim.sun.table.sun_table import SunTable
+from sim.sun.players.thrower import SKILLS
 
 LAYOUTS = Path(__file__).resolve().parents[2] / "scenarios" / "sun" / "layouts"
 #: aim noise levels (deg, one sigma)

@@ -1,7 +1,7 @@
-"""The rules' one cache (sim/sun/cache.py) answers as if there were none, at every step of random games.
+"""The rules' one cache (sim/sun/rules/cache.py) answers as if there were none, at every step of random games.
 
 A state keeps what it derives from its position (the ring, the bodies, the candidate list and what
-their checks share) in one :class:`~sim.sun.cache.SunCache`, emptied by its one invalidation after
+their checks share) in one :class:`~sim.sun.rules.cache.SunCache`, emptied by its one invalidation after
 every change of the position. If a change forgot it, a cached answer would describe the position
 as it was: here, before every step of random games over the rule variants, the live state's answers
 are compared with those of the same position on an empty cache (a cache-free recomputation).
@@ -13,10 +13,10 @@ import numpy as np
 from sun_variants import variant_state
 
 from sim.core.play import play_random
-from sim.sun.cache import SunCache
+from sim.sun.rules.cache import SunCache
 from sim.sun.game import GAME
-from sim.sun.ring import Ring
-from sim.sun.rules import SunState
+from sim.sun.geometry.ring import Ring
+from sim.sun.rules.state import SunState
 
 
 def _ring_fields(ring: Ring) -> tuple[object, ...]:

@@ -1,4 +1,4 @@
-"""Playtest logs and the maximum-likelihood fit of a thrower (sim/sun/playtest_log.py, sim/sun/calibrate.py, docs/playtest-log.md).
+"""Playtest logs and the maximum-likelihood fit of a thrower (sim/sun/players/playtest_log.py, sim/sun/players/calibrate.py, docs/playtest-log.md).
 
 The fast tests use an outcome table whose loss boundary is a circle of known radius, where the
 chance of a clean pass is analytic (a Rayleigh tail); the slow test runs the real physics both to
@@ -17,10 +17,10 @@ import pytest
 
 from sim.cli import main
 from sim.core.errors import InputError
-from sim.sun.calibrate import BOUNDS, OutcomeTable, PassModel, fit, two_gap_layout, write_skill
-from sim.sun.layout import Layout, layout_ring
-from sim.sun.playtest_log import PassRecord, PlaceRecord, PlaytestLog, read_log, simulate_log
-from sim.sun.thrower import SKILLS, Thrower, load_skill, skill
+from sim.sun.players.calibrate import BOUNDS, OutcomeTable, PassModel, fit, two_gap_layout, write_skill
+from sim.sun.table.layout import Layout, layout_ring
+from sim.sun.players.playtest_log import PassRecord, PlaceRecord, PlaytestLog, read_log, simulate_log
+from sim.sun.players.thrower import SKILLS, Thrower, load_skill, skill
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "scenarios" / "sun" / "playtest-sample.csv"
@@ -69,7 +69,7 @@ def _circle_tables() -> dict[float, OutcomeTable]:
 
 
 def _fit_circle(log: PlaytestLog, base: Thrower, mode: str = "scale"):  # noqa: ANN202
-    import sim.sun.calibrate as C
+    import sim.sun.players.calibrate as C
 
     lay = Layout()
     # The circle tables were made with a push gain of 0.5 s; the default layout's is about 0.42 s.
@@ -222,7 +222,8 @@ def test_skill_preset_file_round_trip_and_scenario_seat(tmp_path: Path) -> None:
     assert back == replace(res.thrower, name="fitted")
     assert skill(str(out)) == back and skill("fitted.toml", base_dir=tmp_path) == back
     # A scenario seat names the file; the game builds that thrower.
-    from sim.sun.game import GAME, thrower_of
+    from sim.sun.game import GAME
+    from sim.sun.sections import thrower_of
 
     assert thrower_of({"skill": str(out)}) == back
     spec = GAME.spec
@@ -252,7 +253,7 @@ def test_bad_skill_preset_files(tmp_path: Path, body: str, needle: str) -> None:
 
 
 def test_presets_lie_in_the_documented_ranges() -> None:
-    from sim.sun.thrower import SIGMA_KEYS, SIGMA_LIMITS, SIGMA_RANGES
+    from sim.sun.players.thrower import SIGMA_KEYS, SIGMA_LIMITS, SIGMA_RANGES
 
     for name in ("expert", "steady", "casual", "child"):
         for k in SIGMA_KEYS:
@@ -297,7 +298,7 @@ def test_a_fitted_preset_carries_its_intervals_into_the_report(tmp_path: Path) -
     from types import SimpleNamespace
 
     from analysis.games.sun import player_model
-    from sim.sun.calibrate import Estimate, FitResult
+    from sim.sun.players.calibrate import Estimate, FitResult
 
     res = FitResult("club.csv", "scale", SKILLS["casual"], replace(SKILLS["casual"], name="club"),
                     [Estimate("sigma_aim_deg", 1.1, 0.8, 1.5, "deg"),

@@ -31,10 +31,10 @@ LOGS = 20
 
 def _draw_log(hand: str, j: int) -> list[tuple[float, float, str]]:
     """One log of ``hand``: PASSES passes alternating the widths, offsets cycling (physics)."""
-    from sim.sun.calib_physics import two_gap_layout
-    from sim.sun.layout import Layout
-    from sim.sun.table import SunTable
-    from sim.sun.thrower import TablePassNoise
+    from sim.sun.players.calib_physics import two_gap_layout
+    from sim.sun.table.layout import Layout
+    from sim.sun.table.sun_table import SunTable
+    from sim.sun.players.thrower import TablePassNoise
 
     sa_deg, sp, _ = HANDS[hand]
     rng = np.random.default_rng([7_202_612, list(HANDS).index(hand), j])
@@ -59,15 +59,15 @@ def _draw_log(hand: str, j: int) -> list[tuple[float, float, str]]:
 
 
 def _table(w: float) -> Any:
-    from sim.sun.calibrate import outcome_table
+    from sim.sun.players.calibrate import outcome_table
 
     return outcome_table(w)
 
 
 def _fit(rows: list[tuple[float, float, str]], mode: str, tables: dict[float, Any]) -> dict[str, Any]:
-    from sim.sun.calibrate import fit
-    from sim.sun.playtest_log import PassRecord, PlaytestLog
-    from sim.sun.thrower import skill
+    from sim.sun.players.calibrate import fit
+    from sim.sun.players.playtest_log import PassRecord, PlaytestLog
+    from sim.sun.players.thrower import skill
 
     log = PlaytestLog("coverage", [PassRecord(w, off, o, i) for i, (w, off, o) in enumerate(rows)])
     res = fit(log, skill("casual"), mode, tables=tables)

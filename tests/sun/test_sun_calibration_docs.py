@@ -1,7 +1,7 @@
 """The calibration's sample log and documented figures are what the physics gives now
-(sim/sun/calib_figures.py, docs/playtest-log.md, docs/sun-physics.md "What the presets imply").
+(sim/sun/players/calib_figures.py, docs/playtest-log.md, docs/sun-physics.md "What the presets imply").
 
-A physics change that moves a figure fails here until ``python -m sim.sun.calib_figures --write``
+A physics change that moves a figure fails here until ``python -m sim.sun.players.calib_figures --write``
 regenerates the sample log and the docs' marked passages.
 """
 
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from sim.sun import calib_figures
-from sim.sun.playtest_log import main as sample_main
+from sim.sun.players import calib_figures
+from sim.sun.players.playtest_log import main as sample_main
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -29,8 +29,8 @@ def _pinned(code: str) -> subprocess.CompletedProcess[str]:
 
 def test_the_sample_log_is_what_the_physics_gives() -> None:
     # 120 physics passes: quick enough to run always, and the first thing a physics change moves.
-    r = _pinned("from sim.sun.playtest_log import main; raise SystemExit(main(['--check-sample']))")
-    assert r.returncode == 0, f"stale sample: run `python -m sim.sun.calib_figures --write`\n{r.stderr}"
+    r = _pinned("from sim.sun.players.playtest_log import main; raise SystemExit(main(['--check-sample']))")
+    assert r.returncode == 0, f"stale sample: run `python -m sim.sun.players.calib_figures --write`\n{r.stderr}"
 
 
 def test_the_sample_commands_check_and_refuse_bad_arguments(capsys) -> None:  # noqa: ANN001
@@ -51,4 +51,4 @@ def test_documented_figures_are_recomputed_and_the_sample_fit_covers_casual() ->
     low, high = map(float, lines["scale"].split())
     # the sample was drawn from exactly casual: its interval must contain 1
     assert low <= 1.0 <= high, (low, high)
-    assert not lines["stale"].strip(), "stale figures (run `python -m sim.sun.calib_figures --write`): " + lines["stale"]
+    assert not lines["stale"].strip(), "stale figures (run `python -m sim.sun.players.calib_figures --write`): " + lines["stale"]

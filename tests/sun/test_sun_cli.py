@@ -110,8 +110,8 @@ def _figures(monkeypatch: pytest.MonkeyPatch) -> list:
 
 def test_sun_show_numbers_every_stone_the_table_names(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`stonelab stability` named 'stone 13 (slab, ...)', a lintel `sun show` left unnumbered."""
-    from sim.sun.layout import load_layout
-    from sim.sun.table import SunTable
+    from sim.sun.table.layout import load_layout
+    from sim.sun.table.sun_table import SunTable
     from sim.sun.viewer.layout_plot import plot_layout
 
     lay = load_layout(LAYOUTS / "gates.toml")
@@ -129,8 +129,8 @@ def test_stability_plot_uses_the_one_stone_palette(tmp_path: Path, monkeypatch: 
     """The aim-sweep plot drew pillars brown and blocks grey; `sun show` and the viewer the reverse."""
     from matplotlib.colors import to_hex
 
-    from sim.sun.layout import load_layout
-    from sim.sun.stability import plot_sweep
+    from sim.sun.table.layout import load_layout
+    from sim.sun.table.stability import plot_sweep
     from sim.sun.viewer.replay.records import SHAPE_COLOURS  # what the viewer and `sun show` use
 
     lay = load_layout(LAYOUTS / "gates.toml")

@@ -1,4 +1,4 @@
-"""The rules see the footprint the stones have (sim/sun/ring.py ``footprint``, issue 20 item 7).
+"""The rules see the footprint the stones have (sim/sun/geometry/ring.py ``footprint``, issue 20 item 7).
 
 A position's footprint is the least ring-aligned box covering the horizontal projection of all its
 stones as they stand (docs/rules-sun.md, "What the rules see"). Before, the rules put a position at
@@ -15,15 +15,15 @@ import pytest
 
 from sim.core.quaternions import quat_multiply, quat_yaw
 from sim.sun.actions import Gate, Stand
-from sim.sun.legality import check_gate
+from sim.sun.rules.legality import check_gate
 from sim.sun.position import BASE, TOP
-from sim.sun.protocol import ScriptedTable
-from sim.sun.gaps import seps_for_widths, side_clearance, upright_side
-from sim.sun.ring import (Geometry, Pos, Pose, clear_width, footprint, gap_width, lintel_overlaps, position_of,
-                          sep_for_width)
-from sim.sun.rules import SunState
-from sim.sun.specs import ShapeSpec
-from sim.sun.stands import check_stand
+from sim.sun.physics import ScriptedTable
+from sim.sun.geometry.gaps import seps_for_widths, side_clearance, upright_side
+from sim.sun.geometry.ring import (Geometry, Pos, Pose, clear_width, footprint, gap_width, lintel_overlaps, position_of,
+                                   sep_for_width)
+from sim.sun.rules.state import SunState
+from sim.sun.geometry.specs import ShapeSpec
+from sim.sun.rules.stand_angles import check_stand
 
 G = Geometry()
 RR = G.table.ring_radius
@@ -177,7 +177,7 @@ def test_a_gate_is_refused_when_a_support_top_offers_less_than_the_least_overlap
     assert gate not in s.legal_actions()
 
 
-# --- the real outline: the gap kernel measures the stones' own rectangles (sim/sun/gaps.py) ---------
+# --- the real outline: the gap kernel measures the stones' own rectangles (sim/sun/geometry/gaps.py) ---------
 
 
 def _turned_clearance(h: float, yaw: float, s: ShapeSpec, r: float = RR) -> float:

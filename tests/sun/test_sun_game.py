@@ -9,8 +9,9 @@ from sim.core.agents import make_agent
 from sim.core.game import CHANCE
 from sim.core.play import play
 from sim.core.seeding import game_streams
-from sim.sun.game import GAME, thrower_of
-from sim.sun.thrower import SKILLS
+from sim.sun.game import GAME
+from sim.sun.sections import thrower_of
+from sim.sun.players.thrower import SKILLS
 
 
 def _play(agent: str, seed: int = 5, players: int = 2, upto: int | None = None):
@@ -102,9 +103,9 @@ def _layout_config(tmp_path, start: str, extra: str = ""):
 def test_a_game_can_start_from_a_layouts_stones(tmp_path) -> None:
     # [layout] start = "layout": the layout's stones, stacks and gates stand before the first move,
     # with the same ring as the layout file's (the one ring module), and the field holds the rest.
-    from sim.sun.layout import layout_ring, load_layout
+    from sim.sun.table.layout import layout_ring, load_layout
     from sim.sun.position import BASE, GATE, TOP
-    from sim.sun.ring import Geometry
+    from sim.sun.geometry.ring import Geometry
 
     root = __import__("pathlib").Path(__file__).resolve().parents[2]
     lay = load_layout(root / "scenarios" / "sun" / "layouts" / "gates.toml")
@@ -126,7 +127,7 @@ def test_a_game_can_start_from_a_layouts_stones(tmp_path) -> None:
 
 
 def test_a_layout_files_physics_are_the_scenarios_defaults(tmp_path) -> None:
-    from sim.sun.game import layout_of
+    from sim.sun.sections import layout_of
 
     (tmp_path / "lay.toml").write_text("[table]\npass_clearance = 0.006\n[ball]\ndiameter = 0.03\n")
     cfg = _layout_config(tmp_path, "empty").sections

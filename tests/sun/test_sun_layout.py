@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from sim.core.errors import ScenarioError
-from sim.sun.layout import layout_ring, load_layout, parse_layout
-from sim.sun.ring import Geometry, Pos, gap_width
+from sim.sun.table.layout import layout_ring, load_layout, parse_layout
+from sim.sun.geometry.ring import Geometry, Pos, gap_width
 
 LAYOUTS = Path(__file__).resolve().parents[2] / "scenarios" / "sun" / "layouts"
 

@@ -8,7 +8,7 @@ import pytest
 
 from sim.core.errors import ScenarioError
 from sim.sun.options import RULE_DEFAULTS, RULE_OPTIONS, SunRules
-from sim.sun.rules import SunState
+from sim.sun.rules.state import SunState
 
 
 def test_sun_rules_has_one_field_per_declared_option_and_their_defaults() -> None:

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from sim.core.errors import InputError
-from sim.sun.layout import load_layout
-from sim.sun.ring import Geometry
-from sim.sun.table import SunTable
-from sim.sun.thrower import SKILLS, TablePlaceNoise, skill
+from sim.sun.table.layout import load_layout
+from sim.sun.geometry.ring import Geometry
+from sim.sun.table.sun_table import SunTable
+from sim.sun.players.thrower import SKILLS, TablePlaceNoise, skill
 
 LAYOUTS = Path(__file__).resolve().parents[2] / "scenarios" / "sun" / "layouts"
 HALF_GATE_DEG = 14.98  # two pillars at +-14.98 deg leave a 44 mm gap
@@ -129,7 +129,7 @@ def test_skills_and_common_random_numbers() -> None:
 
 
 def test_chosen_ids_and_layout_round_trip(tmp_path: Path) -> None:
-    from sim.sun.layout import dump_layout_toml
+    from sim.sun.table.layout import dump_layout_toml
 
     with SunTable.from_layout(load_layout(LAYOUTS / "full-32.toml")) as t:
         lay = t.to_layout()
@@ -147,10 +147,10 @@ def test_chosen_ids_and_layout_round_trip(tmp_path: Path) -> None:
 
 
 def test_a_placement_world_without_the_idle_ball_gives_the_same_results_bit_for_bit(empty: SunTable) -> None:
-    """A placement builds its world without the ball (sim/sun/world.py, ``rebuild``): the idle ball
+    """A placement builds its world without the ball (sim/sun/table/world.py, ``rebuild``): the idle ball
     collides with nothing and its motor has no force, so every placement must end exactly as in a
     world that has it: stands a hair from a neighbour and stacks thrown off by a shaky hand."""
-    from sim.sun.ring import sep_for_width
+    from sim.sun.geometry.ring import sep_for_width
 
     t = empty
     rng = np.random.default_rng(3)

@@ -14,14 +14,14 @@ from sim.core.play import play as play_game
 from sim.core.play import play_random
 from sim.sun.actions import Draw, Gate, MoveMarker, Pass, Stack, Stand
 from sim.sun.game import GAME
-from sim.sun.legality import check_gate, check_marker_after
+from sim.sun.rules.legality import check_gate, check_marker_after
 from sim.sun.position import BASE, FIELD, GATE, OUT, TOP
-from sim.sun.protocol import Body, Placement, PlaceNoise, ScriptedTable, ThrowNoise, nominal_pose
-from sim.sun.ring import Geometry, Pos, sep_for_width
-from sim.sun.rules import SunState
-from sim.sun.specs import TAU
-from sim.sun.stands import check_stand
-from sim.sun.thrower import SKILLS
+from sim.sun.physics import Body, Placement, PlaceNoise, ScriptedTable, ThrowNoise, nominal_pose
+from sim.sun.geometry.ring import Geometry, Pos, sep_for_width
+from sim.sun.rules.state import SunState
+from sim.sun.geometry.specs import TAU
+from sim.sun.rules.stand_angles import check_stand
+from sim.sun.players.thrower import SKILLS
 
 G = Geometry()
 
@@ -407,7 +407,7 @@ def test_careful_players_with_perfect_hands_empty_the_field() -> None:
     # The rule text's normal ending is reachable with the default stones: two careful players
     # with perfect hands (no noise, no physics) play every one of the 32 stones onto the ring,
     # with stacks and gates, and the game ends with the field empty.
-    from sim.sun.agents import AGENTS
+    from sim.sun.agents.policies import AGENTS
 
     cfg = GameConfig(num_players=2, seats=({"agent": "careful"}, {"agent": "careful"}))
     s = SunState.new(2, table=ScriptedTable(G), throwers=[SKILLS["perfect"]] * 2)
@@ -426,7 +426,7 @@ def test_aggressive_agent_narrows_the_opponents_area() -> None:
     # On the placement positions of a careful-vs-careful game, each agent chooses a placement for
     # the seat to move: summed over the positions, the aggressive agent takes more of the
     # opponents' best pass clearance than the careful one, and keeps its own pass clear.
-    from sim.sun.agents import AGENTS, _opponents_clearance, best_aim
+    from sim.sun.agents.policies import AGENTS, _opponents_clearance, best_aim
 
     cfg = GameConfig(num_players=2, seats=({"agent": "careful"}, {"agent": "careful"}))
     s = SunState.new(2, table=ScriptedTable(G), throwers=[SKILLS["perfect"]] * 2)

@@ -20,13 +20,13 @@ from sun_variants import variant_state
 from sim.core.play import play_random
 from sim.sun.actions import Gate
 from sim.sun.game import GAME
-from sim.sun.legality import check_gate, gate_candidates, own_areas_ok, pass_candidates, place_facts
+from sim.sun.rules.legality import check_gate, gate_candidates, own_areas_ok, pass_candidates, place_facts
 from sim.sun.position import BASE, TOP
-from sim.sun.protocol import ScriptedTable
-from sim.sun.ring import Geometry, Ring
-from sim.sun.rules import SunState
-from sim.sun.specs import TAU
-from sim.sun.stands import stand_check_at, stand_facts_of, stand_piece_certain
+from sim.sun.physics import ScriptedTable
+from sim.sun.geometry.ring import Geometry, Ring
+from sim.sun.rules.state import SunState
+from sim.sun.geometry.specs import TAU
+from sim.sun.rules.stand_angles import stand_check_at, stand_facts_of, stand_piece_certain
 
 G = Geometry()
 
@@ -210,7 +210,7 @@ def test_gate_hits_kept_per_shape_and_supports_equal_a_fresh_check() -> None:
 def test_pass_candidates_kept_by_their_arcs_equal_fresh_ones() -> None:
     # the pass candidates are kept by (arcs, releases) across states: with that memo emptied, the
     # same list must come out
-    from sim.sun import legality as L
+    from sim.sun.rules import legality as L
 
     checked = 0
 

@@ -11,9 +11,9 @@ import pytest
 from sim.cli import main
 from sim.core.scenario import load_scenario, scenario_from_dict
 from sim.games import REGISTRY
-from sim.sun.game import SEAT_OPTIONS, thrower_of
+from sim.sun.sections import SEAT_OPTIONS, thrower_of
 from sim.sun.sensitivity import DEFAULT_KEYS, INPUTS
-from sim.sun.thrower import SKILLS
+from sim.sun.players.thrower import SKILLS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -113,8 +113,8 @@ def test_tiny_study_end_to_end(tmp_path: Path, capsys) -> None:
 def test_the_per_process_table_cache_stays_bounded() -> None:
     # a sensitivity study meets a new parameter set at every point: one PyBullet connection each
     # would grow a worker by about 10 MB per point
-    from sim.sun import game as G
-    from sim.sun.layout import parse_layout
+    from sim.sun import physics_table as G
+    from sim.sun.table.layout import parse_layout
 
     G._TABLES.clear()
     tables = [G._sun_table(parse_layout({"physics": {"restitution": 0.1 + 0.05 * i}})) for i in range(6)]

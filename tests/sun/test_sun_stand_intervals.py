@@ -23,15 +23,15 @@ from sun_variants import variant_state
 from sim.core.game import GameConfig
 from sim.core.play import PlayedGame, play, play_random
 from sim.sun.actions import Stand
-from sim.sun.agents import AGENTS
+from sim.sun.agents.policies import AGENTS
 from sim.sun.game import GAME
-from sim.sun.legality import check_marker_after, gate_candidates, stack_marker_fast
-from sim.sun.protocol import ScriptedTable
-from sim.sun.ring import Geometry
-from sim.sun.rules import SunState
-from sim.sun.specs import TAU
-from sim.sun.stands import check_stand
-from sim.sun.thrower import SKILLS
+from sim.sun.rules.legality import check_marker_after, gate_candidates, stack_marker_fast
+from sim.sun.physics import ScriptedTable
+from sim.sun.geometry.ring import Geometry
+from sim.sun.rules.state import SunState
+from sim.sun.geometry.specs import TAU
+from sim.sun.rules.stand_angles import check_stand
+from sim.sun.players.thrower import SKILLS
 
 G = Geometry()
 STEP_DEG = 0.05

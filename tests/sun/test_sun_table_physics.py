@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 from scipy.special import ellipk
 
-from sim.sun.layout import load_layout, parse_layout
-from sim.sun.stability import settle_test, tipping_angle_deg
-from sim.sun.table import SunTable
+from sim.sun.table.layout import load_layout, parse_layout
+from sim.sun.table.stability import settle_test, tipping_angle_deg
+from sim.sun.table.sun_table import SunTable
 
 ROOT = Path(__file__).resolve().parents[2]
 LAYOUTS = ROOT / "scenarios" / "sun" / "layouts"
@@ -116,7 +116,7 @@ def test_full32_open_gates_give_clean_passes() -> None:
 
 
 def test_copy_and_restore_give_identical_results() -> None:
-    from sim.sun.thrower import skill
+    from sim.sun.players.thrower import skill
 
     with SunTable.from_layout(load_layout(LAYOUTS / "full-32.toml")) as t:
         noise = skill("casual").draw_pass(np.random.default_rng(11))
@@ -157,7 +157,7 @@ def test_invalid_pass_is_flagged_and_rerun_at_reference() -> None:
 
 
 def test_recording_has_every_body_at_the_chosen_rate(tmp_path: Path) -> None:
-    from sim.sun.recording import PoseRecorder
+    from sim.sun.table.recording import PoseRecorder
 
     rec = PoseRecorder(30.0)
     with SunTable.from_layout(load_layout(LAYOUTS / "even-ring.toml")) as t:
@@ -208,8 +208,8 @@ def test_recording_a_pass_does_not_change_it() -> None:
     # A study records game 0 (frames = "first") and `replay` re-plays any game with recording on:
     # the recorded pass must be the same pass. Recording used to read the ball every step, which
     # moved the catch and changed what fell.
-    from sim.sun.recording import PoseRecorder
-    from sim.sun.thrower import TablePassNoise
+    from sim.sun.table.recording import PoseRecorder
+    from sim.sun.players.thrower import TablePassNoise
 
     with SunTable.from_layout(load_layout(LAYOUTS / "full-32.toml", "fast")) as t:
         snap = t.snapshot()

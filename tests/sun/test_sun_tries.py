@@ -1,4 +1,4 @@
-"""After a failed placement a Sun agent tries something else (sim/sun/tries.py, issue 20 item 7).
+"""After a failed placement a Sun agent tries something else (sim/sun/agents/memory.py, issue 20 item 7).
 
 The rules give a failed placement's turn back to the same seat on the position it had before
 (docs/rules-sun.md, "Placement outcomes"), so a deterministic agent would make the same choice
@@ -17,13 +17,13 @@ import numpy as np
 import pytest
 
 from sim.core.game import GameConfig
-from sim.sun import agents as A
+from sim.sun.agents import policies as A
 from sim.sun.actions import Gate, Stack, Stand
-from sim.sun.protocol import Placement, PlaceNoise, PlaceResult, ScriptedTable
-from sim.sun.ring import Geometry
-from sim.sun.rules import SunState
-from sim.sun.specs import TAU
-from sim.sun.tries import Tries, avoid, near
+from sim.sun.physics import Placement, PlaceNoise, PlaceResult, ScriptedTable
+from sim.sun.geometry.ring import Geometry
+from sim.sun.rules.state import SunState
+from sim.sun.geometry.specs import TAU
+from sim.sun.agents.memory import Tries, avoid, near
 
 G = Geometry()
 

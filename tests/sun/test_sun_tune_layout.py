@@ -9,8 +9,8 @@ from pathlib import Path
 from analysis.games.sun import BEST_LAYOUT, design_files
 from sim.core.scenario import scenario_from_dict
 from sim.games import REGISTRY
-from sim.sun.game import layout_of
-from sim.sun.layout import load_layout
+from sim.sun.sections import layout_of
+from sim.sun.table.layout import load_layout
 
 ROOT = Path(__file__).parents[2]
 

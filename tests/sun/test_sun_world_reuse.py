@@ -1,4 +1,4 @@
-"""A reused PyBullet world gives the very results of a fresh one (sim/sun/world.py, ``rebuild``).
+"""A reused PyBullet world gives the very results of a fresh one (sim/sun/table/world.py, ``rebuild``).
 
 The table keeps one world and loads each state into it (pool bodies, poses reset, every body taken
 out of and put back into the collision world in a fixed order). A pass or a placement must stay a
@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sim.sun.layout import load_layout
-from sim.sun.table import SunTable
-from sim.sun.thrower import skill
+from sim.sun.table.layout import load_layout
+from sim.sun.table.sun_table import SunTable
+from sim.sun.players.thrower import skill
 
 ROOT = Path(__file__).resolve().parents[2]
 FULL = ROOT / "scenarios" / "sun" / "layouts" / "full-32.toml"

@@ -9,7 +9,7 @@ placement an agent chooses is also tried on a copy of the state at zero noise.
 Measured on this set (10 games): with the rules' old view of the ring (each position at its
 bottom stone's angle, the widest of its shapes) 15 of 396 placements fell at zero noise (3.8 %:
 stands beside shifted stack tops, stacks beside them, a gate on turned supports); with the
-stones' real footprints (``sim.sun.ring.footprint``) none of 369. Over a larger set (100 games,
+stones' real footprints (``sim.sun.geometry.ring.footprint``) none of 369. Over a larger set (100 games,
 hands steady, casual and child, careful and aggressive seats) the figures were 77 of 3,641
 (2.1 %) and 0 of 3,492 (:func:`zero_noise_falls` over seeds 1-20 with PAIRS and ``steady``, and
 seeds 1-10 with PAIRS and careful against careful, ``casual`` and ``child``). A fall at zero
@@ -27,7 +27,7 @@ from sim.core.agents import make_agent
 from sim.core.game import CHANCE
 from sim.core.seeding import game_streams
 from sim.sun.game import GAME
-from sim.sun.protocol import PlaceNoise
+from sim.sun.physics import PlaceNoise
 
 SEEDS = range(1, 6)
 PAIRS = (("careful", "aggressive"), ("aggressive", "careful"))

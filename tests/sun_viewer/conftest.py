@@ -21,9 +21,9 @@ def synth() -> Replay:
 @pytest.fixture(scope="session")
 def real_pass_recording() -> dict:
     """One pass on the evenly spaced ring, aimed at a stone, recorded by the table (its own API)."""
-    from sim.sun.layout import load_layout
-    from sim.sun.recording import PoseRecorder
-    from sim.sun.table import SunTable
+    from sim.sun.table.layout import load_layout
+    from sim.sun.table.recording import PoseRecorder
+    from sim.sun.table.sun_table import SunTable
 
     root = Path(__file__).resolve().parents[2]
     lay = load_layout(root / "scenarios" / "sun" / "layouts" / "full-32.toml", preset="fast")

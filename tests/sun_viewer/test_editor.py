@@ -16,7 +16,7 @@ import pytest
 from scipy.optimize import brentq
 
 from sim.core.errors import InputError, ScenarioError
-from sim.sun.layout import DEFAULT_SHAPES, TableSpec, dump_layout_toml, load_layout
+from sim.sun.table.layout import DEFAULT_SHAPES, TableSpec, dump_layout_toml, load_layout
 from sim.sun.viewer.editor import LayoutEditor
 from sim.sun.viewer.layout_plot import layout_boxes
 
@@ -334,7 +334,7 @@ def test_sun_show_and_edit_bad_input_exit_2(tmp_path: Path, capsys) -> None:  # 
 def test_danger_map_has_a_legend_while_it_is_drawn(tmp_path: Path) -> None:
     """The band round the base had no legend (issue 21); the strip is the map's own colour scale."""
     from sim.sun.viewer.editor_app import EditorApp, clean_colour, danger_legend_strip, open_editor
-    from sim.sun.thrower import DEFAULT_SKILL
+    from sim.sun.players.thrower import DEFAULT_SKILL
 
     strip = danger_legend_strip(50, 3)
     assert strip.shape == (3, 50, 3) and tuple(strip[0, 0]) == clean_colour(0.0) and tuple(strip[0, -1]) == clean_colour(1.0)

@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 import pytest
 
-from sim.sun.layout import dump_layout_toml, load_layout
+from sim.sun.table.layout import dump_layout_toml, load_layout
 from sim.sun.viewer.editor_app import EditorApp, open_editor
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

@@ -139,7 +139,7 @@ def test_exported_viewer_shows_what_the_rules_see(tmp_path: Path, chromium: str)
     from sim.games import REGISTRY
     from sim.sun.game import record_game
     from sim.sun.viewer.replay import from_game_record
-    from sim.sun.palette import BLOCKED_COLOUR, PASSABLE_COLOUR
+    from sim.sun.geometry.palette import BLOCKED_COLOUR, PASSABLE_COLOUR
     from sim.sun.viewer.replay.overlay import seat_colour
 
     root = Path(__file__).resolve().parents[2]

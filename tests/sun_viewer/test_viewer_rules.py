@@ -97,7 +97,7 @@ def test_every_pass_has_the_rules_view_and_it_is_what_the_rules_said(recorded: d
 
 
 def test_the_replay_penalties_are_the_stored_penalties_with_their_causes(recorded: dict[str, Any]) -> None:
-    from sim.sun.rules_view import penalties_of_pass
+    from sim.sun.rules.pass_view import penalties_of_pass
 
     rp, passes = recorded["replay"], recorded["passes"]
     with_view = [t for t in rp.turns if t.rules is not None]
@@ -112,7 +112,7 @@ def test_the_replay_penalties_are_the_stored_penalties_with_their_causes(recorde
 
 
 def test_the_header_has_the_tables_geometry(recorded: dict[str, Any]) -> None:
-    from sim.sun.game import layout_of
+    from sim.sun.sections import layout_of
     from sim.sun.game import GAME
 
     tb = recorded["replay"].table
@@ -291,7 +291,7 @@ def test_a_runs_replay_and_viewer_carry_the_rules_view(tmp_path: Path, capsys: p
 
     from sim.cli import main
     from sim.sun.viewer.replay import load_any
-    from sim.sun.rules_view import penalties_of_pass
+    from sim.sun.rules.pass_view import penalties_of_pass
 
     run = tmp_path / "run"
     assert main(["run", str(SCENARIO), "--games", "1", "--backend", "serial", "--out", str(run), "--no-report"]) == 0

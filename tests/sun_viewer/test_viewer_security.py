@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from sim.sun.layout import load_layout
+from sim.sun.table.layout import load_layout
 from sim.sun.viewer.replay import Replay
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,7 +1,7 @@
 """Replays of *Stonehenge and the Sun*: the replay file, a viser web viewer, PyBullet's GUI and video.
 
 - :mod:`sim.sun.viewer.replay`: the documented replay file (docs/replay-format.md), ``save_replay``,
-  ``load_replay`` and converters from the table's pose recordings (``sim.sun.recording.PoseRecorder``);
+  ``load_replay`` and converters from the table's pose recordings (``sim.sun.table.recording.PoseRecorder``);
   a package of records, fileformat, convert, sources and synthetic.
 - :mod:`sim.sun.viewer.viser_app`: the live viser viewer and the static export.
 - :mod:`sim.sun.viewer.pybullet_gui`: the replay in PyBullet's GUI window.
@@ -10,7 +10,7 @@
 """
 
 from sim.sun.viewer.replay import (Body, Replay, ReplayBuilder, TurnEvent, from_pose_recording, load_any,
-                               load_replay, save_replay)
+                                   load_replay, save_replay)
 
 __all__ = ["Body", "Replay", "ReplayBuilder", "TurnEvent", "from_pose_recording", "load_any", "load_replay",
            "save_replay"]

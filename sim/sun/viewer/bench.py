@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from sim.sun.bench import LAYOUT
-from sim.sun.layout import load_layout
-from sim.sun.recording import PoseRecorder
-from sim.sun.table import SunTable
+from sim.sun.table.layout import load_layout
+from sim.sun.table.recording import PoseRecorder
+from sim.sun.table.sun_table import SunTable
 from sim.sun.viewer.replay import ReplayBuilder
 from sim.sun.viewer.video import render_video
 

@@ -1,10 +1,10 @@
 """The layout editor's model: edits of a *Stonehenge and the Sun* layout, each one validated.
 
-:class:`LayoutEditor` holds a :class:`~sim.sun.layout.Layout` and changes it one step at a time:
+:class:`LayoutEditor` holds a :class:`~sim.sun.table.layout.Layout` and changes it one step at a time:
 add a stone of a shape at an angle, stack a stone, lay a gate between two neighbouring positions,
 move or delete a stone or a gate, undo. Every change builds the candidate layout and runs
-:func:`sim.sun.layout.validate_layout` on it, the same check ``load_layout`` makes (gap widths and
-gate spans from ``sim.sun.ring``); a change it refuses raises the :class:`~sim.core.errors.ScenarioError`
+:func:`sim.sun.table.layout.validate_layout` on it, the same check ``load_layout`` makes (gap widths and
+gate spans from ``sim.sun.geometry.ring``); a change it refuses raises the :class:`~sim.core.errors.ScenarioError`
 with the reason and leaves the layout as it was. Nothing here imports viser: the browser page
 (``sim.sun.viewer.editor_app``) and the tests drive the same methods.
 
@@ -24,10 +24,10 @@ from typing import Any
 import numpy as np
 
 from sim.core.errors import InputError, ScenarioError, allowed
-from sim.sun.layout import (SHAPE_NAMES, GateSpec, Layout, StoneSpec, dump_layout_toml, layout_ring, load_layout,
-                            parse_layout, validate_layout)
-from sim.sun.ring import Geometry
-from sim.sun.thrower import DEFAULT_SKILL
+from sim.sun.table.layout import (SHAPE_NAMES, GateSpec, Layout, StoneSpec, dump_layout_toml, layout_ring, load_layout,
+                                  parse_layout, validate_layout)
+from sim.sun.geometry.ring import Geometry
+from sim.sun.players.thrower import DEFAULT_SKILL
 
 #: Decimals of an angle in a saved layout (``dump_layout_toml`` writes ``%.4f``): the editor rounds
 #: every angle it is given to this, so the page shows exactly what a save writes.
@@ -361,7 +361,7 @@ class LayoutEditor:
     def settle(self) -> SettleOutcome:
         """Build the table in PyBullet at the layout's nominal poses, let it settle untouched and
         judge every stone as a pass would (knocked over, fell from its support, off the base)."""
-        from sim.sun.table import SunTable
+        from sim.sun.table.sun_table import SunTable
 
         with SunTable.from_layout(self.layout, settle_s=0.0) as t:
             start = {s.id: s.pos for s in t.stones()}
@@ -380,9 +380,9 @@ class LayoutEditor:
         Raises:
             InputError: a bad aim, skill or release (the engine's messages).
         """
-        from sim.sun.recording import PoseRecorder
-        from sim.sun.table import SunTable
-        from sim.sun.thrower import skill as skill_level
+        from sim.sun.table.recording import PoseRecorder
+        from sim.sun.table.sun_table import SunTable
+        from sim.sun.players.thrower import skill as skill_level
 
         aim = _angle(aim_deg, "aim")
         thrower = skill_level(skill)
@@ -395,13 +395,13 @@ class LayoutEditor:
         return PassOutcome(out, rec.to_dict())
 
     def sweep(self, skill: str = DEFAULT_SKILL, trials: int = 3, seed: int = 0, step_deg: float = 15.0) -> dict[str, Any]:
-        """The aim sweep of ``sim.sun.stability.aim_sweep`` (chance of a clean pass by aim).
+        """The aim sweep of ``sim.sun.table.stability.aim_sweep`` (chance of a clean pass by aim).
 
         Raises:
             InputError: bad skill, trials < 1 or a step outside 0.5 to 180 degrees.
         """
-        from sim.sun.stability import aim_sweep
-        from sim.sun.thrower import skill as skill_level
+        from sim.sun.table.stability import aim_sweep
+        from sim.sun.players.thrower import skill as skill_level
 
         if isinstance(trials, bool) or not isinstance(trials, int) or not 1 <= trials <= 1000:
             raise InputError(f"trials must be a whole number from 1 to 1000, not {trials!r}", key="trials")

@@ -35,8 +35,8 @@ from typing import Any, Callable
 import numpy as np
 
 from sim.core.errors import InputError, ScenarioError
-from sim.sun.layout import SHAPE_NAMES, load_layout
-from sim.sun.thrower import DEFAULT_SKILL, SKILLS
+from sim.sun.table.layout import SHAPE_NAMES, load_layout
+from sim.sun.players.thrower import DEFAULT_SKILL, SKILLS
 from sim.sun.viewer.editor import LayoutEditor, PassOutcome, SettleOutcome
 from sim.sun.viewer.editor_files import LayoutFolder, not_a_layout
 from sim.sun.viewer.guard import md_code, md_text, page_choice, page_number, put_back, viser_server
@@ -44,7 +44,7 @@ from sim.sun.viewer.layout_plot import LOW_GATE_COLOUR, NARROW_COLOUR, PASSABLE_
 from sim.core.quaternions import quat_xyzw_to_wxyz, quat_yaw
 from sim.sun.viewer.replay import PENALTY_COLOUR, SHAPE_COLOURS, STONE_COLOUR, from_pose_recording, hex_rgb
 from sim.sun.viewer.viser_app import (CAMERA_LOOK_AT, CAMERA_POSITION, LOCALHOST, SceneNodes, add_table_base,
-                                  free_port, is_loopback)
+                                      free_port, is_loopback)
 
 SELECTED_COLOUR = "#ffd43b"
 NO_SELECTION = "(none)"

@@ -3,7 +3,7 @@
 Two panels: the table from above (base, ring, stones at true size coloured by shape, stacked
 positions outlined and marked "x2", gates as lintels across their supports, every gap of the ring
 marked passable or not with its clear width) and a 3-D view of the same boxes. Geometry comes from
-the layout and ``sim.sun.ring`` (the engine's gaps and passability); poses are the nominal ones a
+the layout and ``sim.sun.geometry.ring`` (the engine's gaps and passability); poses are the nominal ones a
 layout file describes, with gates laid across their supports' tops like the table lays them.
 """
 
@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from sim.sun.layout import Layout, layout_ring
-from sim.sun.ring import Geometry
+from sim.sun.table.layout import Layout, layout_ring
+from sim.sun.geometry.ring import Geometry
 from sim.sun.viewer.replay import BASE_COLOUR, SHAPE_COLOURS, STONE_COLOUR
 
 PASSABLE_COLOUR = "#1a9850"
@@ -78,7 +78,7 @@ def layout_boxes(layout: Layout) -> list[Box]:
 
 def gap_marks(layout: Layout) -> list[dict[str, Any]]:
     """Each gap of the ring for drawing: opening (rad), width (m), passable, and why not
-    (``"narrow"`` or ``"low gate"``), from ``sim.sun.ring`` (the engine's definition)."""
+    (``"narrow"`` or ``"low gate"``), from ``sim.sun.geometry.ring`` (the engine's definition)."""
     ring = layout_ring(layout)
     if ring.n < 2:
         return []

@@ -21,7 +21,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from sim.sun.viewer.replay import Replay, TurnEvent, hex_rgb
-from sim.sun.palette import BLOCKED_COLOUR, PASSABLE_COLOUR
+from sim.sun.geometry.palette import BLOCKED_COLOUR, PASSABLE_COLOUR
 from sim.sun.viewer.replay.overlay import AIM_COLOUR, RELEASE_COLOUR, cause_words, legend, seat_colour
 
 #: Where the bands are drawn (m from the centre): each gap's band just inside the ring (from

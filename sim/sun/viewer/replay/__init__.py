@@ -14,7 +14,7 @@ A replay is one ``.npz`` archive (``numpy.savez_compressed``, no pickles) with f
 :func:`load_replay` validates everything and raises :class:`sim.core.errors.ReplayError` (an
 ``InputError``: the CLI exits 2) for a truncated, foreign, inconsistent or newer file.
 
-Replays are built from the table's pose recordings (``sim.sun.recording.PoseRecorder``, format
+Replays are built from the table's pose recordings (``sim.sun.table.recording.PoseRecorder``, format
 ``stonelab.sun.poses``, docs/pose-recording.md) by :func:`from_pose_recording` (one pass) or a
 :class:`ReplayBuilder` (a whole game: one recording per pass, laid end to end on one timeline).
 
@@ -29,8 +29,8 @@ from sim.sun.viewer.replay.convert import ReplayBuilder, concat_replays, from_ga
 from sim.sun.viewer.replay.fileformat import load_replay, replay_from_parts, save_replay
 from sim.sun.viewer.replay.overlay import PENALTY_COLOUR, STRING_COLOUR
 from sim.sun.viewer.replay.records import (BALL_COLOUR, BASE_COLOUR, DEFAULT_GAP_S, FORMAT, POSE_FORMAT, POSE_VERSIONS,
-                                       SHAPE_COLOURS, STONE_COLOUR, VERSION, Body, Replay, TurnEvent, hex_rgb,
-                                       validate_replay)
+                                           SHAPE_COLOURS, STONE_COLOUR, VERSION, Body, Replay, TurnEvent, hex_rgb,
+                                           validate_replay)
 from sim.sun.viewer.replay.sources import from_store, load_any
 from sim.sun.viewer.replay.synthetic import synthetic_replay
 

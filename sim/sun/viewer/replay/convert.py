@@ -1,4 +1,4 @@
-"""Converters into replays: one pass recorded by ``sim.sun.recording.PoseRecorder``
+"""Converters into replays: one pass recorded by ``sim.sun.table.recording.PoseRecorder``
 (:func:`from_pose_recording`), several laid end to end (:func:`concat_replays`,
 :class:`ReplayBuilder`), and the physics calls of a whole game (:func:`from_game_record`).
 """
@@ -17,7 +17,7 @@ from sim.core.errors import ReplayError
 from sim.sun.viewer.replay.fileformat import checked_objects, optional_float
 from sim.sun.viewer.replay.overlay import check_rules_view
 from sim.sun.viewer.replay.records import (BALL_COLOUR, DEFAULT_GAP_S, POSE_FORMAT, POSE_VERSIONS, SHAPE_COLOURS,
-                                       STONE_COLOUR, Body, Replay, TurnEvent)
+                                           STONE_COLOUR, Body, Replay, TurnEvent)
 
 def _recording_dict(rec: Any, source: str | Path | None = None) -> dict[str, Any]:
     if hasattr(rec, "to_dict"):
@@ -43,7 +43,7 @@ def from_pose_recording(rec: Any, *, seat: int | None = None, player: str = "",
                         outcome: Mapping[str, Any] | None = None, noise: Mapping[str, Any] | None = None,
                         release_m: float | None = None, text: str = "", meta: Mapping[str, Any] | None = None,
                         source: str | Path | None = None) -> Replay:
-    """Convert one pass recorded by ``sim.sun.recording.PoseRecorder`` into a one-turn :class:`Replay`.
+    """Convert one pass recorded by ``sim.sun.table.recording.PoseRecorder`` into a one-turn :class:`Replay`.
 
     Args:
         rec: a ``PoseRecorder``, its ``to_dict()``, or the path of its JSON file.

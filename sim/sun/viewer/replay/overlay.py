@@ -1,7 +1,7 @@
 """The rules' view in a replay (``TurnEvent.rules``, docs/replay-format.md): checked on load, told in
 words, and the colours and meanings the viewers draw it with.
 
-The view is recorded from the rules' own objects (``sim.sun.rules_view``); this module never
+The view is recorded from the rules' own objects (``sim.sun.rules.pass_view``); this module never
 decides anything the rules decide. :func:`check_rules_view` refuses a malformed view (a replay
 file is input like any other) before a viewer reads it; :func:`rules_lines` tells it in words for
 the event panel; :data:`LEGEND` names every mark the viewers draw.
@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from sim.core.errors import ReplayError
-from sim.sun.palette import AIM_COLOUR, BLOCKED_COLOUR, PASSABLE_COLOUR, SEAT_COLOURS
+from sim.sun.geometry.palette import AIM_COLOUR, BLOCKED_COLOUR, PASSABLE_COLOUR, SEAT_COLOURS
 
 #: The string from its suspension point to the ball.
 STRING_COLOUR = "#303030"
@@ -33,7 +33,7 @@ CAUSE_WORDS: dict[str, str] = {"toppled": "toppled", "pushed_off": "pushed off",
 
 
 def seat_colour(seat: int) -> str:
-    """The colour of ``seat``'s marker and mark area (sim/sun/palette.py, the report's seat colours)."""
+    """The colour of ``seat``'s marker and mark area (sim/sun/geometry/palette.py, the report's seat colours)."""
     return SEAT_COLOURS[seat % len(SEAT_COLOURS)]
 
 

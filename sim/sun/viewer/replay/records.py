@@ -18,12 +18,12 @@ FORMAT = "stonelab.replay"
 #: 2: turns may carry the rules' view (``TurnEvent.rules``) and the table its geometry (ring radius,
 #: string length); a version-1 file reads as before, without them (docs/replay-format.md)
 VERSION = 2
-#: The table engineer's per-pass recording format (sim.sun.recording.PoseRecorder).
+#: The table engineer's per-pass recording format (sim.sun.table.recording.PoseRecorder).
 POSE_FORMAT = "stonelab.sun.poses"
 POSE_VERSIONS = (1,)
 
 # the stones' palette is the engine's (one place for every picture)
-from sim.sun.palette import SHAPE_COLOURS as SHAPE_COLOURS, STONE_COLOUR as STONE_COLOUR  # noqa: E402 - re-exported
+from sim.sun.geometry.palette import SHAPE_COLOURS as SHAPE_COLOURS, STONE_COLOUR as STONE_COLOUR  # noqa: E402 - re-exported
 BALL_COLOUR = "#c9ced8"
 BASE_COLOUR = "#6e4b2c"
 # the string's and the penalty stones' colours are the rules' view's (one place: its legend names them)
@@ -82,7 +82,7 @@ class TurnEvent:
         penalties: ``{"stone", "shape", "cause"}`` for each stone lost in this turn.
         outcome: free flags of the pass (``through_aim_gap``, ``reached_far_side``, ``invalid`` ...).
         text: extra free text shown under the event.
-        rules: the rules' view of the turn's pass (``sim.sun.rules_view.pass_view``: the ring's gaps
+        rules: the rules' view of the turn's pass (``sim.sun.rules.pass_view.pass_view``: the ring's gaps
             and whether each is passable, every seat's markers and mark areas, the pass's aim,
             release point and allowed arcs, the penalties with their causes; checked on load by
             :func:`sim.sun.viewer.replay.overlay.check_rules_view`), or None (a version-1 file, a

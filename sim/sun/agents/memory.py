@@ -7,7 +7,7 @@ penalty). A deterministic agent would choose the same placement again: in a Morr
 careful seat stood a pillar at 177.08 deg sixteen times in one turn (every pillar, then every slab
 at 178.95 deg) until the field was empty, because the rules' ring model saw a 4 mm clearance
 where the physics had a stack top overhanging the neighbour (the rules now see the stones'
-real footprints: ``sim.sun.ring.footprint``). No person retries one failing spot
+real footprints: ``sim.sun.geometry.ring.footprint``). No person retries one failing spot
 sixteen times: after a failure a person puts the stone somewhere else, takes another shape or
 stacks. :class:`Tries` is that memory: the placements a seat made in the turn in progress, all of
 which failed while the seat is still placing. :func:`avoid` keeps the candidates that overlap
@@ -25,8 +25,8 @@ import math
 from typing import Any, Sequence
 
 from sim.sun.actions import Gate, Stack, Stand
-from sim.sun.rules import SunState
-from sim.sun.specs import TAU
+from sim.sun.rules.state import SunState
+from sim.sun.geometry.specs import TAU
 
 
 class Tries:

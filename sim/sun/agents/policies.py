@@ -23,11 +23,11 @@ Each plays with its seat's skill (the thrower's noise is chance, drawn by the ga
   pass it likewise tries careful's best ``candidates`` aims.
 
 What they measure on the ring (pass clearances, mark areas, previews of a placement, the bump
-chance, the room bonus) is in :mod:`sim.sun.scoring`. Within one placement decision every value
+chance, the room bonus) is in :mod:`sim.sun.agents.measures`. Within one placement decision every value
 that depends only on the position (not on the candidate) is computed once
-(:class:`sim.sun.agent_base._Turn`). After a placement that failed (the seat places again in the
+(:class:`sim.sun.agents.base._Turn`). After a placement that failed (the seat places again in the
 same turn), careful, aggressive and planner choose among the candidates away from that spot
-(:mod:`sim.sun.tries`), as a person would, instead of making the same choice on the same position.
+(:mod:`sim.sun.agents.memory`), as a person would, instead of making the same choice on the same position.
 """
 
 from __future__ import annotations
@@ -41,22 +41,22 @@ from sim.core.agents import RANDOM
 from sim.core.game import CHANCE, AgentSpec, Game, GameConfig
 from sim.core.options import Option
 from sim.sun.actions import Gate, Pass, Stack, Stand
-from sim.sun.agent_base import OPP_CAP, OPP_FLOOR, AgentBase
-from sim.sun.agent_base import opponents_clearance as _opponents_clearance
-from sim.sun.protocol import PlaceNoise, ScriptedTable
-from sim.sun.ring import Pos, gap_width
-from sim.sun.rules import SunState
-from sim.sun.scoring import (
-    Preview,
-    QuickRing,
-    area_clear,
-    best_aim,
-    free_gaps,
-    free_gaps_of,
-    narrowing_stands,
-    prefetch_areas,
-)
-from sim.sun.specs import TAU
+from sim.sun.agents.base import OPP_CAP, OPP_FLOOR, AgentBase
+from sim.sun.agents.base import opponents_clearance as _opponents_clearance
+from sim.sun.physics import PlaceNoise, ScriptedTable
+from sim.sun.geometry.ring import Pos, gap_width
+from sim.sun.rules.state import SunState
+from sim.sun.agents.measures import (
+                                     Preview,
+                                     QuickRing,
+                                     area_clear,
+                                     best_aim,
+                                     free_gaps,
+                                     free_gaps_of,
+                                     narrowing_stands,
+                                     prefetch_areas,
+                                     )
+from sim.sun.geometry.specs import TAU
 
 FUTURE_BONUS = 0.0005  # m of clearance per free passable gap: a tie-breaker
 BLOCK_BONUS = 0.003  # m per opponent mark area a gate makes impassable
@@ -69,7 +69,7 @@ BUMP_COST = 0.02
 #: The aggressive agent: own pass clearance beyond OWN_CAP (m; 15 mm is a 65 mm gap for a 35 mm ball:
 #: with 6 mm it gave up so much of its own safety that it lost 74 of 100 games to careful, see
 #: docs/rules-sun.md) is worth nothing more to it, and an
-#: opponent's clearance counts between -OPP_FLOOR and OPP_CAP (m, sim.sun.agent_base); a gate that
+#: opponent's clearance counts between -OPP_FLOOR and OPP_CAP (m, sim.sun.agents.base); a gate that
 #: closes an opponent's area is worth GATE_SPITE (m) per area, times the ``spite`` option.
 OWN_CAP = 0.015
 GATE_SPITE = 0.02
@@ -382,7 +382,7 @@ class AggressiveAgent(CarefulAgent):
         return out
 
     def narrowing_stands(self, st: SunState) -> list[Stand]:
-        """:func:`sim.sun.scoring.narrowing_stands`: legal stands that leave an opponent's mark
+        """:func:`sim.sun.agents.measures.narrowing_stands`: legal stands that leave an opponent's mark
         area just passable or just impassable."""
         return narrowing_stands(st)
 

@@ -7,7 +7,7 @@ here, in two kinds:
 - *Of the position as it is now* (:attr:`SunCache.ring`, :attr:`~SunCache.bodies`,
   :attr:`~SunCache.legal` and what the checks of the legal list's members share): emptied by
   :meth:`SunCache.invalidate`, which the state calls after every change of its position
-  (``sim.sun.rules``) and nowhere else.
+  (``sim.sun.rules.state``) and nowhere else.
 - *Pure memos*, whose keys hold everything their values depend on (positions by the very poses of
   their stones, gate footprints by pose, the last ring built with the roles, supports and poses it
   was built from): never wrong, so never invalidated; bounded by :data:`POS_MEMO_SIZE`, shared by
@@ -24,8 +24,8 @@ from typing import Any, Sequence
 
 from sim.sun.actions import SunAction
 from sim.sun.position import BASE, FIELD, GATE, OUT, TOP, SunPosition
-from sim.sun.protocol import Body, stack_pose
-from sim.sun.ring import Geometry, Pos, Pose, Ring, lintel_footprint, pose_bottom, pose_top, position_of
+from sim.sun.physics import Body, stack_pose
+from sim.sun.geometry.ring import Geometry, Pos, Pose, Ring, lintel_footprint, pose_bottom, pose_top, position_of
 
 #: entries kept in the pure memos of positions, gate footprints and gate spans before they are emptied
 POS_MEMO_SIZE = 4096

@@ -2,7 +2,7 @@
 
 Plain frozen dataclasses with the defaults of docs/sun-physics.md (SI units: metres, kilograms,
 seconds; angles in degrees only where a name says ``_deg``). Everything that reads a layout, the
-ring geometry (``sim.sun.ring``), the rules and the PyBullet table share these; ``sim.sun.layout``
+ring geometry (``sim.sun.geometry.ring``), the rules and the PyBullet table share these; ``sim.sun.table.layout``
 loads and validates them from TOML.
 """
 

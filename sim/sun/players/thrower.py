@@ -20,7 +20,7 @@ throwers, and the push is anchored on the hand's tremor velocity.
 
 For scale: at the ring (0.13 m) one degree of aim is 2.3 mm; a sideways push of 0.01 m/s at release
 moves the ball about 4.2 mm sideways where it crosses the ring (push x sqrt(1 - (R/A)^2) / omega,
-:func:`sim.sun.calibrate.push_gain_s`); a normal release meets the ring at about 0.78 m/s.
+:func:`sim.sun.players.calibrate.push_gain_s`); a normal release meets the ring at about 0.78 m/s.
 
 A preset can also live in a TOML file (``[skill]`` with the five sigmas, see
 :func:`load_skill`); :func:`skill` takes a level name or such a path, which is what
@@ -68,7 +68,7 @@ class TablePassNoise:
 @dataclass(frozen=True)
 class TablePlaceNoise:
     """The errors of one placement on the PyBullet table, in metres and radians (the rules'
-    ``sim.sun.protocol.PlaceNoise`` carries the same errors, in the same units).
+    ``sim.sun.physics.PlaceNoise`` carries the same errors, in the same units).
 
     Attributes:
         along_m: tangential offset along the ring (m; for a gate: along its length).

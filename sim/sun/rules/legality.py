@@ -1,11 +1,11 @@
-"""Which moves of the Sun are legal: stacks, gates, marker moves and passes (stands: ``sim.sun.stands``).
+"""Which moves of the Sun are legal: stacks, gates, marker moves and passes (stands: ``sim.sun.rules.stand_angles``).
 
-Functions over a state (``sim.sun.rules.SunState``: its position, its rule options and geometry, and
+Functions over a state (``sim.sun.rules.state.SunState``: its position, its rule options and geometry, and
 its cache): the checks that say why a move is illegal (``check_*``, ``*_problem``: a reason, or None
-when legal), the marker options and the pass candidates. ``sim.sun.stands`` adds the exact legal
+when legal), the marker options and the pass candidates. ``sim.sun.rules.stand_angles`` adds the exact legal
 stand angles and the placement candidate list. Angles are radians inside, degrees in actions. The
-turn structure that calls them is ``sim.sun.rules``; what they keep between calls lives in the
-state's cache (``sim.sun.cache``).
+turn structure that calls them is ``sim.sun.rules.state``; what they keep between calls lives in the
+state's cache (``sim.sun.rules.cache``).
 """
 
 from __future__ import annotations
@@ -16,14 +16,14 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from sim.sun.actions import Gate, MoveMarker, Pass, Stack, made_once
-from sim.sun.gaps import passable, width_between
+from sim.sun.geometry.gaps import passable, width_between
 from sim.sun.position import BASE, GATE, TOP
-from sim.sun.ring import (Pos, Ring, arcs_overlap, clear_width, gap_width, lintel_footprint, lintel_overlaps, orbit_arc,
-                          others_areas, position_of)
-from sim.sun.specs import TAU, ShapeSpec
+from sim.sun.geometry.ring import (Pos, Ring, arcs_overlap, clear_width, gap_width, lintel_footprint, lintel_overlaps, orbit_arc,
+                                   others_areas, position_of)
+from sim.sun.geometry.specs import TAU, ShapeSpec
 
 if TYPE_CHECKING:
-    from sim.sun.rules import SunState
+    from sim.sun.rules.state import SunState
 
 #: where pass candidates aim along each legal arc (fractions of it), and their releases beyond a
 #: hand span (m)

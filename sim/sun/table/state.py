@@ -2,7 +2,7 @@
 
 - :class:`StoneState` (one stone: id, shape, role, supports, pose), :class:`Penalty` (a stone lost and
   why) and :class:`TableSnapshot` (the whole state, immutable): the canonical description of a table,
-  from which :mod:`sim.sun.world` builds the PyBullet world.
+  from which :mod:`sim.sun.table.world` builds the PyBullet world.
 - Judging (pure functions of poses and dimensions): :func:`judge` says why a stone is lost after a
   pass or placement (``pushed_off``: centre beyond the base edge or below its top;
   ``fell_from_support``: a stacked stone or gate no longer resting on its supports' tops;
@@ -24,9 +24,9 @@ import numpy as np
 import pybullet as p
 
 from sim.core.quaternions import quat_from_matrix, quat_z_row
-from sim.sun.layout import ShapeSpec, TableSpec, wrap_angle
-from sim.sun.ring import pose_bottom, pose_top
-from sim.sun.thrower import TablePassNoise
+from sim.sun.table.layout import ShapeSpec, TableSpec, wrap_angle
+from sim.sun.geometry.ring import pose_bottom, pose_top
+from sim.sun.players.thrower import TablePassNoise
 
 Role = Literal["stand", "stack", "gate"]
 Cause = Literal["toppled", "pushed_off", "fell_from_support"]
@@ -215,7 +215,7 @@ def gate_pose(shp: ShapeSpec, s1: StoneState, s2: StoneState, shapes: Mapping[st
 
 
 # --------------------------------------------------------------------------------------------
-# What a pass and a placement report (sim.sun.table.SunTable's results)
+# What a pass and a placement report (sim.sun.table.sun_table.SunTable's results)
 # --------------------------------------------------------------------------------------------
 
 

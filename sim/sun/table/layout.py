@@ -33,11 +33,11 @@ from sim.core.errors import ScenarioError, allowed
 from sim.core.files import read_toml
 from sim.core.tomlw import toml_value
 
-from sim.sun.ring import Pos, Ring, gap_width, gate_span
+from sim.sun.geometry.ring import Pos, Ring, gap_width, gate_span
 # re-exported (``X as X``: explicitly, for type checkers): the layout module is where users look
-from sim.sun.specs import DEFAULT_SHAPES as DEFAULT_SHAPES, PRESETS as PRESETS, SHAPE_NAMES as SHAPE_NAMES
-from sim.sun.specs import TAU as TAU, BallSpec as BallSpec, PhysicsSpec as PhysicsSpec
-from sim.sun.specs import ShapeSpec as ShapeSpec, TableSpec as TableSpec
+from sim.sun.geometry.specs import DEFAULT_SHAPES as DEFAULT_SHAPES, PRESETS as PRESETS, SHAPE_NAMES as SHAPE_NAMES
+from sim.sun.geometry.specs import TAU as TAU, BallSpec as BallSpec, PhysicsSpec as PhysicsSpec
+from sim.sun.geometry.specs import ShapeSpec as ShapeSpec, TableSpec as TableSpec
 
 @dataclass(frozen=True)
 class StoneSpec:
@@ -95,7 +95,7 @@ class Layout:
 
 
 # --------------------------------------------------------------------------------------------
-# The layout's ring (geometry itself lives in sim.sun.ring)
+# The layout's ring (geometry itself lives in sim.sun.geometry.ring)
 # --------------------------------------------------------------------------------------------
 
 
@@ -133,7 +133,7 @@ def layout_positions(layout: Layout) -> list[Pos]:
 
 
 def layout_ring(layout: Layout) -> Ring:
-    """The ring of a layout (``sim.sun.ring.Ring``), its gates' undersides filled in (a gate keyed
+    """The ring of a layout (``sim.sun.geometry.ring.Ring``), its gates' undersides filled in (a gate keyed
     by the layout indices of its supports, counter-clockwise first)."""
     pos = layout_positions(layout)
     index_of = {p.id: k for k, p in enumerate(pos)}

@@ -3,7 +3,7 @@
 A replay shows bodies moving; a designer also wants to see what the rules decide on: each seat's
 marker and mark area, which gaps of the ring a ball can pass, where the pass was aimed and
 released, and which stones became penalties and why. :func:`pass_view` reads these off the rules'
-own objects (the state's :class:`~sim.sun.ring.Ring`, ``Ring.passable``, ``mark_areas``,
+own objects (the state's :class:`~sim.sun.geometry.ring.Ring`, ``Ring.passable``, ``mark_areas``,
 ``pass_arcs``, the pending ``Pass`` and the thrower's noise) at the moment the ball is thrown, so
 the viewer draws the rules' answers and never computes its own. :func:`geometry_view` is the
 table's geometry the viewer needs (ring radius, the string's suspension point and length).
@@ -20,9 +20,9 @@ from typing import Any, Mapping, Sequence
 
 from sim.sun.actions import Pass
 from sim.sun.position import OUT
-from sim.sun.protocol import ThrowNoise
-from sim.sun.ring import Geometry, Ring
-from sim.sun.specs import TAU
+from sim.sun.physics import ThrowNoise
+from sim.sun.geometry.ring import Geometry, Ring
+from sim.sun.geometry.specs import TAU
 
 #: The kinds of penalty the views name: the rules' and the table's causes (docs/rules-sun.md).
 #: ``fell`` is a placed stone that did not stand and was lost (``placement_fall`` or too many

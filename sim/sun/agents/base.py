@@ -1,6 +1,6 @@
-"""What every Sun agent of :mod:`sim.sun.agents` shares: the memo of one placement decision
+"""What every Sun agent of :mod:`sim.sun.agents.policies` shares: the memo of one placement decision
 (:class:`_Turn`: every value that depends only on the position, not on the candidate, computed
-once), the memory of the turn's failed placements (:class:`sim.sun.tries.Tries`) and the
+once), the memory of the turn's failed placements (:class:`sim.sun.agents.memory.Tries`) and the
 opponents' clipped pass clearance the aggressive agent weighs.
 """
 
@@ -15,23 +15,23 @@ import numpy as np
 
 from sim.core.game import Game, GameConfig
 from sim.sun.actions import Stack, Stand
-from sim.sun.ring import Pos, Ring
-from sim.sun.rules import SunState
-from sim.sun.scoring import (
-    ROOM_WEIGHT,
-    Preview,
-    best_aim,
-    bump_chance,
-    bump_of,
-    prefetch_rings,
-    previews,
-    room_bonus,
-    stand_sides,
-)
-from sim.sun.tries import Tries, avoid
+from sim.sun.geometry.ring import Pos, Ring
+from sim.sun.rules.state import SunState
+from sim.sun.agents.measures import (
+                                     ROOM_WEIGHT,
+                                     Preview,
+                                     best_aim,
+                                     bump_chance,
+                                     bump_of,
+                                     prefetch_rings,
+                                     previews,
+                                     room_bonus,
+                                     stand_sides,
+                                     )
+from sim.sun.agents.memory import Tries, avoid
 
 #: An opponent's pass clearance counts between -OPP_FLOOR and OPP_CAP (m) for the aggressive agent
-#: (sim.sun.agents): more than 15 mm of clearance counts as 15 mm, more than 5 mm short as 5 mm short.
+#: (sim.sun.agents.policies): more than 15 mm of clearance counts as 15 mm, more than 5 mm short as 5 mm short.
 OPP_CAP = 0.015
 OPP_FLOOR = 0.005
 
@@ -70,11 +70,11 @@ class AgentBase:
         self.rng = rng
         self.config = config
         self._turn: _Turn | None = None
-        #: this turn's placements, so that one that failed is not simply made again (sim.sun.tries)
+        #: this turn's placements, so that one that failed is not simply made again (sim.sun.agents.memory)
         self.tries = Tries()
 
     def _untried(self, st: SunState, cands: Sequence[Any]) -> list[Any]:
-        """``cands`` without the spots of this turn's failed placements (:func:`sim.sun.tries.avoid`)."""
+        """``cands`` without the spots of this turn's failed placements (:func:`sim.sun.agents.memory.avoid`)."""
         return avoid(st, cands, self.tries.failed(st))
 
     @contextmanager

@@ -1,12 +1,12 @@
 """The PyBullet world of the Sun's table: a disposable rendering of the pose-level state.
 
 :class:`TableWorld` owns one PyBullet DIRECT connection and builds in it, from the table's
-:class:`~sim.sun.table_state.StoneState` list, the base, the floor, every stone and the ball on its
+:class:`~sim.sun.table.state.StoneState` list, the base, the floor, every stone and the ball on its
 string (:meth:`TableWorld.rebuild`); it steps the world and reads it back. The world is rebuilt with
 ``resetSimulation`` (docs/sun-physics.md: ``saveState``/``restoreState`` is unreliable) whenever the
 state changed since the last build, so every simulation starts from a fresh world built from the
 poses: its result is a pure function of (poses, parameters, command, noise).
-:class:`sim.sun.table.SunTable` adds the public API (passes, placements, the ring view) on top.
+:class:`sim.sun.table.sun_table.SunTable` adds the public API (passes, placements, the ring view) on top.
 
 Physics settings (docs/sun-physics.md): stones are maximal-coordinate rigid bodies with damping 0 and
 ``frictionAnchor=1``; each body gets the square root of the wanted pair friction and restitution;
@@ -26,12 +26,12 @@ import numpy as np
 import pybullet as p
 
 from sim.core.errors import InputError
-from sim.sun.layout import Layout
-from sim.sun.recording import PoseRecorder, record_frame
-from sim.sun.table_state import StoneState, rotation_matrix
+from sim.sun.table.layout import Layout
+from sim.sun.table.recording import PoseRecorder, record_frame
+from sim.sun.table.state import StoneState, rotation_matrix
 
 #: Wall seconds spent inside ``stepSimulation`` by every table of this process (passes and settling),
-#: for the game-overhead benchmark (``sim.sun.rules_bench``): read with :func:`stepping_wall_s`.
+#: for the game-overhead benchmark (``sim.sun.game_bench``): read with :func:`stepping_wall_s`.
 _STEPPING = [0.0]
 #: Likewise for building worlds (:meth:`TableWorld.rebuild`): read with :func:`building_wall_s`.
 _BUILDING = [0.0]

@@ -1,8 +1,8 @@
 """The ring of *Stonehenge and the Sun*: the one geometry module for gaps, gates and mark areas.
 
 Every part of the project that asks "how wide is this gap", "can the ball pass under this gate",
-"where may a stone stand" uses this module: the layout checks (``sim.sun.layout``), the rules
-(``sim.sun.rules``), the agents, the PyBullet table's ring view (``sim.sun.table``), the stability
+"where may a stone stand" uses this module: the layout checks (``sim.sun.table.layout``), the rules
+(``sim.sun.rules.state``), the agents, the PyBullet table's ring view (``sim.sun.table.sun_table``), the stability
 tool and the viewer. Units: metres and radians.
 
 Conventions
@@ -13,7 +13,7 @@ Conventions
     covers the horizontal projection of all its stones as they stand (a stacked stone's own offset
     and turn, a stone's yaw and lean). Clearances and gap widths are measured on the stones' real
     outlines, not on that box: each side of a position is the corners of its stones' rectangles as
-    they stand (``Pos.ccw``, ``Pos.cw``: ``sim.sun.gaps.Side``), so a stone turned on the ring costs
+    they stand (``Pos.ccw``, ``Pos.cw``: ``sim.sun.geometry.gaps.Side``), so a stone turned on the ring costs
     no ring space it does not occupy; and the clearance between stones (``min_clearance``:
     :func:`clear_width`) counts a stack's top only against a neighbour tall enough to reach it.
     Gap ``i`` of a :class:`Ring` runs counter-clockwise from position ``i`` to position ``i + 1``.
@@ -23,7 +23,7 @@ Gap width
     that ray is ``(r - depth/2) sin(d/2) - (width/2) cos(d/2)`` for an angular separation ``d``
     for a stone standing as intended, which counts the stones' inner corners; for any stone, the
     least over its outline's corners ``(x, y)`` (along and across its ray) of ``x sin h - y cos h``
-    (the gap kernel, ``sim.sun.gaps``, writes it once). A gap wider than a half turn is always
+    (the gap kernel, ``sim.sun.geometry.gaps``, writes it once). A gap wider than a half turn is always
     wide enough.
 Passable
     Width at least ball diameter + ``pass_clearance`` and, under a gate, the gate's underside at
@@ -44,9 +44,9 @@ from typing import Any, Hashable, Mapping, Sequence
 import numpy as np
 
 from sim.core.quaternions import quat_yaw as quat_yaw  # re-exported: the one helper lives in sim/core
-from sim.sun.gaps import (Side, crossing_clearance, crossing_clearances, gate_clear, outline_sides, passable,
-                          seps_for_widths, side_arrays, upright_side, width_between)
-from sim.sun.specs import DEFAULT_SHAPES, SHAPE_NAMES, TAU, BallSpec, ShapeSpec, TableSpec
+from sim.sun.geometry.gaps import (Side, crossing_clearance, crossing_clearances, gate_clear, outline_sides, passable,
+                                   seps_for_widths, side_arrays, upright_side, width_between)
+from sim.sun.geometry.specs import DEFAULT_SHAPES, SHAPE_NAMES, TAU, BallSpec, ShapeSpec, TableSpec
 
 _ANGLE = attrgetter("angle")
 
@@ -60,7 +60,7 @@ Pose = tuple[float, float, float, float, float, float, float]
 
 @dataclass(frozen=True)
 class Geometry:
-    """The physical parameters the rules need (defaults of docs/sun-physics.md, via ``sim.sun.specs``).
+    """The physical parameters the rules need (defaults of docs/sun-physics.md, via ``sim.sun.geometry.specs``).
 
     Frozen: the derived sizes below are computed once (the rules read them in their hot loops).
     """
@@ -224,7 +224,7 @@ def position_of(stone: int, stones: Sequence[tuple[Pose, ShapeSpec]], top: int =
     its angle, radius and the box its opening is cut by), the height of its highest point (m),
     and the sides the gap kernel measures clearances on: the real outline of each stone as it
     stands (``gaps.outline_sides``), per stone with its height range (``Pos.layers``). The one
-    place a position is made from poses: the rules (``sim.sun.cache``, ``sim.sun.legality``) and
+    place a position is made from poses: the rules (``sim.sun.rules.cache``, ``sim.sun.rules.legality``) and
     the table's ring view call it."""
     boxes = [_half_axes(p, s) for p, s in stones]
     ang, rad, w, d = _footprint_of(boxes)
@@ -255,7 +255,7 @@ class Pos:
     depth: float
     top_z: float
     top: int = -1
-    #: its counter-clockwise and clockwise sides in the gap kernel (``sim.sun.gaps.Side``, m): the
+    #: its counter-clockwise and clockwise sides in the gap kernel (``sim.sun.geometry.gaps.Side``, m): the
     #: corners of its stones' real outline (``position_of``); None: a stone standing as intended,
     #: upright at its ``radius`` and facing the centre (``gaps.upright_side`` of its depth, width)
     #: when not given (empty)
@@ -281,7 +281,7 @@ class Pos:
         object.__setattr__(self, "memo", {})
 
     def side(self, ccw: bool) -> Side:
-        """Its counter-clockwise (``ccw``) or clockwise side (``sim.sun.gaps.Side``)."""
+        """Its counter-clockwise (``ccw``) or clockwise side (``sim.sun.geometry.gaps.Side``)."""
         return self.ccw if ccw else self.cw
 
     def reach_side(self, ccw: bool, height: float) -> Side:
@@ -518,7 +518,7 @@ class Ring:
         return crossing_clearance(angle, a.angle, a.ccw, b.angle, b.cw, g.ball.radius)
 
     def gap_columns(self, g: Geometry) -> dict[str, list[Any]]:
-        """Per gap ``i`` (from position ``i`` to ``i + 1``), what :func:`sim.sun.gaps.crossing_clearances`
+        """Per gap ``i`` (from position ``i`` to ``i + 1``), what :func:`sim.sun.geometry.gaps.crossing_clearances`
         reads of it, as columns: ``start`` and ``span`` of its opening (rad), ``closed`` (a gate too
         low for the ball), ``a_ang`` and ``a_side`` (its first position's angle and counter-clockwise
         side) and ``b_ang``, ``b_side`` (its second's angle and clockwise side; rad, ``gaps.Side``).

@@ -7,15 +7,15 @@ The table keeps two levels of description:
   on, and its position and orientation as physics left them. :meth:`SunTable.snapshot` and
   :meth:`SunTable.restore` save and restore it; :meth:`SunTable.copy` builds an independent table.
 - **ring view**: :meth:`SunTable.positions` and :meth:`SunTable.gaps` derive the ring (positions,
-  gaps, gates' undersides) from the poses, with the geometry of :mod:`sim.sun.layout`.
+  gaps, gates' undersides) from the poses, with the geometry of :mod:`sim.sun.table.layout`.
 
-The PyBullet world (:mod:`sim.sun.world`) is a disposable rendering of the state, rebuilt from the
+The PyBullet world (:mod:`sim.sun.table.world`) is a disposable rendering of the state, rebuilt from the
 poses whenever the state changed since the last build. Every pass and placement therefore starts
 from a fresh world built from the poses, so its result is a pure function of (poses, parameters,
 command, noise): a copy of the table gives bit-identical results, which is what a planner trying
 passes on a copy needs. The pose-level records, what a pass and a placement report
-(:class:`TablePass`, :class:`TablePlacement`) and the judging rules live in :mod:`sim.sun.table_state`,
-pose recording in :mod:`sim.sun.recording`.
+(:class:`TablePass`, :class:`TablePlacement`) and the judging rules live in :mod:`sim.sun.table.state`,
+pose recording in :mod:`sim.sun.table.recording`.
 
 A pass (:meth:`SunTable.pass_ball`): the ball is released from rest (plus the thrower's push) at
 ``base_radius + release`` from the centre in the aim direction; the swing is simulated until the
@@ -40,19 +40,19 @@ from typing import Iterable
 import pybullet as p
 
 from sim.core.errors import InputError
-from sim.sun.layout import TAU, Layout, ShapeSpec, wrap_angle
-from sim.sun.recording import PoseRecorder, record_frame, record_setup
-from sim.sun.ring import Pos, Ring, inside_opening, pose_bottom, position_of, quat_yaw
-from sim.sun.table_state import (Cause, Crossing, Penalty, Role, StoneState, TablePass, TablePlacement, TableSnapshot,
-                            fix_supports, gate_pose, judge, rotation_matrix, top_z)
-from sim.sun.thrower import ZERO_PASS, ZERO_PLACE, TablePassNoise, TablePlaceNoise
-from sim.sun.world import TableWorld, add_stepping_wall_s, metres_text, stepping_wall_s
+from sim.sun.table.layout import TAU, Layout, ShapeSpec, wrap_angle
+from sim.sun.table.recording import PoseRecorder, record_frame, record_setup
+from sim.sun.geometry.ring import Pos, Ring, inside_opening, pose_bottom, position_of, quat_yaw
+from sim.sun.table.state import (Cause, Crossing, Penalty, Role, StoneState, TablePass, TablePlacement, TableSnapshot,
+                                 fix_supports, gate_pose, judge, rotation_matrix, top_z)
+from sim.sun.players.thrower import ZERO_PASS, ZERO_PLACE, TablePassNoise, TablePlaceNoise
+from sim.sun.table.world import TableWorld, add_stepping_wall_s, metres_text, stepping_wall_s
 
 __all__ = ["Cause", "Crossing", "Penalty", "Role", "StoneState", "SunTable", "TablePass", "TablePlacement",
            "TableSnapshot", "stepping_wall_s"]
 
 #: How far (m) beyond the ball's radius from its line a stone's footprint joins a pass's first active
-#: set (sim/sun/world.py): a miss costs a rerun, a stone too many its share of every step
+#: set (sim/sun/table/world.py): a miss costs a rerun, a stone too many its share of every step
 SEED_MARGIN_M = 0.005
 #: Vertical gap (m) under a placed stone, so that a noisy placement never starts in contact.
 PLACE_DROP_M = 0.0002
@@ -198,7 +198,7 @@ class SunTable(TableWorld):
         return out
 
     def gaps(self, positions: list[Pos] | None = None) -> Ring:
-        """The ring (``sim.sun.ring.Ring``: gaps, widths, gates' undersides) from the current poses.
+        """The ring (``sim.sun.geometry.ring.Ring``: gaps, widths, gates' undersides) from the current poses.
         A gate is keyed by the bottom stone ids of its supports, counter-clockwise first."""
         pos = self.positions() if positions is None else positions
         n = len(pos)
@@ -220,7 +220,7 @@ class SunTable(TableWorld):
         between the level-1 stones of their positions. The result is not re-validated: stones moved
         by physics may sit closer than a layout file allows. ``layout.dump_layout_toml`` writes it.
         """
-        from sim.sun.layout import GateSpec, StoneSpec
+        from sim.sun.table.layout import GateSpec, StoneSpec
 
         pos = self.positions()
         index: dict[int, int] = {}
@@ -668,7 +668,7 @@ class SunTable(TableWorld):
     def _place(self, st: StoneState) -> TablePlacement:
         """Add ``st`` to the world, settle, judge it and the others; keep it only if it stands.
 
-        The active set (sim/sun/world.py) is the placed stone and what it rests on, grown by
+        The active set (sim/sun/table/world.py) is the placed stone and what it rests on, grown by
         contact like a pass's."""
         t0 = time.perf_counter()
         before = dict(self._states)

@@ -22,10 +22,10 @@ from typing import Any, Sequence
 
 from sim.core.quaternions import quat_rotate
 from sim.sun.actions import Gate, MoveMarker, Pass, Stack, Stand
-from sim.sun.palette import (AIM_COLOUR, BLOCKED_COLOUR, PASSABLE_COLOUR, SEAT_COLOURS, SHAPE_COLOURS,
-                             STONE_COLOUR)
+from sim.sun.geometry.palette import (AIM_COLOUR, BLOCKED_COLOUR, PASSABLE_COLOUR, SEAT_COLOURS, SHAPE_COLOURS,
+                                      STONE_COLOUR)
 from sim.sun.position import BASE, GATE, TOP
-from sim.sun.ring import Pose, pose_yaw
+from sim.sun.geometry.ring import Pose, pose_yaw
 
 #: the view's elevation (deg above the base's plane): steep enough to see every gap, low enough
 #: that stacks and gates show their height
@@ -126,7 +126,7 @@ def release_band_radius(release: float, least: float) -> float:
 
 
 def table_drawing(state: Any, seat: int) -> dict[str, Any]:
-    """The drawing of ``state`` (a :class:`~sim.sun.rules.SunState`) for the person in ``seat``:
+    """The drawing of ``state`` (a :class:`~sim.sun.rules.state.SunState`) for the person in ``seat``:
     ``{"view_box", "projection", "items", "pick", "choices", "legend", "caption"}``.
 
     ``items`` are drawn in order (far to near); those with ``move`` are the candidate moves of the

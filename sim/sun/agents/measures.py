@@ -1,7 +1,7 @@
 """What the Sun's agents measure on a ring (docs/rules-sun.md, "Agents"): the clearance of pass
 lines (:func:`best_aim`, :func:`area_clear`), a placement's nominal outcome on a preview of the ring
 (:func:`previews`), the chance that a stand bumps a neighbour (:func:`bump_chance`) and the bonus for
-playing wide stones early (:func:`room_bonus`). The agents' heuristics (:mod:`sim.sun.agents`) weigh
+playing wide stones early (:func:`room_bonus`). The agents' heuristics (:mod:`sim.sun.agents.policies`) weigh
 these numbers; everything here is geometry of the rules' ring, no physics and no state change.
 
 Rings never change once built, so what is measured on one is kept with it (:func:`ring_memo`):
@@ -18,11 +18,11 @@ from typing import Any, Sequence
 import numpy as np
 
 from sim.sun.actions import MoveMarker, Pass, Stack, Stand
-from sim.sun.gaps import bump_chance as gap_bump
-from sim.sun.gaps import crossing_clearance, crossing_clearances, gate_clear, passable, upright_side, width_between
-from sim.sun.ring import Geometry, Pos, Ring, gap_arrays, gap_width, others_areas, sep_for_width
-from sim.sun.rules import SunState
-from sim.sun.specs import TAU, ShapeSpec
+from sim.sun.geometry.gaps import bump_chance as gap_bump
+from sim.sun.geometry.gaps import crossing_clearance, crossing_clearances, gate_clear, passable, upright_side, width_between
+from sim.sun.geometry.ring import Geometry, Pos, Ring, gap_arrays, gap_width, others_areas, sep_for_width
+from sim.sun.rules.state import SunState
+from sim.sun.geometry.specs import TAU, ShapeSpec
 
 #: Aims tried across each arc of a mark area by :func:`best_aim` (the pass).
 AIM_SAMPLES = 41
@@ -177,7 +177,7 @@ def _fractions(samples: int) -> np.ndarray:
 def prefetch_rings(g: Geometry, jobs: Sequence[tuple[Ring, Sequence[tuple[float, int]]]]) -> None:
     """:func:`prefetch_areas` for several rings at once (a decision's previews): every mark area
     of every ring in one vectorised pass, which costs about as much as one ring's. Each clearance
-    is the element-wise arithmetic of :meth:`~sim.sun.ring.Ring.clearances` on :func:`best_line`'s
+    is the element-wise arithmetic of :meth:`~sim.sun.geometry.ring.Ring.clearances` on :func:`best_line`'s
     aims, only gathered across rings, so the cached numbers equal :func:`area_clear`'s own
     (tests/sun/test_sun_agents.py checks it)."""
     todo: list[tuple[dict[tuple[int, int], float], int, int]] = []  # (ring's memo, gap, samples)
@@ -318,13 +318,13 @@ def free_gaps(state: SunState) -> int:
 
 class QuickRing:
     """One ring's numbers as plain floats for scoring many candidate placements on it: the gap
-    kernel (``sim.sun.gaps``) called on the ring's lists, as :func:`stand_sides` and
-    :meth:`sim.sun.ring.Ring.clearance_at` call it (so the very same values), without building a
-    :class:`~sim.sun.ring.Pos` per candidate, the method calls and the per-angle caches; and
+    kernel (``sim.sun.geometry.gaps``) called on the ring's lists, as :func:`stand_sides` and
+    :meth:`sim.sun.geometry.ring.Ring.clearance_at` call it (so the very same values), without building a
+    :class:`~sim.sun.geometry.ring.Pos` per candidate, the method calls and the per-angle caches; and
     :func:`bump_of` for the mover of ``st``. Built once per placement decision on ``st``'s ring
     (a ring never changes).
 
-    ``ccw`` and ``cw`` are each position's sides in the kernel (``sim.sun.gaps.Side``: the
+    ``ccw`` and ``cw`` are each position's sides in the kernel (``sim.sun.geometry.gaps.Side``: the
     corners of its stones' real outline). The ring must not be empty.
     """
 
@@ -398,7 +398,7 @@ class QuickRing:
         return gap_bump((wl, wr), self.min_clear, self.sigma)
 
     def clearance_at(self, angle: float) -> float:
-        """:meth:`~sim.sun.ring.Ring.clearance_at` (m) of a line crossing the ring at ``angle`` (rad)."""
+        """:meth:`~sim.sun.geometry.ring.Ring.clearance_at` (m) of a line crossing the ring at ``angle`` (rad)."""
         n = self.n
         i = (bisect_right(self.angles, angle % TAU) - 1) % n
         s = self.start[i]

@@ -7,10 +7,10 @@ penalties and why, where the survivors rest: :class:`PassResult`). The protocol 
 call receives the bodies on the table (:class:`Body`, exact poses) and returns the new ones, so the
 state's notation, which stores every pose exactly, is all that is needed to rebuild the table and
 continue bit for bit. :class:`ScriptedTable` is a deterministic test double; ``sim.sun.game`` binds
-the PyBullet table (whose own result types are ``sim.sun.table``'s).
+the PyBullet table (whose own result types are ``sim.sun.table.sun_table``'s).
 
 Units: metres; angles in radians, except the noises' ``yaw`` and ``aim`` (degrees, as in the actions
-designers read). Poses are ``(x, y, z, qx, qy, qz, qw)`` (:data:`sim.sun.ring.Pose`).
+designers read). Poses are ``(x, y, z, qx, qy, qz, qw)`` (:data:`sim.sun.geometry.ring.Pose`).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping, Protocol, Sequence
 
 from sim.core.quaternions import quat_multiply, quat_yaw
-from sim.sun.ring import Geometry, Pose, pose_top, pose_yaw
-from sim.sun.specs import TAU, ShapeSpec
+from sim.sun.geometry.ring import Geometry, Pose, pose_top, pose_yaw
+from sim.sun.geometry.specs import TAU, ShapeSpec
 
 
 @dataclass(frozen=True, slots=True)

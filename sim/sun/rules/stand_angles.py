@@ -1,6 +1,6 @@
 """Where a stone may stand: the exact legal stand angles, their samples, and the placement candidates.
 
-Functions over a state (``sim.sun.rules.SunState``), beside ``sim.sun.legality``: the stand check
+Functions over a state (``sim.sun.rules.state.SunState``), beside ``sim.sun.rules.legality``: the stand check
 (:func:`check_stand`), the exact intervals of legal stand angles per shape
 (:func:`stand_intervals`), the finite samples offered to agents (:func:`stand_samples`) and the
 list of placement candidates (stands, stacks, gates: :func:`placement_candidates`). Radians
@@ -15,14 +15,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from sim.sun.actions import Gate, PlaceAction, Stack, Stand, made_once
-from sim.sun.gaps import Side, upright_side, width_between
-from sim.sun.legality import (check_gate, check_marker_after, check_stack, degrees_6, gate_candidates, place_facts,
-                              stack_geometry_problem)
-from sim.sun.ring import Pos, Ring, others_gaps, sep_for_widths
-from sim.sun.specs import TAU, ShapeSpec
+from sim.sun.geometry.gaps import Side, upright_side, width_between
+from sim.sun.rules.legality import (check_gate, check_marker_after, check_stack, degrees_6, gate_candidates, place_facts,
+                                    stack_geometry_problem)
+from sim.sun.geometry.ring import Pos, Ring, others_gaps, sep_for_widths
+from sim.sun.geometry.specs import TAU, ShapeSpec
 
 if TYPE_CHECKING:
-    from sim.sun.rules import SunState
+    from sim.sun.rules.state import SunState
 
 # The legal stand angles are exact intervals (SunState.stand_intervals); the finite candidate list
 # offered to agents samples each interval: its two ends moved inwards by SAMPLE_INSET (m along the

@@ -1,7 +1,7 @@
 """Pose recording of the Sun's table: per-frame poses of every body (format: docs/pose-recording.md).
 
 :class:`PoseRecorder` collects the frames and events of one physics call; the table fills it during
-a pass (:meth:`sim.sun.table.SunTable.pass_ball` with ``record=``) through :func:`record_setup` and
+a pass (:meth:`sim.sun.table.sun_table.SunTable.pass_ball` with ``record=``) through :func:`record_setup` and
 :func:`record_frame`; :func:`still_recording` is the one-frame recording of a placement. The viewer
 (``sim.sun.viewer.replay``) converts recordings into replays.
 """
@@ -14,7 +14,7 @@ from typing import Any, Iterable, Mapping
 import pybullet as p
 
 from sim.core.errors import InputError
-from sim.sun.layout import BallSpec, ShapeSpec, TableSpec
+from sim.sun.table.layout import BallSpec, ShapeSpec, TableSpec
 
 
 class PoseRecorder:

@@ -2,11 +2,11 @@
 
 The pipeline:
 
-1. :func:`sim.sun.playtest_log.read_log` reads and validates the CSV (one line per pass or placement).
-2. For every gap width in the log, :func:`~sim.sun.calib_physics.outcome_table` samples the physics
-   (a :class:`~sim.sun.table.SunTable` with two opposite gaps of that width) along rays of the
-   plane of a pass's two lateral errors, and :class:`~sim.sun.calib_physics.PassModel` turns the
-   samples into smooth outcome probabilities (see :mod:`sim.sun.calib_physics`).
+1. :func:`sim.sun.players.playtest_log.read_log` reads and validates the CSV (one line per pass or placement).
+2. For every gap width in the log, :func:`~sim.sun.players.calib_physics.outcome_table` samples the physics
+   (a :class:`~sim.sun.table.sun_table.SunTable` with two opposite gaps of that width) along rays of the
+   plane of a pass's two lateral errors, and :class:`~sim.sun.players.calib_physics.PassModel` turns the
+   samples into smooth outcome probabilities (see :mod:`sim.sun.players.calib_physics`).
 3. :func:`fit` maximises the likelihood with scipy and gives each parameter a profile-likelihood
    95 % interval (likelihood-ratio test, chi-square with 1 degree of freedom). An interval that
    reaches an end of the search range is a **bound**, not an estimate: "the log bounds the scale
@@ -20,7 +20,7 @@ The pipeline:
 5. Placement lines (intended and actual position) give ``sigma_place_m`` and ``sigma_place_deg``
    in closed form (the maximum-likelihood normal scale, exact chi-square intervals).
 
-:func:`sim.sun.playtest_log.simulate_log` writes a log from a known thrower through the real
+:func:`sim.sun.players.playtest_log.simulate_log` writes a log from a known thrower through the real
 physics, for the sample file.
 """
 
@@ -38,12 +38,12 @@ from sim.core.errors import InputError, allowed
 from sim.core.outputs import write_atomically
 from sim.core.tomlw import toml_value
 # re-exported (``X as X``: explicitly, for type checkers): the fit's physics, for callers and tests
-from sim.sun.calib_physics import N_CRN as N_CRN, OutcomeTable as OutcomeTable, PassModel as PassModel
-from sim.sun.calib_physics import outcome_of as outcome_of, outcome_table as outcome_table
-from sim.sun.calib_physics import push_gain_s as push_gain_s, two_gap_layout as two_gap_layout
-from sim.sun.layout import Layout
-from sim.sun.playtest_log import OUTCOMES, PassRecord, PlaceRecord, PlaytestLog
-from sim.sun.thrower import Thrower, dump_skill_toml
+from sim.sun.players.calib_physics import N_CRN as N_CRN, OutcomeTable as OutcomeTable, PassModel as PassModel
+from sim.sun.players.calib_physics import outcome_of as outcome_of, outcome_table as outcome_table
+from sim.sun.players.calib_physics import push_gain_s as push_gain_s, two_gap_layout as two_gap_layout
+from sim.sun.table.layout import Layout
+from sim.sun.players.playtest_log import OUTCOMES, PassRecord, PlaceRecord, PlaytestLog
+from sim.sun.players.thrower import Thrower, dump_skill_toml
 
 #: Search bounds of the free parameters.
 BOUNDS = {"scale": (0.0, 20.0), "aim": (0.0, 10.0), "push": (0.0, 0.12)}

@@ -1,10 +1,10 @@
-"""The calibration's documented figures, computed: ``python -m sim.sun.calib_figures --check`` or
+"""The calibration's documented figures, computed: ``python -m sim.sun.players.calib_figures --check`` or
 ``--write``.
 
 docs/playtest-log.md and docs/sun-physics.md ("What the presets imply") state figures that the
 physics produces: where passes through a two-gap ring start losing stones, the chance of a lost
 stone per skill level, the physics passes an outcome table takes, and the fit of the sample log
-(``scenarios/sun/playtest-sample.csv``, itself written by ``python -m sim.sun.playtest_log
+(``scenarios/sun/playtest-sample.csv``, itself written by ``python -m sim.sun.players.playtest_log
 --write-sample``). Each such passage sits between ``<!-- figures:NAME -->`` and
 ``<!-- /figures:NAME -->`` markers; this module renders every passage from a fresh computation.
 ``--write`` rewrites the passages (and the sample log), ``--check`` exits 1 naming each passage
@@ -21,7 +21,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 DOCS = {"playtest": ROOT / "docs" / "playtest-log.md", "physics": ROOT / "docs" / "sun-physics.md"}
 #: Widths (mm) of the presets table.
 WIDTHS_MM = (42.0, 50.0, 60.0, 80.0)
@@ -44,13 +44,13 @@ def _mm(values: Sequence[float]) -> str:
 
 def compute() -> tuple[dict[str, str], Any]:
     """Every documented passage, by name, from fresh physics (outcome tables for ``WIDTHS_MM``,
-    the sample log and its fit), and the sample's :class:`~sim.sun.calibrate.FitResult`. About
+    the sample log and its fit), and the sample's :class:`~sim.sun.players.calibrate.FitResult`. About
     2,000 physics passes."""
-    from sim.sun.calibrate import PassModel, fit, outcome_table, push_gain_s
-    from sim.sun.calib_physics import DIRECTIONS, N_CRN, SMOOTH_MM, STEP_MM, STOP_MM
-    from sim.sun.layout import Layout
-    from sim.sun.playtest_log import SAMPLE_CALL, SAMPLE_PATH, read_log
-    from sim.sun.thrower import skill
+    from sim.sun.players.calibrate import PassModel, fit, outcome_table, push_gain_s
+    from sim.sun.players.calib_physics import DIRECTIONS, N_CRN, SMOOTH_MM, STEP_MM, STOP_MM
+    from sim.sun.table.layout import Layout
+    from sim.sun.players.playtest_log import SAMPLE_CALL, SAMPLE_PATH, read_log
+    from sim.sun.players.thrower import skill
 
     lay = Layout()
     tabs = {w: outcome_table(w, lay) for w in WIDTHS_MM}
@@ -129,7 +129,7 @@ def render(text: str, passages: dict[str, str]) -> tuple[str, list[str]]:
 
 def check(passages: dict[str, str] | None = None) -> list[str]:
     """Passages (``file: name``) whose text differs from the computation, and a stale sample log."""
-    from sim.sun.playtest_log import SAMPLE_PATH, sample_log_text
+    from sim.sun.players.playtest_log import SAMPLE_PATH, sample_log_text
 
     stale = [] if SAMPLE_PATH.read_text(encoding="utf-8") == sample_log_text() else [f"{SAMPLE_PATH.name}: the log"]
     passages = compute()[0] if passages is None else passages
@@ -152,11 +152,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         mathpath.pin()
     args = list(sys.argv[1:] if argv is None else argv)
     if args not in (["--check"], ["--write"]):
-        print("usage: python -m sim.sun.calib_figures --check | --write", file=sys.stderr)
+        print("usage: python -m sim.sun.players.calib_figures --check | --write", file=sys.stderr)
         return 2
     if args == ["--write"]:
         from sim.core.outputs import write_atomically
-        from sim.sun.playtest_log import main as sample_main
+        from sim.sun.players.playtest_log import main as sample_main
 
         sample_main(["--write-sample"])  # the sample first: the passages fit it
         passages = compute()[0]
@@ -171,7 +171,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     stale = check()
     for s in stale:
-        print(f"stale: {s}; run `python -m sim.sun.calib_figures --write`", file=sys.stderr)
+        print(f"stale: {s}; run `python -m sim.sun.players.calib_figures --write`", file=sys.stderr)
     return 1 if stale else 0
 
 

@@ -6,8 +6,8 @@ is (:func:`width_between`), which separation leaves a given width (:func:`seps_f
 width formula inverted), how much room a ball crossing the ring has (:func:`crossing_clearance`,
 and :func:`crossing_clearances` for many crossings at once), whether the ball fits
 (:func:`passable`), and the chance that a stand's noise makes it touch a neighbour
-(:func:`bump_chance`). The ring (``sim.sun.ring.Ring``), the rules' legality checks and stand
-intervals and the agents' quick scoring (``sim.sun.scoring.QuickRing``) all call these functions;
+(:func:`bump_chance`). The ring (``sim.sun.geometry.ring.Ring``), the rules' legality checks and stand
+intervals and the agents' quick scoring (``sim.sun.agents.measures.QuickRing``) all call these functions;
 none writes the formula out again. Units: metres and radians.
 
 A position enters the kernel as its angle and, on each side, the corners of its stones' real
@@ -27,7 +27,7 @@ from typing import Sequence
 
 import numpy as np
 
-from sim.sun.specs import TAU
+from sim.sun.geometry.specs import TAU
 
 #: a quarter turn (rad): a stone this far or farther from a crossing is no nearer than the ring's
 #: other side, so it does not bound the crossing (:func:`crossing_clearance`)

@@ -4,14 +4,14 @@
 main job's seats: a careful and an aggressive player with adult hands, as in
 ``scenarios/sun/classic-2p.toml``), median over several seeded games on one core.
 ``game_overhead_ratio``: for the same games, their wall time divided by the wall time spent inside
-PyBullet's ``stepSimulation`` during them (``sim.sun.table.stepping_wall_s``): 1.0 would mean the
+PyBullet's ``stepSimulation`` during them (``sim.sun.table.sun_table.stepping_wall_s``): 1.0 would mean the
 rules, the agents and the bookkeeping cost nothing beside the physics. Goal <= 1.3.
 ``game_world_build_ratio``: for the same games, the wall time spent building PyBullet worlds from
-the poses before each physics call (``sim.sun.world.building_wall_s``) over the stepping time: the
+the poses before each physics call (``sim.sun.table.world.building_wall_s``) over the stepping time: the
 part of the overhead that the rebuild-per-call design costs (docs/sun-physics.md), beside the
 rules' and the agents'.
 ``game_table_ratio``: for the same games, the wall time spent inside the PyBullet table's ``place``
-and ``throw`` (``sim.sun.game.table_wall_s``: loading the poses, building the world, stepping,
+and ``throw`` (``sim.sun.physics_table.table_wall_s``: loading the poses, building the world, stepping,
 reading back and judging) over the stepping time: the overhead ratio a game would have if the rules
 and the agents cost nothing, the floor under ``game_overhead_ratio`` that the rebuild-per-call
 design sets (docs/sun-physics.md).
@@ -56,8 +56,9 @@ def whole_game(index: int, seed: int = 1, seats: tuple[dict, ...] = MAIN_SEATS
     """(wall seconds, wall seconds inside PyBullet stepping, length, wall seconds loading PyBullet
     worlds, wall seconds inside the table's place and throw, wall seconds inside the agents' ``act``)
     of game ``index``."""
-    from sim.sun.game import GAME, table_wall_s
-    from sim.sun.world import building_wall_s, stepping_wall_s
+    from sim.sun.game import GAME
+    from sim.sun.physics_table import table_wall_s
+    from sim.sun.table.world import building_wall_s, stepping_wall_s
 
     base = GAME.config(len(seats))
     cfg = replace(base, seats=tuple({**base.seats[i], "skill": s["skill"]} for i, s in enumerate(seats)))
@@ -75,7 +76,7 @@ def rules_playouts(games: int = 5, first: int = 0) -> tuple[float, float]:
     """(actions per second, games per second) of random playouts on the scripted table, the games
     seeded ``first`` to ``first + games - 1``."""
     from sim.sun.game import GAME
-    from sim.sun.rules import SunState
+    from sim.sun.rules.state import SunState
 
     n_actions = 0
     # the generators are made before the clock starts: the first one imports numpy.random (about

@@ -1,7 +1,7 @@
 """Playtest logs of *Stonehenge and the Sun* (the CSV of docs/playtest-log.md): the records,
 :func:`read_log`, which validates every line, and :func:`simulate_log`, which writes a log from a
-known thrower through the physics (the sample file: ``python -m sim.sun.playtest_log --write-sample``).
-The fit that reads them is :mod:`sim.sun.calibrate`.
+known thrower through the physics (the sample file: ``python -m sim.sun.players.playtest_log --write-sample``).
+The fit that reads them is :mod:`sim.sun.players.calibrate`.
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ import numpy as np
 
 from sim.core.errors import InputError, allowed
 from sim.core.files import check_input_file
-from sim.sun.calib_physics import WIDTH_RANGE_MM
+from sim.sun.players.calib_physics import WIDTH_RANGE_MM
 
 if TYPE_CHECKING:
-    from sim.sun.layout import Layout
-    from sim.sun.thrower import Thrower
+    from sim.sun.table.layout import Layout
+    from sim.sun.players.thrower import Thrower
 
 #: Outcome classes of a pass, in the order used by arrays.
 OUTCOMES = ("clean", "knocked", "pushed_off")
@@ -197,7 +197,7 @@ class SampleCall:
 
 
 SAMPLE_CALL = SampleCall()
-SAMPLE_PATH = Path(__file__).resolve().parents[2] / "scenarios" / "sun" / "playtest-sample.csv"
+SAMPLE_PATH = Path(__file__).resolve().parents[3] / "scenarios" / "sun" / "playtest-sample.csv"
 
 
 def simulate_log(thrower: Thrower, widths_mm: Iterable[float], passes_per_width: int, seed: int,
@@ -210,9 +210,9 @@ def simulate_log(thrower: Thrower, widths_mm: Iterable[float], passes_per_width:
     cycle through ``aim_offsets_mm``. Placements add the thrower's placement noise to random
     intended positions on the ring; yaws are written in [0, 360) degrees, as :func:`read_log` reads them.
     """
-    from sim.sun.calib_physics import outcome_of, two_gap_layout
-    from sim.sun.layout import Layout
-    from sim.sun.table import SunTable
+    from sim.sun.players.calib_physics import outcome_of, two_gap_layout
+    from sim.sun.table.layout import Layout
+    from sim.sun.table.sun_table import SunTable
 
     lay0 = base or Layout()
     R = lay0.table.ring_radius
@@ -251,17 +251,17 @@ def _yaw360(deg: float) -> float:
 
 def sample_log_text() -> str:
     """The sample log's text: a comment naming the exact call, then :func:`simulate_log`'s CSV."""
-    from sim.sun.thrower import skill
+    from sim.sun.players.thrower import skill
 
     c = SAMPLE_CALL
     th = skill(c.skill)
     head = [
         "# Sample playtest log (docs/playtest-log.md). NOT a real playtest: generated through the physics by",
-        "# `python -m sim.sun.playtest_log --write-sample`, which calls",
-        f"# sim.sun.playtest_log.simulate_log(skill({c.skill!r}), {list(c.widths_mm)}, {c.passes_per_width}, "
+        "# `python -m sim.sun.players.playtest_log --write-sample`, which calls",
+        f"# sim.sun.players.playtest_log.simulate_log(skill({c.skill!r}), {list(c.widths_mm)}, {c.passes_per_width}, "
         f"seed={c.seed}, places={c.places},",
         f"#                                   aim_offsets_mm={c.aim_offsets_mm}) with the {c.skill!r} preset",
-        "# of sim/sun/thrower.py (" + ", ".join(f"{k} {v:g}" for k, v in th.as_dict().items() if k != "name") + ").",
+        "# of sim/sun/players/thrower.py (" + ", ".join(f"{k} {v:g}" for k, v in th.as_dict().items() if k != "name") + ").",
         "# Regenerate it after any change to the physics; tests/sun/test_sun_calibration_docs.py fails until then.",
     ]
     body = simulate_log(th, c.widths_mm, c.passes_per_width, c.seed, places=c.places, aim_offsets_mm=c.aim_offsets_mm)
@@ -269,7 +269,7 @@ def sample_log_text() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m sim.sun.playtest_log --write-sample | --check-sample``: write the sample log, or
+    """``python -m sim.sun.players.playtest_log --write-sample | --check-sample``: write the sample log, or
     check that the file is what the physics gives now (exit 1 if not)."""
     if argv is None:
         # the command line: the pinned maths code path first, as stonelab takes it, so that the file
@@ -279,7 +279,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         mathpath.pin()
     args = list(sys.argv[1:] if argv is None else argv)
     if args not in (["--write-sample"], ["--check-sample"]):
-        print("usage: python -m sim.sun.playtest_log --write-sample | --check-sample", file=sys.stderr)
+        print("usage: python -m sim.sun.players.playtest_log --write-sample | --check-sample", file=sys.stderr)
         return 2
     text = sample_log_text()
     if args == ["--write-sample"]:
@@ -290,7 +290,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if SAMPLE_PATH.read_text(encoding="utf-8") != text:
         print(f"{SAMPLE_PATH} is stale: the physics now gives another log; run "
-              "`python -m sim.sun.playtest_log --write-sample`", file=sys.stderr)
+              "`python -m sim.sun.players.playtest_log --write-sample`", file=sys.stderr)
         return 1
     print(f"{SAMPLE_PATH} is what the physics gives")
     return 0

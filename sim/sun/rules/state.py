@@ -13,7 +13,7 @@ State
     (a ring *position*), stacked on a standing stone (``top``), laid as a *gate* across two
     positions, or a penalty of a seat. Standing stones carry their pose ``(x, y, z, qx, qy, qz,
     qw)`` (metres, unit quaternion; local axes x radial/depth, y tangential/width, z up/height, as
-    ``sim.sun.layout``). Each seat has one marker (two in orbit mode), an angle on the outer edge.
+    ``sim.sun.table.layout``). Each seat has one marker (two in orbit mode), an angle on the outer edge.
 Turn (phases)
     ``draw`` (chance, random field only: which stone the player gets) -> ``place`` (seat: Stand,
     Stack or Gate) -> ``settle`` (chance: placement noise; physics) -> ``marker`` (seat:
@@ -25,7 +25,7 @@ End
 
 Geometry (units: metres, radians inside, degrees in actions and on screen)
     A gap's width is measured perpendicular to the ray through its middle (the path a pass takes),
-    with each stone's inner corners (``sim.sun.gaps``, the one gap kernel, per stone at its actual
+    with each stone's inner corners (``sim.sun.geometry.gaps``, the one gap kernel, per stone at its actual
     radius). A gap is passable when that width is at least ball diameter + ``pass_clearance`` and,
     under a gate, the gate's underside is at least ``pass_clearance`` above the top of the ball
     where a pendulum through the centre crosses the ring (string length, pivot height; see
@@ -47,19 +47,19 @@ import numpy as np
 from sim.core.errors import InputError
 from sim.core.game import CHANCE, TERMINAL, Action, Outcome, State
 from sim.sun.actions import Draw, Gate, MoveMarker, Pass, PlaceAction, Stack, Stand, SunAction
-from sim.sun.cache import SunCache
+from sim.sun.rules.cache import SunCache
 from sim.sun.notation import read as read_notation
 from sim.sun.notation import write as write_notation
 from sim.sun.options import RULE_DEFAULTS, SunRules
-from sim.sun.legality import anchor_stone, check_pass, marker_options, other_seats_areas, pass_arcs, pass_candidates, \
+from sim.sun.rules.legality import anchor_stone, check_pass, marker_options, other_seats_areas, pass_arcs, pass_candidates, \
     position_without, ring_with
 from sim.sun.endings import SunEnd
 from sim.sun.position import BASE, FIELD, GATE, OUT, TOP, SunPosition
-from sim.sun.protocol import Body, Placement, PlaceNoise, ScriptedTable, Table, ThrowNoise, nominal_pose
-from sim.sun.ring import Geometry, Pos, Pose, Ring, pose_bottom, pose_tilt
-from sim.sun.specs import TAU
-from sim.sun.stands import placement_candidates, placement_problem, stand_intervals, stand_samples
-from sim.sun.thrower import SKILLS, Thrower
+from sim.sun.physics import Body, Placement, PlaceNoise, ScriptedTable, Table, ThrowNoise, nominal_pose
+from sim.sun.geometry.ring import Geometry, Pos, Pose, Ring, pose_bottom, pose_tilt
+from sim.sun.geometry.specs import TAU
+from sim.sun.rules.stand_angles import placement_candidates, placement_problem, stand_intervals, stand_samples
+from sim.sun.players.thrower import SKILLS, Thrower
 
 __all__ = ["SunObservation", "SunState"]
 
@@ -92,8 +92,8 @@ class SunState(State):
     a position (:class:`~sim.sun.position.SunPosition`, plain data, also readable field by field
     through the properties below), the configuration (rule options, geometry, throwers, table), the
     logs of the game, and one cache of what the rules derive from the position
-    (:class:`~sim.sun.cache.SunCache`, invalidated after every change of it). The legality of moves
-    is ``sim.sun.legality`` and ``sim.sun.stands``, functions over the state; this class plays the
+    (:class:`~sim.sun.rules.cache.SunCache`, invalidated after every change of it). The legality of moves
+    is ``sim.sun.rules.legality`` and ``sim.sun.rules.stand_angles``, functions over the state; this class plays the
     turns and answers the agents' queries (the ring, the stones, the candidates and their previews).
     """
 

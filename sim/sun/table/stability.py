@@ -25,9 +25,9 @@ from typing import Any
 import numpy as np
 
 from sim.core.progress import Progress, announce
-from sim.sun.layout import Layout, PhysicsSpec
-from sim.sun.table import SunTable
-from sim.sun.thrower import Thrower
+from sim.sun.table.layout import Layout, PhysicsSpec
+from sim.sun.table.sun_table import SunTable
+from sim.sun.players.thrower import Thrower
 
 #: most noisy passes per aim ``stonelab stability`` accepts: 36 aims x 10,000 passes is about two hours
 #: at the fast preset; more is a typing error, not a study (a study belongs in a scenario run)
@@ -147,7 +147,7 @@ def plot_sweep(layout: Layout, sweep: dict[str, Any], path: str | Path, title: s
     from matplotlib.lines import Line2D
 
     # the one palette of the stones (the replay viewer, the editor and `sun show` draw with it)
-    from sim.sun.palette import SHAPE_COLOURS, STONE_COLOUR
+    from sim.sun.geometry.palette import SHAPE_COLOURS, STONE_COLOUR
 
     aims = np.radians([r["aim_deg"] for r in sweep["aims"]])
     width = math.radians(sweep["step_deg"]) * 0.9
