@@ -68,6 +68,8 @@ class SunTable(TableWorld):
         super().__init__(layout)
         self._states = {s.id: s for s in sorted(stones, key=lambda s: s.id)}
         self._next_id = next_id if next_id is not None else (max(self._states, default=-1) + 1)
+        #: ring positions by their stones' exact (id, shape, pose): see :meth:`positions`
+        self._pos_memo: dict[tuple, Pos] = {}
 
     # ---- construction ---------------------------------------------------------------------
 
@@ -191,9 +193,16 @@ class SunTable(TableWorld):
             if s.role != "stand":
                 continue
             stones = [s, *on.get(s.id, [])]
-            # the footprint of its stones as they stand: the rules' view (``SunCache._new_pos``)
-            out.append(position_of(s.id, [((*t.pos, *t.quat), self.shapes[t.shape]) for t in stones],
-                                   stones[-1].id if len(stones) > 1 else -1))
+            # the footprint of its stones as they stand: the rules' view (``SunCache._new_pos``);
+            # kept by the stones' exact poses (most positions are unchanged from one call to the next)
+            key = tuple((t.id, t.shape, t.pos, t.quat) for t in stones)
+            q = self._pos_memo.get(key)
+            if q is None:
+                if len(self._pos_memo) > 512:
+                    self._pos_memo.clear()
+                q = self._pos_memo[key] = position_of(
+                    s.id, [((*t.pos, *t.quat), self.shapes[t.shape]) for t in stones], stones[-1].id if len(stones) > 1 else -1)
+            out.append(q)
         out.sort(key=lambda q: q.angle)
         return out
 
