@@ -20,7 +20,8 @@ from typing import Any, Mapping
 from sim.core.errors import InputError, ScenarioError
 from sim.core.game import GameConfig
 from sim.core.options import Option
-from sim.sun.players.thrower import SKILLS, Thrower
+# SIGMA_KEYS: the seat keys that override one sigma of the seat's skill (value >= 0), by Thrower field
+from sim.sun.players.thrower import SIGMA_KEYS, SKILLS, Thrower
 from sim.sun.players.thrower import is_skill_file, load_skill, skill as skill_of
 from sim.sun.table.layout import BALL_RANGES, PHYSICS_RANGES, TABLE_RANGES
 from sim.sun.table.layout import BallSpec, Layout, PhysicsSpec, TableSpec, parse_layout
@@ -88,9 +89,6 @@ SEAT_OPTIONS: tuple[Option, ...] = (
            min=-1.0, max=90.0),
 )
 
-#: the seat keys that override one sigma of the seat's skill (value >= 0), by Thrower field
-SIGMA_KEYS: tuple[str, ...] = ("sigma_aim_deg", "sigma_release_m", "sigma_push_mps", "sigma_place_m",
-                               "sigma_place_deg")
 
 
 def _check_layout_file(value: str) -> str | None:

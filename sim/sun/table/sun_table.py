@@ -422,8 +422,11 @@ class SunTable(TableWorld):
         vx = vy = 0.0
         z = pos0[0][2]
         clock = time.perf_counter
+        # the ball moves at most about 30 mm in a chunk: further out than this, nothing asleep can
+        # be touched before the next chunk, and the chunk is stepped without the per-step watch
+        far_r = gone_r + 0.04
         while True:
-            if watch:
+            if watch and (awake or prev_r < far_r):
                 spent = 0.0
                 for k in range(1, chunk + 1):
                     t_step = clock()

@@ -108,6 +108,8 @@ class TableWorld:
         self._frontier: list[tuple[int, int]] = []
         #: pool bodies that may have been integrated since their last upright step (see :meth:`rebuild`)
         self._moved: set[int] = set()
+        #: body -> (stone id or -1, position, orientation) of the bodies the last load left static
+        self._loaded: dict[int, tuple] = {}
         #: the dynamic stones' bodies (the rest checks look at these only)
         self._dyn_bodies: list[int] = []
         #: static stones that a moving body came into contact with in the last run (it was cut short)
@@ -211,6 +213,7 @@ class TableWorld:
             self._pool[shape] = ids
         self._counts = dict(counts)
         self._moved = {b for ids in self._pool.values() for b in ids}
+        self._loaded = {}
         self._made = True
 
     def rebuild(self, ball: bool = True, active: "frozenset[int] | None" = None,
@@ -264,25 +267,36 @@ class TableWorld:
                         cd(b, -1, activationState=wake, physicsClientId=c)
                         filt(b, -1, 0, 0, physicsClientId=c)
             p.stepSimulation(physicsClientId=c)
-        # 2. The state: each stone of a shape on the pool's body of the same rank (stones by id).
-        placed: list[tuple[int, int, str, int]] = []  # (stone id or -1, body, shape, rank)
+        # 2. The state: each stone of a shape on the pool's body of the same rank (stones by id). A
+        # body loaded static last time that stays static where it was (and was not stepped above)
+        # is left as it is: nothing of it can have changed, and its pairs went with the proxies of
+        # the bodies that moved.
+        prev = self._loaded
+        placed: list[tuple[int, int, str, bool, tuple]] = []  # (stone id or -1, body, shape, as before, key)
         for shape in sorted(self._pool):
             group = by_shape.get(shape, [])
             for k, b in enumerate(self._pool[shape]):
-                reset_vel(b, zero, zero, physicsClientId=c)
                 if k < len(group):
                     s = group[k]
                     bodies[s.id] = b
-                    reset_pose(b, s.pos, s.quat, physicsClientId=c)
-                    placed.append((s.id, b, shape, k))
+                    key: tuple = (s.id, s.pos, s.quat)
                 else:
-                    reset_pose(b, _parking(shape, k), upright, physicsClientId=c)
-                    placed.append((-1, b, shape, k))
+                    key = (-1, _parking(shape, k), upright)
+                same = b not in moved and prev.get(b) == key
+                if not same:
+                    reset_vel(b, zero, zero, physicsClientId=c)
+                    reset_pose(b, key[1], key[2], physicsClientId=c)
+                placed.append((key[0], b, shape, same, key))
         if grow is not None:  # the active set from the poses (contact queries; nothing is kept)
             active = grow(bodies)
-        for sid, b, shape, k in placed:
+        loaded: dict[int, tuple] = {}
+        for sid, b, shape, same, key in placed:
+            dynamic = sid >= 0 and (active is None or sid in active)
+            if not dynamic:
+                loaded[b] = key
+                if same:
+                    continue
             if sid >= 0:
-                dynamic = active is None or sid in active
                 cd(b, -1, mass=self.shapes[shape].mass if dynamic else 0.0, physicsClientId=c)
                 if dynamic and not ph.sleeping:
                     cd(b, -1, activationState=wake, physicsClientId=c)
@@ -295,6 +309,7 @@ class TableWorld:
                 cd(b, -1, mass=0.0, physicsClientId=c)
                 cd(b, -1, activationState=wake | asleep, physicsClientId=c)
                 filt(b, -1, 0, 0, physicsClientId=c)
+        self._loaded = loaded
         self._park_ball()
         self._bodies = {sid: bodies[sid] for sid in sorted(bodies)}  # by stone id, as the state
         self._dyn_bodies = [b for sid, b in self._bodies.items() if active is None or sid in active]
