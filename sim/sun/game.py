@@ -22,6 +22,7 @@ from sim.core.errors import InputError, ScenarioError
 from sim.core.game import Column, Game, GameConfig, GameDetails, GameSpec, State
 from sim.sun.actions import Pass
 from sim.sun.endings import SunEnd
+from sim.sun.notation import parse_notation
 from sim.sun.geometry.ring import Geometry
 from sim.sun.options import RULE_DEFAULTS, RULE_OPTIONS
 from sim.sun.physics import ThrowNoise
@@ -187,13 +188,13 @@ class SunGame(Game):
                            game_index=config.game_index)
 
     def from_notation(self, text: str) -> State:
-        """Parse a sun notation (see :meth:`sim.sun.rules.state.SunState.to_notation`).
+        """Parse a sun notation (see :meth:`sim.sun.rules.state.SunState.to_notation`; read by ``sim.sun.notation.parse_notation``).
 
         Raises:
             InputError: malformed notation.
         """
         try:
-            return SunGameState.parse(text, self._build)
+            return parse_notation(text, build=self._build, defaults=SunGameState.DEFAULTS)
         except ScenarioError as e:
             raise InputError(f"malformed sun notation: {e}") from None
 

@@ -86,11 +86,11 @@ def test_a_stand_overlapping_a_stack_top_that_overhangs_the_gap_is_refused() -> 
     assert sep is not None
     ccw, cw = Stand("pillar", math.degrees(sep)), Stand("pillar", 360.0 - math.degrees(sep))
     # that stand overlaps the top by 4.9 - 4 = 0.9 mm (less the top's own cos): refused
-    assert check_stand(s, ccw) == f"not clear of stone #{s.ring().pos[0].id}"
+    assert check_stand(s.ctx, ccw) == f"not clear of stone #{s.ring().pos[0].id}"
     lo, hi = sep - 1e-9, sep + 1e-9
     assert not any(a <= lo and hi <= b for a, b in s.stand_intervals("pillar"))
     # on the other side the top overhangs nothing: the same clearance stays legal
-    assert check_stand(s, cw) is None
+    assert check_stand(s.ctx, cw) is None
     # the ring sees the top where it is: the position reaches 4.9 mm further counter-clockwise (a
     # little more: the box is aligned with the ray through the stack's middle, 1.1 deg off the
     # stones' faces, so it is 0.2 mm wider than their hull)
@@ -98,7 +98,7 @@ def test_a_stand_overlapping_a_stack_top_that_overhangs_the_gap_is_refused() -> 
     edge, exact = math.degrees(p.angle + p.half), math.degrees(math.asin((0.5 * BLOCK.width + 0.0049) / RR))
     assert exact <= edge <= exact + 0.1
     # with the top on its base, the stand is legal again
-    assert check_stand(_overhang_state(0.0), ccw) is None
+    assert check_stand(_overhang_state(0.0).ctx, ccw) is None
 
 
 def test_a_stack_on_a_turned_base_is_as_wide_as_its_stones() -> None:
@@ -166,13 +166,13 @@ def _gate_state(shift: float) -> tuple[SunState, Gate]:
 
 def test_a_gate_is_refused_when_a_support_top_offers_less_than_the_least_overlap() -> None:
     s, gate = _gate_state(0.0)
-    assert check_gate(s, gate) is None
+    assert check_gate(s.ctx, gate) is None
     assert gate in s.legal_actions()
     # the lintel rests 12.5 mm on each top; with one top 10 mm off its base along the ring, away
     # from the gap (9.6 mm along the lintel), 2.9 mm on it (the old rules saw the base stone's
     # angle and the block's width only, and called the gate legal)
     s, gate = _gate_state(0.010)
-    why = check_gate(s, gate)
+    why = check_gate(s.ctx, gate)
     assert why is not None and why.startswith("a slab gate would rest 2.9 mm on #"), why
     assert gate not in s.legal_actions()
 
@@ -256,7 +256,7 @@ def test_a_stack_top_overhangs_only_the_stones_tall_enough_to_reach_it() -> None
     for shape, refused in (("block", False), ("pillar", True)):
         sep = sep_for_width(base_alone, RR, G.shapes[shape], 0.002, True)
         assert sep is not None
-        why = check_stand(s, Stand(shape, math.degrees(sep)))
+        why = check_stand(s.ctx, Stand(shape, math.degrees(sep)))
         assert (why == f"not clear of stone #{stack.id}") is refused, (shape, why)
         inside = any(a <= sep - 1e-9 and sep + 1e-9 <= b for a, b in s.stand_intervals(shape))
         assert inside is not refused

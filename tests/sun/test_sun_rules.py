@@ -18,6 +18,7 @@ from sim.sun.rules.legality import check_gate, check_marker_after
 from sim.sun.position import BASE, FIELD, GATE, OUT, TOP
 from sim.sun.physics import Body, Placement, PlaceNoise, ScriptedTable, ThrowNoise, nominal_pose
 from sim.sun.geometry.ring import Geometry, Pos, sep_for_width
+from sim.sun.notation import parse_notation
 from sim.sun.rules.state import SunState
 from sim.sun.geometry.specs import TAU
 from sim.sun.rules.stand_angles import check_stand
@@ -135,13 +136,13 @@ def test_a_stone_cannot_be_removed_if_two_mark_areas_would_merge():
     s = build([("block", 0.0), ("slab", 90.0), ("block", 180.0), ("block", 200.0), ("block", b),
                ("pillar", 300.0)], [[45.0], [135.0]], seat=0)
     slab, b1, b2 = s.ids[1], s.ids[3], s.ids[4]
-    assert check_gate(s, Gate(slab, b1, b2)) == "removing it would merge two players' mark areas"
+    assert check_gate(s.ctx, Gate(slab, b1, b2)) == "removing it would merge two players' mark areas"
     with pytest.raises(IllegalActionError):
         s.apply_action(Gate(slab, b1, b2))
     # without seat 1's marker there, the same gate is legal
     s2 = build([("block", 0.0), ("slab", 90.0), ("block", 180.0), ("block", 200.0), ("block", b),
                 ("pillar", 300.0)], [[45.0], [320.0]], seat=0)
-    assert check_gate(s2, Gate(s2.ids[1], s2.ids[3], s2.ids[4])) is None
+    assert check_gate(s2.ctx, Gate(s2.ids[1], s2.ids[3], s2.ids[4])) is None
 
 
 def test_marker_moves_only_to_gaps_touching_the_new_stone():
@@ -172,7 +173,7 @@ def test_a_stand_needs_a_legal_marker_move_and_an_impassable_gap_is_no_target():
     # standing a stone in the middle of a 60 mm gap leaves two impassable halves: illegal
     b = angle_for_gap(0.0, "block", "block", 0.060)
     s = build([("block", 0.0), ("block", b), ("block", 180.0)], [[100.0], [270.0]], seat=0)
-    why = check_stand(s, Stand("slab", 0.5 * b))
+    why = check_stand(s.ctx, Stand("slab", 0.5 * b))
     assert why == "no legal marker move would follow"
 
 
@@ -327,7 +328,7 @@ def test_notation_round_trips_exactly():
 
     for s in _random_states(4):
         text = s.to_notation()
-        back = SunState.parse(text, build_state)
+        back = parse_notation(text, build=build_state)
         assert back.to_notation() == text
         assert back.pose == s.pose  # exact floats
 
@@ -336,7 +337,7 @@ def test_notation_round_trips_exactly():
                                  "sun:{\"c\":{\"n\":9}}"])
 def test_malformed_notation_raises_input_error(bad):
     with pytest.raises(InputError):
-        SunState.parse(bad, lambda n, r, x, s: SunState.new(n, r, table=ScriptedTable(G)))
+        parse_notation(bad, build=lambda n, r, x, s: SunState.new(n, r, table=ScriptedTable(G)))
 
 
 def test_fast_marker_check_agrees_with_the_full_ring():
@@ -347,10 +348,10 @@ def test_fast_marker_check_agrees_with_the_full_ring():
         for shape in s.available_shapes():
             for ang in s.stand_samples(shape)[:12]:
                 a = Stand(shape, ang)
-                fast = check_stand(s, a)
+                fast = check_stand(s.ctx, a)
                 st = s.stone_for(shape)
                 sh = G.shapes[shape]
-                full = check_marker_after(s, st, Pos(st, math.radians(ang) % TAU, G.table.ring_radius,
+                full = check_marker_after(s.ctx, st, Pos(st, math.radians(ang) % TAU, G.table.ring_radius,
                                                         sh.width, sh.depth, sh.height))
                 if fast in (None, "no legal marker move would follow"):
                     assert fast == full, (a, fast, full, s.to_notation())

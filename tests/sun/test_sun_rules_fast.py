@@ -24,6 +24,7 @@ from sim.sun.rules.legality import check_gate, gate_candidates, own_areas_ok, pa
 from sim.sun.position import BASE, TOP
 from sim.sun.physics import ScriptedTable
 from sim.sun.geometry.ring import Geometry, Ring
+from sim.sun.notation import parse_notation
 from sim.sun.rules.state import SunState
 from sim.sun.geometry.specs import TAU
 from sim.sun.rules.stand_angles import stand_check_at, stand_facts_of, stand_piece_certain
@@ -63,7 +64,7 @@ def _cold(s: SunState) -> SunState:
     def build(n, rules, sections, seats):
         return SunState.new(n, rules, table=ScriptedTable(G), sections=sections, seat_cfg=seats)
 
-    return SunState.parse(s.to_notation(), build)
+    return parse_notation(s.to_notation(), build=build)
 
 
 def _ring_fields(ring: Ring) -> tuple:
@@ -135,8 +136,8 @@ def test_gate_shortcut_agrees_with_the_ring_after_the_gate() -> None:
                 if st in key:
                     continue
                 for under in (0.01, 0.2):
-                    full = own_areas_ok(s, s.ring_with(removed=st, gate=(key[0], key[1], under)))
-                    assert own_areas_ok(s, ring, own, (key, under)) == full, (s.to_notation(), st, key)
+                    full = own_areas_ok(s.ctx, s.ring_with(removed=st, gate=(key[0], key[1], under)))
+                    assert own_areas_ok(s.ctx, ring, own, (key, under)) == full, (s.to_notation(), st, key)
                     checked += 1
 
     _each_position(30, 400, visit)
@@ -156,7 +157,7 @@ def test_certain_stand_verdicts_equal_the_placement_check() -> None:
         for shape in s.available_shapes():
             stone = s.stone_for(shape)
             s.stand_intervals(shape)  # fills each gap's memo with its breakpoints
-            facts = stand_facts_of(s, stone, shape)
+            facts = stand_facts_of(s.ctx, stone, shape)
             if not facts.local_marker_check:
                 continue
             for i in range(ring.n):
@@ -165,11 +166,11 @@ def test_certain_stand_verdicts_equal_the_placement_check() -> None:
                     continue
                 lo, hi, c_a, c_b, _skip = geo[:5]
                 for mid in rng.uniform(lo, hi, 20):
-                    certain = stand_piece_certain(s, facts, i, ring.pos[i].angle, float(mid), lo, hi, c_a, c_b)
+                    certain = stand_piece_certain(s.ctx, facts, i, ring.pos[i].angle, float(mid), lo, hi, c_a, c_b)
                     if certain is None:
                         continue
                     ang = math.radians(math.degrees(float(mid) % TAU)) % TAU
-                    assert certain == (stand_check_at(s, stone, shape, ang, facts) is None), (s.to_notation(), shape, mid)
+                    assert certain == (stand_check_at(s.ctx, stone, shape, ang, facts) is None), (s.to_notation(), shape, mid)
                     decided += 1
                     with_lintels += bool(ring.lintels)
 
@@ -189,8 +190,8 @@ def test_gate_hits_kept_per_shape_and_supports_equal_a_fresh_check() -> None:
         ring = s.ring()
         if ring.n < 3:
             return
-        shared = place_facts(s)
-        gate_candidates(s, ring, shared)  # fills shared.gate_hits
+        shared = place_facts(s.ctx)
+        gate_candidates(s.ctx, ring, shared)  # fills shared.gate_hits
         ids = [p.id for p in ring.pos]
         for st, r in enumerate(s.role):
             if r not in (BASE, TOP):
@@ -198,7 +199,7 @@ def test_gate_hits_kept_per_shape_and_supports_equal_a_fresh_check() -> None:
             for a in ids:
                 for b in ids:
                     gate = Gate(st, a, b)
-                    assert check_gate(s, gate, shared) == check_gate(s, gate, place_facts(s)), \
+                    assert check_gate(s.ctx, gate, shared) == check_gate(s.ctx, gate, place_facts(s.ctx)), \
                         (s.to_notation(), st, a, b)
                     checked += 1
         hits += len(shared.gate_hits)
@@ -218,11 +219,11 @@ def test_pass_candidates_kept_by_their_arcs_equal_fresh_ones() -> None:
         nonlocal checked
         if s.phase != "pass" or s.is_terminal():
             return
-        kept = pass_candidates(s)
+        kept = pass_candidates(s.ctx)
         saved = dict(L._PASSES_OF)
         L._PASSES_OF.clear()
         try:
-            assert pass_candidates(s) == kept, s.to_notation()
+            assert pass_candidates(s.ctx) == kept, s.to_notation()
         finally:
             L._PASSES_OF.update(saved)
         checked += 1

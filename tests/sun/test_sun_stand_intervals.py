@@ -75,15 +75,15 @@ def _compare(s: SunState) -> int:
             assert lo <= hi
             for f in (0.0, 0.37, 0.5, 1.0):
                 ang = math.degrees((lo + f * (hi - lo)) % TAU)
-                assert check_stand(s, Stand(shape, ang)) is None, (s.to_notation(), shape, ang)
+                assert check_stand(s.ctx, Stand(shape, ang)) is None, (s.to_notation(), shape, ang)
         for k in range(int(360 / STEP_DEG)):
             ang = k * STEP_DEG
-            if check_stand(s, Stand(shape, ang)) is None:
+            if check_stand(s.ctx, Stand(shape, ang)) is None:
                 found += 1
                 assert _inside(iv, math.radians(ang), math.radians(EDGE_DEG)), (s.to_notation(), shape, ang, iv)
         # the finite candidates offered to agents are legal and inside the intervals
         for ang in s.stand_samples(shape):
-            assert check_stand(s, Stand(shape, ang)) is None
+            assert check_stand(s.ctx, Stand(shape, ang)) is None
     return found
 
 
@@ -124,8 +124,8 @@ def test_stalemate_only_when_no_stand_stack_or_gate_is_legal() -> None:
             ended += 1
             for shape in s.available_shapes():
                 for k in range(int(360 / 0.1)):
-                    assert check_stand(s, Stand(shape, k * 0.1)) is not None
-            assert not gate_candidates(s, s.ring())
+                    assert check_stand(s.ctx, Stand(shape, k * 0.1)) is not None
+            assert not gate_candidates(s.ctx, s.ring())
     assert ended >= 10  # random play ends in stalemate: the check above ran
 
 
@@ -146,8 +146,8 @@ def test_fast_stack_marker_check_agrees_with_the_full_ring() -> None:
                 if any(abs((m - new.angle + math.pi) % TAU - math.pi) <= new.half for ms in s.markers for m in ms) \
                         and (new.width != p.width or new.angle != p.angle):
                     continue
-                fast = stack_marker_fast(s, ring, ring.index[p.id], new)
-                full = check_marker_after(s, stone, new_pos=new) is None
+                fast = stack_marker_fast(s.ctx, ring, ring.index[p.id], new)
+                full = check_marker_after(s.ctx, stone, new_pos=new) is None
                 assert fast == full, (s.to_notation(), shape, p.id)
                 checked += 1
     assert checked >= 100

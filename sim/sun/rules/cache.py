@@ -36,7 +36,7 @@ __all__ = ["POS_MEMO_SIZE", "SunCache"]
 class SunCache:
     """Everything the rules keep about a position (see the module docstring)."""
 
-    __slots__ = ("ring", "bodies", "legal", "facts_for_legal", "arcs_for_legal", "collect_stand_facts",
+    __slots__ = ("ring", "bodies", "legal", "facts_for_legal", "arcs_for_legal",
                  "ring_last", "ring_source", "pos_memo", "pos_last", "lintel_memo", "gate_span_memo",
                  "lintel_tokens", "shape_ids", "releases_of", "body_memo")
 
@@ -53,8 +53,6 @@ class SunCache:
         self.facts_for_legal: tuple[Any, Any, dict[str, Any]] | None = None
         #: (the legal list of passes, the pass arcs it was made from): ``legality.pass_problem``
         self.arcs_for_legal: tuple[Any, list[tuple[float, float]]] | None = None
-        #: where ``stands.stand_intervals`` leaves its facts while the candidates are computed
-        self.collect_stand_facts: dict[str, Any] | None = None
         # --- pure memos (keyed by all they depend on) ------------------------------------------------
         #: the last ring built and (copies of) the roles, supports and poses it was built from: its
         #: gaps between unmoved positions are reused by the next one (``Ring(reuse=)``)

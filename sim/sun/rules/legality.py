@@ -1,7 +1,7 @@
 """Which moves of the Sun are legal: stacks, gates, marker moves and passes (stands: ``sim.sun.rules.stand_angles``).
 
-Functions over a state (``sim.sun.rules.state.SunState``: its position, its rule options and geometry, and
-its cache): the checks that say why a move is illegal (``check_*``, ``*_problem``: a reason, or None
+Functions of a :class:`~sim.sun.rules.context.RulesContext` (a position, its rule options and
+geometry, and its cache; not the whole state): the checks that say why a move is illegal (``check_*``, ``*_problem``: a reason, or None
 when legal), the marker options and the pass candidates. ``sim.sun.rules.stand_angles`` adds the exact legal
 stand angles and the placement candidate list. Angles are radians inside, degrees in actions. The
 turn structure that calls them is ``sim.sun.rules.state``; what they keep between calls lives in the
@@ -13,17 +13,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 from sim.sun.actions import Gate, MoveMarker, Pass, Stack, made_once
 from sim.sun.geometry.gaps import passable, width_between
 from sim.sun.position import BASE, GATE, TOP
+from sim.sun.rules.context import RulesContext
 from sim.sun.geometry.ring import (Pos, Ring, arcs_overlap, clear_width, gap_width, lintel_footprint, lintel_overlaps, orbit_arc,
                                    others_areas, position_of)
 from sim.sun.geometry.specs import TAU, ShapeSpec
 
-if TYPE_CHECKING:
-    from sim.sun.rules.state import SunState
 
 #: where pass candidates aim along each legal arc (fractions of it), and their releases beyond a
 #: hand span (m)
@@ -69,76 +67,76 @@ class PlaceFacts:
     own_ok: dict[tuple[int, int, float], bool] = field(default_factory=dict)
 
 
-def place_facts(state: SunState) -> PlaceFacts:
+def place_facts(ctx: RulesContext) -> PlaceFacts:
     """:class:`PlaceFacts` of the current ring, seat and markers."""
-    ring = state.ring()
+    ring = ctx.ring()
     return PlaceFacts(
-        ring=ring, supports={x for i, r in enumerate(state.position.role) if r == GATE for x in state.position.sup[i]},
-        others=other_seats_areas(state, ring),
-        marker_gaps=[(x, ring.gap_of_angle(m)) for x, ms in enumerate(state.position.markers) for m in ms],
+        ring=ring, supports={x for i, r in enumerate(ctx.position.role) if r == GATE for x in ctx.position.sup[i]},
+        others=other_seats_areas(ctx, ring),
+        marker_gaps=[(x, ring.gap_of_angle(m)) for x, ms in enumerate(ctx.position.markers) for m in ms],
         lintels=tuple(ring.lintels),
-        lintels_token=state.cache.lintels_token(tuple(ring.lintels)),
-        standard_turn=state.rules.mode == "standard" and not state.is_free_turn(),
-        own_gaps=[ring.gap_of_angle(m) for m in state.position.markers[state.position.seat]],
+        lintels_token=ctx.cache.lintels_token(tuple(ring.lintels)),
+        standard_turn=ctx.rules.mode == "standard" and not ctx.is_free_turn(),
+        own_gaps=[ring.gap_of_angle(m) for m in ctx.position.markers[ctx.position.seat]],
     )
 
 
-def current_place_facts(state: SunState) -> PlaceFacts:
+def current_place_facts(ctx: RulesContext) -> PlaceFacts:
     """:func:`place_facts`, those of the candidate list while it is the state's legal list
     (the cache's ``legal``, emptied whenever the position changes; ``placement_candidates``)."""
-    known = state.cache.facts_for_legal
-    if known is not None and state.cache.legal is not None and known[0] is state.cache.legal:
+    known = ctx.cache.facts_for_legal
+    if known is not None and ctx.cache.legal is not None and known[0] is ctx.cache.legal:
         facts: PlaceFacts = known[1]
         return facts
-    return place_facts(state)
+    return place_facts(ctx)
 
 
-def check_stack(state: SunState, a: Stack, facts: PlaceFacts | None = None) -> str | None:
+def check_stack(ctx: RulesContext, a: Stack, facts: PlaceFacts | None = None) -> str | None:
     """Why stack ``a`` is illegal now, or None. ``facts``: :func:`place_facts` of this position,
     when the caller has them (the candidate loop checks many stacks of one position)."""
-    return stack_problem(state, a.shape, a.on, facts)
+    return stack_problem(ctx, a.shape, a.on, facts)
 
 
-def stack_problem(state: SunState, shape: str, on: object, facts: PlaceFacts | None = None) -> str | None:
+def stack_problem(ctx: RulesContext, shape: str, on: object, facts: PlaceFacts | None = None) -> str | None:
     """:func:`check_stack` of ``Stack(shape, on)``."""
-    if shape not in state.geom.shapes:
+    if shape not in ctx.geom.shapes:
         return f"unknown shape {shape!r}"
     if facts is None:
-        stone = state.stone_for(shape)
+        stone = ctx.stone_for(shape)
     else:
         stone = facts.stones.get(shape, -2)
         if stone == -2:
-            stone = facts.stones[shape] = state.stone_for(shape)
+            stone = facts.stones[shape] = ctx.stone_for(shape)
     if stone < 0:
         return f"no {shape} available"
-    if not isinstance(on, int) or not 0 <= on < len(state.position.role) or state.position.role[on] != BASE:
+    if not isinstance(on, int) or not 0 <= on < len(ctx.position.role) or ctx.position.role[on] != BASE:
         return f"#{on} is not a stone standing on the base"
-    ring = state.ring()
+    ring = ctx.ring()
     k = ring.index[on]
     p = ring.pos[k]
     if p.top >= 0:
         return "at most two levels"
     if facts is None:
-        facts = current_place_facts(state)
+        facts = current_place_facts(ctx)
     if on in facts.supports:
         return "a gate rests on it"
-    return stack_geometry_problem(state, shape, stone, k, facts)
+    return stack_geometry_problem(ctx, shape, stone, k, facts)
 
 
-def stack_geometry_problem(state: SunState, shape: str, stone: int, k: int, facts: PlaceFacts) -> str | None:
+def stack_geometry_problem(ctx: RulesContext, shape: str, stone: int, k: int, facts: PlaceFacts) -> str | None:
     """:func:`stack_problem` once the stone (``stone`` of ``shape``) and the position (index
     ``k`` of ``facts.ring``, on the base, no top, no gate on it) are known to be valid."""
     ring = facts.ring
     p = ring.pos[k]
-    new = state.stacked_pos(p, shape)  # the footprint of both stones (docs/rules-sun.md)
+    new = ctx.stacked_pos(p, shape)  # the footprint of both stones (docs/rules-sun.md)
     local = facts.standard_turn and ring.n >= 3
     if local and (new.width != p.width or new.angle != p.angle):
-        for ms in state.position.markers:
+        for ms in ctx.position.markers:
             for m in ms:
                 if abs((m - new.angle + math.pi) % TAU - math.pi) <= new.half:
                     local = False  # the stack would cover a marker: the full check
     if not local:
-        return stack_verdict(state, ring, p, new, stone, False, facts)
+        return stack_verdict(ctx, ring, p, new, stone, False, facts)
     # The verdict's geometric part (lintels, clearance, whether each gap beside the stack is
     # passable at its new width) depends only on the position, its two neighbours (the gap
     # memo is of this position and the next; the previous one is kept with the verdict), the
@@ -149,12 +147,12 @@ def stack_geometry_problem(state: SunState, shape: str, stone: int, k: int, fact
     memo = ring.memo[k]  # of the gap from this position to the next: kept while both are
     known = memo.get(geo_key)
     if known is None or known[0] is not ring.pos[k0]:
-        why = stack_clash(state, ring, p, new)
-        known = memo[geo_key] = (ring.pos[k0], why, *stack_gaps_passable(state, ring, k, new))
+        why = stack_clash(ctx, ring, p, new)
+        known = memo[geo_key] = (ring.pos[k0], why, *stack_gaps_passable(ctx, ring, k, new))
     if known[1] is not None:
         return known[1]
-    others, before = facts.others, state.position.area_before[state.position.seat]
-    new_gap_rule = state.rules.marker_change == "new_gap"
+    others, before = facts.others, ctx.position.area_before[ctx.position.seat]
+    new_gap_rule = ctx.rules.marker_change == "new_gap"
     key, key0 = ring.keys[k], ring.keys[k0]
     if (known[2] and not (key in others or (new_gap_rule and key == before))) or \
             (known[3] and not (key0 in others or (new_gap_rule and key0 == before))):
@@ -162,7 +160,7 @@ def stack_geometry_problem(state: SunState, shape: str, stone: int, k: int, fact
     return "no legal marker move would follow"
 
 
-def stack_clash(state: SunState, ring: Ring, p: Pos, new: Pos) -> str | None:
+def stack_clash(ctx: RulesContext, ring: Ring, p: Pos, new: Pos) -> str | None:
     """Why stacking on position ``p`` (making it ``new``: :meth:`stacked_pos`) hits a gate or
     is not clear of a neighbour, or None."""
     half = new.half
@@ -174,41 +172,41 @@ def stack_clash(state: SunState, ring: Ring, p: Pos, new: Pos) -> str | None:
         # the clear widths between the stones of the grown position and its neighbours' that meet
         # (a top overhanging a lower neighbour passes above it; inf beyond a half turn)
         for q, w in ((before, clear_width(before, new)), (after, clear_width(new, after))):
-            if q.id != p.id and w < state.geom.table.min_clearance:
+            if q.id != p.id and w < ctx.geom.table.min_clearance:
                 return f"the stack would not be clear of stone #{q.id}"
     return None
 
 
-def stack_verdict(state: SunState, ring: Ring, p: Pos, new: Pos, stone: int, local: bool,
+def stack_verdict(ctx: RulesContext, ring: Ring, p: Pos, new: Pos, stone: int, local: bool,
                    facts: PlaceFacts) -> str | None:
     """The geometric part of :func:`check_stack`: stacking ``stone`` makes position ``p``
     ``new`` (:meth:`stacked_pos`); ``local``: the marker check may be done locally
     (:func:`stack_marker_fast`)."""
-    why = stack_clash(state, ring, p, new)
+    why = stack_clash(ctx, ring, p, new)
     if why is not None:
         return why
     if local:
-        return None if stack_gaps_ok(state, ring, ring.index[p.id], new, facts.others) else "no legal marker move would follow"
-    return check_marker_after(state, stone, new_pos=replace(new, top=stone))
+        return None if stack_gaps_ok(ctx, ring, ring.index[p.id], new, facts.others) else "no legal marker move would follow"
+    return check_marker_after(ctx, stone, new_pos=replace(new, top=stone))
 
 
-def stack_marker_fast(state: SunState, ring: Ring, k: int, new: Pos, others: set[tuple[int, int]] | None = None) -> bool:
+def stack_marker_fast(ctx: RulesContext, ring: Ring, k: int, new: Pos, others: set[tuple[int, int]] | None = None) -> bool:
     """Standard mode, a stack that covers no marker: is there a legal marker move after it?
     Every marker keeps its gap and the keys are unchanged; only the two gaps beside the
     position get the stack's width and depth. Equal to :func:`marker_options` on the full
     ring (tests/sun/test_sun_stand_intervals.py checks it on random games). ``others``: the
     other seats' areas on ``ring`` (:func:`other_seats_areas`), when the caller has them."""
-    return stack_gaps_ok(state, ring, k, new, others)
+    return stack_gaps_ok(ctx, ring, k, new, others)
 
 
-def stack_gaps_ok(state: SunState, ring: Ring, k: int, new: Pos, others: set[tuple[int, int]] | None = None) -> bool:
+def stack_gaps_ok(ctx: RulesContext, ring: Ring, k: int, new: Pos, others: set[tuple[int, int]] | None = None) -> bool:
     """:func:`stack_marker_fast` for position ``k`` grown to ``new`` (its angle and sides): is
     one of its two gaps, at its new width, passable and open to the mover?"""
     if others is None:
-        others = other_seats_areas(state, ring)
-    new_gap_rule = state.rules.marker_change == "new_gap"
-    before = state.position.area_before[state.position.seat]
-    passable = stack_gaps_passable(state, ring, k, new)
+        others = other_seats_areas(ctx, ring)
+    new_gap_rule = ctx.rules.marker_change == "new_gap"
+    before = ctx.position.area_before[ctx.position.seat]
+    passable = stack_gaps_passable(ctx, ring, k, new)
     for gi, ok in zip((k, (k - 1) % ring.n), passable):
         key = ring.keys[gi]
         if ok and not (key in others or (new_gap_rule and key == before)):
@@ -216,11 +214,11 @@ def stack_gaps_ok(state: SunState, ring: Ring, k: int, new: Pos, others: set[tup
     return False
 
 
-def stack_gaps_passable(state: SunState, ring: Ring, k: int, new: Pos) -> tuple[bool, bool]:
+def stack_gaps_passable(ctx: RulesContext, ring: Ring, k: int, new: Pos) -> tuple[bool, bool]:
     """Whether gap ``k`` (to the next position) and gap ``k - 1`` (from the previous one) are
     passable once position ``k`` of ``ring`` (2+ positions) is grown to ``new`` (its angle and
     its sides: the whole outline, the ball meets the top stone too)."""
-    g = state.geom
+    g = ctx.geom
     nxt, prev = ring.pos[(k + 1) % ring.n], ring.pos[k - 1]
     w_next = width_between(new.angle, new.ccw, nxt.angle, nxt.cw)
     w_prev = width_between(prev.angle, prev.ccw, new.angle, new.cw)
@@ -228,14 +226,14 @@ def stack_gaps_passable(state: SunState, ring: Ring, k: int, new: Pos) -> tuple[
             passable(w_prev, ring.under[(k - 1) % ring.n], g.pass_width, g.gate_clear_z))
 
 
-def ring_with(state: SunState, new_pos: Pos | None = None, removed: int = -1,
+def ring_with(ctx: RulesContext, new_pos: Pos | None = None, removed: int = -1,
                gate: tuple[int, int, float] | None = None) -> Ring:
-    ring = state.ring()
+    ring = ctx.ring()
     positions = [p for p in ring.pos if p.id != removed and (new_pos is None or p.id != new_pos.id)]
-    if removed >= 0 and state.position.role[removed] == TOP:
-        b = state.position.sup[removed][0]
+    if removed >= 0 and ctx.position.role[removed] == TOP:
+        b = ctx.position.sup[removed][0]
         positions = [p for p in positions if p.id != b]
-        positions.append(position_without(state, ring.pos[ring.index[b]], removed))
+        positions.append(position_without(ctx, ring.pos[ring.index[b]], removed))
     if new_pos is not None:
         positions.append(new_pos)
     gates = {ring.keys[i]: u for i, u in enumerate(ring.under) if u is not None}
@@ -244,40 +242,40 @@ def ring_with(state: SunState, new_pos: Pos | None = None, removed: int = -1,
     return Ring(positions, gates, ring.lintels, reuse=ring)
 
 
-def check_marker_after(state: SunState, stone: int, new_pos: Pos) -> str | None:
-    if state.is_free_turn():
+def check_marker_after(ctx: RulesContext, stone: int, new_pos: Pos) -> str | None:
+    if ctx.is_free_turn():
         return None
-    ring = ring_with(state, new_pos=new_pos)
-    if not marker_options(state, ring, anchor=new_pos.id):
+    ring = ring_with(ctx, new_pos=new_pos)
+    if not marker_options(ctx, ring, anchor=new_pos.id):
         return "no legal marker move would follow"
     return None
 
 
-def other_seats_areas(state: SunState, ring: Ring) -> set[tuple[int, int]]:
+def other_seats_areas(ctx: RulesContext, ring: Ring) -> set[tuple[int, int]]:
     """The other seats' mark areas on ``ring`` (``ring.others_areas``)."""
-    return others_areas(ring, state.position.markers, state.position.seat)
+    return others_areas(ring, ctx.position.markers, ctx.position.seat)
 
 
-def marker_options(state: SunState, ring: Ring, anchor: int | None = None) -> list[MoveMarker]:
+def marker_options(ctx: RulesContext, ring: Ring, anchor: int | None = None) -> list[MoveMarker]:
     """Legal marker moves after the stone (position ``anchor``) was stood, on ``ring``."""
     if anchor is None:
-        anchor = anchor_stone(state)
+        anchor = anchor_stone(ctx)
     if anchor is None or anchor not in ring.index:
         return []
-    g = state.geom
+    g = ctx.geom
     k = ring.index[anchor]
     sides = [("ccw", k), ("cw", (k - 1) % ring.n)]
     if ring.n == 1:
         sides = sides[:1]
-    others = other_seats_areas(state, ring)
-    before = state.position.area_before[state.position.seat]
+    others = other_seats_areas(ctx, ring)
+    before = ctx.position.area_before[ctx.position.seat]
     out: list[MoveMarker] = []
-    orbit = state.rules.mode == "orbit"
-    new_gap_rule = state.rules.marker_change == "new_gap"
-    for m in range(len(state.position.markers[state.position.seat])):
+    orbit = ctx.rules.mode == "orbit"
+    new_gap_rule = ctx.rules.marker_change == "new_gap"
+    for m in range(len(ctx.position.markers[ctx.position.seat])):
         other_gap = None
         if orbit:
-            other_gap = ring.nearest_gap(state.position.markers[state.position.seat][1 - m])
+            other_gap = ring.nearest_gap(ctx.position.markers[ctx.position.seat][1 - m])
             if other_gap is None or not ring.passable(other_gap, g):
                 continue
         for side, gi in sides:
@@ -287,7 +285,7 @@ def marker_options(state: SunState, ring: Ring, anchor: int | None = None) -> li
             if not orbit and key == before and new_gap_rule:
                 continue
             if orbit:
-                old = ring.nearest_gap(state.position.markers[state.position.seat][m])
+                old = ring.nearest_gap(ctx.position.markers[ctx.position.seat][m])
                 if old is not None and ring.keys[old] == key and new_gap_rule:
                     continue
                 if not line_exists(ring, gi, other_gap):  # type: ignore[arg-type]
@@ -300,31 +298,31 @@ def line_exists(ring: Ring, g1: int, g2: int) -> bool:
     return orbit_arc(ring, g1, g2) is not None
 
 
-def anchor_stone(state: SunState) -> int | None:
+def anchor_stone(ctx: RulesContext) -> int | None:
     """Bottom stone id of the position just stood on (the marker's anchor)."""
-    if state.position.placed < 0:
+    if ctx.position.placed < 0:
         return None
-    return state.position.sup[state.position.placed][0] if state.position.role[state.position.placed] == TOP else state.position.placed
+    return ctx.position.sup[ctx.position.placed][0] if ctx.position.role[ctx.position.placed] == TOP else ctx.position.placed
 
 
-def gate_candidates(state: SunState, ring: Ring, facts: PlaceFacts | None = None) -> list[Gate]:
+def gate_candidates(ctx: RulesContext, ring: Ring, facts: PlaceFacts | None = None) -> list[Gate]:
     """The legal gates now (every stone that may be taken, over every pair of neighbours that
     could carry it). ``facts``: :func:`place_facts` of this position, when the caller has them."""
     if ring.n < 3:
         return []
     if facts is None:
-        facts = place_facts(state)
+        facts = place_facts(ctx)
     supports = facts.supports
-    takeable = [i for i, r in enumerate(state.position.role)
+    takeable = [i for i, r in enumerate(ctx.position.role)
                 if (r == BASE and i not in supports and ring.pos[ring.index[i]].top < 0)
-                or (r == TOP and state.position.sup[i][0] not in supports)]
+                or (r == TOP and ctx.position.sup[i][0] not in supports)]
     # Pairs of neighbours that no gate can span whatever stone is taken, unless that stone is
     # the top of one of them: a support carries a gate, a gate spans them, their tops differ by
     # more than level_tolerance, or the gap is wider than the longest lintel allows.
-    longest = max(state.geom.shapes[state.position.shapes[st]].lintel_length for st in takeable) if takeable else 0.0
-    most = longest - 2.0 * state.geom.table.gate_min_overlap
+    longest = max(ctx.geom.shapes[ctx.position.shapes[st]].lintel_length for st in takeable) if takeable else 0.0
+    most = longest - 2.0 * ctx.geom.table.gate_min_overlap
     static_ok = []
-    tol = state.rules.level_tolerance
+    tol = ctx.rules.level_tolerance
     for i in range(ring.n):
         pa, pb = ring.pos[i], ring.pos[(i + 1) % ring.n]
         # ring.width[i] is gap_width(pa, pb) (the same formula; the ring has 3+ positions)
@@ -337,22 +335,22 @@ def gate_candidates(state: SunState, ring: Ring, facts: PlaceFacts | None = None
     # the top of neither support, so such a gap passes every check of the pair loop below.
     fits_of: dict[str, list[tuple[int, int]]] = {}
     for st in takeable:
-        shape = state.position.shapes[st]
+        shape = ctx.position.shapes[st]
         widest = widest_of.get(shape, -1.0)
         if widest < 0.0:
-            widest = widest_of[shape] = state.geom.shapes[shape].lintel_length - 2.0 * state.geom.table.gate_min_overlap
+            widest = widest_of[shape] = ctx.geom.shapes[shape].lintel_length - 2.0 * ctx.geom.table.gate_min_overlap
         pairs = []  # (a, b, the gap between them on this ring or -1)
-        if state.position.role[st] == BASE:
+        if ctx.position.role[st] == BASE:
             fits = fits_of.get(shape)
             if fits is None:
                 fits = fits_of[shape] = [ring.keys[i] for i in static_gaps if ring.width[i] <= widest]
             for a, b in fits:
-                if st != a and st != b and gate_geometry_problem(state, st, a, b, facts) is None:
+                if st != a and st != b and gate_geometry_problem(ctx, st, a, b, facts) is None:
                     out.append(made_once(Gate, st, a, b))
             k = ring.index[st]
             pairs.append((ring.pos[k - 1].id, ring.pos[(k + 1) % ring.n].id, -1))
         else:  # the gaps beside the stack's bottom may pass once the top is taken
-            kb = ring.index[state.position.sup[st][0]]
+            kb = ring.index[ctx.position.sup[st][0]]
             for i in sorted({*static_gaps, (kb - 1) % ring.n, kb}):
                 a, b = ring.keys[i]
                 if st != a and st != b:
@@ -363,103 +361,103 @@ def gate_candidates(state: SunState, ring: Ring, facts: PlaceFacts | None = None
             # the supports' heights once the stone is taken (as check_gate computes them):
             # skipping a pair that differs too much skips only what check_gate refuses
             pa, pb = ring.pos[ring.index[a]], ring.pos[ring.index[b]]
-            ta = pa.top_z if pa.top != st else position_without(state, pa, st).top_z
-            tb = pb.top_z if pb.top != st else position_without(state, pb, st).top_z
+            ta = pa.top_z if pa.top != st else position_without(ctx, pa, st).top_z
+            tb = pb.top_z if pb.top != st else position_without(ctx, pb, st).top_z
             if abs(ta - tb) > tol:
                 continue
             if i >= 0 and pa.top != st and pb.top != st and ring.width[i] > widest:
                 continue  # too wide for this stone's lintel: the gap's width is check_gate's span
-            if gate_geometry_problem(state, st, a, b, facts) is None:  # the rest is valid (see above)
+            if gate_geometry_problem(ctx, st, a, b, facts) is None:  # the rest is valid (see above)
                 out.append(made_once(Gate, st, a, b))
     return out
 
 
-def check_gate(state: SunState, a: Gate, facts: PlaceFacts | None = None) -> str | None:
+def check_gate(ctx: RulesContext, a: Gate, facts: PlaceFacts | None = None) -> str | None:
     """Why gate ``a`` is illegal now, or None. ``facts``: :func:`place_facts` of this position,
     when the caller has them (the candidate loop checks many gates of one position)."""
-    n = len(state.position.role)
+    n = len(ctx.position.role)
     if not (isinstance(a.stone, int) and 0 <= a.stone < n and isinstance(a.a, int) and 0 <= a.a < n
             and isinstance(a.b, int) and 0 <= a.b < n):
         return "unknown stone id"
     st = a.stone
-    if state.position.role[st] not in (BASE, TOP):
+    if ctx.position.role[st] not in (BASE, TOP):
         return f"#{st} is not standing on the base (a stone from the field cannot make a gate)"
     if facts is None:
-        facts = current_place_facts(state)
+        facts = current_place_facts(ctx)
     supports = facts.supports
-    ring = state.ring()
-    if state.position.role[st] == BASE:
+    ring = ctx.ring()
+    if ctx.position.role[st] == BASE:
         if st in supports:
             return f"a gate rests on #{st}"
         if ring.pos[ring.index[st]].top >= 0:
             return f"#{st} carries a stack: take the top stone"
-    elif state.position.sup[st][0] in supports:
+    elif ctx.position.sup[st][0] in supports:
         return f"a gate rests on #{st}"
     if a.a == a.b or st in (a.a, a.b):
         return "a gate needs two other positions"
     for x in (a.a, a.b):
-        if state.position.role[x] != BASE:
+        if ctx.position.role[x] != BASE:
             return f"#{x} is not a position on the base"
         if x in supports:
             return f"#{x} already carries a gate"
     # cheap checks on the current ring first (adjacency after removing the stone, level, span)
     ka, kb = ring.index[a.a], ring.index[a.b]
-    single = state.position.role[st] == BASE
+    single = ctx.position.role[st] == BASE
     ks = ring.index[st] if single else -1
     nxt = (ka + 1) % ring.n
     if single and nxt == ks:
         nxt = (nxt + 1) % ring.n
     if nxt != kb or ring.n < 3:
         return f"#{a.a} and #{a.b} are not neighbours (counter-clockwise)"
-    return gate_geometry_problem(state, st, a.a, a.b, facts)
+    return gate_geometry_problem(ctx, st, a.a, a.b, facts)
 
 
-def gate_geometry_problem(state: SunState, st: int, id_a: int, id_b: int, facts: PlaceFacts) -> str | None:
+def gate_geometry_problem(ctx: RulesContext, st: int, id_a: int, id_b: int, facts: PlaceFacts) -> str | None:
     """:func:`check_gate` of ``Gate(st, id_a, id_b)`` once the stone (on the base or stacked,
     free of gates) and the supports (other positions, free of gates, neighbours once the stone
     is taken) are known to be valid: the gap, the heights, the span, clashes, mark areas."""
     ring = facts.ring
     ka, kb = ring.index[id_a], ring.index[id_b]
-    single = state.position.role[st] == BASE
+    single = ctx.position.role[st] == BASE
     ks = ring.index[st] if single else -1
     if (ka + 1) % ring.n == kb and ring.under[ka] is not None:
         return "a gate already spans this gap"
-    pa, pb = position_without(state, ring.pos[ka], st), position_without(state, ring.pos[kb], st)
-    if abs(pa.top_z - pb.top_z) > state.rules.level_tolerance:
+    pa, pb = position_without(ctx, ring.pos[ka], st), position_without(ctx, ring.pos[kb], st)
+    if abs(pa.top_z - pb.top_z) > ctx.rules.level_tolerance:
         return f"supports differ in height ({pa.top_z * 1000:.1f} and {pb.top_z * 1000:.1f} mm)"
-    s = state.geom.shapes[state.position.shapes[st]]
+    s = ctx.geom.shapes[ctx.position.shapes[st]]
     # the span and the lintel's footprint depend on the two supports and the stone's shape
     # only: kept for the other stones of that shape laid on the same (unchanged) supports, on
     # this ring and the next ones (the state's memo; the very positions are checked)
-    span_key = (state.position.shapes[st], pa.id, pb.id)
-    known = state.cache.gate_span_memo.get(span_key)
+    span_key = (ctx.position.shapes[st], pa.id, pb.id)
+    known = ctx.cache.gate_span_memo.get(span_key)
     if known is None or known[0] is not pa or known[1] is not pb:
         inner = gap_width(pa, pb)
-        least = state.geom.table.gate_min_overlap
+        least = ctx.geom.table.gate_min_overlap
         if inner > s.lintel_length - 2.0 * least:
-            why: str | None = f"gap too wide for a {state.position.shapes[st]} gate ({inner * 1000:.1f} mm)"
+            why: str | None = f"gap too wide for a {ctx.position.shapes[st]} gate ({inner * 1000:.1f} mm)"
         elif inner <= 0.0:
             why = "supports touch"
         else:
             # the lintel rests on the supports' top stones as they stand (their own offsets
             # and turns; the gap width is measured on the positions' footprints)
-            shapes = state.geom.shapes
-            tops = [(state.position.pose[t], shapes[state.position.shapes[t]]) for t in (pa.ids[-1], pb.ids[-1])]
-            over = lintel_overlaps(state.geom, state.position.shapes[st], state.position.pose[pa.id], state.position.pose[pb.id], *tops)
+            shapes = ctx.geom.shapes
+            tops = [(ctx.position.pose[t], shapes[ctx.position.shapes[t]]) for t in (pa.ids[-1], pb.ids[-1])]
+            over = lintel_overlaps(ctx.geom, ctx.position.shapes[st], ctx.position.pose[pa.id], ctx.position.pose[pb.id], *tops)
             k_short = 0 if over[0] <= over[1] else 1
             why = None if over[k_short] >= least else \
-                f"a {state.position.shapes[st]} gate would rest {over[k_short] * 1000:.1f} mm on #{(pa, pb)[k_short].ids[-1]} " \
+                f"a {ctx.position.shapes[st]} gate would rest {over[k_short] * 1000:.1f} mm on #{(pa, pb)[k_short].ids[-1]} " \
                 f"(at least {least * 1000:.0f} mm)"
         lo = span = 0.0
         if why is None:
             # where the lintel is laid: over the supports' bottom stones' centres, along the
             # chord between them (``protocol.nominal_pose``), not their footprints' middles
-            ca, cb = state.position.pose[pa.id], state.position.pose[pb.id]
+            ca, cb = ctx.position.pose[pa.id], ctx.position.pose[pb.id]
             ax, ay = cb[0] - ca[0], cb[1] - ca[1]
             nrm = math.hypot(ax, ay) or 1.0
             mid = (0.5 * (ca[0] + cb[0]), 0.5 * (ca[1] + cb[1]))
-            lo, span = lintel_footprint(state.geom, state.position.shapes[st], mid, (ax / nrm, ay / nrm))
-        known = state.cache.gate_span_memo[span_key] = (pa, pb, why, lo, span)
+            lo, span = lintel_footprint(ctx.geom, ctx.position.shapes[st], mid, (ax / nrm, ay / nrm))
+        known = ctx.cache.gate_span_memo[span_key] = (pa, pb, why, lo, span)
     why, lo, span = known[2], known[3], known[4]
     if why is not None:
         return why
@@ -470,17 +468,17 @@ def gate_geometry_problem(state: SunState, st: int, id_a: int, id_b: int, facts:
         # as on the ring, whichever stone of the shape is taken: the positions the lintel hits
         # (in ring order) and whether it hits a gate are found once per shape and supports on
         # this position, and the stone's own position is passed over here
-        ckey = (state.position.shapes[st], pa.id, pb.id)
+        ckey = (ctx.position.shapes[st], pa.id, pb.id)
         hits = facts.gate_hits.get(ckey)
         if hits is None:
-            hits = facts.gate_hits[ckey] = gate_hits(state, ring, pa, pb, -1, lo, span, under, s, facts)
+            hits = facts.gate_hits[ckey] = gate_hits(ctx, ring, pa, pb, -1, lo, span, under, s, facts)
         for q_id in hits[0]:
             if q_id != st:
                 return f"the gate would hit #{q_id}"
         if hits[1]:
             return "the gate would hit another gate"
     else:
-        hit_ids, hits_gate = gate_hits(state, ring, pa, pb, st, lo, span, under, s, facts, first_only=True)
+        hit_ids, hits_gate = gate_hits(ctx, ring, pa, pb, st, lo, span, under, s, facts, first_only=True)
         if hit_ids:
             return f"the gate would hit #{hit_ids[0]}"
         if hits_gate:
@@ -498,7 +496,7 @@ def gate_geometry_problem(state: SunState, st: int, id_a: int, id_b: int, facts:
         # the ring after the gate: the ring without the stone, with ``under`` on the gate's gap.
         # Where the mover's markers lie in gaps away from the stone's position (not bounded by
         # it), those gaps are the same on that ring as on this one, as are their nearest gaps.
-        k_st = ks if single else ring.index[state.position.sup[st][0]]
+        k_st = ks if single else ring.index[ctx.position.sup[st][0]]
         away = ring.n >= 4 and all(gi is not None and gi != k_st and gi != (k_st - 1) % ring.n
                                    for gi in facts.own_gaps)
         taken = facts.taken[st] = (merges, away)
@@ -509,22 +507,22 @@ def gate_geometry_problem(state: SunState, st: int, id_a: int, id_b: int, facts:
         okey = (id_a, id_b, under)
         ok = facts.own_ok.get(okey)
         if ok is None:
-            ok = facts.own_ok[okey] = own_areas_ok(state, ring, facts.own_gaps, ((id_a, id_b), under))
+            ok = facts.own_ok[okey] = own_areas_ok(ctx, ring, facts.own_gaps, ((id_a, id_b), under))
         if not ok:
             return "the mover's own mark area must stay passable (move the marker instead)"
         return None
     if st not in facts.removal:
-        now = state.ring()  # a stone on the base without a top: spliced out (as ring_with builds it)
+        now = ctx.ring()  # a stone on the base without a top: spliced out (as ring_with builds it)
         without = now.minus(st) if single and now.n >= 3 and now.pos[now.index[st]].top < 0 \
-            else ring_with(state, removed=st)
-        facts.removal[st] = (without, [without.nearest_gap(m) for m in state.position.markers[state.position.seat]])
+            else ring_with(ctx, removed=st)
+        facts.removal[st] = (without, [without.nearest_gap(m) for m in ctx.position.markers[ctx.position.seat]])
     without, own_gaps = facts.removal[st]
-    if not own_areas_ok(state, without, own_gaps, ((id_a, id_b), under)):
+    if not own_areas_ok(ctx, without, own_gaps, ((id_a, id_b), under)):
         return "the mover's own mark area must stay passable (move the marker instead)"
     return None
 
 
-def gate_hits(state: SunState, ring: Ring, pa: Pos, pb: Pos, st: int, lo: float, span: float, under: float,
+def gate_hits(ctx: RulesContext, ring: Ring, pa: Pos, pb: Pos, st: int, lo: float, span: float, under: float,
                s: ShapeSpec, facts: PlaceFacts, first_only: bool = False) -> tuple[list[int], bool]:
     """For a lintel of shape ``s`` on supports ``pa``, ``pb`` (their tops as once the stone is
     taken) with footprint ``lo, span`` (rad) and underside ``under`` (m): the ids, in ring order,
@@ -536,7 +534,7 @@ def gate_hits(state: SunState, ring: Ring, pa: Pos, pb: Pos, st: int, lo: float,
     for q in ring.pos:
         if q.id == ida or q.id == idb:
             continue
-        qq = q if q.top != st or st < 0 else position_without(state, q, st)
+        qq = q if q.top != st or st < 0 else position_without(ctx, q, st)
         if qq.top_z > low:
             q0 = qq.angle - qq.half  # arcs_overlap(lo, span, q0, 2 * qq.half), inlined
             if ((q0 - lo) % TAU) <= span or ((lo - q0) % TAU) <= 2 * qq.half:
@@ -550,7 +548,7 @@ def gate_hits(state: SunState, ring: Ring, pa: Pos, pb: Pos, st: int, lo: float,
     return ids, False
 
 
-def position_without(state: SunState, p: Pos, st: int) -> Pos:
+def position_without(ctx: RulesContext, p: Pos, st: int) -> Pos:
     """Position ``p`` after its top stone ``st`` is taken away (unchanged otherwise): the
     footprint of its bottom stone as it stands. Kept with ``p`` (``Pos.memo``: a position is
     made from one pose of its stones), so the gate checks of later turns find the very object
@@ -560,11 +558,11 @@ def position_without(state: SunState, p: Pos, st: int) -> Pos:
     key = ("without", st)
     known: Pos | None = p.memo.get(key)
     if known is None:
-        known = p.memo[key] = position_of(p.id, [(state.position.pose[p.id], state.geom.shapes[state.position.shapes[p.id]])])
+        known = p.memo[key] = position_of(p.id, [(ctx.position.pose[p.id], ctx.geom.shapes[ctx.position.shapes[p.id]])])
     return known
 
 
-def own_areas_ok(state: SunState, ring: Ring, gaps: list[int | None] | None = None,
+def own_areas_ok(ctx: RulesContext, ring: Ring, gaps: list[int | None] | None = None,
                   gate: tuple[tuple[int, int], float] | None = None) -> bool:
     """Whether the mover's mark area(s) are passable on ``ring`` (and, in orbit mode, a line
     goes through both). ``gaps``: the mover's markers' nearest gaps on ``ring``, when known;
@@ -573,30 +571,30 @@ def own_areas_ok(state: SunState, ring: Ring, gaps: list[int | None] | None = No
     if ring.empty:
         return True
     if gaps is None:
-        gaps = [ring.nearest_gap(m) for m in state.position.markers[state.position.seat]]
-    g = state.geom
+        gaps = [ring.nearest_gap(m) for m in ctx.position.markers[ctx.position.seat]]
+    g = ctx.geom
     for gi in gaps:
         if gi is None:
             return False
         u = gate[1] if gate is not None and ring.keys[gi] == gate[0] else ring.under[gi]
         if not passable(ring.width[gi], u, g.pass_width, g.gate_clear_z):
             return False
-    if state.rules.mode == "orbit":
+    if ctx.rules.mode == "orbit":
         return orbit_arc(ring, gaps[0], gaps[1]) is not None  # type: ignore[arg-type]
     return True
 
 # --- pass legality --------------------------------------------------------------------------
-def pass_arcs(state: SunState, ring: Ring | None = None, seat: int | None = None) -> list[tuple[float, float]]:
+def pass_arcs(ctx: RulesContext, ring: Ring | None = None, seat: int | None = None) -> list[tuple[float, float]]:
     """Arcs (rad, start <= end) of release azimuths whose line crosses the mark area(s) of
     ``seat`` (default: the mover) as the rules require."""
-    ring = ring or state.ring()
+    ring = ring or ctx.ring()
     if ring.empty:
         return [(0.0, TAU)]
-    seat = state.position.seat if seat is None else seat
-    gaps = [ring.gap_of_angle(m) for m in state.position.markers[seat]]
+    seat = ctx.position.seat if seat is None else seat
+    gaps = [ring.gap_of_angle(m) for m in ctx.position.markers[seat]]
     if any(g is None for g in gaps):
-        gaps = [ring.nearest_gap(m) for m in state.position.markers[seat]]
-    if state.rules.mode == "orbit":
+        gaps = [ring.nearest_gap(m) for m in ctx.position.markers[seat]]
+    if ctx.rules.mode == "orbit":
         out = []
         for g1, g2 in ((gaps[0], gaps[1]), (gaps[1], gaps[0])):
             arc = orbit_arc(ring, g1, g2)  # type: ignore[arg-type]
@@ -610,38 +608,38 @@ def pass_arcs(state: SunState, ring: Ring | None = None, seat: int | None = None
     return [(s, e), (s + math.pi, e + math.pi)]
 
 
-def check_pass(state: SunState, a: Pass, arcs: list[tuple[float, float]] | None = None) -> str | None:
+def check_pass(ctx: RulesContext, a: Pass, arcs: list[tuple[float, float]] | None = None) -> str | None:
     """Why pass ``a`` is illegal now, or None. ``arcs``: :func:`pass_arcs`, when known."""
     if not (isinstance(a.aim, (int, float)) and math.isfinite(a.aim)
             and isinstance(a.release, (int, float)) and math.isfinite(a.release)):
         return "aim and release must be finite numbers"
-    why = release_problem(state, a.release)
+    why = release_problem(ctx, a.release)
     if why is not None:
         return why
     if arcs is None:
-        known = state.cache.arcs_for_legal  # the arcs found for the candidates, while those are current
-        arcs = known[1] if known is not None and state.cache.legal is not None and known[0] is state.cache.legal \
-            else pass_arcs(state)
+        known = ctx.cache.arcs_for_legal  # the arcs found for the candidates, while those are current
+        arcs = known[1] if known is not None and ctx.cache.legal is not None and known[0] is ctx.cache.legal \
+            else pass_arcs(ctx)
     if not aim_in_arcs(a.aim, arcs):
         return "the line of the pass does not go through the mark area"
     return None
 
 
-def pass_releases(state: SunState) -> list[float]:
+def pass_releases(ctx: RulesContext) -> list[float]:
     """The releases (m) of the pass candidates: a hand span plus each of :data:`RELEASE_EXTRA`,
     where allowed. They depend on the geometry only: kept with it (the cache's ``releases_of``)."""
-    g = state.geom
-    known = state.cache.releases_of
+    g = ctx.geom
+    known = ctx.cache.releases_of
     if known is None or known[0] is not g:
         releases = [r for r in (round(g.min_release + extra, 6) for extra in RELEASE_EXTRA)
-                    if math.isfinite(r) and release_problem(state, r) is None]
-        known = state.cache.releases_of = (g, releases)
+                    if math.isfinite(r) and release_problem(ctx, r) is None]
+        known = ctx.cache.releases_of = (g, releases)
     return known[1]
 
 
-def release_problem(state: SunState, release: float) -> str | None:
+def release_problem(ctx: RulesContext, release: float) -> str | None:
     """Why a release ``release`` m outside the base edge is not allowed, or None."""
-    g = state.geom
+    g = ctx.geom
     if release < g.min_release - 1e-12:
         return f"release {release:.3f} m outside the base is less than a hand span ({g.min_release:.3f} m)"
     if release > g.max_release:
@@ -658,11 +656,11 @@ def aim_in_arcs(aim_deg: float, arcs: list[tuple[float, float]]) -> bool:
     return False
 
 
-def pass_candidates(state: SunState) -> list[Pass]:
+def pass_candidates(ctx: RulesContext) -> list[Pass]:
     """A few legal passes: aims at :data:`AIM_FRACTIONS` of each arc, releases a hand span plus
     each of :data:`RELEASE_EXTRA` (the checks of :func:`check_pass`, each done once)."""
-    arcs = pass_arcs(state)
-    releases = pass_releases(state)
+    arcs = pass_arcs(ctx)
+    releases = pass_releases(ctx)
     # the candidates depend on the arcs and the releases alone, and a mark area's arcs recur
     # from turn to turn while its gap stands (about a third of the turns): kept by them
     key = (tuple(arcs), tuple(releases))
@@ -686,5 +684,5 @@ def pass_candidates(state: SunState) -> list[Pass]:
             _PASSES_OF.clear()
         made = _PASSES_OF[key] = tuple(found)
     out = list(made)
-    state.cache.arcs_for_legal = (out, arcs)  # for the check of the chosen pass (check_pass)
+    ctx.cache.arcs_for_legal = (out, arcs)  # for the check of the chosen pass (check_pass)
     return out

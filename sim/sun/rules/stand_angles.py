@@ -1,6 +1,6 @@
 """Where a stone may stand: the exact legal stand angles, their samples, and the placement candidates.
 
-Functions over a state (``sim.sun.rules.state.SunState``), beside ``sim.sun.rules.legality``: the stand check
+Functions of a :class:`~sim.sun.rules.context.RulesContext` (not the whole state), beside ``sim.sun.rules.legality``: the stand check
 (:func:`check_stand`), the exact intervals of legal stand angles per shape
 (:func:`stand_intervals`), the finite samples offered to agents (:func:`stand_samples`) and the
 list of placement candidates (stands, stacks, gates: :func:`placement_candidates`). Radians
@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sim.sun.actions import Gate, PlaceAction, Stack, Stand, made_once
 from sim.sun.geometry.gaps import Side, upright_side, width_between
@@ -20,9 +20,8 @@ from sim.sun.rules.legality import (check_gate, check_marker_after, check_stack,
                                     stack_geometry_problem)
 from sim.sun.geometry.ring import Pos, Ring, others_gaps, sep_for_widths
 from sim.sun.geometry.specs import TAU, ShapeSpec
+from sim.sun.rules.context import RulesContext
 
-if TYPE_CHECKING:
-    from sim.sun.rules.state import SunState
 
 # The legal stand angles are exact intervals (SunState.stand_intervals); the finite candidate list
 # offered to agents samples each interval: its two ends moved inwards by SAMPLE_INSET (m along the
@@ -78,48 +77,49 @@ class StandGap:
     cw_blocked: bool  #: the same for the new cw gap
 
 
-def placement_candidates(state: SunState) -> list[PlaceAction]:
-    ring = state.ring()
-    facts = place_facts(state)
+def placement_candidates(ctx: RulesContext) -> list[PlaceAction]:
+    ring = ctx.ring()
+    facts = place_facts(ctx)
     out: list[PlaceAction] = []
     # the facts found here serve the check of the placement chosen from ``out`` while ``out``
     # is the state's legal list (the cache's ``legal``: emptied whenever the position changes)
     stand_facts: dict[str, StandFacts] = {}
-    state.cache.facts_for_legal = (out, facts, stand_facts)
-    state.cache.collect_stand_facts = stand_facts
+    ctx.cache.facts_for_legal = (out, facts, stand_facts)
     # a stack on a stacked position or on a gate's support is refused whatever the shape; so is
     # one (after a free turn) beside two impassable gaps: a stack only makes its position wider
     # and deeper, so both gaps stay impassable and no marker move can follow
-    pw = state.geom.pass_width
-    narrow = ring.n >= 3 and not state.is_free_turn()
+    pw = ctx.geom.pass_width
+    narrow = ring.n >= 3 and not ctx.is_free_turn()
     bases = [k for k, p in enumerate(ring.pos) if p.top < 0 and p.id not in facts.supports
              and not (narrow and ring.width[k] < pw and ring.width[k - 1] < pw)]
-    for shape in state.available_shapes():
-        for ang in stand_samples(state, shape):
+    for shape in ctx.available_shapes():
+        for ang in stand_samples(ctx, shape, collect=stand_facts):
             out.append(made_once(Stand, shape, ang))
-        stone = state.stone_for(shape)
+        stone = ctx.stone_for(shape)
         if stone < 0:
             continue  # (as check_stack: no stone of that shape to stack)
         for k in bases:  # valid positions (see above) for a valid stone: the geometric part
-            if stack_geometry_problem(state, shape, stone, k, facts) is None:
+            if stack_geometry_problem(ctx, shape, stone, k, facts) is None:
                 out.append(made_once(Stack, shape, ring.pos[k].id))
-    out.extend(gate_candidates(state, ring, facts))
-    state.cache.collect_stand_facts = None
+    out.extend(gate_candidates(ctx, ring, facts))
     return out
 
 
-def known_stand_facts(state: SunState, shape: str) -> StandFacts | None:
+def known_stand_facts(ctx: RulesContext, shape: str) -> StandFacts | None:
     """The :class:`StandFacts` of ``shape`` found for the candidate list, while it is the
     state's legal list (the position unchanged since), else None."""
-    known = state.cache.facts_for_legal
-    if known is not None and state.cache.legal is not None and known[0] is state.cache.legal:
+    known = ctx.cache.facts_for_legal
+    if known is not None and ctx.cache.legal is not None and known[0] is ctx.cache.legal:
         found: StandFacts | None = known[2].get(shape)
         return found
     return None
 
 
-def stand_intervals(state: SunState, shape: str) -> list[tuple[float, float]]:
-    """Every angle at which a :class:`Stand` of ``shape`` is legal now, as closed intervals.
+def stand_intervals(ctx: RulesContext, shape: str, collect: dict[str, StandFacts] | None = None
+                    ) -> list[tuple[float, float]]:
+    """Every angle at which a :class:`Stand` of ``shape`` is legal now, as closed intervals; with
+    ``collect``, the :class:`StandFacts` found on the way are put in it under ``shape`` (the
+    candidate list keeps them for the check of the stand chosen from it).
 
     Exact: the legality of a stand changes only where a geometric constraint is met with
     equality: clear of a neighbour by ``min_clearance``; a new gap exactly passable; the new
@@ -134,21 +134,20 @@ def stand_intervals(state: SunState, shape: str) -> list[tuple[float, float]]:
         2 pi where an interval wraps through 0; reduce with ``% TAU``), counter-clockwise in
         ring order; empty if no stand of that shape is legal.
     """
-    if state.position.phase != "place" or shape not in state.geom.shapes:
+    if ctx.position.phase != "place" or shape not in ctx.geom.shapes:
         return []
-    stone = state.stone_for(shape)
+    stone = ctx.stone_for(shape)
     if stone < 0:
         return []
-    g = state.geom
+    g = ctx.geom
     s = g.shapes[shape]
     r = g.table.ring_radius
-    ring = state.ring()
-    facts = stand_facts_of(state, stone, shape)
-    collect = state.cache.collect_stand_facts
+    ring = ctx.ring()
+    facts = stand_facts_of(ctx, stone, shape)
     if collect is not None:  # computing the candidates: kept for the check of the chosen stand
         collect[shape] = facts
     half = math.asin(min(1.0, 0.5 * s.width / r))
-    orbit = state.rules.mode == "orbit"
+    orbit = ctx.rules.mode == "orbit"
     # Standard mode, not a free turn: a piece's verdict depends only on the gap's two
     # positions, the shape, the piece's ends, the other seats' markers in that gap, whether the
     # mover's area at the start of the turn is one of the two new gaps, and the lintels, so the
@@ -159,9 +158,9 @@ def stand_intervals(state: SunState, shape: str) -> list[tuple[float, float]]:
     for m, gi in facts.others:
         in_gap[gi] = (*in_gap.get(gi, ()), m)
     lintels = tuple(ring.lintels)
-    lintels_token = state.cache.lintels_token(lintels)
+    lintels_token = ctx.cache.lintels_token(lintels)
     before = facts.before
-    flat = [m for ms in state.position.markers for m in ms]
+    flat = [m for ms in ctx.position.markers for m in ms]
     two_eps = 2.0 * STAND_EPS
     n = ring.n
     out: list[tuple[float, float]] = []
@@ -177,7 +176,7 @@ def stand_intervals(state: SunState, shape: str) -> list[tuple[float, float]]:
         else:
             geo = memo.get(shape)
             if geo is None:
-                geo = memo[shape] = stand_geo(state, ring, i, r, s, half)
+                geo = memo[shape] = stand_geo(ctx, ring, i, r, s, half)
             if geo[4] and (geo[4] == 1 or memo_ok):
                 continue
             lo, hi, c_a, c_b, _, edges, inner, w_lo, w_hi, by_flags = geo
@@ -227,11 +226,11 @@ def stand_intervals(state: SunState, shape: str) -> list[tuple[float, float]]:
                 mid = 0.5 * (x0 + x1)
                 if memo_ok and c_b + NO_PASS_MARGIN <= mid <= c_a - NO_PASS_MARGIN:
                     continue  # neither new gap passable here (see above): refused by the marker check
-                certain = stand_piece_certain(state, facts, i, a.angle, mid, lo, hi, c_a, c_b) if memo_ok else None
+                certain = stand_piece_certain(ctx, facts, i, a.angle, mid, lo, hi, c_a, c_b) if memo_ok else None
                 if certain is None:
                     # the placement check itself (its geometric part; the stone is known): the same
                     # degrees round trip as a Stand action, so the piece's verdict is the action's
-                    certain = stand_check_at(state, stone, shape, math.radians(math.degrees(mid % TAU)) % TAU,
+                    certain = stand_check_at(ctx, stone, shape, math.radians(math.degrees(mid % TAU)) % TAU,
                                                    facts) is None
                 if certain:
                     pieces.append((x0, x1))
@@ -248,7 +247,7 @@ def stand_intervals(state: SunState, shape: str) -> list[tuple[float, float]]:
     return out
 
 
-def stand_geo(state: SunState, ring: Ring, i: int, r: float, s: ShapeSpec, half: float) -> tuple[Any, ...]:
+def stand_geo(ctx: RulesContext, ring: Ring, i: int, r: float, s: ShapeSpec, half: float) -> tuple[Any, ...]:
     """What :func:`stand_intervals` keeps per gap ``i`` of ``ring`` (2+ positions or one) and
     shape ``s`` (ring radius ``r`` m, the shape's half angular width ``half`` rad): the room
     ``lo, hi`` (rad; the stone clears both neighbours), the pass-width breakpoints ``c_a,
@@ -259,8 +258,8 @@ def stand_geo(state: SunState, ring: Ring, i: int, r: float, s: ShapeSpec, half:
     n = ring.n
     a, b = ring.pos[i], ring.pos[(i + 1) % n]
     sep = (b.angle - a.angle) % TAU if n > 1 else TAU
-    a_clear, a_pass, _ = stand_seps(state, a, r, s, True)
-    b_clear, b_pass, _ = stand_seps(state, b, r, s, False)
+    a_clear, a_pass, _ = stand_seps(ctx, a, r, s, True)
+    b_clear, b_pass, _ = stand_seps(ctx, b, r, s, False)
     lo = a.angle + a_clear
     hi = a.angle + sep - b_clear
     c_a = a.angle + a_pass
@@ -286,7 +285,7 @@ def stand_geo(state: SunState, ring: Ring, i: int, r: float, s: ShapeSpec, half:
     return (lo, hi, c_a, c_b, skip, (lo, *sorted(inner), hi), inner, w_lo, w_hi, {})
 
 
-def stand_piece_certain(state: SunState, f: StandFacts, i: int, a_angle: float, mid: float, lo: float, hi: float,
+def stand_piece_certain(ctx: RulesContext, f: StandFacts, i: int, a_angle: float, mid: float, lo: float, hi: float,
                          c_a: float, c_b: float) -> bool | None:
     """The verdict of :func:`stand_check_at` at ``mid`` (rad, in gap ``i`` whose clockwise
     position is at ``a_angle``; standard mode, the local marker check) where it is certain
@@ -316,7 +315,7 @@ def stand_piece_certain(state: SunState, f: StandFacts, i: int, a_angle: float, 
                 return False  # it would hit a gate
     gap = f.gaps.get(i)
     if gap is None:
-        gap = f.gaps[i] = stand_gap(state, f, i)
+        gap = f.gaps[i] = stand_gap(ctx, f, i)
     split = mid - a_angle  # in (0, the gap's separation): no wrap
     ccw_blocked, cw_blocked = gap.ccw_blocked, gap.cw_blocked
     for m in gap.in_gap:
@@ -336,7 +335,7 @@ def stand_piece_certain(state: SunState, f: StandFacts, i: int, a_angle: float, 
     return None
 
 
-def stand_seps(state: SunState, p: Pos, r: float, s: ShapeSpec, ccw: bool) -> tuple[float, float, float | None]:
+def stand_seps(ctx: RulesContext, p: Pos, r: float, s: ShapeSpec, ccw: bool) -> tuple[float, float, float | None]:
     """The angular separations (rad) from ``p`` at which a stone of shape ``s`` on the ring of
     radius ``r`` (m), on ``p``'s counter-clockwise side (``ccw``) or its clockwise side, leaves
     its stones that the new one meets ``min_clearance`` (``Pos.reach_side``) and a gap of the pass
@@ -344,7 +343,7 @@ def stand_seps(state: SunState, p: Pos, r: float, s: ShapeSpec, ccw: bool) -> tu
     :data:`PASS_MARGIN` (None if none does: ``ring.sep_for_width``). They depend on the
     position's sides, not its angle: kept with it (``Pos.memo``), so that a position
     computes them once, not once per gap and interval it bounds."""
-    g = state.geom
+    g = ctx.geom
     mc, pw = g.table.min_clearance, g.pass_width
     key = ("stand", ccw, s.width, s.depth, s.height, r, mc, pw)  # every input of the three besides p's fields
     known: tuple[float, float, float | None] | None = p.memo.get(key)
@@ -359,19 +358,19 @@ def stand_seps(state: SunState, p: Pos, r: float, s: ShapeSpec, ccw: bool) -> tu
     return known
 
 
-def stand_samples(state: SunState, shape: str) -> list[float]:
+def stand_samples(ctx: RulesContext, shape: str, collect: dict[str, StandFacts] | None = None) -> list[float]:
     """A finite sample (degrees in [0, 360), each one legal) of :func:`stand_intervals`: per
     interval its ends moved :data:`SAMPLE_INSET` inwards, its middle, and the angles that leave
-    either neighbour a passable gap plus :data:`PASS_MARGIN`."""
-    g = state.geom
+    either neighbour a passable gap plus :data:`PASS_MARGIN`. ``collect``: as :func:`stand_intervals`'."""
+    g = ctx.geom
     s = g.shapes.get(shape)
     if s is None:
         return []
     r = g.table.ring_radius
-    ring = state.ring()
+    ring = ctx.ring()
     out: list[float] = []
     degs: list[float] | None
-    intervals = stand_intervals(state, shape)
+    intervals = stand_intervals(ctx, shape, collect)
     for k, (lo, hi) in enumerate(intervals):
         if ring.empty:
             degs = [degrees_6(math.radians(d)) for d in FIRST_ANGLES_DEG]
@@ -384,7 +383,7 @@ def stand_samples(state: SunState, shape: str) -> list[float]:
                 cands = [0.5 * (lo + hi), lo + inset, hi - inset]
                 a, b = ring.pos[i], ring.pos[(i + 1) % ring.n]
                 for p, sign in ((a, 1.0), (b, -1.0)):
-                    d = stand_seps(state, p, r, s, sign > 0)[2]  # sep_for_width(p, r, s, pass width + PASS_MARGIN)
+                    d = stand_seps(ctx, p, r, s, sign > 0)[2]  # sep_for_width(p, r, s, pass width + PASS_MARGIN)
                     if d is not None:
                         x = p.angle + sign * d
                         x = lo + (x - lo) % TAU
@@ -409,55 +408,55 @@ def stand_samples(state: SunState, shape: str) -> list[float]:
     return out
 
 
-def placement_problem(state: SunState, a: object) -> str | None:
+def placement_problem(ctx: RulesContext, a: object) -> str | None:
     """Why placement ``a`` is illegal now, or None if legal."""
     if isinstance(a, Stand):
-        return check_stand(state, a)
+        return check_stand(ctx, a)
     if isinstance(a, Stack):
-        return check_stack(state, a)
+        return check_stack(ctx, a)
     if isinstance(a, Gate):
-        return check_gate(state, a)
+        return check_gate(ctx, a)
     return "not a placement (Stand, Stack or Gate)"
 
 
-def check_stand(state: SunState, a: Stand) -> str | None:
-    if a.shape not in state.geom.shapes:
+def check_stand(ctx: RulesContext, a: Stand) -> str | None:
+    if a.shape not in ctx.geom.shapes:
         return f"unknown shape {a.shape!r}"
     if not isinstance(a.angle, (int, float)) or not math.isfinite(a.angle):
         return "angle must be a finite number of degrees"
-    stone = state.stone_for(a.shape)
+    stone = ctx.stone_for(a.shape)
     if stone < 0:
-        return f"no {a.shape} available in the field" if state.rules.field == "open" else \
+        return f"no {a.shape} available in the field" if ctx.rules.field == "open" else \
             f"the drawn stone is not a {a.shape}"
-    facts = known_stand_facts(state, a.shape)
+    facts = known_stand_facts(ctx, a.shape)
     if facts is not None and facts.stone != stone:
         facts = None
-    return stand_check_at(state, stone, a.shape, math.radians(a.angle) % TAU, facts)
+    return stand_check_at(ctx, stone, a.shape, math.radians(a.angle) % TAU, facts)
 
 
-def stand_facts_of(state: SunState, stone: int, shape: str) -> StandFacts:
+def stand_facts_of(ctx: RulesContext, stone: int, shape: str) -> StandFacts:
     """What :func:`stand_check_at` needs for stone ``stone`` of ``shape`` on the current ring,
     whatever the angle (computed once per :func:`stand_intervals` call, not once per piece)."""
-    g = state.geom
+    g = ctx.geom
     s = g.shapes[shape]
     r = g.table.ring_radius
-    ring = state.ring()
-    local = state.rules.mode == "standard" and ring.n >= 2 and not state.is_free_turn()
+    ring = ctx.ring()
+    local = ctx.rules.mode == "standard" and ring.n >= 2 and not ctx.is_free_turn()
     return StandFacts(
         stone=stone, shape=shape, ring=ring, radius=r, side=upright_side(r, s.depth, s.width),
         height=s.height, half=math.asin(min(1.0, 0.5 * s.width / max(r, 1e-9))),
         sticks_out=r + 0.5 * s.depth > g.table.base_radius, min_clearance=g.table.min_clearance,
-        local_marker_check=local, others=other_seats_gaps(state, ring) if local else [],
-        before=state.position.area_before[state.position.seat], new_gap_rule=state.rules.marker_change == "new_gap",
+        local_marker_check=local, others=other_seats_gaps(ctx, ring) if local else [],
+        before=ctx.position.area_before[ctx.position.seat], new_gap_rule=ctx.rules.marker_change == "new_gap",
         pass_width=g.pass_width,
     )
 
 
-def stand_check_at(state: SunState, stone: int, shape: str, ang: float, facts: StandFacts | None = None) -> str | None:
+def stand_check_at(ctx: RulesContext, stone: int, shape: str, ang: float, facts: StandFacts | None = None) -> str | None:
     """The geometric part of :func:`check_stand`: stone ``stone`` of ``shape`` at ``ang`` (rad,
     in [0, 2 pi)); :func:`stand_intervals` calls it once per piece with the stone known and
     ``facts`` (:func:`stand_facts_of`, which must be of this stone, shape and position)."""
-    f = stand_facts_of(state, stone, shape) if facts is None else facts
+    f = stand_facts_of(ctx, stone, shape) if facts is None else facts
     if f.sticks_out:
         return "the stone would stick out over the base edge"
     ring = f.ring
@@ -469,7 +468,7 @@ def stand_check_at(state: SunState, stone: int, shape: str, ang: float, facts: S
             return "cannot stand a stone under a gate"
         gap = f.gaps.get(i)
         if gap is None:
-            gap = f.gaps[i] = stand_gap(state, f, i)
+            gap = f.gaps[i] = stand_gap(ctx, f, i)
         left, l_side, l_reach, right, r_side, r_reach = gap.sides
         # the clear widths of the two new gaps (``gaps.width_between``; inf beyond a half turn):
         # the marker check; the clearance check measures them on the stones the new one meets
@@ -482,13 +481,13 @@ def stand_check_at(state: SunState, stone: int, shape: str, ang: float, facts: S
         if (w_ccw if r_reach is r_side else width_between(ang, side, right.angle, r_reach)) < f.min_clearance:
             return f"not clear of stone #{right.id}"
         if f.local_marker_check:
-            return None if stand_marker_fast(state, f, gap, ang, w_cw, w_ccw) else \
+            return None if stand_marker_fast(ctx, f, gap, ang, w_cw, w_ccw) else \
                 "no legal marker move would follow"
-    s = state.geom.shapes[shape]
-    return check_marker_after(state, stone, new_pos=Pos(stone, ang, f.radius, s.width, s.depth, s.height))
+    s = ctx.geom.shapes[shape]
+    return check_marker_after(ctx, stone, new_pos=Pos(stone, ang, f.radius, s.width, s.depth, s.height))
 
 
-def stand_gap(state: SunState, f: StandFacts, i: int) -> StandGap:
+def stand_gap(ctx: RulesContext, f: StandFacts, i: int) -> StandGap:
     """:class:`StandGap` of gap ``i`` of ``f.ring`` for the stone of ``f``."""
     ring = f.ring
     a, b = ring.pos[i], ring.pos[(i + 1) % ring.n]
@@ -502,12 +501,12 @@ def stand_gap(state: SunState, f: StandFacts, i: int) -> StandGap:
     )
 
 
-def other_seats_gaps(state: SunState, ring: Ring) -> list[tuple[float, int]]:
+def other_seats_gaps(ctx: RulesContext, ring: Ring) -> list[tuple[float, int]]:
     """``(marker angle, its gap on ring)`` for every other seat's marker (``ring.others_gaps``)."""
-    return others_gaps(ring, state.position.markers, state.position.seat)
+    return others_gaps(ring, ctx.position.markers, ctx.position.seat)
 
 
-def stand_marker_fast(state: SunState, f: StandFacts, gap: StandGap, ang: float, w_cw: float, w_ccw: float) -> bool:
+def stand_marker_fast(ctx: RulesContext, f: StandFacts, gap: StandGap, ang: float, w_cw: float, w_ccw: float) -> bool:
     """Standard mode: is there a legal marker move after standing the stone of ``f`` at ``ang``
     in ``gap``, leaving new gaps of clear widths ``w_cw`` (from the clockwise neighbour) and
     ``w_ccw`` (m)? A new gap is refused when another seat's area is it (their marker in the old

@@ -37,6 +37,7 @@ Every decision beyond the rule text is listed in docs/rules-sun.md.
 
 from __future__ import annotations
 
+import json
 import math
 import operator
 from dataclasses import dataclass, field
@@ -46,11 +47,10 @@ import numpy as np
 
 from sim.core.errors import InputError
 from sim.core.game import CHANCE, TERMINAL, Action, Outcome, State
-from sim.sun.actions import Draw, Gate, MoveMarker, Pass, PlaceAction, Stack, Stand, SunAction
+from sim.sun.actions import Draw, Gate, MoveMarker, Pass, PlaceAction, Stack, Stand, SunAction, action_to_json
 from sim.sun.rules.cache import SunCache
-from sim.sun.notation import read as read_notation
-from sim.sun.notation import write as write_notation
 from sim.sun.options import RULE_DEFAULTS, SunRules
+from sim.sun.rules.context import RulesContext
 from sim.sun.rules.legality import anchor_stone, check_pass, marker_options, other_seats_areas, pass_arcs, pass_candidates, \
     position_without, ring_with
 from sim.sun.endings import SunEnd
@@ -92,9 +92,11 @@ class SunState(State):
     a position (:class:`~sim.sun.position.SunPosition`, plain data, also readable field by field
     through the properties below), the configuration (rule options, geometry, throwers, table), the
     logs of the game, and one cache of what the rules derive from the position
-    (:class:`~sim.sun.rules.cache.SunCache`, invalidated after every change of it). The legality of moves
-    is ``sim.sun.rules.legality`` and ``sim.sun.rules.stand_angles``, functions over the state; this class plays the
-    turns and answers the agents' queries (the ring, the stones, the candidates and their previews).
+    (:class:`~sim.sun.rules.cache.SunCache`, invalidated after every change of it). The position, the
+    geometry, the rule options and the cache make the :class:`~sim.sun.rules.context.RulesContext`
+    (:attr:`ctx`) the rules' functions take; the legality of moves is ``sim.sun.rules.legality`` and
+    ``sim.sun.rules.stand_angles``, functions of that context; this class plays the turns and
+    answers the agents' queries (the ring, the stones, the candidates and their previews).
     """
 
     #: config values omitted from the notation when equal (the game sets its full defaults)
@@ -144,6 +146,12 @@ class SunState(State):
         c.passes = list(self.passes)
         c.placements = list(self.placements)
         return c
+
+    @property
+    def ctx(self) -> RulesContext:
+        """What the rules' functions read: this state's position, geometry, rule options and cache
+        (a new view of the same four objects at each call, so it never holds an old one)."""
+        return RulesContext(self.position, self.geom, self.rules, self.cache)
 
     # --- queries: the ring, the stones ---------------------------------------------------------
     def bodies(self) -> tuple[Body, ...]:
@@ -200,68 +208,57 @@ class SunState(State):
 
     def is_free_turn(self) -> bool:
         """Whether the mover's turn is free of the marker move: its first turn (in "first_only"
-        mode only seat 0 starts free), or any turn that starts on an empty ring (every stone lost)."""
-        return not self.position.played[self.position.seat]
+        mode only seat 0 starts free), or any turn that starts on an empty ring (every stone lost) (``RulesContext.is_free_turn``)."""
+        return self.ctx.is_free_turn()
 
     def available_shapes(self) -> list[str]:
         """Shapes the mover may place: the drawn stone's (random field) or every shape left in the
-        field, in stone id order."""
-        p = self.position
-        if self.rules.field == "random":
-            return [p.shapes[p.drawn]] if p.drawn >= 0 else []
-        firsts = [(i, name) for name in self.cache.shape_index(p.shapes) if (i := self.stone_for(name)) >= 0]
-        return [name for _, name in sorted(firsts)]  # by their first stone in the field, as the ids run
+        field, in stone id order (``RulesContext.available_shapes``)."""
+        return self.ctx.available_shapes()
 
     def stone_for(self, shape: str) -> int:
-        """The stone a placement of ``shape`` takes (the drawn one, or the lowest id in the field), or -1."""
-        p = self.position
-        if self.rules.field == "random":
-            return p.drawn if p.drawn >= 0 and p.shapes[p.drawn] == shape else -1
-        role = p.role
-        for i in self.cache.shape_index(p.shapes).get(shape, ()):
-            if role[i] == FIELD:
-                return i
-        return -1
+        """The stone a placement of ``shape`` takes (the drawn one, or the lowest id in the field), or -1 (``RulesContext.stone_for``)."""
+        return self.ctx.stone_for(shape)
 
     def anchor_stone(self) -> int | None:
         """Bottom stone id of the position just stood on (the marker's anchor), or None."""
-        return anchor_stone(self)
+        return anchor_stone(self.ctx)
 
     # --- queries: candidates and their previews --------------------------------------------------
     def stand_intervals(self, shape: str) -> list[tuple[float, float]]:
         """Every angle (rad) at which a stand of ``shape`` is legal now: ``stands.stand_intervals``."""
-        return stand_intervals(self, shape)
+        return stand_intervals(self.ctx, shape)
 
     def stand_samples(self, shape: str) -> list[float]:
         """The candidate stand angles (deg) of ``shape``: ``stands.stand_samples``."""
-        return stand_samples(self, shape)
+        return stand_samples(self.ctx, shape)
 
     def pass_arcs(self, ring: Ring | None = None, seat: int | None = None) -> list[tuple[float, float]]:
         """Arcs (rad) of release azimuths whose line crosses ``seat``'s mark area(s): ``legality.pass_arcs``."""
-        return pass_arcs(self, ring, seat)
+        return pass_arcs(self.ctx, ring, seat)
 
     def placement_problem(self, a: object) -> str | None:
         """Why placement ``a`` is illegal now, or None if legal (``stands.placement_problem``)."""
-        return placement_problem(self, a)
+        return placement_problem(self.ctx, a)
 
     def marker_options(self, ring: Ring, anchor: int | None = None) -> list[MoveMarker]:
         """The legal marker moves on ``ring`` after a stone was stood at position ``anchor``
         (default: :meth:`anchor_stone`): ``legality.marker_options``."""
-        return marker_options(self, ring, anchor)
+        return marker_options(self.ctx, ring, anchor)
 
     def position_without(self, p: Pos, stone: int) -> Pos:
         """Ring position ``p`` once its top stone ``stone`` is taken (``legality.position_without``)."""
-        return position_without(self, p, stone)
+        return position_without(self.ctx, p, stone)
 
     def ring_with(self, new_pos: Pos | None = None, removed: int = -1,
                   gate: tuple[int, int, float] | None = None) -> Ring:
         """The ring as it would be with ``new_pos`` (a new or grown position), without stone
         ``removed`` and with a gate ``(a, b, underside z)``: a preview (``legality.ring_with``)."""
-        return ring_with(self, new_pos, removed, gate)
+        return ring_with(self.ctx, new_pos, removed, gate)
 
     def other_seats_areas(self, ring: Ring) -> set[tuple[int, int]]:
         """The mark areas (gap keys) of the seats other than the mover on ``ring``."""
-        return other_seats_areas(self, ring)
+        return other_seats_areas(self.ctx, ring)
 
     # --- construction ------------------------------------------------------------------------
     @classmethod
@@ -409,11 +406,11 @@ class SunState(State):
         cache = self.cache
         if cache.legal is None:
             if self.phase == "place":
-                cache.legal = placement_candidates(self)
+                cache.legal = placement_candidates(self.ctx)
             elif self.phase == "marker":
-                cache.legal = marker_options(self, self.ring())
+                cache.legal = marker_options(self.ctx, self.ring())
             else:
-                cache.legal = pass_candidates(self)
+                cache.legal = pass_candidates(self.ctx)
         return list(cache.legal)
 
     # --- applying actions ----------------------------------------------------------------------
@@ -463,7 +460,7 @@ class SunState(State):
         elif ph == "pass":
             if not isinstance(action, Pass):
                 raise self._illegal(action, "expected Pass")
-            why = check_pass(self, action)
+            why = check_pass(self.ctx, action)
             if why is not None:
                 raise self._illegal(action, why)
             self._history.append((seat, action))
@@ -734,20 +731,51 @@ class SunState(State):
 
     # --- notation -----------------------------------------------------------------------------------
     def to_notation(self) -> str:
-        """The exact notation of this state (``sim.sun.notation.write``)."""
-        return write_notation(self)
-
-    @classmethod
-    def parse(cls, text: str, build: Any) -> "SunState":
-        """Parse :meth:`to_notation` (``sim.sun.notation.read``): ``build(num_players, rules,
-        sections, seats)`` returns a new state of the right configuration, whose fields are then
-        overwritten; the defaults omitted are ``cls.DEFAULTS``.
-
-        Raises:
-            InputError: malformed notation.
-        """
-        made: SunState = read_notation(text, build, cls.DEFAULTS)
-        return made
+        """The exact notation of this state: ``sun:`` + compact JSON of the configuration that
+        differs from :attr:`DEFAULTS`, the phase, the stones (role, support, exact pose), the
+        markers (exact angles) and the penalties; ``sim.sun.notation.parse_notation`` reads it."""
+        d = self.DEFAULTS
+        cfg: dict[str, Any] = {"n": self.num_players}
+        rules = {k: v for k, v in self.rules.as_rules().items() if d["rules"].get(k, object()) != v}
+        if rules:
+            cfg["r"] = rules
+        secs = {}
+        for k, v in self.sections.items():
+            dv = d["sections"].get(k, {})
+            diff = {kk: vv for kk, vv in v.items() if dv.get(kk, object()) != vv}
+            if diff:
+                secs[k] = diff
+        if secs:
+            cfg["x"] = secs
+        seats = [{k: v for k, v in c.items() if d["seats"].get(k, object()) != v} for c in self.seat_cfg]
+        if any(seats):
+            cfg["s"] = seats
+        p = self.position
+        st = []
+        for i, r in enumerate(p.role):
+            if r == FIELD:
+                continue
+            if r == OUT:
+                st.append([i, r, p.owner[i]])
+            else:
+                st.append([i, r, list(p.sup.get(i, ())), *p.pose[i]])
+        body: dict[str, Any] = {
+            "c": cfg, "p": p.phase, "t": p.turn, "m": p.seat, "a": p.attempts,
+            "k": p.markers, "f": [int(x) for x in p.played], "st": st,
+        }
+        if p.pending is not None:
+            body["q"] = action_to_json(p.pending)
+        if p.drawn >= 0:
+            body["d"] = p.drawn
+        if p.placed >= 0:
+            body["pl"] = p.placed
+        if any(x is not None for x in p.area_before):
+            body["b"] = [list(x) if x else None for x in p.area_before]
+        if p.over:
+            body["o"] = p.over
+        if p.forced or p.moved:
+            body["fm"] = [int(p.forced), int(p.moved)]
+        return "sun:" + json.dumps(body, separators=(",", ":"))
 
 
 def _finite(*v: object) -> bool:

@@ -1,0 +1,68 @@
+"""What the rules' functions read: a position, the geometry, the rule options and the one cache.
+
+The legality of moves (``sim.sun.rules.legality``) and the stand angles
+(``sim.sun.rules.stand_angles``) are functions of a :class:`RulesContext`, not of the whole state:
+they read the position's data, the table's geometry, the rule options and what the cache derives
+from the position, and nothing of the turns, the logs, the throwers or the table. The state
+(``sim.sun.rules.state.SunState``) holds one context over its own position, geometry, options and
+cache, and hands it to them.
+"""
+
+from __future__ import annotations
+
+from sim.sun.geometry.ring import Geometry, Pos, Ring
+from sim.sun.options import SunRules
+from sim.sun.position import FIELD, SunPosition
+from sim.sun.rules.cache import SunCache
+
+__all__ = ["RulesContext"]
+
+
+class RulesContext:
+    """A position with what its rules need to judge moves on it (see the module docstring).
+
+    The four are the state's own objects, not copies: a change of the position is seen at once,
+    and the cache is invalidated by the state after every change of the position.
+    """
+
+    __slots__ = ("position", "geom", "rules", "cache")
+
+    def __init__(self, position: SunPosition, geom: Geometry, rules: SunRules, cache: SunCache) -> None:
+        self.position = position
+        self.geom = geom
+        self.rules = rules
+        self.cache = cache
+
+    def ring(self) -> Ring:
+        """The ring as it stands now."""
+        return self.cache.ring_of(self.position, self.geom)
+
+    def stacked_pos(self, p: Pos, shape: str) -> Pos:
+        """Position ``p`` of the current ring (on the base, no top) once a stone of ``shape`` is
+        stacked on it at its intended pose (``SunCache.stacked_pos``)."""
+        return self.cache.stacked_pos(self.position, self.geom, p, shape)
+
+    def is_free_turn(self) -> bool:
+        """Whether the mover's turn is free of the marker move: its first turn (in "first_only"
+        mode only seat 0 starts free), or any turn that starts on an empty ring (every stone lost)."""
+        return not self.position.played[self.position.seat]
+
+    def available_shapes(self) -> list[str]:
+        """Shapes the mover may place: the drawn stone's (random field) or every shape left in the
+        field, in stone id order."""
+        p = self.position
+        if self.rules.field == "random":
+            return [p.shapes[p.drawn]] if p.drawn >= 0 else []
+        firsts = [(i, name) for name in self.cache.shape_index(p.shapes) if (i := self.stone_for(name)) >= 0]
+        return [name for _, name in sorted(firsts)]  # by their first stone in the field, as the ids run
+
+    def stone_for(self, shape: str) -> int:
+        """The stone a placement of ``shape`` takes (the drawn one, or the lowest id in the field), or -1."""
+        p = self.position
+        if self.rules.field == "random":
+            return p.drawn if p.drawn >= 0 and p.shapes[p.drawn] == shape else -1
+        role = p.role
+        for i in self.cache.shape_index(p.shapes).get(shape, ()):
+            if role[i] == FIELD:
+                return i
+        return -1
