@@ -80,7 +80,7 @@ def measure(runs: int = 5, layout_path: Path = LAYOUT) -> dict[str, Any]:
                     c0 = time.process_time()
                     res = table.pass_ball(aim)
                     cpu = time.process_time() - c0
-                    active = table._active
+                    active = table.active
                     bucket.append(1000 * res.wall_s)
                     cpu_bucket.append(1000 * cpu)
                     steps.append(res.steps)

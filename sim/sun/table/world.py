@@ -137,6 +137,11 @@ class TableWorld:
         return self.physics.preset
 
     @property
+    def active(self) -> frozenset[int] | None:
+        """The stones the last load made dynamic (the last run's active set; None: every stone)."""
+        return self._active
+
+    @property
     def client(self) -> int:
         """The PyBullet physics client id (for tests and the viewer)."""
         return self._cid
