@@ -227,21 +227,28 @@ def sensitivity(
 
 def _export_replays(run_dir: Path, label: str):  # noqa: ANN202 - RunReplays | RunPages | None
     """The first games' replay pages of a turn-based game (``sim.replay.runs``), or the first game's
-    3-D replay and its static viewer (announced on stderr as ``label: writing the replays of games
-    0, 1, 2...``: each game is played again from its seed)."""
+    3-D replay and its static viewer, by the game's plug-in (``replays_3d``; announced on stderr as
+    ``label: writing the replays of games 0, 1, 2...``: each game is played again from its seed)."""
+    from sim.core.errors import ReplayError
+    from sim.games import REGISTRY
+    from sim.replay.replays_3d import replays_3d_of
     from sim.replay.runs import export_run_pages, has_turn_replays
+    from sim.replay.source import run_game_name
 
     if has_turn_replays(run_dir):
         return export_run_pages(run_dir, announce=lambda games: announce(
             label, f"writing the replay{'s' if len(games) > 1 else ''} of game{'s' if len(games) > 1 else ''} "
             + ", ".join(map(str, games))))
-    try:
-        from sim.sun.viewer.runs import export_run_replays, has_replays
-    except ImportError:
+    plugin = REGISTRY.find(run_game_name(run_dir))
+    if plugin is None or plugin.replays_3d is None:
         return None
-    if has_replays(run_dir):
+    try:
+        replays = replays_3d_of(plugin)
+    except ReplayError:  # the viewer is not installed: the run stands without its replay
+        return None
+    if replays.has_replays(run_dir):
         announce(label, "recording the replay of game 0")
-    return export_run_replays(run_dir)
+    return replays.export_run_replays(run_dir)
 
 
 # --- tournament ------------------------------------------------------------------------------

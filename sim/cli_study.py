@@ -242,11 +242,18 @@ def check_replaced_folders(out: Path, report: bool) -> None:
             pass
         else:
             check_report_folder(out)
-    try:
-        from sim.sun.viewer.runs import check_viewer_folder
-    except ImportError:
-        return
-    check_viewer_folder(out)
+    from sim.core.errors import ReplayError
+    from sim.games import REGISTRY
+    from sim.replay.replays_3d import games_with_3d_replays, replays_3d_of
+
+    # every game with 3-D replays checks the folder its export replaces, whatever the run's game
+    # (as before the check moved into the plug-ins: a run refuses the same folders it refused)
+    for plugin in games_with_3d_replays(REGISTRY):
+        try:
+            replays = replays_3d_of(plugin)
+        except ReplayError:  # that viewer is not installed: it writes nothing either
+            continue
+        replays.check_viewer_folder(out)
 
 
 def write_report(run_dir: Path, label: str) -> str | None:

@@ -35,4 +35,4 @@ def has_3d_replays(name: str | None) -> bool:
     """Whether the game ``name`` keeps 3-D replays (its plug-in's ``replays_3d``); False for None
     or a game not registered here, whose runs can still be read."""
     plugin = REGISTRY.find(name) if name else None
-    return plugin is not None and plugin.replays_3d
+    return plugin is not None and plugin.replays_3d is not None

@@ -118,12 +118,14 @@ def test_progress_starts_at_0_and_the_steps_after_the_games_are_announced(tmp_pa
     done = next(i for i, ln in enumerate(lines) if ln.startswith("study: 4/4 games (100 %)"))
     assert lines[done + 1:] == ["study: writing the replays of games 0, 1, 2...", "study: writing the report..."], lines
     import sim.cli as cli
-    import sim.sun.viewer.runs as runs
-
     import sim.replay.runs as pages
+    import sim.replay.source as source
+    import sim.sun.replays as replays_3d
 
-    monkeypatch.setattr(pages, "has_turn_replays", lambda run_dir: False)  # as for a game with 3-D replays
-    monkeypatch.setattr(runs, "has_replays", lambda run_dir: True)
-    monkeypatch.setattr(runs, "export_run_replays", lambda run_dir: None)
+    # as for a run of the Sun, whose plug-in's replays_3d names sim.sun.replays
+    monkeypatch.setattr(pages, "has_turn_replays", lambda run_dir: False)
+    monkeypatch.setattr(source, "run_game_name", lambda run_dir: "sun")
+    monkeypatch.setattr(replays_3d, "has_replays", lambda run_dir: True)
+    monkeypatch.setattr(replays_3d, "export_run_replays", lambda run_dir: None)
     cli._export_replays(out, "sun-study")
     assert capsys.readouterr().err == "sun-study: recording the replay of game 0...\n"

@@ -1,42 +1,68 @@
 """The game folders rhyme: the same rooms with the same meanings in every game (docs/game-interface.md).
 
-Each game keeps its rule options in ``options.py`` as one :class:`~sim.core.options.RuleOptions`
-whose declaration is the spec's, its actions in ``actions.py``, the state in ``rules.py`` (which
-declares the ending enum the spec names), the notation reader in ``notation.py``, the spec and the
-binding in ``game.py``, and ``agents.py``, ``plugin.py``, ``bench.py``; a game with physics reaches
-it through a named boundary, so importing its rules loads no physics engine.
+Each room is checked through what its module exports, not by its file: ``options`` holds one
+:class:`~sim.core.options.RuleOptions` whose declaration is the spec's; ``endings`` the one ending
+enum the spec declares and the rules report; ``notation`` the reader ``parse_notation(text, *,
+...) -> state``, whose state writes itself with ``to_notation()``; ``position``, where a game has
+one, plain data (no state, no turns); ``physics``, where a game has physics, the boundary: a
+protocol the rules call, importable without a physics engine; ``rules`` the state and its
+observation, importable without a physics engine too.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
+import importlib.util
+import inspect
 import subprocess
 import sys
+import typing
 from pathlib import Path
 
 import pytest
 
-from sim.core.game import Termination
+from sim.core.game import State, Termination
 from sim.core.options import RuleOptions
 from sim.games import get_game
 
 ROOT = Path(__file__).resolve().parents[1]
-ROOMS = ("options", "actions", "rules", "notation", "game", "agents", "plugin", "bench")
+ROOMS = ("options", "actions", "endings", "rules", "notation", "game", "agents", "plugin", "bench")
 GAMES = ("druids", "rocks", "sozoikum", "sun")
+ENGINES = ("pybullet", "pymunk")
+
+#: Rooms whose name does not yet mean what it means elsewhere, each with what is left to do; the
+#: list only shrinks (a listed room that now rhymes fails the test until its line goes).
+KNOWN_DISSONANCES = {
+    ("sozoikum", "position"): "the 344-line base class of the state, not plain data (issue 31: split it)",
+}
+
+
+def _module(name: str, room: str) -> typing.Any:
+    return importlib.import_module(f"sim.{name}.{room}")
+
+
+def _has_room(name: str, room: str) -> bool:
+    return importlib.util.find_spec(f"sim.{name}.{room}") is not None
+
+
+def _rhymes(name: str, room: str, ok: bool, why: str) -> None:
+    """Assert ``ok`` unless the room is a known dissonance, which must still be one."""
+    if (name, room) in KNOWN_DISSONANCES:
+        assert not ok, f"sim/{name}/{room} now rhymes: delete its line from KNOWN_DISSONANCES"
+        return
+    assert ok, f"sim/{name}/{room}: {why}"
 
 
 @pytest.mark.parametrize("name", GAMES)
 def test_every_room_is_there(name: str) -> None:
-    folder = ROOT / "sim" / name
-    # a room is a module, or a package when it outgrew one file (the Sun's rules and agents)
-    missing = [room for room in ROOMS if not ((folder / f"{room}.py").is_file()
-                                              or (folder / room / "__init__.py").is_file())]
+    missing = [room for room in ROOMS if not _has_room(name, room)]
     assert not missing, f"sim/{name} lacks {missing}"
 
 
 @pytest.mark.parametrize("name", GAMES)
 def test_options_are_one_frozen_object_declared_once(name: str) -> None:
-    module = importlib.import_module(f"sim.{name}.options")
+    module = _module(name, "options")
     kinds = [v for v in vars(module).values()
              if isinstance(v, type) and issubclass(v, RuleOptions) and v is not RuleOptions]
     assert len(kinds) == 1, f"sim.{name}.options should define one RuleOptions, found {kinds}"
@@ -46,17 +72,66 @@ def test_options_are_one_frozen_object_declared_once(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", GAMES)
-def test_the_rules_declare_the_endings_the_spec_names(name: str) -> None:
-    rules = importlib.import_module(f"sim.{name}.rules")
+def test_the_endings_room_declares_the_endings_the_spec_names_and_the_rules_report(name: str) -> None:
+    endings = _module(name, "endings")
+    declared = [v for v in vars(endings).values()
+                if isinstance(v, type) and issubclass(v, Termination) and v is not Termination]
+    assert len(declared) == 1, f"sim.{name}.endings should declare one Termination, found {declared}"
     ends = get_game(name).spec.terminations
-    assert issubclass(ends, Termination) and vars(rules).get(ends.__name__) is ends
-    # the Sun names its endings in their own room (sim/sun/endings.py): its position and notation
-    # need them too, and the rules import both
-    assert ends.__module__ in (rules.__name__, f"sim.{name}.endings")
+    assert declared[0] is ends and ends.__module__ == endings.__name__
+    assert vars(_module(name, "rules")).get(ends.__name__) is ends  # the rules name what they report
 
 
-def test_importing_sozoikum_rules_loads_no_physics_engine() -> None:
-    code = "import sys, sim.sozoikum.rules; assert 'pymunk' not in sys.modules, 'pymunk loaded'"
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+@pytest.mark.parametrize("name", GAMES)
+def test_the_notation_room_reads_and_the_state_writes(name: str) -> None:
+    notation = _module(name, "notation")
+    parse = getattr(notation, "parse_notation", None)
+    assert callable(parse), f"sim.{name}.notation has no parse_notation"
+    params = list(inspect.signature(parse).parameters.values())
+    assert params[0].name == "text" and params[0].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY and p.default is not p.empty for p in params[1:]), \
+        f"parse_notation(text, *, ...): its other parameters are keyword-only with defaults, not {params[1:]}"
+    made = typing.get_type_hints(parse)["return"]
+    assert isinstance(made, type) and issubclass(made, State)
+    assert "to_notation" in {n for c in made.__mro__ for n in vars(c)} and made.to_notation is not State.to_notation
+    # the reader reads what the game's own start writes
+    game = get_game(name)
+    start = game.new_initial_state(game.config(game.spec.min_players))
+    assert game.from_notation(start.to_notation()).to_notation() == start.to_notation()
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_a_position_room_is_plain_data(name: str) -> None:
+    if not _has_room(name, "position"):
+        pytest.skip(f"sim/{name} keeps its position in its state")
+    position = _module(name, "position")
+    own = [v for v in vars(position).values() if isinstance(v, type) and v.__module__ == position.__name__]
+    states = [c for c in own if issubclass(c, State)]
+    records = [c for c in own if dataclasses.is_dataclass(c)]
+    _rhymes(name, "position", not states and bool(records),
+            f"plain data: dataclasses and no State (states: {states}, records: {records})")
+
+
+def _loads_no_engine(module: str) -> subprocess.CompletedProcess[str]:
+    code = (f"import sys, {module}; loaded = [e for e in {ENGINES!r} if e in sys.modules]; "
+            "assert not loaded, f'loaded {loaded}'")
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                           env={"PYTHONPATH": str(ROOT), "PATH": ""})
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_a_physics_room_is_the_boundary(name: str) -> None:
+    if not _has_room(name, "physics"):
+        pytest.skip(f"sim/{name} has no physics")
+    physics = _module(name, "physics")
+    protocols = [v for v in vars(physics).values() if isinstance(v, type) and v.__module__ == physics.__name__
+                 and getattr(v, "_is_protocol", False)]
+    assert protocols, f"sim.{name}.physics declares no protocol for the rules to call"
+    done = _loads_no_engine(f"sim.{name}.physics")
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_importing_the_rules_loads_no_physics_engine(name: str) -> None:
+    done = _loads_no_engine(f"sim.{name}.rules")
     assert done.returncode == 0, done.stderr

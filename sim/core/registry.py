@@ -44,8 +44,10 @@ class GamePlugin:
             optionally ``"note"``; ``"game"`` is filled in when absent).
         slow: a physics game: one random game costs seconds, so ``stonelab bench`` measures no
             random-playout speed for it and the generic test suite plays it less and marks it slow.
-        replays_3d: runs of the game keep 3-D replays (``sim.sun.viewer``: ``stonelab run`` exports the
-            first game's, ``stonelab replay`` opens any).
+        replays_3d: the module of the game's 3-D replays (``sim.replay.model.Replays3D``: ``view``,
+            ``export``, ``app``, ``has_replays``, ``export_run_replays``, ``check_viewer_folder``):
+            ``stonelab run`` exports the first game's, ``stonelab replay`` opens any. None: no 3-D
+            replays.
         replay_recorder: ``"module:attribute"`` of ``record_game(scenario, game_index) -> dict``,
             which plays one game of a scenario again with the table's recording on (the record
             ``sim.sun.viewer.replay.from_game_record`` converts); ``stonelab replay`` calls it for a run
@@ -67,7 +69,7 @@ class GamePlugin:
     report: str | None = None
     benches: tuple[str, ...] = ()
     slow: bool = False
-    replays_3d: bool = False
+    replays_3d: str | None = None
     replay_recorder: str | None = None
     replay: str | None = None
     sensitivity: str | None = None

@@ -62,7 +62,7 @@ Notation
 
 Modules: the board's geometry is :mod:`sim.druids.geometry`, the pieces and hand codes
 :mod:`sim.druids.pieces`, the action :mod:`sim.druids.actions`, the rule options
-:mod:`sim.druids.options`; this module holds the endings, the observation and the state.
+:mod:`sim.druids.options`; this module holds the observation and the state (the endings are ``endings.py``'s).
 """
 
 from __future__ import annotations
@@ -72,28 +72,12 @@ from itertools import chain
 from typing import Any
 
 from sim.core.errors import IllegalActionError, InputError
-from sim.core.game import TERMINAL, Action, Outcome, State, Termination
+from sim.core.game import TERMINAL, Action, Outcome, State
 from sim.druids.actions import ACTIONS, LEGAL_ROWS, Place
 from sim.druids.geometry import LINE_LENGTH, LINE_NAMES, LINES, NUM_LINES, NUM_POINTS, POINT_LINES, POINT_NAMES
 from sim.druids.options import EARLY_TIE_RULE, DruidsOptions
 from sim.druids.pieces import FULL_HAND, HAND_BEST, HAND_SIZE, HAND_VALUES, MAX_VALUE, MEGALITHS, STONES, WEIGHT, hand_counts
-
-
-class DruidsEnd(Termination):
-    """How a druid game ends (docs/rules-druids.md): the terminations :meth:`DruidsState.outcome`
-    reports (the game's spec declares them, sim/druids/game.py)."""
-
-    EIGHT_MEGALITHS = "eight_megaliths"  # a single game: a seat placed its eighth megalith
-    BOARD_FULL = "board_full"  # a single game: every space filled before anyone had eight
-    MATCH = "match"  # a match of several games: the higher megalith total wins, equal totals draw
-
-    @classmethod
-    def meanings(cls) -> dict[str, str]:
-        """What each ending is (docs/rules-druids.md)."""
-        return {"eight_megaliths": "a seat placed its eighth megalith",
-                "board_full": "every space was filled before anyone had placed eight megaliths (a fallback "
-                              "the rules never reach)",
-                "match": "the last game of a match was played: the lower total of noted megaliths wins"}
+from sim.druids.endings import DruidsEnd
 
 
 # --------------------------------------------------------------------------------------------

@@ -3,8 +3,9 @@
 ``view`` and ``export`` look at what they are given: a run folder of a game played in turns (its
 plug-in names a :class:`~sim.replay.model.ReplayBook`) becomes a turn-by-turn replay page, the game
 played again from its seed and checked against the store; anything else (a 3-D replay file, a
-pose recording, a run of a game with 3-D replays) goes to the 3-D viewer's commands
-(``sim.sun.viewer.cli``), which also bring ``serve``, ``video``, ``info`` and ``convert``. Bad input
+pose recording, a run of a game with 3-D replays) goes to the 3-D replays of the game that declares
+them (its plug-in's ``replays_3d``, ``sim.replay.replays_3d``), whose other commands (the Sun's
+``serve``, ``video``, ``info`` and ``convert``) join this group. Bad input
 raises an ``InputError``: the ``stonelab`` entry point prints it and exits 2.
 """
 
@@ -21,6 +22,7 @@ import typer
 
 from sim.core.console import plain
 from sim.core.errors import InputError, ReplayError
+from sim.replay.replays_3d import Replays3D, games_with_3d_replays, replays_3d_of
 
 app = typer.Typer(help="Watch replays of any game: a board step by step, or the 3-D table of the physics games.",
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
@@ -64,17 +66,24 @@ def _turn_based(path: Path) -> bool:
                       "3-D replays)", source=str(path))
 
 
-def _sun_viewer() -> Any:
-    """The 3-D viewer's command module.
+def _replays_3d(file: Path) -> Replays3D:
+    """The 3-D replays that read ``file``: those of the run's game for a run, else of the one
+    registered game that declares 3-D replays.
 
     Raises:
-        ReplayError: it is not installed.
+        ReplayError: no game declares 3-D replays, or more than one does and ``file`` is no run, or
+            the viewer is not installed.
     """
-    try:
-        from sim.sun.viewer import cli as viewer_cli
-    except ModuleNotFoundError as e:
-        raise ReplayError(f"the 3-D replay viewer is not installed ({e})") from None
-    return viewer_cli
+    from sim.games import REGISTRY
+    from sim.replay.source import run_game_name
+
+    if _is_run(file):
+        return replays_3d_of(REGISTRY.plugin(run_game_name(file)))  # _turn_based checked it declares them
+    games = games_with_3d_replays(REGISTRY)
+    if len(games) != 1:
+        raise ReplayError("no registered game has 3-D replays" if not games else
+                          "more than one registered game has 3-D replays: give a run folder", source=str(file))
+    return replays_3d_of(games[0])
 
 
 def _page(file: Path, game: Optional[int], point: int, seat: Optional[int], import_agents: bool) -> tuple[str, dict]:
@@ -103,7 +112,7 @@ def view(file: Path = typer.Argument(..., metavar="FILE", help=_FILE_HELP),
     if not _turn_based(file):
         if seat is not None:
             raise InputError("--seat is for the games played in turns; a 3-D replay hides nothing", key="--seat")
-        _sun_viewer().view(file, game, point, import_agents, viewer, host, port, speed, loop)
+        _replays_3d(file).view(file, game, point, import_agents, viewer, host, port, speed, loop)
         return
     if not (0 <= port <= 65535):
         raise InputError(f"port must be 0..65535 (0: any free port), not {port}", key="--port")
@@ -171,7 +180,7 @@ def export(file: Path = typer.Argument(..., metavar="FILE", help=_FILE_HELP),
     if not _turn_based(file):
         if seat is not None:
             raise InputError("--seat is for the games played in turns; a 3-D replay hides nothing", key="--seat")
-        _sun_viewer().export(file, game, point, import_agents, out, fps)
+        _replays_3d(file).export(file, game, point, import_agents, out, fps)
         return
     from sim.core.outputs import check_output_file, write_atomically
 
@@ -183,15 +192,21 @@ def export(file: Path = typer.Argument(..., metavar="FILE", help=_FILE_HELP),
 
 
 def _mount_viewer_commands() -> None:
-    """The 3-D viewer's other commands (serve, video, info, convert) join this group unchanged."""
-    try:
-        viewer_cli = _sun_viewer()
-    except ReplayError:
-        return
-    for info in viewer_cli.app.registered_commands:
-        name = info.name or (info.callback.__name__ if info.callback else "")
-        if name not in ("view", "export"):
-            app.registered_commands.append(info)
+    """The other commands of each game's 3-D viewer (the Sun's serve, video, info, convert) join this
+    group unchanged; a name already taken keeps its first command."""
+    from sim.games import REGISTRY
+
+    taken = {info.name or (info.callback.__name__ if info.callback else "") for info in app.registered_commands}
+    for plugin in games_with_3d_replays(REGISTRY):
+        try:
+            viewer_app = replays_3d_of(plugin).app
+        except ReplayError:
+            continue
+        for info in viewer_app.registered_commands:
+            name = info.name or (info.callback.__name__ if info.callback else "")
+            if name not in ("view", "export") and name not in taken:
+                app.registered_commands.append(info)
+                taken.add(name)
 
 
 _mount_viewer_commands()

@@ -34,7 +34,7 @@ Actions are interned frozen dataclasses: :class:`Move`, :class:`SeatBox`, :class
 
 Modules: the deck and actions are in :mod:`sim.rocks.actions`, the options and :class:`RocksOptions`
 in :mod:`sim.rocks.options`, the notation reader and ``build_position`` in :mod:`sim.rocks.notation`;
-this module holds the phases, the endings, the observation and the state (and writes the notation).
+this module holds the phases, the observation and the state (and writes the notation; the endings are ``endings.py``'s).
 """
 
 from __future__ import annotations
@@ -45,32 +45,19 @@ from typing import Any, Callable
 import numpy as np
 
 from sim.core.errors import InputError
-from sim.core.game import CHANCE, TERMINAL, Action, Outcome, State, Termination
+from sim.core.game import CHANCE, TERMINAL, Action, Outcome, State
 from sim.rocks.actions import (
     DECK, DECK_SIZE, DRAWS, END_TURN, GUARD, MOVES, NUM_CARDS, SEAT_BOX, SEAT_TRI, SPACES, TRILITHON_CARD, Draw,
     EndTurn, Move, MoveGuard, SeatBox, SeatTrilithon, card_text,
 )
 from sim.rocks.options import RocksOptions
+from sim.rocks.endings import RocksEnd
 
 # --- phases ----------------------------------------------------------------------------------------
 DEAL, GUARD_SETUP, START, MOVED, SEATED, GUARDED, REFILL, WON, CAPPED = range(9)
 PHASE_NAMES = ("deal", "guard", "start", "moved", "seated", "guarded", "refill", "won", "capped")
 PHASE_BY_NAME = {name: i for i, name in enumerate(PHASE_NAMES)}
 CHANCE_PHASES = (DEAL, GUARD_SETUP, REFILL)
-
-
-class RocksEnd(Termination):
-    """How a game of Rocks! ends (docs/rules-rocks.md): the terminations :meth:`RocksState.outcome`
-    reports (the game's spec declares them, sim/rocks/game.py)."""
-
-    NORMAL = "normal"  # a seat reached the target score (phase WON)
-    TURN_CAP = "turn_cap"  # the turn cap came first: no winner (phase CAPPED)
-
-    @classmethod
-    def meanings(cls) -> dict[str, str]:
-        """What each ending is (docs/rules-rocks.md)."""
-        return {"normal": "a seat reached the target score",
-                "turn_cap": "rules.max_turns turns passed first: a draw, no winner"}
 
 
 def seat_points(options: RocksOptions, box: int, tri: int, shirts: int) -> int:

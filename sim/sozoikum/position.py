@@ -6,14 +6,12 @@ writing). The rules that move a position (and the endings they report) are in
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Sequence, TypeVar, cast
+from typing import Any, Sequence, TypeVar, cast
 
 from sim.core.game import CHANCE, SIMULTANEOUS, Action, State
 from sim.sozoikum.options import OPTION_BY_NAME, SozoikumOptions
+from sim.sozoikum.endings import SozoikumEnd
 from sim.sozoikum.physics import PYMUNK_HOUSE, HousePhysics
-
-if TYPE_CHECKING:  # the rules, which build on this module, declare the endings
-    from sim.sozoikum.rules import SozoikumEnd
 
 #: the phases of a round, in order (``over``: the game has ended)
 PHASES = (

@@ -4,7 +4,7 @@ The actions are in :mod:`sim.sozoikum.actions`, the options in :mod:`sim.sozoiku
 physics boundary in :mod:`sim.sozoikum.physics` (the only way to the house's physics: importing
 this module loads no pymunk), what a position holds (and its notation writer) in
 :mod:`sim.sozoikum.position`, the notation reader in :mod:`sim.sozoikum.notation`; this module
-holds the endings and the rules that move a position.
+holds the rules that move a position (the endings are ``endings.py``'s).
 
 Players build a house of five stones won at the campfire; the first house that stands wins.
 ``docs/rules-sozoikum.md`` lists every decision beyond the rule text; the short form:
@@ -52,7 +52,7 @@ from typing import Any, Mapping, Sequence, cast
 import numpy as np
 
 from sim.core.errors import ScenarioError
-from sim.core.game import CHANCE, SIMULTANEOUS, TERMINAL, Action, Outcome, Termination
+from sim.core.game import CHANCE, SIMULTANEOUS, TERMINAL, Action, Outcome
 from sim.sozoikum.actions import (
     CAMP, CARDS, DUMNO, FIRE, GEMS, ONE_SHOT_LETTER, REUSABLE, STEAL, TIGER, VETO, Ally, Announce, Bid,
     BuildChoice, BuildNoise, Challenge, Dumno, DrawStone, Fist, Pass, Pick, Place, PlayCard, Reply, Sealed,
@@ -62,22 +62,7 @@ from sim.sozoikum.options import MAX_PLAYERS, SEAT_OPTIONS, SozoikumOptions
 from sim.sozoikum.physics import ROLES, HousePhysics
 from sim.sozoikum.position import SozoikumObservation, SozoikumPosition
 from sim.sozoikum.shapes import SEED_BOUND
-
-
-class SozoikumEnd(Termination):
-    """How a game of Sozoikum ends (docs/rules-sozoikum.md): what the rules set as a position's
-    ``termination`` and :meth:`SozoikumState.outcome` reports (the game's spec declares them,
-    sim/sozoikum/game.py)."""
-
-    HOUSE = "house"  # a seat's house stood: it wins
-    ROUND_CAP = "round_cap"  # max_rounds passed without a standing house
-
-    @classmethod
-    def meanings(cls) -> dict[str, str]:
-        """What each ending is (docs/rules-sozoikum.md)."""
-        return {"house": "a seat's house stood: it wins",
-                "round_cap": "rules.max_rounds rounds passed without a standing house: a draw"}
-
+from sim.sozoikum.endings import SozoikumEnd
 
 
 #: stones in a house

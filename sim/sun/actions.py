@@ -82,7 +82,7 @@ class Draw:
         return f"Draw(#{self.stone})"
 
 PlaceAction = Stand | Stack | Gate
-"""A seat's placement action (the ``place`` phase; the table is asked a ``protocol.Placement``)."""
+"""A seat's placement action (the ``place`` phase; the table is asked a ``physics.Placement``)."""
 
 SunAction = Stand | Stack | Gate | MoveMarker | Pass | Draw | PlaceNoise | ThrowNoise
 """Any action or chance outcome of the Sun."""

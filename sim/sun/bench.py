@@ -32,7 +32,7 @@ from typing import Any
 
 import pybullet as p
 
-from sim.sun import game_bench as rules_bench
+from sim.sun import game_bench
 from sim.sun.table.layout import load_layout
 from sim.sun.table.sun_table import SunTable
 
@@ -109,7 +109,7 @@ def benchmarks(quick: bool = False) -> list[dict[str, Any]]:
         {"game": "sun", "metric": "pass_clean_cpu_ms", "value": float(m["pass_clean_cpu_ms"]), "unit": "ms"},
         {"game": "sun", "metric": "pass_hit_cpu_ms", "value": float(m["pass_hit_cpu_ms"]), "unit": "ms"},
         # whole games on the table (careful agents, 32 stones, fast preset) and the rules alone
-        *rules_bench.benchmarks(quick=quick),
+        *game_bench.benchmarks(quick=quick),
     ]
 
 

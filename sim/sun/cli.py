@@ -26,6 +26,11 @@ from sim.sun.players.thrower import DEFAULT_SKILL
 ROLE_WORDS = {"gate": " lintel", "stack": " stacked"}
 SKILL_HELP = "thrower skill: perfect, expert, steady, casual, child, or a preset .toml"
 
+# Every `stonelab` command loads this module (the plug-in mounts `stonelab sun`), so the commands
+# import the table, the calibration and the viewer when they run: those load pybullet (about 0.2 s,
+# python -X importtime), scipy and viser, which `stonelab --help` and every other game's command
+# would pay otherwise.
+
 app = typer.Typer(help="Stonehenge and the Sun: simulate passes of the ball over a layout.",
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 

@@ -14,21 +14,25 @@ and gets the very same game.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from sim.core.errors import InputError, ScenarioError
 from sim.core.game import Column, Game, GameConfig, GameDetails, GameSpec, State
+from sim.core.play import play, seat_agents
+from sim.core.seeding import game_streams
 from sim.sun.actions import Pass
+from sim.sun.agents import AGENTS
 from sim.sun.endings import SunEnd
-from sim.sun.notation import parse_notation
 from sim.sun.geometry.ring import Geometry
+from sim.sun.notation import parse_notation
 from sim.sun.options import RULE_DEFAULTS, RULE_OPTIONS
 from sim.sun.physics import ThrowNoise
 from sim.sun.physics_table import PhysicsTable
 from sim.sun.position import BASE, GATE, TOP
-from sim.sun.rules import pass_view as V
+from sim.sun.rules import pass_view
 from sim.sun.rules.state import SunObservation, SunState
 from sim.sun.sections import SEAT_OPTIONS, SECTIONS, check_config, layout_of, start_layout, thrower_of
 
@@ -111,18 +115,18 @@ class SunGameState(SunState):
             return
         tab.context.update(turn=self.turn, seat=self.seat, seq=len(tab.record))
         phase, n_place, n_pass = self.phase, len(self.placements), len(self.passes)
-        out0 = V.lost_stones(self)
-        view = V.pass_view(self, action) if phase == "swing" and isinstance(action, ThrowNoise) \
+        out0 = pass_view.lost_stones(self)
+        view = pass_view.pass_view(self, action) if phase == "swing" and isinstance(action, ThrowNoise) \
             and isinstance(self.pending, Pass) else None
         if phase == "settle":
             tab.last_knocked = {}
         super().apply_action(action)
         if phase == "settle" and len(self.placements) > n_place:
             row = self.placements[-1]
-            tab.turn_penalties += V.penalties_of_placement(self.shapes, out0, V.lost_stones(self), int(row["stone"]),
+            tab.turn_penalties += pass_view.penalties_of_placement(self.shapes, out0, pass_view.lost_stones(self), int(row["stone"]),
                                                            str(row["cause"]), tab.last_knocked)
         elif view is not None and len(self.passes) > n_pass:
-            view["penalties"] = tab.turn_penalties + V.penalties_of_pass(str(self.passes[-1]["causes"]))
+            view["penalties"] = tab.turn_penalties + pass_view.penalties_of_pass(str(self.passes[-1]["causes"]))
             tab.turn_penalties = []
             tab.views.append(view)
 
@@ -131,8 +135,6 @@ class SunGame(Game):
     """Stonehenge and the Sun on the PyBullet table."""
 
     def __init__(self) -> None:
-        from sim.sun.agents import policies as A
-
         self.spec = GameSpec(
             name="sun",
             title="Stonehenge and the Sun",
@@ -150,8 +152,7 @@ class SunGame(Game):
             terminations=SunEnd,
             score_unit="penalty stones, fewer wins",
         )
-        self.agents = A.AGENTS
-        self._table_override: Any = None
+        self.agents = AGENTS
 
     # --- states ------------------------------------------------------------------------------------
     def _build(self, n: int, rules: Mapping[str, Any], sections: Mapping[str, Mapping[str, Any]],
@@ -163,8 +164,7 @@ class SunGame(Game):
         # "first": game 0 of the study (each sweep point's game 0); outside a study, record
         keep = frames == "all" or frames == "failures" or (frames == "first" and game_index in (0, None))
         record: list[dict[str, Any]] | None = [] if keep else None
-        table = self._table_override or PhysicsTable(layout, record, float(rec.get("rate_hz", 60.0)),
-                                                     failures_only=frames == "failures")
+        table = PhysicsTable(layout, record, float(rec.get("rate_hz", 60.0)), failures_only=frames == "failures")
         throwers = [thrower_of(s) for s in seats]
         st = SunGameState.new(n, rules, table=table, geometry=geom, throwers=throwers,
                               sections=sections, seat_cfg=seats)
@@ -237,18 +237,13 @@ GAME = SunGame()
 def record_game(scenario: Any, game_index: int, rate_hz: float = 60.0) -> dict[str, Any]:
     """Re-play game ``game_index`` of a (sweep-resolved) scenario exactly, recording every physics
     call: ``{"game": ..., "seed": ..., "index": ..., "notation": final, "outcome": ..., "players": [seat
-    labels], "geometry": the table's (``rules_view.geometry_view``), "calls": [{turn, seat, kind,
-    data}...], "rules": [the rules' view of each pass, ``rules_view.pass_view``, with its turn's
+    labels], "geometry": the table's (``pass_view.geometry_view``), "calls": [{turn, seat, kind,
+    data}...], "rules": [the rules' view of each pass, ``pass_view.pass_view``, with its turn's
     penalties]}``. The same seed streams and agents as the runner give the same game.
 
     Raises:
         InputError: the scenario is not a sun scenario.
     """
-    from dataclasses import replace
-
-    from sim.core.play import play, seat_agents
-    from sim.core.seeding import game_streams
-
     if scenario.game != "sun":
         raise InputError(f"not a sun scenario: {scenario.game!r}", key="game")
     seating = scenario.seating(game_index)
@@ -278,5 +273,5 @@ def game_record(state: Any, players: Sequence[str], seed: int, game_index: int) 
     out = state.outcome()
     return {"game": "sun", "seed": seed, "index": game_index, "notation": state.to_notation(),
             "outcome": None if out is None else {"winners": list(out.winners), "scores": list(out.scores)},
-            "players": list(players), "geometry": V.geometry_view(state.geom),
+            "players": list(players), "geometry": pass_view.geometry_view(state.geom),
             "calls": list(tab.record or []), "rules": list(tab.views or [])}

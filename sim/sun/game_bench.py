@@ -31,6 +31,10 @@ import numpy as np
 from sim.core.agents import make_agent
 from sim.core.play import play, play_random
 from sim.core.seeding import game_streams
+from sim.sun.game import GAME
+from sim.sun.physics_table import table_wall_s
+from sim.sun.rules.state import SunState
+from sim.sun.table.world import building_wall_s, stepping_wall_s
 
 MAIN_SEATS = ({"agent": "careful", "skill": "casual"}, {"agent": "aggressive", "skill": "casual"})
 
@@ -56,10 +60,6 @@ def whole_game(index: int, seed: int = 1, seats: tuple[dict, ...] = MAIN_SEATS
     """(wall seconds, wall seconds inside PyBullet stepping, length, wall seconds loading PyBullet
     worlds, wall seconds inside the table's place and throw, wall seconds inside the agents' ``act``)
     of game ``index``."""
-    from sim.sun.game import GAME
-    from sim.sun.physics_table import table_wall_s
-    from sim.sun.table.world import building_wall_s, stepping_wall_s
-
     base = GAME.config(len(seats))
     cfg = replace(base, seats=tuple({**base.seats[i], "skill": s["skill"]} for i, s in enumerate(seats)))
     st = game_streams(seed, index, len(seats))
@@ -75,9 +75,6 @@ def whole_game(index: int, seed: int = 1, seats: tuple[dict, ...] = MAIN_SEATS
 def rules_playouts(games: int = 5, first: int = 0) -> tuple[float, float]:
     """(actions per second, games per second) of random playouts on the scripted table, the games
     seeded ``first`` to ``first + games - 1``."""
-    from sim.sun.game import GAME
-    from sim.sun.rules.state import SunState
-
     n_actions = 0
     # the generators are made before the clock starts: the first one imports numpy.random (about
     # 10 ms, once per process), which is no part of the rules' speed

@@ -1,7 +1,8 @@
 """What *Stonehenge and the Sun* brings to stonelab (registered in ``sim/games.py``).
 
 The Sun is a physics game (a random game takes seconds), and its runs keep 3-D replays that
-``sim.sun.viewer`` shows; the viewer also measures how fast it renders the Sun's passes to video.
+``sim.sun.viewer`` shows (``sim.sun.replays`` is what the generic commands call); the viewer also
+measures how fast it renders the Sun's passes to video.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ PLUGIN = GamePlugin(
     report="analysis.games.sun:REPORT",
     benches=("sim.sun.bench:benchmarks", "sim.sun.viewer.bench:benchmarks"),
     slow=True,
-    replays_3d=True,
+    replays_3d="sim.sun.replays",
     replay_recorder="sim.sun.game:record_game",
     sensitivity="sim.sun.sensitivity",
     seat="sim.sun.seat:SEAT",

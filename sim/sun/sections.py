@@ -15,16 +15,27 @@ options (``skill`` and the five sigmas), and what a game builds from them: the l
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Mapping
 
 from sim.core.errors import InputError, ScenarioError
+from sim.core.files import read_toml
 from sim.core.game import GameConfig
 from sim.core.options import Option
 # SIGMA_KEYS: the seat keys that override one sigma of the seat's skill (value >= 0), by Thrower field
-from sim.sun.players.thrower import SIGMA_KEYS, SKILLS, Thrower
-from sim.sun.players.thrower import is_skill_file, load_skill, skill as skill_of
-from sim.sun.table.layout import BALL_RANGES, PHYSICS_RANGES, TABLE_RANGES
-from sim.sun.table.layout import BallSpec, Layout, PhysicsSpec, TableSpec, parse_layout
+from sim.sun.players.thrower import SIGMA_KEYS, SKILLS, Thrower, is_skill_file, load_skill
+from sim.sun.players.thrower import skill as skill_of
+from sim.sun.table.layout import (
+    BALL_RANGES,
+    PHYSICS_RANGES,
+    TABLE_RANGES,
+    BallSpec,
+    Layout,
+    PhysicsSpec,
+    TableSpec,
+    load_layout,
+    parse_layout,
+)
 
 
 def _float_opts(obj: Any, doc: str, ranges: Mapping[str, tuple[float, float]]) -> tuple[Option, ...]:
@@ -108,10 +119,6 @@ def _layout_file(path: str) -> dict[str, Any]:
     Raises:
         ScenarioError: the file is missing, not TOML or not a valid layout.
     """
-    from sim.core.errors import ScenarioError
-    from sim.core.files import read_toml
-    from sim.sun.table.layout import load_layout
-
     load_layout(path)  # the full validation, with the file named in any error
     return read_toml(path, "layout file", ScenarioError)  # the one reader (a byte-order mark is fine)
 
@@ -150,7 +157,6 @@ def start_layout(sections: Mapping[str, Mapping[str, Any]]) -> Layout | None:
     lay = sections.get("layout") or {}
     if lay.get("start") != "layout" or not lay.get("file"):
         return None
-    from sim.sun.table.layout import load_layout
 
     return load_layout(str(lay["file"]))
 
@@ -175,8 +181,6 @@ def thrower_of(seat: Mapping[str, Any]) -> Thrower:
     th = skill_of(str(seat.get("skill", "steady")))
     given = {k: float(v) for k in SIGMA_KEYS if (v := seat.get(k, -1.0)) is not None and v >= 0}
     if given:
-        from dataclasses import replace
-
         th = replace(th, name="custom", **given)
     return th
 

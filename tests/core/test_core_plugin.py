@@ -48,6 +48,26 @@ def race_installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
     REGISTRY.refresh()
 
 
+def test_an_installed_game_gets_replay_pages_from_its_plugin_alone(race_installed: None, tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    # the toy's plug-in names a ReplayBook (tests/core/toy_replay): `stonelab run` writes the first
+    # games' pages and `stonelab replay export` any game's, with no 3-D viewer and no line of sim/
+    # naming the race
+    scen = tmp_path / "race.toml"
+    scen.write_text(SCENARIO, encoding="utf-8")
+    out = tmp_path / "run"
+    assert main(["run", str(scen), "--out", str(out), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    pages = [Path(f) for f in summary["replays"]]
+    assert pages and all(p.suffix == ".html" and p.is_file() for p in pages)
+    assert summary.get("replay_viewer") is None  # no 3-D viewer folder
+    page = tmp_path / "game3.html"
+    assert main(["replay", "export", str(out), "--game", "3", "--out", str(page)]) == 0
+    html = page.read_text(encoding="utf-8")
+    assert "the race starts at 0" in html and "seat 0 adds" in html  # the toy's frames, in its words
+    assert "StonelabBoard" in html and "total " in html  # its own drawing script, inlined
+
+
 @pytest.mark.slow  # several seconds (issue 21: the default suite stays a few minutes)
 def test_an_installed_game_is_listed_run_reported_and_benched(race_installed: None, tmp_path: Path,
                                                                capsys: pytest.CaptureFixture[str]) -> None:
@@ -62,7 +82,7 @@ def test_an_installed_game_is_listed_run_reported_and_benched(race_installed: No
     assert main(["run", str(scen), "--out", str(out), "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["game"] == "race" and summary["games"] == 8
-    assert "replays" not in summary  # the toy declares no 3-D replays
+    assert summary.get("replay_viewer") is None  # the toy declares no 3-D replays (its pages: the test above)
     # two seats adding 1 or 2 from 0 reach 10 in 5 to 10 moves
     assert 5 <= summary["mean_length"] <= 10
 

@@ -3,7 +3,8 @@
 ``PLUGIN`` is what the entry point ``race = "toy_plugin:PLUGIN"`` of the group ``stonelab.games``
 names; the test in test_core_plugin.py installs that entry point in a temporary folder. Beside the
 game it brings a report (:class:`RaceReport`, one hook of :class:`analysis.games.base.GameReport`
-overridden) and a benchmark (:func:`benchmarks`).
+overridden), a benchmark (:func:`benchmarks`) and turn-by-turn replay pages (``toy_replay``: its
+frames and the script that draws one).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ PLUGIN = GamePlugin(
     game="toy_game:GAME",
     report="toy_plugin:RaceReport",
     benches=("toy_plugin:benchmarks",),
+    replay="toy_replay.book:BOOK",
 )
 
 

@@ -41,7 +41,7 @@ def test_the_sample_commands_check_and_refuse_bad_arguments(capsys) -> None:  # 
 @pytest.mark.slow
 def test_documented_figures_are_recomputed_and_the_sample_fit_covers_casual() -> None:
     r = _pinned(
-        "from sim.sun import calib_figures\n"
+        "from sim.sun.players import calib_figures\n"
         "passages, res = calib_figures.compute()\n"
         "sc = next(e for e in res.estimates if e.name == 'scale')\n"
         "print('scale', sc.low, sc.high)\n"

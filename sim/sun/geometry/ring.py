@@ -522,7 +522,7 @@ class Ring:
         reads of it, as columns: ``start`` and ``span`` of its opening (rad), ``closed`` (a gate too
         low for the ball), ``a_ang`` and ``a_side`` (its first position's angle and counter-clockwise
         side) and ``b_ang``, ``b_side`` (its second's angle and clockwise side; rad, ``gaps.Side``).
-        The agents gather the columns of several rings (``scoring.prefetch_rings``)."""
+        The agents gather the columns of several rings (``measures.prefetch_rings``)."""
         n = self.n
         nxt = [self.pos[(i + 1) % n] for i in range(n)]
         gz = g.gate_clear_z
@@ -606,7 +606,7 @@ def lintel_overlaps(g: Geometry, shape: str, centre_a: Sequence[float], centre_b
                     top_a: tuple[Pose, ShapeSpec], top_b: tuple[Pose, ShapeSpec]) -> tuple[float, float]:
     """How far (m) a lintel of ``shape`` laid along the chord from ``centre_a`` to ``centre_b``
     (base-plane points: its supports' bottom stones' centres), centred between them as the table
-    lays it (``protocol.nominal_pose``), overlaps each support's top stone (``top_a``, ``top_b``:
+    lays it (``physics.nominal_pose``), overlaps each support's top stone (``top_a``, ``top_b``:
     pose and shape, as they stand) along its length; negative: it falls short of that stone.
     Measured on the stones' real footprints (a support turned or shifted by a pass may offer a
     lintel much less than its gap width suggests)."""

@@ -21,6 +21,15 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from sim.core import mathpath
+from sim.core.outputs import write_atomically
+from sim.sun.players.calib_physics import DIRECTIONS, N_CRN, SMOOTH_MM, STEP_MM, STOP_MM
+from sim.sun.players.calibrate import PassModel, fit, outcome_table, push_gain_s
+from sim.sun.players.playtest_log import SAMPLE_CALL, SAMPLE_PATH, read_log, sample_log_text
+from sim.sun.players.playtest_log import main as sample_main
+from sim.sun.players.thrower import skill
+from sim.sun.table.layout import Layout
+
 ROOT = Path(__file__).resolve().parents[3]
 DOCS = {"playtest": ROOT / "docs" / "playtest-log.md", "physics": ROOT / "docs" / "sun-physics.md"}
 #: Widths (mm) of the presets table.
@@ -46,12 +55,6 @@ def compute() -> tuple[dict[str, str], Any]:
     """Every documented passage, by name, from fresh physics (outcome tables for ``WIDTHS_MM``,
     the sample log and its fit), and the sample's :class:`~sim.sun.players.calibrate.FitResult`. About
     2,000 physics passes."""
-    from sim.sun.players.calibrate import PassModel, fit, outcome_table, push_gain_s
-    from sim.sun.players.calib_physics import DIRECTIONS, N_CRN, SMOOTH_MM, STEP_MM, STOP_MM
-    from sim.sun.table.layout import Layout
-    from sim.sun.players.playtest_log import SAMPLE_CALL, SAMPLE_PATH, read_log
-    from sim.sun.players.thrower import skill
-
     lay = Layout()
     tabs = {w: outcome_table(w, lay) for w in WIDTHS_MM}
     model = PassModel(tabs, lay.table.ring_radius, push_gain_s(lay))
@@ -129,8 +132,6 @@ def render(text: str, passages: dict[str, str]) -> tuple[str, list[str]]:
 
 def check(passages: dict[str, str] | None = None) -> list[str]:
     """Passages (``file: name``) whose text differs from the computation, and a stale sample log."""
-    from sim.sun.players.playtest_log import SAMPLE_PATH, sample_log_text
-
     stale = [] if SAMPLE_PATH.read_text(encoding="utf-8") == sample_log_text() else [f"{SAMPLE_PATH.name}: the log"]
     passages = compute()[0] if passages is None else passages
     found: set[str] = set()
@@ -147,17 +148,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:
         # the command line: the pinned maths code path first, as stonelab takes it, so that the file
         # written or checked is the same on any x86-64 CPU (sim/core/mathpath.py, docs/reproducibility.md)
-        from sim.core import mathpath
-
         mathpath.pin()
     args = list(sys.argv[1:] if argv is None else argv)
     if args not in (["--check"], ["--write"]):
         print("usage: python -m sim.sun.players.calib_figures --check | --write", file=sys.stderr)
         return 2
     if args == ["--write"]:
-        from sim.core.outputs import write_atomically
-        from sim.sun.players.playtest_log import main as sample_main
-
         sample_main(["--write-sample"])  # the sample first: the passages fit it
         passages = compute()[0]
         for doc in DOCS.values():

@@ -29,8 +29,10 @@ from scipy import optimize
 from scipy.special import ndtr
 
 from sim.core.errors import InputError
-from sim.sun.table.layout import Layout, StoneSpec
 from sim.sun.geometry.gaps import clearance_to_bisector
+from sim.sun.players.thrower import TablePassNoise
+from sim.sun.table.layout import Layout, StoneSpec
+from sim.sun.table.sun_table import SunTable
 
 #: A log's widths must lie in this range (mm): below it the ball cannot pass at all and above
 #: it the test ring of 16 blocks (:func:`two_gap_layout`) has no room.
@@ -160,9 +162,6 @@ def outcome_table(width_mm: float, base: Layout | None = None, directions: int =
     Raises:
         InputError: width out of range.
     """
-    from sim.sun.table.sun_table import SunTable
-    from sim.sun.players.thrower import TablePassNoise
-
     lay = two_gap_layout(width_mm / 1000.0, base)
     R = lay.table.ring_radius
     k = push_gain_s(lay)

@@ -12,17 +12,18 @@ import math
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import Iterable, Sequence
 
 import numpy as np
 
+from sim.core import mathpath
 from sim.core.errors import InputError, allowed
 from sim.core.files import check_input_file
-from sim.sun.players.calib_physics import WIDTH_RANGE_MM
-
-if TYPE_CHECKING:
-    from sim.sun.table.layout import Layout
-    from sim.sun.players.thrower import Thrower
+from sim.core.outputs import write_atomically
+from sim.sun.players.calib_physics import WIDTH_RANGE_MM, outcome_of, two_gap_layout
+from sim.sun.players.thrower import Thrower, skill
+from sim.sun.table.layout import Layout
+from sim.sun.table.sun_table import SunTable
 
 #: Outcome classes of a pass, in the order used by arrays.
 OUTCOMES = ("clean", "knocked", "pushed_off")
@@ -210,10 +211,6 @@ def simulate_log(thrower: Thrower, widths_mm: Iterable[float], passes_per_width:
     cycle through ``aim_offsets_mm``. Placements add the thrower's placement noise to random
     intended positions on the ring; yaws are written in [0, 360) degrees, as :func:`read_log` reads them.
     """
-    from sim.sun.players.calib_physics import outcome_of, two_gap_layout
-    from sim.sun.table.layout import Layout
-    from sim.sun.table.sun_table import SunTable
-
     lay0 = base or Layout()
     R = lay0.table.ring_radius
     out = io.StringIO()
@@ -251,8 +248,6 @@ def _yaw360(deg: float) -> float:
 
 def sample_log_text() -> str:
     """The sample log's text: a comment naming the exact call, then :func:`simulate_log`'s CSV."""
-    from sim.sun.players.thrower import skill
-
     c = SAMPLE_CALL
     th = skill(c.skill)
     head = [
@@ -274,8 +269,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:
         # the command line: the pinned maths code path first, as stonelab takes it, so that the file
         # written or checked is the same on any x86-64 CPU (sim/core/mathpath.py, docs/reproducibility.md)
-        from sim.core import mathpath
-
         mathpath.pin()
     args = list(sys.argv[1:] if argv is None else argv)
     if args not in (["--write-sample"], ["--check-sample"]):
@@ -283,8 +276,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     text = sample_log_text()
     if args == ["--write-sample"]:
-        from sim.core.outputs import write_atomically
-
         write_atomically(SAMPLE_PATH, lambda tmp: tmp.write_text(text, encoding="utf-8"))
         print(f"wrote {SAMPLE_PATH}")
         return 0

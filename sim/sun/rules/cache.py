@@ -49,7 +49,7 @@ class SunCache:
         #: the candidate list of the seat to move, None until asked
         self.legal: Sequence[SunAction] | None = None
         #: (the legal list, its PlaceFacts, its StandFacts by shape): the checks of the placement
-        #: chosen from that list reuse them (``legality.current_place_facts``, ``stands.known_stand_facts``)
+        #: chosen from that list reuse them (``legality.current_place_facts``, ``stand_angles.known_stand_facts``)
         self.facts_for_legal: tuple[Any, Any, dict[str, Any]] | None = None
         #: (the legal list of passes, the pass arcs it was made from): ``legality.pass_problem``
         self.arcs_for_legal: tuple[Any, list[tuple[float, float]]] | None = None
@@ -212,7 +212,7 @@ class SunCache:
 
     def stacked_pos(self, p: SunPosition, g: Geometry, at: Pos, shape: str) -> Pos:
         """Position ``at`` of the current ring (on the base, no top) once a stone of ``shape`` is
-        stacked on it at its intended pose (``protocol.stack_pose``): the footprint of both stones
+        stacked on it at its intended pose (``physics.stack_pose``): the footprint of both stones
         (``ring.position_of``; its ``top`` is -1, whichever stone is taken). Kept with ``at``
         (``Pos.memo``): a position is made from one pose of its stone."""
         key = ("stacked", shape)

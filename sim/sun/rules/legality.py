@@ -451,7 +451,7 @@ def gate_geometry_problem(ctx: RulesContext, st: int, id_a: int, id_b: int, fact
         lo = span = 0.0
         if why is None:
             # where the lintel is laid: over the supports' bottom stones' centres, along the
-            # chord between them (``protocol.nominal_pose``), not their footprints' middles
+            # chord between them (``physics.nominal_pose``), not their footprints' middles
             ca, cb = ctx.position.pose[pa.id], ctx.position.pose[pb.id]
             ax, ay = cb[0] - ca[0], cb[1] - ca[1]
             nrm = math.hypot(ax, ay) or 1.0

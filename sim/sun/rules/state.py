@@ -226,11 +226,11 @@ class SunState(State):
 
     # --- queries: candidates and their previews --------------------------------------------------
     def stand_intervals(self, shape: str) -> list[tuple[float, float]]:
-        """Every angle (rad) at which a stand of ``shape`` is legal now: ``stands.stand_intervals``."""
+        """Every angle (rad) at which a stand of ``shape`` is legal now: ``stand_angles.stand_intervals``."""
         return stand_intervals(self.ctx, shape)
 
     def stand_samples(self, shape: str) -> list[float]:
-        """The candidate stand angles (deg) of ``shape``: ``stands.stand_samples``."""
+        """The candidate stand angles (deg) of ``shape``: ``stand_angles.stand_samples``."""
         return stand_samples(self.ctx, shape)
 
     def pass_arcs(self, ring: Ring | None = None, seat: int | None = None) -> list[tuple[float, float]]:
@@ -238,7 +238,7 @@ class SunState(State):
         return pass_arcs(self.ctx, ring, seat)
 
     def placement_problem(self, a: object) -> str | None:
-        """Why placement ``a`` is illegal now, or None if legal (``stands.placement_problem``)."""
+        """Why placement ``a`` is illegal now, or None if legal (``stand_angles.placement_problem``)."""
         return placement_problem(self.ctx, a)
 
     def marker_options(self, ring: Ring, anchor: int | None = None) -> list[MoveMarker]:

@@ -15,6 +15,7 @@ import pybullet as p
 
 from sim.core.errors import InputError
 from sim.sun.table.layout import BallSpec, ShapeSpec, TableSpec
+import json
 
 
 class PoseRecorder:
@@ -64,7 +65,6 @@ class PoseRecorder:
 
     def save(self, path: str) -> None:
         """Write the recording as JSON."""
-        import json
         with open(path, "w", encoding="utf-8") as fh:
             json.dump(self.to_dict(), fh, separators=(",", ":"))
 

@@ -28,6 +28,8 @@ from sim.core.progress import Progress, announce
 from sim.sun.table.layout import Layout, PhysicsSpec
 from sim.sun.table.sun_table import SunTable
 from sim.sun.players.thrower import Thrower
+import pybullet as p
+from sim.sun.geometry.palette import SHAPE_COLOURS, STONE_COLOUR
 
 #: most noisy passes per aim ``stonelab stability`` accepts: 36 aims x 10,000 passes is about two hours
 #: at the fast preset; more is a typing error, not a study (a study belongs in a scenario run)
@@ -141,14 +143,14 @@ def plot_sweep(layout: Layout, sweep: dict[str, Any], path: str | Path, title: s
     Returns:
         The path written.
     """
+    # matplotlib only for the plot (about 1 s of start-up, python -X importtime): `stonelab stability` without --plot
+    # does not load it
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
 
     # the one palette of the stones (the replay viewer, the editor and `sun show` draw with it)
-    from sim.sun.geometry.palette import SHAPE_COLOURS, STONE_COLOUR
-
     aims = np.radians([r["aim_deg"] for r in sweep["aims"]])
     width = math.radians(sweep["step_deg"]) * 0.9
     exp_pen = np.array([r["expected_penalties"] for r in sweep["aims"]])
@@ -237,8 +239,6 @@ def tipping_angle_deg(width: float, height: float, depth: float = 0.015, physics
     Returns:
         The tipping angle in degrees (compare with atan(width / height)).
     """
-    import pybullet as p
-
     ph = physics or PhysicsSpec()
     mu = math.sqrt(friction)
 

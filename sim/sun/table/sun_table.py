@@ -40,7 +40,7 @@ from typing import Iterable
 import pybullet as p
 
 from sim.core.errors import InputError
-from sim.sun.table.layout import TAU, Layout, ShapeSpec, wrap_angle
+from sim.sun.table.layout import GateSpec, Layout, ShapeSpec, StoneSpec, TAU, wrap_angle
 from sim.sun.table.recording import PoseRecorder, record_frame, record_setup
 from sim.sun.geometry.ring import Pos, Ring, inside_opening, pose_bottom, position_of, quat_yaw
 from sim.sun.table.state import (Cause, Crossing, Penalty, Role, StoneState, TablePass, TablePlacement, TableSnapshot,
@@ -229,8 +229,6 @@ class SunTable(TableWorld):
         between the level-1 stones of their positions. The result is not re-validated: stones moved
         by physics may sit closer than a layout file allows. ``layout.dump_layout_toml`` writes it.
         """
-        from sim.sun.table.layout import GateSpec, StoneSpec
-
         pos = self.positions()
         index: dict[int, int] = {}
         stones: list[StoneSpec] = []
