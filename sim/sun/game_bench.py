@@ -15,6 +15,10 @@ and ``throw`` (``sim.sun.physics_table.table_wall_s``: loading the poses, buildi
 reading back and judging) over the stepping time: the overhead ratio a game would have if the rules
 and the agents cost nothing, the floor under ``game_overhead_ratio`` that the rebuild-per-call
 design sets (docs/sun-physics.md).
+``game_stepping_s``, ``game_build_s``, ``game_table_other_s``, ``game_rules_s``, ``game_agents_s``: where
+those games' wall time goes, seconds per game (mean): inside ``stepSimulation``, loading worlds from
+the poses, the rest of the table's place and throw, the rules outside the table (the game less the
+table and the agents), the agents' ``act``.
 ``rules_actions_per_s``: random playouts of the rules alone on the scripted test double (no
 physics): legal_actions + apply_action + chance sampling; 20 games after a warm-up of two others.
 """
