@@ -10,8 +10,12 @@ On ``full-32.toml`` at the ``fast`` preset, zero noise:
   between two identical loops; CPU time does not) (the ball spawned the same way, ``stepSimulation`` in a plain loop for the
   swing steps, the ball removed, then the settle steps), measured in the same run, pass and bare
   alternating so that load from other processes hits both alike;
-- ``rebuild_ms``: rebuilding the world from the poses (``resetSimulation`` + 32 stones), which a
-  table does once before a pass that follows a change; not part of the pass figures.
+- ``rebuild_ms``: loading the poses into the table's world (sim/sun/table/world.py, ``rebuild``: every
+  stone's pose, mass, velocity and sleeping state set, its broadphase entry made anew), which a
+  table does before a pass that follows a change; not part of the pass figures.
+
+The bare loop loads the same stones dynamic as the pass's last run (its active set): the ratio is
+the pass's bookkeeping (ball reads, contact watch, rest checks, reruns) over the stepping it needs.
 
 ``pass_clean_cpu_ms`` and ``pass_hit_cpu_ms`` give the same passes in CPU time. Each figure is a
 median over several runs; world rebuilds happen outside the timed region. How fast a recorded pass
@@ -37,9 +41,11 @@ CLEAN_AIMS_DEG = (0.0, 180.0)
 HIT_AIMS_DEG = (30.0, 45.0, 120.0, 210.0, 300.0)
 
 
-def _bare(table: SunTable, aim: float, swing_steps: int, settle_steps: int) -> tuple[float, float]:
-    """Wall and CPU seconds of bare stepping of the same scene (ball spawned outside the timed region)."""
-    table.ensure_world()
+def _bare(table: SunTable, aim: float, swing_steps: int, settle_steps: int,
+          active: frozenset[int] | None) -> tuple[float, float]:
+    """Wall and CPU seconds of bare stepping of the same scene (the pass's last active set loaded, the
+    ball spawned outside the timed region)."""
+    table.load_active(None if active is None else set(active))
     table.spawn_ball(aim, table.table.base_radius + table.table.hand_span)
     c = table.client
     step = p.stepSimulation
@@ -74,11 +80,12 @@ def measure(runs: int = 5, layout_path: Path = LAYOUT) -> dict[str, Any]:
                     c0 = time.process_time()
                     res = table.pass_ball(aim)
                     cpu = time.process_time() - c0
+                    active = table.active
                     bucket.append(1000 * res.wall_s)
                     cpu_bucket.append(1000 * cpu)
                     steps.append(res.steps)
                     table.restore(snap)
-                    bare_wall, bare_cpu = _bare(table, aim, res.swing_steps, res.steps - res.swing_steps)
+                    bare_wall, bare_cpu = _bare(table, aim, res.swing_steps, res.steps - res.swing_steps, active)
                     ratios.append(cpu / bare_cpu)
                     wall_ratios.append(res.wall_s / bare_wall)
     return {"pass_clean_ms": statistics.median(clean), "pass_hit_ms": statistics.median(hit),

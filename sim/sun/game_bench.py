@@ -15,6 +15,10 @@ and ``throw`` (``sim.sun.physics_table.table_wall_s``: loading the poses, buildi
 reading back and judging) over the stepping time: the overhead ratio a game would have if the rules
 and the agents cost nothing, the floor under ``game_overhead_ratio`` that the rebuild-per-call
 design sets (docs/sun-physics.md).
+``game_stepping_s``, ``game_build_s``, ``game_table_other_s``, ``game_rules_s``, ``game_agents_s``: where
+those games' wall time goes, seconds per game (mean): inside ``stepSimulation``, loading worlds from
+the poses, the rest of the table's place and throw, the rules outside the table (the game less the
+table and the agents), the agents' ``act``.
 ``rules_actions_per_s``: random playouts of the rules alone on the scripted test double (no
 physics): legal_actions + apply_action + chance sampling; 20 games after a warm-up of two others.
 """
@@ -24,6 +28,7 @@ from __future__ import annotations
 import statistics
 import time
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
@@ -38,18 +43,37 @@ from sim.sun.table.world import building_wall_s, stepping_wall_s
 MAIN_SEATS = ({"agent": "careful", "skill": "casual"}, {"agent": "aggressive", "skill": "casual"})
 
 
+class _Timed:
+    """An agent whose ``act`` calls are timed into ``spent[0]`` (wall seconds)."""
+
+    def __init__(self, agent: Any, spent: list[float]) -> None:
+        self._agent = agent
+        self._spent = spent
+        self.reads_observation = getattr(agent, "reads_observation", True)
+
+    def act(self, observation: Any, legal: Any) -> Any:
+        t0 = time.perf_counter()
+        try:
+            return self._agent.act(observation, legal)
+        finally:
+            self._spent[0] += time.perf_counter() - t0
+
+
 def whole_game(index: int, seed: int = 1, seats: tuple[dict, ...] = MAIN_SEATS
-               ) -> tuple[float, float, int, float, float]:
-    """(wall seconds, wall seconds inside PyBullet stepping, length, wall seconds building PyBullet
-    worlds, wall seconds inside the table's place and throw) of game ``index``."""
+               ) -> tuple[float, float, int, float, float, float]:
+    """(wall seconds, wall seconds inside PyBullet stepping, length, wall seconds loading PyBullet
+    worlds, wall seconds inside the table's place and throw, wall seconds inside the agents' ``act``)
+    of game ``index``."""
     base = GAME.config(len(seats))
     cfg = replace(base, seats=tuple({**base.seats[i], "skill": s["skill"]} for i, s in enumerate(seats)))
     st = game_streams(seed, index, len(seats))
-    agents = [make_agent(GAME, s["agent"], {}, seat=i, rng=st.seats[i], config=cfg) for i, s in enumerate(seats)]
+    spent = [0.0]
+    agents = [_Timed(make_agent(GAME, s["agent"], {}, seat=i, rng=st.seats[i], config=cfg), spent)
+              for i, s in enumerate(seats)]
     t0, s0, b0, w0 = time.perf_counter(), stepping_wall_s(), building_wall_s(), table_wall_s()
     s = play(GAME, cfg, agents, st.chance).state
     return (time.perf_counter() - t0, stepping_wall_s() - s0, s.length(), building_wall_s() - b0,
-            table_wall_s() - w0)
+            table_wall_s() - w0, spent[0])
 
 
 def rules_playouts(games: int = 5, first: int = 0) -> tuple[float, float]:
@@ -75,6 +99,18 @@ def benchmarks(quick: bool = False) -> list[dict]:
     # caches are being filled), then 20 games: a steadier figure than 5 (games differ in length)
     _ = rules_playouts(2, first=1000)
     aps, gps = rules_playouts(4 if quick else 20)
+    n = len(games)
+    step_s, build_s, table_s, agents_s = (sum(g[k] for g in games) / n for k in (1, 3, 4, 5))
+    game_mean = sum(g[0] for g in games) / n
+    split = [  # where a game's wall time goes, seconds per game (mean of the same games)
+        ("game_stepping_s", step_s, "inside stepSimulation"),
+        ("game_build_s", build_s, "loading PyBullet worlds from the poses"),
+        ("game_table_other_s", table_s - step_s - build_s,
+         "the rest of the table's place and throw: the active set, contact watch, rest checks, read-back, judging"),
+        ("game_rules_s", game_mean - table_s - agents_s,
+         "the rules outside the table: apply_action, legal_actions, observations"),
+        ("game_agents_s", agents_s, "inside the agents' act"),
+    ]
     return [
         {"game": "sun", "metric": "game_s", "value": statistics.median(g[0] for g in games), "unit": "s",
          "note": "whole 2-player game, 32 stones, fast preset, careful vs aggressive, casual hands, one core (median)"},
@@ -85,6 +121,8 @@ def benchmarks(quick: bool = False) -> list[dict]:
         {"game": "sun", "metric": "game_table_ratio", "value": sum(g[4] for g in games) / sum(g[1] for g in games),
          "unit": "ratio", "note": "wall time inside the table's place and throw in those games / their stepping time "
                                   "(game_overhead_ratio's floor with free rules and agents)"},
+        *({"game": "sun", "metric": m, "value": v, "unit": "s", "note": f"{note}, seconds per game (mean)"}
+          for m, v, note in split),
         {"game": "sun", "metric": "rules_actions_per_s", "value": aps, "unit": "actions/s",
          "note": "random playouts of the rules on the scripted table (no physics)"},
         {"game": "sun", "metric": "rules_games_per_s", "value": gps, "unit": "games/s"},

@@ -109,9 +109,15 @@ class PhysicsTable:
         return t
 
     def _bodies(self, t: Any, was: Mapping[int, Body], extra: Body | None = None) -> tuple[Body, ...]:
+        """The table's stones as bodies; a stone that did not move (most: only a call's active set
+        is simulated) is handed back as the very body it came in as, so that the rules keep its
+        pose object and whatever they worked out from it (``SunState._set_bodies``)."""
         out = []
         for s in t.stones():
             old = was.get(s.id, extra if extra is not None and extra.id == s.id else None)
+            if old is not None and old.pose[:3] == s.pos and old.pose[3:] == s.quat:
+                out.append(old)
+                continue
             sup = old.support if old is not None else ()
             out.append(Body(s.id, s.shape, (*s.pos, *s.quat), sup))
         return tuple(out)

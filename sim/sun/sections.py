@@ -22,7 +22,8 @@ from sim.core.errors import InputError, ScenarioError
 from sim.core.files import read_toml
 from sim.core.game import GameConfig
 from sim.core.options import Option
-from sim.sun.players.thrower import SKILLS, Thrower, is_skill_file, load_skill
+# SIGMA_KEYS: the seat keys that override one sigma of the seat's skill (value >= 0), by Thrower field
+from sim.sun.players.thrower import SIGMA_KEYS, SKILLS, Thrower, is_skill_file, load_skill
 from sim.sun.players.thrower import skill as skill_of
 from sim.sun.table.layout import (
     BALL_RANGES,
@@ -99,9 +100,6 @@ SEAT_OPTIONS: tuple[Option, ...] = (
            min=-1.0, max=90.0),
 )
 
-#: the seat keys that override one sigma of the seat's skill (value >= 0), by Thrower field
-SIGMA_KEYS: tuple[str, ...] = ("sigma_aim_deg", "sigma_release_m", "sigma_push_mps", "sigma_place_m",
-                               "sigma_place_deg")
 
 
 def _check_layout_file(value: str) -> str | None:

@@ -89,6 +89,11 @@ def test_bench_returns_the_three_metrics() -> None:
     assert {"pass_clean_ms", "pass_hit_ms", "pass_overhead_ratio"} <= set(metrics)
     assert all(r["game"] == "sun" and isinstance(r["value"], float) for r in rows)
     assert metrics["pass_hit_ms"]["value"] > metrics["pass_clean_ms"]["value"]
+    # where a game's time goes (seconds per game): every part measured, none negative
+    split = ("game_stepping_s", "game_build_s", "game_table_other_s", "game_rules_s", "game_agents_s")
+    assert set(split) <= set(metrics)
+    assert all(metrics[k]["value"] >= 0.0 for k in split)
+    assert metrics["game_stepping_s"]["value"] > 0.0 and metrics["game_agents_s"]["value"] > 0.0
 
 
 def _figures(monkeypatch: pytest.MonkeyPatch) -> list:

@@ -51,6 +51,9 @@ from sim.sun.table.world import TableWorld, add_stepping_wall_s, metres_text, st
 __all__ = ["Cause", "Crossing", "Penalty", "Role", "StoneState", "SunTable", "TablePass", "TablePlacement",
            "TableSnapshot", "stepping_wall_s"]
 
+#: How far (m) beyond the ball's radius from its line a stone's footprint joins a pass's first active
+#: set (sim/sun/table/world.py): a miss costs a rerun, a stone too many its share of every step
+SEED_MARGIN_M = 0.005
 #: Vertical gap (m) under a placed stone, so that a noisy placement never starts in contact.
 PLACE_DROP_M = 0.0002
 
@@ -65,6 +68,8 @@ class SunTable(TableWorld):
         super().__init__(layout)
         self._states = {s.id: s for s in sorted(stones, key=lambda s: s.id)}
         self._next_id = next_id if next_id is not None else (max(self._states, default=-1) + 1)
+        #: ring positions by their stones' exact (id, shape, pose): see :meth:`positions`
+        self._pos_memo: dict[tuple, Pos] = {}
 
     # ---- construction ---------------------------------------------------------------------
 
@@ -188,9 +193,16 @@ class SunTable(TableWorld):
             if s.role != "stand":
                 continue
             stones = [s, *on.get(s.id, [])]
-            # the footprint of its stones as they stand: the rules' view (``SunCache._new_pos``)
-            out.append(position_of(s.id, [((*t.pos, *t.quat), self.shapes[t.shape]) for t in stones],
-                                   stones[-1].id if len(stones) > 1 else -1))
+            # the footprint of its stones as they stand: the rules' view (``SunCache._new_pos``);
+            # kept by the stones' exact poses (most positions are unchanged from one call to the next)
+            key = tuple((t.id, t.shape, t.pos, t.quat) for t in stones)
+            q = self._pos_memo.get(key)
+            if q is None:
+                if len(self._pos_memo) > 512:
+                    self._pos_memo.clear()
+                q = self._pos_memo[key] = position_of(
+                    s.id, [((*t.pos, *t.quat), self.shapes[t.shape]) for t in stones], stones[-1].id if len(stones) > 1 else -1)
+            out.append(q)
         out.sort(key=lambda q: q.angle)
         return out
 
@@ -291,94 +303,32 @@ class SunTable(TableWorld):
 
     def _run_pass(self, aim_rad: float, release: float, noise: TablePassNoise, record: PoseRecorder | None,
                   remove_penalties: bool) -> TablePass:
-        self.ensure_world()
-        c = self._cid
         ph, t, ball = self.physics, self.table, self.ball
-        res = TablePass(aim_rad, release, noise, preset=self.preset)
         start_states = dict(self._states)
         start_pos = self.positions()
         start_gaps = self.gaps(start_pos)
-
         a = aim_rad + noise.aim_rad
         rho0 = t.base_radius + release + noise.release_m
         # A hand never lets go over the base: a release error that large is clamped to one ball
         # diameter outside the edge (and the string must stay slanted).
         rho = max(t.base_radius + ball.diameter, min(rho0, 0.95 * ball.string_length))
-        body = self.spawn_ball(a, rho, noise.push_mps)
-        dirx, diry = -math.cos(a), -math.sin(a)  # the swing direction, through the centre
-        m, g = ball.mass, ph.gravity
-        pos0 = p.getLinkState(body, 0, computeLinkVelocity=1, physicsClientId=c)
-        e0 = 0.5 * m * sum(v * v for v in pos0[6]) + m * g * pos0[0][2]
-        e_low = m * g * (ball.pivot_z - ball.string_length)
-        e_tol = ph.energy_tolerance * max(e0 - e_low, 1e-6) + 1e-7
-
-        hz = ph.hz
-        chunk = max(1, hz // 30)  # read the ball about every 1/30 s: the hot loop is stepSimulation
-        frame_every = 0
-        if record is not None:
-            # Recording reads frames between the checks, never changes when the checks happen:
-            # a recorded pass is the same pass as an unrecorded one (a study's game and its replay).
-            frame_every = max(1, round(hz / record.rate_hz))
-            record_setup(record, preset=self.preset, dt=ph.dt, table=t, ball=ball,
-                         stones=[(sid, s.shape) for sid, s in self._states.items()], shapes=self.shapes)
-            record_frame(record, 0.0, c, self._bodies, self._ball_body)
-            record.event(0.0, "release", aim_deg=math.degrees(a), horizontal_m=rho)
-        max_steps = int(ph.max_swing_s * hz)
-        min_steps = int(0.1 * hz)
-        R = t.ring_radius
-        px, py = pos0[0][0], pos0[0][1]
-        prev_r = math.hypot(px, py)
-        step = p.stepSimulation
-        get = p.getLinkState
-        steps = 0
-        invalid = False
-        vx = vy = 0.0
-        z = pos0[0][2]
-        clock = time.perf_counter
+        # The active set: the stones near the ball's path, grown by contact (world.load_active).
+        seed: set[int] | None = self._pass_seed(a, noise)
         while True:
-            if frame_every:
-                for k in range(1, chunk + 1):
-                    t_step = clock()
-                    step(physicsClientId=c)
-                    add_stepping_wall_s(clock() - t_step)
-                    if (steps + k) % frame_every == 0:
-                        record_frame(record, (steps + k) / hz, c, self._bodies, self._ball_body)
-            else:
-                t_step = clock()
-                for _ in range(chunk):
-                    step(physicsClientId=c)
-                add_stepping_wall_s(clock() - t_step)
-            steps += chunk
-            s = get(body, 0, 1, physicsClientId=c)
-            (x, y, z), (vx, vy, vz) = s[0], s[6]
-            e = 0.5 * m * (vx * vx + vy * vy + vz * vz) + m * g * z
-            if not (math.isfinite(e) and math.isfinite(x) and math.isfinite(y)) or e > e0 + e_tol:
-                invalid = True
+            active = self.load_active(seed)
+            self._touched = set()
+            res = self._swing(aim_rad, release, noise, None, a, rho)
+            if not self._touched:
                 break
-            r = math.hypot(x, y)
-            if (r - R) * (prev_r - R) < 0.0:
-                f = (prev_r - R) / (prev_r - r)
-                cx, cy = px + f * (x - px), py + f * (y - py)
-                res.crossings.append(Crossing(wrap_angle(math.atan2(cy, cx)), r < prev_r, (steps - chunk * (1 - f)) / hz))
-            px, py, prev_r = x, y, r
-            if steps >= min_steps and vx * dirx + vy * diry <= 0.0:
-                break
-            if steps >= max_steps:
-                break
-        res.swing_steps = steps
-        res.catch_pos = (px, py, z)
-        res.reached_far_side = (not invalid and px * dirx + py * diry > 0.0 and prev_r > t.base_radius)
-        self.remove_ball()
+            seed = set(active or ()) | self.neighbours(self._touched)
         if record is not None:
-            record.event(steps / hz, "catch", pos=[px, py, z])
-        if not invalid:
-            settle_steps, settled = self._settle(record, steps)
-            steps += settle_steps
-            res.settled = settled
-        res.steps = steps
-        res.sim_time_s = steps / hz
-        if invalid:
-            res.invalid = True
+            # the same run again, recorded: recording reads between steps and changes nothing
+            self.load_active(set(active) if active is not None else None)
+            res = self._swing(aim_rad, release, noise, record, a, rho)
+        steps = res.steps
+        hz = ph.hz
+        R = t.ring_radius
+        if res.invalid:
             self._dirty = True
             return res
 
@@ -408,6 +358,140 @@ class SunTable(TableWorld):
         margin = ball.radius / R
         res.through_aim_gap = bool(inbound) and (not start_pos or inside_opening(start_gaps, aim_gap, inbound[0].angle, margin))
         res.through_opposite_gap = bool(outbound) and (not start_pos or inside_opening(start_gaps, opp_gap, outbound[0].angle, margin))
+        return res
+
+    def _pass_seed(self, a: float, noise: TablePassNoise) -> set[int]:
+        """The stones a pass at azimuth ``a`` (rad, noise included) may touch first: those whose
+        centre lies within a ball radius, their own half-diagonal and a margin of the ball's line
+        through the centre (the push moves the ball sideways by about 0.42 s x push at the ring,
+        docs/sun-physics.md: the margin grows with it)."""
+        ca, sa = math.cos(a), math.sin(a)
+        push = math.hypot(*noise.push_mps)
+        margin = self.ball.radius + SEED_MARGIN_M + 0.6 * push
+        out = set()
+        for sid, s in self._states.items():
+            shp = self.shapes[s.shape]
+            if abs(s.pos[0] * sa - s.pos[1] * ca) <= margin + 0.5 * math.hypot(shp.width, shp.depth):
+                out.add(sid)
+        return out
+
+    def _swing(self, aim_rad: float, release: float, noise: TablePassNoise, record: PoseRecorder | None,
+               a: float, rho: float) -> TablePass:
+        """Release, swing to the catch and settle on the loaded world (steps, crossings, catch);
+        cut short with ``_touched`` filled when a moving body touches a static stone."""
+        c = self._cid
+        ph, t, ball = self.physics, self.table, self.ball
+        res = TablePass(aim_rad, release, noise, preset=self.preset)
+        body = self.spawn_ball(a, rho, noise.push_mps)
+        dirx, diry = -math.cos(a), -math.sin(a)  # the swing direction, through the centre
+        m, g = ball.mass, ph.gravity
+        pos0 = p.getLinkState(body, 0, computeLinkVelocity=1, physicsClientId=c)
+        e0 = 0.5 * m * sum(v * v for v in pos0[6]) + m * g * pos0[0][2]
+        e_low = m * g * (ball.pivot_z - ball.string_length)
+        e_tol = ph.energy_tolerance * max(e0 - e_low, 1e-6) + 1e-7
+
+        hz = ph.hz
+        chunk = max(1, hz // 30)  # read the ball about every 1/30 s: the hot loop is stepSimulation
+        frame_every = 0
+        if record is not None:
+            # Recording reads frames between the checks, never changes when the checks happen:
+            # a recorded pass is the same pass as an unrecorded one (a study's game and its replay).
+            frame_every = max(1, round(hz / record.rate_hz))
+            record_setup(record, preset=self.preset, dt=ph.dt, table=t, ball=ball,
+                         stones=[(sid, s.shape) for sid, s in self._states.items()], shapes=self.shapes)
+            record_frame(record, 0.0, c, self._bodies, body)
+            record.event(0.0, "release", aim_deg=math.degrees(a), horizontal_m=rho)
+        max_steps = int(ph.max_swing_s * hz)
+        min_steps = int(0.1 * hz)
+        R = t.ring_radius
+        # beyond this distance from the axis (m) the ball clears the base's edge and everything on it
+        gone_r = t.base_radius + ball.radius + ph.contact_threshold
+        px, py = pos0[0][0], pos0[0][1]
+        prev_r = math.hypot(px, py)
+        step = p.stepSimulation
+        get = p.getLinkState
+        contacts = p.getContactPoints
+        static_ids = self._static_ids
+        watch = bool(static_ids)
+        awake = False  # a dynamic stone touched by the ball: the frontier is watched from then on
+        frontier = self.frontier_touched
+        steps = 0
+        invalid = False
+        vx = vy = 0.0
+        z = pos0[0][2]
+        clock = time.perf_counter
+        # the ball moves at most about 30 mm in a chunk: further out than this, nothing asleep can
+        # be touched before the next chunk, and the chunk is stepped without the per-step watch
+        far_r = gone_r + 0.04
+        while True:
+            if watch and (awake or prev_r < far_r):
+                spent = 0.0
+                for k in range(1, chunk + 1):
+                    t_step = clock()
+                    step(physicsClientId=c)
+                    spent += clock() - t_step
+                    for pt in contacts(bodyA=body, physicsClientId=c):
+                        if pt[2] in static_ids:
+                            self._touched.add(static_ids[pt[2]])
+                        else:
+                            awake = True
+                    if awake:
+                        frontier()
+                    if frame_every and (steps + k) % frame_every == 0:
+                        record_frame(record, (steps + k) / hz, c, self._bodies, body)
+                add_stepping_wall_s(spent)
+                if awake:
+                    self.statics_touched()
+                if self._touched:
+                    res.steps = steps + chunk
+                    self.remove_ball()
+                    return res
+            elif frame_every:
+                for k in range(1, chunk + 1):
+                    t_step = clock()
+                    step(physicsClientId=c)
+                    add_stepping_wall_s(clock() - t_step)
+                    if (steps + k) % frame_every == 0:
+                        record_frame(record, (steps + k) / hz, c, self._bodies, body)
+            else:
+                t_step = clock()
+                for _ in range(chunk):
+                    step(physicsClientId=c)
+                add_stepping_wall_s(clock() - t_step)
+            steps += chunk
+            s = get(body, 0, 1, physicsClientId=c)
+            (x, y, z), (vx, vy, vz) = s[0], s[6]
+            e = 0.5 * m * (vx * vx + vy * vy + vz * vz) + m * g * z
+            if not (math.isfinite(e) and math.isfinite(x) and math.isfinite(y)) or e > e0 + e_tol:
+                invalid = True
+                break
+            r = math.hypot(x, y)
+            if (r - R) * (prev_r - R) < 0.0:
+                f = (prev_r - R) / (prev_r - r)
+                cx, cy = px + f * (x - px), py + f * (y - py)
+                res.crossings.append(Crossing(wrap_angle(math.atan2(cy, cx)), r < prev_r, (steps - chunk * (1 - f)) / hz))
+            px, py, prev_r = x, y, r
+            if steps >= min_steps and vx * dirx + vy * diry <= 0.0:
+                break
+            if r > gone_r and x * dirx + y * diry > 0.0 and x * vx + y * vy > 0.0:
+                # Off the base on the far side and moving away: nothing on the table can meet the
+                # ball again before it turns back, so it is caught here (the stones settle on).
+                break
+            if steps >= max_steps:
+                break
+        res.swing_steps = steps
+        res.catch_pos = (px, py, z)
+        res.reached_far_side = (not invalid and px * dirx + py * diry > 0.0 and prev_r > t.base_radius)
+        self.remove_ball()
+        if record is not None:
+            record.event(steps / hz, "catch", pos=[px, py, z])
+        if not invalid:
+            settle_steps, settled = self._settle(record, steps, awake=awake)
+            steps += settle_steps
+            res.settled = settled
+        res.steps = steps
+        res.sim_time_s = steps / hz
+        res.invalid = invalid
         return res
 
     def settle(self, max_s: float | None = None) -> tuple[int, bool]:
@@ -462,11 +546,15 @@ class SunTable(TableWorld):
         c = self._cid
         now: dict[int, StoneState] = {}
         get, finite = p.getBasePositionAndOrientation, math.isfinite
+        static = self._static_ids
         for sid, b in self._bodies.items():
+            s = self._states[sid]
+            if b in static:  # loaded static: it has not moved
+                now[sid] = s
+                continue
             pos, quat = get(b, physicsClientId=c)  # tuples already
             if not all(map(finite, pos + quat)):
                 return {}, [], True
-            s = self._states[sid]
             now[sid] = StoneState(s.id, s.shape, s.role, s.supports, pos, quat)
         penalties = []
         for sid, st in now.items():
@@ -588,20 +676,31 @@ class SunTable(TableWorld):
             raise InputError(f"unknown shape {shape!r}", key="shape") from None
 
     def _place(self, st: StoneState) -> TablePlacement:
-        """Add ``st`` to the world, settle, judge it and the others; keep it only if it stands."""
+        """Add ``st`` to the world, settle, judge it and the others; keep it only if it stands.
+
+        The active set (sim/sun/table/world.py) is the placed stone and what it rests on, grown by
+        contact like a pass's."""
         t0 = time.perf_counter()
-        self.ensure_world(ball=False)  # no pass follows: the idle ball would change nothing (see rebuild)
-        c = self._cid
         before = dict(self._states)
-        body = self._create_stone(st.shape, st.pos, st.quat, asleep=False)
-        for other in self._bodies.values():
-            if any(cp[8] < -1e-4 for cp in p.getClosestPoints(body, other, 0.0, physicsClientId=c)):
-                p.removeBody(body, physicsClientId=c)
-                return TablePlacement(st.id, False, "blocked", wall_s=time.perf_counter() - t0)
-        self._bodies[st.id] = body
         self._states[st.id] = st
+        seed: set[int] | None = {st.id}
+        active = self.load_active(seed)
+        c = self._cid
+        body = self._bodies[st.id]
+        for sid, other in self._bodies.items():
+            if sid != st.id and any(cp[8] < -1e-4 for cp in p.getClosestPoints(body, other, 0.0, physicsClientId=c)):
+                self._states = before
+                self._dirty = True
+                return TablePlacement(st.id, False, "blocked", wall_s=time.perf_counter() - t0)
         self._next_id = max(self._next_id, st.id + 1)
-        steps, _ = self._settle(None, 0)
+        while True:
+            # the placed stone starts awake (the others asleep at the fast preset)
+            p.changeDynamics(self._bodies[st.id], -1, activationState=p.ACTIVATION_STATE_WAKE_UP, physicsClientId=c)
+            self._touched = set()
+            steps, _ = self._settle(None, 0)
+            if not self._touched:
+                break
+            active = self.load_active(set(active or ()) | self.neighbours(self._touched))
         before[st.id] = replace(st, pos=(st.pos[0], st.pos[1], st.pos[2] - PLACE_DROP_M))
         new_states, penalties, bad = self._read_and_judge(before)
         res = TablePlacement(st.id, True, steps=steps, sim_time_s=steps / self.physics.hz)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 import pybullet as p
@@ -53,6 +53,21 @@ def building_wall_s() -> float:
     return _BUILDING[0]
 
 
+def _parking(shape: str, k: int) -> tuple[float, float, float]:
+    """Where the pool's ``k``-th unused body of ``shape`` waits: static, colliding with nothing,
+    below the floor, apart from every other (m)."""
+    return (0.1 * k, 0.1 * "abcdefghijklmnopqrstuvwxyz".find(shape[:1].lower()), -5.0)
+
+
+#: static stones whose centre is within this (m) of a dynamic stone's are watched at every step, the
+#: others at every rest check (a stone falling onto one further away meets a nearer one first)
+FRONTIER_M = 0.06
+#: a stone touched in a run joins the active set with the stones within this (m, centre to centre)
+GROW_M = 0.05
+#: stones whose centres are further apart than this (m) cannot be within a contact threshold
+_NEAR_M = 0.12
+
+
 def metres_text(x: float) -> str:
     """A length (m) for a message: millimetre precision, or 3 significant digits for an absurd one (1e308 m
     printed with ``.3f`` is a 309-digit number)."""
@@ -75,9 +90,30 @@ class TableWorld:
         self.physics = layout.physics
         self.shapes = layout.shapes
         self._cid = p.connect(p.DIRECT)
+        #: stone id -> PyBullet body of the stones loaded (pool bodies, see :meth:`rebuild`)
         self._bodies: dict[int, int] = {}
-        self._ball_body: int | None = None
+        #: the ball's multibody (made with the world, hanging idle between passes)
+        self._ball_body = -1
+        #: the ball is released (a pass between its spawn and its catch)
+        self._ball_live = False
         self._dirty = True
+        self._made = False
+        self._pool: dict[str, list[int]] = {}
+        self._counts: dict[str, int] = {}
+        #: the stones loaded dynamic (None: all), as :meth:`rebuild` was told
+        self._active: frozenset[int] | None = None
+        #: body -> stone id of the stones loaded static (see :meth:`load_active`)
+        self._static_ids: dict[int, int] = {}
+        #: (stone id, body) of the static stones close enough to a dynamic one to be hit by it
+        self._frontier: list[tuple[int, int]] = []
+        #: pool bodies that may have been integrated since their last upright step (see :meth:`rebuild`)
+        self._moved: set[int] = set()
+        #: body -> (stone id or -1, position, orientation) of the bodies the last load left static
+        self._loaded: dict[int, tuple] = {}
+        #: the dynamic stones' bodies (the rest checks look at these only)
+        self._dyn_bodies: list[int] = []
+        #: static stones that a moving body came into contact with in the last run (it was cut short)
+        self._touched: set[int] = set()
         self._base_body = -1
 
     def close(self) -> None:
@@ -101,32 +137,35 @@ class TableWorld:
         return self.physics.preset
 
     @property
+    def active(self) -> frozenset[int] | None:
+        """The stones the last load made dynamic (the last run's active set; None: every stone)."""
+        return self._active
+
+    @property
     def client(self) -> int:
         """The PyBullet physics client id (for tests and the viewer)."""
         return self._cid
 
     # ---- world building -------------------------------------------------------------------
 
-    def ensure_world(self, ball: bool = True) -> None:
-        """Rebuild the PyBullet world from the pose-level state if it changed since the last build
-        (``ball``: with the idle ball on its string, see :meth:`rebuild`)."""
-        if self._dirty:
-            self.rebuild(ball)
+    def ensure_world(self, ball: bool = True, active: "frozenset[int] | None" = None) -> None:
+        """Load the pose-level state into the PyBullet world if it changed since the last load
+        (``ball`` is kept for callers: the idle ball is always there, see :meth:`rebuild`;
+        ``active``: the stones loaded dynamic, ``None`` for all)."""
+        if self._dirty or active != self._active:
+            self.rebuild(ball, active)
 
-    def rebuild(self, ball: bool = True) -> None:
-        """Reset the simulation and create the base and every stone at its recorded pose, at rest.
+    def _make_world(self, counts: dict[str, int]) -> None:
+        """Build the engine from nothing: reset, parameters, the base, the floor, the ball (idle,
+        collisions off) and a pool of ``counts[shape]`` stone bodies per shape, parked.
 
-        At the ``fast`` preset stones start asleep (they wake when touched). ``ball``: also create
-        the ball, hanging at rest with collisions off (a pass needs it). A placement builds its
-        world without it: the idle ball touches nothing (collision group and mask 0), sits in an
-        island of its own, and its joint motor has zero force, so the stones' results are the same
-        bit for bit (tests/sun/test_sun_placement.py compares placements both ways), and its
-        multibody is the costliest body to create (about 0.3 ms of a 1.5 ms build).
+        Done once per table (and again only when the table holds more stones of a shape than the
+        pool has, or a pool larger than the set is no longer needed), so that the pool is a
+        function of the state alone: the set's counts or the stones on the table.
         """
-        t0 = time.perf_counter()
         c = self._cid
         ph = self.physics
-        p.resetSimulation(physicsClientId=c)
+        p.resetSimulation(p.RESET_USE_SIMPLE_BROADPHASE, physicsClientId=c)
         p.setPhysicsEngineParameter(fixedTimeStep=ph.dt, numSolverIterations=ph.iterations, numSubSteps=0,
                                     deterministicOverlappingPairs=1, contactBreakingThreshold=ph.contact_threshold,
                                     physicsClientId=c)
@@ -153,25 +192,261 @@ class TableWorld:
                                              physicsClientId=c)
         p.changeDynamics(self._floor_body, -1, lateralFriction=self._wood_mu, restitution=self._rest,
                          frictionAnchor=1, physicsClientId=c)
+        # The base and the floor (fixed multibodies) asleep: PyBullet leaves them awake for good, and
+        # an awake base made Bullet find the contacts of every sleeping (or static) stone with it at
+        # every step, work that changes nothing (12 us a step instead of 25 for full-32 asleep).
+        # A fixed multibody asleep still holds up what touches it; only contact pairs in which
+        # something moves are computed. (A static rigid box instead was cheaper again, 7 us, but
+        # settled full-32's gates 0.24 mm in place of 0.12: not the solver the physics was checked with.)
+        for b in (self._base_body, self._floor_body):
+            p.changeDynamics(b, -1, activationState=p.ACTIVATION_STATE_SLEEP | p.ACTIVATION_STATE_ENABLE_SLEEPING,
+                             physicsClientId=c)
         self._shape_ids: dict[str, int] = {}
-        self._bodies = {}
-        self._ball_body = None
-        # One createMultiBody call per shape (batchPositions), then each stone's pose: five times
-        # faster than a call per stone (a world is rebuilt before every physics call), and as
-        # deterministic (the same states always build the same world in the same order).
+        self._ball_body = self._create_ball()
+        self._ball_live = False
+        # One createMultiBody call per shape (batchPositions): five times faster than a call per
+        # stone. Parked bodies are static, collide with nothing and sit below the floor.
+        self._pool = {}
+        for shape in sorted(counts):
+            n = counts[shape]
+            if n <= 0:
+                continue
+            ids = self._create_stones(shape, [_parking(shape, k) for k in range(n)])
+            for b in ids:
+                p.changeDynamics(b, -1, lateralFriction=self._wood_mu, restitution=self._rest, linearDamping=0.0,
+                                 angularDamping=0.0, frictionAnchor=1, physicsClientId=c)
+            self._pool[shape] = ids
+        self._counts = dict(counts)
+        self._moved = {b for ids in self._pool.values() for b in ids}
+        self._loaded = {}
+        self._made = True
+
+    def rebuild(self, ball: bool = True, active: "frozenset[int] | None" = None,
+                grow: "Callable[[dict[int, int]], frozenset[int] | None] | None" = None) -> None:
+        """Load every stone at its recorded pose, at rest, into the world; park the rest of the pool.
+
+        The world is made once (:meth:`_make_world`) and then reused: each stone of a shape takes
+        the pool's body of the same rank (stones by id), every pool body's mass, pose, velocity and
+        sleeping state is set and it is taken out of and put back into the collision world in the
+        pool's order (which drops every contact and pair it had, and puts the bodies in that order),
+        the ball is hung idle with collisions off. The world after a load is therefore a function of
+        the state alone, whatever the world went through before: a pass or a placement stays a pure
+        function of (poses, parameters, command, noise) (tests/sun/test_sun_world_reuse.py runs the
+        same calls on reused and fresh worlds and compares every bit).
+
+        At the ``fast`` preset stones start asleep (they wake when touched). ``active``: the ids of
+        the stones loaded dynamic; the others are loaded static (mass 0, asleep: they cost nothing
+        and wake no island); ``None``: every stone dynamic; ``grow``: instead, a function of the
+        bodies (stone id -> body, at their poses) that returns that set. ``ball`` is kept for callers (the idle
+        ball, with collisions off, its own island and a zero-force motor, changes no stone's result).
+        """
+        t0 = time.perf_counter()
+        c = self._cid
+        ph = self.physics
         by_shape: dict[str, list[StoneState]] = {}
-        for s in self._states.values():
+        for s in sorted(self._states.values(), key=lambda s: s.id):
             by_shape.setdefault(s.shape, []).append(s)
-        for shape in sorted(by_shape):
-            group = by_shape[shape]
-            for s, b in zip(group, self._create_stones(shape, [s.pos for s in group])):
-                p.resetBasePositionAndOrientation(b, list(s.pos), list(s.quat), physicsClientId=c)
-                self._setup_stone(b, asleep=ph.sleeping)
-                self._bodies[s.id] = b
-        if ball:
-            self._ball_body = self._create_ball()
+        want = {shape: max(self.shapes[shape].count if shape in self.shapes else 0, len(by_shape.get(shape, ())))
+                for shape in set(self.shapes) | set(by_shape)}
+        if not self._made or want != self._counts:
+            self._make_world(want)
+        bodies: dict[int, int] = {}
+        cd, reset_pose, reset_vel, filt = (p.changeDynamics, p.resetBasePositionAndOrientation, p.resetBaseVelocity,
+                                           p.setCollisionFilterGroupMask)
+        asleep, wake = p.ACTIVATION_STATE_SLEEP, p.ACTIVATION_STATE_WAKE_UP
+        zero, upright = (0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 1.0)
+        # 1. Every pool body that may have moved since (a dynamic one) upright, dynamic, awake and
+        # colliding with nothing, then one step: Bullet computes a body's world inertia tensor only
+        # when it integrates it (a pose set from outside keeps the tensor of the body's last pose,
+        # which the solver uses until the body next moves), so a step at the upright pose gives it
+        # the tensor a new body has. A body loaded static (mass 0) is never integrated: it keeps it.
+        moved = self._moved
+        if moved:
+            for shape in sorted(self._pool):
+                mass = self.shapes[shape].mass
+                for k, b in enumerate(self._pool[shape]):
+                    if b in moved:
+                        cd(b, -1, mass=mass, physicsClientId=c)
+                        reset_pose(b, _parking(shape, k), upright, physicsClientId=c)
+                        reset_vel(b, zero, zero, physicsClientId=c)
+                        cd(b, -1, activationState=wake, physicsClientId=c)
+                        filt(b, -1, 0, 0, physicsClientId=c)
+            p.stepSimulation(physicsClientId=c)
+        # 2. The state: each stone of a shape on the pool's body of the same rank (stones by id). A
+        # body loaded static last time that stays static where it was (and was not stepped above)
+        # is left as it is: nothing of it can have changed, and its pairs went with the proxies of
+        # the bodies that moved.
+        prev = self._loaded
+        placed: list[tuple[int, int, str, bool, tuple]] = []  # (stone id or -1, body, shape, as before, key)
+        for shape in sorted(self._pool):
+            group = by_shape.get(shape, [])
+            for k, b in enumerate(self._pool[shape]):
+                if k < len(group):
+                    s = group[k]
+                    bodies[s.id] = b
+                    key: tuple = (s.id, s.pos, s.quat)
+                else:
+                    key = (-1, _parking(shape, k), upright)
+                same = b not in moved and prev.get(b) == key
+                if not same:
+                    reset_vel(b, zero, zero, physicsClientId=c)
+                    reset_pose(b, key[1], key[2], physicsClientId=c)
+                placed.append((key[0], b, shape, same, key))
+        if grow is not None:  # the active set from the poses (contact queries; nothing is kept)
+            active = grow(bodies)
+        loaded: dict[int, tuple] = {}
+        for sid, b, shape, same, key in placed:
+            dynamic = sid >= 0 and (active is None or sid in active)
+            if not dynamic:
+                loaded[b] = key
+                if same:
+                    continue
+            if sid >= 0:
+                cd(b, -1, mass=self.shapes[shape].mass if dynamic else 0.0, physicsClientId=c)
+                if dynamic and not ph.sleeping:
+                    cd(b, -1, activationState=wake, physicsClientId=c)
+                    cd(b, -1, activationState=p.ACTIVATION_STATE_DISABLE_SLEEPING, physicsClientId=c)
+                else:
+                    # awake first (its deactivation clock set to 0), then asleep
+                    cd(b, -1, activationState=wake | asleep, physicsClientId=c)
+                filt(b, -1, 1, -1, physicsClientId=c)
+            else:
+                cd(b, -1, mass=0.0, physicsClientId=c)
+                cd(b, -1, activationState=wake | asleep, physicsClientId=c)
+                filt(b, -1, 0, 0, physicsClientId=c)
+        self._loaded = loaded
+        self._park_ball()
+        self._bodies = {sid: bodies[sid] for sid in sorted(bodies)}  # by stone id, as the state
+        self._dyn_bodies = [b for sid, b in self._bodies.items() if active is None or sid in active]
+        self._moved = set(self._dyn_bodies)
+        self._static_ids = {b: sid for sid, b in self._bodies.items() if active is not None and sid not in active}
+        self._frontier = []
+        self._active = active
         self._dirty = False
         _BUILDING[0] += time.perf_counter() - t0
+
+    # ---- the active set ---------------------------------------------------------------------
+    #
+    # A stone that nothing touches costs nothing: a pass or a placement loads only the stones it can
+    # move as dynamic bodies (its active set) and the rest as static ones, which Bullet neither
+    # integrates nor solves nor wakes with an island. While it runs, any contact between a moving
+    # body and a static stone is watched for (every step); one cuts the run short, the stone joins
+    # the set and the call is run again from its start poses with the larger set. The result is
+    # therefore that of a world in which the static stones were never touched, as they were not:
+    # a function of (poses, parameters, command, noise), like before (docs/sun-physics.md).
+
+    def support_closure(self, seed: "set[int]") -> set[int]:
+        """``seed`` with every stone that rests on, or carries, one of its stones (transitively):
+        a stack, its support, a gate and both its supports move together or not at all."""
+        adj: dict[int, set[int]] = {}
+        for s in self._states.values():
+            for o in s.supports:
+                if o in self._states:
+                    adj.setdefault(s.id, set()).add(o)
+                    adj.setdefault(o, set()).add(s.id)
+        out = {i for i in seed if i in self._states}
+        todo = list(out)
+        while todo:
+            for j in adj.get(todo.pop(), ()):
+                if j not in out:
+                    out.add(j)
+                    todo.append(j)
+        return out
+
+    def load_active(self, seed: "set[int] | None") -> frozenset[int] | None:
+        """Load the state with the stones of ``seed`` dynamic, grown by :meth:`support_closure` and
+        by every stone within ``contact_threshold`` + 0.5 mm of a dynamic one (Bullet would report
+        that pair as a contact at once), the rest static; ``None``: every stone dynamic.
+
+        Returns:
+            The set loaded dynamic (None for all).
+        """
+        if seed is None:
+            self.rebuild(active=None)
+            return None
+        active = self.support_closure(seed)
+        if len(active) >= len(self._states):
+            self.rebuild(active=None)
+            return None
+        c = self._cid
+        reach = self.physics.contact_threshold + 0.0005
+        pos = {sid: s.pos for sid, s in self._states.items()}
+        near2 = _NEAR_M * _NEAR_M
+
+        def grow(bodies: dict[int, int]) -> frozenset[int] | None:
+            todo = list(active)
+            grown = set(active)
+            while todo:
+                a = todo.pop()
+                ax, ay, az = pos[a]
+                for sid, b in bodies.items():
+                    if sid in grown:
+                        continue
+                    x, y, z = pos[sid]
+                    if (x - ax) ** 2 + (y - ay) ** 2 + (z - az) ** 2 > near2:
+                        continue
+                    if p.getClosestPoints(bodies[a], b, reach, physicsClientId=c):
+                        for j in self.support_closure({sid}) - grown:
+                            grown.add(j)
+                            todo.append(j)
+            return None if len(grown) >= len(self._states) else frozenset(grown)
+
+        self.rebuild(grow=grow)
+        if self._active is None:
+            return None
+        grown = self._active
+        reach2 = min(self._reach_m(), FRONTIER_M) ** 2
+        dyn = [pos[i] for i in grown]
+        self._frontier = [(sid, b) for sid, b in self._bodies.items() if sid not in grown and any(
+            (pos[sid][0] - x) ** 2 + (pos[sid][1] - y) ** 2 + (pos[sid][2] - z) ** 2 <= reach2 for x, y, z in dyn)]
+        return frozenset(grown)
+
+    def neighbours(self, touched: "set[int]") -> set[int]:
+        """``touched`` with every stone whose centre is within :data:`GROW_M` of one of them: a stone
+        a moving one reached is often pushed into the next (a rerun per domino costs more than a
+        stone that stays asleep)."""
+        pos = {sid: s.pos for sid, s in self._states.items()}
+        g2 = GROW_M * GROW_M
+        out = set(touched)
+        for t in touched:
+            tx, ty, tz = pos[t]
+            out.update(sid for sid, (x, y, z) in pos.items() if (x - tx) ** 2 + (y - ty) ** 2 <= g2)
+        return out
+
+    def _reach_m(self) -> float:
+        """How far (m, centre to centre) a dynamic stone may reach a static one within a call: the
+        tallest stone falling over, plus the widest half-diagonal."""
+        return max(s.height for s in self.shapes.values()) + max(
+            math.hypot(s.width, s.depth) for s in self.shapes.values()) + self.physics.contact_threshold
+
+    def frontier_touched(self) -> bool:
+        """Whether a static stone of the frontier is in contact with a moving body now (adds it to
+        ``_touched``)."""
+        c = self._cid
+        hit = False
+        for sid, b in self._frontier:
+            if p.getContactPoints(bodyA=b, physicsClientId=c):
+                self._touched.add(sid)
+                hit = True
+        return hit
+
+    def statics_touched(self) -> bool:
+        """Like :meth:`frontier_touched`, for every static stone (a check between the frontier's)."""
+        c = self._cid
+        hit = False
+        for b, sid in self._static_ids.items():
+            if p.getContactPoints(bodyA=b, physicsClientId=c):
+                self._touched.add(sid)
+                hit = True
+        return hit
+
+    def _park_ball(self) -> None:
+        """Hang the ball at rest with collisions off (between passes)."""
+        c, b = self._cid, self._ball_body
+        p.resetJointStateMultiDof(b, 0, targetValue=[0.0, 0.0, 0.0, 1.0], targetVelocity=[0.0, 0.0, 0.0],
+                                  physicsClientId=c)
+        p.setCollisionFilterGroupMask(b, 0, 0, 0, physicsClientId=c)
+        self._ball_live = False
 
     def _shape_id(self, shape: str) -> int:
         if shape not in self._shape_ids:
@@ -189,22 +464,6 @@ class TableWorld:
                                 useMaximalCoordinates=True, batchPositions=[list(x) for x in positions],
                                 physicsClientId=self._cid)
         return list(ids)
-
-    def _create_stone(self, shape: str, pos: Sequence[float], quat: Sequence[float], asleep: bool) -> int:
-        c = self._cid
-        b = p.createMultiBody(self.shapes[shape].mass, self._shape_id(shape), -1, list(pos), list(quat),
-                              useMaximalCoordinates=True, physicsClientId=c)
-        self._setup_stone(b, asleep)
-        return b
-
-    def _setup_stone(self, b: int, asleep: bool) -> None:
-        c = self._cid
-        p.changeDynamics(b, -1, lateralFriction=self._wood_mu, restitution=self._rest, linearDamping=0.0,
-                         angularDamping=0.0, frictionAnchor=1,
-                         activationState=(p.ACTIVATION_STATE_ENABLE_SLEEPING if self.physics.sleeping
-                                          else p.ACTIVATION_STATE_DISABLE_SLEEPING), physicsClientId=c)
-        if asleep:
-            p.changeDynamics(b, -1, activationState=p.ACTIVATION_STATE_SLEEP, physicsClientId=c)
 
     def _create_ball(self) -> int:
         """Create the ball on its string, hanging at rest, with collisions off (part of the world
@@ -247,15 +506,15 @@ class TableWorld:
         Raises:
             InputError: if the distance is not shorter than the string.
         """
-        self.ensure_world()
+        if self._dirty or not self._made:
+            self.ensure_world()
         c, b = self._cid, self.ball
         L = b.string_length
         if not 0.0 <= horizontal_m < L:
             raise InputError(f"release point {metres_text(horizontal_m)} m from the centre must be shorter than the "
                              f"string ({L} m)", key="release")
-        if self._ball_body is None:
-            self._ball_body = self._create_ball()
         body = self._ball_body
+        self._ball_live = True
         p.setCollisionFilterGroupMask(body, 0, 1, 0xFFFF, physicsClientId=c)
         theta = math.asin(horizontal_m / L)
         # Rotate the hanging string (-z) by theta about the horizontal axis perpendicular to the aim.
@@ -277,16 +536,15 @@ class TableWorld:
         Raises:
             RuntimeError: no ball in the world.
         """
-        if self._ball_body is None:
+        if not self._made:
             raise RuntimeError("no ball in the world")
         s = p.getLinkState(self._ball_body, 0, computeLinkVelocity=1, physicsClientId=self._cid)
         return np.array(s[0]), np.array(s[6])
 
     def remove_ball(self) -> None:
-        """Take the ball out of the world (the catch)."""
-        if self._ball_body is not None:
-            p.removeBody(self._ball_body, physicsClientId=self._cid)
-            self._ball_body = None
+        """Take the ball out of play (the catch): hung idle at rest, colliding with nothing."""
+        if self._ball_live:
+            self._park_ball()
 
     def step(self, n: int = 1) -> None:
         """Advance the world ``n`` steps without any bookkeeping (tests, benchmarks)."""
@@ -295,8 +553,13 @@ class TableWorld:
         for _ in range(n):
             p.stepSimulation(physicsClientId=c)
 
-    def _settle(self, record: PoseRecorder | None, t_steps: int) -> tuple[int, bool]:
-        """Step until every stone is at rest at two consecutive checks, or the time limit."""
+    def _settle(self, record: PoseRecorder | None, t_steps: int, awake: bool = True) -> tuple[int, bool]:
+        """Step until every stone is at rest at two consecutive checks, or the time limit.
+
+        With static stones loaded (:meth:`load_active`), the frontier is checked for contacts after
+        every step once a dynamic stone may be moving (``awake``: from the start), every static
+        stone at each rest check; a contact stops the settling early with ``_touched`` filled.
+        """
         c = self._cid
         ph = self.physics
         hz = ph.hz
@@ -310,14 +573,29 @@ class TableWorld:
         done = 0
         prev = self._all_at_rest()
         clock = time.perf_counter
+        watch = bool(self._static_ids) and awake
+        frontier = self.frontier_touched
         while done < limit:
-            t_step = clock()
-            for _ in range(chunk):
-                step(physicsClientId=c)
-            _STEPPING[0] += clock() - t_step
-            done += chunk
+            if watch:
+                spent = 0.0
+                for _ in range(chunk):
+                    t_step = clock()
+                    step(physicsClientId=c)
+                    spent += clock() - t_step
+                    done += 1
+                    if frontier():
+                        break
+                _STEPPING[0] += spent
+                if self._touched or self.statics_touched():
+                    return done, False
+            else:
+                t_step = clock()
+                for _ in range(chunk):
+                    step(physicsClientId=c)
+                _STEPPING[0] += clock() - t_step
+                done += chunk
             if frame_every and (t_steps + done) % frame_every == 0:
-                record_frame(record, (t_steps + done) / hz, c, self._bodies, self._ball_body)
+                record_frame(record, (t_steps + done) / hz, c, self._bodies, self._ball_body if self._ball_live else None)
             if record is not None and done % max(1, hz // 20) != 0:
                 continue
             now = self._all_at_rest()
@@ -332,7 +610,7 @@ class TableWorld:
         """Wake every stone and keep it awake until the next rebuild (settle and bump tests:
         sleeping stones would trivially never drift)."""
         self.ensure_world()
-        for b in self._bodies.values():
+        for b in self._dyn_bodies:
             p.changeDynamics(b, -1, activationState=p.ACTIVATION_STATE_DISABLE_SLEEPING, physicsClientId=self._cid)
             p.changeDynamics(b, -1, activationState=p.ACTIVATION_STATE_WAKE_UP, physicsClientId=self._cid)
 
@@ -350,7 +628,7 @@ class TableWorld:
         lin2 = self.physics.rest_linear_mps ** 2
         ang2 = self.physics.rest_angular_rps ** 2
         vel = p.getBaseVelocity
-        for b in self._bodies.values():
+        for b in self._dyn_bodies:
             (vx, vy, vz), (wx, wy, wz) = vel(b, physicsClientId=c)
             if vx * vx + vy * vy + vz * vz > lin2 or wx * wx + wy * wy + wz * wz > ang2:
                 # A stone that has fallen off the base is already lost: it need not come to rest.
