@@ -42,18 +42,18 @@ A game adds its own metrics through its report's ``GameReport.metrics`` hook
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 import pandas as pd
 
-from analysis.stats import count_per_game, mean_ci, wilson
+from analysis.metric_spec import Metric
+from analysis.stats import count_per_game, wilson
 
 if TYPE_CHECKING:
-    from analysis.load import RunData
+    from analysis.run_data import RunData
 
 __all__ = ["Estimate", "Metric", "catalogue", "distinct_records", "estimate", "estimates", "game_records",
            "per_game", "ratio_interval", "run_metrics_frame"]
@@ -67,51 +67,6 @@ INTERVALS = {
 #: the line every output that prints intervals over passes, stones or turns shows once
 CLUSTER_LINE = ("Intervals over passes, stones or turns are clustered by game (the game is the sampled unit: "
                 "ratio estimator with its delta-method variance); identical game records count once.")
-
-
-@dataclass(frozen=True)
-class Metric:
-    """One number a study reports, defined once.
-
-    Attributes:
-        name: the machine name (``stonelab tune`` targets, ``--json``, the export), e.g.
-            ``penalties_per_game`` or ``sole_win_rate[seat 0]``.
-        words: what the outputs print, e.g. "stones lost to the ball per pass".
-        numerator: what is counted, e.g. "stones lost to the ball in the game's passes".
-        denominator: what it is counted over, e.g. "passes" or "games" (one per game).
-        unit: the unit of the denominator: ``game``, ``decisive game``, ``pass``, ``stone``, ``turn``.
-        direction: ``higher``, ``lower`` (better) or ``neither`` (a balance figure, fair at a
-            middle value; or a description that is neither good nor bad).
-        share: the value is a share in [0, 1] (printed in percent).
-        group: where ``stonelab compare`` files the row: ``game``, ``seat N`` or a player's label.
-        values: ``run -> frame`` with columns ``point, game_index, num, den`` (one row per game of
-            ``run.games``; ``den`` 0 leaves the game out of this metric).
-        tune: the metric may be a ``stonelab tune`` target under :attr:`name`.
-    """
-
-    name: str
-    words: str
-    numerator: str
-    denominator: str
-    unit: str
-    direction: str
-    share: bool
-    values: Callable[[RunData], pd.DataFrame] = field(repr=False, compare=False)
-    group: str = "game"
-    tune: bool = False
-
-    @property
-    def title(self) -> str:
-        """The words with the group: ``seat 0: sole-win rate``; a game-wide metric's words alone."""
-        return self.words if self.group == "game" else f"{self.group}: {self.words}"
-
-    @property
-    def scheme(self) -> str:
-        """``games share``, ``game mean`` or ``ratio``: how the interval is made (set by the
-        unit: a share or mean over games, or a ratio over something inside the games)."""
-        if self.unit in ("game", "decisive game", "player game"):
-            return "games share" if self.share else "game mean"
-        return "ratio"
 
 
 @dataclass

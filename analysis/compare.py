@@ -46,8 +46,9 @@ import numpy as np
 import pandas as pd
 
 from analysis import metrics as M
-from analysis.load import RunData, load_run
-from analysis.stats import (BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, MIN_EXPECTED, bootstrap_mean_diff, holm, mann_whitney_p, mean_ci, newcombe_diff, two_proportion_test)
+from analysis.load import load_run
+from analysis.run_data import RunData
+from analysis.stats import (BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, MIN_EXPECTED, bootstrap_mean_diff, holm, mann_whitney_p, newcombe_diff, two_proportion_test)
 from sim.core.errors import InputError
 from sim.core.store import STORE_NAME
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from analysis.run_data import RunData
 from sim.core.errors import InputError, allowed
 from sim.core.outputs import check_output_file, write_atomically
 from sim.core.store import Store, reading
@@ -178,42 +178,6 @@ def _write_export(df: pd.DataFrame, path: Path, fmt: str, label: str) -> None:
                     part = df.iloc[k:k + EXPORT_CHUNK_ROWS]
                     writer.write_table(pa.Table.from_pandas(part, schema=schema, preserve_index=False))
                     bar.advance(len(part))
-
-
-@dataclass
-class RunData:
-    """Everything a report reads from one run, loaded once.
-
-    Attributes:
-        run_dir: the run folder.
-        meta: the store's meta table (name, game, seed, games, version, scenario_json, ...).
-        game: the registry name of the game.
-        scenario: the scenario as read from its TOML file (a dict; empty if not stored).
-        points: one row per sweep point: ``point`` and one ``sweep:<key>`` column per swept key.
-        games: :func:`games_frame` plus ``winners`` (list of winning seats), ``labels`` (list) and
-            ``players`` (per seat, the ``[[seats]]`` entry that sat there).
-        seats: the ``seats`` table (long: one row per seat of each game; ``player`` as above).
-        own: the game's ``<game>_games`` table (empty frame if absent).
-        details: the game's detail tables by short name (``passes`` for ``sun_passes``).
-        n_seats: the largest seat count of any stored game.
-        sweep_keys: the swept keys (dotted scenario paths), in the order of the scenario.
-    """
-
-    run_dir: Path
-    meta: dict[str, str]
-    game: str
-    scenario: dict[str, Any]
-    points: pd.DataFrame
-    games: pd.DataFrame
-    seats: pd.DataFrame
-    own: pd.DataFrame
-    details: dict[str, pd.DataFrame] = field(default_factory=dict)
-    n_seats: int = 0
-    sweep_keys: list[str] = field(default_factory=list)
-
-    def detail(self, name: str) -> pd.DataFrame:
-        """A detail table by short name; an empty frame when the game has none of that name."""
-        return self.details.get(name, pd.DataFrame())
 
 
 def _game_tables(game: str) -> list[str]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import html
 import json
 
-from analysis.load import RunData
+from analysis.run_data import RunData
 from analysis.plots import Section
 
 

@@ -32,7 +32,8 @@ import pandas as pd
 from analysis import metrics as M
 from analysis.catalogue import score_unit  # noqa: F401 - defined with the metrics; callers read it here
 from analysis.games import game_report
-from analysis.load import RunData, load_run
+from analysis.load import load_run
+from analysis.run_data import RunData
 from analysis.plots import (
     Plot,
     Section,

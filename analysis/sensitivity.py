@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import metrics as M
-from analysis.load import RunData
+from analysis.run_data import RunData
 from analysis.plots import Plot, Section, new_figure
 from analysis.stats import json_float
 from sim.core.sensitivity import Input, Plan

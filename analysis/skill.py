@@ -50,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from analysis.load import RunData
+from analysis.run_data import RunData
 from analysis.stats import wilson
 
 #: bootstrap resamples of the rating spread and of its coin-flip baseline

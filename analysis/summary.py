@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from analysis import metrics as M
-from analysis.load import RunData
+from analysis.run_data import RunData
 from sim.core.store import Store
 
 

@@ -35,7 +35,8 @@ import numpy as np
 import pandas as pd
 
 from analysis.games.base import GameReport
-from analysis.load import RunData, load_run
+from analysis.load import load_run
+from analysis.run_data import RunData
 from sim.core.errors import InputError, allowed
 from sim.core.tune import (PAIR_METRICS, PARAM_METRIC, Estimate, SearchInfo, Target,
                            TrialResult, Tune, design_raw, pareto_front, plausible_range)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # annotations only: the loader exports the catalogue's table, which uses these words
-    from analysis.load import RunData
+    from analysis.run_data import RunData
 
 
 def pct(x: float, digits: int = 0) -> str:

@@ -16,7 +16,7 @@ import pandas as pd
 from analysis.games.base import GameReport
 
 if TYPE_CHECKING:  # annotations only: the report modules' helpers need nothing of the loader
-    from analysis.load import RunData
+    from analysis.run_data import RunData
 
 __all__ = ["GameReport", "game_report", "has_columns", "own_aligned"]
 

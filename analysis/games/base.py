@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 if TYPE_CHECKING:  # annotations only: the interface needs nothing of the loader or the plots
     import pandas as pd
 
-    from analysis.catalogue import Metric
-    from analysis.load import RunData
+    from analysis.metric_spec import Metric
+    from analysis.run_data import RunData
     from analysis.plots import Section
 
 __all__ = ["GameReport"]

@@ -14,7 +14,7 @@ import pandas as pd
 
 from analysis import metrics as M
 from analysis.games import GameReport, has_columns, own_aligned
-from analysis.load import RunData
+from analysis.run_data import RunData
 from analysis.plots import Plot, Section, new_figure, seat_color, stacked_bars
 
 

@@ -12,7 +12,7 @@ import pandas as pd
 
 from analysis import metrics as M
 from analysis.games import GameReport, has_columns, own_aligned
-from analysis.load import RunData
+from analysis.run_data import RunData
 from analysis.plots import Plot, Section, histogram, new_figure
 
 SOURCES = (("box", "box seats (3 each)", "#0072B2"), ("trilithon", "trilithon (2 each)", "#E69F00"),

@@ -15,7 +15,7 @@ import pandas as pd
 
 from analysis import metrics as M
 from analysis.games import GameReport, has_columns, own_aligned
-from analysis.load import RunData
+from analysis.run_data import RunData
 from analysis.plots import Plot, Section, bar_ci, histogram, lines_ci, seat_color
 
 

@@ -21,7 +21,7 @@ from analysis.games import GameReport, has_columns, own_aligned
 from analysis.games.sun_compare import compare_rows, compare_tables
 from analysis.games.sun_metrics import GAP_BINS_MM, clean_pass_name, metrics, penalty_causes
 from analysis.games.sun_rules import LEVELS, lost_stones, rules_tables
-from analysis.load import RunData
+from analysis.run_data import RunData
 from analysis.plots import Plot, Section, lines_ci, new_figure, new_figure_row, polar_bars, stacked_bars, ticks_with_n
 from analysis.wording import change
 

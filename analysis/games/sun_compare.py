@@ -10,7 +10,7 @@ import pandas as pd
 from analysis import metrics as M
 from analysis.games import own_aligned
 from analysis.games.sun_rules import rules_exercised
-from analysis.load import RunData
+from analysis.run_data import RunData
 from analysis.stats import count_per_game, wilson
 
 

@@ -25,7 +25,7 @@ import pandas as pd
 
 from analysis.catalogue import Metric
 from analysis.games import has_columns, own_aligned
-from analysis.load import RunData
+from analysis.run_data import RunData
 
 __all__ = ["CAUSE_WORDS", "GAP_BINS_MM", "clean_pass_name", "metrics", "penalty_causes"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis.games import has_columns
-from analysis.load import RunData
+from analysis.run_data import RunData
 from analysis.stats import count_per_game, wilson
 from analysis.wording import point_noun, value_text
 from sim.core.scenario import scenario_from_dict

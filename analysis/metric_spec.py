@@ -1,0 +1,61 @@
+"""What one metric is (:class:`Metric`): the record the catalogue (analysis/catalogue.py) holds and
+the games' report hooks (analysis/games/) return.
+
+It lives apart from the catalogue so that a game's hook can name the type without importing the
+catalogue, which itself asks the games for their metrics: no import circle.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable
+
+import pandas as pd
+
+if TYPE_CHECKING:
+    from analysis.run_data import RunData
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One number a study reports, defined once.
+
+    Attributes:
+        name: the machine name (``stonelab tune`` targets, ``--json``, the export), e.g.
+            ``penalties_per_game`` or ``sole_win_rate[seat 0]``.
+        words: what the outputs print, e.g. "stones lost to the ball per pass".
+        numerator: what is counted, e.g. "stones lost to the ball in the game's passes".
+        denominator: what it is counted over, e.g. "passes" or "games" (one per game).
+        unit: the unit of the denominator: ``game``, ``decisive game``, ``pass``, ``stone``, ``turn``.
+        direction: ``higher``, ``lower`` (better) or ``neither`` (a balance figure, fair at a
+            middle value; or a description that is neither good nor bad).
+        share: the value is a share in [0, 1] (printed in percent).
+        group: where ``stonelab compare`` files the row: ``game``, ``seat N`` or a player's label.
+        values: ``run -> frame`` with columns ``point, game_index, num, den`` (one row per game of
+            ``run.games``; ``den`` 0 leaves the game out of this metric).
+        tune: the metric may be a ``stonelab tune`` target under :attr:`name`.
+    """
+
+    name: str
+    words: str
+    numerator: str
+    denominator: str
+    unit: str
+    direction: str
+    share: bool
+    values: Callable[[RunData], pd.DataFrame] = field(repr=False, compare=False)
+    group: str = "game"
+    tune: bool = False
+
+    @property
+    def title(self) -> str:
+        """The words with the group: ``seat 0: sole-win rate``; a game-wide metric's words alone."""
+        return self.words if self.group == "game" else f"{self.group}: {self.words}"
+
+    @property
+    def scheme(self) -> str:
+        """``games share``, ``game mean`` or ``ratio``: how the interval is made (set by the
+        unit: a share or mean over games, or a ratio over something inside the games)."""
+        if self.unit in ("game", "decisive game", "player game"):
+            return "games share" if self.share else "game mean"
+        return "ratio"
