@@ -33,7 +33,7 @@ import numpy as np
 
 from sim.core.errors import InputError
 from sim.core.quaternions import quat_xyzw_to_wxyz
-from sim.sun.viewer.guard import HandshakeGuard, page_choice, page_number, put_back, viser_server
+from sim.sun.viewer.guard import page_choice, page_number, put_back, viser_server
 from sim.sun.viewer.replay import BASE_COLOUR, STRING_COLOUR, Replay, hex_rgb
 from sim.sun.viewer.replay.overlay import cause_colour
 from sim.sun.viewer.rules_scene import RulesNodes, has_rules, legend_html
@@ -604,64 +604,24 @@ def check_export_dir(path: str | Path) -> Path:
 def serve_dir(path: str | Path, host: str = LOCALHOST, port: int = 8000):  # noqa: ANN201
     """An HTTP server for an export folder (not started: call ``serve_forever``).
 
-    It serves the export's own files and nothing else: a GET or HEAD of a regular file whose
-    resolved path is inside the folder (``/`` is its ``index.html``); a folder, a symlink that
-    leads out, a FIFO or a device is "404 not found", and no folder is ever listed. A request
-    whose ``Host`` is not this server (DNS rebinding) is refused with 403, as the viser servers do
-    (:mod:`sim.sun.viewer.guard`).
+    It serves the export's own files and nothing else (:meth:`sim.web.server.WebHandler.send_file`):
+    a GET or HEAD of a regular file whose resolved path is inside the folder (``/`` is its
+    ``index.html``); a folder, a symlink that leads out, a FIFO or a device is "404 not found", and
+    no folder is ever listed. A request whose ``Host`` is not this server (DNS rebinding) or that
+    comes from another site's page (its ``Origin``) is refused with 403 (:mod:`sim.web`).
 
     Raises:
         InputError: ``path`` is not an export folder.
         OSError: the address cannot be listened on.
     """
-    import email.utils
-    import http.server
-    import os
-    import stat
-    import urllib.parse
+    from sim.web.server import VISER_CLIENT_POLICY, WebHandler, make_server
 
-    d = check_export_dir(path)
-    root = d.resolve()
-    guard = HandshakeGuard(host)
+    root = check_export_dir(path).resolve()
 
-    class _ExportFiles(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, fmt: str, *args: Any) -> None:  # noqa: D401 - keep the terminal clean
-            pass
+    class _ExportFiles(WebHandler):
+        policy = VISER_CLIENT_POLICY  # viser's prebuilt client runs inline scripts and blob: workers
 
-        def list_directory(self, path: Any) -> None:  # never list a folder
-            self.send_error(404, "not found")
-            return None
+        def get(self, url_path: str) -> None:
+            self.send_file(root, url_path, EXPORT_INDEX)
 
-        def send_head(self) -> Any:
-            if guard.reason(self.headers, self.connection.getsockname(), False) is not None:
-                self.send_error(403, "refused: Host header is not this server")
-                return None
-            rel = urllib.parse.unquote(urllib.parse.urlsplit(self.path).path)
-            parts = [x for x in rel.replace("\\", "/").split("/") if x and x != "."]
-            if ".." in parts or "\0" in rel:
-                self.send_error(404, "not found")
-                return None
-            f = None
-            try:
-                real = root.joinpath(*parts or [EXPORT_INDEX]).resolve(strict=True)
-                if real.is_relative_to(root) and stat.S_ISREG(os.stat(real).st_mode):
-                    # the resolved path, not followed again; non-blocking, should a FIFO be swapped in
-                    fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-                    f = os.fdopen(fd, "rb")
-                    fs = os.fstat(fd)
-                    if not stat.S_ISREG(fs.st_mode):
-                        f.close()
-                        f = None
-            except (OSError, RuntimeError, ValueError):
-                f = None
-            if f is None:
-                self.send_error(404, "not found")
-                return None
-            self.send_response(200)
-            self.send_header("Content-type", self.guess_type(str(real)))
-            self.send_header("Content-Length", str(fs.st_size))
-            self.send_header("Last-Modified", email.utils.formatdate(fs.st_mtime, usegmt=True))
-            self.end_headers()
-            return f
-
-    return http.server.ThreadingHTTPServer((host, port), _ExportFiles)
+    return make_server(_ExportFiles, host, port)
