@@ -101,8 +101,6 @@ class _Handler(WebHandler):
             self.send(200, self.server.board_js.encode("utf-8"), "text/javascript; charset=utf-8")
         elif path == "/play.css":
             self.send(200, PAGE_CSS.encode("utf-8"), "text/css; charset=utf-8")
-        elif path == "/favicon.ico":
-            self.send(204, b"", "image/x-icon")  # no icon: an empty answer, not a 404 in the console
         elif path.startswith("/turn/") and path[6:].isdigit() and len(path) <= 12:
             page = self.server.table.turn_page(int(path[6:]))
             if page is None:

@@ -69,7 +69,8 @@ class WebServer(http.server.ThreadingHTTPServer):
 
 class WebHandler(http.server.BaseHTTPRequestHandler):
     """Checks every request (``Host``, ``Origin``), then hands ``GET``/``HEAD`` to :meth:`get` and
-    ``POST`` to :meth:`post` with the path (no query); every other method is 405.
+    ``POST`` to :meth:`post` with the path (no query); every other method is 405. ``/favicon.ico``
+    is an empty 204 on every server (a browser asks for it; a 404 would be a console error).
 
     A subclass answers with :meth:`send`, :meth:`send_json`, :meth:`send_file` or :meth:`refuse`.
     """
@@ -170,8 +171,13 @@ class WebHandler(http.server.BaseHTTPRequestHandler):
         return True
 
     def do_GET(self) -> None:  # noqa: N802 - the base class's name
-        if self._checked(False):
-            self.get(self.path.split("?", 1)[0])
+        if not self._checked(False):
+            return
+        path = self.path.split("?", 1)[0]
+        if path == "/favicon.ico":
+            self.send(204, b"", "image/x-icon")  # no icon: an empty answer, not a 404 in the page's console
+        else:
+            self.get(path)
 
     do_HEAD = do_GET
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import importlib.resources
 import io
 import json
 import math
@@ -493,23 +494,21 @@ _REDIRECT = """<script>
 </script>"""
 
 
-#: Shown from the page's first paint until viser's client has mounted: the client is a megabyte
-#: of script in the page's head that unpacks in the browser (seconds on a busy machine), and the
-#: page stayed blank until its controls appeared. The notice sits before that script, so the
-#: browser paints it first, and removes itself once the client has drawn into its root element.
-LOADING_NOTICE = (
-    "<div id='stonelab-loading' style='position:fixed;inset:0;z-index:10;background:#fff;font:15px/1.5 "
-    "sans-serif;color:#444;text-align:center;padding-top:18vh'><b>Loading the 3-D replay viewer…</b><br>It "
-    "unpacks in the browser first (a few seconds, longer on a busy machine); then the replay plays, with "
-    "play/pause, the time bar and the speed along the bottom.</div>"
-    "<script>(function(){var t=setInterval(function(){var r=document.getElementById('root');"
-    "if(r&&r.childElementCount){var n=document.getElementById('stonelab-loading');if(n)n.remove();"
-    "clearInterval(t);}},100);})();</script>"
-)
+def loading_notice() -> str:
+    """What goes right after the ``<meta charset>`` of viser's client page (package data,
+    ``sim/sun/viewer/pages``): a notice shown from the page's first paint until viser's client has
+    mounted (the client is a megabyte of script in the page's head that unpacks in the browser,
+    seconds on a busy machine, and the page stayed blank until its controls appeared), and the
+    script that removes it and raises the page's ready signal once the scene is drawn
+    (``<html data-stonelab-ready="drawn">`` and a ``stonelab-ready`` event)."""
+    pages = importlib.resources.files("sim.sun.viewer") / "pages"
+    html = (pages / "loading.html").read_text(encoding="utf-8").strip()
+    script = (pages / "ready.js").read_text(encoding="utf-8")
+    return f"{html}<script>{script}</script>"
 
 
 def with_loading_notice(client: str) -> str:
-    """viser's client page with :data:`LOADING_NOTICE` right after its ``<meta charset>`` (before
+    """viser's client page with :func:`loading_notice` right after its ``<meta charset>`` (before
     the client's script, which blocks the page until it has run).
 
     Raises:
@@ -519,7 +518,7 @@ def with_loading_notice(client: str) -> str:
     j = client.find(">", i)
     if i < 0 or j < 0:
         raise InputError("viser's prebuilt client has no <meta charset> tag; reinstall viser")
-    return client[:j + 1] + LOADING_NOTICE + client[j + 1:]
+    return client[:j + 1] + loading_notice() + client[j + 1:]
 
 
 def with_legend(client: str, legend: str) -> str:
