@@ -57,6 +57,17 @@ def test_replay_page_steps_offline_without_console_errors(runs: dict[str, Path],
     page.press("#turn", "Enter")
     cur = int(page.evaluate("window.stonelabReplay.current()"))
     assert frames[cur]["turn"] >= turn and all(f["turn"] < turn for f in frames[:cur])
+    # any number is accepted and clamped: no browser validation bubble stops it (issue 34)
+    for typed, step in (("99999", None), ("-7", 0), ("2.6", None)):
+        page.fill("#turn", typed)
+        page.click("#jump button[type=submit]")
+        cur = int(page.evaluate("window.stonelabReplay.current()"))
+        if typed == "99999":
+            assert frames[cur]["turn"] == frames[-1]["turn"] and page.input_value("#turn") == str(frames[-1]["turn"])
+        elif typed == "-7":
+            assert cur == step and page.input_value("#turn") == "0"
+        else:
+            assert frames[cur]["turn"] >= 3 and all(f["turn"] < 3 for f in frames[:cur])
     # every step draws (the board script never throws), in each view of the selector
     views = page.evaluate("[...document.getElementById('view').options].map(o => o.value)")
     assert views[0] == "all" and "none" in views and "0" in views
