@@ -22,7 +22,8 @@
   }
 
   // whether the canvas shows a drawn scene: at least 12 colours (in steps of 8) and the wooden
-  // table (reddish browns: r - b > 40, r > g > b) in at least 1 % of the samples
+  // table (reddish browns: r - b > 40, r > g > b) in at least 4 % of the samples (seen from the
+  // replay's camera it fills 7-9 %; before that camera is set, viser's default view shows less)
   function drawn(canvas, probe) {
     var ctx = probe.getContext("2d");
     ctx.clearRect(0, 0, W, H);
@@ -41,7 +42,7 @@
         brown++;
       }
     }
-    return n >= 12 && brown >= (W * H) / 100;
+    return n >= 12 && brown >= (W * H * 4) / 100;
   }
 
   var probe = document.createElement("canvas");
@@ -57,9 +58,9 @@
       }
     }
     var canvas = largestCanvas();
-    // two samples in a row: a frame half drawn does not count
+    // three samples in a row (0.3 s): a frame half drawn, or a camera still moving in, does not count
     seen = canvas && drawn(canvas, probe) ? seen + 1 : 0;
-    if (seen >= 2) {
+    if (seen >= 3) {
       clearInterval(timer);
       document.documentElement.setAttribute("data-stonelab-ready", "drawn");
       window.dispatchEvent(new Event("stonelab-ready"));
