@@ -6,7 +6,8 @@ Routes: ``GET /`` the page, ``GET /play.js`` and ``GET /play.css`` its script an
 without one),
 ``GET /turn/<turn>`` the 3-D page of that turn's pass (the Sun; a page of viser's client with the
 recording embedded, served with a policy that lets its inline scripts run), ``GET /state`` the position as the person's seat sees it (:meth:`WebTable.snapshot`; with
-``?after=N`` it waits up to :data:`LONG_POLL_S` seconds for a newer one), ``POST
+``?after=N`` it waits up to :data:`LONG_POLL_S` seconds for a newer one), ``GET /read?text=T`` what a
+typed move reads as by the game's parser (:meth:`WebTable.read`: the page's filter), ``POST
 /move`` a move (``{"decision": n, "choice": <number of a listed move> | "<typed move>"}``).
 
 Every request is checked as on every page server (:mod:`sim.web`): it must name this server in its
@@ -81,6 +82,17 @@ def parse_after(path: str) -> int | None:
     return None
 
 
+def parse_text(path: str) -> str | None:
+    """The typed move of a ``/read?text=...`` request (one line of at most :data:`MAX_TYPED`
+    characters), else None."""
+    import urllib.parse
+
+    values = urllib.parse.parse_qs(path.partition("?")[2], max_num_fields=2).get("text", [])
+    if len(values) != 1 or len(values[0]) > MAX_TYPED or any(ord(c) < 32 for c in values[0]):
+        return None
+    return values[0]
+
+
 class PlayServer(WebServer):
     """The HTTP server of one table (``table``); every request is checked by :mod:`sim.web`."""
 
@@ -107,6 +119,12 @@ class _Handler(WebHandler):
                 self.refuse(404, "no 3-D view of that turn (not a pass, not made yet, or no longer kept)")
             else:
                 self.send(200, page, "text/html; charset=utf-8", VISER_CLIENT_POLICY)
+        elif path == "/read":
+            text = parse_text(self.path)
+            if text is None:
+                self.refuse(400, f"a typed move is one line of at most {MAX_TYPED} characters")
+            else:
+                self.send_json(200, self.server.table.read(text))
         elif path == "/state":
             after = parse_after(self.path)
             self.send_json(200, self.server.table.snapshot(after, LONG_POLL_S if after is not None else 0.0))

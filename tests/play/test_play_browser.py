@@ -371,3 +371,53 @@ def test_the_suns_moves_are_chosen_on_the_table(page: Any, tmp_path: Path) -> No
     assert refused, "no click on an occupied place was tried"
     assert page.errors == [], page.errors
     print(f"the Sun's moves on its table: {time.monotonic() - t0:.1f} s")
+
+
+def test_a_game_of_druids_by_keyboard_alone(page: Any, tmp_path: Path) -> None:
+    """The page opens with the focus on the first listed move, and from the page's start the skip
+    link (the first Tab) leads there; Enter plays it, and after
+    each move the focus is back on the move list, so Enter plays the next. Typing a short form
+    (``c3``) filters the list to the move it reads as. No mouse at all."""
+    t0 = time.monotonic()
+    out = tmp_path / "run"
+    for proc, url in _served("druids/classic.toml", 1, out):
+        page.goto(url)
+        _sync(page)
+        # the page opens with the focus on the first move; from the page's start the skip link leads there
+        _wait(page, "document.activeElement && document.activeElement.matches('#moves button[data-i=\"1\"]')")
+        for _ in range(12):  # back to the page's start, as a person would
+            page.keyboard.press("Shift+Tab")
+            if page.evaluate("document.activeElement.id") == "skip":
+                break
+        assert page.evaluate("document.activeElement.id") == "skip"
+        page.keyboard.press("Enter")
+        decisions = 0
+        while True:
+            status = _sync(page)
+            if status == "over":
+                break
+            decisions += 1
+            _wait(page, "document.activeElement && document.activeElement.matches('#moves button')")
+            first = str(page.evaluate("document.activeElement.dataset.text"))
+            if decisions == 2:
+                # the short form filters the list to its move (it contains no listed text)
+                short = re.sub(r"Place\((\w)=(\d)\)", r"\1\2", first)
+                page.keyboard.press("Shift+Tab")  # back from the moves into the typed field's form
+                page.focus("#typed")
+                page.keyboard.type(short)
+                note = str(_wait(page, "(() => { const n = document.getElementById('nomatch');"
+                                       " return n.textContent.includes(' is ') ? n.textContent : ''; })()"))
+                assert note.startswith(f"\u201c{short}\u201d is {first}"), note
+                shown = page.evaluate("[...document.querySelectorAll('#moves button')].filter(b => !b.hidden)"
+                                      ".map(b => b.dataset.text)")
+                assert shown == [first], shown
+                page.keyboard.press("Enter")  # plays the typed move
+            else:
+                page.keyboard.press("Enter")
+            _moved_on(page, int(status))
+        assert "Stored in" in str(page.text_content("#result"))
+        proc.wait(60)
+        assert proc.returncode == 0
+    assert decisions >= 8, decisions
+    assert page.errors == [], page.errors
+    print(f"druids by keyboard: {decisions} decisions in {time.monotonic() - t0:.1f} s")

@@ -299,17 +299,40 @@ function drawTurns(s) {
 function norm(s) { return s.toLowerCase().replace(/\s+/g, ""); }
 
 // the listed moves that contain what is typed; all of them when nothing matches (a typed move
-// that is not listed must not hide the list)
+// that is not listed must not hide the list). A typed short form (druids' "c3") contains no
+// listed text: the game's parser reads it (GET /read) and its listed move is shown.
+let reading = 0;
+let moved = false;
 function filterMoves() {
   const typed = document.getElementById("typed").value;
   const want = norm(typed);
   const buttons = [...document.querySelectorAll("#moves button")];
   const match = buttons.filter(b => want === "" || norm(b.dataset.text).includes(want));
+  showMatch(buttons, match, want === "" ? "" : (match.length === 0
+    ? "No listed move contains \u201c" + typed.trim() + "\u201d; all moves are listed."
+    : "Moves containing \u201c" + typed.trim() + "\u201d:"));
+  if (want === "" || match.length > 0) return;
+  const asked = ++reading;
+  fetch("/read?text=" + encodeURIComponent(typed.trim()), {cache: "no-store"})
+    .then(r => r.json())
+    .then(a => {
+      if (asked !== reading || document.getElementById("typed").value !== typed) return;  // typed on since
+      const listed = buttons.filter(b => a.move !== null && b.dataset.text === a.move);
+      if (listed.length > 0) {
+        showMatch(buttons, listed, "\u201c" + typed.trim() + "\u201d is " + a.move + ":");
+      } else if (a.read !== null && norm(a.read) !== want) {
+        showMatch(buttons, [], "\u201c" + typed.trim() + "\u201d is " + a.read +
+          ", which is not listed: play it and the rules judge it.");
+      }
+    })
+    .catch(() => {});
+}
+
+function showMatch(buttons, match, text) {
   for (const b of buttons) b.hidden = match.length > 0 && !match.includes(b);
   const note = document.getElementById("nomatch");
-  note.textContent = want !== "" && match.length === 0 ? "No listed move contains \u201c" + typed.trim() +
-    "\u201d; all moves are listed." : (want !== "" ? "Moves containing \u201c" + typed.trim() + "\u201d:" : "");
-  note.hidden = note.textContent === "";
+  note.textContent = text;
+  note.hidden = text === "";
 }
 
 function showRefusal(message) {
@@ -329,6 +352,7 @@ async function send(choice) {
     if (v.ok) {
       showRefusal("");
       document.getElementById("typed").value = "";
+      moved = true;
     } else {
       showRefusal(v.message);
     }
@@ -391,6 +415,13 @@ function render(s) {
       moves.append(b);
     });
     filterMoves();
+    // after a move (clicked, typed or by keyboard) and on a page just opened, the focus goes to the
+    // new list of moves; otherwise it stays where the person put it
+    const lost = document.activeElement === null || document.activeElement === document.body;
+    if ((lost || moved) && s.your_turn) {
+      moved = false;
+      focusMoves();
+    }
   }
   if (s.refusal) showRefusal(s.refusal);
   const log = document.getElementById("log");
@@ -424,6 +455,17 @@ async function follow() {
   }
 }
 
+// keyboard: the first move of the list, where a move is chosen (the skip link, and after a move:
+// the clicked button is gone with its position, and the focus would drop to the page's start)
+function focusMoves() {
+  const first = [...document.querySelectorAll("#moves button")].find(b => !b.hidden);
+  (first || document.getElementById("typed")).focus();
+}
+
+document.getElementById("skip").addEventListener("click", (ev) => {
+  ev.preventDefault();
+  focusMoves();
+});
 document.getElementById("typed").addEventListener("input", filterMoves);
 document.getElementById("typed-form").addEventListener("submit", (ev) => {
   ev.preventDefault();
