@@ -335,6 +335,25 @@ function showMatch(buttons, match, text) {
   note.hidden = text === "";
 }
 
+// "What happened": the steps in the replay's words (as the replay page says them: "seat 0 places a
+// 5 on f; seat 0 claims line C (early)"), the person's own words added ("only you know: ..."),
+// the last 200; the moves as listed for a game without a replay drawing
+function drawLog(s) {
+  const log = document.getElementById("log");
+  const words = s.board && Array.isArray(s.board.words) ? s.board.words.slice(-200) : null;
+  if (words) {
+    log.replaceChildren(...words.map(w => {
+      const li = el("li", w.text, w.seat === s.seat ? "you" : (w.seat < 0 ? "chance" : ""));
+      if (w.note) li.append(el("span", " (only you know: " + w.note + ")", "note"));
+      return li;
+    }));
+  } else {
+    log.replaceChildren(...s.log.map(e => el("li", e.who + ": " + e.text + (e.count > 1 ? " (x" + e.count + ")" : ""),
+                                             e.seat === s.seat ? "you" : (e.seat === "chance" ? "chance" : ""))));
+  }
+  log.scrollTop = log.scrollHeight;
+}
+
 function showRefusal(message) {
   const r = document.getElementById("refusal");
   r.textContent = message || "";
@@ -424,10 +443,7 @@ function render(s) {
     }
   }
   if (s.refusal) showRefusal(s.refusal);
-  const log = document.getElementById("log");
-  log.replaceChildren(...s.log.map(e => el("li", e.who + ": " + e.text + (e.count > 1 ? " (x" + e.count + ")" : ""),
-                                           e.seat === s.seat ? "you" : (e.seat === "chance" ? "chance" : ""))));
-  log.scrollTop = log.scrollHeight;
+  drawLog(s);
 }
 
 // wait (long poll) for a position newer than the one shown, or answer at once (wait false)
