@@ -22,6 +22,11 @@ function drawBoard(s) {
   document.getElementById("boardtext").textContent = text;
   const last = document.getElementById("lastmove");
   last.replaceChildren();
+  if (!s.board && s.log.length > 0) {
+    // a game without a replay drawing (the Sun): the last step as the log says it
+    const e = s.log[s.log.length - 1];
+    last.append(el("span", "Last step: " + e.who + ": " + e.text));
+  }
   const details = document.getElementById("astext");
   if (s.board && window.StonelabBoard) {
     try {
