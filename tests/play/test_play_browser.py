@@ -105,6 +105,12 @@ def _moved_on(page: Any, decision: int, timeout: float = 60.0) -> None:
     _wait(page, f"fetch('/state').then(r => r.json()).then(s => s.decision !== {decision} || !!s.finished)", timeout)
 
 
+def _decisions(page: Any) -> Iterator[int]:
+    """The decisions the page asks, as the page shows them (``_sync``), until the game is over."""
+    while (status := _sync(page)) != "over":
+        yield int(status)
+
+
 def _keep(page: Any, name: str) -> None:
     keep = os.environ.get("STONELAB_KEEP_SHOTS")
     if keep:
@@ -124,13 +130,8 @@ def _play_through_page(page: Any, tmp_path: Path, scenario: str, seat: int, ille
     for proc, url in _served(scenario, seat, out):
         page.goto(url)
         decisions = 0
-        while True:
-            # the page shows the position the game asks about (or the end)
-            status = _sync(page)
-            if status == "over":
-                break
+        for n_before in _decisions(page):  # the page shows the position the game asks about
             decisions += 1
-            n_before = int(status)
             if decisions == 2:
                 # the game's replay drawing of the position, the last step in words above it
                 assert page.locator("#board svg").count() == 1
@@ -394,10 +395,7 @@ def test_a_game_of_druids_by_keyboard_alone(page: Any, tmp_path: Path) -> None:
         assert page.evaluate("document.activeElement.id") == "skip"
         page.keyboard.press("Enter")
         decisions = 0
-        while True:
-            status = _sync(page)
-            if status == "over":
-                break
+        for asked in _decisions(page):
             decisions += 1
             _wait(page, "document.activeElement && document.activeElement.matches('#moves button')")
             first = str(page.evaluate("document.activeElement.dataset.text"))
@@ -416,7 +414,7 @@ def test_a_game_of_druids_by_keyboard_alone(page: Any, tmp_path: Path) -> None:
                 page.keyboard.press("Enter")  # plays the typed move
             else:
                 page.keyboard.press("Enter")
-            _moved_on(page, int(status))
+            _moved_on(page, asked)
         # the page's last render says where the game is stored (the status line may say "Game over:
         # storing the result..." from the render before it)
         _wait(page, "document.getElementById('result').textContent.includes('Stored in')")

@@ -60,20 +60,19 @@ def test_editor_page_in_headless_chromium(tmp_path: Path, page: Any) -> None:
         assert page.evaluate(_LAYOUT_TEXT) == app.editor.toml()
         assert len(app.editor.layout.stones) == 11
 
+        def add_at(angle: float, answer: str) -> None:
+            page.get_by_label("angle (deg)", exact=True).fill(f"{angle:g}")
+            page.get_by_label("angle (deg)", exact=True).blur()
+            _until(lambda: float(app.angle.value) == angle, "the angle to reach the server")
+            _button(page, "Add stone").click()
+            _says(page, answer)
+
         # add a block at 170 degrees (the gap between stones[3] at 136.8 and stones[7] at 195 is open)
-        page.get_by_label("angle (deg)", exact=True).fill("170")
-        page.get_by_label("angle (deg)", exact=True).blur()
-        _until(lambda: float(app.angle.value) == 170.0, "the angle to reach the server")
-        _button(page, "Add stone").click()
-        _says(page, "added 11: block at 170.0000 deg")
+        add_at(170.0, "added 11: block at 170.0000 deg")
         assert len(app.editor.layout.stones) == 12
 
         # an overlapping one, 3 degrees on: refused in the page with the engine's reason
-        page.get_by_label("angle (deg)", exact=True).fill("173")
-        page.get_by_label("angle (deg)", exact=True).blur()
-        _until(lambda: float(app.angle.value) == 173.0, "the angle to reach the server")
-        _button(page, "Add stone").click()
-        _says(page, "Refused:")
+        add_at(173.0, "Refused:")
         assert "overlaps or touches stones[11]" in page.inner_text("body")
         assert len(app.editor.layout.stones) == 12
 
