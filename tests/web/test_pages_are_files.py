@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGE_DIRS = [ROOT / "sim" / "play" / "static", ROOT / "sim" / "replay" / "static", ROOT / "sim" / "sun" / "viewer" / "pages"]
+PAGE_DIRS = [ROOT / "sim" / "play" / "static", ROOT / "sim" / "replay" / "static", ROOT / "sim" / "sun" / "viewer" / "pages",
+             ROOT / "analysis" / "templates"]
 
 
 def _biome() -> str:
