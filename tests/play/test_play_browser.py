@@ -423,3 +423,22 @@ def test_a_game_of_druids_by_keyboard_alone(page: Any, tmp_path: Path) -> None:
     assert decisions >= 8, decisions
     assert page.errors == [], page.errors
     print(f"druids by keyboard: {decisions} decisions in {time.monotonic() - t0:.1f} s")
+
+
+def test_a_refusal_is_not_shown_again_after_a_reload(page: Any, tmp_path: Path) -> None:
+    """A refused move is said on the page that sent it; the same page reloaded while the decision
+    is still pending does not show it again as if just refused (issue 34)."""
+    for _, url in _served("druids/classic.toml", 1, tmp_path / "run"):
+        page.goto(url)
+        _sync(page)
+        page.click('#moves button[data-i="1"]')  # a point is taken: placing there again is refused
+        _sync(page)
+        taken = next(p["name"] for p in _state(url)["view"]["points"] if p["owner"] is not None)
+        page.fill("#typed", f"Place({taken}=1)")
+        page.click("#send")
+        assert "is taken" in str(_wait(page, _REFUSAL))
+        page.reload()
+        _sync(page)
+        assert page.is_hidden("#refusal")
+        assert _state(url)["refusal"], "the server still knows the refusal: the check is not vacuous"
+    assert page.errors == [], page.errors

@@ -308,6 +308,7 @@ function norm(s) { return s.toLowerCase().replace(/\s+/g, ""); }
 // listed text: the game's parser reads it (GET /read) and its listed move is shown.
 let reading = 0;
 let moved = false;
+let rendered = false;  // the page has drawn a snapshot already
 function filterMoves() {
   const typed = document.getElementById("typed").value;
   const want = norm(typed);
@@ -367,6 +368,7 @@ function showRefusal(message) {
 
 async function send(choice) {
   if (busy || finished) return;
+  const sent = decision;
   busy = true;
   document.body.dataset.busy = "1";
   try {
@@ -377,6 +379,11 @@ async function send(choice) {
       showRefusal("");
       document.getElementById("typed").value = "";
       moved = true;
+      if (decision !== sent && decision !== 0) {
+        // the next decision was drawn before this answer came (the long poll was quicker)
+        moved = false;
+        focusMoves();
+      }
     } else {
       showRefusal(v.message);
     }
@@ -447,7 +454,10 @@ function render(s) {
       focusMoves();
     }
   }
-  if (s.refusal) showRefusal(s.refusal);
+  // a refusal said before this page was opened (a reload while the same decision is pending) is
+  // not this page's: only one said since is shown
+  if (s.refusal && rendered) showRefusal(s.refusal);
+  rendered = true;
   drawLog(s);
 }
 
