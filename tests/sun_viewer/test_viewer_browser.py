@@ -133,9 +133,9 @@ def test_exported_viewer_shows_what_the_rules_see(tmp_path: Path, page: Any) -> 
     from sim.core.scenario import load_scenario
     from sim.games import REGISTRY
     from sim.sun.game import record_game
-    from sim.sun.palette import BLOCKED_COLOUR, PASSABLE_COLOUR
+    # the palette's colours as the viewers draw them (overlay imports them from the palette)
+    from sim.sun.viewer.replay.overlay import BLOCKED_COLOUR, PASSABLE_COLOUR, seat_colour
     from sim.sun.viewer.replay import from_game_record
-    from sim.sun.viewer.replay.overlay import seat_colour
 
     root = Path(__file__).resolve().parents[2]
     sc = load_scenario(root / "scenarios" / "sun" / "classic-2p.toml", REGISTRY).points(REGISTRY)[0].scenario

@@ -150,8 +150,8 @@ def test_the_video_draws_the_rules_view(tmp_path: Path, synth: Replay) -> None:
     """Frames read back from the written GIF: the passable and the blocked gap, both seats' mark
     areas and markers and the line of the pass are there in their colours, and not in the same
     video of the replay without the view."""
-    from sim.sun.palette import BLOCKED_COLOUR, PASSABLE_COLOUR
-    from sim.sun.viewer.replay.overlay import AIM_COLOUR, seat_colour
+    # the palette's colours as the viewers draw them (overlay imports them from the palette)
+    from sim.sun.viewer.replay.overlay import BLOCKED_COLOUR, PASSABLE_COLOUR, AIM_COLOUR, seat_colour
 
     def near(img: np.ndarray, colour: str, tol: int = 40) -> int:
         c = np.array([int(colour[i:i + 2], 16) for i in (1, 3, 5)])
