@@ -430,8 +430,9 @@ def test_a_refusal_is_not_shown_again_after_a_reload(page: Any, tmp_path: Path) 
     is still pending does not show it again as if just refused (issue 34)."""
     for _, url in _served("druids/classic.toml", 1, tmp_path / "run"):
         page.goto(url)
-        _sync(page)
+        first = int(_sync(page))
         page.click('#moves button[data-i="1"]')  # a point is taken: placing there again is refused
+        _moved_on(page, first)
         _sync(page)
         taken = next(p["name"] for p in _state(url)["view"]["points"] if p["owner"] is not None)
         page.fill("#typed", f"Place({taken}=1)")
