@@ -62,8 +62,14 @@
     seen = canvas && drawn(canvas, probe) ? seen + 1 : 0;
     if (seen >= 3) {
       clearInterval(timer);
-      document.documentElement.setAttribute("data-stonelab-ready", "drawn");
-      window.dispatchEvent(new Event("stonelab-ready"));
+      // two more animation frames: the canvas drawn is then on the page too (a screenshot taken
+      // at once under load showed the frame before it)
+      requestAnimationFrame(function () {
+        requestAnimationFrame(function () {
+          document.documentElement.setAttribute("data-stonelab-ready", "drawn");
+          window.dispatchEvent(new Event("stonelab-ready"));
+        });
+      });
     }
   }, 100);
 })();
