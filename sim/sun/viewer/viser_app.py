@@ -480,15 +480,17 @@ def record_scene(replay: Replay, fps: float = EXPORT_FPS) -> bytes:
             server.stop()
 
 
+#: Play the exported replay when the page is opened without a playbackPath: the query viser's client
+#: reads is set in place (history.replaceState, before the client's script runs), not by loading the
+#: page again (a reload that raced the client's start threw React's error #299 once in 13 runs)
 _REDIRECT = """<script>
-// stonelab: play the exported replay when the page is opened without a playbackPath.
 (function () {{
   var q = new URLSearchParams(window.location.search);
   if (!q.has("playbackPath")) {{
     q.set("playbackPath", "{rec}");
     if (!q.has("initialCameraPosition")) q.set("initialCameraPosition", "{cam}");
     if (!q.has("initialCameraLookAt")) q.set("initialCameraLookAt", "{look}");
-    window.location.replace(window.location.pathname + "?" + q.toString() + window.location.hash);
+    window.history.replaceState(null, "", window.location.pathname + "?" + q.toString() + window.location.hash);
   }}
 }})();
 </script>"""
@@ -514,11 +516,21 @@ def with_loading_notice(client: str) -> str:
     Raises:
         InputError: the page has no ``<meta charset>`` tag (not viser's client).
     """
+    return after_meta_charset(client, loading_notice())
+
+
+def after_meta_charset(client: str, html: str) -> str:
+    """viser's client page with ``html`` right after its ``<meta charset>`` tag: a script there runs
+    before the client's own.
+
+    Raises:
+        InputError: the page has no ``<meta charset>`` tag (not viser's client).
+    """
     i = client.lower().find("<meta charset")
     j = client.find(">", i)
     if i < 0 or j < 0:
         raise InputError("viser's prebuilt client has no <meta charset> tag; reinstall viser")
-    return client[:j + 1] + loading_notice() + client[j + 1:]
+    return client[:j + 1] + html + client[j + 1:]
 
 
 def with_legend(client: str, legend: str) -> str:
@@ -580,7 +592,8 @@ def static_files(replay: Replay, fps: float = EXPORT_FPS) -> dict[str, bytes]:
     head = client.index("</head>")
     return {
         EXPORT_RECORDING: data,
-        EXPORT_INDEX: (client[:head] + redirect + client[head:]).encode("utf-8"),
+        # the query is set before viser's client script (in the head, after the loading notice) reads it
+        EXPORT_INDEX: after_meta_charset(client, redirect).encode("utf-8"),
         EXPORT_STANDALONE: (client[:head] + embed + client[head:]).encode("utf-8"),
         "replay.json": json.dumps(summary, indent=1, default=str).encode("utf-8"),
     }
