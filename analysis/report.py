@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import base64
 import datetime as _dt
-import html
+import functools
 import io
 import json
 import os
@@ -600,7 +600,6 @@ def _player_model(run: RunData) -> str | None:
 def render(run: RunData, sections: list[Section], errors: list[str], out: Path) -> str:
     """Save every figure (PNG, SVG) into ``out`` and return the report's HTML."""
     meta = run.meta
-    esc = html.escape
     name = meta.get("name", run.run_dir.name)
     n_points = max(len(run.points), 1)
     versions = sorted(set(run.games["version"].dropna().astype(str))) if "version" in run.games else []
@@ -621,36 +620,16 @@ def render(run: RunData, sections: list[Section], errors: list[str], out: Path) 
         ("store", str(run.run_dir / "results.sqlite")),
         ("generated", _dt.datetime.now().strftime("%Y-%m-%d %H:%M")),
     ]
-    parts = [
-        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
-        f"<title>{esc(name)}: study report</title><style>{PAGE_CSS}</style></head><body>",
-        f"<h1>{esc(name)}</h1><p>A study of <b>{esc(game_title(run.game))}</b> by stonehenge-lab.</p>",
-        "<table class='meta'>" + "".join(f"<tr><td>{esc(k)}</td><td>{esc(str(v))}</td></tr>" for k, v in rows) + "</table>",
-    ]
     if played_by and ", " in played_by:  # games played in more than one way: not bit for bit one study
-        parts.append(f"<p class='error'>The games of this study were played in more than one way (maths path/code "
-                     f"fingerprint): {esc(played_by)}. Results are comparable statistically, not bit for bit "
-                     "(docs/reproducibility.md).</p>")
-    for e in errors:
-        parts.append(f"<p class='error'>{esc(e)}</p>")
-    if not sections:
-        parts.append("<p class='finding'>No finished games are stored in this run yet: nothing to report.</p>")
-    else:
-        parts.append("<h2>Key findings</h2><ul class='key'>")
-        for sec in sections:
-            # a section's title once, its findings under it (a title repeated before each of eight
-            # findings read as noise)
-            if len(sec.findings) == 1:
-                parts.append(f"<li><b>{esc(sec.title)}.</b> {esc(sec.findings[0])}</li>")
-            elif sec.findings:
-                items = "".join(f"<li>{esc(f)}</li>" for f in sec.findings)
-                parts.append(f"<li><b>{esc(sec.title)}.</b><ul>{items}</ul></li>")
-        parts.append("</ul>")
+        errors = [f"The games of this study were played in more than one way (maths path/code fingerprint): "
+                  f"{played_by}. Results are comparable statistically, not bit for bit (docs/reproducibility.md).",
+                  *errors]
+    from markupsafe import Markup
+
     used: set[str] = set()
+    shown = []
     for sec in sections:
-        parts.append(f"<h2>{esc(sec.title)}</h2>")
-        if sec.intro:
-            parts.append(f"<p>{esc(sec.intro)}</p>")
+        figures = []
         for p in sec.plots:
             stem = p.name
             i = 2
@@ -660,31 +639,34 @@ def render(run: RunData, sections: list[Section], errors: list[str], out: Path) 
             png, b64 = png_b64(p.fig)
             (out / f"{stem}.png").write_bytes(png)
             p.fig.savefig(out / f"{stem}.svg", format="svg")
-            parts.append(
-                f"<figure><h3>{esc(p.title)}</h3><img alt='{esc(p.title)}' src='data:image/png;base64,{b64}'>"
-                f"<p class='finding'>{esc(p.finding)}</p>"
-                + (f"<p class='note'>{esc(p.note)}</p>" if p.note else "")
-                + f"<p class='files'>files: {stem}.png, {stem}.svg</p></figure>"
-            )
-        for caption, df in sec.tables:
-            parts.append(f"<h3>{esc(caption)}</h3>{table_html(df)}")
-        if sec.html:
-            parts.append(sec.html)
+            figures.append({"title": p.title, "b64": b64, "finding": p.finding, "note": p.note, "stem": stem})
+        # tables (pandas' escaped HTML) and a section's own HTML are markup made here; every other
+        # value is text, escaped by the template
+        shown.append({"title": sec.title, "intro": sec.intro, "findings": sec.findings, "figures": figures,
+                      "tables": [(caption, Markup(table_html(df))) for caption, df in sec.tables],
+                      "html": Markup(sec.html) if sec.html else ""})
     text, src = scenario_text(run)
-    parts.append(f"<h2>Scenario</h2><p class='note'>{esc(src)}</p><pre>{esc(text)}</pre>")
-    parts.append(
-        "<h2>Methods</h2><p class='note'>A game ends with a sole winner (decisive), a shared win (two or more "
-        "seats win together) or a draw (no seat wins). A seat's win is a sole win; its score is its share of the "
-        "win (1 for a sole win, 1/k of a win shared by k seats, 1/n of a draw of n seats, 0 for a loss). Which "
-        "agent is stronger comes from the scenario's declared order, never from the results. "
-        "Proportions carry Wilson 95 % score intervals, means Student-t 95 % intervals. First-player advantage: "
-        "exact two-sided binomial test of seat 0's wins among decisive games against 1/(number of seats); with more "
-        "than two seats also a chi-square test of all seats' wins against equal shares. Skill importance after "
-        "Jaffe et al., 'Evaluating Competitive Game Balance with Restricted Play' (AIIDE 2012). Lead changes and "
-        "decisiveness after Browne (2008), from the running leader on the game's provisional scores after each "
-        "player action.</p></body></html>"
-    )
-    return "\n".join(parts)
+    return _report_template().render(name=name, css=Markup(PAGE_CSS), game_title=game_title(run.game),
+                                   rows=[(k, str(v)) for k, v in rows], errors=errors, sections=shown,
+                                   scenario_source=src, scenario_text=text)
+
+
+@functools.cache
+def _report_template() -> Any:
+    """The report's page: a Jinja2 template with autoescape (analysis/templates/report.html.j2,
+    package data)."""
+    import html
+
+    import jinja2
+    from markupsafe import Markup
+
+    def text(value: Any) -> Any:
+        # values are escaped as the report always escaped them (html.escape: &#x27; for a quote)
+        return value if isinstance(value, Markup) else Markup(html.escape(str(value)))
+
+    env = jinja2.Environment(loader=jinja2.PackageLoader("analysis", "templates"), autoescape=True,
+                             undefined=jinja2.StrictUndefined, finalize=text)
+    return env.get_template("report.html.j2")
 
 
 def _played_by(run: RunData) -> str | None:

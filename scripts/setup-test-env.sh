@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs what the browser and GUI tests need on a fresh Debian machine: Chromium (headless) for
-# the replay-viewer screenshots, Xvfb for the PyBullet GUI test. Idempotent; needs root or sudo for
-# apt-get. Skips what is present.
+# Installs what the browser and GUI tests need on a fresh Debian machine: Chromium (headless), which
+# the browser tests drive with Playwright (the test extra; tests/conftest.py points it at
+# /usr/bin/chromium, so Playwright never downloads a browser of its own), and Xvfb for the PyBullet
+# GUI test. Idempotent; needs root or sudo for apt-get. Skips what is present.
 set -euo pipefail
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)

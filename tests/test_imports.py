@@ -299,14 +299,9 @@ def test_the_private_name_finder_sees_each_kind_of_use(tmp_path: Path, monkeypat
 
 # --- nothing outside a game's folder names the game ----------------------------------------------
 #: Files outside the game folders that may still name a game, each with why; the list only shrinks.
-#: sim/games.py is the registry line itself. The play server takes its handshake guard from the
-#: Sun's viewer, and the play page's script names the Sun's drawing in a comment, until the shared
-#: web layer (issue 33, sim/web) gives every server one guard and the pages become files: delete
-#: those lines when it lands (the test passes with or without them).
+#: sim/games.py is the registry line itself.
 NAMES_A_GAME_ALLOWED = {
     "sim/games.py": "the registry: one line per game",
-    "sim/play/server.py": "imports sim.sun.viewer.guard until sim/web takes it (issue 33)",
-    "sim/play/page.py": "a comment of its page script points at the Sun's drawing (the page becomes a file, issue 33)",
 }
 #: Folders outside the scan: each game's report hooks (analysis/games/<game>*.py, registered by the
 #: game's plug-in) read that game's own tables by name.

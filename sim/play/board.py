@@ -54,9 +54,11 @@ class SeatBoard:
         return board_helpers_js() + "\n" + board_script(self.book.module, self.book.board_js)
 
     def frame(self, state: State) -> dict[str, Any] | None:
-        """``{"setup", "frame", "step"}`` of ``state``: the drawing's set-up and the frame of the
-        latest step, with the hidden part of the person's seat only (JSON-ready); None before the
-        game's first frame (a game whose first frame is its deal, before the deal).
+        """``{"setup", "frame", "step", "words"}`` of ``state``: the drawing's set-up and the frame
+        of the latest step, with the hidden part of the person's seat only, and every step in the
+        replay's words (``{"seat", "text", "note"}``: ``note`` the person's own words, or None)
+        (JSON-ready); None before the game's first frame (a game whose first frame is its deal,
+        before the deal).
 
         Raises:
             IllegalActionError: the state's history does not apply to a new state (a bug).
@@ -65,4 +67,11 @@ class SeatBoard:
         if not frames.frames:
             return None
         last = frames.frames[-1]
-        return {"setup": dict(frames.setup), "frame": last.as_dict([self.seat]), "step": len(frames.frames) - 1}
+        # every step so far in the replay's words (public), with the person's own words for it (the
+        # value of its own face-down stone...): the page's "What happened"
+        words = []
+        for f in frames.frames[1:]:
+            note = (f.hidden.get(self.seat) or f.hidden.get(str(self.seat)) or {}).get("note")  # type: ignore[call-overload]
+            words.append({"seat": f.seat, "text": f.text, "note": note if isinstance(note, str) else None})
+        return {"setup": dict(frames.setup), "frame": last.as_dict([self.seat]), "step": len(frames.frames) - 1,
+                "words": words}

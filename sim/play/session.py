@@ -305,8 +305,9 @@ class Session:
             store.add(result)
         finally:
             store.close()
+        meaning = self.game.spec.terminations.meanings().get(result.termination)
         return Finished(self.index, self.out, outcome_words(result.winners, result.scores, self.labels,
-                                                            self.game.spec.score_unit, result.termination),
+                                                            self.game.spec.score_unit, result.termination, meaning),
                         path, result.scores, result.winners)
 
 
@@ -323,11 +324,14 @@ def step_record(seat: int, action: Action) -> dict[str, Any]:
 
 
 def outcome_words(winners: Sequence[int], scores: Sequence[float], labels: Sequence[str], unit: str,
-                  termination: str) -> str:
-    """``seat 1 (random) wins; scores (points): 8, 5; ended: eight_megaliths`` and the like."""
+                  termination: str, meaning: str | None = None) -> str:
+    """``seat 1 (random) wins; scores (megaliths): 8, 5; it ended as a seat placed its eighth
+    megalith`` and the like: the ending in the game's own words (``meaning``, from its
+    :meth:`~sim.core.game.Termination.meanings`), its code when the game gives none."""
     if not winners:
         head = "a draw"
     else:
         head = " and ".join(f"seat {w} ({labels[w]})" for w in winners) + (" win" if len(winners) > 1 else " wins")
     shown = ", ".join(f"{s:g}" for s in scores)
-    return f"{head}; scores ({unit}): {shown}; ended: {termination}"
+    end = f"it ended as {meaning}" if meaning else f"ended: {termination}"
+    return f"{head}; scores ({unit}): {shown}; {end}"

@@ -313,6 +313,19 @@ class WebTable:
                 "log": self.log.entries[-MAX_LOG:], "finished": self._finished,
             }
 
+    def read(self, text: str) -> dict[str, Any]:
+        """What the page's typed ``text`` reads as, by the game's own parser (the short forms
+        included: ``c3`` is ``Place(c=3)``): ``{"move": the listed move it is, or None,
+        "read": the move as the parser read it, or None}``. The game is not asked anything."""
+        with self._cond:
+            legal = [str(a) for a in self._legal] if self._finished is None else []
+        try:
+            action = self.view.parse(text)
+        except Exception:  # noqa: BLE001 - any parser's refusal: the text reads as no move
+            return {"move": None, "read": None}
+        shown = str(action)
+        return {"move": shown if shown in legal else None, "read": shown}
+
     def submit(self, decision: int, choice: int | str) -> dict[str, Any]:
         """A move from the page for decision number ``decision``: the game's verdict,
         ``{"ok": bool, "message": str}``, once the game thread has judged it.

@@ -11,7 +11,6 @@ raises an ``InputError``: the ``stonelab`` entry point prints it and exits 2.
 
 from __future__ import annotations
 
-import http.server
 import sys
 import threading
 import webbrowser
@@ -136,33 +135,29 @@ def view(file: Path = typer.Argument(..., metavar="FILE", help=_FILE_HELP),
         httpd.server_close()
 
 
-def _page_server(body: bytes, host: str, port: int) -> http.server.ThreadingHTTPServer:
-    """An HTTP server that answers ``/`` (and ``/index.html``) with ``body`` and nothing else.
+def _page_server(body: bytes, host: str, port: int) -> Any:
+    """A :class:`sim.web.server.WebServer` (not started) that answers ``/`` (and ``/index.html``)
+    with ``body`` and nothing else, checking every request as every page server does
+    (:mod:`sim.web`: ``Host``, ``Origin``, security headers, one neutral refusal).
 
     Raises:
         InputError: it cannot listen there (key ``--host`` or ``--port``).
     """
-    import socket
+    from sim.web.server import INLINE_ONLY_POLICY, WebHandler, is_unknown_host, make_server
 
-    class Page(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - the http.server name
-            if self.path.split("?")[0] not in ("/", "/index.html"):
-                self.send_error(404)
+    class Page(WebHandler):
+        policy = INLINE_ONLY_POLICY  # the page is self-contained: its own inline code, nothing fetched
+
+        def get(self, path: str) -> None:
+            if path not in ("/", "/index.html"):
+                self.refuse(404)
                 return
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.send_header("X-Content-Type-Options", "nosniff")
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the http.server name
-            pass  # a page served to oneself: no access log on the terminal
+            self.send(200, body, "text/html; charset=utf-8")
 
     try:
-        return http.server.ThreadingHTTPServer((host, port), Page)
+        return make_server(Page, host, port)
     except OSError as e:
-        key = "--host" if isinstance(e, socket.gaierror) else "--port"
+        key = "--host" if is_unknown_host(e) else "--port"
         raise InputError(f"cannot listen on {host}:{port}: {e}", key=key) from None
 
 

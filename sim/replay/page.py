@@ -1,5 +1,7 @@
 """The replay page of a turn-based game: one self-contained HTML file (inline CSS and script, no
-network) that steps through a replay's frames and draws each with the game's board script.
+network) that steps through a replay's frames and draws each with the game's board script. The
+page is a Jinja2 template with autoescape, its style and scripts package data
+(``sim/replay/static``), put inline when the page is made.
 
 Everything embedded is escaped: the replay document is JSON in a ``<script type="application/json">``
 element with ``<``, ``>``, ``&`` and U+2028/U+2029 written as ``\\u`` escapes (so no text in it can end
@@ -9,10 +11,12 @@ the element or start markup), and the page script puts every label and word in a
 
 from __future__ import annotations
 
-import html
 import json
 from importlib import resources
 from typing import Any, Mapping
+
+import jinja2
+from markupsafe import Markup, escape
 
 #: the replay document's format name and version (docs/replay-format.md)
 FORMAT = "stonelab.turns"
@@ -47,103 +51,26 @@ def _inline_script(js: str) -> str:
     return js.replace("</", "<\\/")
 
 
-_CSS = """
-*{box-sizing:border-box}
-body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:0;color:#222;background:#fafaf7}
-header{padding:.6em 1em;background:#2d3a2e;color:#f4f1e8}
-header h1{font-size:1.15em;margin:0}header .sub{font-size:.85em;opacity:.85}
-main{display:flex;flex-wrap:wrap;gap:1em;padding:1em}
-#boardbox{flex:1 1 600px;min-width:320px;background:#fff;border:1px solid #ddd;border-radius:6px;padding:.5em}
-#boardbox svg{width:100%;height:auto;display:block}
-aside{flex:0 1 360px;min-width:280px}
-.controls{display:flex;flex-wrap:wrap;gap:.4em;align-items:center;margin-bottom:.6em}
-.controls button{font-size:1em;padding:.25em .7em;border:1px solid #999;border-radius:4px;background:#f4f4f4;cursor:pointer}
-.controls button:disabled{opacity:.4;cursor:default}
-.controls input[type=range]{flex:1 1 100%}
-.controls input[type=number]{width:5em}
-#step{font-variant-numeric:tabular-nums}
-#text{background:#f3f7fb;border-left:4px solid #0072B2;padding:.5em .7em;margin:.4em 0;min-height:3em}
-.note{background:#fff8e6;border-left:4px solid #E69F00;padding:.3em .7em;margin:.3em 0;font-size:.92em}
-#log{max-height:340px;overflow-y:auto;font-size:.85em;border:1px solid #ddd;border-radius:4px;background:#fff;margin:0;padding:0;list-style:none}
-#log li{padding:2px 6px;cursor:pointer;border-bottom:1px solid #f0f0f0}
-#log li.cur{background:#dbe9f7}
-#log li .n{color:#888;display:inline-block;min-width:3.2em}
-.result{font-size:.9em;margin:.5em 0}
-label{font-size:.9em}
-table.seats{border-collapse:collapse;font-size:.85em;margin:.4em 0}
-table.seats td,table.seats th{border:1px solid #ddd;padding:2px 6px;text-align:left}
-"""
+def _static(name: str) -> str:
+    """The text of ``sim/replay/static/NAME`` (package data)."""
+    return resources.files("sim.replay").joinpath("static", name).read_text(encoding="utf-8")
 
-_SHELL_JS = r"""
-(function(){
-'use strict';
-var SVGNS='http://www.w3.org/2000/svg';
-// the drawing scripts' helpers: attributes and text are set as values, never parsed as markup
-window.svg=function(tag,attrs,parent){var e=document.createElementNS(SVGNS,tag);
-  if(attrs){for(var k in attrs){if(Object.prototype.hasOwnProperty.call(attrs,k)&&attrs[k]!==null&&attrs[k]!==undefined){e.setAttribute(k,String(attrs[k]));}}}
-  if(parent){parent.appendChild(e);}return e;};
-window.svgText=function(x,y,text,attrs,parent){var a={x:x,y:y};if(attrs){for(var k in attrs){a[k]=attrs[k];}}
-  var t=window.svg('text',a,parent);t.textContent=String(text);return t;};
-window.SEAT_COLOURS=['#0072B2','#D55E00','#009E73','#CC79A7','#E69F00'];
-window.seatColour=function(s){return s>=0?window.SEAT_COLOURS[s%window.SEAT_COLOURS.length]:'#888';};
-})();
-"""
 
-_PAGE_JS = r"""
-(function(){
-'use strict';
-var doc=JSON.parse(document.getElementById('replay-data').textContent);
-var frames=doc.frames, n=frames.length, cur=0;
-var $=function(id){return document.getElementById(id);};
-function el(tag,text,cls){var e=document.createElement(tag);if(text!==undefined){e.textContent=String(text);}if(cls){e.className=cls;}return e;}
-var view=$('view');
-// the selector: every seat's hidden part, none, or one seat's (only the seats the file holds)
-var held=doc.view_seats;
-function addOpt(value,label){var o=el('option',label);o.value=value;view.appendChild(o);}
-if(held.length===doc.seats.length&&held.length>1){addOpt('all','all seats (everything hidden shown)');}
-function who(s){return 'seat '+s+' ('+doc.seats[s]+')';}
-held.forEach(function(s){addOpt(String(s),'as '+who(s)+' sees it');});
-addOpt('none','public only (nothing hidden)');
-function shownSeats(){var v=view.value;if(v==='all'){return held.slice();}if(v==='none'){return [];}return [parseInt(v,10)];}
-var log=$('log');
-frames.forEach(function(f,i){var li=el('li');li.appendChild(el('span',i===0?'start':(f.turn>0?'t'+f.turn:'·'),'n'));
-  li.appendChild(document.createTextNode(f.text));li.addEventListener('click',function(){go(i);});log.appendChild(li);});
-var slider=$('slider');slider.max=String(n-1);
-function go(i){cur=Math.max(0,Math.min(n-1,i));render();}
-function render(){
-  var f=frames[cur], seats=shownSeats();
-  var box=$('boardbox');while(box.firstChild){box.removeChild(box.firstChild);}
-  try{box.appendChild(window.StonelabBoard.draw(doc,f,seats));}
-  catch(e){box.appendChild(el('p','the board cannot be drawn: '+e));if(window.console){console.error(e);}}
-  $('step').textContent='step '+cur+' of '+(n-1)+turnWord(f);
-  $('text').textContent=f.text;
-  var notes=$('notes');while(notes.firstChild){notes.removeChild(notes.firstChild);}
-  seats.forEach(function(s){var h=f.hidden[String(s)];if(h&&h.note){notes.appendChild(el('div',who(s)+', hidden from the others: '+h.note,'note'));}});
-  slider.value=String(cur);
-  $('prev').disabled=$('first').disabled=cur===0;$('next').disabled=$('last').disabled=cur===n-1;
-  var items=log.children;for(var k=0;k<items.length;k++){items[k].className=k===cur?'cur':'';}
-  var li=items[cur];if(li){var top=li.offsetTop-log.offsetTop;if(top<log.scrollTop||top>log.scrollTop+log.clientHeight-20){log.scrollTop=top-40;}}
-}
-$('first').addEventListener('click',function(){go(0);});
-$('prev').addEventListener('click',function(){go(cur-1);});
-$('next').addEventListener('click',function(){go(cur+1);});
-$('last').addEventListener('click',function(){go(n-1);});
-slider.addEventListener('input',function(){go(parseInt(slider.value,10));});
-view.addEventListener('change',render);
-$('jump').addEventListener('submit',function(ev){ev.preventDefault();var t=parseInt($('turn').value,10);
-  if(isNaN(t)){return;}var i=-1;for(var k=0;k<n;k++){if(frames[k].turn>=t){i=k;break;}}go(i<0?n-1:i);});
-document.addEventListener('keydown',function(ev){if(ev.target&&ev.target.tagName==='INPUT'){return;}
-  if(ev.key==='ArrowRight'){go(cur+1);}else if(ev.key==='ArrowLeft'){go(cur-1);}else if(ev.key==='Home'){go(0);}else if(ev.key==='End'){go(n-1);}});
-$('turn').max=String(frames[n-1].turn);
-var tn=doc.setup.turn_name||'turn';$('turnlabel').textContent='jump to '+tn+' ';
-function turnWord(f){return f.turn>0?' \u00b7 '+tn+' '+f.turn:'';}
-var tb=$('seats');doc.seats.forEach(function(label,s){var tr=el('tr');var sw=el('td','\u25cf');sw.style.color=window.seatColour(s);
-  tr.appendChild(sw);tr.appendChild(el('td','seat '+s));tr.appendChild(el('td',label));tb.appendChild(tr);});
-$('result').textContent=doc.result.text;
-window.stonelabReplay={go:go,current:function(){return cur;},count:n};
-var start=parseInt((location.hash.match(/step=(\d+)/)||[])[1],10);go(isNaN(start)?0:start);
-})();
-"""
+def _text(value: Any) -> Markup:
+    """A Jinja2 filter: ``value`` as HTML text, with the line and paragraph separators as references
+    too (harmless in HTML text, but nothing of a label should reach the page as written)."""
+    return Markup(str(escape(str(value))).replace("\u2028", "&#x2028;").replace("\u2029", "&#x2029;"))
+
+
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.PackageLoader("sim.replay", "static"), autoescape=True,
+                             undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+    env.filters["text"] = _text
+    return env
+
+
+_SHELL_JS = _static("board_helpers.js")
+_ENV = _environment()
 
 
 def board_helpers_js() -> str:
@@ -159,35 +86,9 @@ def render_page(doc: Mapping[str, Any], board_js: str) -> str:
     Raises:
         TypeError, ValueError: ``doc`` is not JSON-serialisable.
     """
-    def esc(text: str) -> str:
-        # line and paragraph separators as references too: harmless in HTML text, but nothing of a
-        # label should reach the page as written
-        return html.escape(text).replace("\u2028", "&#x2028;").replace("\u2029", "&#x2029;")
-
-    title = str(doc.get("title", "replay"))
-    sub = str(doc.get("subtitle", ""))
-    return (
-        "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
-        "<meta name='viewport' content='width=device-width,initial-scale=1'>"
-        "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; script-src 'unsafe-inline'; "
-        "style-src 'unsafe-inline'; img-src data:\">"
-        f"<title>{esc(title)}</title><style>{_CSS}</style></head><body>"
-        f"<header><h1>{esc(title)}</h1><div class='sub'>{esc(sub)}</div></header><main>"
-        "<div id='boardbox'></div><aside>"
-        "<div class='controls'><button id='first' title='first step (Home)'>&#xAB;</button>"
-        "<button id='prev' title='step back (&#x2190;)'>&#x25C0;</button>"
-        "<button id='next' title='step forward (&#x2192;)'>&#x25B6;</button>"
-        "<button id='last' title='last step (End)'>&#xBB;</button><span id='step'></span>"
-        "<input id='slider' type='range' min='0' value='0' aria-label='step'>"
-        "<form id='jump'><label><span id='turnlabel'>jump to turn </span><input id='turn' type='number' min='0' value='1'></label> "
-        "<button type='submit'>go</button></form></div>"
-        "<label>hidden information: <select id='view'></select></label>"
-        "<div id='text' aria-live='polite'></div><div id='notes'></div>"
-        "<table class='seats'><tbody id='seats'></tbody></table><div class='result' id='result'></div>"
-        "<ol id='log'></ol></aside></main>"
-        f"<script type='application/json' id='replay-data'>{script_json(doc)}</script>"
-        f"<script>{_inline_script(_SHELL_JS)}</script>"
-        f"<script>{_inline_script(board_js)}</script>"
-        f"<script>{_inline_script(_PAGE_JS)}</script>"
-        "</body></html>\n"
-    )
+    page = _ENV.get_template("replay.html.j2")
+    return page.render(
+        title=str(doc.get("title", "replay")), subtitle=str(doc.get("subtitle", "")), css=Markup(_static("replay.css")),
+        # the scripts and the data are inlined as they are (made safe for a script element above)
+        data=Markup(script_json(doc)), helpers_js=Markup(_inline_script(_SHELL_JS)),
+        board_js=Markup(_inline_script(board_js)), page_js=Markup(_inline_script(_static("replay.js"))))

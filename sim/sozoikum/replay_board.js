@@ -42,7 +42,7 @@ function house(setup, b, x, y, w, h, parent){
   var k = Math.min(14, (w / 2 - 14) / Math.max(Math.abs(lo), Math.abs(hi), 1), (h - 50) / Math.max(top, 1));
   svg('rect', {x: x + 4, y: ground, width: w - 8, height: 8, fill: '#b9a88c'}, g);
   svg('line', {x1: x + 4, y1: ground, x2: x + w - 4, y2: ground, stroke: '#6b5b45', 'stroke-width': 1.5}, g);
-  b.final.forEach(function(poly, i){
+  b.final.forEach(function(_poly, i){
     var role = b.roles[i];
     svg('path', {d: shapePath(b.placed[i], cx, ground, k), fill: 'none', stroke: setup.role_colours[role],
                  'stroke-dasharray': '4 3', 'stroke-width': 1.2}, g);

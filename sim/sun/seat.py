@@ -4,7 +4,7 @@ pass a person chooses runs in the game's PyBullet table like any agent's.
 
 The listed moves are the rules' candidates (stands at a few angles per gap, stacks, gates, marker
 moves, passes at a few aims and two releases); any other valid action may be typed, e.g.
-``Stand(pillar at 123.5 deg)`` or ``Pass(aim 47 deg, release 0.12 m)`` (short: ``pass 47 0.12``),
+``Stand(pillar at 123.5 deg)`` or ``Pass(aim 47 deg, release 0.3 m)`` (short: ``pass 47 0.3``),
 and the rules judge it. The game has no hidden information. The passes so far are listed with
 the stones they cost and why.
 """
@@ -23,15 +23,24 @@ from sim.sun.rules.state import SunObservation
 from sim.sun.seat_drawing import table_drawing
 
 _NUM = r"(-?\d{1,4}(?:\.\d{1,6})?)"
+#: the short forms, read with their spaces (one space between words, a comma as a space):
+#: ``pass 47 0.3`` is aim 47, release 0.3; without its spaces it would read as aim 470.3
+_SHORT_FORMS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Any]], ...] = tuple(
+    (re.compile(p), f) for p, f in (
+        (rf"stand ([a-z_0-9]+) {_NUM}(?: ?deg)?", lambda m: Stand(m[1], float(m[2]))),
+        (rf"pass {_NUM}(?: ?deg)? {_NUM}(?: ?m)?", lambda m: Pass(float(m[1]), float(m[2]))),
+    )
+)
+#: the listed forms, read with every space removed
 _FORMS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Any]], ...] = tuple(
     (re.compile(p), f) for p, f in (
         (rf"stand\(([a-z_0-9]+)at{_NUM}(?:deg)?\)", lambda m: Stand(m[1], float(m[2]))),
-        (rf"stand([a-z_0-9]+?){_NUM}", lambda m: Stand(m[1], float(m[2]))),
+        (rf"stand([a-z]+?){_NUM}", lambda m: Stand(m[1], float(m[2]))),
         (r"stack\(([a-z_0-9]+)on#?(\d{1,3})\)", lambda m: Stack(m[1], int(m[2]))),
         (r"gate\(#?(\d{1,3})over#?(\d{1,3})-#?(\d{1,3})\)", lambda m: Gate(int(m[1]), int(m[2]), int(m[3]))),
         (r"movemarker\((ccw|cw)(?:,marker(\d))?\)", lambda m: MoveMarker(m[1], int(m[2] or 0))),
         (rf"pass\(aim{_NUM}(?:deg)?,release{_NUM}m?\)", lambda m: Pass(float(m[1]), float(m[2]))),
-        (rf"pass{_NUM},?{_NUM}", lambda m: Pass(float(m[1]), float(m[2]))),
+        (rf"pass{_NUM},{_NUM}", lambda m: Pass(float(m[1]), float(m[2]))),
     )
 )
 
@@ -45,7 +54,7 @@ _PHASE_WORDS = {"place": "stand, stack or gate a stone", "marker": "move a marke
 #: how to type a move beside the listed ones, by phase
 _HINTS = {"place": "besides the listed stands, any angle may be typed: 'Stand(pillar at 123.5 deg)' or "
                    "'stand pillar 123.5'",
-          "pass": "besides the listed passes, any aim and release may be typed: 'pass 47 0.12' "
+          "pass": "besides the listed passes, any aim and release may be typed: 'pass 47 0.3' "
                   "(aim in deg, release in m outside the base edge)"}
 
 
@@ -80,11 +89,17 @@ class SunSeat:
 
     def parse(self, text: str) -> Any:
         """A placement, marker move or pass as listed (any case, spaces ignored), or the short
-        ``stand pillar 123.5`` and ``pass 47 0.12`` (aim in degrees, release in metres).
+        ``stand pillar 123.5`` and ``pass 47 0.3`` (aim in degrees, release in metres; the short
+        forms are read with their spaces, a comma counting as one).
 
         Raises:
             InputError: none of the forms.
         """
+        spaced = " ".join(text.lower().replace(",", " ").split())
+        for pattern, make in _SHORT_FORMS:
+            m = pattern.fullmatch(spaced)
+            if m is not None:
+                return make(m)
         t = "".join(text.lower().split())
         for pattern, make in _FORMS:
             m = pattern.fullmatch(t)
@@ -92,7 +107,7 @@ class SunSeat:
                 return make(m)
         raise InputError(f"{text.strip()[:40]!r} is not a move: write e.g. 'Stand(pillar at 30 deg)', "
                          "'Stack(block on #3)', 'Gate(#4 over #1-#2)', 'MoveMarker(cw)', "
-                         "'Pass(aim 45 deg, release 0.100 m)' or 'pass 45 0.1'")
+                         "'Pass(aim 45 deg, release 0.300 m)' or 'pass 45 0.3'")
 
     def step_text(self, seat: int, action: Any, observation: SunObservation) -> str:
         """The action as listed; the chance steps in words (the stone drawn, the hand's noise)."""

@@ -88,6 +88,13 @@ def test_the_board_sent_to_a_seat_holds_no_other_seats_secret(tmp_path: Path, ga
         # exactly what `replay export --seat S` keeps of the true frame
         assert frame == json.loads(json.dumps(full.as_dict([seat])))
         assert set(frame["hidden"]) <= {str(seat)}
+        # "What happened": every step in the replay's words, the seat's own words (notes) and no other's
+        frames = board.book.frames(board.game, board.config, state.history(), partial=True).frames
+        words = sent["board"]["words"]
+        assert [w["text"] for w in words] == [f.text for f in frames[1:]]
+        for w, f in zip(words, frames[1:]):
+            mine = f.hidden.get(seat) or f.hidden.get(str(seat)) or {}  # type: ignore[call-overload]
+            assert w["note"] == mine.get("note"), (w, f.hidden)
         others = {o: h for o, h in full.hidden.items() if o != seat and h}
         secrets += len(others)
         for o, h in others.items():

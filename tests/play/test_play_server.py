@@ -131,3 +131,13 @@ def test_a_page_that_goes_away_mid_answer_leaves_no_traceback(served, monkeypatc
     except ValueError:
         server.handle_error(None, ("127.0.0.1", 1))
     assert "ValueError: a real fault" in capsys.readouterr().err
+
+
+def test_deeply_nested_json_and_the_favicon_get_an_answer(served, capsys) -> None:  # noqa: ANN001
+    """1,000 '[' then 1,000 ']' (2,000 bytes, under the limit) made json.loads raise RecursionError:
+    the connection closed with no answer and a traceback reached the terminal (issue 34)."""
+    port, _ = served
+    status, body = _post(port, b"[" * 1000 + b"]" * 1000)
+    assert status == 400 and body["ok"] is False
+    assert _ask(port, "GET", "/favicon.ico")[0] == 204  # no console error for a missing icon
+    assert "Traceback" not in capsys.readouterr().err

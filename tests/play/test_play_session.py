@@ -218,3 +218,14 @@ def test_a_signal_leaves_the_game_and_stores_nothing(tmp_path: Path, sig: str, c
     assert proc.returncode == code, err
     assert "nothing of it was stored" in err and "Traceback" not in err
     assert not out.exists()
+
+
+def test_the_end_is_said_in_the_games_words() -> None:
+    """'ended: eight_megaliths' read as a code (issue 34): the game's own meaning is said."""
+    from sim.druids.rules import DruidsEnd
+    from sim.play.session import outcome_words
+
+    meaning = DruidsEnd.meanings()["eight_megaliths"]
+    text = outcome_words([1], [5, 8], ["random", "you"], "megaliths", "eight_megaliths", meaning)
+    assert text == f"seat 1 (you) wins; scores (megaliths): 5, 8; it ended as {meaning}"
+    assert "ended: eight_megaliths" in outcome_words([1], [5, 8], ["a", "b"], "megaliths", "eight_megaliths")

@@ -1,10 +1,8 @@
-"""Fixtures of the replay tests: small studies of the three turn-based games (serial backend), and
-the headless browser."""
+"""Fixtures of the replay tests: small studies of the three turn-based games (serial backend); the
+browser is tests/conftest.py's."""
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -76,15 +74,3 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """One small run folder per turn-based game (made once per session)."""
     root = tmp_path_factory.mktemp("replay-runs")
     return {g: make_run(root, g) for g in STUDIES}
-
-
-@pytest.fixture
-def chromium() -> str:
-    """The headless browser: a failure on CI (scripts/setup-test-env.sh installs it), a skip elsewhere."""
-    for c in ("chromium", "/usr/bin/chromium", "chromium-browser", "google-chrome"):
-        p = shutil.which(c) or (c if os.path.isfile(c) else None)
-        if p:
-            return p
-    if os.environ.get("CI"):
-        pytest.fail("chromium is missing: scripts/setup-test-env.sh should have installed it")
-    pytest.skip("chromium is not installed (run scripts/setup-test-env.sh)")

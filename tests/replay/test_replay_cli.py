@@ -19,7 +19,7 @@ from tests.replay.conftest import make_run
 
 
 def _data(html: str) -> dict:
-    return json.loads(re.search(r"id='replay-data'>(.*?)</script>", html, re.S)[1])
+    return json.loads(re.search(r"""id=["']replay-data["']>(.*?)</script>""", html, re.S)[1])
 
 
 @pytest.mark.parametrize("game", ["druids", "rocks", "sozoikum"])

@@ -90,7 +90,7 @@ def test_druids_face_down_values_and_hands_are_hidden_per_seat(runs: dict[str, P
     assert one["view_seats"] == [0]
     assert all(set(f["hidden"]) <= {"0"} for f in one["frames"])
     text = page_for(one)
-    data = json.loads(re.search(r"id='replay-data'>(.*?)</script>", text, re.S)[1])
+    data = json.loads(re.search(r"""id=["']replay-data["']>(.*?)</script>""", text, re.S)[1])
     assert all("1" not in f["hidden"] for f in data["frames"])
 
 

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import math
-import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -31,16 +29,3 @@ def real_pass_recording() -> dict:
     with SunTable.from_layout(lay) as t:
         t.pass_ball(math.radians(10.0), None, record=rec)
     return rec.to_dict()
-
-
-@pytest.fixture
-def chromium() -> str:
-    """Path of the headless browser for the browser tests: a failure on CI (scripts/setup-test-env.sh
-    installs it there), a skip elsewhere."""
-    for c in ("chromium", "/usr/bin/chromium", "chromium-browser", "google-chrome"):
-        p = shutil.which(c) or (c if os.path.isfile(c) else None)
-        if p:
-            return p
-    if os.environ.get("CI"):
-        pytest.fail("chromium is missing: scripts/setup-test-env.sh should have installed it")
-    pytest.skip("chromium is not installed (run scripts/setup-test-env.sh)")

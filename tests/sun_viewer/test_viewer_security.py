@@ -83,14 +83,27 @@ def test_every_viser_server_refuses_foreign_origins_and_hosts(synth: Replay) -> 
 
 
 def test_a_server_that_cannot_be_guarded_is_not_started(monkeypatch: pytest.MonkeyPatch) -> None:
-    import sim.sun.viewer.guard as guard
+    import sim.web.viser_guard as seam
+    from sim.web.guard import HostGuard
 
-    class Ignoring(guard.HandshakeGuard):
-        def wrap(self, inner: Any) -> Any:  # as if viser no longer called websockets' serve
+    class Ignoring(HostGuard):
+        def process_request(self, inner: Any) -> Any:  # as if viser no longer called websockets' serve
             return inner
 
     with pytest.raises(RuntimeError, match="Origin check"):
-        guard.viser_server("127.0.0.1", 0, Ignoring("127.0.0.1"))
+        seam.viser_server("127.0.0.1", 0, Ignoring("127.0.0.1"))
+
+
+def test_the_viser_seam_was_read_against_the_installed_versions() -> None:
+    """sim/web/viser_guard.py reaches into viser's and websockets' internals (no public hook exists):
+    an upgrade of either fails here, loudly, until that file is read against the new version and
+    its TESTED_* lists say so."""
+    from sim.web.viser_guard import untested_versions
+
+    assert untested_versions() == [], (
+        f"{', '.join(untested_versions())}: sim/web/viser_guard.py patches websockets.asyncio.server.serve while "
+        "viser starts and wraps viser's GUI-update handlers; read both against this version, run "
+        "tests/web and tests/sun_viewer/test_viewer_security.py, then add it to TESTED_VISER / TESTED_WEBSOCKETS")
 
 
 # ---- the layout editor's files ---------------------------------------------------------------

@@ -127,3 +127,48 @@ def test_pybullet_gui_plays_under_xvfb(tmp_path: Path, synth: Replay) -> None:
     finally:
         xvfb.terminate()
         xvfb.wait(timeout=10)
+
+
+def _with_rules(synth: Replay) -> Replay:
+    """``synth`` whose turns carry a rules' view: a passable gap at 10-35 deg and a blocked one at
+    100-125 deg, seat 0's marker and mark area in the first, seat 1's in the second, and a pass by
+    seat 1 aimed at 200 deg, released 5 cm outside the base and 5 cm up."""
+    import dataclasses
+    import math
+
+    base_r = float(synth.table["base_radius"])
+    rp = [(base_r + 0.05) * math.cos(math.radians(200)), (base_r + 0.05) * math.sin(math.radians(200)), 0.05]
+    view = {"seat": 1, "turn": 1,
+            "ring": {"gaps": [{"start_deg": 10.0, "span_deg": 25.0, "passable": True},
+                              {"start_deg": 100.0, "span_deg": 25.0, "passable": False}]},
+            "markers": [[{"angle_deg": 22.5, "gap": 0}], [{"angle_deg": 112.5, "gap": 1}]],
+            "pass": {"aim_deg": 200.0, "release_m": 0.05, "release_point": rp}, "penalties": []}
+    return dataclasses.replace(synth, turns=[dataclasses.replace(t, rules=view) for t in synth.turns])
+
+
+def test_the_video_draws_the_rules_view(tmp_path: Path, synth: Replay) -> None:
+    """Frames read back from the written GIF: the passable and the blocked gap, both seats' mark
+    areas and markers and the line of the pass are there in their colours, and not in the same
+    video of the replay without the view."""
+    # the palette's colours as the viewers draw them (overlay imports them from the palette)
+    from sim.sun.viewer.replay.overlay import BLOCKED_COLOUR, PASSABLE_COLOUR, AIM_COLOUR, seat_colour
+
+    def near(img: np.ndarray, colour: str, tol: int = 40) -> int:
+        c = np.array([int(colour[i:i + 2], 16) for i in (1, 3, 5)])
+        return int((np.abs(img.astype(int) - c).max(axis=2) < tol).sum())
+
+    plain, drawn = tmp_path / "plain.gif", tmp_path / "rules.gif"
+    render_video(synth, plain, fps=4, size=(480, 360), turn=2)
+    render_video(_with_rules(synth), drawn, fps=4, size=(480, 360), turn=2)
+    a, b = _frames(plain)[0][..., :3], _frames(drawn)[0][..., :3]
+    keep = os.environ.get("STONELAB_KEEP_SHOTS")
+    if keep:
+        import imageio.v3 as iio
+
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        iio.imwrite(Path(keep) / "video-rules.png", b)
+    for what, colour, least in (("passable gap", PASSABLE_COLOUR, 150), ("blocked gap", BLOCKED_COLOUR, 80),
+                                ("seat 0's mark area and marker", seat_colour(0), 40),
+                                ("seat 1's mark area, marker and release point", seat_colour(1), 40),
+                                ("line of the pass", AIM_COLOUR, 60)):
+        assert near(b, colour) >= least + near(a, colour), (what, near(b, colour), near(a, colour))

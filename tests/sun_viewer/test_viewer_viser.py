@@ -65,7 +65,8 @@ def test_exported_pages_show_a_loading_notice_before_the_client_script(tmp_path:
         p = Texts()
         p.feed(page)
         assert "Loading the 3-D replay viewer…" in p.before_script
-        assert "stonelab-loading" in page and "n.remove()" in page  # it goes once the client has drawn
+        assert "stonelab-loading" in page and "notice.remove()" in page  # it goes once the client has mounted
+        assert "data-stonelab-ready" in page  # the signal a headless browser waits for
 
 
 def test_export_size_grows_with_motion_not_with_still_stones(tmp_path: Path, synth: Replay) -> None:

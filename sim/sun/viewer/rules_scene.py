@@ -72,6 +72,89 @@ def _merged(parts: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray,
     return np.concatenate(verts), np.concatenate(faces).astype(np.uint32)
 
 
+@dataclass(frozen=True)
+class Band:
+    """A flat band of the rules' view: ``colour`` (``#rrggbb``), from ``start_deg`` by ``span_deg``,
+    between radii ``r_in`` and ``r_out`` (m) at height ``z`` (m above the base's top face)."""
+
+    colour: str
+    start_deg: float
+    span_deg: float
+    r_in: float
+    r_out: float
+    z: float
+
+
+@dataclass(frozen=True)
+class RulesShapes:
+    """What a turn's rules' view draws, in the table's frame (m): the bands (gaps green or red, each
+    seat's mark areas), the markers (seat, x, y: a pin ``PIN_HEIGHT_M`` high), and the pass (the aim
+    line's two ends, the release point and the mover's seat; ``released`` where the ball really
+    left the hand, if recorded). One geometry for the 3-D scenes and the video."""
+
+    bands: tuple[Band, ...]
+    markers: tuple[tuple[int, float, float], ...]
+    aim: tuple[tuple[float, float, float], tuple[float, float, float]] | None = None
+    release: tuple[float, float, float] | None = None
+    mover: int | None = None
+    released: tuple[float, float, float] | None = None
+
+
+def rules_shapes(replay: Replay, turn: TurnEvent) -> RulesShapes | None:
+    """The shapes of ``turn``'s rules' view (None when the turn carries none)."""
+    view = turn.rules
+    if view is None:
+        return None
+    tb = replay.table
+    base_r = float(tb.get("base_radius", 0.15))
+    ring_r = float(tb.get("ring_radius") or base_r * 0.87)
+    gaps = view["ring"].get("gaps", [])
+    bands = []
+    for g in gaps:
+        span = float(g["span_deg"])
+        a0 = float(g["start_deg"])
+        if span <= 0.0:  # the stones overlap: a short band where they meet
+            a0, span = a0 + span / 2 - CLOSED_GAP_DEG / 2, CLOSED_GAP_DEG
+        bands.append(Band(PASSABLE_COLOUR if g["passable"] else BLOCKED_COLOUR, a0, span, ring_r - GAP_BAND_M[0],
+                          ring_r - GAP_BAND_M[1], BAND_Z_M))
+    markers = []
+    for s, ms in enumerate(view["markers"]):
+        r_out = base_r - AREA_RIM_M - AREA_BAND_M * s
+        for m in ms:
+            gi = m.get("gap")
+            if gi is not None:
+                g = gaps[gi]
+                bands.append(Band(seat_colour(s), float(g["start_deg"]), max(float(g["span_deg"]), CLOSED_GAP_DEG),
+                                  r_out - AREA_BAND_M, r_out, 2 * BAND_Z_M))
+            a = math.radians(float(m["angle_deg"]))
+            r = base_r - AREA_RIM_M - AREA_BAND_M * (s + 0.5)
+            markers.append((s, r * math.cos(a), r * math.sin(a)))
+    ps = view.get("pass")
+    if ps is None:
+        return RulesShapes(tuple(bands), tuple(markers))
+    x, y, z = (float(v) for v in ps["release_point"])
+    rho = math.hypot(x, y)
+    ux, uy = (x / rho, y / rho) if rho > 0 else (1.0, 0.0)
+    far = base_r + AIM_BEYOND_M  # the line ends just beyond the far rim, where the ball is caught
+    return RulesShapes(tuple(bands), tuple(markers), ((x, y, LINE_Z_M), (-ux * far, -uy * far, LINE_Z_M)), (x, y, z),
+                       int(view["seat"]), ball_at_release(replay, turn))
+
+
+def ball_at_release(replay: Replay, turn: TurnEvent) -> tuple[float, float, float] | None:
+    """The ball's recorded centre in the first frame of ``turn`` it is on the table (the release:
+    the table records the ball from the moment it is let go), None when not recorded."""
+    try:
+        j = replay.index_of("ball")
+    except KeyError:
+        return None
+    lo, hi = turn.frames
+    seen = np.nonzero(np.isfinite(replay.pos[lo:hi, j]).all(axis=1))[0]
+    if not len(seen):
+        return None
+    x, y, z = (float(v) for v in replay.pos[lo + int(seen[0]), j])
+    return (x, y, z)
+
+
 def seats_of(replay: Replay) -> dict[int, str]:
     """Every seat the replay's turns or rules' views name, with its player's label where known."""
     players = [str(x) for x in replay.meta.get("players") or []] if isinstance(replay.meta.get("players"), list) else []
@@ -174,64 +257,30 @@ class RulesNodes:
         self._draw(view, turn)
 
     def _draw(self, view: Mapping[str, Any], turn: TurnEvent) -> None:
-        tb = self.replay.table
-        base_r = float(tb.get("base_radius", 0.15))
-        ring_r = float(tb.get("ring_radius") or base_r * 0.87)
-        gaps = view["ring"].get("gaps", [])
+        shapes = rules_shapes(self.replay, turn)
+        if shapes is None:
+            return
         bands: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
-        for g in gaps:
-            span = float(g["span_deg"])
-            a0 = float(g["start_deg"])
-            if span <= 0.0:  # the stones overlap: a short band where they meet
-                a0, span = a0 + span / 2 - CLOSED_GAP_DEG / 2, CLOSED_GAP_DEG
-            colour = PASSABLE_COLOUR if g["passable"] else BLOCKED_COLOUR
-            bands.setdefault(colour, []).append(
-                sector_mesh(a0, span, ring_r - GAP_BAND_M[0], ring_r - GAP_BAND_M[1], BAND_Z_M))
-        for s, ms in enumerate(view["markers"]):
-            r_out = base_r - AREA_RIM_M - AREA_BAND_M * s
-            for m in ms:
-                gi = m.get("gap")
-                if gi is not None:
-                    g = gaps[gi]
-                    bands.setdefault(seat_colour(s), []).append(sector_mesh(
-                        float(g["start_deg"]), max(float(g["span_deg"]), CLOSED_GAP_DEG), r_out - AREA_BAND_M, r_out,
-                        2 * BAND_Z_M))
+        for b in shapes.bands:
+            bands.setdefault(b.colour, []).append(sector_mesh(b.start_deg, b.span_deg, b.r_in, b.r_out, b.z))
         for k, (colour, parts) in enumerate(bands.items()):
             v, f = _merged(parts)
             self.turn_nodes.append(self.scene.add_mesh_simple(f"/rules/band_{k}", v, f, color=hex_rgb(colour),
                                                            material="toon3", side="double", cast_shadow=False,
                                                            receive_shadow=False))
-        ps = view.get("pass")
-        if ps is None:
+        if shapes.aim is None or shapes.release is None or shapes.mover is None:
             return
-        x, y, z = (float(v) for v in ps["release_point"])
-        rho = math.hypot(x, y)
-        ux, uy = (x / rho, y / rho) if rho > 0 else (1.0, 0.0)
-        far = base_r + AIM_BEYOND_M  # the line ends just beyond the far rim, where the ball is caught
-        aim = np.array([[[x, y, LINE_Z_M], [-ux * far, -uy * far, LINE_Z_M]], [[x, y, 0.0], [x, y, z]]], np.float32)
+        (x, y, _), far_end = shapes.aim
+        z = shapes.release[2]
+        aim = np.array([[shapes.aim[0], far_end], [[x, y, 0.0], [x, y, z]]], np.float32)
         self.turn_nodes.append(self.scene.add_line_segments("/rules/aim", points=aim, colors=hex_rgb(AIM_COLOUR),
                                                         thickness=2.5, thickness_units="screen"))
         self.turn_nodes.append(self.scene.add_icosphere("/rules/release", radius=0.007, color=hex_rgb(seat_colour(
-            int(view["seat"]))), subdivisions=2, position=(x, y, z)))
-        actual = self._ball_at_release(turn)
-        if actual is not None:
+            shapes.mover)), subdivisions=2, position=shapes.release))
+        if shapes.released is not None:
             self.turn_nodes.append(self.scene.add_icosphere("/rules/released", radius=0.004,
                                                          color=hex_rgb(RELEASE_COLOUR), subdivisions=2,
-                                                         position=actual))
-
-    def _ball_at_release(self, turn: TurnEvent) -> tuple[float, float, float] | None:
-        """The ball's recorded centre in the first frame of ``turn`` it is on the table (the
-        release: the table records the ball from the moment it is let go)."""
-        try:
-            j = self.replay.index_of("ball")
-        except KeyError:
-            return None
-        lo, hi = turn.frames
-        seen = np.nonzero(np.isfinite(self.replay.pos[lo:hi, j]).all(axis=1))[0]
-        if not len(seen):
-            return None
-        x, y, z = (float(v) for v in self.replay.pos[lo + int(seen[0]), j])
-        return (x, y, z)
+                                                         position=shapes.released))
 
 
 # --------------------------------------------------------------------------------------------

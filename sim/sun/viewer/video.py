@@ -1,14 +1,19 @@
 """Replays to video: frames from PyBullet's software renderer (TinyRenderer, DIRECT mode), imageio.
 
 No display and no GPU are needed. The output's suffix picks the format: ``.mp4`` (H.264 through
-imageio-ffmpeg) or ``.gif``. The current turn's title is written in the top-left corner.
+imageio-ffmpeg) or ``.gif``. The current turn's title is written in the top-left corner, and a
+turn that carries the rules' view has it drawn over the table as the 3-D viewer draws it
+(:func:`sim.sun.viewer.rules_scene.rules_shapes`: each gap green when the ball can pass it and red
+when it cannot, each seat's mark areas and markers in the seat's colour, the line of the pass as
+aimed with its release point, and a white dot where the ball really left the hand), projected with
+the camera's own matrices and drawn half transparent over the rendered stones.
 """
 
 from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Sequence
 
 import numpy as np
 import pybullet as p
@@ -16,7 +21,9 @@ import pybullet as p
 from sim.core.errors import InputError
 from sim.core.progress import Progress
 from sim.sun.viewer.pybullet_gui import PyBulletScene
-from sim.sun.viewer.replay import Replay
+from sim.sun.viewer.replay import Replay, hex_rgb
+from sim.sun.viewer.replay.overlay import AIM_COLOUR, RELEASE_COLOUR, seat_colour
+from sim.sun.viewer.rules_scene import ARC_STEP_DEG, PIN_HEAD_M, PIN_HEIGHT_M, RulesShapes, rules_shapes
 
 #: The camera: eye and target (m), vertical field of view (degrees).
 EYE = (0.34, -0.34, 0.30)
@@ -42,8 +49,9 @@ def frame_times(replay: Replay, fps: float, speed: float = 1.0, turn: int | None
 
 
 def render_frames(replay: Replay, times: np.ndarray, size: tuple[int, int] = (640, 480),
-                  title: bool = True) -> Iterator[np.ndarray]:
-    """Yield an ``(h, w, 3)`` uint8 image for each time (s), rendered with ER_TINY_RENDERER."""
+                  title: bool = True, rules: bool = True) -> Iterator[np.ndarray]:
+    """Yield an ``(h, w, 3)`` uint8 image for each time (s), rendered with ER_TINY_RENDERER, with the
+    rules' view of the turn shown drawn over it (``rules``; see the module docstring)."""
     w, h = size
     cid = p.connect(p.DIRECT)
     try:
@@ -57,13 +65,83 @@ def render_frames(replay: Replay, times: np.ndarray, size: tuple[int, int] = (64
             _, _, rgba, _, _ = p.getCameraImage(w, h, view, proj, renderer=p.ER_TINY_RENDERER, shadow=0,
                                                 lightDirection=[0.4, -0.6, 1.0], physicsClientId=cid)
             img = np.reshape(np.asarray(rgba, dtype=np.uint8), (h, w, 4))[:, :, :3]
+            turn = replay.turn_at(i)
+            shapes = rules_shapes(replay, turn) if turn is not None and rules else None
+            if shapes is not None:
+                img = draw_rules(img, shapes, camera_matrix(view, proj))
             if font is not None:
-                turn = replay.turn_at(i)
                 label = f"t = {float(t) - float(replay.times[0]):5.2f} s    {turn.title() if turn else ''}"
                 img = _caption(img, label, font)
             yield img
     finally:
         p.disconnect(cid)
+
+
+#: how opaque the rules' view is drawn over the rendered table (0..1)
+RULES_ALPHA = 0.8
+
+
+def camera_matrix(view: Sequence[float], proj: Sequence[float]) -> np.ndarray:
+    """The 4x4 matrix from the table's frame (m) to clip space: PyBullet's view and projection
+    matrices (16 numbers each, column-major) multiplied."""
+    return np.asarray(proj, dtype=float).reshape(4, 4).T @ np.asarray(view, dtype=float).reshape(4, 4).T
+
+
+def project(m: np.ndarray, points: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """``(N, 2)`` pixel coordinates (x right, y down) of ``(N, 3)`` points (m) in an image of
+    ``size`` (w, h), by the camera matrix ``m`` (:func:`camera_matrix`)."""
+    w, h = size
+    pts = np.c_[np.asarray(points, dtype=float), np.ones(len(points))] @ m.T
+    ndc = pts[:, :3] / pts[:, 3:4]
+    return np.c_[(ndc[:, 0] + 1.0) * 0.5 * w, (1.0 - ndc[:, 1]) * 0.5 * h]
+
+
+def _arc(start_deg: float, span_deg: float, r: float, z: float) -> np.ndarray:
+    n = max(1, int(math.ceil(abs(span_deg) / ARC_STEP_DEG)))
+    a = np.radians(start_deg + np.linspace(0.0, span_deg, n + 1))
+    return np.c_[r * np.cos(a), r * np.sin(a), np.full_like(a, z)]
+
+
+def draw_rules(img: np.ndarray, shapes: RulesShapes, m: np.ndarray) -> np.ndarray:
+    """``img`` with the rules' view ``shapes`` drawn over it (projected by the camera matrix ``m``;
+    :data:`RULES_ALPHA` opaque): the bands as filled arcs, each marker a pin with its head, the aim
+    line with a drop line from the release point, the release point in the mover's colour and the
+    actual release in white."""
+    from PIL import Image, ImageDraw
+
+    h, w = img.shape[:2]
+    size = (w, h)
+    layer = Image.new("RGBA", size, (0, 0, 0, 0))
+    d = ImageDraw.Draw(layer)
+    alpha = int(round(255 * RULES_ALPHA))
+    px = max(1, round(h / 240))  # line widths and dot radii grow with the frame
+
+    def rgba(colour: str) -> tuple[int, int, int, int]:
+        return (*hex_rgb(colour), alpha)
+
+    for b in shapes.bands:
+        outline = np.r_[_arc(b.start_deg, b.span_deg, b.r_out, b.z), _arc(b.start_deg + b.span_deg, -b.span_deg, b.r_in, b.z)]
+        d.polygon([tuple(p) for p in project(m, outline, size)], fill=rgba(b.colour))
+    for seat, x, y in shapes.markers:
+        (x0, y0), (x1, y1) = project(m, np.array([[x, y, 0.0], [x, y, PIN_HEIGHT_M]]), size)
+        head = abs(project(m, np.array([[x, y, PIN_HEIGHT_M], [x + PIN_HEAD_M, y, PIN_HEIGHT_M]]), size)[1, 0] - x1)
+        d.line([(x0, y0), (x1, y1)], fill=rgba(seat_colour(seat)), width=px)
+        r = max(2.0, head)
+        d.ellipse([x1 - r, y1 - r, x1 + r, y1 + r], fill=rgba(seat_colour(seat)))
+    if shapes.aim is not None and shapes.release is not None and shapes.mover is not None:
+        (ax, ay), (bx, by) = project(m, np.array(shapes.aim), size)
+        d.line([(ax, ay), (bx, by)], fill=rgba(AIM_COLOUR), width=px + 1)
+        rx, ry, rz = shapes.release
+        (fx, fy), (tx, ty) = project(m, np.array([[rx, ry, 0.0], [rx, ry, rz]]), size)
+        d.line([(fx, fy), (tx, ty)], fill=rgba(AIM_COLOUR), width=px)
+        r = 2 * px + 2
+        d.ellipse([tx - r, ty - r, tx + r, ty + r], fill=rgba(seat_colour(shapes.mover)), outline=(20, 20, 20, alpha))
+        if shapes.released is not None:
+            (qx, qy), = project(m, np.array([shapes.released]), size)
+            r = px + 2
+            d.ellipse([qx - r, qy - r, qx + r, qy + r], fill=rgba(RELEASE_COLOUR), outline=(20, 20, 20, alpha))
+    out = Image.alpha_composite(Image.fromarray(img).convert("RGBA"), layer)
+    return np.asarray(out.convert("RGB"))
 
 
 def _font(h: int):  # noqa: ANN202

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import importlib.resources
 import io
 import json
 import math
@@ -33,7 +34,7 @@ import numpy as np
 
 from sim.core.errors import InputError
 from sim.core.quaternions import quat_xyzw_to_wxyz
-from sim.sun.viewer.guard import HandshakeGuard, page_choice, page_number, put_back, viser_server
+from sim.sun.viewer.guard import page_choice, page_number, put_back, viser_server
 from sim.sun.viewer.replay import BASE_COLOUR, STRING_COLOUR, Replay, hex_rgb
 from sim.sun.viewer.replay.overlay import cause_colour
 from sim.sun.viewer.rules_scene import RulesNodes, has_rules, legend_html
@@ -485,38 +486,48 @@ def record_scene(replay: Replay, fps: float = EXPORT_FPS) -> bytes:
             server.stop()
 
 
+#: Play the exported replay when the page is opened without a playbackPath: the query viser's client
+#: reads is set in place (history.replaceState, before the client's script runs), not by loading the
+#: page again (a reload that raced the client's start threw React's error #299 once in 13 runs)
 _REDIRECT = """<script>
-// stonelab: play the exported replay when the page is opened without a playbackPath.
 (function () {{
   var q = new URLSearchParams(window.location.search);
   if (!q.has("playbackPath")) {{
     q.set("playbackPath", "{rec}");
     if (!q.has("initialCameraPosition")) q.set("initialCameraPosition", "{cam}");
     if (!q.has("initialCameraLookAt")) q.set("initialCameraLookAt", "{look}");
-    window.location.replace(window.location.pathname + "?" + q.toString() + window.location.hash);
+    window.history.replaceState(null, "", window.location.pathname + "?" + q.toString() + window.location.hash);
   }}
 }})();
 </script>"""
 
 
-#: Shown from the page's first paint until viser's client has mounted: the client is a megabyte
-#: of script in the page's head that unpacks in the browser (seconds on a busy machine), and the
-#: page stayed blank until its controls appeared. The notice sits before that script, so the
-#: browser paints it first, and removes itself once the client has drawn into its root element.
-LOADING_NOTICE = (
-    "<div id='stonelab-loading' style='position:fixed;inset:0;z-index:10;background:#fff;font:15px/1.5 "
-    "sans-serif;color:#444;text-align:center;padding-top:18vh'><b>Loading the 3-D replay viewer…</b><br>It "
-    "unpacks in the browser first (a few seconds, longer on a busy machine); then the replay plays, with "
-    "play/pause, the time bar and the speed along the bottom.</div>"
-    "<script>(function(){var t=setInterval(function(){var r=document.getElementById('root');"
-    "if(r&&r.childElementCount){var n=document.getElementById('stonelab-loading');if(n)n.remove();"
-    "clearInterval(t);}},100);})();</script>"
-)
+def loading_notice() -> str:
+    """What goes right after the ``<meta charset>`` of viser's client page (package data,
+    ``sim/sun/viewer/pages``): a notice shown from the page's first paint until viser's client has
+    mounted (the client is a megabyte of script in the page's head that unpacks in the browser,
+    seconds on a busy machine, and the page stayed blank until its controls appeared), and the
+    script that removes it and raises the page's ready signal once the scene is drawn
+    (``<html data-stonelab-ready="drawn">`` and a ``stonelab-ready`` event)."""
+    pages = importlib.resources.files("sim.sun.viewer") / "pages"
+    html = (pages / "loading.html").read_text(encoding="utf-8").strip()
+    script = (pages / "ready.js").read_text(encoding="utf-8")
+    return f"{html}<script>{script}</script>"
 
 
 def with_loading_notice(client: str) -> str:
-    """viser's client page with :data:`LOADING_NOTICE` right after its ``<meta charset>`` (before
+    """viser's client page with :func:`loading_notice` right after its ``<meta charset>`` (before
     the client's script, which blocks the page until it has run).
+
+    Raises:
+        InputError: the page has no ``<meta charset>`` tag (not viser's client).
+    """
+    return after_meta_charset(client, loading_notice())
+
+
+def after_meta_charset(client: str, html: str) -> str:
+    """viser's client page with ``html`` right after its ``<meta charset>`` tag: a script there runs
+    before the client's own.
 
     Raises:
         InputError: the page has no ``<meta charset>`` tag (not viser's client).
@@ -525,7 +536,7 @@ def with_loading_notice(client: str) -> str:
     j = client.find(">", i)
     if i < 0 or j < 0:
         raise InputError("viser's prebuilt client has no <meta charset> tag; reinstall viser")
-    return client[:j + 1] + LOADING_NOTICE + client[j + 1:]
+    return client[:j + 1] + html + client[j + 1:]
 
 
 def with_legend(client: str, legend: str) -> str:
@@ -587,7 +598,8 @@ def static_files(replay: Replay, fps: float = EXPORT_FPS) -> dict[str, bytes]:
     head = client.index("</head>")
     return {
         EXPORT_RECORDING: data,
-        EXPORT_INDEX: (client[:head] + redirect + client[head:]).encode("utf-8"),
+        # the query is set before viser's client script (in the head, after the loading notice) reads it
+        EXPORT_INDEX: after_meta_charset(client, redirect).encode("utf-8"),
         EXPORT_STANDALONE: (client[:head] + embed + client[head:]).encode("utf-8"),
         "replay.json": json.dumps(summary, indent=1, default=str).encode("utf-8"),
     }
@@ -610,64 +622,24 @@ def check_export_dir(path: str | Path) -> Path:
 def serve_dir(path: str | Path, host: str = LOCALHOST, port: int = 8000):  # noqa: ANN201
     """An HTTP server for an export folder (not started: call ``serve_forever``).
 
-    It serves the export's own files and nothing else: a GET or HEAD of a regular file whose
-    resolved path is inside the folder (``/`` is its ``index.html``); a folder, a symlink that
-    leads out, a FIFO or a device is "404 not found", and no folder is ever listed. A request
-    whose ``Host`` is not this server (DNS rebinding) is refused with 403, as the viser servers do
-    (:mod:`sim.sun.viewer.guard`).
+    It serves the export's own files and nothing else (:meth:`sim.web.server.WebHandler.send_file`):
+    a GET or HEAD of a regular file whose resolved path is inside the folder (``/`` is its
+    ``index.html``); a folder, a symlink that leads out, a FIFO or a device is "404 not found", and
+    no folder is ever listed. A request whose ``Host`` is not this server (DNS rebinding) or that
+    comes from another site's page (its ``Origin``) is refused with 403 (:mod:`sim.web`).
 
     Raises:
         InputError: ``path`` is not an export folder.
         OSError: the address cannot be listened on.
     """
-    import email.utils
-    import http.server
-    import os
-    import stat
-    import urllib.parse
+    from sim.web.server import VISER_CLIENT_POLICY, WebHandler, make_server
 
-    d = check_export_dir(path)
-    root = d.resolve()
-    guard = HandshakeGuard(host)
+    root = check_export_dir(path).resolve()
 
-    class _ExportFiles(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, fmt: str, *args: Any) -> None:  # noqa: D401 - keep the terminal clean
-            pass
+    class _ExportFiles(WebHandler):
+        policy = VISER_CLIENT_POLICY  # viser's prebuilt client runs inline scripts and blob: workers
 
-        def list_directory(self, path: Any) -> None:  # never list a folder
-            self.send_error(404, "not found")
-            return None
+        def get(self, url_path: str) -> None:
+            self.send_file(root, url_path, EXPORT_INDEX)
 
-        def send_head(self) -> Any:
-            if guard.reason(self.headers, self.connection.getsockname(), False) is not None:
-                self.send_error(403, "refused: Host header is not this server")
-                return None
-            rel = urllib.parse.unquote(urllib.parse.urlsplit(self.path).path)
-            parts = [x for x in rel.replace("\\", "/").split("/") if x and x != "."]
-            if ".." in parts or "\0" in rel:
-                self.send_error(404, "not found")
-                return None
-            f = None
-            try:
-                real = root.joinpath(*parts or [EXPORT_INDEX]).resolve(strict=True)
-                if real.is_relative_to(root) and stat.S_ISREG(os.stat(real).st_mode):
-                    # the resolved path, not followed again; non-blocking, should a FIFO be swapped in
-                    fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-                    f = os.fdopen(fd, "rb")
-                    fs = os.fstat(fd)
-                    if not stat.S_ISREG(fs.st_mode):
-                        f.close()
-                        f = None
-            except (OSError, RuntimeError, ValueError):
-                f = None
-            if f is None:
-                self.send_error(404, "not found")
-                return None
-            self.send_response(200)
-            self.send_header("Content-type", self.guess_type(str(real)))
-            self.send_header("Content-Length", str(fs.st_size))
-            self.send_header("Last-Modified", email.utils.formatdate(fs.st_mtime, usegmt=True))
-            self.end_headers()
-            return f
-
-    return http.server.ThreadingHTTPServer((host, port), _ExportFiles)
+    return make_server(_ExportFiles, host, port)
