@@ -180,7 +180,9 @@ class DaskSession:
         """The scheduler's dashboard address, or None when it serves none.
 
         A scheduler always runs its HTTP server (health and metrics), but the dashboard pages only
-        where bokeh is installed: the page is asked for (2 s at most) before it is named.
+        where bokeh is installed: the page is asked for (2 s at most) before it is named. Without
+        bokeh the scheduler still answers 200 at the dashboard's address, with a page that says
+        "Dask needs bokeh" (distributed 2026.8.0, measured): that page is not a dashboard.
         """
         import urllib.error
         import urllib.request
@@ -194,7 +196,8 @@ class DaskSession:
             return None
         try:
             with urllib.request.urlopen(link, timeout=2) as page:  # noqa: S310 - the scheduler's own address
-                return link if page.status == 200 else None
+                head = page.read(64 * 1024).decode("utf-8", "replace")
+                return link if page.status == 200 and "needs bokeh" not in head else None
         except (urllib.error.URLError, OSError, ValueError):
             return None
 
