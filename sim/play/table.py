@@ -131,6 +131,8 @@ class WebTable:
         self._verdicts: dict[int, dict[str, Any]] = {}
         self._decision = 0  # the number of the decision being asked (0: none)
         self._legal: list[Action] = []
+        self._asked: Any = None  # the observation of the decision asked (while _legal is not empty)
+        self._risks: dict[str, dict[str, Any]] = {}
         self._state: State | None = None
         self._view: dict[str, Any] = {}
         self._to_move = "?"
@@ -230,10 +232,13 @@ class WebTable:
         Raises:
             Abandoned: the table was closed (Ctrl-C, SIGTERM) before the person chose.
         """
+        risks = self._risks_of(observation, legal_actions)
         with self._cond:
             self._decision += 1
             decision = self._decision
             self._legal = list(legal_actions)
+            self._asked = observation
+            self._risks = risks
             self._view = self.view.view(observation)
             self._refusal = None
             self._bump()
@@ -263,6 +268,28 @@ class WebTable:
                 self._refusal = None
                 self._bump()
                 return action
+
+    def _risk(self, observation: Any, action: Action) -> dict[str, Any] | None:
+        """The seat view's ``risk`` of ``action`` (a game whose view has one: the Sun's pass and
+        stand), else None; a failure to measure it is no risk shown, never a stopped game."""
+        risk = getattr(self.view, "risk", None)
+        if risk is None:
+            return None
+        try:
+            return risk(observation, action)
+        except Exception:  # noqa: BLE001 - the page shows no warning rather than stopping the game
+            return None
+
+    def _risks_of(self, observation: Any, legal: Sequence[Action]) -> dict[str, dict[str, Any]]:
+        """Each listed move's risk (:meth:`_risk`), by its text; moves without one are left out."""
+        if getattr(self.view, "risk", None) is None:
+            return {}
+        out = {}
+        for a in legal:
+            r = self._risk(observation, a)
+            if r is not None:
+                out[str(a)] = r
+        return out
 
     def finish(self, summary: str, stored: str) -> None:
         """The game ended and was stored (``summary``: the result in words; ``stored``: where)."""
@@ -305,6 +332,7 @@ class WebTable:
                 "labels": self.labels, "to_move": self._to_move, "your_turn": asking,
                 "decision": self._decision if asking else 0,
                 "legal": [str(a) for a in self._legal] if asking else [],
+                "risks": self._risks if asking else {},
                 "refusal": self._refusal, "view": self._view, "board": self._board,
                 "board_error": self._board_error,
                 "turns_3d": [{"turn": t, "seat": s, "who": self.log.who(s),
@@ -316,15 +344,21 @@ class WebTable:
     def read(self, text: str) -> dict[str, Any]:
         """What the page's typed ``text`` reads as, by the game's own parser (the short forms
         included: ``c3`` is ``Place(c=3)``): ``{"move": the listed move it is, or None,
-        "read": the move as the parser read it, or None}``. The game is not asked anything."""
-        with self._cond:
-            legal = [str(a) for a in self._legal] if self._finished is None else []
+        "read": the move as the parser read it, or None, "risk": what the move risks in the
+        position asked (the seat view's ``risk``: the Sun's pass and stand), or None}``. The game is
+        not asked anything."""
         try:
             action = self.view.parse(text)
         except Exception:  # noqa: BLE001 - any parser's refusal: the text reads as no move
-            return {"move": None, "read": None}
+            return {"move": None, "read": None, "risk": None}
         shown = str(action)
-        return {"move": shown if shown in legal else None, "read": shown}
+        with self._cond:
+            legal = [str(a) for a in self._legal] if self._finished is None else []
+            # measured under the lock: while a decision is asked the game thread waits and the
+            # position does not change (choose() clears the list under this lock before it returns)
+            risk = self._risks.get(shown) if shown in legal else (
+                self._risk(self._asked, action) if legal and self._asked is not None else None)
+        return {"move": shown if shown in legal else None, "read": shown, "risk": risk}
 
     def submit(self, decision: int, choice: int | str) -> dict[str, Any]:
         """A move from the page for decision number ``decision``: the game's verdict,

@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 from sim.core.errors import InputError
 from sim.sun.actions import Draw, Gate, MoveMarker, Pass, Stack, Stand
+from sim.sun.agents.measures import bump_chance, pass_risk, stand_risk
 from sim.sun.position import FIELD, GATE, OUT
 from sim.sun.physics import PlaceNoise, ThrowNoise
 from sim.sun.rules.state import SunObservation
@@ -56,6 +57,24 @@ _HINTS = {"place": "besides the listed stands, any angle may be typed: 'Stand(pi
                    "'stand pillar 123.5'",
           "pass": "besides the listed passes, any aim and release may be typed: 'pass 47 0.3' "
                   "(aim in deg, release in m outside the base edge)"}
+
+
+#: a pass or stand whose chance of touching a stone (with the seat's skill) is at least this (0-1)
+#: is flagged on the play page before it is played; so is a pass whose intended line touches one
+RISK_FLAGGED = 0.05
+#: stones whose chance of being touched is below this (0-1) are not named
+RISK_NAMED = 1e-4
+
+
+def _percent(p: float) -> str:
+    """A chance (0-1) in words: ``23 %``, ``under 1 %``, ``0 %``, ``over 99 %``."""
+    if p <= 0.0:
+        return "0 %"
+    if p < 0.01:
+        return "under 1 %"
+    if p > 0.99 and p < 1.0:
+        return "over 99 %"
+    return f"{100 * p:.0f} %"
 
 
 def _cause(text: str) -> str:
@@ -148,6 +167,57 @@ class SunSeat:
         # the table drawn, with the moves of the seat to act as ghosts to click (sim.sun.seat_drawing)
         out["drawing"] = table_drawing(st, obs.seat)
         return out
+
+    def risk(self, obs: SunObservation, action: Any) -> dict[str, Any] | None:
+        """What a pass or a stand risks before it is played (the play page says it): the stones
+        its line, or the stone set down, may touch and the chance of it with the skill of the seat
+        to act (``sim.sun.agents.measures``: :func:`~sim.sun.agents.measures.pass_risk`, and
+        :func:`~sim.sun.agents.measures.stand_risk` with :func:`~sim.sun.agents.measures.bump_chance`,
+        the agents' own measures). None for any other move.
+
+        Returns:
+            ``{"kind": "pass" | "stand", "chance": 0-1, "stones": [{"stone", "shape", "chance"}],
+            "touches": [stone ids the intended line touches] (a pass), "clearance_mm": the intended
+            line's clearance (a pass), "skill": the preset's name, "flagged": chance >= RISK_FLAGGED
+            or a touching line, "words": the sentence the page shows}``.
+        """
+        st = obs.state
+        shapes = st.shapes
+
+        def named(stones: Any) -> list[dict[str, Any]]:
+            return [{"stone": i, "shape": shapes[i], "chance": round(p, 4)} for i, p in stones if p >= RISK_NAMED]
+
+        def listed(stones: Any) -> str:
+            return ", ".join(f"#{i} {_percent(p)}" for i, p in stones[:3] if p >= RISK_NAMED)
+
+        if isinstance(action, Pass):
+            r = pass_risk(st, action)
+            flagged = bool(r.touched) or r.chance >= RISK_FLAGGED
+            if r.touched:
+                lead = "Risky pass: this line touches " + " and ".join(f"stone #{i} ({shapes[i]})" for i in r.touched)
+            elif flagged:
+                lead = f"Risky pass: this line clears the stones by {1000 * r.clearance_m:.1f} mm only"
+            else:
+                lead = "This line clears the stones" + (f" by {1000 * r.clearance_m:.1f} mm" if r.clearance_m < 1.0 else "")
+            words = f"{lead}; with your skill ({r.skill}) the ball touches a stone in {_percent(r.chance)} of passes"
+            if r.stones and flagged:
+                words += f" ({listed(r.stones)})"
+            return {"kind": "pass", "chance": round(r.chance, 4), "stones": named(r.stones), "touches": list(r.touched),
+                    "clearance_mm": round(1000 * r.clearance_m, 1), "skill": r.skill, "flagged": flagged,
+                    "words": words + "."}
+        if isinstance(action, Stand):
+            stones = stand_risk(st, action)
+            chance = bump_chance(st, action)
+            flagged = chance >= RISK_FLAGGED
+            skill = st.throwers[st.seat].name if st.seat < len(st.throwers) else "perfect"
+            if stones and flagged:
+                words = (f"Risky stand: it may touch {' or '.join(f'stone #{i} ({shapes[i]})' for i, _ in stones[:2])}; "
+                         f"with your skill ({skill}) in {_percent(chance)} of placements ({listed(stones)}).")
+            else:
+                words = f"With your skill ({skill}) this stand touches a neighbour in {_percent(chance)} of placements."
+            return {"kind": "stand", "chance": round(chance, 4), "stones": named(stones), "skill": skill,
+                    "flagged": flagged, "words": words}
+        return None
 
     @staticmethod
     def pass_form(obs: SunObservation) -> dict[str, Any]:

@@ -189,9 +189,10 @@ def table_drawing(state: Any, seat: int) -> dict[str, Any]:
                                                 (spec.depth / 2, spec.width / 2, spec.height / 2), colour, extra)))
     for _, faces in sorted(bodies, key=lambda b: -b[0]):
         items.extend(faces)
-    # the seat to act's moves, as ghosts
+    # the seat to act's moves, as ghosts (handles clear of the stones; a stone's preview on hover)
     to_act = st.current_player()
-    ghosts = _ghosts(st, ring) if to_act >= 0 else []
+    outlines = [_polygon(f["points"]) for _, faces in bodies for f in faces]
+    ghosts = _ghosts(st, ring, outlines) if to_act >= 0 else []
     items.extend(ghosts)
     # the markers: a pin on the rim in the seat's colour
     for s in range(st.num_players):
@@ -249,19 +250,94 @@ def _legend(st: Any, seat: int, to_act: int) -> list[dict[str, str]]:
     return out
 
 
-def _ghosts(st: Any, ring: Any) -> list[dict[str, Any]]:
-    """The candidate moves of the seat to act, drawn where they would go (``move``: their notation)."""
+#: the radius (SVG units, mm) of a placement's handle, and the least room (mm) kept between a ghost
+#: the person clicks and any stone's drawn outline
+HANDLE_R = 5.0
+GHOST_ROOM = 1.5
+#: where a placement's handle may go, in metres from the ring's radius along the move's angle (the
+#: first spot clear of every stone is taken: outside the ring first, then inside, then farther)
+HANDLE_STEPS_M = (0.016, -0.016, 0.024, -0.024, 0.032, -0.034, 0.040, -0.046, 0.010, -0.010)
+
+
+def _polygon(points: str) -> list[tuple[float, float]]:
+    """The vertices of an item's ``points`` (``"x,y x,y ..."``)."""
+    return [(float(x), float(y)) for x, y in (p.split(",") for p in points.split())]
+
+
+def _room(x: float, y: float, outlines: Sequence[Sequence[tuple[float, float]]]) -> float:
+    """Distance (SVG units) from the point (x, y) to the nearest of ``outlines`` (convex polygons:
+    the stones' drawn faces); negative inside one."""
+    best = math.inf
+    for poly in outlines:
+        inside = True
+        sign = 0.0
+        d = math.inf
+        for (x0, y0), (x1, y1) in zip(poly, poly[1:] + poly[:1]):
+            ex, ey = x1 - x0, y1 - y0
+            cross = ex * (y - y0) - ey * (x - x0)
+            if cross != 0.0:
+                if sign == 0.0:
+                    sign = cross
+                elif (cross > 0.0) != (sign > 0.0):
+                    inside = False
+            length2 = ex * ex + ey * ey
+            u = 0.0 if length2 == 0.0 else max(0.0, min(1.0, ((x - x0) * ex + (y - y0) * ey) / length2))
+            d = min(d, math.hypot(x - (x0 + u * ex), y - (y0 + u * ey)))
+        best = min(best, -d if inside else d)
+    return best
+
+
+def _clear_spot(angle: float, radii: Sequence[float], z: float, r: float,
+                outlines: Sequence[Sequence[tuple[float, float]]]) -> tuple[float, float]:
+    """The drawn centre of a ghost of radius ``r`` (SVG units) at ``angle`` (rad): at the first of
+    ``radii`` (m from the centre, height ``z``) that keeps :data:`GHOST_ROOM` from every stone
+    outline, else the roomiest of them."""
+    best: tuple[float, float, float] | None = None
+    for rad in radii:
+        x, y = project(rad * math.cos(angle), rad * math.sin(angle), z)
+        room = _room(x, y, outlines) - r
+        if room >= GHOST_ROOM:
+            return x, y
+        if best is None or room > best[0]:
+            best = (room, x, y)
+    assert best is not None
+    return best[1], best[2]
+
+
+def _ghosts(st: Any, ring: Any, outlines: Sequence[Sequence[tuple[float, float]]]) -> list[dict[str, Any]]:
+    """The candidate moves of the seat to act (``move``: their notation). A stand, stack or gate is
+    a handle (class ``ghost``, a small disc at the move's angle, at a spot clear of every stone's
+    drawn outline) and a preview of the stone where it would go (class ``preview``: the page shows
+    it only while its move is pointed at or focused, so that 48 candidates never hide the stones
+    they stand between); a marker move is a disc on the rim where the marker would go (moved out
+    past the rim when a stone's outline is there); a pass is a disc at its release point."""
     g = st.geom
     t = g.table
     out: list[dict[str, Any]] = []
     by_id = {p.id: p for p in ring.pos}
     colour = SEAT_COLOURS[st.seat % len(SEAT_COLOURS)]
     style = {"opacity": 0.55, "stroke-dasharray": "3,2", "cursor": "pointer"}
+    handles: list[dict[str, Any]] = []
     for a in st.legal_actions():
         move = str(a)
-        extra = {**style, "class": "ghost " + type(a).__name__.lower(), "move": move, "title": move}
-        if isinstance(a, (Stand, Stack)):
-            extra["choice"] = a.shape  # the page shows one shape's ghosts at a time
+        kind = type(a).__name__.lower()
+        extra = {**style, "class": "ghost " + kind, "move": move, "title": move}
+        if isinstance(a, (Stand, Stack, Gate)):
+            extra = {"opacity": 0.6, "stroke-dasharray": "3,2", "class": "preview " + kind, "move": move}
+            if isinstance(a, (Stand, Stack)):
+                extra["choice"] = a.shape  # the page shows one shape's ghosts at a time
+            angle = (math.radians(a.angle) if isinstance(a, Stand) else
+                     pose_yaw(st.pose[a.on]) if isinstance(a, Stack) and a.on in st.pose else
+                     _mid(by_id[a.a].angle, by_id[a.b].angle) if isinstance(a, Gate) and a.a in by_id and a.b in by_id
+                     else None)
+            if angle is not None:
+                hx, hy = _clear_spot(angle, [t.ring_radius + d for d in HANDLE_STEPS_M], 0.0, HANDLE_R, outlines)
+                handle = {"tag": "circle", "cx": round(hx, 1), "cy": round(hy, 1), "r": HANDLE_R, "fill": colour,
+                          "stroke": "#222", "stroke-width": 1, "opacity": 0.8, "cursor": "pointer",
+                          "class": "ghost handle " + kind, "move": move, "title": move}
+                if "choice" in extra:
+                    handle["choice"] = extra["choice"]
+                handles.append(handle)
         if isinstance(a, Stand):
             spec = g.shapes[a.shape]
             ang = math.radians(a.angle)
@@ -278,7 +354,7 @@ def _ghosts(st: Any, ring: Any) -> list[dict[str, Any]]:
         elif isinstance(a, Gate) and a.a in by_id and a.b in by_id:
             spec = g.shapes[st.shapes[a.stone]]
             pa, pb = by_id[a.a], by_id[a.b]
-            mid = pa.angle + ((pb.angle - pa.angle) % (2 * math.pi)) / 2
+            mid = _mid(pa.angle, pb.angle)
             z = max(pa.top_z, pb.top_z) + spec.depth / 2
             c, s = math.cos(mid), math.sin(mid)
             # lying on its broad face: its height along the ring, its width radial, its depth up
@@ -289,8 +365,8 @@ def _ghosts(st: Any, ring: Any) -> list[dict[str, Any]]:
             after = st.clone()
             after.apply_action(a)
             ang = after.markers[st.seat][a.marker]
-            r = t.base_radius - 0.004
-            x0, y0 = project(r * math.cos(ang), r * math.sin(ang), 0.03)
+            x0, y0 = _clear_spot(ang, [t.base_radius - 0.004, t.base_radius + 0.01, t.base_radius + 0.02], 0.03, 9.0,
+                                 outlines)
             out.append({"tag": "circle", "cx": x0, "cy": y0, "r": 9, "fill": colour, "stroke": "#222",
                         "stroke-width": 1.2, **extra})
         elif isinstance(a, Pass):
@@ -299,4 +375,9 @@ def _ghosts(st: Any, ring: Any) -> list[dict[str, Any]]:
             x0, y0 = project(r * math.cos(ang), r * math.sin(ang), BALL_Z)
             out.append({"tag": "circle", "cx": x0, "cy": y0, "r": 6, "fill": "#444", "stroke": colour,
                         "stroke-width": 2, **extra})
-    return out
+    return out + handles
+
+
+def _mid(a0: float, a1: float) -> float:
+    """The angle (rad) halfway from ``a0`` counter-clockwise to ``a1``."""
+    return a0 + ((a1 - a0) % (2 * math.pi)) / 2

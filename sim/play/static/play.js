@@ -5,6 +5,8 @@ let busy = false;        // a move is on its way
 let finished = false;
 let lastDrawing = null;  // the game's own drawing of the table last shown (view.drawing)
 let tableKey = "";       // what that drawing was drawn from (decision, turn, shape chosen, drawing)
+let risks = {};          // each listed move's risk, by its text (the Sun's passes and stands: snapshot.risks)
+let standingRisk = null; // the risk of the move typed or set in the pass form (GET /read), shown when no move is pointed at
 
 function el(tag, text, cls) {
   const e = document.createElement(tag);
@@ -71,6 +73,7 @@ function drawBoard(s) {
 // under it, and draws the line of that pass from its release point. The click is turned back into
 // a point of the base by the drawing's own projection (its docstring gives the formula).
 const SVG_NS = "http://www.w3.org/2000/svg";
+const DRAG_PX = 8;  // a press that moves less than this (CSS px) is a click, not a drag
 const DRAW_TAGS = new Set(["polygon", "polyline", "ellipse", "circle", "line", "rect"]);
 const DRAW_ATTRS = new Set(["points", "cx", "cy", "r", "rx", "ry", "x", "y", "width", "height", "x1", "y1", "x2", "y2",
   "fill", "stroke", "stroke-width", "stroke-dasharray", "stroke-linecap", "opacity", "cursor", "class"]);
@@ -79,14 +82,18 @@ function svgEl(tag, attrs) {
   for (const [k, v] of Object.entries(attrs || {})) if (DRAW_ATTRS.has(k)) e.setAttribute(k, String(v));
   return e;
 }
-function tableAngle(d, svgRoot, ev) {
-  // the click in the drawing's units, then the point of the base's plane (z = 0) it shows
+function tableXY(d, svgRoot, ev) {
+  // the click in the drawing's units, then the point (x, y) in metres of the base's plane (z = 0) it shows
   const pt = svgRoot.createSVGPoint();
   pt.x = ev.clientX; pt.y = ev.clientY;
   const p = pt.matrixTransform(svgRoot.getScreenCTM().inverse());
   const e = d.projection.elevation_deg * Math.PI / 180, k = d.projection.scale;
-  const x = p.x / k, y = -p.y / k / Math.sin(e);
-  return ((Math.atan2(y, x) * 180 / Math.PI) % 360 + 360) % 360;
+  return [p.x / k, -p.y / k / Math.sin(e)];
+}
+function azimuth(x, y) { return ((Math.atan2(y, x) * 180 / Math.PI) % 360 + 360) % 360; }
+function tableAngle(d, svgRoot, ev) {
+  const [x, y] = tableXY(d, svgRoot, ev);
+  return azimuth(x, y);
 }
 function tablePoint(d, r, angleDeg, z) {
   const e = d.projection.elevation_deg * Math.PI / 180, k = d.projection.scale, a = angleDeg * Math.PI / 180;
@@ -133,6 +140,7 @@ function releaseSlider(s, d, root) {
     const input = formField(d.pick.release_field);
     if (input) input.value = slider.value;
     drawAimLine(d, root);
+    readRisk(formMove());
   });
   label.append(slider, document.createTextNode("farther out"));
   return label;
@@ -154,6 +162,33 @@ function markMove(text, on) {
   for (const e of document.querySelectorAll("#table [data-move], #moves button[data-text]")) {
     if ((e.dataset.move !== undefined ? e.dataset.move : e.dataset.text) === text) e.classList.toggle("hot", on);
   }
+  // what the move risks, said before it is played (the Sun's passes and stands)
+  showRisk(on && risks[text] ? risks[text] : standingRisk, on && risks[text] ? text : "");
+}
+// a pass or stand that may cost a stone says so: the stones its line (or the stone set down) may
+// touch and the chance of it with the person's skill, as the server measured it (the agents' measure)
+function showRisk(r, text) {
+  const box = document.getElementById("risk");
+  if (!r) { box.hidden = true; box.textContent = ""; delete box.dataset.move; return; }
+  box.textContent = r.words;
+  box.className = r.flagged ? "risk flagged" : "risk";
+  box.dataset.move = text || (r.move || "");
+  box.hidden = false;
+}
+// the risk of a typed move or of the pass form's fields (GET /read: the game's parser, the server's measure)
+let riskAsked = 0;
+function readRisk(text) {
+  const asked = ++riskAsked;
+  if (!text || text.includes("?")) { standingRisk = null; showRisk(null); return; }
+  fetch("/read?text=" + encodeURIComponent(text), {cache: "no-store"})
+    .then(r => r.json())
+    .then(a => {
+      if (asked !== riskAsked) return;  // asked again since
+      standingRisk = a.risk ? Object.assign({move: a.read}, a.risk) : null;
+      showRisk(standingRisk, a.read);
+      document.body.dataset.riskRead = String(asked);
+    })
+    .catch(() => {});
 }
 let chosenShape = "";  // the shape whose ghosts are shown (the drawing's choices)
 function drawTable(s, d) {
@@ -182,7 +217,11 @@ function drawTable(s, d) {
     if (!DRAW_TAGS.has(it.tag) || (it.choice !== undefined && it.choice !== chosenShape)) continue;
     const e = svgEl(it.tag, it);
     if (it.title) { const t = document.createElementNS(SVG_NS, "title"); t.textContent = it.title; e.append(t); }
-    if (it.move !== undefined) {
+    if (it.move !== undefined && String(it.class || "").startsWith("preview")) {
+      // a placement's preview: shown while its move is pointed at or focused (play.css), never in the way
+      e.dataset.move = it.move;
+      e.setAttribute("pointer-events", "none");
+    } else if (it.move !== undefined) {
       e.dataset.move = it.move;
       e.addEventListener("mouseenter", () => markMove(it.move, true));
       e.addEventListener("mouseleave", () => markMove(it.move, false));
@@ -210,21 +249,28 @@ function drawTable(s, d) {
       }
     });
     if (d.pick.kind === "aim") {
-      // press and drag: the aim follows the pointer round the table (a press on a ghost is its own)
-      let dragging = false;
-      const aimAt = (ev) => {
+      // a press aims at the point pressed (the release point's side); a drag aims along the drag:
+      // the ball rolls the way the pointer moves, so the release point is behind the drag's
+      // direction and the line through the centre is parallel to it (a press on a ghost is its own)
+      let start = null;  // [x, y] m of the press on the base's plane, while a press lasts
+      const setAim = (deg) => {
         const input = formField(d.pick.field);
-        if (input) { input.value = tableAngle(d, root, ev).toFixed(1); drawAimLine(d, root); }
+        if (input) { input.value = deg.toFixed(1); drawAimLine(d, root); }
       };
       root.addEventListener("pointerdown", (ev) => {
         if (ev.target.dataset && ev.target.dataset.move !== undefined) return;
-        dragging = true;
+        start = [ev.clientX, ev.clientY, ...tableXY(d, root, ev)];
         root.setPointerCapture(ev.pointerId);
-        aimAt(ev);
+        setAim(azimuth(start[2], start[3]));
       });
-      root.addEventListener("pointermove", (ev) => { if (dragging) aimAt(ev); });
-      root.addEventListener("pointerup", () => { dragging = false; });
-      root.addEventListener("pointercancel", () => { dragging = false; });
+      root.addEventListener("pointermove", (ev) => {
+        if (!start || Math.hypot(ev.clientX - start[0], ev.clientY - start[1]) < DRAG_PX) return;
+        const [x, y] = tableXY(d, root, ev);
+        setAim(azimuth(start[2] - x, start[3] - y));
+      });
+      const end = () => { if (start) { start = null; readRisk(formMove()); } };
+      root.addEventListener("pointerup", end);
+      root.addEventListener("pointercancel", end);
     }
     root.style.cursor = "crosshair";
   }
@@ -267,6 +313,7 @@ function drawForm(s) {
     box.append(label);
   }
   form.dataset.move = f.move;
+  readRisk(formMove());  // what the first aim risks, before anything is touched
 }
 
 function formMove() {
@@ -312,6 +359,7 @@ let rendered = false;  // the page has drawn a snapshot already
 function filterMoves() {
   const typed = document.getElementById("typed").value;
   const want = norm(typed);
+  if (want !== "") readRisk(typed.trim());
   const buttons = [...document.querySelectorAll("#moves button")];
   const match = buttons.filter(b => want === "" || norm(b.dataset.text).includes(want));
   showMatch(buttons, match, want === "" ? "" : (match.length === 0
@@ -426,8 +474,10 @@ function render(s) {
     status.className = "status";
     turn.hidden = true;
   }
+  risks = s.risks || {};
   if (s.decision !== decision || s.legal.length !== document.querySelectorAll("#moves button").length) {
     decision = s.decision;
+    if (!s.view || !s.view.form || !s.your_turn) { standingRisk = null; showRisk(null); }
     document.body.dataset.decision = String(decision);
     showRefusal("");
     const moves = document.getElementById("moves");
@@ -509,6 +559,7 @@ document.getElementById("fields-form").addEventListener("input", () => {
   if (slider && rel && rel.value.trim() !== "") slider.value = rel.value;
   const root = document.getElementById("table");
   if (root && lastDrawing) drawAimLine(lastDrawing, root);
+  readRisk(formMove());
 });
 document.getElementById("fields-form").addEventListener("submit", (ev) => {
   ev.preventDefault();

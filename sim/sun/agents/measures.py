@@ -19,10 +19,10 @@ import numpy as np
 
 from sim.sun.actions import MoveMarker, Pass, Stack, Stand
 from sim.sun.geometry.gaps import bump_chance as gap_bump
-from sim.sun.geometry.gaps import crossing_clearance, crossing_clearances, gate_clear, passable, upright_side, width_between
+from sim.sun.geometry.gaps import crossing_clearance, crossing_clearances, gate_clear, passable, side_clearance, upright_side, width_between
 from sim.sun.geometry.ring import Geometry, Pos, Ring, gap_arrays, gap_width, others_areas, sep_for_width
 from sim.sun.rules.state import SunState
-from sim.sun.geometry.specs import TAU, ShapeSpec
+from sim.sun.geometry.specs import TAU, PhysicsSpec, ShapeSpec
 
 #: Aims tried across each arc of a mark area by :func:`best_aim` (the pass).
 AIM_SAMPLES = 41
@@ -435,3 +435,114 @@ def narrowing_stands(st: SunState) -> list[Stand]:
                     if act not in out and st.placement_problem(act) is None:
                         out.append(act)
     return out
+
+
+#: The pass risk's grid (:func:`pass_risk`): standard-normal bins per noise, spanning +-RISK_SPAN
+#: sigmas; each bin weighs its exact normal probability, so the chance of a touch that starts at
+#: some miss distance is exact to within one bin.
+RISK_BINS = 25
+RISK_SPAN = 3.5
+#: Gravity (m/s^2): the physics' default (the rules' geometry does not carry the physics' own, on
+#: which the push's drift depends)
+GRAVITY = PhysicsSpec().gravity
+
+
+@dataclass(frozen=True)
+class PassRisk:
+    """What the line of a pass risks (:func:`pass_risk`).
+
+    Attributes:
+        chance: chance (0-1) that the ball's line touches a stone, with the seat's skill.
+        stones: (stone id, chance 0-1 that the line touches it), most likely first; only stones
+            with a chance above 0.
+        touched: the stones the intended line itself touches (no noise), in id order.
+        clearance_m: the intended line's clearance (m) at the worse of its two ring crossings
+            (negative: it touches; -1: it crosses a stone or passes under a gate too low).
+        skill: the name of the seat's skill preset.
+    """
+
+    chance: float
+    stones: tuple[tuple[int, float], ...]
+    touched: tuple[int, ...]
+    clearance_m: float
+    skill: str
+
+
+def _normal_bins(sigma: float) -> tuple[np.ndarray, np.ndarray]:
+    """Offsets (sigma units times ``sigma``) and their weights: :data:`RISK_BINS` bins over
+    +-:data:`RISK_SPAN` sigmas, the tails folded into the outer bins; one point with no noise."""
+    if sigma <= 0.0:
+        return np.zeros(1), np.ones(1)
+    edges = np.linspace(-RISK_SPAN, RISK_SPAN, RISK_BINS + 1)
+    cdf = 0.5 * (1.0 + np.array([math.erf(e / math.sqrt(2.0)) for e in edges]))
+    cdf[0], cdf[-1] = 0.0, 1.0
+    return sigma * 0.5 * (edges[:-1] + edges[1:]), np.diff(cdf)
+
+
+def _stone_at(ring: Ring, angle: float) -> int:
+    """The bottom stone nearest a ring crossing at ``angle`` (rad): of the gap the angle falls in,
+    the stone whose side is nearer (``gaps.side_clearance``, as the clearance counts it)."""
+    i = (bisect_right(ring.angles, angle % TAU) - 1) % ring.n
+    a, b = ring.pos[i], ring.pos[(i + 1) % ring.n]
+    da, db = (angle - a.angle) % TAU, (b.angle - angle) % TAU
+    ca = side_clearance(a.ccw, da) if da < 0.5 * math.pi else 1.0
+    cb = side_clearance(b.cw, db) if db < 0.5 * math.pi else 1.0
+    return a.id if ca <= cb else b.id
+
+
+def pass_risk(st: SunState, a: Pass, seat: int | None = None) -> PassRisk:
+    """The risk of pass ``a`` for ``seat`` (default: the seat to act) on ``st``'s ring, with that
+    seat's skill (its thrower's sigmas): the pass's line crosses the ring at the aim and opposite
+    it, and its clearance there is the agents' own (:meth:`~sim.sun.geometry.ring.Ring.clearances`,
+    as :func:`best_line` scores lines). The aim's error turns the line (both crossings move the same
+    way round, ``sigma_aim_deg``); the sideways push shifts it (the crossings move opposite ways,
+    by the push's drift at the ring, :meth:`~sim.sun.geometry.specs.BallSpec.drift_per_push_s` from
+    this release, over the ring's radius). The chance is the normal weight of the aims and pushes
+    whose line has a negative clearance at either crossing; each such crossing is charged to the
+    stone nearer it. The release's own error and the ball's height are left out (the line's
+    clearance is the agents' measure: a touch need not knock a stone over).
+    """
+    s = st.seat if seat is None else seat
+    g = st.geom
+    th = st.throwers[s] if s < len(st.throwers) else None
+    ring = st.ring()
+    name = th.name if th is not None else "perfect"
+    if ring.empty:
+        return PassRisk(0.0, (), (), 1.0, name)
+    aim = math.radians(a.aim)
+    rr = g.table.ring_radius
+    drift = g.ball.drift_per_push_s(g.table.base_radius + a.release, rr, GRAVITY)
+    turn, w_turn = _normal_bins(math.radians(th.sigma_aim_deg) if th is not None else 0.0)
+    shift, w_shift = _normal_bins(th.sigma_push_mps * drift / rr if th is not None else 0.0)
+    t, sh = np.meshgrid(turn, shift, indexing="ij")
+    w = np.outer(w_turn, w_shift).ravel()
+    near = (aim + t + sh).ravel()
+    far = (aim + math.pi + t - sh).ravel()
+    c = ring.clearances(np.concatenate([near, far]), g)
+    cn, cf = c[:len(near)], c[len(near):]
+    nominal = ring.clearances(np.array([aim, aim + math.pi]), g)
+    per: dict[int, float] = {}
+    hit = (cn < 0.0) | (cf < 0.0)
+    for k in np.flatnonzero(hit):
+        got = {_stone_at(ring, float(x)) for x, cx in ((near[k], cn[k]), (far[k], cf[k])) if cx < 0.0}
+        for sid in got:
+            per[sid] = per.get(sid, 0.0) + float(w[k])
+    touched = sorted({_stone_at(ring, x) for x, cx in zip((aim, aim + math.pi), nominal) if cx < 0.0})
+    stones = tuple(sorted(((i, min(1.0, v)) for i, v in per.items()), key=lambda x: (-x[1], x[0])))
+    return PassRisk(min(1.0, float(w[hit].sum())), stones, tuple(touched), float(nominal.min()), name)
+
+
+def stand_risk(st: SunState, a: Stand) -> tuple[tuple[int, float], ...]:
+    """The neighbours a stand ``a`` may touch, with the chance of each (0-1; :func:`bump_of` of
+    that side alone, so the sides' sum capped at 1 is :func:`bump_chance`), most likely first;
+    empty on an empty ring or a ring of one position's own gap."""
+    ring = st.ring()
+    if ring.empty:
+        return ()
+    i, _, (wl, wr) = stand_sides(st, ring, a)
+    out = [(ring.pos[i].id, bump_of(st, (wl,))), (ring.pos[(i + 1) % ring.n].id, bump_of(st, (wr,)))]
+    best: dict[int, float] = {}
+    for sid, p in out:
+        if p > 0.0:
+            best[sid] = min(1.0, best.get(sid, 0.0) + p)
+    return tuple(sorted(best.items(), key=lambda x: (-x[1], x[0])))

@@ -130,6 +130,17 @@ class BallSpec:
             raise ValueError(f"horizontal distance {horizontal_m} m must be in [0, string length)")
         return self.pivot_z - math.sqrt(self.string_length**2 - horizontal_m**2)
 
+    def drift_per_push_s(self, release_radius_m: float, ring_radius_m: float, gravity: float) -> float:
+        """Sideways drift (m) where the ball crosses the ring (``ring_radius_m`` from the centre)
+        per m/s of sideways push at a release ``release_radius_m`` from the centre (s).
+
+        The ball released at distance ``A`` with a sideways velocity ``v`` moves on an ellipse
+        ``x = A cos(w t)``, ``y = (v / w) sin(w t)`` (``w = sqrt(gravity / string_length)``); it
+        crosses the ring radius ``R`` where ``sin(w t) = sqrt(1 - (R/A)^2)``.
+        """
+        w = math.sqrt(gravity / self.string_length)
+        return math.sqrt(max(0.0, 1.0 - (ring_radius_m / release_radius_m) ** 2)) / w
+
 
 @dataclass(frozen=True)
 class PhysicsSpec:

@@ -81,15 +81,10 @@ def two_gap_layout(width_m: float, base: Layout | None = None) -> Layout:
 
 
 def push_gain_s(layout: Layout) -> float:
-    """Sideways drift (m) at the ring per m/s of sideways push at release (s).
-
-    A pendulum released at distance ``A`` from the centre with a sideways velocity ``v`` moves on
-    an ellipse ``x = A cos(w t)``, ``y = (v / w) sin(w t)``; it crosses the ring radius ``R`` where
-    ``sin(w t) = sqrt(1 - (R/A)^2)``.
-    """
-    A = layout.table.base_radius + layout.table.hand_span
-    w = math.sqrt(layout.physics.gravity / layout.ball.string_length)
-    return math.sqrt(max(0.0, 1.0 - (layout.table.ring_radius / A) ** 2)) / w
+    """Sideways drift (m) at the ring per m/s of sideways push at a release a hand span out (s):
+    :meth:`~sim.sun.geometry.specs.BallSpec.drift_per_push_s` (the play page's pass risk uses it too)."""
+    t = layout.table
+    return layout.ball.drift_per_push_s(t.base_radius + t.hand_span, t.ring_radius, layout.physics.gravity)
 
 
 def outcome_of(res: Any) -> str:
