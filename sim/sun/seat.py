@@ -192,6 +192,7 @@ class SunSeat:
 
         if isinstance(action, Pass):
             r = pass_risk(st, action)
+            near = tuple((i, p) for i, p in r.stones if p >= RISK_NAMED)
             flagged = bool(r.touched) or r.chance >= RISK_FLAGGED
             if r.touched:
                 lead = "Risky pass: this line touches " + " and ".join(f"stone #{i} ({shapes[i]})" for i in r.touched)
@@ -200,13 +201,13 @@ class SunSeat:
             else:
                 lead = "This line clears the stones" + (f" by {1000 * r.clearance_m:.1f} mm" if r.clearance_m < 1.0 else "")
             words = f"{lead}; with your skill ({r.skill}) the ball touches a stone in {_percent(r.chance)} of passes"
-            if r.stones and flagged:
-                words += f" ({listed(r.stones)})"
-            return {"kind": "pass", "chance": round(r.chance, 4), "stones": named(r.stones), "touches": list(r.touched),
+            if near and flagged:
+                words += f" ({listed(near)})"
+            return {"kind": "pass", "chance": round(r.chance, 4), "stones": named(near), "touches": list(r.touched),
                     "clearance_mm": round(1000 * r.clearance_m, 1), "skill": r.skill, "flagged": flagged,
                     "words": words + "."}
         if isinstance(action, Stand):
-            stones = stand_risk(st, action)
+            stones = tuple((i, p) for i, p in stand_risk(st, action) if p >= RISK_NAMED)
             chance = bump_chance(st, action)
             flagged = chance >= RISK_FLAGGED
             skill = st.throwers[st.seat].name if st.seat < len(st.throwers) else "perfect"

@@ -244,7 +244,7 @@ def _legend(st: Any, seat: int, to_act: int) -> list[dict[str, str]]:
             {"colour": BLOCKED_COLOUR, "words": "gap the ball cannot pass"}]
     if to_act == seat and st.phase in ("place", "marker", "pass"):
         out.append({"colour": SEAT_COLOURS[seat % len(SEAT_COLOURS)],
-                    "words": "dashed ghosts: your moves, click one to play it"})
+                    "words": "dashed ghosts: your moves (a ring per stone to place: point at it to see the stone), click one to play it"})
     if to_act == seat and st.phase == "pass":
         out.append({"colour": AIM_COLOUR, "words": "your aim: the line from the release point through the centre"})
     return out
@@ -332,8 +332,8 @@ def _ghosts(st: Any, ring: Any, outlines: Sequence[Sequence[tuple[float, float]]
                      else None)
             if angle is not None:
                 hx, hy = _clear_spot(angle, [t.ring_radius + d for d in HANDLE_STEPS_M], 0.0, HANDLE_R, outlines)
-                handle = {"tag": "circle", "cx": round(hx, 1), "cy": round(hy, 1), "r": HANDLE_R, "fill": colour,
-                          "stroke": "#222", "stroke-width": 1, "opacity": 0.8, "cursor": "pointer",
+                handle = {"tag": "circle", "cx": round(hx, 1), "cy": round(hy, 1), "r": HANDLE_R, "fill": "#ffffff",
+                          "stroke": colour, "stroke-width": 2, "stroke-dasharray": "2,1.5", "cursor": "pointer",
                           "class": "ghost handle " + kind, "move": move, "title": move}
                 if "choice" in extra:
                     handle["choice"] = extra["choice"]

@@ -10,11 +10,13 @@ Set STONELAB_KEEP_SHOTS=DIR to keep a screenshot of each page in the middle of i
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -268,6 +270,38 @@ def _table_point(page: Any, radius_m: float, angle_deg: float) -> tuple[float, f
     return float(x), float(y)
 
 
+def _table_xy(page: Any, x: float, y: float) -> tuple[float, float]:
+    """The page point of the base's point (x, y) (m)."""
+    return _table_point(page, math.hypot(x, y), math.degrees(math.atan2(y, x)))
+
+
+#: every placement handle and marker ghost drawn, with the least distance (SVG units) from its disc
+#: to any stone's drawn outline (negative: it overlaps one), computed from the page's own elements
+_GHOST_ROOM = """(() => {
+  const stones = [...document.querySelectorAll('#table polygon.stone')].map(p =>
+    [...p.points].map(q => [q.x, q.y]));
+  const room = (x, y, poly) => {
+    let inside = true, sign = 0, d = Infinity;
+    for (let i = 0; i < poly.length; i++) {
+      const [x0, y0] = poly[i], [x1, y1] = poly[(i + 1) % poly.length], ex = x1 - x0, ey = y1 - y0;
+      const c = ex * (y - y0) - ey * (x - x0);
+      if (c !== 0) { if (sign === 0) sign = c; else if ((c > 0) !== (sign > 0)) inside = false; }
+      const u = Math.max(0, Math.min(1, ((x - x0) * ex + (y - y0) * ey) / Math.max(1e-12, ex * ex + ey * ey)));
+      d = Math.min(d, Math.hypot(x - x0 - u * ex, y - y0 - u * ey));
+    }
+    return inside ? -d : d;
+  };
+  return [...document.querySelectorAll('#table circle.ghost')].filter(g => !g.classList.contains('pass')).map(g => {
+    const x = g.cx.baseVal.value, y = g.cy.baseVal.value, r = g.r.baseVal.value;
+    return [g.dataset.move, Math.min(...stones.map(p => room(x, y, p))) - r];
+  });
+})()"""
+
+#: the placement previews (the stone a handle would place) that are shown now
+_PREVIEWS_SHOWN = ("[...new Set([...document.querySelectorAll('#table .preview')]"
+                   ".filter(e => getComputedStyle(e).visibility === 'visible').map(e => e.dataset.move))]")
+
+
 def _field(page: Any, name: str, attr: str = "value") -> float:
     """The pass form's field ``name``: its value (or another attribute) as a number."""
     return float(page.evaluate(f"document.querySelector('#fields input[data-field=\"{name}\"]').{attr}"))
@@ -287,6 +321,7 @@ def test_the_suns_moves_are_chosen_on_the_table(page: Any, tmp_path: Path) -> No
     the move the stored log shows."""
     t0 = time.monotonic()
     played: list[str] = []
+    ghost_checks: list[int] = []
     refused = ""
     for _, url in _served("sun/classic-2p.toml", 0, tmp_path / "run"):
         page.goto(url)
@@ -317,6 +352,15 @@ def test_the_suns_moves_are_chosen_on_the_table(page: Any, tmp_path: Path) -> No
                 assert refused.startswith(f"Stand({m[1]} at {float(m[2]):.2f} deg) is not allowed: "), refused
                 continue
             kind = {"place": "stand", "marker": "movemarker", "pass": "pass"}[phase]
+            if phase in ("place", "marker"):
+                # crowded ghosts (issue 34): no ghost disc covers a stone's drawn outline, and no
+                # preview stone is shown but that of the move pointed at or focused (the page
+                # focuses the first listed move)
+                rooms = page.evaluate(_GHOST_ROOM)
+                assert rooms and min(r for _, r in rooms) > 0.0, sorted(rooms, key=lambda m: m[1])[:3]
+                ghost_checks.append(len(rooms))
+                focused = page.evaluate("document.activeElement.dataset.text || ''")
+                assert set(page.evaluate(_PREVIEWS_SHOWN)) <= {focused}, focused
             hit = _ghost_point(page, kind) or _ghost_point(page, "stack")
             assert hit is not None, f"no {kind} ghost to click in the {phase} phase"
             if not played:
@@ -325,10 +369,14 @@ def test_the_suns_moves_are_chosen_on_the_table(page: Any, tmp_path: Path) -> No
                 lit = page.evaluate("[...document.querySelectorAll('#table .hot')].map(e => e.dataset.move)")
                 assert lit and set(lit) == {hit[2]}, lit
                 page.evaluate("document.activeElement.blur()")
-                # and pointing at the ghost lights its button in the list
+                # and pointing at the ghost lights its button in the list, and shows its preview stone
                 page.mouse.move(hit[0], hit[1])
                 lit = page.evaluate("[...document.querySelectorAll('#moves button.hot')].map(b => b.dataset.text)")
                 assert lit == [hit[2]], lit
+                assert page.evaluate(_PREVIEWS_SHOWN) == [hit[2]]
+                # and says what the stand risks, as the server measured it, before it is played
+                risk = _state(url)["risks"][hit[2]]
+                assert page.text_content("#risk") == risk["words"] and page.is_visible("#risk"), risk
             # the page shows the server's latest version (no answer on its way that would redraw it)
             _wait(page, "fetch('/state').then(r => r.json()).then(s => s.version === shown"
                         " && document.body.dataset.busy !== '1')")
@@ -338,19 +386,32 @@ def test_the_suns_moves_are_chosen_on_the_table(page: Any, tmp_path: Path) -> No
             played.append(hit[2])
         _keep(page, "play-sun-table.png")
         # the pass: the aim from a click on the table 90 deg away from the form's first aim (the
-        # middle of an arc of aims the rules allow), then dragged round back to that aim
+        # middle of an arc of aims the rules allow)
         goal = _field(page, "aim")
         page.mouse.click(*_table_point(page, 0.1, goal + 90.0))
         assert abs((_field(page, "aim") - goal - 90.0 + 180) % 360 - 180) < 1.0, _field(page, "aim")
         assert page.locator("#table .aimline").count() > 0, "no aim line drawn"
-        points = [_table_point(page, 0.1, goal + a) for a in (60.0, 40.0, 20.0, 0.0)]
-        page.mouse.move(*points[0])
-        page.mouse.down()
-        for p in points[1:]:
-            page.mouse.move(*p)
-        page.mouse.up()
+        # a pass that may cost a stone says so before it is played: the server's measure of a
+        # touching line, aimed by a drag, then of the listed passes pointed at
+        risky = next(((a, r) for a in range(0, 360, 5)
+                      if (r := _read(url, f"pass {a} {_field(page, 'release'):.3f}")["risk"])["touches"]), None)
+        assert risky is not None, "no aim touches a stone"
+        _drag_aim(page, float(risky[0]))
+        _wait(page, "document.getElementById('risk').textContent.startsWith('Risky pass: this line touches stone #')")
+        shown = _read(url, f"pass {_field(page, 'aim')} {_field(page, 'release')}")["risk"]
+        assert page.text_content("#risk") == shown["words"] and shown["touches"], shown
+        assert f"stone #{shown['touches'][0]} " in shown["words"] and "with your skill (" in shown["words"]
+        listed = _state(url)["risks"]
+        for text, risk in list(listed.items())[:3]:
+            page.locator("#moves button").filter(has_text=text).first.focus()
+            assert page.text_content("#risk") == risk["words"], (text, risk)
+        page.evaluate("document.activeElement.blur()")
+        # a drag aims along the drag: pressed 90 deg off the goal and dragged straight the way the
+        # ball should roll, let go at a point whose own angle is far from the goal
+        end = _drag_aim(page, goal)
         aim = _field(page, "aim")
         assert abs((aim - goal + 180) % 360 - 180) < 1.0, (aim, goal)
+        assert abs((end - goal + 180) % 360 - 180) > 30.0, "the let-go point's angle is the goal: the test proves nothing"
         # the release from the slider under the table: a click three quarters along it
         near = _release_point_distance(page)
         lo, hi = _field(page, "release", "min"), _field(page, "release", "max")
@@ -372,8 +433,29 @@ def test_the_suns_moves_are_chosen_on_the_table(page: Any, tmp_path: Path) -> No
     assert mine[:len(played)] == played, (mine, played)
     assert f"Pass(aim {aim:.2f} deg, release {release:.3f} m)" in mine, mine
     assert refused, "no click on an occupied place was tried"
+    assert ghost_checks, "no ghosts were checked against the stones"
     assert page.errors == [], page.errors
-    print(f"the Sun's moves on its table: {time.monotonic() - t0:.1f} s")
+    print(f"the Sun's moves on its table: {time.monotonic() - t0:.1f} s (ghosts checked: {ghost_checks})")
+
+
+def _read(url: str, text: str) -> Any:
+    with urllib.request.urlopen(url + "read?text=" + urllib.parse.quote(text), timeout=30) as r:
+        return json.load(r)
+
+
+def _drag_aim(page: Any, goal: float) -> float:
+    """Drag on the table the way a ball aimed at ``goal`` (deg) rolls (from the release point's side
+    through the centre): pressed 5 cm from the centre at ``goal`` + 90 deg, moved 8 cm in four steps,
+    let go. Returns the angle (deg) of the point let go (not the aim a drag gives)."""
+    g = math.radians(goal)
+    x0, y0 = 0.05 * math.cos(g + math.pi / 2), 0.05 * math.sin(g + math.pi / 2)
+    page.mouse.move(*_table_xy(page, x0, y0))
+    page.mouse.down()
+    for k in range(1, 5):
+        x, y = x0 - 0.02 * k * math.cos(g), y0 - 0.02 * k * math.sin(g)
+        page.mouse.move(*_table_xy(page, x, y), steps=2)
+    page.mouse.up()
+    return math.degrees(math.atan2(y, x)) % 360
 
 
 def test_a_game_of_druids_by_keyboard_alone(page: Any, tmp_path: Path) -> None:
@@ -443,3 +525,34 @@ def test_a_refusal_is_not_shown_again_after_a_reload(page: Any, tmp_path: Path) 
         assert page.is_hidden("#refusal")
         assert _state(url)["refusal"], "the server still knows the refusal: the check is not vacuous"
     assert page.errors == [], page.errors
+
+
+def test_the_suns_ghosts_never_hide_the_stones_they_stand_between(page: Any, tmp_path: Path) -> None:
+    """Crowded ghosts (issue 34): on a ring of many stones with many candidate placements, no
+    handle or marker ghost covers a stone's drawn outline, and a placement's preview stone shows only
+    while its handle is pointed at (the page's elements, measured in the page)."""
+    t0 = time.monotonic()
+    for _, url in _served("sun/classic-2p.toml", 0, tmp_path / "run"):
+        page.goto(url)
+        while True:
+            decision = int(_sync(page))
+            state = _state(url)
+            if state["view"]["phase"] == "place" and len(state["view"]["positions"]) >= 8 and len(state["legal"]) >= 30:
+                break
+            page.click('#moves button[data-i="1"]')
+            _moved_on(page, decision)
+        page.evaluate("document.activeElement.blur()")
+        rooms = page.evaluate(_GHOST_ROOM)
+        assert len(rooms) >= 20 and min(r for _, r in rooms) > 0.0, sorted(rooms, key=lambda m: m[1])[:3]
+        assert page.evaluate(_PREVIEWS_SHOWN) == []
+        hit = _ghost_point(page, "handle")
+        assert hit is not None
+        page.mouse.move(hit[0], hit[1])
+        assert page.evaluate(_PREVIEWS_SHOWN) == [hit[2]]
+        _keep(page, "play-sun-crowded.png")
+        page.mouse.move(5, 5)
+        assert page.evaluate(_PREVIEWS_SHOWN) == []
+        print(f"the Sun's crowded table: {len(state['legal'])} moves, {len(rooms)} ghosts clear of "
+              f"{len(state['view']['positions'])} positions; least room {min(r for _, r in rooms):.1f} mm")
+    assert page.errors == [], page.errors
+    print(f"the Sun's crowded ghosts: {time.monotonic() - t0:.1f} s")
