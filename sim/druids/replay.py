@@ -129,4 +129,26 @@ def frames(game: Game, config: GameConfig, history: Sequence[tuple[int, Action]]
     return Frames(out, outcome, _setup(first))
 
 
-REPLAY = ReplayBook(frames=frames, board_js="replay_board.js", module=__name__)
+def words_now(made: Frames) -> list[str]:
+    """Each step's words (``made.frames[1:]``) with the value of a stone placed face down that is
+    face up by the last frame of its game (the board's public ``stones``: a value of 0 is still
+    face down): "seat 1 places a stone face down on f" becomes "seat 1 places a 5 on f (face down;
+    turned up since)". Nothing else changes, and a value still face down is never said."""
+    last_of: dict[int, Frame] = {}
+    for f in made.frames:
+        last_of[int(f.board.get("game", 0))] = f
+    out = []
+    for f in made.frames[1:]:
+        text = f.text
+        p = f.board.get("last")
+        if isinstance(p, int) and " places a stone face down on " in text:
+            shown = {q: v for q, _, v in last_of[int(f.board.get("game", 0))].board.get("stones", [])}
+            v = shown.get(p, 0)
+            if v:
+                text = text.replace(f" places a stone face down on {POINT_NAMES[p]}",
+                                    f" places a {v} on {POINT_NAMES[p]} (face down; turned up since)", 1)
+        out.append(text)
+    return out
+
+
+REPLAY = ReplayBook(frames=frames, board_js="replay_board.js", module=__name__, words_now=words_now)

@@ -56,7 +56,8 @@ class SeatBoard:
     def frame(self, state: State) -> dict[str, Any] | None:
         """``{"setup", "frame", "step", "words"}`` of ``state``: the drawing's set-up and the frame
         of the latest step, with the hidden part of the person's seat only, and every step in the
-        replay's words (``{"seat", "text", "note"}``: ``note`` the person's own words, or None)
+        replay's words as the game stands now (the book's ``words_now``: a face-down value turned up
+        since is said) (``{"seat", "text", "note"}``: ``note`` the person's own words, or None)
         (JSON-ready); None before the game's first frame (a game whose first frame is its deal,
         before the deal).
 
@@ -69,9 +70,13 @@ class SeatBoard:
         last = frames.frames[-1]
         # every step so far in the replay's words (public), with the person's own words for it (the
         # value of its own face-down stone...): the page's "What happened"
+        # the words as the game stands now: a value turned up since is said in the step that placed it
+        texts = self.book.words_now(frames) if self.book.words_now is not None else [f.text for f in frames.frames[1:]]
         words = []
-        for f in frames.frames[1:]:
+        for f, text in zip(frames.frames[1:], texts):
             note = (f.hidden.get(self.seat) or f.hidden.get(str(self.seat)) or {}).get("note")  # type: ignore[call-overload]
-            words.append({"seat": f.seat, "text": f.text, "note": note if isinstance(note, str) else None})
+            if text != f.text:
+                note = None  # the value is public now: the person's own note would say it again
+            words.append({"seat": f.seat, "text": text, "note": note if isinstance(note, str) else None})
         return {"setup": dict(frames.setup), "frame": last.as_dict([self.seat]), "step": len(frames.frames) - 1,
                 "words": words}

@@ -80,11 +80,17 @@ class ReplayBook:
             helpers (text set as text, never as markup).
         module: the module of the book (``__name__`` of the game's replay module), where
             ``board_js`` is looked up.
+        words_now: ``words_now(frames) -> list[str]``: each step's ``text`` (``frames.frames[1:]``)
+            said with what is public at the last frame (a face-down value turned up since, which
+            the step's own words could not say): the play page's "What happened", read as the game
+            stands. None: a step's words never change. Pure: no I/O; nothing that is not public
+            at the last frame.
     """
 
     frames: Callable[..., Frames]
     board_js: str
     module: str
+    words_now: Callable[[Frames], list[str]] | None = None
 
 
 def replay_steps(game: Game, config: GameConfig,
