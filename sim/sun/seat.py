@@ -125,8 +125,8 @@ class SunSeat:
             if m is not None:
                 return make(m)
         raise InputError(f"{text.strip()[:40]!r} is not a move: write e.g. 'Stand(pillar at 30 deg)', "
-                         "'Stack(block on #3)', 'Gate(#4 over #1-#2)', 'MoveMarker(cw)', "
-                         "'Pass(aim 45 deg, release 0.300 m)' or 'pass 45 0.3'")
+                         "'Stack(block on #3)', 'Gate(#25 over #0-#1)', 'MoveMarker(cw)', "
+                         "'Pass(aim 47 deg, release 0.300 m)' or 'pass 47 0.3'")
 
     def step_text(self, seat: int, action: Any, observation: SunObservation) -> str:
         """The action as listed; the chance steps in words (the stone drawn, the hand's noise)."""
