@@ -385,6 +385,9 @@ def test_the_suns_moves_are_chosen_on_the_table(page: Any, tmp_path: Path) -> No
             _moved_on(page, decision)
             played.append(hit[2])
         _keep(page, "play-sun-table.png")
+        # the Sun's "Last step" line says the step before this decision, as the log does
+        last = _state(url)["log"][-1]
+        assert page.text_content("#lastmove") == f"Last step: {last['who']}: {last['text']}"
         # the pass: the aim from a click on the table 90 deg away from the form's first aim (the
         # middle of an arc of aims the rules allow)
         goal = _field(page, "aim")
@@ -556,3 +559,30 @@ def test_the_suns_ghosts_never_hide_the_stones_they_stand_between(page: Any, tmp
               f"{len(state['view']['positions'])} positions; least room {min(r for _, r in rooms):.1f} mm")
     assert page.errors == [], page.errors
     print(f"the Sun's crowded ghosts: {time.monotonic() - t0:.1f} s")
+
+
+def test_a_face_down_druids_game_says_each_value_once_it_is_turned_up(page: Any, tmp_path: Path) -> None:
+    """Face down (issue 34): "What happened" says every step in the replay's words, and a stone
+    placed face down gets its value in its own line once a line through it is full (never before:
+    tests/play/test_play_board.py checks the JSON); the end is said in words, not a code."""
+    t0 = time.monotonic()
+    for proc, url in _served("druids/classic-face-down.toml", 1, tmp_path / "run"):
+        page.goto(url)
+        before_turned = 0
+        for asked in _decisions(page):
+            shown = page.evaluate("[...document.querySelectorAll('#log li')].map(li => li.textContent)")
+            words = _state(url)["board"]["words"]
+            assert shown == [w["text"] + (f" (only you know: {w['note']})" if w["note"] else "") for w in words]
+            before_turned = max(before_turned, sum("turned up since" in t for t in shown))
+            page.click('#moves button[data-i="1"]')
+            _moved_on(page, asked)
+        _wait(page, "document.getElementById('result').textContent.includes('Stored in')")
+        shown = page.evaluate("[...document.querySelectorAll('#log li')].map(li => li.textContent)")
+        status = str(page.text_content("#status"))
+        proc.wait(60)
+    turned = [t for t in shown if "(face down; turned up since)" in t]
+    assert turned and re.search(r"places a [1-6] on [a-s] \(face down; turned up since\)", turned[0]), shown
+    assert before_turned > 0, "no value was turned up while the person still had moves to make"
+    assert status.startswith("Game over: ") and "_" not in status, status
+    assert page.errors == [], page.errors
+    print(f"druids face down: {len(shown)} lines, {len(turned)} values turned up, in {time.monotonic() - t0:.1f} s")
