@@ -268,7 +268,8 @@ def _room(x: float, y: float, outlines: Sequence[Sequence[tuple[float, float]]])
     """Distance (SVG units) from the point (x, y) to the nearest of ``outlines`` (convex polygons:
     the stones' drawn faces); negative inside one."""
     best = math.inf
-    for poly in outlines:
+    for outline in outlines:
+        poly = list(outline)
         inside = True
         sign = 0.0
         d = math.inf

@@ -540,7 +540,8 @@ def stand_risk(st: SunState, a: Stand) -> tuple[tuple[int, float], ...]:
     if ring.empty:
         return ()
     i, _, (wl, wr) = stand_sides(st, ring, a)
-    out = [(ring.pos[i].id, bump_of(st, (wl,))), (ring.pos[(i + 1) % ring.n].id, bump_of(st, (wr,)))]
+    # one side alone: the other side as an infinite width, which counts nothing
+    out = [(ring.pos[i].id, bump_of(st, (wl, math.inf))), (ring.pos[(i + 1) % ring.n].id, bump_of(st, (wr, math.inf)))]
     best: dict[int, float] = {}
     for sid, p in out:
         if p > 0.0:
