@@ -345,6 +345,9 @@ def test_the_suns_moves_are_chosen_on_the_table(page: Any, tmp_path: Path) -> No
                 typed = page.input_value("#typed")
                 assert re.fullmatch(r"Stand\((pillar|block|slab) at \d+\.\d deg\)", typed), typed
                 assert abs((float(typed.split(" at ")[1].split()[0]) - a0 + 180) % 360 - 180) < 1.0
+                # the stand typed by the click says what it risks before it is sent (the server's measure)
+                words = _read(url, typed)["risk"]["words"]
+                _wait(page, f"document.getElementById('risk').textContent === {json.dumps(words)}")
                 page.click("#send")
                 refused = str(_wait(page, _REFUSAL))
                 m = re.fullmatch(r"Stand\((\w+) at ([\d.]+) deg\)", typed)
