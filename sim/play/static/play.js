@@ -359,7 +359,13 @@ let rendered = false;  // the page has drawn a snapshot already
 function filterMoves() {
   const typed = document.getElementById("typed").value;
   const want = norm(typed);
-  if (want !== "") readRisk(typed.trim());
+  if (want !== "") {
+    readRisk(typed.trim());
+  } else if (document.getElementById("fields-form").hidden) {
+    readRisk("");  // nothing typed and no pass form: no move's risk stands
+  } else {
+    readRisk(formMove());  // the pass form's move is the one that stands
+  }
   const buttons = [...document.querySelectorAll("#moves button")];
   const match = buttons.filter(b => want === "" || norm(b.dataset.text).includes(want));
   showMatch(buttons, match, want === "" ? "" : (match.length === 0
