@@ -134,3 +134,29 @@ def test_the_servers_stand_risk_is_the_agents_measure(asking: Any) -> None:
     got = _read(url, f"stand {near.shape} {near.angle:.4f}")["risk"]
     assert got["chance"] == pytest.approx(bump_chance(st, Stand(near.shape, round(near.angle, 4))), abs=1e-4)
     assert got["flagged"] and f"stone #{got['stones'][0]['stone']}" in got["words"], got
+
+
+def test_the_pass_risk_is_the_chance_of_a_touch_under_the_skills_noise() -> None:
+    """``pass_risk``'s grid against the same model drawn at random: 20,000 aim turns and push
+    shifts (normal, the casual preset's sigmas), the line's clearance at both crossings from
+    ``Ring.clearances``: the share that touches agrees within 0.02 (sampling error about 0.004)."""
+    import math
+
+    from sim.sun.agents.measures import GRAVITY
+
+    st = _position("pass")
+    ring, g = st.ring(), st.geom
+    th = st.throwers[st.seat]
+    rng = np.random.default_rng(11)
+    checked = 0
+    for aim in range(0, 360, 30):
+        a = Pass(float(aim), 0.3)
+        drift = g.ball.drift_per_push_s(g.table.base_radius + a.release, g.table.ring_radius, GRAVITY)
+        turn = rng.normal(0.0, math.radians(th.sigma_aim_deg), 20_000)
+        shift = rng.normal(0.0, th.sigma_push_mps * drift / g.table.ring_radius, 20_000)
+        x = math.radians(a.aim) + turn
+        c = ring.clearances(np.concatenate([x + shift, x + math.pi - shift]), g)
+        share = float(np.mean((c[:20_000] < 0) | (c[20_000:] < 0)))
+        assert pass_risk(st, a).chance == pytest.approx(share, abs=0.02), aim
+        checked += 0.02 < share < 0.98
+    assert checked >= 2  # some aims are neither sure nor clear: the comparison is not only 0 = 0
