@@ -119,9 +119,11 @@ def view(file: Path = typer.Argument(..., metavar="FILE", help=_FILE_HELP),
                err=True)
     text, doc = _page(file, game, point, seat, import_agents)
     httpd = _page_server(text.encode("utf-8"), host, port)
-    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    from sim.web.guard import host_name, is_loopback
+
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::", "[::]") else host_name(host)  # [::1]: a URL's brackets
     url = f"http://{shown}:{httpd.server_address[1]}/"
-    if host not in ("127.0.0.1", "localhost", "::1"):
+    if not is_loopback(host):
         typer.echo(f"warning: listening on {host}: anyone on that network can connect", err=True)
     typer.echo(plain(f"replay: {url}  ({len(doc['frames']) - 1} steps; Ctrl-C stops)"))
     sys.stdout.flush()
