@@ -85,6 +85,16 @@ def _ipv6_loopback() -> bool:
         return False
 
 
+def _get_v6(port: int, host_header: str) -> bytes:
+    """The whole answer to ``GET /`` over IPv6 loopback with ``Host: host_header``."""
+    with socket.create_connection(("::1", port), timeout=5) as s:
+        s.sendall(f"GET / HTTP/1.1\r\nHost: {host_header}\r\nConnection: close\r\n\r\n".encode())
+        answer = b""
+        while chunk := s.recv(65536):
+            answer += chunk
+    return answer
+
+
 @pytest.mark.skipif(not _ipv6_loopback(), reason="no IPv6 loopback on this machine")
 @pytest.mark.parametrize("host", ["::1", "[::1]"])
 def test_the_server_listens_on_ipv6_loopback(host: str) -> None:
@@ -92,15 +102,9 @@ def test_the_server_listens_on_ipv6_loopback(host: str) -> None:
     start_in_thread(server, "test-web-ipv6")
     try:
         port = server.server_address[1]
-        with socket.create_connection(("::1", port), timeout=5) as s:
-            s.sendall(f"GET / HTTP/1.1\r\nHost: [::1]:{port}\r\nConnection: close\r\n\r\n".encode())
-            answer = b""
-            while chunk := s.recv(65536):
-                answer += chunk
+        answer = _get_v6(port, f"[::1]:{port}")
         assert answer.startswith(b"HTTP/1.1 200") and answer.endswith(b"hello")
-        with socket.create_connection(("::1", port), timeout=5) as s:  # and its guard still refuses a foreign name
-            s.sendall(f"GET / HTTP/1.1\r\nHost: evil.example:{port}\r\nConnection: close\r\n\r\n".encode())
-            assert s.recv(65536).startswith(b"HTTP/1.1 403")
+        assert _get_v6(port, f"evil.example:{port}").startswith(b"HTTP/1.1 403")  # the guard still refuses
     finally:
         server.shutdown()
         server.server_close()
@@ -128,11 +132,7 @@ def test_the_replay_page_serves_on_ipv6_loopback() -> None:
     start_in_thread(server, "test-replay-ipv6")
     try:
         port = server.server_address[1]
-        with socket.create_connection(("::1", port), timeout=5) as s:
-            s.sendall(f"GET / HTTP/1.1\r\nHost: [::1]:{port}\r\nConnection: close\r\n\r\n".encode())
-            answer = b""
-            while chunk := s.recv(65536):
-                answer += chunk
+        answer = _get_v6(port, f"[::1]:{port}")
         assert answer.startswith(b"HTTP/1.1 200") and answer.endswith(b"<p>replay</p>")
     finally:
         server.shutdown()
