@@ -22,6 +22,8 @@ import typer
 from sim.core.console import plain
 from sim.core.errors import InputError, ReplayError
 from sim.replay.replays_3d import Replays3D, games_with_3d_replays, replays_3d_of
+from sim.web.guard import host_name, is_loopback
+from sim.web.server import INLINE_ONLY_POLICY, WebHandler, is_unknown_host, make_server
 
 app = typer.Typer(help="Watch replays of any game: a board step by step, or the 3-D table of the physics games.",
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
@@ -119,9 +121,9 @@ def view(file: Path = typer.Argument(..., metavar="FILE", help=_FILE_HELP),
                err=True)
     text, doc = _page(file, game, point, seat, import_agents)
     httpd = _page_server(text.encode("utf-8"), host, port)
-    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::", "[::]") else host_name(host)  # [::1]: a URL's brackets
     url = f"http://{shown}:{httpd.server_address[1]}/"
-    if host not in ("127.0.0.1", "localhost", "::1"):
+    if not is_loopback(host):
         typer.echo(f"warning: listening on {host}: anyone on that network can connect", err=True)
     typer.echo(plain(f"replay: {url}  ({len(doc['frames']) - 1} steps; Ctrl-C stops)"))
     sys.stdout.flush()
@@ -143,7 +145,6 @@ def _page_server(body: bytes, host: str, port: int) -> Any:
     Raises:
         InputError: it cannot listen there (key ``--host`` or ``--port``).
     """
-    from sim.web.server import INLINE_ONLY_POLICY, WebHandler, is_unknown_host, make_server
 
     class Page(WebHandler):
         policy = INLINE_ONLY_POLICY  # the page is self-contained: its own inline code, nothing fetched

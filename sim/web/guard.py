@@ -37,8 +37,16 @@ def host_name(host: str) -> str:
 
 
 def is_loopback(host: str) -> bool:
-    """True for an address only this machine reaches (``localhost``, ``::1``, ``127.*``)."""
-    return host in ("localhost", "::1", "[::1]") or host.startswith("127.")
+    """True for an address only this machine reaches: ``localhost`` or a loopback IP address
+    (``127.0.0.0/8``, ``::1``, with or without brackets). A name that merely starts with ``127.``
+    (``127.0.0.1.example.net``, which any DNS may point anywhere) is not one."""
+    h = host.strip().lower()
+    if h == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(h.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 class HostGuard:
@@ -65,6 +73,14 @@ class HostGuard:
         names = set(self.names)
         if local_ip:
             names.add(host_name(local_ip))
+            # a dual-stack socket (``--host ::``) sees an IPv4 client at ``::ffff:a.b.c.d``; its
+            # browser names the IPv4 address
+            try:
+                mapped = ipaddress.ip_address(local_ip.split("%")[0]).ipv4_mapped  # type: ignore[union-attr]
+            except (ValueError, AttributeError):
+                mapped = None
+            if mapped is not None:
+                names.add(str(mapped))
         out = {f"{n}:{port}" for n in names}
         if port == 80:
             out |= names

@@ -23,6 +23,7 @@ from __future__ import annotations
 import email.utils
 import http
 import http.server
+import ipaddress
 import json
 import mimetypes
 import os
@@ -46,6 +47,18 @@ NEUTRAL = {400: "bad request", 403: "refused", 404: "not found", 405: "method no
            415: "unsupported content type", 431: "request header too large", 501: "method not allowed"}
 
 
+#: seconds of silence after which a connection is closed (:attr:`WebHandler.timeout`)
+REQUEST_TIMEOUT_S = 30.0
+
+
+def is_ipv6_literal(host: str) -> bool:
+    """Whether ``host`` is an IPv6 address (``::1``, ``[::1]``, ``::``), which needs an IPv6 socket."""
+    try:
+        return ipaddress.ip_address(host.strip("[]")).version == 6
+    except ValueError:
+        return False
+
+
 class WebServer(http.server.ThreadingHTTPServer):
     """A threading HTTP server whose requests are checked by ``guard`` (a :class:`HostGuard` of the
     address it listens on) and whose broken connections are no fault."""
@@ -54,6 +67,9 @@ class WebServer(http.server.ThreadingHTTPServer):
 
     def __init__(self, address: tuple[str, int], handler: type[WebHandler]) -> None:
         self.guard = HostGuard(address[0])
+        if is_ipv6_literal(address[0]):
+            # an IPv6 address (``::1``, ``::``) needs an IPv6 socket: the class's AF_INET cannot bind it
+            self.address_family = socket.AF_INET6
         #: requests refused (for tests and the curious)
         self.refused = 0
         super().__init__(address, handler)
@@ -77,6 +93,10 @@ class WebHandler(http.server.BaseHTTPRequestHandler):
 
     server: WebServer
     protocol_version = "HTTP/1.1"
+    #: seconds a connection may stay silent (a request sent byte by byte, an idle keep-alive
+    #: connection) before it is closed: each holds a thread of its own until then (a page's long
+    #: poll waits in the handler, not on the socket, and is not cut by it)
+    timeout = REQUEST_TIMEOUT_S
     #: the content security policy of this handler's answers
     policy: ClassVar[str] = STRICT_POLICY
 
@@ -207,7 +227,7 @@ def make_server(handler: type[WebHandler], host: str = DEFAULT_HOST, port: int =
     Raises:
         OSError: the address cannot be listened on (``socket.gaierror`` for an unknown host).
     """
-    server = server_class((host, port), handler)
+    server = server_class((host.strip("[]") if is_ipv6_literal(host) else host, port), handler)
     for k, v in attrs.items():
         setattr(server, k, v)
     return server

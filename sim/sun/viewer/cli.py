@@ -126,7 +126,8 @@ def serve(directory: Path = typer.Argument(..., metavar="DIR", help="a folder wr
     """Serve an exported replay folder over HTTP and print its address."""
     import socket
 
-    from sim.sun.viewer.viser_app import check_export_dir, is_loopback, serve_dir
+    from sim.sun.viewer.viser_app import check_export_dir, serve_dir
+    from sim.web.guard import is_loopback
 
     if not (0 <= port <= 65535):
         raise InputError(f"port must be 0..65535 (0: any free port), not {port}", key="--port")

@@ -44,7 +44,8 @@ from sim.sun.viewer.layout_plot import LOW_GATE_COLOUR, NARROW_COLOUR, PASSABLE_
 from sim.core.quaternions import quat_xyzw_to_wxyz, quat_yaw
 from sim.sun.viewer.replay import PENALTY_COLOUR, SHAPE_COLOURS, STONE_COLOUR, from_pose_recording, hex_rgb
 from sim.sun.viewer.viser_app import (CAMERA_LOOK_AT, CAMERA_POSITION, LOCALHOST, SceneNodes, add_table_base,
-                                      free_port, is_loopback)
+                                      free_port)
+from sim.web.guard import is_loopback
 
 SELECTED_COLOUR = "#ffd43b"
 NO_SELECTION = "(none)"

@@ -34,6 +34,7 @@ import numpy as np
 
 from sim.core.errors import InputError
 from sim.core.quaternions import quat_xyzw_to_wxyz
+from sim.web.guard import host_name, is_loopback
 from sim.sun.viewer.guard import page_choice, page_number, put_back, viser_server
 from sim.sun.viewer.replay import BASE_COLOUR, STRING_COLOUR, Replay, hex_rgb
 from sim.sun.viewer.replay.overlay import cause_colour
@@ -221,7 +222,7 @@ class ReplayViewer:
 
     @property
     def url(self) -> str:
-        return f"http://{self.host}:{self.port}/"
+        return f"http://{host_name(self.host)}:{self.port}/"
 
     def _build_gui(self) -> None:
         gui = self.server.gui
@@ -370,11 +371,6 @@ def start_viewer(replay: Replay, host: str = LOCALHOST, port: int = 8080) -> Rep
     return ReplayViewer(replay, host, port)
 
 
-def is_loopback(host: str) -> bool:
-    """True for an address only this machine reaches (``localhost``, ``::1``, ``127.*``)."""
-    return host in ("localhost", "::1") or host.startswith("127.")
-
-
 # --------------------------------------------------------------------------------------------
 # Serving from the command line: the replay viewer and the layout editor start, print their
 # address and serve until Ctrl-C the same way
@@ -425,7 +421,7 @@ def start_server(start: Callable[[], _S], host: str, port: int, what: str) -> _S
 
 def local_url(host: str, port: int) -> str:
     """The address to open in a browser: ``0.0.0.0`` and ``::`` (every interface) as 127.0.0.1."""
-    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::", "[::]") else host_name(host)
     return f"http://{shown}:{port}/"
 
 
