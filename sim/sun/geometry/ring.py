@@ -186,8 +186,19 @@ def _footprint_of(boxes: Sequence[tuple[float, float, float, float, float, float
             v = cy * c - cx * s_
             hu = abs(dx * c + dy * s_) + abs(wx * c + wy * s_) + abs(hx * c + hy * s_)
             hv = abs(dy * c - dx * s_) + abs(wy * c - wx * s_) + abs(hy * c - hx * s_)
-            lo, hi = min(lo, v - hv), max(hi, v + hv)
-            u_lo, u_hi = min(u_lo, u - hu), max(u_hi, u + hu)
+            # min and max written out (a hot path): the new value only when strictly beyond, as they
+            e = v - hv
+            if e < lo:
+                lo = e
+            e = v + hv
+            if e > hi:
+                hi = e
+            e = u - hu
+            if e < u_lo:
+                u_lo = e
+            e = u + hu
+            if e > u_hi:
+                u_hi = e
         mid = 0.5 * (lo + hi)
         if k == 1 or abs(mid) < 1e-12:
             break
@@ -235,7 +246,10 @@ def position_of(stone: int, stones: Sequence[tuple[Pose, ShapeSpec]], top: int =
         own = _corners(box, c, sn)
         corners.extend(own)
         ccw, cw = outline_sides(own)
-        layers.append((pose_bottom(p, s), pose_top(p, s), ccw, cw))
+        # pose_bottom and pose_top, their one vertical half extent computed once
+        za, zb, zc = _zrow(p)
+        hz = 0.5 * (abs(za) * s.depth + abs(zb) * s.width + abs(zc) * s.height)
+        layers.append((p[2] - hz, p[2] + hz, ccw, cw))
     top_z = layers[0][1] if len(layers) == 1 else max(lay[1] for lay in layers)
     if len(layers) == 1:
         ccw, cw = layers[0][2], layers[0][3]

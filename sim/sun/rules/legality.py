@@ -128,7 +128,9 @@ def stack_geometry_problem(ctx: RulesContext, shape: str, stone: int, k: int, fa
     ``k`` of ``facts.ring``, on the base, no top, no gate on it) are known to be valid."""
     ring = facts.ring
     p = ring.pos[k]
-    new = ctx.stacked_pos(p, shape)  # the footprint of both stones (docs/rules-sun.md)
+    new = p.memo.get(("stacked", shape))  # (kept with p: SunCache.stacked_pos)
+    if new is None:
+        new = ctx.stacked_pos(p, shape)  # the footprint of both stones (docs/rules-sun.md)
     local = facts.standard_turn and ring.n >= 3
     if local and (new.width != p.width or new.angle != p.angle):
         for ms in ctx.position.markers:
@@ -146,9 +148,25 @@ def stack_geometry_problem(ctx: RulesContext, shape: str, stone: int, k: int, fa
     geo_key = ("stack", shape, facts.lintels_token, ring.under[k], ring.under[k0])
     memo = ring.memo[k]  # of the gap from this position to the next: kept while both are
     known = memo.get(geo_key)
-    if known is None or known[0] is not ring.pos[k0]:
-        why = stack_clash(ctx, ring, p, new)
-        known = memo[geo_key] = (ring.pos[k0], why, *stack_gaps_passable(ctx, ring, k, new))
+    prev = ring.pos[k0]
+    if known is None or known[0] is not prev:
+        # stack_clash and stack_gaps_passable, with what each side of the stack measures against
+        # its neighbour kept per side (a stand beside the position changes one side only)
+        nxt = ring.pos[(k + 1) % ring.n]
+        cw_side, ccw_side = stack_side(new, prev, False), stack_side(new, nxt, True)
+        half = new.half
+        mc = ctx.geom.table.min_clearance
+        if ring.lintels and ring.lintel_clash(new.angle - half, 2 * half, new.top_z) >= 0:
+            why: str | None = "the stack would hit a gate"
+        elif cw_side[1] < mc:
+            why = f"the stack would not be clear of stone #{prev.id}"
+        elif ccw_side[1] < mc:
+            why = f"the stack would not be clear of stone #{nxt.id}"
+        else:
+            why = None
+        g = ctx.geom
+        known = memo[geo_key] = (prev, why, passable(ccw_side[2], ring.under[k], g.pass_width, g.gate_clear_z),
+                                 passable(cw_side[2], ring.under[k0], g.pass_width, g.gate_clear_z))
     if known[1] is not None:
         return known[1]
     others, before = facts.others, ctx.position.area_before[ctx.position.seat]
@@ -158,6 +176,23 @@ def stack_geometry_problem(ctx: RulesContext, shape: str, stone: int, k: int, fa
             (known[3] and not (key0 in others or (new_gap_rule and key0 == before))):
         return None
     return "no legal marker move would follow"
+
+
+def stack_side(new: Pos, q: Pos, ccw: bool) -> tuple[Pos, float, float]:
+    """``(q, clear width, gap width)`` (m) between a stacked position ``new`` (:meth:`stacked_pos`)
+    and its neighbour ``q`` on its counter-clockwise side (``ccw``) or its clockwise one: what
+    :func:`stack_clash` (``clear_width``) and :func:`stack_gaps_passable` (``width_between``)
+    measure on that side. Kept in ``new``'s memo per side while the neighbour is the very same
+    :class:`Pos` (the value depends on the two positions only)."""
+    key = "stack_ccw" if ccw else "stack_cw"
+    known: tuple[Pos, float, float] | None = new.memo.get(key)
+    if known is None or known[0] is not q:
+        if ccw:
+            known = (q, clear_width(new, q), width_between(new.angle, new.ccw, q.angle, q.cw))
+        else:
+            known = (q, clear_width(q, new), width_between(q.angle, q.ccw, new.angle, new.cw))
+        new.memo[key] = known
+    return known
 
 
 def stack_clash(ctx: RulesContext, ring: Ring, p: Pos, new: Pos) -> str | None:
