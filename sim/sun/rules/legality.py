@@ -380,7 +380,10 @@ def gate_candidates(ctx: RulesContext, ring: Ring, facts: PlaceFacts | None = No
             if fits is None:
                 fits = fits_of[shape] = [ring.keys[i] for i in static_gaps if ring.width[i] <= widest]
             for a, b in fits:
-                if st != a and st != b and gate_geometry_problem(ctx, st, a, b, facts) is None:
+                # a static gap (no gate over it, its supports level) of two positions with no
+                # top the stone could be: the supports as they stand
+                if st != a and st != b and gate_geometry_problem(
+                        ctx, st, a, b, facts, (ring.pos[ring.index[a]], ring.pos[ring.index[b]])) is None:
                     out.append(made_once(Gate, st, a, b))
             k = ring.index[st]
             pairs.append((ring.pos[k - 1].id, ring.pos[(k + 1) % ring.n].id, -1))
@@ -396,13 +399,17 @@ def gate_candidates(ctx: RulesContext, ring: Ring, facts: PlaceFacts | None = No
             # the supports' heights once the stone is taken (as check_gate computes them):
             # skipping a pair that differs too much skips only what check_gate refuses
             pa, pb = ring.pos[ring.index[a]], ring.pos[ring.index[b]]
-            ta = pa.top_z if pa.top != st else position_without(ctx, pa, st).top_z
-            tb = pb.top_z if pb.top != st else position_without(ctx, pb, st).top_z
-            if abs(ta - tb) > tol:
+            wa = pa if pa.top != st else position_without(ctx, pa, st)
+            wb = pb if pb.top != st else position_without(ctx, pb, st)
+            if abs(wa.top_z - wb.top_z) > tol:
                 continue
             if i >= 0 and pa.top != st and pb.top != st and ring.width[i] > widest:
                 continue  # too wide for this stone's lintel: the gap's width is check_gate's span
-            if gate_geometry_problem(ctx, st, a, b, facts) is None:  # the rest is valid (see above)
+            if i >= 0 and ring.under[i] is not None:
+                continue  # refused by check_gate: a gate already spans this gap
+            # the rest is valid (see above); the supports' gap is i, or (i = -1) they are no
+            # neighbours on this ring (the stone stands between them)
+            if gate_geometry_problem(ctx, st, a, b, facts, (wa, wb)) is None:
                 out.append(made_once(Gate, st, a, b))
     return out
 
@@ -447,19 +454,26 @@ def check_gate(ctx: RulesContext, a: Gate, facts: PlaceFacts | None = None) -> s
     return gate_geometry_problem(ctx, st, a.a, a.b, facts)
 
 
-def gate_geometry_problem(ctx: RulesContext, st: int, id_a: int, id_b: int, facts: PlaceFacts) -> str | None:
+def gate_geometry_problem(ctx: RulesContext, st: int, id_a: int, id_b: int, facts: PlaceFacts,
+                          supports: tuple[Pos, Pos] | None = None) -> str | None:
     """:func:`check_gate` of ``Gate(st, id_a, id_b)`` once the stone (on the base or stacked,
     free of gates) and the supports (other positions, free of gates, neighbours once the stone
-    is taken) are known to be valid: the gap, the heights, the span, clashes, mark areas."""
+    is taken) are known to be valid: the gap, the heights, the span, clashes, mark areas.
+    ``supports``: the two supports once the stone is taken (``position_without``), when the
+    caller found them and found no gate spanning their gap and their heights within the
+    tolerance (:func:`gate_candidates`): those two checks are not made again."""
     ring = facts.ring
     ka, kb = ring.index[id_a], ring.index[id_b]
     single = ctx.position.role[st] == BASE
     ks = ring.index[st] if single else -1
-    if (ka + 1) % ring.n == kb and ring.under[ka] is not None:
-        return "a gate already spans this gap"
-    pa, pb = position_without(ctx, ring.pos[ka], st), position_without(ctx, ring.pos[kb], st)
-    if abs(pa.top_z - pb.top_z) > ctx.rules.level_tolerance:
-        return f"supports differ in height ({pa.top_z * 1000:.1f} and {pb.top_z * 1000:.1f} mm)"
+    if supports is not None:
+        pa, pb = supports
+    else:
+        if (ka + 1) % ring.n == kb and ring.under[ka] is not None:
+            return "a gate already spans this gap"
+        pa, pb = position_without(ctx, ring.pos[ka], st), position_without(ctx, ring.pos[kb], st)
+        if abs(pa.top_z - pb.top_z) > ctx.rules.level_tolerance:
+            return f"supports differ in height ({pa.top_z * 1000:.1f} and {pb.top_z * 1000:.1f} mm)"
     s = ctx.geom.shapes[ctx.position.shapes[st]]
     # the span and the lintel's footprint depend on the two supports and the stone's shape
     # only: kept for the other stones of that shape laid on the same (unchanged) supports, on
@@ -691,6 +705,18 @@ def aim_in_arcs(aim_deg: float, arcs: list[tuple[float, float]]) -> bool:
     return False
 
 
+_PASS_AIM, _PASS_RELEASE = Pass.aim.__set__, Pass.release.__set__  # type: ignore[attr-defined]  # slots
+
+
+def _new_pass(aim: float, release: float) -> Pass:
+    """``Pass(aim, release)``, its two slots set as the frozen dataclass's ``__init__`` sets them,
+    without its machinery (a new mark area makes up to twenty)."""
+    a = object.__new__(Pass)
+    _PASS_AIM(a, aim)
+    _PASS_RELEASE(a, release)
+    return a
+
+
 def pass_candidates(ctx: RulesContext) -> list[Pass]:
     """A few legal passes: aims at :data:`AIM_FRACTIONS` of each arc, releases a hand span plus
     each of :data:`RELEASE_EXTRA` (the checks of :func:`check_pass`, each done once)."""
@@ -713,7 +739,7 @@ def pass_candidates(ctx: RulesContext) -> list[Pass]:
                     if (aim, release) not in seen:
                         # made anew, not through made_once: a new mark area's aims are new
                         # (98 % of these were not in its memo), and the arcs' memo above keeps them
-                        found.append(Pass(aim, release))
+                        found.append(_new_pass(aim, release))
                         seen.add((aim, release))
         if len(_PASSES_OF) >= PASSES_MEMO_SIZE:
             _PASSES_OF.clear()
