@@ -242,16 +242,20 @@ def position_of(stone: int, stones: Sequence[tuple[Pose, ShapeSpec]], top: int =
     pose and shape objects: it keeps them in its memo). Where this position's footprint has the
     same angle, the bottom stone's corners and layer are that position's, the same numbers (they
     depend on the stone and the angle only), and are taken from it (a stack on a position)."""
-    boxes = [_half_axes(p, s) for p, s in stones]
+    known = first.memo.get(_OUTLINE) if first is not None else None
+    if known is not None and (known[0] is not stones[0][0] or known[1] is not stones[0][1]):
+        known = None  # made of another pose or shape: nothing to take from it
+    boxes = [known[3] if k == 0 and known is not None else _half_axes(p, s) for k, (p, s) in enumerate(stones)]
     ang, rad, w, d = _footprint_of(boxes)
     c, sn = math.cos(ang), math.sin(ang)
     layers = []
     corners: list[tuple[float, float]] = []
-    known = first.memo.get(_OUTLINE) if first is not None and first.angle == ang else None
+    if known is not None and first is not None and first.angle != ang:
+        known = None  # another frame: the bottom stone's corners are computed in it
     for (p, s), box in zip(stones, boxes):
-        if known is not None and known[0] is p and known[1] is s:
+        if known is not None and first is not None:
             corners.extend(known[2])
-            layers.append(first.layers[0])  # type: ignore[union-attr]
+            layers.append(first.layers[0])
             known = None
             continue
         own = _corners(box, c, sn)
@@ -268,12 +272,12 @@ def position_of(stone: int, stones: Sequence[tuple[Pose, ShapeSpec]], top: int =
         ccw, cw = outline_sides(corners)
     made = _made_pos(stone, ang, rad, w, d, top_z, top, ccw, cw, tuple(layers))
     if len(stones) == 1:
-        made.memo[_OUTLINE] = (stones[0][0], stones[0][1], corners)
+        made.memo[_OUTLINE] = (stones[0][0], stones[0][1], corners, boxes[0])
     return made
 
 
 #: ``Pos.memo`` key of a one-stone position made by :func:`position_of`: (its stone's pose, shape,
-#: corners in the position's frame)
+#: corners in the position's frame, ``_half_axes``)
 _OUTLINE = "outline"
 
 
