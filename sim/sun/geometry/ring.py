@@ -186,19 +186,8 @@ def _footprint_of(boxes: Sequence[tuple[float, float, float, float, float, float
             v = cy * c - cx * s_
             hu = abs(dx * c + dy * s_) + abs(wx * c + wy * s_) + abs(hx * c + hy * s_)
             hv = abs(dy * c - dx * s_) + abs(wy * c - wx * s_) + abs(hy * c - hx * s_)
-            # min and max written out (a hot path): the new value only when strictly beyond, as they
-            e = v - hv
-            if e < lo:
-                lo = e
-            e = v + hv
-            if e > hi:
-                hi = e
-            e = u - hu
-            if e < u_lo:
-                u_lo = e
-            e = u + hu
-            if e > u_hi:
-                u_hi = e
+            lo, hi = min(lo, v - hv), max(hi, v + hv)
+            u_lo, u_hi = min(u_lo, u - hu), max(u_hi, u + hu)
         mid = 0.5 * (lo + hi)
         if k == 1 or abs(mid) < 1e-12:
             break
