@@ -705,7 +705,8 @@ def aim_in_arcs(aim_deg: float, arcs: list[tuple[float, float]]) -> bool:
     return False
 
 
-_PASS_AIM, _PASS_RELEASE = Pass.aim.__set__, Pass.release.__set__  # type: ignore[attr-defined]  # slots
+#: the slots' own setters of ``Pass`` (a frozen dataclass is set through them too)
+_PASS_AIM, _PASS_RELEASE = (getattr(Pass, name).__set__ for name in ("aim", "release"))
 
 
 def _new_pass(aim: float, release: float) -> Pass:
