@@ -267,3 +267,43 @@ def test_a_stack_top_overhangs_only_the_stones_tall_enough_to_reach_it() -> None
     new = Pos(9, sep, RR, BLOCK.width, BLOCK.depth, BLOCK.height)
     assert clear_width(stack, new) == pytest.approx(0.002, abs=2e-4)
     assert gap_width(stack, new) < 0.0
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_stack_made_from_the_position_it_stacks_on_is_the_same_as_one_made_afresh(seed: int) -> None:
+    """``position_of(first=)`` (the rules' stacked positions, ``SunCache.stacked_pos``) takes the
+    bottom stone's box, corners and layer from the position it stacks on: every field of the
+    result, its sides and layers included, must be those of the position made afresh, on random
+    games' positions and on turned and leant bases (whose stacks' footprints turn the frame)."""
+    import numpy as np
+
+    from sim.core.play import play_random
+    from sim.sun.game import GAME
+    from sim.sun.physics import stack_pose
+
+    def same(base: Pose, bs: ShapeSpec, at: Pos) -> int:
+        n = 0
+        for s in G.shapes.values():
+            stones = [(base, bs), (stack_pose(base, bs, s), s)]
+            a, b = position_of(at.id, stones, first=at), position_of(at.id, stones)
+            assert (a, a.ccw, a.cw, a.layers, a.half) == (b, b.ccw, b.cw, b.layers, b.half)
+            n += 1
+        return n
+
+    checked = 0
+    for k, (yaw, lean) in enumerate(((0.0, 0.0), (0.3, 0.0), (0.0, 0.2), (-0.7, 0.1))):
+        base = _upright(0.4 * k + 0.1 * seed, BLOCK, yaw=yaw, lean=lean)
+        checked += same(base, BLOCK, position_of(5, [(base, BLOCK)]))
+        # a position of another pose (or shape) of the stone gives nothing: made afresh all the same
+        checked += same(base, BLOCK, position_of(5, [(_upright(0.4 * k + 0.1 * seed + 0.01, BLOCK, yaw=yaw), BLOCK)]))
+        checked += same(base, BLOCK, position_of(5, [(base, PILLAR)]))
+    st = SunState.new(2)
+    rng = np.random.default_rng(seed)
+    for _ in range(30):
+        play_random(GAME, None, rng, state=st, leads=False, steps=5)
+        if st.is_terminal():
+            break
+        for at in st.ring().pos:
+            if at.top < 0:
+                checked += same(st.pose[at.id], G.shapes[st.shapes[at.id]], at)
+    assert checked > 100

@@ -75,18 +75,20 @@ def _pareto(pts: list[tuple[float, float]]) -> Side:
     kept corner as first found (along and across) raises that corner's ``Q`` to its own instead,
     so that the kept corner covers it."""
     pts.sort()
-    kept: list[list[float]] = []  # [x, Q, Q as first found]
+    kept: list[tuple[float, float]] = []
     best = -math.inf
+    kx = kq0 = 0.0  # the last kept corner's x and its Q as first found
     for x, nq in pts:
         q = -nq
         if q <= best:
             continue
-        if kept and x - kept[-1][0] <= CORNER_MERGE and q - kept[-1][2] <= CORNER_MERGE:
-            kept[-1][1] = q  # the last kept corner covers this one (its x is no larger)
+        if kept and x - kx <= CORNER_MERGE and q - kq0 <= CORNER_MERGE:
+            kept[-1] = (kx, q)  # the last kept corner covers this one (its x is no larger)
         else:
-            kept.append([x, q, q])
+            kept.append((x, q))
+            kx, kq0 = x, q
         best = q
-    return tuple((c[0], c[1]) for c in kept)
+    return tuple(kept)
 
 
 def side_clearance(side: Side, h: float) -> float:

@@ -218,30 +218,78 @@ def _corners(box: tuple[float, float, float, float, float, float, float, float],
             for a in (-1.0, 1.0) for b in (-1.0, 1.0) for e in (-1.0, 1.0)]
 
 
-def position_of(stone: int, stones: Sequence[tuple[Pose, ShapeSpec]], top: int = -1) -> Pos:
+def position_of(stone: int, stones: Sequence[tuple[Pose, ShapeSpec]], top: int = -1, first: Pos | None = None) -> Pos:
     """The ring position of bottom stone ``stone`` carrying ``top`` (-1: none): the
     :func:`footprint` of ``stones`` (its stones' poses and shapes, bottom first, as they stand:
     its angle, radius and the box its opening is cut by), the height of its highest point (m),
     and the sides the gap kernel measures clearances on: the real outline of each stone as it
     stands (``gaps.outline_sides``), per stone with its height range (``Pos.layers``). The one
     place a position is made from poses: the rules (``sim.sun.rules.cache``, ``sim.sun.rules.legality``) and
-    the table's ring view call it."""
-    boxes = [_half_axes(p, s) for p, s in stones]
+    the table's ring view call it.
+
+    ``first``: a position this function made of the bottom stone alone (``stones[0]``, the very
+    pose and shape objects: it keeps them in its memo). Where this position's footprint has the
+    same angle, the bottom stone's corners and layer are that position's, the same numbers (they
+    depend on the stone and the angle only), and are taken from it (a stack on a position)."""
+    known = first.memo.get(_OUTLINE) if first is not None else None
+    if known is not None and (known[0] is not stones[0][0] or known[1] is not stones[0][1]):
+        known = None  # made of another pose or shape: nothing to take from it
+    boxes = [known[3] if k == 0 and known is not None else _half_axes(p, s) for k, (p, s) in enumerate(stones)]
     ang, rad, w, d = _footprint_of(boxes)
     c, sn = math.cos(ang), math.sin(ang)
     layers = []
     corners: list[tuple[float, float]] = []
+    if known is not None and first is not None and first.angle != ang:
+        known = None  # another frame: the bottom stone's corners are computed in it
     for (p, s), box in zip(stones, boxes):
+        if known is not None and first is not None:
+            corners.extend(known[2])
+            layers.append(first.layers[0])
+            known = None
+            continue
         own = _corners(box, c, sn)
         corners.extend(own)
         ccw, cw = outline_sides(own)
-        layers.append((pose_bottom(p, s), pose_top(p, s), ccw, cw))
+        # pose_bottom and pose_top, their one vertical half extent computed once
+        za, zb, zc = _zrow(p)
+        hz = 0.5 * (abs(za) * s.depth + abs(zb) * s.width + abs(zc) * s.height)
+        layers.append((p[2] - hz, p[2] + hz, ccw, cw))
     top_z = layers[0][1] if len(layers) == 1 else max(lay[1] for lay in layers)
     if len(layers) == 1:
         ccw, cw = layers[0][2], layers[0][3]
     else:
         ccw, cw = outline_sides(corners)
-    return Pos(stone, ang, rad, w, d, top_z, top, ccw=ccw, cw=cw, layers=tuple(layers))
+    made = _made_pos(stone, ang, rad, w, d, top_z, top, ccw, cw, tuple(layers))
+    if len(stones) == 1:
+        made.memo[_OUTLINE] = (stones[0][0], stones[0][1], corners, boxes[0])
+    return made
+
+
+#: ``Pos.memo`` key of a one-stone position made by :func:`position_of`: (its stone's pose, shape,
+#: corners in the position's frame, ``_half_axes``)
+_OUTLINE = "outline"
+
+
+def _made_pos(stone: int, ang: float, rad: float, w: float, d: float, top_z: float, top: int, ccw: Side,
+              cw: Side, layers: tuple[tuple[float, float, Side, Side], ...]) -> Pos:
+    """``Pos(stone, ang, rad, w, d, top_z, top, ccw=ccw, cw=cw, layers=layers)`` with both sides and
+    the layers given (non-empty): the fields set as ``Pos.__init__`` and ``__post_init__`` set
+    them, without the dataclass machinery (``position_of`` makes a few positions every turn)."""
+    p = _NEW(Pos)
+    s_id, s_ang, s_rad, s_w, s_d, s_top_z, s_top, s_ccw, s_cw, s_layers, s_half, s_memo = _POS_SETTERS
+    s_id(p, stone)
+    s_ang(p, ang)
+    s_rad(p, rad)
+    s_w(p, w)
+    s_d(p, d)
+    s_top_z(p, top_z)
+    s_top(p, top)
+    s_ccw(p, ccw)
+    s_cw(p, cw)
+    s_layers(p, layers)
+    s_half(p, math.asin(min(1.0, 0.5 * w / max(rad, 1e-9))))
+    s_memo(p, {})
+    return p
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,6 +357,12 @@ class Pos:
     def ids(self) -> tuple[int, ...]:
         """Stone ids of the position, bottom first."""
         return (self.id,) if self.top < 0 else (self.id, self.top)
+
+
+_NEW = object.__new__
+#: the slots' own setters, in ``_made_pos``'s order (a frozen dataclass is set through them too)
+_POS_SETTERS = tuple(getattr(Pos, name).__set__ for name in
+                     ("id", "angle", "radius", "width", "depth", "top_z", "top", "ccw", "cw", "layers", "half", "memo"))
 
 
 def _new_gap(a: Pos, b: Pos) -> tuple[float, float, float]:

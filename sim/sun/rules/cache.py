@@ -220,7 +220,7 @@ class SunCache:
         if known is None:
             shapes = g.shapes
             base, bs, s = p.pose[at.id], shapes[p.shapes[at.id]], shapes[shape]
-            known = at.memo[key] = position_of(at.id, [(base, bs), (stack_pose(base, bs, s), s)])
+            known = at.memo[key] = position_of(at.id, [(base, bs), (stack_pose(base, bs, s), s)], first=at)
         return known
 
     def shape_index(self, shapes: list[str]) -> dict[str, list[int]]:

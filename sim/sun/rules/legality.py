@@ -128,7 +128,9 @@ def stack_geometry_problem(ctx: RulesContext, shape: str, stone: int, k: int, fa
     ``k`` of ``facts.ring``, on the base, no top, no gate on it) are known to be valid."""
     ring = facts.ring
     p = ring.pos[k]
-    new = ctx.stacked_pos(p, shape)  # the footprint of both stones (docs/rules-sun.md)
+    new = p.memo.get(("stacked", shape))  # (kept with p: SunCache.stacked_pos)
+    if new is None:
+        new = ctx.stacked_pos(p, shape)  # the footprint of both stones (docs/rules-sun.md)
     local = facts.standard_turn and ring.n >= 3
     if local and (new.width != p.width or new.angle != p.angle):
         for ms in ctx.position.markers:
@@ -146,9 +148,25 @@ def stack_geometry_problem(ctx: RulesContext, shape: str, stone: int, k: int, fa
     geo_key = ("stack", shape, facts.lintels_token, ring.under[k], ring.under[k0])
     memo = ring.memo[k]  # of the gap from this position to the next: kept while both are
     known = memo.get(geo_key)
-    if known is None or known[0] is not ring.pos[k0]:
-        why = stack_clash(ctx, ring, p, new)
-        known = memo[geo_key] = (ring.pos[k0], why, *stack_gaps_passable(ctx, ring, k, new))
+    prev = ring.pos[k0]
+    if known is None or known[0] is not prev:
+        # stack_clash and stack_gaps_passable, with what each side of the stack measures against
+        # its neighbour kept per side (a stand beside the position changes one side only)
+        nxt = ring.pos[(k + 1) % ring.n]
+        cw_side, ccw_side = stack_side(new, prev, False), stack_side(new, nxt, True)
+        half = new.half
+        mc = ctx.geom.table.min_clearance
+        if ring.lintels and ring.lintel_clash(new.angle - half, 2 * half, new.top_z) >= 0:
+            why: str | None = "the stack would hit a gate"
+        elif cw_side[1] < mc:
+            why = f"the stack would not be clear of stone #{prev.id}"
+        elif ccw_side[1] < mc:
+            why = f"the stack would not be clear of stone #{nxt.id}"
+        else:
+            why = None
+        g = ctx.geom
+        known = memo[geo_key] = (prev, why, passable(ccw_side[2], ring.under[k], g.pass_width, g.gate_clear_z),
+                                 passable(cw_side[2], ring.under[k0], g.pass_width, g.gate_clear_z))
     if known[1] is not None:
         return known[1]
     others, before = facts.others, ctx.position.area_before[ctx.position.seat]
@@ -158,6 +176,23 @@ def stack_geometry_problem(ctx: RulesContext, shape: str, stone: int, k: int, fa
             (known[3] and not (key0 in others or (new_gap_rule and key0 == before))):
         return None
     return "no legal marker move would follow"
+
+
+def stack_side(new: Pos, q: Pos, ccw: bool) -> tuple[Pos, float, float]:
+    """``(q, clear width, gap width)`` (m) between a stacked position ``new`` (:meth:`stacked_pos`)
+    and its neighbour ``q`` on its counter-clockwise side (``ccw``) or its clockwise one: what
+    :func:`stack_clash` (``clear_width``) and :func:`stack_gaps_passable` (``width_between``)
+    measure on that side. Kept in ``new``'s memo per side while the neighbour is the very same
+    :class:`Pos` (the value depends on the two positions only)."""
+    key = "stack_ccw" if ccw else "stack_cw"
+    known: tuple[Pos, float, float] | None = new.memo.get(key)
+    if known is None or known[0] is not q:
+        if ccw:
+            known = (q, clear_width(new, q), width_between(new.angle, new.ccw, q.angle, q.cw))
+        else:
+            known = (q, clear_width(q, new), width_between(q.angle, q.ccw, new.angle, new.cw))
+        new.memo[key] = known
+    return known
 
 
 def stack_clash(ctx: RulesContext, ring: Ring, p: Pos, new: Pos) -> str | None:
@@ -345,7 +380,10 @@ def gate_candidates(ctx: RulesContext, ring: Ring, facts: PlaceFacts | None = No
             if fits is None:
                 fits = fits_of[shape] = [ring.keys[i] for i in static_gaps if ring.width[i] <= widest]
             for a, b in fits:
-                if st != a and st != b and gate_geometry_problem(ctx, st, a, b, facts) is None:
+                # a static gap (no gate over it, its supports level) of two positions with no
+                # top the stone could be: the supports as they stand
+                if st != a and st != b and gate_geometry_problem(
+                        ctx, st, a, b, facts, (ring.pos[ring.index[a]], ring.pos[ring.index[b]])) is None:
                     out.append(made_once(Gate, st, a, b))
             k = ring.index[st]
             pairs.append((ring.pos[k - 1].id, ring.pos[(k + 1) % ring.n].id, -1))
@@ -361,13 +399,17 @@ def gate_candidates(ctx: RulesContext, ring: Ring, facts: PlaceFacts | None = No
             # the supports' heights once the stone is taken (as check_gate computes them):
             # skipping a pair that differs too much skips only what check_gate refuses
             pa, pb = ring.pos[ring.index[a]], ring.pos[ring.index[b]]
-            ta = pa.top_z if pa.top != st else position_without(ctx, pa, st).top_z
-            tb = pb.top_z if pb.top != st else position_without(ctx, pb, st).top_z
-            if abs(ta - tb) > tol:
+            wa = pa if pa.top != st else position_without(ctx, pa, st)
+            wb = pb if pb.top != st else position_without(ctx, pb, st)
+            if abs(wa.top_z - wb.top_z) > tol:
                 continue
             if i >= 0 and pa.top != st and pb.top != st and ring.width[i] > widest:
                 continue  # too wide for this stone's lintel: the gap's width is check_gate's span
-            if gate_geometry_problem(ctx, st, a, b, facts) is None:  # the rest is valid (see above)
+            if i >= 0 and ring.under[i] is not None:
+                continue  # refused by check_gate: a gate already spans this gap
+            # the rest is valid (see above); the supports' gap is i, or (i = -1) they are no
+            # neighbours on this ring (the stone stands between them)
+            if gate_geometry_problem(ctx, st, a, b, facts, (wa, wb)) is None:
                 out.append(made_once(Gate, st, a, b))
     return out
 
@@ -412,19 +454,26 @@ def check_gate(ctx: RulesContext, a: Gate, facts: PlaceFacts | None = None) -> s
     return gate_geometry_problem(ctx, st, a.a, a.b, facts)
 
 
-def gate_geometry_problem(ctx: RulesContext, st: int, id_a: int, id_b: int, facts: PlaceFacts) -> str | None:
+def gate_geometry_problem(ctx: RulesContext, st: int, id_a: int, id_b: int, facts: PlaceFacts,
+                          supports: tuple[Pos, Pos] | None = None) -> str | None:
     """:func:`check_gate` of ``Gate(st, id_a, id_b)`` once the stone (on the base or stacked,
     free of gates) and the supports (other positions, free of gates, neighbours once the stone
-    is taken) are known to be valid: the gap, the heights, the span, clashes, mark areas."""
+    is taken) are known to be valid: the gap, the heights, the span, clashes, mark areas.
+    ``supports``: the two supports once the stone is taken (``position_without``), when the
+    caller found them and found no gate spanning their gap and their heights within the
+    tolerance (:func:`gate_candidates`): those two checks are not made again."""
     ring = facts.ring
     ka, kb = ring.index[id_a], ring.index[id_b]
     single = ctx.position.role[st] == BASE
     ks = ring.index[st] if single else -1
-    if (ka + 1) % ring.n == kb and ring.under[ka] is not None:
-        return "a gate already spans this gap"
-    pa, pb = position_without(ctx, ring.pos[ka], st), position_without(ctx, ring.pos[kb], st)
-    if abs(pa.top_z - pb.top_z) > ctx.rules.level_tolerance:
-        return f"supports differ in height ({pa.top_z * 1000:.1f} and {pb.top_z * 1000:.1f} mm)"
+    if supports is not None:
+        pa, pb = supports
+    else:
+        if (ka + 1) % ring.n == kb and ring.under[ka] is not None:
+            return "a gate already spans this gap"
+        pa, pb = position_without(ctx, ring.pos[ka], st), position_without(ctx, ring.pos[kb], st)
+        if abs(pa.top_z - pb.top_z) > ctx.rules.level_tolerance:
+            return f"supports differ in height ({pa.top_z * 1000:.1f} and {pb.top_z * 1000:.1f} mm)"
     s = ctx.geom.shapes[ctx.position.shapes[st]]
     # the span and the lintel's footprint depend on the two supports and the stone's shape
     # only: kept for the other stones of that shape laid on the same (unchanged) supports, on
@@ -656,6 +705,19 @@ def aim_in_arcs(aim_deg: float, arcs: list[tuple[float, float]]) -> bool:
     return False
 
 
+#: the slots' own setters of ``Pass`` (a frozen dataclass is set through them too)
+_PASS_AIM, _PASS_RELEASE = (getattr(Pass, name).__set__ for name in ("aim", "release"))
+
+
+def _new_pass(aim: float, release: float) -> Pass:
+    """``Pass(aim, release)``, its two slots set as the frozen dataclass's ``__init__`` sets them,
+    without its machinery (a new mark area makes up to twenty)."""
+    a = object.__new__(Pass)
+    _PASS_AIM(a, aim)
+    _PASS_RELEASE(a, release)
+    return a
+
+
 def pass_candidates(ctx: RulesContext) -> list[Pass]:
     """A few legal passes: aims at :data:`AIM_FRACTIONS` of each arc, releases a hand span plus
     each of :data:`RELEASE_EXTRA` (the checks of :func:`check_pass`, each done once)."""
@@ -678,7 +740,7 @@ def pass_candidates(ctx: RulesContext) -> list[Pass]:
                     if (aim, release) not in seen:
                         # made anew, not through made_once: a new mark area's aims are new
                         # (98 % of these were not in its memo), and the arcs' memo above keeps them
-                        found.append(Pass(aim, release))
+                        found.append(_new_pass(aim, release))
                         seen.add((aim, release))
         if len(_PASSES_OF) >= PASSES_MEMO_SIZE:
             _PASSES_OF.clear()

@@ -77,9 +77,36 @@ class StandGap:
     cw_blocked: bool  #: the same for the new cw gap
 
 
+@dataclass(slots=True)
+class StandTurn:
+    """What the stand checks of every shape share on one position (:func:`stand_turn`): computed
+    once per candidate list, not once per shape. Of the position as it is: the candidate list
+    makes it and drops it."""
+
+    ring: Ring
+    local: bool  #: ``StandFacts.local_marker_check``
+    others: list[tuple[float, int]]  #: ``StandFacts.others``
+    in_gap: dict[int, tuple[float, ...]]  #: the angles of ``others`` by their gap
+    lintels_token: int  #: ``SunCache.lintels_token`` of the ring's lintels
+    flat: list[float]  #: every seat's marker angles (rad)
+
+
+def stand_turn(ctx: RulesContext) -> StandTurn:
+    """:class:`StandTurn` of the current position."""
+    ring = ctx.ring()
+    local = ctx.rules.mode == "standard" and ring.n >= 2 and not ctx.is_free_turn()
+    others = other_seats_gaps(ctx, ring) if local else []
+    in_gap: dict[int, tuple[float, ...]] = {}
+    for m, gi in others:
+        in_gap[gi] = (*in_gap.get(gi, ()), m)
+    return StandTurn(ring, local, others, in_gap, ctx.cache.lintels_token(tuple(ring.lintels)),
+                     [m for ms in ctx.position.markers for m in ms])
+
+
 def placement_candidates(ctx: RulesContext) -> list[PlaceAction]:
     ring = ctx.ring()
     facts = place_facts(ctx)
+    turn = stand_turn(ctx)
     out: list[PlaceAction] = []
     # the facts found here serve the check of the placement chosen from ``out`` while ``out``
     # is the state's legal list (the cache's ``legal``: emptied whenever the position changes)
@@ -93,8 +120,7 @@ def placement_candidates(ctx: RulesContext) -> list[PlaceAction]:
     bases = [k for k, p in enumerate(ring.pos) if p.top < 0 and p.id not in facts.supports
              and not (narrow and ring.width[k] < pw and ring.width[k - 1] < pw)]
     for shape in ctx.available_shapes():
-        for ang in stand_samples(ctx, shape, collect=stand_facts):
-            out.append(made_once(Stand, shape, ang))
+        out.extend(stand_sample_actions(ctx, shape, stand_facts, turn))
         stone = ctx.stone_for(shape)
         if stone < 0:
             continue  # (as check_stack: no stone of that shape to stack)
@@ -115,8 +141,8 @@ def known_stand_facts(ctx: RulesContext, shape: str) -> StandFacts | None:
     return None
 
 
-def stand_intervals(ctx: RulesContext, shape: str, collect: dict[str, StandFacts] | None = None
-                    ) -> list[tuple[float, float]]:
+def stand_intervals(ctx: RulesContext, shape: str, collect: dict[str, StandFacts] | None = None,
+                    turn: StandTurn | None = None) -> list[tuple[float, float]]:
     """Every angle at which a :class:`Stand` of ``shape`` is legal now, as closed intervals; with
     ``collect``, the :class:`StandFacts` found on the way are put in it under ``shape`` (the
     candidate list keeps them for the check of the stand chosen from it).
@@ -129,11 +155,20 @@ def stand_intervals(ctx: RulesContext, shape: str, collect: dict[str, StandFacts
     whole or not at all, decided by the placement check at its middle. Intervals are moved
     :data:`STAND_EPS` inwards at each end.
 
+    ``turn``: :func:`stand_turn` of this position, when the caller has it (the candidate list).
+
     Returns:
         ``(lo, hi)`` pairs in rad with ``lo <= hi`` (``lo`` may be negative or ``hi`` beyond
         2 pi where an interval wraps through 0; reduce with ``% TAU``), counter-clockwise in
         ring order; empty if no stand of that shape is legal.
     """
+    return [(lo, hi) for lo, hi, _ in stand_intervals_in(ctx, shape, collect, turn)]
+
+
+def stand_intervals_in(ctx: RulesContext, shape: str, collect: dict[str, StandFacts] | None = None,
+                       turn: StandTurn | None = None) -> list[tuple[float, float, int]]:
+    """:func:`stand_intervals`, each interval with the index of the gap it lies in (-1 on an
+    empty ring)."""
     if ctx.position.phase != "place" or shape not in ctx.geom.shapes:
         return []
     stone = ctx.stone_for(shape)
@@ -142,8 +177,10 @@ def stand_intervals(ctx: RulesContext, shape: str, collect: dict[str, StandFacts
     g = ctx.geom
     s = g.shapes[shape]
     r = g.table.ring_radius
-    ring = ctx.ring()
-    facts = stand_facts_of(ctx, stone, shape)
+    if turn is None:
+        turn = stand_turn(ctx)
+    ring = turn.ring
+    facts = stand_facts_of(ctx, stone, shape, turn)
     if collect is not None:  # computing the candidates: kept for the check of the chosen stand
         collect[shape] = facts
     half = math.asin(min(1.0, 0.5 * s.width / r))
@@ -154,16 +191,14 @@ def stand_intervals(ctx: RulesContext, shape: str, collect: dict[str, StandFacts
     # legal pieces of a gap are kept in the gap's memo under those (tests/sun/
     # test_sun_stand_intervals.py compares them with a state without memos).
     memo_ok = facts.local_marker_check
-    in_gap: dict[int, tuple[float, ...]] = {}
-    for m, gi in facts.others:
-        in_gap[gi] = (*in_gap.get(gi, ()), m)
-    lintels = tuple(ring.lintels)
-    lintels_token = ctx.cache.lintels_token(lintels)
+    in_gap = turn.in_gap
+    lintels = ring.lintels
+    lintels_token = turn.lintels_token
     before = facts.before
-    flat = [m for ms in ctx.position.markers for m in ms]
+    flat = turn.flat
     two_eps = 2.0 * STAND_EPS
     n = ring.n
-    out: list[tuple[float, float]] = []
+    out: list[tuple[float, float, int]] = []
     gaps: Any = zip(range(n), ring.under, ring.memo) if n else ((-1, None, None),)
     for i, under, memo in gaps:
         if under is not None:
@@ -241,9 +276,9 @@ def stand_intervals(ctx: RulesContext, shape: str, collect: dict[str, StandFacts
                     by_flags[key] = pieces
         for x0, x1 in pieces:
             if out and abs(out[-1][1] - (x0 + STAND_EPS)) <= 4.0 * STAND_EPS:
-                out[-1] = (out[-1][0], x1 - STAND_EPS)  # joins the previous legal piece
+                out[-1] = (out[-1][0], x1 - STAND_EPS, out[-1][2])  # joins the previous legal piece
             else:
-                out.append((x0 + STAND_EPS, x1 - STAND_EPS))
+                out.append((x0 + STAND_EPS, x1 - STAND_EPS, i))
     return out
 
 
@@ -362,6 +397,13 @@ def stand_samples(ctx: RulesContext, shape: str, collect: dict[str, StandFacts] 
     """A finite sample (degrees in [0, 360), each one legal) of :func:`stand_intervals`: per
     interval its ends moved :data:`SAMPLE_INSET` inwards, its middle, and the angles that leave
     either neighbour a passable gap plus :data:`PASS_MARGIN`. ``collect``: as :func:`stand_intervals`'."""
+    return [a.angle for a in stand_sample_actions(ctx, shape, collect)]
+
+
+def stand_sample_actions(ctx: RulesContext, shape: str, collect: dict[str, StandFacts] | None = None,
+                         turn: StandTurn | None = None) -> list[Stand]:
+    """The :class:`Stand` of ``shape`` at each of :func:`stand_samples` (the candidate list's;
+    ``turn``: :func:`stand_turn` of this position, when the caller has it)."""
     g = ctx.geom
     s = g.shapes.get(shape)
     if s is None:
@@ -369,13 +411,13 @@ def stand_samples(ctx: RulesContext, shape: str, collect: dict[str, StandFacts] 
     r = g.table.ring_radius
     ring = ctx.ring()
     out: list[float] = []
-    degs: list[float] | None
-    intervals = stand_intervals(ctx, shape, collect)
-    for k, (lo, hi) in enumerate(intervals):
+    acts: list[Stand] = []
+    degs: list[tuple[float, Stand]] | None
+    intervals = stand_intervals_in(ctx, shape, collect, turn)
+    for k, (lo, hi, i) in enumerate(intervals):
         if ring.empty:
-            degs = [degrees_6(math.radians(d)) for d in FIRST_ANGLES_DEG]
+            degs = [(d, made_once(Stand, shape, d)) for d in (degrees_6(math.radians(a)) for a in FIRST_ANGLES_DEG)]
         else:
-            i = (bisect_right(ring.angles, (0.5 * (lo + hi)) % TAU) - 1) % ring.n
             memo = ring.memo[i]  # the samples depend on the interval, the gap's positions, the shape
             degs = memo.get((shape, lo, hi))
             if degs is None:
@@ -389,7 +431,8 @@ def stand_samples(ctx: RulesContext, shape: str, collect: dict[str, StandFacts] 
                         x = lo + (x - lo) % TAU
                         if lo < x < hi:
                             cands.append(x)
-                degs = memo[(shape, lo, hi)] = [degrees_6(c) for c in cands]
+                # each sample with its action (kept: the same actions turn after turn)
+                degs = memo[(shape, lo, hi)] = [(d, made_once(Stand, shape, d)) for d in map(degrees_6, cands)]
         # The intervals are disjoint and in ring order, so the earlier ones are all at least as
         # far (around the circle) as the previous one or the first one: when both are farther
         # than SAMPLE_APART_RAD, no earlier sample can be within 0.05 deg of this interval's, and
@@ -397,7 +440,7 @@ def stand_samples(ctx: RulesContext, shape: str, collect: dict[str, StandFacts] 
         first = 0
         if k and lo - intervals[k - 1][1] > SAMPLE_APART_RAD and intervals[0][0] + TAU - hi > SAMPLE_APART_RAD:
             first = len(out)
-        for deg in degs:
+        for deg, act in degs:
             # inside an exact interval, so legal (tests/sun/test_sun_stand_intervals.py checks it);
             # kept unless within 0.05 deg of one kept before
             for o in out[first:] if first else out:
@@ -405,7 +448,8 @@ def stand_samples(ctx: RulesContext, shape: str, collect: dict[str, StandFacts] 
                     break
             else:
                 out.append(deg)
-    return out
+                acts.append(act)
+    return acts
 
 
 def placement_problem(ctx: RulesContext, a: object) -> str | None:
@@ -434,19 +478,22 @@ def check_stand(ctx: RulesContext, a: Stand) -> str | None:
     return stand_check_at(ctx, stone, a.shape, math.radians(a.angle) % TAU, facts)
 
 
-def stand_facts_of(ctx: RulesContext, stone: int, shape: str) -> StandFacts:
+def stand_facts_of(ctx: RulesContext, stone: int, shape: str, turn: StandTurn | None = None) -> StandFacts:
     """What :func:`stand_check_at` needs for stone ``stone`` of ``shape`` on the current ring,
-    whatever the angle (computed once per :func:`stand_intervals` call, not once per piece)."""
+    whatever the angle (computed once per :func:`stand_intervals` call, not once per piece).
+    ``turn``: :func:`stand_turn` of this position, when the caller has it."""
     g = ctx.geom
     s = g.shapes[shape]
     r = g.table.ring_radius
-    ring = ctx.ring()
-    local = ctx.rules.mode == "standard" and ring.n >= 2 and not ctx.is_free_turn()
+    if turn is None:
+        turn = stand_turn(ctx)
+    ring = turn.ring
+    local = turn.local
     return StandFacts(
         stone=stone, shape=shape, ring=ring, radius=r, side=upright_side(r, s.depth, s.width),
         height=s.height, half=math.asin(min(1.0, 0.5 * s.width / max(r, 1e-9))),
         sticks_out=r + 0.5 * s.depth > g.table.base_radius, min_clearance=g.table.min_clearance,
-        local_marker_check=local, others=other_seats_gaps(ctx, ring) if local else [],
+        local_marker_check=local, others=turn.others,
         before=ctx.position.area_before[ctx.position.seat], new_gap_rule=ctx.rules.marker_change == "new_gap",
         pass_width=g.pass_width,
     )

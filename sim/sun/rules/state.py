@@ -40,7 +40,6 @@ from __future__ import annotations
 import json
 import math
 import operator
-from dataclasses import dataclass, field
 from typing import Any, Mapping, Self, Sequence
 
 import numpy as np
@@ -64,15 +63,52 @@ from sim.sun.players.thrower import SKILLS, Thrower
 __all__ = ["SunObservation", "SunState"]
 
 
-@dataclass(frozen=True)
 class SunObservation:
     """A seat's view: everything (the game has no hidden information). Compared by notation; the
-    ``state`` field (a private copy) lets agents plan without re-parsing."""
+    ``state`` field (a private copy) lets agents plan without re-parsing.
 
-    notation: str
-    state: "SunState" = field(compare=False, repr=False)
-    #: the seat that observes (-1: not said); what the play page offers depends on it
-    seat: int = field(default=-1, compare=False)
+    The notation is written when first read (:attr:`notation`), not when the view is made: the
+    agents of a study read the ``state`` only, and writing every pose as JSON cost about a fifth
+    of the rules' time in a game. It is the notation of the state as it was observed: made from
+    a copy of the position taken then (:meth:`SunState.observation`), whatever is done to
+    ``state`` meanwhile."""
+
+    __slots__ = ("_notation", "state", "seat", "_source")
+
+    def __init__(self, notation: str | None, state: "SunState", seat: int = -1,
+                 source: "SunPosition | None" = None) -> None:
+        """``notation``: the state's notation, or None to write it when first read from
+        ``source`` (a copy of the observed position, with ``state``'s configuration).
+
+        Raises:
+            ValueError: neither a notation nor a source position given."""
+        if notation is None and source is None:
+            raise ValueError("a SunObservation needs its notation or the position to write it from")
+        self._notation = notation
+        self.state = state
+        #: the seat that observes (-1: not said); what the play page offers depends on it
+        self.seat = seat
+        self._source = source
+
+    @property
+    def notation(self) -> str:
+        """The observed state's notation (``SunState.to_notation``)."""
+        if self._notation is None:
+            assert self._source is not None  # (__init__ requires one of the two)
+            self._notation = self.state.notation_of(self._source)
+            self._source = None
+        return self._notation
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.notation == other.notation  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((self.notation,))
+
+    def __repr__(self) -> str:
+        return f"SunObservation(notation={self.notation!r}, seat={self.seat!r})"
 
 
 def _position_field(name: str, doc: str) -> Any:
@@ -723,7 +759,7 @@ class SunState(State):
 
     def observation(self, seat: int) -> SunObservation:
         """Everything (no hidden information), compared by notation."""
-        return SunObservation(self.to_notation(), self.clone(), seat)
+        return SunObservation(None, self.clone(), seat, source=self.position.copy())
 
     def history(self) -> list[tuple[int, SunAction]]:  # type: ignore[override]
         """Applied actions as ``(seat or CHANCE, action)``."""
@@ -734,6 +770,11 @@ class SunState(State):
         """The exact notation of this state: ``sun:`` + compact JSON of the configuration that
         differs from :attr:`DEFAULTS`, the phase, the stones (role, support, exact pose), the
         markers (exact angles) and the penalties; ``sim.sun.notation.parse_notation`` reads it."""
+        return self.notation_of(self.position)
+
+    def notation_of(self, p: SunPosition) -> str:
+        """:meth:`to_notation` of this state's configuration with position ``p`` (a copy of this
+        state's position taken earlier: ``SunObservation`` writes its notation when first read)."""
         d = self.DEFAULTS
         cfg: dict[str, Any] = {"n": self.num_players}
         rules = {k: v for k, v in self.rules.as_rules().items() if d["rules"].get(k, object()) != v}
@@ -750,7 +791,6 @@ class SunState(State):
         seats = [{k: v for k, v in c.items() if d["seats"].get(k, object()) != v} for c in self.seat_cfg]
         if any(seats):
             cfg["s"] = seats
-        p = self.position
         st = []
         for i, r in enumerate(p.role):
             if r == FIELD:
