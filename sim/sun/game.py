@@ -29,7 +29,7 @@ from sim.sun.endings import SunEnd
 from sim.sun.geometry.ring import Geometry
 from sim.sun.notation import parse_notation
 from sim.sun.options import RULE_DEFAULTS, RULE_OPTIONS
-from sim.sun.physics import ThrowNoise
+from sim.sun.players.thrower import ThrowNoise
 from sim.sun.physics_table import PhysicsTable
 from sim.sun.position import BASE, GATE, TOP
 from sim.sun.rules import pass_view

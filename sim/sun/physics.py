@@ -1,16 +1,18 @@
 """The Sun's physics protocol: what the rules ask of a table and what it answers (rules-side types).
 
 The rules see the physical table only through :class:`Table`: *place a stone* (stand, stack, gate;
-with :class:`PlaceNoise`; did it come to rest standing, and where is everything now:
-:class:`PlaceResult`) and *pass the ball* (aim, release, :class:`ThrowNoise`; which stones became
+with a ``PlaceNoise``; did it come to rest standing, and where is everything now:
+:class:`PlaceResult`) and *pass the ball* (aim, release, a ``ThrowNoise``; which stones became
 penalties and why, where the survivors rest: :class:`PassResult`). The protocol is functional: every
 call receives the bodies on the table (:class:`Body`, exact poses) and returns the new ones, so the
 state's notation, which stores every pose exactly, is all that is needed to rebuild the table and
 continue bit for bit. :class:`ScriptedTable` is a deterministic test double; ``sim.sun.game`` binds
 the PyBullet table (whose own result types are ``sim.sun.table.sun_table``'s).
 
-Units: metres; angles in radians, except the noises' ``yaw`` and ``aim`` (degrees, as in the actions
-designers read). Poses are ``(x, y, z, qx, qy, qz, qw)`` (:data:`sim.sun.geometry.ring.Pose`).
+The noises are the thrower's (``sim.sun.players.thrower.PlaceNoise`` and ``ThrowNoise``): the one
+record of a hand's errors, which the rules draw as chance outcomes and the PyBullet table applies as
+they are. Units: metres; angles in radians, except the pass noise's ``aim`` (degrees, as the
+notation stores it). Poses are ``(x, y, z, qx, qy, qz, qw)`` (:data:`sim.sun.geometry.ring.Pose`).
 """
 
 from __future__ import annotations
@@ -22,35 +24,7 @@ from typing import Any, Mapping, Protocol, Sequence
 from sim.core.quaternions import quat_multiply, quat_yaw
 from sim.sun.geometry.ring import Geometry, Pose, pose_top, pose_yaw
 from sim.sun.geometry.specs import TAU, ShapeSpec
-
-
-@dataclass(frozen=True, slots=True)
-class PlaceNoise:
-    """Chance: placement errors along (m), across (m) the ring and in yaw (rad, as the thrower
-    draws it and the table applies it: one unit from the one to the other; shown in degrees)."""
-
-    along: float = 0.0
-    across: float = 0.0
-    yaw_rad: float = 0.0
-
-    def __str__(self) -> str:
-        return (f"PlaceNoise({self.along * 1000:+.2f} mm, {self.across * 1000:+.2f} mm, "
-                f"{math.degrees(self.yaw_rad):+.2f} deg)")
-
-
-@dataclass(frozen=True, slots=True)
-class ThrowNoise:
-    """Chance: pass errors in aim (deg), release (m) and the push at release (m/s, world x, y)."""
-
-    aim: float = 0.0
-    release: float = 0.0
-    push_x: float = 0.0
-    push_y: float = 0.0
-
-    def __str__(self) -> str:
-        return (f"ThrowNoise(aim {self.aim:+.3f} deg, release {self.release * 1000:+.1f} mm, "
-                f"push {self.push_x * 1000:+.1f},{self.push_y * 1000:+.1f} mm/s)")
-
+from sim.sun.players.thrower import PlaceNoise, ThrowNoise
 
 
 @dataclass(frozen=True, slots=True)

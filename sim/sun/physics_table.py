@@ -5,12 +5,11 @@ set) and the wall time spent inside it.
 
 from __future__ import annotations
 
-import math
 import time
 from typing import Any, Mapping, Sequence
 
-from sim.sun.physics import Body, PassResult, Placement, PlaceNoise, PlaceResult, ThrowNoise
-from sim.sun.players.thrower import TablePassNoise, TablePlaceNoise
+from sim.sun.physics import Body, PassResult, Placement, PlaceResult
+from sim.sun.players.thrower import PlaceNoise, ThrowNoise
 from sim.sun.table.layout import Layout
 
 # The table's own modules (sun_table, state, recording) import pybullet, about 0.2 s of start-up
@@ -132,15 +131,14 @@ class PhysicsTable:
 
     def _place(self, bodies: Sequence[Body], placement: Placement, noise: PlaceNoise) -> PlaceResult:
         t = self._load(bodies, placement.stone)
-        n = TablePlaceNoise(noise.along, noise.across, noise.yaw_rad)
         if placement.kind == "stand":
-            res = t.stand_stone(placement.shape, placement.angle, n)
+            res = t.stand_stone(placement.shape, placement.angle, noise)
             sup: tuple[int, ...] = ()
         elif placement.kind == "stack":
-            res = t.stack_stone(placement.shape, placement.on, n)
+            res = t.stack_stone(placement.shape, placement.on, noise)
             sup = (placement.on,)
         else:
-            res = t.make_gate(placement.between, shape=placement.shape, noise=n)
+            res = t.make_gate(placement.between, shape=placement.shape, noise=noise)
             sup = placement.between
         if res.standing and res.stone != placement.stone:
             raise RuntimeError(f"table gave the new stone id {res.stone}, expected {placement.stone}")
@@ -168,9 +166,8 @@ class PhysicsTable:
         from sim.sun.table.recording import PoseRecorder
 
         t = self._load(bodies, max((b.id for b in bodies), default=-1) + 1)
-        n = TablePassNoise(math.radians(noise.aim), noise.release, (noise.push_x, noise.push_y))
         rec = PoseRecorder(self.rate_hz) if self.record is not None else None
-        res = t.pass_ball(aim, release, n, record=rec)
+        res = t.pass_ball(aim, release, noise, record=rec)
         was = {b.id: b for b in bodies}
         out = self._bodies(t, was)
         pens = tuple((x.stone, x.cause) for x in res.penalties)

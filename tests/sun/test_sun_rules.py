@@ -16,13 +16,13 @@ from sim.sun.actions import Draw, Gate, MoveMarker, Pass, Stack, Stand
 from sim.sun.game import GAME
 from sim.sun.rules.legality import check_gate, check_marker_after
 from sim.sun.position import BASE, FIELD, GATE, OUT, TOP
-from sim.sun.physics import Body, Placement, PlaceNoise, ScriptedTable, ThrowNoise, nominal_pose
+from sim.sun.physics import Body, Placement, ScriptedTable, nominal_pose
 from sim.sun.geometry.ring import Geometry, Pos, sep_for_width
 from sim.sun.notation import parse_notation
 from sim.sun.rules.state import SunState
 from sim.sun.geometry.specs import TAU
 from sim.sun.rules.stand_angles import check_stand
-from sim.sun.players.thrower import SKILLS
+from sim.sun.players.thrower import SKILLS, PlaceNoise, ThrowNoise
 
 G = Geometry()
 

@@ -55,11 +55,11 @@ from sim.sun.rules.legality import anchor_stone, check_pass, marker_options, oth
     position_without, ring_with
 from sim.sun.endings import SunEnd
 from sim.sun.position import BASE, FIELD, GATE, OUT, TOP, SunPosition
-from sim.sun.physics import Body, Placement, PlaceNoise, ScriptedTable, Table, ThrowNoise, nominal_pose
+from sim.sun.physics import Body, Placement, ScriptedTable, Table, nominal_pose
 from sim.sun.geometry.ring import Geometry, Pos, Pose, Ring, pose_bottom, pose_tilt
 from sim.sun.geometry.specs import TAU
 from sim.sun.rules.stand_angles import placement_candidates, placement_problem, stand_intervals, stand_samples
-from sim.sun.players.thrower import SKILLS, Thrower
+from sim.sun.players.thrower import SKILLS, PlaceNoise, ThrowNoise, Thrower
 
 __all__ = ["SunObservation", "SunState"]
 
@@ -692,11 +692,9 @@ class SunState(State):
             return Draw(f[int(rng.integers(len(f)))])
         th = self.throwers[self.seat]
         if self.phase == "settle":
-            pl = th.draw_place(rng)
-            return PlaceNoise(pl.along_m, pl.across_m, pl.yaw_rad)
+            return th.draw_place(rng)
         if self.phase == "swing":
-            ps = th.draw_pass(rng)
-            return ThrowNoise(math.degrees(ps.aim_rad), ps.release_m, ps.push_mps[0], ps.push_mps[1])
+            return th.draw_pass(rng)
         raise RuntimeError("not a chance node")
 
     # --- end and information ------------------------------------------------------------------------

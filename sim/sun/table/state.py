@@ -26,7 +26,7 @@ import pybullet as p
 from sim.core.quaternions import quat_from_matrix, quat_z_row
 from sim.sun.table.layout import ShapeSpec, TableSpec, wrap_angle
 from sim.sun.geometry.ring import pose_bottom, pose_top
-from sim.sun.players.thrower import TablePassNoise
+from sim.sun.players.thrower import ThrowNoise
 
 Role = Literal["stand", "stack", "gate"]
 Cause = Literal["toppled", "pushed_off", "fell_from_support"]
@@ -254,7 +254,7 @@ class TablePass:
 
     aim_rad: float
     release_m: float
-    noise: TablePassNoise
+    noise: ThrowNoise
     penalties: list[Penalty] = field(default_factory=list)
     through_aim_gap: bool = False
     through_opposite_gap: bool = False

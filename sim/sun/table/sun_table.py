@@ -45,7 +45,7 @@ from sim.sun.table.recording import PoseRecorder, record_frame, record_setup
 from sim.sun.geometry.ring import Pos, Ring, inside_opening, pose_bottom, position_of, quat_yaw
 from sim.sun.table.state import (Cause, Crossing, Penalty, Role, StoneState, TablePass, TablePlacement, TableSnapshot,
                                  fix_supports, gate_pose, judge, rotation_matrix, top_z)
-from sim.sun.players.thrower import ZERO_PASS, ZERO_PLACE, TablePassNoise, TablePlaceNoise
+from sim.sun.players.thrower import ZERO_PASS, ZERO_PLACE, PlaceNoise, ThrowNoise
 from sim.sun.table.world import TableWorld, add_stepping_wall_s, metres_text, stepping_wall_s
 
 __all__ = ["Cause", "Crossing", "Penalty", "Role", "StoneState", "SunTable", "TablePass", "TablePlacement",
@@ -253,7 +253,7 @@ class SunTable(TableWorld):
         return stone_id
 
 
-    def pass_ball(self, aim_rad: float, release_m: float | None = None, noise: TablePassNoise = ZERO_PASS,
+    def pass_ball(self, aim_rad: float, release_m: float | None = None, noise: ThrowNoise = ZERO_PASS,
                   record: PoseRecorder | None = None, remove_penalties: bool = True) -> TablePass:
         """Release the ball from rest at an aim and release distance, simulate, judge, read back.
 
@@ -301,14 +301,14 @@ class SunTable(TableWorld):
         res.wall_s = time.perf_counter() - t0
         return res
 
-    def _run_pass(self, aim_rad: float, release: float, noise: TablePassNoise, record: PoseRecorder | None,
+    def _run_pass(self, aim_rad: float, release: float, noise: ThrowNoise, record: PoseRecorder | None,
                   remove_penalties: bool) -> TablePass:
         ph, t, ball = self.physics, self.table, self.ball
         start_states = dict(self._states)
         start_pos = self.positions()
         start_gaps = self.gaps(start_pos)
-        a = aim_rad + noise.aim_rad
-        rho0 = t.base_radius + release + noise.release_m
+        a = aim_rad + math.radians(noise.aim)
+        rho0 = t.base_radius + release + noise.release
         # A hand never lets go over the base: a release error that large is clamped to one ball
         # diameter outside the edge (and the string must stay slanted).
         rho = max(t.base_radius + ball.diameter, min(rho0, 0.95 * ball.string_length))
@@ -360,13 +360,13 @@ class SunTable(TableWorld):
         res.through_opposite_gap = bool(outbound) and (not start_pos or inside_opening(start_gaps, opp_gap, outbound[0].angle, margin))
         return res
 
-    def _pass_seed(self, a: float, noise: TablePassNoise) -> set[int]:
+    def _pass_seed(self, a: float, noise: ThrowNoise) -> set[int]:
         """The stones a pass at azimuth ``a`` (rad, noise included) may touch first: those whose
         centre lies within a ball radius, their own half-diagonal and a margin of the ball's line
         through the centre (the push moves the ball sideways by about 0.42 s x push at the ring,
         docs/sun-physics.md: the margin grows with it)."""
         ca, sa = math.cos(a), math.sin(a)
-        push = math.hypot(*noise.push_mps)
+        push = math.hypot(noise.push_x, noise.push_y)
         margin = self.ball.radius + SEED_MARGIN_M + 0.6 * push
         out = set()
         for sid, s in self._states.items():
@@ -375,14 +375,14 @@ class SunTable(TableWorld):
                 out.add(sid)
         return out
 
-    def _swing(self, aim_rad: float, release: float, noise: TablePassNoise, record: PoseRecorder | None,
+    def _swing(self, aim_rad: float, release: float, noise: ThrowNoise, record: PoseRecorder | None,
                a: float, rho: float) -> TablePass:
         """Release, swing to the catch and settle on the loaded world (steps, crossings, catch);
         cut short with ``_touched`` filled when a moving body touches a static stone."""
         c = self._cid
         ph, t, ball = self.physics, self.table, self.ball
         res = TablePass(aim_rad, release, noise, preset=self.preset)
-        body = self.spawn_ball(a, rho, noise.push_mps)
+        body = self.spawn_ball(a, rho, (noise.push_x, noise.push_y))
         dirx, diry = -math.cos(a), -math.sin(a)  # the swing direction, through the centre
         m, g = ball.mass, ph.gravity
         pos0 = p.getLinkState(body, 0, computeLinkVelocity=1, physicsClientId=c)
@@ -565,7 +565,7 @@ class SunTable(TableWorld):
 
     # ---- placement ------------------------------------------------------------------------
 
-    def place_stone(self, shape: str, angle_rad: float, level: int = 1, noise: TablePlaceNoise = ZERO_PLACE) -> TablePlacement:
+    def place_stone(self, shape: str, angle_rad: float, level: int = 1, noise: PlaceNoise = ZERO_PLACE) -> TablePlacement:
         """Stand a new stone on the base (level 1) or stack it on the position at ``angle_rad`` (level 2).
 
         Raises:
@@ -581,7 +581,7 @@ class SunTable(TableWorld):
             return self.stack_stone(shape, best.ids[0], noise)
         raise InputError(f"level must be 1 or 2, not {level!r}", key="level")
 
-    def stand_stone(self, shape: str, angle_rad: float, noise: TablePlaceNoise = ZERO_PLACE,
+    def stand_stone(self, shape: str, angle_rad: float, noise: PlaceNoise = ZERO_PLACE,
                     stone_id: int | None = None) -> TablePlacement:
         """Stand a new stone on the base with its centre on the ring at ``angle_rad``, plus noise.
 
@@ -592,13 +592,13 @@ class SunTable(TableWorld):
         """
         shp = self._shape(shape)
         R = self.table.ring_radius
-        along, across = noise.along_m, noise.across_m
+        along, across = noise.along, noise.across
         ca, sa = math.cos(angle_rad), math.sin(angle_rad)
         pos = ((R + across) * ca - along * sa, (R + across) * sa + along * ca, 0.5 * shp.height + PLACE_DROP_M)
         st = StoneState(self._new_id(stone_id), shape, "stand", (), pos, quat_yaw(angle_rad + noise.yaw_rad))
         return self._place(st)
 
-    def stack_stone(self, shape: str, on: int, noise: TablePlaceNoise = ZERO_PLACE,
+    def stack_stone(self, shape: str, on: int, noise: PlaceNoise = ZERO_PLACE,
                     stone_id: int | None = None) -> TablePlacement:
         """Stack a new stone on the standing stone ``on`` (which must carry nothing), plus noise.
 
@@ -613,13 +613,13 @@ class SunTable(TableWorld):
         yaw = math.atan2(rotation_matrix(sup.quat)[1, 0], rotation_matrix(sup.quat)[0, 0])
         cy, sy = math.cos(yaw), math.sin(yaw)
         top = top_z(sup, self.shapes)
-        pos = (sup.pos[0] + noise.across_m * cy - noise.along_m * sy, sup.pos[1] + noise.across_m * sy + noise.along_m * cy,
+        pos = (sup.pos[0] + noise.across * cy - noise.along * sy, sup.pos[1] + noise.across * sy + noise.along * cy,
                top + 0.5 * shp.height + PLACE_DROP_M)
         st = StoneState(self._new_id(stone_id), shape, "stack", (on,), pos, quat_yaw(yaw + noise.yaw_rad))
         return self._place(st)
 
     def make_gate(self, between: tuple[int, int], stone: int | None = None, shape: str | None = None,
-                  noise: TablePlaceNoise = ZERO_PLACE, stone_id: int | None = None) -> TablePlacement:
+                  noise: PlaceNoise = ZERO_PLACE, stone_id: int | None = None) -> TablePlacement:
         """Lay a stone across the tops of two positions.
 
         Args:
@@ -664,10 +664,10 @@ class SunTable(TableWorld):
             raise InputError(f"stone id {stone_id} is already on the table (or negative)", key="stone_id")
         return stone_id
 
-    def _gate_pose(self, shape: str, sup: tuple[int, int], noise: TablePlaceNoise, drop: float
+    def _gate_pose(self, shape: str, sup: tuple[int, int], noise: PlaceNoise, drop: float
                    ) -> tuple[tuple[float, float, float], tuple[float, float, float, float]]:
         return gate_pose(self.shapes[shape], self._states[sup[0]], self._states[sup[1]], self.shapes,
-                         noise.along_m, noise.across_m, noise.yaw_rad, drop)
+                         noise.along, noise.across, noise.yaw_rad, drop)
 
     def _shape(self, shape: str) -> ShapeSpec:
         try:
