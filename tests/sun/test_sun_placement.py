@@ -36,7 +36,7 @@ def test_stand_stack_and_gate_then_pass_through_the_gate(empty: SunTable) -> Non
     g = t.make_gate((a.stone, b.stone), shape="slab")
     assert g.standing, g.cause
     gate = t.stone(g.stone)
-    assert gate.role == "gate" and set(gate.supports) == {a.stone, b.stone}
+    assert gate.role == "gate" and set(gate.on) == {a.stone, b.stone}
     # The ring read back from poses: the gated gap is passable, its gate 70 mm up.
     ring = t.gaps()
     gated = [i for i in range(ring.n) if ring.under[i] is not None]
@@ -92,7 +92,7 @@ def test_place_stone_dispatches_on_level(empty: SunTable) -> None:
     t = empty
     s = t.place_stone("block", math.radians(45.0), 1)
     top = t.place_stone("slab", math.radians(45.0), 2)
-    assert top.standing and t.stone(top.stone).supports == (s.stone,)
+    assert top.standing and t.stone(top.stone).on == (s.stone,)
     with pytest.raises(InputError):
         t.place_stone("slab", math.radians(200.0), 2)
     with pytest.raises(InputError):
