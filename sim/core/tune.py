@@ -46,12 +46,25 @@ import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from statistics import NormalDist
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from sim.core.errors import InputError, ScenarioError
 from sim.core.sensitivity import set_input
-from sim.core.tune_table import (DIRECTIONS, PAIR_METRICS, PARAM_METRIC, SAMPLERS, SECTION, TARGET_KINDS, Param,
-                                 Target, Tune, base_raw, metric_id, parse_tune)
+from sim.core.tune_table import (
+    DIRECTIONS,
+    PAIR_METRICS,
+    PARAM_METRIC,
+    SAMPLERS,
+    SECTION,
+    TARGET_KINDS,
+    Param,
+    Target,
+    Tune,
+    base_raw,
+    metric_id,
+    parse_tune,
+)
 
 if TYPE_CHECKING:
     from sim.core.progress import Progress
@@ -85,8 +98,6 @@ class Estimate:
     def interval(self, conf_level: float = 0.95) -> tuple[float, float]:
         """The metric's own interval at 95 % when it has one, else the normal-theory interval
         ``mean ± z se`` (the mean itself when ``se`` is 0)."""
-        from statistics import NormalDist
-
         if self.lo == self.lo and self.hi == self.hi and abs(conf_level - 0.95) < 1e-9:
             return (self.lo, self.hi)
         z = NormalDist().inv_cdf(0.5 + conf_level / 2)
@@ -512,8 +523,6 @@ def plausible_range(trials: Sequence[TrialResult], best: TrialResult, tune: Tune
     not clearly worse than the best design's: their intervals overlap (``conf_level``). This is
     the interval the report gives each parameter of the winner: designs in it are as good as the
     winner on the games played. Categorical parameters give the set of such choices."""
-    from statistics import NormalDist
-
     z = NormalDist().inv_cdf(0.5 + tune.conf_level / 2)
     sign = 1.0 if tune.objectives[0][1] == "minimize" else -1.0
     objs = best.recheck.get("objectives") or best.objectives
