@@ -399,8 +399,8 @@ def compare(
         print_table(comp, written)
 
 
-# --- tune: the design search (its own module: sim/tune_cli.py) -----------------------------------
-from sim.tune_cli import tune as _tune_command  # noqa: E402 - mounted here, beside the other commands
+# --- tune: the design search (its own module: sim/cli_tune.py) -----------------------------------
+from sim.cli_tune import tune as _tune_command  # noqa: E402 - mounted here, beside the other commands
 
 app.command(name="tune")(_tune_command)
 

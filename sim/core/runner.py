@@ -353,8 +353,8 @@ def _stop_pool(pool: ProcessPoolExecutor) -> None:
 
 
 class _PrivatePool:
-    """The one place that touches Python's private ``concurrent.futures`` and ``threading`` details
-    (issue 33): a pool's worker processes and manager thread, the exit hook's table of wake-up
+    """The one place that touches Python's private ``concurrent.futures`` and ``threading`` details:
+    a pool's worker processes and manager thread, the exit hook's table of wake-up
     pipes (``concurrent.futures.process._threads_wakeups``) and the threads the interpreter joins
     at exit (``threading._shutdown_locks``). Used only on the Python versions in :data:`TESTED`,
     where ``tests/core/test_core_pool_seam.py`` checks that every name is there and does what the

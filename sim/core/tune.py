@@ -32,7 +32,7 @@ This module parses and validates the table (each parameter's bounds and choices 
 context of the whole scenario, as a sweep value is), builds the scenario of a trial, and runs the
 search with Optuna (its samplers, median pruning and SQLite storage in the run folder, so a killed
 search resumes). What a trial's games *measure* is not known here (``sim/core`` names no game and
-no metric): the caller passes ``measure(run_folder) -> {metric: Estimate}`` (``analysis.tune``).
+no metric): the caller passes ``measure(run_folder) -> {metric: TrialEstimate}`` (``analysis.tune``).
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ if TYPE_CHECKING:
     from sim.core.progress import Progress
     from sim.core.scenario import Scenario
 
-__all__ = ["BEST_NAME", "DIRECTIONS", "Estimate", "PAIR_METRICS", "PARAM_METRIC", "SAMPLERS", "SECTION",
+__all__ = ["BEST_NAME", "DIRECTIONS", "TrialEstimate", "PAIR_METRICS", "PARAM_METRIC", "SAMPLERS", "SECTION",
            "STORAGE_NAME", "SUMMARY_NAME", "TARGET_KINDS", "TRIALS_DIR", "Param", "SearchInfo", "Target",
            "TrialResult", "Tune", "base_raw", "design_raw", "metric_id", "objective_values", "pareto_front",
            "parse_tune", "plausible_range", "search"]
@@ -83,7 +83,7 @@ SUMMARY_NAME = "tune.json"
 
 
 @dataclass(frozen=True)
-class Estimate:
+class TrialEstimate:
     """A metric measured on a trial's games: its mean, standard error and the items it rests on
     (distinct games: identical game records count once, analysis/catalogue.py), and its own 95 %
     interval where the metric has one that is not ``mean ± z se`` (a share's Wilson interval, which
@@ -110,7 +110,7 @@ class Estimate:
 
 
 # --- objectives ----------------------------------------------------------------------------------
-def objective_values(tune: Tune, est: Mapping[str, Estimate]) -> tuple[list[float], list[float]]:
+def objective_values(tune: Tune, est: Mapping[str, TrialEstimate]) -> tuple[list[float], list[float]]:
     """The objective values of a trial and their standard errors.
 
     The distance objective is ``sum_i weight_i * distance_i / scale_i`` over the value, range and
@@ -210,8 +210,8 @@ class SearchInfo:
     resumed: bool = False
 
 
-#: measures a trial's games: run folder -> {metric: Estimate}; raises InputError naming a bad metric
-Measure = Callable[[Path], Mapping[str, Estimate]]
+#: measures a trial's games: run folder -> {metric: TrialEstimate}; raises InputError naming a bad metric
+Measure = Callable[[Path], Mapping[str, TrialEstimate]]
 #: plays a design's scenario (games already set) into its folder; returns the games played now
 PlayDesign = Callable[["Scenario", Callable[[], None]], int]
 
@@ -350,7 +350,7 @@ def search(
     def tick() -> None:
         bar.advance()
 
-    def run_design(values: dict[str, Any], games: int) -> tuple[Path, Mapping[str, Estimate]]:
+    def run_design(values: dict[str, Any], games: int) -> tuple[Path, Mapping[str, TrialEstimate]]:
         nonlocal played
         folder = out / TRIALS_DIR / design_key(values)
         r = design_raw(raw, values)
@@ -360,7 +360,7 @@ def search(
         est = dict(measure(folder))
         for p in tune.params:  # a searched value is known exactly: a target may ask for it small or large
             if not p.choices:
-                est[metric_id(PARAM_METRIC, key=p.key)] = Estimate(float(values[p.key]), 0.0, 1)
+                est[metric_id(PARAM_METRIC, key=p.key)] = TrialEstimate(float(values[p.key]), 0.0, 1)
         return folder, est
 
     try:
@@ -423,7 +423,7 @@ def _planned_rechecks(tune: Tune) -> range:
     return range(min(tune.recheck, tune.trials))
 
 
-def _record(trial: Any, folder: Path, est: Mapping[str, Estimate], games: int, tune: Tune, t_start: float) -> None:
+def _record(trial: Any, folder: Path, est: Mapping[str, TrialEstimate], games: int, tune: Tune, t_start: float) -> None:
     trial.set_user_attr("metrics", {k: e.as_list() for k, e in est.items()})
     trial.set_user_attr("games", games)
     trial.set_user_attr("folder", str(folder))
