@@ -86,8 +86,8 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 #: Cycles waiting to be cut, each written as "a imports b imports ... a" from an arbitrary start;
 #: the test fails on any other cycle, and on a listed one that is gone (then delete its line: the
-#: list only shrinks). Empty since the scenario loader sits above [sensitivity] and [tournament]
-#: (issue 14). The graph counts imports under ``if TYPE_CHECKING:`` too; analysis/'s circles through
+#: list only shrinks). Empty since the scenario loader sits above [sensitivity] and [tournament].
+#: The graph counts imports under ``if TYPE_CHECKING:`` too; analysis/'s circles through
 #: them were cut by keeping the run record (analysis/run_data.py) and the metric record
 #: (analysis/metric_spec.py) apart from the loader and the catalogue that read them.
 KNOWN_CYCLES: list[list[str]] = []
@@ -372,16 +372,16 @@ def test_the_game_name_finder_sees_imports_and_strings_not_prose(tmp_path: Path)
 #: What each part of sim/sun may import of the Sun (docs/game-interface.md): geometry at the bottom,
 #: the table and the rules beside each other over it, the agents over the rules; the game layer
 #: (every other module of sim/sun but the viewer) over all, and imported by none of them. The thrower
-#: (the player model) imports nothing; the table takes its noise records from it until issue 32
-#: makes them the boundary's one noise type.
+#: (the player model) imports nothing: its noise records are the one noise type of the boundary, which
+#: the table applies and the rules' actions and protocol carry.
 SUN_LAYERS: dict[str, set[str]] = {
     "geometry": set(),
     "thrower": set(),
-    "data": {"geometry"},  # the rooms of plain data: options, actions, position, endings, physics
+    "data": {"geometry", "thrower"},  # the rooms of plain data: options, actions, position, endings, physics
     "table": {"geometry", "thrower"},
     "calibration": {"geometry", "thrower", "table"},
     "rules": {"geometry", "thrower", "data"},
-    "agents": {"geometry", "data", "rules"},
+    "agents": {"geometry", "thrower", "data", "rules"},
 }
 SUN_DATA_ROOMS = ("options", "actions", "position", "endings", "physics")
 

@@ -19,7 +19,7 @@ from sim.core.errors import InputError
 from sim.sun.actions import Draw, Gate, MoveMarker, Pass, Stack, Stand
 from sim.sun.agents.measures import bump_chance, pass_risk, stand_risk
 from sim.sun.position import FIELD, GATE, OUT
-from sim.sun.physics import PlaceNoise, ThrowNoise
+from sim.sun.players.thrower import PlaceNoise, ThrowNoise
 from sim.sun.rules.state import SunObservation
 from sim.sun.seat_drawing import table_drawing
 

@@ -1,5 +1,5 @@
 """The typed forms the README, docs/ and the pages' hints show are the forms the parsers read, and
-moves a person can play (issue 34): each example is read by its game's seat view into the move it
+moves a person can play: each example is read by its game's seat view into the move it
 names, the Sun's typed pass is one the rules accept for its release (it was read as aim 470.1 deg,
 and 0.12 m is under a hand span), and every example is played in a live game of the engine, typed
 through the play page's own path (``resolve_choice``) at a position where it is legal.

@@ -1,4 +1,4 @@
-"""After a failed placement a Sun agent tries something else (sim/sun/agents/memory.py, issue 20 item 7).
+"""After a failed placement a Sun agent tries something else (sim/sun/agents/memory.py).
 
 The rules give a failed placement's turn back to the same seat on the position it had before
 (docs/rules-sun.md, "Placement outcomes"), so a deterministic agent would make the same choice
@@ -19,7 +19,8 @@ import pytest
 from sim.core.game import GameConfig
 from sim.sun.agents import policies as A
 from sim.sun.actions import Gate, Stack, Stand
-from sim.sun.physics import Placement, PlaceNoise, PlaceResult, ScriptedTable
+from sim.sun.physics import Placement, PlaceResult, ScriptedTable
+from sim.sun.players.thrower import PlaceNoise
 from sim.sun.geometry.ring import Geometry
 from sim.sun.rules.state import SunState
 from sim.sun.geometry.specs import TAU

@@ -1,4 +1,4 @@
-"""Legal placements stand at their intended pose (issue 20 item 7; slow: PyBullet games).
+"""Legal placements stand at their intended pose (slow: PyBullet games).
 
 A rule layer that calls a placement legal which cannot stand at its nominal pose misleads every
 study: the stone falls whatever the hand. Here seeded games of the careful and aggressive agents
@@ -27,7 +27,7 @@ from sim.core.agents import make_agent
 from sim.core.game import CHANCE
 from sim.core.seeding import game_streams
 from sim.sun.game import GAME
-from sim.sun.physics import PlaceNoise
+from sim.sun.players.thrower import PlaceNoise
 
 SEEDS = range(1, 6)
 PAIRS = (("careful", "aggressive"), ("aggressive", "careful"))
