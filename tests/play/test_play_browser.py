@@ -356,7 +356,7 @@ def test_the_suns_moves_are_chosen_on_the_table(page: Any, tmp_path: Path) -> No
                 continue
             kind = {"place": "stand", "marker": "movemarker", "pass": "pass"}[phase]
             if phase in ("place", "marker"):
-                # crowded ghosts (issue 34): no ghost disc covers a stone's drawn outline, and no
+                # crowded ghosts: no ghost disc covers a stone's drawn outline, and no
                 # preview stone is shown but that of the move pointed at or focused (the page
                 # focuses the first listed move)
                 rooms = page.evaluate(_GHOST_ROOM)
@@ -534,7 +534,7 @@ def test_a_refusal_is_not_shown_again_after_a_reload(page: Any, tmp_path: Path) 
 
 
 def test_the_suns_ghosts_never_hide_the_stones_they_stand_between(page: Any, tmp_path: Path) -> None:
-    """Crowded ghosts (issue 34): on a ring of many stones with many candidate placements, no
+    """Crowded ghosts: on a ring of many stones with many candidate placements, no
     handle or marker ghost covers a stone's drawn outline, and a placement's preview stone shows only
     while its handle is pointed at (the page's elements, measured in the page)."""
     t0 = time.monotonic()
@@ -565,7 +565,7 @@ def test_the_suns_ghosts_never_hide_the_stones_they_stand_between(page: Any, tmp
 
 
 def test_a_face_down_druids_game_says_each_value_once_it_is_turned_up(page: Any, tmp_path: Path) -> None:
-    """Face down (issue 34): "What happened" says every step in the replay's words, and a stone
+    """Face down: "What happened" says every step in the replay's words, and a stone
     placed face down gets its value in its own line once a line through it is full (never before:
     tests/play/test_play_board.py checks the JSON); the end is said in words, not a code."""
     t0 = time.monotonic()

@@ -1,4 +1,4 @@
-"""What a pass or a stand risks, said before it is played (issue 34): the play server's answer (the
+"""What a pass or a stand risks, said before it is played: the play server's answer (the
 listed moves' ``risks`` in ``/state``, a typed move's ``risk`` in ``/read``) is the agents' measure
 (``sim.sun.agents.measures.pass_risk``, ``stand_risk``, ``bump_chance``) of the position asked,
 with the person's skill. Positions come from a rules-only game (no PyBullet)."""

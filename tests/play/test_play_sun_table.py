@@ -113,7 +113,7 @@ def _room(x: float, y: float, poly: list[tuple[float, float]]) -> float:
 
 @pytest.mark.parametrize("seed", [1, 4])
 def test_a_placement_is_a_handle_at_its_angle_clear_of_every_stone_and_a_preview(seed: int) -> None:
-    """Crowded ghosts (issue 34): each stand, stack and gate is a small handle at its move's angle,
+    """Crowded ghosts: each stand, stack and gate is a small handle at its move's angle,
     clear of every stone's drawn outline, and a preview of the stone (shown on hover by the page);
     the stones' outlines are never covered by a handle."""
     checked = 0
