@@ -24,16 +24,21 @@ interval is made from the games (:func:`estimate`):
 
 **Identical games are counted once.** A game record is its outcome and everything it stored
 (scores, winners, length, ending, the lead changes, the game's own columns and detail rows; not
-its seed, index, sweep point or wall times). In a game without chance (``GameSpec.has_chance``
-False) two games with one record played the same game: greedy against greedy plays the same
-record every time, and 240 copies of one game are not 240 observations. Every estimate then
-keeps its value over all games (the mean of what was played) but sizes its interval by the
-distinct games: a share's Wilson interval on ``distinct / games`` of its trials, a mean's or a
-ratio's standard error scaled by ``sqrt(games / distinct)`` with ``distinct - 1`` degrees of
-freedom; one distinct game gives no interval. Where the rules draw by chance (the Sun's physics
-noise, a deck, dice) two equal records are independent draws that agree, and each counts.
-Moves are not stored, so games that differ only in moves no stored column records count as one
-(the conservative side: an interval too wide, never too narrow).
+its seed, index, sweep point or wall times). Two games are one game (:func:`game_keys`) when
+
+- their records are equal and they share their seed: the same game played twice, even where the
+  rules draw by chance (the Sun's sweeps play every point with the same seeds, common random
+  numbers, and points that the swept values leave alike play the same physics game), or
+- their records are equal in a game without chance (``GameSpec.has_chance`` False), whatever the
+  seeds: greedy against greedy plays the same record every time, and 240 copies of one game are
+  not 240 observations.
+
+Every estimate rests on the distinct games: each contributes once (its copies averaged), to the
+value and to the interval, and the sample sizes printed are the distinct counts; one distinct game
+gives no interval. Where the rules draw by chance, equal records with different seeds are
+independent draws that agree, and each counts. Moves are not stored, so games that differ only in
+moves no stored column records count as one (the conservative side: an interval too wide, never
+too narrow).
 
 A game adds its own metrics through its report's ``GameReport.metrics`` hook
 (:mod:`analysis.games.base`); this module names no game.
@@ -55,8 +60,8 @@ from analysis.stats import count_per_game, wilson
 if TYPE_CHECKING:
     from analysis.run_data import RunData
 
-__all__ = ["Estimate", "Metric", "catalogue", "distinct_records", "estimate", "estimates", "game_records",
-           "per_game", "ratio_interval", "run_metrics_frame"]
+__all__ = ["Estimate", "Metric", "catalogue", "distinct_records", "distinct_run", "estimate", "estimates", "game_records",
+           "game_keys", "has_chance", "per_game", "ratio_interval", "run_metrics_frame"]
 
 #: how a metric's interval is made, by :attr:`Metric.scheme` (the words every output prints)
 INTERVALS = {
@@ -78,9 +83,9 @@ class Estimate:
         value: the ratio of sums over the counted games (NaN when no game counts).
         lo, hi: its 95 % interval (:data:`INTERVALS`; NaN when fewer than 2 distinct games leave
             nothing to measure the spread by, for a mean or a ratio).
-        num, den: the sums over the counted games.
+        num, den: the sums over the distinct games (copies of one game once).
         games: games of the run the metric reads (denominator above 0).
-        distinct: distinct game records among them; the value and interval rest on these.
+        distinct: distinct games among them (:func:`game_keys`); the value and interval rest on these.
         se: the standard error (NaN where the interval is not normal-theory: Wilson of a share
             of games has none; tune uses ``(hi - lo) / 2z`` there).
         y, x: per distinct game numerator and denominator (for two-run intervals).
@@ -170,20 +175,34 @@ def game_records(run: RunData) -> pd.Series:
     return pd.Series([hashlib.sha1("\n".join(parts[k]).encode()).hexdigest()[:16] for k in keys], index=g.index)
 
 
-def distinct_records(run: RunData) -> tuple[int, int]:
-    """``(games, distinct games)`` of a run: distinct game records in a game without chance
-    (:func:`repeats_count`), every game where the rules draw by chance."""
+def game_keys(run: RunData) -> pd.Series:
+    """Which game each game of ``run`` is (module docstring), aligned with ``run.games``: equal
+    keys are one game. The key is the game record, with the seed key (``seed_key``: the random
+    stream the game drew from) where the rules draw by chance (equal records of one stream: a
+    copy under common random numbers; of two streams: two draws)."""
     rec = game_records(run)
-    return len(rec), (int(rec.nunique()) if repeats_count(run) else len(rec))
+    if rec.empty or not has_chance(run):
+        return rec
+    # the game's random stream: its seed key (the study's seed and the game's index; a sweep's points
+    # share it, common random numbers), else its seed
+    col = "seed_key" if "seed_key" in run.games else "seed" if "seed" in run.games else None
+    return rec if col is None else rec + "|" + run.games[col].astype(str).to_numpy()
+
+
+def distinct_records(run: RunData) -> tuple[int, int]:
+    """``(games, distinct games)`` of a run (:func:`game_keys`)."""
+    key = _with_records(run)["record"]
+    return len(key), int(key.nunique())
 
 
 def _with_records(run: RunData) -> pd.DataFrame:
-    """``point, game_index, record`` of every game (cached on the run: hashing reads every table)."""
+    """``point, game_index, record`` of every game, ``record`` its :func:`game_keys` key (cached on
+    the run: hashing reads every table)."""
     cache = run.__dict__.setdefault("_catalogue_cache", {})
     if "records" not in cache:
         cache["records"] = pd.DataFrame({"point": run.games["point"].astype(int).to_numpy(),
                                          "game_index": run.games["game_index"].astype(int).to_numpy(),
-                                         "record": game_records(run).to_numpy()})
+                                         "record": game_keys(run).to_numpy()})
     return cache["records"]
 
 
@@ -245,44 +264,49 @@ def per_game(metric: Metric, run: RunData) -> pd.DataFrame:
     return cache[key]
 
 
-def repeats_count(run: RunData) -> bool:
-    """Whether repeated game records mean repeated games: the game declares no chance
-    (``GameSpec.has_chance`` False), so two games with one record played the same moves from the
-    same start. Where the rules draw by chance (dice, a deck, the physics' noise), two equal
-    records are two independent draws that happened to agree, and each counts."""
+def has_chance(run: RunData) -> bool:
+    """Whether the rules of ``run``'s game draw by chance (``GameSpec.has_chance``; True for a
+    game this installation cannot load: then only copies of one seed count once)."""
     from sim.games import REGISTRY
 
     try:
-        return REGISTRY.find(run.game) is not None and not bool(REGISTRY.get(run.game).spec.has_chance)
-    except Exception:  # noqa: BLE001 - a game that cannot be loaded: count every game
-        return False
+        return REGISTRY.find(run.game) is None or bool(REGISTRY.get(run.game).spec.has_chance)
+    except Exception:  # noqa: BLE001 - a game that cannot be loaded: the cautious side
+        return True
+
+
+def distinct_values(metric: Metric, run: RunData) -> pd.DataFrame:
+    """The metric's ``record, num, den`` per distinct game of ``run`` (copies of one game averaged:
+    they hold one record, and differ at most where the definition reads the sweep point), in the
+    order the games were first played."""
+    m = per_game(metric, run)
+    if m.empty:
+        return pd.DataFrame({"record": [], "num": [], "den": []})
+    return m.groupby("record", sort=False)[["num", "den"]].mean().reset_index()
 
 
 def estimate(metric: Metric, run: RunData, confidence: float = 0.95) -> Estimate:
-    """The metric measured on ``run`` (module docstring): the value over all its games, the
-    interval sized by the distinct games (identical records of a game without chance count once:
-    the spread is measured over all games, the sample size is the distinct count)."""
+    """The metric measured on ``run`` (module docstring): value and interval over its distinct
+    games (copies of one game count once)."""
     m = per_game(metric, run)
     nan = float("nan")
     if m.empty:
         return Estimate(metric, nan, nan, nan, 0.0, 0.0, 0, 0)
-    y, x = m["num"].to_numpy(float), m["den"].to_numpy(float)
-    n = int(len(m))
-    d = int(m["record"].nunique()) if repeats_count(run) else n
-    shrink = d / n  # the information the distinct games hold, as a share of the games'
+    dv = distinct_values(metric, run)
+    y, x = dv["num"].to_numpy(float), dv["den"].to_numpy(float)
+    n, d = int(len(m)), int(len(dv))
     ys, xs = float(y.sum()), float(x.sum())
     value = ys / xs
     se = nan
+    lo = hi = nan
     if metric.scheme == "games share":
-        n_eff = xs * shrink
-        k = min(max(value, 0.0), 1.0) * n_eff
-        lo, hi = wilson(k, n_eff, confidence) if n_eff >= 1 else (nan, nan)
-        if d < 2 and d < n:
-            lo = hi = nan
+        k = min(max(value, 0.0), 1.0) * xs
+        if xs >= 1 and not (d < 2 and d < n):  # one game played many times: no interval
+            lo, hi = wilson(k, xs, confidence)
     elif metric.scheme == "game mean":
         vals = y / x
         if d < 2:
-            lo = hi = nan
+            pass
         elif (y >= 0).all() and (vals == 0).all():
             _, lo, hi = count_per_game([0.0] * d, confidence)
         else:
@@ -294,7 +318,7 @@ def estimate(metric: Metric, run: RunData, confidence: float = 0.95) -> Estimate
             if (y >= 0).all():
                 lo = max(0.0, lo)
     else:
-        value, lo, hi, se = ratio_interval(y, x, metric.share, confidence, clusters=d)
+        value, lo, hi, se = ratio_interval(y, x, metric.share, confidence)
     return Estimate(metric, value, lo, hi, ys, xs, n, d, se, y, x)
 
 
@@ -372,14 +396,22 @@ def _seat_metrics(run: RunData) -> list[Metric]:
     return out
 
 
+def labels_of(run: RunData) -> list[str]:
+    """The player labels of ``run``, in order of first appearance."""
+    out: list[str] = []
+    for ls in run.games["labels"] if "labels" in run.games else []:
+        for lab in ls:
+            if lab not in out:
+                out.append(lab)
+    return out
+
+
 def _player_metrics(run: RunData) -> list[Metric]:
-    """A player's score (share of the win) per game it played, for every label that sits in
-    more than one seat over the run (rotated seats) or shares a game with another label."""
+    """A player's score (share of the win) per game it played, for every label; listed when
+    two or more labels share the run (rotated seats, or different players in one game)."""
     from analysis.metrics import win_share
 
-    labels = sorted({lab for ls in run.games["labels"] for lab in ls}) if "labels" in run.games else []
-    if len(labels) < 2:
-        return []
+    labels = sorted(labels_of(run))
     out = []
     for lab in labels:
         def score(r: RunData, lab: str = lab) -> pd.DataFrame:
@@ -392,8 +424,67 @@ def _player_metrics(run: RunData) -> list[Metric]:
 
         out.append(Metric(f"score[{lab}]", "score (share of the win)",
                           f"{lab}'s share of each game's win, its seats summed", "games it played", "game",
-                          "neither", True, score, group=lab, tune=True))
+                          "neither", True, score, group=lab, tune=True, listed=len(labels) >= 2))
     return out
+
+
+def _pair_frame(run: RunData, keep: Any) -> pd.DataFrame:
+    """Per game, ``num`` = the sum of ``keep(a, b, s)`` over the game's pairwise comparisons
+    (:func:`analysis.tournament.comparisons`, ``s`` = a's score against b) that ``keep`` does not
+    answer None, ``den`` = their number."""
+    from analysis.metrics import comparisons
+
+    num, den = [], []
+    for ls, w in zip(run.games["labels"], _winners(run)):
+        got = [keep(a, b, s) for a, b, s in comparisons(ls, w) if a != b]
+        got = [v for v in got if v is not None]
+        num.append(math.fsum(got))
+        den.append(float(len(got)))
+    return _frame(run, num, den)
+
+
+def _pair_metrics(run: RunData) -> list[Metric]:
+    """``beats[a|b]``: player a's score in its pairwise comparisons with player b (1 a win over
+    b, 1/2 a tie, 0 a loss; comparisons of two seats that both lost to a third left out), a
+    share over comparisons clustered by game; measured on request (``stonelab tune``), not listed."""
+    labels = labels_of(run)
+    out = []
+    for a in labels:
+        for b in labels:
+            if a == b:
+                continue
+
+            def keep(x: str, y: str, s: float, a: str = a, b: str = b) -> float | None:
+                return s if (x, y) == (a, b) else (1.0 - s) if (x, y) == (b, a) else None
+
+            out.append(Metric(f"beats[{a}|{b}]", f"score against {b}", f"{a}'s score in its comparisons with {b}",
+                              "comparisons", "comparison", "neither", True,
+                              lambda r, keep=keep: _pair_frame(r, keep), group=a, tune=True, listed=False))
+    return out
+
+
+def _skill_metrics(run: RunData) -> list[Metric]:
+    """``skill_index``: ``2 s - 1`` of the declared-stronger players' score ``s`` against the
+    declared-weaker ones over their pairwise comparisons (:mod:`analysis.skill`: 0 a coin flip,
+    1 skill alone), clustered by game; none when no two players differ in declared skill."""
+    from analysis.strength import stronger_pairs
+
+    pairs = stronger_pairs(run)
+    if not pairs:
+        return []
+
+    def keep(x: str, y: str, s: float) -> float | None:
+        return 2 * s - 1 if (x, y) in pairs else (1 - 2 * s) if (y, x) in pairs else None
+
+    def values(r: RunData) -> pd.DataFrame:
+        return _pair_frame(r, keep)
+
+    if not (values(run)["den"] > 0).any():
+        return []
+    return [Metric("skill_index", "skill index (0 a coin flip, 1 skill alone)",
+                   "twice the declared-stronger player's score minus 1, over its comparisons with a weaker one",
+                   "comparisons of a stronger with a weaker player", "comparison", "higher", False, values,
+                   tune=True)]
 
 
 def _game_metrics(run: RunData) -> list[Metric]:
@@ -422,24 +513,27 @@ def _game_metrics(run: RunData) -> list[Metric]:
         Metric("shared_win_share", "shared-win rate (2+ winners)", "games two or more seats won together", "games",
                "game", "neither", True, shared),
         Metric("draw_share", "games without a sole winner", "games with no winner or a shared win", "games", "game",
-               "neither", True, no_sole, tune=True),
+               "neither", True, no_sole, tune=True, sensitivity=True),
         Metric("first_player_edge", "first-player edge (seat 0's sole-win share minus the others' mean)",
                "seat 0's sole win (1) minus the other seats' sole wins over their number", "games", "game", "neither",
-               False, first_edge, tune=True),
+               False, first_edge, tune=True, sensitivity=True),
         Metric("mean_length", "game length (actions)", "non-chance actions of the game", "games", "game", "neither",
                False, length, tune=True),
     ]
 
 
-def catalogue(run: RunData) -> list[Metric]:
+def catalogue(run: RunData, every: bool = False) -> list[Metric]:
     """Every metric of ``run``: the generic ones (per seat, per player when labels differ, per
-    game) and the game's own (its report's ``metrics`` hook)."""
+    game, the skill index when players differ in declared skill) and the game's own (its report's
+    ``metrics`` hook). ``every``: also those measured on request only (:attr:`Metric.listed`
+    False: ``beats[a|b]``, a lone player's score), as ``stonelab tune`` reads them."""
     if run.games.empty:
         return []
     from analysis.games import game_report
 
     hooks = game_report(run.game)
-    out = [*_seat_metrics(run), *_player_metrics(run), *_game_metrics(run), *hooks.metrics(run)]
+    out = [*_seat_metrics(run), *_player_metrics(run), *_game_metrics(run), *_skill_metrics(run),
+           *hooks.metrics(run)]
     head = hooks.headline(run)
     if head is not None and head[0] not in {m.name for m in out}:
         # a game's headline number that its metrics do not hold already: a mean per game
@@ -451,13 +545,16 @@ def catalogue(run: RunData) -> list[Metric]:
             return _frame(r, np.nan_to_num(v), (~np.isnan(v)).astype(float))
 
         out.append(Metric(name, words, words, "games", "game", "neither", False, values))
-    return out
+    if every:
+        out += _pair_metrics(run)
+    return [m for m in out if every or m.listed]
 
 
-def estimates(run: RunData, names: Sequence[str] | None = None) -> dict[str, Estimate]:
-    """:func:`estimate` of every catalogue metric of ``run`` (or of those ``names``), by name."""
+def estimates(run: RunData, names: Sequence[str] | None = None, every: bool = False) -> dict[str, Estimate]:
+    """:func:`estimate` of every catalogue metric of ``run`` (or of those ``names``), by name;
+    ``every``: :func:`catalogue`'s."""
     out = {}
-    for m in catalogue(run):
+    for m in catalogue(run, every):
         if names is None or m.name in names:
             out[m.name] = estimate(m, run)
     return out
@@ -495,10 +592,36 @@ def point_run(run: RunData, point: int | Sequence[int]) -> RunData:
     return sub
 
 
+def distinct_run(run: RunData) -> RunData:
+    """``run`` with each distinct game once (:func:`game_keys`: the first copy of each), in every
+    table that names games: what the report's pooled sections and ``compare``'s findings read, so
+    that they count what the catalogue counts. ``run`` itself when no game repeats."""
+    if run.games.empty:
+        return run
+    rec = _with_records(run)
+    first = rec[~rec["record"].duplicated()]
+    if len(first) == len(rec):
+        return run
+    import dataclasses
+
+    keep = set(zip(first["point"], first["game_index"]))
+
+    def one(df: pd.DataFrame) -> pd.DataFrame:
+        if df.empty or "point" not in df or "game_index" not in df:
+            return df
+        pairs = zip(df["point"].astype(int), df["game_index"].astype(int))
+        return df[[k in keep for k in pairs]].reset_index(drop=True)
+
+    sub = dataclasses.replace(run, games=one(run.games), seats=one(run.seats), own=one(run.own),
+                              details={k: one(v) for k, v in run.details.items()})
+    sub.__dict__.pop("_catalogue_cache", None)
+    return sub
+
+
 def player_scores(run: RunData) -> list[Estimate]:
     """Each player's score (share of the win) when the seats hold different players: the player
     effect, one estimate per player label."""
-    return [estimate(m, run) for m in _player_metrics(run)] if not run.games.empty else []
+    return [estimate(m, run) for m in _player_metrics(run) if m.listed] if not run.games.empty else []
 
 
 def repeat_note(run: RunData) -> str:
@@ -508,8 +631,8 @@ def repeat_note(run: RunData) -> str:
     n, d = distinct_records(run)
     if d == n:
         return ""
-    return (f"{n} games, {d} distinct: identical game records (same moves and outcome; a game without chance "
-            "between deterministic players plays one game) count once in every interval.")
+    return (f"{n} games, {d} distinct: identical games (the same record, and the same seed where the rules draw "
+            "by chance) count once in every figure and interval.")
 
 
 def to_json(e: Estimate) -> dict[str, Any]:

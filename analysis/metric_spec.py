@@ -34,6 +34,10 @@ class Metric:
         values: ``run -> frame`` with columns ``point, game_index, num, den`` (one row per game of
             ``run.games``; ``den`` 0 leaves the game out of this metric).
         tune: the metric may be a ``stonelab tune`` target under :attr:`name`.
+        sensitivity: the metric is a headline output of a sensitivity study
+            (:func:`analysis.sensitivity.point_outputs`).
+        listed: the catalogue's tables (summary, report, compare, export) list it; False: measured
+            on request only (a ``tune`` target such as ``beats[a|b]``, too many to list).
     """
 
     name: str
@@ -46,6 +50,8 @@ class Metric:
     values: Callable[[RunData], pd.DataFrame] = field(repr=False, compare=False)
     group: str = "game"
     tune: bool = False
+    sensitivity: bool = False
+    listed: bool = True
 
     @property
     def title(self) -> str:

@@ -60,8 +60,11 @@ PNG_DPI = 120
 
 
 # --- generic sections --------------------------------------------------------------------------------
-def balance_section(run: RunData) -> Section:
-    """Win rate by seat with intervals and the first-player advantage test."""
+def balance_section(run: RunData, distinct: RunData | None = None) -> Section:
+    """Win rate by seat with intervals and the first-player advantage test, over the distinct
+    games (``distinct``: :func:`analysis.catalogue.distinct_run` of ``run``, default ``run``)."""
+    full = run
+    run = distinct if distinct is not None else run
     g, n = run.games, run.n_seats
     sec = Section("Balance between seats")
     rates = M.seat_win_rates(g, run.seats, n)
@@ -70,8 +73,8 @@ def balance_section(run: RunData) -> Section:
     # not mixed with agent strength, so seat 0's share is a fair first-player test
     from analysis.tournament import is_tournament
 
-    per_point = g.groupby("point").size() if not g.empty else pd.Series(dtype=int)
-    rotated = is_tournament(run) and len(per_point) == len(run.points) and per_point.nunique() == 1
+    per_point = full.games.groupby("point").size() if not full.games.empty else pd.Series(dtype=int)
+    rotated = is_tournament(full) and len(per_point) == len(full.points) and per_point.nunique() == 1
     same = M.seats_same_agent(g) or rotated
     labels = seat_labels(run)
     fig = bar_ci(
@@ -486,18 +489,23 @@ def build_sections(run: RunData) -> tuple[list[Section], list[str]]:
     from analysis.replays import section as replay_pages
 
     headline = _guarded("the game's headline metric", lambda: game.headline(run), errors)
+    from analysis.catalogue import distinct_run
+
+    # the pooled sections read each distinct game once, as the catalogue counts (identical games:
+    # analysis/catalogue.py); the sweep's per-point figures keep every point's games
+    dr = distinct_run(run)
     builders: list[tuple[str, Callable[[], Any]]] = [
-        ("balance", lambda: balance_section(run)),
+        ("balance", lambda: balance_section(run, dr)),
         ("metrics", lambda: metrics_section(run)),
-        ("skill importance", lambda: skill_section(run)),
-        (f"the {run.game} section", lambda: game.section(run)),
-        ("length and endings", lambda: length_section(run)),
-        ("drama", lambda: drama_section(run)),
+        ("skill importance", lambda: skill_section(dr)),
+        (f"the {run.game} section", lambda: game.section(dr)),
+        ("length and endings", lambda: length_section(dr)),
+        ("drama", lambda: drama_section(dr)),
         ("sweep", lambda: sweep_section(run, headline)),
         # the game's own replays section (the Sun's 3-D viewer), else the turn-based replay pages
         # that sim.replay wrote (analysis.replays: None for a run without them)
         (f"the {run.game} replays", lambda: game.replays_section(run) or replay_pages(run)),
-        ("skill against chance", lambda: skill_against_chance(run)),
+        ("skill against chance", lambda: skill_against_chance(dr)),
     ]
     from analysis import tournament as T
 

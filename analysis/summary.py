@@ -16,12 +16,14 @@ from sim.core.store import Store
 def _block(run: RunData, n_seats: int) -> dict[str, Any]:
     """Games, per-seat and per-player figures, draws, shared wins, mean length and the game's own
     metrics of one slice of the games; every rate and interval is the catalogue's
-    (:mod:`analysis.catalogue`), the counts the store's."""
+    (:mod:`analysis.catalogue`), the counts (wins, draws, shared wins) are of the distinct games
+    (each identical game once, as the rates count them; ``games`` counts every game)."""
     from analysis import catalogue as C
 
     games, seats = run.games, run.seats
-    rates = M.seat_win_rates(games, seats, n_seats)
-    e = M.endings(games)
+    dr = C.distinct_run(run)
+    rates = M.seat_win_rates(dr.games, dr.seats, n_seats)
+    e = M.endings(dr.games)
     est = C.estimates(run) if not games.empty else {}
 
     def rate(name: str, fallback: tuple[float, float, float]) -> tuple[float, float, float]:
@@ -50,7 +52,7 @@ def _block(run: RunData, n_seats: int) -> dict[str, Any]:
         "players": players if rotated else [],
         "draws": e["draws"],
         "shared_wins": e["shared"],
-        "mean_length": float(games["length"].mean()) if len(games) else 0.0,
+        "mean_length": _num(est["mean_length"].value, 0.0) if "mean_length" in est else 0.0,
         "metrics": [C.to_json(x) for x in est.values() if x.metric.group == "game"],
     }
 

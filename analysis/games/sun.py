@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import metrics as M
-from analysis.games import GameReport, has_columns, own_aligned
+from analysis.games import GameReport, has_columns
 from analysis.games.sun_compare import compare_rows, compare_tables
 from analysis.games.sun_metrics import GAP_BINS_MM, clean_pass_name, metrics, penalty_causes
 from analysis.games.sun_rules import LEVELS, lost_stones, rules_tables
@@ -658,51 +658,13 @@ def replays_section(run: RunData) -> Section | None:
     )
 
 
-#: the Sun's per-game headline outputs (``sensitivity_outputs``), by name: what `stonelab tune` may target
+#: the names of the Sun's catalogue metrics (analysis/games/sun_metrics.py) flagged ``tune``: what a
+#: `stonelab tune` target may name before any game is played (a test holds the two lists equal)
 TUNE_METRICS: tuple[str, ...] = ("penalties_per_game", "field_empty_share",
                                  *(clean_pass_name(lo, hi) for lo, hi in zip(GAP_BINS_MM[:-1], GAP_BINS_MM[1:])))
-#: the Sun's per-player outputs (``player_outputs``): ``penalties`` = penalty stones a player lost per game
+#: the Sun's per-player catalogue metrics: ``penalties[player]`` = penalty stones a player lost per game
+#: (all causes: its seats' final scores)
 PLAYER_METRICS: tuple[str, ...] = ("penalties",)
-
-
-def player_outputs(run: RunData) -> dict[str, pd.DataFrame]:
-    """Per player and game, for `stonelab tune`'s per-player targets: ``{"penalties": frame}``
-    with columns ``point, game_index, seat, value`` (penalty stones that seat lost in its passes
-    that game; 0 for a seat that lost none), one row per seat of every stored game."""
-    passes = run.detail("passes")
-    if run.seats.empty or not has_columns(passes, "penalties", "seat", "point", "game_index"):
-        return {}
-    lost = passes.groupby(["point", "game_index", "seat"])["penalties"].sum().rename("value").reset_index()
-    keys = run.seats[["point", "game_index", "seat"]]
-    frame = keys.merge(lost, on=["point", "game_index", "seat"], how="left")
-    frame["value"] = frame["value"].fillna(0.0).astype(float)
-    return {"penalties": frame}
-
-
-def sensitivity_outputs(run: RunData) -> list[tuple[str, str, pd.Series, pd.Series]]:
-    """The Sun's headline outputs for ``analysis.sensitivity``, as ``(name, label, values, points)``:
-    one value per game (penalties, field emptied) or per pass (clean or not, by the width of the
-    mark area it went through, in :data:`GAP_BINS_MM` bins)."""
-    out: list[tuple[str, str, pd.Series, pd.Series]] = []
-    own = own_aligned(run)
-    if has_columns(own, "penalty_total", "field_left"):
-        # the catalogue's definition (analysis/games/sun_metrics.py): the final scores summed, every cause
-        total = pd.Series(penalty_causes(run)["total"].to_numpy(float), index=own.index)
-        out.append(("penalties_per_game", "penalty stones per game (all causes)", total, own["point"]))
-        out.append(("field_empty_share", "share of games ending with the field empty",
-                    (own["field_left"] == 0).astype(float).where(own["field_left"].notna()), own["point"]))
-    passes = run.detail("passes")
-    if has_columns(passes, "penalties", "area_width_mm", "point"):
-        clean = (passes["penalties"] == 0).astype(float)
-        width = passes["area_width_mm"].astype(float)
-        for lo, hi in zip(GAP_BINS_MM[:-1], GAP_BINS_MM[1:]):
-            inside = (width >= lo) & (width < hi)
-            what = f"{lo:.0f}-{hi:.0f} mm" if math.isfinite(hi) else f"{lo:.0f} mm or more"
-            if lo == 0:
-                what = f"under {hi:.0f} mm"
-            out.append((clean_pass_name(lo, hi),
-                        f"clean-pass chance, gaps {what}", clean[inside], passes.loc[inside, "point"]))
-    return out
 
 
 def player_model(run: RunData) -> str | None:
@@ -795,10 +757,8 @@ class SunReport(GameReport):
     player_model = staticmethod(player_model)
     replays_section = staticmethod(replays_section)
     seat_skill = staticmethod(seat_skill)
-    sensitivity_outputs = staticmethod(sensitivity_outputs)
     compare_rows = staticmethod(compare_rows)
     compare_tables = staticmethod(compare_tables)
-    player_outputs = staticmethod(player_outputs)
     metrics = staticmethod(metrics)
     design_files = staticmethod(design_files)
     tune_metrics = TUNE_METRICS

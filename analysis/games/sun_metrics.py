@@ -122,7 +122,7 @@ def metrics(run: RunData) -> list[Metric]:
         return []
     out = [Metric("penalties_per_game", "penalty stones per game (all causes)",
                   "penalty stones of all seats (the final scores summed)", "games", "game", "lower", False,
-                  lambda r: _frame(_causes(r), _causes(r)["total"]), tune=True)]
+                  lambda r: _frame(_causes(r), _causes(r)["total"]), tune=True, sensitivity=True)]
     causes = _causes(run)
     for cause, words in CAUSE_WORDS.items():
         if cause == "other" and not (causes["other"] != 0).any():
@@ -143,7 +143,7 @@ def metrics(run: RunData) -> list[Metric]:
             out.append(Metric(clean_pass_name(lo, hi), f"clean-pass chance, mark areas {what} wide",
                               f"passes through mark areas {what} wide that lost no stone",
                               f"passes through mark areas {what} wide", "pass", "higher", True,
-                              lambda r, lo=lo, hi=hi: _clean(r, (lo, hi)), tune=True))
+                              lambda r, lo=lo, hi=hi: _clean(r, (lo, hi)), tune=True, sensitivity=True))
     if has_columns(own_aligned(run), "field_left"):
         def empty(r: RunData) -> pd.DataFrame:
             own = own_aligned(r)
@@ -152,7 +152,34 @@ def metrics(run: RunData) -> list[Metric]:
 
         out.append(Metric("field_empty_share", "games ending with the field empty",
                           "games whose field was empty at the end", "games", "game", "neither", True, empty,
-                          tune=True))
+                          tune=True, sensitivity=True))
+    return out + _player_penalties(run)
+
+
+def _player_penalties(run: RunData) -> list[Metric]:
+    """``penalties[player]``: penalty stones a player lost per game it played (all causes: its
+    seats' final scores summed), listed when two or more players share the run."""
+    if "labels" not in run.games:
+        return []
+    labels = sorted({lab for ls in run.games["labels"] for lab in ls})
+    out = []
+    for lab in labels:
+        def values(r: RunData, lab: str = lab) -> pd.DataFrame:
+            g = r.games
+            num, den = [], []
+            for i, ls in enumerate(g["labels"]):
+                mine = [s for s, x in enumerate(ls) if x == lab]
+                sc = [pd.to_numeric(g[f"score_{s}"].iloc[i], errors="coerce") if f"score_{s}" in g else np.nan
+                      for s in mine]
+                ok = bool(mine) and all(v == v for v in sc)
+                num.append(float(sum(sc)) if ok else 0.0)
+                den.append(1.0 if ok else 0.0)
+            return pd.DataFrame({"point": g["point"].to_numpy(), "game_index": g["game_index"].to_numpy(),
+                                 "num": num, "den": den})
+
+        out.append(Metric(f"penalties[{lab}]", "penalty stones per game (all causes)",
+                          f"penalty stones {lab} lost (its seats' final scores)", "games it played", "game", "lower",
+                          False, values, group=lab, tune=True, listed=len(labels) >= 2))
     return out
 
 

@@ -1,0 +1,213 @@
+"""Issue 29, the rest: every output reads the catalogue (sensitivity outputs, tune's measurements,
+the tournament's fit), copies of one game count once (also under common random numbers in a game
+with chance), and prose printed to a pipe is whole at 80 columns.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from analysis import catalogue as C
+from analysis.load import load_run
+from analysis.stats import wilson
+from analysis.synthetic import result, write_store
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _crn_store(tmp: Path) -> Path:
+    """A rocks sweep (rules with chance) of two points on the same seeds (common random numbers):
+    games 0 and 1 play the same game at both points (equal records, one random stream each),
+    game 2 differs between the points; games 0 and 1 hold equal records of two streams."""
+    from sim.games import get_game
+
+    spec = get_game("rocks").spec
+    res = []
+    for pt, x in ((0, 1), (1, 2)):
+        sweep = {"rules.x": x}
+        res += [result(0, [0], point=pt, sweep=sweep, length=30), result(1, [0], point=pt, sweep=sweep, length=30),
+                result(2, [1] if pt == 0 else [0], point=pt, sweep=sweep, length=31 + pt)]
+    return write_store(tmp, spec, res, points=[(0, {"rules.x": 1}), (1, {"rules.x": 2})],
+                       scenario={"name": "crn", "game": "rocks", "sweep": {"rules.x": [1, 2]}})
+
+
+def test_copies_under_common_random_numbers_count_once_in_a_game_with_chance(tmp_path: Path) -> None:
+    from analysis.compare import compare_runs
+    from analysis.summary import summarize
+    from sim.core.store import Store
+
+    run = load_run(_crn_store(tmp_path / "crn"))
+    assert C.has_chance(run)
+    # 6 games: games 0 and 1 of point 1 copy point 0's (same record, same stream); equal records of
+    # two streams (games 0 and 1) are two draws that agree
+    assert C.distinct_records(run) == (6, 4)
+    assert C.repeat_note(run).startswith("6 games, 4 distinct")
+    e = C.estimates(run)["sole_win_rate[seat 0]"]
+    # pooled over the points: 3 of the 4 distinct games, not 5 of 6
+    assert (e.value, e.games, e.distinct) == (0.75, 6, 4)
+    assert (e.lo, e.hi) == pytest.approx(wilson(3, 4))
+    assert e.sample_words() == "6 games, 4 distinct"
+    # each point alone holds no copy
+    assert C.distinct_records(C.point_run(run, 0)) == (3, 3)
+    # the summary says the distinct count and pools distinct games
+    with Store.open(run.run_dir) as st:
+        s = summarize(st)
+    assert s["distinct_games"] == 4
+    comp = compare_runs(run.run_dir, run.run_dir).rows.set_index("name")
+    assert (comp.loc["sole_win_rate[seat 0]", "n_a"], comp.loc["sole_win_rate[seat 0]", "a"]) == (4, 0.75)
+
+
+def test_a_mean_over_copies_has_the_interval_of_the_distinct_games(tmp_path: Path) -> None:
+    """Copies add no information: the interval of 12 games holding 4 distinct ones, each 3 times,
+    is the interval of those 4 games."""
+    from sim.games import get_game
+
+    spec = get_game("druids").spec
+    lengths = [20, 24, 31, 27]
+    res = [result(i, [i % 4 % 2], length=lengths[i % 4]) for i in range(12)]
+    run = load_run(write_store(tmp_path / "d", spec, res, scenario={"name": "d", "game": "druids"}))
+    e = C.estimates(run)["mean_length"]
+    from scipy.stats import t
+
+    sd = float(np.std(lengths, ddof=1))
+    assert e.value == pytest.approx(np.mean(lengths)) and e.distinct == 4
+    assert e.hi - e.value == pytest.approx(t.ppf(0.975, 3) * sd / 2)
+
+
+def test_sensitivity_outputs_are_catalogue_metrics(tmp_path: Path) -> None:
+    """Every output of analysis.sensitivity.point_outputs is a catalogue metric: per point, the
+    catalogue's value on that point's games; its noise the catalogue's standard error."""
+    from analysis.sensitivity import point_outputs
+    from analysis.synthetic import synthetic_store
+
+    run = load_run(synthetic_store(tmp_path / "s", "sun", 30, sweep={"rules.x": [1, 2, 3]}, seed=4))
+    outs = point_outputs(run)
+    flagged = [m for m in C.catalogue(run) if m.sensitivity]
+    assert [o.name for o in outs] == [m.name for m in flagged] and {"draw_share", "first_player_edge"} <= \
+        {o.name for o in outs}
+    for o, m in zip(outs, flagged):
+        assert o.label == m.words
+        ses = []
+        for p in o.mean.index:
+            e = C.estimate(m, C.point_run(run, p))
+            assert o.mean[p] == pytest.approx(e.value, abs=1e-12, nan_ok=True), (m.name, p)
+            if e.se == e.se:
+                ses.append(e.se ** 2 * e.distinct)
+        if ses:
+            # the pooled per-game variance: every point has the same number of games here
+            assert o.var == pytest.approx(float(np.mean(ses)), rel=1e-9), m.name
+
+
+def test_tune_reads_every_metric_from_the_catalogue(tmp_path: Path) -> None:
+    """beats[a|b], score[player], skill_index and the generic targets are the catalogue's
+    estimates (value and interval); beats by hand from the games."""
+    from analysis.tune import measure_run
+    from sim.games import get_game
+
+    spec = get_game("druids").spec
+    rot = [["greedy", "random"], ["greedy", "random"]]  # fixed seats: greedy declared stronger (agent tier)
+    wins = [[0], [1], [0], [0], [1], [], [0], [1], [1], [0], [0], [0]]
+    res = [result(i, w, labels=rot[i % 2], length=30 + i) for i, w in enumerate(wins)]
+    scen = {"name": "t", "game": "druids", "seats": [{"agent": "greedy"}, {"agent": "random"}]}
+    run = load_run(write_store(tmp_path / "t", spec, res, scenario=scen))
+    meas = measure_run(run)
+    every = C.estimates(run, every=True)
+    for name, m in meas.items():
+        if name == "skill_spread_elo":
+            continue
+        e = every[name]
+        assert m.mean == pytest.approx(e.value) and m.n == e.distinct, name
+        if e.lo == e.lo:
+            assert (m.lo, m.hi) == pytest.approx((e.lo, e.hi)), name
+    # greedy's score against random, by hand: a win 1, a draw half
+    score = 0.0
+    for labs, w in zip((rot[i % 2] for i in range(12)), wins):
+        g = labs.index("greedy")
+        score += 0.5 if not w else float(w == [g])
+    assert meas["beats[greedy|random]"].mean == pytest.approx(score / 12)
+    assert meas["beats[random|greedy]"].mean == pytest.approx(1 - score / 12)
+    assert 0.0 <= meas["beats[greedy|random]"].lo <= meas["beats[greedy|random]"].hi <= 1.0
+    # greedy is declared stronger than random: the skill index is 2 s - 1 of that score
+    assert meas["skill_index"].mean == pytest.approx(2 * score / 12 - 1)
+    from analysis.skill import skill_index
+
+    si = skill_index(run)
+    assert si is not None and (si.p, si.p_lo, si.p_hi) == pytest.approx((every["skill_index"].value,
+                                                                         every["skill_index"].lo,
+                                                                         every["skill_index"].hi))
+    # beats[] is measured on request only: the tables do not list it
+    assert not any(n.startswith("beats[") for n in C.estimates(run))
+
+
+def test_the_tournament_fit_counts_copies_once(tmp_path: Path) -> None:
+    """Ratings and intervals of a run whose games repeat are the fit of its distinct games."""
+    from analysis.tournament import fit_bradley_terry, pairwise, run_ratings
+    from sim.games import get_game
+
+    spec = get_game("druids").spec
+    rot = [["greedy", "random"], ["random", "greedy"]]
+    distinct = [result(i, [0] if i % 3 else [1], labels=rot[i % 2], length=30 + i) for i in range(6)]
+    copies = [result(6 + k, [0] if i % 3 else [1], labels=rot[i % 2], length=30 + i)
+              for k, i in enumerate([0, 0, 0, 1, 2, 2, 4])]
+    run = load_run(write_store(tmp_path / "c", spec, distinct + copies, scenario={"name": "c", "game": "druids"}))
+    assert C.distinct_records(run) == (13, 6)
+    _, fit = run_ratings(run)
+    alone = fit_bradley_terry(pairwise(load_run(write_store(tmp_path / "d", spec, distinct,
+                                                            scenario={"name": "d", "game": "druids"})).games))
+    assert np.allclose(fit.strength, alone.strength) and np.allclose(fit.se, alone.se)
+    everything = fit_bradley_terry(pairwise(run.games))
+    assert not np.allclose(everything.se, fit.se)  # counting the copies would narrow the intervals
+
+
+def _piped(args: list[str]) -> list[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    out = subprocess.run([sys.executable, "-m", "sim.cli", *args], capture_output=True, text=True, env=env,
+                         cwd=ROOT, timeout=300)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.splitlines()
+
+
+def test_prose_is_wrapped_at_80_columns_on_a_pipe_and_no_word_is_cut(tmp_path: Path) -> None:
+    """Notes, legends and findings of ``compare`` and the run summary wrap at 80 columns when
+    stdout is a pipe and COLUMNS is unset; every word of them is still printed whole."""
+    from analysis.compare import compare_runs, summary_line
+    from sim.core.console import wrap_prose
+
+    run_dir = _crn_store(tmp_path / "crn")
+    lines = _piped(["compare", str(run_dir), str(run_dir)])
+    long_ = [ln for ln in lines if len(ln) > 80]
+    # only a path or a command to copy may be longer (one line, never folded)
+    assert all(ln.startswith(("A: ", "B: ", "html: ", "run ")) or str(run_dir) in ln for ln in long_), long_
+    text = " ".join(ln.strip() for ln in lines)
+    comp = compare_runs(run_dir, run_dir)
+    for note in comp.notes:
+        assert " ".join(f"note: {note}".split()) in " ".join(text.split()), note
+    assert " ".join(summary_line(comp).split()) in " ".join(text.split())
+    # the wrapper: a word longer than the width stands whole on its own line
+    path = "/a/very/long/path/" + "x" * 90 + "/results.sqlite"
+    got = wrap_prose(f"results in {path} and more words after it", 80, indent="  ")
+    assert path in [ln.strip() for ln in got] and all(len(ln) <= 80 for ln in got if path not in ln)
+
+
+def test_the_run_summary_wraps_its_prose_at_80_columns(capsys: pytest.CaptureFixture[str]) -> None:
+    from sim.cli_tables import print_summary as print_run_summary
+
+    s = {"scenario": "a-name", "game": "rocks", "games": 48, "distinct_games": 36, "seed": 3,
+         "seats": [{"seat": 0, "label": "x", "wins": 1, "win_rate": 0.5, "ci95": [0.1, 0.9], "shared_wins": 0,
+                    "score": 0.5, "score_ci95": [0.1, 0.9]}],
+         "metrics": [{"metric": "m", "words": "a metric whose words are long enough to go past the eightieth column "
+                      "of a terminal", "value": 0.5, "ci95": [0.25, 0.75], "share": False}],
+         "draws": 0, "shared_wins": 0, "mean_length": 10.0, "played": 48, "resumed_skipped": 0, "wall_s": 1.0,
+         "out": "/tmp/x"}
+    os.environ.pop("COLUMNS", None)
+    print_run_summary(s)
+    out = capsys.readouterr().out.splitlines()
+    assert all(len(ln) <= 80 for ln in out if not ln.startswith("results:")), out
+    assert any("36 distinct" in ln for ln in out)
+    assert "0.50 [0.25, 0.75]" in " ".join(out)
