@@ -11,8 +11,8 @@ interval is made from the games (:func:`estimate`):
 - a **share of games** (each game's numerator 0 or 1 over a denominator 0 or 1, e.g. seat 0's
   sole wins among all games or among decisive games): the Wilson 95 % interval of the games;
 - a **mean per game** (denominator 1 in every game, e.g. game length or penalty stones per game):
-  the Student-t 95 % interval of the games' values (a count's low end clipped at 0, and the exact
-  Poisson upper bound when the event never happened);
+  the Student-t 95 % interval of the games' values (a non-negative mean's low end clipped at 0;
+  a count (:attr:`Metric.count`) that never happened gets the exact Poisson upper bound);
 - a **ratio over passes, stones or turns** (a denominator that varies from game to game, e.g.
   stones lost per pass, the share of clean passes): the passes of one game share its layout and
   players, so the game is the sampling unit. The ratio estimator ``R = sum(y) / sum(x)`` has the
@@ -26,9 +26,11 @@ interval is made from the games (:func:`estimate`):
 (scores, winners, length, ending, the lead changes, the game's own columns and detail rows; not
 its seed, index, sweep point or wall times). Two games are one game (:func:`game_keys`) when
 
-- their records are equal and they share their seed: the same game played twice, even where the
-  rules draw by chance (the Sun's sweeps play every point with the same seeds, common random
-  numbers, and points that the swept values leave alike play the same physics game), or
+- their records are equal and they drew from the same random streams (:func:`stream_keys`: the
+  study's seed and the game's block of seat rotations): the same game played twice, even where
+  the rules draw by chance (the Sun's sweeps play every point on the same streams, common random
+  numbers, and mirrored points, e.g. aim noise (1, 0.25) and (0.25, 1) with the seats rotated,
+  replay one physics game), or
 - their records are equal in a game without chance (``GameSpec.has_chance`` False), whatever the
   seeds: greedy against greedy plays the same record every time, and 240 copies of one game are
   not 240 observations.
@@ -177,16 +179,36 @@ def game_records(run: RunData) -> pd.Series:
 
 def game_keys(run: RunData) -> pd.Series:
     """Which game each game of ``run`` is (module docstring), aligned with ``run.games``: equal
-    keys are one game. The key is the game record, with the seed key (``seed_key``: the random
-    stream the game drew from) where the rules draw by chance (equal records of one stream: a
-    copy under common random numbers; of two streams: two draws)."""
+    keys are one game. The key is the game record, with the random streams it drew from
+    (:func:`stream_keys`) where the rules draw by chance (equal records of one stream: a copy
+    under common random numbers; of two streams: two draws)."""
     rec = game_records(run)
     if rec.empty or not has_chance(run):
         return rec
-    # the game's random stream: its seed key (the study's seed and the game's index; a sweep's points
-    # share it, common random numbers), else its seed
-    col = "seed_key" if "seed_key" in run.games else "seed" if "seed" in run.games else None
-    return rec if col is None else rec + "|" + run.games[col].astype(str).to_numpy()
+    return rec + "|" + stream_keys(run).to_numpy()
+
+
+def stream_keys(run: RunData) -> pd.Series:
+    """The random streams each game of ``run`` drew from (``sim.core.seeding``), aligned with
+    ``run.games``: the root seed and the stream index, which is the game's index divided by the
+    number R of seat orders its point plays (``Scenario.seating``: the R games of a block, one per
+    rotation of the seats, meet the same chance; a sweep's points share the streams). R is read
+    from the seats table: the distinct orders of ``player`` (the [[seats]] entry) the point's games
+    show (the first R games show all R; a point with fewer games has stream index 0 throughout).
+    Without a ``player`` column, the stored seed key."""
+    g = run.games
+    seed = g["seed"].astype(str).to_numpy() if "seed" in g else np.full(len(g), "")
+    seats = run.seats
+    if seats.empty or not {"player", "seat", "point", "game_index"} <= set(seats.columns):
+        col = "seed_key" if "seed_key" in g else None
+        return pd.Series(g[col].astype(str).to_numpy() if col else seed, index=g.index)
+    order = (seats.sort_values("seat").groupby(["point", "game_index"])["player"]
+             .agg(lambda x: tuple(int(v) for v in x)))
+    rotations = order.groupby(level="point").nunique().clip(lower=1)
+    pts = g["point"].astype(int).to_numpy()
+    r = rotations.reindex(pts).fillna(1).astype(int).to_numpy()
+    idx = g["game_index"].astype(int).to_numpy() // r
+    return pd.Series([f"{a}:{b}" for a, b in zip(seed, idx)], index=g.index)
 
 
 def distinct_records(run: RunData) -> tuple[int, int]:
@@ -307,7 +329,8 @@ def estimate(metric: Metric, run: RunData, confidence: float = 0.95) -> Estimate
         vals = y / x
         if d < 2:
             pass
-        elif (y >= 0).all() and (vals == 0).all():
+        elif metric.count and (vals == 0).all():
+            # an event that never happened in d games: the exact Poisson upper bound
             _, lo, hi = count_per_game([0.0] * d, confidence)
         else:
             from scipy.special import stdtrit
@@ -544,7 +567,9 @@ def catalogue(run: RunData, every: bool = False) -> list[Metric]:
             v = pd.to_numeric(pd.Series(h[2]), errors="coerce").to_numpy(float) if h is not None else np.full(len(r.games), np.nan)
             return _frame(r, np.nan_to_num(v), (~np.isnan(v)).astype(float))
 
-        out.append(Metric(name, words, words, "games", "game", "neither", False, values))
+        # "... per game" headlines count events (druids' early claims, Rocks' guard removals)
+        out.append(Metric(name, words, words, "games", "game", "neither", False, values,
+                          count=words.endswith("per game")))
     if every:
         out += _pair_metrics(run)
     return [m for m in out if every or m.listed]
@@ -631,7 +656,7 @@ def repeat_note(run: RunData) -> str:
     n, d = distinct_records(run)
     if d == n:
         return ""
-    return (f"{n} games, {d} distinct: identical games (the same record, and the same seed where the rules draw "
+    return (f"{n} games, {d} distinct: identical games (the same record, and the same random streams where the rules draw "
             "by chance) count once in every figure and interval.")
 
 

@@ -296,9 +296,14 @@ def metric_row(m: Any, a: RunData, b: RunData) -> dict[str, Any]:
         # a ratio over passes: the game is the sampled unit (a cluster bootstrap over the distinct
         # games, a z-test on the two delta-method standard errors)
         lo, hi = _cluster_bootstrap_ratio(ea.y, ea.x, eb.y, eb.x)
-        se = math.sqrt(sum(x * x for x in (ea.se, eb.se) if x == x))
-        p = 1.0 if diff == 0 else (math.erfc(abs(diff) / se / math.sqrt(2)) if se > 0 else 0.0)
+        se = math.sqrt(ea.se ** 2 + eb.se ** 2)  # NaN when either run's spread is unknown
         test = "z (clustered)"
+        if se > 0:
+            p = math.erfc(abs(diff) / se / math.sqrt(2))
+        else:
+            # no spread within either run (or none measurable): a z-test would call any difference
+            # certain; the row stays untested
+            p, test = float("nan"), "no spread"
     else:
         va, vb = ea.y / ea.x, eb.y / eb.x
         _, lo, hi = bootstrap_mean_diff(va, vb)
@@ -348,6 +353,11 @@ def _ci(lo: float, hi: float, kind: str) -> str:
 def verdict(r: Any) -> str:
     """One line on a row: what changed from A to B and whether it survives the correction."""
     if r.p != r.p:
+        test = str(getattr(r, "test", ""))
+        if test == "one distinct game":
+            return "not tested (one distinct game: no spread to measure)"
+        if test == "no spread":
+            return "not tested (no spread within the runs)"
         return "not tested (no data)"
     if r.significant:
         return "differs (Holm-corrected)"
@@ -458,7 +468,9 @@ def short_verdict(r: Any) -> str:
     if v.startswith("too few"):
         return "too few"
     return {"differs (Holm-corrected)": "differs *", "p < 0.05 alone, not after correction": "p<.05 alone",
-            "no detectable difference": "no diff.", "not tested (no data)": "no data"}.get(v, v)
+            "no detectable difference": "no diff.", "not tested (no data)": "no data",
+            "not tested (one distinct game: no spread to measure)": "1 distinct",
+            "not tested (no spread within the runs)": "no spread"}.get(v, v)
 
 
 def metric_lines(comp: Comparison, width: int = 80) -> list[str]:

@@ -332,7 +332,10 @@ def drama_section(run: RunData) -> Section | None:
     a2.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
     lc, da, cb = s["lead_changes"], s["decided_at"], s["comeback"]
     late = float((y >= 0.9).mean()) if y.size else float("nan")
-    f = f"The lead changes {num(lc['mean'])} times per game on average [{num(lc['lo'])}, {num(lc['hi'])}]. "
+    from analysis.catalogue import format_value
+
+    # the mean and its interval with one precision (num's three significant digits gave 0.38 [0.258, 0.502])
+    f = f"The lead changes {format_value(lc['mean'], lc['lo'], lc['hi'], False, 2)} times per game on average. "
     if y.size:
         f += (f"The final winner takes a lasting lead after {pct(da['median'])} of the game (median); "
               f"in {pct(late)} of decisive games only in the last tenth. "

@@ -44,6 +44,11 @@ def _block(run: RunData, n_seats: int) -> dict[str, Any]:
         if x.metric.name.startswith("score[") and not x.metric.group.startswith("seat "):
             players.append({"player": x.metric.group, "games": x.games, "distinct_games": x.distinct,
                             "score": _num(x.value, 0.0), "score_ci95": [_num(x.lo, 0.0), _num(x.hi, 1.0)]})
+    # p0, p1, ... in the terminal are the scenario's players in order (the store's ``player``: the
+    # [[seats]] entry), not the labels' alphabetical order
+    who = "player" if "player" in seats else "seat"
+    first = seats.groupby("label")[who].min().to_dict() if not seats.empty else {}
+    players.sort(key=lambda p: (first.get(p["player"], 10**6), p["player"]))
     n_games, distinct = C.distinct_records(run) if not games.empty else (0, 0)
     return {
         "games": int(len(games)),

@@ -45,6 +45,7 @@ def result(
     rows: dict[str, list[dict[str, Any]]] | None = None,
     n_seats: int = 2,
     seed: int = 1,
+    players: list[int] | None = None,
 ) -> GameResult:
     """One GameResult with defaults for everything a test does not care about (``seed``: the
     study's seed; the store keys each game's random stream by it and the game's index)."""
@@ -57,6 +58,7 @@ def result(
         point=point, game_index=game_index, seed=seed, sweep=dict(sweep or {}), agents=agents, labels=labels,
         scores=scores, winners=sorted(winners), returns=rets, length=length, termination=termination,
         wall_s=0.01, version="test", columns=dict(columns or {}), rows=dict(rows or {}), leads=leads or [],
+        players=list(players) if players is not None else list(range(n)),
     )
 
 

@@ -325,7 +325,7 @@ def print_summary(s: dict[str, Any]) -> None:
                      "half).")
     if s.get("distinct_games") is not None and s["distinct_games"] < s["games"]:
         print_prose(con, f"{s['games']} games, {s['distinct_games']} distinct: identical games (the same record, and the same "
-                  "seed where the rules draw by chance) count once; the ratings are fitted on the distinct games.")
+                  "random streams where the rules draw by chance) count once; the ratings are fitted on the distinct games.")
 
 
 def _elo(x: float | None) -> str:

@@ -189,7 +189,7 @@ def _print_players(con: Any, players: list[dict[str, Any]], width: int) -> None:
         return
     rows = [[f"p{i}", pct_ci(p["score"], *p["score_ci95"]), str(p["games"])] for i, p in enumerate(players)]
     lines, _ = fit_table(["player", "score [95 %]", "games"], rows, width)
-    con.print("per player (seats rotate; the player effect):", highlight=False)
+    con.print("per player (seats rotate; the player effect; p0, p1, ...: the players in the scenario's order):", highlight=False)
     for ln in lines:
         con.print(escape(ln), highlight=False)
     for i, p in enumerate(players):

@@ -19,7 +19,7 @@ import pandas as pd
 from analysis import metrics as M
 from analysis.games import GameReport, has_columns
 from analysis.games.sun_compare import compare_rows, compare_tables
-from analysis.games.sun_metrics import GAP_BINS_MM, clean_pass_name, metrics, penalty_causes
+from analysis.games.sun_metrics import GAP_BINS_MM, clean_pass_name, metrics, pass_widths, penalty_causes
 from analysis.games.sun_rules import LEVELS, lost_stones, rules_tables
 from analysis.run_data import RunData
 from analysis.plots import Plot, Section, lines_ci, new_figure, new_figure_row, polar_bars, stacked_bars, ticks_with_n
@@ -238,7 +238,7 @@ def section(run: RunData) -> Section | None:
     for ax in (a1, a2):
         ticks_with_n(ax, xs if tick is not None else list(range(len(xs))), tick if tick is not None else xs, ns)
     a1.set_ylim(bottom=0)
-    unit = "°" if tick is not None else ""
+    unit = "°"  # both groupings are angles: the aim error drawn (|degrees|) or the mark area's bearing
     from analysis import catalogue as C
 
     est = C.estimates(run, ("ball_stones_per_pass", "clean_pass_share"))
@@ -333,8 +333,9 @@ def section(run: RunData) -> Section | None:
                      f"({len(big)} such sectors).")
             else:
                 f = _sector_finding(a, big, per_pass)
-            if has_columns(a, "area_width_mm") and a["area_width_mm"].notna().sum() >= 2 * MIN_PASSES:
-                w = a.dropna(subset=["area_width_mm"])
+            if has_columns(a, "area_width_mm") and pass_widths(a).notna().sum() >= 2 * MIN_PASSES:
+                # a pass over an empty ring goes through the widest area there is (pass_widths: inf)
+                w = a.assign(area_width_mm=pass_widths(a)).dropna(subset=["area_width_mm"])
                 med = float(w["area_width_mm"].median())
                 narrow, wide = w[w["area_width_mm"] < med], w[w["area_width_mm"] >= med]
                 if len(narrow) >= MIN_PASSES and len(wide) >= MIN_PASSES:
@@ -513,25 +514,32 @@ def _causes_sentence(run: RunData) -> str:
 
 def _sector_finding(a: pd.DataFrame, big: pd.DataFrame, overall: Any) -> str:
     """The danger-by-sector finding: a sector "costs the most" (or "the least") only when its
-    interval, clustered by game like the overall figure's, excludes the overall stones per pass;
-    otherwise the sentence says that no sector stands out."""
+    interval, clustered by game like the overall figure's and widened for the number of sectors
+    compared (Bonferroni: 1 - 0.05 / k), excludes the overall stones per pass; otherwise the
+    sentence says that no sector stands out. The 95 % interval is the one printed."""
     from analysis.catalogue import format_value, ratio_interval
 
     found = []
+    k = max(len(big), 1)
     for sec_ in big["sector"]:
         sub = a[a["sector"] == sec_]
         per = sub.groupby(["point", "game_index"])["penalties"].agg(["sum", "size"])
-        r, lo, hi, _se = ratio_interval(per["sum"].to_numpy(float), per["size"].to_numpy(float), share=False)
-        found.append((int(sec_), r, lo, hi, len(sub), len(per)))
+        y, x = per["sum"].to_numpy(float), per["size"].to_numpy(float)
+        r, lo, hi, _se = ratio_interval(y, x, share=False)
+        # the claim compares k sectors with the overall figure: it holds only when the interval at
+        # 1 - 0.05 / k (Bonferroni over the sectors) excludes it; about one of 24 plain 95 %
+        # intervals excludes it by chance alone
+        _, blo, bhi, _ = ratio_interval(y, x, share=False, confidence=1 - 0.05 / k)
+        found.append((int(sec_), r, lo, hi, len(sub), len(per), blo, bhi))
     ov = overall.value
 
     def deg(x: int) -> str:
         lo_deg = int(x * SECTOR_DEG)
         return f"{lo_deg}–{lo_deg + int(SECTOR_DEG)}°"
 
-    above = [t for t in found if t[2] == t[2] and t[2] > ov]
-    below = [t for t in found if t[3] == t[3] and t[3] < ov]
-    base = f"against {overall.text()} overall"
+    above = [t for t in found if t[6] == t[6] and t[6] > ov]
+    below = [t for t in found if t[7] == t[7] and t[7] < ov]
+    base = f"against {overall.text()} overall (the claim corrected for comparing {k} sectors, Bonferroni)"
     parts = []
     if above:
         w = max(above, key=lambda t: t[1])
@@ -545,7 +553,8 @@ def _sector_finding(a: pd.DataFrame, big: pd.DataFrame, overall: Any) -> str:
     w = max(found, key=lambda t: t[1])
     return (f"No mark-area sector with at least {MIN_PASSES} passes costs clearly more or less than the overall "
             f"{overall.text()} stones lost to the ball per pass: the costliest, {deg(w[0])}, "
-            f"{format_value(w[1], w[2], w[3], False)} ({w[4]} passes), has an interval that holds the overall figure.")
+            f"{format_value(w[1], w[2], w[3], False)} ({w[4]} passes), has an interval that holds the overall figure "
+            f"once corrected for comparing {k} sectors (Bonferroni).")
 
 
 #: Most games the Replays section lists (the rest are one command away, with their index)

@@ -63,6 +63,35 @@ def test_copies_under_common_random_numbers_count_once_in_a_game_with_chance(tmp
     assert (comp.loc["sole_win_rate[seat 0]", "n_a"], comp.loc["sole_win_rate[seat 0]", "a"]) == (4, 0.75)
 
 
+def test_mirrored_points_with_rotated_seats_replay_one_game(tmp_path: Path) -> None:
+    """A sweep of two players' settings on common random numbers, the seats rotated (game i plays
+    rotation i mod 2 on the streams of block i div 2): game 1 of point (a, b) sits player 1 first,
+    as game 0 of point (b, a) sits player 0 first with the same settings, on the same streams.
+    Equal records there are one game; game 0 of both points (the same streams, the other seating)
+    with equal records is one too, and block 1 (games 2, 3) draws other streams."""
+    from sim.games import get_game
+
+    spec = get_game("rocks").spec
+    res = []
+    for pt in (0, 1):
+        res += [result(0, [0], point=pt, players=[0, 1], length=30 + pt),  # differ: two games
+                result(1, [1], point=pt, players=[1, 0], length=40 if pt == 0 else 50),
+                result(2, [0], point=pt, players=[0, 1], length=60),  # block 1: equal records, one stream
+                result(3, [1], point=pt, players=[1, 0], length=70 if pt == 0 else 71)]
+    # point 0's game 1 and point 1's game 0 would need equal records: make them so
+    res[1] = result(1, [0], point=0, players=[1, 0], length=31)
+    run = load_run(write_store(tmp_path / "m", spec, res, points=[(0, {"rules.x": 1}), (1, {"rules.x": 2})],
+                               scenario={"name": "m", "game": "rocks"}))
+    keys = C.stream_keys(run)
+    assert keys.tolist() == ["1:0", "1:0", "1:1", "1:1"] * 2
+    # copies: p0 g1 = p1 g0 (length 31, winner 0, block 0); p0 g2 = p1 g2 (block 1); p1 g0 and p0 g0 differ
+    assert C.distinct_records(run) == (8, 6)
+    # the same records on other streams are two draws: a study seated once (no rotation) keeps both
+    one = [result(i, [0], players=[0, 1], length=30) for i in range(4)]
+    run1 = load_run(write_store(tmp_path / "o", spec, one, scenario={"name": "o", "game": "rocks"}))
+    assert C.stream_keys(run1).tolist() == ["1:0", "1:1", "1:2", "1:3"] and C.distinct_records(run1) == (4, 4)
+
+
 def test_a_mean_over_copies_has_the_interval_of_the_distinct_games(tmp_path: Path) -> None:
     """Copies add no information: the interval of 12 games holding 4 distinct ones, each 3 times,
     is the interval of those 4 games."""
