@@ -115,7 +115,9 @@ class Estimate:
         estimate rests on."""
         games = f"{self.games} {self.metric.unit if self.metric.unit.endswith('game') else 'game'}s"
         if self.metric.scheme == "ratio":
-            games = f"{self.den:,.0f} {self.metric.denominator} in {self.games} games"
+            # the unit's plural ("1,777 passes in 100 games"): the denominator's words are in the "per" column
+            unit = {"pass": "passes"}.get(self.metric.unit, self.metric.unit + "s")
+            games = f"{self.den:,.0f} {unit} in {self.games} games"
         return games + (f", {self.distinct} distinct" if self.repeated else "")
 
     def text(self, digits: int = 2) -> str:

@@ -135,7 +135,10 @@ def length_section(run: RunData) -> Section:
         samples = [run.seats.loc[run.seats["seat"] == s, "score"].to_numpy(float) for s in range(n)]
         integer = bool(np.allclose(run.seats["score"].dropna() % 1, 0))
         unit = score_unit(run.game)
-        parts = [f"{seat_name(int(r.seat))} {num(r.mean)} [{num(r.lo)}, {num(r.hi)}]" for r in sc.itertuples()]
+        from analysis.catalogue import format_value
+
+        # one precision for every seat and its interval (3 significant digits printed "3 [2.56, 3.44]")
+        parts = [f"{seat_name(int(r.seat))} {format_value(r.mean, r.lo, r.hi, False, 2)}" for r in sc.itertuples()]
         f = f"Mean final score ({unit}): " + "; ".join(parts) + "."
         sec.plots.append(Plot("scores", "Final scores", seat_distributions(
             samples, seat_labels(run), title="Final score by seat", xlabel=f"final score ({unit})", integer=integer),

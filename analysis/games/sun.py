@@ -416,9 +416,10 @@ def section(run: RunData) -> Section | None:
         km_all = curves[0][1]
         horizon = int(min(20, km_all["t"].max())) if len(km_all) > 1 else 0
         at = km_all[km_all["t"] <= horizon].iloc[-1]
+        slo, shi = _survival_interval(lives, horizon)
         f = (f"{int(lives['lost'].sum())} of {len(lives)} stones stood were lost. A stone survives {horizon} turns "
-             f"after it is stood with probability {100 * at['survival']:.0f} % [{100 * at['lo']:.0f}, "
-             f"{100 * at['hi']:.0f}]")
+             f"after it is stood with probability {100 * at['survival']:.0f} % [{100 * slo:.0f}, "
+             f"{100 * shi:.0f}] (a bootstrap over games: the stones of one game share its players)")
         by = [(sh, km[km["t"] <= horizon].iloc[-1]["survival"]) for sh, km in curves[1:]]
         if len(by) >= 2:
             worst = min(by, key=lambda x: x[1])
@@ -430,7 +431,8 @@ def section(run: RunData) -> Section | None:
         sec.plots.append(Plot("sun_stone_survival", "Stone survival", fig, f,
                               "Kaplan-Meier estimate over turns since each stone was first stood; stones still "
                               "standing when their game ended are censored there. Shaded: Greenwood 95 % interval "
-                              "of the curve for all stones (log-log). Legend: stones per curve."))
+                              "of the curve for all stones (log-log), stones taken as independent: narrower than "
+                              "the finding's interval, clustered by game. Legend: stones per curve."))
         sec.findings.append(f)
 
     # 6. invalid passes
@@ -516,7 +518,8 @@ def _sector_finding(a: pd.DataFrame, big: pd.DataFrame, overall: Any) -> str:
     """The danger-by-sector finding: a sector "costs the most" (or "the least") only when its
     interval, clustered by game like the overall figure's and widened for the number of sectors
     compared (Bonferroni: 1 - 0.05 / k), excludes the overall stones per pass; otherwise the
-    sentence says that no sector stands out. The 95 % interval is the one printed."""
+    sentence says that no sector stands out. The 95 % interval is the one printed. A sector seen
+    in fewer than :data:`MIN_SECTOR_GAMES` games is never named."""
     from analysis.catalogue import format_value, ratio_interval
 
     found = []
@@ -530,6 +533,10 @@ def _sector_finding(a: pd.DataFrame, big: pd.DataFrame, overall: Any) -> str:
         # 1 - 0.05 / k (Bonferroni over the sectors) excludes it; about one of 24 plain 95 %
         # intervals excludes it by chance alone
         _, blo, bhi, _ = ratio_interval(y, x, share=False, confidence=1 - 0.05 / k)
+        if len(per) < MIN_SECTOR_GAMES:
+            # the delta-method variance is measured between games: a handful of games (two games
+            # whose every pass cost two stones give 2.00 [2.00, 2.00]) does not measure it
+            blo = bhi = float("nan")
         found.append((int(sec_), r, lo, hi, len(sub), len(per), blo, bhi))
     ov = overall.value
 
@@ -541,21 +548,63 @@ def _sector_finding(a: pd.DataFrame, big: pd.DataFrame, overall: Any) -> str:
     below = [t for t in found if t[7] == t[7] and t[7] < ov]
     base = f"against {overall.text()} overall (the claim corrected for comparing {k} sectors, Bonferroni)"
     parts = []
+    # "most" and "least" among the sectors that clearly differ: a sector with a higher mean on few
+    # passes may show a longer bar yet not clearly differ (the plot's bars are the means)
+    def among(n: int, way: str) -> str:
+        return "the only sector that does" if n == 1 else f"the {way} of the {n} sectors that do"
+
     if above:
         w = max(above, key=lambda t: t[1])
-        parts.append(f"passes through mark areas at {deg(w[0])} cost the most: {format_value(w[1], w[2], w[3], False)} "
-                     f"stones lost to the ball per pass ({w[4]} passes in {w[5]} games), {base}")
+        parts.append(f"passes through mark areas at {deg(w[0])} cost clearly more than overall "
+                     f"({among(len(above), 'costliest')}): {format_value(w[1], w[2], w[3], False)} stones lost to "
+                     f"the ball per pass ({w[4]} passes in {w[5]} games), {base}")
     if below:
         b = min(below, key=lambda t: t[1])
-        parts.append(f"those at {deg(b[0])} the least: {format_value(b[1], b[2], b[3], False)} ({b[4]} passes)")
+        parts.append(f"those at {deg(b[0])} clearly less ({among(len(below), 'cheapest')}): "
+                     f"{format_value(b[1], b[2], b[3], False)} ({b[4]} passes)")
     if parts:
-        return f"Of the sectors with at least {MIN_PASSES} passes, " + "; ".join(parts) + "."
+        return (f"Of the sectors with at least {MIN_PASSES} passes in {MIN_SECTOR_GAMES} games or more, "
+                + "; ".join(parts) + ".")
     w = max(found, key=lambda t: t[1])
-    return (f"No mark-area sector with at least {MIN_PASSES} passes costs clearly more or less than the overall "
+    return (f"No mark-area sector with at least {MIN_PASSES} passes (in {MIN_SECTOR_GAMES} games or more) costs clearly "
+            f"more or less than the overall "
             f"{overall.text()} stones lost to the ball per pass: the costliest, {deg(w[0])}, "
             f"{format_value(w[1], w[2], w[3], False)} ({w[4]} passes), has an interval that holds the overall figure "
             f"once corrected for comparing {k} sectors (Bonferroni).")
 
+
+def _km_at(d: np.ndarray, e: np.ndarray, horizon: float) -> float:
+    """Kaplan-Meier survival at ``horizon`` (the product over event times up to it)."""
+    s = 1.0
+    for t in np.unique(d[(e == 1) & (d <= horizon)]):
+        n = int((d >= t).sum())
+        s *= 1.0 - int(((d == t) & (e == 1)).sum()) / n
+    return s
+
+
+def _survival_interval(lives: pd.DataFrame, horizon: float, resamples: int = 400) -> tuple[float, float]:
+    """95 % percentile interval of the survival at ``horizon`` from a bootstrap over games (the
+    stones of one game share its layout and players: the game is the sampled unit); fixed seed."""
+    keys = list(zip(lives["point"].astype(int), lives["game_index"].astype(int)))
+    by: dict[tuple[int, int], list[int]] = {}
+    for i, k in enumerate(keys):
+        by.setdefault(k, []).append(i)
+    groups = [np.asarray(v) for v in by.values()]
+    if len(groups) < 2:
+        return float("nan"), float("nan")
+    d, e = lives["turns"].to_numpy(float), lives["lost"].to_numpy(int)
+    rng = np.random.default_rng(20260)
+    vals = []
+    for _ in range(resamples):
+        idx = np.concatenate([groups[j] for j in rng.integers(0, len(groups), len(groups))])
+        vals.append(_km_at(d[idx], e[idx], horizon))
+    lo, hi = np.percentile(vals, [2.5, 97.5])
+    return float(lo), float(hi)
+
+
+#: fewest games a mark-area sector's passes must come from before a finding may name it (its
+#: interval is clustered by game: the spread between a handful of games is not measured)
+MIN_SECTOR_GAMES = 10
 
 #: Most games the Replays section lists (the rest are one command away, with their index)
 REPLAY_ROWS = 8
