@@ -33,7 +33,9 @@ its seed, index, sweep point or wall times). Two games are one game (:func:`game
   replay one physics game), or
 - their records are equal in a game without chance (``GameSpec.has_chance`` False), whatever the
   seeds: greedy against greedy plays the same record every time, and 240 copies of one game are
-  not 240 observations.
+  not 240 observations; or where the records hold continuous noise draws (rows in the game
+  report's ``GameReport.noise_table``: the Sun's passes store the noise of every throw), since two
+  independent draws never agree: a Sun study with perfect hands replays one game per seating.
 
 Every estimate rests on the distinct games: each contributes once (its copies averaged), to the
 value and to the interval, and the sample sizes printed are the distinct counts; one distinct game
@@ -187,7 +189,27 @@ def game_keys(run: RunData) -> pd.Series:
     rec = game_records(run)
     if rec.empty or not has_chance(run):
         return rec
-    return rec + "|" + stream_keys(run).to_numpy()
+    keyed = rec + "|" + stream_keys(run).to_numpy()
+    noisy = _with_noise(run)
+    return rec.where(noisy, keyed)
+
+
+def _with_noise(run: RunData) -> pd.Series:
+    """Per game of ``run``: its record holds continuous noise draws (a row in the game report's
+    ``noise_table``), so an equal record elsewhere is the same game whatever the streams."""
+    from analysis.games import game_report
+
+    no = pd.Series(False, index=run.games.index)
+    try:
+        table = game_report(run.game).noise_table
+    except Exception:  # noqa: BLE001 - a game whose report cannot be loaded: the streams decide
+        return no
+    rows = run.details.get(table) if table else None
+    if rows is None or rows.empty or not {"point", "game_index"} <= set(rows.columns):
+        return no
+    have = set(zip(rows["point"].astype(int), rows["game_index"].astype(int)))
+    keys = zip(run.games["point"].astype(int), run.games["game_index"].astype(int))
+    return pd.Series([k in have for k in keys], index=run.games.index)
 
 
 def stream_keys(run: RunData) -> pd.Series:

@@ -554,21 +554,37 @@ ul.key li{margin:.3em 0}
 """
 
 
+#: scenario keys a command line sets for where and how a study runs, not what it plays: a file
+#: that differs from the stored scenario only there is the study's file
+_RUN_KEYS = ("out", "backend", "workers")
+
+
 def scenario_text(run: RunData) -> tuple[str, str]:
     """The scenario as TOML and where it came from: the original file when it still parses to
-    what the store recorded (comments kept), else a rendering of the stored scenario."""
+    what the store recorded, apart from where and how the study ran (``--out``, the backend:
+    :data:`_RUN_KEYS`; comments kept), else a rendering of the stored scenario that names the keys
+    that differ from the file now (set on the command line, e.g. ``--games``, or edited since)."""
     src = run.meta.get("source", "")
-    if src and Path(src).is_file():
-        try:
-            import tomllib
+    if not src:
+        return to_toml(run.scenario), "as stored in the run"
+    if not Path(src).is_file():
+        return to_toml(run.scenario), f"{src} (as stored in the run; the file is not found from here)"
+    try:
+        import tomllib
 
-            text = Path(src).read_text(encoding="utf-8-sig")  # as sim.core.files.read_toml reads it
-            if json.loads(json.dumps(tomllib.loads(text), sort_keys=True, default=str)) == \
-                    json.loads(json.dumps(run.scenario, sort_keys=True, default=str)):
-                return text, f"{src}"
-        except (OSError, ValueError):
-            pass
-    return to_toml(run.scenario), f"{src} (as stored in the run; the file has changed since)" if src else "as stored in the run"
+        text = Path(src).read_text(encoding="utf-8-sig")  # as sim.core.files.read_toml reads it
+
+        def norm(d: Any) -> Any:
+            return json.loads(json.dumps(d, sort_keys=True, default=str))
+
+        found, stored = norm(tomllib.loads(text)), norm(run.scenario)
+        differ = sorted(k for k in set(found) | set(stored) if k not in _RUN_KEYS and found.get(k) != stored.get(k))
+        if not differ:
+            return text, f"{src}"
+        return to_toml(run.scenario), (f"{src} (as stored in the run: {', '.join(differ)} differ from the file now, "
+                                       "set on the command line or edited since)")
+    except (OSError, ValueError):
+        return to_toml(run.scenario), f"{src} (as stored in the run; the file does not read as TOML now)"
 
 
 def table_html(df: pd.DataFrame) -> str:

@@ -34,6 +34,11 @@ class GameReport:
     tune_metrics: tuple[str, ...] = ()
     #: the per-player metrics of :meth:`metrics` (named ``name[player]``) that ``stonelab tune`` may target
     player_metrics: tuple[str, ...] = ()
+    #: the detail table whose rows store continuous noise draws (the Sun: ``passes``, the noise of
+    #: every throw): two games with equal records and rows there can only be one game played twice,
+    #: whatever the random streams (a Sun study with perfect hands replays one game per seating);
+    #: None: chance is discrete (dice, a deck) and may repeat a record (analysis/catalogue.py)
+    noise_table: str | None = None
 
     def section(self, run: RunData) -> Section | None:
         """The game's own report section (plots, tables, findings), placed after the skill

@@ -821,6 +821,7 @@ class SunReport(GameReport):
     design_files = staticmethod(design_files)
     tune_metrics = TUNE_METRICS
     player_metrics = PLAYER_METRICS
+    noise_table = "passes"  # every pass stores the noise drawn: equal records are one game
 
 
 #: what the Sun's plug-in names as its ``report``

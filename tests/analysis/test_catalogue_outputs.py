@@ -240,3 +240,50 @@ def test_the_run_summary_wraps_its_prose_at_80_columns(capsys: pytest.CaptureFix
     assert all(len(ln) <= 80 for ln in out if not ln.startswith("results:")), out
     assert any("36 distinct" in ln for ln in out)
     assert "0.50 [0.25, 0.75]" in " ".join(out)
+
+
+def test_a_sun_study_without_noise_counts_its_replayed_games_once(tmp_path: Path) -> None:
+    """The Sun's records hold the noise drawn in every pass: equal records are one game whatever
+    the streams (perfect hands replay one game per seating); a dice game's are not."""
+    from sim.games import get_game
+
+    spec = get_game("sun").spec
+    cols = [c.name for c in spec.detail_tables["passes"]]
+    row = {c: 0 for c in cols}
+    row.update({"seat": 0, "turn": 0, "penalties": 1, "causes": "1:slab:toppled", "area_width_mm": 80.0})
+    res = [result(i, [i % 2], length=40 + i % 2, rows={"passes": [dict(row, seat=i % 2)], "placements": [],
+                                                     "frames": []}) for i in range(12)]
+    run = load_run(write_store(tmp_path / "s", spec, res, scenario={"name": "s", "game": "sun"}))
+    assert C.distinct_records(run) == (12, 2)
+    assert C.repeat_note(run).startswith("12 games, 2 distinct")
+    e = C.estimates(run)["sole_win_rate[seat 0]"]
+    assert (e.value, e.distinct) == (0.5, 2)
+
+
+def test_the_report_names_its_scenario_file_when_only_the_run_keys_differ(tmp_path: Path) -> None:
+    """``--out`` stored in the scenario is not a change of the file; ``--games`` is named."""
+    import json as _json
+
+    from analysis.report import scenario_text
+    from sim.games import get_game
+
+    src = tmp_path / "s.toml"
+    src.write_text('# a comment\nname = "s"\ngame = "druids"\ngames = 10\n', encoding="utf-8")
+    spec = get_game("druids").spec
+    for scen, want in (({"name": "s", "game": "druids", "games": 10, "out": "/x"}, "# a comment"),
+                       ({"name": "s", "game": "druids", "games": 3, "out": "/x"}, "games = 3")):
+        d = write_store(tmp_path / _json.dumps(scen["games"]), spec, [result(0, [0])], scenario=scen)
+        import sqlite3
+
+        con = sqlite3.connect(d / "results.sqlite")
+        con.execute("UPDATE meta SET value = ? WHERE key = 'source'", (str(src),))
+        if not con.execute("SELECT 1 FROM meta WHERE key = 'source'").fetchone():
+            con.execute("INSERT INTO meta (key, value) VALUES ('source', ?)", (str(src),))
+        con.commit()
+        con.close()
+        text, where = scenario_text(load_run(d))
+        assert want in text
+        if scen["games"] == 10:
+            assert where == str(src)
+        else:
+            assert "games differ from the file now" in where and "changed since)" not in where
