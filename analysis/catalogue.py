@@ -511,9 +511,11 @@ def _pair_metrics(run: RunData) -> list[Metric]:
 
 
 def _skill_metrics(run: RunData) -> list[Metric]:
-    """``skill_index``: ``2 s - 1`` of the declared-stronger players' score ``s`` against the
-    declared-weaker ones over their pairwise comparisons (:mod:`analysis.skill`: 0 a coin flip,
-    1 skill alone), clustered by game; none when no two players differ in declared skill."""
+    """``stronger_score``: the declared-stronger players' score ``s`` against the declared-weaker
+    ones over their pairwise comparisons (1 a win, 1/2 a tie), a share over comparisons clustered
+    by game (Wilson on the effective sample: inside [0, 1] also when every comparison went one
+    way); the skill index of :mod:`analysis.skill` and ``stonelab tune`` is ``2 s - 1`` of it.
+    None when no two players differ in declared skill."""
     from analysis.strength import stronger_pairs
 
     pairs = stronger_pairs(run)
@@ -521,17 +523,21 @@ def _skill_metrics(run: RunData) -> list[Metric]:
         return []
 
     def keep(x: str, y: str, s: float) -> float | None:
-        return 2 * s - 1 if (x, y) in pairs else (1 - 2 * s) if (y, x) in pairs else None
+        return s if (x, y) in pairs else (1.0 - s) if (y, x) in pairs else None
 
     def values(r: RunData) -> pd.DataFrame:
         return _pair_frame(r, keep)
 
     if not (values(run)["den"] > 0).any():
         return []
-    return [Metric("skill_index", "skill index (0 a coin flip, 1 skill alone)",
-                   "twice the declared-stronger player's score minus 1, over its comparisons with a weaker one",
-                   "comparisons of a stronger with a weaker player", "comparison", "higher", False, values,
-                   tune=True)]
+    return [Metric("stronger_score", "declared-stronger players' score against weaker ones (skill index: 2 x - 1)",
+                   "the declared-stronger player's score in its comparisons with a weaker one",
+                   "comparisons of a stronger with a weaker player", "comparison", "higher", True, values)]
+
+
+def skill_index_of(e: Estimate) -> tuple[float, float, float, float]:
+    """``(p, lo, hi, se)`` of the skill index ``2 s - 1`` from the ``stronger_score`` estimate."""
+    return (2 * e.value - 1, 2 * e.lo - 1, 2 * e.hi - 1, 2 * e.se)
 
 
 def _game_metrics(run: RunData) -> list[Metric]:

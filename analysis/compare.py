@@ -420,8 +420,6 @@ def to_json(comp: Comparison) -> dict[str, Any]:
 def print_table(comp: Comparison, html_path: Path | None = None) -> None:
     """Print the comparison as a rich table, then the notes and the runs (file paths and commands
     on lines of their own, never wrapped, so they can be copied)."""
-    from rich import box
-    from rich.table import Table
 
     from sim.core.console import console, escape, plain, print_prose
 
@@ -443,14 +441,12 @@ def print_table(comp: Comparison, html_path: Path | None = None) -> None:
             con.print(f"  {bin_}°: A {_fmt(ra['rate'], 'proportion')} of {ra['passes']}   "
                       f"B {_fmt(rb['rate'], 'proportion')} of {rb['passes']}")
     if not comp.rules.empty:
-        rt = Table(title="Sun: rules exercised (per game [95 %])", title_justify="left", box=box.SIMPLE_HEAD,
-                   pad_edge=False)
-        for c in ("event", "A", "B"):
-            rt.add_column(c, justify="left" if c == "event" else "right", overflow="fold")
-        for r in comp.rules.itertuples():
-            rt.add_row(escape(r.event), _rules_cell(r.a_per_game, r.a_lo, r.a_hi, r.a_games_with, r.a_games, r.binary),
-                       _rules_cell(r.b_per_game, r.b_lo, r.b_hi, r.b_games_with, r.b_games, r.binary))
-        con.print(rt)
+        con.print("Sun: rules exercised (per game [95 %])", markup=False, highlight=False)
+        cells = [(str(r.event), _rules_cell(r.a_per_game, r.a_lo, r.a_hi, r.a_games_with, r.a_games, r.binary),
+                  _rules_cell(r.b_per_game, r.b_lo, r.b_hi, r.b_games_with, r.b_games, r.binary))
+                 for r in comp.rules.itertuples()]
+        for ln in rules_lines(cells, width):
+            con.print(ln, markup=False, highlight=False, soft_wrap=True)
     print_prose(con, summary_line(comp))
     print_prose(con, "scenario changes A -> B: " + ("; ".join(comp.changes) if comp.changes else "none (same scenario)"),
                 indent="  ")
@@ -460,6 +456,23 @@ def print_table(comp: Comparison, html_path: Path | None = None) -> None:
     con.print(plain(_run_line("B", comp.b)), soft_wrap=True, markup=False, highlight=False)
     if html_path is not None:
         con.print(f"html: {plain(html_path)}", soft_wrap=True, markup=False, highlight=False)
+
+
+def rules_lines(cells: list[tuple[str, str, str]], width: int = 80) -> list[str]:
+    """The rules-exercised rows as text, ``event  A  B``: the numbers right-aligned in columns as
+    wide as their widest cell, never cut or folded; an event name too long for the room the
+    numbers leave goes on a line of its own, the numbers on the next (as :func:`metric_lines`)."""
+    wa = max([len("A"), *(len(c[1]) for c in cells)])
+    wb = max([len("B"), *(len(c[2]) for c in cells)])
+    room = max(width - wa - wb - 4, 12)
+    we = min(max([len("event"), *(len(c[0]) for c in cells)]), room)
+    out = [f"{'event':<{we}}  {'A':>{wa}}  {'B':>{wb}}", "-" * min(width, we + wa + wb + 4)]
+    for ev, a, b in cells:
+        if len(ev) > we:
+            out.append(ev)
+            ev = ""
+        out.append(f"{ev:<{we}}  {a:>{wa}}  {b:>{wb}}".rstrip())
+    return out
 
 
 def short_verdict(r: Any) -> str:

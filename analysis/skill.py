@@ -27,8 +27,9 @@ spread cannot be reproduced; this module gives two figures in its spirit:
   a ``p``-chess benchmark; and it is read from the score of ordered pairs, not from a rating spread.
   Which player is stronger comes from the scenario (:mod:`analysis.strength`: agent tier, search
   effort, the game's seat skill such as the Sun's skill levels), never from the results. The
-  index is the catalogue's ``skill_index`` (:mod:`analysis.catalogue`): a ratio over the
-  comparisons, clustered by game (the comparisons of one game share it), on the distinct games. "This layout is 60 % skill
+  index is ``2 s - 1`` of the catalogue's ``stronger_score`` (:mod:`analysis.catalogue`): a share
+  of the comparisons, clustered by game (the comparisons of one game share it; Wilson on the
+  effective sample), on the distinct games. "This layout is 60 % skill
   for these hands" reads ``p = 0.6``: six games in ten are decided by the skill difference, the
   other four as by a coin. A negative ``p`` means the declared-weaker players do better.
 - **Rating spread** (the paper's quantity, on this study's few players): the standard deviation of
@@ -178,9 +179,9 @@ def skill_index(run: RunData, conf_level: float = 0.95, seed: int = 0) -> SkillI
     # comparisons clustered by game): one definition for the report, the summary, compare and tune
     from analysis import catalogue as C
 
-    m_ = next((x for x in C.catalogue(run) if x.name == "skill_index"), None)
+    m_ = next((x for x in C.catalogue(run) if x.name == "stronger_score"), None)
     est = C.estimate(m_, run, conf_level) if m_ is not None else None
-    p_, lo_p, hi_p = (est.value, est.lo, est.hi) if est is not None else (2 * k / tot - 1, math.nan, math.nan)
+    p_, lo_p, hi_p = C.skill_index_of(est)[:3] if est is not None else (2 * k / tot - 1, math.nan, math.nan)
     s = (p_ + 1) / 2
     tot = int(round(est.den)) if est is not None else tot
     met = [i for i in range(m) if n[i].sum() > 0]

@@ -120,6 +120,13 @@ def measure_run(run: RunData) -> dict[str, Estimate]:
     for name, e in C.estimates(run, every=True).items():
         if e.metric.tune and e.distinct > 0:
             out[name] = _catalogue_estimate(e)
+    ss = C.estimates(run, ["stronger_score"]).get("stronger_score")
+    if ss is not None and ss.distinct > 0:
+        # the skill index is 2 s - 1 of the catalogue's stronger players' score (analysis/skill.py)
+        p, lo, hi, se = C.skill_index_of(ss)
+        if se != se and lo == lo:
+            se = (hi - lo) / (2 * Z95)
+        out["skill_index"] = Estimate(p, se, ss.distinct, lo, hi)
     si = skill_index(run)
     if si is not None and "skill_index" in out:
         # the rating spread is a fit over all comparisons (analysis/skill.py), not a ratio per game:

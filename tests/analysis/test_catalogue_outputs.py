@@ -148,7 +148,7 @@ def test_tune_reads_every_metric_from_the_catalogue(tmp_path: Path) -> None:
     meas = measure_run(run)
     every = C.estimates(run, every=True)
     for name, m in meas.items():
-        if name == "skill_spread_elo":
+        if name in ("skill_spread_elo", "skill_index"):  # the index is 2 s - 1 of stronger_score
             continue
         e = every[name]
         assert m.mean == pytest.approx(e.value) and m.n == e.distinct, name
@@ -167,9 +167,11 @@ def test_tune_reads_every_metric_from_the_catalogue(tmp_path: Path) -> None:
     from analysis.skill import skill_index
 
     si = skill_index(run)
-    assert si is not None and (si.p, si.p_lo, si.p_hi) == pytest.approx((every["skill_index"].value,
-                                                                         every["skill_index"].lo,
-                                                                         every["skill_index"].hi))
+    ss = every["stronger_score"]
+    assert ss.value == pytest.approx(score / 12) and 0.0 <= ss.lo <= ss.hi <= 1.0
+    assert si is not None and (si.p, si.p_lo, si.p_hi) == pytest.approx((2 * ss.value - 1, 2 * ss.lo - 1,
+                                                                         2 * ss.hi - 1))
+    assert (meas["skill_index"].lo, meas["skill_index"].hi) == pytest.approx((2 * ss.lo - 1, 2 * ss.hi - 1))
     # beats[] is measured on request only: the tables do not list it
     assert not any(n.startswith("beats[") for n in C.estimates(run))
 
@@ -287,3 +289,35 @@ def test_the_report_names_its_scenario_file_when_only_the_run_keys_differ(tmp_pa
             assert where == str(src)
         else:
             assert "games differ from the file now" in where and "changed since)" not in where
+
+
+def test_the_skill_index_stays_inside_its_range_when_every_comparison_goes_one_way(tmp_path: Path) -> None:
+    """Issue 29: "1.00 [1.00, 1.00]" (no spread between games) and "0.82 [0.55, 1.09]" (past 1)
+    from a ratio interval; the stronger players' score is a share, Wilson on its effective sample."""
+    from analysis.skill import skill_index
+    from sim.games import get_game
+
+    spec = get_game("druids").spec
+    scen = {"name": "t", "game": "druids", "seats": [{"agent": "greedy"}, {"agent": "random"}]}
+    res = [result(i, [0], labels=["greedy", "random"], length=30 + i) for i in range(12)]
+    run = load_run(write_store(tmp_path / "a", spec, res, scenario=scen))
+    ss = C.estimates(run)["stronger_score"]
+    assert ss.value == 1.0 and (ss.lo, ss.hi) == pytest.approx(wilson(12, 12))
+    si = skill_index(run)
+    assert si is not None and si.p == 1.0 and -1.0 <= si.p_lo < 1.0 and si.p_hi <= 1.0
+    mixed = [result(i, [0] if i % 5 else [1], labels=["greedy", "random"], length=30 + i) for i in range(12)]
+    si2 = skill_index(load_run(write_store(tmp_path / "b", spec, mixed, scenario=scen)))
+    assert si2 is not None and -1.0 <= si2.p_lo <= si2.p <= si2.p_hi <= 1.0
+
+
+def test_the_rules_rows_of_compare_fit_80_columns_and_cut_no_number() -> None:
+    from analysis.compare import rules_lines
+
+    cells = [("stands", "19.33 [18.38, 20.28]", "17.42 [16.22, 18.61]"),
+             ("failed placements: no legal marker move", "2.08 [1.05, 3.11]", "1.83 [0.94, 2.73]"),
+             ("ending: field_empty", "100 % [76, 100] (12 of 12)", "92 % [65, 99] (11 of 12)")]
+    lines = rules_lines(cells, 80)
+    assert all(len(ln) <= 80 for ln in lines)
+    for ev, a, b in cells:
+        assert any(ln.strip() == ev or ln.startswith(ev) for ln in lines)
+        assert any(a in ln and b in ln for ln in lines)
