@@ -183,13 +183,13 @@ def print_seat_table(con: Any, title: str, seats: list[dict[str, Any]]) -> None:
 
 def _print_players(con: Any, players: list[dict[str, Any]], width: int) -> None:
     """Per player (seats rotate): its score with the 95 % interval over the games it played."""
-    from sim.core.console import escape
+    from sim.core.console import escape, print_prose
 
     if not players:
         return
     rows = [[f"p{i}", pct_ci(p["score"], *p["score_ci95"]), str(p["games"])] for i, p in enumerate(players)]
     lines, _ = fit_table(["player", "score [95 %]", "games"], rows, width)
-    con.print("per player (seats rotate; the player effect; p0, p1, ...: the players in the scenario's order):", highlight=False)
+    print_prose(con, "per player score (share of the win; seats rotate; p0, p1, ...: the scenario's players):")
     for ln in lines:
         con.print(escape(ln), highlight=False)
     for i, p in enumerate(players):
@@ -212,6 +212,9 @@ def _print_metrics(con: Any, metrics: list[dict[str, Any]]) -> None:
         print_prose(con, f"{m['words']}: {format_value(v, lo, hi, share)}", first="  ", indent="    ")
 
 
-def pct_ci(rate: float, lo: float, hi: float) -> str:
-    """``'23 % [13, 37]'``: a rate and its 95 % interval in percent."""
+def pct_ci(rate: float, lo: float | None, hi: float | None) -> str:
+    """``'23 % [13, 37]'``: a rate and its 95 % interval in percent (``'100 % (no interval)'``
+    where none was computed: one distinct game)."""
+    if lo is None or hi is None or lo != lo or hi != hi:
+        return f"{100 * rate:.0f} % (no interval)"
     return f"{100 * rate:.0f} % [{100 * lo:.0f}, {100 * hi:.0f}]"
