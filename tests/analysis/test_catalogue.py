@@ -77,6 +77,9 @@ def by_hand(run_dir: Path) -> dict[str, float]:
         share = sum((1 / len(json.loads(w)) if seat in json.loads(w) else 0) if json.loads(w) else 1 / k
                     for w, seat, k in rows)
         out[f"score[{lab}]"] = share / q(f"SELECT COUNT(DISTINCT point || '-' || game_index) FROM seats WHERE label = '{lab}'")
+        # the Sun: a player's penalty stones of all causes are its seats' final scores
+        out[f"penalties[{lab}]"] = q(f"SELECT SUM(score) FROM seats WHERE label = '{lab}'") / \
+            q(f"SELECT COUNT(DISTINCT point || '-' || game_index) FROM seats WHERE label = '{lab}'")
     out["draw_rate"] = sum(not w for w in winners) / n
     out["shared_win_share"] = sum(len(w) > 1 for w in winners) / n
     out["draw_share"] = sum(len(w) != 1 for w in winners) / n
