@@ -11,8 +11,8 @@ interval is made from the games (:func:`estimate`):
 - a **share of games** (each game's numerator 0 or 1 over a denominator 0 or 1, e.g. seat 0's
   sole wins among all games or among decisive games): the Wilson 95 % interval of the games;
 - a **mean per game** (denominator 1 in every game, e.g. game length or penalty stones per game):
-  the Student-t 95 % interval of the games' values (a count's low end clipped at 0, and the exact
-  Poisson upper bound when the event never happened);
+  the Student-t 95 % interval of the games' values (a non-negative mean's low end clipped at 0;
+  a count (:attr:`Metric.count`) that never happened gets the exact Poisson upper bound);
 - a **ratio over passes, stones or turns** (a denominator that varies from game to game, e.g.
   stones lost per pass, the share of clean passes): the passes of one game share its layout and
   players, so the game is the sampling unit. The ratio estimator ``R = sum(y) / sum(x)`` has the
@@ -24,16 +24,25 @@ interval is made from the games (:func:`estimate`):
 
 **Identical games are counted once.** A game record is its outcome and everything it stored
 (scores, winners, length, ending, the lead changes, the game's own columns and detail rows; not
-its seed, index, sweep point or wall times). In a game without chance (``GameSpec.has_chance``
-False) two games with one record played the same game: greedy against greedy plays the same
-record every time, and 240 copies of one game are not 240 observations. Every estimate then
-keeps its value over all games (the mean of what was played) but sizes its interval by the
-distinct games: a share's Wilson interval on ``distinct / games`` of its trials, a mean's or a
-ratio's standard error scaled by ``sqrt(games / distinct)`` with ``distinct - 1`` degrees of
-freedom; one distinct game gives no interval. Where the rules draw by chance (the Sun's physics
-noise, a deck, dice) two equal records are independent draws that agree, and each counts.
-Moves are not stored, so games that differ only in moves no stored column records count as one
-(the conservative side: an interval too wide, never too narrow).
+its seed, index, sweep point or wall times). Two games are one game (:func:`game_keys`) when
+
+- their records are equal and they drew from the same random streams (:func:`stream_keys`: the
+  study's seed and the game's block of seat rotations): the same game played twice, even where
+  the rules draw by chance (the Sun's sweeps play every point on the same streams, common random
+  numbers, and mirrored points, e.g. aim noise (1, 0.25) and (0.25, 1) with the seats rotated,
+  replay one physics game), or
+- their records are equal in a game without chance (``GameSpec.has_chance`` False), whatever the
+  seeds: greedy against greedy plays the same record every time, and 240 copies of one game are
+  not 240 observations; or where the records hold continuous noise draws (rows in the game
+  report's ``GameReport.noise_table``: the Sun's passes store the noise of every throw), since two
+  independent draws never agree: a Sun study with perfect hands replays one game per seating.
+
+Every estimate rests on the distinct games: each contributes once (its copies averaged), to the
+value and to the interval, and the sample sizes printed are the distinct counts; one distinct game
+gives no interval. Where the rules draw by chance, equal records with different seeds are
+independent draws that agree, and each counts. Moves are not stored, so games that differ only in
+moves no stored column records count as one (the conservative side: an interval too wide, never
+too narrow).
 
 A game adds its own metrics through its report's ``GameReport.metrics`` hook
 (:mod:`analysis.games.base`); this module names no game.
@@ -55,8 +64,8 @@ from analysis.stats import count_per_game, wilson
 if TYPE_CHECKING:
     from analysis.run_data import RunData
 
-__all__ = ["Estimate", "Metric", "catalogue", "distinct_records", "estimate", "estimates", "game_records",
-           "per_game", "ratio_interval", "run_metrics_frame"]
+__all__ = ["Estimate", "Metric", "catalogue", "distinct_records", "distinct_run", "estimate", "estimates", "game_records",
+           "game_keys", "has_chance", "per_game", "ratio_interval", "run_metrics_frame"]
 
 #: how a metric's interval is made, by :attr:`Metric.scheme` (the words every output prints)
 INTERVALS = {
@@ -78,9 +87,9 @@ class Estimate:
         value: the ratio of sums over the counted games (NaN when no game counts).
         lo, hi: its 95 % interval (:data:`INTERVALS`; NaN when fewer than 2 distinct games leave
             nothing to measure the spread by, for a mean or a ratio).
-        num, den: the sums over the counted games.
+        num, den: the sums over the distinct games (copies of one game once).
         games: games of the run the metric reads (denominator above 0).
-        distinct: distinct game records among them; the value and interval rest on these.
+        distinct: distinct games among them (:func:`game_keys`); the value and interval rest on these.
         se: the standard error (NaN where the interval is not normal-theory: Wilson of a share
             of games has none; tune uses ``(hi - lo) / 2z`` there).
         y, x: per distinct game numerator and denominator (for two-run intervals).
@@ -108,7 +117,9 @@ class Estimate:
         estimate rests on."""
         games = f"{self.games} {self.metric.unit if self.metric.unit.endswith('game') else 'game'}s"
         if self.metric.scheme == "ratio":
-            games = f"{self.den:,.0f} {self.metric.denominator} in {self.games} games"
+            # the unit's plural ("1,777 passes in 100 games"): the denominator's words are in the "per" column
+            unit = {"pass": "passes"}.get(self.metric.unit, self.metric.unit + "s")
+            games = f"{self.den:,.0f} {unit} in {self.games} games"
         return games + (f", {self.distinct} distinct" if self.repeated else "")
 
     def text(self, digits: int = 2) -> str:
@@ -170,20 +181,74 @@ def game_records(run: RunData) -> pd.Series:
     return pd.Series([hashlib.sha1("\n".join(parts[k]).encode()).hexdigest()[:16] for k in keys], index=g.index)
 
 
-def distinct_records(run: RunData) -> tuple[int, int]:
-    """``(games, distinct games)`` of a run: distinct game records in a game without chance
-    (:func:`repeats_count`), every game where the rules draw by chance."""
+def game_keys(run: RunData) -> pd.Series:
+    """Which game each game of ``run`` is (module docstring), aligned with ``run.games``: equal
+    keys are one game. The key is the game record, with the random streams it drew from
+    (:func:`stream_keys`) where the rules draw by chance (equal records of one stream: a copy
+    under common random numbers; of two streams: two draws)."""
     rec = game_records(run)
-    return len(rec), (int(rec.nunique()) if repeats_count(run) else len(rec))
+    if rec.empty or not has_chance(run):
+        return rec
+    keyed = rec + "|" + stream_keys(run).to_numpy()
+    noisy = _with_noise(run)
+    return rec.where(noisy, keyed)
+
+
+def _with_noise(run: RunData) -> pd.Series:
+    """Per game of ``run``: its record holds continuous noise draws (a row in the game report's
+    ``noise_table``), so an equal record elsewhere is the same game whatever the streams."""
+    from analysis.games import game_report
+
+    no = pd.Series(False, index=run.games.index)
+    try:
+        table = game_report(run.game).noise_table
+    except Exception:  # noqa: BLE001 - a game whose report cannot be loaded: the streams decide
+        return no
+    rows = run.details.get(table) if table else None
+    if rows is None or rows.empty or not {"point", "game_index"} <= set(rows.columns):
+        return no
+    have = set(zip(rows["point"].astype(int), rows["game_index"].astype(int)))
+    keys = zip(run.games["point"].astype(int), run.games["game_index"].astype(int))
+    return pd.Series([k in have for k in keys], index=run.games.index)
+
+
+def stream_keys(run: RunData) -> pd.Series:
+    """The random streams each game of ``run`` drew from (``sim.core.seeding``), aligned with
+    ``run.games``: the root seed and the stream index, which is the game's index divided by the
+    number R of seat orders its point plays (``Scenario.seating``: the R games of a block, one per
+    rotation of the seats, meet the same chance; a sweep's points share the streams). R is read
+    from the seats table: the distinct orders of ``player`` (the [[seats]] entry) the point's games
+    show (the first R games show all R; a point with fewer games has stream index 0 throughout).
+    Without a ``player`` column, the stored seed key."""
+    g = run.games
+    seed = g["seed"].astype(str).to_numpy() if "seed" in g else np.full(len(g), "")
+    seats = run.seats
+    if seats.empty or not {"player", "seat", "point", "game_index"} <= set(seats.columns):
+        col = "seed_key" if "seed_key" in g else None
+        return pd.Series(g[col].astype(str).to_numpy() if col else seed, index=g.index)
+    order = (seats.sort_values("seat").groupby(["point", "game_index"])["player"]
+             .agg(lambda x: tuple(int(v) for v in x)))
+    rotations = order.groupby(level="point").nunique().clip(lower=1)
+    pts = g["point"].astype(int).to_numpy()
+    r = rotations.reindex(pts).fillna(1).astype(int).to_numpy()
+    idx = g["game_index"].astype(int).to_numpy() // r
+    return pd.Series([f"{a}:{b}" for a, b in zip(seed, idx)], index=g.index)
+
+
+def distinct_records(run: RunData) -> tuple[int, int]:
+    """``(games, distinct games)`` of a run (:func:`game_keys`)."""
+    key = _with_records(run)["record"]
+    return len(key), int(key.nunique())
 
 
 def _with_records(run: RunData) -> pd.DataFrame:
-    """``point, game_index, record`` of every game (cached on the run: hashing reads every table)."""
+    """``point, game_index, record`` of every game, ``record`` its :func:`game_keys` key (cached on
+    the run: hashing reads every table)."""
     cache = run.__dict__.setdefault("_catalogue_cache", {})
     if "records" not in cache:
         cache["records"] = pd.DataFrame({"point": run.games["point"].astype(int).to_numpy(),
                                          "game_index": run.games["game_index"].astype(int).to_numpy(),
-                                         "record": game_records(run).to_numpy()})
+                                         "record": game_keys(run).to_numpy()})
     return cache["records"]
 
 
@@ -245,45 +310,51 @@ def per_game(metric: Metric, run: RunData) -> pd.DataFrame:
     return cache[key]
 
 
-def repeats_count(run: RunData) -> bool:
-    """Whether repeated game records mean repeated games: the game declares no chance
-    (``GameSpec.has_chance`` False), so two games with one record played the same moves from the
-    same start. Where the rules draw by chance (dice, a deck, the physics' noise), two equal
-    records are two independent draws that happened to agree, and each counts."""
+def has_chance(run: RunData) -> bool:
+    """Whether the rules of ``run``'s game draw by chance (``GameSpec.has_chance``; True for a
+    game this installation cannot load: then only copies of one seed count once)."""
     from sim.games import REGISTRY
 
     try:
-        return REGISTRY.find(run.game) is not None and not bool(REGISTRY.get(run.game).spec.has_chance)
-    except Exception:  # noqa: BLE001 - a game that cannot be loaded: count every game
-        return False
+        return REGISTRY.find(run.game) is None or bool(REGISTRY.get(run.game).spec.has_chance)
+    except Exception:  # noqa: BLE001 - a game that cannot be loaded: the cautious side
+        return True
+
+
+def distinct_values(metric: Metric, run: RunData) -> pd.DataFrame:
+    """The metric's ``record, num, den`` per distinct game of ``run`` (copies of one game averaged:
+    they hold one record, and differ at most where the definition reads the sweep point), in the
+    order the games were first played."""
+    m = per_game(metric, run)
+    if m.empty:
+        return pd.DataFrame({"record": [], "num": [], "den": []})
+    return m.groupby("record", sort=False)[["num", "den"]].mean().reset_index()
 
 
 def estimate(metric: Metric, run: RunData, confidence: float = 0.95) -> Estimate:
-    """The metric measured on ``run`` (module docstring): the value over all its games, the
-    interval sized by the distinct games (identical records of a game without chance count once:
-    the spread is measured over all games, the sample size is the distinct count)."""
+    """The metric measured on ``run`` (module docstring): value and interval over its distinct
+    games (copies of one game count once)."""
     m = per_game(metric, run)
     nan = float("nan")
     if m.empty:
         return Estimate(metric, nan, nan, nan, 0.0, 0.0, 0, 0)
-    y, x = m["num"].to_numpy(float), m["den"].to_numpy(float)
-    n = int(len(m))
-    d = int(m["record"].nunique()) if repeats_count(run) else n
-    shrink = d / n  # the information the distinct games hold, as a share of the games'
+    dv = distinct_values(metric, run)
+    y, x = dv["num"].to_numpy(float), dv["den"].to_numpy(float)
+    n, d = int(len(m)), int(len(dv))
     ys, xs = float(y.sum()), float(x.sum())
     value = ys / xs
     se = nan
+    lo = hi = nan
     if metric.scheme == "games share":
-        n_eff = xs * shrink
-        k = min(max(value, 0.0), 1.0) * n_eff
-        lo, hi = wilson(k, n_eff, confidence) if n_eff >= 1 else (nan, nan)
-        if d < 2 and d < n:
-            lo = hi = nan
+        k = min(max(value, 0.0), 1.0) * xs
+        if xs >= 1 and not (d < 2 and d < n):  # one game played many times: no interval
+            lo, hi = wilson(k, xs, confidence)
     elif metric.scheme == "game mean":
         vals = y / x
         if d < 2:
-            lo = hi = nan
-        elif (y >= 0).all() and (vals == 0).all():
+            pass
+        elif metric.count and (vals == 0).all():
+            # an event that never happened in d games: the exact Poisson upper bound
             _, lo, hi = count_per_game([0.0] * d, confidence)
         else:
             from scipy.special import stdtrit
@@ -294,7 +365,7 @@ def estimate(metric: Metric, run: RunData, confidence: float = 0.95) -> Estimate
             if (y >= 0).all():
                 lo = max(0.0, lo)
     else:
-        value, lo, hi, se = ratio_interval(y, x, metric.share, confidence, clusters=d)
+        value, lo, hi, se = ratio_interval(y, x, metric.share, confidence)
     return Estimate(metric, value, lo, hi, ys, xs, n, d, se, y, x)
 
 
@@ -372,14 +443,22 @@ def _seat_metrics(run: RunData) -> list[Metric]:
     return out
 
 
+def labels_of(run: RunData) -> list[str]:
+    """The player labels of ``run``, in order of first appearance."""
+    out: list[str] = []
+    for ls in run.games["labels"] if "labels" in run.games else []:
+        for lab in ls:
+            if lab not in out:
+                out.append(lab)
+    return out
+
+
 def _player_metrics(run: RunData) -> list[Metric]:
-    """A player's score (share of the win) per game it played, for every label that sits in
-    more than one seat over the run (rotated seats) or shares a game with another label."""
+    """A player's score (share of the win) per game it played, for every label; listed when
+    two or more labels share the run (rotated seats, or different players in one game)."""
     from analysis.metrics import win_share
 
-    labels = sorted({lab for ls in run.games["labels"] for lab in ls}) if "labels" in run.games else []
-    if len(labels) < 2:
-        return []
+    labels = sorted(labels_of(run))
     out = []
     for lab in labels:
         def score(r: RunData, lab: str = lab) -> pd.DataFrame:
@@ -392,8 +471,73 @@ def _player_metrics(run: RunData) -> list[Metric]:
 
         out.append(Metric(f"score[{lab}]", "score (share of the win)",
                           f"{lab}'s share of each game's win, its seats summed", "games it played", "game",
-                          "neither", True, score, group=lab, tune=True))
+                          "neither", True, score, group=lab, tune=True, listed=len(labels) >= 2))
     return out
+
+
+def _pair_frame(run: RunData, keep: Any) -> pd.DataFrame:
+    """Per game, ``num`` = the sum of ``keep(a, b, s)`` over the game's pairwise comparisons
+    (:func:`analysis.tournament.comparisons`, ``s`` = a's score against b) that ``keep`` does not
+    answer None, ``den`` = their number."""
+    from analysis.metrics import comparisons
+
+    num, den = [], []
+    for ls, w in zip(run.games["labels"], _winners(run)):
+        got = [keep(a, b, s) for a, b, s in comparisons(ls, w) if a != b]
+        got = [v for v in got if v is not None]
+        num.append(math.fsum(got))
+        den.append(float(len(got)))
+    return _frame(run, num, den)
+
+
+def _pair_metrics(run: RunData) -> list[Metric]:
+    """``beats[a|b]``: player a's score in its pairwise comparisons with player b (1 a win over
+    b, 1/2 a tie, 0 a loss; comparisons of two seats that both lost to a third left out), a
+    share over comparisons clustered by game; measured on request (``stonelab tune``), not listed."""
+    labels = labels_of(run)
+    out = []
+    for a in labels:
+        for b in labels:
+            if a == b:
+                continue
+
+            def keep(x: str, y: str, s: float, a: str = a, b: str = b) -> float | None:
+                return s if (x, y) == (a, b) else (1.0 - s) if (x, y) == (b, a) else None
+
+            out.append(Metric(f"beats[{a}|{b}]", f"score against {b}", f"{a}'s score in its comparisons with {b}",
+                              "comparisons", "comparison", "neither", True,
+                              lambda r, keep=keep: _pair_frame(r, keep), group=a, tune=True, listed=False))
+    return out
+
+
+def _skill_metrics(run: RunData) -> list[Metric]:
+    """``stronger_score``: the declared-stronger players' score ``s`` against the declared-weaker
+    ones over their pairwise comparisons (1 a win, 1/2 a tie), a share over comparisons clustered
+    by game (Wilson on the effective sample: inside [0, 1] also when every comparison went one
+    way); the skill index of :mod:`analysis.skill` and ``stonelab tune`` is ``2 s - 1`` of it.
+    None when no two players differ in declared skill."""
+    from analysis.strength import stronger_pairs
+
+    pairs = stronger_pairs(run)
+    if not pairs:
+        return []
+
+    def keep(x: str, y: str, s: float) -> float | None:
+        return s if (x, y) in pairs else (1.0 - s) if (y, x) in pairs else None
+
+    def values(r: RunData) -> pd.DataFrame:
+        return _pair_frame(r, keep)
+
+    if not (values(run)["den"] > 0).any():
+        return []
+    return [Metric("stronger_score", "declared-stronger players' score against weaker ones (skill index: 2 x - 1)",
+                   "the declared-stronger player's score in its comparisons with a weaker one",
+                   "comparisons of a stronger with a weaker player", "comparison", "higher", True, values)]
+
+
+def skill_index_of(e: Estimate) -> tuple[float, float, float, float]:
+    """``(p, lo, hi, se)`` of the skill index ``2 s - 1`` from the ``stronger_score`` estimate."""
+    return (2 * e.value - 1, 2 * e.lo - 1, 2 * e.hi - 1, 2 * e.se)
 
 
 def _game_metrics(run: RunData) -> list[Metric]:
@@ -422,24 +566,27 @@ def _game_metrics(run: RunData) -> list[Metric]:
         Metric("shared_win_share", "shared-win rate (2+ winners)", "games two or more seats won together", "games",
                "game", "neither", True, shared),
         Metric("draw_share", "games without a sole winner", "games with no winner or a shared win", "games", "game",
-               "neither", True, no_sole, tune=True),
+               "neither", True, no_sole, tune=True, sensitivity=True),
         Metric("first_player_edge", "first-player edge (seat 0's sole-win share minus the others' mean)",
                "seat 0's sole win (1) minus the other seats' sole wins over their number", "games", "game", "neither",
-               False, first_edge, tune=True),
+               False, first_edge, tune=True, sensitivity=True),
         Metric("mean_length", "game length (actions)", "non-chance actions of the game", "games", "game", "neither",
                False, length, tune=True),
     ]
 
 
-def catalogue(run: RunData) -> list[Metric]:
+def catalogue(run: RunData, every: bool = False) -> list[Metric]:
     """Every metric of ``run``: the generic ones (per seat, per player when labels differ, per
-    game) and the game's own (its report's ``metrics`` hook)."""
+    game, the skill index when players differ in declared skill) and the game's own (its report's
+    ``metrics`` hook). ``every``: also those measured on request only (:attr:`Metric.listed`
+    False: ``beats[a|b]``, a lone player's score), as ``stonelab tune`` reads them."""
     if run.games.empty:
         return []
     from analysis.games import game_report
 
     hooks = game_report(run.game)
-    out = [*_seat_metrics(run), *_player_metrics(run), *_game_metrics(run), *hooks.metrics(run)]
+    out = [*_seat_metrics(run), *_player_metrics(run), *_game_metrics(run), *_skill_metrics(run),
+           *hooks.metrics(run)]
     head = hooks.headline(run)
     if head is not None and head[0] not in {m.name for m in out}:
         # a game's headline number that its metrics do not hold already: a mean per game
@@ -450,14 +597,19 @@ def catalogue(run: RunData) -> list[Metric]:
             v = pd.to_numeric(pd.Series(h[2]), errors="coerce").to_numpy(float) if h is not None else np.full(len(r.games), np.nan)
             return _frame(r, np.nan_to_num(v), (~np.isnan(v)).astype(float))
 
-        out.append(Metric(name, words, words, "games", "game", "neither", False, values))
-    return out
+        # "... per game" headlines count events (druids' early claims, Rocks' guard removals)
+        out.append(Metric(name, words, words, "games", "game", "neither", False, values,
+                          count=words.endswith("per game")))
+    if every:
+        out += _pair_metrics(run)
+    return [m for m in out if every or m.listed]
 
 
-def estimates(run: RunData, names: Sequence[str] | None = None) -> dict[str, Estimate]:
-    """:func:`estimate` of every catalogue metric of ``run`` (or of those ``names``), by name."""
+def estimates(run: RunData, names: Sequence[str] | None = None, every: bool = False) -> dict[str, Estimate]:
+    """:func:`estimate` of every catalogue metric of ``run`` (or of those ``names``), by name;
+    ``every``: :func:`catalogue`'s."""
     out = {}
-    for m in catalogue(run):
+    for m in catalogue(run, every):
         if names is None or m.name in names:
             out[m.name] = estimate(m, run)
     return out
@@ -495,10 +647,36 @@ def point_run(run: RunData, point: int | Sequence[int]) -> RunData:
     return sub
 
 
+def distinct_run(run: RunData) -> RunData:
+    """``run`` with each distinct game once (:func:`game_keys`: the first copy of each), in every
+    table that names games: what the report's pooled sections and ``compare``'s findings read, so
+    that they count what the catalogue counts. ``run`` itself when no game repeats."""
+    if run.games.empty:
+        return run
+    rec = _with_records(run)
+    first = rec[~rec["record"].duplicated()]
+    if len(first) == len(rec):
+        return run
+    import dataclasses
+
+    keep = set(zip(first["point"], first["game_index"]))
+
+    def one(df: pd.DataFrame) -> pd.DataFrame:
+        if df.empty or "point" not in df or "game_index" not in df:
+            return df
+        pairs = zip(df["point"].astype(int), df["game_index"].astype(int))
+        return df[[k in keep for k in pairs]].reset_index(drop=True)
+
+    sub = dataclasses.replace(run, games=one(run.games), seats=one(run.seats), own=one(run.own),
+                              details={k: one(v) for k, v in run.details.items()})
+    sub.__dict__.pop("_catalogue_cache", None)
+    return sub
+
+
 def player_scores(run: RunData) -> list[Estimate]:
     """Each player's score (share of the win) when the seats hold different players: the player
     effect, one estimate per player label."""
-    return [estimate(m, run) for m in _player_metrics(run)] if not run.games.empty else []
+    return [estimate(m, run) for m in _player_metrics(run) if m.listed] if not run.games.empty else []
 
 
 def repeat_note(run: RunData) -> str:
@@ -508,8 +686,8 @@ def repeat_note(run: RunData) -> str:
     n, d = distinct_records(run)
     if d == n:
         return ""
-    return (f"{n} games, {d} distinct: identical game records (same moves and outcome; a game without chance "
-            "between deterministic players plays one game) count once in every interval.")
+    return (f"{n} games, {d} distinct: identical games (the same record, and the same random streams where the rules draw "
+            "by chance) count once in every figure and interval.")
 
 
 def to_json(e: Estimate) -> dict[str, Any]:

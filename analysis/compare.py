@@ -201,7 +201,9 @@ def compare_runs(path_a: str | Path, path_b: str | Path) -> Comparison:
         if wa.iloc[s]["label"] != wb.iloc[s]["label"]:
             notes.append(f"{seat_name(s).capitalize()} plays {wa.iloc[s]['label']} in run A and {wb.iloc[s]['label']} "
                          "in run B: its differences mix the change of agent with any change of rules.")
-    fa, fb = effects(a.games, a.seats, n), effects(b.games, b.seats, n)
+    # the findings count each distinct game once, as the rows do (analysis/catalogue.py)
+    da, db = C.distinct_run(a), C.distinct_run(b)
+    fa, fb = effects(da.games, da.seats, n), effects(db.games, db.seats, n)
     for tag, eff in (("A", fa), ("B", fb)):
         notes.append(f"Run {tag}: " + " ".join(x for x in (seat_finding(eff, n), player_finding(eff)) if x))
     for tag, r in (("A", a), ("B", b)):
@@ -209,7 +211,7 @@ def compare_runs(path_a: str | Path, path_b: str | Path) -> Comparison:
         if rep:
             notes.append(f"Run {tag}: {rep}")
     rows = [metric_row(m, a, b) for m in compare_metrics(a, b)]
-    ea, eb = M.endings(a.games), M.endings(b.games)
+    ea, eb = M.endings(da.games), M.endings(db.games)
     if ea["shared"] + eb["shared"] == 0:
         rows = [r for r in rows if not r["metric"].startswith("shared-win rate")]
         notes.append("No game of either run ended in a shared win, so shared-win rates are left out.")
@@ -263,8 +265,8 @@ def metric_row(m: Any, a: RunData, b: RunData) -> dict[str, Any]:
     """One row of the comparison: the metric's estimate in A and in B (the catalogue's, so the
     same numbers as each run's report), ``diff`` = B - A, its interval and test:
 
-    - a share of games whose games count 0 or 1: Newcombe's interval and the two-proportion test
-      on the distinct games;
+    - every test reads the distinct games (copies of one game once; one distinct game: no interval);
+    - a share of games whose games count 0 or 1: Newcombe's interval and the two-proportion test;
     - a mean per game (or a share with fractional counts, a score): the bootstrap of the
       difference of means and Mann-Whitney's test;
     - a ratio over passes, stones or turns: a cluster bootstrap over games and a z-test on the
@@ -282,28 +284,26 @@ def metric_row(m: Any, a: RunData, b: RunData) -> dict[str, Any]:
         return {**row, "diff": nan, "diff_lo": nan, "diff_hi": nan, "test": "no games", "p": nan}
     diff = eb.value - ea.value
     binary = all(float(v) in (0.0, 1.0) for v in (*ea.y, *eb.y))
-    repeated = ea.repeated or eb.repeated
     if m.scheme == "games share" and binary:
-        # the trials the distinct games hold (all of them when no game repeats)
-        na, nb = ea.den * ea.distinct / ea.games, eb.den * eb.distinct / eb.games
-        _, lo, hi = newcombe_diff(ea.value * na, na, eb.value * nb, nb)
-        p, test = two_proportion_test(round(ea.value * na), round(na), round(eb.value * nb), round(nb))
-    elif repeated or m.scheme == "ratio":
-        # a ratio over passes (the game the sampled unit), or runs whose games repeat: the two
-        # estimates' standard errors (clustered by game, sized by the distinct games)
-        if m.scheme == "ratio" and not repeated:
-            lo, hi = _cluster_bootstrap_ratio(ea.y, ea.x, eb.y, eb.x)
-        else:
-            se2 = sum(x * x for x in (ea.se, eb.se) if x == x)
-            lo, hi = diff - 1.959963984540054 * math.sqrt(se2), diff + 1.959963984540054 * math.sqrt(se2)
-        se = math.sqrt(sum(x * x for x in (ea.se, eb.se) if x == x))
-        if diff == 0:
-            p = 1.0
-        elif se > 0:
+        # the trials of the distinct games (copies of one game count once)
+        _, lo, hi = newcombe_diff(ea.num, ea.den, eb.num, eb.den)
+        p, test = two_proportion_test(round(ea.num), round(ea.den), round(eb.num), round(eb.den))
+        if min(ea.distinct, eb.distinct) < 2 and (ea.repeated or eb.repeated):
+            lo = hi = nan  # one game played many times: its spread is unknown
+    elif min(ea.distinct, eb.distinct) < 2:
+        return {**row, "diff": diff, "diff_lo": nan, "diff_hi": nan, "test": "one distinct game", "p": nan}
+    elif m.scheme == "ratio":
+        # a ratio over passes: the game is the sampled unit (a cluster bootstrap over the distinct
+        # games, a z-test on the two delta-method standard errors)
+        lo, hi = _cluster_bootstrap_ratio(ea.y, ea.x, eb.y, eb.x)
+        se = math.sqrt(ea.se ** 2 + eb.se ** 2)  # NaN when either run's spread is unknown
+        test = "z (clustered)"
+        if se > 0:
             p = math.erfc(abs(diff) / se / math.sqrt(2))
         else:
-            p = 0.0
-        test = "z (clustered)" if m.scheme == "ratio" else "z (distinct games)"
+            # no spread within either run (or none measurable): a z-test would call any difference
+            # certain; the row stays untested
+            p, test = float("nan"), "no spread"
     else:
         va, vb = ea.y / ea.x, eb.y / eb.x
         _, lo, hi = bootstrap_mean_diff(va, vb)
@@ -353,6 +353,11 @@ def _ci(lo: float, hi: float, kind: str) -> str:
 def verdict(r: Any) -> str:
     """One line on a row: what changed from A to B and whether it survives the correction."""
     if r.p != r.p:
+        test = str(getattr(r, "test", ""))
+        if test == "one distinct game":
+            return "not tested (one distinct game: no spread to measure)"
+        if test == "no spread":
+            return "not tested (no spread within the runs)"
         return "not tested (no data)"
     if r.significant:
         return "differs (Holm-corrected)"
@@ -415,21 +420,19 @@ def to_json(comp: Comparison) -> dict[str, Any]:
 def print_table(comp: Comparison, html_path: Path | None = None) -> None:
     """Print the comparison as a rich table, then the notes and the runs (file paths and commands
     on lines of their own, never wrapped, so they can be copied)."""
-    from rich import box
-    from rich.table import Table
 
-    from sim.core.console import console, escape, plain
+    from sim.core.console import console, escape, plain, print_prose
 
-    # labels, names and paths come from the runs' files: escaped for markup (sim/core/console.py)
+    # labels, names and paths come from the runs' files: escaped for markup (sim/core/console.py);
+    # notes and legends wrap at the width (print_prose), paths and commands stay one line
     con = console()
     width = con.width  # the terminal's; 80 when piped (rich), unless COLUMNS says otherwise
-    con.print(f"compare ({escape(comp.a.game)}): B - A with 95 % intervals; verdict after Holm's correction",
-              highlight=False)
+    print_prose(con, f"compare ({comp.a.game}): B - A with 95 % intervals; verdict after Holm's correction")
     for line in metric_lines(comp, width):
         con.print(escape(line), highlight=False)
-    con.print("B - A of a share in percentage points. verdict: differs * = Holm-corrected p < 0.05; too few = "
-              "fewer games than finding a 10-point difference needs (80 % power; how many: --html); tests and "
-              "p-values: --json and --html.", highlight=False)
+    print_prose(con, "B - A of a share in percentage points. verdict: differs * = Holm-corrected p < 0.05; too "
+                     "few = fewer games than finding a 10-point difference needs (80 % power; how many: --html); "
+                     "tests and p-values: --json and --html.")
     if not comp.curve.empty:
         con.print("[bold]Sun: chance of a clean pass by aim error drawn (A / B)[/]")
         cv = comp.curve[comp.curve["by"] == "aim error"]
@@ -438,23 +441,38 @@ def print_table(comp: Comparison, html_path: Path | None = None) -> None:
             con.print(f"  {bin_}°: A {_fmt(ra['rate'], 'proportion')} of {ra['passes']}   "
                       f"B {_fmt(rb['rate'], 'proportion')} of {rb['passes']}")
     if not comp.rules.empty:
-        rt = Table(title="Sun: rules exercised (per game [95 %])", title_justify="left", box=box.SIMPLE_HEAD,
-                   pad_edge=False)
-        for c in ("event", "A", "B"):
-            rt.add_column(c, justify="left" if c == "event" else "right", overflow="fold")
-        for r in comp.rules.itertuples():
-            rt.add_row(escape(r.event), _rules_cell(r.a_per_game, r.a_lo, r.a_hi, r.a_games_with, r.a_games, r.binary),
-                       _rules_cell(r.b_per_game, r.b_lo, r.b_hi, r.b_games_with, r.b_games, r.binary))
-        con.print(rt)
-    con.print(escape(summary_line(comp)))
-    con.print("scenario changes A -> B: " + plain("; ".join(comp.changes) if comp.changes else "none (same scenario)"),
-              markup=False, highlight=False)
+        con.print("Sun: rules exercised (per game [95 %])", markup=False, highlight=False)
+        cells = [(str(r.event), _rules_cell(r.a_per_game, r.a_lo, r.a_hi, r.a_games_with, r.a_games, r.binary),
+                  _rules_cell(r.b_per_game, r.b_lo, r.b_hi, r.b_games_with, r.b_games, r.binary))
+                 for r in comp.rules.itertuples()]
+        for ln in rules_lines(cells, width):
+            con.print(ln, markup=False, highlight=False, soft_wrap=True)
+    print_prose(con, summary_line(comp))
+    print_prose(con, "scenario changes A -> B: " + ("; ".join(comp.changes) if comp.changes else "none (same scenario)"),
+                indent="  ")
     for note in comp.notes:
-        con.print(f"note: {escape(note)}")
+        print_prose(con, f"note: {note}", indent="  ")
     con.print(plain(_run_line("A", comp.a)), soft_wrap=True, markup=False, highlight=False)
     con.print(plain(_run_line("B", comp.b)), soft_wrap=True, markup=False, highlight=False)
     if html_path is not None:
         con.print(f"html: {plain(html_path)}", soft_wrap=True, markup=False, highlight=False)
+
+
+def rules_lines(cells: list[tuple[str, str, str]], width: int = 80) -> list[str]:
+    """The rules-exercised rows as text, ``event  A  B``: the numbers right-aligned in columns as
+    wide as their widest cell, never cut or folded; an event name too long for the room the
+    numbers leave goes on a line of its own, the numbers on the next (as :func:`metric_lines`)."""
+    wa = max([len("A"), *(len(c[1]) for c in cells)])
+    wb = max([len("B"), *(len(c[2]) for c in cells)])
+    room = max(width - wa - wb - 4, 12)
+    we = min(max([len("event"), *(len(c[0]) for c in cells)]), room)
+    out = [f"{'event':<{we}}  {'A':>{wa}}  {'B':>{wb}}", "-" * min(width, we + wa + wb + 4)]
+    for ev, a, b in cells:
+        if len(ev) > we:
+            out.append(ev)
+            ev = ""
+        out.append(f"{ev:<{we}}  {a:>{wa}}  {b:>{wb}}".rstrip())
+    return out
 
 
 def short_verdict(r: Any) -> str:
@@ -463,7 +481,9 @@ def short_verdict(r: Any) -> str:
     if v.startswith("too few"):
         return "too few"
     return {"differs (Holm-corrected)": "differs *", "p < 0.05 alone, not after correction": "p<.05 alone",
-            "no detectable difference": "no diff.", "not tested (no data)": "no data"}.get(v, v)
+            "no detectable difference": "no diff.", "not tested (no data)": "no data",
+            "not tested (one distinct game: no spread to measure)": "1 distinct",
+            "not tested (no spread within the runs)": "no spread"}.get(v, v)
 
 
 def metric_lines(comp: Comparison, width: int = 80) -> list[str]:

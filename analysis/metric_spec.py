@@ -34,6 +34,12 @@ class Metric:
         values: ``run -> frame`` with columns ``point, game_index, num, den`` (one row per game of
             ``run.games``; ``den`` 0 leaves the game out of this metric).
         tune: the metric may be a ``stonelab tune`` target under :attr:`name`.
+        sensitivity: the metric is a headline output of a sensitivity study
+            (:func:`analysis.sensitivity.point_outputs`).
+        count: the per-game values count events (non-negative integers: penalty stones, claims);
+            a count that never happened gets the exact Poisson upper bound, not a zero-width interval.
+        listed: the catalogue's tables (summary, report, compare, export) list it; False: measured
+            on request only (a ``tune`` target such as ``beats[a|b]``, too many to list).
     """
 
     name: str
@@ -46,6 +52,9 @@ class Metric:
     values: Callable[[RunData], pd.DataFrame] = field(repr=False, compare=False)
     group: str = "game"
     tune: bool = False
+    sensitivity: bool = False
+    listed: bool = True
+    count: bool = False
 
     @property
     def title(self) -> str:

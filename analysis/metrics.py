@@ -430,3 +430,21 @@ def kaplan_meier(durations: Sequence[float], events: Sequence[int]) -> pd.DataFr
             lo = hi = s
         rows.append({"t": float(t), "at_risk": n, "events": k, "survival": s, "lo": lo, "hi": hi})
     return pd.DataFrame(rows)
+
+
+def comparisons(labels: Sequence[str], winners: Sequence[int]) -> list[tuple[str, str, float]]:
+    """The pairwise comparisons of one game: ``(a, b, score of a against b)`` for seats ``a < b``.
+
+    Args:
+        labels: the entrant of each seat.
+        winners: the winning seats (none: a draw).
+    """
+    n = len(labels)
+    share = [win_share(list(winners), s, n) for s in range(n)]
+    out = []
+    for a in range(n):
+        for b in range(a + 1, n):
+            if share[a] == share[b] == 0.0:
+                continue  # both lost to a third seat: no information about the two of them
+            out.append((labels[a], labels[b], 1.0 if share[a] > share[b] else 0.5 if share[a] == share[b] else 0.0))
+    return out

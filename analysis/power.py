@@ -104,7 +104,11 @@ def judge(n: int, lo: float, hi: float, expected: float, p: float | None = None,
     module docstring."""
     ref = 0.0 if two_sample else expected
     if n < MIN_GAMES or lo != lo or hi != hi:
-        return Judgement("too few", text=too_few(n, expected, two_sample=two_sample, what=what))
+        text = too_few(n, expected, two_sample=two_sample, what=what)
+        if n < MIN_GAMES and p is not None and p == p and p < ALPHA:
+            # a small test's p next to "too few to tell" read as a contradiction: say it is the rule
+            text = text[:-1] + f"; fewer than {MIN_GAMES} {what} give no verdict, whatever the test's p-value)"
+        return Judgement("too few", text=text)
     significant = p is None or p < ALPHA
     if lo > ref and significant:
         gap = lo - ref

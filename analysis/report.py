@@ -60,8 +60,11 @@ PNG_DPI = 120
 
 
 # --- generic sections --------------------------------------------------------------------------------
-def balance_section(run: RunData) -> Section:
-    """Win rate by seat with intervals and the first-player advantage test."""
+def balance_section(run: RunData, distinct: RunData | None = None) -> Section:
+    """Win rate by seat with intervals and the first-player advantage test, over the distinct
+    games (``distinct``: :func:`analysis.catalogue.distinct_run` of ``run``, default ``run``)."""
+    full = run
+    run = distinct if distinct is not None else run
     g, n = run.games, run.n_seats
     sec = Section("Balance between seats")
     rates = M.seat_win_rates(g, run.seats, n)
@@ -70,8 +73,8 @@ def balance_section(run: RunData) -> Section:
     # not mixed with agent strength, so seat 0's share is a fair first-player test
     from analysis.tournament import is_tournament
 
-    per_point = g.groupby("point").size() if not g.empty else pd.Series(dtype=int)
-    rotated = is_tournament(run) and len(per_point) == len(run.points) and per_point.nunique() == 1
+    per_point = full.games.groupby("point").size() if not full.games.empty else pd.Series(dtype=int)
+    rotated = is_tournament(full) and len(per_point) == len(full.points) and per_point.nunique() == 1
     same = M.seats_same_agent(g) or rotated
     labels = seat_labels(run)
     fig = bar_ci(
@@ -132,7 +135,10 @@ def length_section(run: RunData) -> Section:
         samples = [run.seats.loc[run.seats["seat"] == s, "score"].to_numpy(float) for s in range(n)]
         integer = bool(np.allclose(run.seats["score"].dropna() % 1, 0))
         unit = score_unit(run.game)
-        parts = [f"{seat_name(int(r.seat))} {num(r.mean)} [{num(r.lo)}, {num(r.hi)}]" for r in sc.itertuples()]
+        from analysis.catalogue import format_value
+
+        # one precision for every seat and its interval (3 significant digits printed "3 [2.56, 3.44]")
+        parts = [f"{seat_name(int(r.seat))} {format_value(r.mean, r.lo, r.hi, False, 2)}" for r in sc.itertuples()]
         f = f"Mean final score ({unit}): " + "; ".join(parts) + "."
         sec.plots.append(Plot("scores", "Final scores", seat_distributions(
             samples, seat_labels(run), title="Final score by seat", xlabel=f"final score ({unit})", integer=integer),
@@ -329,7 +335,10 @@ def drama_section(run: RunData) -> Section | None:
     a2.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
     lc, da, cb = s["lead_changes"], s["decided_at"], s["comeback"]
     late = float((y >= 0.9).mean()) if y.size else float("nan")
-    f = f"The lead changes {num(lc['mean'])} times per game on average [{num(lc['lo'])}, {num(lc['hi'])}]. "
+    from analysis.catalogue import format_value
+
+    # the mean and its interval with one precision (num's three significant digits gave 0.38 [0.258, 0.502])
+    f = f"The lead changes {format_value(lc['mean'], lc['lo'], lc['hi'], False, 2)} times per game on average. "
     if y.size:
         f += (f"The final winner takes a lasting lead after {pct(da['median'])} of the game (median); "
               f"in {pct(late)} of decisive games only in the last tenth. "
@@ -486,18 +495,23 @@ def build_sections(run: RunData) -> tuple[list[Section], list[str]]:
     from analysis.replays import section as replay_pages
 
     headline = _guarded("the game's headline metric", lambda: game.headline(run), errors)
+    from analysis.catalogue import distinct_run
+
+    # the pooled sections read each distinct game once, as the catalogue counts (identical games:
+    # analysis/catalogue.py); the sweep's per-point figures keep every point's games
+    dr = distinct_run(run)
     builders: list[tuple[str, Callable[[], Any]]] = [
-        ("balance", lambda: balance_section(run)),
+        ("balance", lambda: balance_section(run, dr)),
         ("metrics", lambda: metrics_section(run)),
-        ("skill importance", lambda: skill_section(run)),
-        (f"the {run.game} section", lambda: game.section(run)),
-        ("length and endings", lambda: length_section(run)),
-        ("drama", lambda: drama_section(run)),
+        ("skill importance", lambda: skill_section(dr)),
+        (f"the {run.game} section", lambda: game.section(dr)),
+        ("length and endings", lambda: length_section(dr)),
+        ("drama", lambda: drama_section(dr)),
         ("sweep", lambda: sweep_section(run, headline)),
         # the game's own replays section (the Sun's 3-D viewer), else the turn-based replay pages
         # that sim.replay wrote (analysis.replays: None for a run without them)
         (f"the {run.game} replays", lambda: game.replays_section(run) or replay_pages(run)),
-        ("skill against chance", lambda: skill_against_chance(run)),
+        ("skill against chance", lambda: skill_against_chance(dr)),
     ]
     from analysis import tournament as T
 
@@ -540,21 +554,37 @@ ul.key li{margin:.3em 0}
 """
 
 
+#: scenario keys a command line sets for where and how a study runs, not what it plays: a file
+#: that differs from the stored scenario only there is the study's file
+_RUN_KEYS = ("out", "backend", "workers")
+
+
 def scenario_text(run: RunData) -> tuple[str, str]:
     """The scenario as TOML and where it came from: the original file when it still parses to
-    what the store recorded (comments kept), else a rendering of the stored scenario."""
+    what the store recorded, apart from where and how the study ran (``--out``, the backend:
+    :data:`_RUN_KEYS`; comments kept), else a rendering of the stored scenario that names the keys
+    that differ from the file now (set on the command line, e.g. ``--games``, or edited since)."""
     src = run.meta.get("source", "")
-    if src and Path(src).is_file():
-        try:
-            import tomllib
+    if not src:
+        return to_toml(run.scenario), "as stored in the run"
+    if not Path(src).is_file():
+        return to_toml(run.scenario), f"{src} (as stored in the run; the file is not found from here)"
+    try:
+        import tomllib
 
-            text = Path(src).read_text(encoding="utf-8-sig")  # as sim.core.files.read_toml reads it
-            if json.loads(json.dumps(tomllib.loads(text), sort_keys=True, default=str)) == \
-                    json.loads(json.dumps(run.scenario, sort_keys=True, default=str)):
-                return text, f"{src}"
-        except (OSError, ValueError):
-            pass
-    return to_toml(run.scenario), f"{src} (as stored in the run; the file has changed since)" if src else "as stored in the run"
+        text = Path(src).read_text(encoding="utf-8-sig")  # as sim.core.files.read_toml reads it
+
+        def norm(d: Any) -> Any:
+            return json.loads(json.dumps(d, sort_keys=True, default=str))
+
+        found, stored = norm(tomllib.loads(text)), norm(run.scenario)
+        differ = sorted(k for k in set(found) | set(stored) if k not in _RUN_KEYS and found.get(k) != stored.get(k))
+        if not differ:
+            return text, f"{src}"
+        return to_toml(run.scenario), (f"{src} (as stored in the run: {', '.join(differ)} differ from the file now, "
+                                       "set on the command line or edited since)")
+    except (OSError, ValueError):
+        return to_toml(run.scenario), f"{src} (as stored in the run; the file does not read as TOML now)"
 
 
 def table_html(df: pd.DataFrame) -> str:

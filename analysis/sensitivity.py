@@ -3,11 +3,12 @@
 A sensitivity run (a scenario with ``[sensitivity]``, ``sim.core.sensitivity``) stores one sweep
 point per sample point. This module turns the store into indices:
 
-1. **Headline outputs per point** (:func:`point_outputs`): the share of draws and the first-player
-   edge (seat 0's sole-win share minus the mean of the other seats'), for every game, plus the
-   game's own (``analysis.games.<game>.sensitivity_outputs``: for the Sun, penalties per game, the
-   share of games ending with the field empty and the clean-pass chance by gap width), each with
-   its per-point standard error.
+1. **Headline outputs per point** (:func:`point_outputs`): the catalogue's metrics flagged
+   ``sensitivity`` (:mod:`analysis.catalogue`, one definition for every output): the share of
+   games without a sole winner and the first-player edge (seat 0's sole-win share minus the mean
+   of the other seats'), for every game, plus the game's own (for the Sun, penalties per game of
+   all causes, the share of games ending with the field empty and the clean-pass chance by the
+   mark area's width), each with its per-game variance (clustered by game for a ratio over passes).
 2. **Indices** (:func:`analyse`) with SALib: Morris ``mu*`` (mean absolute elementary effect: the
    change of the output when the input moves across its whole range, in the output's unit), ``mu``
    and ``sigma`` (spread of the effects: interactions or non-linearity), with SALib's bootstrap
@@ -32,7 +33,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis import metrics as M
 from analysis.run_data import RunData
 from analysis.plots import Plot, Section, new_figure
 from analysis.stats import json_float
@@ -47,9 +47,9 @@ class Output:
         name: identifier (``penalties_per_game``).
         label: plain-language name with its unit.
         mean: value per point (NaN where undefined), indexed by point number.
-        var: variance of the output's items (games or passes) within a point, pooled over the
-            points (NaN when no point has two items): the Monte Carlo noise of the games played.
-        n: items per point (median over the points that have any).
+        var: variance of the output per game within a point, pooled over the points (NaN when no
+            point has two games): the Monte Carlo noise of the games played.
+        n: games per point (median over the points that have any).
     """
 
     name: str
@@ -132,43 +132,44 @@ def input_label(game: str, key: str) -> str:
         return key
 
 
-def per_point(name: str, label: str, values: pd.Series, points: pd.Series, all_points: list[int]) -> Output:
-    """The output ``values`` (one per game or pass) averaged per point, on every point of the plan
-    (NaN for points without values), with the pooled within-point variance."""
-    g = pd.DataFrame({"p": points.to_numpy(), "v": values.to_numpy(dtype=float)}).dropna().groupby("p")["v"]
-    mean = g.mean().reindex(all_points)
-    cnt = g.count()
-    var = g.var(ddof=1)
-    dof = (cnt - 1)[cnt > 1]
-    pooled = float((var[cnt > 1] * dof).sum() / dof.sum()) if dof.sum() > 0 else float("nan")
-    return Output(name, label, mean, pooled, float(cnt.median()) if len(cnt) else float("nan"))
+def metric_output(metric: Any, run: RunData, all_points: list[int]) -> Output:
+    """A catalogue metric (:mod:`analysis.catalogue`) per sample point: at each point the ratio of
+    sums over that point's distinct games (the catalogue's value, on the point's games), NaN at
+    points without games; ``var`` the per-game variance of that ratio (the delta method's
+    ``sum((y - R x)^2) / ((k - 1) mean(x)^2)`` over a point's k games: the sample variance of the
+    games' values for a mean or share per game; clustered by game for a ratio over passes),
+    pooled over the points; ``n`` the distinct games per point (median)."""
+    from analysis import catalogue as C
+
+    f = C.per_game(metric, run)
+    # copies of one game count once within a point, as in every catalogue estimate
+    f = f.groupby(["point", "record"], sort=False)[["num", "den"]].mean().reset_index()
+    mean: dict[int, float] = {}
+    ss, dof, counts = 0.0, 0, []
+    for p, grp in f.groupby("point"):
+        y, x = grp["num"].to_numpy(float), grp["den"].to_numpy(float)
+        r = float(y.sum() / x.sum())
+        mean[int(p)] = r
+        k = len(grp)
+        counts.append(k)
+        if k > 1:
+            ss += float(((y - r * x) ** 2).sum()) / float(x.mean()) ** 2
+            dof += k - 1
+    series = pd.Series(mean, dtype=float).reindex(all_points)
+    return Output(metric.name, metric.words, series, ss / dof if dof else float("nan"),
+                  float(np.median(counts)) if counts else float("nan"))
 
 
 def point_outputs(run: RunData) -> list[Output]:
-    """The headline outputs per sample point (generic ones, then the game's own)."""
-    pts = [int(p) for p in run.points["point"]] if not run.points.empty else [0]
-    g = run.games
-    outs: list[Output] = []
-    if g.empty:
-        return outs
-    # games without a sole winner: draws and shared wins, as analysis.metrics.outcome defines them
-    no_sole = (g["winners"].map(M.outcome) != "sole").astype(float)
-    outs.append(per_point("draw_share", "share of games without a sole winner (drawn or shared)", no_sole, g["point"],
-                          pts))
-    n = max(run.n_seats, 1)
-    if n >= 2:
-        # +1 when seat 0 wins alone, -1/(n-1) when another seat does: the mean is seat 0's sole-win
-        # share minus the others' mean share (0 for a fair game whatever the draw share)
-        # (a column of draws only is all None, not NaN: coerce)
-        winner = pd.to_numeric(g["winner"], errors="coerce")
-        edge = pd.Series(np.where(winner == 0, 1.0, np.where(winner.notna(), -1.0 / (n - 1), 0.0)), index=g.index)
-        outs.append(per_point("first_player_edge", "first-player edge (seat 0's sole-win share minus the others')",
-                              edge, g["point"], pts))
-    from analysis.games import game_report
+    """The headline outputs per sample point: the catalogue's metrics flagged ``sensitivity``
+    (:mod:`analysis.catalogue`; the generic draw share and first-player edge, then the game's own),
+    each with one definition for every output."""
+    from analysis import catalogue as C
 
-    for name, label, values, points in game_report(run.game).sensitivity_outputs(run):
-        outs.append(per_point(name, label, values, points, pts))
-    return outs
+    pts = [int(p) for p in run.points["point"]] if not run.points.empty else [0]
+    if run.games.empty:
+        return []
+    return [metric_output(m, run, pts) for m in C.catalogue(run) if m.sensitivity]
 
 
 def morris_indices(plan: Plan, x: np.ndarray, out: Output, seed: int) -> Indices:

@@ -27,7 +27,9 @@ spread cannot be reproduced; this module gives two figures in its spirit:
   a ``p``-chess benchmark; and it is read from the score of ordered pairs, not from a rating spread.
   Which player is stronger comes from the scenario (:mod:`analysis.strength`: agent tier, search
   effort, the game's seat skill such as the Sun's skill levels), never from the results. The
-  interval is the Wilson interval of ``s`` mapped through ``2 s - 1``. "This layout is 60 % skill
+  index is ``2 s - 1`` of the catalogue's ``stronger_score`` (:mod:`analysis.catalogue`): a share
+  of the comparisons, clustered by game (the comparisons of one game share it; Wilson on the
+  effective sample), on the distinct games. "This layout is 60 % skill
   for these hands" reads ``p = 0.6``: six games in ten are decided by the skill difference, the
   other four as by a coin. A negative ``p`` means the declared-weaker players do better.
 - **Rating spread** (the paper's quantity, on this study's few players): the standard deviation of
@@ -51,7 +53,6 @@ from typing import Any
 import numpy as np
 
 from analysis.run_data import RunData
-from analysis.stats import wilson
 
 #: bootstrap resamples of the rating spread and of its coin-flip baseline
 RESAMPLES = 200
@@ -122,7 +123,7 @@ def skill_index(run: RunData, conf_level: float = 0.95, seed: int = 0) -> SkillI
     ``seed`` seeds the bootstrap (the same run gives the same intervals).
     """
     from analysis.strength import label_strengths, strongest
-    from analysis.tournament import comparisons
+    from analysis.metrics import comparisons
 
     g = run.games
     if g.empty:
@@ -174,8 +175,15 @@ def skill_index(run: RunData, conf_level: float = 0.95, seed: int = 0) -> SkillI
         pairs.append((labels[i], labels[j], float(w[i, j] / n[i, j]), int(n[i, j])))
     if tot == 0:
         return None
-    s = k / tot
-    lo, hi = wilson(k, tot, conf_level)
+    # the index and its interval are the catalogue's (analysis/catalogue.py: distinct games,
+    # comparisons clustered by game): one definition for the report, the summary, compare and tune
+    from analysis import catalogue as C
+
+    m_ = next((x for x in C.catalogue(run) if x.name == "stronger_score"), None)
+    est = C.estimate(m_, run, conf_level) if m_ is not None else None
+    p_, lo_p, hi_p = C.skill_index_of(est)[:3] if est is not None else (2 * k / tot - 1, math.nan, math.nan)
+    s = (p_ + 1) / 2
+    tot = int(round(est.den)) if est is not None else tot
     met = [i for i in range(m) if n[i].sum() > 0]
     sub = np.ix_(met, met)
     spread = _spread(w[sub], n[sub], [labels[i] for i in met])
@@ -199,7 +207,7 @@ def skill_index(run: RunData, conf_level: float = 0.95, seed: int = 0) -> SkillI
     s_lo, s_hi = (float(np.quantile(boots_f, a)), float(np.quantile(boots_f, 1 - a))) if len(boots_f) else \
         (float("nan"), float("nan"))
     chance_f = [c for c in chance if math.isfinite(c)]
-    return SkillIndex(p=2 * s - 1, p_lo=2 * lo - 1, p_hi=2 * hi - 1, score=s, comparisons=tot, pairs=tuple(pairs),
+    return SkillIndex(p=p_, p_lo=lo_p, p_hi=hi_p, score=s, comparisons=tot, pairs=tuple(pairs),
                       spread_elo=spread, spread_lo=s_lo, spread_hi=s_hi,
                       chance_spread_elo=float(np.median(chance_f)) if chance_f else float("nan"),
                       conf_level=conf_level)

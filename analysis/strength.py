@@ -253,3 +253,24 @@ def label_strengths(game: str, scenario: Mapping[str, Any], points: pd.DataFrame
             continue
         found.setdefault(str(label), set()).add(profile(game, conf))
     return {lab: next(iter(s)) if len(s) == 1 else None for lab, s in found.items()}
+
+
+def stronger_pairs(run: Any) -> set[tuple[str, str]]:
+    """The ordered pairs ``(stronger, weaker)`` of player labels of ``run`` whose declared skill
+    orders them (:func:`analysis.strength.strongest`), among labels that sat in its games."""
+    g = run.games
+    if g.empty or "labels" not in g:
+        return set()
+    labels: list[str] = []
+    for labs in g["labels"]:
+        for lab in labs:
+            if lab not in labels:
+                labels.append(lab)
+    strengths = label_strengths(run.game, run.scenario, run.points, run.sweep_keys, run.seats)
+    out = set()
+    for i, a in enumerate(labels):
+        for b in labels[i + 1:]:
+            best, _ = strongest([a, b], strengths)
+            if best is not None:
+                out.add((a, b) if best == a else (b, a))
+    return out

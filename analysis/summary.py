@@ -16,12 +16,14 @@ from sim.core.store import Store
 def _block(run: RunData, n_seats: int) -> dict[str, Any]:
     """Games, per-seat and per-player figures, draws, shared wins, mean length and the game's own
     metrics of one slice of the games; every rate and interval is the catalogue's
-    (:mod:`analysis.catalogue`), the counts the store's."""
+    (:mod:`analysis.catalogue`), the counts (wins, draws, shared wins) are of the distinct games
+    (each identical game once, as the rates count them; ``games`` counts every game)."""
     from analysis import catalogue as C
 
     games, seats = run.games, run.seats
-    rates = M.seat_win_rates(games, seats, n_seats)
-    e = M.endings(games)
+    dr = C.distinct_run(run)
+    rates = M.seat_win_rates(dr.games, dr.seats, n_seats)
+    e = M.endings(dr.games)
     est = C.estimates(run) if not games.empty else {}
 
     def rate(name: str, fallback: tuple[float, float, float]) -> tuple[float, float, float]:
@@ -34,14 +36,19 @@ def _block(run: RunData, n_seats: int) -> dict[str, Any]:
         w, wl, wh = rate(f"sole_win_rate[{seat}]", (r.rate, r.lo, r.hi))
         sc, sl, sh = rate(f"score[{seat}]", (r.score, r.score_lo, r.score_hi))
         rows.append({"seat": int(r.seat), "agent": _agent(seats, int(r.seat)), "label": r.label, "wins": int(r.wins),
-                     "win_rate": _num(w, 0.0), "ci95": [_num(wl, 0.0), _num(wh, 1.0)], "shared_wins": int(r.shared),
-                     "score": _num(sc, 0.0), "score_ci95": [_num(sl, 0.0), _num(sh, 1.0)]})
+                     "win_rate": _num(w, 0.0), "ci95": [_ci(wl), _ci(wh)], "shared_wins": int(r.shared),
+                     "score": _num(sc, 0.0), "score_ci95": [_ci(sl), _ci(sh)]})
     players = []
     rotated = seats.groupby("label")["seat"].nunique().gt(1).any() if not seats.empty else False
     for x in est.values():
         if x.metric.name.startswith("score[") and not x.metric.group.startswith("seat "):
             players.append({"player": x.metric.group, "games": x.games, "distinct_games": x.distinct,
-                            "score": _num(x.value, 0.0), "score_ci95": [_num(x.lo, 0.0), _num(x.hi, 1.0)]})
+                            "score": _num(x.value, 0.0), "score_ci95": [_ci(x.lo), _ci(x.hi)]})
+    # p0, p1, ... in the terminal are the scenario's players in order (the store's ``player``: the
+    # [[seats]] entry), not the labels' alphabetical order
+    who = "player" if "player" in seats else "seat"
+    first = seats.groupby("label")[who].min().to_dict() if not seats.empty else {}
+    players.sort(key=lambda p: (first.get(p["player"], 10**6), p["player"]))
     n_games, distinct = C.distinct_records(run) if not games.empty else (0, 0)
     return {
         "games": int(len(games)),
@@ -50,9 +57,15 @@ def _block(run: RunData, n_seats: int) -> dict[str, Any]:
         "players": players if rotated else [],
         "draws": e["draws"],
         "shared_wins": e["shared"],
-        "mean_length": float(games["length"].mean()) if len(games) else 0.0,
+        "mean_length": _num(est["mean_length"].value, 0.0) if "mean_length" in est else 0.0,
         "metrics": [C.to_json(x) for x in est.values() if x.metric.group == "game"],
     }
+
+
+def _ci(x: float) -> float | None:
+    """An interval end for JSON: None where no interval was computed (one distinct game), as
+    :func:`analysis.catalogue.to_json` writes it."""
+    return None if x != x else float(x)
 
 
 def _num(x: float, empty: float) -> float:

@@ -44,17 +44,21 @@ def result(
     columns: dict[str, Any] | None = None,
     rows: dict[str, list[dict[str, Any]]] | None = None,
     n_seats: int = 2,
+    seed: int = 1,
+    players: list[int] | None = None,
 ) -> GameResult:
-    """One GameResult with defaults for everything a test does not care about."""
+    """One GameResult with defaults for everything a test does not care about (``seed``: the
+    study's seed; the store keys each game's random stream by it and the game's index)."""
     labels = labels or ["random"] * n_seats
     agents = agents or [lab.split("(")[0] for lab in labels]
     n = len(labels)
     scores = scores if scores is not None else [1.0 if s in winners else 0.0 for s in range(n)]
     rets = [1.0 / len(winners) if s in winners else 0.0 for s in range(n)] if winners else [1.0 / n] * n
     return GameResult(
-        point=point, game_index=game_index, seed=1, sweep=dict(sweep or {}), agents=agents, labels=labels,
+        point=point, game_index=game_index, seed=seed, sweep=dict(sweep or {}), agents=agents, labels=labels,
         scores=scores, winners=sorted(winners), returns=rets, length=length, termination=termination,
         wall_s=0.01, version="test", columns=dict(columns or {}), rows=dict(rows or {}), leads=leads or [],
+        players=list(players) if players is not None else list(range(n)),
     )
 
 

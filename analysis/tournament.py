@@ -19,7 +19,8 @@ means the stronger scores 76 %). For two entrants the fit is exact: ``p = w / n`
 strengths is the pseudo-inverse of the Hessian of the negative log-likelihood, a weighted graph
 Laplacian ``H_ij = -n_ij p_ij (1 - p_ij)`` (for two entrants ``var(b_1 - b_2) = 1 / (n p q)``).
 Comparisons from one game of three or more seats are not independent, so there the intervals are
-somewhat too narrow.
+somewhat too narrow. Identical games (:func:`analysis.catalogue.game_keys`) count once: each copy
+weighs ``1 / copies`` in the sums, so ratings and intervals come from the distinct games' fit.
 
 **No finite maximum.** When some group of entrants never scored against the rest (an entrant won
 or lost every game; Zermelo's condition: the graph of "scored against" is not strongly connected)
@@ -40,7 +41,7 @@ import pandas as pd
 from scipy.optimize import minimize
 from scipy.sparse.csgraph import connected_components
 
-from analysis.metrics import win_share
+from analysis.metrics import comparisons
 from analysis.plots import Plot, Section, new_figure, wrap
 from analysis.stats import json_float
 
@@ -125,31 +126,16 @@ class Ratings:
 
 
 # --- comparisons ---------------------------------------------------------------------------------
-def comparisons(labels: Sequence[str], winners: Sequence[int]) -> list[tuple[str, str, float]]:
-    """The pairwise comparisons of one game: ``(a, b, score of a against b)`` for seats ``a < b``.
-
-    Args:
-        labels: the entrant of each seat.
-        winners: the winning seats (none: a draw).
-    """
-    n = len(labels)
-    share = [win_share(list(winners), s, n) for s in range(n)]
-    out = []
-    for a in range(n):
-        for b in range(a + 1, n):
-            if share[a] == share[b] == 0.0:
-                continue  # both lost to a third seat: no information about the two of them
-            out.append((labels[a], labels[b], 1.0 if share[a] > share[b] else 0.5 if share[a] == share[b] else 0.0))
-    return out
-
-
-def pairwise(games: pd.DataFrame, entrants: Sequence[str] | None = None) -> Pairwise:
+def pairwise(games: pd.DataFrame, entrants: Sequence[str] | None = None,
+             weights: Sequence[float] | None = None) -> Pairwise:
     """Sum the comparisons of every game.
 
     Args:
         games: one row per game with ``labels`` (entrant per seat) and ``winners`` (lists), as
             :func:`analysis.load.load_run` gives them.
         entrants: the entrants' order; default: order of first appearance in ``games``.
+        weights: per game, the weight of its comparisons (default 1 each); :func:`run_ratings`
+            gives each copy of one game ``1 / copies``, so that a game counts once.
 
     Raises:
         ValueError: a game names an entrant not in ``entrants``.
@@ -165,7 +151,10 @@ def pairwise(games: pd.DataFrame, entrants: Sequence[str] | None = None) -> Pair
     wins = np.zeros((m, m))
     n = np.zeros((m, m))
     played = np.zeros(m, dtype=int)
-    for labs, won in zip(games["labels"] if len(games) else [], games["winners"] if len(games) else []):
+    ws = [1.0] * len(games) if weights is None else [float(x) for x in weights]
+    if len(ws) != len(games):
+        raise ValueError(f"{len(ws)} weights for {len(games)} games")
+    for labs, won, wt in zip(games["labels"] if len(games) else [], games["winners"] if len(games) else [], ws):
         for lab in labs:
             if lab not in idx:
                 raise ValueError(f"entrant {lab!r} is not among {order}")
@@ -175,10 +164,10 @@ def pairwise(games: pd.DataFrame, entrants: Sequence[str] | None = None) -> Pair
             i, j = idx[a], idx[b]
             if i == j:
                 continue  # an entrant against itself (a game seating one entrant twice) rates nothing
-            wins[i, j] += s
-            wins[j, i] += 1.0 - s
-            n[i, j] += 1
-            n[j, i] += 1
+            wins[i, j] += wt * s
+            wins[j, i] += wt * (1.0 - s)
+            n[i, j] += wt
+            n[j, i] += wt
     return Pairwise(order, wins, n, played)
 
 
@@ -254,24 +243,27 @@ def is_tournament(run: Any) -> bool:
 
 
 def run_ratings(run: Any) -> tuple[Pairwise, Ratings]:
-    """The comparisons and the fit of a loaded run (:class:`analysis.load.RunData`)."""
-    pw = pairwise(run.games)
+    """The comparisons and the fit of a loaded run (:class:`analysis.load.RunData`), on its
+    distinct games (:func:`analysis.catalogue.game_keys`): each copy of one game weighs ``1 /
+    copies``, so the ratings and their Wald intervals come from a fit in which every distinct
+    game counts once (``n`` then holds the distinct games' comparisons)."""
+    from analysis.catalogue import game_keys
+
+    keys = pd.Series(game_keys(run).to_numpy()) if not run.games.empty else pd.Series(dtype=object)
+    weights = (1.0 / keys.map(keys.value_counts())).to_numpy(float) if len(keys) else None
+    pw = pairwise(run.games, weights=weights)
     return pw, fit_bradley_terry(pw)
 
 
 def _sized_table(run: Any, r: Ratings) -> pd.DataFrame:
-    """The ratings table with intervals sized by the distinct games (analysis/catalogue.py): in a
-    game without chance, identical game records count once, so the Wald half-widths grow by
-    ``sqrt(games / distinct)``; unchanged when every game differs."""
+    """The ratings table; no intervals when the run holds one distinct game (its copies count
+    once: nothing measures the spread)."""
     from analysis.catalogue import distinct_records
 
     tab = r.table()
-    n, d = distinct_records(run)
-    if d < n and len(tab):
-        k = math.sqrt(n / d) if d >= 2 else math.nan  # one distinct game: no interval
+    if len(tab) and distinct_records(run)[1] < 2 <= len(run.games):
         tab = tab.copy()
-        tab["lo"] = tab["rating"] - k * (tab["rating"] - tab["lo"])
-        tab["hi"] = tab["rating"] + k * (tab["hi"] - tab["rating"])
+        tab["lo"] = tab["hi"] = math.nan
     return tab
 
 
@@ -308,7 +300,7 @@ def summary(run_dir: str | Path) -> dict[str, Any]:
         "matrix": {
             "entrants": [pw.labels[i] for i in order],
             "score": [[None if pw.n[i, j] == 0 else float(pw.wins[i, j] / pw.n[i, j]) for j in order] for i in order],
-            "n": [[int(pw.n[i, j]) for j in order] for i in order],
+            "n": [[int(round(pw.n[i, j])) for j in order] for i in order],
         },
     }
 
@@ -316,7 +308,7 @@ def summary(run_dir: str | Path) -> dict[str, Any]:
 def print_summary(s: dict[str, Any]) -> None:
     """The ratings table on the terminal (rich)."""
 
-    from sim.core.console import console, print_labelled_table
+    from sim.core.console import console, print_labelled_table, print_prose
 
     con = console()  # the shared console: piped output keeps copyable lines whole
     rows = []
@@ -329,10 +321,11 @@ def print_summary(s: dict[str, Any]) -> None:
     print_labelled_table(con, heads, rows, [str(r["entrant"]) for r in s["ratings"]], "entrant",
                          [str(r["rank"]) for r in s["ratings"]], border=4,
                          title="Bradley-Terry ratings (Elo scale, mean 0; 95 % intervals)", title_justify="left")
-    con.print(_caveat(s["prior"], s["connected"]) + "score: share of comparisons won (draws and shared wins half).")
+    print_prose(con, _caveat(s["prior"], s["connected"]) + "score: share of comparisons won (draws and shared wins "
+                     "half).")
     if s.get("distinct_games") is not None and s["distinct_games"] < s["games"]:
-        con.print(f"{s['games']} games, {s['distinct_games']} distinct: identical games (a game without chance between "
-                  "deterministic players) count once; the intervals are sized by the distinct games.")
+        print_prose(con, f"{s['games']} games, {s['distinct_games']} distinct: identical games (the same record, and the same "
+                  "random streams where the rules draw by chance) count once; the ratings are fitted on the distinct games.")
 
 
 def _elo(x: float | None) -> str:
@@ -371,7 +364,7 @@ def matrix_plot(pw: Pairwise, r: Ratings) -> Any:
                 ax.add_patch(_square(a, "#dddddd"))
             elif not np.isnan(mat[a, c]):
                 v = mat[a, c]
-                ax.text(c, a, f"{100 * v:.0f} %\nn={int(pw.n[order[a], order[c]])}", ha="center", va="center",
+                ax.text(c, a, f"{100 * v:.0f} %\nn={round(pw.n[order[a], order[c]])}", ha="center", va="center",
                         fontsize=font, color="white" if abs(v - 0.5) > 0.3 else "black")
     names = [wrap(pw.labels[i], 18) for i in order]
     ax.set_xticks(range(m), names, rotation=40, ha="right", fontsize=font)

@@ -12,14 +12,16 @@ error, ``sim.core.tune.objective_values``):
 - per player (a target's ``player``, a seat label or tournament entrant): ``score`` (the player's
   mean share of the win per game), and ``beats`` with an ``opponent`` (the player's score in
   pairwise comparisons with that opponent: 0.9 is "beats it nine times in ten");
-- the game's own (its report's ``GameReport.tune_metrics``, from ``sensitivity_outputs``: for the Sun
-  ``penalties_per_game``, ``field_empty_share``, ``clean_pass_*``) and per-player
-  (``GameReport.player_metrics`` from ``player_outputs``: for the Sun ``penalties``, stones a player loses per
-  game);
+- the game's own (its report's ``GameReport.metrics`` flagged ``tune``, named in
+  ``GameReport.tune_metrics``: for the Sun ``penalties_per_game``, ``field_empty_share``,
+  ``clean_pass_*``) and per player (``GameReport.player_metrics``: for the Sun ``penalties``, penalty
+  stones of all causes a player loses per game);
 - ``param`` with a ``key``: a searched parameter's value (exact), to ask for it small or large.
 
-Standard errors: the per-game standard deviation over the square root of the games for means,
-``(hi - lo) / (2 z)`` of the Wilson interval for the pairwise proportions (never 0, also at 10 of 10).
+Every metric but ``skill_spread_elo`` is a catalogue metric (:mod:`analysis.catalogue`): its value
+and interval over the distinct games, the interval clustered by game for a ratio over passes or
+comparisons. Standard errors: the catalogue's, or ``(hi - lo) / (2 z)`` of a share's Wilson
+interval (never 0, also at 10 of 10).
 """
 
 from __future__ import annotations
@@ -96,24 +98,6 @@ def check_metrics(tune: Tune, game: str, labels: Sequence[str], source: str) -> 
                                  key=f"{where}.{k}")
 
 
-def _mean(values: pd.Series) -> TrialEstimate:
-    v = pd.to_numeric(values, errors="coerce").dropna().astype(float)
-    n = len(v)
-    if n == 0:
-        return TrialEstimate(float("nan"), float("nan"), 0)
-    se = float(v.std(ddof=1) / math.sqrt(n)) if n > 1 else float("nan")
-    return TrialEstimate(float(v.mean()), se, n)
-
-
-def _proportion(k: float, n: int) -> TrialEstimate:
-    from analysis.stats import wilson
-
-    if n == 0:
-        return TrialEstimate(float("nan"), float("nan"), 0)
-    lo, hi = wilson(min(max(k, 0.0), n), n)
-    return TrialEstimate(k / n, (hi - lo) / (2 * Z95), n, lo, hi)
-
-
 def _catalogue_estimate(e: Any) -> TrialEstimate:
     """A catalogue estimate (analysis/catalogue.py) as tune's: its value, standard error (a
     share's Wilson interval's half-width over z where it has none), distinct games, interval."""
@@ -121,81 +105,34 @@ def _catalogue_estimate(e: Any) -> TrialEstimate:
     return TrialEstimate(float(e.value), float(se), int(e.distinct), float(e.lo), float(e.hi))
 
 
-def pooled(run: RunData) -> RunData:
-    """``run`` with all its points as one (a tournament's seatings are one design's games): each
-    game renumbered ``point * 10**7 + game_index`` in point 0, in every table that names games."""
-    import dataclasses
-
-    def one(df: pd.DataFrame) -> pd.DataFrame:
-        if df.empty or "point" not in df or "game_index" not in df:
-            return df
-        return df.assign(game_index=df["point"].astype(int) * 10_000_000 + df["game_index"].astype(int), point=0)
-
-    return dataclasses.replace(run, games=one(run.games), seats=one(run.seats), own=one(run.own),
-                               details={k: one(v) for k, v in run.details.items()},
-                               points=pd.DataFrame({"point": [0]}), sweep_keys=[])
-
-
 def measure_run(run: RunData) -> dict[str, TrialEstimate]:
     """Every metric of a loaded run (see the module docstring); a metric a run cannot give (no
-    game with that player, no declared skill order) is left out."""
-    from analysis.metrics import win_share
-    from analysis.sensitivity import point_outputs
+    game with that player, no declared skill order) is left out. Every metric but
+    ``skill_spread_elo`` is the catalogue's (:mod:`analysis.catalogue`, with those measured on
+    request: ``beats[a|b]``, a lone player's score), so a target reads the number the report and
+    ``compare`` print, on the distinct games."""
+    from analysis import catalogue as C
     from analysis.skill import skill_index
-    from analysis.tournament import comparisons
 
     out: dict[str, TrialEstimate] = {}
-    g = run.games
-    if g.empty:
+    if run.games.empty:
         return out
-    from analysis import catalogue as C
-
-    for o in point_outputs(pooled(run)):
-        vals = o.mean.dropna()
-        if len(vals) and o.n == o.n and o.n > 0:
-            se = math.sqrt(o.var / o.n) if o.var == o.var else float("nan")
-            out[o.name] = TrialEstimate(float(vals.iloc[0]), se, int(o.n))
-    # the catalogue's metrics (one definition for every output) override the outputs above
-    for name, e in C.estimates(run).items():
+    for name, e in C.estimates(run, every=True).items():
         if e.metric.tune and e.distinct > 0:
             out[name] = _catalogue_estimate(e)
-
+    ss = C.estimates(run, ["stronger_score"]).get("stronger_score")
+    if ss is not None and ss.distinct > 0:
+        # the skill index is 2 s - 1 of the catalogue's stronger players' score (analysis/skill.py)
+        p, lo, hi, se = C.skill_index_of(ss)
+        if se != se and lo == lo:
+            se = (hi - lo) / (2 * Z95)
+        out["skill_index"] = TrialEstimate(p, se, ss.distinct, lo, hi)
     si = skill_index(run)
-    if si is not None:
-        # p = 2 s - 1: twice the error of the stronger players' pooled score s
-        score = _proportion(si.score * si.comparisons, si.comparisons)
-        out["skill_index"] = TrialEstimate(si.p, 2 * score.se, si.comparisons)
+    if si is not None and "skill_index" in out:
+        # the rating spread is a fit over all comparisons (analysis/skill.py), not a ratio per game:
+        # its interval is the skill module's bootstrap over games
         sp_se = (si.spread_hi - si.spread_lo) / (2 * Z95) if math.isfinite(si.spread_hi) else float("nan")
-        out["skill_spread_elo"] = TrialEstimate(si.spread_elo, sp_se, si.comparisons)
-    # per player: score per game, and pairwise scores
-    scores: dict[str, list[float]] = {}
-    pair: dict[tuple[str, str], list[float]] = {}
-    for labels, winners in zip(g["labels"], g["winners"]):
-        n = len(labels)
-        for lab in set(labels):
-            scores.setdefault(lab, []).append(math.fsum(win_share(winners, s, n) for s in range(n) if labels[s] == lab))
-        for a, b, s in comparisons(labels, winners):
-            if a == b:
-                continue
-            pair.setdefault((a, b), [0.0, 0])
-            pair.setdefault((b, a), [0.0, 0])
-            pair[(a, b)][0] += s
-            pair[(a, b)][1] += 1
-            pair[(b, a)][0] += 1.0 - s
-            pair[(b, a)][1] += 1
-    for lab, vals in scores.items():
-        out.setdefault(f"score[{lab}]", _mean(pd.Series(vals)))
-    for (a, b), (score_sum, count) in pair.items():
-        out[f"beats[{a}|{b}]"] = _proportion(score_sum, int(count))
-    player_frames = _game_report(run.game).player_outputs(run)
-    if player_frames:
-        labelled = run.seats[["point", "game_index", "seat", "label"]]
-        for name, frame in player_frames.items():
-            f = frame.merge(labelled, on=["point", "game_index", "seat"], how="left")
-            # a player holding two seats of one game counts once per game (its seats summed)
-            per_game = f.groupby(["label", "point", "game_index"])["value"].sum().reset_index()
-            for lab, grp in per_game.groupby("label"):
-                out[f"{name}[{lab}]"] = _mean(grp["value"])
+        out["skill_spread_elo"] = TrialEstimate(si.spread_elo, sp_se, out["skill_index"].n)
     return out
 
 
@@ -311,35 +248,37 @@ def _fmt(x: Any) -> str:
 
 def print_summary(s: Mapping[str, Any]) -> None:
     """The terminal summary of a search."""
-    from sim.core.console import console, escape
+    from sim.core.console import console, escape, print_prose
 
-    con = console()
+    con = console()  # prose wraps at the width (80 when piped); paths and commands stay one line
     tr = s["trials"]
-    con.print(f"tune {escape(s['scenario'])}: {tr['complete']} trials complete, {tr['pruned']} pruned, "
-              f"{tr['infeasible']} infeasible, of {tr['asked']}; {s['games_per_trial']} games a trial, the best "
-              f"re-checked with {s['recheck_games']}; played now {s['played']} games, wall {s['wall_s']:.1f} s")
+    print_prose(con, f"tune {s['scenario']}: {tr['complete']} trials complete, {tr['pruned']} pruned, "
+                     f"{tr['infeasible']} infeasible, of {tr['asked']}; {s['games_per_trial']} games a trial, the "
+                     f"best re-checked with {s['recheck_games']}; played now {s['played']} games, wall "
+                     f"{s['wall_s']:.1f} s")
     for rank, b in enumerate(s["best"], 1):
         vals = ", ".join(f"{k} = {_fmt(v)}" for k, v in b["values"].items())
         objs = ", ".join(f"{o['name']} {_fmt(v)} ± {_fmt(Z95 * e)}" for o, v, e in
                          zip(s["objectives"], b["objectives"], b["objective_se"] or [float("nan")] * 9))
-        con.print(f"{rank}. trial {b['trial']}: {escape(vals)}  ({escape(objs)}; {b['games']} games)")
+        print_prose(con, f"{rank}. trial {b['trial']}: {vals}  ({objs}; {b['games']} games)", indent="   ")
         for r in b["targets"]:
             n = r.get("n")
             rest = f" ({n} distinct of {b['games']} games)" if isinstance(n, int) and 0 < n < b["games"] and \
                 not r["metric"].startswith(("beats[", "param[")) else ""
             iv = f" [{_fmt(r['lo'])}, {_fmt(r['hi'])}]" if r["lo"] == r["lo"] else ""
-            con.print(f"   - {escape(r['metric'])}: {_fmt(r['estimate'])}{iv}{rest}, "
-                      f"target {escape(r['target'])}: {r['verdict']}")
+            print_prose(con, f"{r['metric']}: {_fmt(r['estimate'])}{iv}{rest}, target {r['target']}: {r['verdict']}",
+                        first="   - ", indent="     ")
     if s.get("parameter_intervals"):
         parts = []
         for k, (lo, hi) in s["parameter_intervals"].items():
             parts.append(f"{k} {' or '.join(map(str, lo))}" if hi is None else f"{k} {_fmt(lo)} to {_fmt(hi)}")
-        con.print("designs as good as the best (intervals overlap): " + escape("; ".join(parts)))
+        print_prose(con, "designs as good as the best (intervals overlap): " + "; ".join(parts), indent="  ")
     if s.get("pareto_front"):
-        con.print(f"Pareto front: {len(s['pareto_front'])} designs (trials "
-                  f"{', '.join(str(t['trial']) for t in s['pareto_front'])})")
+        print_prose(con, f"Pareto front: {len(s['pareto_front'])} designs (trials "
+                         f"{', '.join(str(t['trial']) for t in s['pareto_front'])})", indent="  ")
     for obj, imp in (s.get("importance") or {}).items():
-        con.print(f"importance for {escape(obj)}: " + escape(", ".join(f"{k} {100 * v:.0f} %" for k, v in imp.items())))
+        print_prose(con, f"importance for {obj}: " + ", ".join(f"{k} {100 * v:.0f} %" for k, v in imp.items()),
+                    indent="  ")
     if s.get("best_scenario"):
         con.print(f"winner: {escape(s['best_scenario'])}  (stonelab run {escape(s['best_scenario'])})")
     for f in s.get("design_files") or ():

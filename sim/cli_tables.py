@@ -89,13 +89,13 @@ def print_summary(s: dict[str, Any]) -> None:
     # here, not at the top: analysis is the commands' business; its catalogue (pandas) costs 375 ms (CPU, python -X importtime)
     from analysis.wording import value_text
     # looked up at call time, not at the top: sim.core.console.console is the seam the terminal tests replace
-    from sim.core.console import console, escape
+    from sim.core.console import console, escape, print_prose
 
     con = console()
     width = _width(con)
-    title = f"{escape(s['scenario'])} ({s['game']}): {s['games']} games, seed {s['seed']}"
+    title = f"{s['scenario']} ({s['game']}): {s['games']} games, seed {s['seed']}"
     if s.get("distinct_games") is not None and s["distinct_games"] < s["games"]:
-        title += f" ({s['distinct_games']} distinct: identical games count once in the intervals)"
+        title += f" ({s['distinct_games']} distinct: identical games count once in every figure and interval)"
     if not s.get("points"):
         print_seat_table(con, title, s["seats"])
         _print_players(con, s.get("players") or [], width)
@@ -123,7 +123,7 @@ def print_summary(s: dict[str, Any]) -> None:
         drop = [len(heads) - 1, len(heads) - 2, *range(first_seat, first_seat + 2 * len(s["seats"]), 2),
                 *range(first_seat + 1, first_seat + 2 * len(s["seats"]), 2)]
         lines, dropped = fit_table(heads, rows, width, drop, left=tuple(range(1, 1 + n_k)))
-        con.print(f"{title}, {len(s['points'])} sweep points", highlight=False)
+        print_prose(con, f"{title}, {len(s['points'])} sweep points")
         for ln in lines:
             con.print(escape(ln), highlight=False)
         if len(keys) > 1:
@@ -133,13 +133,13 @@ def print_summary(s: dict[str, Any]) -> None:
             con.print(f"{escape(heads[1])}: {escape(keys[0])}", highlight=False)
         for i, pl in enumerate(players):
             con.print(f"p{i}: {escape(pl)}", highlight=False)
-        con.print("s0, s1, ...: seat 0, seat 1, ...; wins: sole wins; score: share of the win (a shared win or draw "
-                  "of two counts half); p0, p1, ...: each player's score with its 95 % interval (the player effect); "
-                  + (f"left out to fit {width} columns: {', '.join(dropped)}; " if dropped else "")
-                  + "intervals and all columns in --json and the report", highlight=False)
+        print_prose(con, "s0, s1, ...: seat 0, seat 1, ...; wins: sole wins; score: share of the win (a shared win "
+                    "or draw of two counts half); p0, p1, ...: each player's score with its 95 % interval (the "
+                    "player effect); " + (f"left out to fit {width} columns: {', '.join(dropped)}; " if dropped else "")
+                    + "intervals and all columns in --json and the report")
     _print_metrics(con, s.get("metrics") or [])
-    con.print(f"draws (no winner): {s['draws']}   shared wins: {s['shared_wins']}   mean length: "
-              f"{s['mean_length']:.1f} actions")
+    print_prose(con, f"draws (no winner): {s['draws']}   shared wins: {s['shared_wins']}   mean length: "
+                     f"{s['mean_length']:.1f} actions")
     con.print(f"played now: {s['played']} (already stored: {s['resumed_skipped']})   wall: {s['wall_s']:.1f} s")
     # paths and commands to copy: escaped (a '[' in a path is text) and never wrapped (see sim.core.console)
     con.print(f"results: {escape(s['out'])}/results.sqlite"
@@ -162,7 +162,7 @@ def print_seat_table(con: Any, title: str, seats: list[dict[str, Any]]) -> None:
     long for the terminal (80 columns when piped) is shortened to the agent's name, and when even
     that does not fit the column is left out; the full labels follow, one line each."""
     # looked up at call time, not at the top: sim.core.console.console is the seam the terminal tests replace
-    from sim.core.console import escape, fit_labels
+    from sim.core.console import escape, fit_labels, print_prose
 
     width = _width(con)
     heads = ["seat", "sole wins", "rate [95 %]", "shared", "score [95 %]"]
@@ -177,7 +177,7 @@ def print_seat_table(con: Any, title: str, seats: list[dict[str, Any]]) -> None:
         heads = [heads[0], "agent", *heads[1:]]
         rows = [[r[0], c, *r[1:]] for r, c in zip(rows, cells)]
     lines, _ = fit_table(heads, rows, width, left=(1,) if show else ())
-    con.print(title, highlight=False)
+    print_prose(con, title)
     for ln in lines:
         con.print(escape(ln), highlight=False)
     if not (show and full):
@@ -188,13 +188,13 @@ def print_seat_table(con: Any, title: str, seats: list[dict[str, Any]]) -> None:
 def _print_players(con: Any, players: list[dict[str, Any]], width: int) -> None:
     """Per player (seats rotate): its score with the 95 % interval over the games it played."""
     # looked up at call time, not at the top: sim.core.console.console is the seam the terminal tests replace
-    from sim.core.console import escape
+    from sim.core.console import escape, print_prose
 
     if not players:
         return
     rows = [[f"p{i}", pct_ci(p["score"], *p["score_ci95"]), str(p["games"])] for i, p in enumerate(players)]
     lines, _ = fit_table(["player", "score [95 %]", "games"], rows, width)
-    con.print("per player (seats rotate; the player effect):", highlight=False)
+    print_prose(con, "per player score (share of the win; seats rotate; p0, p1, ...: the scenario's players):")
     for ln in lines:
         con.print(escape(ln), highlight=False)
     for i, p in enumerate(players):
@@ -206,7 +206,7 @@ def _print_metrics(con: Any, metrics: list[dict[str, Any]]) -> None:
     # here, not at the top: analysis.catalogue (pandas) adds 375 ms to every command's start-up (CPU, python -X importtime)
     from analysis.catalogue import format_value
     # looked up at call time, not at the top: sim.core.console.console is the seam the terminal tests replace
-    from sim.core.console import escape
+    from sim.core.console import print_prose
 
     game_own = [m for m in metrics if m["metric"] not in ("draw_rate", "shared_win_share", "draw_share", "mean_length")]
     if not game_own:
@@ -216,9 +216,12 @@ def _print_metrics(con: Any, metrics: list[dict[str, Any]]) -> None:
         share = bool(m.get("share"))
         v = m["value"] if m["value"] is not None else float("nan")
         lo, hi = (x if x is not None else float("nan") for x in m["ci95"])
-        con.print(escape(f"  {m['words']}: {format_value(v, lo, hi, share)}"), highlight=False)
+        print_prose(con, f"{m['words']}: {format_value(v, lo, hi, share)}", first="  ", indent="    ")
 
 
-def pct_ci(rate: float, lo: float, hi: float) -> str:
-    """``'23 % [13, 37]'``: a rate and its 95 % interval in percent."""
+def pct_ci(rate: float, lo: float | None, hi: float | None) -> str:
+    """``'23 % [13, 37]'``: a rate and its 95 % interval in percent (``'100 % (no interval)'``
+    where none was computed: one distinct game)."""
+    if lo is None or hi is None or lo != lo or hi != hi:
+        return f"{100 * rate:.0f} % (no interval)"
     return f"{100 * rate:.0f} % [{100 * lo:.0f}, {100 * hi:.0f}]"

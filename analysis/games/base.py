@@ -30,10 +30,15 @@ class GameReport:
     """What a game adds to its runs' report, to ``stonelab compare`` and to the analyses; each
     hook's default adds nothing."""
 
-    #: the names of :meth:`sensitivity_outputs` that ``stonelab tune`` may target (per game)
+    #: the names of the game's :meth:`metrics` flagged ``tune`` (game-wide), known before a game is played
     tune_metrics: tuple[str, ...] = ()
-    #: the names of :meth:`player_outputs` that ``stonelab tune`` may target per player
+    #: the per-player metrics of :meth:`metrics` (named ``name[player]``) that ``stonelab tune`` may target
     player_metrics: tuple[str, ...] = ()
+    #: the detail table whose rows store continuous noise draws (the Sun: ``passes``, the noise of
+    #: every throw): two games with equal records and rows there can only be one game played twice,
+    #: whatever the random streams (a Sun study with perfect hands replays one game per seating);
+    #: None: chance is discrete (dice, a deck) and may repeat a record (analysis/catalogue.py)
+    noise_table: str | None = None
 
     def section(self, run: RunData) -> Section | None:
         """The game's own report section (plots, tables, findings), placed after the skill
@@ -59,16 +64,6 @@ class GameReport:
         """The declared strength of a seat (``conf``: its scenario table, sweep values applied)
         as ``{what: value}``, higher values stronger, for :mod:`analysis.strength`; keys that
         cannot be known are left out, and the default knows none."""
-        return {}
-
-    def sensitivity_outputs(self, run: RunData) -> list[tuple[str, str, pd.Series, pd.Series]]:
-        """The game's own outputs of a sensitivity study, each ``(name, label, values per game,
-        their sample points)``, beside the generic ones; empty: none."""
-        return []
-
-    def player_outputs(self, run: RunData) -> dict[str, pd.DataFrame]:
-        """Per-player numbers of each game, by name (one of :attr:`player_metrics`): frames with
-        columns ``point``, ``game_index``, ``seat``, ``value``; empty: none."""
         return {}
 
     def compare_rows(self, a: RunData, b: RunData) -> list[tuple[str, pd.Series, pd.Series]]:

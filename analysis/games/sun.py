@@ -17,9 +17,9 @@ import numpy as np
 import pandas as pd
 
 from analysis import metrics as M
-from analysis.games import GameReport, has_columns, own_aligned
+from analysis.games import GameReport, has_columns
 from analysis.games.sun_compare import compare_rows, compare_tables
-from analysis.games.sun_metrics import GAP_BINS_MM, clean_pass_name, metrics, penalty_causes
+from analysis.games.sun_metrics import GAP_BINS_MM, clean_pass_name, metrics, pass_widths, penalty_causes
 from analysis.games.sun_rules import LEVELS, lost_stones, rules_tables
 from analysis.run_data import RunData
 from analysis.plots import Plot, Section, lines_ci, new_figure, new_figure_row, polar_bars, stacked_bars, ticks_with_n
@@ -238,7 +238,7 @@ def section(run: RunData) -> Section | None:
     for ax in (a1, a2):
         ticks_with_n(ax, xs if tick is not None else list(range(len(xs))), tick if tick is not None else xs, ns)
     a1.set_ylim(bottom=0)
-    unit = "°" if tick is not None else ""
+    unit = "°"  # both groupings are angles: the aim error drawn (|degrees|) or the mark area's bearing
     from analysis import catalogue as C
 
     est = C.estimates(run, ("ball_stones_per_pass", "clean_pass_share"))
@@ -333,8 +333,9 @@ def section(run: RunData) -> Section | None:
                      f"({len(big)} such sectors).")
             else:
                 f = _sector_finding(a, big, per_pass)
-            if has_columns(a, "area_width_mm") and a["area_width_mm"].notna().sum() >= 2 * MIN_PASSES:
-                w = a.dropna(subset=["area_width_mm"])
+            if has_columns(a, "area_width_mm") and pass_widths(a).notna().sum() >= 2 * MIN_PASSES:
+                # a pass over an empty ring goes through the widest area there is (pass_widths: inf)
+                w = a.assign(area_width_mm=pass_widths(a)).dropna(subset=["area_width_mm"])
                 med = float(w["area_width_mm"].median())
                 narrow, wide = w[w["area_width_mm"] < med], w[w["area_width_mm"] >= med]
                 if len(narrow) >= MIN_PASSES and len(wide) >= MIN_PASSES:
@@ -415,9 +416,10 @@ def section(run: RunData) -> Section | None:
         km_all = curves[0][1]
         horizon = int(min(20, km_all["t"].max())) if len(km_all) > 1 else 0
         at = km_all[km_all["t"] <= horizon].iloc[-1]
+        slo, shi = _survival_interval(lives, horizon)
         f = (f"{int(lives['lost'].sum())} of {len(lives)} stones stood were lost. A stone survives {horizon} turns "
-             f"after it is stood with probability {100 * at['survival']:.0f} % [{100 * at['lo']:.0f}, "
-             f"{100 * at['hi']:.0f}]")
+             f"after it is stood with probability {100 * at['survival']:.0f} % [{100 * slo:.0f}, "
+             f"{100 * shi:.0f}] (a bootstrap over games: the stones of one game share its players)")
         by = [(sh, km[km["t"] <= horizon].iloc[-1]["survival"]) for sh, km in curves[1:]]
         if len(by) >= 2:
             worst = min(by, key=lambda x: x[1])
@@ -429,7 +431,8 @@ def section(run: RunData) -> Section | None:
         sec.plots.append(Plot("sun_stone_survival", "Stone survival", fig, f,
                               "Kaplan-Meier estimate over turns since each stone was first stood; stones still "
                               "standing when their game ended are censored there. Shaded: Greenwood 95 % interval "
-                              "of the curve for all stones (log-log). Legend: stones per curve."))
+                              "of the curve for all stones (log-log), stones taken as independent: narrower than "
+                              "the finding's interval, clustered by game. Legend: stones per curve."))
         sec.findings.append(f)
 
     # 6. invalid passes
@@ -513,40 +516,95 @@ def _causes_sentence(run: RunData) -> str:
 
 def _sector_finding(a: pd.DataFrame, big: pd.DataFrame, overall: Any) -> str:
     """The danger-by-sector finding: a sector "costs the most" (or "the least") only when its
-    interval, clustered by game like the overall figure's, excludes the overall stones per pass;
-    otherwise the sentence says that no sector stands out."""
+    interval, clustered by game like the overall figure's and widened for the number of sectors
+    compared (Bonferroni: 1 - 0.05 / k), excludes the overall stones per pass; otherwise the
+    sentence says that no sector stands out. The 95 % interval is the one printed. A sector seen
+    in fewer than :data:`MIN_SECTOR_GAMES` games is never named."""
     from analysis.catalogue import format_value, ratio_interval
 
     found = []
+    k = max(len(big), 1)
     for sec_ in big["sector"]:
         sub = a[a["sector"] == sec_]
         per = sub.groupby(["point", "game_index"])["penalties"].agg(["sum", "size"])
-        r, lo, hi, _se = ratio_interval(per["sum"].to_numpy(float), per["size"].to_numpy(float), share=False)
-        found.append((int(sec_), r, lo, hi, len(sub), len(per)))
+        y, x = per["sum"].to_numpy(float), per["size"].to_numpy(float)
+        r, lo, hi, _se = ratio_interval(y, x, share=False)
+        # the claim compares k sectors with the overall figure: it holds only when the interval at
+        # 1 - 0.05 / k (Bonferroni over the sectors) excludes it; about one of 24 plain 95 %
+        # intervals excludes it by chance alone
+        _, blo, bhi, _ = ratio_interval(y, x, share=False, confidence=1 - 0.05 / k)
+        if len(per) < MIN_SECTOR_GAMES:
+            # the delta-method variance is measured between games: a handful of games (two games
+            # whose every pass cost two stones give 2.00 [2.00, 2.00]) does not measure it
+            blo = bhi = float("nan")
+        found.append((int(sec_), r, lo, hi, len(sub), len(per), blo, bhi))
     ov = overall.value
 
     def deg(x: int) -> str:
         lo_deg = int(x * SECTOR_DEG)
         return f"{lo_deg}–{lo_deg + int(SECTOR_DEG)}°"
 
-    above = [t for t in found if t[2] == t[2] and t[2] > ov]
-    below = [t for t in found if t[3] == t[3] and t[3] < ov]
-    base = f"against {overall.text()} overall"
+    above = [t for t in found if t[6] == t[6] and t[6] > ov]
+    below = [t for t in found if t[7] == t[7] and t[7] < ov]
+    base = f"against {overall.text()} overall (the claim corrected for comparing {k} sectors, Bonferroni)"
     parts = []
+    # "most" and "least" among the sectors that clearly differ: a sector with a higher mean on few
+    # passes may show a longer bar yet not clearly differ (the plot's bars are the means)
+    def among(n: int, way: str) -> str:
+        return "the only sector that does" if n == 1 else f"the {way} of the {n} sectors that do"
+
     if above:
         w = max(above, key=lambda t: t[1])
-        parts.append(f"passes through mark areas at {deg(w[0])} cost the most: {format_value(w[1], w[2], w[3], False)} "
-                     f"stones lost to the ball per pass ({w[4]} passes in {w[5]} games), {base}")
+        parts.append(f"passes through mark areas at {deg(w[0])} cost clearly more than overall "
+                     f"({among(len(above), 'costliest')}): {format_value(w[1], w[2], w[3], False)} stones lost to "
+                     f"the ball per pass ({w[4]} passes in {w[5]} games), {base}")
     if below:
         b = min(below, key=lambda t: t[1])
-        parts.append(f"those at {deg(b[0])} the least: {format_value(b[1], b[2], b[3], False)} ({b[4]} passes)")
+        parts.append(f"those at {deg(b[0])} clearly less ({among(len(below), 'cheapest')}): "
+                     f"{format_value(b[1], b[2], b[3], False)} ({b[4]} passes)")
     if parts:
-        return f"Of the sectors with at least {MIN_PASSES} passes, " + "; ".join(parts) + "."
+        return (f"Of the sectors with at least {MIN_PASSES} passes in {MIN_SECTOR_GAMES} games or more, "
+                + "; ".join(parts) + ".")
     w = max(found, key=lambda t: t[1])
-    return (f"No mark-area sector with at least {MIN_PASSES} passes costs clearly more or less than the overall "
+    return (f"No mark-area sector with at least {MIN_PASSES} passes (in {MIN_SECTOR_GAMES} games or more) costs clearly "
+            f"more or less than the overall "
             f"{overall.text()} stones lost to the ball per pass: the costliest, {deg(w[0])}, "
-            f"{format_value(w[1], w[2], w[3], False)} ({w[4]} passes), has an interval that holds the overall figure.")
+            f"{format_value(w[1], w[2], w[3], False)} ({w[4]} passes), has an interval that holds the overall figure "
+            f"once corrected for comparing {k} sectors (Bonferroni).")
 
+
+def _km_at(d: np.ndarray, e: np.ndarray, horizon: float) -> float:
+    """Kaplan-Meier survival at ``horizon`` (the product over event times up to it)."""
+    s = 1.0
+    for t in np.unique(d[(e == 1) & (d <= horizon)]):
+        n = int((d >= t).sum())
+        s *= 1.0 - int(((d == t) & (e == 1)).sum()) / n
+    return s
+
+
+def _survival_interval(lives: pd.DataFrame, horizon: float, resamples: int = 400) -> tuple[float, float]:
+    """95 % percentile interval of the survival at ``horizon`` from a bootstrap over games (the
+    stones of one game share its layout and players: the game is the sampled unit); fixed seed."""
+    keys = list(zip(lives["point"].astype(int), lives["game_index"].astype(int)))
+    by: dict[tuple[int, int], list[int]] = {}
+    for i, k in enumerate(keys):
+        by.setdefault(k, []).append(i)
+    groups = [np.asarray(v) for v in by.values()]
+    if len(groups) < 2:
+        return float("nan"), float("nan")
+    d, e = lives["turns"].to_numpy(float), lives["lost"].to_numpy(int)
+    rng = np.random.default_rng(20260)
+    vals = []
+    for _ in range(resamples):
+        idx = np.concatenate([groups[j] for j in rng.integers(0, len(groups), len(groups))])
+        vals.append(_km_at(d[idx], e[idx], horizon))
+    lo, hi = np.percentile(vals, [2.5, 97.5])
+    return float(lo), float(hi)
+
+
+#: fewest games a mark-area sector's passes must come from before a finding may name it (its
+#: interval is clustered by game: the spread between a handful of games is not measured)
+MIN_SECTOR_GAMES = 10
 
 #: Most games the Replays section lists (the rest are one command away, with their index)
 REPLAY_ROWS = 8
@@ -658,51 +716,13 @@ def replays_section(run: RunData) -> Section | None:
     )
 
 
-#: the Sun's per-game headline outputs (``sensitivity_outputs``), by name: what `stonelab tune` may target
+#: the names of the Sun's catalogue metrics (analysis/games/sun_metrics.py) flagged ``tune``: what a
+#: `stonelab tune` target may name before any game is played (a test holds the two lists equal)
 TUNE_METRICS: tuple[str, ...] = ("penalties_per_game", "field_empty_share",
                                  *(clean_pass_name(lo, hi) for lo, hi in zip(GAP_BINS_MM[:-1], GAP_BINS_MM[1:])))
-#: the Sun's per-player outputs (``player_outputs``): ``penalties`` = penalty stones a player lost per game
+#: the Sun's per-player catalogue metrics: ``penalties[player]`` = penalty stones a player lost per game
+#: (all causes: its seats' final scores)
 PLAYER_METRICS: tuple[str, ...] = ("penalties",)
-
-
-def player_outputs(run: RunData) -> dict[str, pd.DataFrame]:
-    """Per player and game, for `stonelab tune`'s per-player targets: ``{"penalties": frame}``
-    with columns ``point, game_index, seat, value`` (penalty stones that seat lost in its passes
-    that game; 0 for a seat that lost none), one row per seat of every stored game."""
-    passes = run.detail("passes")
-    if run.seats.empty or not has_columns(passes, "penalties", "seat", "point", "game_index"):
-        return {}
-    lost = passes.groupby(["point", "game_index", "seat"])["penalties"].sum().rename("value").reset_index()
-    keys = run.seats[["point", "game_index", "seat"]]
-    frame = keys.merge(lost, on=["point", "game_index", "seat"], how="left")
-    frame["value"] = frame["value"].fillna(0.0).astype(float)
-    return {"penalties": frame}
-
-
-def sensitivity_outputs(run: RunData) -> list[tuple[str, str, pd.Series, pd.Series]]:
-    """The Sun's headline outputs for ``analysis.sensitivity``, as ``(name, label, values, points)``:
-    one value per game (penalties, field emptied) or per pass (clean or not, by the width of the
-    mark area it went through, in :data:`GAP_BINS_MM` bins)."""
-    out: list[tuple[str, str, pd.Series, pd.Series]] = []
-    own = own_aligned(run)
-    if has_columns(own, "penalty_total", "field_left"):
-        # the catalogue's definition (analysis/games/sun_metrics.py): the final scores summed, every cause
-        total = pd.Series(penalty_causes(run)["total"].to_numpy(float), index=own.index)
-        out.append(("penalties_per_game", "penalty stones per game (all causes)", total, own["point"]))
-        out.append(("field_empty_share", "share of games ending with the field empty",
-                    (own["field_left"] == 0).astype(float).where(own["field_left"].notna()), own["point"]))
-    passes = run.detail("passes")
-    if has_columns(passes, "penalties", "area_width_mm", "point"):
-        clean = (passes["penalties"] == 0).astype(float)
-        width = passes["area_width_mm"].astype(float)
-        for lo, hi in zip(GAP_BINS_MM[:-1], GAP_BINS_MM[1:]):
-            inside = (width >= lo) & (width < hi)
-            what = f"{lo:.0f}-{hi:.0f} mm" if math.isfinite(hi) else f"{lo:.0f} mm or more"
-            if lo == 0:
-                what = f"under {hi:.0f} mm"
-            out.append((clean_pass_name(lo, hi),
-                        f"clean-pass chance, gaps {what}", clean[inside], passes.loc[inside, "point"]))
-    return out
 
 
 def player_model(run: RunData) -> str | None:
@@ -795,14 +815,13 @@ class SunReport(GameReport):
     player_model = staticmethod(player_model)
     replays_section = staticmethod(replays_section)
     seat_skill = staticmethod(seat_skill)
-    sensitivity_outputs = staticmethod(sensitivity_outputs)
     compare_rows = staticmethod(compare_rows)
     compare_tables = staticmethod(compare_tables)
-    player_outputs = staticmethod(player_outputs)
     metrics = staticmethod(metrics)
     design_files = staticmethod(design_files)
     tune_metrics = TUNE_METRICS
     player_metrics = PLAYER_METRICS
+    noise_table = "passes"  # every pass stores the noise drawn: equal records are one game
 
 
 #: what the Sun's plug-in names as its ``report``

@@ -27,7 +27,7 @@ from analysis.catalogue import Metric
 from analysis.games import has_columns, own_aligned
 from analysis.run_data import RunData
 
-__all__ = ["CAUSE_WORDS", "GAP_BINS_MM", "clean_pass_name", "metrics", "penalty_causes"]
+__all__ = ["CAUSE_WORDS", "GAP_BINS_MM", "clean_pass_name", "metrics", "pass_widths", "penalty_causes"]
 
 #: the causes of a penalty stone, in the order the outputs list them, with their words
 CAUSE_WORDS: dict[str, str] = {
@@ -46,6 +46,16 @@ GAP_BINS_MM: tuple[float, ...] = (0.0, 60.0, 100.0, 150.0, math.inf)
 def clean_pass_name(lo: float, hi: float) -> str:
     """The metric name of the clean-pass chance through gaps of ``lo`` to ``hi`` mm."""
     return f"clean_pass_{int(lo)}_{'inf' if not math.isfinite(hi) else int(hi)}mm"
+
+
+def pass_widths(passes: pd.DataFrame) -> pd.Series:
+    """The clear width (mm) of the mark area each pass went through: ``inf`` for a pass over an
+    empty ring (the whole ring one area: the rules store no finite width, but the area's middle),
+    NaN only where the marker named no area (no middle either)."""
+    w = pd.to_numeric(passes["area_width_mm"], errors="coerce").astype(float)
+    if "area_mid_deg" in passes:
+        w = w.where(w.notna() | passes["area_mid_deg"].isna(), math.inf)
+    return w
 
 
 def _rules_at(run: RunData) -> dict[int, dict[str, Any]]:
@@ -122,13 +132,13 @@ def metrics(run: RunData) -> list[Metric]:
         return []
     out = [Metric("penalties_per_game", "penalty stones per game (all causes)",
                   "penalty stones of all seats (the final scores summed)", "games", "game", "lower", False,
-                  lambda r: _frame(_causes(r), _causes(r)["total"]), tune=True)]
+                  lambda r: _frame(_causes(r), _causes(r)["total"]), tune=True, sensitivity=True, count=True)]
     causes = _causes(run)
     for cause, words in CAUSE_WORDS.items():
         if cause == "other" and not (causes["other"] != 0).any():
             continue
         out.append(Metric(f"{cause}_penalties_per_game", f"{words} per game", words, "games", "game", "lower",
-                          False, lambda r, c=cause: _frame(_causes(r), _causes(r)[c])))
+                          False, lambda r, c=cause: _frame(_causes(r), _causes(r)[c]), count=True))
     if has_columns(passes, "penalties", "turn"):
         out.append(Metric("ball_stones_per_pass", "stones lost to the ball per pass",
                           "stones lost to the ball (placements' losses not counted)", "passes", "pass", "lower",
@@ -143,7 +153,7 @@ def metrics(run: RunData) -> list[Metric]:
             out.append(Metric(clean_pass_name(lo, hi), f"clean-pass chance, mark areas {what} wide",
                               f"passes through mark areas {what} wide that lost no stone",
                               f"passes through mark areas {what} wide", "pass", "higher", True,
-                              lambda r, lo=lo, hi=hi: _clean(r, (lo, hi)), tune=True))
+                              lambda r, lo=lo, hi=hi: _clean(r, (lo, hi)), tune=True, sensitivity=True))
     if has_columns(own_aligned(run), "field_left"):
         def empty(r: RunData) -> pd.DataFrame:
             own = own_aligned(r)
@@ -152,7 +162,34 @@ def metrics(run: RunData) -> list[Metric]:
 
         out.append(Metric("field_empty_share", "games ending with the field empty",
                           "games whose field was empty at the end", "games", "game", "neither", True, empty,
-                          tune=True))
+                          tune=True, sensitivity=True))
+    return out + _player_penalties(run)
+
+
+def _player_penalties(run: RunData) -> list[Metric]:
+    """``penalties[player]``: penalty stones a player lost per game it played (all causes: its
+    seats' final scores summed), listed when two or more players share the run."""
+    if "labels" not in run.games:
+        return []
+    labels = sorted({lab for ls in run.games["labels"] for lab in ls})
+    out = []
+    for lab in labels:
+        def values(r: RunData, lab: str = lab) -> pd.DataFrame:
+            g = r.games
+            num, den = [], []
+            for i, ls in enumerate(g["labels"]):
+                mine = [s for s, x in enumerate(ls) if x == lab]
+                sc = [pd.to_numeric(g[f"score_{s}"].iloc[i], errors="coerce") if f"score_{s}" in g else np.nan
+                      for s in mine]
+                ok = bool(mine) and all(v == v for v in sc)
+                num.append(float(sum(sc)) if ok else 0.0)
+                den.append(1.0 if ok else 0.0)
+            return pd.DataFrame({"point": g["point"].to_numpy(), "game_index": g["game_index"].to_numpy(),
+                                 "num": num, "den": den})
+
+        out.append(Metric(f"penalties[{lab}]", "penalty stones per game (all causes)",
+                          f"penalty stones {lab} lost (its seats' final scores)", "games it played", "game", "lower",
+                          False, values, group=lab, tune=True, listed=len(labels) >= 2, count=True))
     return out
 
 
@@ -161,8 +198,8 @@ def _clean(run: RunData, width: tuple[float, float] | None) -> pd.DataFrame:
     p = run.detail("passes")
     keys = run.games[["point", "game_index"]].astype(int).reset_index(drop=True)
     if width is not None:
-        w = p["area_width_mm"].astype(float)
-        p = p[(w >= width[0]) & (w < width[1])]
+        w = pass_widths(p)
+        p = p[(w >= width[0]) & ((w < width[1]) | ((w == math.inf) & (width[1] == math.inf)))]
     grp = [p["point"].astype(int), p["game_index"].astype(int)]
     clean = (p["penalties"] == 0).astype(float).groupby(grp).sum()
     n = pd.Series(1.0, index=p.index).groupby(grp).sum()

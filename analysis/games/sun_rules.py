@@ -115,7 +115,8 @@ EVENT_MEANINGS = {
     "stands": "stones placed on the base that came to rest standing",
     "stacks": "stones placed on a standing stone (level 2) that stayed there",
     "gates": "stones laid across two positions as a lintel that stayed there",
-    "failed placements": "placements that did not stand (rules.placement_fall: retry or penalty)",
+    "failed placements": "placements that did not stand, or that the rules refused (e.g. no legal marker move "
+                         "for a stone that stood); rules.placement_fall: retry or penalty",
     "passes": "swings of the ball, one per turn",
     "marker moves": "turns on which the mover's marker moved (after a stand or stack)",
     "forced marker moves": "turns that had to move the marker: the mark area was impassable at the start "
@@ -161,10 +162,10 @@ def _per_game_counts(run: RunData) -> tuple[pd.DataFrame, list[tuple[str, str, b
             sub = ok[ok["kind"] == kind]
             add("placements that stood", label, by_game(sub))
         bad = place[place["standing"] != 1]
-        add("placements that did not stand", "failed placements", by_game(bad))
+        add("placements that did not stand or were refused", "failed placements", by_game(bad))
         if "cause" in bad:
             for cause in sorted(set(bad["cause"].fillna("").astype(str)) - {""}):
-                add("placements that did not stand", f"failed placements: {cause}",
+                add("placements that did not stand or were refused", f"failed placements: {cause}",
                     by_game(bad[bad["cause"] == cause]))
     passes = run.detail("passes")
     if has_columns(passes, "turn"):

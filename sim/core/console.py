@@ -52,6 +52,24 @@ def console(stderr: bool = False) -> Console:
     return _Console(soft_wrap=True, stderr=stderr, emoji=False)
 
 
+def wrap_prose(text: str, width: int, indent: str = "", first: str = "") -> list[str]:
+    """``text`` (plain, one paragraph) as lines of at most ``width`` characters, broken between
+    words only: a word longer than the width (a path, a command) stands whole on its own line,
+    never cut. ``first`` starts the first line, ``indent`` the others."""
+    import textwrap
+
+    return textwrap.wrap(text, width=max(width, 20), initial_indent=first, subsequent_indent=indent,
+                         break_long_words=False, break_on_hyphens=False) or [first.rstrip()]
+
+
+def print_prose(con: Console, text: str, indent: str = "", first: str = "") -> None:
+    """Print a note, a legend or a finding (plain text, not markup) wrapped at ``con``'s width
+    (the terminal's, or 80 columns when piped) by :func:`wrap_prose`: whole at 80 columns, no
+    word cut. Lines a user copies (a path, a command) are printed with ``con.print`` instead."""
+    for ln in wrap_prose(plain(text), con.width, indent, first):
+        con.print(ln, markup=False, highlight=False, soft_wrap=True)
+
+
 def fit_labels(labels: list[str], room: int) -> tuple[list[str], bool]:
     """Table cells for agent labels in a column ``room`` characters wide: the labels themselves
     when every one fits, else each label's agent name (the part before ``(``), and ``False``, so

@@ -162,16 +162,17 @@ def test_sun_section_by_hand(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     spec = get_game("sun").spec
     pcols = [c.name for c in spec.detail_tables["passes"]]
 
-    def p(seat: int, turn: int, pen: int, causes: str = "", mid: float = 10.0) -> dict:
+    def p(seat: int, turn: int, pen: int, causes: str = "", mid: float = 10.0, game: int = 0) -> dict:
         row = {c: 0 for c in pcols}
         row.update({"seat": seat, "turn": turn, "penalties": pen, "causes": causes, "area_mid_deg": mid,
-                    "area_width_mm": 100.0, "noise_aim_deg": 0.5 * turn})
+                    "area_width_mm": 100.0, "noise_aim_deg": 0.5 * turn + 0.001 * game})
         return row
 
     res = []
     for i in range(2):
-        passes = [p(0, 0, 0), p(1, 1, 1, "3:slab:toppled"), p(0, 2, 2, "4:pillar:pushed_off;5:slab:toppled", 200.0),
-                  p(1, 3, 0)]
+        # the two games differ in the noise drawn only (equal Sun records would be one game replayed)
+        passes = [p(0, 0, 0, game=i), p(1, 1, 1, "3:slab:toppled", game=i),
+                  p(0, 2, 2, "4:pillar:pushed_off;5:slab:toppled", 200.0, game=i), p(1, 3, 0, game=i)]
         placements = [{"seat": 0, "turn": 0, "kind": "stand", "stone": 3, "shape": "slab", "standing": 1},
                       {"seat": 0, "turn": 0, "kind": "stack", "stone": 5, "shape": "slab", "standing": 1}]
         res.append(result(i, [1], columns={"penalty_total": 3, "passes": 4},
@@ -189,8 +190,7 @@ def test_sun_section_by_hand(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     assert (lost["level"] == "stacked (level 2)").sum() == 2 and (lost["level"] == "on the base").sum() == 2
     text = " ".join(sun.section(run).findings)
     # 8 passes, 6 stones: 0.75 per pass; 4 clean (50 %); seat 0 (0.5°): (0 + 2) / 2 = 1, seat 1 (4°): (1 + 0) / 2
-    # the two games are alike, so the interval clustered by game has no spread between games (the
-    # Sun draws by chance: equal records are two games, each counted)
+    # the two games cost alike, so the interval clustered by game has no spread between games
     assert "Over 8 passes in 2 games a pass costs 0.75 [0.75, 0.75] stones lost to the ball" in text
     w_lo, w_hi = wilson(4, 8)
     assert f"50 % [{100 * w_lo:.0f}, {100 * w_hi:.0f}] of passes are clean" in text

@@ -278,7 +278,7 @@ def test_sun_findings_need_min_passes_and_say_unchanged(tmp_path: Path) -> None:
     text = " ".join(sun.section(run).findings)
     # the 4-pass sector costs most per pass but may not headline; the 40-pass one may, but one game
     # gives no interval that could exclude the overall figure: it is not called "the most"
-    assert "No mark-area sector with at least 30 passes costs clearly more or less" in text
+    assert "No mark-area sector with at least 30 passes (in 10 games or more) costs clearly more or less" in text
     assert "the costliest, 60–75°, 0.25 (40 passes)" in text and "cost the most" not in text
     assert "0–15°" not in text
     # one cause under one name: 4 passes x 2 stones, spelled two ways, are 8 of 18 stones
@@ -362,3 +362,29 @@ def test_no_order_is_said_once_whichever_way_round() -> None:
     lab = {"aggressive(skill=casual)": Strength("aggressive"), "careful(skill=casual)": Strength("careful")}
     best, why = strongest(list(lab), lab)
     assert best is None and why == ["no declared order between the agents 'aggressive' and 'careful'"]
+
+
+def test_a_sector_is_named_only_when_it_clearly_differs_after_the_correction(tmp_path: Path) -> None:
+    """Issue 29: "most" or "least" names a sector only when its interval, clustered by game and
+    corrected for the number of sectors compared, excludes the overall figure; a sector whose mean
+    is higher on few passes (the longest bar) is not called the costliest."""
+    from analysis.games import sun
+    from sim.games import get_game
+
+    cols = [c.name for c in get_game("sun").spec.detail_tables["passes"]]
+    games = []
+    for g in range(30):
+        rows = [(0, 1, "1:slab:toppled", 65.0, 0.1), (1, 1, "2:slab:toppled", 65.0, 0.1)]  # 60-75: always costs
+        rows += [(2 + t, 0, "", 185.0, 0.0) for t in range(6)]  # 180-195: never
+        rows += [(8 + t, int((g + t) % 3 == 0), "3:block:pushed_off" if (g + t) % 3 == 0 else "", 130.0, 0.0)
+                 for t in range(4)]  # 120-135: a third of the passes
+        if g < 2:  # 0-15: two passes a game in two games, each costing 2 stones: the longest bar, few passes
+            rows += [(12 + t, 2, "4:slab:toppled;5:slab:toppled", 5.0, 0.0) for t in range(16)]
+        games.append({"passes": _passes(cols, rows), "placements": [], "frames": []})
+    run = load_run(_sun_store(tmp_path, [[0]] * 30, seats=[{"agent": "careful"}, {"agent": "careful"}],
+                              labels=["careful", "careful"], rows=games))
+    text = " ".join(sun.section(run).findings)
+    assert "passes through mark areas at 60–75° cost clearly more than overall (the only sector that does)" in text
+    assert "corrected for comparing 4 sectors, Bonferroni" in text
+    assert "those at 180–195° clearly less" in text
+    assert "0–15°" not in text and "cost the most" not in text  # 2 games: its spread is not measured

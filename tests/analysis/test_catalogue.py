@@ -77,6 +77,9 @@ def by_hand(run_dir: Path) -> dict[str, float]:
         share = sum((1 / len(json.loads(w)) if seat in json.loads(w) else 0) if json.loads(w) else 1 / k
                     for w, seat, k in rows)
         out[f"score[{lab}]"] = share / q(f"SELECT COUNT(DISTINCT point || '-' || game_index) FROM seats WHERE label = '{lab}'")
+        # the Sun: a player's penalty stones of all causes are its seats' final scores
+        out[f"penalties[{lab}]"] = q(f"SELECT SUM(score) FROM seats WHERE label = '{lab}'") / \
+            q(f"SELECT COUNT(DISTINCT point || '-' || game_index) FROM seats WHERE label = '{lab}'")
     out["draw_rate"] = sum(not w for w in winners) / n
     out["shared_win_share"] = sum(len(w) > 1 for w in winners) / n
     out["draw_share"] = sum(len(w) != 1 for w in winners) / n
@@ -93,7 +96,9 @@ def by_hand(run_dir: Path) -> dict[str, float]:
     out["ball_stones_per_pass"] = q("SELECT 1.0 * SUM(penalties) / COUNT(*) FROM sun_passes")
     out["clean_pass_share"] = q("SELECT AVG(penalties = 0) FROM sun_passes")
     for lo, hi in ((0, 60), (60, 100), (100, 150), (150, None)):
-        where = f"area_width_mm >= {lo}" + (f" AND area_width_mm < {hi}" if hi else "")
+        # a pass over an empty ring (no finite width stored, but the area's middle) is the widest bin
+        where = f"area_width_mm >= {lo}" + (f" AND area_width_mm < {hi}" if hi else
+                                             " OR (area_width_mm IS NULL AND area_mid_deg IS NOT NULL)")
         if q(f"SELECT COUNT(*) FROM sun_passes WHERE {where}"):
             out[f"clean_pass_{lo}_{hi or 'inf'}mm"] = q(f"SELECT AVG(penalties = 0) FROM sun_passes WHERE {where}")
     out["field_empty_share"] = q("SELECT AVG(field_left = 0) FROM sun_games")

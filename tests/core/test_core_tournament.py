@@ -242,10 +242,21 @@ def test_druids_tournament_end_to_end_with_resume(tmp_path: Path, capsys: pytest
     assert set(ratings) == {"random", "greedy", f"{HERE}:FirstLegal"}
     # each entrant played 2 opponents x 2 seat orders x 4 games
     assert all(r["games"] == 16 for r in ratings.values())
-    # the ratings' scores are the stored results: wins plus half the draws, per entrant
+    # the ratings' scores are the stored results: wins plus half the draws, per entrant, each
+    # distinct game once (druids has no chance: deterministic entrants replay one game; a copy is
+    # a game of the same seating, winners, scores, length, lead changes and druids rows)
+    con = sqlite3.connect(out / "results.sqlite")
+    rec = {(pt, g): [row] for pt, g, *row in con.execute(
+        "SELECT point, game_index, agents_json, winners_json, scores_json, length, termination, leads_json FROM games")}
+    for table in ("druids_games", "druids_claims", "druids_matchgames"):
+        cols = [c[1] for c in con.execute(f"PRAGMA table_info({table})") if c[1] not in ("point", "game_index")]
+        for pt, g, *row in con.execute(f"SELECT point, game_index, {', '.join(cols)} FROM {table} ORDER BY rowid"):
+            rec[(pt, g)].append(row)
+    con.close()
+    copies = {k: sum(1 for v in rec.values() if v == rec[k]) for k in rec}
     for lab, r in ratings.items():
-        mine = [(pt, g, won) for pt, g, s, label, won in seats if label == lab]
-        assert r["score"] == pytest.approx(sum(w for *_, w in mine) / len(mine))
+        mine = [(1 / copies[(pt, g)], won) for pt, g, s, label, won in seats if label == lab]
+        assert r["score"] == pytest.approx(sum(k * w for k, w in mine) / sum(k for k, _ in mine))
     lo, hi = ratings["greedy"]["ci95"]
     assert lo < ratings["greedy"]["rating"] < hi
     assert sum(r["rating"] for r in ratings.values()) == pytest.approx(0.0, abs=1e-6)
