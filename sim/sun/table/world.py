@@ -115,6 +115,7 @@ class TableWorld:
         #: static stones that a moving body came into contact with in the last run (it was cut short)
         self._touched: set[int] = set()
         self._base_body = -1
+        self._fixed_boxes: list[tuple[tuple[float, ...], tuple[float, ...], tuple[float, ...]]] = []
 
     def close(self) -> None:
         """Disconnect the PyBullet client (idempotent)."""
@@ -201,6 +202,11 @@ class TableWorld:
         for b in (self._base_body, self._floor_body):
             p.changeDynamics(b, -1, activationState=p.ACTIVATION_STATE_SLEEP | p.ACTIVATION_STATE_ENABLE_SLEEPING,
                              physicsClientId=c)
+        #: (position, quaternion, half-extents) of the base and the floor: what the ball's free
+        #: approach (sim/sun/table/free_swing.py) keeps clear of besides the stones
+        self._fixed_boxes = [((0.0, 0.0, -0.5 * t.base_thickness), (0.0, 0.0, 0.0, 1.0),
+                              (t.base_radius, t.base_radius, 0.5 * t.base_thickness)),
+                             ((0.0, 0.0, -t.base_thickness - 0.05), (0.0, 0.0, 0.0, 1.0), (1.0, 1.0, 0.05))]
         self._shape_ids: dict[str, int] = {}
         self._ball_body = self._create_ball()
         self._ball_live = False
