@@ -85,15 +85,21 @@ class FreeSwing:
     def advance(self, s: State, h: float) -> State:
         """The state ``h`` seconds later: one classical Runge-Kutta step, the quaternion renormalised."""
         d = self._deriv
-        k1 = d(s)
         hh = 0.5 * h
-        k2 = d(tuple(a + hh * b for a, b in zip(s, k1)))  # type: ignore[arg-type]
-        k3 = d(tuple(a + hh * b for a, b in zip(s, k2)))  # type: ignore[arg-type]
-        k4 = d(tuple(a + h * b for a, b in zip(s, k3)))  # type: ignore[arg-type]
+        x, y, z, w, ox, oy, oz = s
+        a1, b1, c1, e1, f1, g1, _ = d(s)
+        oz += 0.0  # dw_z/dt is 0 (gravity's torque is horizontal); + 0.0 as the generic sum gave it
+        a2, b2, c2, e2, f2, g2, _ = d((x + hh * a1, y + hh * b1, z + hh * c1, w + hh * e1, ox + hh * f1, oy + hh * g1, oz))
+        a3, b3, c3, e3, f3, g3, _ = d((x + hh * a2, y + hh * b2, z + hh * c2, w + hh * e2, ox + hh * f2, oy + hh * g2, oz))
+        a4, b4, c4, e4, f4, g4, _ = d((x + h * a3, y + h * b3, z + h * c3, w + h * e3, ox + h * f3, oy + h * g3, oz))
         h6 = h / 6.0
-        out = [a + h6 * (b1 + 2.0 * b2 + 2.0 * b3 + b4) for a, b1, b2, b3, b4 in zip(s, k1, k2, k3, k4)]
-        n = 1.0 / math.sqrt(out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3])
-        return (out[0] * n, out[1] * n, out[2] * n, out[3] * n, out[4], out[5], out[6])
+        x += h6 * (a1 + 2.0 * a2 + 2.0 * a3 + a4)
+        y += h6 * (b1 + 2.0 * b2 + 2.0 * b3 + b4)
+        z += h6 * (c1 + 2.0 * c2 + 2.0 * c3 + c4)
+        w += h6 * (e1 + 2.0 * e2 + 2.0 * e3 + e4)
+        n = 1.0 / math.sqrt(x * x + y * y + z * z + w * w)
+        return (x * n, y * n, z * n, w * n, ox + h6 * (f1 + 2.0 * f2 + 2.0 * f3 + f4),
+                oy + h6 * (g1 + 2.0 * g2 + 2.0 * g3 + g4), oz)
 
     # ---- the ball's centre --------------------------------------------------------------------
 

@@ -472,6 +472,8 @@ class SunTable(TableWorld):
                 steps += chunk
                 (x, y, z), (vx, vy, vz) = free.swing.centre(s_free)
             elif watch and (awake or prev_r < far_r):
+                if awake:
+                    self.refresh_frontier(chunk, body)
                 spent = 0.0
                 for k in range(1, chunk + 1):
                     t_step = clock()
@@ -480,8 +482,10 @@ class SunTable(TableWorld):
                     for pt in contacts(bodyA=body, physicsClientId=c):
                         if pt[2] in static_ids:
                             self._touched.add(static_ids[pt[2]])
-                        else:
+                        elif not awake:
                             awake = True
+                            # what the stones struck can reach over the rest of the chunk
+                            self.refresh_frontier(chunk - k + 1, body)
                     if awake:
                         frontier()
                     if frame_every and (steps + k) % frame_every == 0:

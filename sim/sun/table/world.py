@@ -18,6 +18,7 @@ disabled, all damping 0. Presets ``fast`` (240 Hz, 15 iterations, stones start a
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from typing import Callable, Sequence
@@ -53,15 +54,13 @@ def building_wall_s() -> float:
     return _BUILDING[0]
 
 
+@functools.lru_cache(maxsize=4096)
 def _parking(shape: str, k: int) -> tuple[float, float, float]:
     """Where the pool's ``k``-th unused body of ``shape`` waits: static, colliding with nothing,
     below the floor, apart from every other (m)."""
     return (0.1 * k, 0.1 * "abcdefghijklmnopqrstuvwxyz".find(shape[:1].lower()), -5.0)
 
 
-#: static stones whose centre is within this (m) of a dynamic stone's are watched at every step, the
-#: others at every rest check (a stone falling onto one further away meets a nearer one first)
-FRONTIER_M = 0.06
 #: a stone touched in a run joins the active set with the stones within this (m, centre to centre)
 GROW_M = 0.05
 #: stones whose centres are further apart than this (m) cannot be within a contact threshold
@@ -104,8 +103,15 @@ class TableWorld:
         self._active: frozenset[int] | None = None
         #: body -> stone id of the stones loaded static (see :meth:`load_active`)
         self._static_ids: dict[int, int] = {}
-        #: (stone id, body) of the static stones close enough to a dynamic one to be hit by it
+        #: (stone id, body) of the static stones close enough to a moving body to be hit by it before
+        #: the next :meth:`refresh_frontier` (watched at every step)
         self._frontier: list[tuple[int, int]] = []
+        #: the static stones (ids, bodies, centres (m), bounding radii (m)) and the dynamic ones'
+        #: (bodies, bounding radii) of the last load, for :meth:`refresh_frontier`
+        self._static_list: list[tuple[int, int]] = []
+        self._static_centres = np.zeros((0, 3))
+        self._static_radii = np.zeros(0)
+        self._dyn_radii = np.zeros(0)
         #: pool bodies that may have been integrated since their last upright step (see :meth:`rebuild`)
         self._moved: set[int] = set()
         #: body -> (stone id or -1, position, orientation) of the bodies the last load left static
@@ -327,6 +333,12 @@ class TableWorld:
         self._moved = set(self._dyn_bodies)
         self._static_ids = {b: sid for sid, b in self._bodies.items() if active is not None and sid not in active}
         self._frontier = []
+        self._static_list = [(sid, b) for b, sid in self._static_ids.items()]
+        half_diag = {k: 0.5 * math.sqrt(v.width ** 2 + v.depth ** 2 + v.height ** 2) for k, v in self.shapes.items()}
+        self._static_centres = np.array([self._states[sid].pos for sid, _ in self._static_list]).reshape(-1, 3)
+        self._static_radii = np.array([half_diag[self._states[sid].shape] for sid, _ in self._static_list])
+        self._dyn_radii = np.array([half_diag[self._states[sid].shape] for sid, b in self._bodies.items()
+                                    if active is None or sid in active])
         self._active = active
         self._dirty = False
         _BUILDING[0] += time.perf_counter() - t0
@@ -400,12 +412,7 @@ class TableWorld:
         self.rebuild(grow=grow)
         if self._active is None:
             return None
-        grown = self._active
-        reach2 = min(self._reach_m(), FRONTIER_M) ** 2
-        dyn = [pos[i] for i in grown]
-        self._frontier = [(sid, b) for sid, b in self._bodies.items() if sid not in grown and any(
-            (pos[sid][0] - x) ** 2 + (pos[sid][1] - y) ** 2 + (pos[sid][2] - z) ** 2 <= reach2 for x, y, z in dyn)]
-        return frozenset(grown)
+        return frozenset(self._active)
 
     def neighbours(self, touched: "set[int]") -> set[int]:
         """``touched`` with every stone whose centre is within :data:`GROW_M` of one of them: a stone
@@ -419,11 +426,50 @@ class TableWorld:
             out.update(sid for sid, (x, y, z) in pos.items() if (x - tx) ** 2 + (y - ty) ** 2 <= g2)
         return out
 
-    def _reach_m(self) -> float:
-        """How far (m, centre to centre) a dynamic stone may reach a static one within a call: the
-        tallest stone falling over, plus the widest half-diagonal."""
-        return max(s.height for s in self.shapes.values()) + max(
-            math.hypot(s.width, s.depth) for s in self.shapes.values()) + self.physics.contact_threshold
+    def refresh_frontier(self, steps: int, ball: int | None = None) -> None:
+        """Choose the static stones to watch at every step of the next ``steps`` steps: those a moving
+        body could reach meanwhile, from the dynamic stones' poses and speeds now.
+
+        A static stone S can touch a dynamic one D only when their centres come within the sum of
+        their bounding spheres' radii (half-diagonals) and twice the contact threshold (a contact
+        point is reported from that distance). Over the ``h`` seconds ahead, D's centre moves at most
+        ``v h + g h^2 / 2``, with ``v`` twice the fastest point of any moving body now (the ball's
+        centre, a stone's centre speed plus its spin times its radius: a body struck meanwhile, by
+        the ball or a stone, leaves at most twice its striker's speed for restitutions up to 1)
+        plus ``g h``. A chain of strikes within one interval could go faster still: every static
+        stone is also checked at every rest check (:meth:`statics_touched`).
+        Before, the frontier was the static stones within 60 mm of a dynamic one's start pose,
+        fixed for the call: a stone knocked further than that could graze a static one between two
+        rest checks unseen (tests/sun/test_sun_active_set.py has such a pass).
+
+        Args:
+            steps: the steps until the next refresh.
+            ball: the ball's body while it swings (its speed counts), else None.
+        """
+        if not self._static_list:
+            self._frontier = []
+            return
+        c = self._cid
+        pos, vel = p.getBasePositionAndOrientation, p.getBaseVelocity
+        centres = []
+        top = 0.0
+        for b, r in zip(self._dyn_bodies, self._dyn_radii):
+            centres.append(pos(b, physicsClientId=c)[0])
+            (vx, vy, vz), (wx, wy, wz) = vel(b, physicsClientId=c)
+            top = max(top, math.sqrt(vx * vx + vy * vy + vz * vz) + math.sqrt(wx * wx + wy * wy + wz * wz) * r)
+        if ball is not None:
+            vx, vy, vz = p.getLinkState(ball, 0, computeLinkVelocity=1, physicsClientId=c)[6]
+            top = max(top, math.sqrt(vx * vx + vy * vy + vz * vz))
+        if not centres:
+            self._frontier = []
+            return
+        h = steps * self.physics.dt
+        g = self.physics.gravity
+        move = (2.0 * top + g * h) * h + 0.5 * g * h * h
+        d = np.linalg.norm(self._static_centres[:, None, :] - np.array(centres)[None, :, :], axis=2)
+        near = (d <= self._static_radii[:, None] + self._dyn_radii[None, :]
+                + 2.0 * self.physics.contact_threshold + move).any(axis=1)
+        self._frontier = [x for x, k in zip(self._static_list, near) if k]
 
     def frontier_touched(self) -> bool:
         """Whether a static stone of the frontier is in contact with a moving body now (adds it to
@@ -583,6 +629,7 @@ class TableWorld:
         frontier = self.frontier_touched
         while done < limit:
             if watch:
+                self.refresh_frontier(chunk, self._ball_body if self._ball_live else None)
                 spent = 0.0
                 for _ in range(chunk):
                     t_step = clock()
