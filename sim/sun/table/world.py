@@ -28,6 +28,7 @@ import pybullet as p
 
 from sim.core.errors import InputError
 from sim.sun.table.layout import Layout
+from sim.sun.table.free_swing import pose_boxes
 from sim.sun.table.recording import PoseRecorder, record_frame
 from sim.sun.table.state import StoneState, rotation_matrix
 
@@ -106,11 +107,11 @@ class TableWorld:
         #: (stone id, body) of the static stones close enough to a moving body to be hit by it before
         #: the next :meth:`refresh_frontier` (watched at every step)
         self._frontier: list[tuple[int, int]] = []
-        #: the static stones (ids, bodies, centres (m), bounding radii (m)) and the dynamic ones'
-        #: (bodies, bounding radii) of the last load, for :meth:`refresh_frontier`
+        #: the static stones (ids, bodies; their axis-aligned boxes' centres and half-extents, m) and
+        #: the dynamic ones' bounding radii (m) of the last load, for :meth:`refresh_frontier`
         self._static_list: list[tuple[int, int]] = []
         self._static_centres = np.zeros((0, 3))
-        self._static_radii = np.zeros(0)
+        self._static_half = np.zeros((0, 3))
         self._dyn_radii = np.zeros(0)
         #: pool bodies that may have been integrated since their last upright step (see :meth:`rebuild`)
         self._moved: set[int] = set()
@@ -335,8 +336,11 @@ class TableWorld:
         self._frontier = []
         self._static_list = [(sid, b) for b, sid in self._static_ids.items()]
         half_diag = {k: 0.5 * math.sqrt(v.width ** 2 + v.depth ** 2 + v.height ** 2) for k, v in self.shapes.items()}
-        self._static_centres = np.array([self._states[sid].pos for sid, _ in self._static_list]).reshape(-1, 3)
-        self._static_radii = np.array([half_diag[self._states[sid].shape] for sid, _ in self._static_list])
+        boxes = []
+        for sid, _ in self._static_list:
+            st, shp = self._states[sid], self.shapes[self._states[sid].shape]
+            boxes.append((st.pos, st.quat, (0.5 * shp.depth, 0.5 * shp.width, 0.5 * shp.height)))
+        self._static_centres, self._static_half = pose_boxes(boxes, 0.0)
         self._dyn_radii = np.array([half_diag[self._states[sid].shape] for sid, b in self._bodies.items()
                                     if active is None or sid in active])
         self._active = active
@@ -430,45 +434,55 @@ class TableWorld:
         """Choose the static stones to watch at every step of the next ``steps`` steps: those a moving
         body could reach meanwhile, from the dynamic stones' poses and speeds now.
 
-        A static stone S can touch a dynamic one D only when their centres come within the sum of
-        their bounding spheres' radii (half-diagonals) and twice the contact threshold (a contact
-        point is reported from that distance). Over the ``h`` seconds ahead, D's centre moves at most
-        ``v h + g h^2 / 2``, with ``v`` twice the fastest point of any moving body now (the ball's
-        centre, a stone's centre speed plus its spin times its radius: a body struck meanwhile, by
-        the ball or a stone, leaves at most twice its striker's speed for restitutions up to 1)
-        plus ``g h``. A chain of strikes within one interval could go faster still: every static
-        stone is also checked at every rest check (:meth:`statics_touched`).
+        A static stone S can touch a dynamic one D only when D's centre comes within D's bounding
+        sphere's radius (its half-diagonal) and twice the contact threshold of S's bounding box (a
+        contact point is reported from the threshold). Over the ``h`` seconds ahead D's centre moves at most
+        ``v h + g h^2 / 2``, ``v`` the largest speed D can have meanwhile: its own now (the centre's
+        plus its spin times its radius) plus ``g h``, or, if a moving body (a stone, the ball) can
+        reach D meanwhile, twice that body's (a body struck leaves at most twice its striker's
+        speed for restitutions up to 1). A chain of two strikes within one interval could go faster
+        still: every static stone is also checked at every rest check (:meth:`statics_touched`).
         Before, the frontier was the static stones within 60 mm of a dynamic one's start pose,
-        fixed for the call: a stone knocked further than that could graze a static one between two
-        rest checks unseen (tests/sun/test_sun_active_set.py has such a pass).
+        fixed for the call: a stone knocked further could graze a static one between two rest
+        checks unseen (tests/sun/test_sun_active_set.py has such a pass).
 
         Args:
             steps: the steps until the next refresh.
-            ball: the ball's body while it swings (its speed counts), else None.
+            ball: the ball's body while it swings (it strikes like a stone), else None.
         """
-        if not self._static_list:
+        if not self._static_list or not self._dyn_bodies:
             self._frontier = []
             return
         c = self._cid
-        pos, vel = p.getBasePositionAndOrientation, p.getBaseVelocity
-        centres = []
-        top = 0.0
+        get_pos, get_vel = p.getBasePositionAndOrientation, p.getBaseVelocity
+        centres, speeds = [], []
         for b, r in zip(self._dyn_bodies, self._dyn_radii):
-            centres.append(pos(b, physicsClientId=c)[0])
-            (vx, vy, vz), (wx, wy, wz) = vel(b, physicsClientId=c)
-            top = max(top, math.sqrt(vx * vx + vy * vy + vz * vz) + math.sqrt(wx * wx + wy * wy + wz * wz) * r)
+            centres.append(get_pos(b, physicsClientId=c)[0])
+            (vx, vy, vz), (wx, wy, wz) = get_vel(b, physicsClientId=c)
+            speeds.append(math.sqrt(vx * vx + vy * vy + vz * vz) + math.sqrt(wx * wx + wy * wy + wz * wz) * r)
+        radii = self._dyn_radii
         if ball is not None:
-            vx, vy, vz = p.getLinkState(ball, 0, computeLinkVelocity=1, physicsClientId=c)[6]
-            top = max(top, math.sqrt(vx * vx + vy * vy + vz * vz))
-        if not centres:
-            self._frontier = []
-            return
+            st = p.getLinkState(ball, 0, computeLinkVelocity=1, physicsClientId=c)
+            centres.append(st[0])
+            speeds.append(math.sqrt(sum(v * v for v in st[6])))
+            radii = np.append(radii, self.ball.radius)
         h = steps * self.physics.dt
         g = self.physics.gravity
-        move = (2.0 * top + g * h) * h + 0.5 * g * h * h
-        d = np.linalg.norm(self._static_centres[:, None, :] - np.array(centres)[None, :, :], axis=2)
-        near = (d <= self._static_radii[:, None] + self._dyn_radii[None, :]
-                + 2.0 * self.physics.contact_threshold + move).any(axis=1)
+        thr2 = 2.0 * self.physics.contact_threshold
+        pos = np.array(centres)
+        own = np.array(speeds) + g * h
+        move = own * h + 0.5 * g * h * h
+        # who can strike whom meanwhile, moving at its own speed at most
+        d = np.linalg.norm(pos[:, None, :] - pos[None, :, :], axis=2)
+        meets = d <= radii[:, None] + radii[None, :] + thr2 + move[:, None] + move[None, :]
+        np.fill_diagonal(meets, False)
+        struck = np.where(meets, 2.0 * own[:, None], 0.0).max(axis=0)
+        move = np.maximum(own, struck) * h + 0.5 * g * h * h
+        n = len(self._dyn_bodies)  # the ball strikes but is no stone of the frontier's concern itself
+        # from D's centre to S's bounding box (S does not move: its box, not its sphere)
+        gap = np.maximum(np.abs(self._static_centres[:, None, :] - pos[None, :n, :]) - self._static_half[:, None, :], 0.0)
+        ds = np.sqrt((gap * gap).sum(axis=2))
+        near = (ds <= radii[None, :n] + thr2 + move[None, :n]).any(axis=1)
         self._frontier = [x for x, k in zip(self._static_list, near) if k]
 
     def frontier_touched(self) -> bool:
