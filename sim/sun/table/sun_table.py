@@ -442,7 +442,9 @@ class SunTable(TableWorld):
         contacts = p.getContactPoints
         static_ids = self._static_ids
         watch = bool(static_ids)
-        awake = False  # a dynamic stone touched by the ball: the frontier is watched from then on
+        # a dynamic stone may move (touched by the ball, or loaded awake: the reference preset keeps
+        # no stone asleep): the frontier is watched from then on
+        awake = not ph.sleeping
         frontier = self.frontier_touched
         steps = 0
         invalid = False
