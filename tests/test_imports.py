@@ -372,16 +372,16 @@ def test_the_game_name_finder_sees_imports_and_strings_not_prose(tmp_path: Path)
 #: What each part of sim/sun may import of the Sun (docs/game-interface.md): geometry at the bottom,
 #: the table and the rules beside each other over it, the agents over the rules; the game layer
 #: (every other module of sim/sun but the viewer) over all, and imported by none of them. The thrower
-#: (the player model) imports nothing; the table takes its noise records from it until issue 32
-#: makes them the boundary's one noise type.
+#: (the player model) imports nothing: its noise records are the one noise type of the boundary, which
+#: the table applies and the rules' actions and protocol carry.
 SUN_LAYERS: dict[str, set[str]] = {
     "geometry": set(),
     "thrower": set(),
-    "data": {"geometry"},  # the rooms of plain data: options, actions, position, endings, physics
+    "data": {"geometry", "thrower"},  # the rooms of plain data: options, actions, position, endings, physics
     "table": {"geometry", "thrower"},
     "calibration": {"geometry", "thrower", "table"},
     "rules": {"geometry", "thrower", "data"},
-    "agents": {"geometry", "data", "rules"},
+    "agents": {"geometry", "thrower", "data", "rules"},
 }
 SUN_DATA_ROOMS = ("options", "actions", "position", "endings", "physics")
 

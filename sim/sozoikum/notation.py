@@ -1,4 +1,4 @@
-"""Sozoikum: reading a notation (the text :meth:`SozoikumPosition.to_notation` writes) back into a
+"""Sozoikum: reading a notation (the text :meth:`SozoikumState.to_notation` writes) back into a
 state, with every field checked. No I/O.
 """
 

@@ -47,20 +47,20 @@ A round (the start seat is seat 0 in round 1 and moves one seat left each round)
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence, cast
+from typing import Any, Mapping, Self, Sequence, cast
 
 import numpy as np
 
 from sim.core.errors import ScenarioError
-from sim.core.game import CHANCE, SIMULTANEOUS, TERMINAL, Action, Outcome
+from sim.core.game import CHANCE, SIMULTANEOUS, TERMINAL, Action, Outcome, State
 from sim.sozoikum.actions import (
     CAMP, CARDS, DUMNO, FIRE, GEMS, ONE_SHOT_LETTER, REUSABLE, STEAL, TIGER, VETO, Ally, Announce, Bid,
     BuildChoice, BuildNoise, Challenge, Dumno, DrawStone, Fist, Pass, Pick, Place, PlayCard, Reply, Sealed,
     Setup, Tiger, Veto,
 )
-from sim.sozoikum.options import MAX_PLAYERS, SEAT_OPTIONS, SozoikumOptions
-from sim.sozoikum.physics import ROLES, HousePhysics
-from sim.sozoikum.position import SozoikumObservation, SozoikumPosition
+from sim.sozoikum.options import MAX_PLAYERS, OPTION_BY_NAME, SEAT_OPTIONS, SozoikumOptions
+from sim.sozoikum.physics import PYMUNK_HOUSE, ROLES, HousePhysics
+from sim.sozoikum.position import HIDDEN, BuildLogEntry, SozoikumObservation, encode_option, join_ints
 from sim.sozoikum.shapes import SEED_BOUND
 from sim.sozoikum.endings import SozoikumEnd
 
@@ -71,10 +71,209 @@ HOUSE_STONES = 5
 NOISE_BOUND = 2**31
 
 
-class SozoikumState(SozoikumPosition):
-    """A Sozoikum position with its rules (turn structure, legal actions, chance, transitions,
-    outcome). Build with :meth:`new` or :func:`sim.sozoikum.notation.parse_notation`; the facts it
-    holds are documented on :class:`SozoikumPosition`."""
+class SozoikumState(State):
+    """A Sozoikum position with its rules: its facts (below), copying, the seat helpers, the
+    information a seat gets (:class:`~sim.sozoikum.position.SozoikumObservation`), the notation, the
+    turn structure, legal actions, chance, transitions and outcome. Build one with :meth:`new` or
+    :func:`sim.sozoikum.notation.parse_notation`.
+
+    Attributes (all public facts are plain lists/ints so agents can read a parsed observation):
+        options: the validated rule options; skills: per seat placement skill.
+        round, start, phase: round number (1-based), start seat, phase name.
+        stones: shape seed per stone id; fresh: never-seen stones in the bag; back: ids in the bag.
+        fire: stone ids on the fire; reserve: per seat stone ids; gems: per seat; mine: gems.
+        oneshots: per seat the one-shot cards still in hand; played: this round's revealed cards.
+        camp: seats at the camp this round, turn order from the start seat.
+        fists: bluff fists per seat (None: none, or hidden in an observation: ``HIDDEN``).
+        physics: judges builds (:class:`~sim.sozoikum.physics.HousePhysics`; the pymunk house
+            unless the state was made with another: a search's states use
+            :class:`~sim.sozoikum.physics.QuickHouse`, rules tests the double
+            :class:`~sim.sozoikum.physics.ScriptedHouse`); clones share it.
+    """
+
+
+    HIDDEN = HIDDEN  # sim.sozoikum.position's, where the state's readers look for it
+
+    def __init__(self) -> None:
+        self.num_players = 0
+        self.options: SozoikumOptions = SozoikumOptions.from_rules({})
+        self.skills: list[float] = []
+        self.round = 1
+        self.start = 0
+        self.phase = "draw"
+        self.draws_left = 0
+        self.stones: list[int] = []
+        self.fresh = 0
+        self.back: list[int] = []
+        self.fire: list[int] = []
+        self.reserve: list[list[int]] = []
+        self.gems: list[int] = []
+        self.mine = 0
+        self.oneshots: list[str] = []
+        self.cards_on = False
+        self.rule = ""
+        self.played: list[str] = []
+        self.camp: list[int] = []
+        self.effects: list[tuple[str, int]] = []
+        # auction
+        self.act = -1
+        self.high = -1
+        self.holders: list[tuple[int, int]] = []
+        self.out: list[int] = []
+        self.offer: tuple[int, int] | None = None
+        self.refused = False
+        # hidden bid
+        self.bidders: list[int] = []
+        self.rebids = 0
+        # bluff
+        self.fists: list[int | None] = []
+        self.ann: list[int | None] = []
+        self.idx = 0
+        self.chal: list[int] = []
+        # picks
+        self.pickers: list[int] = []
+        # building
+        self.queue: list[int] = []
+        self.builder = -1
+        self.plan: list[int] = []
+        # statistics
+        self.spent: list[int] = []
+        self.taken: list[int] = []
+        self.attempts: list[int] = []
+        self.collapses: list[int] = []
+        self.winner = -1
+        #: a SozoikumEnd once the game is over, None while it runs
+        self.termination: SozoikumEnd | None = None
+        self.log: list[BuildLogEntry] = []
+        self._history: list[tuple[int, Action]] = []
+        self.physics: HousePhysics = PYMUNK_HOUSE
+
+
+    def clone(self) -> Self:
+        """An independent deep copy (of the same class)."""
+        c = type(self).__new__(type(self))
+        d = self.__dict__.copy()
+        for k in ("skills", "stones", "back", "fire", "gems", "oneshots", "played", "camp", "effects",
+                  "holders", "out", "bidders", "fists", "ann", "chal", "pickers", "queue", "plan",
+                  "spent", "taken", "attempts", "collapses", "log", "_history"):
+            d[k] = list(d[k])
+        d["reserve"] = [list(r) for r in self.reserve]
+        c.__dict__ = d
+        return c
+
+
+    # --- helpers ----------------------------------------------------------------------------
+    def order(self) -> list[int]:
+        """Seats in turn order from the start seat."""
+        n = self.num_players
+        return [(self.start + i) % n for i in range(n)]
+
+    def _in_order(self, seats: Sequence[int]) -> list[int]:
+        pos = {s: i for i, s in enumerate(self.order())}
+        return sorted(seats, key=pos.__getitem__)
+
+    def _beneficiary(self, seats: Sequence[int]) -> int:
+        ordered = self._in_order(seats)
+        return ordered[-1] if self.options.beneficiary == "last" else ordered[0]
+
+    def bag_size(self) -> int:
+        """Stones in the bag."""
+        return self.fresh + len(self.back)
+
+    def _pay(self, seat: int, amount: int) -> None:
+        amount = min(amount, self.gems[seat])
+        self.gems[seat] -= amount
+        self.mine += amount
+        self.spent[seat] += amount
+
+    def _take_fire(self, seat: int) -> None:
+        self.reserve[seat].extend(self.fire)
+        self.fire = []
+
+
+    # --- information ------------------------------------------------------------------------
+    def observation(self, seat: int) -> SozoikumObservation:
+        """What ``seat`` knows: the position with the other seats' bluff fists hidden."""
+        fists = tuple(f if (s == seat or f is None) else self.HIDDEN for s, f in enumerate(self.fists))
+        return SozoikumObservation(
+            seat=seat, num_players=self.num_players, options=self.options, skills=tuple(self.skills), round=self.round,
+            start=self.start, phase=self.phase, draws_left=self.draws_left, stones=tuple(self.stones),
+            fresh=self.fresh, back=tuple(self.back), fire=tuple(self.fire),
+            reserve=tuple(tuple(r) for r in self.reserve), gems=tuple(self.gems), mine=self.mine,
+            oneshots=tuple(self.oneshots), cards_on=self.cards_on, rule=self.rule, played=tuple(self.played),
+            camp=tuple(self.camp), effects=tuple(self.effects), act=self.act, high=self.high,
+            holders=tuple(self.holders), out=tuple(self.out), offer=self.offer, refused=self.refused,
+            bidders=tuple(self.bidders), rebids=self.rebids, fists=fists, ann=tuple(self.ann), idx=self.idx,
+            chal=tuple(self.chal), pickers=tuple(self.pickers), queue=tuple(self.queue), builder=self.builder,
+            plan=tuple(self.plan), spent=tuple(self.spent), taken=tuple(self.taken),
+            attempts=tuple(self.attempts), collapses=tuple(self.collapses), winner=self.winner,
+            termination=self.termination, log=tuple(self.log),
+        )
+
+    def history(self) -> list[tuple[int, Action]]:
+        """Applied actions: ``(seat, action)``, ``(CHANCE, outcome)`` or ``(SIMULTANEOUS, ((seat,
+        action), ...))`` for a joint step. A state parsed from notation starts with an empty
+        history."""
+        return list(self._history)
+
+    def length(self) -> int:
+        """Decisions taken (a simultaneous step counts once per acting seat)."""
+        n = 0
+        for seat, a in self._history:
+            if seat == SIMULTANEOUS:
+                n += len(cast("tuple[tuple[int, Action], ...]", a))  # the joint step's (seat, action) pairs
+            elif seat != CHANCE:
+                n += 1
+        return n
+
+
+    # --- notation ---------------------------------------------------------------------------
+    def to_notation(self, hide_for: int | None = None) -> str:
+        """The compact text of this state (see :func:`parse_notation`). With ``hide_for``, the
+        bluff fists of the other seats are written as ``?``."""
+        n = self.num_players
+        fists = self.fists
+        if hide_for is not None:
+            fists = [f if (s == hide_for or f is None) else self.HIDDEN for s, f in enumerate(fists)]
+        parts = [
+            "sozoikum",
+            f"n={n}",
+            "rules=" + ",".join(f"{k}:{encode_option(getattr(self.options, k))}" for k in OPTION_BY_NAME),
+            "skill=" + ",".join(repr(x) for x in self.skills),
+            f"round={self.round}",
+            f"start={self.start}",
+            f"phase={self.phase}",
+            f"draws={self.draws_left}",
+            "stones=" + join_ints(self.stones),
+            f"fresh={self.fresh}",
+            "back=" + join_ints(self.back),
+            "fire=" + join_ints(self.fire),
+            "res=" + "/".join(join_ints(r) for r in self.reserve),
+            "gems=" + join_ints(self.gems),
+            f"mine={self.mine}",
+            "oneshots=" + ",".join(o or "-" for o in self.oneshots),
+            f"setup={int(self.cards_on)}:{self.rule or '-'}",
+            "played=" + ",".join(self.played),
+            "camp=" + join_ints(self.camp),
+            "effects=" + (",".join(f"{k}:{s}" for k, s in self.effects) or "-"),
+            f"auction={self.act}:{self.high}:{'.'.join(f'{s}x{c}' for s, c in self.holders) or '-'}:"
+            f"{join_ints(self.out, '.')}:{'-' if self.offer is None else f'{self.offer[0]}x{self.offer[1]}'}:{int(self.refused)}",
+            f"hidden={join_ints(self.bidders)}:{self.rebids}",
+            "fists=" + ",".join("-" if f is None else "?" if f == self.HIDDEN else str(f) for f in fists),
+            "ann=" + ",".join("-" if a is None else str(a) for a in self.ann),
+            f"idx={self.idx}",
+            "chal=" + join_ints(self.chal),
+            "pickers=" + join_ints(self.pickers),
+            f"build={self.builder}:{join_ints(self.queue, '.')}:{join_ints(self.plan, '.')}",
+            "spent=" + join_ints(self.spent),
+            "taken=" + join_ints(self.taken),
+            "attempts=" + join_ints(self.attempts),
+            "collapses=" + join_ints(self.collapses),
+            f"end={self.winner}:{'-' if self.termination is None else self.termination.value}",
+            "log=" + (";".join(f"{r}:{s}:{'.'.join(map(str, st))}:{ok}:{d!r}:{ns}" for r, s, st, ok, d, ns in self.log) or "-"),
+        ]
+        return " ".join(parts)
+
 
     # --- construction -----------------------------------------------------------------------
     @classmethod

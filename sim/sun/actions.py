@@ -2,7 +2,8 @@
 
 Seat actions: :class:`Stand`, :class:`Stack`, :class:`Gate` (placements), :class:`MoveMarker`,
 :class:`Pass`. Chance outcomes: :class:`Draw` (random field) and the noises of the physics protocol,
-:class:`~sim.sun.physics.PlaceNoise` and :class:`~sim.sun.physics.ThrowNoise`. Every one is a
+:class:`~sim.sun.players.thrower.PlaceNoise` and :class:`~sim.sun.players.thrower.ThrowNoise` (what the
+thrower draws and the table applies). Every one is a
 small frozen dataclass with a readable ``str()`` and an exact JSON form (:func:`action_to_json`).
 """
 
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from sim.core.errors import InputError
-from sim.sun.physics import PlaceNoise, ThrowNoise
+from sim.sun.players.thrower import PlaceNoise, ThrowNoise
 
 
 @dataclass(frozen=True, slots=True)

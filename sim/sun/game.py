@@ -29,9 +29,9 @@ from sim.sun.endings import SunEnd
 from sim.sun.geometry.ring import Geometry
 from sim.sun.notation import parse_notation
 from sim.sun.options import RULE_DEFAULTS, RULE_OPTIONS
-from sim.sun.physics import ThrowNoise
+from sim.sun.players.thrower import ThrowNoise
 from sim.sun.physics_table import PhysicsTable
-from sim.sun.position import BASE, GATE, TOP
+from sim.sun.position import GATE, STACK, STAND
 from sim.sun.rules import pass_view
 from sim.sun.rules.state import SunObservation, SunState
 from sim.sun.sections import SEAT_OPTIONS, SECTIONS, check_config, layout_of, start_layout, thrower_of
@@ -222,7 +222,7 @@ class SunGame(Game):
             "invalid_passes": sum(r["invalid"] for r in s.passes),
             "failed_placements": sum(1 for r in s.placements if not r["standing"]),
             "gates": sum(1 for r in s.role if r == GATE),
-            "stones_standing": sum(1 for r in s.role if r in (BASE, TOP)),
+            "stones_standing": sum(1 for r in s.role if r in (STAND, STACK)),
             "field_left": len(s.field_stones()),
             "mode": s.rules.mode,
             "preset": (s.sections.get("physics") or {}).get("preset", "fast"),

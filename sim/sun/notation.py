@@ -16,7 +16,7 @@ from typing import Any, Callable, Mapping, Sequence
 from sim.core.errors import InputError
 from sim.sun.actions import action_from_json
 from sim.sun.endings import SunEnd
-from sim.sun.position import BASE, FIELD, GATE, OUT, PHASES, TOP
+from sim.sun.position import FIELD, GATE, OUT, PHASES, ROLE_OF_LETTER, STACK, STAND
 from sim.sun.rules.state import SunState
 
 __all__ = ["parse_notation"]
@@ -68,8 +68,8 @@ def parse_notation(text: str, *, build: Build = _new_state, defaults: Mapping[st
         s.role = [FIELD] * len(s.shapes)
         s.sup, s.pose, s.owner = {}, {}, {}
         for e in body["st"]:
-            i, r = int(e[0]), e[1]
-            if not 0 <= i < len(s.role) or r not in (BASE, TOP, GATE, OUT):
+            i, r = int(e[0]), ROLE_OF_LETTER.get(e[1]) if isinstance(e[1], str) else None
+            if not 0 <= i < len(s.role) or r not in (STAND, STACK, GATE, OUT):
                 raise ValueError(f"bad stone entry {e!r}")
             s.role[i] = r
             if r == OUT:

@@ -1,16 +1,19 @@
 """The Sun's physics protocol: what the rules ask of a table and what it answers (rules-side types).
 
 The rules see the physical table only through :class:`Table`: *place a stone* (stand, stack, gate;
-with :class:`PlaceNoise`; did it come to rest standing, and where is everything now:
-:class:`PlaceResult`) and *pass the ball* (aim, release, :class:`ThrowNoise`; which stones became
+with a ``PlaceNoise``; did it come to rest standing, and where is everything now:
+:class:`PlaceResult`) and *pass the ball* (aim, release, a ``ThrowNoise``; which stones became
 penalties and why, where the survivors rest: :class:`PassResult`). The protocol is functional: every
-call receives the bodies on the table (:class:`Body`, exact poses) and returns the new ones, so the
+call receives the stones on the table (:class:`~sim.sun.geometry.stone.Stone`, exact poses: the one
+record of a stone, which the PyBullet table keeps as its own state) and returns the new ones, so the
 state's notation, which stores every pose exactly, is all that is needed to rebuild the table and
 continue bit for bit. :class:`ScriptedTable` is a deterministic test double; ``sim.sun.game`` binds
 the PyBullet table (whose own result types are ``sim.sun.table.sun_table``'s).
 
-Units: metres; angles in radians, except the noises' ``yaw`` and ``aim`` (degrees, as in the actions
-designers read). Poses are ``(x, y, z, qx, qy, qz, qw)`` (:data:`sim.sun.geometry.ring.Pose`).
+The noises are the thrower's (``sim.sun.players.thrower.PlaceNoise`` and ``ThrowNoise``): the one
+record of a hand's errors, which the rules draw as chance outcomes and the PyBullet table applies as
+they are. Units: metres; angles in radians, except the pass noise's ``aim`` (degrees, as the
+notation stores it). Poses are ``(x, y, z, qx, qy, qz, qw)`` (:data:`sim.sun.geometry.ring.Pose`).
 """
 
 from __future__ import annotations
@@ -22,49 +25,8 @@ from typing import Any, Mapping, Protocol, Sequence
 from sim.core.quaternions import quat_multiply, quat_yaw
 from sim.sun.geometry.ring import Geometry, Pose, pose_top, pose_yaw
 from sim.sun.geometry.specs import TAU, ShapeSpec
-
-
-@dataclass(frozen=True, slots=True)
-class PlaceNoise:
-    """Chance: placement errors along (m), across (m) the ring and in yaw (rad, as the thrower
-    draws it and the table applies it: one unit from the one to the other; shown in degrees)."""
-
-    along: float = 0.0
-    across: float = 0.0
-    yaw_rad: float = 0.0
-
-    def __str__(self) -> str:
-        return (f"PlaceNoise({self.along * 1000:+.2f} mm, {self.across * 1000:+.2f} mm, "
-                f"{math.degrees(self.yaw_rad):+.2f} deg)")
-
-
-@dataclass(frozen=True, slots=True)
-class ThrowNoise:
-    """Chance: pass errors in aim (deg), release (m) and the push at release (m/s, world x, y)."""
-
-    aim: float = 0.0
-    release: float = 0.0
-    push_x: float = 0.0
-    push_y: float = 0.0
-
-    def __str__(self) -> str:
-        return (f"ThrowNoise(aim {self.aim:+.3f} deg, release {self.release * 1000:+.1f} mm, "
-                f"push {self.push_x * 1000:+.1f},{self.push_y * 1000:+.1f} mm/s)")
-
-
-
-@dataclass(frozen=True, slots=True)
-class Body:
-    """A stone on the table as the physics sees it.
-
-    ``support``: ``()`` standing on the base, ``(id,)`` stacked on stone ``id``, ``(a, b)`` a gate
-    resting on the positions whose bottom stones are ``a`` and ``b``.
-    """
-
-    id: int
-    shape: str
-    pose: Pose
-    support: tuple[int, ...] = ()
+from sim.sun.geometry.stone import Role, Stone, top_of
+from sim.sun.players.thrower import PlaceNoise, ThrowNoise
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +34,7 @@ class Placement:
     """What the rules ask the table to place: ``kind`` is "stand" (at ``angle`` rad), "stack" (on
     stone ``on``) or "gate" (across positions ``between``)."""
 
-    kind: str
+    kind: Role
     stone: int
     shape: str
     angle: float = 0.0
@@ -87,7 +49,7 @@ class PlaceResult:
     over with their causes."""
 
     standing: bool
-    bodies: tuple[Body, ...]
+    bodies: tuple[Stone, ...]
     knocked: tuple[tuple[int, str], ...] = ()
     sim_time_s: float = 0.0
     wall_s: float = 0.0
@@ -107,7 +69,7 @@ class PassResult:
     """
 
     penalties: tuple[tuple[int, str], ...]
-    bodies: tuple[Body, ...]
+    bodies: tuple[Stone, ...]
     crossings: tuple[float, ...] = ()
     through_aim_gap: bool = True
     reached_far_side: bool = True
@@ -122,16 +84,16 @@ class Table(Protocol):
     """What the rules need from physics. Implementations must be deterministic: the same bodies,
     request and noise give the same result (the physics rebuilds the scene from the bodies)."""
 
-    def place(self, bodies: Sequence[Body], placement: Placement, noise: PlaceNoise) -> PlaceResult:
+    def place(self, bodies: Sequence[Stone], placement: Placement, noise: PlaceNoise) -> PlaceResult:
         """Place one stone with noise and let the table settle."""
         ...
 
-    def throw(self, bodies: Sequence[Body], aim: float, release: float, noise: ThrowNoise) -> PassResult:
+    def throw(self, bodies: Sequence[Stone], aim: float, release: float, noise: ThrowNoise) -> PassResult:
         """Pass the ball: release from rest at azimuth ``aim`` (rad), ``release`` m outside the base edge."""
         ...
 
 
-def nominal_pose(g: Geometry, placement: Placement, bodies: Mapping[int, Body]) -> Pose:
+def nominal_pose(g: Geometry, placement: Placement, bodies: Mapping[int, Stone]) -> Pose:
     """The intended pose of a placed stone (no noise), in the layout's conventions.
 
     A gate's local z (its length) lies along the chord, its thinner side vertical.
@@ -162,12 +124,9 @@ def stack_pose(base: Pose, base_shape: ShapeSpec, s: ShapeSpec) -> Pose:
     return (base[0], base[1], pose_top(base, base_shape) + 0.5 * s.height, *quat_yaw(pose_yaw(base)))
 
 
-def top_of_position(bodies: Mapping[int, Body], bottom: int) -> Body:
+def top_of_position(bodies: Mapping[int, Stone], bottom: int) -> Stone:
     """The highest stone of the position whose bottom stone is ``bottom``: its stacked stone, if any."""
-    for b in bodies.values():
-        if b.support == (bottom,):
-            return b
-    return bodies[bottom]
+    return bodies[top_of(bodies.values(), bottom)]
 
 
 def apply_place_noise(pose: Pose, noise: PlaceNoise) -> Pose:
@@ -196,7 +155,7 @@ class ScriptedTable:
         self.place_calls = 0
         self.throw_calls = 0
 
-    def place(self, bodies: Sequence[Body], placement: Placement, noise: PlaceNoise) -> PlaceResult:
+    def place(self, bodies: Sequence[Stone], placement: Placement, noise: PlaceNoise) -> PlaceResult:
         """See :meth:`Table.place`."""
         k = self.place_calls
         self.place_calls += 1
@@ -205,10 +164,10 @@ class ScriptedTable:
             return PlaceResult(False, kept)
         by_id = {b.id: b for b in bodies} if placement.kind != "stand" else {}  # a stand needs no other body
         pose = apply_place_noise(nominal_pose(self.geometry, placement, by_id), noise)
-        sup: tuple[int, ...] = {"stand": (), "stack": (placement.on,), "gate": placement.between}[placement.kind]
-        return PlaceResult(True, kept + (Body(placement.stone, placement.shape, pose, sup),))
+        on: tuple[int, ...] = {"stand": (), "stack": (placement.on,), "gate": placement.between}[placement.kind]
+        return PlaceResult(True, kept + (Stone(placement.stone, placement.shape, placement.kind, on, pose),))
 
-    def throw(self, bodies: Sequence[Body], aim: float, release: float, noise: ThrowNoise) -> PassResult:
+    def throw(self, bodies: Sequence[Stone], aim: float, release: float, noise: ThrowNoise) -> PassResult:
         """See :meth:`Table.throw`."""
         self.throw_calls += 1
         o = self.outcomes.pop(0) if self.outcomes else {}

@@ -5,12 +5,12 @@ set) and the wall time spent inside it.
 
 from __future__ import annotations
 
-import math
 import time
 from typing import Any, Mapping, Sequence
 
-from sim.sun.physics import Body, PassResult, Placement, PlaceNoise, PlaceResult, ThrowNoise
-from sim.sun.players.thrower import TablePassNoise, TablePlaceNoise
+from sim.sun.geometry.stone import Stone
+from sim.sun.physics import PassResult, Placement, PlaceResult
+from sim.sun.players.thrower import PlaceNoise, ThrowNoise
 from sim.sun.table.layout import Layout
 
 # The table's own modules (sun_table, state, recording) import pybullet, about 0.2 s of start-up
@@ -56,8 +56,9 @@ def _sun_table(layout: Layout, key: str | None = None) -> Any:
 class PhysicsTable:
     """The rules' :class:`~sim.sun.physics.Table` on the PyBullet table (``sim.sun.table.sun_table.SunTable``).
 
-    Every call loads the given bodies into the table with ``restore`` (the world is rebuilt from
-    the exact poses), so results depend only on the bodies, the request and the noise.
+    Every call hands the rules' stones to the table with ``restore``: the table keeps those very
+    records as its state (one record of a stone on both sides, nothing converted) and rebuilds the
+    world from their exact poses, so results depend only on the stones, the request and the noise.
     Workarounds of the table API: a new stone gets the rules' id by restoring with ``next_id`` set
     to it; a gate is laid as a new stone of the gate's shape (``make_gate(shape=...)``) because the
     rules have already taken the stone off the ring.
@@ -89,40 +90,25 @@ class PhysicsTable:
         """A non-recording twin (for planners trying passes)."""
         return PhysicsTable(self.layout)
 
-    def _load(self, bodies: Sequence[Body], next_id: int) -> Any:
-        from sim.sun.table.state import Role, StoneState, TableSnapshot
+    def _load(self, bodies: Sequence[Stone], next_id: int) -> Any:
+        """The table, its state the rules' stones (the table keeps the very records it is given)."""
+        from sim.sun.table.state import TableSnapshot
 
         t = _sun_table(self.layout, self._key)
-        by_id = {b.id: b for b in bodies}
-        states = []
-        role: Role
-        sup: tuple[int, ...]
-        for b in bodies:
-            if not b.support:
-                role, sup = "stand", ()
-            elif len(b.support) == 1:
-                role, sup = "stack", b.support
-            else:
-                role, sup = "gate", tuple(_top_id(by_id, x) for x in b.support)
-            states.append(StoneState(b.id, b.shape, role, sup, _vec3(b.pose[:3]), _quat(b.pose[3:])))
-        t.restore(TableSnapshot(tuple(states), next_id))
+        t.restore(TableSnapshot(tuple(bodies), next_id))
         return t
 
-    def _bodies(self, t: Any, was: Mapping[int, Body], extra: Body | None = None) -> tuple[Body, ...]:
-        """The table's stones as bodies; a stone that did not move (most: only a call's active set
-        is simulated) is handed back as the very body it came in as, so that the rules keep its
+    def _bodies(self, t: Any, was: Mapping[int, Stone]) -> tuple[Stone, ...]:
+        """The table's stones; a stone that did not move (most: only a call's active set is
+        simulated) is handed back as the very record it came in as, so that the rules keep its
         pose object and whatever they worked out from it (``SunState._set_bodies``)."""
         out = []
         for s in t.stones():
-            old = was.get(s.id, extra if extra is not None and extra.id == s.id else None)
-            if old is not None and old.pose[:3] == s.pos and old.pose[3:] == s.quat:
-                out.append(old)
-                continue
-            sup = old.support if old is not None else ()
-            out.append(Body(s.id, s.shape, (*s.pos, *s.quat), sup))
+            old = was.get(s.id)
+            out.append(old if old is not None and (old is s or old.pose == s.pose) else s)
         return tuple(out)
 
-    def place(self, bodies: Sequence[Body], placement: Placement, noise: PlaceNoise) -> PlaceResult:
+    def place(self, bodies: Sequence[Stone], placement: Placement, noise: PlaceNoise) -> PlaceResult:
         """See :meth:`sim.sun.physics.Table.place`."""
         t0 = time.perf_counter()
         try:
@@ -130,22 +116,18 @@ class PhysicsTable:
         finally:
             _TABLE_WALL[0] += time.perf_counter() - t0
 
-    def _place(self, bodies: Sequence[Body], placement: Placement, noise: PlaceNoise) -> PlaceResult:
+    def _place(self, bodies: Sequence[Stone], placement: Placement, noise: PlaceNoise) -> PlaceResult:
         t = self._load(bodies, placement.stone)
-        n = TablePlaceNoise(noise.along, noise.across, noise.yaw_rad)
         if placement.kind == "stand":
-            res = t.stand_stone(placement.shape, placement.angle, n)
-            sup: tuple[int, ...] = ()
+            res = t.stand_stone(placement.shape, placement.angle, noise)
         elif placement.kind == "stack":
-            res = t.stack_stone(placement.shape, placement.on, n)
-            sup = (placement.on,)
+            res = t.stack_stone(placement.shape, placement.on, noise)
         else:
-            res = t.make_gate(placement.between, shape=placement.shape, noise=n)
-            sup = placement.between
+            res = t.make_gate(placement.between, shape=placement.shape, noise=noise)
         if res.standing and res.stone != placement.stone:
             raise RuntimeError(f"table gave the new stone id {res.stone}, expected {placement.stone}")
         was = {b.id: b for b in bodies}
-        out = self._bodies(t, was, Body(placement.stone, placement.shape, (0.0,) * 7, sup))
+        out = self._bodies(t, was)
         knocked = tuple((x.stone, x.cause) for x in res.disturbed)
         self.last_knocked = dict(knocked)
         if self.record is not None and (not self.failures_only or knocked or not res.standing):
@@ -156,7 +138,7 @@ class PhysicsTable:
             self.record.append({**self.context, "kind": "place", "data": data})
         return PlaceResult(bool(res.standing), out, knocked, res.sim_time_s, res.wall_s)
 
-    def throw(self, bodies: Sequence[Body], aim: float, release: float, noise: ThrowNoise) -> PassResult:
+    def throw(self, bodies: Sequence[Stone], aim: float, release: float, noise: ThrowNoise) -> PassResult:
         """See :meth:`sim.sun.physics.Table.throw`."""
         t0 = time.perf_counter()
         try:
@@ -164,13 +146,12 @@ class PhysicsTable:
         finally:
             _TABLE_WALL[0] += time.perf_counter() - t0
 
-    def _throw(self, bodies: Sequence[Body], aim: float, release: float, noise: ThrowNoise) -> PassResult:
+    def _throw(self, bodies: Sequence[Stone], aim: float, release: float, noise: ThrowNoise) -> PassResult:
         from sim.sun.table.recording import PoseRecorder
 
         t = self._load(bodies, max((b.id for b in bodies), default=-1) + 1)
-        n = TablePassNoise(math.radians(noise.aim), noise.release, (noise.push_x, noise.push_y))
         rec = PoseRecorder(self.rate_hz) if self.record is not None else None
-        res = t.pass_ball(aim, release, n, record=rec)
+        res = t.pass_ball(aim, release, noise, record=rec)
         was = {b.id: b for b in bodies}
         out = self._bodies(t, was)
         pens = tuple((x.stone, x.cause) for x in res.penalties)
@@ -179,23 +160,3 @@ class PhysicsTable:
         return PassResult(pens, out, tuple(c.angle for c in res.crossings), bool(res.through_aim_gap),
                             bool(res.reached_far_side), bool(res.invalid), res.sim_time_s, res.steps, res.wall_s,
                             res.preset)
-
-
-def _vec3(v: Sequence[float]) -> tuple[float, float, float]:
-    """``tuple(v)`` for three numbers, typed as a 3-tuple."""
-    x, y, z = v
-    return (x, y, z)
-
-
-def _quat(v: Sequence[float]) -> tuple[float, float, float, float]:
-    """``tuple(v)`` for four numbers, typed as a 4-tuple."""
-    x, y, z, w = v
-    return (x, y, z, w)
-
-
-def _top_id(by_id: Mapping[int, Body], bottom: int) -> int:
-    for b in by_id.values():
-        if b.support == (bottom,):
-            return b.id
-    return bottom
-

@@ -1,10 +1,14 @@
 """A Sun position as data: the stones' roles and poses, what rests on what, the penalties, the markers, the turn.
 
-Each stone (ids 0..N-1: pillars, then blocks, then slabs) has a *role*: in the :data:`FIELD`,
-standing on the :data:`BASE` (a ring position), stacked on a standing stone (:data:`TOP`), laid as a
-:data:`GATE` across two positions, or :data:`OUT` (a penalty of a seat, ``owner``). Standing stones
-carry their pose ``(x, y, z, qx, qy, qz, qw)`` (metres, unit quaternion); ``sup`` gives what a stone
-rests on (``(id,)`` for a stack, ``(a, b)`` for a gate). Markers are angles (rad) on the outer edge.
+Each stone (ids 0..N-1: pillars, then blocks, then slabs) has a *role*, one word each: in the
+:data:`FIELD`, standing on the base (:data:`STAND`, a ring position), stacked on a standing stone
+(:data:`STACK`), laid as a :data:`GATE` across two positions, or :data:`OUT` (a penalty of a seat,
+``owner``); the three on the table are the roles of the shared stone record
+(:class:`sim.sun.geometry.stone.Stone`, which the rules hand the table). Stones on the table carry
+their pose ``(x, y, z, qx, qy, qz, qw)`` (metres, unit quaternion); ``sup`` gives the positions a
+stone rests on, by their bottom stones, as the record's ``on`` does (``(id,)`` for a stack, ``(a, b)``
+for a gate). Markers are angles (rad) on the outer edge. The notation writes each role as one letter
+(:data:`NOTATION_LETTER`).
 
 :class:`SunPosition` holds these and nothing derived from them: no ring, no memo. What the rules
 derive from a position and keep is ``sim.sun.rules.cache.SunCache``; the rules that read it are
@@ -18,14 +22,20 @@ from dataclasses import dataclass, field
 from sim.sun.endings import SunEnd
 from sim.sun.actions import Gate, Pass, Stack, Stand
 from sim.sun.geometry.ring import Pose
+from sim.sun.geometry.stone import GATE, STACK, STAND
 
-#: stone roles: in the field, standing on the base, stacked, a gate, a penalty
-FIELD, BASE, TOP, GATE, OUT = "F", "B", "T", "G", "X"
+#: stone roles: in the field, standing on the base, stacked, a gate, a penalty (the three on the
+#: table are the words of :data:`sim.sun.geometry.stone.Role`)
+FIELD, OUT = "field", "out"
+#: the letter the notation stores for each role (``SunState.to_notation``, ``sim.sun.notation``)
+NOTATION_LETTER = {FIELD: "F", STAND: "B", STACK: "T", GATE: "G", OUT: "X"}
+#: the role of each notation letter
+ROLE_OF_LETTER = {v: k for k, v in NOTATION_LETTER.items()}
 #: the phases of a turn, in order (``over``: the game has ended)
 PHASES = ("draw", "place", "settle", "marker", "pass", "swing", "over")
 # why a game ends (:attr:`SunPosition.over`) is a member of :class:`sim.sun.endings.SunEnd`
 
-__all__ = ["BASE", "FIELD", "GATE", "OUT", "PHASES", "TOP", "SunPosition"]
+__all__ = ["FIELD", "GATE", "NOTATION_LETTER", "OUT", "PHASES", "ROLE_OF_LETTER", "STACK", "STAND", "SunPosition"]
 
 
 @dataclass(slots=True, eq=False)

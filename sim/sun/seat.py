@@ -18,7 +18,7 @@ from typing import Any, Callable
 from sim.core.errors import InputError
 from sim.sun.actions import Draw, Gate, MoveMarker, Pass, Stack, Stand
 from sim.sun.position import FIELD, GATE, OUT
-from sim.sun.physics import PlaceNoise, ThrowNoise
+from sim.sun.players.thrower import PlaceNoise, ThrowNoise
 from sim.sun.rules.state import SunObservation
 from sim.sun.seat_drawing import table_drawing
 

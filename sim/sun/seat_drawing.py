@@ -24,7 +24,7 @@ from sim.core.quaternions import quat_rotate
 from sim.sun.actions import Gate, MoveMarker, Pass, Stack, Stand
 from sim.sun.geometry.palette import (AIM_COLOUR, BLOCKED_COLOUR, PASSABLE_COLOUR, SEAT_COLOURS, SHAPE_COLOURS,
                                       STONE_COLOUR)
-from sim.sun.position import BASE, GATE, TOP
+from sim.sun.position import GATE, STACK, STAND
 from sim.sun.geometry.ring import Pose, pose_yaw
 
 #: the view's elevation (deg above the base's plane): steep enough to see every gap, low enough
@@ -179,7 +179,7 @@ def table_drawing(state: Any, seat: int) -> dict[str, Any]:
     # the stones on the table, far to near
     bodies = []
     for sid, role in enumerate(st.role):
-        if role not in (BASE, TOP, GATE):
+        if role not in (STAND, STACK, GATE):
             continue
         pose: Pose = st.pose[sid]
         spec = g.shapes[st.shapes[sid]]

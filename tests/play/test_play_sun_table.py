@@ -13,7 +13,7 @@ import pytest
 
 from sim.sun.actions import MoveMarker, Stack, Stand
 from sim.sun.geometry.palette import AIM_COLOUR, BLOCKED_COLOUR, PASSABLE_COLOUR, SEAT_COLOURS
-from sim.sun.position import BASE, GATE, TOP
+from sim.sun.position import GATE, STACK, STAND
 from sim.sun.rules.state import SunState
 from sim.sun.seat import SEAT
 from sim.sun.seat_drawing import ELEVATION_DEG, release_band_radius, table_drawing
@@ -58,7 +58,7 @@ def test_every_candidate_move_has_a_ghost_and_every_stone_is_drawn(seed: int) ->
         ghosts = {it["move"] for it in d["items"] if "move" in it}
         assert ghosts == {str(a) for a in st.legal_actions()}, st.phase
         drawn = {it["title"] for it in d["items"] if it.get("class") == "stone"}
-        assert drawn == {f"#{i} {st.shapes[i]}" for i, r in enumerate(st.role) if r in (BASE, TOP, GATE)}
+        assert drawn == {f"#{i} {st.shapes[i]}" for i, r in enumerate(st.role) if r in (STAND, STACK, GATE)}
         assert d["choices"] == (st.available_shapes() if st.phase == "place" else [])
     assert {"place", "pass"} <= phases
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pybullet as p
 import pytest
 
-from sim.sun.players.thrower import TablePassNoise
+from sim.sun.players.thrower import ThrowNoise
 from sim.sun.table.layout import load_layout
 from sim.sun.table.sun_table import SunTable
 from sim.sun.table.world import TableWorld
@@ -21,9 +21,9 @@ LAYOUTS = Path(__file__).resolve().parents[2] / "scenarios" / "sun" / "layouts"
 # further than 60 mm from every dynamic stone's start, so the frontier of static stones watched at
 # every step (fixed at the call's start, before) did not hold it, the touch went unseen and the
 # pass kept a world in which stone 0 did not move. Now the frontier follows the moving bodies.
-GRAZE = (math.radians(65.34702672461812), TablePassNoise(aim_rad=0.07788944538937989, release_m=0.025564223168034028,
-                                                         push_mps=(-0.01828321325465137, -0.01838441299655444)))
-OTHERS = [(math.radians(a), TablePassNoise(push_mps=push))
+GRAZE = (math.radians(65.34702672461812), ThrowNoise(aim=4.4627364894261765, release=0.025564223168034028,
+                                                     push_x=-0.01828321325465137, push_y=-0.01838441299655444))
+OTHERS = [(math.radians(a), ThrowNoise(push_x=push[0], push_y=push[1]))
           for a, push in ((14.0, (0.0, 0.0)), (101.0, (0.03, 0.0)), (200.0, (-0.02, 0.04)), (320.0, (0.0, -0.05)))]
 
 
@@ -38,7 +38,7 @@ def _every_static_every_step(self: TableWorld) -> bool:
 
 
 @pytest.mark.parametrize("aim,noise", [GRAZE, *OTHERS])
-def test_the_watch_misses_no_touch_of_a_static_stone(aim: float, noise: TablePassNoise,
+def test_the_watch_misses_no_touch_of_a_static_stone(aim: float, noise: ThrowNoise,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     # The pass must be the one a watch of every static stone at every step gives: any touch it
     # missed would leave a world in which a touched stone did not move (a different result).

@@ -34,7 +34,7 @@ def _draw_log(hand: str, j: int) -> list[tuple[float, float, str]]:
     from sim.sun.players.calib_physics import two_gap_layout
     from sim.sun.table.layout import Layout
     from sim.sun.table.sun_table import SunTable
-    from sim.sun.players.thrower import TablePassNoise
+    from sim.sun.players.thrower import ThrowNoise
 
     sa_deg, sp, _ = HANDS[hand]
     rng = np.random.default_rng([7_202_612, list(HANDS).index(hand), j])
@@ -49,7 +49,7 @@ def _draw_log(hand: str, j: int) -> list[tuple[float, float, str]]:
             aim, rel, px, py = rng.normal(0.0, [math.radians(sa_deg), SIGMA_RELEASE_M, sp, sp])
             t = tables[w]
             t.restore(starts[w])
-            res = t.pass_ball(off / 1000.0 / R, None, TablePassNoise(float(aim), float(rel), (float(px), float(py))))
+            res = t.pass_ball(off / 1000.0 / R, None, ThrowNoise(math.degrees(float(aim)), float(rel), float(px), float(py)))
             causes = {pen.cause for pen in res.penalties}
             out.append((w, off, "clean" if not causes else ("pushed_off" if "pushed_off" in causes else "knocked")))
     finally:

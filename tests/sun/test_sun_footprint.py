@@ -16,7 +16,7 @@ import pytest
 from sim.core.quaternions import quat_multiply, quat_yaw
 from sim.sun.actions import Gate, Stand
 from sim.sun.rules.legality import check_gate
-from sim.sun.position import BASE, TOP
+from sim.sun.position import STACK, STAND
 from sim.sun.physics import ScriptedTable
 from sim.sun.geometry.gaps import seps_for_widths, side_clearance, upright_side
 from sim.sun.geometry.ring import (Geometry, Pos, Pose, clear_width, footprint, gap_width, lintel_overlaps, position_of,
@@ -69,7 +69,7 @@ def _overhang_state(offset: float) -> SunState:
     s.played = [True, True]
     s.seat = 1
     s.markers = [[math.radians(180.0)], [math.radians(300.0)]]
-    top = next(i for i, r in enumerate(s.role) if r == TOP)
+    top = next(i for i, r in enumerate(s.role) if r == STACK)
     p = s.pose[top]
     s.pose[top] = (p[0], p[1] + offset, *p[2:])
     s.cache.invalidate()
@@ -103,7 +103,7 @@ def test_a_stand_overlapping_a_stack_top_that_overhangs_the_gap_is_refused() -> 
 
 def test_a_stack_on_a_turned_base_is_as_wide_as_its_stones() -> None:
     s = _overhang_state(0.0)
-    base = next(i for i, r in enumerate(s.role) if r == BASE and s.pose[i][1] > 0.1)  # the one at 120 deg
+    base = next(i for i, r in enumerate(s.role) if r == STAND and s.pose[i][1] > 0.1)  # the one at 120 deg
     p0 = s.pose[base]
     s.pose[base] = (*p0[:3], *quat_multiply(quat_yaw(math.radians(8.0)), p0[3:]))
     s.cache.invalidate()
@@ -154,13 +154,13 @@ def _gate_state(shift: float) -> tuple[SunState, Gate]:
     s.played = [True, True]
     s.seat = 1
     s.markers = [[math.radians(270.0)], [math.radians(180.0)]]
-    top = max((i for i, r in enumerate(s.role) if r == TOP), key=lambda i: s.pose[i][1])
+    top = max((i for i, r in enumerate(s.role) if r == STACK), key=lambda i: s.pose[i][1])
     p = s.pose[top]
     s.pose[top] = (p[0] - shift * math.sin(sep), p[1] + shift * math.cos(sep), *p[2:])
     s.cache.invalidate()
     s._begin_turn()
     ring = s.ring()
-    slab = next(i for i, r in enumerate(s.role) if r == BASE and s.shapes[i] == "slab")
+    slab = next(i for i, r in enumerate(s.role) if r == STAND and s.shapes[i] == "slab")
     return s, Gate(slab, ring.pos[0].id, ring.pos[1].id)
 
 
@@ -245,7 +245,7 @@ def test_a_stack_top_overhangs_only_the_stones_tall_enough_to_reach_it() -> None
     s.played = [True, True]
     s.seat = 1
     s.markers = [[math.radians(180.0)], [math.radians(300.0)]]
-    top = next(i for i, r in enumerate(s.role) if r == TOP)
+    top = next(i for i, r in enumerate(s.role) if r == STACK)
     p = s.pose[top]
     s.pose[top] = (p[0], p[1] + 0.0049, *p[2:])
     s.cache.invalidate()

@@ -11,7 +11,7 @@ import pybullet as p
 import pytest
 from scipy.special import ellipk
 
-from sim.sun.players.thrower import TablePassNoise
+from sim.sun.players.thrower import ThrowNoise
 from sim.sun.table.free_swing import FreeApproach, FreeSwing
 from sim.sun.table.layout import load_layout, parse_layout
 from sim.sun.table.sun_table import SunTable
@@ -135,7 +135,7 @@ def test_a_handover_of_bullets_own_state_changes_nothing(monkeypatch: pytest.Mon
         snap = t.snapshot()
         for aim_deg, push in ((0.0, (0.0, 0.0)), (30.0, (0.01, -0.02)), (97.0, (-0.02, 0.0))):
             aim = math.radians(aim_deg)
-            noise = TablePassNoise(push_mps=push)
+            noise = ThrowNoise(push_x=push[0], push_y=push[1])
             t.restore(snap)
             t.free_approach = False
             ref = t.pass_ball(aim, None, noise)
@@ -182,7 +182,7 @@ def test_the_approach_stops_clear_of_every_stone() -> None:
     with SunTable.from_layout(lay) as t:
         for aim_deg in range(0, 360, 15):
             aim = math.radians(aim_deg)
-            t.load_active(t._pass_seed(aim, TablePassNoise()))
+            t.load_active(t._pass_seed(aim, ThrowNoise()))
             ap = t._free_approach()
             _, s0 = _released(t, aim, t.table.base_radius + t.table.hand_span, (0.0, 0.0))
             t.remove_ball()

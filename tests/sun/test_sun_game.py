@@ -104,13 +104,13 @@ def test_a_game_can_start_from_a_layouts_stones(tmp_path) -> None:
     # [layout] start = "layout": the layout's stones, stacks and gates stand before the first move,
     # with the same ring as the layout file's (the one ring module), and the field holds the rest.
     from sim.sun.table.layout import layout_ring, load_layout
-    from sim.sun.position import BASE, GATE, TOP
+    from sim.sun.position import GATE, STACK, STAND
     from sim.sun.geometry.ring import Geometry
 
     root = __import__("pathlib").Path(__file__).resolve().parents[2]
     lay = load_layout(root / "scenarios" / "sun" / "layouts" / "gates.toml")
     s = GAME.new_initial_state(_layout_config(tmp_path, "layout"))
-    on_table = [i for i, r in enumerate(s.role) if r in (BASE, TOP, GATE)]
+    on_table = [i for i, r in enumerate(s.role) if r in (STAND, STACK, GATE)]
     assert len(on_table) == len(lay.stones) + len(lay.gates)
     assert len(s.field_stones()) == 32 - len(on_table)
     geom = Geometry(lay.table, lay.ball, dict(lay.shapes))

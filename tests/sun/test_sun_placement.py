@@ -12,7 +12,7 @@ from sim.core.errors import InputError
 from sim.sun.table.layout import load_layout
 from sim.sun.geometry.ring import Geometry
 from sim.sun.table.sun_table import SunTable
-from sim.sun.players.thrower import SKILLS, TablePlaceNoise, skill
+from sim.sun.players.thrower import SKILLS, PlaceNoise, skill
 
 LAYOUTS = Path(__file__).resolve().parents[2] / "scenarios" / "sun" / "layouts"
 HALF_GATE_DEG = 14.98  # two pillars at +-14.98 deg leave a 44 mm gap
@@ -36,7 +36,7 @@ def test_stand_stack_and_gate_then_pass_through_the_gate(empty: SunTable) -> Non
     g = t.make_gate((a.stone, b.stone), shape="slab")
     assert g.standing, g.cause
     gate = t.stone(g.stone)
-    assert gate.role == "gate" and set(gate.supports) == {a.stone, b.stone}
+    assert gate.role == "gate" and set(gate.on) == {a.stone, b.stone}
     # The ring read back from poses: the gated gap is passable, its gate 70 mm up.
     ring = t.gaps()
     gated = [i for i in range(ring.n) if ring.under[i] is not None]
@@ -92,7 +92,7 @@ def test_place_stone_dispatches_on_level(empty: SunTable) -> None:
     t = empty
     s = t.place_stone("block", math.radians(45.0), 1)
     top = t.place_stone("slab", math.radians(45.0), 2)
-    assert top.standing and t.stone(top.stone).supports == (s.stone,)
+    assert top.standing and t.stone(top.stone).on == (s.stone,)
     with pytest.raises(InputError):
         t.place_stone("slab", math.radians(200.0), 2)
     with pytest.raises(InputError):
@@ -115,16 +115,16 @@ def test_skills_and_common_random_numbers() -> None:
     with pytest.raises(InputError, match="allowed"):
         skill("pro")
     p0 = skill("perfect").draw_pass(np.random.default_rng(1))
-    assert p0.aim_rad == 0.0 and p0.push_mps == (0.0, 0.0)
+    assert p0.aim == 0.0 and (p0.push_x, p0.push_y) == (0.0, 0.0)
     e = skill("expert").draw_pass(np.random.default_rng(1))
     c = skill("casual").draw_pass(np.random.default_rng(1))
     # Same standard normals scaled by the sigmas (4x for the aim).
-    assert c.aim_rad == pytest.approx(4 * e.aim_rad)
+    assert c.aim == pytest.approx(4 * e.aim)
     kid = skill("child").draw_place(np.random.default_rng(2))
-    assert isinstance(kid, TablePlaceNoise)
+    assert isinstance(kid, PlaceNoise)
     # placements too: the same three normals, scaled by each skill's sigmas
     calm = skill("steady").draw_place(np.random.default_rng(2))
-    assert kid.along_m == pytest.approx(3.5 * calm.along_m) and kid.across_m == pytest.approx(3.5 * calm.across_m)
+    assert kid.along == pytest.approx(3.5 * calm.along) and kid.across == pytest.approx(3.5 * calm.across)
     assert kid.yaw_rad == pytest.approx(4 * calm.yaw_rad) and calm.yaw_rad != 0.0
 
 
@@ -176,7 +176,7 @@ def test_a_placement_world_without_the_idle_ball_gives_the_same_results_bit_for_
             if with_ball:
                 t.rebuild(ball=True)  # a clean world with the ball: the placement keeps it
             if stack:
-                r = t.stack_stone(shape, anchor.id, TablePlaceNoise(3 * n.along_m, 3 * n.across_m, n.yaw_rad))
+                r = t.stack_stone(shape, anchor.id, PlaceNoise(3 * n.along, 3 * n.across, n.yaw_rad))
             else:
                 r = t.stand_stone(shape, ang, n)
             results.append((r.standing, r.cause, [(x.stone, x.cause) for x in r.disturbed], r.steps,

@@ -15,14 +15,15 @@ from sim.core.play import play_random
 from sim.sun.actions import Draw, Gate, MoveMarker, Pass, Stack, Stand
 from sim.sun.game import GAME
 from sim.sun.rules.legality import check_gate, check_marker_after
-from sim.sun.position import BASE, FIELD, GATE, OUT, TOP
-from sim.sun.physics import Body, Placement, PlaceNoise, ScriptedTable, ThrowNoise, nominal_pose
+from sim.sun.position import FIELD, GATE, OUT, STACK, STAND
+from sim.sun.geometry.stone import Stone
+from sim.sun.physics import Placement, ScriptedTable, nominal_pose
 from sim.sun.geometry.ring import Geometry, Pos, sep_for_width
 from sim.sun.notation import parse_notation
 from sim.sun.rules.state import SunState
 from sim.sun.geometry.specs import TAU
 from sim.sun.rules.stand_angles import check_stand
-from sim.sun.players.thrower import SKILLS
+from sim.sun.players.thrower import SKILLS, PlaceNoise, ThrowNoise
 
 G = Geometry()
 
@@ -39,17 +40,17 @@ def build(stones: list[tuple[str, float]], markers: list[list[float]], *, seat: 
     for shape, ang in stones:
         i = free[shape].pop(0)
         ids.append(i)
-        s.role[i] = BASE
+        s.role[i] = STAND
         s.pose[i] = nominal_pose(G, Placement("stand", i, shape, angle=math.radians(ang)), {})
     for k, shape in (stacks or {}).items():
         i = free[shape].pop(0)
         b = ids[k]
-        bodies = {x: Body(x, s.shapes[x], s.pose[x], s.sup.get(x, ())) for x in s.pose}
+        bodies = {x: Stone(x, s.shapes[x], s.role[x], s.sup.get(x, ()), s.pose[x]) for x in s.pose}
         s.pose[i] = nominal_pose(G, Placement("stack", i, shape, on=b), bodies)
-        s.role[i], s.sup[i] = TOP, (b,)
+        s.role[i], s.sup[i] = STACK, (b,)
     for g, a, b in gates or []:
         gi = ids[g]
-        bodies = {x: Body(x, s.shapes[x], s.pose[x], s.sup.get(x, ())) for x in s.pose}
+        bodies = {x: Stone(x, s.shapes[x], s.role[x], s.sup.get(x, ()), s.pose[x]) for x in s.pose}
         s.pose[gi] = nominal_pose(G, Placement("gate", gi, s.shapes[gi], between=(ids[a], ids[b])), bodies)
         s.role[gi], s.sup[gi] = GATE, (ids[a], ids[b])
     s.markers = [[math.radians(m) for m in ms] for ms in markers]
@@ -419,7 +420,7 @@ def test_careful_players_with_perfect_hands_empty_the_field() -> None:
     kinds = [r["kind"] for r in s.placements if r["standing"]]
     assert kinds.count("stand") + kinds.count("stack") == len(s.shapes) == 32
     assert kinds.count("stack") >= 8 and kinds.count("gate") >= 1
-    assert sum(1 for r in s.role if r in (BASE, TOP, GATE)) == 32
+    assert sum(1 for r in s.role if r in (STAND, STACK, GATE)) == 32
 
 
 @pytest.mark.slow

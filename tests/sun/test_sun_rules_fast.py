@@ -21,7 +21,7 @@ from sim.core.play import play_random
 from sim.sun.actions import Gate
 from sim.sun.game import GAME
 from sim.sun.rules.legality import check_gate, gate_candidates, own_areas_ok, pass_candidates, place_facts
-from sim.sun.position import BASE, TOP
+from sim.sun.position import STACK, STAND
 from sim.sun.physics import ScriptedTable
 from sim.sun.geometry.ring import Geometry, Ring
 from sim.sun.notation import parse_notation
@@ -127,9 +127,9 @@ def test_gate_shortcut_agrees_with_the_ring_after_the_gate() -> None:
             return
         own = [ring.gap_of_angle(m) for m in s.markers[s.seat]]
         for st, r in enumerate(s.role):
-            if r not in (BASE, TOP) or (r == BASE and ring.pos[ring.index[st]].top >= 0):
+            if r not in (STAND, STACK) or (r == STAND and ring.pos[ring.index[st]].top >= 0):
                 continue
-            k_st = ring.index[st] if r == BASE else ring.index[s.sup[st][0]]
+            k_st = ring.index[st] if r == STAND else ring.index[s.sup[st][0]]
             if not all(g is not None and g not in (k_st, (k_st - 1) % ring.n) for g in own):
                 continue
             for key in ring.keys:
@@ -194,7 +194,7 @@ def test_gate_hits_kept_per_shape_and_supports_equal_a_fresh_check() -> None:
         gate_candidates(s.ctx, ring, shared)  # fills shared.gate_hits
         ids = [p.id for p in ring.pos]
         for st, r in enumerate(s.role):
-            if r not in (BASE, TOP):
+            if r not in (STAND, STACK):
                 continue
             for a in ids:
                 for b in ids:

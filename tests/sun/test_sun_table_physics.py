@@ -216,7 +216,7 @@ def test_recording_a_pass_does_not_change_it() -> None:
     # the recorded pass must be the same pass. Recording used to read the ball every step, which
     # moved the catch and changed what fell.
     from sim.sun.table.recording import PoseRecorder
-    from sim.sun.players.thrower import TablePassNoise
+    from sim.sun.players.thrower import ThrowNoise
 
     with SunTable.from_layout(load_layout(LAYOUTS / "full-32.toml", "fast")) as t:
         snap = t.snapshot()
@@ -224,7 +224,7 @@ def test_recording_a_pass_does_not_change_it() -> None:
             out = []
             for rec in (None, PoseRecorder(30.0)):
                 t.restore(snap)
-                r = t.pass_ball(math.radians(aim_deg), None, noise=TablePassNoise(push_mps=push), record=rec)
+                r = t.pass_ball(math.radians(aim_deg), None, noise=ThrowNoise(push_x=push[0], push_y=push[1]), record=rec)
                 out.append((r.steps, [(p.stone, p.cause) for p in r.penalties],
                             [(s.id, s.pos, s.quat) for s in r.final]))
             assert out[0] == out[1], aim_deg

@@ -19,7 +19,8 @@ import pytest
 from sim.core.game import GameConfig
 from sim.sun.agents import policies as A
 from sim.sun.actions import Gate, Stack, Stand
-from sim.sun.physics import Placement, PlaceNoise, PlaceResult, ScriptedTable
+from sim.sun.physics import Placement, PlaceResult, ScriptedTable
+from sim.sun.players.thrower import PlaceNoise
 from sim.sun.geometry.ring import Geometry
 from sim.sun.rules.state import SunState
 from sim.sun.geometry.specs import TAU

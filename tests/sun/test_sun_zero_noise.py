@@ -27,7 +27,7 @@ from sim.core.agents import make_agent
 from sim.core.game import CHANCE
 from sim.core.seeding import game_streams
 from sim.sun.game import GAME
-from sim.sun.physics import PlaceNoise
+from sim.sun.players.thrower import PlaceNoise
 
 SEEDS = range(1, 6)
 PAIRS = (("careful", "aggressive"), ("aggressive", "careful"))

@@ -43,7 +43,8 @@ from sim.core.options import Option
 from sim.sun.actions import Gate, Pass, Stack, Stand
 from sim.sun.agents.base import OPP_CAP, OPP_FLOOR, AgentBase
 from sim.sun.agents.base import opponents_clearance as _opponents_clearance
-from sim.sun.physics import PlaceNoise, ScriptedTable
+from sim.sun.physics import ScriptedTable
+from sim.sun.players.thrower import PlaceNoise
 from sim.sun.geometry.ring import Pos, gap_width
 from sim.sun.rules.state import SunState
 from sim.sun.agents.measures import (

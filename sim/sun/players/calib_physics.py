@@ -30,7 +30,7 @@ from scipy.special import ndtr
 
 from sim.core.errors import InputError
 from sim.sun.geometry.gaps import clearance_to_bisector
-from sim.sun.players.thrower import TablePassNoise
+from sim.sun.players.thrower import ThrowNoise
 from sim.sun.table.layout import Layout, StoneSpec
 from sim.sun.table.sun_table import SunTable
 
@@ -178,8 +178,10 @@ def outcome_table(width_mm: float, base: Layout | None = None, directions: int =
             for j in range(n_max):
                 r = j * step_mm
                 t.restore(start)
-                noise = TablePassNoise(aim_rad=r * math.cos(th) / 1000 / R, push_mps=(0.0, r * math.sin(th) / 1000 / k))
-                out[i, j] = code[outcome_of(t.pass_ball(0.0, None, noise))]
+                # the grid point's aim error is the pass's aim (rad, exact), its push the noise's
+                aim = r * math.cos(th) / 1000 / R
+                noise = ThrowNoise(push_y=r * math.sin(th) / 1000 / k)
+                out[i, j] = code[outcome_of(t.pass_ball(aim, None, noise))]
                 n += 1
                 run = run + 1 if out[i, j] != CLEAN else 0
                 if run >= run_stop:

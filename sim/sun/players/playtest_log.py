@@ -233,8 +233,8 @@ def simulate_log(thrower: Thrower, widths_mm: Iterable[float], passes_per_width:
         pn = thrower.draw_place(rng)
         ix, iy = R * math.cos(a), R * math.sin(a)
         # along the ring and across it, as the table applies them
-        ax = ix - pn.along_m * math.sin(a) + pn.across_m * math.cos(a)
-        ay = iy + pn.along_m * math.cos(a) + pn.across_m * math.sin(a)
+        ax = ix - pn.along * math.sin(a) + pn.across * math.cos(a)
+        ay = iy + pn.along * math.cos(a) + pn.across * math.sin(a)
         wr.writerow(["place", "", "", "", f"{ix * 1000:.3f}", f"{iy * 1000:.3f}", f"{ax * 1000:.3f}",
                      f"{ay * 1000:.3f}", f"{_yaw360(yaw):.3f}", f"{_yaw360(yaw + math.degrees(pn.yaw_rad)):.3f}"])
     return out.getvalue()

@@ -45,40 +45,39 @@ from sim.core.files import read_toml
 from sim.core.tomlw import toml_comment, toml_value
 
 
-@dataclass(frozen=True)
-class TablePassNoise:
-    """The errors of one pass.
+@dataclass(frozen=True, slots=True)
+class PlaceNoise:
+    """The errors of one placement: along (m, tangentially; for a gate: along its length), across
+    (m, radially) the ring and in yaw (rad, about the vertical). The rules carry it as a chance
+    outcome and the PyBullet table applies it as it is; its ``str()`` shows mm and degrees."""
 
-    Attributes:
-        aim_rad: added to the intended aim azimuth (rad).
-        release_m: added to the intended release distance (m).
-        push_mps: horizontal velocity (x, y) given to the ball at release (m/s, world frame).
-    """
+    along: float = 0.0
+    across: float = 0.0
+    yaw_rad: float = 0.0
 
-    aim_rad: float = 0.0
-    release_m: float = 0.0
-    push_mps: tuple[float, float] = (0.0, 0.0)
+    def __str__(self) -> str:
+        return (f"PlaceNoise({self.along * 1000:+.2f} mm, {self.across * 1000:+.2f} mm, "
+                f"{math.degrees(self.yaw_rad):+.2f} deg)")
+
+
+@dataclass(frozen=True, slots=True)
+class ThrowNoise:
+    """The errors of one pass: in aim (deg, added to the intended azimuth; degrees because the
+    games' notation stores it so), release (m, added to the intended release distance) and the
+    push at release (m/s, the ball's horizontal velocity, world x and y)."""
+
+    aim: float = 0.0
+    release: float = 0.0
+    push_x: float = 0.0
+    push_y: float = 0.0
+
+    def __str__(self) -> str:
+        return (f"ThrowNoise(aim {self.aim:+.3f} deg, release {self.release * 1000:+.1f} mm, "
+                f"push {self.push_x * 1000:+.1f},{self.push_y * 1000:+.1f} mm/s)")
 
     def as_dict(self) -> dict[str, float]:
-        """JSON-friendly form with degrees for the aim."""
-        return {"aim_deg": math.degrees(self.aim_rad), "release_m": self.release_m,
-                "push_x_mps": self.push_mps[0], "push_y_mps": self.push_mps[1]}
-
-
-@dataclass(frozen=True)
-class TablePlaceNoise:
-    """The errors of one placement on the PyBullet table, in metres and radians (the rules'
-    ``sim.sun.physics.PlaceNoise`` carries the same errors, in the same units).
-
-    Attributes:
-        along_m: tangential offset along the ring (m; for a gate: along its length).
-        across_m: radial offset (m).
-        yaw_rad: rotation about the vertical (rad).
-    """
-
-    along_m: float = 0.0
-    across_m: float = 0.0
-    yaw_rad: float = 0.0
+        """JSON-friendly form (the keys ``stonelab sun pass --json`` prints)."""
+        return {"aim_deg": self.aim, "release_m": self.release, "push_x_mps": self.push_x, "push_y_mps": self.push_y}
 
 
 #: The five standard deviations of a :class:`Thrower`, in the order of its fields.
@@ -93,8 +92,8 @@ SIGMA_LIMITS = {"sigma_aim_deg": 45.0, "sigma_release_m": 0.2, "sigma_push_mps":
 SIGMA_RANGES = {"sigma_aim_deg": (0.15, 5.0), "sigma_release_m": (0.002, 0.06), "sigma_push_mps": (0.001, 0.05),
                 "sigma_place_m": (0.0002, 0.005), "sigma_place_deg": (0.5, 15.0)}
 
-ZERO_PASS = TablePassNoise()
-ZERO_PLACE = TablePlaceNoise()
+ZERO_PASS = ThrowNoise()
+ZERO_PLACE = PlaceNoise()
 
 
 @dataclass(frozen=True)
@@ -127,17 +126,19 @@ class Thrower:
         """The name and the five sigmas."""
         return {k: getattr(self, k) for k in ("name",) + SIGMA_KEYS}
 
-    def draw_pass(self, rng: np.random.Generator) -> TablePassNoise:
+    def draw_pass(self, rng: np.random.Generator) -> ThrowNoise:
         """Draw the errors of one pass (always four normals, see module docstring)."""
         z = rng.standard_normal(4)
-        return TablePassNoise(aim_rad=math.radians(self.sigma_aim_deg) * float(z[0]),
-                              release_m=self.sigma_release_m * float(z[1]),
-                              push_mps=(self.sigma_push_mps * float(z[2]), self.sigma_push_mps * float(z[3])))
+        # the aim error is drawn in radians and carried in degrees, the unit the notation stores:
+        # the stored games hold exactly these numbers, so this order of operations is part of them
+        return ThrowNoise(aim=math.degrees(math.radians(self.sigma_aim_deg) * float(z[0])),
+                          release=self.sigma_release_m * float(z[1]),
+                          push_x=self.sigma_push_mps * float(z[2]), push_y=self.sigma_push_mps * float(z[3]))
 
-    def draw_place(self, rng: np.random.Generator) -> TablePlaceNoise:
+    def draw_place(self, rng: np.random.Generator) -> PlaceNoise:
         """Draw the errors of one placement (always three normals)."""
         z = rng.standard_normal(3)
-        return TablePlaceNoise(along_m=self.sigma_place_m * float(z[0]), across_m=self.sigma_place_m * float(z[1]),
+        return PlaceNoise(along=self.sigma_place_m * float(z[0]), across=self.sigma_place_m * float(z[1]),
                           yaw_rad=math.radians(self.sigma_place_deg) * float(z[2]))
 
 

@@ -23,8 +23,9 @@ import math
 from typing import Any, Sequence
 
 from sim.sun.actions import SunAction
-from sim.sun.position import BASE, FIELD, GATE, OUT, TOP, SunPosition
-from sim.sun.physics import Body, stack_pose
+from sim.sun.position import FIELD, GATE, OUT, STACK, STAND, SunPosition
+from sim.sun.geometry.stone import Stone
+from sim.sun.physics import stack_pose
 from sim.sun.geometry.ring import Geometry, Pos, Pose, Ring, lintel_footprint, pose_bottom, pose_top, position_of
 
 #: entries kept in the pure memos of positions, gate footprints and gate spans before they are emptied
@@ -45,7 +46,7 @@ class SunCache:
         #: the ring as it stands, None until asked
         self.ring: Ring | None = None
         #: the bodies on the table, None until asked
-        self.bodies: tuple[Body, ...] | None = None
+        self.bodies: tuple[Stone, ...] | None = None
         #: the candidate list of the seat to move, None until asked
         self.legal: Sequence[SunAction] | None = None
         #: (the legal list, its PlaceFacts, its StandFacts by shape): the checks of the placement
@@ -75,8 +76,8 @@ class SunCache:
         self.shape_ids: tuple[list[str] | None, dict[str, list[int]]] = (None, {})
         #: (the geometry, the pass candidates' releases in m for it)
         self.releases_of: tuple[Geometry, list[float]] | None = None
-        #: the last :class:`Body` made of each stone (reused while its pose is the same object)
-        self.body_memo: dict[int, Body] = {}
+        #: the last :class:`Stone` record made of each stone (reused while its pose is the same object)
+        self.body_memo: dict[int, Stone] = {}
 
     def invalidate(self) -> None:
         """Forget what was derived from the position as it was: called after every change of it."""
@@ -96,7 +97,7 @@ class SunCache:
         return c
 
     # --- the bodies and the ring ------------------------------------------------------------------
-    def bodies_of(self, p: SunPosition) -> tuple[Body, ...]:
+    def bodies_of(self, p: SunPosition) -> tuple[Stone, ...]:
         """Every stone of ``p`` on the table (standing, stacked, gates), in id order (kept)."""
         if self.bodies is not None:
             return self.bodies
@@ -107,8 +108,8 @@ class SunCache:
             if r != FIELD and r != OUT:
                 pose, sup = poses[i], sups.get(i, ())
                 b = memo.get(i)
-                if b is None or b.pose is not pose or b.support != sup or b.shape != shapes[i]:
-                    b = memo[i] = Body(i, shapes[i], pose, sup)
+                if b is None or b.pose is not pose or b.on != sup or b.role != r or b.shape != shapes[i]:
+                    b = memo[i] = Stone(i, shapes[i], r, sup, pose)  # type: ignore[arg-type]  # r: on the table
                 out.append(b)
         self.bodies = made = tuple(out)
         return made
@@ -141,10 +142,10 @@ class SunCache:
             lintel_memo.clear()
             self.gate_span_memo.clear()
         last_of = self.pos_last
-        tops = {sup[i][0]: i for i, r in enumerate(role) if r == TOP}
+        tops = {sup[i][0]: i for i, r in enumerate(role) if r == STACK}
         positions = []
         for i, r in enumerate(role):
-            if r != BASE:
+            if r != STAND:
                 continue
             pi = pose[i]
             t = tops.get(i, -1)

@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from sim.sun.actions import Gate, MoveMarker, Pass, Stack, made_once
 from sim.sun.geometry.gaps import passable, width_between
-from sim.sun.position import BASE, GATE, TOP
+from sim.sun.position import GATE, STACK, STAND
 from sim.sun.rules.context import RulesContext
 from sim.sun.geometry.ring import (Pos, Ring, arcs_overlap, clear_width, gap_width, lintel_footprint, lintel_overlaps, orbit_arc,
                                    others_areas, position_of)
@@ -109,7 +109,7 @@ def stack_problem(ctx: RulesContext, shape: str, on: object, facts: PlaceFacts |
             stone = facts.stones[shape] = ctx.stone_for(shape)
     if stone < 0:
         return f"no {shape} available"
-    if not isinstance(on, int) or not 0 <= on < len(ctx.position.role) or ctx.position.role[on] != BASE:
+    if not isinstance(on, int) or not 0 <= on < len(ctx.position.role) or ctx.position.role[on] != STAND:
         return f"#{on} is not a stone standing on the base"
     ring = ctx.ring()
     k = ring.index[on]
@@ -230,7 +230,7 @@ def ring_with(ctx: RulesContext, new_pos: Pos | None = None, removed: int = -1,
                gate: tuple[int, int, float] | None = None) -> Ring:
     ring = ctx.ring()
     positions = [p for p in ring.pos if p.id != removed and (new_pos is None or p.id != new_pos.id)]
-    if removed >= 0 and ctx.position.role[removed] == TOP:
+    if removed >= 0 and ctx.position.role[removed] == STACK:
         b = ctx.position.sup[removed][0]
         positions = [p for p in positions if p.id != b]
         positions.append(position_without(ctx, ring.pos[ring.index[b]], removed))
@@ -302,7 +302,7 @@ def anchor_stone(ctx: RulesContext) -> int | None:
     """Bottom stone id of the position just stood on (the marker's anchor)."""
     if ctx.position.placed < 0:
         return None
-    return ctx.position.sup[ctx.position.placed][0] if ctx.position.role[ctx.position.placed] == TOP else ctx.position.placed
+    return ctx.position.sup[ctx.position.placed][0] if ctx.position.role[ctx.position.placed] == STACK else ctx.position.placed
 
 
 def gate_candidates(ctx: RulesContext, ring: Ring, facts: PlaceFacts | None = None) -> list[Gate]:
@@ -314,8 +314,8 @@ def gate_candidates(ctx: RulesContext, ring: Ring, facts: PlaceFacts | None = No
         facts = place_facts(ctx)
     supports = facts.supports
     takeable = [i for i, r in enumerate(ctx.position.role)
-                if (r == BASE and i not in supports and ring.pos[ring.index[i]].top < 0)
-                or (r == TOP and ctx.position.sup[i][0] not in supports)]
+                if (r == STAND and i not in supports and ring.pos[ring.index[i]].top < 0)
+                or (r == STACK and ctx.position.sup[i][0] not in supports)]
     # Pairs of neighbours that no gate can span whatever stone is taken, unless that stone is
     # the top of one of them: a support carries a gate, a gate spans them, their tops differ by
     # more than level_tolerance, or the gap is wider than the longest lintel allows.
@@ -340,7 +340,7 @@ def gate_candidates(ctx: RulesContext, ring: Ring, facts: PlaceFacts | None = No
         if widest < 0.0:
             widest = widest_of[shape] = ctx.geom.shapes[shape].lintel_length - 2.0 * ctx.geom.table.gate_min_overlap
         pairs = []  # (a, b, the gap between them on this ring or -1)
-        if ctx.position.role[st] == BASE:
+        if ctx.position.role[st] == STAND:
             fits = fits_of.get(shape)
             if fits is None:
                 fits = fits_of[shape] = [ring.keys[i] for i in static_gaps if ring.width[i] <= widest]
@@ -380,13 +380,13 @@ def check_gate(ctx: RulesContext, a: Gate, facts: PlaceFacts | None = None) -> s
             and isinstance(a.b, int) and 0 <= a.b < n):
         return "unknown stone id"
     st = a.stone
-    if ctx.position.role[st] not in (BASE, TOP):
+    if ctx.position.role[st] not in (STAND, STACK):
         return f"#{st} is not standing on the base (a stone from the field cannot make a gate)"
     if facts is None:
         facts = current_place_facts(ctx)
     supports = facts.supports
     ring = ctx.ring()
-    if ctx.position.role[st] == BASE:
+    if ctx.position.role[st] == STAND:
         if st in supports:
             return f"a gate rests on #{st}"
         if ring.pos[ring.index[st]].top >= 0:
@@ -396,13 +396,13 @@ def check_gate(ctx: RulesContext, a: Gate, facts: PlaceFacts | None = None) -> s
     if a.a == a.b or st in (a.a, a.b):
         return "a gate needs two other positions"
     for x in (a.a, a.b):
-        if ctx.position.role[x] != BASE:
+        if ctx.position.role[x] != STAND:
             return f"#{x} is not a position on the base"
         if x in supports:
             return f"#{x} already carries a gate"
     # cheap checks on the current ring first (adjacency after removing the stone, level, span)
     ka, kb = ring.index[a.a], ring.index[a.b]
-    single = ctx.position.role[st] == BASE
+    single = ctx.position.role[st] == STAND
     ks = ring.index[st] if single else -1
     nxt = (ka + 1) % ring.n
     if single and nxt == ks:
@@ -418,7 +418,7 @@ def gate_geometry_problem(ctx: RulesContext, st: int, id_a: int, id_b: int, fact
     is taken) are known to be valid: the gap, the heights, the span, clashes, mark areas."""
     ring = facts.ring
     ka, kb = ring.index[id_a], ring.index[id_b]
-    single = ctx.position.role[st] == BASE
+    single = ctx.position.role[st] == STAND
     ks = ring.index[st] if single else -1
     if (ka + 1) % ring.n == kb and ring.under[ka] is not None:
         return "a gate already spans this gap"

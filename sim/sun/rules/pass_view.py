@@ -20,7 +20,7 @@ from typing import Any, Mapping, Sequence
 
 from sim.sun.actions import Pass
 from sim.sun.position import OUT
-from sim.sun.physics import ThrowNoise
+from sim.sun.players.thrower import ThrowNoise
 from sim.sun.geometry.ring import Geometry, Ring
 from sim.sun.geometry.specs import TAU
 

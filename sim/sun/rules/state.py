@@ -54,12 +54,13 @@ from sim.sun.rules.context import RulesContext
 from sim.sun.rules.legality import anchor_stone, check_pass, marker_options, other_seats_areas, pass_arcs, pass_candidates, \
     position_without, ring_with
 from sim.sun.endings import SunEnd
-from sim.sun.position import BASE, FIELD, GATE, OUT, TOP, SunPosition
-from sim.sun.physics import Body, Placement, PlaceNoise, ScriptedTable, Table, ThrowNoise, nominal_pose
+from sim.sun.position import FIELD, GATE, NOTATION_LETTER, OUT, STACK, STAND, SunPosition
+from sim.sun.geometry.stone import Stone
+from sim.sun.physics import Placement, ScriptedTable, Table, nominal_pose
 from sim.sun.geometry.ring import Geometry, Pos, Pose, Ring, pose_bottom, pose_tilt
 from sim.sun.geometry.specs import TAU
 from sim.sun.rules.stand_angles import placement_candidates, placement_problem, stand_intervals, stand_samples
-from sim.sun.players.thrower import SKILLS, Thrower
+from sim.sun.players.thrower import SKILLS, PlaceNoise, ThrowNoise, Thrower
 
 __all__ = ["SunObservation", "SunState"]
 
@@ -103,7 +104,7 @@ class SunState(State):
     DEFAULTS: dict[str, Any] = {"rules": RULE_DEFAULTS, "sections": {}, "seats": {}}
 
     shapes: list[str] = _position_field("shapes", "Shape of each stone id.")
-    role: list[str] = _position_field("role", "Role of each stone (FIELD, BASE, TOP, GATE, OUT).")
+    role: list[str] = _position_field("role", "Role of each stone (FIELD, STAND, STACK, GATE, OUT).")
     sup: dict[int, tuple[int, ...]] = _position_field("sup", "What each stacked stone or gate rests on.")
     pose: dict[int, Pose] = _position_field("pose", "Pose of each stone on the table.")
     owner: dict[int, int] = _position_field("owner", "The seat of each penalty stone.")
@@ -154,7 +155,7 @@ class SunState(State):
         return RulesContext(self.position, self.geom, self.rules, self.cache)
 
     # --- queries: the ring, the stones ---------------------------------------------------------
-    def bodies(self) -> tuple[Body, ...]:
+    def bodies(self) -> tuple[Stone, ...]:
         """Every stone on the table (standing, stacked, gates), in id order."""
         return self.cache.bodies_of(self.position)
 
@@ -327,7 +328,7 @@ class SunState(State):
                 ids.append(-1)
                 continue
             i = take(shape)
-            self.role[i] = BASE
+            self.role[i] = STAND
             self.pose[i] = nominal_pose(g, Placement("stand", i, shape, angle=ang % TAU), {})
             ids.append(i)
         for k, (shape, ang, level) in enumerate(stones):
@@ -338,19 +339,21 @@ class SunState(State):
             if not below:
                 raise InputError(f"stones[{k}]: a level-2 stone stacks on nothing", key="layout")
             i = take(shape)
-            bodies = {x: Body(x, self.shapes[x], self.pose[x], self.sup.get(x, ())) for x in self.pose}
+            bodies = {x: Stone(x, self.shapes[x], self.role[x], self.sup.get(x, ()), self.pose[x])  # type: ignore[arg-type]
+                      for x in self.pose}
             self.pose[i] = nominal_pose(g, Placement("stack", i, shape, on=below[0]), bodies)
-            self.role[i], self.sup[i] = TOP, (below[0],)
+            self.role[i], self.sup[i] = STACK, (below[0],)
             ids[k] = i
         for shape, (a, b) in gates:
             ia, ib = ids[a], ids[b]
-            if ia < 0 or ib < 0 or self.role[ia] != BASE or self.role[ib] != BASE:
+            if ia < 0 or ib < 0 or self.role[ia] != STAND or self.role[ib] != STAND:
                 raise InputError("a gate must rest on two level-1 stones", key="layout")
             pa, pb = self.pose[ia], self.pose[ib]
             if (math.atan2(pb[1], pb[0]) - math.atan2(pa[1], pa[0])) % TAU > math.pi:
                 ia, ib = ib, ia  # counter-clockwise first, as a Gate action gives them
             i = take(shape)
-            bodies = {x: Body(x, self.shapes[x], self.pose[x], self.sup.get(x, ())) for x in self.pose}
+            bodies = {x: Stone(x, self.shapes[x], self.role[x], self.sup.get(x, ()), self.pose[x])  # type: ignore[arg-type]
+                      for x in self.pose}
             self.pose[i] = nominal_pose(g, Placement("gate", i, shape, between=(ia, ib)), bodies)
             self.role[i], self.sup[i] = GATE, (ia, ib)
         self.cache.invalidate()
@@ -483,7 +486,7 @@ class SunState(State):
             return Placement("stack", st, a.shape, on=a.on)
         return Placement("gate", a.stone, self.shapes[a.stone], between=(a.a, a.b))
 
-    def _set_bodies(self, bodies: Sequence[Body], keep_roles: bool = True) -> None:
+    def _set_bodies(self, bodies: Sequence[Stone], keep_roles: bool = True) -> None:
         """Take the table's read-back: survivors' poses; stones not returned leave the table."""
         seen = set()
         for b in bodies:
@@ -491,7 +494,7 @@ class SunState(State):
             if b.pose is not self.pose.get(b.id):  # the very pose handed to the table: kept as it is
                 self.pose[b.id] = tuple(map(float, b.pose))  # type: ignore[assignment]
         for i, r in enumerate(self.role):
-            if r in (BASE, TOP, GATE) and i not in seen:
+            if r in (STAND, STACK, GATE) and i not in seen:
                 self.role[i] = FIELD  # caller decides where a vanished stone goes
                 self.pose.pop(i, None)
                 self.sup.pop(i, None)
@@ -531,12 +534,12 @@ class SunState(State):
                 self.sup.pop(i, None)
         kept = not self._fix_orphans() and kept
         if placed_ok:
-            self.role[pl.stone] = {"stand": BASE, "stack": TOP, "gate": GATE}[pl.kind]
+            self.role[pl.stone] = {"stand": STAND, "stack": STACK, "gate": GATE}[pl.kind]
             if pl.kind == "stack":
                 self.sup[pl.stone] = (pl.on,)
             elif pl.kind == "gate":
                 self.sup[pl.stone] = pl.between
-            if self.role[pl.stone] == TOP and self.role[pl.on] != BASE:
+            if self.role[pl.stone] == STACK and self.role[pl.on] != STAND:
                 placed_ok = False  # its support was knocked away meanwhile
         self.cache.invalidate()
         if kept and placed_ok and pl.kind == "stand":  # only the new stone changed: spliced into ring0
@@ -581,7 +584,7 @@ class SunState(State):
             self.pose[pl.stone] = pose
             if sup:
                 self.sup[pl.stone] = sup
-            if role == TOP and self.role[sup[0]] != BASE:  # type: ignore[index]
+            if role == STACK and self.role[sup[0]] != STAND:  # type: ignore[index]
                 self.role[pl.stone] = OUT
                 self.owner[pl.stone] = self.seat
         else:
@@ -599,17 +602,17 @@ class SunState(State):
         while changed:
             changed = False
             for i, r in enumerate(self.role):
-                if r != TOP and r != GATE:
+                if r != STACK and r != GATE:
                     continue
                 for x in self.sup[i]:
-                    if self.role[x] != BASE:
+                    if self.role[x] != STAND:
                         break
                 else:
                     continue  # every support still stands on the base
                 s = self.geom.shapes[self.shapes[i]]
-                if r == TOP and pose_tilt(self.pose[i]) < math.radians(self.geom.table.topple_tilt_deg) \
+                if r == STACK and pose_tilt(self.pose[i]) < math.radians(self.geom.table.topple_tilt_deg) \
                         and pose_bottom(self.pose[i], s) < 0.003:
-                    self.role[i] = BASE
+                    self.role[i] = STAND
                     self.sup.pop(i, None)
                 else:
                     self.role[i] = OUT
@@ -643,7 +646,7 @@ class SunState(State):
                     self.owner[i] = self.seat
                     pens.append((i, causes.get(i, "left the table")))
         for i, c in res.penalties:
-            if 0 <= i < len(self.role) and self.role[i] in (BASE, TOP, GATE):
+            if 0 <= i < len(self.role) and self.role[i] in (STAND, STACK, GATE):
                 self.role[i] = OUT
                 self.owner[i] = self.seat
                 self.pose.pop(i, None)
@@ -692,11 +695,9 @@ class SunState(State):
             return Draw(f[int(rng.integers(len(f)))])
         th = self.throwers[self.seat]
         if self.phase == "settle":
-            pl = th.draw_place(rng)
-            return PlaceNoise(pl.along_m, pl.across_m, pl.yaw_rad)
+            return th.draw_place(rng)
         if self.phase == "swing":
-            ps = th.draw_pass(rng)
-            return ThrowNoise(math.degrees(ps.aim_rad), ps.release_m, ps.push_mps[0], ps.push_mps[1])
+            return th.draw_pass(rng)
         raise RuntimeError("not a chance node")
 
     # --- end and information ------------------------------------------------------------------------
@@ -756,9 +757,9 @@ class SunState(State):
             if r == FIELD:
                 continue
             if r == OUT:
-                st.append([i, r, p.owner[i]])
+                st.append([i, NOTATION_LETTER[r], p.owner[i]])
             else:
-                st.append([i, r, list(p.sup.get(i, ())), *p.pose[i]])
+                st.append([i, NOTATION_LETTER[r], list(p.sup.get(i, ())), *p.pose[i]])
         body: dict[str, Any] = {
             "c": cfg, "p": p.phase, "t": p.turn, "m": p.seat, "a": p.attempts,
             "k": p.markers, "f": [int(x) for x in p.played], "st": st,

@@ -115,7 +115,7 @@ def still_recording(stones: Iterable[Any], shapes: Mapping[str, ShapeSpec], rate
     rec = PoseRecorder(rate_hz)
     poses = {}
     for s in stones:
-        poses[_stone_body(rec, s.id, s.shape, shapes)] = list(s.pos) + list(s.quat)
+        poses[_stone_body(rec, s.id, s.shape, shapes)] = list(s.pose)
     rec.frame(t, poses)
     rec.event(t, "placed", **event)
     return rec.to_dict()

@@ -1,8 +1,9 @@
 """The PyBullet table's state at the level of poses, and how physics' outcome is judged (docs/rules-sun.md, penalties).
 
-- :class:`StoneState` (one stone: id, shape, role, supports, pose), :class:`Penalty` (a stone lost and
-  why) and :class:`TableSnapshot` (the whole state, immutable): the canonical description of a table,
-  from which :mod:`sim.sun.table.world` builds the PyBullet world.
+- :class:`~sim.sun.geometry.stone.Stone` (one stone: id, shape, role, the positions it rests on,
+  pose; the record the rules share), :class:`Penalty` (a stone lost and why) and
+  :class:`TableSnapshot` (the whole state, immutable): the canonical description of a table, from
+  which :mod:`sim.sun.table.world` builds the PyBullet world.
 - Judging (pure functions of poses and dimensions): :func:`judge` says why a stone is lost after a
   pass or placement (``pushed_off``: centre beyond the base edge or below its top;
   ``fell_from_support``: a stacked stone or gate no longer resting on its supports' tops;
@@ -24,11 +25,11 @@ import numpy as np
 import pybullet as p
 
 from sim.core.quaternions import quat_from_matrix, quat_z_row
-from sim.sun.table.layout import ShapeSpec, TableSpec, wrap_angle
+from sim.sun.table.layout import ShapeSpec, TableSpec
 from sim.sun.geometry.ring import pose_bottom, pose_top
-from sim.sun.players.thrower import TablePassNoise
+from sim.sun.geometry.stone import Stone, top_of
+from sim.sun.players.thrower import ThrowNoise
 
-Role = Literal["stand", "stack", "gate"]
 Cause = Literal["toppled", "pushed_off", "fell_from_support"]
 
 #: A supported stone whose bottom is further than this (m) from its supports' tops has fallen.
@@ -53,37 +54,6 @@ def rotation_matrix(q: Sequence[float]) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class StoneState:
-    """One stone on the table (pose-level state).
-
-    Attributes:
-        id: stable id (layout stones keep their file index; gates follow; new stones count on).
-        shape: shape name.
-        role: ``"stand"`` (on the base), ``"stack"`` (on ``supports[0]``) or ``"gate"`` (across both).
-        supports: ids of the stones it rests on.
-        pos: centre of mass (m, world).
-        quat: orientation (x, y, z, w).
-    """
-
-    id: int
-    shape: str
-    role: Role
-    supports: tuple[int, ...]
-    pos: tuple[float, float, float]
-    quat: tuple[float, float, float, float]
-
-    @property
-    def angle(self) -> float:
-        """Angular position of the centre (rad, [0, 2 pi))."""
-        return wrap_angle(math.atan2(self.pos[1], self.pos[0]))
-
-    def as_dict(self) -> dict[str, Any]:
-        """JSON-friendly form."""
-        return {"stone": self.id, "shape": self.shape, "role": self.role, "supports": list(self.supports),
-                "angle_deg": math.degrees(self.angle), "pos": list(self.pos), "quat": list(self.quat)}
-
-
-@dataclass(frozen=True)
 class Penalty:
     """A stone lost in a pass or placement: id, shape and cause."""
 
@@ -100,7 +70,7 @@ class Penalty:
 class TableSnapshot:
     """An immutable copy of a table's pose-level state (see :meth:`SunTable.snapshot`)."""
 
-    stones: tuple[StoneState, ...]
+    stones: tuple[Stone, ...]
     next_id: int
 
 
@@ -109,12 +79,21 @@ class TableSnapshot:
 # --------------------------------------------------------------------------------------------
 
 
-def top_z(s: StoneState, shapes: Mapping[str, ShapeSpec]) -> float:
+def top_z(s: Stone, shapes: Mapping[str, ShapeSpec]) -> float:
     """Height (m) of the highest point of a stone in its current pose (the ring's :func:`pose_top`)."""
-    return pose_top((*s.pos, *s.quat), shapes[s.shape])
+    return pose_top(s.pose, shapes[s.shape])
 
 
-def judge(st: StoneState, was: StoneState, now: Mapping[int, StoneState], kept: Mapping[int, StoneState],
+def under(st: Stone, stones: Mapping[int, Stone]) -> tuple[int, ...]:
+    """The ids of the stones ``st`` touches from above: a stack's support, each position's top stone
+    for a gate (``st.on`` names the positions by their bottom stones), none for a standing stone."""
+    if st.role != "gate":
+        return st.on
+    vals = stones.values()
+    return tuple(top_of(vals, b) for b in st.on)
+
+
+def judge(st: Stone, was: Stone, now: Mapping[int, Stone], kept: Mapping[int, Stone],
           shapes: Mapping[str, ShapeSpec], table: TableSpec) -> Cause | None:
     """Why ``st`` (its pose read back ``now``) is lost, or ``None`` (docs/rules-sun.md penalties).
 
@@ -126,8 +105,8 @@ def judge(st: StoneState, was: StoneState, now: Mapping[int, StoneState], kept: 
             supports did not move is not judged).
         shapes, table: dimensions.
     """
-    if st.pos == was.pos and st.quat == was.quat and all(
-            now[i].pos == kept[i].pos for i in st.supports if i in now and i in kept):
+    if st.pose == was.pose and all(
+            now[i].pos == kept[i].pos for i in under(st, kept) if i in now and i in kept):
         return None  # untouched (a sleeping stone reads back bit for bit)
     x, y, z = st.pos
     if math.hypot(x, y) > table.base_radius or z < 0.0:
@@ -143,12 +122,12 @@ def judge(st: StoneState, was: StoneState, now: Mapping[int, StoneState], kept: 
     return None
 
 
-def rests_on_supports(st: StoneState, now: Mapping[int, StoneState], shapes: Mapping[str, ShapeSpec]) -> bool:
+def rests_on_supports(st: Stone, now: Mapping[int, Stone], shapes: Mapping[str, ShapeSpec]) -> bool:
     """Whether a stacked stone or gate still rests on its supports (poses ``now``)."""
-    sups = [now.get(i) for i in st.supports]
+    sups = [now.get(i) for i in under(st, now)]
     if any(s is None for s in sups):
         return False
-    bottom = pose_bottom((*st.pos, *st.quat), shapes[st.shape])
+    bottom = pose_bottom(st.pose, shapes[st.shape])
     if st.role == "stack":
         sup = sups[0]
         assert sup is not None
@@ -175,21 +154,21 @@ def rests_on_supports(st: StoneState, now: Mapping[int, StoneState], shapes: Map
     return True
 
 
-def fix_supports(states: Mapping[int, StoneState], shapes: Mapping[str, ShapeSpec]) -> dict[int, StoneState]:
+def fix_supports(states: Mapping[int, Stone], shapes: Mapping[str, ShapeSpec]) -> dict[int, Stone]:
     """Drop references to stones no longer on the table; an unsupported stone resting on the base
     becomes a standing stone."""
     out = {}
     for sid, s in states.items():
-        if s.supports and not all(i in states for i in s.supports):
-            if s.role == "stack" and abs(s.pos[2] - 0.5 * shapes[s.shape].height) < SUPPORT_TOL_M:
-                s = replace(s, role="stand", supports=())
+        if s.on and not all(i in states for i in s.on):
+            if s.role == "stack" and abs(s.pose[2] - 0.5 * shapes[s.shape].height) < SUPPORT_TOL_M:
+                s = replace(s, role="stand", on=())
             else:
-                s = replace(s, supports=tuple(i for i in s.supports if i in states))
+                s = replace(s, on=tuple(i for i in s.on if i in states))
         out[sid] = s
     return out
 
 
-def gate_pose(shp: ShapeSpec, s1: StoneState, s2: StoneState, shapes: Mapping[str, ShapeSpec],
+def gate_pose(shp: ShapeSpec, s1: Stone, s2: Stone, shapes: Mapping[str, ShapeSpec],
               along_m: float, across_m: float, yaw_rad: float, drop: float
               ) -> tuple[tuple[float, float, float], tuple[float, float, float, float]]:
     """Pose of a lintel of shape ``shp`` laid across the tops of supports ``s1`` and ``s2``, shifted
@@ -254,7 +233,7 @@ class TablePass:
 
     aim_rad: float
     release_m: float
-    noise: TablePassNoise
+    noise: ThrowNoise
     penalties: list[Penalty] = field(default_factory=list)
     through_aim_gap: bool = False
     through_opposite_gap: bool = False
@@ -269,7 +248,7 @@ class TablePass:
     wall_s: float = 0.0
     crossings: list[Crossing] = field(default_factory=list)
     catch_pos: tuple[float, float, float] = (0.0, 0.0, 0.0)
-    final: list[StoneState] = field(default_factory=list)
+    final: list[Stone] = field(default_factory=list)
 
     @property
     def clean(self) -> bool:
@@ -314,4 +293,4 @@ class TablePlacement:
     sim_time_s: float = 0.0
     steps: int = 0
     wall_s: float = 0.0
-    state: StoneState | None = None
+    state: Stone | None = None

@@ -2,9 +2,10 @@
 
 The table keeps two levels of description:
 
-- **pose-level state** (canonical): one :class:`StoneState` per stone on the table: id, shape, role
-  (``"stand"`` on the base, ``"stack"`` on another stone, ``"gate"`` across two), the ids it rests
-  on, and its position and orientation as physics left them. :meth:`SunTable.snapshot` and
+- **pose-level state** (canonical): one :class:`~sim.sun.geometry.stone.Stone` per stone on the table
+  (the record the rules share): id, shape, role (``"stand"`` on the base, ``"stack"`` on another
+  stone, ``"gate"`` across two positions), the positions it rests on (by their bottom stones), and
+  its pose as physics left it. :meth:`SunTable.snapshot` and
   :meth:`SunTable.restore` save and restore it; :meth:`SunTable.copy` builds an independent table.
 - **ring view**: :meth:`SunTable.positions` and :meth:`SunTable.gaps` derive the ring (positions,
   gaps, gates' undersides) from the poses, with the geometry of :mod:`sim.sun.table.layout`.
@@ -43,14 +44,15 @@ from sim.core.errors import InputError
 from sim.sun.table.layout import GateSpec, Layout, ShapeSpec, StoneSpec, TAU, wrap_angle
 from sim.sun.table.recording import PoseRecorder, record_frame, record_setup
 from sim.sun.geometry.ring import Pos, Ring, inside_opening, pose_bottom, position_of, quat_yaw
-from sim.sun.table.state import (Cause, Crossing, Penalty, Role, StoneState, TablePass, TablePlacement, TableSnapshot,
+from sim.sun.geometry.stone import Stone
+from sim.sun.table.state import (Cause, Crossing, Penalty, TablePass, TablePlacement, TableSnapshot,
                                  fix_supports, gate_pose, judge, rotation_matrix, top_z)
-from sim.sun.players.thrower import ZERO_PASS, ZERO_PLACE, TablePassNoise, TablePlaceNoise
+from sim.sun.players.thrower import ZERO_PASS, ZERO_PLACE, PlaceNoise, ThrowNoise
 from sim.sun.table.free_swing import FreeApproach, FreeSwing, pose_boxes
 from sim.sun.table.world import TableWorld, add_stepping_wall_s, metres_text, stepping_wall_s
 
-__all__ = ["Cause", "Crossing", "Penalty", "Role", "StoneState", "SunTable", "TablePass", "TablePlacement",
-           "TableSnapshot", "stepping_wall_s"]
+__all__ = ["Cause", "Crossing", "Penalty", "SunTable", "TablePass", "TablePlacement", "TableSnapshot",
+           "stepping_wall_s"]
 
 #: How far (m) beyond the ball's radius from its line a stone's footprint joins a pass's first active
 #: set (sim/sun/table/world.py): a miss costs a rerun, a stone too many its share of every step
@@ -69,7 +71,7 @@ class SunTable(TableWorld):
     #: stones start asleep; False steps it in Bullet (the tests compare the two)
     free_approach: bool = True
 
-    def __init__(self, layout: Layout, stones: Iterable[StoneState] = (), next_id: int | None = None) -> None:
+    def __init__(self, layout: Layout, stones: Iterable[Stone] = (), next_id: int | None = None) -> None:
         super().__init__(layout)
         self._states = {s.id: s for s in sorted(stones, key=lambda s: s.id)}
         self._next_id = next_id if next_id is not None else (max(self._states, default=-1) + 1)
@@ -98,39 +100,38 @@ class SunTable(TableWorld):
         if preset is not None:
             layout = layout.with_preset(preset)
         R = layout.table.ring_radius
-        states: list[StoneState] = []
-        by_index: dict[int, StoneState] = {}
+        states: list[Stone] = []
+        by_index: dict[int, Stone] = {}
         for i, s in enumerate(layout.stones):
             shp = layout.shapes[s.shape]
             a = s.angle_rad
             if s.level == 1:
-                st = StoneState(i, s.shape, "stand", (), (R * math.cos(a), R * math.sin(a), 0.5 * shp.height),
-                                quat_yaw(a))
+                st = Stone(i, s.shape, "stand", (), (R * math.cos(a), R * math.sin(a), 0.5 * shp.height, *quat_yaw(a)))
             else:
                 below = next(j for j, t in enumerate(layout.stones)
                              if t.level == 1 and abs(((t.angle_deg - s.angle_deg + 180) % 360) - 180) <= 1e-6)
                 h1 = layout.shapes[layout.stones[below].shape].height
-                st = StoneState(i, s.shape, "stack", (below,), (R * math.cos(a), R * math.sin(a), h1 + 0.5 * shp.height),
-                                quat_yaw(a))
+                st = Stone(i, s.shape, "stack", (below,),
+                           (R * math.cos(a), R * math.sin(a), h1 + 0.5 * shp.height, *quat_yaw(a)))
             by_index[i] = st
         # Level-2 stones sit on the level-1 stone; gates rest on the top of each position.
         top_of = {i: i for i, s in enumerate(layout.stones) if s.level == 1}
         for st in by_index.values():
             if st.role == "stack":
-                top_of[st.supports[0]] = st.id
+                top_of[st.on[0]] = st.id
         states.extend(by_index.values())
         n = len(layout.stones)
         table = cls(layout, states, n + len(layout.gates))
         for k, g in enumerate(layout.gates):
             sup = (top_of[g.between[0]], top_of[g.between[1]])
             pos, quat = table._gate_pose(g.shape, sup, ZERO_PLACE, drop=0.0)
-            table._states[n + k] = StoneState(n + k, g.shape, "gate", sup, pos, quat)
+            table._states[n + k] = Stone(n + k, g.shape, "gate", (g.between[0], g.between[1]), (*pos, *quat))
         table._states = dict(sorted(table._states.items()))
         if settle_s > 0 and table._states:
             table.wake_all()
             table.step(int(round(settle_s * table.physics.hz)))
             for sid, (pos, quat) in table.read_poses().items():
-                table._states[sid] = replace(table._states[sid], pos=pos, quat=quat)
+                table._states[sid] = replace(table._states[sid], pose=(*pos, *quat))
             table._dirty = True
         return table
 
@@ -142,11 +143,11 @@ class SunTable(TableWorld):
 
     # ---- state --------------------------------------------------------------------------
 
-    def stones(self) -> list[StoneState]:
+    def stones(self) -> list[Stone]:
         """The stones on the table (pose-level state), by id."""
         return list(self._states.values())
 
-    def stone(self, stone_id: int) -> StoneState:
+    def stone(self, stone_id: int) -> Stone:
         """One stone's state.
 
         Raises:
@@ -173,7 +174,7 @@ class SunTable(TableWorld):
         layout = self.layout if preset is None else self.layout.with_preset(preset)
         return SunTable(layout, self._states.values(), self._next_id)
 
-    def remove_stone(self, stone_id: int) -> StoneState:
+    def remove_stone(self, stone_id: int) -> Stone:
         """Take a stone off the table (the rules layer's decision); returns its last state.
 
         Stones resting on it lose it as a support (physics decides at the next simulation).
@@ -189,10 +190,10 @@ class SunTable(TableWorld):
 
     def positions(self) -> list[Pos]:
         """The ring positions from the current poses, sorted by angle (``Pos.ids`` bottom first)."""
-        on: dict[int, list[StoneState]] = {}
+        on: dict[int, list[Stone]] = {}
         for s in self._states.values():
-            if s.role == "stack" and s.supports:
-                on.setdefault(s.supports[0], []).append(s)
+            if s.role == "stack" and s.on:
+                on.setdefault(s.on[0], []).append(s)
         out = []
         for s in self._states.values():
             if s.role != "stand":
@@ -200,13 +201,13 @@ class SunTable(TableWorld):
             stones = [s, *on.get(s.id, [])]
             # the footprint of its stones as they stand: the rules' view (``SunCache._new_pos``);
             # kept by the stones' exact poses (most positions are unchanged from one call to the next)
-            key = tuple((t.id, t.shape, t.pos, t.quat) for t in stones)
+            key = tuple((t.id, t.shape, t.pose) for t in stones)
             q = self._pos_memo.get(key)
             if q is None:
                 if len(self._pos_memo) > 512:
                     self._pos_memo.clear()
                 q = self._pos_memo[key] = position_of(
-                    s.id, [((*t.pos, *t.quat), self.shapes[t.shape]) for t in stones], stones[-1].id if len(stones) > 1 else -1)
+                    s.id, [(t.pose, self.shapes[t.shape]) for t in stones], stones[-1].id if len(stones) > 1 else -1)
             out.append(q)
         out.sort(key=lambda q: q.angle)
         return out
@@ -219,12 +220,12 @@ class SunTable(TableWorld):
         k_of = {i: k for k, q in enumerate(pos) for i in q.ids}
         gates: dict[tuple[int, int], float] = {}
         for s in self._states.values():
-            if s.role == "gate" and len(s.supports) == 2 and all(x in k_of for x in s.supports):
-                ka, kb = k_of[s.supports[0]], k_of[s.supports[1]]
+            if s.role == "gate" and len(s.on) == 2 and all(x in k_of for x in s.on):
+                ka, kb = k_of[s.on[0]], k_of[s.on[1]]
                 if (ka + 1) % n != kb or (n == 2 and (pos[kb].angle - pos[ka].angle) % TAU > math.pi):
                     ka, kb = kb, ka  # counter-clockwise first; with two positions, across the short gap
                 # the lintel's lowest point as it lies (tilted too), as the rules take it
-                gates[(pos[ka].id, pos[kb].id)] = pose_bottom((*s.pos, *s.quat), self.shapes[s.shape])
+                gates[(pos[ka].id, pos[kb].id)] = pose_bottom(s.pose, self.shapes[s.shape])
         return Ring(pos, gates)
 
     def to_layout(self) -> Layout:
@@ -245,20 +246,20 @@ class SunTable(TableWorld):
                 index[sid] = len(stones)
                 stones.append(StoneSpec(self._states[sid].shape, math.degrees(q.angle), 2))
         bottom = {i: q.ids[0] for q in pos for i in q.ids}
-        gates = [GateSpec(s.shape, (index[bottom[s.supports[0]]], index[bottom[s.supports[1]]]))
+        gates = [GateSpec(s.shape, (index[bottom[s.on[0]]], index[bottom[s.on[1]]]))
                  for s in self._states.values()
-                 if s.role == "gate" and len(s.supports) == 2 and all(i in bottom for i in s.supports)]
+                 if s.role == "gate" and len(s.on) == 2 and all(i in bottom for i in s.on)]
         return replace(self.layout, stones=tuple(stones), gates=tuple(gates))
 
     def top_of(self, stone_id: int) -> int:
         """The id of the top stone of the position whose level-1 stone is ``stone_id`` (or itself)."""
         for s in self._states.values():
-            if s.role == "stack" and s.supports and s.supports[0] == stone_id:
+            if s.role == "stack" and s.on and s.on[0] == stone_id:
                 return s.id
         return stone_id
 
 
-    def pass_ball(self, aim_rad: float, release_m: float | None = None, noise: TablePassNoise = ZERO_PASS,
+    def pass_ball(self, aim_rad: float, release_m: float | None = None, noise: ThrowNoise = ZERO_PASS,
                   record: PoseRecorder | None = None, remove_penalties: bool = True) -> TablePass:
         """Release the ball from rest at an aim and release distance, simulate, judge, read back.
 
@@ -306,14 +307,14 @@ class SunTable(TableWorld):
         res.wall_s = time.perf_counter() - t0
         return res
 
-    def _run_pass(self, aim_rad: float, release: float, noise: TablePassNoise, record: PoseRecorder | None,
+    def _run_pass(self, aim_rad: float, release: float, noise: ThrowNoise, record: PoseRecorder | None,
                   remove_penalties: bool) -> TablePass:
         ph, t, ball = self.physics, self.table, self.ball
         start_states = dict(self._states)
         start_pos = self.positions()
         start_gaps = self.gaps(start_pos)
-        a = aim_rad + noise.aim_rad
-        rho0 = t.base_radius + release + noise.release_m
+        a = aim_rad + math.radians(noise.aim)
+        rho0 = t.base_radius + release + noise.release
         # A hand never lets go over the base: a release error that large is clamped to one ball
         # diameter outside the edge (and the string must stay slanted).
         rho = max(t.base_radius + ball.diameter, min(rho0, 0.95 * ball.string_length))
@@ -369,13 +370,13 @@ class SunTable(TableWorld):
         res.through_opposite_gap = bool(outbound) and (not start_pos or inside_opening(start_gaps, opp_gap, outbound[0].angle, margin))
         return res
 
-    def _pass_seed(self, a: float, noise: TablePassNoise) -> set[int]:
+    def _pass_seed(self, a: float, noise: ThrowNoise) -> set[int]:
         """The stones a pass at azimuth ``a`` (rad, noise included) may touch first: those whose
         centre lies within a ball radius, their own half-diagonal and a margin of the ball's line
         through the centre (the push moves the ball sideways by about 0.42 s x push at the ring,
         docs/sun-physics.md: the margin grows with it)."""
         ca, sa = math.cos(a), math.sin(a)
-        push = math.hypot(*noise.push_mps)
+        push = math.hypot(noise.push_x, noise.push_y)
         margin = self.ball.radius + SEED_MARGIN_M + 0.6 * push
         out = set()
         for sid, s in self._states.items():
@@ -398,7 +399,7 @@ class SunTable(TableWorld):
         chunk = max(1, self.physics.hz // 30)
         return FreeApproach(swing, chunk / self.physics.hz, centres, half, b.radius + thr)
 
-    def _swing(self, aim_rad: float, release: float, noise: TablePassNoise, record: PoseRecorder | None,
+    def _swing(self, aim_rad: float, release: float, noise: ThrowNoise, record: PoseRecorder | None,
                a: float, rho: float, approach: FreeApproach | None = None) -> TablePass:
         """Release, swing to the catch and settle on the loaded world (steps, crossings, catch);
         cut short with ``_touched`` filled when a moving body touches a static stone. With
@@ -407,7 +408,7 @@ class SunTable(TableWorld):
         c = self._cid
         ph, t, ball = self.physics, self.table, self.ball
         res = TablePass(aim_rad, release, noise, preset=self.preset)
-        body = self.spawn_ball(a, rho, noise.push_mps)
+        body = self.spawn_ball(a, rho, (noise.push_x, noise.push_y))
         free = approach
         if free is not None:
             js = p.getJointStateMultiDof(body, 0, physicsClientId=c)
@@ -565,7 +566,7 @@ class SunTable(TableWorld):
                 self.physics = saved
         for sid, b in self._bodies.items():
             pos, quat = p.getBasePositionAndOrientation(b, physicsClientId=self._cid)
-            self._states[sid] = replace(self._states[sid], pos=tuple(pos), quat=tuple(quat))
+            self._states[sid] = replace(self._states[sid], pose=(*pos, *quat))
         self._dirty = True
         return n, ok
 
@@ -594,11 +595,11 @@ class SunTable(TableWorld):
 
     # ---- judging ------------------------------------------------------------------------
 
-    def _read_and_judge(self, before: dict[int, StoneState]
-                        ) -> tuple[dict[int, StoneState], list[Penalty], bool]:
+    def _read_and_judge(self, before: dict[int, Stone]
+                        ) -> tuple[dict[int, Stone], list[Penalty], bool]:
         """Read every stone's pose; judge each against ``before``. Returns (states, penalties, non-finite)."""
         c = self._cid
-        now: dict[int, StoneState] = {}
+        now: dict[int, Stone] = {}
         get, finite = p.getBasePositionAndOrientation, math.isfinite
         static = self._static_ids
         for sid, b in self._bodies.items():
@@ -609,7 +610,7 @@ class SunTable(TableWorld):
             pos, quat = get(b, physicsClientId=c)  # tuples already
             if not all(map(finite, pos + quat)):
                 return {}, [], True
-            now[sid] = StoneState(s.id, s.shape, s.role, s.supports, pos, quat)
+            now[sid] = Stone(s.id, s.shape, s.role, s.on, pos + quat)
         penalties = []
         for sid, st in now.items():
             cause = judge(st, before.get(sid, st), now, self._states, self.shapes, self.table)
@@ -619,7 +620,7 @@ class SunTable(TableWorld):
 
     # ---- placement ------------------------------------------------------------------------
 
-    def place_stone(self, shape: str, angle_rad: float, level: int = 1, noise: TablePlaceNoise = ZERO_PLACE) -> TablePlacement:
+    def place_stone(self, shape: str, angle_rad: float, level: int = 1, noise: PlaceNoise = ZERO_PLACE) -> TablePlacement:
         """Stand a new stone on the base (level 1) or stack it on the position at ``angle_rad`` (level 2).
 
         Raises:
@@ -635,7 +636,7 @@ class SunTable(TableWorld):
             return self.stack_stone(shape, best.ids[0], noise)
         raise InputError(f"level must be 1 or 2, not {level!r}", key="level")
 
-    def stand_stone(self, shape: str, angle_rad: float, noise: TablePlaceNoise = ZERO_PLACE,
+    def stand_stone(self, shape: str, angle_rad: float, noise: PlaceNoise = ZERO_PLACE,
                     stone_id: int | None = None) -> TablePlacement:
         """Stand a new stone on the base with its centre on the ring at ``angle_rad``, plus noise.
 
@@ -646,13 +647,13 @@ class SunTable(TableWorld):
         """
         shp = self._shape(shape)
         R = self.table.ring_radius
-        along, across = noise.along_m, noise.across_m
+        along, across = noise.along, noise.across
         ca, sa = math.cos(angle_rad), math.sin(angle_rad)
         pos = ((R + across) * ca - along * sa, (R + across) * sa + along * ca, 0.5 * shp.height + PLACE_DROP_M)
-        st = StoneState(self._new_id(stone_id), shape, "stand", (), pos, quat_yaw(angle_rad + noise.yaw_rad))
+        st = Stone(self._new_id(stone_id), shape, "stand", (), (*pos, *quat_yaw(angle_rad + noise.yaw_rad)))
         return self._place(st)
 
-    def stack_stone(self, shape: str, on: int, noise: TablePlaceNoise = ZERO_PLACE,
+    def stack_stone(self, shape: str, on: int, noise: PlaceNoise = ZERO_PLACE,
                     stone_id: int | None = None) -> TablePlacement:
         """Stack a new stone on the standing stone ``on`` (which must carry nothing), plus noise.
 
@@ -667,14 +668,14 @@ class SunTable(TableWorld):
         yaw = math.atan2(rotation_matrix(sup.quat)[1, 0], rotation_matrix(sup.quat)[0, 0])
         cy, sy = math.cos(yaw), math.sin(yaw)
         top = top_z(sup, self.shapes)
-        pos = (sup.pos[0] + noise.across_m * cy - noise.along_m * sy, sup.pos[1] + noise.across_m * sy + noise.along_m * cy,
+        pos = (sup.pos[0] + noise.across * cy - noise.along * sy, sup.pos[1] + noise.across * sy + noise.along * cy,
                top + 0.5 * shp.height + PLACE_DROP_M)
-        st = StoneState(self._new_id(stone_id), shape, "stack", (on,), pos, quat_yaw(yaw + noise.yaw_rad))
+        st = Stone(self._new_id(stone_id), shape, "stack", (on,), (*pos, *quat_yaw(yaw + noise.yaw_rad)))
         return self._place(st)
 
     def make_gate(self, between: tuple[int, int], stone: int | None = None, shape: str | None = None,
-                  noise: TablePlaceNoise = ZERO_PLACE, stone_id: int | None = None) -> TablePlacement:
-        """Lay a stone across the tops of two positions.
+                  noise: PlaceNoise = ZERO_PLACE, stone_id: int | None = None) -> TablePlacement:
+        """Lay a stone across the tops of two positions (the gate's ``on``: their bottom stones).
 
         Args:
             between: two stone ids, each the level-1 stone or the top of a position.
@@ -690,7 +691,11 @@ class SunTable(TableWorld):
         a, b = between
         if a not in self._states or b not in self._states:
             raise InputError(f"no stones {a} and {b} on the table", key="between")
-        sup = (self.top_of(a) if self._states[a].role == "stand" else a, self.top_of(b) if self._states[b].role == "stand" else b)
+        if self._states[a].role == "gate" or self._states[b].role == "gate":
+            raise InputError(f"a gate rests on two positions, not on the gate {a if self._states[a].role == 'gate' else b}",
+                             key="between")
+        bottoms = (self._bottom(a), self._bottom(b))
+        sup = (self.top_of(bottoms[0]), self.top_of(bottoms[1]))  # the stones it is laid on
         if sup[0] == sup[1]:
             raise InputError("a gate needs two different supports", key="between")
         if (stone is None) == (shape is None):
@@ -709,7 +714,12 @@ class SunTable(TableWorld):
             sid = self._new_id(stone_id)
         assert shape is not None
         pos, quat = self._gate_pose(shape, sup, noise, drop=PLACE_DROP_M)
-        return self._place(StoneState(sid, shape, "gate", sup, pos, quat))
+        return self._place(Stone(sid, shape, "gate", bottoms, (*pos, *quat)))
+
+    def _bottom(self, stone_id: int) -> int:
+        """The bottom stone of the position ``stone_id`` stands in (itself, or what it is stacked on)."""
+        s = self._states[stone_id]
+        return s.on[0] if s.role == "stack" else stone_id
 
     def _new_id(self, stone_id: int | None) -> int:
         if stone_id is None:
@@ -718,10 +728,10 @@ class SunTable(TableWorld):
             raise InputError(f"stone id {stone_id} is already on the table (or negative)", key="stone_id")
         return stone_id
 
-    def _gate_pose(self, shape: str, sup: tuple[int, int], noise: TablePlaceNoise, drop: float
+    def _gate_pose(self, shape: str, sup: tuple[int, int], noise: PlaceNoise, drop: float
                    ) -> tuple[tuple[float, float, float], tuple[float, float, float, float]]:
         return gate_pose(self.shapes[shape], self._states[sup[0]], self._states[sup[1]], self.shapes,
-                         noise.along_m, noise.across_m, noise.yaw_rad, drop)
+                         noise.along, noise.across, noise.yaw_rad, drop)
 
     def _shape(self, shape: str) -> ShapeSpec:
         try:
@@ -729,7 +739,7 @@ class SunTable(TableWorld):
         except KeyError:
             raise InputError(f"unknown shape {shape!r}", key="shape") from None
 
-    def _place(self, st: StoneState) -> TablePlacement:
+    def _place(self, st: Stone) -> TablePlacement:
         """Add ``st`` to the world, settle, judge it and the others; keep it only if it stands.
 
         The active set (sim/sun/table/world.py) is the placed stone and what it rests on, grown by
@@ -755,7 +765,7 @@ class SunTable(TableWorld):
             if not self._touched:
                 break
             active = self.load_active(set(active or ()) | self.neighbours(self._touched))
-        before[st.id] = replace(st, pos=(st.pos[0], st.pos[1], st.pos[2] - PLACE_DROP_M))
+        before[st.id] = replace(st, pose=(st.pose[0], st.pose[1], st.pose[2] - PLACE_DROP_M, *st.pose[3:]))
         new_states, penalties, bad = self._read_and_judge(before)
         res = TablePlacement(st.id, True, steps=steps, sim_time_s=steps / self.physics.hz)
         if bad:

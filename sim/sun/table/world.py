@@ -1,7 +1,7 @@
 """The PyBullet world of the Sun's table: a disposable rendering of the pose-level state.
 
 :class:`TableWorld` owns one PyBullet DIRECT connection and builds in it, from the table's
-:class:`~sim.sun.table.state.StoneState` list, the base, the floor, every stone and the ball on its
+:class:`~sim.sun.geometry.stone.Stone` list, the base, the floor, every stone and the ball on its
 string (:meth:`TableWorld.rebuild`); it steps the world and reads it back. The world is rebuilt with
 ``resetSimulation`` (docs/sun-physics.md: ``saveState``/``restoreState`` is unreliable) whenever the
 state changed since the last build, so every simulation starts from a fresh world built from the
@@ -30,7 +30,8 @@ from sim.core.errors import InputError
 from sim.sun.table.layout import Layout
 from sim.sun.table.free_swing import pose_boxes
 from sim.sun.table.recording import PoseRecorder, record_frame
-from sim.sun.table.state import StoneState, rotation_matrix
+from sim.sun.geometry.stone import Stone
+from sim.sun.table.state import rotation_matrix
 
 #: Wall seconds spent inside ``stepSimulation`` by every table of this process (passes and settling),
 #: for the game-overhead benchmark (``sim.sun.game_bench``): read with :func:`stepping_wall_s`.
@@ -81,7 +82,7 @@ class TableWorld:
         layout: the physical parameters (table, ball, physics, shapes).
     """
 
-    _states: dict[int, StoneState]
+    _states: dict[int, Stone]
 
     def __init__(self, layout: Layout) -> None:
         self.layout = layout
@@ -256,7 +257,7 @@ class TableWorld:
         t0 = time.perf_counter()
         c = self._cid
         ph = self.physics
-        by_shape: dict[str, list[StoneState]] = {}
+        by_shape: dict[str, list[Stone]] = {}
         for s in sorted(self._states.values(), key=lambda s: s.id):
             by_shape.setdefault(s.shape, []).append(s)
         want = {shape: max(self.shapes[shape].count if shape in self.shapes else 0, len(by_shape.get(shape, ())))
@@ -362,7 +363,7 @@ class TableWorld:
         a stack, its support, a gate and both its supports move together or not at all."""
         adj: dict[int, set[int]] = {}
         for s in self._states.values():
-            for o in s.supports:
+            for o in s.on:
                 if o in self._states:
                     adj.setdefault(s.id, set()).add(o)
                     adj.setdefault(o, set()).add(s.id)
