@@ -36,6 +36,8 @@ from typing import Sequence
 
 import numpy as np
 
+from sim.core.quaternions import quat_matrices
+
 #: (x, y, z, w, wx, wy, wz): the joint's quaternion (x, y, z, w) and the angular velocity (rad/s, world)
 State = tuple[float, float, float, float, float, float, float]
 
@@ -138,9 +140,7 @@ class FreeSwing:
 
 
 def _rotation(x: float, y: float, z: float, w: float) -> np.ndarray:
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+    return quat_matrices(((x, y, z, w),))[0]
 
 
 def boxes_clear(boxes_centre: np.ndarray, boxes_half: np.ndarray, centre: Sequence[float],
@@ -228,11 +228,7 @@ def pose_boxes(poses: Sequence[tuple[Sequence[float], Sequence[float], Sequence[
     if not poses:
         return np.zeros((0, 3)), np.zeros((0, 3))
     c = np.array([x[0] for x in poses], dtype=float)
-    q = np.array([x[1] for x in poses], dtype=float)
     e = np.array([x[2] for x in poses], dtype=float)
-    x, y, z, w = q[:, 0], q[:, 1], q[:, 2], q[:, 3]
-    r = np.stack([np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], axis=1),
-                  np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], axis=1),
-                  np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], axis=1)], axis=1)
+    r = quat_matrices([x[1] for x in poses])
     half = np.einsum("nij,nj->ni", np.abs(r), e) + grow
     return c, half
