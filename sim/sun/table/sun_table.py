@@ -446,6 +446,7 @@ class SunTable(TableWorld):
         # a dynamic stone may move (touched by the ball, or loaded awake: the reference preset keeps
         # no stone asleep): the frontier is watched from then on
         awake = not ph.sleeping
+        struck: set[int] = set()  # the bodies the ball touched at the last step
         frontier = self.frontier_touched
         steps = 0
         invalid = False
@@ -476,19 +477,24 @@ class SunTable(TableWorld):
                 (x, y, z), (vx, vy, vz) = free.swing.centre(s_free)
             elif watch and (awake or prev_r < far_r):
                 if awake:
-                    self.refresh_frontier(chunk, body)
+                    self.refresh_frontier(chunk)
                 spent = 0.0
                 for k in range(1, chunk + 1):
                     t_step = clock()
                     step(physicsClientId=c)
                     spent += clock() - t_step
+                    now: set[int] = set()
                     for pt in contacts(bodyA=body, physicsClientId=c):
                         if pt[2] in static_ids:
                             self._touched.add(static_ids[pt[2]])
-                        elif not awake:
-                            awake = True
-                            # what the stones struck can reach over the rest of the chunk
-                            self.refresh_frontier(chunk - k + 1, body)
+                        else:
+                            now.add(pt[2])
+                    if not now <= struck:
+                        # the ball strikes a stone anew: the frontier from the speeds it leaves,
+                        # for the rest of the chunk (the ball's strikes are seen as they begin)
+                        awake = True
+                        self.refresh_frontier(chunk - k + 1)
+                    struck = now
                     if awake:
                         frontier()
                     if frame_every and (steps + k) % frame_every == 0:

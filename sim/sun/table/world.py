@@ -439,17 +439,19 @@ class TableWorld:
         sphere's radius (its half-diagonal) and twice the contact threshold of S's bounding box (a
         contact point is reported from the threshold). Over the ``h`` seconds ahead D's centre moves at most
         ``v h + g h^2 / 2``, ``v`` the largest speed D can have meanwhile: its own now (the centre's
-        plus its spin times its radius) plus ``g h``, or, if a moving body (a stone, the ball) can
-        reach D meanwhile, twice that body's (a body struck leaves at most twice its striker's
-        speed for restitutions up to 1). A chain of two strikes within one interval could go faster
-        still: every static stone is also checked at every rest check (:meth:`statics_touched`).
+        plus its spin times its radius) plus ``g h``, or, if a moving body can reach D meanwhile,
+        twice that body's (a body struck leaves at most twice its striker's speed for restitutions
+        up to 1). The ball counts as such a body only when given: a pass reads the ball's contacts
+        at every step and refreshes the frontier when one of its strikes begins, so it passes none.
+        A chain of two strikes by stones within one interval could go faster still: every static
+        stone is also checked at every rest check (:meth:`statics_touched`).
         Before, the frontier was the static stones within 60 mm of a dynamic one's start pose,
         fixed for the call: a stone knocked further could graze a static one between two rest
         checks unseen (tests/sun/test_sun_active_set.py has such a pass).
 
         Args:
             steps: the steps until the next refresh.
-            ball: the ball's body while it swings (it strikes like a stone), else None.
+            ball: the ball's body, if its strikes are to be bounded like a stone's, else None.
         """
         if not self._static_list or not self._dyn_bodies:
             self._frontier = []
