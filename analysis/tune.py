@@ -38,7 +38,7 @@ from analysis.games.base import GameReport
 from analysis.load import load_run
 from analysis.run_data import RunData
 from sim.core.errors import InputError, allowed
-from sim.core.tune import (PAIR_METRICS, PARAM_METRIC, Estimate, SearchInfo, Target,
+from sim.core.tune import (PAIR_METRICS, PARAM_METRIC, TrialEstimate, SearchInfo, Target,
                            TrialResult, Tune, design_raw, pareto_front, plausible_range)
 
 GENERIC_METRICS: tuple[str, ...] = ("draw_share", "first_player_edge", "mean_length", "skill_index",
@@ -96,29 +96,29 @@ def check_metrics(tune: Tune, game: str, labels: Sequence[str], source: str) -> 
                                  key=f"{where}.{k}")
 
 
-def _mean(values: pd.Series) -> Estimate:
+def _mean(values: pd.Series) -> TrialEstimate:
     v = pd.to_numeric(values, errors="coerce").dropna().astype(float)
     n = len(v)
     if n == 0:
-        return Estimate(float("nan"), float("nan"), 0)
+        return TrialEstimate(float("nan"), float("nan"), 0)
     se = float(v.std(ddof=1) / math.sqrt(n)) if n > 1 else float("nan")
-    return Estimate(float(v.mean()), se, n)
+    return TrialEstimate(float(v.mean()), se, n)
 
 
-def _proportion(k: float, n: int) -> Estimate:
+def _proportion(k: float, n: int) -> TrialEstimate:
     from analysis.stats import wilson
 
     if n == 0:
-        return Estimate(float("nan"), float("nan"), 0)
+        return TrialEstimate(float("nan"), float("nan"), 0)
     lo, hi = wilson(min(max(k, 0.0), n), n)
-    return Estimate(k / n, (hi - lo) / (2 * Z95), n, lo, hi)
+    return TrialEstimate(k / n, (hi - lo) / (2 * Z95), n, lo, hi)
 
 
-def _catalogue_estimate(e: Any) -> Estimate:
+def _catalogue_estimate(e: Any) -> TrialEstimate:
     """A catalogue estimate (analysis/catalogue.py) as tune's: its value, standard error (a
     share's Wilson interval's half-width over z where it has none), distinct games, interval."""
     se = e.se if e.se == e.se else ((e.hi - e.lo) / (2 * Z95) if e.lo == e.lo else float("nan"))
-    return Estimate(float(e.value), float(se), int(e.distinct), float(e.lo), float(e.hi))
+    return TrialEstimate(float(e.value), float(se), int(e.distinct), float(e.lo), float(e.hi))
 
 
 def pooled(run: RunData) -> RunData:
@@ -136,7 +136,7 @@ def pooled(run: RunData) -> RunData:
                                points=pd.DataFrame({"point": [0]}), sweep_keys=[])
 
 
-def measure_run(run: RunData) -> dict[str, Estimate]:
+def measure_run(run: RunData) -> dict[str, TrialEstimate]:
     """Every metric of a loaded run (see the module docstring); a metric a run cannot give (no
     game with that player, no declared skill order) is left out."""
     from analysis.metrics import win_share
@@ -144,7 +144,7 @@ def measure_run(run: RunData) -> dict[str, Estimate]:
     from analysis.skill import skill_index
     from analysis.tournament import comparisons
 
-    out: dict[str, Estimate] = {}
+    out: dict[str, TrialEstimate] = {}
     g = run.games
     if g.empty:
         return out
@@ -154,7 +154,7 @@ def measure_run(run: RunData) -> dict[str, Estimate]:
         vals = o.mean.dropna()
         if len(vals) and o.n == o.n and o.n > 0:
             se = math.sqrt(o.var / o.n) if o.var == o.var else float("nan")
-            out[o.name] = Estimate(float(vals.iloc[0]), se, int(o.n))
+            out[o.name] = TrialEstimate(float(vals.iloc[0]), se, int(o.n))
     # the catalogue's metrics (one definition for every output) override the outputs above
     for name, e in C.estimates(run).items():
         if e.metric.tune and e.distinct > 0:
@@ -164,9 +164,9 @@ def measure_run(run: RunData) -> dict[str, Estimate]:
     if si is not None:
         # p = 2 s - 1: twice the error of the stronger players' pooled score s
         score = _proportion(si.score * si.comparisons, si.comparisons)
-        out["skill_index"] = Estimate(si.p, 2 * score.se, si.comparisons)
+        out["skill_index"] = TrialEstimate(si.p, 2 * score.se, si.comparisons)
         sp_se = (si.spread_hi - si.spread_lo) / (2 * Z95) if math.isfinite(si.spread_hi) else float("nan")
-        out["skill_spread_elo"] = Estimate(si.spread_elo, sp_se, si.comparisons)
+        out["skill_spread_elo"] = TrialEstimate(si.spread_elo, sp_se, si.comparisons)
     # per player: score per game, and pairwise scores
     scores: dict[str, list[float]] = {}
     pair: dict[tuple[str, str], list[float]] = {}
@@ -199,7 +199,7 @@ def measure_run(run: RunData) -> dict[str, Estimate]:
     return out
 
 
-def measure(run_dir: Path) -> dict[str, Estimate]:
+def measure(run_dir: Path) -> dict[str, TrialEstimate]:
     """:func:`measure_run` of a trial's run folder."""
     return measure_run(load_run(run_dir))
 
@@ -239,12 +239,12 @@ def write_design_files(game: str, sections: Mapping[str, Mapping[str, Any]], sea
 
 
 # --- summary -----------------------------------------------------------------------------------------
-def _est(m: Mapping[str, Sequence[float]], key: str) -> Estimate | None:
+def _est(m: Mapping[str, Sequence[float]], key: str) -> TrialEstimate | None:
     v = m.get(key)
     if v is None:
         return None
     lo, hi = (float(v[3]), float(v[4])) if len(v) >= 5 and v[3] is not None and v[4] is not None else (math.nan, math.nan)
-    return Estimate(float(v[0]), float(v[1]) if v[1] is not None else math.nan, int(v[2]), lo, hi)
+    return TrialEstimate(float(v[0]), float(v[1]) if v[1] is not None else math.nan, int(v[2]), lo, hi)
 
 
 def target_rows(tune: Tune, t: TrialResult) -> list[dict[str, Any]]:
@@ -254,7 +254,7 @@ def target_rows(tune: Tune, t: TrialResult) -> list[dict[str, Any]]:
     for tg in tune.targets:
         e = _est(metrics, tg.metric)
         if e is None and tg.metric.startswith(PARAM_METRIC + "["):
-            e = Estimate(float(t.values[tg.metric[len(PARAM_METRIC) + 1:-1]]), 0.0, 1)
+            e = TrialEstimate(float(t.values[tg.metric[len(PARAM_METRIC) + 1:-1]]), 0.0, 1)
         if e is None:
             rows.append({"metric": tg.metric, "target": tg.describe(), "estimate": float("nan"), "lo": float("nan"),
                          "hi": float("nan"), "verdict": "not measured"})
@@ -266,7 +266,7 @@ def target_rows(tune: Tune, t: TrialResult) -> list[dict[str, Any]]:
                          "verdict": f"{e.n} distinct game: no interval (identical games count once)"})
             continue
         se = e.se if e.se == e.se else 0.0
-        lo, hi = Estimate(e.mean, se, e.n, e.lo, e.hi).interval(tune.conf_level)
+        lo, hi = TrialEstimate(e.mean, se, e.n, e.lo, e.hi).interval(tune.conf_level)
         rows.append({"metric": tg.metric, "target": tg.describe(), "estimate": e.mean, "lo": lo, "hi": hi, "n": e.n,
                      "verdict": tg.verdict(lo, e.mean, hi)})
     return rows

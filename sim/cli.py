@@ -11,19 +11,29 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import importlib
+import inspect
 import json
+import shlex
 import sys
 from pathlib import Path
 from typing import Any, Optional
 
 import typer
+from rich.markup import escape as markup_escape
+from typer.models import ParameterInfo
 
 from sim.cli_study import StudyOptions, check_replaced_folders, study_command, study_interrupts, write_report
 from sim.cli_tables import print_games, print_summary
-from sim.core.console import plain, quiet_broken_pipe
-from sim.core.errors import MACHINE_ERRNOS, InputError, WorkError, allowed
-from sim.core.outputs import path_text
+from sim.core import mathpath
+from sim.core.console import console, escape, plain, quiet_broken_pipe
+from sim.core.errors import MACHINE_ERRNOS, InputError, ReplayError, WorkError, allowed
+from sim.core.outputs import check_output_file, default_run_folder, path_text, write_atomically
 from sim.core.progress import announce
+from sim.core.registry import resolve
+from sim.core.store import Store, run_in_progress
+from sim.games import REGISTRY
+from sim.replay.replays_3d import replays_3d_of
 
 app = typer.Typer(
     name="stonelab",
@@ -35,8 +45,6 @@ app = typer.Typer(
 
 
 def _registry():  # noqa: ANN202
-    from sim.games import REGISTRY
-
     return REGISTRY
 
 
@@ -97,6 +105,7 @@ def validate(scenario: Path = typer.Argument(..., help="scenario TOML file"),
                                                      "runs their code, so only for a file you trust")) -> None:
     """Check a scenario file without running it or any code it names (exit 2 and a message if it
     is wrong); docs/security.md."""
+    # here, not at the top: the scenario loader adds 28 ms to every command's start-up (CPU, python -X importtime)
     from sim.core.agents import outside_agents
     from sim.core.scenario import load_scenario
 
@@ -136,10 +145,10 @@ def run(
     A run killed midway resumes when the same command is given again. Ctrl-C or SIGTERM stops it
     (exit 130 or 143), keeping the finished games; one run writes to a folder at a time.
     """
+    # here, not at the top: analysis (pandas, scipy) adds 340 ms and the runner 49 ms to every command's start-up (CPU, python -X importtime)
     from analysis.summary import summarize
     from sim.core.runner import run_study
     from sim.core.scenario import load_scenario
-    from sim.core.store import Store
 
     reg = _registry()
     study.check()
@@ -181,9 +190,9 @@ def sensitivity(
     command is given again), then writes RUN/sensitivity.json and the report's "What the conclusions
     depend on" section.
     """
+    # here, not at the top: analysis.sensitivity (SALib, pandas) adds 690 ms to every command's start-up (CPU, python -X importtime)
     from analysis.load import load_run
     from analysis.sensitivity import analyse, to_json
-    from sim.core.outputs import default_run_folder
     from sim.core.runner import run_study
     from sim.core.scenario import load_scenario
     from sim.core.sensitivity import METHODS
@@ -204,7 +213,6 @@ def sensitivity(
     data = to_json(plan, results)
     data.update({"out": str(info.out), "games": info.total, "played": info.played,
                  "resumed_skipped": info.skipped, "wall_s": info.wall_s})
-    from sim.core.outputs import write_atomically
 
     text = json.dumps(data, indent=2) + "\n"  # whole or not at all (a full disk leaves the old file)
     write_atomically(info.out / "sensitivity.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))
@@ -214,7 +222,6 @@ def sensitivity(
         _print_json(data)
         return
     from analysis.sensitivity import sentence
-    from sim.core.console import console, escape
 
     con = console()  # never wraps: a wrapped line broke a path and "0.5 s" in two
     con.print(f"{plan.method}: {len(plan.inputs)} inputs, {plan.n_points()} points, {info.total} games "
@@ -229,9 +236,7 @@ def _export_replays(run_dir: Path, label: str):  # noqa: ANN202 - RunReplays | R
     """The first games' replay pages of a turn-based game (``sim.replay.runs``), or the first game's
     3-D replay and its static viewer, by the game's plug-in (``replays_3d``; announced on stderr as
     ``label: writing the replays of games 0, 1, 2...``: each game is played again from its seed)."""
-    from sim.core.errors import ReplayError
-    from sim.games import REGISTRY
-    from sim.replay.replays_3d import replays_3d_of
+    # here, not at the top: the replay pages (jinja2) add 81 ms to every command's start-up (CPU, python -X importtime)
     from sim.replay.runs import export_run_pages, has_turn_replays
     from sim.replay.source import run_game_name
 
@@ -265,6 +270,7 @@ def tournament(
     The entrants come from the scenario's [tournament] table (docs/scenarios.md), or else its
     seats. Resumes like run: the same command again plays only the games not stored yet.
     """
+    # here, not at the top: analysis.tournament (pandas, scipy) adds 930 ms to every command's start-up (CPU, python -X importtime)
     from analysis import tournament as T
     from sim.core.runner import run_study
     from sim.core.scenario import load_scenario
@@ -300,6 +306,7 @@ def export(
     force: bool = typer.Option(False, "--force", help="replace an earlier export at the default path"),
 ) -> None:
     """Write a run's results as CSV or Parquet for other tools."""
+    # here, not at the top: analysis.load (pandas) adds 335 ms to every command's start-up (CPU, python -X importtime)
     from analysis.load import EXPORT_FORMATS, export_table
 
     if fmt is None:
@@ -320,6 +327,7 @@ def bench(
     json_out: bool = typer.Option(False, "--json", help="print JSON"),
 ) -> None:
     """Measure performance: random-playout speed of each game and each game's own figures."""
+    # here, not at the top: the benchmarks load every game's bench module, 10 ms and more (CPU, python -X importtime)
     from analysis.bench import run_benchmarks
 
     reg = _registry()
@@ -331,8 +339,6 @@ def bench(
         _print_json({"results": results})
         return
     from rich.table import Table
-
-    from sim.core.console import console
 
     t = Table(title="stonelab bench (one core; medians)", title_justify="left")
     for c in ("game", "metric", "value", "unit"):
@@ -348,6 +354,7 @@ def bench(
 def report(run_dir: Path = typer.Argument(..., metavar="RUN", help="run folder")) -> None:
     """Rebuild the plots and the HTML report of a run from its store."""
     try:
+        # here, not at the top: analysis.report (pandas, scipy, matplotlib) adds 1.3 s to every command's start-up (CPU, python -X importtime)
         from analysis.report import build_report
     except ImportError:
         typer.echo("the report module is not installed in this version", err=True)
@@ -360,8 +367,6 @@ def report(run_dir: Path = typer.Argument(..., metavar="RUN", help="run folder")
 def _warn_if_running(run: Path, what: str) -> None:
     """A line on stderr when a run is writing to the run folder ``run`` (or its store) now: what is
     read is the games stored so far (``what`` says what that means here)."""
-    from sim.core.store import run_in_progress
-
     pid = run_in_progress(run.parent if run.is_file() else run)
     if pid is not None:
         typer.echo(f"warning: a run (pid {pid}) is writing to {plain(path_text(run))} now; {what}", err=True)
@@ -377,11 +382,10 @@ def compare(
 ) -> None:
     """Compare two studies of the same game: each headline metric side by side, B - A with its
     95 % interval and a test, Holm-corrected across metrics (docs/compare.md)."""
+    # here, not at the top: analysis.compare (pandas, scipy) adds 285 ms to every command's start-up (CPU, python -X importtime)
     from analysis.compare import compare_runs, print_table, to_json, write_html
 
     if html_out is not None:
-        from sim.core.outputs import check_output_file
-
         check_output_file(html_out, "--html", (".html", ".htm"))  # before minutes of work, not after
     for run in (run_a, run_b):
         _warn_if_running(run, "the comparison uses only the games stored so far")
@@ -395,8 +399,8 @@ def compare(
         print_table(comp, written)
 
 
-# --- tune: the design search (its own module: sim/tune_cli.py) -----------------------------------
-from sim.tune_cli import tune as _tune_command  # noqa: E402 - mounted here, beside the other commands
+# --- tune: the design search (its own module: sim/cli_tune.py) -----------------------------------
+from sim.cli_tune import tune as _tune_command  # noqa: E402 - mounted here, beside the other commands
 
 app.command(name="tune")(_tune_command)
 
@@ -406,10 +410,6 @@ def _mount() -> None:
     """Mount each registered game's sub-apps (a ``typer.Typer`` as a group, a function as one
     command), then the ``replay`` group (``sim.replay.cli``). A plug-in that cannot be loaded is left out with
     a warning on stderr, so one broken installed game does not take the whole tool down."""
-    import importlib
-
-    from sim.core.registry import resolve
-
     reg = _registry()
     mounts: list[tuple[str, str]] = []
     for game in reg.names():
@@ -443,21 +443,13 @@ def _help_as_written(text: str) -> str:
     parses it, so ``[sensitivity]`` vanished from a help page) and each paragraph one line, as in
     click's plain help (typer kept a docstring's line breaks after its first paragraph, which at
     80 columns broke lines mid-sentence); ``\\b`` paragraphs keep their lines, as in click."""
-    import inspect
-
-    from rich.markup import escape
-
     paras = inspect.cleandoc(text).split("\n\n")
-    return "\n\n".join(escape(p if p.startswith("\b") else " ".join(p.split("\n"))) for p in paras)
+    return "\n\n".join(markup_escape(p if p.startswith("\b") else " ".join(p.split("\n"))) for p in paras)
 
 
 def _plain_help(group: typer.Typer) -> None:
     """Apply :func:`_help_as_written` to every command, group and parameter help of ``group``,
     mounted plugins' commands included (typer reads these when it builds each help page)."""
-    import inspect
-
-    from typer.models import ParameterInfo
-
     if isinstance(group.info.help, str):
         group.info.help = _help_as_written(group.info.help)
     for ci in group.registered_commands:
@@ -493,8 +485,6 @@ def main(argv: Optional[list[str]] = None) -> int:
     list (tests, other programs) it leaves the process as it is.
     """
     if argv is None:
-        from sim.core import mathpath
-
         try:
             mathpath.pin()
         except ValueError as e:
@@ -520,12 +510,11 @@ def main(argv: Optional[list[str]] = None) -> int:
         sys.stderr.write(f"error: {plain(path_text(str(e)), keep_lines=True)}\n")
         return 2
     except WorkError as e:
+        # here, not at the top: the Dask front end adds 5 ms to every command's start-up (CPU, python -X importtime)
         from sim.core.cluster import ClusterError
 
         resume = ""
         if isinstance(e, ClusterError):  # the cluster, not the study: once it is mended, the same command resumes
-            import shlex
-
             resume = "; to resume: stonelab " + shlex.join(sys.argv[1:] if argv is None else argv)
         sys.stderr.write(f"error: {plain(path_text(str(e)))}{plain(path_text(resume))}\n")
         return 1

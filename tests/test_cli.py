@@ -99,7 +99,7 @@ def test_run_folder_of_another_scenario_is_refused(tmp_path: Path, capsys) -> No
     assert main(["run", str(scenario(tmp_path)), "--out", str(out), "--seed", "5", "--force", "--games", "2", "--no-report"]) == 0
 
 
-@pytest.mark.slow  # several seconds (issue 21: the default suite stays a few minutes)
+@pytest.mark.slow  # several seconds (the default suite stays a few minutes)
 def test_bench_json_reports_playout_speed(capsys) -> None:
     assert main(["bench", "druids", "--quick", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)["results"]
@@ -110,7 +110,7 @@ def test_bench_json_reports_playout_speed(capsys) -> None:
 
 def test_progress_starts_at_0_and_the_steps_after_the_games_are_announced(tmp_path: Path, capsys,
                                                                            monkeypatch) -> None:
-    # issue 20: 22 s passed silently after 100 % while the report and the replay were written
+    # 22 s once passed silently after 100 % while the report and the replay were written
     out = tmp_path / "run"
     assert main(["run", str(scenario(tmp_path, druids_scenario(4))), "--out", str(out), "--json"]) == 0
     lines = capsys.readouterr().err.splitlines()

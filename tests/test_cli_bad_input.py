@@ -429,7 +429,7 @@ def test_typer_usage_errors_are_one_error_line_with_exit_2(capsys, argv: list[st
     assert "╭" not in err and "Traceback" not in err
 
 
-# --- issue 21: values that cannot become folders are refused by validate, not by run -------------------
+# --- values that cannot become folders are refused by validate, not by run -------------------
 @pytest.mark.parametrize("value,needle", [
     ("a\\u0000b", "NUL"),
     ("a\\u001b[31mred", "control character"),
@@ -494,7 +494,7 @@ def test_validate_refuses_the_worker_counts_run_refuses(tmp_path: Path, capsys) 
     assert main(["validate", str(p)]) == 0
 
 
-# --- issue 21: a byte-order mark, and messages that named the wrong thing -------------------------------
+# --- a byte-order mark, and messages that named the wrong thing -------------------------------
 def test_toml_files_with_a_byte_order_mark(tmp_path: Path, capsys) -> None:
     from sim.core.files import read_toml
 

@@ -285,7 +285,7 @@ def test_write_atomically_keeps_the_old_file_when_the_writer_fails(tmp_path) -> 
     assert f.read_text() == "old" and sorted(p.name for p in f.parent.iterdir()) == ["out.txt"]
 
 
-# --- issue 21: a run writes only where it may; nothing it did not write is replaced --------------------
+# --- a run writes only where it may; nothing it did not write is replaced --------------------
 def test_run_refuses_a_folder_of_other_files(capsys, druids_file: Path, tmp_path: Path) -> None:
     mine = tmp_path / "project"
     (mine / "report").mkdir(parents=True)
@@ -365,7 +365,7 @@ def test_export_does_not_overwrite_an_earlier_export(capsys, druids_run: Path, t
     assert mine.read_text(encoding="utf-8") != "old"
 
 
-# --- issue 21: pipes, locks, full disks -------------------------------------------------------------------
+# --- pipes, locks, full disks -------------------------------------------------------------------
 @pytest.mark.parametrize("argv", [["games"], ["--help"], ["run", "--help"], ["validate", "FILE"], ["export", "RUN"]])
 def test_output_into_a_closed_pipe_ends_quietly(argv: list[str], druids_run: Path, druids_file: Path,
                                                 tmp_path: Path) -> None:
@@ -461,7 +461,7 @@ def test_a_really_full_disk(capsys, druids_file: Path, small_disk: Path) -> None
     assert not (small_disk / "other").exists()
 
 
-# --- issue 21: grids have a size limit, counted before any point is made ----------------------------------
+# --- grids have a size limit, counted before any point is made ----------------------------------
 GREEDY_PAIR = DRUIDS.replace('agent = "random"', 'agent = "greedy"')
 
 

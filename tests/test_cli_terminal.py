@@ -1,4 +1,4 @@
-"""What a newcomer reads on a terminal (issue 21): every help page shows the bracketed words its
+"""What a newcomer reads on a terminal: every help page shows the bracketed words its
 docstrings and option helps wrote; `stonelab games` and the run summary keep names whole at 80
 columns and on a pipe."""
 

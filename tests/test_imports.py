@@ -86,8 +86,8 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 #: Cycles waiting to be cut, each written as "a imports b imports ... a" from an arbitrary start;
 #: the test fails on any other cycle, and on a listed one that is gone (then delete its line: the
-#: list only shrinks). Empty since the scenario loader sits above [sensitivity] and [tournament]
-#: (issue 14). The graph counts imports under ``if TYPE_CHECKING:`` too; analysis/'s circles through
+#: list only shrinks). Empty since the scenario loader sits above [sensitivity] and [tournament].
+#: The graph counts imports under ``if TYPE_CHECKING:`` too; analysis/'s circles through
 #: them were cut by keeping the run record (analysis/run_data.py) and the metric record
 #: (analysis/metric_spec.py) apart from the loader and the catalogue that read them.
 KNOWN_CYCLES: list[list[str]] = []

@@ -23,7 +23,7 @@ def test_sun_study_writes_store_report_and_replay(tmp_path: Path, capsys) -> Non
     assert s["games"] == 2 and s["game"] == "sun"
     replay = Path(s["replays"][0])
     assert replay == out / "replays" / "game-0.npz" and replay.stat().st_size > 1000
-    viewer = out / "replays" / "viewer"  # one folder for the replays and their viewer (issue 21)
+    viewer = out / "replays" / "viewer"  # one folder for the replays and their viewer
     assert (viewer / "index.html").is_file() and (viewer / "standalone.html").is_file()
     assert not (out / "replay").exists()
     html = (out / "report" / "report.html").read_text()

@@ -1,4 +1,4 @@
-"""Observations leak nothing and show a seat its own secrets (issue 14), for every registered game.
+"""Observations leak nothing and show a seat its own secrets, for every registered game.
 
 For every game whose spec declares ``hidden_information``, on positions of seeded random games:
 

@@ -38,7 +38,7 @@ CAUSE_WORDS: dict[str, str] = {
 }
 
 #: gap-width bins (mm) of the clean-pass chance: the ball is 35 mm and needs 39 mm with the pass
-#: clearance; issue 12's measurements used 42-80 mm gaps; an empty ring or a wide-open area is the
+#: clearance; the speed and calibration measurements used 42-80 mm gaps; an empty ring or a wide-open area is the
 #: last bin
 GAP_BINS_MM: tuple[float, ...] = (0.0, 60.0, 100.0, 150.0, math.inf)
 

@@ -30,8 +30,11 @@ import os
 import re
 import sys
 import time
+from concurrent.futures import CancelledError
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Sequence
 
+
+from sim.core import mathpath
 from sim.core.errors import InputError, WorkError
 
 if TYPE_CHECKING:
@@ -125,6 +128,7 @@ class DaskSession:
 
     # --- opening and closing ---------------------------------------------------------------------
     def __enter__(self) -> "DaskSession":
+        # here, not at the top: dask.distributed costs 440 ms of start-up, paid only with the Dask backend (CPU, python -X importtime)
         from dask.distributed import Client, LocalCluster
 
         self._stack.enter_context(_quiet_distributed())
@@ -184,6 +188,7 @@ class DaskSession:
         bokeh the scheduler still answers 200 at the dashboard's address, with a page that says
         "Dask needs bokeh" (distributed 2026.8.0, measured): that page is not a dashboard.
         """
+        # here, not at the top: urllib.request costs 31 ms of start-up, paid only when a dashboard is probed (CPU, python -X importtime)
         import urllib.error
         import urllib.request
 
@@ -233,8 +238,6 @@ class DaskSession:
         """Warn if the workers present now started with another maths code path than this process
         (``sim.core.mathpath``); each batch's provenance is checked as well, so a worker that joins
         later is caught by the runner."""
-        from sim.core import mathpath
-
         if not self.address or not mathpath.applies() or mathpath.opted_out():
             return
         try:
@@ -256,6 +259,7 @@ class DaskSession:
         Raises:
             ClusterError: see the module docstring.
         """
+        # dask.distributed: 440 ms of start-up, paid only with the Dask backend (see __enter__)
         from distributed import wait
         from distributed.client import FuturesCancelledError
 
@@ -346,8 +350,7 @@ class DaskSession:
             ClusterError: the scheduler lost, a worker killed past the allowed failures, a module missing.
             Exception: any other failure of the games themselves (a bug: its traceback is wanted).
         """
-        from concurrent.futures import CancelledError
-
+        # dask.distributed: 440 ms of start-up, paid only with the Dask backend (see __enter__)
         from distributed import KilledWorker
 
         what = f"{_span(task.indices)} of sweep point {task.point}"

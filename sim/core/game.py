@@ -410,8 +410,6 @@ class Game(ABC):
         Raises:
             ScenarioError: a rule option is unknown or out of range.
         """
-        from sim.core.options import validate_options
-
         return GameConfig(
             num_players=num_players,
             rules=validate_options(rules, self.spec.options, prefix="rules"),

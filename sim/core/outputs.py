@@ -10,6 +10,8 @@ option, before anything is computed or written. Nothing is created by the checks
 from __future__ import annotations
 
 import os
+import shutil
+import unicodedata
 from pathlib import Path
 from typing import Callable
 
@@ -119,8 +121,6 @@ def remove_stale_temp(base: str | Path, prefixes: tuple[str, ...]) -> list[Path]
     Returns:
         The paths removed (a folder that cannot be removed is left and not listed).
     """
-    import shutil
-
     folder = Path(base)
     removed: list[Path] = []
     try:
@@ -186,8 +186,6 @@ def default_run_folder(game: str, name: str, suffix: str = "") -> str:
 
 def _bad_chars(text: str) -> str | None:
     """What in ``text`` cannot be in a file name or be printed safely, or None."""
-    import unicodedata
-
     for ch in text:
         if ch == "\0":
             return "a NUL byte"

@@ -14,7 +14,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from sim.core.agents import RandomAgent as _SharedRandomAgent
+from sim.core.agents import RandomAgent
 from sim.core.agents import make_agent
 from sim.core.game import CHANCE, SIMULTANEOUS, Game, GameConfig, State
 from sim.core.seeding import GameStreams
@@ -45,7 +45,7 @@ class PlayedGame:
     steps: int = 0
 
 
-class RandomAgent(_SharedRandomAgent):
+class BlindRandomAgent(RandomAgent):
     """The ``random`` agent, telling :func:`play` that it never reads its observation, so the
     loop does not build one (an observation costs more than a random decision)."""
 
@@ -66,15 +66,15 @@ class FirstAgent:
         return legal_actions[0]
 
 
-def random_agents(game: Game, config: GameConfig, rng: np.random.Generator) -> list[RandomAgent]:
-    """One :class:`RandomAgent` per seat, all drawing from ``rng``: one ``rng.integers(len(legal))``
+def random_agents(game: Game, config: GameConfig, rng: np.random.Generator) -> list[BlindRandomAgent]:
+    """One :class:`BlindRandomAgent` per seat, all drawing from ``rng``: one ``rng.integers(len(legal))``
     per decision, in the order the game asks the seats."""
-    return [RandomAgent(game=game, seat=i, rng=rng, config=config) for i in range(config.num_players)]
+    return [BlindRandomAgent(game=game, seat=i, rng=rng, config=config) for i in range(config.num_players)]
 
 
 def play_random(game: Game, config: GameConfig | None, rng: np.random.Generator, *, state: State | None = None,
                 **kwargs: Any) -> PlayedGame:
-    """:func:`play` with every seat a :class:`RandomAgent` on ``rng`` and chance drawn from ``rng``
+    """:func:`play` with every seat a :class:`BlindRandomAgent` on ``rng`` and chance drawn from ``rng``
     too: the one-stream random game of tests and benches. ``config`` may be None when ``state``
     is given; ``kwargs`` go to :func:`play`.
 

@@ -24,7 +24,7 @@ import threading
 import time
 from typing import Any, Callable, Sequence
 
-from sim.core.console import plain
+from sim.core.console import escape, plain
 
 #: seconds between plain lines when no 10 % step was crossed
 PLAIN_EVERY_S = 30.0
@@ -89,6 +89,7 @@ class Progress:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         if enabled and sys.stderr.isatty():
+            # here, not at the top: rich.progress adds 10 ms to every command's start-up, and a bar shows only on a terminal (CPU, python -X importtime)
             from rich.progress import BarColumn, MofNCompleteColumn, TextColumn
             from rich.progress import Progress as RichProgress
 
@@ -97,7 +98,6 @@ class Progress:
                 TextColumn(unit), TextColumn("{task.fields[left]}"), transient=False,
             )
             self._bar.start()
-            from sim.core.console import escape
 
             # the description column is markup, and the label may be a scenario's name
             self._task = self._bar.add_task(escape(label), total=self.total, completed=self.done, left="")

@@ -26,6 +26,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Iterable, Mapping
 
+from sim.core import mathpath
+
 #: distributions whose versions decide what a game computes (the physics, the numbers, the random streams)
 PACKAGES = ("numpy", "scipy", "pybullet", "pymunk")
 #: what :attr:`Provenance.math_path` says when the pinning does not apply here (off Linux/glibc/x86-64)
@@ -62,8 +64,6 @@ class Provenance:
 @functools.lru_cache(maxsize=1)
 def math_path() -> str:
     """The maths code path this process started with (:mod:`sim.core.mathpath`), in words."""
-    from sim.core import mathpath
-
     if not mathpath.applies():
         return NOT_PINNABLE
     try:

@@ -11,9 +11,11 @@ differ.
 
 from __future__ import annotations
 
+import concurrent.futures.process as cfp
 import contextlib
 import dataclasses
 import itertools
+import json
 import os
 import signal
 import sys
@@ -27,17 +29,18 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from sim import __version__
 from sim.core import provenance
+from sim.core.cluster import DaskSession
+from sim.core.console import plain
 from sim.core.errors import InputError, WorkError
 from sim.core.game import Game, GameConfig, State
-from sim.core.cluster import DaskSession
 from sim.core.human import refuse_human_study
 from sim.core.outputs import path_text
 from sim.core.play import PlayedGame, play, seat_agents
+from sim.core.progress import PoolForecast, Progress
 from sim.core.registry import Registry, load_game
 from sim.core.scenario import MAX_WORKERS_PER_CORE, Scenario, Seating, SweepPoint, workers_problem
 from sim.core.seeding import game_streams
-from sim.core.progress import PoolForecast, Progress
-from sim.core.store import STORE_NAME, GameResult, LOCK_NAME, Store, check_run_folder, lock_run_folder, reading
+from sim.core.store import LOCK_NAME, STORE_NAME, GameResult, Store, check_run_folder, lock_run_folder, reading
 
 #: seconds between a worker's checks that the process that started it is still there
 WATCHDOG_S = 0.5
@@ -350,8 +353,8 @@ def _stop_pool(pool: ProcessPoolExecutor) -> None:
 
 
 class _PrivatePool:
-    """The one place that touches Python's private ``concurrent.futures`` and ``threading`` details
-    (issue 33): a pool's worker processes and manager thread, the exit hook's table of wake-up
+    """The one place that touches Python's private ``concurrent.futures`` and ``threading`` details:
+    a pool's worker processes and manager thread, the exit hook's table of wake-up
     pipes (``concurrent.futures.process._threads_wakeups``) and the threads the interpreter joins
     at exit (``threading._shutdown_locks``). Used only on the Python versions in :data:`TESTED`,
     where ``tests/core/test_core_pool_seam.py`` checks that every name is there and does what the
@@ -366,8 +369,6 @@ class _PrivatePool:
     @staticmethod
     def problem(pool: ProcessPoolExecutor | None = None) -> str | None:
         """What this Python lacks of the private details (None: all there; ``pool``: its attributes too)."""
-        import concurrent.futures.process as cfp
-
         missing = []
         if not hasattr(getattr(cfp, "_threads_wakeups", None), "get"):
             missing.append("concurrent.futures.process._threads_wakeups")
@@ -406,8 +407,6 @@ class _PrivatePool:
         exit hook and ``threading``'s own), hung after Ctrl-C (1 run in 4 in a trial on 2 cores).
         The workers are gone and the driver reads nothing more, so nothing is lost.
         """
-        import concurrent.futures.process as cfp
-
         with contextlib.suppress(Exception):
             cfp._threads_wakeups.pop(thread, None)  # type: ignore[attr-defined]
         with contextlib.suppress(Exception):
@@ -418,8 +417,6 @@ class _PrivatePool:
     @staticmethod
     def quiet_exit_wakeup(manager: Any) -> None:
         """Wrap the exit hook's entry for ``manager`` in :class:`_QuietWakeup` (see :func:`_stop_pool`)."""
-        import concurrent.futures.process as cfp
-
         wakeups = getattr(cfp, "_threads_wakeups", None)
         if wakeups is None:
             return
@@ -497,8 +494,6 @@ def run_study(
     if scenario.backend != "serial" and not address:
         workers, warning = check_workers(scenario.workers, source=scenario.source)
         if warning and progress:
-            from sim.core.console import plain
-
             print(plain(warning), file=sys.stderr, flush=True)
     check_run_folder(out)  # never into a folder of other files: the report would replace theirs
     made_dir = not out.exists()
@@ -716,6 +711,4 @@ def _batches(game_path: str, points: Sequence[SweepPoint], games: int, done: set
 
 
 def _json(raw: Mapping[str, Any]) -> str:
-    import json
-
     return json.dumps(raw, sort_keys=True, default=str)

@@ -78,7 +78,7 @@ def _check_out(out: str) -> str | None:
 
 
 #: more worker processes than this many per core only add memory and start-up time (each worker
-#: imports the engines; in a user trial 300 workers on 2 cores took 7 GB and 110 s for a study that
+#: imports the engines; measured: 300 workers on 2 cores took 7 GB and 110 s for a study that
 #: needs 0.8 s); such a count is refused as a typing error, by validate and run alike
 MAX_WORKERS_PER_CORE = 4
 

@@ -38,6 +38,7 @@ from __future__ import annotations
 import copy
 import importlib
 import math
+import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping
 
@@ -131,12 +132,11 @@ class Plan:
 
     def sample(self, seed: int) -> np.ndarray:
         """The sample matrix (points x inputs) in the inputs' units; a function of ``seed`` only."""
-        import warnings
-
         prob = self.problem()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # SALib's notices about N and scrambling; checked here
             if self.method == "morris":
+                # here, not at the top: SALib costs 620 ms of start-up, paid only by a sensitivity study (CPU, python -X importtime)
                 from SALib.sample import morris
 
                 x = morris.sample(prob, self.trajectories, num_levels=self.levels, seed=seed)

@@ -32,7 +32,7 @@ This module parses and validates the table (each parameter's bounds and choices 
 context of the whole scenario, as a sweep value is), builds the scenario of a trial, and runs the
 search with Optuna (its samplers, median pruning and SQLite storage in the run folder, so a killed
 search resumes). What a trial's games *measure* is not known here (``sim/core`` names no game and
-no metric): the caller passes ``measure(run_folder) -> {metric: Estimate}`` (``analysis.tune``).
+no metric): the caller passes ``measure(run_folder) -> {metric: TrialEstimate}`` (``analysis.tune``).
 """
 
 from __future__ import annotations
@@ -46,18 +46,31 @@ import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from statistics import NormalDist
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from sim.core.errors import InputError, ScenarioError
 from sim.core.sensitivity import set_input
-from sim.core.tune_table import (DIRECTIONS, PAIR_METRICS, PARAM_METRIC, SAMPLERS, SECTION, TARGET_KINDS, Param,
-                                 Target, Tune, base_raw, metric_id, parse_tune)
+from sim.core.tune_table import (
+    DIRECTIONS,
+    PAIR_METRICS,
+    PARAM_METRIC,
+    SAMPLERS,
+    SECTION,
+    TARGET_KINDS,
+    Param,
+    Target,
+    Tune,
+    base_raw,
+    metric_id,
+    parse_tune,
+)
 
 if TYPE_CHECKING:
     from sim.core.progress import Progress
     from sim.core.scenario import Scenario
 
-__all__ = ["BEST_NAME", "DIRECTIONS", "Estimate", "PAIR_METRICS", "PARAM_METRIC", "SAMPLERS", "SECTION",
+__all__ = ["BEST_NAME", "DIRECTIONS", "TrialEstimate", "PAIR_METRICS", "PARAM_METRIC", "SAMPLERS", "SECTION",
            "STORAGE_NAME", "SUMMARY_NAME", "TARGET_KINDS", "TRIALS_DIR", "Param", "SearchInfo", "Target",
            "TrialResult", "Tune", "base_raw", "design_raw", "metric_id", "objective_values", "pareto_front",
            "parse_tune", "plausible_range", "search"]
@@ -70,7 +83,7 @@ SUMMARY_NAME = "tune.json"
 
 
 @dataclass(frozen=True)
-class Estimate:
+class TrialEstimate:
     """A metric measured on a trial's games: its mean, standard error and the items it rests on
     (distinct games: identical game records count once, analysis/catalogue.py), and its own 95 %
     interval where the metric has one that is not ``mean ± z se`` (a share's Wilson interval, which
@@ -85,8 +98,6 @@ class Estimate:
     def interval(self, conf_level: float = 0.95) -> tuple[float, float]:
         """The metric's own interval at 95 % when it has one, else the normal-theory interval
         ``mean ± z se`` (the mean itself when ``se`` is 0)."""
-        from statistics import NormalDist
-
         if self.lo == self.lo and self.hi == self.hi and abs(conf_level - 0.95) < 1e-9:
             return (self.lo, self.hi)
         z = NormalDist().inv_cdf(0.5 + conf_level / 2)
@@ -99,7 +110,7 @@ class Estimate:
 
 
 # --- objectives ----------------------------------------------------------------------------------
-def objective_values(tune: Tune, est: Mapping[str, Estimate]) -> tuple[list[float], list[float]]:
+def objective_values(tune: Tune, est: Mapping[str, TrialEstimate]) -> tuple[list[float], list[float]]:
     """The objective values of a trial and their standard errors.
 
     The distance objective is ``sum_i weight_i * distance_i / scale_i`` over the value, range and
@@ -199,8 +210,8 @@ class SearchInfo:
     resumed: bool = False
 
 
-#: measures a trial's games: run folder -> {metric: Estimate}; raises InputError naming a bad metric
-Measure = Callable[[Path], Mapping[str, Estimate]]
+#: measures a trial's games: run folder -> {metric: TrialEstimate}; raises InputError naming a bad metric
+Measure = Callable[[Path], Mapping[str, TrialEstimate]]
 #: plays a design's scenario (games already set) into its folder; returns the games played now
 PlayDesign = Callable[["Scenario", Callable[[], None]], int]
 
@@ -339,7 +350,7 @@ def search(
     def tick() -> None:
         bar.advance()
 
-    def run_design(values: dict[str, Any], games: int) -> tuple[Path, Mapping[str, Estimate]]:
+    def run_design(values: dict[str, Any], games: int) -> tuple[Path, Mapping[str, TrialEstimate]]:
         nonlocal played
         folder = out / TRIALS_DIR / design_key(values)
         r = design_raw(raw, values)
@@ -349,7 +360,7 @@ def search(
         est = dict(measure(folder))
         for p in tune.params:  # a searched value is known exactly: a target may ask for it small or large
             if not p.choices:
-                est[metric_id(PARAM_METRIC, key=p.key)] = Estimate(float(values[p.key]), 0.0, 1)
+                est[metric_id(PARAM_METRIC, key=p.key)] = TrialEstimate(float(values[p.key]), 0.0, 1)
         return folder, est
 
     try:
@@ -412,7 +423,7 @@ def _planned_rechecks(tune: Tune) -> range:
     return range(min(tune.recheck, tune.trials))
 
 
-def _record(trial: Any, folder: Path, est: Mapping[str, Estimate], games: int, tune: Tune, t_start: float) -> None:
+def _record(trial: Any, folder: Path, est: Mapping[str, TrialEstimate], games: int, tune: Tune, t_start: float) -> None:
     trial.set_user_attr("metrics", {k: e.as_list() for k, e in est.items()})
     trial.set_user_attr("games", games)
     trial.set_user_attr("folder", str(folder))
@@ -512,8 +523,6 @@ def plausible_range(trials: Sequence[TrialResult], best: TrialResult, tune: Tune
     not clearly worse than the best design's: their intervals overlap (``conf_level``). This is
     the interval the report gives each parameter of the winner: designs in it are as good as the
     winner on the games played. Categorical parameters give the set of such choices."""
-    from statistics import NormalDist
-
     z = NormalDist().inv_cdf(0.5 + tune.conf_level / 2)
     sign = 1.0 if tune.objectives[0][1] == "minimize" else -1.0
     objs = best.recheck.get("objectives") or best.objectives

@@ -21,6 +21,8 @@ import typer
 
 from sim.core.console import plain
 from sim.core.errors import InputError, ReplayError
+from sim.core.outputs import check_output_file, write_atomically
+from sim.games import REGISTRY
 from sim.replay.replays_3d import Replays3D, games_with_3d_replays, replays_3d_of
 
 app = typer.Typer(help="Watch replays of any game: a board step by step, or the 3-D table of the physics games.",
@@ -49,7 +51,7 @@ def _turn_based(path: Path) -> bool:
     """
     if not _is_run(path):
         return False
-    from sim.games import REGISTRY
+    # here, not at the top: the replay sources (jinja2, the runner) add 61 ms to every command's start-up (CPU, python -X importtime)
     from sim.replay.source import run_game_name
 
     game = run_game_name(path)
@@ -73,7 +75,7 @@ def _replays_3d(file: Path) -> Replays3D:
         ReplayError: no game declares 3-D replays, or more than one does and ``file`` is no run, or
             the viewer is not installed.
     """
-    from sim.games import REGISTRY
+    # here, not at the top: the replay sources (jinja2, the runner) add 61 ms to every command's start-up (CPU, python -X importtime)
     from sim.replay.source import run_game_name
 
     if _is_run(file):
@@ -86,6 +88,7 @@ def _replays_3d(file: Path) -> Replays3D:
 
 
 def _page(file: Path, game: Optional[int], point: int, seat: Optional[int], import_agents: bool) -> tuple[str, dict]:
+    # here, not at the top: the replay sources add 61 ms to every command's start-up (CPU, python -X importtime)
     from sim.replay.source import page_for, run_replay
 
     doc = run_replay(file, 0 if game is None else game, point, seats=None if seat is None else [seat],
@@ -143,6 +146,7 @@ def _page_server(body: bytes, host: str, port: int) -> Any:
     Raises:
         InputError: it cannot listen there (key ``--host`` or ``--port``).
     """
+    # here, not at the top: the web server (http, ssl) adds 19 ms to every command's start-up (CPU, python -X importtime)
     from sim.web.server import INLINE_ONLY_POLICY, WebHandler, is_unknown_host, make_server
 
     class Page(WebHandler):
@@ -177,7 +181,6 @@ def export(file: Path = typer.Argument(..., metavar="FILE", help=_FILE_HELP),
             raise InputError("--seat is for the games played in turns; a 3-D replay hides nothing", key="--seat")
         _replays_3d(file).export(file, game, point, import_agents, out, fps)
         return
-    from sim.core.outputs import check_output_file, write_atomically
 
     check_output_file(out, "--out", (".html", ".htm"))
     text, doc = _page(file, game, point, seat, import_agents)
@@ -189,8 +192,6 @@ def export(file: Path = typer.Argument(..., metavar="FILE", help=_FILE_HELP),
 def _mount_viewer_commands() -> None:
     """The other commands of each game's 3-D viewer (the Sun's serve, video, info, convert) join this
     group unchanged; a name already taken keeps its first command."""
-    from sim.games import REGISTRY
-
     taken = {info.name or (info.callback.__name__ if info.callback else "") for info in app.registered_commands}
     for plugin in games_with_3d_replays(REGISTRY):
         try:

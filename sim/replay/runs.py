@@ -17,6 +17,7 @@ from typing import Callable
 
 from sim.core.outputs import write_atomically
 from sim.core.registry import Registry
+from sim.core.store import Store
 from sim.replay.source import page_for, run_game_name, run_replay
 
 #: the folder of replays inside a run folder (shared with the 3-D replays)
@@ -53,8 +54,6 @@ def has_turn_replays(run_dir: str | Path, registry: Registry | None = None) -> b
 
 def stored_games(run_dir: str | Path, point: int = 0) -> list[int]:
     """The game indices stored for sweep point ``point``, ascending."""
-    from sim.core.store import Store
-
     with Store.open(run_dir) as store:
         return [int(r[0]) for r in store.query("SELECT game_index FROM games WHERE point = ? ORDER BY game_index",
                                                (point,))]

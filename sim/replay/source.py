@@ -16,10 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
+from sim.core import provenance
 from sim.core.errors import InputError, ReplayError
 from sim.core.registry import GamePlugin, Registry, resolve
+from sim.core.scenario import scenario_from_dict
+from sim.core.store import Store
 from sim.replay.model import Frames, ReplayBook
-from sim.replay.page import FORMAT, VERSION, board_script
+from sim.replay.page import FORMAT, VERSION, board_script, render_page
 from sim.replay.played import RECORDS, played_history, read_record, record_path
 
 
@@ -59,8 +62,6 @@ def run_game_name(run: str | Path) -> str:
         ReplayError: not a run folder, or a store that names no game.
         DamagedStore: the file is not a stonehenge-lab store.
     """
-    from sim.core.store import Store
-
     db = store_path(run)
     with Store.open(db) as store:
         game = store.meta().get("game")
@@ -148,9 +149,9 @@ def run_replay(run: str | Path, game_index: int, point: int = 0, *, registry: Re
             played again does not end as the stored one (the code changed since the run).
         InputError: a seat that is not in the game (key ``--seat``).
     """
+    # here, not at the top: the runner adds 50 ms to the replay pages' start-up (CPU, python -X importtime)
     from sim.core.agents import outside_agents
     from sim.core.runner import play_seeded
-    from sim.core.scenario import scenario_from_dict
 
     if registry is None:
         from sim.games import REGISTRY as registry
@@ -230,8 +231,6 @@ def check_same(stored: RunGame, frames: Frames, length: int, source: str) -> Non
 def why_different(db: Path, point: int, game_index: int) -> str:
     """Why a game played again here may end otherwise than stored: what played the stored game
     (its ``math_path`` and ``code_fingerprint``, :mod:`sim.core.provenance`) against this process."""
-    from sim.core import provenance
-
     try:
         con = sqlite3.connect(f"{db.absolute().as_uri()}?mode=ro", uri=True)
         try:
@@ -277,7 +276,5 @@ def page_for(doc: dict[str, Any]) -> str:
     Raises:
         FileNotFoundError: the game's drawing script is missing from the installation.
     """
-    from sim.replay.page import render_page
-
     body = {k: v for k, v in doc.items() if k not in ("board_js", "module")}
     return render_page(body, board_script(doc["module"], doc["board_js"]))

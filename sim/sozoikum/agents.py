@@ -45,6 +45,7 @@ import numpy as np
 
 from sim.core.agents import SEARCH_OPTIONS, check_rollout_agent
 from sim.core.game import Action, AgentSpec, Game, GameConfig, require_legal_actions
+from sim.core.mcts import SearchAgent
 from sim.core.options import Option
 from sim.sozoikum import actions as A
 from sim.sozoikum import rules as R
@@ -263,8 +264,6 @@ class IsmctsAgent:
         candidates: int = 6,
         sims: int = 3,
     ) -> None:
-        from sim.core.mcts import SearchAgent
-
         self.game = game
         self.search = SearchAgent(
             game=_FastGame(game),  # type: ignore[arg-type]

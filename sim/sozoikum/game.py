@@ -24,6 +24,7 @@ import numpy as np
 from sim.core.agents import RANDOM
 from sim.core.errors import InputError
 from sim.core.game import AgentSpec, Column, Game, GameConfig, GameDetails, GameSpec
+from sim.sozoikum.agents import AGENTS
 from sim.sozoikum.notation import parse_notation
 from sim.sozoikum.options import MAX_PLAYERS, OPTIONS, SEAT_OPTIONS, SozoikumOptions
 from sim.sozoikum.position import SozoikumObservation
@@ -89,8 +90,6 @@ class SozoikumGame(Game):
     spec = SPEC
 
     def __init__(self) -> None:
-        from sim.sozoikum.agents import AGENTS
-
         self.agents: dict[str, AgentSpec] = {"random": RANDOM, **AGENTS}
         self._det_cache: tuple[SozoikumObservation, SozoikumState] | None = None
 

@@ -52,7 +52,7 @@ INPUTS: dict[str, dict[str, Any]] = {
         "source": "+/- 13 % around 0.176 kg: a 35 mm steel ball is 0.176 kg (7850 kg/m3); hollow or other alloys differ"},
 }
 
-#: the 8 inputs of the default study (the speed target of issue 12 is an 8-input Morris screening)
+#: the 8 inputs of the default study (an 8-input Morris screening is what the Sun's speed is measured for)
 DEFAULT_KEYS: tuple[str, ...] = (
     "seats.*.sigma_aim_deg", "seats.*.sigma_release_m", "seats.*.sigma_push_mps", "seats.*.sigma_place_m",
     "physics.friction_wood_wood", "physics.friction_steel_wood", "physics.restitution", "table.topple_tilt_deg",

@@ -1,4 +1,4 @@
-"""Verdicts a designer acts on (issue 13): draws and shared wins are not losses, "stronger" comes
+"""Verdicts a designer acts on: draws and shared wins are not losses, "stronger" comes
 from the scenario and never from the results, one definition of a draw for the summary, report
 and export, no finding resting on a handful of passes, and findings worded as sentences."""
 
@@ -277,7 +277,7 @@ def test_sun_findings_need_min_passes_and_say_unchanged(tmp_path: Path) -> None:
     assert sun.MIN_PASSES == 30
     text = " ".join(sun.section(run).findings)
     # the 4-pass sector costs most per pass but may not headline; the 40-pass one may, but one game
-    # gives no interval that could exclude the overall figure (issue 29): it is not called "the most"
+    # gives no interval that could exclude the overall figure: it is not called "the most"
     assert "No mark-area sector with at least 30 passes costs clearly more or less" in text
     assert "the costliest, 60–75°, 0.25 (40 passes)" in text and "cost the most" not in text
     assert "0–15°" not in text

@@ -273,7 +273,7 @@ def test_sun_pair(tmp_path: Path) -> None:
 
 
 def test_the_page_title_tells_two_runs_of_one_scenario_apart(runs: dict[str, Path]) -> None:
-    """The compare page was titled 'classic vs classic' for two different runs (issue 21)."""
+    """The compare page was titled 'classic vs classic' for two different runs."""
     from analysis.compare import run_names
 
     comp = compare_runs(runs["a"], runs["a2"])

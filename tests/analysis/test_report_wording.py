@@ -1,4 +1,4 @@
-"""Report wording a newcomer reads (issue 21): endings say what they mean and are not repeated, the
+"""Report wording a newcomer reads: endings say what they mean and are not repeated, the
 Replays section lists a few games with why, every game names what its endings mean."""
 
 from __future__ import annotations

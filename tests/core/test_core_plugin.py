@@ -68,7 +68,7 @@ def test_an_installed_game_gets_replay_pages_from_its_plugin_alone(race_installe
     assert "StonelabBoard" in html and "total " in html  # its own drawing script, inlined
 
 
-@pytest.mark.slow  # several seconds (issue 21: the default suite stays a few minutes)
+@pytest.mark.slow  # several seconds (the default suite stays a few minutes)
 def test_an_installed_game_is_listed_run_reported_and_benched(race_installed: None, tmp_path: Path,
                                                                capsys: pytest.CaptureFixture[str]) -> None:
     assert REGISTRY.names()[-1] == "race"  # after the project's own games

@@ -1,5 +1,5 @@
 """The one seam of the runner that touches Python's private pool and thread details
-(sim/core/runner.py, _PrivatePool; issue 33): on this Python, every name it uses is there and does
+(sim/core/runner.py, _PrivatePool): on this Python, every name it uses is there and does
 what the stop of a pool needs, or the public way (Python 3.14's terminate_workers) exists. It fails
 loudly on the first Python upgrade that moves them, instead of a Ctrl-C that hangs one run in four."""
 

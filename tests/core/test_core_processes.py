@@ -1,6 +1,6 @@
 """Real `stonelab run` processes killed or run twice: no worker outlives its run, SIGTERM stops like
 Ctrl-C (for every command that runs games: run, sensitivity, tournament, tune), and a second run into a
-busy folder is refused (issue 13, "Processes and files").
+busy folder is refused.
 
 Each test starts the real command in a subprocess on a study long enough to be killed midway.
 """

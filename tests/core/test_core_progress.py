@@ -1,4 +1,4 @@
-"""The progress display keeps its promise (sim/core/progress.py, issue 20 item 8): when piped, a
+"""The progress display keeps its promise (sim/core/progress.py): when piped, a
 line when the job starts and at least every 30 s (a timer, not only when a game finishes), a time
 left within a factor 2 of the truth once 20 % is done, and the steps after the games announced."""
 

@@ -55,7 +55,7 @@ def test_other_scenario_refused_unless_forced(tmp_path: Path, registry) -> None:
     assert run_study(more, registry, progress=False).played == 4
 
 
-@pytest.mark.slow  # several seconds (issue 21: the default suite stays a few minutes)
+@pytest.mark.slow  # several seconds (the default suite stays a few minutes)
 def test_sigkill_then_resume_equals_uninterrupted_run(tmp_path: Path, registry) -> None:
     scen = tmp_path / "k.toml"
     scen.write_text(SCENARIO.format(games=25, iters=400))

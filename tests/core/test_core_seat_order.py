@@ -1,4 +1,4 @@
-"""Seats and players apart (issue 20): differing seats rotate through every cyclic seat order,
+"""Seats and players apart: differing seats rotate through every cyclic seat order,
 equally often, on shared seed streams; the store records who sat where; ``seat_order = "fixed"``
 switches it off (docs/scenarios.md, "Seat order")."""
 

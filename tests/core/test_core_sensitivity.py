@@ -197,7 +197,7 @@ def test_same_seed_same_indices(tmp_path: Path, registry) -> None:
     assert edge["seats.*.handicap"]["mu_star"] == 0.0
 
 
-@pytest.mark.slow  # several seconds (issue 21: the default suite stays a few minutes)
+@pytest.mark.slow  # several seconds (the default suite stays a few minutes)
 def test_sigkill_then_resume_equals_uninterrupted_study(tmp_path: Path) -> None:
     scen_file = scen(tmp_path, BASE.format(games=5, iters=300) + SECTION.format(traj=4))
     killed = tmp_path / "killed"
@@ -223,7 +223,7 @@ def test_scenario_from_dict_keeps_the_section_out_of_points(registry) -> None:
     assert all("sensitivity" not in p.scenario.raw for p in sc.points(registry))
 
 
-@pytest.mark.slow  # several seconds (issue 21: the default suite stays a few minutes)
+@pytest.mark.slow  # several seconds (the default suite stays a few minutes)
 def test_sobol_study_through_the_store_and_its_report(tmp_path: Path, registry) -> None:
     from analysis.report import build_report
 
@@ -244,7 +244,7 @@ def test_sobol_study_through_the_store_and_its_report(tmp_path: Path, registry) 
 
 
 def test_report_section_speaks_in_labels_and_plain_numbers(tmp_path: Path, registry) -> None:
-    """The sensitivity report printed internal names (draw_share) and '4-4 games per point' (issue 21)."""
+    """The sensitivity report printed internal names (draw_share) and '4-4 games per point'."""
     from analysis.sensitivity import section
 
     p = scen(tmp_path, BASE.format(games=4, iters=5) + SECTION.format(traj=2))

@@ -22,8 +22,8 @@ from sim.core.errors import InputError, ScenarioError
 from sim.core.registry import Registry
 from sim.core.runner import run_study
 from sim.core.scenario import load_scenario, scenario_from_dict
-from sim.core.tune import Estimate, Target, TrialResult, Tune, objective_values, pareto_front
-from sim.tune_cli import run_tune
+from sim.core.tune import TrialEstimate, Target, TrialResult, Tune, objective_values, pareto_front
+from sim.cli_tune import run_tune
 from tune_toy import FAIR_DUEL
 
 HERE = Path(__file__).parent
@@ -150,7 +150,7 @@ def test_the_distance_objective_and_its_error() -> None:
     tune = Tune(params=(), targets=(Target("a", "range", 2.0, 4.0), Target("b", "at_least", 0.9, math.inf,
                                                                                    weight=2.0, scale=0.1),
                                     Target("c", "direction", direction="maximize")))
-    est = {"a": Estimate(5.0, 0.5, 10), "b": Estimate(0.8, 0.05, 10), "c": Estimate(3.0, 0.2, 10)}
+    est = {"a": TrialEstimate(5.0, 0.5, 10), "b": TrialEstimate(0.8, 0.05, 10), "c": TrialEstimate(3.0, 0.2, 10)}
     vals, ses = objective_values(tune, est)
     # a is 1 above its range; b is 0.1 below its bound, in units of 0.1, weighed twice
     assert vals == pytest.approx([1.0 + 2.0 * 1.0, 3.0])
@@ -235,7 +235,7 @@ def test_a_killed_search_resumes_to_the_uninterrupted_result(tmp_path: Path, due
             raise KeyboardInterrupt
         return real(*args, **kw)
 
-    import sim.tune_cli as cli_mod
+    import sim.cli_tune as cli_mod
 
     runner.run_study = stopping
     try:
@@ -258,7 +258,7 @@ import tomllib
 from pathlib import Path
 from sim.core.registry import Registry
 from sim.core.scenario import scenario_from_dict
-from sim.tune_cli import run_tune
+from sim.cli_tune import run_tune
 reg = Registry({{"duel": "tune_toy:GAME"}})
 raw = tomllib.loads(Path({path!r}).read_text())
 sc = scenario_from_dict(raw, reg, default_name="kill")

@@ -427,7 +427,7 @@ def test_a_game_of_druids_by_keyboard_alone(page: Any, tmp_path: Path) -> None:
 
 def test_a_refusal_is_not_shown_again_after_a_reload(page: Any, tmp_path: Path) -> None:
     """A refused move is said on the page that sent it; the same page reloaded while the decision
-    is still pending does not show it again as if just refused (issue 34)."""
+    is still pending does not show it again as if just refused."""
     for _, url in _served("druids/classic.toml", 1, tmp_path / "run"):
         page.goto(url)
         first = int(_sync(page))

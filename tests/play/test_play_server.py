@@ -135,7 +135,7 @@ def test_a_page_that_goes_away_mid_answer_leaves_no_traceback(served, monkeypatc
 
 def test_deeply_nested_json_and_the_favicon_get_an_answer(served, capsys) -> None:  # noqa: ANN001
     """1,000 '[' then 1,000 ']' (2,000 bytes, under the limit) made json.loads raise RecursionError:
-    the connection closed with no answer and a traceback reached the terminal (issue 34)."""
+    the connection closed with no answer and a traceback reached the terminal."""
     port, _ = served
     status, body = _post(port, b"[" * 1000 + b"]" * 1000)
     assert status == 400 and body["ok"] is False

@@ -221,7 +221,7 @@ def test_a_signal_leaves_the_game_and_stores_nothing(tmp_path: Path, sig: str, c
 
 
 def test_the_end_is_said_in_the_games_words() -> None:
-    """'ended: eight_megaliths' read as a code (issue 34): the game's own meaning is said."""
+    """'ended: eight_megaliths' read as a code: the game's own meaning is said."""
     from sim.druids.rules import DruidsEnd
     from sim.play.session import outcome_words
 

@@ -1,4 +1,4 @@
-"""The typed forms the README and the pages' hints show are the forms the parsers read (issue 34):
+"""The typed forms the README and the pages' hints show are the forms the parsers read:
 each example is read by its game's seat view into the move it names, and the Sun's typed pass is
 one the rules accept for its release (it was read as aim 470.1 deg, and 0.12 m is under a hand span).
 """

@@ -57,7 +57,7 @@ def test_replay_page_steps_offline_without_console_errors(runs: dict[str, Path],
     page.press("#turn", "Enter")
     cur = int(page.evaluate("window.stonelabReplay.current()"))
     assert frames[cur]["turn"] >= turn and all(f["turn"] < turn for f in frames[:cur])
-    # any number is accepted and clamped: no browser validation bubble stops it (issue 34)
+    # any number is accepted and clamped: no browser validation bubble stops it
     for typed, step in (("99999", None), ("-7", 0), ("2.6", None)):
         page.fill("#turn", typed)
         page.click("#jump button[type=submit]")

@@ -1,6 +1,6 @@
 """The house verdict: taken at rest, a fallen stone caught, agreement with the at-rest reference.
 
-The two builds of issue 13 ("Sozoikum houses") are the regression cases: one whose roof swings
+Two builds the old verdict got wrong are the regression cases: one whose roof swings
 past the tolerance and comes back (judged too early before), one whose wall top stone lies on the
 ground within the tolerance of its release point (counted as standing before).
 """
@@ -20,9 +20,9 @@ from sim.sozoikum.options import SozoikumOptions
 from sim.sozoikum.shapes import Vertices, stone_shape
 
 RULES = SozoikumOptions.from_rules({})
-#: issue 13: said COLLAPSED (roof moved 1.06 cm); simulated to rest the roof ends 0.83 cm away
+#: the old verdict said COLLAPSED (roof moved 1.06 cm); simulated to rest the roof ends 0.83 cm away
 SWING_BACK = ((1388926981, 1688649793, 663806190, 787860738, 2681508260), 0.7, 1790749744)
-#: issue 13: said STANDS, but wall A's top stone lies on the ground
+#: the old verdict said STANDS, but wall A's top stone lies on the ground
 TOP_ON_GROUND = ((1564205098, 1801909167, 3208026798, 3411832287, 683127711), 0.834, 1765437307)
 
 

@@ -1,4 +1,4 @@
-"""The share of passes that lose a stone rises with the thrower's aim noise (issue 20 item 7).
+"""The share of passes that lose a stone rises with the thrower's aim noise.
 
 Fixed layouts, passes aimed at the middle of each gap whose line is open on both sides, common
 random numbers: every noise level replays the same seed, so each pass draws the same four normals

@@ -298,11 +298,11 @@ def test_a_fitted_preset_carries_its_intervals_into_the_report(tmp_path: Path) -
     from types import SimpleNamespace
 
     from analysis.games.sun import player_model
-    from sim.sun.players.calibrate import Estimate, FitResult
+    from sim.sun.players.calibrate import FitEstimate, FitResult
 
     res = FitResult("club.csv", "scale", SKILLS["casual"], replace(SKILLS["casual"], name="club"),
-                    [Estimate("sigma_aim_deg", 1.1, 0.8, 1.5, "deg"),
-                     Estimate("sigma_release_m", 0.02, 0.0, 0.2, "m", False, "flat")],
+                    [FitEstimate("sigma_aim_deg", 1.1, 0.8, 1.5, "deg"),
+                     FitEstimate("sigma_release_m", 0.02, 0.0, 0.2, "m", False, "flat")],
                     0.0, 120, 0, [], None, 0, None, 0)
     path = tmp_path / "club.toml"
     write_skill(res, path)
@@ -313,7 +313,7 @@ def test_a_fitted_preset_carries_its_intervals_into_the_report(tmp_path: Path) -
     assert "sigma_release_m 0.02 [0, 0.2] (not identifiable)" in text
 
 
-# --- hostile and awkward inputs (issue 21), bounds instead of estimates (issue 20) -------------
+# --- hostile and awkward inputs, bounds instead of estimates -------------
 
 
 def test_a_log_of_clean_passes_bounds_the_scale_above() -> None:

@@ -71,7 +71,7 @@ def test_stability_mounts_and_reports_all_three_tests(tmp_path: Path) -> None:
     assert len(aims) == 8 and all(0.0 <= a["p_clean"] <= 1.0 for a in aims)
     assert aims[0]["p_clean"] == 1.0  # through the middle of a wide gap
     assert Path(d["plot"]).exists() and Path(d["plot"]).suffix == ".png"
-    # every step announced, and the sweep's progress from 0 % (issue 21: it started at 39 %)
+    # every step announced, and the sweep's progress from 0 % (it once started at 39 %)
     lines = r.stderr.splitlines()
     assert lines[:2] == ["stability: settle test (10 s simulated)...", "stability: bump test (8 directions)..."]
     sweep = [ln for ln in lines if ln.startswith("aim sweep: ")]

@@ -1,4 +1,4 @@
-"""The rules see the footprint the stones have (sim/sun/geometry/ring.py ``footprint``, issue 20 item 7).
+"""The rules see the footprint the stones have (sim/sun/geometry/ring.py ``footprint``).
 
 A position's footprint is the least ring-aligned box covering the horizontal projection of all its
 stones as they stand (docs/rules-sun.md, "What the rules see"). Before, the rules put a position at

@@ -1,4 +1,4 @@
-"""After a failed placement a Sun agent tries something else (sim/sun/agents/memory.py, issue 20 item 7).
+"""After a failed placement a Sun agent tries something else (sim/sun/agents/memory.py).
 
 The rules give a failed placement's turn back to the same seat on the position it had before
 (docs/rules-sun.md, "Placement outcomes"), so a deterministic agent would make the same choice

@@ -1,4 +1,4 @@
-"""Legal placements stand at their intended pose (issue 20 item 7; slow: PyBullet games).
+"""Legal placements stand at their intended pose (slow: PyBullet games).
 
 A rule layer that calls a placement legal which cannot stand at its nominal pose misleads every
 study: the stone falls whatever the hand. Here seeded games of the careful and aggressive agents

@@ -332,7 +332,7 @@ def test_sun_show_and_edit_bad_input_exit_2(tmp_path: Path, capsys) -> None:  # 
 
 
 def test_danger_map_has_a_legend_while_it_is_drawn(tmp_path: Path) -> None:
-    """The band round the base had no legend (issue 21); the strip is the map's own colour scale."""
+    """The band round the base had no legend; the strip is the map's own colour scale."""
     from sim.sun.viewer.editor_app import EditorApp, clean_colour, danger_legend_strip, open_editor
     from sim.sun.players.thrower import DEFAULT_SKILL
 

@@ -24,7 +24,7 @@ from sim.sun.viewer.viser_app import EXPORT_STANDALONE, export_static, serve_dir
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 #: what the project promises a designer: a picture of a replay within this many seconds, on the
-#: project's 2-core machine at a load of 4 (issue 33)
+#: project's 2-core machine at a load of 4
 READY_WITHIN_S = 30.0
 #: on a machine busier than that (seen: a load of 14, where the signal once came after 30 s) the
 #: page is given this long, and the test still says its time

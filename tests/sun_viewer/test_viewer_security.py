@@ -1,4 +1,4 @@
-"""Hostile pages and folders (issue 21, docs/security.md): a websocket from a foreign page, an editor
+"""Hostile pages and folders (docs/security.md): a websocket from a foreign page, an editor
 page that names paths, values no honest page sends, an export folder with links out of it.
 
 Every server here is real (viser, http.server) and is reached by a real client (``websockets``,

