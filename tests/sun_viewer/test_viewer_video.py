@@ -79,11 +79,13 @@ def test_three_second_pass_renders_every_frame(tmp_path: Path, real_pass_recordi
     for _ in range(3):  # passes laid end to end until there are at least 3 s of it
         b.add_pass(real_pass_recording)
     r = b.build().head(3.0)
-    assert r.duration == pytest.approx(3.0, abs=0.05)
+    # head ends at the last frame within 3 s: where a pass ends near 3 s (a recorded pass of the
+    # fast preset lasts 2.9 s), the half-second pause before the next one ends it there
+    assert 2.5 <= r.duration <= 3.0 + 1e-3, r.duration
     out = tmp_path / "p.mp4"
     # how long it takes is a benchmark (stonelab bench sun: video_3s_render_s), not a test
     n = render_video(r, out, fps=30, size=(640, 480))
-    assert n == len(frame_times(r, 30)) >= 90, n
+    assert n == len(frame_times(r, 30)) >= int(30 * r.duration), n
     fr = _frames(out)
     assert fr.shape[0] == n
     assert np.abs(fr[20].astype(int) - fr[5].astype(int)).mean() > 0.3

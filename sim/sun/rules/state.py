@@ -40,6 +40,7 @@ from __future__ import annotations
 import json
 import math
 import operator
+from dataclasses import dataclass
 from typing import Any, Mapping, Self, Sequence
 
 import numpy as np
@@ -64,6 +65,7 @@ from sim.sun.players.thrower import SKILLS, PlaceNoise, ThrowNoise, Thrower
 __all__ = ["SunObservation", "SunState"]
 
 
+@dataclass(init=False, eq=False, repr=False, slots=True)
 class SunObservation:
     """A seat's view: everything (the game has no hidden information). Compared by notation; the
     ``state`` field (a private copy) lets agents plan without re-parsing.
@@ -74,7 +76,12 @@ class SunObservation:
     a copy of the position taken then (:meth:`SunState.observation`), whatever is done to
     ``state`` meanwhile."""
 
-    __slots__ = ("_notation", "state", "seat", "_source")
+    # a dataclass (its fields typed, as every game's observation) that writes its own __init__,
+    # equality, hash and repr: they go by the notation, written when first read
+    _notation: str | None
+    state: "SunState"
+    seat: int
+    _source: "SunPosition | None"
 
     def __init__(self, notation: str | None, state: "SunState", seat: int = -1,
                  source: "SunPosition | None" = None) -> None:
