@@ -60,16 +60,6 @@ def quat_from_matrix(m: np.ndarray) -> Quat:
     return (x / n, y / n, z / n, w / n)
 
 
-def quat_matrices(q: np.ndarray | Sequence[Sequence[float]]) -> np.ndarray:
-    """The rotation matrices (shape (n, 3, 3), columns = images of the local axes) of unit (x, y, z, w)
-    quaternions given as rows (shape (n, 4))."""
-    a = np.asarray(q, dtype=float).reshape(-1, 4)
-    x, y, z, w = a[:, 0], a[:, 1], a[:, 2], a[:, 3]
-    return np.stack([np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], axis=1),
-                     np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], axis=1),
-                     np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], axis=1)], axis=1)
-
-
 def quat_z_row(q: Sequence[float]) -> tuple[float, float, float]:
     """Third row of the rotation matrix of ``q``: the world z components of the local x, y, z axes."""
     x, y, z, w = q

@@ -137,7 +137,7 @@ def _near(img: np.ndarray, colour: str, tol: int = 45) -> int:
 
 
 def test_exported_viewer_shows_what_the_rules_see(tmp_path: Path, page: Any) -> None:
-    """Turn 26 of the main job's game 0 (a stack falls): in the picture, the gaps the ball can
+    """Turn 34 of the main job's game 0 (a stack falls): in the picture, the gaps the ball can
     pass and those it cannot, seat 1's mark area and marker, the legend."""
     from sim.core.scenario import load_scenario
     from sim.games import REGISTRY
@@ -148,7 +148,7 @@ def test_exported_viewer_shows_what_the_rules_see(tmp_path: Path, page: Any) -> 
 
     root = Path(__file__).resolve().parents[2]
     sc = load_scenario(root / "scenarios" / "sun" / "classic-2p.toml", REGISTRY).points(REGISTRY)[0].scenario
-    rp = from_game_record(record_game(sc, 0)).turn_range(25, 26)
+    rp = from_game_record(record_game(sc, 0)).turn_range(33, 34)
     assert rp.turns[0].rules is not None
     exp = export_static(rp, tmp_path / "export", fps=30)
 

@@ -1,6 +1,6 @@
 """The rules' view in a replay: recorded from the rules, kept through the file, drawn by the viewers.
 
-A seeded game of the README's main job (classic-2p, game 0: a stack that falls in turn 26, one
+A seeded game of the README's main job (classic-2p, game 0: a stack that falls in turn 34, one
 stone toppled and one fallen from its support) is played twice: once as the runner plays it,
 watched step by step through the rules' own API (the Ring, ``passable``, ``mark_areas``, the
 pending pass, the stored passes), and once recorded for a replay. Every turn's view in the replay
@@ -105,10 +105,10 @@ def test_the_replay_penalties_are_the_stored_penalties_with_their_causes(recorde
     stored = [[(p["stone"], p["shape"], p["cause"]) for p in penalties_of_pass(row["causes"])] for row in passes]
     assert got == stored
     causes = {c for turn in got for _, _, c in turn}
-    assert {"toppled", "fell_from_support"} <= causes  # the falling stack of turn 26
+    assert {"toppled", "fell_from_support"} <= causes  # the falling stack of turn 34
     # the rules' verdict is also the turn's own penalty list (what the viewers colour)
-    t26 = rp.turns[25]
-    assert {(p["stone"], p["cause"]) for p in t26.penalties} == {(23, "toppled"), (6, "fell_from_support")}
+    t34 = rp.turns[33]
+    assert {(p["stone"], p["cause"]) for p in t34.penalties} == {(12, "toppled"), (20, "fell_from_support")}
 
 
 def test_the_header_has_the_tables_geometry(recorded: dict[str, Any]) -> None:
@@ -192,14 +192,14 @@ def test_seat_colours_are_the_reports() -> None:
 
 
 def test_the_scene_draws_the_turns_view(recorded: dict[str, Any]) -> None:
-    """The viewer's nodes for turn 26 on a real viser scene: a gap arc per gap (green or red), both
+    """The viewer's nodes for turn 34 on a real viser scene: a gap arc per gap (green or red), both
     seats' areas and markers where the view puts them, the aim line from the release point, and the
     two penalty labels with their causes."""
     from sim.sun.viewer.guard import viser_server
     from sim.sun.viewer.rules_scene import RulesNodes
     from sim.sun.viewer.viser_app import LOCALHOST, free_port
 
-    rp = recorded["replay"].turn_range(25, 26)
+    rp = recorded["replay"].turn_range(33, 34)
     server = viser_server(LOCALHOST, free_port())
     try:
         stones = {b.stone: f"/bodies/{b.key.replace(':', '_')}" for b in rp.bodies if b.stone is not None}
@@ -227,7 +227,7 @@ def test_the_scene_draws_the_turns_view(recorded: dict[str, Any]) -> None:
         aim = np.asarray(next(h for h in nodes.turn_nodes if h.name == "/rules/aim").points)
         assert np.allclose(aim[0, 0, :2], view["pass"]["release_point"][:2], atol=1e-6)
         labels = {sid: lab.text for sid, lab in nodes.causes.items() if lab.visible}
-        assert labels == {23: "stone 23: toppled", 6: "stone 6: fell from its support"}
+        assert labels == {12: "stone 12: toppled", 20: "stone 20: fell from its support"}
     finally:
         server.stop()
 
@@ -252,7 +252,7 @@ def _check_export_has_the_rules_view(folder: Path, seats: int = 2) -> None:
     assert ("LineSegmentsMessage", "/rules/aim") in names and ("IcosphereMessage", "/rules/release") in names
     texts = {m["updates"]["text"] for m in msgs if m.get("type") == "SceneNodeUpdateMessage"
              and str(m.get("name", "")).endswith("/cause") and "text" in m.get("updates", {})}
-    assert {"stone 23: toppled", "stone 6: fell from its support"} <= texts
+    assert {"stone 12: toppled", "stone 20: fell from its support"} <= texts
     # the string is drawn from the suspension point while the ball swings
     assert any(m.get("name") == "/bodies/string" and "points" in m.get("updates", {}) for m in msgs)
     for page in ("index.html", "standalone.html"):
@@ -263,7 +263,7 @@ def _check_export_has_the_rules_view(folder: Path, seats: int = 2) -> None:
 def test_the_static_export_contains_the_rules_view(recorded: dict[str, Any], tmp_path: Path) -> None:
     from sim.sun.viewer.viser_app import export_static
 
-    rp = recorded["replay"].turn_range(24, 26)
+    rp = recorded["replay"].turn_range(32, 34)
     _check_export_has_the_rules_view(export_static(rp, tmp_path / "export"))
 
 
@@ -319,11 +319,11 @@ def test_a_runs_replay_and_viewer_carry_the_rules_view(tmp_path: Path, capsys: p
 def test_the_live_viewer_shows_the_view_the_legend_and_the_words(recorded: dict[str, Any]) -> None:
     from sim.sun.viewer.viser_app import start_viewer
 
-    rp = recorded["replay"].turn_range(24, 26)
+    rp = recorded["replay"].turn_range(32, 34)
     v = start_viewer(rp, port=0)
     try:
         v.seek(float(rp.times[rp.turns[1].frames[0]]) + 0.3)
-        assert v.nodes.rules is not None and v.nodes.rules.shown == 25
+        assert v.nodes.rules is not None and v.nodes.rules.shown == 33
         assert all(h.visible for h in (v.nodes.rules.markers[0][0], v.nodes.rules.markers[1][0]))
         assert "What the rules see" in v.legend.content and "seat 1 (aggressive" in v.legend.content
         md = v.event_md.content

@@ -48,7 +48,6 @@ from sim.sun.geometry.stone import Stone
 from sim.sun.table.state import (Cause, Crossing, Penalty, TablePass, TablePlacement, TableSnapshot,
                                  fix_supports, gate_pose, judge, rotation_matrix, top_z)
 from sim.sun.players.thrower import ZERO_PASS, ZERO_PLACE, PlaceNoise, ThrowNoise
-from sim.sun.table.free_swing import FreeApproach, FreeSwing, pose_boxes
 from sim.sun.table.world import TableWorld, add_stepping_wall_s, metres_text, stepping_wall_s
 
 __all__ = ["Cause", "Crossing", "Penalty", "SunTable", "TablePass", "TablePlacement", "TableSnapshot",
@@ -66,10 +65,6 @@ class SunTable(TableWorld):
 
     Use :meth:`from_layout`; close with :meth:`close` (or a ``with`` block).
     """
-
-    #: integrate the ball's free approach outside Bullet (sim/sun/table/free_swing.py) at presets whose
-    #: stones start asleep; False steps it in Bullet (the tests compare the two)
-    free_approach: bool = True
 
     def __init__(self, layout: Layout, stones: Iterable[Stone] = (), next_id: int | None = None) -> None:
         super().__init__(layout)
@@ -320,21 +315,17 @@ class SunTable(TableWorld):
         rho = max(t.base_radius + ball.diameter, min(rho0, 0.95 * ball.string_length))
         # The active set: the stones near the ball's path, grown by contact (world.load_active).
         seed: set[int] | None = self._pass_seed(a, noise)
-        # the ball's free approach, integrated once for all the runs of this pass (free_swing.py)
-        approach: FreeApproach | None = None
         while True:
             active = self.load_active(seed)
-            if approach is None and self.free_approach and ph.sleeping:
-                approach = self._free_approach()
             self._touched = set()
-            res = self._swing(aim_rad, release, noise, None, a, rho, approach)
+            res = self._swing(aim_rad, release, noise, None, a, rho)
             if not self._touched:
                 break
             seed = set(active or ()) | self.neighbours(self._touched)
         if record is not None:
             # the same run again, recorded: recording reads between steps and changes nothing
             self.load_active(set(active) if active is not None else None)
-            res = self._swing(aim_rad, release, noise, record, a, rho, approach)
+            res = self._swing(aim_rad, release, noise, record, a, rho)
         steps = res.steps
         hz = ph.hz
         R = t.ring_radius
@@ -385,34 +376,14 @@ class SunTable(TableWorld):
                 out.add(sid)
         return out
 
-    def _free_approach(self) -> FreeApproach:
-        """The ball's free approach for a pass on the loaded state (sim/sun/table/free_swing.py):
-        the equations of the body the world built, and the bounding boxes of the stones, the base
-        and the floor at their poses, grown by the contact threshold as Bullet's broadphase grows them."""
-        c, b = self._cid, self.ball
-        info = p.getDynamicsInfo(self._ball_body, 0, physicsClientId=c)
-        swing = FreeSwing((0.0, 0.0, b.pivot_z), b.string_length, info[0], info[2][0], self.physics.gravity)
-        boxes = [(s.pos, s.quat, (0.5 * self.shapes[s.shape].depth, 0.5 * self.shapes[s.shape].width,
-                                  0.5 * self.shapes[s.shape].height)) for s in self._states.values()]
-        thr = self.physics.contact_threshold
-        centres, half = pose_boxes(boxes + self._fixed_boxes, thr)
-        chunk = max(1, self.physics.hz // 30)
-        return FreeApproach(swing, chunk / self.physics.hz, centres, half, b.radius + thr)
-
     def _swing(self, aim_rad: float, release: float, noise: ThrowNoise, record: PoseRecorder | None,
-               a: float, rho: float, approach: FreeApproach | None = None) -> TablePass:
+               a: float, rho: float) -> TablePass:
         """Release, swing to the catch and settle on the loaded world (steps, crossings, catch);
-        cut short with ``_touched`` filled when a moving body touches a static stone. With
-        ``approach``, the ball's free chunks are taken from it and Bullet is handed the state where
-        they end (sim/sun/table/free_swing.py)."""
+        cut short with ``_touched`` filled when a moving body touches a static stone."""
         c = self._cid
         ph, t, ball = self.physics, self.table, self.ball
         res = TablePass(aim_rad, release, noise, preset=self.preset)
         body = self.spawn_ball(a, rho, (noise.push_x, noise.push_y))
-        free = approach
-        if free is not None:
-            js = p.getJointStateMultiDof(body, 0, physicsClientId=c)
-            free.start(FreeSwing.from_joint(js[0], js[1]))
         dirx, diry = -math.cos(a), -math.sin(a)  # the swing direction, through the centre
         m, g = ball.mass, ph.gravity
         pos0 = p.getLinkState(body, 0, computeLinkVelocity=1, physicsClientId=c)
@@ -443,10 +414,7 @@ class SunTable(TableWorld):
         contacts = p.getContactPoints
         static_ids = self._static_ids
         watch = bool(static_ids)
-        # a dynamic stone may move (touched by the ball, or loaded awake: the reference preset keeps
-        # no stone asleep): the frontier is watched from then on
-        awake = not ph.sleeping
-        struck: set[int] = set()  # the bodies the ball touched at the last step
+        awake = False  # a dynamic stone touched by the ball: the frontier is watched from then on
         frontier = self.frontier_touched
         steps = 0
         invalid = False
@@ -457,44 +425,17 @@ class SunTable(TableWorld):
         # be touched before the next chunk, and the chunk is stepped without the per-step watch
         far_r = gone_r + 0.04
         while True:
-            if free is not None:
-                i = steps // chunk
-                s_free = free.state(i + 1)
-                if s_free is None:
-                    # near something: Bullet steps the ball from the last free state on
-                    if i > 0:
-                        q, w_local = FreeSwing.to_joint(free.states[i])
-                        p.resetJointStateMultiDof(body, 0, targetValue=q, targetVelocity=w_local, physicsClientId=c)
-                    free = None
-                    continue
-                if frame_every:
-                    for k in range(1, chunk + 1):
-                        if (steps + k) % frame_every == 0:
-                            q, w_local = FreeSwing.to_joint(free.swing.advance(free.states[i], k / hz))
-                            p.resetJointStateMultiDof(body, 0, targetValue=q, targetVelocity=w_local, physicsClientId=c)
-                            record_frame(record, (steps + k) / hz, c, self._bodies, body)
-                steps += chunk
-                (x, y, z), (vx, vy, vz) = free.swing.centre(s_free)
-            elif watch and (awake or prev_r < far_r):
-                if awake:
-                    self.refresh_frontier(chunk)
+            if watch and (awake or prev_r < far_r):
                 spent = 0.0
                 for k in range(1, chunk + 1):
                     t_step = clock()
                     step(physicsClientId=c)
                     spent += clock() - t_step
-                    now: set[int] = set()
                     for pt in contacts(bodyA=body, physicsClientId=c):
                         if pt[2] in static_ids:
                             self._touched.add(static_ids[pt[2]])
                         else:
-                            now.add(pt[2])
-                    if not now <= struck:
-                        # the ball strikes a stone anew: the frontier from the speeds it leaves,
-                        # for the rest of the chunk (the ball's strikes are seen as they begin)
-                        awake = True
-                        self.refresh_frontier(chunk - k + 1)
-                    struck = now
+                            awake = True
                     if awake:
                         frontier()
                     if frame_every and (steps + k) % frame_every == 0:
@@ -518,10 +459,9 @@ class SunTable(TableWorld):
                 for _ in range(chunk):
                     step(physicsClientId=c)
                 add_stepping_wall_s(clock() - t_step)
-            if free is None:
-                steps += chunk
-                s = get(body, 0, 1, physicsClientId=c)
-                (x, y, z), (vx, vy, vz) = s[0], s[6]
+            steps += chunk
+            s = get(body, 0, 1, physicsClientId=c)
+            (x, y, z), (vx, vy, vz) = s[0], s[6]
             e = 0.5 * m * (vx * vx + vy * vy + vz * vz) + m * g * z
             if not (math.isfinite(e) and math.isfinite(x) and math.isfinite(y)) or e > e0 + e_tol:
                 invalid = True

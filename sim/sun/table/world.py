@@ -18,7 +18,6 @@ disabled, all damping 0. Presets ``fast`` (240 Hz, 15 iterations, stones start a
 
 from __future__ import annotations
 
-import functools
 import math
 import time
 from typing import Callable, Sequence
@@ -28,7 +27,6 @@ import pybullet as p
 
 from sim.core.errors import InputError
 from sim.sun.table.layout import Layout
-from sim.sun.table.free_swing import pose_boxes
 from sim.sun.table.recording import PoseRecorder, record_frame
 from sim.sun.geometry.stone import Stone
 from sim.sun.table.state import rotation_matrix
@@ -56,13 +54,15 @@ def building_wall_s() -> float:
     return _BUILDING[0]
 
 
-@functools.lru_cache(maxsize=4096)
 def _parking(shape: str, k: int) -> tuple[float, float, float]:
     """Where the pool's ``k``-th unused body of ``shape`` waits: static, colliding with nothing,
     below the floor, apart from every other (m)."""
     return (0.1 * k, 0.1 * "abcdefghijklmnopqrstuvwxyz".find(shape[:1].lower()), -5.0)
 
 
+#: static stones whose centre is within this (m) of a dynamic stone's are watched at every step, the
+#: others at every rest check (a stone falling onto one further away meets a nearer one first)
+FRONTIER_M = 0.06
 #: a stone touched in a run joins the active set with the stones within this (m, centre to centre)
 GROW_M = 0.05
 #: stones whose centres are further apart than this (m) cannot be within a contact threshold
@@ -105,15 +105,8 @@ class TableWorld:
         self._active: frozenset[int] | None = None
         #: body -> stone id of the stones loaded static (see :meth:`load_active`)
         self._static_ids: dict[int, int] = {}
-        #: (stone id, body) of the static stones close enough to a moving body to be hit by it before
-        #: the next :meth:`refresh_frontier` (watched at every step)
+        #: (stone id, body) of the static stones close enough to a dynamic one to be hit by it
         self._frontier: list[tuple[int, int]] = []
-        #: the static stones (ids, bodies; their axis-aligned boxes' centres and half-extents, m) and
-        #: the dynamic ones' bounding radii (m) of the last load, for :meth:`refresh_frontier`
-        self._static_list: list[tuple[int, int]] = []
-        self._static_centres = np.zeros((0, 3))
-        self._static_half = np.zeros((0, 3))
-        self._dyn_radii = np.zeros(0)
         #: pool bodies that may have been integrated since their last upright step (see :meth:`rebuild`)
         self._moved: set[int] = set()
         #: body -> (stone id or -1, position, orientation) of the bodies the last load left static
@@ -123,7 +116,6 @@ class TableWorld:
         #: static stones that a moving body came into contact with in the last run (it was cut short)
         self._touched: set[int] = set()
         self._base_body = -1
-        self._fixed_boxes: list[tuple[tuple[float, ...], tuple[float, ...], tuple[float, ...]]] = []
 
     def close(self) -> None:
         """Disconnect the PyBullet client (idempotent)."""
@@ -210,11 +202,6 @@ class TableWorld:
         for b in (self._base_body, self._floor_body):
             p.changeDynamics(b, -1, activationState=p.ACTIVATION_STATE_SLEEP | p.ACTIVATION_STATE_ENABLE_SLEEPING,
                              physicsClientId=c)
-        #: (position, quaternion, half-extents) of the base and the floor: what the ball's free
-        #: approach (sim/sun/table/free_swing.py) keeps clear of besides the stones
-        self._fixed_boxes = [((0.0, 0.0, -0.5 * t.base_thickness), (0.0, 0.0, 0.0, 1.0),
-                              (t.base_radius, t.base_radius, 0.5 * t.base_thickness)),
-                             ((0.0, 0.0, -t.base_thickness - 0.05), (0.0, 0.0, 0.0, 1.0), (1.0, 1.0, 0.05))]
         self._shape_ids: dict[str, int] = {}
         self._ball_body = self._create_ball()
         self._ball_live = False
@@ -335,15 +322,6 @@ class TableWorld:
         self._moved = set(self._dyn_bodies)
         self._static_ids = {b: sid for sid, b in self._bodies.items() if active is not None and sid not in active}
         self._frontier = []
-        self._static_list = [(sid, b) for b, sid in self._static_ids.items()]
-        half_diag = {k: 0.5 * math.sqrt(v.width ** 2 + v.depth ** 2 + v.height ** 2) for k, v in self.shapes.items()}
-        boxes = []
-        for sid, _ in self._static_list:
-            st, shp = self._states[sid], self.shapes[self._states[sid].shape]
-            boxes.append((st.pos, st.quat, (0.5 * shp.depth, 0.5 * shp.width, 0.5 * shp.height)))
-        self._static_centres, self._static_half = pose_boxes(boxes, 0.0)
-        self._dyn_radii = np.array([half_diag[self._states[sid].shape] for sid, b in self._bodies.items()
-                                    if active is None or sid in active])
         self._active = active
         self._dirty = False
         _BUILDING[0] += time.perf_counter() - t0
@@ -417,7 +395,12 @@ class TableWorld:
         self.rebuild(grow=grow)
         if self._active is None:
             return None
-        return frozenset(self._active)
+        grown = self._active
+        reach2 = min(self._reach_m(), FRONTIER_M) ** 2
+        dyn = [pos[i] for i in grown]
+        self._frontier = [(sid, b) for sid, b in self._bodies.items() if sid not in grown and any(
+            (pos[sid][0] - x) ** 2 + (pos[sid][1] - y) ** 2 + (pos[sid][2] - z) ** 2 <= reach2 for x, y, z in dyn)]
+        return frozenset(grown)
 
     def neighbours(self, touched: "set[int]") -> set[int]:
         """``touched`` with every stone whose centre is within :data:`GROW_M` of one of them: a stone
@@ -431,62 +414,11 @@ class TableWorld:
             out.update(sid for sid, (x, y, z) in pos.items() if (x - tx) ** 2 + (y - ty) ** 2 <= g2)
         return out
 
-    def refresh_frontier(self, steps: int, ball: int | None = None) -> None:
-        """Choose the static stones to watch at every step of the next ``steps`` steps: those a moving
-        body could reach meanwhile, from the dynamic stones' poses and speeds now.
-
-        A static stone S can touch a dynamic one D only when D's centre comes within D's bounding
-        sphere's radius (its half-diagonal) and twice the contact threshold of S's bounding box (a
-        contact point is reported from the threshold). Over the ``h`` seconds ahead D's centre moves at most
-        ``v h + g h^2 / 2``, ``v`` the largest speed D can have meanwhile: its own now (the centre's
-        plus its spin times its radius) plus ``g h``, or, if a moving body can reach D meanwhile,
-        twice that body's (a body struck leaves at most twice its striker's speed for restitutions
-        up to 1). The ball counts as such a body only when given: a pass reads the ball's contacts
-        at every step and refreshes the frontier when one of its strikes begins, so it passes none.
-        A chain of two strikes by stones within one interval could go faster still: every static
-        stone is also checked at every rest check (:meth:`statics_touched`).
-        Before, the frontier was the static stones within 60 mm of a dynamic one's start pose,
-        fixed for the call: a stone knocked further could graze a static one between two rest
-        checks unseen (tests/sun/test_sun_active_set.py has such a pass).
-
-        Args:
-            steps: the steps until the next refresh.
-            ball: the ball's body, if its strikes are to be bounded like a stone's, else None.
-        """
-        if not self._static_list or not self._dyn_bodies:
-            self._frontier = []
-            return
-        c = self._cid
-        get_pos, get_vel = p.getBasePositionAndOrientation, p.getBaseVelocity
-        centres, speeds = [], []
-        for b, r in zip(self._dyn_bodies, self._dyn_radii):
-            centres.append(get_pos(b, physicsClientId=c)[0])
-            (vx, vy, vz), (wx, wy, wz) = get_vel(b, physicsClientId=c)
-            speeds.append(math.sqrt(vx * vx + vy * vy + vz * vz) + math.sqrt(wx * wx + wy * wy + wz * wz) * r)
-        radii = self._dyn_radii
-        if ball is not None:
-            st = p.getLinkState(ball, 0, computeLinkVelocity=1, physicsClientId=c)
-            centres.append(st[0])
-            speeds.append(math.sqrt(sum(v * v for v in st[6])))
-            radii = np.append(radii, self.ball.radius)
-        h = steps * self.physics.dt
-        g = self.physics.gravity
-        thr2 = 2.0 * self.physics.contact_threshold
-        pos = np.array(centres)
-        own = np.array(speeds) + g * h
-        move = own * h + 0.5 * g * h * h
-        # who can strike whom meanwhile, moving at its own speed at most
-        d = np.linalg.norm(pos[:, None, :] - pos[None, :, :], axis=2)
-        meets = d <= radii[:, None] + radii[None, :] + thr2 + move[:, None] + move[None, :]
-        np.fill_diagonal(meets, False)
-        struck = np.where(meets, 2.0 * own[:, None], 0.0).max(axis=0)
-        move = np.maximum(own, struck) * h + 0.5 * g * h * h
-        n = len(self._dyn_bodies)  # the ball strikes but is no stone of the frontier's concern itself
-        # from D's centre to S's bounding box (S does not move: its box, not its sphere)
-        gap = np.maximum(np.abs(self._static_centres[:, None, :] - pos[None, :n, :]) - self._static_half[:, None, :], 0.0)
-        ds = np.sqrt((gap * gap).sum(axis=2))
-        near = (ds <= radii[None, :n] + thr2 + move[None, :n]).any(axis=1)
-        self._frontier = [x for x, k in zip(self._static_list, near) if k]
+    def _reach_m(self) -> float:
+        """How far (m, centre to centre) a dynamic stone may reach a static one within a call: the
+        tallest stone falling over, plus the widest half-diagonal."""
+        return max(s.height for s in self.shapes.values()) + max(
+            math.hypot(s.width, s.depth) for s in self.shapes.values()) + self.physics.contact_threshold
 
     def frontier_touched(self) -> bool:
         """Whether a static stone of the frontier is in contact with a moving body now (adds it to
@@ -646,7 +578,6 @@ class TableWorld:
         frontier = self.frontier_touched
         while done < limit:
             if watch:
-                self.refresh_frontier(chunk, self._ball_body if self._ball_live else None)
                 spent = 0.0
                 for _ in range(chunk):
                     t_step = clock()
