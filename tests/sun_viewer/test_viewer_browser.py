@@ -162,9 +162,10 @@ def test_exported_viewer_shows_what_the_rules_see(tmp_path: Path, page: Any) -> 
             ("the legend", _near(legend, PASSABLE_COLOUR, 20) > 50 and _near(legend, seat_colour(0), 20) > 50)) if not ok]
 
     for url in _served(exp):
-        # seen from nearly above: from the replay's default camera a pillar hides most of seat 1's
-        # marker and mark area in turn 26, and a picture showed fewer than 50 of its pixels in 1
-        # run of 6; from above the rim's bands are in view whatever stands on the ring
+        # seen from nearly above: from the replay's default camera a pillar can hide most of a
+        # seat's marker and mark area (with another physics, turn 26's picture showed fewer than
+        # 50 of seat 1's pixels in 1 run of 6); from above the rim's bands are in view whatever
+        # stands on the ring
         took = _open_until_drawn(page, url + "?initialCameraPosition=0.01,-0.06,0.46&initialCameraLookAt=0,0,0")
         # the scene is drawn; the player then plays the two turns in a loop, each turn's view with
         # it (on a machine at a load of 13 its first messages took seconds more): watch it, 30 s at
