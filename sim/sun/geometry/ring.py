@@ -234,6 +234,10 @@ def position_of(stone: int, stones: Sequence[tuple[Pose, ShapeSpec]], top: int =
     known = first.memo.get(_OUTLINE) if first is not None else None
     if known is not None and (known[0] is not stones[0][0] or known[1] is not stones[0][1]):
         known = None  # made of another pose or shape: nothing to take from it
+    if known is not None and first is not None and len(stones) == 2:
+        made = _stacked_on(stone, first, known, stones[1], top)
+        if made is not None:
+            return made
     boxes = [known[3] if k == 0 and known is not None else _half_axes(p, s) for k, (p, s) in enumerate(stones)]
     ang, rad, w, d = _footprint_of(boxes)
     c, sn = math.cos(ang), math.sin(ang)
@@ -261,13 +265,58 @@ def position_of(stone: int, stones: Sequence[tuple[Pose, ShapeSpec]], top: int =
         ccw, cw = outline_sides(corners)
     made = _made_pos(stone, ang, rad, w, d, top_z, top, ccw, cw, tuple(layers))
     if len(stones) == 1:
-        made.memo[_OUTLINE] = (stones[0][0], stones[0][1], corners, boxes[0])
+        made.memo[_OUTLINE] = (stones[0][0], stones[0][1], corners, boxes[0], c, sn)
     return made
 
 
 #: ``Pos.memo`` key of a one-stone position made by :func:`position_of`: (its stone's pose, shape,
-#: corners in the position's frame, ``_half_axes``)
+#: corners in the position's frame, ``_half_axes``, the cosine and sine of its angle)
 _OUTLINE = "outline"
+
+
+def _stacked_on(stone: int, first: Pos, known: tuple[Any, ...], upper: tuple[Pose, ShapeSpec], top: int) -> Pos | None:
+    """:func:`position_of` of ``first``'s stone carrying a second stone (``upper``: its pose and
+    shape), where ``known`` is ``first``'s ``_OUTLINE`` memo; None where the footprint is not
+    balanced on the bottom stone's own ray at once (the caller then runs the general code).
+
+    The same arithmetic, in the same order, as the general code (so the same floats): the
+    footprint's first pass from the bottom stone's ray (``_footprint_of``, its bottom-stone terms
+    computed again from the same box), and, the angle being ``first``'s, the bottom stone's corners,
+    layer and frame taken from ``first``; only the upper stone's box, corners and sides and the
+    union's sides are computed (a stack's candidate: the rules make one per base and shape)."""
+    box0 = known[3]
+    cx, cy, dx, dy, wx, wy, hx, hy = box0
+    th = math.atan2(cy, cx)
+    c, s_ = math.cos(th), math.sin(th)
+    u = cx * c + cy * s_
+    v = cy * c - cx * s_
+    hu = abs(dx * c + dy * s_) + abs(wx * c + wy * s_) + abs(hx * c + hy * s_)
+    hv = abs(dy * c - dx * s_) + abs(wy * c - wx * s_) + abs(hy * c - hx * s_)
+    lo, hi = min(math.inf, v - hv), max(-math.inf, v + hv)
+    u_lo, u_hi = min(math.inf, u - hu), max(-math.inf, u + hu)
+    p, s = upper
+    box1 = _half_axes(p, s)
+    cx, cy, dx, dy, wx, wy, hx, hy = box1
+    u = cx * c + cy * s_
+    v = cy * c - cx * s_
+    hu = abs(dx * c + dy * s_) + abs(wx * c + wy * s_) + abs(hx * c + hy * s_)
+    hv = abs(dy * c - dx * s_) + abs(wy * c - wx * s_) + abs(hy * c - hx * s_)
+    lo, hi = min(lo, v - hv), max(hi, v + hv)
+    u_lo, u_hi = min(u_lo, u - hu), max(u_hi, u + hu)
+    if not abs(0.5 * (lo + hi)) < 1e-12:
+        return None  # _footprint_of turns the ray: the general code
+    ang = th % TAU
+    if ang != first.angle:
+        return None
+    own = _corners(box1, known[4], known[5])
+    ccw, cw = outline_sides(own)
+    za, zb, zc = _zrow(p)
+    hz = 0.5 * (abs(za) * s.depth + abs(zb) * s.width + abs(zc) * s.height)
+    bottom = first.layers[0]
+    upper_layer = (p[2] - hz, p[2] + hz, ccw, cw)
+    u_ccw, u_cw = outline_sides([*known[2], *own])
+    return _made_pos(stone, ang, 0.5 * (u_lo + u_hi), 2.0 * max(hi, -lo), u_hi - u_lo, max(bottom[1], upper_layer[1]),
+                     top, u_ccw, u_cw, (bottom, upper_layer))
 
 
 def _made_pos(stone: int, ang: float, rad: float, w: float, d: float, top_z: float, top: int, ccw: Side,
