@@ -512,18 +512,37 @@ def gate_geometry_problem(ctx: RulesContext, st: int, id_a: int, id_b: int, fact
         return why
     # the lintel must not hit a neighbour as tall as its supports, nor another gate
     under = min(pa.top_z, pb.top_z)
-    if single:
+    base = -1 if single else ctx.position.sup[st][0]
+    if single or (base != pa.id and base != pb.id):
         # A stone on the base is no position's top, so the supports and every other position are
         # as on the ring, whichever stone of the shape is taken: the positions the lintel hits
         # (in ring order) and whether it hits a gate are found once per shape and supports on
-        # this position, and the stone's own position is passed over here
+        # this position, and the stone's own position is passed over here. A stacked stone whose
+        # base is neither support changes only its base (``position_without``): the first hit is
+        # the first of the others' hits or that base, as ``gate_hits`` would find it, in ring order
         ckey = (ctx.position.shapes[st], pa.id, pb.id)
         hits = facts.gate_hits.get(ckey)
         if hits is None:
             hits = facts.gate_hits[ckey] = gate_hits(ctx, ring, pa, pb, -1, lo, span, under, s, facts)
-        for q_id in hits[0]:
-            if q_id != st:
-                return f"the gate would hit #{q_id}"
+        if single:
+            for q_id in hits[0]:
+                if q_id != st:
+                    return f"the gate would hit #{q_id}"
+        else:
+            first = -1
+            for q_id in hits[0]:
+                if q_id != base:
+                    first = q_id
+                    break
+            kb = ring.index[base]
+            qq = position_without(ctx, ring.pos[kb], st)
+            if qq.top_z > under - 0.001:  # gate_hits' test of that base, as it stands once st is taken
+                q0 = qq.angle - qq.half
+                if (((q0 - lo) % TAU) <= span or ((lo - q0) % TAU) <= 2 * qq.half) and \
+                        (first < 0 or kb < ring.index[first]):
+                    first = base
+            if first >= 0:
+                return f"the gate would hit #{first}"
         if hits[1]:
             return "the gate would hit another gate"
     else:
