@@ -89,10 +89,10 @@ def test_memoised_state_offers_what_a_cold_copy_computes() -> None:
 
 
 def test_a_ring_built_with_reuse_equals_one_built_from_scratch() -> None:
-    rings = 0
+    rings = swaps = 0
 
     def visit(s: SunState) -> None:
-        nonlocal rings
+        nonlocal rings, swaps
         ring = s.ring()
         gates = {k: u for k, u in zip(ring.keys, ring.under) if u is not None}
         fresh = Ring(list(ring.pos), gates, ring.lintels)
@@ -109,10 +109,18 @@ def test_a_ring_built_with_reuse_equals_one_built_from_scratch() -> None:
                 assert _ring_fields(spliced) == _ring_fields(built) == _ring_fields(s.ring_with(removed=p.id))
                 probes = [m for ms in s.markers for m in ms] + [p.angle, p.angle + 1e-9, *built.start, *built.end]
                 assert [spliced.nearest_gap(m) for m in probes] == [built.nearest_gap(m) for m in probes]
+            if p.top >= 0:
+                # the gate check's ring once a stacked stone is taken (Ring.replaced: its base alone
+                # swapped in, spliced), where the base keeps its place in the angle order
+                swapped = ring.replaced(s.position_without(p, p.top))
+                if swapped is not None:
+                    assert _ring_fields(swapped) == _ring_fields(s.ring_with(removed=p.top))
+                    swaps += 1
         rings += 1
 
     _each_position(8, 340, visit)
     assert rings >= 80
+    assert swaps >= 20
 
 
 def test_gate_shortcut_agrees_with_the_ring_after_the_gate() -> None:
@@ -270,8 +278,9 @@ def test_kept_bodies_equal_fresh_ones_at_every_step() -> None:
 
 
 def test_rings_spliced_after_a_stand_equal_rings_built_anew() -> None:
-    # _settle splices a plain stand's position into the ring before it (SunCache.ring_after_stand) rather
-    # than rebuilding the ring: after every placement the ring must equal one built by build_ring
+    # _settle splices a plain stand's position into the ring before it (SunCache.ring_after_stand), and
+    # swaps a stack's base for the position carrying it (SunCache.ring_after_stack), rather than
+    # rebuilding the ring: after every placement the ring must equal one built by build_ring
     # (the very Pos objects) and one of a state with no memo at all
     checked = 0
 

@@ -552,6 +552,26 @@ class Ring:
             setattr(r, name, old[:k - 1] + [val] + old[k + 1:] if k > 0 else old[1:n - 1] + [val])
         return r
 
+    def replaced(self, new: Pos) -> Ring | None:
+        """This ring with the position of ``new``'s bottom stone replaced by ``new`` (a stack laid on
+        it, or its top taken), where ``new`` keeps that position's place in the angle order, its
+        angle strictly between its neighbours' (else None: the caller builds the ring): the same
+        ring as ``Ring`` of the positions with ``new`` swapped in, this ring's gates and lintels and
+        ``reuse=self``, built by splicing this ring's gap lists (only the two gaps beside ``new`` are
+        computed, as ``__init__`` computes a gap; the keys, and so the gates' ``under``, are unchanged)."""
+        n = self.n
+        k = self.index.get(new.id, -1)
+        angles = self.angles
+        if n < 2 or k < 0 or (k > 0 and not angles[k - 1] < new.angle) or (k < n - 1 and not new.angle < angles[k + 1]):
+            return None
+        r = self._spliced(self.pos[:k] + [new] + self.pos[k + 1:], angles[:k] + [new.angle] + angles[k + 1:])
+        start, end, width, memo = list(self.start), list(self.end), list(self.width), list(self.memo)
+        for i in ((k - 1) % n, k):
+            start[i], end[i], width[i] = _new_gap(r.pos[i], r.pos[(i + 1) % n])
+            memo[i] = {}
+        r.start, r.end, r.width, r.memo, r.keys, r.under = start, end, width, memo, list(self.keys), list(self.under)
+        return r
+
     def gap_of_angle(self, angle: float) -> int | None:
         """Index of the gap whose opening contains ``angle`` (rad), None on a stone or empty ring."""
         if self.n == 0:

@@ -211,6 +211,26 @@ class SunCache:
         self.ring = self.ring_last = before.plus(made)
         self.ring_source = (list(p.role), dict(p.sup), dict(p.pose))
 
+    def ring_after_stack(self, p: SunPosition, g: Geometry, before: Ring | None, stone: int) -> None:
+        """Make the ring after ``stone`` was stacked from the field, nothing else having moved,
+        role or pose: ``before`` (the ring just before the placement) with its base's position
+        swapped for the one carrying ``stone`` (``Ring.replaced``) is the ring :meth:`ring_of` would
+        build, the same :class:`Pos` objects and shared gap memos (a test compares the two). Leaves
+        the ring to :meth:`ring_of` when ``before`` is not the last ring built, the base is not on
+        it, the memos are due to be emptied or the new position leaves its place in the angle order."""
+        base = p.sup[stone][0]
+        if before is None or before is not self.ring_last or base not in before.index or self._memos_full(1):
+            return
+        pi, pt = p.pose[base], p.pose[stone]
+        known = self.pos_memo.get((base, pi, stone, pt))
+        if known is not None:
+            self.pos_last[base] = (pi, stone, pt, known)
+        made = known if known is not None else self._new_pos(p, g, base, pi, stone, pt)
+        ring = before.replaced(made)
+        if ring is not None:
+            self.ring = self.ring_last = ring
+            self.ring_source = (list(p.role), dict(p.sup), dict(p.pose))
+
     def stacked_pos(self, p: SunPosition, g: Geometry, at: Pos, shape: str) -> Pos:
         """Position ``at`` of the current ring (on the base, no top) once a stone of ``shape`` is
         stacked on it at its intended pose (``physics.stack_pose``): the footprint of both stones

@@ -581,8 +581,12 @@ def gate_geometry_problem(ctx: RulesContext, st: int, id_a: int, id_b: int, fact
         return None
     if st not in facts.removal:
         now = ctx.ring()  # a stone on the base without a top: spliced out (as ring_with builds it)
-        without = now.minus(st) if single and now.n >= 3 and now.pos[now.index[st]].top < 0 \
-            else ring_with(ctx, removed=st)
+        if single:
+            without = now.minus(st) if now.n >= 3 and now.pos[now.index[st]].top < 0 else ring_with(ctx, removed=st)
+        else:  # a stacked stone: its base's position swapped for the base alone (as ring_with builds it)
+            kb = now.index[ctx.position.sup[st][0]]
+            swapped = now.replaced(position_without(ctx, now.pos[kb], st))
+            without = swapped if swapped is not None else ring_with(ctx, removed=st)
         facts.removal[st] = (without, [without.nearest_gap(m) for m in ctx.position.markers[ctx.position.seat]])
     without, own_gaps = facts.removal[st]
     if not own_areas_ok(ctx, without, own_gaps, ((id_a, id_b), under)):

@@ -587,6 +587,8 @@ class SunState(State):
         self.cache.invalidate()
         if kept and placed_ok and pl.kind == "stand":  # only the new stone changed: spliced into ring0
             self.cache.ring_after_stand(self.position, self.geom, ring0, pl.stone)
+        elif kept and placed_ok and pl.kind == "stack":  # only its base's position changed: swapped in ring0
+            self.cache.ring_after_stack(self.position, self.geom, ring0, pl.stone)
         options: list[MoveMarker] | None = None
         if placed_ok and pl.kind != "gate" and not self.is_free_turn():
             self.placed = pl.stone
