@@ -354,7 +354,9 @@ def gate_candidates(ctx: RulesContext, ring: Ring, facts: PlaceFacts | None = No
     # Pairs of neighbours that no gate can span whatever stone is taken, unless that stone is
     # the top of one of them: a support carries a gate, a gate spans them, their tops differ by
     # more than level_tolerance, or the gap is wider than the longest lintel allows.
-    longest = max(ctx.geom.shapes[ctx.position.shapes[st]].lintel_length for st in takeable) if takeable else 0.0
+    shapes = ctx.geom.shapes
+    longest = max(shapes[name].lintel_length for name in {ctx.position.shapes[st] for st in takeable}) \
+        if takeable else 0.0
     most = longest - 2.0 * ctx.geom.table.gate_min_overlap
     static_ok = []
     tol = ctx.rules.level_tolerance
@@ -555,18 +557,29 @@ def gate_geometry_problem(ctx: RulesContext, st: int, id_a: int, id_b: int, fact
     taken = facts.taken.get(st)
     if taken is None:
         # never merge two different players' mark areas
+        # (a seat's marker in the gap before the stone and another seat's in the gap after it)
         merges = False
         if single:
             g1, g2 = (ks - 1) % ring.n, ks
-            in1 = {x for x, gm in facts.marker_gaps if gm == g1}
-            in2 = {x for x, gm in facts.marker_gaps if gm == g2}
-            merges = any(x != y for x in in1 for y in in2)
+            for x, gm in facts.marker_gaps:
+                if gm == g1:
+                    for y, gm2 in facts.marker_gaps:
+                        if gm2 == g2 and y != x:
+                            merges = True
+                            break
+                    if merges:
+                        break
         # the ring after the gate: the ring without the stone, with ``under`` on the gate's gap.
         # Where the mover's markers lie in gaps away from the stone's position (not bounded by
         # it), those gaps are the same on that ring as on this one, as are their nearest gaps.
         k_st = ks if single else ring.index[ctx.position.sup[st][0]]
-        away = ring.n >= 4 and all(gi is not None and gi != k_st and gi != (k_st - 1) % ring.n
-                                   for gi in facts.own_gaps)
+        away = ring.n >= 4
+        if away:
+            k_prev = (k_st - 1) % ring.n
+            for gi in facts.own_gaps:
+                if gi is None or gi == k_st or gi == k_prev:
+                    away = False
+                    break
         taken = facts.taken[st] = (merges, away)
     if taken[0]:
         return "removing it would merge two players' mark areas"
