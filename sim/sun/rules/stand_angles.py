@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 from sim.sun.actions import Gate, PlaceAction, Stack, Stand, made_once
 from sim.sun.geometry.gaps import Side, upright_side, width_between
@@ -57,6 +57,9 @@ class StandFacts:
     min_clearance: float  #: m
     local_marker_check: bool  #: standard mode, 2+ positions, not a free turn: the marker check is local
     others: list[tuple[float, int]]  #: other seats' markers and their gaps (``other_seats_gaps``)
+    #: the angles of ``others`` by their gap, and the ring keys of those gaps (``StandTurn``)
+    others_in_gap: dict[int, tuple[float, ...]]
+    others_keys: set[tuple[int, int]]
     before: tuple[int, int] | None  #: the mover's area at the start of the turn
     new_gap_rule: bool  #: marker_change is "new_gap"
     pass_width: float  #: m
@@ -72,7 +75,7 @@ class StandGap:
     #: (``Pos.reach_side``: a stack's top overhanging a lower stone does not count), and the
     #: counter-clockwise neighbour with its clockwise side, the same two ways (``gaps.Side``)
     sides: tuple[Pos, Side, Side, Pos, Side, Side]
-    in_gap: list[float]  #: angles (rad) of other seats' markers whose nearest gap this is
+    in_gap: Sequence[float]  #: angles (rad) of other seats' markers whose nearest gap this is
     ccw_blocked: bool  #: the new ccw gap may not be the mover's area whatever the angle
     cw_blocked: bool  #: the same for the new cw gap
 
@@ -87,6 +90,7 @@ class StandTurn:
     local: bool  #: ``StandFacts.local_marker_check``
     others: list[tuple[float, int]]  #: ``StandFacts.others``
     in_gap: dict[int, tuple[float, ...]]  #: the angles of ``others`` by their gap
+    others_keys: set[tuple[int, int]]  #: the ring keys of those gaps
     lintels_token: int  #: ``SunCache.lintels_token`` of the ring's lintels
     flat: list[float]  #: every seat's marker angles (rad)
 
@@ -99,7 +103,7 @@ def stand_turn(ctx: RulesContext) -> StandTurn:
     in_gap: dict[int, tuple[float, ...]] = {}
     for m, gi in others:
         in_gap[gi] = (*in_gap.get(gi, ()), m)
-    return StandTurn(ring, local, others, in_gap, ctx.cache.lintels_token(tuple(ring.lintels)),
+    return StandTurn(ring, local, others, in_gap, {ring.keys[gi] for gi in in_gap}, ctx.cache.lintels_token(tuple(ring.lintels)),
                      [m for ms in ctx.position.markers for m in ms])
 
 
@@ -493,7 +497,7 @@ def stand_facts_of(ctx: RulesContext, stone: int, shape: str, turn: StandTurn | 
         stone=stone, shape=shape, ring=ring, radius=r, side=upright_side(r, s.depth, s.width),
         height=s.height, half=math.asin(min(1.0, 0.5 * s.width / max(r, 1e-9))),
         sticks_out=r + 0.5 * s.depth > g.table.base_radius, min_clearance=g.table.min_clearance,
-        local_marker_check=local, others=turn.others,
+        local_marker_check=local, others=turn.others, others_in_gap=turn.in_gap, others_keys=turn.others_keys,
         before=ctx.position.area_before[ctx.position.seat], new_gap_rule=ctx.rules.marker_change == "new_gap",
         pass_width=g.pass_width,
     )
@@ -539,10 +543,13 @@ def stand_gap(ctx: RulesContext, f: StandFacts, i: int) -> StandGap:
     ring = f.ring
     a, b = ring.pos[i], ring.pos[(i + 1) % ring.n]
     k_cw, k_ccw = (a.id, f.stone), (f.stone, b.id)
-    others = {ring.keys[g] for m, g in f.others if g != i}
+    # the keys of the other seats' gaps but this one: those of all their gaps, unless the stone is
+    # one of the gap's own (then a new key could be this gap's: the gaps but this one, as keyed)
+    others = f.others_keys if f.stone != a.id and f.stone != b.id else \
+        {ring.keys[g] for m, g in f.others if g != i}
     return StandGap(
         sides=(a, a.ccw, a.reach_side(True, f.height), b, b.cw, b.reach_side(False, f.height)),
-        in_gap=[m for m, g in f.others if g == i],
+        in_gap=f.others_in_gap.get(i, ()),
         ccw_blocked=k_ccw in others or (k_ccw == f.before and f.new_gap_rule),
         cw_blocked=k_cw in others or (k_cw == f.before and f.new_gap_rule),
     )
