@@ -158,16 +158,16 @@ def seps_for_widths(a_side: Side, b_side: Side, widths: Sequence[float]) -> list
             x = 2.0 * (base + math.asin(width / r)) if width <= r else math.pi
             one.append(x if x < math.pi else None)
         return one
-    pairs = [(pa + pb, qa + qb) for pa, qa in a_side for pb, qb in b_side]
+    # each pair's R and atan2(Q, P), once for all the widths
+    polar = [(math.hypot(pa + pb, qa + qb), math.atan2(qa + qb, pa + pb)) for pa, qa in a_side for pb, qb in b_side]
     out: list[float | None] = []
     for width in widths:
         sep: float | None = 0.0
-        for p, q in pairs:
-            r = math.hypot(p, q)
+        for r, base in polar:
             if width > r:
                 sep = None
                 break
-            x = 2.0 * (math.atan2(q, p) + math.asin(width / r))
+            x = 2.0 * (base + math.asin(width / r))
             if x >= math.pi:
                 sep = None
                 break
