@@ -20,6 +20,7 @@ those of a state rebuilt from the notation (no cache).
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any, Sequence
 
 from sim.sun.actions import SunAction
@@ -39,7 +40,7 @@ class SunCache:
 
     __slots__ = ("ring", "bodies", "legal", "facts_for_legal", "arcs_for_legal",
                  "ring_last", "ring_source", "pos_memo", "pos_last", "lintel_memo", "gate_span_memo",
-                 "lintel_tokens", "shape_ids", "releases_of", "body_memo")
+                 "lintel_tokens", "shape_ids", "releases_of", "body_memo", "bodies_last")
 
     def __init__(self) -> None:
         # --- of the position as it is now (invalidate) ----------------------------------------------
@@ -78,6 +79,10 @@ class SunCache:
         self.releases_of: tuple[Geometry, list[float]] | None = None
         #: the last :class:`Stone` record made of each stone (reused while its pose is the same object)
         self.body_memo: dict[int, Stone] = {}
+        #: the last bodies made and (copies of) the roles, supports, poses and shapes they were made
+        #: from: handed out again while those are the same (the poses the very objects)
+        self.bodies_last: tuple[list[str], dict[int, tuple[int, ...]], dict[int, Pose], list[str],
+                                tuple[Stone, ...]] | None = None
 
     def invalidate(self) -> None:
         """Forget what was derived from the position as it was: called after every change of it."""
@@ -101,6 +106,11 @@ class SunCache:
         """Every stone of ``p`` on the table (standing, stacked, gates), in id order (kept)."""
         if self.bodies is not None:
             return self.bodies
+        last = self.bodies_last
+        if last is not None and last[0] == p.role and last[1] == p.sup and last[3] == p.shapes \
+                and list(last[2]) == list(p.pose) and all(map(operator.is_, last[2].values(), p.pose.values())):
+            self.bodies = last[4]  # nothing they depend on changed (e.g. since the last clean pass)
+            return last[4]
         out = []
         memo, poses, sups, shapes = self.body_memo, p.pose, p.sup, p.shapes
         # (a stone is on the table unless in the field or out; locals: the rules ask twice a turn)
@@ -112,6 +122,7 @@ class SunCache:
                     b = memo[i] = Stone(i, shapes[i], r, sup, pose)  # type: ignore[arg-type]  # r: on the table
                 out.append(b)
         self.bodies = made = tuple(out)
+        self.bodies_last = (list(p.role), dict(p.sup), dict(p.pose), list(p.shapes), made)
         return made
 
     def ring_of(self, p: SunPosition, g: Geometry) -> Ring:
