@@ -714,11 +714,13 @@ def lintel_footprint(g: Geometry, shape: str, centre: Sequence[float], axis_xy: 
     along ``axis_xy`` (unit), padded by half its radial depth."""
     s = g.shapes[shape]
     h = 0.5 * s.lintel_length
-    ends = [(centre[0] + k * h * axis_xy[0], centre[1] + k * h * axis_xy[1]) for k in (-1.0, 1.0)]
-    angs = [math.atan2(y, x) for x, y in ends]
-    r = max(min(math.hypot(*e) for e in ends), 1e-6)
+    # its two ends, at -h and +h along the axis (written out: gate checks make one per new pair of supports)
+    cx, cy, ux, uy = centre[0], centre[1], axis_xy[0], axis_xy[1]
+    x0, y0 = cx + -1.0 * h * ux, cy + -1.0 * h * uy
+    x1, y1 = cx + 1.0 * h * ux, cy + 1.0 * h * uy
+    r = max(min(math.hypot(x0, y0), math.hypot(x1, y1)), 1e-6)
     pad = math.asin(min(1.0, 0.5 * s.lintel_depth / r))
-    a0, a1 = angs
+    a0, a1 = math.atan2(y0, x0), math.atan2(y1, x1)
     span = (a1 - a0) % TAU
     if span > math.pi:
         a0, span = a1, TAU - span
