@@ -354,9 +354,8 @@ def gate_candidates(ctx: RulesContext, ring: Ring, facts: PlaceFacts | None = No
     # Pairs of neighbours that no gate can span whatever stone is taken, unless that stone is
     # the top of one of them: a support carries a gate, a gate spans them, their tops differ by
     # more than level_tolerance, or the gap is wider than the longest lintel allows.
-    shapes = ctx.geom.shapes
-    longest = max(shapes[name].lintel_length for name in {ctx.position.shapes[st] for st in takeable}) \
-        if takeable else 0.0
+    shapes, names = ctx.geom.shapes, ctx.position.shapes
+    longest = max([shapes[names[st]].lintel_length for st in takeable]) if takeable else 0.0
     most = longest - 2.0 * ctx.geom.table.gate_min_overlap
     static_ok = []
     tol = ctx.rules.level_tolerance
@@ -391,7 +390,8 @@ def gate_candidates(ctx: RulesContext, ring: Ring, facts: PlaceFacts | None = No
             pairs.append((ring.pos[k - 1].id, ring.pos[(k + 1) % ring.n].id, -1))
         else:  # the gaps beside the stack's bottom may pass once the top is taken
             kb = ring.index[ctx.position.sup[st][0]]
-            for i in sorted({*static_gaps, (kb - 1) % ring.n, kb}):
+            kb1 = (kb - 1) % ring.n
+            for i in static_gaps if static_ok[kb] and static_ok[kb1] else sorted({*static_gaps, kb1, kb}):
                 a, b = ring.keys[i]
                 if st != a and st != b:
                     pairs.append((a, b, i))
