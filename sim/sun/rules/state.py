@@ -552,7 +552,9 @@ class SunState(State):
         bodies = self.bodies() if pl.kind != "gate" else tuple(b for b in self.bodies() if b.id != pl.stone)
         res = self.table.place(bodies, pl, noise)
         self.pending = None
-        placed_ok = res.standing and any(b.id == pl.stone for b in res.bodies)
+        # (the placed stone comes back last, unless it fell: looked for there first)
+        placed_ok = res.standing and ((bool(res.bodies) and res.bodies[-1].id == pl.stone)
+                                      or any(b.id == pl.stone for b in res.bodies))
         n0 = len(bodies)
         # a stand or stack (from the field) for which the table hands back every body as handed over,
         # plus the new one: the read-back below would change the new stone's pose only
@@ -644,13 +646,16 @@ class SunState(State):
         cause). Returns whether any stone changed."""
         any_change = False
         changed = True
+        role, sup = self.role, self.sup  # (the position's own list and dict: changed in place below)
+        if STACK not in role and GATE not in role:
+            return False  # no stone rests on another
         while changed:
             changed = False
-            for i, r in enumerate(self.role):
+            for i, r in enumerate(role):
                 if r != STACK and r != GATE:
                     continue
-                for x in self.sup[i]:
-                    if self.role[x] != STAND:
+                for x in sup[i]:
+                    if role[x] != STAND:
                         break
                 else:
                     continue  # every support still stands on the base
