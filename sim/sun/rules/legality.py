@@ -677,7 +677,7 @@ def pass_arcs(ctx: RulesContext, ring: Ring | None = None, seat: int | None = No
         return [(0.0, TAU)]
     seat = ctx.position.seat if seat is None else seat
     gaps = [ring.gap_of_angle(m) for m in ctx.position.markers[seat]]
-    if any(g is None for g in gaps):
+    if None in gaps:
         gaps = [ring.nearest_gap(m) for m in ctx.position.markers[seat]]
     if ctx.rules.mode == "orbit":
         out = []

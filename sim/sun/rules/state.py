@@ -416,8 +416,14 @@ class SunState(State):
         areas = self.mark_areas(self.seat, ring)
         self.area_before[self.seat] = None if ring.empty or areas[0] is None else ring.keys[areas[0]]
         self.moved = False
-        self.forced = not ring.empty and self.played[self.seat] and any(
-            g is None or not ring.passable(g, self.geom) for g in (ring.nearest_gap(m) for m in self.markers[self.seat]))
+        forced = False
+        if not ring.empty and self.played[self.seat]:
+            for m in self.markers[self.seat]:  # a marker of the mover's in no gap, or in an impassable one
+                g = ring.nearest_gap(m)
+                if g is None or not ring.passable(g, self.geom):
+                    forced = True
+                    break
+        self.forced = forced
         self._enter_place()
 
     def _enter_place(self) -> None:
@@ -722,7 +728,7 @@ class SunState(State):
             "noise_push_x_mps": noise.push_x, "noise_push_y_mps": noise.push_y,
             "area_mid_deg": area_mid, "area_width_mm": area_w,
             "marker_moved": int(self.moved), "forced_move": int(self.forced), "through_mark_area": int(through), "reached_far_side": int(res.reached_far_side),
-            "penalties": len(pens), "causes": ";".join(f"{i}:{self.shapes[i]}:{c}" for i, c in pens),
+            "penalties": len(pens), "causes": ";".join([f"{i}:{self.shapes[i]}:{c}" for i, c in pens]) if pens else "",
             "invalid": int(res.invalid), "preset": res.preset, "sim_time_s": res.sim_time_s,
             "steps": res.steps, "wall_s": res.wall_s,
         })
