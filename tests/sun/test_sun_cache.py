@@ -66,5 +66,5 @@ def test_invalidate_empties_every_answer_of_the_position() -> None:
     s.bodies()
     assert s.cache.ring is not None and s.cache.legal is not None and s.cache.bodies is not None
     s.cache.invalidate()
-    assert (s.cache.ring, s.cache.bodies, s.cache.legal, s.cache.facts_for_legal, s.cache.arcs_for_legal) == \
-        (None, None, None, None, None)
+    assert (s.cache.ring, s.cache.bodies, s.cache.legal, s.cache.place_facts, s.cache.stand_facts,
+            s.cache.pass_arcs) == (None, None, None, None, None, None)

@@ -5,7 +5,9 @@ times (the ring as it stands, the bodies on the table, the candidate list), so t
 here, in two kinds:
 
 - *Of the position as it is now* (:attr:`SunCache.ring`, :attr:`~SunCache.bodies`,
-  :attr:`~SunCache.legal` and what the checks of the legal list's members share): emptied by
+  :attr:`~SunCache.legal`, and the facts its checks share: :attr:`~SunCache.place_facts`,
+  :attr:`~SunCache.stand_facts`, :attr:`~SunCache.pass_arcs`, explicit memos of the position, not
+  tied to the legal list): emptied by
   :meth:`SunCache.invalidate`, which the state calls after every change of its position
   (``sim.sun.rules.state``) and nowhere else.
 - *Pure memos*, whose keys hold everything their values depend on (positions by the very poses of
@@ -38,7 +40,7 @@ __all__ = ["POS_MEMO_SIZE", "SunCache"]
 class SunCache:
     """Everything the rules keep about a position (see the module docstring)."""
 
-    __slots__ = ("ring", "bodies", "legal", "facts_for_legal", "arcs_for_legal",
+    __slots__ = ("ring", "bodies", "legal", "place_facts", "stand_facts", "pass_arcs",
                  "ring_last", "ring_source", "pos_memo", "pos_last", "lintel_memo", "gate_span_memo",
                  "lintel_tokens", "shape_ids", "releases_of", "body_memo", "bodies_last")
 
@@ -50,11 +52,16 @@ class SunCache:
         self.bodies: tuple[Stone, ...] | None = None
         #: the candidate list of the seat to move, None until asked
         self.legal: Sequence[SunAction] | None = None
-        #: (the legal list, its PlaceFacts, its StandFacts by shape): the checks of the placement
-        #: chosen from that list reuse them (``legality.current_place_facts``, ``stand_angles.known_stand_facts``)
-        self.facts_for_legal: tuple[Any, Any, dict[str, Any]] | None = None
-        #: (the legal list of passes, the pass arcs it was made from): ``legality.pass_problem``
-        self.arcs_for_legal: tuple[Any, list[tuple[float, float]]] | None = None
+        #: what every placement check of the position shares (``legality.PlaceFacts``), None until
+        #: asked (``legality.current_place_facts``: the candidate list or the first check makes it)
+        self.place_facts: Any | None = None
+        #: the stand checks' facts by shape (``stand_angles.StandFacts``) found while making the
+        #: candidate list, None before: the check of the stand chosen from it reads them
+        #: (``stand_angles.known_stand_facts``)
+        self.stand_facts: dict[str, Any] | None = None
+        #: the mover's pass arcs (rad), None until the pass candidates are made: the check of the
+        #: pass chosen reads them (``legality.check_pass``)
+        self.pass_arcs: list[tuple[float, float]] | None = None
         # --- pure memos (keyed by all they depend on) ------------------------------------------------
         #: the last ring built and (copies of) the roles, supports and poses it was built from: its
         #: gaps between unmoved positions are reused by the next one (``Ring(reuse=)``)
@@ -89,8 +96,9 @@ class SunCache:
         self.ring = None
         self.bodies = None
         self.legal = None
-        self.facts_for_legal = None
-        self.arcs_for_legal = None
+        self.place_facts = None
+        self.stand_facts = None
+        self.pass_arcs = None
 
     def fork(self) -> SunCache:
         """The cache of a copy of the position: the same answers now, sharing the pure memos."""
@@ -98,7 +106,7 @@ class SunCache:
         for name in SunCache.__slots__:
             setattr(c, name, getattr(self, name))
         c.legal = None  # a copy's candidate list is its own (a list is handed out as a copy anyway)
-        c.facts_for_legal = c.arcs_for_legal = None
+        c.place_facts = c.stand_facts = c.pass_arcs = None
         return c
 
     # --- the bodies and the ring ------------------------------------------------------------------

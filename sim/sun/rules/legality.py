@@ -82,13 +82,13 @@ def place_facts(ctx: RulesContext) -> PlaceFacts:
 
 
 def current_place_facts(ctx: RulesContext) -> PlaceFacts:
-    """:func:`place_facts`, those of the candidate list while it is the state's legal list
-    (the cache's ``legal``, emptied whenever the position changes; ``placement_candidates``)."""
-    known = ctx.cache.facts_for_legal
-    if known is not None and ctx.cache.legal is not None and known[0] is ctx.cache.legal:
-        facts: PlaceFacts = known[1]
-        return facts
-    return place_facts(ctx)
+    """:func:`place_facts` of the position as it is now, kept in the cache (``SunCache.place_facts``:
+    a memo of the position, emptied with the ring and the legal list whenever it changes), so that
+    the candidate list and the check of the placement chosen from it share them."""
+    facts: PlaceFacts | None = ctx.cache.place_facts
+    if facts is None:
+        facts = ctx.cache.place_facts = place_facts(ctx)
+    return facts
 
 
 def check_stack(ctx: RulesContext, a: Stack, facts: PlaceFacts | None = None) -> str | None:
@@ -702,9 +702,8 @@ def check_pass(ctx: RulesContext, a: Pass, arcs: list[tuple[float, float]] | Non
     if why is not None:
         return why
     if arcs is None:
-        known = ctx.cache.arcs_for_legal  # the arcs found for the candidates, while those are current
-        arcs = known[1] if known is not None and ctx.cache.legal is not None and known[0] is ctx.cache.legal \
-            else pass_arcs(ctx)
+        # the arcs the pass candidates were made from (``SunCache.pass_arcs``: of the position as it is now)
+        arcs = ctx.cache.pass_arcs if ctx.cache.pass_arcs is not None else pass_arcs(ctx)
     if not aim_in_arcs(a.aim, arcs):
         return "the line of the pass does not go through the mark area"
     return None
@@ -782,5 +781,5 @@ def pass_candidates(ctx: RulesContext) -> list[Pass]:
             _PASSES_OF.clear()
         made = _PASSES_OF[key] = tuple(found)
     out = list(made)
-    ctx.cache.arcs_for_legal = (out, arcs)  # for the check of the chosen pass (check_pass)
+    ctx.cache.pass_arcs = arcs  # for the check of the chosen pass (check_pass)
     return out

@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 from sim.sun.actions import Gate, PlaceAction, Stack, Stand, made_once
 from sim.sun.geometry.gaps import Side, upright_side, width_between
-from sim.sun.rules.legality import (check_gate, check_marker_after, check_stack, degrees_6, gate_candidates, place_facts,
+from sim.sun.rules.legality import (check_gate, check_marker_after, check_stack, current_place_facts, degrees_6, gate_candidates,
                                     stack_geometry_problem)
 from sim.sun.geometry.ring import Pos, Ring, others_gaps, sep_for_widths
 from sim.sun.geometry.specs import TAU, ShapeSpec
@@ -109,13 +109,13 @@ def stand_turn(ctx: RulesContext) -> StandTurn:
 
 def placement_candidates(ctx: RulesContext) -> list[PlaceAction]:
     ring = ctx.ring()
-    facts = place_facts(ctx)
+    # the facts found here serve the check of the placement chosen from the list: kept in the
+    # cache as memos of the position as it is now (emptied whenever it changes)
+    facts = current_place_facts(ctx)
     turn = stand_turn(ctx)
     out: list[PlaceAction] = []
-    # the facts found here serve the check of the placement chosen from ``out`` while ``out``
-    # is the state's legal list (the cache's ``legal``: emptied whenever the position changes)
     stand_facts: dict[str, StandFacts] = {}
-    ctx.cache.facts_for_legal = (out, facts, stand_facts)
+    ctx.cache.stand_facts = stand_facts
     # a stack on a stacked position or on a gate's support is refused whatever the shape; so is
     # one (after a free turn) beside two impassable gaps: a stack only makes its position wider
     # and deeper, so both gaps stay impassable and no marker move can follow
@@ -136,13 +136,11 @@ def placement_candidates(ctx: RulesContext) -> list[PlaceAction]:
 
 
 def known_stand_facts(ctx: RulesContext, shape: str) -> StandFacts | None:
-    """The :class:`StandFacts` of ``shape`` found for the candidate list, while it is the
-    state's legal list (the position unchanged since), else None."""
-    known = ctx.cache.facts_for_legal
-    if known is not None and ctx.cache.legal is not None and known[0] is ctx.cache.legal:
-        found: StandFacts | None = known[2].get(shape)
-        return found
-    return None
+    """The :class:`StandFacts` of ``shape`` found while making the candidate list of the
+    position as it is now (``SunCache.stand_facts``), else None."""
+    known = ctx.cache.stand_facts
+    found: StandFacts | None = known.get(shape) if known is not None else None
+    return found
 
 
 def stand_intervals(ctx: RulesContext, shape: str, collect: dict[str, StandFacts] | None = None,
