@@ -170,22 +170,15 @@ def _footprint_of(boxes: Sequence[tuple[float, float, float, float, float, float
     if len(boxes) == 1:
         # one stone: a box is point-symmetric about its centre, which lies on this ray, so the
         # extent across it is balanced already (the common case: a hot path of the rules)
-        cx, cy, dx, dy, wx, wy, hx, hy = boxes[0]
         c, s_ = math.cos(th), math.sin(th)
-        hu = abs(dx * c + dy * s_) + abs(wx * c + wy * s_) + abs(hx * c + hy * s_)
-        hv = abs(dy * c - dx * s_) + abs(wy * c - wx * s_) + abs(hy * c - hx * s_)
-        u = cx * c + cy * s_
+        u, _v, hu, hv = _ray_terms(boxes[0], c, s_)
         return th % TAU, u, 2.0 * hv, 2.0 * hu
     for k in range(2):
         c, s_ = math.cos(th), math.sin(th)
         lo = u_lo = math.inf
         hi = u_hi = -math.inf
-        for cx, cy, dx, dy, wx, wy, hx, hy in boxes:
-            # each stone's support function along the ray (u, outwards) and across it (v, ccw)
-            u = cx * c + cy * s_
-            v = cy * c - cx * s_
-            hu = abs(dx * c + dy * s_) + abs(wx * c + wy * s_) + abs(hx * c + hy * s_)
-            hv = abs(dy * c - dx * s_) + abs(wy * c - wx * s_) + abs(hy * c - hx * s_)
+        for box in boxes:
+            u, v, hu, hv = _ray_terms(box, c, s_)
             lo, hi = min(lo, v - hv), max(hi, v + hv)
             u_lo, u_hi = min(u_lo, u - hu), max(u_hi, u + hu)
         mid = 0.5 * (lo + hi)
@@ -193,6 +186,17 @@ def _footprint_of(boxes: Sequence[tuple[float, float, float, float, float, float
             break
         th += math.atan2(mid, 0.5 * (u_lo + u_hi))  # turn the ray onto the middle of the extent
     return th % TAU, 0.5 * (u_lo + u_hi), 2.0 * max(hi, -lo), u_hi - u_lo
+
+
+def _ray_terms(box: tuple[float, float, float, float, float, float, float, float], c: float, s_: float
+               ) -> tuple[float, float, float, float]:
+    """``(u, v, hu, hv)`` (m) of a stone given by its :func:`_half_axes` ``box`` and the ray at
+    angle ``atan2(s_, c)``: its centre along the ray (outwards) and across it (counter-clockwise),
+    and its half extents along and across it (its support function)."""
+    cx, cy, dx, dy, wx, wy, hx, hy = box
+    return (cx * c + cy * s_, cy * c - cx * s_,
+            abs(dx * c + dy * s_) + abs(wx * c + wy * s_) + abs(hx * c + hy * s_),
+            abs(dy * c - dx * s_) + abs(wy * c - wx * s_) + abs(hy * c - hx * s_))
 
 
 #: m: a stack's top stone counts against a neighbour whose top is at most this far below its
@@ -285,22 +289,14 @@ def _stacked_on(stone: int, first: Pos, known: tuple[Any, ...], upper: tuple[Pos
     layer and frame taken from ``first``; only the upper stone's box, corners and sides and the
     union's sides are computed (a stack's candidate: the rules make one per base and shape)."""
     box0 = known[3]
-    cx, cy, dx, dy, wx, wy, hx, hy = box0
-    th = math.atan2(cy, cx)
+    th = math.atan2(box0[1], box0[0])
     c, s_ = math.cos(th), math.sin(th)
-    u = cx * c + cy * s_
-    v = cy * c - cx * s_
-    hu = abs(dx * c + dy * s_) + abs(wx * c + wy * s_) + abs(hx * c + hy * s_)
-    hv = abs(dy * c - dx * s_) + abs(wy * c - wx * s_) + abs(hy * c - hx * s_)
+    u, v, hu, hv = _ray_terms(box0, c, s_)
     lo, hi = min(math.inf, v - hv), max(-math.inf, v + hv)
     u_lo, u_hi = min(math.inf, u - hu), max(-math.inf, u + hu)
     p, s = upper
     box1 = _half_axes(p, s)
-    cx, cy, dx, dy, wx, wy, hx, hy = box1
-    u = cx * c + cy * s_
-    v = cy * c - cx * s_
-    hu = abs(dx * c + dy * s_) + abs(wx * c + wy * s_) + abs(hx * c + hy * s_)
-    hv = abs(dy * c - dx * s_) + abs(wy * c - wx * s_) + abs(hy * c - hx * s_)
+    u, v, hu, hv = _ray_terms(box1, c, s_)
     lo, hi = min(lo, v - hv), max(hi, v + hv)
     u_lo, u_hi = min(u_lo, u - hu), max(u_hi, u + hu)
     if not abs(0.5 * (lo + hi)) < 1e-12:
