@@ -170,8 +170,11 @@ def _footprint_of(boxes: Sequence[tuple[float, float, float, float, float, float
     if len(boxes) == 1:
         # one stone: a box is point-symmetric about its centre, which lies on this ray, so the
         # extent across it is balanced already (the common case: a hot path of the rules)
+        cx, cy, dx, dy, wx, wy, hx, hy = boxes[0]
         c, s_ = math.cos(th), math.sin(th)
-        u, _v, hu, hv = _ray_terms(boxes[0], c, s_)
+        hu = abs(dx * c + dy * s_) + abs(wx * c + wy * s_) + abs(hx * c + hy * s_)
+        hv = abs(dy * c - dx * s_) + abs(wy * c - wx * s_) + abs(hy * c - hx * s_)
+        u = cx * c + cy * s_
         return th % TAU, u, 2.0 * hv, 2.0 * hu
     for k in range(2):
         c, s_ = math.cos(th), math.sin(th)
