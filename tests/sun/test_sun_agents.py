@@ -68,7 +68,7 @@ def _no_shortcuts(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         m.setattr(A.AggressiveAgent, "quick_scores", one_by_one)
         m.setattr(S, "ring_memo", lambda ring, g: S.RingMemo(ring, g))
         m.setattr(A, "prefetch_areas", lambda ring, g, wants: None)
-        m.setattr(agent_base, "prefetch_rings", lambda g, jobs: None)
+        m.setattr(agent_base, "prefetch_rings", lambda g, jobs, base=None: None)
         yield
 
 
