@@ -228,8 +228,10 @@ def prefetch_rings(g: Geometry, jobs: Sequence[tuple[Ring, Sequence[tuple[float,
         bm = ring_memo(base, g)
         if bm.rows is None:
             # the memo keeps the base ring, hence its gap memos, alive: their ids stay theirs
-            bm.rows = (gap_arrays(base.gap_columns(g)), {id(m): j for j, m in enumerate(base.memo)},
-                       [not gate_clear(u, gz) for u in base.under])
+            # (Ring.clearances' own arrays of the ring: gap_arrays of its gap_columns, and its
+            # angles, which are no row; the pass and the opponents' clearances read them too)
+            rows = {name: v for name, v in base._np(g).items() if name != "angle"}  # noqa: SLF001
+            bm.rows = (rows, {id(m): j for j, m in enumerate(base.memo)}, [not gate_clear(u, gz) for u in base.under])
         b_rows, b_gap, b_closed = bm.rows
     nb = len(b_closed)
     # the other gaps' rows, ring after ring (Ring.gap_columns' columns, for those gaps only)
@@ -418,6 +420,25 @@ class QuickRing:
         side = upright_side(self.ring_r, s.depth, s.width)
         return (i, ang, width_between(self.angles[i], self.ccw[i], ang, side),
                 width_between(ang, side, self.angles[j], self.cw[j]))
+
+    def stand_bump(self, angle_deg: float, s: ShapeSpec) -> tuple[tuple[int, float, float, float], float]:
+        """(:meth:`stand`, :meth:`bump` of its widths) of a stand of shape ``s`` at ``angle_deg``,
+        kept in the memo of the gap it splits (``Ring.memo``: of that gap's two positions, so
+        the next decision on a ring that kept the gap finds it; the rules' stand samples are the
+        same angles turn after turn), keyed by every other number they read. The same values."""
+        ang = math.radians(angle_deg) % TAU
+        n = self.n
+        i = (bisect_right(self.angles, ang) - 1) % n
+        memo = self.ring.memo[i]
+        key = ("agents.stand", angle_deg, self.ring_r, s.depth, s.width, self.min_clear, self.sigma)
+        got = memo.get(key)
+        if got is None:
+            j = (i + 1) % n
+            side = upright_side(self.ring_r, s.depth, s.width)
+            wl = width_between(self.angles[i], self.ccw[i], ang, side)
+            wr = width_between(ang, side, self.angles[j], self.cw[j])
+            got = memo[key] = (wl, wr, gap_bump((wl, wr), self.min_clear, self.sigma))
+        return (i, ang, got[0], got[1]), got[2]
 
     def stand_pairs(self, sides: tuple[int, float, float, float]) -> tuple[tuple[float, float, float], ...]:
         """The two gaps beside a stand (its :meth:`stand` ``sides``) as (clear width in m, angle of
