@@ -125,6 +125,8 @@ class RingMemo:
     g: Geometry
     area: dict[tuple[int, int], float] = field(default_factory=dict)
     passable: list[bool] | None = None
+    #: :func:`free_gaps_of` by (seat, the other seats' markers)
+    free: dict[tuple[Any, ...], int] = field(default_factory=dict)
     #: for :func:`prefetch_rings` with this ring as ``base``: its gap columns as arrays
     #: (``gap_arrays``), the gap of each of its gap memos (by ``id``) and whether each is closed
     rows: tuple[dict[str, np.ndarray], dict[int, int], list[bool]] | None = None
@@ -358,13 +360,20 @@ def free_gaps_of(ring: Ring, g: Geometry, markers: Sequence[Sequence[float]], se
     """Passable gaps that are no other seat's mark area."""
     if ring.empty:
         return 0
-    others = others_areas(ring, markers, seat)
     memo = ring_memo(ring, g)
+    # the count reads only the other seats' markers: a placement's previews (and a marker
+    # decision's moves) differ in the mover's alone
+    key = (seat, tuple(tuple(ms) for o, ms in enumerate(markers) if o != seat))
+    got = memo.free.get(key)
+    if got is not None:
+        return got
+    others = others_areas(ring, markers, seat)
     if memo.passable is None:  # Ring.passable of each gap
         pw, gz = g.pass_width, g.gate_clear_z
         memo.passable = [passable(w, u, pw, gz) for w, u in zip(ring.width, ring.under)]
     ok = memo.passable
-    return sum(1 for i in range(ring.n) if ring.keys[i] not in others and ok[i])
+    got = memo.free[key] = sum(1 for i in range(ring.n) if ring.keys[i] not in others and ok[i])
+    return got
 
 
 def free_gaps(state: SunState) -> int:
@@ -483,8 +492,16 @@ class QuickRing:
         span = self.end[i] - s
         if not (span >= 0.0 and ((angle - s) % TAU) <= span) or self.closed[i]:
             return -1.0
-        j = (i + 1) % n
-        return crossing_clearance(angle, self.angles[i], self.ccw[i], self.angles[j], self.cw[j], self.ball_r)
+        # kept in the memo of the gap (of its two positions: the next decision on a ring that
+        # kept the gap asks the same angles for the same stand actions), keyed by what else it reads
+        memo = self.ring.memo[i]
+        key = ("agents.cross", angle, self.ball_r)
+        got = memo.get(key)
+        if got is None:
+            j = (i + 1) % n
+            got = memo[key] = crossing_clearance(angle, self.angles[i], self.ccw[i], self.angles[j], self.cw[j],
+                                                 self.ball_r)
+        return got
 
 
 def narrowing_stands(st: SunState) -> list[Stand]:
