@@ -230,10 +230,8 @@ def prefetch_rings(g: Geometry, jobs: Sequence[tuple[Ring, Sequence[tuple[float,
         bm = ring_memo(base, g)
         if bm.rows is None:
             # the memo keeps the base ring, hence its gap memos, alive: their ids stay theirs
-            # (Ring.clearances' own arrays of the ring: gap_arrays of its gap_columns, and its
-            # angles, which are no row; the pass and the opponents' clearances read them too)
-            rows = {name: v for name, v in base._np(g).items() if name != "angle"}  # noqa: SLF001
-            bm.rows = (rows, {id(m): j for j, m in enumerate(base.memo)}, [not gate_clear(u, gz) for u in base.under])
+            bm.rows = (gap_arrays(base.gap_columns(g)), {id(m): j for j, m in enumerate(base.memo)},
+                       [not gate_clear(u, gz) for u in base.under])
         b_rows, b_gap, b_closed = bm.rows
     nb = len(b_closed)
     # the other gaps' rows, ring after ring (Ring.gap_columns' columns, for those gaps only)
