@@ -68,7 +68,7 @@ def _no_shortcuts(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         m.setattr(A.AggressiveAgent, "quick_scores", one_by_one)
         m.setattr(S, "ring_memo", lambda ring, g: S.RingMemo(ring, g))
         m.setattr(A, "prefetch_areas", lambda ring, g, wants: None)
-        m.setattr(agent_base, "prefetch_rings", lambda g, jobs: None)
+        m.setattr(agent_base, "prefetch_rings", lambda g, jobs, base=None: None)
         yield
 
 
@@ -119,6 +119,22 @@ def test_batched_quick_scores_equal_one_candidate_at_a_time(rules: dict[str, Any
             batched = ag.quick_scores(st, legal)
             assert batched == [ag.quick_score(st, a) for a in legal]  # exactly, not approximately
     assert {"Stand", "Stack"} <= kinds
+
+
+def test_quick_scores_kept_in_gap_memos_from_earlier_turns_are_the_same_numbers() -> None:
+    """A stand's widths and bump chance, and the far crossings, are kept in the memo of the gap
+    (of its two positions): a later position whose ring kept the gap reads them, and the scores
+    equal scoring each candidate afresh."""
+    positions = _placement_positions(None, seed=6, keep=12)
+    found = 0
+    for st in positions:
+        ring, legal = st.ring(), st.legal_actions()
+        stands = [a for a in legal if isinstance(a, Stand)]
+        # kept there by the scoring of this ring or an earlier one that shared the gap (the game's agents)
+        found += sum(1 for memo in ring.memo for k in memo if isinstance(k, tuple) and k[:1] == ("agents.stand",))
+        ag = _agent("careful", st.seat)
+        assert ag.quick_scores(st, stands) == [ag.quick_score(st, a) for a in stands]
+    assert found > 0
 
 
 def test_quick_ring_equals_the_ring_and_stand_sides() -> None:

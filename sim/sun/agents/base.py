@@ -184,7 +184,7 @@ class AgentBase:
                 if opponents:
                     wants += [(pv.markers[o][0], 9) for pv in pvs for o in range(st.num_players) if o != st.seat]
                 jobs.append((pvs[0].ring, wants))
-        prefetch_rings(st.geom, jobs)
+        prefetch_rings(st.geom, jobs, base=st.ring())
 
     @staticmethod
     def _state(observation: Any) -> SunState:

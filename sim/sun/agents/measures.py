@@ -19,7 +19,8 @@ import numpy as np
 
 from sim.sun.actions import MoveMarker, Pass, Stack, Stand
 from sim.sun.geometry.gaps import bump_chance as gap_bump
-from sim.sun.geometry.gaps import crossing_clearance, crossing_clearances, gate_clear, passable, side_clearance, upright_side, width_between
+from sim.sun.geometry.gaps import (crossing_clearance, crossing_clearances, gate_clear, passable, side_clearance,
+                                   upright_side, width_between)
 from sim.sun.geometry.ring import Geometry, Pos, Ring, gap_arrays, gap_width, others_areas, sep_for_width
 from sim.sun.rules.state import SunState
 from sim.sun.geometry.specs import TAU, PhysicsSpec, ShapeSpec
@@ -124,6 +125,11 @@ class RingMemo:
     g: Geometry
     area: dict[tuple[int, int], float] = field(default_factory=dict)
     passable: list[bool] | None = None
+    #: :func:`free_gaps_of` by (seat, the other seats' markers)
+    free: dict[tuple[Any, ...], int] = field(default_factory=dict)
+    #: for :func:`prefetch_rings` with this ring as ``base``: its gap columns as arrays
+    #: (``gap_arrays``), the gap of each of its gap memos (by ``id``) and whether each is closed
+    rows: tuple[dict[str, np.ndarray], dict[int, int], list[bool]] | None = None
 
 
 #: :class:`RingMemo` by ``id`` of the ring (the memo keeps the ring alive, so its id cannot be
@@ -174,12 +180,20 @@ def _fractions(samples: int) -> np.ndarray:
     return k
 
 
-def prefetch_rings(g: Geometry, jobs: Sequence[tuple[Ring, Sequence[tuple[float, int]]]]) -> None:
+def prefetch_rings(g: Geometry, jobs: Sequence[tuple[Ring, Sequence[tuple[float, int]]]],
+                   base: Ring | None = None) -> None:
     """:func:`prefetch_areas` for several rings at once (a decision's previews): every mark area
     of every ring in one vectorised pass, which costs about as much as one ring's. Each clearance
     is the element-wise arithmetic of :meth:`~sim.sun.geometry.ring.Ring.clearances` on :func:`best_line`'s
     aims, only gathered across rings, so the cached numbers equal :func:`area_clear`'s own
-    (tests/sun/test_sun_agents.py checks it)."""
+    (tests/sun/test_sun_agents.py checks it).
+
+    ``base``: a ring the jobs' rings were made from (the decision's ring; a preview's ring is it
+    with one stone more or less). A gap of a job's ring that is one of ``base``'s gaps (the very
+    same two positions: the rings share that gap's :attr:`~sim.sun.geometry.ring.Ring.memo`) and is as
+    open under its gate reads ``base``'s row of gap columns, built once per ring; only the
+    other gaps (the two beside a new stone) are read anew. The rows hold the same numbers either
+    way, so the clearances are the same."""
     todo: list[tuple[dict[tuple[int, int], float], int, int]] = []  # (ring's memo, gap, samples)
     bases: list[float] = []  # per arc of a mark area (best_line's two): start (rad), span (rad), samples
     spans: list[float] = []
@@ -207,15 +221,50 @@ def prefetch_rings(g: Geometry, jobs: Sequence[tuple[Ring, Sequence[tuple[float,
             work.append((ring, 2 * sum(c for _, c in mine)))
     if not todo:
         return
-    # per gap, ring after ring: the rings' gap columns (Ring.gap_columns), gathered
-    cols: dict[str, list[Any]] = {}
-    rings: list[tuple[Ring, int, int]] = []  # (ring, its first gap in cols, its aims)
-    first = 0
+    gz = g.gate_clear_z
+    # the base ring's rows (Ring.gap_columns as arrays), and which of its gaps each memo is
+    b_rows: dict[str, np.ndarray] = {}
+    b_gap: dict[int, int] = {}
+    b_closed: list[bool] = []
+    if base is not None and not base.empty:
+        bm = ring_memo(base, g)
+        if bm.rows is None:
+            # the memo keeps the base ring, hence its gap memos, alive: their ids stay theirs
+            bm.rows = (gap_arrays(base.gap_columns(g)), {id(m): j for j, m in enumerate(base.memo)},
+                       [not gate_clear(u, gz) for u in base.under])
+        b_rows, b_gap, b_closed = bm.rows
+    nb = len(b_closed)
+    # the other gaps' rows, ring after ring (Ring.gap_columns' columns, for those gaps only)
+    cols: dict[str, list[Any]] = {name: [] for name in ("start", "span", "closed", "a_ang", "a_side", "b_ang",
+                                                        "b_side")}
+    c_start, c_span, c_closed = cols["start"], cols["span"], cols["closed"]
+    c_aang, c_aside, c_bang, c_bside = cols["a_ang"], cols["a_side"], cols["b_ang"], cols["b_side"]
+    rings: list[tuple[Ring, np.ndarray, int]] = []  # (ring, the row of each of its gaps, its aims)
     for ring, m in work:
-        rings.append((ring, first, m))
-        for name, column in ring.gap_columns(g).items():
-            cols.setdefault(name, []).extend(column)
-        first += ring.n
+        n = ring.n
+        pos, memo, under, start, end = ring.pos, ring.memo, ring.under, ring.start, ring.end
+        rowmap: list[int] = []
+        for i in range(n):
+            closed = not gate_clear(under[i], gz)
+            j = b_gap.get(id(memo[i]), -1)
+            if j >= 0 and b_closed[j] == closed:
+                rowmap.append(j)
+                continue
+            rowmap.append(nb + len(c_start))
+            b = pos[(i + 1) % n]
+            c_start.append(start[i])
+            c_span.append(end[i] - start[i])
+            c_closed.append(closed)
+            c_aang.append(pos[i].angle)
+            c_aside.append(pos[i].ccw)
+            c_bang.append(b.angle)
+            c_bside.append(b.cw)
+        rings.append((ring, np.array(rowmap, dtype=np.intp), m))
+    if not c_start:
+        rows = b_rows
+    else:
+        own = gap_arrays(cols)
+        rows = own if not nb else {name: _stack_rows(b_rows[name], own[name]) for name in own}
     k = np.concatenate([_fractions(c) for c in counts])
     aims = np.mod(np.repeat(np.array(bases), counts) + np.repeat(np.array(spans), counts) * k, TAU)
     m_all = len(aims)
@@ -224,12 +273,12 @@ def prefetch_rings(g: Geometry, jobs: Sequence[tuple[Ring, Sequence[tuple[float,
     xa = np.mod(x, TAU)
     idx = np.empty(len(x), dtype=np.intp)
     at = 0
-    for ring, first, m in rings:
+    for ring, rowmap, m in rings:
         arr = np.array(ring.angles)
         for lo in (at, m_all + at):  # the aims, then their opposite crossings
-            idx[lo:lo + m] = (np.searchsorted(arr, xa[lo:lo + m], side="right") - 1) % ring.n + first
+            idx[lo:lo + m] = rowmap[(np.searchsorted(arr, xa[lo:lo + m], side="right") - 1) % ring.n]
         at += m
-    A = {name: arr[idx] for name, arr in gap_arrays(cols).items()}
+    A = {name: arr[idx] for name, arr in rows.items()}
     both = crossing_clearances(x, A["start"], A["span"], A["closed"], A["a_ang"], A["a_p"], A["a_q"], A["b_ang"],
                                A["b_p"], A["b_q"], g.ball.radius)
     line = np.minimum(both[:m_all], both[m_all:])  # best_line: the worse of its two crossings
@@ -239,6 +288,16 @@ def prefetch_rings(g: Geometry, jobs: Sequence[tuple[Ring, Sequence[tuple[float,
     best = np.maximum.reduceat(line, starts)  # each mark area's best line (a max: exact in any order)
     for (done, i, samples), v in zip(todo, best.tolist()):
         done[(i, samples)] = v
+
+
+def _stack_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Rows ``a`` then rows ``b``; corner arrays (2-D, ``gaps.side_arrays``) of different widths are
+    padded with their first corner, as ``side_arrays`` pads a side of fewer corners (a least
+    over a side's corners is unchanged)."""
+    if a.ndim == 2 and a.shape[1] != b.shape[1]:
+        k = max(a.shape[1], b.shape[1])
+        a, b = (np.concatenate([r, np.repeat(r[:, :1], k - r.shape[1], axis=1)], axis=1) for r in (a, b))
+    return np.concatenate([a, b])
 
 
 @dataclass
@@ -299,13 +358,20 @@ def free_gaps_of(ring: Ring, g: Geometry, markers: Sequence[Sequence[float]], se
     """Passable gaps that are no other seat's mark area."""
     if ring.empty:
         return 0
-    others = others_areas(ring, markers, seat)
     memo = ring_memo(ring, g)
+    # the count reads only the other seats' markers: a placement's previews (and a marker
+    # decision's moves) differ in the mover's alone
+    key = (seat, tuple(tuple(ms) for o, ms in enumerate(markers) if o != seat))
+    got = memo.free.get(key)
+    if got is not None:
+        return got
+    others = others_areas(ring, markers, seat)
     if memo.passable is None:  # Ring.passable of each gap
         pw, gz = g.pass_width, g.gate_clear_z
         memo.passable = [passable(w, u, pw, gz) for w, u in zip(ring.width, ring.under)]
     ok = memo.passable
-    return sum(1 for i in range(ring.n) if ring.keys[i] not in others and ok[i])
+    got = memo.free[key] = sum(1 for i in range(ring.n) if ring.keys[i] not in others and ok[i])
+    return got
 
 
 def free_gaps(state: SunState) -> int:
@@ -362,6 +428,25 @@ class QuickRing:
         return (i, ang, width_between(self.angles[i], self.ccw[i], ang, side),
                 width_between(ang, side, self.angles[j], self.cw[j]))
 
+    def stand_bump(self, angle_deg: float, s: ShapeSpec) -> tuple[tuple[int, float, float, float], float]:
+        """(:meth:`stand`, :meth:`bump` of its widths) of a stand of shape ``s`` at ``angle_deg``,
+        kept in the memo of the gap it splits (``Ring.memo``: of that gap's two positions, so
+        the next decision on a ring that kept the gap finds it; the rules' stand samples are the
+        same angles turn after turn), keyed by every other number they read. The same values."""
+        ang = math.radians(angle_deg) % TAU
+        n = self.n
+        i = (bisect_right(self.angles, ang) - 1) % n
+        memo = self.ring.memo[i]
+        key = ("agents.stand", angle_deg, self.ring_r, s.depth, s.width, self.min_clear, self.sigma)
+        got = memo.get(key)
+        if got is None:
+            j = (i + 1) % n
+            side = upright_side(self.ring_r, s.depth, s.width)
+            wl = width_between(self.angles[i], self.ccw[i], ang, side)
+            wr = width_between(ang, side, self.angles[j], self.cw[j])
+            got = memo[key] = (wl, wr, gap_bump((wl, wr), self.min_clear, self.sigma))
+        return (i, ang, got[0], got[1]), got[2]
+
     def stand_pairs(self, sides: tuple[int, float, float, float]) -> tuple[tuple[float, float, float], ...]:
         """The two gaps beside a stand (its :meth:`stand` ``sides``) as (clear width in m, angle of
         the gap's first stone, of its second, in rad): left of the new stone, then right."""
@@ -405,8 +490,16 @@ class QuickRing:
         span = self.end[i] - s
         if not (span >= 0.0 and ((angle - s) % TAU) <= span) or self.closed[i]:
             return -1.0
-        j = (i + 1) % n
-        return crossing_clearance(angle, self.angles[i], self.ccw[i], self.angles[j], self.cw[j], self.ball_r)
+        # kept in the memo of the gap (of its two positions: the next decision on a ring that
+        # kept the gap asks the same angles for the same stand actions), keyed by what else it reads
+        memo = self.ring.memo[i]
+        key = ("agents.cross", angle, self.ball_r)
+        got = memo.get(key)
+        if got is None:
+            j = (i + 1) % n
+            got = memo[key] = crossing_clearance(angle, self.angles[i], self.ccw[i], self.angles[j], self.cw[j],
+                                                 self.ball_r)
+        return got
 
 
 def narrowing_stands(st: SunState) -> list[Stand]:
