@@ -3,6 +3,8 @@
 ``game_s``: wall seconds of a whole 2-player game on the real table (32 stones, fast preset, the
 main job's seats: a careful and an aggressive player with adult hands, as in
 ``scenarios/sun/classic-2p.toml``), median over several seeded games on one core.
+``game_cpu_s``: the same games in CPU seconds of the process (median): PyBullet, the rules and the
+agents share one thread, so on a machine shared with other jobs this is the figure to compare.
 ``game_overhead_ratio``: for the same games, their wall time divided by the wall time spent inside
 PyBullet's ``stepSimulation`` during them (``sim.sun.table.sun_table.stepping_wall_s``): 1.0 would mean the
 rules, the agents and the bookkeeping cost nothing beside the physics. Goal <= 1.3.
@@ -17,8 +19,8 @@ and the agents cost nothing, the floor under ``game_overhead_ratio`` that the re
 design sets (docs/sun-physics.md).
 ``game_stepping_s``, ``game_build_s``, ``game_table_other_s``, ``game_rules_s``, ``game_agents_s``: where
 those games' wall time goes, seconds per game (mean): inside ``stepSimulation``, loading worlds from
-the poses, the rest of the table's place and throw, the rules outside the table (the game less the
-table and the agents), the agents' ``act``.
+the poses, the rest of the table's place and throw, the remainder (the game less the table and the
+agents: the rules, the play loop, observations and stream draws), the agents' ``act``.
 ``rules_actions_per_s``: random playouts of the rules alone on the scripted test double (no
 physics): legal_actions + apply_action + chance sampling; 20 games after a warm-up of two others.
 """
@@ -94,7 +96,13 @@ def rules_playouts(games: int = 5, first: int = 0) -> tuple[float, float]:
 def benchmarks(quick: bool = False) -> list[dict]:
     """``game_s`` (median of 3 or 7 games) and the rules-only playout rates."""
     _ = whole_game(99)  # warm-up: imports, PyBullet connection
-    games = [whole_game(i) for i in range(3 if quick else 7)]
+    games, cpu = [], []
+    for i in range(3 if quick else 7):
+        # CPU seconds beside the wall ones: PyBullet, the rules and the agents run on this one
+        # thread, and on a shared machine the CPU time is what the load does not inflate
+        c0 = time.process_time()
+        games.append(whole_game(i))
+        cpu.append(time.process_time() - c0)
     # warm-up on other seeds (the first playouts of a process run about 13 % slower: memos and
     # caches are being filled), then 20 games: a steadier figure than 5 (games differ in length)
     _ = rules_playouts(2, first=1000)
@@ -108,12 +116,15 @@ def benchmarks(quick: bool = False) -> list[dict]:
         ("game_table_other_s", table_s - step_s - build_s,
          "the rest of the table's place and throw: the active set, contact watch, rest checks, read-back, judging"),
         ("game_rules_s", game_mean - table_s - agents_s,
-         "the rules outside the table: apply_action, legal_actions, observations"),
+         "the remainder: the game less the table and the agents (the rules' apply_action, legal_actions, "
+         "observations, and the play loop and stream draws)"),
         ("game_agents_s", agents_s, "inside the agents' act"),
     ]
     return [
         {"game": "sun", "metric": "game_s", "value": statistics.median(g[0] for g in games), "unit": "s",
          "note": "whole 2-player game, 32 stones, fast preset, careful vs aggressive, casual hands, one core (median)"},
+        {"game": "sun", "metric": "game_cpu_s", "value": statistics.median(cpu), "unit": "s",
+         "note": "the same games in CPU seconds of this process (median): the figure to compare on a loaded machine"},
         {"game": "sun", "metric": "game_overhead_ratio", "value": sum(g[0] for g in games) / sum(g[1] for g in games),
          "unit": "ratio", "note": "wall time of those games / wall time inside stepSimulation in them"},
         {"game": "sun", "metric": "game_world_build_ratio", "value": sum(g[3] for g in games) / sum(g[1] for g in games),

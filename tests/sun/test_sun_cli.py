@@ -94,6 +94,8 @@ def test_bench_returns_the_three_metrics() -> None:
     assert set(split) <= set(metrics)
     assert all(metrics[k]["value"] >= 0.0 for k in split)
     assert metrics["game_stepping_s"]["value"] > 0.0 and metrics["game_agents_s"]["value"] > 0.0
+    # the games in CPU seconds too (what a loaded machine does not inflate)
+    assert metrics["game_cpu_s"]["unit"] == "s" and metrics["game_cpu_s"]["value"] > 0.0
 
 
 def _figures(monkeypatch: pytest.MonkeyPatch) -> list:
