@@ -88,7 +88,7 @@ def print_labelled_table(con: Console, heads: list[str], rows: list[list[str]], 
     :func:`fit_labels` when they would not fit ``con``'s width; then the full labels follow, one
     line each as ``key: label``. ``border`` counts the table's edge characters, ``table_kw`` goes
     to :class:`rich.table.Table`. Labels are escaped here."""
-    # here, not at the top: rich.table adds 6 ms to every command's start-up (CPU, python -X importtime)
+    # start-up: rich.table adds 6 ms to every command's start-up (CPU, python -X importtime)
     from rich.table import Table
 
     # a column is its widest cell plus two of padding and one of border

@@ -333,7 +333,7 @@ class Store:
                 if not force:
                     raise damaged
                 aside = _move_aside(path)
-                # here, not at the top: the console (rich) adds 22 ms to the store's, i.e. every worker's, start-up (CPU, python -X importtime)
+                # start-up: the console (rich) adds 22 ms to the store's, i.e. every worker's, start-up (CPU, python -X importtime)
                 from sim.core.console import plain
 
                 print(plain(f"{path}: the damaged results store was moved aside to {aside.name}; starting afresh"),
