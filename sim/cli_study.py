@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, TypeVar
 import typer
 
 from sim.core.errors import InputError, ReplayError, allowed
+from sim.core.interrupts import Terminated, sigterm_as_interrupt
 from sim.core.progress import announce
 from sim.core.store import check_run_folder
 from sim.games import REGISTRY
@@ -230,9 +231,6 @@ def study_interrupts(message: str = RESUME_MESSAGE) -> Iterator[None]:
     Raises:
         typer.Exit: on either signal, with that exit code.
     """
-    # start-up: the runner adds 49 ms to every command's start-up (CPU, python -X importtime)
-    from sim.core.runner import Terminated, sigterm_as_interrupt
-
     try:
         with sigterm_as_interrupt():
             yield

@@ -22,6 +22,7 @@ import typer
 from sim.core.console import plain
 from sim.core.errors import InputError, ReplayError
 from sim.core.human import Abandoned
+from sim.core.interrupts import Terminated, sigterm_as_interrupt
 from sim.core.registry import resolve
 from sim.games import REGISTRY
 
@@ -64,7 +65,6 @@ def play(
     and compare read it; Ctrl-C leaves the game and stores nothing."""
     # start-up: the session, with the runner and the scenario loader, adds 55 ms to every command's start-up (CPU,
     # python -X importtime)
-    from sim.core.runner import Terminated, sigterm_as_interrupt
     from sim.core.scenario import load_scenario
     from sim.play.session import Session, play_scenario
 
