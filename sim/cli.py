@@ -269,7 +269,7 @@ def tournament(
     seats. Resumes like run: the same command again plays only the games not stored yet.
     """
     # start-up: analysis.tournament (pandas, scipy) adds 930 ms to every command's start-up (CPU, python -X importtime)
-    from analysis import tournament as T
+    from analysis import tournament as tournament_analysis
     from sim.core.runner import run_study
     from sim.core.scenario import load_scenario
 
@@ -279,7 +279,7 @@ def tournament(
     check_replaced_folders(Path(sc.out), study.report)
     with study_interrupts():
         info = run_study(sc, reg, force=study.force, address=study.address, progress=True, strict=study.strict)
-    summary = T.summary(info.out)
+    summary = tournament_analysis.summary(info.out)
     summary.update(scenario=sc.name, game=sc.game, out=str(info.out), played=info.played,
                    resumed_skipped=info.skipped, wall_s=info.wall_s)
     if study.report:
@@ -287,7 +287,7 @@ def tournament(
     if study.json_out:
         _print_json(summary)
         return
-    T.print_summary(summary)
+    tournament_analysis.print_summary(summary)
     typer.echo(f"{sc.game}, {len(sc.points(reg))} seatings x {sc.games} games; played now: {info.played} (already "
                f"stored: {info.skipped}); wall: {info.wall_s:.1f} s")
     typer.echo(plain(f"results: {info.out}/results.sqlite"
