@@ -336,6 +336,7 @@ def bench(
     if json_out:
         _print_json({"results": results})
         return
+    # start-up: rich.table adds 7 ms to every command's start-up (CPU, python -X importtime)
     from rich.table import Table
 
     t = Table(title="stonelab bench (one core; medians)", title_justify="left")

@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import textwrap
 from typing import Any
 
 from rich.console import Console
@@ -56,8 +57,6 @@ def wrap_prose(text: str, width: int, indent: str = "", first: str = "") -> list
     """``text`` (plain, one paragraph) as lines of at most ``width`` characters, broken between
     words only: a word longer than the width (a path, a command) stands whole on its own line,
     never cut. ``first`` starts the first line, ``indent`` the others."""
-    import textwrap
-
     return textwrap.wrap(text, width=max(width, 20), initial_indent=first, subsequent_indent=indent,
                          break_long_words=False, break_on_hyphens=False) or [first.rstrip()]
 

@@ -141,6 +141,7 @@ class Plan:
 
                 x = morris.sample(prob, self.trajectories, num_levels=self.levels, seed=seed)
             else:
+                # start-up: SALib costs 620 ms of start-up, paid only by a sensitivity study (CPU, python -X importtime)
                 from SALib.sample import sobol
 
                 x = sobol.sample(prob, self.samples, calc_second_order=False, seed=seed)

@@ -8,6 +8,7 @@ written by ``stonelab sun pass --record``), converted on the fly. A bad file rai
 from __future__ import annotations
 
 import json
+import socket
 import sys
 import time
 from pathlib import Path
@@ -130,8 +131,6 @@ def serve(directory: Path = typer.Argument(..., metavar="DIR", help="a folder wr
           host: str = typer.Option("127.0.0.1", "--host", help="address to listen on"),
           port: int = typer.Option(8000, "--port", help="TCP port (0: any free port)")) -> None:
     """Serve an exported replay folder over HTTP and print its address."""
-    import socket
-
     # start-up: the 3-D viewer's server adds 13 ms (CPU, python -X importtime)
     from sim.sun.viewer.viser_app import check_export_dir, serve_dir
 

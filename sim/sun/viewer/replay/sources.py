@@ -5,6 +5,7 @@ or a run (whose game it resimulates or rebuilds from kept frames, :func:`from_st
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -60,8 +61,6 @@ def from_store(run: str | Path, game_index: int | None = None, point: int = 0, r
             recorded and no re-simulation (or none the game's plug-in offers).
         DamagedStore: the file is empty or not a stonehenge-lab store.
     """
-    import sqlite3
-
     path = Path(run)
     db = path / "results.sqlite" if path.is_dir() else path
     src = str(db)
