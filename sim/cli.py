@@ -105,7 +105,7 @@ def validate(scenario: Path = typer.Argument(..., help="scenario TOML file"),
                                                      "runs their code, so only for a file you trust")) -> None:
     """Check a scenario file without running it or any code it names (exit 2 and a message if it
     is wrong); docs/security.md."""
-    # here, not at the top: the scenario loader adds 28 ms to every command's start-up (CPU, python -X importtime)
+    # start-up: the scenario loader adds 28 ms to every command's start-up (CPU, python -X importtime)
     from sim.core.agents import outside_agents
     from sim.core.scenario import load_scenario
 
@@ -145,7 +145,7 @@ def run(
     A run killed midway resumes when the same command is given again. Ctrl-C or SIGTERM stops it
     (exit 130 or 143), keeping the finished games; one run writes to a folder at a time.
     """
-    # here, not at the top: analysis (pandas, scipy) adds 340 ms and the runner 49 ms to every command's start-up (CPU, python -X importtime)
+    # start-up: analysis (pandas, scipy) adds 340 ms and the runner 49 ms to every command's start-up (CPU, python -X importtime)
     from analysis.summary import summarize
     from sim.core.runner import run_study
     from sim.core.scenario import load_scenario
@@ -190,9 +190,9 @@ def sensitivity(
     command is given again), then writes RUN/sensitivity.json and the report's "What the conclusions
     depend on" section.
     """
-    # here, not at the top: analysis.sensitivity (SALib, pandas) adds 690 ms to every command's start-up (CPU, python -X importtime)
+    # start-up: analysis.sensitivity (SALib, pandas) adds 690 ms to every command's start-up (CPU, python -X importtime)
     from analysis.load import load_run
-    from analysis.sensitivity import analyse, to_json
+    from analysis.sensitivity import analyse, sentence, to_json
     from sim.core.runner import run_study
     from sim.core.scenario import load_scenario
     from sim.core.sensitivity import METHODS
@@ -221,8 +221,6 @@ def sensitivity(
     if study.json_out:
         _print_json(data)
         return
-    from analysis.sensitivity import sentence
-
     con = console()  # never wraps: a wrapped line broke a path and "0.5 s" in two
     con.print(f"{plan.method}: {len(plan.inputs)} inputs, {plan.n_points()} points, {info.total} games "
               f"(played now {info.played}, already stored {info.skipped}), wall {info.wall_s:.1f} s")
@@ -236,7 +234,7 @@ def _export_replays(run_dir: Path, label: str):  # noqa: ANN202 - RunReplays | R
     """The first games' replay pages of a turn-based game (``sim.replay.runs``), or the first game's
     3-D replay and its static viewer, by the game's plug-in (``replays_3d``; announced on stderr as
     ``label: writing the replays of games 0, 1, 2...``: each game is played again from its seed)."""
-    # here, not at the top: the replay pages (jinja2) add 81 ms to every command's start-up (CPU, python -X importtime)
+    # start-up: the replay pages (jinja2) add 81 ms to every command's start-up (CPU, python -X importtime)
     from sim.replay.runs import export_run_pages, has_turn_replays
     from sim.replay.source import run_game_name
 
@@ -270,8 +268,8 @@ def tournament(
     The entrants come from the scenario's [tournament] table (docs/scenarios.md), or else its
     seats. Resumes like run: the same command again plays only the games not stored yet.
     """
-    # here, not at the top: analysis.tournament (pandas, scipy) adds 930 ms to every command's start-up (CPU, python -X importtime)
-    from analysis import tournament as T
+    # start-up: analysis.tournament (pandas, scipy) adds 930 ms to every command's start-up (CPU, python -X importtime)
+    from analysis import tournament as tournament_analysis
     from sim.core.runner import run_study
     from sim.core.scenario import load_scenario
 
@@ -281,7 +279,7 @@ def tournament(
     check_replaced_folders(Path(sc.out), study.report)
     with study_interrupts():
         info = run_study(sc, reg, force=study.force, address=study.address, progress=True, strict=study.strict)
-    summary = T.summary(info.out)
+    summary = tournament_analysis.summary(info.out)
     summary.update(scenario=sc.name, game=sc.game, out=str(info.out), played=info.played,
                    resumed_skipped=info.skipped, wall_s=info.wall_s)
     if study.report:
@@ -289,7 +287,7 @@ def tournament(
     if study.json_out:
         _print_json(summary)
         return
-    T.print_summary(summary)
+    tournament_analysis.print_summary(summary)
     typer.echo(f"{sc.game}, {len(sc.points(reg))} seatings x {sc.games} games; played now: {info.played} (already "
                f"stored: {info.skipped}); wall: {info.wall_s:.1f} s")
     typer.echo(plain(f"results: {info.out}/results.sqlite"
@@ -306,7 +304,7 @@ def export(
     force: bool = typer.Option(False, "--force", help="replace an earlier export at the default path"),
 ) -> None:
     """Write a run's results as CSV or Parquet for other tools."""
-    # here, not at the top: analysis.load (pandas) adds 335 ms to every command's start-up (CPU, python -X importtime)
+    # start-up: analysis.load (pandas) adds 335 ms to every command's start-up (CPU, python -X importtime)
     from analysis.load import EXPORT_FORMATS, export_table
 
     if fmt is None:
@@ -327,7 +325,7 @@ def bench(
     json_out: bool = typer.Option(False, "--json", help="print JSON"),
 ) -> None:
     """Measure performance: random-playout speed of each game and each game's own figures."""
-    # here, not at the top: the benchmarks load every game's bench module, 10 ms and more (CPU, python -X importtime)
+    # start-up: the benchmarks load every game's bench module, 10 ms and more (CPU, python -X importtime)
     from analysis.bench import run_benchmarks
 
     reg = _registry()
@@ -338,6 +336,7 @@ def bench(
     if json_out:
         _print_json({"results": results})
         return
+    # start-up: rich.table adds 7 ms to every command's start-up (CPU, python -X importtime)
     from rich.table import Table
 
     t = Table(title="stonelab bench (one core; medians)", title_justify="left")
@@ -354,7 +353,7 @@ def bench(
 def report(run_dir: Path = typer.Argument(..., metavar="RUN", help="run folder")) -> None:
     """Rebuild the plots and the HTML report of a run from its store."""
     try:
-        # here, not at the top: analysis.report (pandas, scipy, matplotlib) adds 1.3 s to every command's start-up (CPU, python -X importtime)
+        # start-up: analysis.report (pandas, scipy, matplotlib) adds 1.3 s to every command's start-up (CPU, python -X importtime)
         from analysis.report import build_report
     except ImportError:
         typer.echo("the report module is not installed in this version", err=True)
@@ -382,7 +381,7 @@ def compare(
 ) -> None:
     """Compare two studies of the same game: each headline metric side by side, B - A with its
     95 % interval and a test, Holm-corrected across metrics (docs/compare.md)."""
-    # here, not at the top: analysis.compare (pandas, scipy) adds 285 ms to every command's start-up (CPU, python -X importtime)
+    # start-up: analysis.compare (pandas, scipy) adds 285 ms to every command's start-up (CPU, python -X importtime)
     from analysis.compare import compare_runs, print_table, to_json, write_html
 
     if html_out is not None:
@@ -510,7 +509,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         sys.stderr.write(f"error: {plain(path_text(str(e)), keep_lines=True)}\n")
         return 2
     except WorkError as e:
-        # here, not at the top: the Dask front end adds 5 ms to every command's start-up (CPU, python -X importtime)
+        # start-up: the Dask front end adds 5 ms to every command's start-up (CPU, python -X importtime)
         from sim.core.cluster import ClusterError
 
         resume = ""

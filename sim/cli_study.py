@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, TypeVar
 import typer
 
 from sim.core.errors import InputError, ReplayError, allowed
+from sim.core.interrupts import Terminated, sigterm_as_interrupt
 from sim.core.progress import announce
 from sim.core.store import check_run_folder
 from sim.games import REGISTRY
@@ -99,7 +100,7 @@ class StudyOptions:
                 another backend than ``dask``, or ``--workers`` with ``--address`` (the message
                 names the option).
         """
-        # here, not at the top: the scenario loader adds 28 ms to every command's start-up (CPU, python -X importtime)
+        # start-up: the scenario loader adds 28 ms to every command's start-up (CPU, python -X importtime)
         from sim.core.scenario import BACKENDS
 
         if self.backend is not None and self.backend not in BACKENDS:
@@ -125,7 +126,7 @@ class StudyOptions:
                 e.g. ``--workers`` for more workers than :func:`sim.core.runner.check_workers`
                 allows).
         """
-        # here, not at the top: the runner adds 49 ms to every command's start-up (CPU, python -X importtime)
+        # start-up: the runner adds 49 ms to every command's start-up (CPU, python -X importtime)
         from sim.core.runner import check_workers
 
         out = str(self.out) if self.out else (default_out if "out" not in scenario.raw else None)
@@ -230,9 +231,6 @@ def study_interrupts(message: str = RESUME_MESSAGE) -> Iterator[None]:
     Raises:
         typer.Exit: on either signal, with that exit code.
     """
-    # here, not at the top: the runner adds 49 ms to every command's start-up (CPU, python -X importtime)
-    from sim.core.runner import Terminated, sigterm_as_interrupt
-
     try:
         with sigterm_as_interrupt():
             yield
@@ -254,7 +252,7 @@ def check_replaced_folders(out: Path, report: bool) -> None:
     check_run_folder(out)  # a folder of other files first: that message says more
     if report:
         try:
-            # here, not at the top: analysis.report (pandas, scipy, matplotlib) adds 1.3 s to every command's start-up (CPU, python -X importtime)
+            # start-up: analysis.report (pandas, scipy, matplotlib) adds 1.3 s to every command's start-up (CPU, python -X importtime)
             from analysis.report import check_report_folder
         except ImportError:
             pass
@@ -275,7 +273,7 @@ def write_report(run_dir: Path, label: str) -> str | None:
     """Build the run's HTML report (announced on stderr as ``label: writing the report...``);
     returns its path, or None when the report module is not installed."""
     try:
-        # here, not at the top: analysis.report adds 1.3 s to every command's start-up (CPU, python -X importtime)
+        # start-up: analysis.report adds 1.3 s to every command's start-up (CPU, python -X importtime)
         from analysis.report import build_report
     except ImportError:
         return None

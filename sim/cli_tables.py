@@ -9,6 +9,10 @@ from __future__ import annotations
 import textwrap
 from typing import Any
 
+# the console through its module, looked up at call time: sim.core.console.console is the seam the
+# terminal tests replace
+from sim.core import console as terminal
+from sim.core.console import escape, fit_labels, print_prose
 from sim.core.tomlw import toml_value
 
 __all__ = ["pct_ci", "print_games", "print_seat_table", "print_summary"]
@@ -19,10 +23,7 @@ def print_games(rows: list[dict[str, Any]]) -> None:
     default, TOML a scenario can take as it is), then what is allowed and what it means, indented.
     A table squeezed option names into 80 columns with an ellipsis; here a name and its default are
     never cut, and the explanations wrap at the terminal's width (on a pipe they stay one line)."""
-    # looked up at call time, not at the top: sim.core.console.console is the seam the terminal tests replace
-    from sim.core.console import console, escape
-
-    con = console()
+    con = terminal.console()
     width = con.width if con.is_terminal else 0
 
     def say(text: str, indent: int) -> None:
@@ -86,12 +87,10 @@ def print_summary(s: dict[str, Any]) -> None:
     point with the player effect; then the game's own metrics from the catalogue, one line each
     (analysis/catalogue.py). Everything fits 80 columns when piped: columns are dropped (and
     named), numbers never cut."""
-    # here, not at the top: analysis is the commands' business; its catalogue (pandas) costs 375 ms (CPU, python -X importtime)
+    # start-up: analysis.wording adds 1.5 ms to every command's start-up (CPU, python -X importtime)
     from analysis.wording import value_text
-    # looked up at call time, not at the top: sim.core.console.console is the seam the terminal tests replace
-    from sim.core.console import console, escape, print_prose
 
-    con = console()
+    con = terminal.console()
     width = _width(con)
     title = f"{s['scenario']} ({s['game']}): {s['games']} games, seed {s['seed']}"
     if s.get("distinct_games") is not None and s["distinct_games"] < s["games"]:
@@ -161,9 +160,6 @@ def print_seat_table(con: Any, title: str, seats: list[dict[str, Any]]) -> None:
     in its own column, and the seat's agent. Labels and numbers are never cut: an agent label too
     long for the terminal (80 columns when piped) is shortened to the agent's name, and when even
     that does not fit the column is left out; the full labels follow, one line each."""
-    # looked up at call time, not at the top: sim.core.console.console is the seam the terminal tests replace
-    from sim.core.console import escape, fit_labels, print_prose
-
     width = _width(con)
     heads = ["seat", "sole wins", "rate [95 %]", "shared", "score [95 %]"]
     rows = [[str(r["seat"]), str(r["wins"]), pct_ci(r["win_rate"], *r["ci95"]), str(r["shared_wins"]),
@@ -187,9 +183,6 @@ def print_seat_table(con: Any, title: str, seats: list[dict[str, Any]]) -> None:
 
 def _print_players(con: Any, players: list[dict[str, Any]], width: int) -> None:
     """Per player (seats rotate): its score with the 95 % interval over the games it played."""
-    # looked up at call time, not at the top: sim.core.console.console is the seam the terminal tests replace
-    from sim.core.console import escape, print_prose
-
     if not players:
         return
     rows = [[f"p{i}", pct_ci(p["score"], *p["score_ci95"]), str(p["games"])] for i, p in enumerate(players)]
@@ -203,10 +196,8 @@ def _print_players(con: Any, players: list[dict[str, Any]], width: int) -> None:
 
 def _print_metrics(con: Any, metrics: list[dict[str, Any]]) -> None:
     """The game-wide metrics of the catalogue, one line each: words, value [95 %], sample."""
-    # here, not at the top: analysis.catalogue (pandas) adds 375 ms to every command's start-up (CPU, python -X importtime)
+    # start-up: analysis.catalogue (pandas) adds 375 ms to every command's start-up (CPU, python -X importtime)
     from analysis.catalogue import format_value
-    # looked up at call time, not at the top: sim.core.console.console is the seam the terminal tests replace
-    from sim.core.console import print_prose
 
     game_own = [m for m in metrics if m["metric"] not in ("draw_rate", "shared_win_share", "draw_share", "mean_length")]
     if not game_own:

@@ -17,8 +17,9 @@ import typer
 from sim.cli_study import StudyOptions, study_command, study_interrupts
 from sim.core.console import plain
 from sim.core.errors import InputError, ScenarioError
+from sim.core.outputs import default_run_folder
 from sim.core.progress import Progress, announce
-from sim.core.store import LOCK_NAME
+from sim.core.store import LOCK_NAME, lock_run_folder
 from sim.core.tomlw import to_toml
 from sim.games import REGISTRY
 
@@ -33,7 +34,7 @@ def check_tune_folder(out: Path) -> None:
     Raises:
         InputError: a file, or a folder of other files (nothing a search did not write is replaced).
     """
-    # here, not at the top: sim.core.tune adds 25 ms to every command's start-up (CPU, python -X importtime)
+    # start-up: sim.core.tune adds 25 ms to every command's start-up (CPU, python -X importtime)
     from sim.core.tune import STORAGE_NAME
 
     if out.exists() and not out.is_dir():
@@ -63,9 +64,9 @@ def tune(
     A search killed midway resumes when the same command is given again (its Optuna storage,
     tune.sqlite, and each trial's games are kept in the tune folder).
     """
-    # here, not at the top: analysis.tune (pandas, scipy) adds 330 ms to every command's start-up (CPU, python -X importtime)
-    from analysis import tune as AT
-    from sim.core.outputs import default_run_folder
+    # start-up: analysis.tune (pandas, scipy) adds 330 ms, the runner 45 ms, the scenario loader and sim.core.tune
+    # 22 ms each to every command's start-up (CPU, python -X importtime)
+    from analysis import tune as tune_analysis
     from sim.core.runner import check_workers
     from sim.core.scenario import load_scenario, scenario_from_dict
     from sim.core.tune import SECTION, SUMMARY_NAME
@@ -99,7 +100,7 @@ def tune(
     assert sc.tune is not None
     tn = sc.tune
     labels = list(sc.tournament.labels) if sc.tournament is not None else [s.label() for s in sc.seats]
-    AT.check_metrics(tn, sc.game, labels, sc.source)
+    tune_analysis.check_metrics(tn, sc.game, labels, sc.source)
     study_backend = backend or ("dask" if address else sc.backend)
     study_workers = workers if workers is not None else sc.workers
     if workers is not None and study_backend != "serial" and not address:
@@ -113,9 +114,9 @@ def tune(
                            force=study.force, progress=not study.json_out, report=study.report,
                            strict=study.strict)
     if study.json_out:
-        typer.echo(AT.json_text(s), nl=False)
+        typer.echo(tune_analysis.json_text(s), nl=False)
         return
-    AT.print_summary(s)
+    tune_analysis.print_summary(s)
     typer.echo(plain(f"summary: {folder / SUMMARY_NAME}"))
 
 
@@ -132,11 +133,11 @@ def run_tune(sc: Any, reg: Any, folder: Path, *, backend: str, workers: int, add
         InputError: see :func:`sim.core.tune.search`; FolderBusy when another search holds the folder.
         KeyboardInterrupt: stopped; the same call resumes.
     """
-    # here, not at the top: analysis.tune (pandas, scipy) adds 330 ms to every command's start-up (CPU, python -X importtime)
-    from analysis import tune as AT
+    # start-up: analysis.tune (pandas, scipy) adds 330 ms, the runner 45 ms, the scenario loader and sim.core.tune
+    # 22 ms each to every command's start-up (CPU, python -X importtime)
+    from analysis import tune as tune_analysis
     from sim.core.runner import run_study
     from sim.core.scenario import scenario_from_dict
-    from sim.core.store import lock_run_folder
     from sim.core.tune import BEST_NAME, SUMMARY_NAME, search
 
     raw = copy.deepcopy(dict(sc.raw))
@@ -156,20 +157,20 @@ def run_tune(sc: Any, reg: Any, folder: Path, *, backend: str, workers: int, add
 
     with lock_run_folder(folder):
         info = search(raw, tn, out=folder, seed=sc.seed, make_scenario=make_scenario, play=play,
-                      measure=AT.measure, progress=bar, force=force, points=len(sc.points(reg)))
+                      measure=tune_analysis.measure, progress=bar, force=force, points=len(sc.points(reg)))
         best_path = None
         files: list[Path] = []
         if info.best:
             values = info.best[0].values
-            best_path = AT.write_winner(raw, values, sc.name, sc.game, folder / BEST_NAME)
+            best_path = tune_analysis.write_winner(raw, values, sc.name, sc.game, folder / BEST_NAME)
             # the winner validated as `stonelab run` reads it: its game sections feed the game's own files
-            best_sc = scenario_from_dict(AT.winner_raw(raw, values, sc.name, sc.game), reg, source=str(best_path),
-                                         default_name=sc.name)
-            files = AT.write_design_files(sc.game, best_sc.sections, list(values), folder, best_sc.name)
-        s = AT.summary(info, tn, sc.name, best_path)
+            best_sc = scenario_from_dict(tune_analysis.winner_raw(raw, values, sc.name, sc.game), reg,
+                                         source=str(best_path), default_name=sc.name)
+            files = tune_analysis.write_design_files(sc.game, best_sc.sections, list(values), folder, best_sc.name)
+        s = tune_analysis.summary(info, tn, sc.name, best_path)
         s["design_files"] = [str(f) for f in files]
         if report:
             announce(sc.name, "writing the tune report", enabled=progress)
-            s["report"] = str(AT.write_report(info, tn, s, to_toml(raw), folder))
-        AT.save_json(s, folder / SUMMARY_NAME)
+            s["report"] = str(tune_analysis.write_report(info, tn, s, to_toml(raw), folder))
+        tune_analysis.save_json(s, folder / SUMMARY_NAME)
     return info, s

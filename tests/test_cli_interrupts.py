@@ -19,8 +19,11 @@ def test_ctrl_c_in_sun_edit_exits_130(tmp_path: Path) -> None:
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
     s.close()
+    # SIGINT as Ctrl-C sends it, even when this suite runs with SIGINT ignored (a background job of a
+    # non-interactive shell), which the child would inherit
     p = subprocess.Popen([sys.executable, "-m", "sim.cli", "sun", "edit", "--port", str(port)], cwd=tmp_path,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         line = p.stdout.readline() if p.stdout else ""
         assert line.startswith("layout editor: http://127.0.0.1:"), line

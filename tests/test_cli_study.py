@@ -96,6 +96,16 @@ def test_check_blames_the_option(opts: StudyOptions, key: str) -> None:
 @pytest.mark.parametrize("signum,code", [(signal.SIGTERM, 143), (signal.SIGINT, 130), (signal.SIGHUP, 129)])
 def test_the_interrupt_handler_exits_with_the_signal_code_and_the_resume_message(
         signum: int, code: int, capsys: pytest.CaptureFixture[str]) -> None:
+    # Ctrl-C reaches Python as KeyboardInterrupt only through its own SIGINT handler, which Python does
+    # not install when it starts with SIGINT ignored (a background job of a non-interactive shell)
+    old_int = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        _interrupt_and_check(signum, code, capsys)
+    finally:
+        signal.signal(signal.SIGINT, old_int)
+
+
+def _interrupt_and_check(signum: int, code: int, capsys: pytest.CaptureFixture[str]) -> None:
     before = signal.getsignal(signal.SIGTERM)
     with pytest.raises(typer.Exit) as e, study_interrupts():
         os.kill(os.getpid(), signum)

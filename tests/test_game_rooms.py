@@ -1,6 +1,8 @@
 """The game folders rhyme: the same rooms with the same meanings in every game (docs/game-interface.md).
 
-Each room is checked through what its module exports, not by its file: ``options`` holds one
+Each room is checked through what its module exports, not by its file: ``plugin`` the plug-in the
+registry holds, ``game`` the game it serves, ``bench`` its ``benchmarks``, ``agents`` the game's own
+agents, ``actions`` every action a seat plays (chance draws are records of their own); ``options`` holds one
 :class:`~sim.core.options.RuleOptions` whose declaration is the spec's; ``endings`` the one ending
 enum the spec declares and the rules report; ``notation`` the reader ``parse_notation(text, *,
 ...) -> state``, whose state writes itself with ``to_notation()``; ``position``, where a game has
@@ -19,12 +21,17 @@ import subprocess
 import sys
 import typing
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from sim.core.game import State, Termination
+import numpy as np
+
+from sim.core.game import CHANCE, SIMULTANEOUS, State, Termination
 from sim.core.options import RuleOptions
-from sim.games import get_game
+from sim.core.play import play_random
+from sim.core.registry import GamePlugin, resolve
+from sim.games import REGISTRY, get_game
 
 ROOT = Path(__file__).resolve().parents[1]
 ROOMS = ("options", "actions", "endings", "rules", "notation", "game", "agents", "plugin", "bench")
@@ -52,10 +59,49 @@ def _rhymes(name: str, room: str, ok: bool, why: str) -> None:
     assert ok, f"sim/{name}/{room}: {why}"
 
 
+def _in_room(obj: Any, name: str, room: str) -> bool:
+    """Whether ``obj`` (a class or function) is defined in ``sim.<name>.<room>`` or a module of
+    that package (a room may be a folder)."""
+    where = f"sim.{name}.{room}"
+    return obj.__module__ == where or obj.__module__.startswith(where + ".")
+
+
 @pytest.mark.parametrize("name", GAMES)
 def test_every_room_is_there(name: str) -> None:
     missing = [room for room in ROOMS if not _has_room(name, room)]
     assert not missing, f"sim/{name} lacks {missing}"
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_the_plugin_game_bench_and_agents_rooms_hold_what_the_registry_serves(name: str) -> None:
+    plugin = _module(name, "plugin").PLUGIN
+    assert isinstance(plugin, GamePlugin) and REGISTRY.plugin(name) is plugin  # the plug-in the registry holds
+    game = get_game(name)
+    assert plugin.game.partition(":")[0] == f"sim.{name}.game" and resolve(plugin.game) is game
+    assert f"sim.{name}.bench:benchmarks" in plugin.benches and callable(_module(name, "bench").benchmarks)
+    # the game's own agents (not the generic ones of sim.core) are made in its agents room
+    own = {k: spec.factory for k, spec in game.agents.items() if not spec.factory.__module__.startswith("sim.core.")}
+    assert own, f"sim.{name} registers no agent of its own"
+    elsewhere = {k: f.__module__ for k, f in own.items() if not _in_room(f, name, "agents")}
+    assert not elsewhere, f"agents made outside sim.{name}.agents: {elsewhere}"
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_the_rules_hold_the_state_and_the_actions_room_what_seats_play(name: str) -> None:
+    game = get_game(name)
+    played = play_random(game, game.config(game.spec.min_players), np.random.default_rng(0), steps=30)
+    state = played.state
+    assert any(_in_room(c, name, "rules") and issubclass(c, State) and c is not State for c in type(state).__mro__), \
+        f"the state of sim.{name} ({type(state).__mro__}) is no State of its rules room"
+    moves = []
+    for seat, action in state.history():
+        if seat == SIMULTANEOUS:
+            moves += [a for _, a in action]
+        elif seat != CHANCE:  # chance outcomes are the chance's records (the Sun's noise is the thrower's)
+            moves.append(action)
+    assert moves, f"no seat moved in 30 steps of sim.{name}"
+    stray = {type(a).__qualname__ + " of " + type(a).__module__ for a in moves if not _in_room(type(a), name, "actions")}
+    assert not stray, f"seats of sim.{name} play actions declared outside its actions room: {stray}"
 
 
 @pytest.mark.parametrize("name", GAMES)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import textwrap
 from typing import Any
 
 from rich.console import Console
@@ -56,8 +57,6 @@ def wrap_prose(text: str, width: int, indent: str = "", first: str = "") -> list
     """``text`` (plain, one paragraph) as lines of at most ``width`` characters, broken between
     words only: a word longer than the width (a path, a command) stands whole on its own line,
     never cut. ``first`` starts the first line, ``indent`` the others."""
-    import textwrap
-
     return textwrap.wrap(text, width=max(width, 20), initial_indent=first, subsequent_indent=indent,
                          break_long_words=False, break_on_hyphens=False) or [first.rstrip()]
 
@@ -88,7 +87,7 @@ def print_labelled_table(con: Console, heads: list[str], rows: list[list[str]], 
     :func:`fit_labels` when they would not fit ``con``'s width; then the full labels follow, one
     line each as ``key: label``. ``border`` counts the table's edge characters, ``table_kw`` goes
     to :class:`rich.table.Table`. Labels are escaped here."""
-    # here, not at the top: rich.table adds 6 ms to every command's start-up (CPU, python -X importtime)
+    # start-up: rich.table adds 6 ms to every command's start-up (CPU, python -X importtime)
     from rich.table import Table
 
     # a column is its widest cell plus two of padding and one of border

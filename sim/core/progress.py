@@ -89,7 +89,7 @@ class Progress:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         if enabled and sys.stderr.isatty():
-            # here, not at the top: rich.progress adds 10 ms to every command's start-up, and a bar shows only on a terminal (CPU, python -X importtime)
+            # start-up: rich.progress adds 10 ms to every command's start-up, and a bar shows only on a terminal (CPU, python -X importtime)
             from rich.progress import BarColumn, MofNCompleteColumn, TextColumn
             from rich.progress import Progress as RichProgress
 

@@ -45,7 +45,7 @@ def quiet_fds(fds: Sequence[int] = (1, 2)) -> Iterator[None]:
         yield
     finally:
         with contextlib.suppress(Exception):
-            # here, not at the top: ctypes adds 5 ms to every worker's start-up (CPU, python -X importtime)
+            # start-up: ctypes adds 5 ms to every worker's start-up (CPU, python -X importtime)
             import ctypes
 
             ctypes.CDLL(None).fflush(None)  # C's buffers (a pipe is fully buffered) into /dev/null now

@@ -45,25 +45,8 @@ from sim.core.store import LOCK_NAME, STORE_NAME, GameResult, Store, check_run_f
 #: seconds between a worker's checks that the process that started it is still there
 WATCHDOG_S = 0.5
 
-__all__ = ["MAX_WORKERS_PER_CORE", "Progress", "RunInfo", "Task", "Terminated", "check_workers", "iter_results",
-           "game_result", "play_game", "play_seeded", "run_study", "study_meta", "sigterm_as_interrupt"]
-
-
-class Terminated(KeyboardInterrupt):
-    """The run received SIGTERM or SIGHUP: it stops like Ctrl-C (finished games stay stored), exit
-    code 128 + the signal (143, 129).
-
-    Attributes:
-        signum: the signal received.
-    """
-
-    def __init__(self, signum: int = signal.SIGTERM) -> None:
-        super().__init__(signum)
-        self.signum = int(signum)
-
-
-#: the signals that stop a run like Ctrl-C: ``kill PID``, and the terminal closed (SIGHUP)
-STOP_SIGNALS = (signal.SIGTERM, *((signal.SIGHUP,) if hasattr(signal, "SIGHUP") else ()))
+__all__ = ["MAX_WORKERS_PER_CORE", "Progress", "RunInfo", "Task", "check_workers", "iter_results", "game_result",
+           "play_game", "play_seeded", "run_study", "study_meta"]
 
 
 @dataclass(frozen=True)
@@ -194,30 +177,6 @@ def watch_parent(parent_pid: int | None = None, interval_s: float = WATCHDOG_S) 
     t = threading.Thread(target=watch, name="stonelab-parent-watchdog", daemon=True)
     t.start()
     return t
-
-
-@contextlib.contextmanager
-def sigterm_as_interrupt() -> Iterator[None]:
-    """Within the block, SIGTERM and SIGHUP raise :class:`Terminated` (a KeyboardInterrupt) in the main thread.
-
-    So ``kill PID``, or closing the terminal a run was started from, stops a run the way Ctrl-C
-    does: the games stored so far stay, the workers are stopped, and the command can be given again
-    to resume. Outside the main thread (where Python cannot set signal handlers) the block does
-    nothing.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def handler(signum: int, frame: object) -> None:
-        raise Terminated(signum)
-
-    old = {s: signal.signal(s, handler) for s in STOP_SIGNALS}
-    try:
-        yield
-    finally:
-        for s, h in old.items():
-            signal.signal(s, h)
 
 
 def check_workers(requested: int, *, key: str = "workers", source: str | None = None) -> tuple[int, str | None]:

@@ -136,11 +136,12 @@ class Plan:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # SALib's notices about N and scrambling; checked here
             if self.method == "morris":
-                # here, not at the top: SALib costs 620 ms of start-up, paid only by a sensitivity study (CPU, python -X importtime)
+                # start-up: SALib costs 620 ms of start-up, paid only by a sensitivity study (CPU, python -X importtime)
                 from SALib.sample import morris
 
                 x = morris.sample(prob, self.trajectories, num_levels=self.levels, seed=seed)
             else:
+                # start-up: SALib costs 620 ms of start-up, paid only by a sensitivity study (CPU, python -X importtime)
                 from SALib.sample import sobol
 
                 x = sobol.sample(prob, self.samples, calc_second_order=False, seed=seed)

@@ -50,6 +50,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
+try:
+    import fcntl
+except ImportError:  # Windows: no flock (a run's lock can be neither taken nor read there)
+    fcntl = None  # type: ignore[assignment]
+
 from sim.core.errors import InputError, WorkError
 from sim.core.game import Column, GameSpec, outcome_kind
 
@@ -154,9 +159,7 @@ def run_in_progress(out: str | Path) -> str | None:
     lock that cannot be had means a run holds the exclusive one.
     """
     lock = Path(out) / LOCK_NAME
-    try:
-        import fcntl
-    except ImportError:  # Windows: no flock, so no way to tell
+    if fcntl is None:  # Windows: no flock, so no way to tell
         return None
     try:
         fd = os.open(lock, os.O_RDONLY)
@@ -211,11 +214,7 @@ def lock_run_folder(out: str | Path) -> Iterator[Path]:
         raise InputError(f"cannot create the run folder or its store there ({e.strerror or e}); give a writable "
                          "folder (--out or out in the scenario)", source=folder) from None
     try:
-        try:
-            import fcntl
-        except ImportError:  # Windows: no flock; two runs into one folder are not caught there
-            fcntl = None  # type: ignore[assignment]
-        if fcntl is not None:
+        if fcntl is not None:  # Windows: no flock; two runs into one folder are not caught there
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
@@ -333,7 +332,7 @@ class Store:
                 if not force:
                     raise damaged
                 aside = _move_aside(path)
-                # here, not at the top: the console (rich) adds 22 ms to the store's, i.e. every worker's, start-up (CPU, python -X importtime)
+                # start-up: the console (rich) adds 22 ms to the store's, i.e. every worker's, start-up (CPU, python -X importtime)
                 from sim.core.console import plain
 
                 print(plain(f"{path}: the damaged results store was moved aside to {aside.name}; starting afresh"),

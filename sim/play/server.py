@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import threading
+import urllib.parse
 
 from sim.play.page import PAGE_CSS, PAGE_HTML, PAGE_JS
 from sim.play.table import WebTable
@@ -85,8 +86,6 @@ def parse_after(path: str) -> int | None:
 def parse_text(path: str) -> str | None:
     """The typed move of a ``/read?text=...`` request (one line of at most :data:`MAX_TYPED`
     characters), else None."""
-    import urllib.parse
-
     values = urllib.parse.parse_qs(path.partition("?")[2], max_num_fields=2).get("text", [])
     if len(values) != 1 or len(values[0]) > MAX_TYPED or any(ord(c) < 32 for c in values[0]):
         return None

@@ -52,7 +52,7 @@ def _turn_based(path: Path) -> bool:
     """
     if not _is_run(path):
         return False
-    # here, not at the top: the replay sources (jinja2, the runner) add 61 ms to every command's start-up (CPU, python -X importtime)
+    # start-up: the replay sources (jinja2, the runner) add 61 ms to every command's start-up (CPU, python -X importtime)
     from sim.replay.source import run_game_name
 
     game = run_game_name(path)
@@ -76,7 +76,7 @@ def _replays_3d(file: Path) -> Replays3D:
         ReplayError: no game declares 3-D replays, or more than one does and ``file`` is no run, or
             the viewer is not installed.
     """
-    # here, not at the top: the replay sources (jinja2, the runner) add 61 ms to every command's start-up (CPU, python -X importtime)
+    # start-up: the replay sources (jinja2, the runner) add 61 ms to every command's start-up (CPU, python -X importtime)
     from sim.replay.source import run_game_name
 
     if _is_run(file):
@@ -89,7 +89,7 @@ def _replays_3d(file: Path) -> Replays3D:
 
 
 def _page(file: Path, game: Optional[int], point: int, seat: Optional[int], import_agents: bool) -> tuple[str, dict]:
-    # here, not at the top: the replay sources add 61 ms to every command's start-up (CPU, python -X importtime)
+    # start-up: the replay sources add 61 ms to every command's start-up (CPU, python -X importtime)
     from sim.replay.source import page_for, run_replay
 
     doc = run_replay(file, 0 if game is None else game, point, seats=None if seat is None else [seat],
@@ -147,7 +147,7 @@ def _page_server(body: bytes, host: str, port: int) -> Any:
     Raises:
         InputError: it cannot listen there (key ``--host`` or ``--port``).
     """
-    # here, not at the top: the web server (http, ssl) adds 19 ms to every command's start-up (CPU, python -X importtime)
+    # start-up: the web server (http, ssl) adds 19 ms to every command's start-up (CPU, python -X importtime)
     from sim.web.server import INLINE_ONLY_POLICY, WebHandler, is_unknown_host, make_server
 
     class Page(WebHandler):

@@ -18,6 +18,7 @@ from typing import Callable
 from sim.core.outputs import write_atomically
 from sim.core.registry import Registry
 from sim.core.store import Store
+from sim.games import REGISTRY
 from sim.replay.source import page_for, run_game_name, run_replay
 
 #: the folder of replays inside a run folder (shared with the 3-D replays)
@@ -46,9 +47,7 @@ def has_turn_replays(run_dir: str | Path, registry: Registry | None = None) -> b
     Raises:
         ReplayError: not a run folder.
     """
-    if registry is None:
-        from sim.games import REGISTRY as registry
-    plugin = registry.find(run_game_name(run_dir))
+    plugin = (REGISTRY if registry is None else registry).find(run_game_name(run_dir))
     return plugin is not None and plugin.replay is not None
 
 

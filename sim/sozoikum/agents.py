@@ -47,8 +47,9 @@ from sim.core.agents import SEARCH_OPTIONS, check_rollout_agent
 from sim.core.game import Action, AgentSpec, Game, GameConfig, require_legal_actions
 from sim.core.mcts import SearchAgent
 from sim.core.options import Option
-from sim.sozoikum import actions as A
-from sim.sozoikum import rules as R
+from sim.sozoikum.actions import (CAMP, FIRE, GEMS, TIGER, VETO, Announce, Bid, BuildChoice, Challenge, Dumno, Fist,
+                                  Pass, Pick, Place, PlayCard, Reply, Sealed, Setup, Tiger, Veto)
+from sim.sozoikum.rules import HOUSE_STONES, NOISE_BOUND, SozoikumState
 from sim.sozoikum.physics import QUICK_HOUSE, ROLES, build_from_seeds, house_quality
 from sim.sozoikum.position import SozoikumObservation
 from sim.sozoikum.shapes import StoneInfo, stone_info
@@ -57,12 +58,12 @@ from sim.sozoikum.shapes import StoneInfo, stone_info
 MAX_HOUSE_POOL = 8
 
 
-def _infos(state: R.SozoikumState, ids: Sequence[int]) -> list[StoneInfo]:
+def _infos(state: SozoikumState, ids: Sequence[int]) -> list[StoneInfo]:
     lo, hi = state.options.stone_size_min, state.options.stone_size_max
     return [stone_info(state.stones[i], lo, hi) for i in ids]
 
 
-def stone_fit(state: R.SozoikumState, stone: int) -> float:
+def stone_fit(state: SozoikumState, stone: int) -> float:
     """How useful a stone is for a house, in [0, 1] (see the module docstring)."""
     lo, hi = state.options.stone_size_min, state.options.stone_size_max
     info = stone_info(state.stones[stone], lo, hi)
@@ -70,7 +71,7 @@ def stone_fit(state: R.SozoikumState, stone: int) -> float:
     return 0.5 * info.top_flat + 0.5 * min(1.0, max(0.0, (info.width - lo * 0.6) / span))
 
 
-def assignments(state: R.SozoikumState, stones: Sequence[int]) -> list[tuple[float, tuple[int, ...]]]:
+def assignments(state: SozoikumState, stones: Sequence[int]) -> list[tuple[float, tuple[int, ...]]]:
     """Every house assignment (A1, A2, B1, B2, roof) of the best ``MAX_HOUSE_POOL`` of ``stones``,
     with its ``house_quality``, best first (ties: the order of enumeration)."""
     pool = sorted(stones, key=lambda s: -stone_fit(state, s))[:MAX_HOUSE_POOL]
@@ -102,25 +103,25 @@ class GreedyAgent:
         self._plan: tuple[tuple[int, ...], tuple[int, ...]] | None = None
 
     # --- valuation --------------------------------------------------------------------------
-    def stone_worth(self, st: R.SozoikumState, stone: int) -> float:
+    def stone_worth(self, st: SozoikumState, stone: int) -> float:
         """Gems this seat would pay for ``stone``."""
         w = self.stone_value * (0.5 + stone_fit(st, stone))
-        return w * (0.5 if len(st.reserve[self.seat]) >= R.HOUSE_STONES else 1.0)
+        return w * (0.5 if len(st.reserve[self.seat]) >= HOUSE_STONES else 1.0)
 
-    def fire_worth(self, st: R.SozoikumState) -> float:
+    def fire_worth(self, st: SozoikumState) -> float:
         """Gems this seat would pay for the whole fire."""
         return sum(self.stone_worth(st, s) for s in st.fire)
 
-    def best_stone(self, st: R.SozoikumState, stones: Sequence[int]) -> int:
+    def best_stone(self, st: SozoikumState, stones: Sequence[int]) -> int:
         """The best-fitting of ``stones``."""
         return max(stones, key=lambda s: (stone_fit(st, s), -s))
 
     # --- house ------------------------------------------------------------------------------
-    def house_plan(self, st: R.SozoikumState) -> tuple[int, ...]:
+    def house_plan(self, st: SozoikumState) -> tuple[int, ...]:
         """The stones for roles A1, A2, B1, B2, roof (best ``house_quality``)."""
         return assignments(st, st.reserve[self.seat])[0][1]
 
-    def _cached_plan(self, st: R.SozoikumState) -> tuple[int, ...]:
+    def _cached_plan(self, st: SozoikumState) -> tuple[int, ...]:
         key = tuple(sorted(st.reserve[self.seat]))
         if self._plan is None or self._plan[0] != key:
             self._plan = (key, self.house_plan(st))
@@ -138,62 +139,62 @@ class GreedyAgent:
         a = self.choose(st, legal_actions)
         return a if a in legal_actions else legal_actions[0]
 
-    def choose(self, st: R.SozoikumState, legal: Sequence[Action]) -> Action:  # noqa: C901 - a table of cases
+    def choose(self, st: SozoikumState, legal: Sequence[Action]) -> Action:  # noqa: C901 - a table of cases
         me = self.seat
         ph = st.phase
         if ph == "setup":
-            cards = any(a.cards for a in cast(Sequence[A.Setup], legal))  # setup offers only Setup actions
+            cards = any(a.cards for a in cast(Sequence[Setup], legal))  # setup offers only Setup actions
             richest = st.gems[me] >= max(st.gems)
             prefs = ("auction", "hidden", "bluff") if richest else ("hidden", "bluff", "auction")
             for rule in prefs:
-                if A.Setup(cards, rule) in legal:
-                    return A.Setup(cards, rule)
+                if Setup(cards, rule) in legal:
+                    return Setup(cards, rule)
             return legal[0]
         if ph == "cards":
             if (st.gems[me] < 3 and st.mine > 0) or not st.fire:
-                return A.PlayCard(A.GEMS)
+                return PlayCard(GEMS)
             mine_n = len(st.reserve[me])
-            if mine_n < R.HOUSE_STONES and any(len(r) >= R.HOUSE_STONES for s, r in enumerate(st.reserve) if s != me):
-                if A.PlayCard(A.TIGER) in legal:
-                    return A.PlayCard(A.TIGER)
-            return A.PlayCard(A.CAMP)
+            if mine_n < HOUSE_STONES and any(len(r) >= HOUSE_STONES for s, r in enumerate(st.reserve) if s != me):
+                if PlayCard(TIGER) in legal:
+                    return PlayCard(TIGER)
+            return PlayCard(CAMP)
         if ph == "effect":
             kind, _ = st.effects[0]
             others = [s for s in st.order() if s != me]
-            if kind == A.VETO:
-                return A.Veto(max(st.camp, key=lambda s: (len(st.reserve[s]), -st.order().index(s))))
+            if kind == VETO:
+                return Veto(max(st.camp, key=lambda s: (len(st.reserve[s]), -st.order().index(s))))
             rich = max(others, key=lambda s: (len(st.reserve[s]), -st.order().index(s)))
-            if kind == A.TIGER:
-                return A.Tiger(rich, self.best_stone(st, st.reserve[rich]))
-            big = [s for s in others if len(st.reserve[s]) >= R.HOUSE_STONES]
+            if kind == TIGER:
+                return Tiger(rich, self.best_stone(st, st.reserve[rich]))
+            big = [s for s in others if len(st.reserve[s]) >= HOUSE_STONES]
             if big:
-                return A.Dumno(big[0], self.best_stone(st, st.reserve[big[0]]))
+                return Dumno(big[0], self.best_stone(st, st.reserve[big[0]]))
             if st.fire and me not in st.camp:
-                return A.Dumno(A.FIRE, self.best_stone(st, st.fire))
+                return Dumno(FIRE, self.best_stone(st, st.fire))
             if st.reserve[rich]:
-                return A.Dumno(rich, self.best_stone(st, st.reserve[rich]))
+                return Dumno(rich, self.best_stone(st, st.reserve[rich]))
             return legal[0]
         if ph == "auction":
             cap = min(st.gems[me], int(self.fire_worth(st)))
-            return A.Bid(st.high + 1) if st.high + 1 <= cap else A.Pass()
+            return Bid(st.high + 1) if st.high + 1 <= cap else Pass()
         if ph == "reply":
-            return A.Reply(True)
+            return Reply(True)
         if ph == "hidden":
-            return A.Sealed(min(st.gems[me], int(round(0.75 * self.fire_worth(st)))))
+            return Sealed(min(st.gems[me], int(round(0.75 * self.fire_worth(st)))))
         if ph == "fist":
-            return A.Fist(min(st.gems[me], int(round(0.6 * self.fire_worth(st)))))
+            return Fist(min(st.gems[me], int(round(0.6 * self.fire_worth(st)))))
         if ph == "announce":
-            return A.Announce(min(st.options.announce_max, st.fists[me] or 0))
+            return Announce(min(st.options.announce_max, st.fists[me] or 0))
         if ph == "challenge":
             h = st.highest()
-            return A.Challenge((st.ann[h] or 0) > st.gems[h])
+            return Challenge((st.ann[h] or 0) > st.gems[h])
         if ph == "pick":
-            return A.Pick(self.best_stone(st, st.fire))
+            return Pick(self.best_stone(st, st.fire))
         if ph == "decide":
-            return A.BuildChoice(True)
+            return BuildChoice(True)
         if ph == "place":
             plan = self._cached_plan(st)
-            return A.Place(ROLES[len(st.plan)], plan[len(st.plan)])
+            return Place(ROLES[len(st.plan)], plan[len(st.plan)])
         return legal[0]
 
 
@@ -205,12 +206,12 @@ class BuilderAgent(GreedyAgent):
         self.candidates = candidates
         self.sims = sims
 
-    def house_plan(self, st: R.SozoikumState) -> tuple[int, ...]:
+    def house_plan(self, st: SozoikumState) -> tuple[int, ...]:
         """The candidate assignment that stood most often in this agent's own simulations."""
         return simulate_plan(st, self.seat, self.rng, self.candidates, self.sims)
 
 
-def simulate_plan(st: R.SozoikumState, seat: int, rng: np.random.Generator, candidates: int, sims: int) -> tuple[int, ...]:
+def simulate_plan(st: SozoikumState, seat: int, rng: np.random.Generator, candidates: int, sims: int) -> tuple[int, ...]:
     """The best of the top ``candidates`` assignments of ``seat``'s stones, each built ``sims``
     times with noise seeds from ``rng`` and the seat's skill (ties: the better quality rating)."""
     ranked = assignments(st, st.reserve[seat])[:candidates]
@@ -220,7 +221,7 @@ def simulate_plan(st: R.SozoikumState, seat: int, rng: np.random.Generator, cand
         seeds = [st.stones[i] for i in plan]
         stood = 0
         for _ in range(sims):
-            res = build_from_seeds(seeds, skill, int(rng.integers(R.NOISE_BOUND)), st.options)
+            res = build_from_seeds(seeds, skill, int(rng.integers(NOISE_BOUND)), st.options)
             stood += res.stood
         key = (stood, q)
         if key > best_key:
@@ -240,8 +241,8 @@ class _FastGame:
         # everything else (parse_observation for rollout agents, ...) is the game's own
         return getattr(self._game, name)
 
-    def determinize(self, observation: Any, rng: np.random.Generator) -> R.SozoikumState:
-        s = cast(R.SozoikumState, self._game.determinize(observation, rng))  # the game is sozoikum
+    def determinize(self, observation: Any, rng: np.random.Generator) -> SozoikumState:
+        s = cast(SozoikumState, self._game.determinize(observation, rng))  # the game is sozoikum
         s.physics = QUICK_HOUSE
         return s
 

@@ -27,9 +27,9 @@ import numpy as np
 from sim.core.agents import make_agent
 from sim.core.game import SIMULTANEOUS
 from sim.core.play import FirstAgent, play, play_random
-from sim.sozoikum import house as H
 from sim.sozoikum.agents import assignments, simulate_plan
 from sim.sozoikum.game import GAME
+from sim.sozoikum.house import build_house, reference_params
 from sim.sozoikum.options import SozoikumOptions
 from sim.sozoikum.physics import build_from_seeds, house_params
 from sim.sozoikum.rules import NOISE_BOUND, SozoikumState
@@ -85,7 +85,7 @@ def verdict_agreement(houses: Sequence[tuple[int, ...]], seed: int = 7) -> dict[
     """
     rules = SozoikumOptions.from_rules({})
     params = house_params(rules)
-    ref_params = H.reference_params(params)
+    ref_params = reference_params(params)
     rng = np.random.default_rng(seed)
     agree = stood = stood_ref = not_at_rest = 0
     quick_s = ref_s = 0.0
@@ -93,9 +93,9 @@ def verdict_agreement(houses: Sequence[tuple[int, ...]], seed: int = 7) -> dict[
         skill, noise = float(rng.uniform(0.3, 1.0)), int(rng.integers(NOISE_BOUND))
         stones = [stone_shape(x, rules.stone_size_min, rules.stone_size_max) for x in h]
         t0 = time.process_time()
-        q = H.build_house(stones, skill, noise, params)
+        q = build_house(stones, skill, noise, params)
         t1 = time.process_time()
-        r = H.build_house(stones, skill, noise, ref_params, stop_on_fall=False)
+        r = build_house(stones, skill, noise, ref_params, stop_on_fall=False)
         t2 = time.process_time()
         quick_s, ref_s = quick_s + t1 - t0, ref_s + t2 - t1
         agree += q.stood == r.stood

@@ -105,7 +105,7 @@ def house(
     json_out: bool = typer.Option(False, "--json", help="print the result as JSON"),
 ) -> None:
     """Build one house in the 2-D simulation, print the verdict, optionally draw it."""
-    # here, not at the top: the rules and the house add 14 ms to every command's start-up (the game's commands are mounted for --help; CPU, python -X importtime)
+    # start-up: the rules and the house add 14 ms to every command's start-up (the game's commands are mounted for --help; CPU, python -X importtime)
     from sim.sozoikum.physics import ROLES, build_from_seeds
     from sim.sozoikum.rules import SozoikumState
 
@@ -118,7 +118,7 @@ def house(
     if best:
         if len(seeds) < 5:
             raise InputError(f"--best needs at least 5 seeds, got {len(seeds)}", key="--stones")
-        # here, not at the top: the agents add 22 ms to every command's start-up (CPU, python -X importtime)
+        # start-up: the agents add 22 ms to every command's start-up (CPU, python -X importtime)
         from sim.sozoikum.agents import simulate_plan
 
         state = SozoikumState.new(2, rules, [skill, skill])
@@ -146,7 +146,7 @@ def house(
         "sim_time_s": round(verdict.sim_time, 3),
     }
     if png is not None:
-        # here, not at the top: the drawing and the house model add 10 ms to every command's start-up (CPU, python -X importtime)
+        # start-up: the drawing and the house model add 10 ms to every command's start-up (CPU, python -X importtime)
         from sim.sozoikum.draw import draw_house
 
         # draw the whole fall (the game stops simulating when a stone reaches the ground)

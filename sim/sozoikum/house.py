@@ -160,8 +160,9 @@ class PymunkWorld:
     ground segment, Coulomb friction ``params.friction`` everywhere, no bounce."""
 
     def __init__(self, params: HouseParams) -> None:
-        # imported with the first world, not with this module: the rules reach this module through
-        # the physics boundary (sim.sozoikum.physics) and must load no physics engine
+        # start-up: pymunk adds 15 ms (CPU, python -X importtime), imported with the first world, not with this
+        # module: the rules reach this module through the physics boundary (sim.sozoikum.physics) and must load
+        # no physics engine
         import pymunk
 
         self._pymunk = pymunk

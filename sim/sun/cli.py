@@ -15,12 +15,15 @@ import sys
 from pathlib import Path
 from typing import Any, Optional
 
+import numpy as np
 import typer
 
 from sim.core.errors import InputError, ScenarioError
 from sim.core.files import check_input_file
 from sim.core.outputs import check_output_dir, check_output_file
+from sim.core.console import console, escape, plain
 from sim.sun.players.thrower import DEFAULT_SKILL
+from sim.sun.players.thrower import skill as skill_level
 
 #: How a lost stone's place is named after its shape: a lintel or a stacked stone says so.
 ROLE_WORDS = {"gate": " lintel", "stack": " stacked"}
@@ -39,8 +42,6 @@ LAYOUTS = "scenarios/sun/layouts/*.toml"
 
 
 def _fail(exc: InputError) -> None:
-    from sim.core.console import plain
-
     typer.echo(f"error: {plain(exc, keep_lines=True)}", err=True)
     raise typer.Exit(2)
 
@@ -71,12 +72,10 @@ def pass_cmd(
     json_out: bool = typer.Option(False, "--json", help="print the result as JSON"),
 ) -> None:
     """Simulate one pass of the ball over LAYOUT and report the penalties."""
-    import numpy as np
-
+    # start-up: the layout reader and the PyBullet table add 35 ms (pybullet; CPU, python -X importtime)
     from sim.sun.table.layout import load_layout
     from sim.sun.table.recording import PoseRecorder
     from sim.sun.table.sun_table import SunTable
-    from sim.sun.players.thrower import skill as skill_level
 
     try:
         if not (math.isfinite(aim) and -360.0 <= aim <= 360.0):
@@ -111,8 +110,6 @@ def pass_cmd(
     if json_out:
         _dump(out)
         return
-    from sim.core.console import console, escape
-
     con = console()
     con.print(f"[bold]{escape(layout)}[/] aim {aim:.1f} deg, release {res.release_m:.3f} m, skill {escape(thrower.name)}, "
               f"seed {seed}, preset {res.preset}")
@@ -139,9 +136,9 @@ def stability(
     preset: Optional[str] = typer.Option(None, "--preset", help="fast or reference (default: the layout's)"),
 ) -> None:
     """Settle, bump and aim-sweep tests of one Stonehenge-and-the-Sun layout."""
+    # start-up: the layout reader and the stability tests add 35 ms (pybullet; CPU, python -X importtime)
     from sim.sun.table.layout import load_layout
     from sim.sun.table.stability import MAX_TRIALS, run_stability
-    from sim.sun.players.thrower import skill as skill_level
 
     try:
         if not 1 <= trials <= MAX_TRIALS:
@@ -164,9 +161,8 @@ def stability(
     if json_out:
         _dump(res)
         return
+    # start-up: rich.table adds 7 ms to every command's start-up (CPU, python -X importtime)
     from rich.table import Table
-
-    from sim.core.console import console, escape
 
     con = console()
     con.print(f"[bold]{escape(layout)}[/] preset {res['preset']}, skill {escape(thrower.name)}, seed {seed}")
@@ -216,10 +212,10 @@ def calibrate_cmd(
     json_out: bool = typer.Option(False, "--json", help="print the result as JSON"),
 ) -> None:
     """Fit a thrower's sigmas to a playtest LOG by maximum likelihood and report their 95 % intervals."""
+    # start-up: the calibration adds 560 ms (scipy, pybullet; CPU, python -X importtime)
     from sim.sun.players.calibrate import fit, write_skill
     from sim.sun.players.playtest_log import read_log
     from sim.sun.table.layout import Layout, load_layout
-    from sim.sun.players.thrower import skill as skill_level
 
     try:
         if out is not None:
@@ -244,9 +240,8 @@ def calibrate_cmd(
         d["out"] = str(out) if out else None
         _dump(d)
         return
+    # start-up: rich.table adds 7 ms to every command's start-up (CPU, python -X importtime)
     from rich.table import Table
-
-    from sim.core.console import console, escape
 
     con = console()
     con.print(f"[bold]{escape(log)}[/]: {res.passes} passes, {res.places} placements; fit {res.mode}, "
@@ -294,6 +289,7 @@ def show_cmd(
 ) -> None:
     """Draw LAYOUT from above and in 3-D (no physics, about a second): stones at true size by shape,
     stacks, gates, and every gap marked passable or not with its width."""
+    # start-up: the layout reader and the layout picture add 33 ms, matplotlib more when drawing (CPU, python -X importtime)
     from sim.sun.table.layout import load_layout
     from sim.sun.viewer.layout_plot import plot_layout
 
@@ -326,12 +322,14 @@ def edit_cmd(
     """Edit a layout in the browser (viser): add, stack, gate, move, delete stones, each change checked
     like a layout file; settle, pass and aim-sweep it with the engine's physics; save it as TOML in
     one folder (docs/security.md)."""
+    # start-up: the 3-D viewer's server adds 17 ms, viser more when it starts (CPU, python -X importtime)
     from sim.sun.viewer.viser_app import check_host, local_url, serve_until_interrupted, start_server
 
     try:
         if not (1 <= port <= 65535):
             raise InputError(f"port must be 1..65535, not {port}", key="--port")
         check_host(host, port)
+        # start-up: the layout editor adds 66 ms (the table, the viewer; CPU, python -X importtime)
         from sim.sun.viewer.editor_app import open_editor, start_editor
 
         if out is not None and not out.is_dir():

@@ -121,10 +121,12 @@ def stored(out: Path) -> int:
 
 
 def start(scen: Path, out: Path, command: str = "run") -> subprocess.Popen:
-    # its own process group, as a shell gives a command: Ctrl-C is SIGINT to the whole group
+    # its own process group, as a shell gives a command: Ctrl-C is SIGINT to the whole group; SIGINT as
+    # Ctrl-C sends it even when this suite runs with SIGINT ignored (a background job of a non-interactive
+    # shell), which the child would inherit
     return subprocess.Popen([sys.executable, "-m", "sim.cli", command, str(scen), "--out", str(out), "--no-report",
                              "--json"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def wait_for_games(proc: subprocess.Popen, out: Path, n: int, timeout_s: float = 120.0) -> None:

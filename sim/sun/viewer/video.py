@@ -107,6 +107,7 @@ def draw_rules(img: np.ndarray, shapes: RulesShapes, m: np.ndarray) -> np.ndarra
     :data:`RULES_ALPHA` opaque): the bands as filled arcs, each marker a pin with its head, the aim
     line with a drop line from the release point, the release point in the mover's colour and the
     actual release in white."""
+    # start-up: PIL adds 12 ms, paid only when a video is made (CPU, python -X importtime)
     from PIL import Image, ImageDraw
 
     h, w = img.shape[:2]
@@ -146,6 +147,7 @@ def draw_rules(img: np.ndarray, shapes: RulesShapes, m: np.ndarray) -> np.ndarra
 
 def _font(h: int):  # noqa: ANN202
     try:
+        # start-up: PIL's fonts add 20 ms, paid only when a video is made (CPU, python -X importtime)
         from PIL import ImageFont
 
         try:
@@ -157,6 +159,7 @@ def _font(h: int):  # noqa: ANN202
 
 
 def _caption(img: np.ndarray, text: str, font) -> np.ndarray:  # noqa: ANN001
+    # start-up: PIL adds 12 ms, paid only when a video is made (CPU, python -X importtime)
     from PIL import Image, ImageDraw
 
     im = Image.fromarray(img)
@@ -191,6 +194,7 @@ def render_video(replay: Replay, out: str | Path, fps: float = 30.0, size: tuple
         w, h = w - w % 16, h - h % 16
     times = frame_times(replay, fps, speed, turn)
     out.parent.mkdir(parents=True, exist_ok=True)
+    # start-up: imageio adds 13 ms, paid only when a video is made (CPU, python -X importtime)
     import imageio.v2 as imageio
 
     # render into a side file (same suffix, so imageio picks the format) and rename it when whole:
