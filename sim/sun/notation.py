@@ -66,7 +66,7 @@ def parse_notation(text: str, *, build: Build = _new_state, defaults: Mapping[st
         if len(s.markers) != n or len(s.played) != n or not 0 <= s.seat < n:
             raise ValueError("markers, seats and players disagree")
         s.role = [FIELD] * len(s.shapes)
-        s.sup, s.pose, s.owner = {}, {}, {}
+        s.on, s.pose, s.owner = {}, {}, {}
         for e in body["st"]:
             i, r = int(e[0]), ROLE_OF_LETTER.get(e[1]) if isinstance(e[1], str) else None
             if not 0 <= i < len(s.role) or r not in (STAND, STACK, GATE, OUT):
@@ -76,7 +76,7 @@ def parse_notation(text: str, *, build: Build = _new_state, defaults: Mapping[st
                 s.owner[i] = int(e[2])
             else:
                 if e[2]:
-                    s.sup[i] = tuple(int(x) for x in e[2])
+                    s.on[i] = tuple(int(x) for x in e[2])
                 pose = tuple(float(v) for v in e[3:])
                 if len(pose) != 7:
                     raise ValueError(f"pose of #{i} needs 7 numbers")

@@ -5,7 +5,7 @@ Each stone (ids 0..N-1: pillars, then blocks, then slabs) has a *role*, one word
 (:data:`STACK`), laid as a :data:`GATE` across two positions, or :data:`OUT` (a penalty of a seat,
 ``owner``); the three on the table are the roles of the shared stone record
 (:class:`sim.sun.geometry.stone.Stone`, which the rules hand the table). Stones on the table carry
-their pose ``(x, y, z, qx, qy, qz, qw)`` (metres, unit quaternion); ``sup`` gives the positions a
+their pose ``(x, y, z, qx, qy, qz, qw)`` (metres, unit quaternion); ``on`` gives the positions a
 stone rests on, by their bottom stones, as the record's ``on`` does (``(id,)`` for a stack, ``(a, b)``
 for a gate). Markers are angles (rad) on the outer edge. The notation writes each role as one letter
 (:data:`NOTATION_LETTER`).
@@ -45,7 +45,7 @@ class SunPosition:
     #: the shape of each stone id (fixed for a game: the set of stones)
     shapes: list[str] = field(default_factory=list)
     role: list[str] = field(default_factory=list)
-    sup: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    on: dict[int, tuple[int, ...]] = field(default_factory=dict)
     pose: dict[int, Pose] = field(default_factory=dict)
     owner: dict[int, int] = field(default_factory=dict)
     markers: list[list[float]] = field(default_factory=list)
@@ -72,7 +72,7 @@ class SunPosition:
     def copy(self) -> SunPosition:
         """An independent copy (the poses are immutable tuples and are shared)."""
         return SunPosition(
-            self.shapes, list(self.role), dict(self.sup), dict(self.pose), dict(self.owner),
+            self.shapes, list(self.role), dict(self.on), dict(self.pose), dict(self.owner),
             [list(m) for m in self.markers], self.seat, self.turn, self.phase, self.attempts, self.pending,
             self.drawn, self.placed, list(self.played), list(self.area_before), self.forced, self.moved, self.over,
         )

@@ -45,14 +45,14 @@ def build(stones: list[tuple[str, float]], markers: list[list[float]], *, seat: 
     for k, shape in (stacks or {}).items():
         i = free[shape].pop(0)
         b = ids[k]
-        bodies = {x: Stone(x, s.shapes[x], s.role[x], s.sup.get(x, ()), s.pose[x]) for x in s.pose}
+        bodies = {x: Stone(x, s.shapes[x], s.role[x], s.on.get(x, ()), s.pose[x]) for x in s.pose}
         s.pose[i] = nominal_pose(G, Placement("stack", i, shape, on=b), bodies)
-        s.role[i], s.sup[i] = STACK, (b,)
+        s.role[i], s.on[i] = STACK, (b,)
     for g, a, b in gates or []:
         gi = ids[g]
-        bodies = {x: Stone(x, s.shapes[x], s.role[x], s.sup.get(x, ()), s.pose[x]) for x in s.pose}
+        bodies = {x: Stone(x, s.shapes[x], s.role[x], s.on.get(x, ()), s.pose[x]) for x in s.pose}
         s.pose[gi] = nominal_pose(G, Placement("gate", gi, s.shapes[gi], between=(ids[a], ids[b])), bodies)
-        s.role[gi], s.sup[gi] = GATE, (ids[a], ids[b])
+        s.role[gi], s.on[gi] = GATE, (ids[a], ids[b])
     s.markers = [[math.radians(m) for m in ms] for ms in markers]
     s.seat = seat
     s.played = [played] * players

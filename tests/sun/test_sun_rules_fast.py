@@ -137,7 +137,7 @@ def test_gate_shortcut_agrees_with_the_ring_after_the_gate() -> None:
         for st, r in enumerate(s.role):
             if r not in (STAND, STACK) or (r == STAND and ring.pos[ring.index[st]].top >= 0):
                 continue
-            k_st = ring.index[st] if r == STAND else ring.index[s.sup[st][0]]
+            k_st = ring.index[st] if r == STAND else ring.index[s.on[st][0]]
             if not all(g is not None and g not in (k_st, (k_st - 1) % ring.n) for g in own):
                 continue
             for key in ring.keys:

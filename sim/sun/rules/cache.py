@@ -115,12 +115,12 @@ class SunCache:
         if self.bodies is not None:
             return self.bodies
         last = self.bodies_last
-        if last is not None and last[0] == p.role and last[1] == p.sup and last[3] == p.shapes \
+        if last is not None and last[0] == p.role and last[1] == p.on and last[3] == p.shapes \
                 and list(last[2]) == list(p.pose) and all(map(operator.is_, last[2].values(), p.pose.values())):
             self.bodies = last[4]  # nothing they depend on changed (e.g. since the last clean pass)
             return last[4]
         out = []
-        memo, poses, sups, shapes = self.body_memo, p.pose, p.sup, p.shapes
+        memo, poses, sups, shapes = self.body_memo, p.pose, p.on, p.shapes
         # (a stone is on the table unless in the field or out; locals: the rules ask twice a turn)
         for i, r in enumerate(p.role):
             if r != FIELD and r != OUT:
@@ -130,19 +130,19 @@ class SunCache:
                     b = memo[i] = Stone(i, shapes[i], r, sup, pose)  # type: ignore[arg-type]  # r: on the table
                 out.append(b)
         self.bodies = made = tuple(out)
-        self.bodies_last = (list(p.role), dict(p.sup), dict(p.pose), list(p.shapes), made)
+        self.bodies_last = (list(p.role), dict(p.on), dict(p.pose), list(p.shapes), made)
         return made
 
     def ring_of(self, p: SunPosition, g: Geometry) -> Ring:
         """The ring ``p`` forms with geometry ``g`` (kept)."""
         if self.ring is None:
             src = self.ring_source
-            if self.ring_last is not None and src is not None and src[0] == p.role and src[1] == p.sup \
+            if self.ring_last is not None and src is not None and src[0] == p.role and src[1] == p.on \
                     and src[2] == p.pose:
                 self.ring = self.ring_last  # nothing it depends on changed (e.g. a clean pass)
             else:
                 self.ring = self.ring_last = self.build_ring(p, g)
-                self.ring_source = (list(p.role), dict(p.sup), dict(p.pose))
+                self.ring_source = (list(p.role), dict(p.on), dict(p.pose))
         return self.ring
 
     def _memos_full(self, extra: int = 0) -> bool:
@@ -152,7 +152,7 @@ class SunCache:
         """The ring of ``p``'s stones. A position whose stones have not moved since an earlier ring
         is the same :class:`Pos` object (``pos_memo``), so that the new ring copies the gaps between
         unmoved neighbours from the last one (``Ring(reuse=)``)."""
-        role, sup, pose, shapes = p.role, p.sup, p.pose, p.shapes
+        role, sup, pose, shapes = p.role, p.on, p.pose, p.shapes
         memo = self.pos_memo
         lintel_memo = self.lintel_memo
         if self._memos_full():
@@ -228,7 +228,7 @@ class SunCache:
             self.pos_last[stone] = (pi, -1, None, known)
         made = known if known is not None else self._new_pos(p, g, stone, pi, -1, None)
         self.ring = self.ring_last = before.plus(made)
-        self.ring_source = (list(p.role), dict(p.sup), dict(p.pose))
+        self.ring_source = (list(p.role), dict(p.on), dict(p.pose))
 
     def ring_after_stack(self, p: SunPosition, g: Geometry, before: Ring | None, stone: int) -> None:
         """Make the ring after ``stone`` was stacked from the field, nothing else having moved,
@@ -237,7 +237,7 @@ class SunCache:
         build, the same :class:`Pos` objects and shared gap memos (a test compares the two). Leaves
         the ring to :meth:`ring_of` when ``before`` is not the last ring built, the base is not on
         it, the memos are due to be emptied or the new position leaves its place in the angle order."""
-        base = p.sup[stone][0]
+        base = p.on[stone][0]
         if before is None or before is not self.ring_last or base not in before.index or self._memos_full(1):
             return
         pi, pt = p.pose[base], p.pose[stone]
@@ -248,7 +248,7 @@ class SunCache:
         ring = before.replaced(made)
         if ring is not None:
             self.ring = self.ring_last = ring
-            self.ring_source = (list(p.role), dict(p.sup), dict(p.pose))
+            self.ring_source = (list(p.role), dict(p.on), dict(p.pose))
 
     def stacked_pos(self, p: SunPosition, g: Geometry, at: Pos, shape: str) -> Pos:
         """Position ``at`` of the current ring (on the base, no top) once a stone of ``shape`` is

@@ -71,7 +71,7 @@ def place_facts(ctx: RulesContext) -> PlaceFacts:
     """:class:`PlaceFacts` of the current ring, seat and markers."""
     ring = ctx.ring()
     return PlaceFacts(
-        ring=ring, supports={x for i, r in enumerate(ctx.position.role) if r == GATE for x in ctx.position.sup[i]},
+        ring=ring, supports={x for i, r in enumerate(ctx.position.role) if r == GATE for x in ctx.position.on[i]},
         others=other_seats_areas(ctx, ring),
         marker_gaps=[(x, ring.gap_of_angle(m)) for x, ms in enumerate(ctx.position.markers) for m in ms],
         lintels=tuple(ring.lintels),
@@ -266,7 +266,7 @@ def ring_with(ctx: RulesContext, new_pos: Pos | None = None, removed: int = -1,
     ring = ctx.ring()
     positions = [p for p in ring.pos if p.id != removed and (new_pos is None or p.id != new_pos.id)]
     if removed >= 0 and ctx.position.role[removed] == STACK:
-        b = ctx.position.sup[removed][0]
+        b = ctx.position.on[removed][0]
         positions = [p for p in positions if p.id != b]
         positions.append(position_without(ctx, ring.pos[ring.index[b]], removed))
     if new_pos is not None:
@@ -337,7 +337,7 @@ def anchor_stone(ctx: RulesContext) -> int | None:
     """Bottom stone id of the position just stood on (the marker's anchor)."""
     if ctx.position.placed < 0:
         return None
-    return ctx.position.sup[ctx.position.placed][0] if ctx.position.role[ctx.position.placed] == STACK else ctx.position.placed
+    return ctx.position.on[ctx.position.placed][0] if ctx.position.role[ctx.position.placed] == STACK else ctx.position.placed
 
 
 def gate_candidates(ctx: RulesContext, ring: Ring, facts: PlaceFacts | None = None) -> list[Gate]:
@@ -350,7 +350,7 @@ def gate_candidates(ctx: RulesContext, ring: Ring, facts: PlaceFacts | None = No
     supports = facts.supports
     takeable = [i for i, r in enumerate(ctx.position.role)
                 if (r == STAND and i not in supports and ring.pos[ring.index[i]].top < 0)
-                or (r == STACK and ctx.position.sup[i][0] not in supports)]
+                or (r == STACK and ctx.position.on[i][0] not in supports)]
     # Pairs of neighbours that no gate can span whatever stone is taken, unless that stone is
     # the top of one of them: a support carries a gate, a gate spans them, their tops differ by
     # more than level_tolerance, or the gap is wider than the longest lintel allows.
@@ -389,7 +389,7 @@ def gate_candidates(ctx: RulesContext, ring: Ring, facts: PlaceFacts | None = No
             k = ring.index[st]
             pairs.append((ring.pos[k - 1].id, ring.pos[(k + 1) % ring.n].id, -1))
         else:  # the gaps beside the stack's bottom may pass once the top is taken
-            kb = ring.index[ctx.position.sup[st][0]]
+            kb = ring.index[ctx.position.on[st][0]]
             kb1 = (kb - 1) % ring.n
             for i in static_gaps if static_ok[kb] and static_ok[kb1] else sorted({*static_gaps, kb1, kb}):
                 a, b = ring.keys[i]
@@ -435,7 +435,7 @@ def check_gate(ctx: RulesContext, a: Gate, facts: PlaceFacts | None = None) -> s
             return f"a gate rests on #{st}"
         if ring.pos[ring.index[st]].top >= 0:
             return f"#{st} carries a stack: take the top stone"
-    elif ctx.position.sup[st][0] in supports:
+    elif ctx.position.on[st][0] in supports:
         return f"a gate rests on #{st}"
     if a.a == a.b or st in (a.a, a.b):
         return "a gate needs two other positions"
@@ -514,7 +514,7 @@ def gate_geometry_problem(ctx: RulesContext, st: int, id_a: int, id_b: int, fact
         return why
     # the lintel must not hit a neighbour as tall as its supports, nor another gate
     under = min(pa.top_z, pb.top_z)
-    base = -1 if single else ctx.position.sup[st][0]
+    base = -1 if single else ctx.position.on[st][0]
     if single or (base != pa.id and base != pb.id):
         # A stone on the base is no position's top, so the supports and every other position are
         # as on the ring, whichever stone of the shape is taken: the positions the lintel hits
@@ -572,7 +572,7 @@ def gate_geometry_problem(ctx: RulesContext, st: int, id_a: int, id_b: int, fact
         # the ring after the gate: the ring without the stone, with ``under`` on the gate's gap.
         # Where the mover's markers lie in gaps away from the stone's position (not bounded by
         # it), those gaps are the same on that ring as on this one, as are their nearest gaps.
-        k_st = ks if single else ring.index[ctx.position.sup[st][0]]
+        k_st = ks if single else ring.index[ctx.position.on[st][0]]
         away = ring.n >= 4
         if away:
             k_prev = (k_st - 1) % ring.n
@@ -597,7 +597,7 @@ def gate_geometry_problem(ctx: RulesContext, st: int, id_a: int, id_b: int, fact
         if single:
             without = now.minus(st) if now.n >= 3 and now.pos[now.index[st]].top < 0 else ring_with(ctx, removed=st)
         else:  # a stacked stone: its base's position swapped for the base alone (as ring_with builds it)
-            kb = now.index[ctx.position.sup[st][0]]
+            kb = now.index[ctx.position.on[st][0]]
             swapped = now.replaced(position_without(ctx, now.pos[kb], st))
             without = swapped if swapped is not None else ring_with(ctx, removed=st)
         facts.removal[st] = (without, [without.nearest_gap(m) for m in ctx.position.markers[ctx.position.seat]])

@@ -148,7 +148,7 @@ class SunState(State):
 
     shapes: list[str] = _position_field("shapes", "Shape of each stone id.")
     role: list[str] = _position_field("role", "Role of each stone (FIELD, STAND, STACK, GATE, OUT).")
-    sup: dict[int, tuple[int, ...]] = _position_field("sup", "What each stacked stone or gate rests on.")
+    on: dict[int, tuple[int, ...]] = _position_field("on", "What each stacked stone or gate rests on.")
     pose: dict[int, Pose] = _position_field("pose", "Pose of each stone on the table.")
     owner: dict[int, int] = _position_field("owner", "The seat of each penalty stone.")
     markers: list[list[float]] = _position_field("markers", "Each seat's marker angles (rad).")
@@ -382,10 +382,10 @@ class SunState(State):
             if not below:
                 raise InputError(f"stones[{k}]: a level-2 stone stacks on nothing", key="layout")
             i = take(shape)
-            bodies = {x: Stone(x, self.shapes[x], self.role[x], self.sup.get(x, ()), self.pose[x])  # type: ignore[arg-type]
+            bodies = {x: Stone(x, self.shapes[x], self.role[x], self.on.get(x, ()), self.pose[x])  # type: ignore[arg-type]
                       for x in self.pose}
             self.pose[i] = nominal_pose(g, Placement("stack", i, shape, on=below[0]), bodies)
-            self.role[i], self.sup[i] = STACK, (below[0],)
+            self.role[i], self.on[i] = STACK, (below[0],)
             ids[k] = i
         for shape, (a, b) in gates:
             ia, ib = ids[a], ids[b]
@@ -395,10 +395,10 @@ class SunState(State):
             if (math.atan2(pb[1], pb[0]) - math.atan2(pa[1], pa[0])) % TAU > math.pi:
                 ia, ib = ib, ia  # counter-clockwise first, as a Gate action gives them
             i = take(shape)
-            bodies = {x: Stone(x, self.shapes[x], self.role[x], self.sup.get(x, ()), self.pose[x])  # type: ignore[arg-type]
+            bodies = {x: Stone(x, self.shapes[x], self.role[x], self.on.get(x, ()), self.pose[x])  # type: ignore[arg-type]
                       for x in self.pose}
             self.pose[i] = nominal_pose(g, Placement("gate", i, shape, between=(ia, ib)), bodies)
-            self.role[i], self.sup[i] = GATE, (ia, ib)
+            self.role[i], self.on[i] = GATE, (ia, ib)
         self.cache.invalidate()
         self._snap_markers()
         self._begin_turn()
@@ -546,14 +546,14 @@ class SunState(State):
             if r in (STAND, STACK, GATE) and i not in seen:
                 self.role[i] = FIELD  # caller decides where a vanished stone goes
                 self.pose.pop(i, None)
-                self.sup.pop(i, None)
+                self.on.pop(i, None)
 
     def _settle(self, noise: PlaceNoise) -> None:
         """The placement chance step: ask the table to place the pending stone with ``noise``."""
         a = self.pending
         assert isinstance(a, (Stand, Stack, Gate)), "settle without a pending placement"
         pl = self._placement_of(a)
-        before_role, before_pose, before_sup = self.role[pl.stone], self.pose.get(pl.stone), self.sup.get(pl.stone)
+        before_role, before_pose, before_sup = self.role[pl.stone], self.pose.get(pl.stone), self.on.get(pl.stone)
         ring0 = self.ring()  # the ring now (the one a plain stand is spliced into below)
         bodies = self.bodies() if pl.kind != "gate" else tuple(b for b in self.bodies() if b.id != pl.stone)
         res = self.table.place(bodies, pl, noise)
@@ -582,14 +582,14 @@ class SunState(State):
                 self.role[i] = OUT
                 self.owner[i] = self.seat
                 self.pose.pop(i, None)
-                self.sup.pop(i, None)
+                self.on.pop(i, None)
         kept = not self._fix_orphans() and kept
         if placed_ok:
             self.role[pl.stone] = {"stand": STAND, "stack": STACK, "gate": GATE}[pl.kind]
             if pl.kind == "stack":
-                self.sup[pl.stone] = (pl.on,)
+                self.on[pl.stone] = (pl.on,)
             elif pl.kind == "gate":
-                self.sup[pl.stone] = pl.between
+                self.on[pl.stone] = pl.between
             if self.role[pl.stone] == STACK and self.role[pl.on] != STAND:
                 placed_ok = False  # its support was knocked away meanwhile
         self.cache.invalidate()
@@ -625,7 +625,7 @@ class SunState(State):
     def _failed_placement(self, pl: Placement, role: str, pose: Pose | None, sup: tuple[int, ...] | None) -> None:
         self.attempts += 1
         self.pose.pop(pl.stone, None)
-        self.sup.pop(pl.stone, None)
+        self.on.pop(pl.stone, None)
         give_up = self.rules.placement_fall == "penalty" or self.attempts >= self.rules.max_place_attempts
         if give_up:
             self.role[pl.stone] = OUT
@@ -636,7 +636,7 @@ class SunState(State):
             self.role[pl.stone] = role
             self.pose[pl.stone] = pose
             if sup:
-                self.sup[pl.stone] = sup
+                self.on[pl.stone] = sup
             if role == STACK and self.role[sup[0]] != STAND:  # type: ignore[index]
                 self.role[pl.stone] = OUT
                 self.owner[pl.stone] = self.seat
@@ -652,7 +652,7 @@ class SunState(State):
         cause). Returns whether any stone changed."""
         any_change = False
         changed = True
-        role, sup = self.role, self.sup  # (the position's own list and dict: changed in place below)
+        role, sup = self.role, self.on  # (the position's own list and dict: changed in place below)
         if STACK not in role and GATE not in role:
             return False  # no stone rests on another
         while changed:
@@ -669,12 +669,12 @@ class SunState(State):
                 if r == STACK and pose_tilt(self.pose[i]) < math.radians(self.geom.table.topple_tilt_deg) \
                         and pose_bottom(self.pose[i], s) < 0.003:
                     self.role[i] = STAND
-                    self.sup.pop(i, None)
+                    self.on.pop(i, None)
                 else:
                     self.role[i] = OUT
                     self.owner[i] = self.seat
                     self.pose.pop(i, None)
-                    self.sup.pop(i, None)
+                    self.on.pop(i, None)
                 changed = any_change = True
         return any_change
 
@@ -706,7 +706,7 @@ class SunState(State):
                 self.role[i] = OUT
                 self.owner[i] = self.seat
                 self.pose.pop(i, None)
-                self.sup.pop(i, None)
+                self.on.pop(i, None)
                 pens.append((i, c))
         before_fix = list(self.role)  # (a copy is cheaper than the set of the stones out)
         if self._fix_orphans():
@@ -819,7 +819,7 @@ class SunState(State):
             if r == OUT:
                 st.append([i, NOTATION_LETTER[r], p.owner[i]])
             else:
-                st.append([i, NOTATION_LETTER[r], list(p.sup.get(i, ())), *p.pose[i]])
+                st.append([i, NOTATION_LETTER[r], list(p.on.get(i, ())), *p.pose[i]])
         body: dict[str, Any] = {
             "c": cfg, "p": p.phase, "t": p.turn, "m": p.seat, "a": p.attempts,
             "k": p.markers, "f": [int(x) for x in p.played], "st": st,
