@@ -64,7 +64,8 @@ from analysis.stats import count_per_game, wilson
 if TYPE_CHECKING:
     from analysis.run_data import RunData
 
-__all__ = ["Estimate", "Metric", "catalogue", "distinct_records", "distinct_run", "estimate", "estimates", "game_records",
+__all__ = ["Estimate", "Metric", "catalogue", "distinct_records", "distinct_run", "entrant_scores", "estimate", "estimates",
+           "format_value", "game_records", "no_spread_words",
            "game_keys", "has_chance", "per_game", "ratio_interval", "run_metrics_frame"]
 
 #: how a metric's interval is made, by :attr:`Metric.scheme` (the words every output prints)
@@ -86,7 +87,8 @@ class Estimate:
         metric: the metric.
         value: the ratio of sums over the counted games (NaN when no game counts).
         lo, hi: its 95 % interval (:data:`INTERVALS`; NaN when fewer than 2 distinct games leave
-            nothing to measure the spread by, for a mean or a ratio).
+            nothing to measure the spread by, and for a mean or a ratio that is not a share when
+            every distinct game gave the same value: ``se`` is then 0, "no spread").
         num, den: the sums over the distinct games (copies of one game once).
         games: games of the run the metric reads (denominator above 0).
         distinct: distinct games among them (:func:`game_keys`); the value and interval rest on these.
@@ -108,6 +110,11 @@ class Estimate:
     x: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
 
     @property
+    def no_spread(self) -> bool:
+        """A mean over 2 or more distinct games that did not vary: no interval (not ``[v, v]``)."""
+        return self.distinct >= 2 and self.se == 0 and self.lo != self.lo
+
+    @property
     def repeated(self) -> bool:
         """Some games of the run were the same game record."""
         return self.distinct < self.games
@@ -127,19 +134,30 @@ class Estimate:
         return format_value(self.value, self.lo, self.hi, self.metric.share, digits, self.distinct)
 
 
-def format_value(value: float, lo: float, hi: float, share: bool, digits: int = 2, distinct: int = 2) -> str:
+def format_value(value: float, lo: float, hi: float, share: bool, digits: int = 2, distinct: int | None = None) -> str:
     """A value and its interval as every output prints them: a share in percent (no decimals, one
     when ``digits`` is 3 or more: ``33 % [14, 61]``, ``33.3 % [13.8, 60.9]``), a mean with ``digits``
-    decimals (``0.20 [0.17, 0.24]``)."""
+    decimals (``0.20 [0.17, 0.24]``). Without an interval (NaN) and with ``distinct`` given, the
+    reason: ``1.00 (no interval: 1 distinct game)``, or from 2 distinct games on a mean that did
+    not vary (:func:`estimate`): ``0.00 (no spread in 214 distinct games)``."""
     if value != value:
         return "n/a"
     pd_ = 1 if digits >= 3 else 0  # a share's decimals: one beside three-decimal means (the report)
     v = f"{100 * value:.{pd_}f} %" if share else f"{value:.{digits}f}"
     if lo != lo or hi != hi:
-        return v + (f" (no interval: {distinct} distinct game{'s' if distinct != 1 else ''})" if distinct < 2 else "")
+        if distinct is None:
+            return v
+        return v + (f" (no interval: {distinct} distinct game{'s' if distinct != 1 else ''})" if distinct < 2
+                    else f" ({no_spread_words(distinct)})")
     if share:
         return f"{v} [{100 * lo:.{pd_}f}, {100 * hi:.{pd_}f}]"
     return f"{v} [{lo:.{digits}f}, {hi:.{digits}f}]"
+
+
+def no_spread_words(distinct: int) -> str:
+    """``no spread in 214 distinct games``: why a mean measured on 2 or more distinct games has no
+    interval (every game gave the same value: the sample holds no variance to size one by)."""
+    return f"no spread in {distinct} distinct games"
 
 
 # --- game records ----------------------------------------------------------------------------------
@@ -288,6 +306,10 @@ def ratio_interval(y: Sequence[float], x: Sequence[float], share: bool,
         return (r, lo, hi, se)
     from scipy.special import stdtrit
 
+    if se == 0:
+        # every game gave the same ratio: no variance to size an interval by, and [r, r] would
+        # claim an exact value (format_value says "no spread in N distinct games")
+        return (r, nan, nan, 0.0)
     half = float(stdtrit(c - 1, 0.5 + confidence / 2)) * se
     lo = r - half
     if (ya >= 0).all():
@@ -360,10 +382,11 @@ def estimate(metric: Metric, run: RunData, confidence: float = 0.95) -> Estimate
             from scipy.special import stdtrit
 
             se = float(np.std(vals, ddof=1) / math.sqrt(d))
-            half = float(stdtrit(d - 1, 0.5 + confidence / 2)) * se
-            lo, hi = value - half, value + half
-            if (y >= 0).all():
-                lo = max(0.0, lo)
+            if se > 0:  # no spread in d games: no interval (format_value says so), not [v, v]
+                half = float(stdtrit(d - 1, 0.5 + confidence / 2)) * se
+                lo, hi = value - half, value + half
+                if (y >= 0).all():
+                    lo = max(0.0, lo)
     else:
         value, lo, hi, se = ratio_interval(y, x, metric.share, confidence)
     return Estimate(metric, value, lo, hi, ys, xs, n, d, se, y, x)
@@ -510,6 +533,30 @@ def _pair_metrics(run: RunData) -> list[Metric]:
     return out
 
 
+def _entrant_metrics(run: RunData) -> list[Metric]:
+    """``pair_score[a]``: player a's score over all its pairwise comparisons with other players
+    (1 a win, 1/2 a tie, 0 a loss; two seats that both lost to a third not compared), a share
+    over comparisons clustered by game: the tournament's per-entrant "score" (share of
+    comparisons won, :mod:`analysis.tournament`); measured on request, not listed."""
+    out = []
+    for a in labels_of(run):
+        def keep(x: str, y: str, s: float, a: str = a) -> float | None:
+            return s if x == a else (1.0 - s) if y == a else None
+
+        out.append(Metric(f"pair_score[{a}]", "share of comparisons won",
+                          f"{a}'s score over its comparisons with every other player", "comparisons",
+                          "comparison", "neither", True, lambda r, keep=keep: _pair_frame(r, keep), group=a,
+                          tune=True, listed=False))
+    return out
+
+
+def entrant_scores(run: RunData) -> dict[str, Estimate]:
+    """Each player's ``pair_score`` estimate (:func:`_entrant_metrics`) by label: what the
+    tournament prints as an entrant's score."""
+    return {m.name[len("pair_score["):-1]: estimate(m, run) for m in _entrant_metrics(run)} \
+        if not run.games.empty else {}
+
+
 def _skill_metrics(run: RunData) -> list[Metric]:
     """``stronger_score``: the declared-stronger players' score ``s`` against the declared-weaker
     ones over their pairwise comparisons (1 a win, 1/2 a tie), a share over comparisons clustered
@@ -579,7 +626,8 @@ def catalogue(run: RunData, every: bool = False) -> list[Metric]:
     """Every metric of ``run``: the generic ones (per seat, per player when labels differ, per
     game, the skill index when players differ in declared skill) and the game's own (its report's
     ``metrics`` hook). ``every``: also those measured on request only (:attr:`Metric.listed`
-    False: ``beats[a|b]``, a lone player's score), as ``stonelab tune`` reads them."""
+    False: ``pair_score[a]``, ``beats[a|b]``, a lone player's score), as ``stonelab tune`` and
+    the tournament read them."""
     if run.games.empty:
         return []
     from analysis.games import game_report
@@ -601,7 +649,7 @@ def catalogue(run: RunData, every: bool = False) -> list[Metric]:
         out.append(Metric(name, words, words, "games", "game", "neither", False, values,
                           count=words.endswith("per game")))
     if every:
-        out += _pair_metrics(run)
+        out += _entrant_metrics(run) + _pair_metrics(run)
     return [m for m in out if every or m.listed]
 
 

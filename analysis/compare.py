@@ -225,7 +225,7 @@ def compare_runs(path_a: str | Path, path_b: str | Path) -> Comparison:
     df["p_holm"] = holm(df["p"].tolist())
     df["significant"] = df["p_holm"] < ALPHA
     comp = Comparison(a=a, b=b, rows=df[ROW_COLUMNS], notes=notes, changes=scenario_changes(a, b))
-    tables = game.compare_tables(a, b)
+    tables = game.compare_tables(C.distinct_run(a), C.distinct_run(b))  # identical games once, as in the rows
     comp.curve, comp.rules = tables.get("curve", comp.curve), tables.get("rules", comp.rules)
     return comp
 
@@ -566,7 +566,7 @@ def _difficulty_figure(curve: pd.DataFrame) -> Any:
             g = c[c["run"] == tag].set_index("bin").reindex(bins)
             series.append((f"run {tag}", g["rate"].tolist(), g["lo"].tolist(), g["hi"].tolist()))
         xlabel = "aim error drawn (|degrees|, quintiles of both runs)" if by == "aim error" else \
-            "mark area width (mm, quintiles of both runs)"
+            "mark area width (mm, quintiles of both runs; empty ring last)"
         lines_ci(bins, series, title=f"Clean pass by {by}", xlabel=xlabel, ylabel="passes losing no stone",
                  percent=True, colors=["#0072B2", "#D55E00"], ax=ax, categorical=True)
         na = c[c["run"] == "A"].set_index("bin").reindex(bins)["passes"]
@@ -643,9 +643,9 @@ def render_html(comp: Comparison) -> str:
         parts.append("<h2>Stonehenge and the Sun: difficulty curve</h2><figure>"
                      f"<img alt='difficulty curve of both runs' src='data:image/png;base64,{b64}'>"
                      "<p class='note'>Share of passes that lose no stone, by the aim error the thrower drew and by "
-                     "the width of the mark area (passes without a recorded width are left out of that curve); bins "
-                     "are the quintiles of both runs' passes together; whiskers "
-                     "and bands: Wilson 95 % intervals; n under each bin: passes of A / B. Not part of the "
+                     "the width of the mark area (passes over an empty ring, the whole ring one area, are its last "
+                     "bin); bins are the quintiles of both runs' passes together; whiskers and bands: 95 % "
+                     "intervals clustered by game (identical games once); n under each bin: passes of A / B. Not part of the "
                      "corrected family of tests.</p></figure>")
         tab = comp.curve.assign(**{
             "clean [95 %]": [f"{_fmt(r, 'proportion')} {_ci(lo, hi, 'proportion')}"

@@ -41,6 +41,7 @@ import pandas as pd
 from scipy.optimize import minimize
 from scipy.sparse.csgraph import connected_components
 
+from analysis.catalogue import entrant_scores
 from analysis.metrics import comparisons
 from analysis.plots import Plot, Section, new_figure, wrap
 from analysis.stats import json_float
@@ -256,11 +257,15 @@ def run_ratings(run: Any) -> tuple[Pairwise, Ratings]:
 
 
 def _sized_table(run: Any, r: Ratings) -> pd.DataFrame:
-    """The ratings table; no intervals when the run holds one distinct game (its copies count
-    once: nothing measures the spread)."""
+    """The ratings table, each entrant's score the catalogue's ``pair_score`` (:func:`analysis.catalogue.entrant_scores`);
+    no intervals when the run holds one distinct game (its copies count once: nothing measures the spread)."""
     from analysis.catalogue import distinct_records
 
     tab = r.table()
+    if len(tab):
+        # an entrant's score is the catalogue's (pair_score: comparisons won over its distinct games)
+        scores = entrant_scores(run)
+        tab = tab.assign(score=[scores[e].value if e in scores else math.nan for e in tab["entrant"]])
     if len(tab) and distinct_records(run)[1] < 2 <= len(run.games):
         tab = tab.copy()
         tab["lo"] = tab["hi"] = math.nan

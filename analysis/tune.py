@@ -36,6 +36,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from analysis.catalogue import no_spread_words
 from analysis.games.base import GameReport
 from analysis.load import load_run
 from analysis.run_data import RunData
@@ -201,6 +202,13 @@ def target_rows(tune: Tune, t: TrialResult) -> list[dict[str, Any]]:
             rows.append({"metric": tg.metric, "target": tg.describe(), "estimate": e.mean, "lo": float("nan"),
                          "hi": float("nan"), "n": e.n,
                          "verdict": f"{e.n} distinct game: no interval (identical games count once)"})
+            continue
+        if e.se == 0 and e.lo != e.lo and not tg.metric.startswith(PARAM_METRIC + "["):
+            # every distinct game gave the same value: no interval to claim (not [v, v]); the
+            # verdict reads the value alone
+            rows.append({"metric": tg.metric, "target": tg.describe(), "estimate": e.mean, "lo": float("nan"),
+                         "hi": float("nan"), "n": e.n,
+                         "verdict": f"{tg.verdict(e.mean, e.mean, e.mean)} ({no_spread_words(e.n)}: no interval)"})
             continue
         se = e.se if e.se == e.se else 0.0
         lo, hi = TrialEstimate(e.mean, se, e.n, e.lo, e.hi).interval(tune.conf_level)

@@ -532,7 +532,11 @@ def _sector_finding(a: pd.DataFrame, big: pd.DataFrame, overall: Any) -> str:
         # the claim compares k sectors with the overall figure: it holds only when the interval at
         # 1 - 0.05 / k (Bonferroni over the sectors) excludes it; about one of 24 plain 95 %
         # intervals excludes it by chance alone
-        _, blo, bhi, _ = ratio_interval(y, x, share=False, confidence=1 - 0.05 / k)
+        _, blo, bhi, bse = ratio_interval(y, x, share=False, confidence=1 - 0.05 / k)
+        if bse == 0:
+            # every game of the sector lost the same per pass (no interval is printed: "no spread"):
+            # from MIN_SECTOR_GAMES games on that value is what the claim compares with the overall
+            blo = bhi = r
         if len(per) < MIN_SECTOR_GAMES:
             # the delta-method variance is measured between games: a handful of games (two games
             # whose every pass cost two stones give 2.00 [2.00, 2.00]) does not measure it
@@ -556,12 +560,12 @@ def _sector_finding(a: pd.DataFrame, big: pd.DataFrame, overall: Any) -> str:
     if above:
         w = max(above, key=lambda t: t[1])
         parts.append(f"passes through mark areas at {deg(w[0])} cost clearly more than overall "
-                     f"({among(len(above), 'costliest')}): {format_value(w[1], w[2], w[3], False)} stones lost to "
+                     f"({among(len(above), 'costliest')}): {format_value(w[1], w[2], w[3], False, 2, w[5])} stones lost to "
                      f"the ball per pass ({w[4]} passes in {w[5]} games), {base}")
     if below:
         b = min(below, key=lambda t: t[1])
         parts.append(f"those at {deg(b[0])} clearly less ({among(len(below), 'cheapest')}): "
-                     f"{format_value(b[1], b[2], b[3], False)} ({b[4]} passes)")
+                     f"{format_value(b[1], b[2], b[3], False, 2, b[5])} ({b[4]} passes)")
     if parts:
         return (f"Of the sectors with at least {MIN_PASSES} passes in {MIN_SECTOR_GAMES} games or more, "
                 + "; ".join(parts) + ".")
@@ -569,7 +573,7 @@ def _sector_finding(a: pd.DataFrame, big: pd.DataFrame, overall: Any) -> str:
     return (f"No mark-area sector with at least {MIN_PASSES} passes (in {MIN_SECTOR_GAMES} games or more) costs clearly "
             f"more or less than the overall "
             f"{overall.text()} stones lost to the ball per pass: the costliest, {deg(w[0])}, "
-            f"{format_value(w[1], w[2], w[3], False)} ({w[4]} passes), has an interval that holds the overall figure "
+            f"{format_value(w[1], w[2], w[3], False, 2, w[5])} ({w[4]} passes), has an interval that holds the overall figure "
             f"once corrected for comparing {k} sectors (Bonferroni).")
 
 

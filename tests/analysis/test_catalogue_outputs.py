@@ -321,3 +321,90 @@ def test_the_rules_rows_of_compare_fit_80_columns_and_cut_no_number() -> None:
     for ev, a, b in cells:
         assert any(ln.strip() == ev or ln.startswith(ev) for ln in lines)
         assert any(a in ln and b in ln for ln in lines)
+
+
+def test_the_tournament_score_is_the_catalogue_share_of_comparisons_won(tmp_path: Path) -> None:
+    """An entrant's score in the tournament's table and JSON is the catalogue's ``pair_score``:
+    comparisons won (ties half) over the distinct games, counted here by hand."""
+    from analysis.tournament import summary as tournament_summary
+    from sim.games import get_game
+
+    spec = get_game("druids").spec
+    rot = [["greedy", "random"], ["random", "greedy"]]
+    winners = [[0], [1], [0], [], [0], [0]]
+    distinct = [result(i, w, labels=rot[i % 2], length=30 + i) for i, w in enumerate(winners)]
+    copies = [result(6 + k, winners[i], labels=rot[i % 2], length=30 + i) for k, i in enumerate([0, 0, 3])]
+    out = write_store(tmp_path / "t", spec, distinct + copies, scenario={"name": "t", "game": "druids"})
+    run = load_run(out)
+    assert C.distinct_records(run) == (9, 6)
+    # by hand on the 6 distinct games: greedy sits in seat 0 of the even games, seat 1 of the odd ones
+    greedy = 0.0
+    for i, w in enumerate(winners):
+        mine = i % 2
+        greedy += 0.5 if not w else 1.0 if w == [mine] else 0.0
+    scores = {r["entrant"]: r["score"] for r in tournament_summary(out)["ratings"]}
+    assert scores["greedy"] == pytest.approx(greedy / 6)
+    assert scores["random"] == pytest.approx(1 - greedy / 6)
+    e = C.entrant_scores(run)["greedy"]
+    assert e.value == pytest.approx(greedy / 6) and e.distinct == 6 and 0.0 <= e.lo <= e.value <= e.hi <= 1.0
+    assert "pair_score[greedy]" in {m.name for m in C.catalogue(run, every=True)}
+    assert "pair_score[greedy]" not in {m.name for m in C.catalogue(run)}
+
+
+def test_a_mean_with_no_spread_says_so_instead_of_a_zero_width_interval(tmp_path: Path) -> None:
+    """Every distinct game gave the same value (all drawn: a first-player edge of 0): no interval,
+    and every output says "no spread in N distinct games", not ``0 [0, 0]``."""
+    from analysis.tune import measure_run, target_rows
+    from sim.core.tune import Target, TrialResult, Tune
+    from sim.games import get_game
+
+    spec = get_game("druids").spec
+    res = [result(i, [], labels=["greedy", "random"], length=30 + i) for i in range(5)]
+    run = load_run(write_store(tmp_path / "d", spec, res, scenario={"name": "d", "game": "druids"}))
+    e = C.estimates(run)["first_player_edge"]
+    assert (e.value, e.distinct, e.se) == (0.0, 5, 0.0) and e.lo != e.lo and e.no_spread
+    assert e.text() == "0.00 (no spread in 5 distinct games)"
+    length = C.estimates(run)["mean_length"]  # the games differ in length: an interval
+    assert length.lo < length.value < length.hi
+    # a ratio over passes that never varies between games: no interval either
+    r, lo, hi, se = C.ratio_interval([2.0, 4.0, 6.0], [1.0, 2.0, 3.0], share=False)
+    assert (r, se) == (2.0, 0.0) and lo != lo and hi != hi
+    meas = measure_run(run)
+    tune = Tune(params=(), targets=(Target("first_player_edge", "value", 0.0, 0.0),))
+    t = TrialResult(number=0, state="complete", values={"rules.x": 0.5}, objectives=[0.0], objective_se=[0.0],
+                    games=5, metrics={k: v.as_list() for k, v in meas.items()})
+    (tr,) = target_rows(tune, t)
+    assert tr["lo"] != tr["lo"] and tr["verdict"] == "met (no spread in 5 distinct games: no interval)"
+
+
+def test_the_width_curve_of_compare_holds_the_empty_ring_passes(tmp_path: Path) -> None:
+    """Passes over an empty ring (no finite width, but an area's middle) are the width curve's
+    last bin; every pass with an area is in one bin; the intervals are clustered by game."""
+    from analysis.games.sun_compare import difficulty_side_by_side
+    from sim.games import get_game
+
+    spec = get_game("sun").spec
+    cols = [c.name for c in spec.detail_tables["passes"]]
+    rng = np.random.default_rng(3)
+
+    def passes(g: int) -> list[dict[str, object]]:
+        rows = []
+        for t in range(10):
+            row = {c: 0 for c in cols}
+            empty = t >= 8
+            row.update({"seat": t % 2, "turn": t, "penalties": int(rng.random() < 0.2),
+                        "area_width_mm": None if empty else float(40 + 10 * t + g), "area_mid_deg": 30.0,
+                        "noise_aim_deg": float(rng.normal())})
+            rows.append(row)
+        return rows
+
+    res = [result(g, [g % 2], length=40 + g, rows={"passes": passes(g), "placements": [], "frames": []})
+           for g in range(6)]
+    run = load_run(write_store(tmp_path / "s", spec, res, scenario={"name": "s", "game": "sun"}))
+    curve = difficulty_side_by_side(run, run)
+    width = curve[(curve["by"] == "area width") & (curve["run"] == "A")]
+    assert width["passes"].sum() == 60 and list(width["bin"])[-1] == "empty ring"
+    assert int(width.set_index("bin").loc["empty ring", "passes"]) == 12
+    p = run.detail("passes")
+    assert width["clean"].sum() == int((p["penalties"] == 0).sum())
+    assert ((width["lo"] <= width["rate"]) & (width["rate"] <= width["hi"])).all()
