@@ -47,6 +47,7 @@ import pandas as pd
 
 from analysis import metrics as M
 from analysis.load import load_run
+from analysis.power import games_needed
 from analysis.run_data import RunData
 from analysis.stats import (BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, MIN_EXPECTED, bootstrap_mean_diff, holm, mann_whitney_p, newcombe_diff, two_proportion_test)
 from sim.core.errors import InputError
@@ -302,10 +303,14 @@ def metric_row(m: Any, a: RunData, b: RunData) -> dict[str, Any]:
             p = math.erfc(abs(diff) / se / math.sqrt(2))
         else:
             # no spread within either run (or none measurable): a z-test would call any difference
-            # certain; the row stays untested
-            p, test = float("nan"), "no spread"
+            # certain; the row stays untested, and the bootstrap's [d, d] is no interval either
+            p, test, lo, hi = nan, "no spread", nan, nan
     else:
         va, vb = ea.y / ea.x, eb.y / eb.x
+        if np.ptp(va) == 0 and np.ptp(vb) == 0:
+            # every game of each run gave one value (e.g. an event that never happened): the
+            # bootstrap would print [d, d] and a rank test has nothing to rank
+            return {**row, "diff": diff, "diff_lo": nan, "diff_hi": nan, "test": "no spread", "p": nan}
         _, lo, hi = bootstrap_mean_diff(va, vb)
         p, test = mann_whitney_p(va, vb), "Mann-Whitney U"
     return {**row, "diff": diff, "diff_lo": lo, "diff_hi": hi, "test": test, "p": p}
@@ -363,14 +368,29 @@ def verdict(r: Any) -> str:
         return "differs (Holm-corrected)"
     if r.p < ALPHA:
         return "p < 0.05 alone, not after correction"
-    if r.kind == "proportion":
+    need = power_need(r)
+    if need is not None:
         # "no difference" only where a difference of 10 points would likely have shown (analysis/power.py)
-        from analysis.power import games_needed, too_few
+        from analysis.power import too_few
 
-        pooled = (r.a * r.n_a + r.b * r.n_b) / max(r.n_a + r.n_b, 1) if r.a == r.a and r.b == r.b else 0.5
-        if min(r.n_a, r.n_b) < games_needed(pooled, two_sample=True):
-            return too_few(int(min(r.n_a, r.n_b)), pooled, two_sample=True)
+        return too_few(int(min(r.n_a, r.n_b)), _pooled(r), two_sample=True)
     return "no detectable difference"
+
+
+def _pooled(r: Any) -> float:
+    """The share both runs of a proportion row hold together (0.5 where a run has none)."""
+    return (r.a * r.n_a + r.b * r.n_b) / max(r.n_a + r.n_b, 1) if r.a == r.a and r.b == r.b else 0.5
+
+
+def power_need(r: Any) -> int | None:
+    """Distinct games per run a proportion row would need to find a difference of 10 points at
+    80 % power (:func:`analysis.power.games_needed`), where the runs hold fewer; None where they
+    hold enough, or the row is not a share. The verdict's "too few" (the HTML's words, the
+    terminal's number)."""
+    if r.kind != "proportion":
+        return None
+    need = games_needed(_pooled(r), two_sample=True)
+    return need if min(r.n_a, r.n_b) < need else None
 
 
 def summary_line(comp: Comparison) -> str:
@@ -431,15 +451,19 @@ def print_table(comp: Comparison, html_path: Path | None = None) -> None:
     for line in metric_lines(comp, width):
         con.print(escape(line), highlight=False)
     print_prose(con, "B - A of a share in percentage points. verdict: differs * = Holm-corrected p < 0.05; too "
-                     "few = fewer games than finding a 10-point difference needs (80 % power; how many: --html); "
-                     "tests and p-values: --json and --html.")
-    if not comp.curve.empty:
-        con.print("[bold]Sun: chance of a clean pass by aim error drawn (A / B)[/]")
-        cv = comp.curve[comp.curve["by"] == "aim error"]
+                     "few (N) = fewer distinct games than finding a 10-point difference needs at 80 % power (N "
+                     "per run would); tests and p-values: --json and --html; metric names: docs/compare.md.")
+    for lab, k in player_keys(comp).items():
+        con.print(f"{k}: {escape(lab)}", highlight=False)
+    for by, unit, title in (("aim error", "°", "aim error drawn"), ("area width", " mm", "mark-area width")):
+        cv = comp.curve[comp.curve["by"] == by] if not comp.curve.empty else comp.curve
+        if cv.empty:
+            continue
+        con.print(f"[bold]Sun: chance of a clean pass by {title} (A / B; passes)[/]")
         for bin_, g in cv.groupby("bin", sort=False):
             ra, rb = g[g["run"] == "A"].iloc[0], g[g["run"] == "B"].iloc[0]
-            con.print(f"  {bin_}°: A {_fmt(ra['rate'], 'proportion')} of {ra['passes']}   "
-                      f"B {_fmt(rb['rate'], 'proportion')} of {rb['passes']}")
+            con.print(f"  {bin_}{'' if bin_ == 'empty ring' else unit}: A {_fmt(ra['rate'], 'proportion')} of "
+                      f"{ra['passes']}   B {_fmt(rb['rate'], 'proportion')} of {rb['passes']}", highlight=False)
     if not comp.rules.empty:
         con.print("Sun: rules exercised (per game [95 %])", markup=False, highlight=False)
         cells = [(str(r.event), _rules_cell(r.a_per_game, r.a_lo, r.a_hi, r.a_games_with, r.a_games, r.binary),
@@ -479,7 +503,7 @@ def short_verdict(r: Any) -> str:
     """The verdict of :func:`verdict` in a few words, for the terminal's one line per metric."""
     v = verdict(r)
     if v.startswith("too few"):
-        return "too few"
+        return f"too few ({power_need(r)})"
     return {"differs (Holm-corrected)": "differs *", "p < 0.05 alone, not after correction": "p<.05 alone",
             "no detectable difference": "no diff.", "not tested (no data)": "no data",
             "not tested (one distinct game: no spread to measure)": "1 distinct",
@@ -487,31 +511,64 @@ def short_verdict(r: Any) -> str:
 
 
 def metric_lines(comp: Comparison, width: int = 80) -> list[str]:
-    """The comparison as text, one line per metric: ``metric  A  B  B-A [95 %]  verdict``. A
-    metric name too long for the room left by the numbers goes on a line of its own, the numbers
-    on the next: numbers are never cut or folded, at any width (80 when piped)."""
-    cells = []
-    for r in comp.rows.itertuples():
-        name = f"{_short_group(r.group)} {r.metric}".strip() if str(r.group).startswith("seat ") or r.group == "game" \
-            else f"{r.group}: {r.metric}"
+    """The comparison as text, one line per metric: ``metric  A  B  B-A [95 %]  verdict``, the
+    verdict the HTML's (``too few (194)``: the distinct games per run a 10-point difference needs
+    at 80 % power, :func:`power_need`). The metric is named by its words where they fit beside the
+    numbers, else by its catalogue name (players as ``p0, p1, ...``: :func:`player_keys`); shares
+    lose their decimal, means below 1 their third, where that is what it takes to fit. Only where
+    even that does not fit (a terminal far narrower than 80 columns) does a name go on a line of
+    its own, the numbers on the next: numbers are never cut or folded."""
+    keys = player_keys(comp)
+    rows = list(comp.rows.itertuples())
+
+    def words(r: Any) -> str:
+        if str(r.group).startswith("seat ") or r.group == "game":
+            return f"{_short_group(r.group)} {r.metric}".strip()
+        return f"{keys.get(r.group, r.group)}: {r.metric}"
+
+    def key(r: Any) -> str:
+        name = str(r.name)
+        for lab, k in keys.items():
+            name = name.replace(f"[{lab}]", f"[{k}]")
+        return name
+
+    def numbers(r: Any, fine: bool) -> tuple[str, str, str]:
         if r.kind == "proportion":
-            d = _fmt(r.diff, r.kind, True).removesuffix(" pt") + " " + _ci(r.diff_lo, r.diff_hi, r.kind)
-            a, b = _fmt(r.a, r.kind), _fmt(r.b, r.kind)
-        else:
-            # one number of decimals per row, set by the values' size: 0.150 and 0.162, 98.3 and 93.3
-            big = max(abs(x) for x in (r.a, r.b, 0.0) if x == x)
-            k = 0 if big >= 100 else 1 if big >= 10 else 2 if big >= 1 else 3
-            a, b = (f"{x:.{k}f}" if x == x else "n/a" for x in (r.a, r.b))
-            d = (f"{r.diff:+.{k}f} [{r.diff_lo:.{k}f}, {r.diff_hi:.{k}f}]" if r.diff_lo == r.diff_lo
-                 else (f"{r.diff:+.{k}f}" if r.diff == r.diff else "n/a"))
-        cells.append((name, a, b, d.strip(), short_verdict(r)))
-    wa = max([1, *(len(c[1]) for c in cells)])
-    wb = max([1, *(len(c[2]) for c in cells)])
-    wd = max([len("B - A [95 %]"), *(len(c[3]) for c in cells)])
-    wv = max([len("verdict"), *(len(c[4]) for c in cells)])
+            dp = 1 if fine else 0
+            a, b = (f"{100 * x:.{dp}f} %" if x == x else "n/a" for x in (r.a, r.b))
+            d = f"{100 * r.diff:+.{dp}f}" if r.diff == r.diff else "n/a"
+            if r.diff_lo == r.diff_lo:
+                d += f" [{100 * r.diff_lo:.{dp}f}, {100 * r.diff_hi:.{dp}f}]"
+            return a, b, d
+        # one number of decimals per row, set by the values' size: 0.150 and 0.162, 98.3 and 93.3
+        big = max(abs(x) for x in (r.a, r.b, 0.0) if x == x)
+        k = 0 if big >= 100 else 1 if big >= 10 else 2 if big >= 1 or not fine else 3
+        a, b = (f"{x:.{k}f}" if x == x else "n/a" for x in (r.a, r.b))
+        d = (f"{r.diff:+.{k}f} [{r.diff_lo:.{k}f}, {r.diff_hi:.{k}f}]" if r.diff_lo == r.diff_lo
+             else (f"{r.diff:+.{k}f}" if r.diff == r.diff else "n/a"))
+        return a, b, d
+
+    verdicts = [short_verdict(r) for r in rows]
+
+    def layout(fine: bool, named: Any) -> tuple[list[tuple[str, str, str, str, str]], list[int]]:
+        cells = [(named(r), *numbers(r, fine), v) for r, v in zip(rows, verdicts)]
+        ws = [max([len(h), *(len(c[i]) for c in cells)]) for i, h in enumerate(("metric", "A", "B", "B - A [95 %]",
+                                                                                 "verdict"))]
+        return cells, ws
+
+    choice = None
+    for fine in (True, False):
+        for named in (words, key):
+            cells, ws = layout(fine, named)
+            if sum(ws) + 8 <= width:
+                choice = (cells, ws)
+                break
+        if choice:
+            break
+    cells, ws = choice or layout(False, key)
+    wn, wa, wb, wd, wv = ws
     nums = wa + wb + wd + wv + 8
-    room = max(12, width - nums)
-    wn = min(room, max([len("metric"), *(len(c[0]) for c in cells)]))
+    wn = min(wn, max(12, width - nums))
 
     def line(n: str, a: str, b: str, d: str, v: str) -> str:
         return f"{n:<{wn}}  {a:>{wa}}  {b:>{wb}}  {d:>{wd}}  {v}".rstrip()
@@ -524,6 +581,24 @@ def metric_lines(comp: Comparison, width: int = 80) -> list[str]:
             n = ""
         out.append(line(n, a, b, d, v))
     return out
+
+
+def player_keys(comp: Comparison) -> dict[str, str]:
+    """``{label: "p0", ...}``: the players of both runs (a row's group that names no seat and is
+    not ``game``), in the order of the scenario's [[seats]] entries (A's, then labels only B has),
+    as the run summary numbers them."""
+    order: list[str] = []
+    for run in (comp.a, comp.b):
+        seats = run.seats
+        if seats.empty or "label" not in seats:
+            continue
+        who = "player" if "player" in seats else "seat"
+        for lab in seats.groupby("label")[who].min().sort_values(kind="stable").index:
+            if lab not in order:
+                order.append(str(lab))
+    groups = {str(g) for g in comp.rows["group"]} if not comp.rows.empty else set()
+    players = [lab for lab in order if lab in groups]
+    return {lab: f"p{i}" for i, lab in enumerate(players)}
 
 
 #: Short names of the tests for the terminal table.

@@ -142,18 +142,26 @@ def print_summary(s: dict[str, Any]) -> None:
                      f"{s['mean_length']:.1f} actions")
     con.print(f"played now: {s['played']} (already stored: {s['resumed_skipped']})   wall: {s['wall_s']:.1f} s")
     # paths and commands to copy: escaped (a '[' in a path is text) and never wrapped (see sim.core.console)
-    con.print(f"results: {escape(s['out'])}/results.sqlite"
-              + (f"   report: {escape(s['report'])}" if s.get("report") else ""))
+    width = _width(con)
+
+    def paths(*parts: str) -> None:
+        # one line when the parts fit the width, else one part a line (each part stays whole)
+        parts = tuple(p for p in parts if p)
+        if len("   ".join(parts)) <= width:
+            con.print(escape("   ".join(parts)), highlight=False)
+        else:
+            for p in parts:
+                con.print(escape(p), highlight=False, soft_wrap=True)
+
+    paths(f"results: {s['out']}/results.sqlite", f"report: {s['report']}" if s.get("report") else "")
     pages = [f for f in s.get("replays") or [] if f.endswith(".html")]
     if pages:
         # a turn-based game's replay pages open in any browser as they are
-        con.print(f"replays: {escape(pages[0])}" + (f" and {len(pages) - 1} more beside it" if len(pages) > 1 else "")
-                  + "   (open in a browser; any other game: stonelab replay view RUN --game N)")
+        paths(f"replays: {pages[0]}" + (f" and {len(pages) - 1} more beside it" if len(pages) > 1 else ""),
+              "(open in a browser; any other game: stonelab replay view RUN --game N)")
     elif s.get("replays"):
-        con.print(
-            f"replay: {escape(s['replays'][0])}   watch: stonelab replay view {escape(s['replays'][0])}"
-            + (f"   share: {escape(s['replay_viewer'])}/standalone.html" if s.get("replay_viewer") else "")
-        )
+        paths(f"replay: {s['replays'][0]}", f"watch: stonelab replay view {s['replays'][0]}",
+              f"share: {s['replay_viewer']}/standalone.html" if s.get("replay_viewer") else "")
 
 
 def print_seat_table(con: Any, title: str, seats: list[dict[str, Any]]) -> None:
@@ -204,7 +212,7 @@ def _print_players(con: Any, players: list[dict[str, Any]], width: int) -> None:
 def _print_metrics(con: Any, metrics: list[dict[str, Any]]) -> None:
     """The game-wide metrics of the catalogue, one line each: words, value [95 %], sample."""
     # here, not at the top: analysis.catalogue (pandas) adds 375 ms to every command's start-up (CPU, python -X importtime)
-    from analysis.catalogue import format_value
+    from analysis.catalogue import CLUSTER_LINE, INTERVALS, format_value
     # looked up at call time, not at the top: sim.core.console.console is the seam the terminal tests replace
     from sim.core.console import print_prose
 
@@ -216,7 +224,10 @@ def _print_metrics(con: Any, metrics: list[dict[str, Any]]) -> None:
         share = bool(m.get("share"))
         v = m["value"] if m["value"] is not None else float("nan")
         lo, hi = (x if x is not None else float("nan") for x in m["ci95"])
-        print_prose(con, f"{m['words']}: {format_value(v, lo, hi, share)}", first="  ", indent="    ")
+        text = format_value(v, lo, hi, share, 2, m.get("distinct_games"))
+        print_prose(con, f"{m['words']}: {text}", first="  ", indent="    ")
+    if any(m.get("interval") == INTERVALS["ratio"] for m in game_own):
+        print_prose(con, CLUSTER_LINE, first="  ", indent="  ")
 
 
 def pct_ci(rate: float, lo: float | None, hi: float | None) -> str:

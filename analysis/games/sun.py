@@ -423,10 +423,21 @@ def section(run: RunData) -> Section | None:
         by = [(sh, km[km["t"] <= horizon].iloc[-1]["survival"]) for sh, km in curves[1:]]
         if len(by) >= 2:
             worst = min(by, key=lambda x: x[1])
-            # a risk per stone stood, not a count per game (the shape losing most stones per game
-            # may be the one played most): say which, so the two findings do not read as at odds
-            f += (f"; per stone stood, the most fragile shape is the {worst[0]}: {100 * worst[1]:.0f} % of them "
-                  f"survive {horizon} turns")
+            # "the most fragile" only when the shape's interval (clustered by game, Bonferroni over
+            # the shapes compared) excludes the overall figure. A risk per stone stood, not a count
+            # per game (the shape losing most stones per game may be the one played most): say which,
+            # so the two findings do not read as at odds
+            wlo, whi = _survival_interval(lives[lives["shape"] == worst[0]], horizon, 1 - 0.05 / len(by))
+            if whi == whi and whi < at["survival"]:
+                f += (f"; per stone stood, the most fragile shape is the {worst[0]}: {100 * worst[1]:.0f} % "
+                      f"[{100 * wlo:.0f}, {100 * whi:.0f}] of them survive {horizon} turns (the interval corrected "
+                      f"for comparing {len(by)} shapes, Bonferroni)")
+            else:
+                f += (f"; no shape survives clearly less than all stones together: the lowest, the {worst[0]}, "
+                      f"{100 * worst[1]:.0f} % [{100 * wlo:.0f}, {100 * whi:.0f}] (corrected for comparing "
+                      f"{len(by)} shapes, Bonferroni), holds the overall figure" if whi == whi else
+                      f"; per stone stood the lowest is the {worst[0]}, {100 * worst[1]:.0f} %, from too few "
+                      "games to size")
         f += "."
         sec.plots.append(Plot("sun_stone_survival", "Stone survival", fig, f,
                               "Kaplan-Meier estimate over turns since each stone was first stood; stones still "
@@ -586,9 +597,11 @@ def _km_at(d: np.ndarray, e: np.ndarray, horizon: float) -> float:
     return s
 
 
-def _survival_interval(lives: pd.DataFrame, horizon: float, resamples: int = 400) -> tuple[float, float]:
-    """95 % percentile interval of the survival at ``horizon`` from a bootstrap over games (the
-    stones of one game share its layout and players: the game is the sampled unit); fixed seed."""
+def _survival_interval(lives: pd.DataFrame, horizon: float, confidence: float = 0.95,
+                       resamples: int = 400) -> tuple[float, float]:
+    """The percentile interval (``confidence``, 95 % by default) of the survival at ``horizon``
+    from a bootstrap over games (the stones of one game share its layout and players: the game is
+    the sampled unit); fixed seed. NaN from fewer than 2 games."""
     keys = list(zip(lives["point"].astype(int), lives["game_index"].astype(int)))
     by: dict[tuple[int, int], list[int]] = {}
     for i, k in enumerate(keys):
@@ -602,7 +615,8 @@ def _survival_interval(lives: pd.DataFrame, horizon: float, resamples: int = 400
     for _ in range(resamples):
         idx = np.concatenate([groups[j] for j in rng.integers(0, len(groups), len(groups))])
         vals.append(_km_at(d[idx], e[idx], horizon))
-    lo, hi = np.percentile(vals, [2.5, 97.5])
+    tail = 50 * (1 - confidence)
+    lo, hi = np.percentile(vals, [tail, 100 - tail])
     return float(lo), float(hi)
 
 
