@@ -373,12 +373,19 @@ def sweep_section(run: RunData, headline: tuple[str, str, pd.Series] | None) -> 
         col = f"sweep:{key}"
         keyed = run.points[col].map(lambda v: json.dumps(v, sort_keys=True)) if col in run.points else None
         per_value = []
+        skill_at = []  # the catalogue's stronger_score at each value: the skill effect
         if keyed is not None:
             for v in vals:
                 pts = run.points.loc[keyed == json.dumps(v, sort_keys=True), "point"].tolist()
-                per_value.append({x.metric.group: x for x in C.player_scores(C.point_run(run, pts))})
-        players = sorted({p for d in per_value for p in d})
-        panels = (3 if headline else 2) + (1 if players else 0)
+                sub = C.point_run(run, pts)
+                per_value.append({x.metric.group: x for x in C.player_scores(sub)})
+                skill_at.append(C.estimates(sub, ["stronger_score"]).get("stronger_score"))
+        has_skill = any(x is not None and x.distinct > 0 for x in skill_at)
+        # a player's line needs two values of the key: a label that names the swept value itself
+        # (a seat's sigma) sits at one value only, a dot that says nothing about the effect
+        players = [] if has_skill else sorted(p for p in {p for d in per_value for p in d}
+                                              if sum(p in d for d in per_value) >= 2)
+        panels = (3 if headline else 2) + (1 if players or has_skill else 0)
         fig, axes = new_figure_row(panels, 4.2 * panels, 3.8)
         lines_ci(vals, [(seat_name(s), e[f"win_{s}"], e[f"win_{s}_lo"], e[f"win_{s}_hi"]) for s in range(n)],
                  title="Win rate by seat", xlabel=key, ylabel="sole wins (% of games)", percent=True, ax=axes[0])
@@ -388,7 +395,17 @@ def sweep_section(run: RunData, headline: tuple[str, str, pd.Series] | None) -> 
             name, label, _ = headline
             lines_ci(vals, [(label, e[name], e[f"{name}_lo"], e[f"{name}_hi"])], title=label, xlabel=key,
                      ylabel=label, colors=["#D55E00"], ax=axes[2])
-        if players:
+        if has_skill:
+            nan = float("nan")
+            ok = [x is not None and x.distinct > 0 for x in skill_at]
+            lines_ci(vals, [("declared-stronger player's score", [x.value if o else nan for x, o in zip(skill_at, ok)],
+                             [x.lo if o else nan for x, o in zip(skill_at, ok)],
+                             [x.hi if o else nan for x, o in zip(skill_at, ok)])],
+                     title="Player effect: the stronger's score", xlabel=key,
+                     ylabel="score against the weaker (%)", percent=True,
+                     colors=["#0072B2"], ax=axes[-1])
+            axes[-1].axhline(0.5, color="#888888", lw=1, ls="--")
+        elif players:
             nan = float("nan")
             series = [(pl, [d[pl].value if pl in d else nan for d in per_value],
                        [d[pl].lo if pl in d else nan for d in per_value],
@@ -404,6 +421,10 @@ def sweep_section(run: RunData, headline: tuple[str, str, pd.Series] | None) -> 
         parts.append("mean length " + change(num(first['length']), num(last['length'])) + " actions")
         if headline:
             parts.append(f"{headline[1]} " + change(num(first[headline[0]]), num(last[headline[0]])))
+        if has_skill:
+            fs, ls_ = next(x for x in skill_at if x is not None and x.distinct > 0), \
+                next(x for x in reversed(skill_at) if x is not None and x.distinct > 0)
+            parts.append("the declared-stronger player's score against the weaker " + change(fs.text(), ls_.text()))
         changed = "win rates differ beyond their intervals" if (
             first["win_0_lo"] > last["win_0_hi"] or last["win_0_lo"] > first["win_0_hi"]) else \
             "the win-rate intervals overlap"
@@ -411,7 +432,10 @@ def sweep_section(run: RunData, headline: tuple[str, str, pd.Series] | None) -> 
              + f" ({changed}).")
         safe = "".join(ch if ch.isalnum() else "_" for ch in key)
         sec.plots.append(Plot(f"sweep_{safe}", f"Effect of {key}", fig, f,
-                              "Each point pools all games at that value of the key."))
+                              "Each point pools all games at that value of the key."
+                              + (" Player effect: the declared-stronger player's score against the weaker "
+                                 "(the catalogue's stronger_score, clustered by game); dashed: 50 %, skill does "
+                                 "not matter." if has_skill else "")))
         sec.findings.append(f)
     pp = M.per_point(run.games, run.points, n)
     tab = pd.DataFrame({"point": pp["point"]})
@@ -428,6 +452,10 @@ def sweep_section(run: RunData, headline: tuple[str, str, pd.Series] | None) -> 
     by_point = [{x.metric.group: x for x in C.player_scores(C.point_run(run, int(pt)))} for pt in pp["point"]]
     for pl in sorted({p for d in by_point for p in d}):
         tab[f"{pl} score"] = [pct_ci(d[pl].value, d[pl].lo, d[pl].hi) if pl in d else "" for d in by_point]
+    # the player effect per point: the declared-stronger player's score against the weaker
+    skill_pt = [C.estimates(C.point_run(run, int(pt)), ["stronger_score"]).get("stronger_score") for pt in pp["point"]]
+    if any(x is not None for x in skill_pt):
+        tab["stronger player's score"] = [x.text() if x is not None else "no declared order" for x in skill_pt]
     tab["no sole winner"] = [pct_ci(r, lo, hi) for r, lo, hi in zip(pp["draw"], pp["draw_lo"], pp["draw_hi"])]
     tab["mean length"] = [f"{num(m)} [{num(lo)}, {num(hi)}]" for m, lo, hi in zip(pp["length"], pp["length_lo"], pp["length_hi"])]
     if headline:

@@ -59,6 +59,8 @@ def _block(run: RunData, n_seats: int) -> dict[str, Any]:
         "shared_wins": e["shared"],
         "mean_length": _num(est["mean_length"].value, 0.0) if "mean_length" in est else 0.0,
         "metrics": [C.to_json(x) for x in est.values() if x.metric.group == "game"],
+        # the player effect of a slice: the declared-stronger players' score against the weaker
+        "stronger": C.to_json(est["stronger_score"]) if "stronger_score" in est else None,
     }
 
 

@@ -266,7 +266,8 @@ def print_summary(s: Mapping[str, Any]) -> None:
                      f"{s['wall_s']:.1f} s")
     for rank, b in enumerate(s["best"], 1):
         vals = ", ".join(f"{k} = {_fmt(v)}" for k, v in b["values"].items())
-        objs = ", ".join(f"{o['name']} {_fmt(v)} ± {_fmt(Z95 * e)}" for o, v, e in
+        # an objective whose games did not vary has no spread to give a "± 0" (a claim of exactness)
+        objs = ", ".join(f"{o['name']} {_fmt(v)} " + ("(no spread)" if e == 0 else f"± {_fmt(Z95 * e)}") for o, v, e in
                          zip(s["objectives"], b["objectives"], b["objective_se"] or [float("nan")] * 9))
         print_prose(con, f"{rank}. trial {b['trial']}: {vals}  ({objs}; {b['games']} games)", indent="   ")
         for r in b["targets"]:

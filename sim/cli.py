@@ -292,8 +292,10 @@ def tournament(
     T.print_summary(summary)
     typer.echo(f"{sc.game}, {len(sc.points(reg))} seatings x {sc.games} games; played now: {info.played} (already "
                f"stored: {info.skipped}); wall: {info.wall_s:.1f} s")
-    typer.echo(plain(f"results: {info.out}/results.sqlite"
-                     + (f"   report: {summary['report']}" if summary.get("report") else "")))
+    parts = [f"results: {info.out}/results.sqlite"] + ([f"report: {summary['report']}"] if summary.get("report") else [])
+    # one line when it fits 80 columns, else one path a line (each stays whole, to copy)
+    for line in ["   ".join(parts)] if len("   ".join(parts)) <= 80 else parts:
+        typer.echo(plain(line))
 
 
 # --- export ----------------------------------------------------------------------------------

@@ -107,7 +107,8 @@ def print_summary(s: dict[str, Any]) -> None:
         heads = ["point", *(f"k{i + 1}" if len(keys) > 1 else k.rsplit(".", 1)[-1] for i, k in enumerate(keys)),
                  "games"]
         heads += [h for r in s["seats"] for h in (f"s{r['seat']} wins", f"s{r['seat']} score")]
-        heads += [f"p{i} score" for i in range(len(players))] + ["shared", "draws"]
+        skill = any(p.get("stronger") for p in s["points"])
+        heads += [f"p{i} score" for i in range(len(players))] + (["stronger"] if skill else []) + ["shared", "draws"]
         rows = []
         for p in s["points"]:
             cells = [str(p["point"]), *(value_text(p["values"].get(k)) for k in keys), str(p["games"])]
@@ -115,6 +116,9 @@ def print_summary(s: dict[str, Any]) -> None:
                 cells += [str(r["wins"]), f"{100 * r['score']:.0f} %"]
             by = {x["player"]: x for x in p.get("players") or []}
             cells += [pct_ci(by[pl]["score"], *by[pl]["score_ci95"]) if pl in by else "" for pl in players]
+            if skill:
+                st = p.get("stronger")
+                cells.append(pct_ci(st["value"], *st["ci95"]) if st and st["value"] is not None else "no order")
             cells += [str(p["shared_wins"]), str(p["draws"])]
             rows.append(cells)
         n_k = len(keys)
@@ -134,8 +138,12 @@ def print_summary(s: dict[str, Any]) -> None:
         for i, pl in enumerate(players):
             con.print(f"p{i}: {escape(pl)}", highlight=False)
         print_prose(con, "s0, s1, ...: seat 0, seat 1, ...; wins: sole wins; score: share of the win (a shared win "
-                    "or draw of two counts half); p0, p1, ...: each player's score with its 95 % interval (the "
-                    "player effect); " + (f"left out to fit {width} columns: {', '.join(dropped)}; " if dropped else "")
+                    "or draw of two counts half); "
+                    + ("p0, p1, ...: each player's score with its 95 % interval (the player effect); " if players else "")
+                    + ("stronger: the declared-stronger player's score against the weaker with its 95 % interval "
+                       "(the player effect: 50 % means skill does not matter; no order: the point's players are "
+                       "declared equal); " if skill else "")
+                    + (f"left out to fit {width} columns: {', '.join(dropped)}; " if dropped else "")
                     + "intervals and all columns in --json and the report")
     _print_metrics(con, s.get("metrics") or [])
     print_prose(con, f"draws (no winner): {s['draws']}   shared wins: {s['shared_wins']}   mean length: "

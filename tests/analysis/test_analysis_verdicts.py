@@ -245,9 +245,12 @@ def test_sweep_summary_prints_one_row_per_point(tmp_path: Path, capsys: pytest.C
     _print_summary(s)
     out = capsys.readouterr().out
     rows = [ln.split() for ln in out.splitlines() if re.match(r"^\s*[01]\s+0\.", ln)]
-    # point, cost, games, seat 0 wins, seat 0 score, seat 1 wins, seat 1 score, shared, draws
-    assert rows == [["0", "0.01", "3", "3", "100", "%", "0", "0", "%", "0", "0"],
-                    ["1", "0.5", "3", "0", "0", "%", "3", "100", "%", "0", "0"]]
+    # point, cost, games, seat 0 wins, seat 0 score, seat 1 wins, seat 1 score, then the player
+    # effect (greedy is declared stronger than random: its score against it, with the interval)
+    assert [r[:9] for r in rows] == [["0", "0.01", "3", "3", "100", "%", "0", "0", "%"],
+                                     ["1", "0.5", "3", "0", "0", "%", "3", "100", "%"]]
+    assert [" ".join(r[9:11]) for r in rows] == ["100 %", "0 %"]
+    assert "stronger" in out
     assert "greedy(cost=0.01) / greedy(cost=0.5)" not in out  # no pooled seat label
 
 

@@ -259,6 +259,15 @@ def test_compare_rows_are_b_minus_a_of_the_two_reports(pair: dict[str, Path], ca
     out = capsys.readouterr().out.splitlines()
     table = out[1:out.index(next(ln for ln in out if ln.startswith("B - A of a share")))]
     assert max(map(len, table)) <= 80
+    assert len(table) == len(comp.rows) + 2  # header, rule, then one line per metric (none folded)
+    assert all(re.search(r"(differs \*|p<\.05 alone|no diff\.|too few \(\d+\)|no spread|1 distinct|no data)$", ln)
+               for ln in table[2:]), table
+    # the verdict's power figure is the HTML's: "too few (N)" with N the games per run it names
+    from analysis.compare import power_need, verdict
+
+    for r in comp.rows.itertuples():
+        if power_need(r) is not None:
+            assert f"about {power_need(r)} per run needed" in verdict(r)
     assert any(ln.rstrip().endswith("differs *") or "too few" in ln or "no diff." in ln for ln in table)
 
 

@@ -408,3 +408,39 @@ def test_the_width_curve_of_compare_holds_the_empty_ring_passes(tmp_path: Path) 
     p = run.detail("passes")
     assert width["clean"].sum() == int((p["penalties"] == 0).sum())
     assert ((width["lo"] <= width["rate"]) & (width["rate"] <= width["hi"])).all()
+
+
+def test_a_sweep_summary_gives_the_stronger_players_score_per_point(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The player effect per sweep point (does the rule change how much skill matters?): each
+    point's catalogue stronger_score, in the summary's JSON and the terminal table at 80 columns."""
+    from analysis.summary import summarize
+    from sim import cli_tables as T
+    from sim.core.store import Store
+    from sim.games import get_game
+
+    spec = get_game("sun").spec
+    seats = [{"agent": "careful", "skill": "expert"}, {"agent": "careful", "skill": "child"}]
+    labels = ["careful(skill=expert)", "careful(skill=child)"]
+    res = []
+    for pt, x in ((0, 1), (1, 2)):
+        # point 0: the expert wins 3 of 4; point 1: 4 of 4
+        res += [result(i, [0] if (pt == 1 or i < 3) else [1], point=pt, sweep={"rules.x": x}, labels=labels,
+                       length=40 + i + 10 * pt) for i in range(4)]
+    out = write_store(tmp_path, spec, res, points=[(0, {"rules.x": 1}), (1, {"rules.x": 2})],
+                      scenario={"name": "sk", "game": "sun", "seats": seats, "seat_order": "fixed",
+                                "sweep": {"rules.x": [1, 2]}})
+    with Store.open(out) as st:
+        s = summarize(st)
+    got = [p["stronger"]["value"] for p in s["points"]]
+    assert got == [pytest.approx(0.75), pytest.approx(1.0)]
+    run = load_run(out)
+    for p in s["points"]:
+        e = C.estimates(C.point_run(run, p["point"]), ["stronger_score"])["stronger_score"]
+        assert p["stronger"]["ci95"] == [pytest.approx(e.lo), pytest.approx(e.hi)]
+    s.update(played=8, resumed_skipped=0, wall_s=1.0)
+    T.print_summary(s)
+    lines = capsys.readouterr().out.splitlines()
+    head = next(ln for ln in lines if ln.startswith("point"))
+    assert "stronger" in head and max(len(ln) for ln in lines if not ln.startswith(("results:", "replay"))) <= 80
+    rows = [ln for ln in lines if ln.lstrip().startswith(("0 ", "1 "))]
+    assert rows[0].endswith("75 % [" + rows[0].rsplit("[", 1)[1]) and "100 % [" in rows[1]
