@@ -389,6 +389,9 @@ def estimate(metric: Metric, run: RunData, confidence: float = 0.95) -> Estimate
                     lo = max(0.0, lo)
     else:
         value, lo, hi, se = ratio_interval(y, x, metric.share, confidence)
+    if metric.bounds is not None and lo == lo:
+        # a t interval of a bounded mean may leave its range (the edge of 5 games: [-0.92, 1.12])
+        lo, hi = max(lo, metric.bounds[0]), min(hi, metric.bounds[1])
     return Estimate(metric, value, lo, hi, ys, xs, n, d, se, y, x)
 
 
@@ -608,6 +611,9 @@ def _game_metrics(run: RunData) -> list[Metric]:
     def length(r: RunData) -> pd.DataFrame:
         return _frame(r, pd.to_numeric(r.games["length"], errors="coerce").fillna(0.0))
 
+    # the edge lies in [-1 / (k - 1), 1] for k seats: widest for the fewest seats of the run
+    k_min = int(run.games["num_players"].min()) if "num_players" in run.games and len(run.games) else 2
+
     return [
         Metric("draw_rate", "draw rate (no winner)", "games nobody won", "games", "game", "neither", True, no_winner),
         Metric("shared_win_share", "shared-win rate (2+ winners)", "games two or more seats won together", "games",
@@ -616,7 +622,7 @@ def _game_metrics(run: RunData) -> list[Metric]:
                "neither", True, no_sole, tune=True, sensitivity=True),
         Metric("first_player_edge", "first-player edge (seat 0's sole-win share minus the others' mean)",
                "seat 0's sole win (1) minus the other seats' sole wins over their number", "games", "game", "neither",
-               False, first_edge, tune=True, sensitivity=True),
+               False, first_edge, tune=True, sensitivity=True, bounds=(-1.0 / max(k_min - 1, 1), 1.0)),
         Metric("mean_length", "game length (actions)", "non-chance actions of the game", "games", "game", "neither",
                False, length, tune=True),
     ]

@@ -307,9 +307,11 @@ def metric_row(m: Any, a: RunData, b: RunData) -> dict[str, Any]:
             p, test, lo, hi = nan, "no spread", nan, nan
     else:
         va, vb = ea.y / ea.x, eb.y / eb.x
-        if np.ptp(va) == 0 and np.ptp(vb) == 0:
-            # every game of each run gave one value (e.g. an event that never happened): the
-            # bootstrap would print [d, d] and a rank test has nothing to rank
+        if (np.ptp(va) == 0 and np.ptp(vb) == 0) or (not m.count and (np.ptp(va) == 0 or np.ptp(vb) == 0)):
+            # every game of a run gave one value: the bootstrap would take its spread as 0 and
+            # print [d, d] or an interval as narrow as the other run alone allows (greedy against
+            # greedy: an edge of 1.00 in every game), and a rank test has nothing to rank. A count
+            # that never happened in one run (0 in every game) is still compared: its zeros are data
             return {**row, "diff": diff, "diff_lo": nan, "diff_hi": nan, "test": "no spread", "p": nan}
         _, lo, hi = bootstrap_mean_diff(va, vb)
         p, test = mann_whitney_p(va, vb), "Mann-Whitney U"

@@ -174,7 +174,7 @@ def run(
 
 # --- sensitivity -------------------------------------------------------------------------------
 @app.command()
-@study_command(games=None, seed="root seed: sample points and games", out="run folder (default runs/<game>/<scenario name>-sensitivity)",
+@study_command(games=None, seed="root seed: sample points and games", out="run folder (default: runs/GAME/ then NAME-sensitivity, GAME and NAME the scenario's)",
                force="replace a run folder made by another scenario or plan", json="print the indices as JSON")
 def sensitivity(
     scenario: Path = typer.Argument(..., help="scenario TOML file (its [sensitivity] section, or the game's default inputs)"),
@@ -259,7 +259,7 @@ def _export_replays(run_dir: Path, label: str):  # noqa: ANN202 - RunReplays | R
 # --- tournament ------------------------------------------------------------------------------
 @app.command()
 @study_command(games="games per seating (overrides the file)",
-               out="run folder (default runs/<game>/<name>, or runs/<game>/<name>-tournament)",
+               out="run folder (default: runs/GAME/ then NAME, or NAME-tournament for a scenario without a [tournament] table)",
                json="print the ratings as JSON")
 def tournament(
     scenario: Path = typer.Argument(..., help="scenario TOML file ([tournament] table, or its seats as the entrants)"),
@@ -303,7 +303,7 @@ def tournament(
 def export(
     run_dir: Path = typer.Argument(..., metavar="RUN", help="run folder (or its results.sqlite)"),
     fmt: Optional[str] = typer.Option(None, "--format", help="csv | parquet (default: from --out's ending, else csv)"),
-    table: str = typer.Option("games", "--table", help="'games' (one wide row per game) or any store table"),
+    table: str = typer.Option("games", "--table", help="'games' (one wide row per game), 'metrics' (the catalogue: every metric with its interval, docs/compare.md) or any store table"),
     out: Optional[Path] = typer.Option(None, "--out", help="output file ending in .csv or .parquet (default RUN/export/<table>.<format>)"),
     force: bool = typer.Option(False, "--force", help="replace an earlier export at the default path"),
 ) -> None:

@@ -444,3 +444,16 @@ def test_a_sweep_summary_gives_the_stronger_players_score_per_point(tmp_path: Pa
     assert "stronger" in head and max(len(ln) for ln in lines if not ln.startswith(("results:", "replay"))) <= 80
     rows = [ln for ln in lines if ln.lstrip().startswith(("0 ", "1 "))]
     assert rows[0].endswith("75 % [" + rows[0].rsplit("[", 1)[1]) and "100 % [" in rows[1]
+
+
+def test_the_first_player_edge_interval_stays_in_its_range(tmp_path: Path) -> None:
+    """With 3 seats the edge of a game is 1, 0 or -1/2: its interval stays in [-0.5, 1] (a t
+    interval of 5 games gave [-0.92, 1.12])."""
+    from sim.games import get_game
+
+    spec = get_game("rocks").spec
+    res = [result(i, w, n_seats=3, labels=["random", "greedy", "random"], length=30 + i)
+           for i, w in enumerate([[0], [1], [0], [2], [0]])]
+    e = C.estimates(load_run(write_store(tmp_path, spec, res, scenario={"name": "e", "game": "rocks"})))["first_player_edge"]
+    assert e.value == pytest.approx((3 * 1 - 0.5 - 0.5) / 5)
+    assert -0.5 <= e.lo < e.value < e.hi <= 1.0
