@@ -26,7 +26,7 @@ from typer.models import ParameterInfo
 from sim.cli_study import StudyOptions, check_replaced_folders, study_command, study_interrupts, write_report
 from sim.cli_tables import print_games, print_summary
 from sim.core import mathpath
-from sim.core.console import console, escape, plain, quiet_broken_pipe
+from sim.core.console import console, escape, plain, print_prose, quiet_broken_pipe
 from sim.core.errors import MACHINE_ERRNOS, InputError, ReplayError, WorkError, allowed
 from sim.core.outputs import check_output_file, default_run_folder, path_text, write_atomically
 from sim.core.progress import announce
@@ -223,13 +223,15 @@ def sensitivity(
         return
     from analysis.sensitivity import sentence
 
-    con = console()  # never wraps: a wrapped line broke a path and "0.5 s" in two
-    con.print(f"{plan.method}: {len(plan.inputs)} inputs, {plan.n_points()} points, {info.total} games "
-              f"(played now {info.played}, already stored {info.skipped}), wall {info.wall_s:.1f} s")
+    con = console()
+    # sentences wrap at the width (80 when piped) between words, never inside "0.5 s" or a path
+    print_prose(con, f"{plan.method}: {len(plan.inputs)} inputs, {plan.n_points()} points, {info.total} games "
+                     f"(played now {info.played}, already stored {info.skipped}), wall {info.wall_s:.1f} s")
     for r in results:
-        con.print(f"- {escape(sentence(r))}")
-    con.print(f"indices: {escape(info.out)}/sensitivity.json"
-              + (f"   report: {escape(data['report'])}" if data.get("report") else ""))
+        print_prose(con, sentence(r), first="- ", indent="  ")
+    parts = [f"indices: {info.out}/sensitivity.json"] + ([f"report: {data['report']}"] if data.get("report") else [])
+    for line in ["   ".join(parts)] if len("   ".join(parts)) <= con.width else parts:
+        con.print(escape(line), highlight=False, soft_wrap=True)
 
 
 def _export_replays(run_dir: Path, label: str):  # noqa: ANN202 - RunReplays | RunPages | None
