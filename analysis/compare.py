@@ -38,7 +38,7 @@ from __future__ import annotations
 import datetime as _dt
 import html
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -309,27 +309,6 @@ def metric_row(m: Any, a: RunData, b: RunData) -> dict[str, Any]:
         _, lo, hi = bootstrap_mean_diff(va, vb)
         p, test = mann_whitney_p(va, vb), "Mann-Whitney U"
     return {**row, "diff": diff, "diff_lo": lo, "diff_hi": hi, "test": test, "p": p}
-
-
-# --- pooling sweep points --------------------------------------------------------------------------
-def pooled_run(run: RunData) -> RunData:
-    """The run with all sweep points folded into one (point 0; game indices made unique), for a
-    rules-exercised table of all its games."""
-    if len(run.points) <= 1:
-        return run
-    width = int(run.games["game_index"].max()) + 1
-
-    def fold(df: pd.DataFrame) -> pd.DataFrame:
-        if df.empty or "point" not in df or "game_index" not in df:
-            return df
-        df = df.copy()
-        df["game_index"] = df["point"].astype(int) * width + df["game_index"].astype(int)
-        df["point"] = 0
-        return df
-
-    return replace(run, games=fold(run.games), seats=fold(run.seats), own=fold(run.own),
-                   details={k: fold(v) for k, v in run.details.items()},
-                   points=pd.DataFrame({"point": [0]}), sweep_keys=[])
 
 
 # --- output ----------------------------------------------------------------------------------------

@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis import metrics as M
 from analysis.games import own_aligned
 from analysis.games.sun_rules import rules_exercised
-from analysis.run_data import RunData
+from analysis.metrics import proportion
+from analysis.run_data import RunData, pooled_run
 from analysis.stats import count_per_game, wilson
 
 
@@ -68,7 +68,7 @@ def difficulty_side_by_side(a: RunData, b: RunData) -> pd.DataFrame:
             for i in range(edges.size - 1):
                 sel = ok & (idx == i)
                 k, m = int(clean[sel].sum()), int(sel.sum())
-                pr = M.proportion(k, m)
+                pr = proportion(k, m)
                 out.append({"by": by, "bin": f"{edges[i]:.{digits}f}–{edges[i + 1]:.{digits}f}",
                             "lo_edge": float(edges[i]), "hi_edge": float(edges[i + 1]), "run": tag, "passes": m,
                             "clean": k, "rate": pr["rate"], "lo": pr["lo"], "hi": pr["hi"]})
@@ -83,8 +83,6 @@ def rules_side_by_side(a: RunData, b: RunData) -> pd.DataFrame:
         ``group, event, binary`` and per run ``X`` in ("a", "b"): ``X_per_game, X_lo, X_hi``,
         ``X_games_with, X_games`` (NaN / 0 when the run lacks the event).
     """
-    from analysis.compare import pooled_run
-
     ta, tb = rules_exercised(pooled_run(a)), rules_exercised(pooled_run(b))
     keep = ["group", "event", "binary", "per_game", "lo", "hi", "games_with", "games"]
     ta, tb = ta[keep], tb[keep]
