@@ -52,7 +52,12 @@ from typing import Any
 
 import numpy as np
 
+from analysis.catalogue import catalogue, estimate, skill_index_of
+from analysis.metrics import comparisons
+from analysis.plots import Section
 from analysis.run_data import RunData
+from analysis.strength import label_strengths, strongest
+from analysis.tournament import ELO_PER_NAT, Pairwise, fit_bradley_terry
 
 #: bootstrap resamples of the rating spread and of its coin-flip baseline
 RESAMPLES = 200
@@ -108,8 +113,6 @@ class SkillIndex:
 def _spread(wins: np.ndarray, n: np.ndarray, labels: list[str]) -> float:
     """Standard deviation of the Bradley-Terry ratings (Elo) of a win matrix (entrants with
     comparisons only)."""
-    from analysis.tournament import ELO_PER_NAT, Pairwise, fit_bradley_terry
-
     r = fit_bradley_terry(Pairwise(labels, wins, n, np.zeros(len(labels), dtype=int)))
     b = np.asarray(r.strength, dtype=float)
     b = b[np.isfinite(b)]
@@ -122,9 +125,6 @@ def skill_index(run: RunData, conf_level: float = 0.95, seed: int = 0) -> SkillI
 
     ``seed`` seeds the bootstrap (the same run gives the same intervals).
     """
-    from analysis.strength import label_strengths, strongest
-    from analysis.metrics import comparisons
-
     g = run.games
     if g.empty:
         return None
@@ -177,11 +177,9 @@ def skill_index(run: RunData, conf_level: float = 0.95, seed: int = 0) -> SkillI
         return None
     # the index and its interval are the catalogue's (analysis/catalogue.py: distinct games,
     # comparisons clustered by game): one definition for the report, the summary, compare and tune
-    from analysis import catalogue as C
-
-    m_ = next((x for x in C.catalogue(run) if x.name == "stronger_score"), None)
-    est = C.estimate(m_, run, conf_level) if m_ is not None else None
-    p_, lo_p, hi_p = C.skill_index_of(est)[:3] if est is not None else (2 * k / tot - 1, math.nan, math.nan)
+    m_ = next((x for x in catalogue(run) if x.name == "stronger_score"), None)
+    est = estimate(m_, run, conf_level) if m_ is not None else None
+    p_, lo_p, hi_p = skill_index_of(est)[:3] if est is not None else (2 * k / tot - 1, math.nan, math.nan)
     s = (p_ + 1) / 2
     tot = int(round(est.den)) if est is not None else tot
     met = [i for i in range(m) if n[i].sum() > 0]
@@ -216,8 +214,6 @@ def skill_index(run: RunData, conf_level: float = 0.95, seed: int = 0) -> SkillI
 def section(run: RunData) -> Any:
     """The report's "Skill against chance" section (None when the players do not differ in
     declared skill)."""
-    from analysis.plots import Section
-
     si = skill_index(run)
     if si is None:
         return None
