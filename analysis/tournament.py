@@ -41,9 +41,12 @@ import pandas as pd
 from scipy.optimize import minimize
 from scipy.sparse.csgraph import connected_components
 
-from analysis.metrics import comparisons
+from analysis.catalogue import distinct_records, game_keys, repeat_note
+from analysis.load import load_run
+from analysis.metrics import comparisons, endings
 from analysis.plots import Plot, Section, new_figure, wrap
 from analysis.stats import json_float
+from sim.core.console import console, print_labelled_table, print_prose
 
 #: Elo points per nat of Bradley-Terry strength (an Elo gap of 400 is odds of 10 to 1)
 ELO_PER_NAT = 400.0 / math.log(10.0)
@@ -247,8 +250,6 @@ def run_ratings(run: Any) -> tuple[Pairwise, Ratings]:
     distinct games (:func:`analysis.catalogue.game_keys`): each copy of one game weighs ``1 /
     copies``, so the ratings and their Wald intervals come from a fit in which every distinct
     game counts once (``n`` then holds the distinct games' comparisons)."""
-    from analysis.catalogue import game_keys
-
     keys = pd.Series(game_keys(run).to_numpy()) if not run.games.empty else pd.Series(dtype=object)
     weights = (1.0 / keys.map(keys.value_counts())).to_numpy(float) if len(keys) else None
     pw = pairwise(run.games, weights=weights)
@@ -258,8 +259,6 @@ def run_ratings(run: Any) -> tuple[Pairwise, Ratings]:
 def _sized_table(run: Any, r: Ratings) -> pd.DataFrame:
     """The ratings table; no intervals when the run holds one distinct game (its copies count
     once: nothing measures the spread)."""
-    from analysis.catalogue import distinct_records
-
     tab = r.table()
     if len(tab) and distinct_records(run)[1] < 2 <= len(run.games):
         tab = tab.copy()
@@ -279,15 +278,10 @@ def summary(run_dir: str | Path) -> dict[str, Any]:
     Raises:
         InputError: no store in ``run_dir``.
     """
-    from analysis.load import load_run
-
     run = load_run(run_dir)
     pw, r = run_ratings(run)
     tab = _sized_table(run, r)
     order = r.order()
-    from analysis.catalogue import distinct_records
-    from analysis.metrics import endings
-
     e = endings(run.games)
     return {
         "games": int(e["games"]), "distinct_games": distinct_records(run)[1], "draws": int(e["draws"]),
@@ -307,9 +301,6 @@ def summary(run_dir: str | Path) -> dict[str, Any]:
 
 def print_summary(s: dict[str, Any]) -> None:
     """The ratings table on the terminal (rich)."""
-
-    from sim.core.console import console, print_labelled_table, print_prose
-
     con = console()  # the shared console: piped output keeps copyable lines whole
     rows = []
     for r in s["ratings"]:
@@ -404,6 +395,8 @@ def section(run: Any) -> Section | None:
     i_best, i_next = (r.order() + [None])[:2]
     f = (f"{best.entrant} is rated highest ({best.rating:+.0f} [{best.lo:+.0f}, {best.hi:+.0f}]) and "
          f"{worst.entrant} lowest ({worst.rating:+.0f}), over {len(run.games)} games.")
+    # here, not at the top: analysis.power imports scipy.stats, 0.9 s more at the start of `stonelab
+    # tournament`, which prints the ratings without this section (python -X importtime)
     from analysis.power import MIN_GAMES, too_few
 
     if int(best.games) < MIN_GAMES:
@@ -418,8 +411,6 @@ def section(run: Any) -> Section | None:
     caveat = _caveat(r.prior, r.connected)
     if caveat:
         f += " " + caveat.strip()
-    from analysis.catalogue import repeat_note
-
     rep = repeat_note(run)
     if rep:
         f += " " + rep
