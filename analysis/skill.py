@@ -20,7 +20,7 @@ spread cannot be reproduced; this module gives two figures in its spirit:
   ``p``-benchmark game in which, with probability ``p``, the declared-stronger player wins for
   sure and otherwise a fair coin decides. Such a game gives the stronger player a score of
   ``(1 + p) / 2``, so ``p = 2 s - 1``, where ``s`` is the declared-stronger players' pooled score
-  against the declared-weaker ones (pairwise comparisons of :func:`analysis.tournament.comparisons`:
+  against the declared-weaker ones (pairwise comparisons of :func:`analysis.metrics.comparisons`:
   a win 1, a draw or shared win half). It differs from the paper's ``p``-chess in two ways: the
   skill part is "the stronger always wins" rather than real chess results (in which the stronger
   player also loses some games), so for the same score the index here is *lower* than the ``p`` of
@@ -34,7 +34,7 @@ spread cannot be reproduced; this module gives two figures in its spirit:
   other four as by a coin. A negative ``p`` means the declared-weaker players do better.
 - **Rating spread** (the paper's quantity, on this study's few players): the standard deviation of
   the players' Bradley-Terry ratings (maximum likelihood on all comparisons, the "best-fit" rating;
-  Elo scale, :func:`analysis.tournament.fit_bradley_terry`), with a bootstrap interval over games,
+  Elo scale, :func:`analysis.bradley_terry.fit_bradley_terry`), with a bootstrap interval over games,
   beside the spread the same pairings give when a fair coin decides every comparison (the
   paper's ``p = 0`` end: sampling noise alone spreads ratings a little). No ``p``-chess benchmark
   is built (this project has no chess data), so the spread is not mapped onto the paper's scale.
@@ -52,12 +52,11 @@ from typing import Any
 
 import numpy as np
 
+from analysis.bradley_terry import ELO_PER_NAT, Pairwise, fit_bradley_terry
 from analysis.catalogue import catalogue, estimate, skill_index_of
 from analysis.metrics import comparisons
-from analysis.plots import Section
 from analysis.run_data import RunData
 from analysis.strength import label_strengths, strongest
-from analysis.tournament import ELO_PER_NAT, Pairwise, fit_bradley_terry
 
 #: bootstrap resamples of the rating spread and of its coin-flip baseline
 RESAMPLES = 200
@@ -214,6 +213,10 @@ def skill_index(run: RunData, conf_level: float = 0.95, seed: int = 0) -> SkillI
 def section(run: RunData) -> Any:
     """The report's "Skill against chance" section (None when the players do not differ in
     declared skill)."""
+    # here, not at the top: analysis.plots imports matplotlib, 0.9 s more at the start of `stonelab
+    # tune`, which measures the skill index of every trial without drawing (python -X importtime)
+    from analysis.plots import Section
+
     si = skill_index(run)
     if si is None:
         return None
