@@ -58,8 +58,14 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 import pandas as pd
 
+from analysis.games import game_report
 from analysis.metric_spec import Metric
+from analysis.metrics import comparisons, win_share
 from analysis.stats import count_per_game, wilson
+from analysis.strength import stronger_pairs
+from analysis.wording import seat_name
+from sim.core.errors import InputError
+from sim.games import REGISTRY
 
 if TYPE_CHECKING:
     from analysis.run_data import RunData
@@ -215,8 +221,6 @@ def game_keys(run: RunData) -> pd.Series:
 def _with_noise(run: RunData) -> pd.Series:
     """Per game of ``run``: its record holds continuous noise draws (a row in the game report's
     ``noise_table``), so an equal record elsewhere is the same game whatever the streams."""
-    from analysis.games import game_report
-
     no = pd.Series(False, index=run.games.index)
     try:
         table = game_report(run.game).noise_table
@@ -335,8 +339,6 @@ def per_game(metric: Metric, run: RunData) -> pd.DataFrame:
 def has_chance(run: RunData) -> bool:
     """Whether the rules of ``run``'s game draw by chance (``GameSpec.has_chance``; True for a
     game this installation cannot load: then only copies of one seed count once)."""
-    from sim.games import REGISTRY
-
     try:
         return REGISTRY.find(run.game) is None or bool(REGISTRY.get(run.game).spec.has_chance)
     except Exception:  # noqa: BLE001 - a game that cannot be loaded: the cautious side
@@ -399,9 +401,6 @@ def estimate(metric: Metric, run: RunData, confidence: float = 0.95) -> Estimate
 def score_unit(game: str) -> str:
     """What a seat's final score counts in ``game`` (its spec's ``score_unit``; ``"points"`` for a
     game this installation does not know)."""
-    from sim.core.errors import InputError
-    from sim.games import REGISTRY
-
     try:
         return REGISTRY.get(game).spec.score_unit if REGISTRY.find(game) is not None else "points"
     except InputError:  # a registered game that cannot be loaded: the unit is cosmetic
@@ -421,9 +420,6 @@ def _winners(run: RunData) -> list[list[int]]:
 
 
 def _seat_metrics(run: RunData) -> list[Metric]:
-    from analysis.metrics import win_share
-    from analysis.wording import seat_name
-
     unit = score_unit(run.game).split(",")[0]
     out: list[Metric] = []
     for s in range(run.n_seats):
@@ -482,8 +478,6 @@ def labels_of(run: RunData) -> list[str]:
 def _player_metrics(run: RunData) -> list[Metric]:
     """A player's score (share of the win) per game it played, for every label; listed when
     two or more labels share the run (rotated seats, or different players in one game)."""
-    from analysis.metrics import win_share
-
     labels = sorted(labels_of(run))
     out = []
     for lab in labels:
@@ -505,8 +499,6 @@ def _pair_frame(run: RunData, keep: Any) -> pd.DataFrame:
     """Per game, ``num`` = the sum of ``keep(a, b, s)`` over the game's pairwise comparisons
     (:func:`analysis.tournament.comparisons`, ``s`` = a's score against b) that ``keep`` does not
     answer None, ``den`` = their number."""
-    from analysis.metrics import comparisons
-
     num, den = [], []
     for ls, w in zip(run.games["labels"], _winners(run)):
         got = [keep(a, b, s) for a, b, s in comparisons(ls, w) if a != b]
@@ -566,8 +558,6 @@ def _skill_metrics(run: RunData) -> list[Metric]:
     by game (Wilson on the effective sample: inside [0, 1] also when every comparison went one
     way); the skill index of :mod:`analysis.skill` and ``stonelab tune`` is ``2 s - 1`` of it.
     None when no two players differ in declared skill."""
-    from analysis.strength import stronger_pairs
-
     pairs = stronger_pairs(run)
     if not pairs:
         return []
@@ -636,8 +626,6 @@ def catalogue(run: RunData, every: bool = False) -> list[Metric]:
     the tournament read them."""
     if run.games.empty:
         return []
-    from analysis.games import game_report
-
     hooks = game_report(run.game)
     out = [*_seat_metrics(run), *_player_metrics(run), *_game_metrics(run), *_skill_metrics(run),
            *hooks.metrics(run)]

@@ -38,20 +38,27 @@ from __future__ import annotations
 import datetime as _dt
 import html
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from analysis import metrics as M
+from analysis.catalogue import CLUSTER_LINE, catalogue, distinct_run, estimate, repeat_note
+from analysis.games import game_report
 from analysis.load import load_run
-from analysis.power import games_needed
+from analysis.metrics import endings, seat_win_rates
+from analysis.page import PAGE_CSS, game_title, png_b64, table_html
+from analysis.power import games_needed, too_few
 from analysis.run_data import RunData
+from analysis.seating import effects, player_finding, seat_finding
 from analysis.stats import (BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, MIN_EXPECTED, bootstrap_mean_diff, holm, mann_whitney_p, newcombe_diff, two_proportion_test)
+from analysis.wording import plural, seat_labels, seat_name
+from sim.core.console import console, escape, plain, print_prose
 from sim.core.errors import InputError
-from sim.core.store import STORE_NAME
+from sim.core.outputs import check_output_file, path_text, write_atomically
+from sim.core.store import STORE_NAME, Store
 
 #: Family-wise error rate of the Holm correction.
 ALPHA = 0.05
@@ -92,8 +99,6 @@ def _load(path: str | Path, which: str) -> RunData:
     p = Path(path)
     if not p.exists():
         raise InputError("no such run folder", source=p, key=which)
-    from sim.core.store import Store
-
     with Store.open(p) as store:  # InputError when there is no store or it is not SQLite
         tables, game = set(store.tables()), store.meta().get("game", "")
     missing = sorted({"games", "seats", "points"} - tables)
@@ -186,47 +191,40 @@ def compare_runs(path_a: str | Path, path_b: str | Path) -> Comparison:
         raise InputError(f"run A has {'/'.join(map(str, sa))} seats, run B {'/'.join(map(str, sb))}; only runs with "
                          "one and the same seat count can be compared (a seat's rate means something else "
                          "with another number of players)", source=f"{a.run_dir} vs {b.run_dir}")
-    from analysis.wording import seat_name
-
     notes: list[str] = _same_run_notes(a, b)
     for tag, r in (("A", a), ("B", b)):
         if len(r.points) > 1:
             notes.append(f"Run {tag} is a sweep of {len(r.points)} points; its games are pooled over the points here "
                          f"(compare single points by running them as separate studies).")
     n = a.n_seats
-    from analysis import catalogue as C
-    from analysis.seating import effects, player_finding, seat_finding
-
-    wa, wb = M.seat_win_rates(a.games, a.seats, n), M.seat_win_rates(b.games, b.seats, n)
+    wa, wb = seat_win_rates(a.games, a.seats, n), seat_win_rates(b.games, b.seats, n)
     for s in range(n):
         if wa.iloc[s]["label"] != wb.iloc[s]["label"]:
             notes.append(f"{seat_name(s).capitalize()} plays {wa.iloc[s]['label']} in run A and {wb.iloc[s]['label']} "
                          "in run B: its differences mix the change of agent with any change of rules.")
     # the findings count each distinct game once, as the rows do (analysis/catalogue.py)
-    da, db = C.distinct_run(a), C.distinct_run(b)
+    da, db = distinct_run(a), distinct_run(b)
     fa, fb = effects(da.games, da.seats, n), effects(db.games, db.seats, n)
     for tag, eff in (("A", fa), ("B", fb)):
         notes.append(f"Run {tag}: " + " ".join(x for x in (seat_finding(eff, n), player_finding(eff)) if x))
     for tag, r in (("A", a), ("B", b)):
-        rep = C.repeat_note(r)
+        rep = repeat_note(r)
         if rep:
             notes.append(f"Run {tag}: {rep}")
     rows = [metric_row(m, a, b) for m in compare_metrics(a, b)]
-    ea, eb = M.endings(da.games), M.endings(db.games)
+    ea, eb = endings(da.games), endings(db.games)
     if ea["shared"] + eb["shared"] == 0:
         rows = [r for r in rows if not r["metric"].startswith("shared-win rate")]
         notes.append("No game of either run ended in a shared win, so shared-win rates are left out.")
     rows = [r for r in rows if r["n_a"] or r["n_b"]]
     if any(r["unit"] not in ("game", "decisive game") for r in rows):
-        notes.append(C.CLUSTER_LINE)
-    from analysis.games import game_report
-
+        notes.append(CLUSTER_LINE)
     game = game_report(a.game)  # the game's own tables (none by default)
     df = pd.DataFrame(rows)
     df["p_holm"] = holm(df["p"].tolist())
     df["significant"] = df["p_holm"] < ALPHA
     comp = Comparison(a=a, b=b, rows=df[ROW_COLUMNS], notes=notes, changes=scenario_changes(a, b))
-    tables = game.compare_tables(C.distinct_run(a), C.distinct_run(b))  # identical games once, as in the rows
+    tables = game.compare_tables(distinct_run(a), distinct_run(b))  # identical games once, as in the rows
     comp.curve, comp.rules = tables.get("curve", comp.curve), tables.get("rules", comp.rules)
     return comp
 
@@ -235,10 +233,8 @@ def compare_runs(path_a: str | Path, path_b: str | Path) -> Comparison:
 def compare_metrics(a: RunData, b: RunData) -> list[Any]:
     """The catalogue metrics (:mod:`analysis.catalogue`) of either run, each once (A's order, then
     B's own), left out when neither run measures it."""
-    from analysis import catalogue as C
-
     out: dict[str, Any] = {}
-    for m in [*C.catalogue(a), *C.catalogue(b)]:
+    for m in [*catalogue(a), *catalogue(b)]:
         out.setdefault(m.name, m)
     return list(out.values())
 
@@ -273,9 +269,7 @@ def metric_row(m: Any, a: RunData, b: RunData) -> dict[str, Any]:
     - a ratio over passes, stones or turns: a cluster bootstrap over games and a z-test on the
       two delta-method standard errors (the game is the sampled unit).
     """
-    from analysis import catalogue as C
-
-    ea, eb = C.estimate(m, a), C.estimate(m, b)
+    ea, eb = estimate(m, a), estimate(m, b)
     row: dict[str, Any] = {"group": m.group, "metric": m.words, "name": m.name, "unit": m.unit,
                            "kind": "proportion" if m.share else "mean", "n_a": ea.distinct, "a": ea.value,
                            "a_lo": ea.lo, "a_hi": ea.hi, "n_b": eb.distinct, "b": eb.value, "b_lo": eb.lo,
@@ -318,27 +312,6 @@ def metric_row(m: Any, a: RunData, b: RunData) -> dict[str, Any]:
     return {**row, "diff": diff, "diff_lo": lo, "diff_hi": hi, "test": test, "p": p}
 
 
-# --- pooling sweep points --------------------------------------------------------------------------
-def pooled_run(run: RunData) -> RunData:
-    """The run with all sweep points folded into one (point 0; game indices made unique), for a
-    rules-exercised table of all its games."""
-    if len(run.points) <= 1:
-        return run
-    width = int(run.games["game_index"].max()) + 1
-
-    def fold(df: pd.DataFrame) -> pd.DataFrame:
-        if df.empty or "point" not in df or "game_index" not in df:
-            return df
-        df = df.copy()
-        df["game_index"] = df["point"].astype(int) * width + df["game_index"].astype(int)
-        df["point"] = 0
-        return df
-
-    return replace(run, games=fold(run.games), seats=fold(run.seats), own=fold(run.own),
-                   details={k: fold(v) for k, v in run.details.items()},
-                   points=pd.DataFrame({"point": [0]}), sweep_keys=[])
-
-
 # --- output ----------------------------------------------------------------------------------------
 def _fmt(x: float, kind: str, signed: bool = False) -> str:
     if x != x:
@@ -373,8 +346,6 @@ def verdict(r: Any) -> str:
     need = power_need(r)
     if need is not None:
         # "no difference" only where a difference of 10 points would likely have shown (analysis/power.py)
-        from analysis.power import too_few
-
         return too_few(int(min(r.n_a, r.n_b)), _pooled(r), two_sample=True)
     return "no detectable difference"
 
@@ -407,8 +378,6 @@ def summary_line(comp: Comparison) -> str:
 
 
 def _run_line(tag: str, r: RunData) -> str:
-    from analysis.wording import plural, seat_labels
-
     return (f"{tag}: {r.run_dir} - scenario {r.meta.get('name', '?')}, {plural(len(r.games), 'game')}, seed "
             f"{r.meta.get('seed', '?')}; {'; '.join(seat_labels(r, short=False))}")
 
@@ -442,8 +411,6 @@ def to_json(comp: Comparison) -> dict[str, Any]:
 def print_table(comp: Comparison, html_path: Path | None = None) -> None:
     """Print the comparison as a rich table, then the notes and the runs (file paths and commands
     on lines of their own, never wrapped, so they can be copied)."""
-
-    from sim.core.console import console, escape, plain, print_prose
 
     # labels, names and paths come from the runs' files: escaped for markup (sim/core/console.py);
     # notes and legends wrap at the width (print_prose), paths and commands stay one line
@@ -630,6 +597,8 @@ def _rules_cell(m: float, lo: float, hi: float, k: float, n: float, binary: bool
 
 def _difficulty_figure(curve: pd.DataFrame) -> Any:
     """One figure, both runs: clean-pass chance by aim error (left) and by area width (right)."""
+    # here, not at the top: analysis.plots imports matplotlib, 0.9 s more at the start of every `stonelab
+    # compare`; only the --html page draws (python -X importtime)
     from analysis.plots import lines_ci, new_figure_row, ticks_with_n
 
     bys = [b for b in ("aim error", "area width") if (curve["by"] == b).any()]
@@ -669,9 +638,6 @@ def run_names(a: RunData, b: RunData) -> tuple[str, str]:
 
 def render_html(comp: Comparison) -> str:
     """The comparison as a self-contained HTML page (the report's style; plots embedded as PNG)."""
-    from analysis.report import PAGE_CSS, png_b64, table_html, game_title, seat_labels
-    from analysis.wording import plural
-
     esc = html.escape
     a, b = comp.a, comp.b
     title = " vs ".join(run_names(a, b))
@@ -764,8 +730,6 @@ def write_html(comp: Comparison, out: str | Path) -> Path:
     Raises:
         InputError: ``out`` is a folder, not an .html file name, or cannot be written.
     """
-    from sim.core.outputs import check_output_file, path_text, write_atomically
-
     path = check_output_file(out, "--html", (".html", ".htm"))
     page = path_text(render_html(comp))  # a run folder's non-UTF-8 byte is shown as \xff
     try:

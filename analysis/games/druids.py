@@ -12,22 +12,17 @@ from typing import cast
 import numpy as np
 import pandas as pd
 
-from analysis import metrics as M
 from analysis.catalogue import ratio_interval
 from analysis.games import GameReport, has_columns, own_aligned
-from analysis.run_data import RunData
+from analysis.metrics import distribution, proportion
 from analysis.plots import Plot, Section, new_figure, seat_color, stacked_bars
+from analysis.run_data import RunData
+from sim.druids.geometry import LINE_LENGTH
 
 
 def _lines_per_length() -> dict[int, int]:
-    """How many lines of each length the board has (from the rules; the published board if the
-    engine cannot be imported)."""
-    try:
-        from sim.druids.geometry import LINE_LENGTH
-
-        return dict(sorted(Counter(LINE_LENGTH).items()))
-    except ImportError:  # pragma: no cover - the engine ships with the project
-        return {2: 3, 3: 3, 4: 6, 5: 3}
+    """How many lines of each length the board has (from the rules)."""
+    return dict(sorted(Counter(LINE_LENGTH).items()))
 
 
 def headline(run: RunData) -> tuple[str, str, pd.Series] | None:
@@ -55,7 +50,7 @@ def section(run: RunData) -> Section | None:
         width = 0.8 / max(len(seats), 1)
         rows = []
         for i, s in enumerate(seats):
-            stats = [M.distribution(own[f"lines{L}_{s}"] / (per_len[L] * match)) for L in xs]
+            stats = [distribution(own[f"lines{L}_{s}"] / (per_len[L] * match)) for L in xs]
             m = np.array([d["mean"] for d in stats])
             lo = np.array([d["lo"] for d in stats])
             hi = np.array([d["hi"] for d in stats])
@@ -94,11 +89,11 @@ def section(run: RunData) -> Section | None:
                            title="Claims by line length: early against full", ylabel="claims per game",
                            xlabel="line length", colors=("#D55E00", "#56B4E9"))
         tot_e, tot = sum(early), sum(early) + sum(full)
-        p = M.proportion(tot_e, tot)
+        p = proportion(tot_e, tot)
         by_seat = []
         for s in seats:
             cs = claims[claims["seat"] == s]
-            q = M.proportion(int((cs["early"] == 1).sum()), len(cs))
+            q = proportion(int((cs["early"] == 1).sum()), len(cs))
             by_seat.append(f"seat {s} {100 * q['rate']:.0f} %")
         # claims of one game share its players: per length the share of early claims is a ratio
         # clustered by game; a length is named "most" only when its interval, corrected for the

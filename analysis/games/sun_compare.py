@@ -13,7 +13,7 @@ from analysis.catalogue import ratio_interval
 from analysis.games import own_aligned
 from analysis.games.sun_metrics import pass_widths
 from analysis.games.sun_rules import rules_exercised
-from analysis.run_data import RunData
+from analysis.run_data import RunData, pooled_run
 from analysis.stats import count_per_game, wilson
 
 
@@ -107,8 +107,6 @@ def rules_side_by_side(a: RunData, b: RunData) -> pd.DataFrame:
         ``group, event, binary`` and per run ``X`` in ("a", "b"): ``X_per_game, X_lo, X_hi``,
         ``X_games_with, X_games`` (NaN / 0 when the run lacks the event).
     """
-    from analysis.compare import pooled_run
-
     ta, tb = rules_exercised(pooled_run(a)), rules_exercised(pooled_run(b))
     keep = ["group", "event", "binary", "per_game", "lo", "hi", "games_with", "games"]
     ta, tb = ta[keep], tb[keep]

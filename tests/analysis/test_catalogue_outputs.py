@@ -178,7 +178,8 @@ def test_tune_reads_every_metric_from_the_catalogue(tmp_path: Path) -> None:
 
 def test_the_tournament_fit_counts_copies_once(tmp_path: Path) -> None:
     """Ratings and intervals of a run whose games repeat are the fit of its distinct games."""
-    from analysis.tournament import fit_bradley_terry, pairwise, run_ratings
+    from analysis.bradley_terry import fit_bradley_terry, pairwise
+    from analysis.tournament import run_ratings
     from sim.games import get_game
 
     spec = get_game("druids").spec

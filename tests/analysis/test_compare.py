@@ -219,7 +219,7 @@ def test_html_renders_without_sun_sections(runs: dict[str, Path]) -> None:
 
 
 def test_a_sweep_is_pooled_with_a_note(runs: dict[str, Path], tmp_path: Path) -> None:
-    from analysis.compare import pooled_run
+    from analysis.run_data import pooled_run
     from analysis.load import load_run
 
     sweep = tmp_path / "sweep.toml"
