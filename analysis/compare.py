@@ -445,8 +445,11 @@ def print_table(comp: Comparison, html_path: Path | None = None) -> None:
                 indent="  ")
     for note in comp.notes:
         print_prose(con, f"note: {note}", indent="  ")
-    con.print(plain(_run_line("A", comp.a)), soft_wrap=True, markup=False, highlight=False)
-    con.print(plain(_run_line("B", comp.b)), soft_wrap=True, markup=False, highlight=False)
+    for tag, run in (("A", comp.a), ("B", comp.b)):
+        # the folder whole on its line (to copy), what it holds wrapped below it at the width
+        head, _, rest = _run_line(tag, run).partition(" - ")
+        con.print(plain(head), soft_wrap=True, markup=False, highlight=False)
+        print_prose(con, rest, first="  ", indent="  ")
     if html_path is not None:
         con.print(f"html: {plain(html_path)}", soft_wrap=True, markup=False, highlight=False)
 
