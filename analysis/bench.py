@@ -21,6 +21,7 @@ import numpy as np
 from sim.core.game import Game
 from sim.core.play import play_random
 from sim.core.registry import resolve
+from sim.games import REGISTRY
 
 
 def random_playout(game: Game, num_players: int, seed: int) -> int:
@@ -57,8 +58,6 @@ def run_benchmarks(names: list[str], *, quick: bool = False, progress: bool = Tr
     Raises:
         InputError: a name is not a registered game.
     """
-    from sim.games import REGISTRY
-
     results: list[dict[str, Any]] = []
     for name in names:
         game = REGISTRY.get(name)

@@ -58,13 +58,20 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 import pandas as pd
 
+from analysis.games import game_report
 from analysis.metric_spec import Metric
+from analysis.metrics import comparisons, win_share
 from analysis.stats import count_per_game, wilson
+from analysis.strength import stronger_pairs
+from analysis.wording import seat_name
+from sim.core.errors import InputError
+from sim.games import REGISTRY
 
 if TYPE_CHECKING:
     from analysis.run_data import RunData
 
-__all__ = ["Estimate", "Metric", "catalogue", "distinct_records", "distinct_run", "estimate", "estimates", "game_records",
+__all__ = ["Estimate", "Metric", "catalogue", "distinct_records", "distinct_run", "entrant_scores", "estimate", "estimates",
+           "format_value", "game_records", "no_spread_words",
            "game_keys", "has_chance", "per_game", "ratio_interval", "run_metrics_frame"]
 
 #: how a metric's interval is made, by :attr:`Metric.scheme` (the words every output prints)
@@ -86,7 +93,8 @@ class Estimate:
         metric: the metric.
         value: the ratio of sums over the counted games (NaN when no game counts).
         lo, hi: its 95 % interval (:data:`INTERVALS`; NaN when fewer than 2 distinct games leave
-            nothing to measure the spread by, for a mean or a ratio).
+            nothing to measure the spread by, and for a mean or a ratio that is not a share when
+            every distinct game gave the same value: ``se`` is then 0, "no spread").
         num, den: the sums over the distinct games (copies of one game once).
         games: games of the run the metric reads (denominator above 0).
         distinct: distinct games among them (:func:`game_keys`); the value and interval rest on these.
@@ -108,6 +116,11 @@ class Estimate:
     x: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
 
     @property
+    def no_spread(self) -> bool:
+        """A mean over 2 or more distinct games that did not vary: no interval (not ``[v, v]``)."""
+        return self.distinct >= 2 and self.se == 0 and self.lo != self.lo
+
+    @property
     def repeated(self) -> bool:
         """Some games of the run were the same game record."""
         return self.distinct < self.games
@@ -127,19 +140,30 @@ class Estimate:
         return format_value(self.value, self.lo, self.hi, self.metric.share, digits, self.distinct)
 
 
-def format_value(value: float, lo: float, hi: float, share: bool, digits: int = 2, distinct: int = 2) -> str:
+def format_value(value: float, lo: float, hi: float, share: bool, digits: int = 2, distinct: int | None = None) -> str:
     """A value and its interval as every output prints them: a share in percent (no decimals, one
     when ``digits`` is 3 or more: ``33 % [14, 61]``, ``33.3 % [13.8, 60.9]``), a mean with ``digits``
-    decimals (``0.20 [0.17, 0.24]``)."""
+    decimals (``0.20 [0.17, 0.24]``). Without an interval (NaN) and with ``distinct`` given, the
+    reason: ``1.00 (no interval: 1 distinct game)``, or from 2 distinct games on a mean that did
+    not vary (:func:`estimate`): ``0.00 (no spread in 214 distinct games)``."""
     if value != value:
         return "n/a"
     pd_ = 1 if digits >= 3 else 0  # a share's decimals: one beside three-decimal means (the report)
     v = f"{100 * value:.{pd_}f} %" if share else f"{value:.{digits}f}"
     if lo != lo or hi != hi:
-        return v + (f" (no interval: {distinct} distinct game{'s' if distinct != 1 else ''})" if distinct < 2 else "")
+        if distinct is None:
+            return v
+        return v + (f" (no interval: {distinct} distinct game{'s' if distinct != 1 else ''})" if distinct < 2
+                    else f" ({no_spread_words(distinct)})")
     if share:
         return f"{v} [{100 * lo:.{pd_}f}, {100 * hi:.{pd_}f}]"
     return f"{v} [{lo:.{digits}f}, {hi:.{digits}f}]"
+
+
+def no_spread_words(distinct: int) -> str:
+    """``no spread in 214 distinct games``: why a mean measured on 2 or more distinct games has no
+    interval (every game gave the same value: the sample holds no variance to size one by)."""
+    return f"no spread in {distinct} distinct games"
 
 
 # --- game records ----------------------------------------------------------------------------------
@@ -197,8 +221,6 @@ def game_keys(run: RunData) -> pd.Series:
 def _with_noise(run: RunData) -> pd.Series:
     """Per game of ``run``: its record holds continuous noise draws (a row in the game report's
     ``noise_table``), so an equal record elsewhere is the same game whatever the streams."""
-    from analysis.games import game_report
-
     no = pd.Series(False, index=run.games.index)
     try:
         table = game_report(run.game).noise_table
@@ -288,6 +310,10 @@ def ratio_interval(y: Sequence[float], x: Sequence[float], share: bool,
         return (r, lo, hi, se)
     from scipy.special import stdtrit
 
+    if se == 0:
+        # every game gave the same ratio: no variance to size an interval by, and [r, r] would
+        # claim an exact value (format_value says "no spread in N distinct games")
+        return (r, nan, nan, 0.0)
     half = float(stdtrit(c - 1, 0.5 + confidence / 2)) * se
     lo = r - half
     if (ya >= 0).all():
@@ -313,8 +339,6 @@ def per_game(metric: Metric, run: RunData) -> pd.DataFrame:
 def has_chance(run: RunData) -> bool:
     """Whether the rules of ``run``'s game draw by chance (``GameSpec.has_chance``; True for a
     game this installation cannot load: then only copies of one seed count once)."""
-    from sim.games import REGISTRY
-
     try:
         return REGISTRY.find(run.game) is None or bool(REGISTRY.get(run.game).spec.has_chance)
     except Exception:  # noqa: BLE001 - a game that cannot be loaded: the cautious side
@@ -360,12 +384,16 @@ def estimate(metric: Metric, run: RunData, confidence: float = 0.95) -> Estimate
             from scipy.special import stdtrit
 
             se = float(np.std(vals, ddof=1) / math.sqrt(d))
-            half = float(stdtrit(d - 1, 0.5 + confidence / 2)) * se
-            lo, hi = value - half, value + half
-            if (y >= 0).all():
-                lo = max(0.0, lo)
+            if se > 0:  # no spread in d games: no interval (format_value says so), not [v, v]
+                half = float(stdtrit(d - 1, 0.5 + confidence / 2)) * se
+                lo, hi = value - half, value + half
+                if (y >= 0).all():
+                    lo = max(0.0, lo)
     else:
         value, lo, hi, se = ratio_interval(y, x, metric.share, confidence)
+    if metric.bounds is not None and lo == lo:
+        # a t interval of a bounded mean may leave its range (the edge of 5 games: [-0.92, 1.12])
+        lo, hi = max(lo, metric.bounds[0]), min(hi, metric.bounds[1])
     return Estimate(metric, value, lo, hi, ys, xs, n, d, se, y, x)
 
 
@@ -373,9 +401,6 @@ def estimate(metric: Metric, run: RunData, confidence: float = 0.95) -> Estimate
 def score_unit(game: str) -> str:
     """What a seat's final score counts in ``game`` (its spec's ``score_unit``; ``"points"`` for a
     game this installation does not know)."""
-    from sim.core.errors import InputError
-    from sim.games import REGISTRY
-
     try:
         return REGISTRY.get(game).spec.score_unit if REGISTRY.find(game) is not None else "points"
     except InputError:  # a registered game that cannot be loaded: the unit is cosmetic
@@ -395,9 +420,6 @@ def _winners(run: RunData) -> list[list[int]]:
 
 
 def _seat_metrics(run: RunData) -> list[Metric]:
-    from analysis.metrics import win_share
-    from analysis.wording import seat_name
-
     unit = score_unit(run.game).split(",")[0]
     out: list[Metric] = []
     for s in range(run.n_seats):
@@ -456,8 +478,6 @@ def labels_of(run: RunData) -> list[str]:
 def _player_metrics(run: RunData) -> list[Metric]:
     """A player's score (share of the win) per game it played, for every label; listed when
     two or more labels share the run (rotated seats, or different players in one game)."""
-    from analysis.metrics import win_share
-
     labels = sorted(labels_of(run))
     out = []
     for lab in labels:
@@ -479,8 +499,6 @@ def _pair_frame(run: RunData, keep: Any) -> pd.DataFrame:
     """Per game, ``num`` = the sum of ``keep(a, b, s)`` over the game's pairwise comparisons
     (:func:`analysis.tournament.comparisons`, ``s`` = a's score against b) that ``keep`` does not
     answer None, ``den`` = their number."""
-    from analysis.metrics import comparisons
-
     num, den = [], []
     for ls, w in zip(run.games["labels"], _winners(run)):
         got = [keep(a, b, s) for a, b, s in comparisons(ls, w) if a != b]
@@ -510,14 +528,36 @@ def _pair_metrics(run: RunData) -> list[Metric]:
     return out
 
 
+def _entrant_metrics(run: RunData) -> list[Metric]:
+    """``pair_score[a]``: player a's score over all its pairwise comparisons with other players
+    (1 a win, 1/2 a tie, 0 a loss; two seats that both lost to a third not compared), a share
+    over comparisons clustered by game: the tournament's per-entrant "score" (share of
+    comparisons won, :mod:`analysis.tournament`); measured on request, not listed."""
+    out = []
+    for a in labels_of(run):
+        def keep(x: str, y: str, s: float, a: str = a) -> float | None:
+            return s if x == a else (1.0 - s) if y == a else None
+
+        out.append(Metric(f"pair_score[{a}]", "share of comparisons won",
+                          f"{a}'s score over its comparisons with every other player", "comparisons",
+                          "comparison", "neither", True, lambda r, keep=keep: _pair_frame(r, keep), group=a,
+                          tune=True, listed=False))
+    return out
+
+
+def entrant_scores(run: RunData) -> dict[str, Estimate]:
+    """Each player's ``pair_score`` estimate (:func:`_entrant_metrics`) by label: what the
+    tournament prints as an entrant's score."""
+    return {m.name[len("pair_score["):-1]: estimate(m, run) for m in _entrant_metrics(run)} \
+        if not run.games.empty else {}
+
+
 def _skill_metrics(run: RunData) -> list[Metric]:
     """``stronger_score``: the declared-stronger players' score ``s`` against the declared-weaker
     ones over their pairwise comparisons (1 a win, 1/2 a tie), a share over comparisons clustered
     by game (Wilson on the effective sample: inside [0, 1] also when every comparison went one
     way); the skill index of :mod:`analysis.skill` and ``stonelab tune`` is ``2 s - 1`` of it.
     None when no two players differ in declared skill."""
-    from analysis.strength import stronger_pairs
-
     pairs = stronger_pairs(run)
     if not pairs:
         return []
@@ -561,6 +601,9 @@ def _game_metrics(run: RunData) -> list[Metric]:
     def length(r: RunData) -> pd.DataFrame:
         return _frame(r, pd.to_numeric(r.games["length"], errors="coerce").fillna(0.0))
 
+    # the edge lies in [-1 / (k - 1), 1] for k seats: widest for the fewest seats of the run
+    k_min = int(run.games["num_players"].min()) if "num_players" in run.games and len(run.games) else 2
+
     return [
         Metric("draw_rate", "draw rate (no winner)", "games nobody won", "games", "game", "neither", True, no_winner),
         Metric("shared_win_share", "shared-win rate (2+ winners)", "games two or more seats won together", "games",
@@ -569,7 +612,7 @@ def _game_metrics(run: RunData) -> list[Metric]:
                "neither", True, no_sole, tune=True, sensitivity=True),
         Metric("first_player_edge", "first-player edge (seat 0's sole-win share minus the others' mean)",
                "seat 0's sole win (1) minus the other seats' sole wins over their number", "games", "game", "neither",
-               False, first_edge, tune=True, sensitivity=True),
+               False, first_edge, tune=True, sensitivity=True, bounds=(-1.0 / max(k_min - 1, 1), 1.0)),
         Metric("mean_length", "game length (actions)", "non-chance actions of the game", "games", "game", "neither",
                False, length, tune=True),
     ]
@@ -579,11 +622,10 @@ def catalogue(run: RunData, every: bool = False) -> list[Metric]:
     """Every metric of ``run``: the generic ones (per seat, per player when labels differ, per
     game, the skill index when players differ in declared skill) and the game's own (its report's
     ``metrics`` hook). ``every``: also those measured on request only (:attr:`Metric.listed`
-    False: ``beats[a|b]``, a lone player's score), as ``stonelab tune`` reads them."""
+    False: ``pair_score[a]``, ``beats[a|b]``, a lone player's score), as ``stonelab tune`` and
+    the tournament read them."""
     if run.games.empty:
         return []
-    from analysis.games import game_report
-
     hooks = game_report(run.game)
     out = [*_seat_metrics(run), *_player_metrics(run), *_game_metrics(run), *_skill_metrics(run),
            *hooks.metrics(run)]
@@ -601,7 +643,7 @@ def catalogue(run: RunData, every: bool = False) -> list[Metric]:
         out.append(Metric(name, words, words, "games", "game", "neither", False, values,
                           count=words.endswith("per game")))
     if every:
-        out += _pair_metrics(run)
+        out += _entrant_metrics(run) + _pair_metrics(run)
     return [m for m in out if every or m.listed]
 
 

@@ -38,19 +38,27 @@ from __future__ import annotations
 import datetime as _dt
 import html
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from analysis import metrics as M
+from analysis.catalogue import CLUSTER_LINE, catalogue, distinct_run, estimate, repeat_note
+from analysis.games import game_report
 from analysis.load import load_run
+from analysis.metrics import endings, seat_win_rates
+from analysis.page import PAGE_CSS, game_title, png_b64, table_html
+from analysis.power import games_needed, too_few
 from analysis.run_data import RunData
+from analysis.seating import effects, player_finding, seat_finding
 from analysis.stats import (BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, MIN_EXPECTED, bootstrap_mean_diff, holm, mann_whitney_p, newcombe_diff, two_proportion_test)
+from analysis.wording import plural, seat_labels, seat_name
+from sim.core.console import console, escape, plain, print_prose
 from sim.core.errors import InputError
-from sim.core.store import STORE_NAME
+from sim.core.outputs import check_output_file, path_text, write_atomically
+from sim.core.store import STORE_NAME, Store
 
 #: Family-wise error rate of the Holm correction.
 ALPHA = 0.05
@@ -91,8 +99,6 @@ def _load(path: str | Path, which: str) -> RunData:
     p = Path(path)
     if not p.exists():
         raise InputError("no such run folder", source=p, key=which)
-    from sim.core.store import Store
-
     with Store.open(p) as store:  # InputError when there is no store or it is not SQLite
         tables, game = set(store.tables()), store.meta().get("game", "")
     missing = sorted({"games", "seats", "points"} - tables)
@@ -185,47 +191,40 @@ def compare_runs(path_a: str | Path, path_b: str | Path) -> Comparison:
         raise InputError(f"run A has {'/'.join(map(str, sa))} seats, run B {'/'.join(map(str, sb))}; only runs with "
                          "one and the same seat count can be compared (a seat's rate means something else "
                          "with another number of players)", source=f"{a.run_dir} vs {b.run_dir}")
-    from analysis.wording import seat_name
-
     notes: list[str] = _same_run_notes(a, b)
     for tag, r in (("A", a), ("B", b)):
         if len(r.points) > 1:
             notes.append(f"Run {tag} is a sweep of {len(r.points)} points; its games are pooled over the points here "
                          f"(compare single points by running them as separate studies).")
     n = a.n_seats
-    from analysis import catalogue as C
-    from analysis.seating import effects, player_finding, seat_finding
-
-    wa, wb = M.seat_win_rates(a.games, a.seats, n), M.seat_win_rates(b.games, b.seats, n)
+    wa, wb = seat_win_rates(a.games, a.seats, n), seat_win_rates(b.games, b.seats, n)
     for s in range(n):
         if wa.iloc[s]["label"] != wb.iloc[s]["label"]:
             notes.append(f"{seat_name(s).capitalize()} plays {wa.iloc[s]['label']} in run A and {wb.iloc[s]['label']} "
                          "in run B: its differences mix the change of agent with any change of rules.")
     # the findings count each distinct game once, as the rows do (analysis/catalogue.py)
-    da, db = C.distinct_run(a), C.distinct_run(b)
+    da, db = distinct_run(a), distinct_run(b)
     fa, fb = effects(da.games, da.seats, n), effects(db.games, db.seats, n)
     for tag, eff in (("A", fa), ("B", fb)):
         notes.append(f"Run {tag}: " + " ".join(x for x in (seat_finding(eff, n), player_finding(eff)) if x))
     for tag, r in (("A", a), ("B", b)):
-        rep = C.repeat_note(r)
+        rep = repeat_note(r)
         if rep:
             notes.append(f"Run {tag}: {rep}")
     rows = [metric_row(m, a, b) for m in compare_metrics(a, b)]
-    ea, eb = M.endings(da.games), M.endings(db.games)
+    ea, eb = endings(da.games), endings(db.games)
     if ea["shared"] + eb["shared"] == 0:
         rows = [r for r in rows if not r["metric"].startswith("shared-win rate")]
         notes.append("No game of either run ended in a shared win, so shared-win rates are left out.")
     rows = [r for r in rows if r["n_a"] or r["n_b"]]
     if any(r["unit"] not in ("game", "decisive game") for r in rows):
-        notes.append(C.CLUSTER_LINE)
-    from analysis.games import game_report
-
+        notes.append(CLUSTER_LINE)
     game = game_report(a.game)  # the game's own tables (none by default)
     df = pd.DataFrame(rows)
     df["p_holm"] = holm(df["p"].tolist())
     df["significant"] = df["p_holm"] < ALPHA
     comp = Comparison(a=a, b=b, rows=df[ROW_COLUMNS], notes=notes, changes=scenario_changes(a, b))
-    tables = game.compare_tables(a, b)
+    tables = game.compare_tables(distinct_run(a), distinct_run(b))  # identical games once, as in the rows
     comp.curve, comp.rules = tables.get("curve", comp.curve), tables.get("rules", comp.rules)
     return comp
 
@@ -234,10 +233,8 @@ def compare_runs(path_a: str | Path, path_b: str | Path) -> Comparison:
 def compare_metrics(a: RunData, b: RunData) -> list[Any]:
     """The catalogue metrics (:mod:`analysis.catalogue`) of either run, each once (A's order, then
     B's own), left out when neither run measures it."""
-    from analysis import catalogue as C
-
     out: dict[str, Any] = {}
-    for m in [*C.catalogue(a), *C.catalogue(b)]:
+    for m in [*catalogue(a), *catalogue(b)]:
         out.setdefault(m.name, m)
     return list(out.values())
 
@@ -272,9 +269,7 @@ def metric_row(m: Any, a: RunData, b: RunData) -> dict[str, Any]:
     - a ratio over passes, stones or turns: a cluster bootstrap over games and a z-test on the
       two delta-method standard errors (the game is the sampled unit).
     """
-    from analysis import catalogue as C
-
-    ea, eb = C.estimate(m, a), C.estimate(m, b)
+    ea, eb = estimate(m, a), estimate(m, b)
     row: dict[str, Any] = {"group": m.group, "metric": m.words, "name": m.name, "unit": m.unit,
                            "kind": "proportion" if m.share else "mean", "n_a": ea.distinct, "a": ea.value,
                            "a_lo": ea.lo, "a_hi": ea.hi, "n_b": eb.distinct, "b": eb.value, "b_lo": eb.lo,
@@ -302,34 +297,19 @@ def metric_row(m: Any, a: RunData, b: RunData) -> dict[str, Any]:
             p = math.erfc(abs(diff) / se / math.sqrt(2))
         else:
             # no spread within either run (or none measurable): a z-test would call any difference
-            # certain; the row stays untested
-            p, test = float("nan"), "no spread"
+            # certain; the row stays untested, and the bootstrap's [d, d] is no interval either
+            p, test, lo, hi = nan, "no spread", nan, nan
     else:
         va, vb = ea.y / ea.x, eb.y / eb.x
+        if (np.ptp(va) == 0 and np.ptp(vb) == 0) or (not m.count and (np.ptp(va) == 0 or np.ptp(vb) == 0)):
+            # every game of a run gave one value: the bootstrap would take its spread as 0 and
+            # print [d, d] or an interval as narrow as the other run alone allows (greedy against
+            # greedy: an edge of 1.00 in every game), and a rank test has nothing to rank. A count
+            # that never happened in one run (0 in every game) is still compared: its zeros are data
+            return {**row, "diff": diff, "diff_lo": nan, "diff_hi": nan, "test": "no spread", "p": nan}
         _, lo, hi = bootstrap_mean_diff(va, vb)
         p, test = mann_whitney_p(va, vb), "Mann-Whitney U"
     return {**row, "diff": diff, "diff_lo": lo, "diff_hi": hi, "test": test, "p": p}
-
-
-# --- pooling sweep points --------------------------------------------------------------------------
-def pooled_run(run: RunData) -> RunData:
-    """The run with all sweep points folded into one (point 0; game indices made unique), for a
-    rules-exercised table of all its games."""
-    if len(run.points) <= 1:
-        return run
-    width = int(run.games["game_index"].max()) + 1
-
-    def fold(df: pd.DataFrame) -> pd.DataFrame:
-        if df.empty or "point" not in df or "game_index" not in df:
-            return df
-        df = df.copy()
-        df["game_index"] = df["point"].astype(int) * width + df["game_index"].astype(int)
-        df["point"] = 0
-        return df
-
-    return replace(run, games=fold(run.games), seats=fold(run.seats), own=fold(run.own),
-                   details={k: fold(v) for k, v in run.details.items()},
-                   points=pd.DataFrame({"point": [0]}), sweep_keys=[])
 
 
 # --- output ----------------------------------------------------------------------------------------
@@ -363,14 +343,27 @@ def verdict(r: Any) -> str:
         return "differs (Holm-corrected)"
     if r.p < ALPHA:
         return "p < 0.05 alone, not after correction"
-    if r.kind == "proportion":
+    need = power_need(r)
+    if need is not None:
         # "no difference" only where a difference of 10 points would likely have shown (analysis/power.py)
-        from analysis.power import games_needed, too_few
-
-        pooled = (r.a * r.n_a + r.b * r.n_b) / max(r.n_a + r.n_b, 1) if r.a == r.a and r.b == r.b else 0.5
-        if min(r.n_a, r.n_b) < games_needed(pooled, two_sample=True):
-            return too_few(int(min(r.n_a, r.n_b)), pooled, two_sample=True)
+        return too_few(int(min(r.n_a, r.n_b)), _pooled(r), two_sample=True)
     return "no detectable difference"
+
+
+def _pooled(r: Any) -> float:
+    """The share both runs of a proportion row hold together (0.5 where a run has none)."""
+    return (r.a * r.n_a + r.b * r.n_b) / max(r.n_a + r.n_b, 1) if r.a == r.a and r.b == r.b else 0.5
+
+
+def power_need(r: Any) -> int | None:
+    """Distinct games per run a proportion row would need to find a difference of 10 points at
+    80 % power (:func:`analysis.power.games_needed`), where the runs hold fewer; None where they
+    hold enough, or the row is not a share. The verdict's "too few" (the HTML's words, the
+    terminal's number)."""
+    if r.kind != "proportion":
+        return None
+    need = games_needed(_pooled(r), two_sample=True)
+    return need if min(r.n_a, r.n_b) < need else None
 
 
 def summary_line(comp: Comparison) -> str:
@@ -385,8 +378,6 @@ def summary_line(comp: Comparison) -> str:
 
 
 def _run_line(tag: str, r: RunData) -> str:
-    from analysis.wording import plural, seat_labels
-
     return (f"{tag}: {r.run_dir} - scenario {r.meta.get('name', '?')}, {plural(len(r.games), 'game')}, seed "
             f"{r.meta.get('seed', '?')}; {'; '.join(seat_labels(r, short=False))}")
 
@@ -421,8 +412,6 @@ def print_table(comp: Comparison, html_path: Path | None = None) -> None:
     """Print the comparison as a rich table, then the notes and the runs (file paths and commands
     on lines of their own, never wrapped, so they can be copied)."""
 
-    from sim.core.console import console, escape, plain, print_prose
-
     # labels, names and paths come from the runs' files: escaped for markup (sim/core/console.py);
     # notes and legends wrap at the width (print_prose), paths and commands stay one line
     con = console()
@@ -431,15 +420,19 @@ def print_table(comp: Comparison, html_path: Path | None = None) -> None:
     for line in metric_lines(comp, width):
         con.print(escape(line), highlight=False)
     print_prose(con, "B - A of a share in percentage points. verdict: differs * = Holm-corrected p < 0.05; too "
-                     "few = fewer games than finding a 10-point difference needs (80 % power; how many: --html); "
-                     "tests and p-values: --json and --html.")
-    if not comp.curve.empty:
-        con.print("[bold]Sun: chance of a clean pass by aim error drawn (A / B)[/]")
-        cv = comp.curve[comp.curve["by"] == "aim error"]
+                     "few (N) = fewer distinct games than finding a 10-point difference needs at 80 % power (N "
+                     "per run would); tests and p-values: --json and --html; metric names: docs/compare.md.")
+    for lab, k in player_keys(comp).items():
+        con.print(f"{k}: {escape(lab)}", highlight=False)
+    for by, unit, title in (("aim error", "°", "aim error drawn"), ("area width", " mm", "mark-area width")):
+        cv = comp.curve[comp.curve["by"] == by] if not comp.curve.empty else comp.curve
+        if cv.empty:
+            continue
+        con.print(f"[bold]Sun: chance of a clean pass by {title} (A / B; passes)[/]")
         for bin_, g in cv.groupby("bin", sort=False):
             ra, rb = g[g["run"] == "A"].iloc[0], g[g["run"] == "B"].iloc[0]
-            con.print(f"  {bin_}°: A {_fmt(ra['rate'], 'proportion')} of {ra['passes']}   "
-                      f"B {_fmt(rb['rate'], 'proportion')} of {rb['passes']}")
+            con.print(f"  {bin_}{'' if bin_ == 'empty ring' else unit}: A {_fmt(ra['rate'], 'proportion')} of "
+                      f"{ra['passes']}   B {_fmt(rb['rate'], 'proportion')} of {rb['passes']}", highlight=False)
     if not comp.rules.empty:
         con.print("Sun: rules exercised (per game [95 %])", markup=False, highlight=False)
         cells = [(str(r.event), _rules_cell(r.a_per_game, r.a_lo, r.a_hi, r.a_games_with, r.a_games, r.binary),
@@ -452,8 +445,11 @@ def print_table(comp: Comparison, html_path: Path | None = None) -> None:
                 indent="  ")
     for note in comp.notes:
         print_prose(con, f"note: {note}", indent="  ")
-    con.print(plain(_run_line("A", comp.a)), soft_wrap=True, markup=False, highlight=False)
-    con.print(plain(_run_line("B", comp.b)), soft_wrap=True, markup=False, highlight=False)
+    for tag, run in (("A", comp.a), ("B", comp.b)):
+        # the folder whole on its line (to copy), what it holds wrapped below it at the width
+        head, _, rest = _run_line(tag, run).partition(" - ")
+        con.print(plain(head), soft_wrap=True, markup=False, highlight=False)
+        print_prose(con, rest, first="  ", indent="  ")
     if html_path is not None:
         con.print(f"html: {plain(html_path)}", soft_wrap=True, markup=False, highlight=False)
 
@@ -479,7 +475,7 @@ def short_verdict(r: Any) -> str:
     """The verdict of :func:`verdict` in a few words, for the terminal's one line per metric."""
     v = verdict(r)
     if v.startswith("too few"):
-        return "too few"
+        return f"too few ({power_need(r)})"
     return {"differs (Holm-corrected)": "differs *", "p < 0.05 alone, not after correction": "p<.05 alone",
             "no detectable difference": "no diff.", "not tested (no data)": "no data",
             "not tested (one distinct game: no spread to measure)": "1 distinct",
@@ -487,31 +483,64 @@ def short_verdict(r: Any) -> str:
 
 
 def metric_lines(comp: Comparison, width: int = 80) -> list[str]:
-    """The comparison as text, one line per metric: ``metric  A  B  B-A [95 %]  verdict``. A
-    metric name too long for the room left by the numbers goes on a line of its own, the numbers
-    on the next: numbers are never cut or folded, at any width (80 when piped)."""
-    cells = []
-    for r in comp.rows.itertuples():
-        name = f"{_short_group(r.group)} {r.metric}".strip() if str(r.group).startswith("seat ") or r.group == "game" \
-            else f"{r.group}: {r.metric}"
+    """The comparison as text, one line per metric: ``metric  A  B  B-A [95 %]  verdict``, the
+    verdict the HTML's (``too few (194)``: the distinct games per run a 10-point difference needs
+    at 80 % power, :func:`power_need`). The metric is named by its words where they fit beside the
+    numbers, else by its catalogue name (players as ``p0, p1, ...``: :func:`player_keys`); shares
+    lose their decimal, means below 1 their third, where that is what it takes to fit. Only where
+    even that does not fit (a terminal far narrower than 80 columns) does a name go on a line of
+    its own, the numbers on the next: numbers are never cut or folded."""
+    keys = player_keys(comp)
+    rows = list(comp.rows.itertuples())
+
+    def words(r: Any) -> str:
+        if str(r.group).startswith("seat ") or r.group == "game":
+            return f"{_short_group(r.group)} {r.metric}".strip()
+        return f"{keys.get(r.group, r.group)}: {r.metric}"
+
+    def key(r: Any) -> str:
+        name = str(r.name)
+        for lab, k in keys.items():
+            name = name.replace(f"[{lab}]", f"[{k}]")
+        return name
+
+    def numbers(r: Any, fine: bool) -> tuple[str, str, str]:
         if r.kind == "proportion":
-            d = _fmt(r.diff, r.kind, True).removesuffix(" pt") + " " + _ci(r.diff_lo, r.diff_hi, r.kind)
-            a, b = _fmt(r.a, r.kind), _fmt(r.b, r.kind)
-        else:
-            # one number of decimals per row, set by the values' size: 0.150 and 0.162, 98.3 and 93.3
-            big = max(abs(x) for x in (r.a, r.b, 0.0) if x == x)
-            k = 0 if big >= 100 else 1 if big >= 10 else 2 if big >= 1 else 3
-            a, b = (f"{x:.{k}f}" if x == x else "n/a" for x in (r.a, r.b))
-            d = (f"{r.diff:+.{k}f} [{r.diff_lo:.{k}f}, {r.diff_hi:.{k}f}]" if r.diff_lo == r.diff_lo
-                 else (f"{r.diff:+.{k}f}" if r.diff == r.diff else "n/a"))
-        cells.append((name, a, b, d.strip(), short_verdict(r)))
-    wa = max([1, *(len(c[1]) for c in cells)])
-    wb = max([1, *(len(c[2]) for c in cells)])
-    wd = max([len("B - A [95 %]"), *(len(c[3]) for c in cells)])
-    wv = max([len("verdict"), *(len(c[4]) for c in cells)])
+            dp = 1 if fine else 0
+            a, b = (f"{100 * x:.{dp}f} %" if x == x else "n/a" for x in (r.a, r.b))
+            d = f"{100 * r.diff:+.{dp}f}" if r.diff == r.diff else "n/a"
+            if r.diff_lo == r.diff_lo:
+                d += f" [{100 * r.diff_lo:.{dp}f}, {100 * r.diff_hi:.{dp}f}]"
+            return a, b, d
+        # one number of decimals per row, set by the values' size: 0.150 and 0.162, 98.3 and 93.3
+        big = max(abs(x) for x in (r.a, r.b, 0.0) if x == x)
+        k = 0 if big >= 100 else 1 if big >= 10 else 2 if big >= 1 or not fine else 3
+        a, b = (f"{x:.{k}f}" if x == x else "n/a" for x in (r.a, r.b))
+        d = (f"{r.diff:+.{k}f} [{r.diff_lo:.{k}f}, {r.diff_hi:.{k}f}]" if r.diff_lo == r.diff_lo
+             else (f"{r.diff:+.{k}f}" if r.diff == r.diff else "n/a"))
+        return a, b, d
+
+    verdicts = [short_verdict(r) for r in rows]
+
+    def layout(fine: bool, named: Any) -> tuple[list[tuple[str, str, str, str, str]], list[int]]:
+        cells = [(named(r), *numbers(r, fine), v) for r, v in zip(rows, verdicts)]
+        ws = [max([len(h), *(len(c[i]) for c in cells)]) for i, h in enumerate(("metric", "A", "B", "B - A [95 %]",
+                                                                                 "verdict"))]
+        return cells, ws
+
+    choice = None
+    for fine in (True, False):
+        for named in (words, key):
+            cells, ws = layout(fine, named)
+            if sum(ws) + 8 <= width:
+                choice = (cells, ws)
+                break
+        if choice:
+            break
+    cells, ws = choice or layout(False, key)
+    wn, wa, wb, wd, wv = ws
     nums = wa + wb + wd + wv + 8
-    room = max(12, width - nums)
-    wn = min(room, max([len("metric"), *(len(c[0]) for c in cells)]))
+    wn = min(wn, max(12, width - nums))
 
     def line(n: str, a: str, b: str, d: str, v: str) -> str:
         return f"{n:<{wn}}  {a:>{wa}}  {b:>{wb}}  {d:>{wd}}  {v}".rstrip()
@@ -524,6 +553,24 @@ def metric_lines(comp: Comparison, width: int = 80) -> list[str]:
             n = ""
         out.append(line(n, a, b, d, v))
     return out
+
+
+def player_keys(comp: Comparison) -> dict[str, str]:
+    """``{label: "p0", ...}``: the players of both runs (a row's group that names no seat and is
+    not ``game``), in the order of the scenario's [[seats]] entries (A's, then labels only B has),
+    as the run summary numbers them."""
+    order: list[str] = []
+    for run in (comp.a, comp.b):
+        seats = run.seats
+        if seats.empty or "label" not in seats:
+            continue
+        who = "player" if "player" in seats else "seat"
+        for lab in seats.groupby("label")[who].min().sort_values(kind="stable").index:
+            if lab not in order:
+                order.append(str(lab))
+    groups = {str(g) for g in comp.rows["group"]} if not comp.rows.empty else set()
+    players = [lab for lab in order if lab in groups]
+    return {lab: f"p{i}" for i, lab in enumerate(players)}
 
 
 #: Short names of the tests for the terminal table.
@@ -553,6 +600,8 @@ def _rules_cell(m: float, lo: float, hi: float, k: float, n: float, binary: bool
 
 def _difficulty_figure(curve: pd.DataFrame) -> Any:
     """One figure, both runs: clean-pass chance by aim error (left) and by area width (right)."""
+    # here, not at the top: analysis.plots imports matplotlib, 0.9 s more at the start of every `stonelab
+    # compare`; only the --html page draws (python -X importtime)
     from analysis.plots import lines_ci, new_figure_row, ticks_with_n
 
     bys = [b for b in ("aim error", "area width") if (curve["by"] == b).any()]
@@ -566,7 +615,7 @@ def _difficulty_figure(curve: pd.DataFrame) -> Any:
             g = c[c["run"] == tag].set_index("bin").reindex(bins)
             series.append((f"run {tag}", g["rate"].tolist(), g["lo"].tolist(), g["hi"].tolist()))
         xlabel = "aim error drawn (|degrees|, quintiles of both runs)" if by == "aim error" else \
-            "mark area width (mm, quintiles of both runs)"
+            "mark area width (mm, quintiles of both runs; empty ring last)"
         lines_ci(bins, series, title=f"Clean pass by {by}", xlabel=xlabel, ylabel="passes losing no stone",
                  percent=True, colors=["#0072B2", "#D55E00"], ax=ax, categorical=True)
         na = c[c["run"] == "A"].set_index("bin").reindex(bins)["passes"]
@@ -592,9 +641,6 @@ def run_names(a: RunData, b: RunData) -> tuple[str, str]:
 
 def render_html(comp: Comparison) -> str:
     """The comparison as a self-contained HTML page (the report's style; plots embedded as PNG)."""
-    from analysis.report import PAGE_CSS, png_b64, table_html, game_title, seat_labels
-    from analysis.wording import plural
-
     esc = html.escape
     a, b = comp.a, comp.b
     title = " vs ".join(run_names(a, b))
@@ -643,9 +689,9 @@ def render_html(comp: Comparison) -> str:
         parts.append("<h2>Stonehenge and the Sun: difficulty curve</h2><figure>"
                      f"<img alt='difficulty curve of both runs' src='data:image/png;base64,{b64}'>"
                      "<p class='note'>Share of passes that lose no stone, by the aim error the thrower drew and by "
-                     "the width of the mark area (passes without a recorded width are left out of that curve); bins "
-                     "are the quintiles of both runs' passes together; whiskers "
-                     "and bands: Wilson 95 % intervals; n under each bin: passes of A / B. Not part of the "
+                     "the width of the mark area (passes over an empty ring, the whole ring one area, are its last "
+                     "bin); bins are the quintiles of both runs' passes together; whiskers and bands: 95 % "
+                     "intervals clustered by game (identical games once); n under each bin: passes of A / B. Not part of the "
                      "corrected family of tests.</p></figure>")
         tab = comp.curve.assign(**{
             "clean [95 %]": [f"{_fmt(r, 'proportion')} {_ci(lo, hi, 'proportion')}"
@@ -687,8 +733,6 @@ def write_html(comp: Comparison, out: str | Path) -> Path:
     Raises:
         InputError: ``out`` is a folder, not an .html file name, or cannot be written.
     """
-    from sim.core.outputs import check_output_file, path_text, write_atomically
-
     path = check_output_file(out, "--html", (".html", ".htm"))
     page = path_text(render_html(comp))  # a run folder's non-UTF-8 byte is shown as \xff
     try:

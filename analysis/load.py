@@ -8,10 +8,14 @@ from typing import Any
 
 import pandas as pd
 
+from analysis.catalogue import run_metrics_frame
+from analysis.metrics import outcome, win_share
 from analysis.run_data import RunData
 from sim.core.errors import InputError, allowed
 from sim.core.outputs import check_output_file, write_atomically
+from sim.core.progress import Progress
 from sim.core.store import Store, reading
+from sim.games import REGISTRY
 
 
 def games_frame(store: Store) -> pd.DataFrame:
@@ -43,8 +47,6 @@ def _outcome_columns(df: pd.DataFrame) -> None:
     ``shared_win`` (1: two or more seats won together), both from
     :func:`sim.core.game.outcome_kind` (a store of schema 1 flagged shared wins as draws too) and ``win_share_<s>`` (the seat's share of the win: 1, 1/k of a win shared by k,
     1/n of a draw, 0)."""
-    from analysis.metrics import outcome, win_share
-
     if df.empty or "winners_json" not in df:
         return
     winners = df["winners_json"].map(json.loads)
@@ -69,8 +71,6 @@ def table_frame(store: Store, table: str) -> pd.DataFrame:
     if table == "games":
         return games_frame(store)
     if table == METRICS_TABLE:
-        from analysis.catalogue import run_metrics_frame
-
         return run_metrics_frame(load_run(store.path))
     tables = store.tables()
     if table not in tables:
@@ -158,8 +158,6 @@ def _write_export(df: pd.DataFrame, path: Path, fmt: str, label: str) -> None:
     Raises:
         OSError: the file cannot be written.
     """
-    from sim.core.progress import Progress
-
     n = len(df)
     with Progress(max(n, 1), label, unit="rows", quiet_s=5.0, enabled=n > EXPORT_CHUNK_ROWS) as bar:
         if fmt == "csv":
@@ -182,8 +180,6 @@ def _write_export(df: pd.DataFrame, path: Path, fmt: str, label: str) -> None:
 
 def _game_tables(game: str) -> list[str]:
     """The tables a store of ``game`` has besides the core ones (none for a game not registered)."""
-    from sim.games import REGISTRY
-
     if game not in REGISTRY.names():
         return []
     spec = REGISTRY.get(game).spec

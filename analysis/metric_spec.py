@@ -40,6 +40,8 @@ class Metric:
             a count that never happened gets the exact Poisson upper bound, not a zero-width interval.
         listed: the catalogue's tables (summary, report, compare, export) list it; False: measured
             on request only (a ``tune`` target such as ``beats[a|b]``, too many to list).
+        bounds: the range a value can take (``(lo, hi)``), where it is not [0, 1] or [0, inf):
+            the interval is clipped to it (the first-player edge of 3 seats lies in [-0.5, 1]).
     """
 
     name: str
@@ -55,6 +57,7 @@ class Metric:
     sensitivity: bool = False
     listed: bool = True
     count: bool = False
+    bounds: tuple[float, float] | None = None
 
     @property
     def title(self) -> str:

@@ -36,16 +36,15 @@ from __future__ import annotations
 
 import json
 import math
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from analysis.stats import binomial_p, chisquare_uniform, mean_ci, wilson
+from analysis.strength import Strength, strongest
 from sim.core.game import OUTCOME_KINDS, outcome_kind
 
-if TYPE_CHECKING:
-    from analysis.strength import Strength
 
 def proportion(k: float, n: int) -> dict[str, float]:
     """``{"k", "n", "rate", "lo", "hi"}`` with a Wilson 95 % interval (all NaN when n == 0: no
@@ -254,8 +253,6 @@ def skill_importance(games: pd.DataFrame, seats: pd.DataFrame,
             row[5] += math.fsum(win_share(winners, s, n) for s in mine)
             row[6] += len(mine) / n
     rows = []
-    from analysis.strength import strongest
-
     for key, d in acc.items():
         best, why = strongest(list(key), strengths or {}) if strengths is not None else \
             (None, ["no strengths were given"])

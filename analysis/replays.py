@@ -8,16 +8,15 @@ from __future__ import annotations
 import html
 import json
 
-from analysis.run_data import RunData
 from analysis.plots import Section
+from analysis.run_data import RunData
+from sim.games import REGISTRY
+from sim.replay.runs import REPLAYS_DIR, RUN_REPLAY_GAMES, page_name
 
 
 def section(run: RunData) -> Section | None:
     """Links to the replay pages in the run folder, one row per game, and how to watch any other;
     None for a game without turn-by-turn replays or a run without games."""
-    from sim.games import REGISTRY
-    from sim.replay.runs import REPLAYS_DIR, RUN_REPLAY_GAMES, page_name
-
     plugin = REGISTRY.find(run.game) if run.game else None
     if plugin is None or plugin.replay is None or run.games.empty:
         return None

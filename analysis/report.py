@@ -14,10 +14,8 @@ failure leaves the previous report (or nothing) rather than half a report.
 
 from __future__ import annotations
 
-import base64
 import datetime as _dt
 import functools
-import io
 import json
 import os
 import shutil
@@ -29,11 +27,22 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
-from analysis import metrics as M
-from analysis.catalogue import score_unit  # noqa: F401 - defined with the metrics; callers read it here
+from analysis import metrics
+from analysis.catalogue import (
+    CLUSTER_LINE,
+    catalogue,
+    distinct_run,
+    estimate,
+    estimates,
+    format_value,
+    player_scores,
+    point_run,
+    repeat_note,
+    score_unit,
+)
 from analysis.games import game_report
 from analysis.load import load_run
-from analysis.run_data import RunData
+from analysis.page import PAGE_CSS, game_title, png_b64, table_html
 from analysis.plots import (
     Plot,
     Section,
@@ -46,17 +55,25 @@ from analysis.plots import (
     seat_distributions,
 )
 from analysis.power import judge
+from analysis.replays import section as replay_pages
+from analysis.run_data import RunData
+from analysis.seating import effects, player_finding, seat_finding
+from analysis.sensitivity import section as sensitivity_section
+from analysis.skill import section as skill_index_section
 from analysis.stats import format_p
-from sim.core.tomlw import to_toml
+from analysis.strength import label_strengths, strongest
+from analysis.tournament import is_tournament
+from analysis.tournament import section as tournament_section
 from analysis.wording import (  # noqa: F401 - re-exported: callers that read the report module
     change, ending_meanings, num, pct, pct_ci, plural, point_noun, seat_label, seat_labels, seat_name, short_labels,
     value_text,
 )
 from sim.core.errors import InputError
-from sim.core.outputs import path_text
+from sim.core.outputs import check_replaceable, path_text, remove_stale_temp
+from sim.core.provenance import describe_counts
+from sim.core.tomlw import to_toml
 
 REPORT_DIR = "report"
-PNG_DPI = 120
 
 
 # --- generic sections --------------------------------------------------------------------------------
@@ -67,23 +84,19 @@ def balance_section(run: RunData, distinct: RunData | None = None) -> Section:
     run = distinct if distinct is not None else run
     g, n = run.games, run.n_seats
     sec = Section("Balance between seats")
-    rates = M.seat_win_rates(g, run.seats, n)
-    fpa = M.first_player_advantage(g, n)
+    rates = metrics.seat_win_rates(g, run.seats, n)
+    fpa = metrics.first_player_advantage(g, n)
     # a complete tournament seats every entrant in every seat equally often: seat order is then
     # not mixed with agent strength, so seat 0's share is a fair first-player test
-    from analysis.tournament import is_tournament
-
     per_point = full.games.groupby("point").size() if not full.games.empty else pd.Series(dtype=int)
     rotated = is_tournament(full) and len(per_point) == len(full.points) and per_point.nunique() == 1
-    same = M.seats_same_agent(g) or rotated
+    same = metrics.seats_same_agent(g) or rotated
     labels = seat_labels(run)
     fig = bar_ci(
         labels, rates["rate"], rates["lo"], rates["hi"], title="Win rate by seat",
-        ylabel="sole wins (% of games)", expected=(1 - M.endings(g)["draw_rate"]["rate"]) / n if n else None,
+        ylabel="sole wins (% of games)", expected=(1 - metrics.endings(g)["draw_rate"]["rate"]) / n if n else None,
         expected_label="equal share of decisive games", colors=[seat_color(s) for s in range(n)],
     )
-    from analysis.seating import effects, player_finding, seat_finding
-
     eff = effects(g, run.seats, n)
     if same:
         # one player in every seat, or a tournament, whose seatings are its rotations and whose
@@ -123,20 +136,18 @@ def length_section(run: RunData) -> Section:
     """Game length, score distributions and how games ended."""
     g, n = run.games, run.n_seats
     sec = Section("Length, scores and endings")
-    d = M.length_summary(g)
+    d = metrics.length_summary(g)
     f = (f"A game lasts {num(d['mean'])} actions on average [{num(d['lo'])}, {num(d['hi'])}] (median "
          f"{num(d['median'])}); 80 % of games take between {num(d['q10'])} and {num(d['q90'])} actions.")
     sec.plots.append(Plot("length", "Game length", histogram(
         g["length"], title="Game length", xlabel="game length (player actions, chance excluded)"), f,
         "Share of games by length; solid line: mean, dotted: median."))
     sec.findings.append(f)
-    sc = M.score_summary(run.seats, n)
+    sc = metrics.score_summary(run.seats, n)
     if not run.seats.empty and run.seats["score"].notna().any():
         samples = [run.seats.loc[run.seats["seat"] == s, "score"].to_numpy(float) for s in range(n)]
         integer = bool(np.allclose(run.seats["score"].dropna() % 1, 0))
         unit = score_unit(run.game)
-        from analysis.catalogue import format_value
-
         # one precision for every seat and its interval (3 significant digits printed "3 [2.56, 3.44]")
         parts = [f"{seat_name(int(r.seat))} {format_value(r.mean, r.lo, r.hi, False, 2)}" for r in sc.itertuples()]
         f = f"Mean final score ({unit}): " + "; ".join(parts) + "."
@@ -144,7 +155,7 @@ def length_section(run: RunData) -> Section:
             samples, seat_labels(run), title="Final score by seat", xlabel=f"final score ({unit})", integer=integer),
             f, "Share of games ending with each score, one line per seat; dashed: each seat's mean."))
         sec.findings.append(f)
-    e = M.endings(g)
+    e = metrics.endings(g)
     names = list(e["terminations"])
     bits = [f"{pct_ci(v['rate'], v['lo'], v['hi'])} ended by '{k}'" for k, v in e["terminations"].items()]
     f = (f"{'; '.join(bits)}. {plural(e['draws'], 'draw')} and {plural(e['shared'], 'shared win')} "
@@ -189,10 +200,8 @@ def _outcome_counts(r: Any) -> str:
 def skill_section(run: RunData) -> Section | None:
     """Skill importance (Jaffe et al. 2012): each agent's score against the other agents, the
     stronger agent taken from the scenario's declared order (:mod:`analysis.strength`)."""
-    from analysis.strength import label_strengths
-
     strengths = label_strengths(run.game, run.scenario, run.points, run.sweep_keys, run.seats)
-    sk = M.skill_importance(run.games, run.seats, strengths)
+    sk = metrics.skill_importance(run.games, run.seats, strengths)
     if sk.empty:
         return None
     sec = Section(
@@ -249,8 +258,6 @@ def skill_section(run: RunData) -> Section | None:
             # pairs): say so, so that "no order" here and "the stronger player" there do not clash
             from itertools import combinations
 
-            from analysis.strength import strongest
-
             pair_orders = []
             for x, y in combinations(labs, 2):
                 best, why = strongest([x, y], strengths)
@@ -301,8 +308,8 @@ def skill_section(run: RunData) -> Section | None:
 
 def drama_section(run: RunData) -> Section | None:
     """Lead changes and when the winner's lasting lead began (Browne's drama and decisiveness)."""
-    dr = M.drama_frame(run.games)
-    s = M.drama_summary(dr)
+    dr = metrics.drama_frame(run.games)
+    s = metrics.drama_summary(dr)
     if s["games"] == 0:
         return None
     d = dr[dr["has_leads"]]
@@ -335,8 +342,6 @@ def drama_section(run: RunData) -> Section | None:
     a2.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
     lc, da, cb = s["lead_changes"], s["decided_at"], s["comeback"]
     late = float((y >= 0.9).mean()) if y.size else float("nan")
-    from analysis.catalogue import format_value
-
     # the mean and its interval with one precision (num's three significant digits gave 0.38 [0.258, 0.502])
     f = f"The lead changes {format_value(lc['mean'], lc['lo'], lc['hi'], False, 2)} times per game on average. "
     if y.size:
@@ -358,7 +363,7 @@ def sweep_section(run: RunData, headline: tuple[str, str, pd.Series] | None) -> 
     if not run.sweep_keys or len(run.points) < 2 or run.games.empty:
         return None
     extra = {headline[0]: headline[2]} if headline else None
-    eff = M.sweep_effects(run.games, run.sweep_keys, run.n_seats, extra)
+    eff = metrics.sweep_effects(run.games, run.sweep_keys, run.n_seats, extra)
     sec = Section("Sweep", "Each swept key against the headline metrics, the other keys pooled. "
                            "Shaded bands and whiskers: 95 % intervals.")
     n = run.n_seats
@@ -368,17 +373,22 @@ def sweep_section(run: RunData, headline: tuple[str, str, pd.Series] | None) -> 
             continue
         vals = e["value"].tolist()
         # the player effect at each value of the key (does this rule change how much skill matters?)
-        from analysis import catalogue as C
-
         col = f"sweep:{key}"
         keyed = run.points[col].map(lambda v: json.dumps(v, sort_keys=True)) if col in run.points else None
         per_value = []
+        skill_at = []  # the catalogue's stronger_score at each value: the skill effect
         if keyed is not None:
             for v in vals:
                 pts = run.points.loc[keyed == json.dumps(v, sort_keys=True), "point"].tolist()
-                per_value.append({x.metric.group: x for x in C.player_scores(C.point_run(run, pts))})
-        players = sorted({p for d in per_value for p in d})
-        panels = (3 if headline else 2) + (1 if players else 0)
+                sub = point_run(run, pts)
+                per_value.append({x.metric.group: x for x in player_scores(sub)})
+                skill_at.append(estimates(sub, ["stronger_score"]).get("stronger_score"))
+        has_skill = any(x is not None and x.distinct > 0 for x in skill_at)
+        # a player's line needs two values of the key: a label that names the swept value itself
+        # (a seat's sigma) sits at one value only, a dot that says nothing about the effect
+        players = [] if has_skill else sorted(p for p in {p for d in per_value for p in d}
+                                              if sum(p in d for d in per_value) >= 2)
+        panels = (3 if headline else 2) + (1 if players or has_skill else 0)
         fig, axes = new_figure_row(panels, 4.2 * panels, 3.8)
         lines_ci(vals, [(seat_name(s), e[f"win_{s}"], e[f"win_{s}_lo"], e[f"win_{s}_hi"]) for s in range(n)],
                  title="Win rate by seat", xlabel=key, ylabel="sole wins (% of games)", percent=True, ax=axes[0])
@@ -388,7 +398,17 @@ def sweep_section(run: RunData, headline: tuple[str, str, pd.Series] | None) -> 
             name, label, _ = headline
             lines_ci(vals, [(label, e[name], e[f"{name}_lo"], e[f"{name}_hi"])], title=label, xlabel=key,
                      ylabel=label, colors=["#D55E00"], ax=axes[2])
-        if players:
+        if has_skill:
+            nan = float("nan")
+            ok = [x is not None and x.distinct > 0 for x in skill_at]
+            lines_ci(vals, [("declared-stronger player's score", [x.value if o else nan for x, o in zip(skill_at, ok)],
+                             [x.lo if o else nan for x, o in zip(skill_at, ok)],
+                             [x.hi if o else nan for x, o in zip(skill_at, ok)])],
+                     title="Player effect: the stronger's score", xlabel=key,
+                     ylabel="score against the weaker (%)", percent=True,
+                     colors=["#0072B2"], ax=axes[-1])
+            axes[-1].axhline(0.5, color="#888888", lw=1, ls="--")
+        elif players:
             nan = float("nan")
             series = [(pl, [d[pl].value if pl in d else nan for d in per_value],
                        [d[pl].lo if pl in d else nan for d in per_value],
@@ -404,6 +424,10 @@ def sweep_section(run: RunData, headline: tuple[str, str, pd.Series] | None) -> 
         parts.append("mean length " + change(num(first['length']), num(last['length'])) + " actions")
         if headline:
             parts.append(f"{headline[1]} " + change(num(first[headline[0]]), num(last[headline[0]])))
+        if has_skill:
+            fs, ls_ = next(x for x in skill_at if x is not None and x.distinct > 0), \
+                next(x for x in reversed(skill_at) if x is not None and x.distinct > 0)
+            parts.append("the declared-stronger player's score against the weaker " + change(fs.text(), ls_.text()))
         changed = "win rates differ beyond their intervals" if (
             first["win_0_lo"] > last["win_0_hi"] or last["win_0_lo"] > first["win_0_hi"]) else \
             "the win-rate intervals overlap"
@@ -411,9 +435,12 @@ def sweep_section(run: RunData, headline: tuple[str, str, pd.Series] | None) -> 
              + f" ({changed}).")
         safe = "".join(ch if ch.isalnum() else "_" for ch in key)
         sec.plots.append(Plot(f"sweep_{safe}", f"Effect of {key}", fig, f,
-                              "Each point pools all games at that value of the key."))
+                              "Each point pools all games at that value of the key."
+                              + (" Player effect: the declared-stronger player's score against the weaker "
+                                 "(the catalogue's stronger_score, clustered by game); dashed: 50 %, skill does "
+                                 "not matter." if has_skill else "")))
         sec.findings.append(f)
-    pp = M.per_point(run.games, run.points, n)
+    pp = metrics.per_point(run.games, run.points, n)
     tab = pd.DataFrame({"point": pp["point"]})
     for k in run.sweep_keys:
         tab[k] = pp[f"sweep:{k}"].map(value_text)
@@ -423,18 +450,20 @@ def sweep_section(run: RunData, headline: tuple[str, str, pd.Series] | None) -> 
     for s in range(n):
         tab[f"{seat_name(s)} score"] = [pct_ci(r, lo, hi) for r, lo, hi in
                                         zip(pp[f"score_{s}"], pp[f"score_{s}_lo"], pp[f"score_{s}_hi"])]
-    from analysis import catalogue as C
-
-    by_point = [{x.metric.group: x for x in C.player_scores(C.point_run(run, int(pt)))} for pt in pp["point"]]
+    by_point = [{x.metric.group: x for x in player_scores(point_run(run, int(pt)))} for pt in pp["point"]]
     for pl in sorted({p for d in by_point for p in d}):
         tab[f"{pl} score"] = [pct_ci(d[pl].value, d[pl].lo, d[pl].hi) if pl in d else "" for d in by_point]
+    # the player effect per point: the declared-stronger player's score against the weaker
+    skill_pt = [estimates(point_run(run, int(pt)), ["stronger_score"]).get("stronger_score") for pt in pp["point"]]
+    if any(x is not None for x in skill_pt):
+        tab["stronger player's score"] = [x.text() if x is not None else "no declared order" for x in skill_pt]
     tab["no sole winner"] = [pct_ci(r, lo, hi) for r, lo, hi in zip(pp["draw"], pp["draw_lo"], pp["draw_hi"])]
     tab["mean length"] = [f"{num(m)} [{num(lo)}, {num(hi)}]" for m, lo, hi in zip(pp["length"], pp["length_lo"], pp["length_hi"])]
     if headline:
         name, label, series = headline
         col = []
         for pt in pp["point"]:
-            d = M.distribution(series[(run.games["point"] == pt).values])
+            d = metrics.distribution(series[(run.games["point"] == pt).values])
             col.append(f"{num(d['mean'])} [{num(d['lo'])}, {num(d['hi'])}]")
         tab[label] = col
     sec.tables.append(("Headline metrics per sweep point", tab))
@@ -458,12 +487,10 @@ def metrics_section(run: RunData) -> Section | None:
     """The catalogue measured on the run (:mod:`analysis.catalogue`): one row per metric with its
     value, interval, what it counts over what, the games it rests on and how its interval is made;
     the same numbers ``stonelab compare``, the summary and the export print."""
-    from analysis import catalogue as C
-
     rows = []
     nb = "\u00a0"  # a value and its interval stay on one line
     short = {"games share": "Wilson over games", "game mean": "t over games", "ratio": "ratio, clustered by game"}
-    for e in C.estimates(run).values():
+    for e in estimates(run).values():
         m = e.metric
         rows.append({"metric": m.title, "value [95 %]": e.text(3).replace(" ", nb), "counts": m.numerator,
                      "per": m.denominator, "sample": e.sample_words(),
@@ -478,11 +505,11 @@ def metrics_section(run: RunData) -> Section | None:
                   "clustered by game (delta-method variance: the game is the sampled unit)."
                   + (f" All {point_noun(run)}s pooled." if len(run.points) > 1 else ""))
     sec.tables.append(("Metrics", pd.DataFrame(rows)))
-    rep = C.repeat_note(run)
+    rep = repeat_note(run)
     if rep:
         sec.findings.append(rep)
-    if any(C.estimate(m, run).metric.scheme == "ratio" for m in C.catalogue(run)):
-        sec.findings.append(C.CLUSTER_LINE)
+    if any(estimate(m, run).metric.scheme == "ratio" for m in catalogue(run)):
+        sec.findings.append(CLUSTER_LINE)
     return sec
 
 
@@ -492,11 +519,7 @@ def build_sections(run: RunData) -> tuple[list[Section], list[str]]:
     if run.games.empty:
         return [], errors
     game = game_report(run.game)
-    from analysis.replays import section as replay_pages
-
     headline = _guarded("the game's headline metric", lambda: game.headline(run), errors)
-    from analysis.catalogue import distinct_run
-
     # the pooled sections read each distinct game once, as the catalogue counts (identical games:
     # analysis/catalogue.py); the sweep's per-point figures keep every point's games
     dr = distinct_run(run)
@@ -513,16 +536,12 @@ def build_sections(run: RunData) -> tuple[list[Section], list[str]]:
         (f"the {run.game} replays", lambda: game.replays_section(run) or replay_pages(run)),
         ("skill against chance", lambda: skill_against_chance(dr)),
     ]
-    from analysis import tournament as T
-
-    if T.is_tournament(run):
+    if is_tournament(run):
         # a tournament's points are seatings, not a swept key: its own section replaces the sweep's
         builders = [b for b in builders if b[0] != "sweep"]
-        builders.insert(0, ("tournament", lambda: T.section(run)))
+        builders.insert(0, ("tournament", lambda: tournament_section(run)))
     if "sensitivity" in run.scenario:
         # a sensitivity study's points are samples, not a grid: its own section replaces the sweep's
-        from analysis.sensitivity import section as sensitivity_section
-
         builders = [b for b in builders if b[0] != "sweep"]
         builders.insert(0, ("sensitivity", lambda: sensitivity_section(run)))
     sections = []
@@ -534,24 +553,6 @@ def build_sections(run: RunData) -> tuple[list[Section], list[str]]:
 
 
 # --- HTML ------------------------------------------------------------------------------------------
-#: The style sheet of the report page, shared by the other pages in its style (``stonelab compare --html``).
-PAGE_CSS = """
-body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:980px;margin:2em auto;padding:0 1em;
-color:#222;line-height:1.45}
-h1{margin-bottom:.2em}h2{border-bottom:2px solid #ddd;padding-bottom:.2em;margin-top:2em}
-h3{margin-bottom:.3em}
-.meta td{padding:2px 12px 2px 0;vertical-align:top}.meta td:first-child{color:#666}
-.finding{background:#f3f7fb;border-left:4px solid #0072B2;padding:.5em .8em;margin:.4em 0 .3em}
-.note{color:#666;font-size:.88em;margin-top:.2em}
-figure{margin:1.2em 0 2em}figure img{max-width:100%;height:auto;border:1px solid #eee}
-table.data{border-collapse:collapse;font-size:.9em;margin:.5em 0 1.5em}
-table.data th,table.data td{border:1px solid #ddd;padding:3px 8px;text-align:right}
-table.data th{background:#f5f5f5}table.data td:first-child,table.data th:first-child{text-align:left}
-pre{background:#f7f7f7;padding:.8em;overflow-x:auto;font-size:.85em}
-.error{background:#fff3f3;border-left:4px solid #c00;padding:.5em .8em}
-ul.key li{margin:.3em 0}
-.files{font-size:.85em;color:#666}
-"""
 
 
 #: scenario keys a command line sets for where and how a study runs, not what it plays: a file
@@ -585,40 +586,6 @@ def scenario_text(run: RunData) -> tuple[str, str]:
                                        "set on the command line or edited since)")
     except (OSError, ValueError):
         return to_toml(run.scenario), f"{src} (as stored in the run; the file does not read as TOML now)"
-
-
-def table_html(df: pd.DataFrame) -> str:
-    """A frame as a report table: numbers right-aligned (the page's style), and columns of prose
-    (text cells over 25 characters on average, e.g. "what it counts") left-aligned, as text reads."""
-    import zlib
-
-    prose = [i + 1 for i, c in enumerate(df.columns)
-             if i > 0 and (df[c].dtype == object or pd.api.types.is_string_dtype(df[c])) and len(df)
-             and df[c].astype(str).str.len().mean() > 25]
-    if not prose:
-        return df.to_html(index=False, escape=True, classes="data", border=0, na_rep="n/a")
-    tid = f"t{zlib.crc32(df.to_json().encode()):08x}"
-    rule = ",".join(f"#{tid} {cell}:nth-child({k})" for k in prose for cell in ("td", "th"))
-    return (f"<style>{rule}{{text-align:left}}</style>"
-            + df.to_html(index=False, escape=True, classes="data", border=0, na_rep="n/a", table_id=tid))
-
-
-def png_b64(fig: Any) -> tuple[bytes, str]:
-    """A matplotlib figure as PNG bytes (at :data:`PNG_DPI`) and as base64 text for an ``<img>``."""
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=PNG_DPI)
-    data = buf.getvalue()
-    return data, base64.b64encode(data).decode("ascii")
-
-
-def game_title(game: str) -> str:
-    """The game's published title from the registry (the name when unavailable)."""
-    try:
-        from sim.games import get_game
-
-        return get_game(game).spec.title
-    except Exception:  # noqa: BLE001 - a title is cosmetic
-        return game
 
 
 def _player_model(run: RunData) -> str | None:
@@ -702,8 +669,6 @@ def _report_template() -> Any:
 def _played_by(run: RunData) -> str | None:
     """What played the stored games (maths path/code fingerprint, with counts), or None for a
     store made before that was kept (sim.core.provenance)."""
-    from sim.core.provenance import describe_counts
-
     g = run.games
     if g.empty or "math_path" not in g or g["math_path"].isna().all():
         return None
@@ -722,8 +687,6 @@ def check_report_folder(run_dir: str | Path) -> None:
     Raises:
         InputError: it holds other files (named).
     """
-    from sim.core.outputs import check_replaceable
-
     own = lambda f: f.name == "report.html" or f.suffix in (".png", ".svg")  # noqa: E731
     check_replaceable(Path(run_dir) / REPORT_DIR, own, "a report")
 
@@ -740,8 +703,6 @@ def build_report(run_dir: Path) -> Path:
             nothing is left half-written.
         DamagedStore: see :func:`analysis.load.load_run`.
     """
-    from sim.core.outputs import remove_stale_temp
-
     run = load_run(run_dir)
     base = run.run_dir
     final = base / REPORT_DIR
@@ -780,7 +741,5 @@ def _write_report(run: RunData, base: Path, final: Path, tmp: Path) -> None:
 
 def skill_against_chance(run: RunData) -> Section | None:
     """The skill index section (:mod:`analysis.skill`) of a study whose players differ in declared skill."""
-    from analysis.skill import section
-
-    return section(run)
+    return skill_index_section(run)
 

@@ -7,7 +7,7 @@ which itself reads the catalogue for the export: no import circle.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -48,3 +48,23 @@ class RunData:
     def detail(self, name: str) -> pd.DataFrame:
         """A detail table by short name; an empty frame when the game has none of that name."""
         return self.details.get(name, pd.DataFrame())
+
+
+def pooled_run(run: RunData) -> RunData:
+    """The run with all sweep points folded into one (point 0; game indices made unique), for a
+    rules-exercised table of all its games."""
+    if len(run.points) <= 1:
+        return run
+    width = int(run.games["game_index"].max()) + 1
+
+    def fold(df: pd.DataFrame) -> pd.DataFrame:
+        if df.empty or "point" not in df or "game_index" not in df:
+            return df
+        df = df.copy()
+        df["game_index"] = df["point"].astype(int) * width + df["game_index"].astype(int)
+        df["point"] = 0
+        return df
+
+    return replace(run, games=fold(run.games), seats=fold(run.seats), own=fold(run.own),
+                   details={k: fold(v) for k, v in run.details.items()},
+                   points=pd.DataFrame({"point": [0]}), sweep_keys=[])

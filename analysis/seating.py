@@ -24,7 +24,7 @@ from typing import Any
 
 import pandas as pd
 
-from analysis import metrics as M
+from analysis.metrics import first_player_advantage, outcome, proportion
 from analysis.power import judge
 from analysis.stats import binomial_p, chisquare_uniform, format_p
 from analysis.wording import plural, pct, pct_ci, seat_name
@@ -61,7 +61,7 @@ class Effects:
 def effects(games: pd.DataFrame, seats: pd.DataFrame, n_seats: int) -> Effects:
     """Seat and player effects of ``games`` (a :func:`analysis.load.load_run` games frame, with
     ``winners``, ``labels`` and ``players``; ``seats`` its seats table)."""
-    seat = M.first_player_advantage(games, n_seats)
+    seat = first_player_advantage(games, n_seats)
     labels: dict[int, str] = {}
     if not seats.empty and "player" in seats:
         for p, lab in seats[["player", "label"]].drop_duplicates("player").itertuples(index=False):
@@ -69,13 +69,13 @@ def effects(games: pd.DataFrame, seats: pd.DataFrame, n_seats: int) -> Effects:
     players = [labels.get(i, f"player {i}") for i in range(max(labels, default=n_seats - 1) + 1)]
     wins = [0] * len(players)
     for ws, ps in zip(games["winners"], games["players"]) if not games.empty else []:
-        if M.outcome(ws) == "sole":
+        if outcome(ws) == "sole":
             wins[int(ps[ws[0]])] += 1
     decisive = sum(wins)
     expected = 1.0 / n_seats if n_seats else float("nan")
     rows = []
     for i, lab in enumerate(players):
-        pr = M.proportion(wins[i], decisive)
+        pr = proportion(wins[i], decisive)
         rows.append({"label": lab, "wins": wins[i], "decisive": decisive, "rate": pr["rate"], "lo": pr["lo"],
                      "hi": pr["hi"], "expected": expected,
                      "p": binomial_p(wins[i], decisive, expected) if decisive else 1.0})

@@ -33,10 +33,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis.run_data import RunData
+from analysis.catalogue import catalogue, per_game
 from analysis.plots import Plot, Section, new_figure
+from analysis.run_data import RunData
 from analysis.stats import json_float
-from sim.core.sensitivity import Input, Plan
+from sim.core.errors import InputError
+from sim.core.sensitivity import Input, Plan, default_inputs
+from sim.games import REGISTRY
 
 
 @dataclass
@@ -101,10 +104,6 @@ def plan_of_run(run: RunData) -> Plan | None:
                    for k, v in (sec.get("inputs") or {}).items())
     if not inputs:
         # the game's default inputs were used: the points table holds the keys in order
-        from sim.core.sensitivity import default_inputs
-
-        from sim.games import REGISTRY
-
         try:
             defaults = default_inputs(REGISTRY, run.game)
         except Exception:  # noqa: BLE001 - a game that cannot be loaded here has no defaults
@@ -119,9 +118,6 @@ def input_label(game: str, key: str) -> str:
     """A plain-language name of an input (``label(key)`` of the sensitivity module the game's
     plug-in declares), else the key."""
     import importlib
-
-    from sim.core.errors import InputError
-    from sim.games import REGISTRY
 
     try:
         plugin = REGISTRY.find(game)
@@ -139,9 +135,7 @@ def metric_output(metric: Any, run: RunData, all_points: list[int]) -> Output:
     ``sum((y - R x)^2) / ((k - 1) mean(x)^2)`` over a point's k games: the sample variance of the
     games' values for a mean or share per game; clustered by game for a ratio over passes),
     pooled over the points; ``n`` the distinct games per point (median)."""
-    from analysis import catalogue as C
-
-    f = C.per_game(metric, run)
+    f = per_game(metric, run)
     # copies of one game count once within a point, as in every catalogue estimate
     f = f.groupby(["point", "record"], sort=False)[["num", "den"]].mean().reset_index()
     mean: dict[int, float] = {}
@@ -164,12 +158,10 @@ def point_outputs(run: RunData) -> list[Output]:
     """The headline outputs per sample point: the catalogue's metrics flagged ``sensitivity``
     (:mod:`analysis.catalogue`; the generic draw share and first-player edge, then the game's own),
     each with one definition for every output."""
-    from analysis import catalogue as C
-
     pts = [int(p) for p in run.points["point"]] if not run.points.empty else [0]
     if run.games.empty:
         return []
-    return [metric_output(m, run, pts) for m in C.catalogue(run) if m.sensitivity]
+    return [metric_output(m, run, pts) for m in catalogue(run) if m.sensitivity]
 
 
 def morris_indices(plan: Plan, x: np.ndarray, out: Output, seed: int) -> Indices:

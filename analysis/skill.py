@@ -20,7 +20,7 @@ spread cannot be reproduced; this module gives two figures in its spirit:
   ``p``-benchmark game in which, with probability ``p``, the declared-stronger player wins for
   sure and otherwise a fair coin decides. Such a game gives the stronger player a score of
   ``(1 + p) / 2``, so ``p = 2 s - 1``, where ``s`` is the declared-stronger players' pooled score
-  against the declared-weaker ones (pairwise comparisons of :func:`analysis.tournament.comparisons`:
+  against the declared-weaker ones (pairwise comparisons of :func:`analysis.metrics.comparisons`:
   a win 1, a draw or shared win half). It differs from the paper's ``p``-chess in two ways: the
   skill part is "the stronger always wins" rather than real chess results (in which the stronger
   player also loses some games), so for the same score the index here is *lower* than the ``p`` of
@@ -34,7 +34,7 @@ spread cannot be reproduced; this module gives two figures in its spirit:
   other four as by a coin. A negative ``p`` means the declared-weaker players do better.
 - **Rating spread** (the paper's quantity, on this study's few players): the standard deviation of
   the players' Bradley-Terry ratings (maximum likelihood on all comparisons, the "best-fit" rating;
-  Elo scale, :func:`analysis.tournament.fit_bradley_terry`), with a bootstrap interval over games,
+  Elo scale, :func:`analysis.bradley_terry.fit_bradley_terry`), with a bootstrap interval over games,
   beside the spread the same pairings give when a fair coin decides every comparison (the
   paper's ``p = 0`` end: sampling noise alone spreads ratings a little). No ``p``-chess benchmark
   is built (this project has no chess data), so the spread is not mapped onto the paper's scale.
@@ -52,7 +52,11 @@ from typing import Any
 
 import numpy as np
 
+from analysis.bradley_terry import ELO_PER_NAT, Pairwise, fit_bradley_terry
+from analysis.catalogue import catalogue, estimate, skill_index_of
+from analysis.metrics import comparisons
 from analysis.run_data import RunData
+from analysis.strength import label_strengths, strongest
 
 #: bootstrap resamples of the rating spread and of its coin-flip baseline
 RESAMPLES = 200
@@ -108,8 +112,6 @@ class SkillIndex:
 def _spread(wins: np.ndarray, n: np.ndarray, labels: list[str]) -> float:
     """Standard deviation of the Bradley-Terry ratings (Elo) of a win matrix (entrants with
     comparisons only)."""
-    from analysis.tournament import ELO_PER_NAT, Pairwise, fit_bradley_terry
-
     r = fit_bradley_terry(Pairwise(labels, wins, n, np.zeros(len(labels), dtype=int)))
     b = np.asarray(r.strength, dtype=float)
     b = b[np.isfinite(b)]
@@ -122,9 +124,6 @@ def skill_index(run: RunData, conf_level: float = 0.95, seed: int = 0) -> SkillI
 
     ``seed`` seeds the bootstrap (the same run gives the same intervals).
     """
-    from analysis.strength import label_strengths, strongest
-    from analysis.metrics import comparisons
-
     g = run.games
     if g.empty:
         return None
@@ -177,11 +176,9 @@ def skill_index(run: RunData, conf_level: float = 0.95, seed: int = 0) -> SkillI
         return None
     # the index and its interval are the catalogue's (analysis/catalogue.py: distinct games,
     # comparisons clustered by game): one definition for the report, the summary, compare and tune
-    from analysis import catalogue as C
-
-    m_ = next((x for x in C.catalogue(run) if x.name == "stronger_score"), None)
-    est = C.estimate(m_, run, conf_level) if m_ is not None else None
-    p_, lo_p, hi_p = C.skill_index_of(est)[:3] if est is not None else (2 * k / tot - 1, math.nan, math.nan)
+    m_ = next((x for x in catalogue(run) if x.name == "stronger_score"), None)
+    est = estimate(m_, run, conf_level) if m_ is not None else None
+    p_, lo_p, hi_p = skill_index_of(est)[:3] if est is not None else (2 * k / tot - 1, math.nan, math.nan)
     s = (p_ + 1) / 2
     tot = int(round(est.den)) if est is not None else tot
     met = [i for i in range(m) if n[i].sum() > 0]
@@ -216,6 +213,8 @@ def skill_index(run: RunData, conf_level: float = 0.95, seed: int = 0) -> SkillI
 def section(run: RunData) -> Any:
     """The report's "Skill against chance" section (None when the players do not differ in
     declared skill)."""
+    # here, not at the top: analysis.plots imports matplotlib, 0.9 s more at the start of `stonelab
+    # tune`, which measures the skill index of every trial without drawing (python -X importtime)
     from analysis.plots import Section
 
     si = skill_index(run)

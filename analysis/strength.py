@@ -34,6 +34,11 @@ from typing import Any, Mapping
 
 import pandas as pd
 
+from analysis.games import game_report
+from sim.core.errors import InputError
+from sim.core.tournament import Tournament
+from sim.games import get_game
+
 #: Agent tiers, weakest first: random play; heuristic agents; agents that simulate before they
 #: decide (tree search, the Sun's planner, Sozoikum's builder, which is greedy plus simulated
 #: builds). An agent not listed has no declared tier (pairs with it are ordered only by an
@@ -146,9 +151,6 @@ def strongest(labels: list[str], strengths: Mapping[str, Strength | None]) -> tu
 def _seat_skill(game: str, seat: Mapping[str, Any]) -> dict[str, float]:
     """The seat's declared skill as its game's report reads it (empty when the game's report
     cannot be loaded: the strengths then rest on the agents' effort alone)."""
-    from analysis.games import game_report
-    from sim.core.errors import InputError
-
     try:
         game_rep = game_report(game)
     except InputError:
@@ -159,8 +161,6 @@ def _seat_skill(game: str, seat: Mapping[str, Any]) -> dict[str, float]:
 def _defaults(game: str, agent: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """The agent's parameter defaults and the game's seat-option defaults ({} when unknown)."""
     try:
-        from sim.games import get_game
-
         g = get_game(game)
     except Exception:  # noqa: BLE001 - a store of a game no longer registered: no defaults
         return {}, {}
@@ -175,8 +175,6 @@ def seating_tables(scenario: dict[str, Any], players: int) -> list[list[dict[str
 
     Here rather than in :mod:`analysis.tournament`, which reads whole runs: strengths are read while
     a run loads (through :mod:`analysis.metrics`), so this module stays below the run loader."""
-    from sim.core.tournament import Tournament
-
     t = scenario.get("tournament") or {}
     listed: list[Any] = (t.get("agents") if "agents" in t else scenario.get("seats")) or []
     entrants = [{"agent": e} if isinstance(e, str) else dict(e) for e in listed]

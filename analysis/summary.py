@@ -8,7 +8,9 @@ from typing import Any
 
 import pandas as pd
 
-from analysis import metrics as M
+from analysis.catalogue import distinct_records, distinct_run, estimates, point_run, to_json
+from analysis.load import load_run
+from analysis.metrics import endings, seat_win_rates
 from analysis.run_data import RunData
 from sim.core.store import Store
 
@@ -18,13 +20,11 @@ def _block(run: RunData, n_seats: int) -> dict[str, Any]:
     metrics of one slice of the games; every rate and interval is the catalogue's
     (:mod:`analysis.catalogue`), the counts (wins, draws, shared wins) are of the distinct games
     (each identical game once, as the rates count them; ``games`` counts every game)."""
-    from analysis import catalogue as C
-
     games, seats = run.games, run.seats
-    dr = C.distinct_run(run)
-    rates = M.seat_win_rates(dr.games, dr.seats, n_seats)
-    e = M.endings(dr.games)
-    est = C.estimates(run) if not games.empty else {}
+    dr = distinct_run(run)
+    rates = seat_win_rates(dr.games, dr.seats, n_seats)
+    e = endings(dr.games)
+    est = estimates(run) if not games.empty else {}
 
     def rate(name: str, fallback: tuple[float, float, float]) -> tuple[float, float, float]:
         x = est.get(name)
@@ -49,7 +49,7 @@ def _block(run: RunData, n_seats: int) -> dict[str, Any]:
     who = "player" if "player" in seats else "seat"
     first = seats.groupby("label")[who].min().to_dict() if not seats.empty else {}
     players.sort(key=lambda p: (first.get(p["player"], 10**6), p["player"]))
-    n_games, distinct = C.distinct_records(run) if not games.empty else (0, 0)
+    n_games, distinct = distinct_records(run) if not games.empty else (0, 0)
     return {
         "games": int(len(games)),
         "distinct_games": distinct,
@@ -58,7 +58,9 @@ def _block(run: RunData, n_seats: int) -> dict[str, Any]:
         "draws": e["draws"],
         "shared_wins": e["shared"],
         "mean_length": _num(est["mean_length"].value, 0.0) if "mean_length" in est else 0.0,
-        "metrics": [C.to_json(x) for x in est.values() if x.metric.group == "game"],
+        "metrics": [to_json(x) for x in est.values() if x.metric.group == "game"],
+        # the player effect of a slice: the declared-stronger players' score against the weaker
+        "stronger": to_json(est["stronger_score"]) if "stronger_score" in est else None,
     }
 
 
@@ -91,9 +93,6 @@ def summarize(store: Store, wall_s: float | None = None) -> dict[str, Any]:
         point (a seat's ``label`` then lists its labels, joined by " / "); each point has the
         same figures and ``values`` (the swept keys and values).
     """
-    from analysis.catalogue import point_run
-    from analysis.load import load_run
-
     meta = store.meta()
     run = load_run(store.path)
     n_seats = run.n_seats

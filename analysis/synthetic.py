@@ -16,6 +16,7 @@ import numpy as np
 
 from sim.core.game import Column, GameSpec
 from sim.core.store import GameResult, Store
+from sim.games import get_game
 
 
 def toy_spec(
@@ -111,8 +112,6 @@ def synthetic_store(
     """A store of ``n_games`` random results of registered game ``game`` (per sweep point when
     ``sweep`` maps keys to value lists, like a scenario's ``[sweep]``); returns the folder."""
     import itertools
-
-    from sim.games import get_game
 
     spec = get_game(game).spec
     n = n_seats or spec.min_players

@@ -36,12 +36,19 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from analysis.catalogue import estimates, no_spread_words, skill_index_of
+from analysis.games import game_report
 from analysis.games.base import GameReport
 from analysis.load import load_run
+from analysis.page import PAGE_CSS, png_b64, table_html
 from analysis.run_data import RunData
+from analysis.skill import skill_index
+from sim.core.console import console, escape, print_prose
 from sim.core.errors import InputError, allowed
+from sim.core.outputs import write_atomically
+from sim.core.tomlw import to_toml, toml_comment
 from sim.core.tune import (PAIR_METRICS, PARAM_METRIC, TrialEstimate, SearchInfo, Target,
-                           TrialResult, Tune, design_raw, pareto_front, plausible_range)
+                           TrialResult, Tune, default_workers_note, design_raw, pareto_front, plausible_range)
 
 GENERIC_METRICS: tuple[str, ...] = ("draw_share", "first_player_edge", "mean_length", "skill_index",
                                     "skill_spread_elo")
@@ -51,8 +58,6 @@ Z95 = 1.959963984540054
 
 def _game_report(game: str) -> GameReport:
     """The game's report hooks (a bare :class:`GameReport` when its plug-in cannot be loaded)."""
-    from analysis.games import game_report
-
     try:
         return game_report(game)
     except (ImportError, InputError):
@@ -111,19 +116,16 @@ def measure_run(run: RunData) -> dict[str, TrialEstimate]:
     ``skill_spread_elo`` is the catalogue's (:mod:`analysis.catalogue`, with those measured on
     request: ``beats[a|b]``, a lone player's score), so a target reads the number the report and
     ``compare`` print, on the distinct games."""
-    from analysis import catalogue as C
-    from analysis.skill import skill_index
-
     out: dict[str, TrialEstimate] = {}
     if run.games.empty:
         return out
-    for name, e in C.estimates(run, every=True).items():
+    for name, e in estimates(run, every=True).items():
         if e.metric.tune and e.distinct > 0:
             out[name] = _catalogue_estimate(e)
-    ss = C.estimates(run, ["stronger_score"]).get("stronger_score")
+    ss = estimates(run, ["stronger_score"]).get("stronger_score")
     if ss is not None and ss.distinct > 0:
         # the skill index is 2 s - 1 of the catalogue's stronger players' score (analysis/skill.py)
-        p, lo, hi, se = C.skill_index_of(ss)
+        p, lo, hi, se = skill_index_of(ss)
         if se != se and lo == lo:
             se = (hi - lo) / (2 * Z95)
         out["skill_index"] = TrialEstimate(p, se, ss.distinct, lo, hi)
@@ -155,9 +157,6 @@ def winner_raw(raw: Mapping[str, Any], values: Mapping[str, Any], name: str, gam
 
 def write_winner(raw: Mapping[str, Any], values: Mapping[str, Any], name: str, game: str, path: Path) -> Path:
     """Write :func:`winner_raw` as TOML to ``path`` (whole or not at all)."""
-    from sim.core.outputs import write_atomically
-    from sim.core.tomlw import to_toml, toml_comment
-
     text = (toml_comment(f"written by stonelab tune for {name}; confirm it with a full study: "
                          f"stonelab run {path}") + "\n" + to_toml(winner_raw(raw, values, name, game)))
     write_atomically(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
@@ -201,6 +200,13 @@ def target_rows(tune: Tune, t: TrialResult) -> list[dict[str, Any]]:
             rows.append({"metric": tg.metric, "target": tg.describe(), "estimate": e.mean, "lo": float("nan"),
                          "hi": float("nan"), "n": e.n,
                          "verdict": f"{e.n} distinct game: no interval (identical games count once)"})
+            continue
+        if e.se == 0 and e.lo != e.lo and not tg.metric.startswith(PARAM_METRIC + "["):
+            # every distinct game gave the same value: no interval to claim (not [v, v]); the
+            # verdict reads the value alone
+            rows.append({"metric": tg.metric, "target": tg.describe(), "estimate": e.mean, "lo": float("nan"),
+                         "hi": float("nan"), "n": e.n,
+                         "verdict": f"{tg.verdict(e.mean, e.mean, e.mean)} ({no_spread_words(e.n)}: no interval)"})
             continue
         se = e.se if e.se == e.se else 0.0
         lo, hi = TrialEstimate(e.mean, se, e.n, e.lo, e.hi).interval(tune.conf_level)
@@ -248,8 +254,6 @@ def _fmt(x: Any) -> str:
 
 def print_summary(s: Mapping[str, Any]) -> None:
     """The terminal summary of a search."""
-    from sim.core.console import console, escape, print_prose
-
     con = console()  # prose wraps at the width (80 when piped); paths and commands stay one line
     tr = s["trials"]
     print_prose(con, f"tune {s['scenario']}: {tr['complete']} trials complete, {tr['pruned']} pruned, "
@@ -258,7 +262,8 @@ def print_summary(s: Mapping[str, Any]) -> None:
                      f"{s['wall_s']:.1f} s")
     for rank, b in enumerate(s["best"], 1):
         vals = ", ".join(f"{k} = {_fmt(v)}" for k, v in b["values"].items())
-        objs = ", ".join(f"{o['name']} {_fmt(v)} ± {_fmt(Z95 * e)}" for o, v, e in
+        # an objective whose games did not vary has no spread to give a "± 0" (a claim of exactness)
+        objs = ", ".join(f"{o['name']} {_fmt(v)} " + ("(no spread)" if e == 0 else f"± {_fmt(Z95 * e)}") for o, v, e in
                          zip(s["objectives"], b["objectives"], b["objective_se"] or [float("nan")] * 9))
         print_prose(con, f"{rank}. trial {b['trial']}: {vals}  ({objs}; {b['games']} games)", indent="   ")
         for r in b["targets"]:
@@ -288,10 +293,12 @@ def print_summary(s: Mapping[str, Any]) -> None:
 
 
 # --- plots ---------------------------------------------------------------------------------------------
+# Each plot function imports analysis.plots itself, not the module's top: matplotlib is 0.9 s more at
+# the start of every `stonelab tune`, and only a search with a report draws (python -X importtime).
 def history_plot(info: SearchInfo, tune: Tune) -> Any:
     """The search history: each trial's first objective with its interval, pruned trials at their
     half-way value, the best so far as a line, the re-checks as diamonds."""
-    from analysis.plots import new_figure
+    from analysis.plots import new_figure  # matplotlib: see the note above history_plot
 
     fig, ax = new_figure(7.5, 4.0)
     name = info.objective_names[0]
@@ -327,7 +334,7 @@ def history_plot(info: SearchInfo, tune: Tune) -> Any:
 
 def params_plot(info: SearchInfo, tune: Tune) -> Any:
     """The first objective against each numeric parameter (up to four), one panel each."""
-    from analysis.plots import new_figure_row
+    from analysis.plots import new_figure_row  # matplotlib: see the note above history_plot
 
     keys = [p for p in tune.params if not p.choices][:4]
     if not keys:
@@ -348,7 +355,7 @@ def params_plot(info: SearchInfo, tune: Tune) -> Any:
 
 def pareto_plot(info: SearchInfo) -> Any:
     """The first two objectives of every complete trial, the Pareto front joined."""
-    from analysis.plots import new_figure
+    from analysis.plots import new_figure  # matplotlib: see the note above history_plot
 
     fig, ax = new_figure(6.0, 4.5)
     comp = [t for t in info.trials if t.state == "complete" and len(t.objectives) >= 2]
@@ -371,7 +378,7 @@ def pareto_plot(info: SearchInfo) -> Any:
 
 def importance_plot(info: SearchInfo) -> Any:
     """Optuna's PED-ANOVA importance per parameter, for each objective."""
-    from analysis.plots import new_figure
+    from analysis.plots import new_figure  # matplotlib: see the note above history_plot
 
     if not info.importance:
         return None
@@ -393,10 +400,6 @@ def importance_plot(info: SearchInfo) -> Any:
 def write_report(info: SearchInfo, tune: Tune, s: Mapping[str, Any], scenario_text: str, out: Path) -> Path:
     """Write ``out/report/report.html`` (and its PNGs) for a finished search; every label, key and
     value embedded is escaped. Returns the page's path."""
-    from analysis.report import PAGE_CSS, png_b64, table_html
-    from sim.core.outputs import write_atomically
-    from sim.core.tune import default_workers_note
-
     esc = html.escape
     folder = out / "report"
     folder.mkdir(parents=True, exist_ok=True)
@@ -506,8 +509,6 @@ def json_text(s: Mapping[str, Any]) -> str:
 
 def save_json(s: Mapping[str, Any], path: Path) -> None:
     """Write the summary as JSON (whole or not at all)."""
-    from sim.core.outputs import write_atomically
-
     text = json_text(s)
     write_atomically(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
 

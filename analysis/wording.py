@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from sim.core.errors import InputError
+from sim.games import REGISTRY
+
 if TYPE_CHECKING:  # annotations only: the loader exports the catalogue's table, which uses these words
     from analysis.run_data import RunData
 
@@ -170,9 +173,6 @@ def seat_label(run: RunData, seat: int) -> str:
 def ending_meanings(game: str) -> dict[str, str]:
     """``{termination: what it means}`` as ``game`` declares it (:meth:`Termination.meanings`);
     empty for a game this installation does not know or that says nothing."""
-    from sim.core.errors import InputError
-    from sim.games import REGISTRY
-
     try:
         if REGISTRY.find(game) is None:
             return {}

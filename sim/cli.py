@@ -26,7 +26,7 @@ from typer.models import ParameterInfo
 from sim.cli_study import StudyOptions, check_replaced_folders, study_command, study_interrupts, write_report
 from sim.cli_tables import print_games, print_summary
 from sim.core import mathpath
-from sim.core.console import console, escape, plain, quiet_broken_pipe
+from sim.core.console import console, escape, plain, print_prose, quiet_broken_pipe
 from sim.core.errors import MACHINE_ERRNOS, InputError, ReplayError, WorkError, allowed
 from sim.core.outputs import check_output_file, default_run_folder, path_text, write_atomically
 from sim.core.progress import announce
@@ -174,7 +174,7 @@ def run(
 
 # --- sensitivity -------------------------------------------------------------------------------
 @app.command()
-@study_command(games=None, seed="root seed: sample points and games", out="run folder (default runs/<game>/<scenario name>-sensitivity)",
+@study_command(games=None, seed="root seed: sample points and games", out="run folder (default: runs/GAME/ then NAME-sensitivity, GAME and NAME the scenario's)",
                force="replace a run folder made by another scenario or plan", json="print the indices as JSON")
 def sensitivity(
     scenario: Path = typer.Argument(..., help="scenario TOML file (its [sensitivity] section, or the game's default inputs)"),
@@ -221,13 +221,15 @@ def sensitivity(
     if study.json_out:
         _print_json(data)
         return
-    con = console()  # never wraps: a wrapped line broke a path and "0.5 s" in two
-    con.print(f"{plan.method}: {len(plan.inputs)} inputs, {plan.n_points()} points, {info.total} games "
-              f"(played now {info.played}, already stored {info.skipped}), wall {info.wall_s:.1f} s")
+    con = console()
+    # sentences wrap at the width (80 when piped) between words, never inside "0.5 s" or a path
+    print_prose(con, f"{plan.method}: {len(plan.inputs)} inputs, {plan.n_points()} points, {info.total} games "
+                     f"(played now {info.played}, already stored {info.skipped}), wall {info.wall_s:.1f} s")
     for r in results:
-        con.print(f"- {escape(sentence(r))}")
-    con.print(f"indices: {escape(info.out)}/sensitivity.json"
-              + (f"   report: {escape(data['report'])}" if data.get("report") else ""))
+        print_prose(con, sentence(r), first="- ", indent="  ")
+    parts = [f"indices: {info.out}/sensitivity.json"] + ([f"report: {data['report']}"] if data.get("report") else [])
+    for line in ["   ".join(parts)] if len("   ".join(parts)) <= con.width else parts:
+        con.print(escape(line), highlight=False, soft_wrap=True)
 
 
 def _export_replays(run_dir: Path, label: str):  # noqa: ANN202 - RunReplays | RunPages | None
@@ -257,7 +259,7 @@ def _export_replays(run_dir: Path, label: str):  # noqa: ANN202 - RunReplays | R
 # --- tournament ------------------------------------------------------------------------------
 @app.command()
 @study_command(games="games per seating (overrides the file)",
-               out="run folder (default runs/<game>/<name>, or runs/<game>/<name>-tournament)",
+               out="run folder (default: runs/GAME/ then NAME, or NAME-tournament for a scenario without a [tournament] table)",
                json="print the ratings as JSON")
 def tournament(
     scenario: Path = typer.Argument(..., help="scenario TOML file ([tournament] table, or its seats as the entrants)"),
@@ -290,8 +292,10 @@ def tournament(
     tournament_analysis.print_summary(summary)
     typer.echo(f"{sc.game}, {len(sc.points(reg))} seatings x {sc.games} games; played now: {info.played} (already "
                f"stored: {info.skipped}); wall: {info.wall_s:.1f} s")
-    typer.echo(plain(f"results: {info.out}/results.sqlite"
-                     + (f"   report: {summary['report']}" if summary.get("report") else "")))
+    parts = [f"results: {info.out}/results.sqlite"] + ([f"report: {summary['report']}"] if summary.get("report") else [])
+    # one line when it fits 80 columns, else one path a line (each stays whole, to copy)
+    for line in ["   ".join(parts)] if len("   ".join(parts)) <= 80 else parts:
+        typer.echo(plain(line))
 
 
 # --- export ----------------------------------------------------------------------------------
@@ -299,7 +303,7 @@ def tournament(
 def export(
     run_dir: Path = typer.Argument(..., metavar="RUN", help="run folder (or its results.sqlite)"),
     fmt: Optional[str] = typer.Option(None, "--format", help="csv | parquet (default: from --out's ending, else csv)"),
-    table: str = typer.Option("games", "--table", help="'games' (one wide row per game) or any store table"),
+    table: str = typer.Option("games", "--table", help="'games' (one wide row per game), 'metrics' (the catalogue: every metric with its interval, docs/compare.md) or any store table"),
     out: Optional[Path] = typer.Option(None, "--out", help="output file ending in .csv or .parquet (default RUN/export/<table>.<format>)"),
     force: bool = typer.Option(False, "--force", help="replace an earlier export at the default path"),
 ) -> None:

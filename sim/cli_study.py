@@ -163,7 +163,7 @@ def _declared(games: str | None, seed: str, out: str, force: str, json: str) -> 
         opt("json_out", bool, typer.Option(False, "--json", help=json)),
         opt("strict", bool, typer.Option(False, "--strict", help="refuse games played with another maths path or "
                                          "code than this process's (a Dask worker set up otherwise); "
-                                         "docs/reproducibility.md")),
+                                         "see reproducibility.md in docs/")),
     ]
 
 

@@ -106,7 +106,8 @@ def print_summary(s: dict[str, Any]) -> None:
         heads = ["point", *(f"k{i + 1}" if len(keys) > 1 else k.rsplit(".", 1)[-1] for i, k in enumerate(keys)),
                  "games"]
         heads += [h for r in s["seats"] for h in (f"s{r['seat']} wins", f"s{r['seat']} score")]
-        heads += [f"p{i} score" for i in range(len(players))] + ["shared", "draws"]
+        skill = any(p.get("stronger") for p in s["points"])
+        heads += [f"p{i} score" for i in range(len(players))] + (["stronger"] if skill else []) + ["shared", "draws"]
         rows = []
         for p in s["points"]:
             cells = [str(p["point"]), *(value_text(p["values"].get(k)) for k in keys), str(p["games"])]
@@ -114,6 +115,9 @@ def print_summary(s: dict[str, Any]) -> None:
                 cells += [str(r["wins"]), f"{100 * r['score']:.0f} %"]
             by = {x["player"]: x for x in p.get("players") or []}
             cells += [pct_ci(by[pl]["score"], *by[pl]["score_ci95"]) if pl in by else "" for pl in players]
+            if skill:
+                st = p.get("stronger")
+                cells.append(pct_ci(st["value"], *st["ci95"]) if st and st["value"] is not None else "no order")
             cells += [str(p["shared_wins"]), str(p["draws"])]
             rows.append(cells)
         n_k = len(keys)
@@ -133,26 +137,38 @@ def print_summary(s: dict[str, Any]) -> None:
         for i, pl in enumerate(players):
             con.print(f"p{i}: {escape(pl)}", highlight=False)
         print_prose(con, "s0, s1, ...: seat 0, seat 1, ...; wins: sole wins; score: share of the win (a shared win "
-                    "or draw of two counts half); p0, p1, ...: each player's score with its 95 % interval (the "
-                    "player effect); " + (f"left out to fit {width} columns: {', '.join(dropped)}; " if dropped else "")
+                    "or draw of two counts half); "
+                    + ("p0, p1, ...: each player's score with its 95 % interval (the player effect); " if players else "")
+                    + ("stronger: the declared-stronger player's score against the weaker with its 95 % interval "
+                       "(the player effect: 50 % means skill does not matter; no order: the point's players are "
+                       "declared equal); " if skill else "")
+                    + (f"left out to fit {width} columns: {', '.join(dropped)}; " if dropped else "")
                     + "intervals and all columns in --json and the report")
     _print_metrics(con, s.get("metrics") or [])
     print_prose(con, f"draws (no winner): {s['draws']}   shared wins: {s['shared_wins']}   mean length: "
                      f"{s['mean_length']:.1f} actions")
     con.print(f"played now: {s['played']} (already stored: {s['resumed_skipped']})   wall: {s['wall_s']:.1f} s")
     # paths and commands to copy: escaped (a '[' in a path is text) and never wrapped (see sim.core.console)
-    con.print(f"results: {escape(s['out'])}/results.sqlite"
-              + (f"   report: {escape(s['report'])}" if s.get("report") else ""))
+    width = _width(con)
+
+    def paths(*parts: str) -> None:
+        # one line when the parts fit the width, else one part a line (each part stays whole)
+        parts = tuple(p for p in parts if p)
+        if len("   ".join(parts)) <= width:
+            con.print(escape("   ".join(parts)), highlight=False)
+        else:
+            for p in parts:
+                con.print(escape(p), highlight=False, soft_wrap=True)
+
+    paths(f"results: {s['out']}/results.sqlite", f"report: {s['report']}" if s.get("report") else "")
     pages = [f for f in s.get("replays") or [] if f.endswith(".html")]
     if pages:
         # a turn-based game's replay pages open in any browser as they are
-        con.print(f"replays: {escape(pages[0])}" + (f" and {len(pages) - 1} more beside it" if len(pages) > 1 else "")
-                  + "   (open in a browser; any other game: stonelab replay view RUN --game N)")
+        paths(f"replays: {pages[0]}" + (f" and {len(pages) - 1} more beside it" if len(pages) > 1 else ""),
+              "(open in a browser; any other game: stonelab replay view RUN --game N)")
     elif s.get("replays"):
-        con.print(
-            f"replay: {escape(s['replays'][0])}   watch: stonelab replay view {escape(s['replays'][0])}"
-            + (f"   share: {escape(s['replay_viewer'])}/standalone.html" if s.get("replay_viewer") else "")
-        )
+        paths(f"replay: {s['replays'][0]}", f"watch: stonelab replay view {s['replays'][0]}",
+              f"share: {s['replay_viewer']}/standalone.html" if s.get("replay_viewer") else "")
 
 
 def print_seat_table(con: Any, title: str, seats: list[dict[str, Any]]) -> None:
@@ -197,7 +213,7 @@ def _print_players(con: Any, players: list[dict[str, Any]], width: int) -> None:
 def _print_metrics(con: Any, metrics: list[dict[str, Any]]) -> None:
     """The game-wide metrics of the catalogue, one line each: words, value [95 %], sample."""
     # start-up: analysis.catalogue (pandas) adds 375 ms to every command's start-up (CPU, python -X importtime)
-    from analysis.catalogue import format_value
+    from analysis.catalogue import CLUSTER_LINE, INTERVALS, format_value
 
     game_own = [m for m in metrics if m["metric"] not in ("draw_rate", "shared_win_share", "draw_share", "mean_length")]
     if not game_own:
@@ -207,7 +223,10 @@ def _print_metrics(con: Any, metrics: list[dict[str, Any]]) -> None:
         share = bool(m.get("share"))
         v = m["value"] if m["value"] is not None else float("nan")
         lo, hi = (x if x is not None else float("nan") for x in m["ci95"])
-        print_prose(con, f"{m['words']}: {format_value(v, lo, hi, share)}", first="  ", indent="    ")
+        text = format_value(v, lo, hi, share, 2, m.get("distinct_games"))
+        print_prose(con, f"{m['words']}: {text}", first="  ", indent="    ")
+    if any(m.get("interval") == INTERVALS["ratio"] for m in game_own):
+        print_prose(con, CLUSTER_LINE, first="  ", indent="  ")
 
 
 def pct_ci(rate: float, lo: float | None, hi: float | None) -> str:

@@ -243,9 +243,15 @@ def test_copyable_commands_are_one_line_when_piped(capsys) -> None:
     _print_summary({"scenario": "s", "game": "sun", "games": 1, "seed": 0, "draws": 0, "shared_wins": 0, "mean_length": 1.0,
                     "played": 1, "resumed_skipped": 0, "wall_s": 1.0, "out": deep, "report": f"{deep}/report.html",
                     "seats": [], "replays": [replay], "replay_viewer": f"{deep}/replay"})
-    out = capsys.readouterr().out
-    assert f"stonelab replay view {replay}" in out.splitlines()[-1]
-    assert f"results: {deep}/results.sqlite   report: {deep}/report.html" in out.splitlines()
+    lines = capsys.readouterr().out.splitlines()
+    # each path and command whole on a line of its own when together they pass 80 columns
+    assert f"watch: stonelab replay view {replay}" in lines
+    assert f"results: {deep}/results.sqlite" in lines and f"report: {deep}/report.html" in lines
+    _print_summary({"scenario": "s", "game": "sun", "games": 1, "seed": 0, "draws": 0, "shared_wins": 0, "mean_length": 1.0,
+                    "played": 1, "resumed_skipped": 0, "wall_s": 1.0, "out": "/r", "report": "/r/report.html",
+                    "seats": [], "replays": ["/r/g.npz"]})
+    # short ones share a line
+    assert "results: /r/results.sqlite   report: /r/report.html" in capsys.readouterr().out.splitlines()
 
 
 # --- the one progress display -------------------------------------------------------------------------

@@ -174,12 +174,13 @@ def test_tournament_ratings_keep_entrant_names_whole(monkeypatch: pytest.MonkeyP
 
     from rich.console import Console
 
-    import sim.core.console as C
+    import analysis.tournament
     from analysis.tournament import print_summary
 
     buf = io.StringIO()
-    monkeypatch.setattr(C, "console", lambda stderr=False: Console(file=buf, width=80, soft_wrap=True,
-                                                                    color_system=None))
+    # the console print_summary reads: the module imports sim.core.console's at its top
+    monkeypatch.setattr(analysis.tournament, "console", lambda stderr=False: Console(file=buf, width=80,
+                                                                                     soft_wrap=True, color_system=None))
     long = "greedy(tshirt_weight=10.0, setup_weight=4.0, guard_weight=20.0)"
     print_summary({"prior": 0, "connected": True, "ratings": [
         {"rank": 1, "entrant": long, "rating": 264.0, "ci95": [18.0, 511.0], "score": 1.0, "games": 10},

@@ -14,6 +14,9 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from analysis.games.base import GameReport
+from sim.core.errors import InputError
+from sim.core.registry import resolve
+from sim.games import REGISTRY
 
 if TYPE_CHECKING:  # annotations only: the report modules' helpers need nothing of the loader
     from analysis.run_data import RunData
@@ -31,10 +34,6 @@ def game_report(game: str) -> GameReport:
             names something else than a :class:`GameReport` subclass or instance (the message
             names the game and the entry).
     """
-    from sim.core.errors import InputError
-    from sim.core.registry import resolve
-    from sim.games import REGISTRY
-
     plugin = REGISTRY.find(game)
     if plugin is None or not plugin.report:
         return GameReport()

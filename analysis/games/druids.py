@@ -12,21 +12,17 @@ from typing import cast
 import numpy as np
 import pandas as pd
 
-from analysis import metrics as M
+from analysis.catalogue import ratio_interval
 from analysis.games import GameReport, has_columns, own_aligned
-from analysis.run_data import RunData
+from analysis.metrics import distribution, proportion
 from analysis.plots import Plot, Section, new_figure, seat_color, stacked_bars
+from analysis.run_data import RunData
+from sim.druids.geometry import LINE_LENGTH
 
 
 def _lines_per_length() -> dict[int, int]:
-    """How many lines of each length the board has (from the rules; the published board if the
-    engine cannot be imported)."""
-    try:
-        from sim.druids.geometry import LINE_LENGTH
-
-        return dict(sorted(Counter(LINE_LENGTH).items()))
-    except ImportError:  # pragma: no cover - the engine ships with the project
-        return {2: 3, 3: 3, 4: 6, 5: 3}
+    """How many lines of each length the board has (from the rules)."""
+    return dict(sorted(Counter(LINE_LENGTH).items()))
 
 
 def headline(run: RunData) -> tuple[str, str, pd.Series] | None:
@@ -54,7 +50,7 @@ def section(run: RunData) -> Section | None:
         width = 0.8 / max(len(seats), 1)
         rows = []
         for i, s in enumerate(seats):
-            stats = [M.distribution(own[f"lines{L}_{s}"] / (per_len[L] * match)) for L in xs]
+            stats = [distribution(own[f"lines{L}_{s}"] / (per_len[L] * match)) for L in xs]
             m = np.array([d["mean"] for d in stats])
             lo = np.array([d["lo"] for d in stats])
             hi = np.array([d["hi"] for d in stats])
@@ -73,11 +69,10 @@ def section(run: RunData) -> Section | None:
         ax.grid(axis="x", visible=False)
         ax.legend(fontsize=8, loc="upper right")
         unclaimed = 1 - cast(np.ndarray, sum(m for _, m in rows))  # one array per seat, so never the empty sum 0
-        best = max(range(len(xs)), key=lambda j: abs(rows[0][1][j] - rows[-1][1][j]) if len(rows) > 1 else 0)
+        # every length's shares stated, none singled out: a "most" would need its own sized test
         f = ("Share of each length's lines won per game: "
              + "; ".join(f"{L} spaces: " + ", ".join(f"seat {s} {100 * m[j]:.0f} %" for s, m in rows)
-                         + f" (unclaimed {100 * unclaimed[j]:.0f} %)" for j, L in enumerate(xs))
-             + f". The seats differ most on lines of {xs[best]} spaces.")
+                         + f" (unclaimed {100 * unclaimed[j]:.0f} %)" for j, L in enumerate(xs)) + ".")
         sec.plots.append(Plot("druids_lines_by_length", "Lines won by length", fig, f,
                               "Bars: mean share of the board's lines of each length that a seat claimed in a game "
                               "(over all games of a match); whiskers: 95 % intervals; the rest went unclaimed "
@@ -94,16 +89,33 @@ def section(run: RunData) -> Section | None:
                            title="Claims by line length: early against full", ylabel="claims per game",
                            xlabel="line length", colors=("#D55E00", "#56B4E9"))
         tot_e, tot = sum(early), sum(early) + sum(full)
-        p = M.proportion(tot_e, tot)
+        p = proportion(tot_e, tot)
         by_seat = []
         for s in seats:
             cs = claims[claims["seat"] == s]
-            q = M.proportion(int((cs["early"] == 1).sum()), len(cs))
+            q = proportion(int((cs["early"] == 1).sum()), len(cs))
             by_seat.append(f"seat {s} {100 * q['rate']:.0f} %")
-        j = int(np.argmax([e / (e + x) if e + x else 0 for e, x in zip(early, full)]))
+        # claims of one game share its players: per length the share of early claims is a ratio
+        # clustered by game; a length is named "most" only when its interval, corrected for the
+        # lengths compared (Bonferroni), lies above the overall share
+        k = max(len(lengths), 1)
+        above = []
+        for L in lengths:
+            sub = claims[claims["length"] == L]
+            per = sub.groupby(["point", "game_index"])["early"].agg(["sum", "size"])
+            if len(per) >= 2:
+                r, lo, _hi, _se = ratio_interval(per["sum"].to_numpy(float), per["size"].to_numpy(float), True,
+                                                 confidence=1 - 0.05 / k)
+                if lo == lo and lo > p["rate"]:
+                    above.append((r, L))
         f = (f"{100 * p['rate']:.0f} % [{100 * p['lo']:.0f}, {100 * p['hi']:.0f}] of the {tot} claims are early, made "
-             f"before the line is full ({', '.join(by_seat)}); early claims are most common on lines of "
-             f"{lengths[j]} spaces ({100 * early[j] / max(early[j] + full[j], 1):.0f} % of their claims).")
+             f"before the line is full ({', '.join(by_seat)}); ")
+        if above:
+            r, L = max(above)
+            f += (f"early claims are clearly more common than overall on lines of {L} spaces ({100 * r:.0f} % of "
+                  f"their claims; corrected for comparing {k} lengths, Bonferroni).")
+        else:
+            f += f"no line length has clearly more early claims than overall (corrected for comparing {k} lengths)."
         sec.plots.append(Plot("druids_claims", "Early against full claims", fig, f,
                               "Mean number of megaliths placed per game on lines of each length, split by whether "
                               "the line was still open (early domination) or full when claimed."))

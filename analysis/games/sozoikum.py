@@ -13,10 +13,11 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from analysis import metrics as M
 from analysis.games import GameReport, has_columns, own_aligned
-from analysis.run_data import RunData
+from analysis.metrics import distribution, proportion
 from analysis.plots import Plot, Section, bar_ci, histogram, lines_ci, seat_color
+from analysis.run_data import RunData
+from analysis.wording import seat_labels
 
 
 def seat_skill(conf: Mapping[str, Any]) -> dict[str, float]:
@@ -47,8 +48,8 @@ def section(run: RunData) -> Section | None:
     n = len(own)
     if "house_round" in own:
         hr = own["house_round"].astype(float)
-        built = M.proportion(int(hr.notna().sum()), n)
-        d = M.distribution(hr, floor=0.0)
+        built = proportion(int(hr.notna().sum()), n)
+        d = distribution(hr, floor=0.0)
         fig = histogram(hr.dropna(), title="Rounds to the first house", xlabel="round in which the first house stood")
         f = (f"A house stood in {100 * built['rate']:.0f} % [{100 * built['lo']:.0f}, {100 * built['hi']:.0f}] of "
              f"games; when one did, it came in round {d['mean']:.1f} on average [{d['lo']:.1f}, {d['hi']:.1f}] "
@@ -58,9 +59,7 @@ def section(run: RunData) -> Section | None:
         sec.findings.append(f)
     cols = [f"gems_spent_{s}" for s in range(run.n_seats)]
     if has_columns(own, *cols):
-        ds = [M.distribution(own[c].astype(float), floor=0.0) for c in cols]
-        from analysis.wording import seat_labels
-
+        ds = [distribution(own[c].astype(float), floor=0.0) for c in cols]
         fig = bar_ci(seat_labels(run), [d["mean"] for d in ds], [d["lo"] for d in ds], [d["hi"] for d in ds],
                      title="Gems spent per game", ylabel="gems paid to the mine per game (mean)", percent=False,
                      colors=[seat_color(s) for s in range(run.n_seats)])
@@ -80,12 +79,12 @@ def section(run: RunData) -> Section | None:
         b = builds
         if has_columns(seats, "seat", "skill"):
             b = builds.merge(seats[["point", "game_index", "seat", "skill"]], on=["point", "game_index", "seat"], how="left")
-        total = M.proportion(int((b["stood"] == 0).sum()), len(b))
+        total = proportion(int((b["stood"] == 0).sum()), len(b))
         f = (f"{len(b)} build attempts in {n} games ({len(b) / max(n, 1):.2f} per game); "
              f"{100 * total['rate']:.0f} % [{100 * total['lo']:.0f}, {100 * total['hi']:.0f}] of them collapsed.")
         if "skill" in b and b["skill"].nunique() >= 2:
             levels = sorted(b["skill"].dropna().unique())
-            ps = [M.proportion(int((b.loc[b["skill"] == lv, "stood"] == 0).sum()), int((b["skill"] == lv).sum()))
+            ps = [proportion(int((b.loc[b["skill"] == lv, "stood"] == 0).sum()), int((b["skill"] == lv).sum()))
                   for lv in levels]
             fig = lines_ci([float(x) for x in levels], [("collapse rate", [p["rate"] for p in ps], [p["lo"] for p in ps],
                                                          [p["hi"] for p in ps])],

@@ -16,14 +16,24 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from analysis import metrics as M
+from analysis.catalogue import estimates, format_value, ratio_interval
 from analysis.games import GameReport, has_columns
 from analysis.games.sun_compare import compare_rows, compare_tables
-from analysis.games.sun_metrics import GAP_BINS_MM, clean_pass_name, metrics, pass_widths, penalty_causes
+from analysis.games.sun_metrics import (CAUSE_WORDS, GAP_BINS_MM, clean_pass_name, metrics, pass_widths,
+                                        penalty_causes)
 from analysis.games.sun_rules import LEVELS, lost_stones, rules_tables
+from analysis.metrics import kaplan_meier
+from analysis.plots import (Plot, Section, lines_ci, new_figure, new_figure_row, polar_bars, seat_color, stacked_bars,
+                            ticks_with_n)
 from analysis.run_data import RunData
-from analysis.plots import Plot, Section, lines_ci, new_figure, new_figure_row, polar_bars, stacked_bars, ticks_with_n
 from analysis.wording import change
+from sim.core.errors import InputError, ScenarioError
+from sim.core.files import read_toml
+from sim.core.outputs import write_atomically
+from sim.sun.players.thrower import SKILLS, load_skill
+from sim.sun.sections import SEAT_OPTIONS, layout_of, start_layout, thrower_of
+from sim.sun.table.layout import dump_layout_toml, parse_layout
+from sim.sun.viewer.runs import REPLAYS_DIR, VIEWER_DIR, replay_name
 
 SECTOR_DEG = 15.0
 
@@ -47,8 +57,6 @@ def headline(run: RunData) -> tuple[str, str, pd.Series] | None:
 def _preset_aim(path: str) -> float:
     """The aim sigma (degrees) of a skill preset file, NaN if it cannot be read now."""
     try:
-        from sim.sun.players.thrower import load_skill
-
         return float(load_skill(path).sigma_aim_deg)
     except Exception:  # noqa: BLE001 - a report never fails on a preset moved since the study
         return float("nan")
@@ -56,9 +64,6 @@ def _preset_aim(path: str) -> float:
 
 def _fit_note(path: str) -> str:
     """``fitted to LOG: sigma_aim_deg 1.1 [0.8, 1.5], ...`` from a preset file's ``[fit]`` table."""
-    from sim.core.errors import InputError
-    from sim.core.files import read_toml
-
     try:
         fit = read_toml(path, "skill preset file").get("fit") or {}
     except InputError:
@@ -74,12 +79,7 @@ def _fit_note(path: str) -> str:
 
 
 def _skill_sigmas() -> dict[str, float]:
-    try:
-        from sim.sun.players.thrower import SKILLS
-
-        return {k: float(v.sigma_aim_deg) for k, v in SKILLS.items()}
-    except ImportError:  # pragma: no cover - the engine ships with the project
-        return {}
+    return {k: float(v.sigma_aim_deg) for k, v in SKILLS.items()}
 
 
 #: Thrower skill levels, weakest first (sim/sun/players/thrower.py SKILLS; each level's five noise
@@ -219,8 +219,6 @@ def section(run: RunData) -> Section | None:
     props = [per_pass_share(g, "clean") for _, g in groups]
     series_a, series_b = [], []
     split = [(None, "all passes")] if len(agents) < 2 else [(a, f"{a} agent") for a in agents]
-    from analysis.plots import seat_color
-
     for _i, (ag, lab) in enumerate(split):
         ds, ps = [], []
         for _, g in groups:
@@ -239,9 +237,7 @@ def section(run: RunData) -> Section | None:
         ticks_with_n(ax, xs if tick is not None else list(range(len(xs))), tick if tick is not None else xs, ns)
     a1.set_ylim(bottom=0)
     unit = "°"  # both groupings are angles: the aim error drawn (|degrees|) or the mark area's bearing
-    from analysis import catalogue as C
-
-    est = C.estimates(run, ("ball_stones_per_pass", "clean_pass_share"))
+    est = estimates(run, ("ball_stones_per_pass", "clean_pass_share"))
     per_pass, clean_est = est["ball_stones_per_pass"], est["clean_pass_share"]
     f = (f"Over {n_pass} passes in {len(run.games)} games a pass costs {per_pass.text()} stones lost to the ball "
          f"(a placement's losses are not a pass's) and {clean_est.text()} of passes are clean (intervals clustered "
@@ -339,8 +335,6 @@ def section(run: RunData) -> Section | None:
                 med = float(w["area_width_mm"].median())
                 narrow, wide = w[w["area_width_mm"] < med], w[w["area_width_mm"] >= med]
                 if len(narrow) >= MIN_PASSES and len(wide) >= MIN_PASSES:
-                    from analysis.catalogue import format_value
-
                     dn, dw = per_pass_mean(narrow, "penalties"), per_pass_mean(wide, "penalties")
                     nm = format_value(dn["mean"], dn["lo"], dn["hi"], False)
                     wm = format_value(dw["mean"], dw["lo"], dw["hi"], False)
@@ -397,7 +391,7 @@ def section(run: RunData) -> Section | None:
         curves = []
         for i, shape in enumerate(["all stones", *sorted(lives["shape"].unique())]):
             sub = lives if shape == "all stones" else lives[lives["shape"] == shape]
-            km = M.kaplan_meier(sub["turns"].to_numpy(float), sub["lost"].to_numpy(int))
+            km = kaplan_meier(sub["turns"].to_numpy(float), sub["lost"].to_numpy(int))
             colour = "#333333" if i == 0 else seat_color(i - 1)
             ax.step(km["t"], 100 * km["survival"], where="post", color=colour, lw=2.2 if i == 0 else 1.4,
                     label=f"{shape} ({len(sub)})")
@@ -423,10 +417,21 @@ def section(run: RunData) -> Section | None:
         by = [(sh, km[km["t"] <= horizon].iloc[-1]["survival"]) for sh, km in curves[1:]]
         if len(by) >= 2:
             worst = min(by, key=lambda x: x[1])
-            # a risk per stone stood, not a count per game (the shape losing most stones per game
-            # may be the one played most): say which, so the two findings do not read as at odds
-            f += (f"; per stone stood, the most fragile shape is the {worst[0]}: {100 * worst[1]:.0f} % of them "
-                  f"survive {horizon} turns")
+            # "the most fragile" only when the shape's interval (clustered by game, Bonferroni over
+            # the shapes compared) excludes the overall figure. A risk per stone stood, not a count
+            # per game (the shape losing most stones per game may be the one played most): say which,
+            # so the two findings do not read as at odds
+            wlo, whi = _survival_interval(lives[lives["shape"] == worst[0]], horizon, 1 - 0.05 / len(by))
+            if whi == whi and whi < at["survival"]:
+                f += (f"; per stone stood, the most fragile shape is the {worst[0]}: {100 * worst[1]:.0f} % "
+                      f"[{100 * wlo:.0f}, {100 * whi:.0f}] of them survive {horizon} turns (the interval corrected "
+                      f"for comparing {len(by)} shapes, Bonferroni)")
+            else:
+                f += (f"; no shape survives clearly less than all stones together: the lowest, the {worst[0]}, "
+                      f"{100 * worst[1]:.0f} % [{100 * wlo:.0f}, {100 * whi:.0f}] (corrected for comparing "
+                      f"{len(by)} shapes, Bonferroni), holds the overall figure" if whi == whi else
+                      f"; per stone stood the lowest is the {worst[0]}, {100 * worst[1]:.0f} %, from too few "
+                      "games to size")
         f += "."
         sec.plots.append(Plot("sun_stone_survival", "Stone survival", fig, f,
                               "Kaplan-Meier estimate over turns since each stone was first stood; stones still "
@@ -454,8 +459,6 @@ def section(run: RunData) -> Section | None:
 def _per_pass(passes: pd.DataFrame, col: str, share: bool) -> tuple[float, float, float]:
     """The ratio of ``col`` over the passes of ``passes`` with its interval clustered by game
     (:func:`analysis.catalogue.ratio_interval`): the passes of one game share its layout and players."""
-    from analysis.catalogue import ratio_interval
-
     nan = float("nan")
     if passes.empty:
         return (nan, nan, nan)
@@ -481,11 +484,8 @@ def per_pass_share(passes: pd.DataFrame, col: str) -> dict[str, float]:
 def _causes_table(run: RunData) -> pd.DataFrame | None:
     """Penalty stones by cause (the catalogue's rows, :mod:`analysis.games.sun_metrics`): total and
     per game with its interval; the causes sum to the final scores."""
-    from analysis import catalogue as C
-    from analysis.games.sun_metrics import CAUSE_WORDS
-
     names = ["penalties_per_game", *(f"{c}_penalties_per_game" for c in CAUSE_WORDS)]
-    est = C.estimates(run, names)
+    est = estimates(run, names)
     if "penalties_per_game" not in est:
         return None
     rows = []
@@ -501,10 +501,7 @@ def _causes_table(run: RunData) -> pd.DataFrame | None:
 def _causes_sentence(run: RunData) -> str:
     """``532 penalty stones in 100 games (5.32 per game [..]): 515 lost to the ball, 4 knocked by a
     placement, 13 past the placement tries`` - the causes sum to the final scores."""
-    from analysis import catalogue as C
-    from analysis.games.sun_metrics import CAUSE_WORDS
-
-    est = C.estimates(run)
+    est = estimates(run)
     tot = est.get("penalties_per_game")
     if tot is None:
         return ""
@@ -520,8 +517,6 @@ def _sector_finding(a: pd.DataFrame, big: pd.DataFrame, overall: Any) -> str:
     compared (Bonferroni: 1 - 0.05 / k), excludes the overall stones per pass; otherwise the
     sentence says that no sector stands out. The 95 % interval is the one printed. A sector seen
     in fewer than :data:`MIN_SECTOR_GAMES` games is never named."""
-    from analysis.catalogue import format_value, ratio_interval
-
     found = []
     k = max(len(big), 1)
     for sec_ in big["sector"]:
@@ -532,7 +527,11 @@ def _sector_finding(a: pd.DataFrame, big: pd.DataFrame, overall: Any) -> str:
         # the claim compares k sectors with the overall figure: it holds only when the interval at
         # 1 - 0.05 / k (Bonferroni over the sectors) excludes it; about one of 24 plain 95 %
         # intervals excludes it by chance alone
-        _, blo, bhi, _ = ratio_interval(y, x, share=False, confidence=1 - 0.05 / k)
+        _, blo, bhi, bse = ratio_interval(y, x, share=False, confidence=1 - 0.05 / k)
+        if bse == 0:
+            # every game of the sector lost the same per pass (no interval is printed: "no spread"):
+            # from MIN_SECTOR_GAMES games on that value is what the claim compares with the overall
+            blo = bhi = r
         if len(per) < MIN_SECTOR_GAMES:
             # the delta-method variance is measured between games: a handful of games (two games
             # whose every pass cost two stones give 2.00 [2.00, 2.00]) does not measure it
@@ -556,12 +555,12 @@ def _sector_finding(a: pd.DataFrame, big: pd.DataFrame, overall: Any) -> str:
     if above:
         w = max(above, key=lambda t: t[1])
         parts.append(f"passes through mark areas at {deg(w[0])} cost clearly more than overall "
-                     f"({among(len(above), 'costliest')}): {format_value(w[1], w[2], w[3], False)} stones lost to "
+                     f"({among(len(above), 'costliest')}): {format_value(w[1], w[2], w[3], False, 2, w[5])} stones lost to "
                      f"the ball per pass ({w[4]} passes in {w[5]} games), {base}")
     if below:
         b = min(below, key=lambda t: t[1])
         parts.append(f"those at {deg(b[0])} clearly less ({among(len(below), 'cheapest')}): "
-                     f"{format_value(b[1], b[2], b[3], False)} ({b[4]} passes)")
+                     f"{format_value(b[1], b[2], b[3], False, 2, b[5])} ({b[4]} passes)")
     if parts:
         return (f"Of the sectors with at least {MIN_PASSES} passes in {MIN_SECTOR_GAMES} games or more, "
                 + "; ".join(parts) + ".")
@@ -569,7 +568,7 @@ def _sector_finding(a: pd.DataFrame, big: pd.DataFrame, overall: Any) -> str:
     return (f"No mark-area sector with at least {MIN_PASSES} passes (in {MIN_SECTOR_GAMES} games or more) costs clearly "
             f"more or less than the overall "
             f"{overall.text()} stones lost to the ball per pass: the costliest, {deg(w[0])}, "
-            f"{format_value(w[1], w[2], w[3], False)} ({w[4]} passes), has an interval that holds the overall figure "
+            f"{format_value(w[1], w[2], w[3], False, 2, w[5])} ({w[4]} passes), has an interval that holds the overall figure "
             f"once corrected for comparing {k} sectors (Bonferroni).")
 
 
@@ -582,9 +581,11 @@ def _km_at(d: np.ndarray, e: np.ndarray, horizon: float) -> float:
     return s
 
 
-def _survival_interval(lives: pd.DataFrame, horizon: float, resamples: int = 400) -> tuple[float, float]:
-    """95 % percentile interval of the survival at ``horizon`` from a bootstrap over games (the
-    stones of one game share its layout and players: the game is the sampled unit); fixed seed."""
+def _survival_interval(lives: pd.DataFrame, horizon: float, confidence: float = 0.95,
+                       resamples: int = 400) -> tuple[float, float]:
+    """The percentile interval (``confidence``, 95 % by default) of the survival at ``horizon``
+    from a bootstrap over games (the stones of one game share its layout and players: the game is
+    the sampled unit); fixed seed. NaN from fewer than 2 games."""
     keys = list(zip(lives["point"].astype(int), lives["game_index"].astype(int)))
     by: dict[tuple[int, int], list[int]] = {}
     for i, k in enumerate(keys):
@@ -598,7 +599,8 @@ def _survival_interval(lives: pd.DataFrame, horizon: float, resamples: int = 400
     for _ in range(resamples):
         idx = np.concatenate([groups[j] for j in rng.integers(0, len(groups), len(groups))])
         vals.append(_km_at(d[idx], e[idx], horizon))
-    lo, hi = np.percentile(vals, [2.5, 97.5])
+    tail = 50 * (1 - confidence)
+    lo, hi = np.percentile(vals, [tail, 100 - tail])
     return float(lo), float(hi)
 
 
@@ -665,8 +667,6 @@ def replays_section(run: RunData) -> Section | None:
     import html as _html
     import json
 
-    from sim.sun.viewer.runs import REPLAYS_DIR, VIEWER_DIR, replay_name
-
     games = run.games
     if games.empty:
         return None
@@ -732,10 +732,6 @@ def player_model(run: RunData) -> str | None:
     seats = run.scenario.get("seats") or []
     if not seats:
         return None
-    try:
-        from sim.sun.sections import SEAT_OPTIONS, thrower_of
-    except ImportError:  # pragma: no cover - the engine ships with the project
-        return None
     defaults = {o.name: o.default for o in SEAT_OPTIONS}
     parts = []
     for i, seat in enumerate(seats):
@@ -780,11 +776,6 @@ def design_files(sections: Mapping[str, Mapping[str, Any]], searched: Sequence[s
     """
     import tomllib
     from dataclasses import replace as dc_replace
-
-    from sim.core.errors import ScenarioError
-    from sim.core.outputs import write_atomically
-    from sim.sun.sections import layout_of, start_layout
-    from sim.sun.table.layout import dump_layout_toml, parse_layout
 
     path = folder / BEST_LAYOUT
     if not any(k.split(".", 1)[0] in LAYOUT_TABLES for k in searched):

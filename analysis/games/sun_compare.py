@@ -4,13 +4,16 @@ module, :mod:`analysis.games.sun`, which re-exports :func:`compare_rows` and :fu
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
-from analysis import metrics as M
+from analysis.catalogue import ratio_interval
 from analysis.games import own_aligned
+from analysis.games.sun_metrics import pass_widths
 from analysis.games.sun_rules import rules_exercised
-from analysis.run_data import RunData
+from analysis.run_data import RunData, pooled_run
 from analysis.stats import count_per_game, wilson
 
 
@@ -36,42 +39,63 @@ CURVE_BINS = 5
 
 def difficulty_side_by_side(a: RunData, b: RunData) -> pd.DataFrame:
     """The chance of a clean pass (no stone lost) of both runs, by the aim error drawn
-    (|``noise_aim_deg``|, degrees) and by the mark area's width (``area_width_mm``, mm).
+    (|``noise_aim_deg``|, degrees) and by the mark area's width (:func:`pass_widths`, mm).
 
-    The bins are the quintiles of both runs' passes pooled, so the two curves share their x.
+    The bins are the quintiles of both runs' passes pooled, so the two curves share their x. The
+    passes over an empty ring (the whole ring one area: no finite width) are the width curve's
+    last bin, "empty ring", so every pass with a marked area is in one bin. Each bin's interval is
+    clustered by game (:func:`analysis.catalogue.ratio_interval`: the passes of one game share its
+    layout and players).
 
     Returns:
         Rows ``by`` ("aim error" or "area width"), ``bin`` (label), ``lo_edge, hi_edge``, ``run``
-        ("A"/"B"), ``passes, clean, rate, lo, hi`` (Wilson 95 %); empty when a run has no passes.
+        ("A"/"B"), ``passes, clean, rate, lo, hi`` (95 %, clustered by game); empty when a run has
+        no passes.
     """
     pa, pb = a.detail("passes"), b.detail("passes")
     cols = ["by", "bin", "lo_edge", "hi_edge", "run", "passes", "clean", "rate", "lo", "hi"]
     if pa.empty or pb.empty or "penalties" not in pa or "penalties" not in pb:
         return pd.DataFrame(columns=cols)
     out = []
-    for by, col, fn in (("aim error", "noise_aim_deg", np.abs), ("area width", "area_width_mm", lambda x: x)):
+    for by, col in (("aim error", "noise_aim_deg"), ("area width", "area_width_mm")):
         if col not in pa or col not in pb:
             continue
-        xa, xb = fn(pa[col].astype(float)), fn(pb[col].astype(float))
-        both = pd.concat([xa, xb]).dropna()
-        if both.empty:
+        if by == "aim error":
+            xa, xb = pa[col].astype(float).abs(), pb[col].astype(float).abs()
+        else:
+            xa, xb = pass_widths(pa), pass_widths(pb)
+        both = pd.concat([xa, xb])
+        both = both[np.isfinite(both)]
+        empty = bool(np.isinf(xa).any() or np.isinf(xb).any())
+        if both.empty and not empty:
             continue
-        edges = np.unique(np.quantile(both, np.linspace(0, 1, CURVE_BINS + 1)))
-        if edges.size < 2:
+        edges = np.unique(np.quantile(both, np.linspace(0, 1, CURVE_BINS + 1))) if not both.empty else np.zeros(0)
+        if edges.size == 1:
             edges = np.array([edges[0], edges[0]])
         digits = 0 if by == "area width" else 1
+        bins = [(f"{edges[i]:.{digits}f}–{edges[i + 1]:.{digits}f}", float(edges[i]), float(edges[i + 1]))
+                for i in range(edges.size - 1)]
         for tag, x, p in (("A", xa, pa), ("B", xb, pb)):
-            # right-closed bins, the lowest including its left edge (every pass lands in one bin)
-            idx = np.clip(np.searchsorted(edges, x.to_numpy(), side="left") - 1, 0, edges.size - 2)
+            # right-closed bins, the lowest including its left edge (every finite pass lands in one bin)
+            xs = x.to_numpy()
+            idx = np.clip(np.searchsorted(edges, xs, side="left") - 1, 0, max(edges.size - 2, 0)) \
+                if edges.size else np.zeros(len(xs), dtype=int)
             clean = (p["penalties"].to_numpy() == 0)
-            ok = x.notna().to_numpy()
-            for i in range(edges.size - 1):
-                sel = ok & (idx == i)
+            finite = np.isfinite(xs)
+            sels = [(lab, lo_e, hi_e, finite & (idx == i)) for i, (lab, lo_e, hi_e) in enumerate(bins)]
+            if empty:
+                sels.append(("empty ring", math.inf, math.inf, np.isinf(xs)))
+            for lab, lo_e, hi_e, sel in sels:
                 k, m = int(clean[sel].sum()), int(sel.sum())
-                pr = M.proportion(k, m)
-                out.append({"by": by, "bin": f"{edges[i]:.{digits}f}–{edges[i + 1]:.{digits}f}",
-                            "lo_edge": float(edges[i]), "hi_edge": float(edges[i + 1]), "run": tag, "passes": m,
-                            "clean": k, "rate": pr["rate"], "lo": pr["lo"], "hi": pr["hi"]})
+                rate = lo = hi = math.nan
+                if m:
+                    per = pd.DataFrame({"g": list(zip(p.loc[sel, "point"], p.loc[sel, "game_index"])),
+                                        "clean": clean[sel].astype(float)}).groupby("g")["clean"].agg(["sum", "size"])
+                    rate, lo, hi, _se = ratio_interval(per["sum"].to_numpy(float), per["size"].to_numpy(float), True)
+                    if lo != lo:  # one game: nothing measures the spread between games
+                        lo, hi = 0.0, 1.0
+                out.append({"by": by, "bin": lab, "lo_edge": lo_e, "hi_edge": hi_e, "run": tag, "passes": m,
+                            "clean": k, "rate": rate, "lo": lo, "hi": hi})
     return pd.DataFrame(out, columns=cols)
 
 
@@ -83,8 +107,6 @@ def rules_side_by_side(a: RunData, b: RunData) -> pd.DataFrame:
         ``group, event, binary`` and per run ``X`` in ("a", "b"): ``X_per_game, X_lo, X_hi``,
         ``X_games_with, X_games`` (NaN / 0 when the run lacks the event).
     """
-    from analysis.compare import pooled_run
-
     ta, tb = rules_exercised(pooled_run(a)), rules_exercised(pooled_run(b))
     keep = ["group", "event", "binary", "per_game", "lo", "hi", "games_with", "games"]
     ta, tb = ta[keep], tb[keep]

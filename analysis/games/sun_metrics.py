@@ -23,9 +23,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis.catalogue import Metric
+from analysis.metric_spec import Metric
 from analysis.games import has_columns, own_aligned
 from analysis.run_data import RunData
+from sim.sun.options import RULE_DEFAULTS
 
 __all__ = ["CAUSE_WORDS", "GAP_BINS_MM", "clean_pass_name", "metrics", "pass_widths", "penalty_causes"]
 
@@ -60,8 +61,6 @@ def pass_widths(passes: pd.DataFrame) -> pd.Series:
 
 def _rules_at(run: RunData) -> dict[int, dict[str, Any]]:
     """Each sweep point's ``[rules]`` (scenario values over the defaults, sweep values applied)."""
-    from sim.sun.options import RULE_DEFAULTS
-
     base = {**RULE_DEFAULTS, **dict(run.scenario.get("rules") or {})}
     out: dict[int, dict[str, Any]] = {}
     pts = run.points if not run.points.empty else pd.DataFrame({"point": [0]})

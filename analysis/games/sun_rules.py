@@ -9,6 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis.games import has_columns
+from analysis.games.sun_metrics import penalty_causes
 from analysis.run_data import RunData
 from analysis.stats import count_per_game, wilson
 from analysis.wording import point_noun, value_text
@@ -185,8 +186,6 @@ def _per_game_counts(run: RunData) -> tuple[pd.DataFrame, list[tuple[str, str, b
     if has_columns(place, "knocked"):
         add("penalty stones", "stones knocked by a placement", by_game(place, place["knocked"].fillna(0)))
     if has_columns(place, "standing", "turn", "seat"):
-        from analysis.games.sun_metrics import penalty_causes
-
         c = penalty_causes(run)
         idx = pd.MultiIndex.from_frame(c[["point", "game_index"]].astype(int))
         add("penalty stones", "stones lost past the placement tries", pd.Series(c["tries"].to_numpy(float), index=idx))

@@ -190,8 +190,9 @@ def test_sun_section_by_hand(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     assert (lost["level"] == "stacked (level 2)").sum() == 2 and (lost["level"] == "on the base").sum() == 2
     text = " ".join(sun.section(run).findings)
     # 8 passes, 6 stones: 0.75 per pass; 4 clean (50 %); seat 0 (0.5°): (0 + 2) / 2 = 1, seat 1 (4°): (1 + 0) / 2
-    # the two games cost alike, so the interval clustered by game has no spread between games
-    assert "Over 8 passes in 2 games a pass costs 0.75 [0.75, 0.75] stones lost to the ball" in text
+    # the two games cost alike, so the interval clustered by game has no spread between games: no
+    # interval is claimed (not [0.75, 0.75])
+    assert "Over 8 passes in 2 games a pass costs 0.75 (no spread in 2 distinct games) stones lost to the ball" in text
     w_lo, w_hi = wilson(4, 8)
     assert f"50 % [{100 * w_lo:.0f}, {100 * w_hi:.0f}] of passes are clean" in text
     # 4 passes per noise level are too few to compare (sun.MIN_PASSES) ...

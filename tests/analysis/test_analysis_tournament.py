@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.tournament import ELO_PER_NAT, Pairwise, comparisons, fit_bradley_terry, pairwise
+from analysis.bradley_terry import ELO_PER_NAT, Pairwise, fit_bradley_terry, pairwise
+from analysis.metrics import comparisons
 
 
 def games(rows: list[tuple[list[str], list[int]]]) -> pd.DataFrame:

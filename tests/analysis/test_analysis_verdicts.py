@@ -245,9 +245,12 @@ def test_sweep_summary_prints_one_row_per_point(tmp_path: Path, capsys: pytest.C
     _print_summary(s)
     out = capsys.readouterr().out
     rows = [ln.split() for ln in out.splitlines() if re.match(r"^\s*[01]\s+0\.", ln)]
-    # point, cost, games, seat 0 wins, seat 0 score, seat 1 wins, seat 1 score, shared, draws
-    assert rows == [["0", "0.01", "3", "3", "100", "%", "0", "0", "%", "0", "0"],
-                    ["1", "0.5", "3", "0", "0", "%", "3", "100", "%", "0", "0"]]
+    # point, cost, games, seat 0 wins, seat 0 score, seat 1 wins, seat 1 score, then the player
+    # effect (greedy is declared stronger than random: its score against it, with the interval)
+    assert [r[:9] for r in rows] == [["0", "0.01", "3", "3", "100", "%", "0", "0", "%"],
+                                     ["1", "0.5", "3", "0", "0", "%", "3", "100", "%"]]
+    assert [" ".join(r[9:11]) for r in rows] == ["100 %", "0 %"]
+    assert "stronger" in out
     assert "greedy(cost=0.01) / greedy(cost=0.5)" not in out  # no pooled seat label
 
 
@@ -279,7 +282,8 @@ def test_sun_findings_need_min_passes_and_say_unchanged(tmp_path: Path) -> None:
     # the 4-pass sector costs most per pass but may not headline; the 40-pass one may, but one game
     # gives no interval that could exclude the overall figure: it is not called "the most"
     assert "No mark-area sector with at least 30 passes (in 10 games or more) costs clearly more or less" in text
-    assert "the costliest, 60–75°, 0.25 (40 passes)" in text and "cost the most" not in text
+    assert "the costliest, 60–75°, 0.25 (no interval: 1 distinct game) (40 passes)" in text
+    assert "cost the most" not in text
     assert "0–15°" not in text
     # one cause under one name: 4 passes x 2 stones, spelled two ways, are 8 of 18 stones
     assert "fell from its support 44 %" in text and "fell from support " not in text

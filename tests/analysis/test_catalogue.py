@@ -102,7 +102,47 @@ def by_hand(run_dir: Path) -> dict[str, float]:
         if q(f"SELECT COUNT(*) FROM sun_passes WHERE {where}"):
             out[f"clean_pass_{lo}_{hi or 'inf'}mm"] = q(f"SELECT AVG(penalties = 0) FROM sun_passes WHERE {where}")
     out["field_empty_share"] = q("SELECT AVG(field_left = 0) FROM sun_games")
+    out.update(by_hand_comparisons(con))
     con.close()
+    return out
+
+
+def by_hand_comparisons(con: sqlite3.Connection) -> dict[str, float]:
+    """The metrics over pairwise comparisons, from the store's seats and winners: ``pair_score[a]``
+    (a's score over all its comparisons: the tournament's score), ``beats[a|b]`` and
+    ``stronger_score`` (the careful casual hand, [[seats]] entry 0, declared stronger than the
+    careful child, entry 2; the aggressive casual hand is another agent: no declared order)."""
+    seats: dict[tuple[int, int], dict[int, str]] = {}
+    for pt, gi, seat, lab in con.execute("SELECT point, game_index, seat, label FROM seats"):
+        seats.setdefault((pt, gi), {})[seat] = lab
+    entry = dict(con.execute("SELECT DISTINCT player, label FROM seats").fetchall())
+    stronger = {(entry[0], entry[2])}
+    # per game (a, b, a's score against b) for every two seats, unless both lost to a third
+    sums: dict[tuple[str, str], list[float]] = {}
+    for pt, gi, w, k in con.execute("SELECT point, game_index, winners_json, num_players FROM games"):
+        w = json.loads(w)
+        share = [(1 / len(w) if s in w else 0.0) if w else 1 / k for s in range(k)]
+        for i in range(k):
+            for j in range(i + 1, k):
+                if share[i] == share[j] == 0:
+                    continue
+                a, b = seats[(pt, gi)][i], seats[(pt, gi)][j]
+                if a == b:
+                    continue
+                s = 1.0 if share[i] > share[j] else 0.5 if share[i] == share[j] else 0.0
+                sums.setdefault((a, b), []).append(s)
+                sums.setdefault((b, a), []).append(1 - s)
+    out: dict[str, float] = {}
+    labels = sorted({lab for pair in sums for lab in pair})
+    for a in labels:
+        mine = [s for (x, _y), v in sums.items() if x == a for s in v]
+        out[f"pair_score[{a}]"] = sum(mine) / len(mine)
+        for b in labels:
+            if (a, b) in sums:
+                out[f"beats[{a}|{b}]"] = sum(sums[(a, b)]) / len(sums[(a, b)])
+    strong = [s for pair in stronger for s in sums.get(pair, [])]
+    if strong:
+        out["stronger_score"] = sum(strong) / len(strong)
     return out
 
 
@@ -126,14 +166,27 @@ def test_every_metric_by_hand_and_every_output_prints_it(pair: dict[str, Path], 
     from analysis.tune import measure_run
     from sim.core.store import Store
 
+    from analysis.strength import stronger_pairs
+    from analysis.tournament import summary as tournament_summary
+
     run_dir = pair["b"]
     hand = by_hand(run_dir)
     run = load_run(run_dir)
-    est = C.estimates(run)
-    # the catalogue holds every metric computed by hand, with the same value
-    assert set(hand) <= set(est), set(hand) - set(est)
+    assert C.distinct_records(run) == (4, 4)  # the by-hand sums count every game once
+    est = C.estimates(run, every=True)
+    # every catalogue metric (those measured on request too) has its by-hand twin, and no more:
+    # a new catalogue metric without one fails here
+    assert set(est) == set(hand), (set(est) ^ set(hand))
+    assert "stronger_score" in hand and any(k.startswith("pair_score[") for k in hand)
+    entry = {lab for pair in stronger_pairs(run) for lab in pair}
+    assert len(stronger_pairs(run)) == 1 and len(entry) == 2  # the declared order the by-hand sums use
     for name, v in hand.items():
         assert est[name].value == pytest.approx(v, abs=1e-12), name
+    listed = {m.name for m in C.catalogue(run)}
+    assert "stronger_score" in listed and not any(k.startswith(("beats[", "pair_score[")) for k in listed)
+    # the tournament's score of an entrant is the catalogue's pair_score
+    for r in tournament_summary(run_dir)["ratings"]:
+        assert r["score"] == pytest.approx(hand[f"pair_score[{r['entrant']}]"], abs=1e-12), r["entrant"]
     # penalties by cause sum to the final scores, and "per pass" counts the ball's stones only
     causes = sum(hand[f"{c}_penalties_per_game"] for c in ("ball", "knocked", "tries"))
     assert causes == pytest.approx(hand["penalties_per_game"])
@@ -141,13 +194,16 @@ def test_every_metric_by_hand_and_every_output_prints_it(pair: dict[str, Path], 
     # the report page prints each value (shares with one decimal, means with three)
     page = report_values(run_dir)
     for name, v in hand.items():
+        if name not in listed:
+            continue  # measured on request (tune, the tournament): checked below
         m = est[name].metric
         printed = page[m.title]
         assert printed.startswith(f"{100 * v:.1f} %" if m.share else f"{v:.3f}"), (name, printed)
     # the export's metrics table
     rows = {r["metric"]: r for r in csv.DictReader(export_table(run_dir, "metrics", "csv", tmp_path / "m.csv").open())}
     for name, v in hand.items():
-        assert float(rows[name]["value"]) == pytest.approx(v, abs=1e-12), name
+        if name in listed:
+            assert float(rows[name]["value"]) == pytest.approx(v, abs=1e-12), name
     # the run summary (seats and the game-wide metrics)
     with Store.open(run_dir) as st:
         s = summarize(st)
@@ -167,6 +223,10 @@ def test_every_metric_by_hand_and_every_output_prints_it(pair: dict[str, Path], 
     meas = measure_run(run)
     for name in ("draw_share", "mean_length", "first_player_edge", "penalties_per_game", "field_empty_share"):
         assert meas[name].mean == pytest.approx(hand[name], abs=1e-12), name
+    for name, v in hand.items():
+        if name.startswith(("beats[", "pair_score[", "penalties[")):
+            assert meas[name].mean == pytest.approx(v, abs=1e-12), name
+    assert meas["skill_index"].mean == pytest.approx(2 * hand["stronger_score"] - 1, abs=1e-12)
 
 
 @pytest.mark.slow
@@ -199,6 +259,15 @@ def test_compare_rows_are_b_minus_a_of_the_two_reports(pair: dict[str, Path], ca
     out = capsys.readouterr().out.splitlines()
     table = out[1:out.index(next(ln for ln in out if ln.startswith("B - A of a share")))]
     assert max(map(len, table)) <= 80
+    assert len(table) == len(comp.rows) + 2  # header, rule, then one line per metric (none folded)
+    assert all(re.search(r"(differs \*|p<\.05 alone|no diff\.|too few \(\d+\)|no spread|1 distinct|no data)$", ln)
+               for ln in table[2:]), table
+    # the verdict's power figure is the HTML's: "too few (N)" with N the games per run it names
+    from analysis.compare import power_need, verdict
+
+    for r in comp.rows.itertuples():
+        if verdict(r).startswith("too few"):
+            assert f"about {power_need(r)} per run needed" in verdict(r)
     assert any(ln.rstrip().endswith("differs *") or "too few" in ln or "no diff." in ln for ln in table)
 
 

@@ -178,7 +178,8 @@ def test_tune_reads_every_metric_from_the_catalogue(tmp_path: Path) -> None:
 
 def test_the_tournament_fit_counts_copies_once(tmp_path: Path) -> None:
     """Ratings and intervals of a run whose games repeat are the fit of its distinct games."""
-    from analysis.tournament import fit_bradley_terry, pairwise, run_ratings
+    from analysis.bradley_terry import fit_bradley_terry, pairwise
+    from analysis.tournament import run_ratings
     from sim.games import get_game
 
     spec = get_game("druids").spec
@@ -321,3 +322,139 @@ def test_the_rules_rows_of_compare_fit_80_columns_and_cut_no_number() -> None:
     for ev, a, b in cells:
         assert any(ln.strip() == ev or ln.startswith(ev) for ln in lines)
         assert any(a in ln and b in ln for ln in lines)
+
+
+def test_the_tournament_score_is_the_catalogue_share_of_comparisons_won(tmp_path: Path) -> None:
+    """An entrant's score in the tournament's table and JSON is the catalogue's ``pair_score``:
+    comparisons won (ties half) over the distinct games, counted here by hand."""
+    from analysis.tournament import summary as tournament_summary
+    from sim.games import get_game
+
+    spec = get_game("druids").spec
+    rot = [["greedy", "random"], ["random", "greedy"]]
+    winners = [[0], [1], [0], [], [0], [0]]
+    distinct = [result(i, w, labels=rot[i % 2], length=30 + i) for i, w in enumerate(winners)]
+    copies = [result(6 + k, winners[i], labels=rot[i % 2], length=30 + i) for k, i in enumerate([0, 0, 3])]
+    out = write_store(tmp_path / "t", spec, distinct + copies, scenario={"name": "t", "game": "druids"})
+    run = load_run(out)
+    assert C.distinct_records(run) == (9, 6)
+    # by hand on the 6 distinct games: greedy sits in seat 0 of the even games, seat 1 of the odd ones
+    greedy = 0.0
+    for i, w in enumerate(winners):
+        mine = i % 2
+        greedy += 0.5 if not w else 1.0 if w == [mine] else 0.0
+    scores = {r["entrant"]: r["score"] for r in tournament_summary(out)["ratings"]}
+    assert scores["greedy"] == pytest.approx(greedy / 6)
+    assert scores["random"] == pytest.approx(1 - greedy / 6)
+    e = C.entrant_scores(run)["greedy"]
+    assert e.value == pytest.approx(greedy / 6) and e.distinct == 6 and 0.0 <= e.lo <= e.value <= e.hi <= 1.0
+    assert "pair_score[greedy]" in {m.name for m in C.catalogue(run, every=True)}
+    assert "pair_score[greedy]" not in {m.name for m in C.catalogue(run)}
+
+
+def test_a_mean_with_no_spread_says_so_instead_of_a_zero_width_interval(tmp_path: Path) -> None:
+    """Every distinct game gave the same value (all drawn: a first-player edge of 0): no interval,
+    and every output says "no spread in N distinct games", not ``0 [0, 0]``."""
+    from analysis.tune import measure_run, target_rows
+    from sim.core.tune import Target, TrialResult, Tune
+    from sim.games import get_game
+
+    spec = get_game("druids").spec
+    res = [result(i, [], labels=["greedy", "random"], length=30 + i) for i in range(5)]
+    run = load_run(write_store(tmp_path / "d", spec, res, scenario={"name": "d", "game": "druids"}))
+    e = C.estimates(run)["first_player_edge"]
+    assert (e.value, e.distinct, e.se) == (0.0, 5, 0.0) and e.lo != e.lo and e.no_spread
+    assert e.text() == "0.00 (no spread in 5 distinct games)"
+    length = C.estimates(run)["mean_length"]  # the games differ in length: an interval
+    assert length.lo < length.value < length.hi
+    # a ratio over passes that never varies between games: no interval either
+    r, lo, hi, se = C.ratio_interval([2.0, 4.0, 6.0], [1.0, 2.0, 3.0], share=False)
+    assert (r, se) == (2.0, 0.0) and lo != lo and hi != hi
+    meas = measure_run(run)
+    tune = Tune(params=(), targets=(Target("first_player_edge", "value", 0.0, 0.0),))
+    t = TrialResult(number=0, state="complete", values={"rules.x": 0.5}, objectives=[0.0], objective_se=[0.0],
+                    games=5, metrics={k: v.as_list() for k, v in meas.items()})
+    (tr,) = target_rows(tune, t)
+    assert tr["lo"] != tr["lo"] and tr["verdict"] == "met (no spread in 5 distinct games: no interval)"
+
+
+def test_the_width_curve_of_compare_holds_the_empty_ring_passes(tmp_path: Path) -> None:
+    """Passes over an empty ring (no finite width, but an area's middle) are the width curve's
+    last bin; every pass with an area is in one bin; the intervals are clustered by game."""
+    from analysis.games.sun_compare import difficulty_side_by_side
+    from sim.games import get_game
+
+    spec = get_game("sun").spec
+    cols = [c.name for c in spec.detail_tables["passes"]]
+    rng = np.random.default_rng(3)
+
+    def passes(g: int) -> list[dict[str, object]]:
+        rows = []
+        for t in range(10):
+            row = {c: 0 for c in cols}
+            empty = t >= 8
+            row.update({"seat": t % 2, "turn": t, "penalties": int(rng.random() < 0.2),
+                        "area_width_mm": None if empty else float(40 + 10 * t + g), "area_mid_deg": 30.0,
+                        "noise_aim_deg": float(rng.normal())})
+            rows.append(row)
+        return rows
+
+    res = [result(g, [g % 2], length=40 + g, rows={"passes": passes(g), "placements": [], "frames": []})
+           for g in range(6)]
+    run = load_run(write_store(tmp_path / "s", spec, res, scenario={"name": "s", "game": "sun"}))
+    curve = difficulty_side_by_side(run, run)
+    width = curve[(curve["by"] == "area width") & (curve["run"] == "A")]
+    assert width["passes"].sum() == 60 and list(width["bin"])[-1] == "empty ring"
+    assert int(width.set_index("bin").loc["empty ring", "passes"]) == 12
+    p = run.detail("passes")
+    assert width["clean"].sum() == int((p["penalties"] == 0).sum())
+    assert ((width["lo"] <= width["rate"]) & (width["rate"] <= width["hi"])).all()
+
+
+def test_a_sweep_summary_gives_the_stronger_players_score_per_point(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The player effect per sweep point (does the rule change how much skill matters?): each
+    point's catalogue stronger_score, in the summary's JSON and the terminal table at 80 columns."""
+    from analysis.summary import summarize
+    from sim import cli_tables as T
+    from sim.core.store import Store
+    from sim.games import get_game
+
+    spec = get_game("sun").spec
+    seats = [{"agent": "careful", "skill": "expert"}, {"agent": "careful", "skill": "child"}]
+    labels = ["careful(skill=expert)", "careful(skill=child)"]
+    res = []
+    for pt, x in ((0, 1), (1, 2)):
+        # point 0: the expert wins 3 of 4; point 1: 4 of 4
+        res += [result(i, [0] if (pt == 1 or i < 3) else [1], point=pt, sweep={"rules.x": x}, labels=labels,
+                       length=40 + i + 10 * pt) for i in range(4)]
+    out = write_store(tmp_path, spec, res, points=[(0, {"rules.x": 1}), (1, {"rules.x": 2})],
+                      scenario={"name": "sk", "game": "sun", "seats": seats, "seat_order": "fixed",
+                                "sweep": {"rules.x": [1, 2]}})
+    with Store.open(out) as st:
+        s = summarize(st)
+    got = [p["stronger"]["value"] for p in s["points"]]
+    assert got == [pytest.approx(0.75), pytest.approx(1.0)]
+    run = load_run(out)
+    for p in s["points"]:
+        e = C.estimates(C.point_run(run, p["point"]), ["stronger_score"])["stronger_score"]
+        assert p["stronger"]["ci95"] == [pytest.approx(e.lo), pytest.approx(e.hi)]
+    s.update(played=8, resumed_skipped=0, wall_s=1.0)
+    T.print_summary(s)
+    lines = capsys.readouterr().out.splitlines()
+    head = next(ln for ln in lines if ln.startswith("point"))
+    assert "stronger" in head and max(len(ln) for ln in lines if not ln.startswith(("results:", "replay"))) <= 80
+    rows = [ln for ln in lines if ln.lstrip().startswith(("0 ", "1 "))]
+    assert rows[0].endswith("75 % [" + rows[0].rsplit("[", 1)[1]) and "100 % [" in rows[1]
+
+
+def test_the_first_player_edge_interval_stays_in_its_range(tmp_path: Path) -> None:
+    """With 3 seats the edge of a game is 1, 0 or -1/2: its interval stays in [-0.5, 1] (a t
+    interval of 5 games gave [-0.92, 1.12])."""
+    from sim.games import get_game
+
+    spec = get_game("rocks").spec
+    res = [result(i, w, n_seats=3, labels=["random", "greedy", "random"], length=30 + i)
+           for i, w in enumerate([[0], [1], [0], [2], [0]])]
+    e = C.estimates(load_run(write_store(tmp_path, spec, res, scenario={"name": "e", "game": "rocks"})))["first_player_edge"]
+    assert e.value == pytest.approx((3 * 1 - 0.5 - 0.5) / 5)
+    assert -0.5 <= e.lo < e.value < e.hi <= 1.0

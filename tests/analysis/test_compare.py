@@ -178,10 +178,10 @@ def test_cli_json_and_html(runs: dict[str, Path], tmp_path: Path, capsys: pytest
     assert "<script src" not in text and "http://" not in text and "https://" not in text
     assert "early claims per game" in text and "Holm" in text
     assert not list(page.parent.glob("*.part"))
-    # the table: one line per run with its path, never wrapped
+    # each run's path whole on a line of its own (never wrapped), what it holds wrapped below
     assert main(["compare", str(runs["a"]), str(runs["a2"])]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert any(line.startswith(f"A: {runs['a']} ") for line in lines)
+    assert f"A: {runs['a']}" in lines and lines[lines.index(f"A: {runs['a']}") + 1].startswith("  scenario ")
     assert any("No metric differs" in line for line in lines)
 
 
@@ -219,7 +219,7 @@ def test_html_renders_without_sun_sections(runs: dict[str, Path]) -> None:
 
 
 def test_a_sweep_is_pooled_with_a_note(runs: dict[str, Path], tmp_path: Path) -> None:
-    from analysis.compare import pooled_run
+    from analysis.run_data import pooled_run
     from analysis.load import load_run
 
     sweep = tmp_path / "sweep.toml"
@@ -253,8 +253,9 @@ def test_sun_pair(tmp_path: Path) -> None:
         c = comp.curve[comp.curve["by"] == by]
         assert list(c.loc[c["run"] == "A", "bin"]) == list(c.loc[c["run"] == "B", "bin"])
         for tag, run in (("A", a), ("B", b)):
-            # the width curve counts only passes with a recorded mark-area width
-            where = "" if by == "aim error" else " WHERE area_width_mm IS NOT NULL"
+            # the width curve counts every pass through a marked area: a recorded width, or an
+            # empty ring (no finite width, but the area's middle: its own last bin)
+            where = "" if by == "aim error" else " WHERE area_width_mm IS NOT NULL OR area_mid_deg IS NOT NULL"
             with sqlite3.connect(run / "results.sqlite") as con:
                 n, clean = con.execute(f"SELECT COUNT(*), SUM(penalties = 0) FROM sun_passes{where}").fetchone()
             assert c.loc[c["run"] == tag, "passes"].sum() == n

@@ -12,6 +12,7 @@ import pytest
 
 import analysis.report as R
 from analysis.load import load_run
+from analysis.page import table_html
 from analysis.synthetic import result, toy_spec, write_store
 
 
@@ -107,11 +108,11 @@ def test_prose_columns_are_left_aligned() -> None:
     df = pd.DataFrame({"event": ["stands", "gates"], "total": [3, 0],
                        "what it counts": ["stones placed on the base that came to rest standing",
                                           "never happened; stones laid across two positions"]})
-    html = R.table_html(df)
+    html = table_html(df)
     tid = re.search(r"id=\"(t[0-9a-f]+)\"", html).group(1)
     assert f"#{tid} td:nth-child(3)" in html and f"#{tid} th:nth-child(3)" in html
     assert "nth-child(2)" not in html  # numbers stay right-aligned
-    assert "<style>" not in R.table_html(df[["event", "total"]])
+    assert "<style>" not in table_html(df[["event", "total"]])
 
 
 def test_a_seat_varied_over_many_points_is_summarised() -> None:
