@@ -50,9 +50,7 @@ from analysis.games import game_report
 from analysis.load import load_run
 from analysis.metrics import endings, seat_win_rates
 from analysis.page import PAGE_CSS, game_title, png_b64, table_html
-from analysis.power import games_needed, too_few
 from analysis.run_data import RunData
-from analysis.seating import effects, player_finding, seat_finding
 from analysis.stats import (BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, MIN_EXPECTED, bootstrap_mean_diff, holm, mann_whitney_p, newcombe_diff, two_proportion_test)
 from analysis.wording import plural, seat_labels, seat_name
 from sim.core.console import console, escape, plain, print_prose
@@ -202,6 +200,11 @@ def compare_runs(path_a: str | Path, path_b: str | Path) -> Comparison:
         if wa.iloc[s]["label"] != wb.iloc[s]["label"]:
             notes.append(f"{seat_name(s).capitalize()} plays {wa.iloc[s]['label']} in run A and {wb.iloc[s]['label']} "
                          "in run B: its differences mix the change of agent with any change of rules.")
+    # here, not at the top: analysis.seating imports scipy.stats (through analysis.power), which a
+    # refused comparison (no such folder, two games) need not load: 1.9 s more import time on a run
+    # folder that is missing, 3.5 s without (python -X importtime, load 11-17)
+    from analysis.seating import effects, player_finding, seat_finding
+
     # the findings count each distinct game once, as the rows do (analysis/catalogue.py)
     da, db = distinct_run(a), distinct_run(b)
     fa, fb = effects(da.games, da.seats, n), effects(db.games, db.seats, n)
@@ -338,7 +341,10 @@ def verdict(r: Any) -> str:
     if r.p < ALPHA:
         return "p < 0.05 alone, not after correction"
     if r.kind == "proportion":
-        # "no difference" only where a difference of 10 points would likely have shown (analysis/power.py)
+        # "no difference" only where a difference of 10 points would likely have shown (analysis/power.py);
+        # imported here for scipy.stats, as in compare_runs
+        from analysis.power import games_needed, too_few
+
         pooled = (r.a * r.n_a + r.b * r.n_b) / max(r.n_a + r.n_b, 1) if r.a == r.a and r.b == r.b else 0.5
         if min(r.n_a, r.n_b) < games_needed(pooled, two_sample=True):
             return too_few(int(min(r.n_a, r.n_b)), pooled, two_sample=True)
