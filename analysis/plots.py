@@ -7,6 +7,7 @@ plain-language finding; :class:`Section` groups plots, tables and findings under
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Sequence, cast
 
@@ -77,8 +78,6 @@ def seat_color(s: int) -> str:
 
 def wrap(text: str, width: int = 22) -> str:
     """Wrap a tick label onto lines of about ``width`` characters (existing line breaks kept)."""
-    import textwrap
-
     return "\n".join(textwrap.fill(part, width, break_long_words=False, break_on_hyphens=False)
                      for part in str(text).split("\n"))
 

@@ -25,8 +25,10 @@ the same way.
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -117,8 +119,6 @@ def plan_of_run(run: RunData) -> Plan | None:
 def input_label(game: str, key: str) -> str:
     """A plain-language name of an input (``label(key)`` of the sensitivity module the game's
     plug-in declares), else the key."""
-    import importlib
-
     try:
         plugin = REGISTRY.find(game)
         if plugin is None or not plugin.sensitivity:
@@ -246,8 +246,6 @@ def sobol_indices(plan: Plan, out: Output, seed: int) -> Indices:
         res.problem = (f"{int((~np.isfinite(y)).sum())} of {len(y)} points have no value yet (Sobol' indices need "
                        "every point: let the study finish, or the output is undefined at some points)")
         return res
-    import warnings
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         si = sobol.analyze(plan.problem(), y, calc_second_order=False, num_resamples=plan.resamples,

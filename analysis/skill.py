@@ -51,6 +51,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from analysis.bradley_terry import ELO_PER_NAT, Pairwise, fit_bradley_terry
 from analysis.catalogue import catalogue, estimate, skill_index_of
@@ -227,8 +228,6 @@ def section(run: RunData) -> Any:
                   "players' ratings with chess whose results are partly replaced by coin flips; where the two "
                   "differ: docs/howto.md, \"Skill against chance\".")
     sec.findings.append(si.sentence())
-    import pandas as pd
-
     sec.tables.append(("Ordered pairs", pd.DataFrame(
         [{"stronger": a, "weaker": b, "stronger's score": f"{100 * sc:.0f} %", "comparisons": k}
          for a, b, sc, k in si.pairs])))

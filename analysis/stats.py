@@ -58,7 +58,6 @@ def binomial_p(successes: int, n: int, p: float) -> float:
         raise ValueError(f"p must be in [0, 1], got {p}")
     # scipy.stats' two-sided rule (sum of the outcomes no more likely than the observed one),
     # computed here: importing scipy.stats takes seconds, scipy.special a fraction of that
-    import numpy as np
     from scipy.special import gammaln
 
     k, n = int(successes), int(n)
