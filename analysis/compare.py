@@ -200,9 +200,8 @@ def compare_runs(path_a: str | Path, path_b: str | Path) -> Comparison:
         if wa.iloc[s]["label"] != wb.iloc[s]["label"]:
             notes.append(f"{seat_name(s).capitalize()} plays {wa.iloc[s]['label']} in run A and {wb.iloc[s]['label']} "
                          "in run B: its differences mix the change of agent with any change of rules.")
-    # here, not at the top: analysis.seating imports scipy.stats (through analysis.power), which a
-    # refused comparison (no such folder, two games) need not load: 1.9 s more import time on a run
-    # folder that is missing, 3.5 s without (python -X importtime, load 11-17)
+    # start-up: scipy.stats (analysis.seating, through analysis.power) adds 1.9 s to a refused
+    # comparison (no such folder, two games), which takes 3.5 s without (python -X importtime, load 11-17)
     from analysis.seating import effects, player_finding, seat_finding
 
     # the findings count each distinct game once, as the rows do (analysis/catalogue.py)
@@ -341,8 +340,8 @@ def verdict(r: Any) -> str:
     if r.p < ALPHA:
         return "p < 0.05 alone, not after correction"
     if r.kind == "proportion":
-        # "no difference" only where a difference of 10 points would likely have shown (analysis/power.py);
-        # imported here for scipy.stats, as in compare_runs
+        # "no difference" only where a difference of 10 points would likely have shown (analysis/power.py)
+        # start-up: scipy.stats (analysis.power) 1.9 s, as in compare_runs
         from analysis.power import games_needed, too_few
 
         pooled = (r.a * r.n_a + r.b * r.n_b) / max(r.n_a + r.n_b, 1) if r.a == r.a and r.b == r.b else 0.5
@@ -527,8 +526,8 @@ def _rules_cell(m: float, lo: float, hi: float, k: float, n: float, binary: bool
 
 def _difficulty_figure(curve: pd.DataFrame) -> Any:
     """One figure, both runs: clean-pass chance by aim error (left) and by area width (right)."""
-    # here, not at the top: analysis.plots imports matplotlib, 0.9 s more at the start of every `stonelab
-    # compare`; only the --html page draws (python -X importtime)
+    # start-up: matplotlib (analysis.plots) adds 0.9 s to every `stonelab compare`; only the --html
+    # page draws (python -X importtime, load 11)
     from analysis.plots import lines_ci, new_figure_row, ticks_with_n
 
     bys = [b for b in ("aim error", "area width") if (curve["by"] == b).any()]

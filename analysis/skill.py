@@ -214,8 +214,8 @@ def skill_index(run: RunData, conf_level: float = 0.95, seed: int = 0) -> SkillI
 def section(run: RunData) -> Any:
     """The report's "Skill against chance" section (None when the players do not differ in
     declared skill)."""
-    # here, not at the top: analysis.plots imports matplotlib, 0.9 s more at the start of `stonelab
-    # tune`, which measures the skill index of every trial without drawing (python -X importtime)
+    # start-up: matplotlib (analysis.plots) adds 1.1 s to `stonelab tune`, which measures the skill
+    # index of every trial without drawing (python -X importtime, load 11)
     from analysis.plots import Section
 
     si = skill_index(run)
