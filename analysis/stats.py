@@ -148,7 +148,7 @@ def poisson_ci(count: int, exposure: float, confidence: float = 0.95) -> tuple[f
         raise ValueError(f"count must be a non-negative integer, got {count}")
     if not exposure > 0:
         raise ValueError(f"exposure must be > 0, got {exposure}")
-    from scipy.special import chdtri  # inverse upper chi-square tail; start-up: scipy.special 0.3 s, see binomial_p
+    from scipy.special import chdtri  # start-up: scipy.special 0.3 s, see binomial_p (inverse upper chi-square tail)
 
     alpha = 1 - confidence
     k = int(count)
