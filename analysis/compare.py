@@ -50,9 +50,7 @@ from analysis.games import game_report
 from analysis.load import load_run
 from analysis.metrics import endings, seat_win_rates
 from analysis.page import PAGE_CSS, game_title, png_b64, table_html
-from analysis.power import games_needed, too_few
 from analysis.run_data import RunData
-from analysis.seating import effects, player_finding, seat_finding
 from analysis.stats import (BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, MIN_EXPECTED, bootstrap_mean_diff, holm, mann_whitney_p, newcombe_diff, two_proportion_test)
 from analysis.wording import plural, seat_labels, seat_name
 from sim.core.console import console, escape, plain, print_prose
@@ -202,6 +200,10 @@ def compare_runs(path_a: str | Path, path_b: str | Path) -> Comparison:
         if wa.iloc[s]["label"] != wb.iloc[s]["label"]:
             notes.append(f"{seat_name(s).capitalize()} plays {wa.iloc[s]['label']} in run A and {wb.iloc[s]['label']} "
                          "in run B: its differences mix the change of agent with any change of rules.")
+    # start-up: scipy.stats (analysis.seating, through analysis.power) adds 1.9 s to a refused
+    # comparison (no such folder, two games), which takes 3.5 s without (python -X importtime, load 11-17)
+    from analysis.seating import effects, player_finding, seat_finding
+
     # the findings count each distinct game once, as the rows do (analysis/catalogue.py)
     da, db = distinct_run(a), distinct_run(b)
     fa, fb = effects(da.games, da.seats, n), effects(db.games, db.seats, n)
@@ -346,6 +348,9 @@ def verdict(r: Any) -> str:
     need = power_need(r)
     if need is not None:
         # "no difference" only where a difference of 10 points would likely have shown (analysis/power.py)
+        # start-up: scipy.stats (analysis.power) 1.9 s, as in compare_runs
+        from analysis.power import too_few
+
         return too_few(int(min(r.n_a, r.n_b)), _pooled(r), two_sample=True)
     return "no detectable difference"
 
@@ -362,6 +367,9 @@ def power_need(r: Any) -> int | None:
     terminal's number)."""
     if r.kind != "proportion":
         return None
+    # start-up: scipy.stats (analysis.power) 1.9 s, as in compare_runs
+    from analysis.power import games_needed
+
     need = games_needed(_pooled(r), two_sample=True)
     return need if min(r.n_a, r.n_b) < need else None
 
@@ -600,8 +608,8 @@ def _rules_cell(m: float, lo: float, hi: float, k: float, n: float, binary: bool
 
 def _difficulty_figure(curve: pd.DataFrame) -> Any:
     """One figure, both runs: clean-pass chance by aim error (left) and by area width (right)."""
-    # here, not at the top: analysis.plots imports matplotlib, 0.9 s more at the start of every `stonelab
-    # compare`; only the --html page draws (python -X importtime)
+    # start-up: matplotlib (analysis.plots) adds 0.9 s to every `stonelab compare`; only the --html
+    # page draws (python -X importtime, load 11)
     from analysis.plots import lines_ci, new_figure_row, ticks_with_n
 
     bys = [b for b in ("aim error", "area width") if (curve["by"] == b).any()]

@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from analysis.catalogue import run_metrics_frame
 from analysis.metrics import outcome, win_share
@@ -167,9 +169,6 @@ def _write_export(df: pd.DataFrame, path: Path, fmt: str, label: str) -> None:
                     part.to_csv(fh, index=False, header=k == 0)
                     bar.advance(len(part))
         else:
-            import pyarrow as pa
-            import pyarrow.parquet as pq
-
             schema = pa.Table.from_pandas(df.iloc[:0], preserve_index=False).schema
             with pq.ParquetWriter(path, schema) as writer:
                 for k in range(0, max(n, 1), EXPORT_CHUNK_ROWS):

@@ -7,6 +7,7 @@ plain-language finding; :class:`Section` groups plots, tables and findings under
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Sequence, cast
 
@@ -16,7 +17,9 @@ matplotlib.use("Agg")
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from matplotlib import cm, colors as mcolors  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.ticker import PercentFormatter  # noqa: E402
 
 #: Seat colours (colour-blind-friendly Okabe-Ito palette), seat 0 first.
 SEAT_COLORS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9")
@@ -77,8 +80,6 @@ def seat_color(s: int) -> str:
 
 def wrap(text: str, width: int = 22) -> str:
     """Wrap a tick label onto lines of about ``width`` characters (existing line breaks kept)."""
-    import textwrap
-
     return "\n".join(textwrap.fill(part, width, break_long_words=False, break_on_hyphens=False)
                      for part in str(text).split("\n"))
 
@@ -100,8 +101,6 @@ def new_figure_row(ncols: int, width: float, height: float) -> tuple[Figure, lis
 def _pct_axis(ax: Any, axis: str = "y", top: float | None = None) -> None:
     """Percent ticks; with ``top`` the axis runs from 0 to ``top`` (which may exceed 100 % to
     leave room for labels) and ticks stop at 100 %."""
-    from matplotlib.ticker import PercentFormatter
-
     (ax.yaxis if axis == "y" else ax.xaxis).set_major_formatter(PercentFormatter(1.0, decimals=0))
     if top is not None:
         (ax.set_ylim if axis == "y" else ax.set_xlim)(0, top)
@@ -329,8 +328,6 @@ def polar_bars(
     sample sizes) are printed on a ring just outside the largest bar, one per bar, so they never
     pile up at the centre; ``faded`` bars (e.g. too few cases for a finding) are drawn pale and
     hatched, explained by ``faded_label`` under the plot."""
-    from matplotlib import cm, colors as mcolors
-
     fig, ax = new_figure(6.0, 5.6, polar=True)
     v = np.asarray(values, dtype=float)
     vmax = float(np.nanmax(v)) if v.size and np.isfinite(np.nanmax(v)) and np.nanmax(v) > 0 else 1.0
@@ -422,8 +419,6 @@ def score_bars(
         ax.annotate(f"n = {ni}", (1.0, yi), xytext=(6, 0), textcoords="offset points", va="center", fontsize=8,
                     annotation_clip=False)
     ax.set_yticks(y, [wrap(s, 48) for s in labels], fontsize=8)
-    from matplotlib.ticker import PercentFormatter
-
     ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
     ax.set_xlim(0, 1)
     ax.set_xlabel(xlabel)

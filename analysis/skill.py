@@ -51,6 +51,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from analysis.bradley_terry import ELO_PER_NAT, Pairwise, fit_bradley_terry
 from analysis.catalogue import catalogue, estimate, skill_index_of
@@ -213,8 +214,8 @@ def skill_index(run: RunData, conf_level: float = 0.95, seed: int = 0) -> SkillI
 def section(run: RunData) -> Any:
     """The report's "Skill against chance" section (None when the players do not differ in
     declared skill)."""
-    # here, not at the top: analysis.plots imports matplotlib, 0.9 s more at the start of `stonelab
-    # tune`, which measures the skill index of every trial without drawing (python -X importtime)
+    # start-up: matplotlib (analysis.plots) adds 1.1 s to `stonelab tune`, which measures the skill
+    # index of every trial without drawing (python -X importtime, load 11)
     from analysis.plots import Section
 
     si = skill_index(run)
@@ -227,8 +228,6 @@ def section(run: RunData) -> Any:
                   "players' ratings with chess whose results are partly replaced by coin flips; where the two "
                   "differ: docs/howto.md, \"Skill against chance\".")
     sec.findings.append(si.sentence())
-    import pandas as pd
-
     sec.tables.append(("Ordered pairs", pd.DataFrame(
         [{"stronger": a, "weaker": b, "stronger's score": f"{100 * sc:.0f} %", "comparisons": k}
          for a, b, sc, k in si.pairs])))

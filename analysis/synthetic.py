@@ -8,6 +8,7 @@ e.g. to measure how long the report of a 10,000-game study takes.
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 from typing import Any, Iterable, Mapping
@@ -111,8 +112,6 @@ def synthetic_store(
 ) -> Path:
     """A store of ``n_games`` random results of registered game ``game`` (per sweep point when
     ``sweep`` maps keys to value lists, like a scenario's ``[sweep]``); returns the folder."""
-    import itertools
-
     spec = get_game(game).spec
     n = n_seats or spec.min_players
     rng = np.random.default_rng(seed)

@@ -181,8 +181,8 @@ def section(run: Any) -> Section | None:
     i_best, i_next = (r.order() + [None])[:2]
     f = (f"{best.entrant} is rated highest ({best.rating:+.0f} [{best.lo:+.0f}, {best.hi:+.0f}]) and "
          f"{worst.entrant} lowest ({worst.rating:+.0f}), over {len(run.games)} games.")
-    # here, not at the top: analysis.power imports scipy.stats, 0.9 s more at the start of `stonelab
-    # tournament`, which prints the ratings without this section (python -X importtime)
+    # start-up: scipy.stats (analysis.power) adds 0.9 s to `stonelab tournament`, which prints the
+    # ratings without this section (python -X importtime, load 11)
     from analysis.power import MIN_GAMES, too_few
 
     if int(best.games) < MIN_GAMES:

@@ -293,12 +293,12 @@ def print_summary(s: Mapping[str, Any]) -> None:
 
 
 # --- plots ---------------------------------------------------------------------------------------------
-# Each plot function imports analysis.plots itself, not the module's top: matplotlib is 0.9 s more at
-# the start of every `stonelab tune`, and only a search with a report draws (python -X importtime).
+# Each plot function imports analysis.plots itself, not the module's top: matplotlib adds 1.1 s to
+# every `stonelab tune`, and only a search with a report draws (python -X importtime, load 11).
 def history_plot(info: SearchInfo, tune: Tune) -> Any:
     """The search history: each trial's first objective with its interval, pruned trials at their
     half-way value, the best so far as a line, the re-checks as diamonds."""
-    from analysis.plots import new_figure  # matplotlib: see the note above history_plot
+    from analysis.plots import new_figure  # start-up: matplotlib 1.1 s, see above history_plot
 
     fig, ax = new_figure(7.5, 4.0)
     name = info.objective_names[0]
@@ -334,7 +334,7 @@ def history_plot(info: SearchInfo, tune: Tune) -> Any:
 
 def params_plot(info: SearchInfo, tune: Tune) -> Any:
     """The first objective against each numeric parameter (up to four), one panel each."""
-    from analysis.plots import new_figure_row  # matplotlib: see the note above history_plot
+    from analysis.plots import new_figure_row  # start-up: matplotlib 1.1 s, see above history_plot
 
     keys = [p for p in tune.params if not p.choices][:4]
     if not keys:
@@ -355,7 +355,7 @@ def params_plot(info: SearchInfo, tune: Tune) -> Any:
 
 def pareto_plot(info: SearchInfo) -> Any:
     """The first two objectives of every complete trial, the Pareto front joined."""
-    from analysis.plots import new_figure  # matplotlib: see the note above history_plot
+    from analysis.plots import new_figure  # start-up: matplotlib 1.1 s, see above history_plot
 
     fig, ax = new_figure(6.0, 4.5)
     comp = [t for t in info.trials if t.state == "complete" and len(t.objectives) >= 2]
@@ -378,7 +378,7 @@ def pareto_plot(info: SearchInfo) -> Any:
 
 def importance_plot(info: SearchInfo) -> Any:
     """Optuna's PED-ANOVA importance per parameter, for each objective."""
-    from analysis.plots import new_figure  # matplotlib: see the note above history_plot
+    from analysis.plots import new_figure  # start-up: matplotlib 1.1 s, see above history_plot
 
     if not info.importance:
         return None

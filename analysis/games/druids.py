@@ -11,6 +11,7 @@ from typing import cast
 
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import PercentFormatter
 
 from analysis.catalogue import ratio_interval
 from analysis.games import GameReport, has_columns, own_aligned
@@ -58,8 +59,6 @@ def section(run: RunData) -> Section | None:
             ax.bar(pos, m, width=width * 0.95, color=seat_color(s), label=f"seat {s}", zorder=2)
             ax.errorbar(pos, m, yerr=np.vstack([m - lo, hi - m]), fmt="none", ecolor="black", capsize=3, lw=1)
             rows.append((s, m))
-        from matplotlib.ticker import PercentFormatter
-
         ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
         ax.set_ylim(0, 1)
         ax.set_xticks(np.arange(len(xs)), [f"{L} spaces\n({per_len[L]} lines)" for L in xs])

@@ -9,7 +9,11 @@ scenario (``skill`` and ``sigma_aim_deg`` of the seat, with sweep values applied
 
 from __future__ import annotations
 
+import html
+import json
 import math
+import tomllib
+from dataclasses import replace as dc_replace
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -617,8 +621,6 @@ def replay_picks(games: pd.DataFrame, limit: int = REPLAY_ROWS) -> list[tuple[An
     (a seat's win, a shared win, a draw) and of each ending, then the games with the most and the
     fewest penalty stones. ``games``: the run's games (``point, game_index, winners, scores_json,
     termination``); at most ``limit`` rows, in the order of the reasons."""
-    import json
-
     order = games.sort_values(["point", "game_index"])
     picks: dict[tuple[int, int], tuple[Any, list[str]]] = {}
 
@@ -664,13 +666,10 @@ def replays_section(run: RunData) -> Section | None:
     """A few games to watch (:func:`replay_picks`): the replay file the run wrote, or the command
     that re-simulates the game exactly from its seed (``sim.sun.viewer.runs``); then how to watch any
     other. The sweep point is a column only when the study has several."""
-    import html as _html
-    import json
-
     games = run.games
     if games.empty:
         return None
-    esc = _html.escape
+    esc = html.escape
     run_dir = run.run_dir
     viewer = run_dir / VIEWER_DIR / "standalone.html"
     sweep = games["point"].nunique() > 1
@@ -774,9 +773,6 @@ def design_files(sections: Mapping[str, Mapping[str, Any]], searched: Sequence[s
             the search played).
         OSError: the file cannot be written.
     """
-    import tomllib
-    from dataclasses import replace as dc_replace
-
     path = folder / BEST_LAYOUT
     if not any(k.split(".", 1)[0] in LAYOUT_TABLES for k in searched):
         path.unlink(missing_ok=True)  # an earlier search's winner in this folder is not this one's
