@@ -50,6 +50,7 @@ A game adds its own metrics through its report's ``GameReport.metrics`` hook
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import math
 from dataclasses import dataclass, field
@@ -308,6 +309,7 @@ def ratio_interval(y: Sequence[float], x: Sequence[float], share: bool,
         n_eff = sx * c / n if se == 0 or r_ in (0.0, 1.0) else min(sx * c / n, r_ * (1 - r_) / se ** 2)
         lo, hi = wilson(r_ * n_eff, n_eff, confidence) if n_eff >= 1 else (0.0, 1.0)
         return (r, lo, hi, se)
+    # start-up: scipy.special 130 ms (python -X importtime, over pandas and numpy); only a mean's interval reads it
     from scipy.special import stdtrit
 
     if se == 0:
@@ -381,6 +383,7 @@ def estimate(metric: Metric, run: RunData, confidence: float = 0.95) -> Estimate
             # an event that never happened in d games: the exact Poisson upper bound
             _, lo, hi = count_per_game([0.0] * d, confidence)
         else:
+            # start-up: scipy.special 130 ms (python -X importtime, over pandas and numpy), as above
             from scipy.special import stdtrit
 
             se = float(np.std(vals, ddof=1) / math.sqrt(d))
@@ -672,7 +675,6 @@ def run_metrics_frame(run: RunData) -> pd.DataFrame:
 
 def point_run(run: RunData, point: int | Sequence[int]) -> RunData:
     """``run`` restricted to one sweep point, or to several (every table that names games)."""
-    import dataclasses
 
     keep = {int(point)} if isinstance(point, (int, np.integer)) else {int(p) for p in point}
 
@@ -699,7 +701,6 @@ def distinct_run(run: RunData) -> RunData:
     first = rec[~rec["record"].duplicated()]
     if len(first) == len(rec):
         return run
-    import dataclasses
 
     keep = set(zip(first["point"], first["game_index"]))
 

@@ -691,6 +691,7 @@ def render_html(comp: Comparison) -> str:
     if not comp.curve.empty:
         fig = _difficulty_figure(comp.curve)
         _png, b64 = png_b64(fig)
+        # start-up: matplotlib.pyplot 0.9 s at the top of compare (loaded here by _difficulty_figure already)
         import matplotlib.pyplot as plt
 
         plt.close(fig)

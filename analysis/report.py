@@ -16,16 +16,22 @@ from __future__ import annotations
 
 import datetime as _dt
 import functools
+import html
 import json
 import os
 import shutil
 import sys
+import tomllib
 import traceback
+from itertools import combinations
 from pathlib import Path
 from typing import Any, Callable
 
+import jinja2
 import numpy as np
 import pandas as pd
+from markupsafe import Markup
+from matplotlib.ticker import MaxNLocator, PercentFormatter
 
 from analysis import metrics
 from analysis.catalogue import (
@@ -256,7 +262,6 @@ def skill_section(run: RunData) -> Section | None:
                       "the scores differ beyond their intervals" if j.effect else "no detectable difference")
             # two of the agents may still be ordered between themselves (the skill index counts such
             # pairs): say so, so that "no order" here and "the stronger player" there do not clash
-            from itertools import combinations
 
             pair_orders = []
             for x, y in combinations(labs, 2):
@@ -323,7 +328,6 @@ def drama_section(run: RunData) -> Section | None:
     bins = np.arange(-0.5, x.max() + 1.5 if x.size else 1.5, 1.0) if (x.size and x.max() <= 60) else 30
     a1.hist(x, bins=bins, weights=np.full(x.size, 1 / max(x.size, 1)), color="#CC79A7", edgecolor="white", zorder=2)
     a1.set_xlabel("lead changes per game (count)")
-    from matplotlib.ticker import MaxNLocator
 
     a1.xaxis.set_major_locator(MaxNLocator(integer=True))  # counts: no 2.5 ticks
     a1.set_ylabel("share of games")
@@ -334,7 +338,6 @@ def drama_section(run: RunData) -> Section | None:
     a2.set_xlabel("share of the game played before the winner's lasting lead")
     a2.set_ylabel("share of decisive games")
     a2.set_title("When the game is decided")
-    from matplotlib.ticker import PercentFormatter
 
     for ax in (a1, a2):
         ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
@@ -571,8 +574,6 @@ def scenario_text(run: RunData) -> tuple[str, str]:
     if not Path(src).is_file():
         return to_toml(run.scenario), f"{src} (as stored in the run; the file is not found from here)"
     try:
-        import tomllib
-
         text = Path(src).read_text(encoding="utf-8-sig")  # as sim.core.files.read_toml reads it
 
         def norm(d: Any) -> Any:
@@ -621,7 +622,6 @@ def render(run: RunData, sections: list[Section], errors: list[str], out: Path) 
         errors = [f"The games of this study were played in more than one way (maths path/code fingerprint): "
                   f"{played_by}. Results are comparable statistically, not bit for bit (docs/reproducibility.md).",
                   *errors]
-    from markupsafe import Markup
 
     used: set[str] = set()
     shown = []
@@ -652,11 +652,6 @@ def render(run: RunData, sections: list[Section], errors: list[str], out: Path) 
 def _report_template() -> Any:
     """The report's page: a Jinja2 template with autoescape (analysis/templates/report.html.j2,
     package data)."""
-    import html
-
-    import jinja2
-    from markupsafe import Markup
-
     def text(value: Any) -> Any:
         # values are escaped as the report always escaped them (html.escape: &#x27; for a quote)
         return value if isinstance(value, Markup) else Markup(html.escape(str(value)))

@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from matplotlib.patches import Rectangle
+from matplotlib.ticker import PercentFormatter
 
 from analysis.bradley_terry import Pairwise, Ratings, fit_bradley_terry, pairwise
 from analysis.catalogue import distinct_records, entrant_scores, game_keys, repeat_note
@@ -155,14 +157,10 @@ def matrix_plot(pw: Pairwise, r: Ratings) -> Any:
 
 
 def _square(k: int, color: str) -> Any:
-    from matplotlib.patches import Rectangle
-
     return Rectangle((k - 0.5, k - 0.5), 1, 1, facecolor=color, edgecolor="none")
 
 
 def _pct_formatter() -> Any:
-    from matplotlib.ticker import PercentFormatter
-
     return PercentFormatter(xmax=1.0, decimals=0, symbol=" %")
 
 

@@ -191,7 +191,7 @@ def test_core_imports_no_game_and_no_game_imports_the_viewer() -> None:
 # --- an import inside a function says what start-up it spares -------------------------------------
 #: The folders whose in-function imports must say why they are there. analysis/ joins
 #: when its imports carry the marker too: ("sim", "analysis").
-LAZY_IMPORT_SCOPE: tuple[str, ...] = ("sim",)
+LAZY_IMPORT_SCOPE: tuple[str, ...] = ("sim", "analysis")
 #: The marker and its figure: ``# start-up: analysis.report (pandas, scipy, matplotlib) adds 1.3 s ...``
 START_UP = re.compile(r"#\s*start-up:.*\d(?:\.\d+)?\s*(?:ms|s)\b")
 #: Files whose in-function imports do not say why yet, each with whose they are; the list only shrinks.
