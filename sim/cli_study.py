@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, TypeVar
 import typer
 
 from sim.core.errors import InputError, ReplayError, allowed
-from sim.core.interrupts import Terminated, sigterm_as_interrupt
+from sim.core.interrupts import EXIT_CTRL_C, exit_code_of, sigterm_as_interrupt
 from sim.core.progress import announce
 from sim.core.store import check_run_folder
 from sim.games import REGISTRY
@@ -54,9 +54,8 @@ __all__ = ["EXIT_CTRL_C", "EXIT_SIGHUP", "EXIT_SIGTERM", "RESUME_MESSAGE", "STUD
 #: What a stopped study says on stderr (Ctrl-C or SIGTERM), whichever command ran it.
 RESUME_MESSAGE = "interrupted: finished games are stored; run the same command again to resume"
 
-#: Exit code of a study stopped by Ctrl-C (SIGINT), SIGTERM or SIGHUP: 128 + the signal, the
-#: shell's convention for a process ended by a signal.
-EXIT_CTRL_C = 130
+#: Exit code of a study stopped by Ctrl-C (SIGINT, :data:`~sim.core.interrupts.EXIT_CTRL_C`),
+#: SIGTERM or SIGHUP: 128 + the signal, the shell's convention for a process ended by a signal.
 EXIT_SIGTERM = 143
 EXIT_SIGHUP = 129
 
@@ -237,7 +236,7 @@ def study_interrupts(message: str = RESUME_MESSAGE) -> Iterator[None]:
     except KeyboardInterrupt as e:
         with contextlib.suppress(OSError):  # SIGHUP: the terminal may be gone (EIO)
             typer.echo(message, err=True)
-        raise typer.Exit(128 + e.signum if isinstance(e, Terminated) else EXIT_CTRL_C) from None
+        raise typer.Exit(exit_code_of(e)) from None
 
 
 # --- the folders a study writes at its end -------------------------------------------------------

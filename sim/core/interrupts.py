@@ -13,7 +13,7 @@ import signal
 import threading
 from typing import Iterator
 
-__all__ = ["STOP_SIGNALS", "Terminated", "sigterm_as_interrupt"]
+__all__ = ["EXIT_CTRL_C", "STOP_SIGNALS", "Terminated", "exit_code_of", "sigterm_as_interrupt"]
 
 
 class Terminated(KeyboardInterrupt):
@@ -27,6 +27,16 @@ class Terminated(KeyboardInterrupt):
     def __init__(self, signum: int = signal.SIGTERM) -> None:
         super().__init__(signum)
         self.signum = int(signum)
+
+
+#: exit code of a command stopped by Ctrl-C (SIGINT): 128 + 2, as a shell reports it
+EXIT_CTRL_C = 130
+
+
+def exit_code_of(stop: KeyboardInterrupt) -> int:
+    """The exit code a command gives when ``stop`` ended it: 128 + the signal for
+    :class:`Terminated` (143 for SIGTERM, 129 for SIGHUP), else :data:`EXIT_CTRL_C` (Ctrl-C)."""
+    return 128 + stop.signum if isinstance(stop, Terminated) else EXIT_CTRL_C
 
 
 #: the signals that stop a run like Ctrl-C: ``kill PID``, and the terminal closed (SIGHUP)

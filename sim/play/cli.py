@@ -22,7 +22,7 @@ import typer
 from sim.core.console import plain
 from sim.core.errors import InputError, ReplayError
 from sim.core.human import Abandoned
-from sim.core.interrupts import Terminated, sigterm_as_interrupt
+from sim.core.interrupts import exit_code_of, sigterm_as_interrupt
 from sim.core.registry import resolve
 from sim.games import REGISTRY
 
@@ -79,7 +79,7 @@ def play(
             page = _write_replay_page(done) if REGISTRY.plugin(sc.game).replay is not None else None
     except KeyboardInterrupt as e:
         typer.echo("interrupted: the game was left before its end; nothing of it was stored", err=True)
-        raise typer.Exit(143 if isinstance(e, Terminated) else 130) from None
+        raise typer.Exit(exit_code_of(e)) from None
     except Abandoned:
         typer.echo("the input ended before the game did; nothing of it was stored", err=True)
         raise typer.Exit(1) from None

@@ -24,6 +24,7 @@ from sim.core.outputs import check_output_dir, check_output_file
 from sim.core.console import console, escape, plain
 from sim.sun.players.thrower import DEFAULT_SKILL
 from sim.sun.players.thrower import skill as skill_level
+from sim.web.guard import local_url
 
 #: How a lost stone's place is named after its shape: a lintel or a stacked stone says so.
 ROLE_WORDS = {"gate": " lintel", "stack": " stacked"}
@@ -323,7 +324,7 @@ def edit_cmd(
     like a layout file; settle, pass and aim-sweep it with the engine's physics; save it as TOML in
     one folder (docs/security.md)."""
     # start-up: the 3-D viewer's server adds 17 ms, viser more when it starts (CPU, python -X importtime)
-    from sim.sun.viewer.viser_app import check_host, local_url, serve_until_interrupted, start_server
+    from sim.sun.viewer.viser_app import check_host, serve_until_interrupted, start_server
 
     try:
         if not (1 <= port <= 65535):

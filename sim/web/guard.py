@@ -36,6 +36,13 @@ def host_name(host: str) -> str:
     return h
 
 
+def local_url(host: str, port: int) -> str:
+    """The address to open in a browser on this machine for a server listening on ``host``:``port``:
+    every interface (``0.0.0.0``, ``::``) as ``127.0.0.1``, an IPv6 address in brackets."""
+    shown = DEFAULT_HOST if host.strip() in ("0.0.0.0", "::", "[::]") else host_name(host)
+    return f"http://{shown}:{port}/"
+
+
 def is_loopback(host: str) -> bool:
     """True for an address only this machine reaches: ``localhost`` or a loopback IP address
     (``127.0.0.0/8``, ``::1``, with or without brackets). A name that merely starts with ``127.``

@@ -35,11 +35,12 @@ import urllib.parse
 from pathlib import Path
 from typing import Any, ClassVar
 
+from sim.core.interrupts import exit_code_of, sigterm_as_interrupt
 from sim.web.guard import DEFAULT_HOST, HostGuard
 from sim.web.policy import INLINE_ONLY_POLICY, SECURITY_HEADERS, STRICT_POLICY, VISER_CLIENT_POLICY
 
 __all__ = ["INLINE_ONLY_POLICY", "STRICT_POLICY", "VISER_CLIENT_POLICY", "WebHandler", "WebServer", "make_server",
-           "start_in_thread", "is_unknown_host"]
+           "start_in_thread", "is_unknown_host", "serve_until_stopped"]
 
 #: the one answer of each refusal: the page learns the status, never why a file was not served
 NEUTRAL = {400: "bad request", 403: "refused", 404: "not found", 405: "method not allowed",
@@ -243,3 +244,21 @@ def start_in_thread(server: WebServer, name: str) -> threading.Thread:
 def is_unknown_host(error: OSError) -> bool:
     """Whether ``error`` (raised by :func:`make_server`) means the host name is unknown."""
     return isinstance(error, socket.gaierror)
+
+
+def serve_until_stopped(server: http.server.HTTPServer) -> int:
+    """Serve ``server`` in this thread until Ctrl-C, SIGTERM or SIGHUP, then close it (also when
+    serving fails).
+
+    Returns:
+        the exit code of a command stopped that way (:func:`sim.core.interrupts.exit_code_of`:
+        130 after Ctrl-C, 128 + the signal otherwise), as a study or a game stopped alike gives.
+    """
+    try:
+        with sigterm_as_interrupt():
+            server.serve_forever(poll_interval=0.2)
+    except KeyboardInterrupt as stop:
+        return exit_code_of(stop)
+    finally:
+        server.server_close()
+    return 0  # serve_forever returned: another thread called shutdown()

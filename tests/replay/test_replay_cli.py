@@ -125,7 +125,7 @@ def test_view_serves_the_page_on_loopback(runs: dict[str, Path], capsys, monkeyp
         raise KeyboardInterrupt
 
     monkeypatch.setattr(http.server.ThreadingHTTPServer, "serve_forever", serve)
-    assert main(["replay", "view", str(runs["rocks"]), "--port", "0"]) == 0
+    assert main(["replay", "view", str(runs["rocks"]), "--port", "0"]) == 130  # Ctrl-C's code, as every command
     out = capsys.readouterr().out
     assert served["addr"][0] == "127.0.0.1"
     assert f"replay: http://127.0.0.1:{served['addr'][1]}/" in out

@@ -13,8 +13,9 @@ import pytest
 from sim.cli import main
 from sim.core.errors import InputError
 from sim.sun.viewer.replay import PENALTY_COLOUR, Replay, hex_rgb, save_replay
+from sim.web.guard import local_url
 from sim.sun.viewer.viser_app import (EXPORT_INDEX, EXPORT_RECORDING, EXPORT_STANDALONE, ReplayViewer, check_export_dir,
-                                  check_host, export_static, free_port, is_loopback, local_url, serve_dir,
+                                  check_host, export_static, free_port, is_loopback, serve_dir,
                                   serve_until_interrupted, start_server)
 
 
@@ -118,6 +119,7 @@ def test_the_command_line_serving_helpers(synth: Replay, capsys: pytest.CaptureF
     # the replay viewer and the layout editor start, print and stop through these
     assert local_url("0.0.0.0", 8080) == "http://127.0.0.1:8080/" and local_url("::", 1) == "http://127.0.0.1:1/"
     assert local_url("192.0.2.7", 80) == "http://192.0.2.7:80/"
+    assert local_url("::1", 80) == local_url("[::1]", 80) == "http://[::1]:80/"  # a URL brackets IPv6
     with pytest.raises(InputError) as e:
         check_host("no-such-host.invalid", 8080)
     assert e.value.key == "--host"

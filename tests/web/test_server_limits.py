@@ -4,6 +4,8 @@ ever), the server listens on IPv6 loopback, and only real loopback addresses cou
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
 import threading
 import time
@@ -12,7 +14,7 @@ from typing import Iterator
 import pytest
 
 from sim.web.guard import HostGuard, is_loopback
-from sim.web.server import REQUEST_TIMEOUT_S, WebHandler, WebServer, make_server, start_in_thread
+from sim.web.server import REQUEST_TIMEOUT_S, WebHandler, WebServer, make_server, serve_until_stopped, start_in_thread
 
 
 class _Hello(WebHandler):
@@ -137,3 +139,20 @@ def test_the_replay_page_serves_on_ipv6_loopback() -> None:
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.mark.parametrize("signum, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)])
+def test_a_served_page_stops_on_a_signal_like_ctrl_c(signum: int, code: int) -> None:
+    # replay view / replay serve block in serve_until_stopped: Ctrl-C, `kill PID` and a closed
+    # terminal all end them with the shell's code for that signal, and the port is let go
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)  # a shell may start pytest ignoring it
+    server = make_server(_Hello, "127.0.0.1", 0)
+    port = server.server_address[1]
+    threading.Timer(0.3, os.kill, args=(os.getpid(), signum)).start()
+    try:
+        assert serve_until_stopped(server) == code
+    finally:
+        signal.signal(signal.SIGINT, old)
+    assert server.socket.fileno() == -1  # closed
+    with socket.socket() as probe:  # nothing listens there any more
+        assert probe.connect_ex(("127.0.0.1", port)) != 0

@@ -20,7 +20,7 @@ from sim.core.console import plain
 from sim.core.errors import InputError
 from sim.core.outputs import check_output_dir, check_output_file
 from sim.sun.viewer.replay import load_any, save_replay
-from sim.web.guard import is_loopback
+from sim.web.guard import is_loopback, local_url
 
 app = typer.Typer(help="Watch replays: a viser web viewer, a static export, PyBullet's GUI, video.",
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
@@ -78,7 +78,7 @@ def view(file: Path = typer.Argument(..., metavar="FILE", help="replay (.npz), p
         play_in_gui(rp, speed=speed, loop=loop)
         return
     # start-up: the 3-D viewer's server adds 13 ms, viser more when it starts (CPU, python -X importtime)
-    from sim.sun.viewer.viser_app import check_host, local_url, serve_until_interrupted, start_server, start_viewer
+    from sim.sun.viewer.viser_app import check_host, serve_until_interrupted, start_server, start_viewer
 
     check_host(host, port)
     v = start_server(lambda: start_viewer(rp, host=host, port=port), host, port, "viewer")
@@ -133,6 +133,8 @@ def serve(directory: Path = typer.Argument(..., metavar="DIR", help="a folder wr
     """Serve an exported replay folder over HTTP and print its address."""
     # start-up: the 3-D viewer's server adds 13 ms (CPU, python -X importtime)
     from sim.sun.viewer.viser_app import check_export_dir, serve_dir
+    # start-up: the web server (http, ssl) adds 19 ms to every command's start-up (CPU, python -X importtime)
+    from sim.web.server import serve_until_stopped
 
     if not (0 <= port <= 65535):
         raise InputError(f"port must be 0..65535 (0: any free port), not {port}", key="--port")
@@ -144,16 +146,9 @@ def serve(directory: Path = typer.Argument(..., metavar="DIR", help="a folder wr
     except OSError as e:
         key = "--host" if isinstance(e, socket.gaierror) else "--port"
         raise InputError(f"cannot listen on {host}:{port}: {e}", key=key) from None
-    real_port = httpd.server_address[1]
-    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
-    typer.echo(plain(f"serving {directory} at http://{shown}:{real_port}/  (Ctrl-C stops)"))
+    typer.echo(plain(f"serving {directory} at {local_url(host, httpd.server_address[1])}  (Ctrl-C stops)"))
     sys.stdout.flush()
-    try:
-        httpd.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        httpd.server_close()
+    raise typer.Exit(serve_until_stopped(httpd))
 
 
 @app.command()

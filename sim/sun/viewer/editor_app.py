@@ -45,7 +45,7 @@ from sim.core.quaternions import quat_xyzw_to_wxyz, quat_yaw
 from sim.sun.viewer.replay import PENALTY_COLOUR, SHAPE_COLOURS, STONE_COLOUR, from_pose_recording, hex_rgb
 from sim.sun.viewer.viser_app import (CAMERA_LOOK_AT, CAMERA_POSITION, LOCALHOST, SceneNodes, add_table_base,
                                       free_port)
-from sim.web.guard import is_loopback
+from sim.web.guard import host_name, is_loopback
 
 SELECTED_COLOUR = "#ffd43b"
 NO_SELECTION = "(none)"
@@ -138,7 +138,7 @@ class EditorApp:
 
     @property
     def url(self) -> str:
-        return f"http://{self.host}:{self.port}/"
+        return f"http://{host_name(self.host)}:{self.port}/"
 
     # ---- GUI ------------------------------------------------------------------------------
 

@@ -34,8 +34,9 @@ import numpy as np
 import typer
 
 from sim.core.errors import InputError
+from sim.core.interrupts import exit_code_of, sigterm_as_interrupt
 from sim.core.quaternions import quat_xyzw_to_wxyz
-from sim.web.guard import host_name, is_loopback
+from sim.web.guard import host_name, is_loopback, local_url
 from sim.sun.viewer.guard import page_choice, page_number, put_back, viser_server
 from sim.sun.viewer.replay import BASE_COLOUR, STRING_COLOUR, Replay, hex_rgb
 from sim.sun.viewer.replay.overlay import cause_colour
@@ -421,25 +422,21 @@ def start_server(start: Callable[[], _S], host: str, port: int, what: str) -> _S
             raise InputError(f"cannot listen on {host}:{port}: {e}", key="--port") from None
 
 
-def local_url(host: str, port: int) -> str:
-    """The address to open in a browser: ``0.0.0.0`` and ``::`` (every interface) as 127.0.0.1."""
-    shown = "127.0.0.1" if host in ("0.0.0.0", "::", "[::]") else host_name(host)
-    return f"http://{shown}:{port}/"
-
-
 def serve_until_interrupted(server: Server, line: str) -> None:
-    """Print ``line`` (the address and what is served), then keep ``server`` running until Ctrl-C;
-    close it either way.
+    """Print ``line`` (the address and what is served), then keep ``server`` running until Ctrl-C,
+    SIGTERM or SIGHUP; close it either way.
 
     Raises:
-        typer.Exit: code 130 after Ctrl-C (the command's documented exit code; it ended 0 before).
+        typer.Exit: with the stop's exit code (:func:`sim.core.interrupts.exit_code_of`: 130 after
+            Ctrl-C, 128 + the signal otherwise), as every server command gives.
     """
     print(line, flush=True)
     try:
-        while True:
-            time.sleep(1.0)
-    except KeyboardInterrupt:
-        raise typer.Exit(130) from None
+        with sigterm_as_interrupt():
+            while True:
+                time.sleep(1.0)
+    except KeyboardInterrupt as stop:
+        raise typer.Exit(exit_code_of(stop)) from None
     finally:
         server.close()
 
