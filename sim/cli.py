@@ -84,7 +84,8 @@ def games(json_out: bool = typer.Option(False, "--json", help="print JSON")) -> 
                     sec: [{"name": o.name, "default": o.default, "allowed": o.describe(), "doc": o.doc} for o in opts]
                     for sec, opts in s.sections.items()
                 },
-                "seat_options": [{"name": o.name, "default": o.default, "allowed": o.describe()} for o in s.seat_options],
+                "seat_options": [{"name": o.name, "default": o.default, "allowed": o.describe(), "doc": o.doc}
+                                 for o in s.seat_options],
                 "agents": [
                     {"name": a.name, "doc": a.doc, "options": [{"name": o.name, "default": o.default} for o in a.options]}
                     for a in g.agents.values()

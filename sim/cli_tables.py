@@ -38,7 +38,8 @@ def print_games(rows: list[dict[str, Any]]) -> None:
         con.print(f"[bold]{escape(r['name'])}[/bold]: {escape(r['title'])} ({players} players)", highlight=False)
         opts = [(f"rules.{o['name']}", o) for o in r["options"]]
         opts += [(f"{sec}.{o['name']}", o) for sec, os_ in r["sections"].items() for o in os_]
-        opts += [(f"seats[].{o['name']}", {**o, "doc": "per seat"}) for o in r["seat_options"]]
+        opts += [(f"seats[].{o['name']}", {**o, "doc": f"per seat: {o['doc']}" if o.get("doc") else "per seat"})
+                 for o in r["seat_options"]]
         for key, o in opts:
             say(f"{key} = {toml_value(o['default'])}", 2)
             say(f"allowed: {o['allowed']}", 6)

@@ -78,7 +78,7 @@ def tune(
     sc = load_scenario(scenario, reg)
     if sc.tune is None:
         raise ScenarioError("missing: stonelab tune searches the scenario's [tune] table (docs/scenarios.md, "
-                            "'Tuning a design'); scenarios/sun/tune-gap.toml is an example", source=str(scenario),
+                            "'Tuning a design'); the files scenarios/*/tune-*.toml are examples", source=str(scenario),
                             key=SECTION)
     raw = copy.deepcopy(dict(sc.raw))
     given = {"trials": ("--trials", trials), "games": ("--games", games_n)}

@@ -391,8 +391,6 @@ NAMES_A_GAME_ALLOWED = {
     "sim/games.py": "the registry: one line per game",
     # not yet declared by the game's plug-in (the output must not change meanwhile):
     "analysis/compare.py": "the Sun's two compare sections ('sun_difficulty', 'sun_rules_exercised', their titles)",
-    "sim/play/cli.py": "the --skill help gives the Sun's and Sozoikum's skill as examples",
-    "sim/cli_tune.py": "the missing-[tune] error gives scenarios/sun/tune-gap.toml as an example",
 }
 #: Folders outside the scan: each game's report hooks (analysis/games/<game>*.py, registered by the
 #: game's plug-in) read that game's own tables by name.

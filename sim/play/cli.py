@@ -56,9 +56,9 @@ def play(
     out: Optional[Path] = typer.Option(None, "--out", help="run folder (default runs/<game>/<scenario name>-play); "
                                        "each game played there is added to it"),
     tui: bool = typer.Option(False, "--tui", help="play in this terminal instead of a browser page"),
-    skill: Optional[str] = typer.Option(None, "--skill", help="your seat's skill where the game has one: the Sun's "
-                                        "thrower preset (e.g. casual, steady, expert), whose noise is drawn for your "
-                                        "placements and passes; Sozoikum's builder skill (0 to 1)"),
+    skill: Optional[str] = typer.Option(None, "--skill", help="your seat's skill where the game has one: its "
+                                        "seat option skill (a preset's name or a number; `stonelab games` lists what "
+                                        "each game takes), at which the noise of your moves is drawn"),
 ) -> None:
     """Play a game yourself against the scenario's agents, in the browser (the address is printed)
     or in the terminal (--tui). The finished game is stored like a study's game, so report, replay
