@@ -25,7 +25,7 @@ metrics:
 
 For the Sun the comparison also holds the difficulty curve of both runs in one figure (the chance
 of a clean pass by the aim error drawn and by the mark area's width, on bins shared by both runs)
-and the rules-exercised table (:func:`analysis.games.sun_rules.rules_exercised`) of both side by side:
+and the rules-exercised table (:func:`sim.sun.report.rules_exercised.rules_exercised`) of both side by side:
 the game's report module offers them (``compare_rows`` and ``compare_tables``, found through its
 plug-in; see :mod:`analysis.games`).
 

@@ -1,6 +1,6 @@
 """Wording of reports, comparisons and findings: percentages, intervals, plurals, seat and agent
-labels, and "how a figure moves" sentences. No I/O; shared by analysis/report.py, the game sections
-(analysis/games/) and analysis/compare.py, so that a section never imports the report module."""
+labels, and "how a figure moves" sentences. No I/O; shared by analysis/report.py, the games' report
+rooms (``sim/<game>/report``) and analysis/compare.py, so that a section never imports the report module."""
 
 from __future__ import annotations
 

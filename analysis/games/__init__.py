@@ -1,10 +1,11 @@
-"""Per-game report sections. A game's plug-in names its report (``GamePlugin.report``: an
-instance or subclass of :class:`analysis.games.base.GameReport`, by convention
-``analysis.games.<game>:REPORT``); :func:`game_report` loads it. The hooks and their defaults are
-declared once, in :class:`~analysis.games.base.GameReport`.
+"""The games' report hooks: the interface and its loader. A game's plug-in names its report
+(``GamePlugin.report``: an instance or subclass of :class:`analysis.games.base.GameReport`, by
+convention ``sim.<game>.report:REPORT``, the game's report room); :func:`game_report` loads it. The
+hooks and their defaults are declared once, in :class:`~analysis.games.base.GameReport`; this
+package names no game.
 
-The report modules import this package and the generic analysis modules, never
-:mod:`analysis.report` (which finds them through the registry): no import cycle.
+A report room imports this package and the generic analysis modules, never :mod:`analysis.report`
+(which finds it through the registry): no import cycle.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ __all__ = ["GameReport", "game_report", "has_columns", "own_aligned"]
 
 
 def game_report(game: str) -> GameReport:
-    """The game's report (its plug-in's ``report``, e.g. ``analysis.games.sun:REPORT``), or a bare
+    """The game's report (its plug-in's ``report``, e.g. ``sim.sun.report:REPORT``), or a bare
     :class:`GameReport` (generic sections only) when the game declares none or is not registered
     here.
 

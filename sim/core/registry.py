@@ -36,7 +36,7 @@ class GamePlugin:
         commands: command-line sub-apps of ``stonelab``: name -> ``"module:attribute"`` of a
             ``typer.Typer`` (mounted as a command group) or a function (mounted as one command).
         report: ``"module:attribute"`` of the game's report, an instance or subclass of
-            ``analysis.games.base.GameReport`` (by convention ``analysis.games.<game>:REPORT``),
+            ``analysis.games.base.GameReport`` (by convention ``sim.<game>.report:REPORT``, the game's report room),
             which declares every report hook with a no-op default (docs/game-interface.md);
             None: generic sections only.
         benches: ``"module:attribute"`` of functions ``benchmarks(quick: bool) -> list[dict]`` that

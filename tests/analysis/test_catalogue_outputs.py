@@ -381,7 +381,7 @@ def test_a_mean_with_no_spread_says_so_instead_of_a_zero_width_interval(tmp_path
 def test_the_width_curve_of_compare_holds_the_empty_ring_passes(tmp_path: Path) -> None:
     """Passes over an empty ring (no finite width, but an area's middle) are the width curve's
     last bin; every pass with an area is in one bin; the intervals are clustered by game."""
-    from analysis.games.sun_compare import difficulty_side_by_side
+    from sim.sun.report.compare import difficulty_side_by_side
     from sim.games import get_game
 
     spec = get_game("sun").spec

@@ -261,7 +261,7 @@ def test_sun_pair(tmp_path: Path) -> None:
             assert c.loc[c["run"] == tag, "passes"].sum() == n
             assert c.loc[c["run"] == tag, "clean"].sum() == clean
     # the rules-exercised table of both, each run's figures as the report's own table has them
-    from analysis.games.sun_rules import rules_exercised
+    from sim.sun.report.rules_exercised import rules_exercised
     from analysis.load import load_run
 
     own = rules_exercised(load_run(a)).set_index("event")

@@ -1,6 +1,6 @@
 """The Sun's part of ``stonelab compare``: penalty stones per game, the difficulty curve of both runs
-and the rules exercised side by side (:mod:`analysis.compare` reaches them through the Sun's report
-module, :mod:`analysis.games.sun`, which re-exports :func:`compare_rows` and :func:`compare_tables`)."""
+and the rules exercised side by side (:mod:`analysis.compare` reaches them through the Sun's report,
+:data:`sim.sun.report.REPORT`, whose ``compare_rows`` and ``compare_tables`` hooks they are)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ import pandas as pd
 
 from analysis.catalogue import ratio_interval
 from analysis.games import own_aligned
-from analysis.games.sun_metrics import pass_widths
-from analysis.games.sun_rules import rules_exercised
 from analysis.run_data import RunData, pooled_run
 from analysis.stats import count_per_game, wilson
+from sim.sun.report.metrics import pass_widths
+from sim.sun.report.rules_exercised import rules_exercised
 
 
 def compare_rows(a: RunData, b: RunData) -> list[tuple[str, pd.Series, pd.Series]]:
