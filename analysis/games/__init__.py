@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from analysis.games.base import GameReport
+from analysis.games.base import CompareSection, GameReport, TextLine
 from sim.core.errors import InputError
 from sim.core.registry import resolve
 from sim.games import REGISTRY
@@ -22,7 +22,8 @@ from sim.games import REGISTRY
 if TYPE_CHECKING:  # annotations only: the report modules' helpers need nothing of the loader
     from analysis.run_data import RunData
 
-__all__ = ["GameReport", "game_report", "has_columns", "own_aligned"]
+__all__ = ["CompareSection", "GameReport", "TextLine", "compare_keys", "every_compare_key", "game_report", "has_columns",
+           "own_aligned"]
 
 
 def game_report(game: str) -> GameReport:
@@ -50,6 +51,31 @@ def game_report(game: str) -> GameReport:
         raise InputError(f"game {game!r}: its report {ref!r} names {obj!r}, not a subclass or instance of "
                          "analysis.games.base.GameReport (docs/game-interface.md)", key="report")
     return obj
+
+
+def compare_keys(game: str) -> list[str]:
+    """The keys of the game's own ``stonelab compare`` sections, as its plug-in declares them
+    (``GamePlugin.compare_keys``); none for a game not registered here.
+
+    Raises:
+        InputError: the game's plug-in cannot be loaded.
+    """
+    plugin = REGISTRY.find(game)
+    return list(plugin.compare_keys) if plugin is not None else []
+
+
+def every_compare_key() -> list[str]:
+    """Every registered game's compare-section keys, in the registry's order: the keys every
+    ``stonelab compare --json`` holds (the runs' own game's sections filled, the others' empty), so
+    that the JSON of any two runs has the same keys. A plug-in that cannot be loaded adds none (the
+    command line warns of it when it starts)."""
+    keys: list[str] = []
+    for game in REGISTRY.names():
+        try:
+            keys += [k for k in REGISTRY.plugin(game).compare_keys if k not in keys]
+        except InputError:
+            continue
+    return keys
 
 
 def own_aligned(run: RunData) -> pd.DataFrame:

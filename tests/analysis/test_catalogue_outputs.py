@@ -312,7 +312,7 @@ def test_the_skill_index_stays_inside_its_range_when_every_comparison_goes_one_w
 
 
 def test_the_rules_rows_of_compare_fit_80_columns_and_cut_no_number() -> None:
-    from analysis.compare import rules_lines
+    from sim.sun.report.compare import rules_lines
 
     cells = [("stands", "19.33 [18.38, 20.28]", "17.42 [16.22, 18.61]"),
              ("failed placements: no legal marker move", "2.08 [1.05, 3.11]", "1.83 [0.94, 2.73]"),

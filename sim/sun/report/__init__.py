@@ -10,7 +10,7 @@ Every game's report room is ``sim/<game>/report``; the Sun's is a package, one m
   each rule came into play;
 - :mod:`~sim.sun.report.section`: the report's section (plots and findings), its headline number,
   the player model, the replays section, the seats' declared skill and the tune winner's layout file;
-- :mod:`~sim.sun.report.compare`: the rows and tables ``stonelab compare`` sets side by side.
+- :mod:`~sim.sun.report.compare`: the sections ``stonelab compare`` adds, both runs side by side.
 
 It is the one part of the game that implements an analysis hook (it imports ``analysis``), and no
 part of the game imports it: the plug-in names it by string (tests/test_imports.py).
@@ -19,7 +19,7 @@ part of the game imports it: the plug-in names it by string (tests/test_imports.
 from __future__ import annotations
 
 from analysis.games import GameReport
-from sim.sun.report.compare import compare_rows, compare_tables
+from sim.sun.report.compare import compare_sections
 from sim.sun.report.metrics import PLAYER_METRICS, TUNE_METRICS, metrics
 from sim.sun.report.section import design_files, headline, player_model, replays_section, seat_skill
 # under another name: the package's ``section`` stays the module (``from sim.sun.report import section``)
@@ -36,8 +36,7 @@ class SunReport(GameReport):
     player_model = staticmethod(player_model)
     replays_section = staticmethod(replays_section)
     seat_skill = staticmethod(seat_skill)
-    compare_rows = staticmethod(compare_rows)
-    compare_tables = staticmethod(compare_tables)
+    compare_sections = staticmethod(compare_sections)
     metrics = staticmethod(metrics)
     design_files = staticmethod(design_files)
     tune_metrics = TUNE_METRICS
