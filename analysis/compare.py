@@ -420,11 +420,11 @@ def print_table(comp: Comparison, html_path: Path | None = None) -> None:
     for sec in comp.sections:
         if sec.table.empty:
             continue
-        for line in sec.lines(width):
-            if line.heading:
-                con.print(f"[bold]{escape(line.text)}[/]")
+        for row in sec.lines(width):
+            if row.heading:
+                con.print(f"[bold]{escape(row.text)}[/]")
             else:
-                con.print(line.text, markup=False, highlight=False, soft_wrap=True)
+                con.print(row.text, markup=False, highlight=False, soft_wrap=True)
     print_prose(con, summary_line(comp))
     print_prose(con, "scenario changes A -> B: " + ("; ".join(comp.changes) if comp.changes else "none (same scenario)"),
                 indent="  ")
