@@ -23,11 +23,11 @@ metrics:
   tests are independent). A row is flagged *significant* when its Holm-adjusted p-value is below
   0.05.
 
-For the Sun the comparison also holds the difficulty curve of both runs in one figure (the chance
-of a clean pass by the aim error drawn and by the mark area's width, on bins shared by both runs)
-and the rules-exercised table (:func:`analysis.games.sun_rules.rules_exercised`) of both side by side:
-the game's report module offers them (``compare_rows`` and ``compare_tables``, found through its
-plug-in; see :mod:`analysis.games`).
+A game adds sections of its own (``GameReport.compare_sections``, found through its plug-in; see
+:mod:`analysis.games`): the Sun's difficulty curve of both runs in one figure (the chance of a clean
+pass by the aim error drawn and by the mark area's width, on bins shared by both runs) and its
+rules-exercised table of both side by side. Each has its key in ``--json``; this module names no
+game.
 
 Runs of different games or seat counts, missing or damaged run folders and runs without games are
 refused with :class:`sim.core.errors.InputError` (exit 2 from the CLI).
@@ -46,13 +46,13 @@ import numpy as np
 import pandas as pd
 
 from analysis.catalogue import CLUSTER_LINE, catalogue, distinct_run, estimate, repeat_note
-from analysis.games import game_report
+from analysis.games import CompareSection, compare_keys, every_compare_key, game_report
 from analysis.load import load_run
 from analysis.metrics import endings, seat_win_rates
-from analysis.page import PAGE_CSS, game_title, png_b64, table_html
+from analysis.page import PAGE_CSS, game_title
 from analysis.run_data import RunData
 from analysis.stats import (BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, MIN_EXPECTED, bootstrap_mean_diff, holm, mann_whitney_p, newcombe_diff, two_proportion_test)
-from analysis.wording import plural, seat_labels, seat_name
+from analysis.wording import figure_text, interval_text, plural, seat_labels, seat_name
 from sim.core.console import console, escape, plain, print_prose
 from sim.core.errors import InputError
 from sim.core.outputs import check_output_file, path_text, write_atomically
@@ -77,18 +77,15 @@ class Comparison:
             ``p_holm < ALPHA``.
         notes: things a reader must know (pooled sweep points, different agents, omitted rows).
         changes: what the scenarios set differently (:func:`scenario_changes`).
-        curve: the Sun's difficulty curve of both runs (``by, bin, run, passes, clean, rate, lo,
-            hi``), empty for other games.
-        rules: the Sun's rules-exercised rows of both runs (``event`` and per run ``per_game, lo,
-            hi, games_with, games``), empty for other games.
+        sections: the game's own sections (``GameReport.compare_sections``: the Sun's difficulty
+            curve and rules exercised), empty for a game that adds none.
     """
 
     a: RunData
     b: RunData
     rows: pd.DataFrame
     notes: list[str] = field(default_factory=list)
-    curve: pd.DataFrame = field(default_factory=pd.DataFrame)
-    rules: pd.DataFrame = field(default_factory=pd.DataFrame)
+    sections: list[CompareSection] = field(default_factory=list)
     changes: list[str] = field(default_factory=list)
 
 
@@ -226,8 +223,12 @@ def compare_runs(path_a: str | Path, path_b: str | Path) -> Comparison:
     df["p_holm"] = holm(df["p"].tolist())
     df["significant"] = df["p_holm"] < ALPHA
     comp = Comparison(a=a, b=b, rows=df[ROW_COLUMNS], notes=notes, changes=scenario_changes(a, b))
-    tables = game.compare_tables(distinct_run(a), distinct_run(b))  # identical games once, as in the rows
-    comp.curve, comp.rules = tables.get("curve", comp.curve), tables.get("rules", comp.rules)
+    comp.sections = game.compare_sections(distinct_run(a), distinct_run(b))  # identical games once, as in the rows
+    declared = compare_keys(a.game)
+    if [s.key for s in comp.sections] != declared:
+        raise InputError(f"game {a.game!r}: its report's compare sections {[s.key for s in comp.sections]} are not "
+                         f"the keys its plug-in declares (compare_keys {declared}); docs/game-interface.md",
+                         key="compare_keys")
     return comp
 
 
@@ -315,23 +316,6 @@ def metric_row(m: Any, a: RunData, b: RunData) -> dict[str, Any]:
 
 
 # --- output ----------------------------------------------------------------------------------------
-def _fmt(x: float, kind: str, signed: bool = False) -> str:
-    if x != x:
-        return "n/a"
-    if kind == "proportion":
-        v = 100 * x
-        return f"{v:+.1f} pt" if signed else f"{v:.1f} %"
-    return f"{x:+.3g}" if signed else f"{x:.3g}"
-
-
-def _ci(lo: float, hi: float, kind: str) -> str:
-    if lo != lo:
-        return ""
-    if kind == "proportion":
-        return f"[{100 * lo:.1f}, {100 * hi:.1f}]"
-    return f"[{lo:.3g}, {hi:.3g}]"
-
-
 def verdict(r: Any) -> str:
     """One line on a row: what changed from A to B and whether it survives the correction."""
     if r.p != r.p:
@@ -381,7 +365,7 @@ def summary_line(comp: Comparison) -> str:
     if sig.empty:
         return (f"No metric differs between the runs after Holm's correction over {tested} tests "
                 f"(family-wise error rate {ALPHA:.0%}).")
-    names = "; ".join(f"{r.group}: {r.metric} {_fmt(r.diff, r.kind, True)}" for r in sig.itertuples())
+    names = "; ".join(f"{r.group}: {r.metric} {figure_text(r.diff, r.kind, True)}" for r in sig.itertuples())
     return f"{len(sig)} of {tested} metrics differ after Holm's correction (B - A): {names}."
 
 
@@ -412,7 +396,8 @@ def to_json(comp: Comparison) -> dict[str, Any]:
         "b": {"run": str(comp.b.run_dir), "scenario": comp.b.meta.get("name", ""), "games": len(comp.b.games)},
         "difference": "B - A", "correction": "Holm", "alpha": ALPHA,
         "scenario_changes": comp.changes, "rows": records(comp.rows), "notes": comp.notes, "summary": summary_line(comp),
-        "sun_difficulty": records(comp.curve), "sun_rules_exercised": records(comp.rules),
+        # every registered game's sections (another game's empty): any two runs' JSON has the same keys
+        **{k: [] for k in every_compare_key()}, **{s.key: records(s.table) for s in comp.sections},
     }
 
 
@@ -432,22 +417,14 @@ def print_table(comp: Comparison, html_path: Path | None = None) -> None:
                      "per run would); tests and p-values: --json and --html; metric names: docs/compare.md.")
     for lab, k in player_keys(comp).items():
         con.print(f"{k}: {escape(lab)}", highlight=False)
-    for by, unit, title in (("aim error", "°", "aim error drawn"), ("area width", " mm", "mark-area width")):
-        cv = comp.curve[comp.curve["by"] == by] if not comp.curve.empty else comp.curve
-        if cv.empty:
+    for sec in comp.sections:
+        if sec.table.empty:
             continue
-        con.print(f"[bold]Sun: chance of a clean pass by {title} (A / B; passes)[/]")
-        for bin_, g in cv.groupby("bin", sort=False):
-            ra, rb = g[g["run"] == "A"].iloc[0], g[g["run"] == "B"].iloc[0]
-            con.print(f"  {bin_}{'' if bin_ == 'empty ring' else unit}: A {_fmt(ra['rate'], 'proportion')} of "
-                      f"{ra['passes']}   B {_fmt(rb['rate'], 'proportion')} of {rb['passes']}", highlight=False)
-    if not comp.rules.empty:
-        con.print("Sun: rules exercised (per game [95 %])", markup=False, highlight=False)
-        cells = [(str(r.event), _rules_cell(r.a_per_game, r.a_lo, r.a_hi, r.a_games_with, r.a_games, r.binary),
-                  _rules_cell(r.b_per_game, r.b_lo, r.b_hi, r.b_games_with, r.b_games, r.binary))
-                 for r in comp.rules.itertuples()]
-        for ln in rules_lines(cells, width):
-            con.print(ln, markup=False, highlight=False, soft_wrap=True)
+        for row in sec.lines(width):
+            if row.heading:
+                con.print(f"[bold]{escape(row.text)}[/]")
+            else:
+                con.print(row.text, markup=False, highlight=False, soft_wrap=True)
     print_prose(con, summary_line(comp))
     print_prose(con, "scenario changes A -> B: " + ("; ".join(comp.changes) if comp.changes else "none (same scenario)"),
                 indent="  ")
@@ -460,23 +437,6 @@ def print_table(comp: Comparison, html_path: Path | None = None) -> None:
         print_prose(con, rest, first="  ", indent="  ")
     if html_path is not None:
         con.print(f"html: {plain(html_path)}", soft_wrap=True, markup=False, highlight=False)
-
-
-def rules_lines(cells: list[tuple[str, str, str]], width: int = 80) -> list[str]:
-    """The rules-exercised rows as text, ``event  A  B``: the numbers right-aligned in columns as
-    wide as their widest cell, never cut or folded; an event name too long for the room the
-    numbers leave goes on a line of its own, the numbers on the next (as :func:`metric_lines`)."""
-    wa = max([len("A"), *(len(c[1]) for c in cells)])
-    wb = max([len("B"), *(len(c[2]) for c in cells)])
-    room = max(width - wa - wb - 4, 12)
-    we = min(max([len("event"), *(len(c[0]) for c in cells)]), room)
-    out = [f"{'event':<{we}}  {'A':>{wa}}  {'B':>{wb}}", "-" * min(width, we + wa + wb + 4)]
-    for ev, a, b in cells:
-        if len(ev) > we:
-            out.append(ev)
-            ev = ""
-        out.append(f"{ev:<{we}}  {a:>{wa}}  {b:>{wb}}".rstrip())
-    return out
 
 
 def short_verdict(r: Any) -> str:
@@ -598,40 +558,6 @@ def _p_cell(p: float) -> str:
     return "<0.001" if p < 0.001 else f"{p:.2g}"
 
 
-def _rules_cell(m: float, lo: float, hi: float, k: float, n: float, binary: bool) -> str:
-    if m != m:
-        return "not recorded"
-    if binary:
-        return f"{100 * m:.0f} % [{100 * lo:.0f}, {100 * hi:.0f}] ({int(k)} of {int(n)})"
-    return f"{m:.2f} [{lo:.2f}, {hi:.2f}]"
-
-
-def _difficulty_figure(curve: pd.DataFrame) -> Any:
-    """One figure, both runs: clean-pass chance by aim error (left) and by area width (right)."""
-    # start-up: matplotlib (analysis.plots) adds 0.9 s to every `stonelab compare`; only the --html
-    # page draws (python -X importtime, load 11)
-    from analysis.plots import lines_ci, new_figure_row, ticks_with_n
-
-    bys = [b for b in ("aim error", "area width") if (curve["by"] == b).any()]
-    fig, axes = new_figure_row(len(bys), 5.2 * len(bys), 4.0)
-    axes = list(np.atleast_1d(axes))
-    for ax, by in zip(axes, bys):
-        c = curve[curve["by"] == by]
-        bins = list(dict.fromkeys(c["bin"]))
-        series = []
-        for tag in ("A", "B"):
-            g = c[c["run"] == tag].set_index("bin").reindex(bins)
-            series.append((f"run {tag}", g["rate"].tolist(), g["lo"].tolist(), g["hi"].tolist()))
-        xlabel = "aim error drawn (|degrees|, quintiles of both runs)" if by == "aim error" else \
-            "mark area width (mm, quintiles of both runs; empty ring last)"
-        lines_ci(bins, series, title=f"Clean pass by {by}", xlabel=xlabel, ylabel="passes losing no stone",
-                 percent=True, colors=["#0072B2", "#D55E00"], ax=ax, categorical=True)
-        na = c[c["run"] == "A"].set_index("bin").reindex(bins)["passes"]
-        nb = c[c["run"] == "B"].set_index("bin").reindex(bins)["passes"]
-        ticks_with_n(ax, list(range(len(bins))), bins, [f"{int(x)}/{int(y)}" for x, y in zip(na, nb)])  # type: ignore[misc]
-    return fig
-
-
 def run_names(a: RunData, b: RunData) -> tuple[str, str]:
     """Names that tell the two runs apart: their scenario names, and when those are the same (two
     runs of one scenario, e.g. before and after a change) each with the shortest end of its run
@@ -681,48 +607,16 @@ def render_html(comp: Comparison) -> str:
     for r in comp.rows.itertuples():
         parts.append(
             f"<tr{' class=sig' if r.significant else ''}><td class=g>{esc(r.group)}</td><td>{esc(r.metric)}</td>"
-            f"<td>{esc(_fmt(r.a, r.kind))}<br><span class=ci>{esc(_ci(r.a_lo, r.a_hi, r.kind))}</span></td>"
-            f"<td>{esc(_fmt(r.b, r.kind))}<br><span class=ci>{esc(_ci(r.b_lo, r.b_hi, r.kind))}</span></td>"
-            f"<td>{esc(_fmt(r.diff, r.kind, True))}<br><span class=ci>{esc(_ci(r.diff_lo, r.diff_hi, r.kind))}</span></td>"
+            f"<td>{esc(figure_text(r.a, r.kind))}<br><span class=ci>{esc(interval_text(r.a_lo, r.a_hi, r.kind))}</span></td>"
+            f"<td>{esc(figure_text(r.b, r.kind))}<br><span class=ci>{esc(interval_text(r.b_lo, r.b_hi, r.kind))}</span></td>"
+            f"<td>{esc(figure_text(r.diff, r.kind, True))}<br><span class=ci>{esc(interval_text(r.diff_lo, r.diff_hi, r.kind))}</span></td>"
             f"<td>{esc(r.test)}</td><td>{esc(_p_cell(r.p))}</td><td>{esc(_p_cell(r.p_holm))}</td>"
             f"<td{' class=sig' if r.significant else ''}>{esc(verdict(r))}</td></tr>")
     parts.append("</tbody></table><p class='note'>n: A "
                  f"{len(a.games)} games, B {len(b.games)} games; pt: percentage points.</p>")
-    if not comp.curve.empty:
-        fig = _difficulty_figure(comp.curve)
-        _png, b64 = png_b64(fig)
-        # start-up: matplotlib.pyplot 0.9 s at the top of compare (loaded here by _difficulty_figure already)
-        import matplotlib.pyplot as plt
-
-        plt.close(fig)
-        parts.append("<h2>Stonehenge and the Sun: difficulty curve</h2><figure>"
-                     f"<img alt='difficulty curve of both runs' src='data:image/png;base64,{b64}'>"
-                     "<p class='note'>Share of passes that lose no stone, by the aim error the thrower drew and by "
-                     "the width of the mark area (passes over an empty ring, the whole ring one area, are its last "
-                     "bin); bins are the quintiles of both runs' passes together; whiskers and bands: 95 % "
-                     "intervals clustered by game (identical games once); n under each bin: passes of A / B. Not part of the "
-                     "corrected family of tests.</p></figure>")
-        tab = comp.curve.assign(**{
-            "clean [95 %]": [f"{_fmt(r, 'proportion')} {_ci(lo, hi, 'proportion')}"
-                             for r, lo, hi in zip(comp.curve["rate"], comp.curve["lo"], comp.curve["hi"])]})
-        wide = tab.pivot_table(index=["by", "bin"], columns="run", values=["clean [95 %]", "passes"],
-                               aggfunc="first", sort=False)
-        wide.columns = [f"{v} {r}" for v, r in wide.columns]
-        parts.append("<h3>Clean passes by bin</h3>" + table_html(wide.reset_index()))
-    if not comp.rules.empty:
-        df = pd.DataFrame({
-            "event": comp.rules["event"],
-            "A per game [95 %]": [_rules_cell(r.a_per_game, r.a_lo, r.a_hi, r.a_games_with, r.a_games, r.binary)
-                                  for r in comp.rules.itertuples()],
-            "A games with it": [f"{int(k)} of {int(n)}" if k == k else "" for k, n in
-                                zip(comp.rules["a_games_with"], comp.rules["a_games"])],
-            "B per game [95 %]": [_rules_cell(r.b_per_game, r.b_lo, r.b_hi, r.b_games_with, r.b_games, r.binary)
-                                  for r in comp.rules.itertuples()],
-            "B games with it": [f"{int(k)} of {int(n)}" if k == k else "" for k, n in
-                                zip(comp.rules["b_games_with"], comp.rules["b_games"])],
-        })
-        parts.append("<h2>Rules exercised</h2><p class='note'>How often each rule came into play, per game with its "
-                     "95 % interval (endings: share of games, Wilson); sweep points pooled.</p>" + table_html(df))
+    for sec in comp.sections:
+        if not sec.table.empty:
+            parts.append(f"<h2>{esc(sec.title)}</h2>" + sec.html())
     parts.append(
         "<h2>Methods</h2><p class='note'>Outcomes as in the study reports: a seat's win is a sole win; a draw has no "
         "winner; a shared win has two or more winners. Proportions: Wilson 95 % intervals; their difference: "

@@ -1,5 +1,5 @@
 """What one metric is (:class:`Metric`): the record the catalogue (analysis/catalogue.py) holds and
-the games' report hooks (analysis/games/) return.
+the games' report hooks (each game's report room, ``sim/<game>/report``) return.
 
 It lives apart from the catalogue so that a game's hook can name the type without importing the
 catalogue, which itself asks the games for their metrics: no import circle.

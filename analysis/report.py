@@ -3,7 +3,7 @@
 :func:`build_report` loads the store once (:func:`analysis.load.load_run`), builds the generic
 sections (win rates and first-player advantage, length, scores, endings, skill importance, drama
 and decisiveness, sweeps) and the game's own sections (the hooks of the
-:class:`~analysis.games.base.GameReport` its plug-in declares, e.g. ``analysis.games.sun:REPORT``:
+:class:`~analysis.games.base.GameReport` its plug-in declares, e.g. ``sim.sun.report:REPORT``:
 :func:`analysis.games.game_report`), saves
 each figure as PNG and SVG, and writes ``report.html`` with the PNGs embedded (base64), each with
 a plain-language finding, plus the scenario, software version, seed and numbers of games.

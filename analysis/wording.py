@@ -1,6 +1,6 @@
 """Wording of reports, comparisons and findings: percentages, intervals, plurals, seat and agent
-labels, and "how a figure moves" sentences. No I/O; shared by analysis/report.py, the game sections
-(analysis/games/) and analysis/compare.py, so that a section never imports the report module."""
+labels, and "how a figure moves" sentences. No I/O; shared by analysis/report.py, the games' report
+rooms (``sim/<game>/report``) and analysis/compare.py, so that a section never imports the report module."""
 
 from __future__ import annotations
 
@@ -24,6 +24,28 @@ def pct_ci(rate: float, lo: float, hi: float) -> str:
         return "n/a"
     d = 1 if hi < 0.1 else 0
     return f"{100 * rate:.{d}f} % [{100 * lo:.{d}f}, {100 * hi:.{d}f}]"
+
+
+def figure_text(x: float, kind: str, signed: bool = False) -> str:
+    """A figure as ``stonelab compare`` prints it: a ``proportion`` (0-1) in percent with one decimal
+    (``58.3 %``; signed, in percentage points: ``+8.3 pt``), any other kind with three significant
+    digits (``97.3``, ``+0.5``); ``'n/a'`` for NaN."""
+    if x != x:
+        return "n/a"
+    if kind == "proportion":
+        v = 100 * x
+        return f"{v:+.1f} pt" if signed else f"{v:.1f} %"
+    return f"{x:+.3g}" if signed else f"{x:.3g}"
+
+
+def interval_text(lo: float, hi: float, kind: str) -> str:
+    """An interval as :func:`figure_text` prints its figure: ``[55.0, 61.2]`` (a ``proportion`` in
+    percent) or ``[0.7, 1.8]``; empty when there is none (NaN)."""
+    if lo != lo:
+        return ""
+    if kind == "proportion":
+        return f"[{100 * lo:.1f}, {100 * hi:.1f}]"
+    return f"[{lo:.3g}, {hi:.3g}]"
 
 
 def plural(n: int, word: str) -> str:

@@ -8,7 +8,9 @@ enum the spec declares and the rules report; ``notation`` the reader ``parse_not
 ...) -> state``, whose state writes itself with ``to_notation()``; ``position``, where a game has
 one, plain data (no state, no turns); ``physics``, where a game has physics, the boundary: a
 protocol the rules call, importable without a physics engine; ``rules`` the state and its
-observation, importable without a physics engine too.
+observation, importable without a physics engine too; ``report`` (a module, or a package as the
+Sun's) the one ``REPORT`` the plug-in names, a :class:`~analysis.games.base.GameReport` of the
+room's own class.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ import pytest
 
 import numpy as np
 
+from analysis.games import game_report
+from analysis.games.base import GameReport
 from sim.core.game import CHANCE, SIMULTANEOUS, State, Termination
 from sim.core.options import RuleOptions
 from sim.core.play import play_random
@@ -34,7 +38,7 @@ from sim.core.registry import GamePlugin, resolve
 from sim.games import REGISTRY, get_game
 
 ROOT = Path(__file__).resolve().parents[1]
-ROOMS = ("options", "actions", "endings", "rules", "notation", "game", "agents", "plugin", "bench")
+ROOMS = ("options", "actions", "endings", "rules", "notation", "game", "agents", "plugin", "bench", "report")
 GAMES = ("druids", "rocks", "sozoikum", "sun")
 ENGINES = ("pybullet", "pymunk")
 
@@ -84,6 +88,21 @@ def test_the_plugin_game_bench_and_agents_rooms_hold_what_the_registry_serves(na
     assert own, f"sim.{name} registers no agent of its own"
     elsewhere = {k: f.__module__ for k, f in own.items() if not _in_room(f, name, "agents")}
     assert not elsewhere, f"agents made outside sim.{name}.agents: {elsewhere}"
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_the_report_room_holds_the_report_the_plugin_names(name: str) -> None:
+    assert REGISTRY.plugin(name).report == f"sim.{name}.report:REPORT"
+    room = _module(name, "report")
+    report = room.REPORT
+    assert isinstance(report, GameReport) and type(report) is not GameReport
+    assert _in_room(type(report), name, "report"), f"{type(report)} is declared outside sim.{name}.report"
+    assert game_report(name) is report  # what the report, compare, tune and the analyses call
+    # a hook the game overrides is implemented in its room, not borrowed from elsewhere
+    own = {k: v for k, v in vars(type(report)).items() if callable(getattr(v, "__func__", v)) and k in vars(GameReport)}
+    assert own, f"sim.{name}.report overrides no hook of GameReport"
+    stray = {k: f.__module__ for k, v in own.items() if not _in_room(f := getattr(v, "__func__", v), name, "report")}
+    assert not stray, f"hooks of sim.{name}'s report implemented outside its report room: {stray}"
 
 
 @pytest.mark.parametrize("name", GAMES)

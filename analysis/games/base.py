@@ -1,4 +1,5 @@
-"""The interface a game's report implements: :class:`GameReport`, every hook with a no-op default.
+"""The interface a game's report implements: :class:`GameReport`, every hook with a no-op default,
+and :class:`CompareSection`, a section the game adds to ``stonelab compare``.
 
 A game's plug-in names its report as ``report="module:attribute"`` (``GamePlugin.report``), an
 instance or a subclass of :class:`GameReport`; :func:`analysis.games.game_report` loads it, and a
@@ -13,8 +14,9 @@ columns it cannot read: the report turns the error into a visible note (the othe
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, NamedTuple, Sequence
 
 if TYPE_CHECKING:  # annotations only: the interface needs nothing of the loader or the plots
     import pandas as pd
@@ -23,7 +25,42 @@ if TYPE_CHECKING:  # annotations only: the interface needs nothing of the loader
     from analysis.run_data import RunData
     from analysis.plots import Section
 
-__all__ = ["GameReport"]
+__all__ = ["CompareSection", "GameReport", "TextLine"]
+
+
+class TextLine(NamedTuple):
+    """One line of a section's terminal text: a heading is printed bold, any other line as it is
+    (no markup read in it, never wrapped, so numbers are never cut)."""
+
+    text: str
+    heading: bool = False
+
+
+@dataclass(eq=False)
+class CompareSection:
+    """One section a game adds to ``stonelab compare`` (:meth:`GameReport.compare_sections`), beside
+    the generic metrics: a game subclasses it to say how its table reads in the terminal and on the
+    page. A section whose table is empty shows nothing (its ``--json`` key holds an empty list).
+
+    Attributes:
+        key: the section's key in ``stonelab compare --json`` (one of the keys its plug-in declares
+            in ``GamePlugin.compare_keys``), whose value is ``table``'s rows as records.
+        title: the section's heading on the ``--html`` page.
+        table: the section's rows, both runs side by side (the game's own columns).
+    """
+
+    key: str
+    title: str
+    table: pd.DataFrame
+
+    def lines(self, width: int) -> list[TextLine]:
+        """The section in the terminal, fitted to ``width`` columns; the default shows nothing."""
+        return []
+
+    def html(self) -> str:
+        """The section's body on the ``--html`` page (below its ``<h2>`` title): HTML with every
+        value escaped, plots embedded; the default shows nothing."""
+        return ""
 
 
 class GameReport:
@@ -66,11 +103,6 @@ class GameReport:
         cannot be known are left out, and the default knows none."""
         return {}
 
-    def compare_rows(self, a: RunData, b: RunData) -> list[tuple[str, pd.Series, pd.Series]]:
-        """Per-game numbers ``stonelab compare`` compares like the generic metrics: ``(label,
-        values of run a, values of run b)``; empty: none."""
-        return []
-
     def design_files(self, sections: Mapping[str, Mapping[str, Any]], searched: Sequence[str], folder: Path,
                      title: str) -> list[Path]:
         """Files of the game's own formats that ``stonelab tune`` writes into ``folder`` beside the
@@ -97,8 +129,8 @@ class GameReport:
         compare``, ``tune`` and the export read them there. Empty: none."""
         return []
 
-    def compare_tables(self, a: RunData, b: RunData) -> dict[str, pd.DataFrame]:
-        """The game's own side-by-side tables of ``stonelab compare`` by name: ``"curve"`` (a
-        difficulty curve) and ``"rules"`` (the rules exercised) are the ones it shows; empty:
-        none."""
-        return {}
+    def compare_sections(self, a: RunData, b: RunData) -> list[CompareSection]:
+        """The game's own sections of ``stonelab compare`` (the Sun: its difficulty curve and the
+        rules exercised, both runs side by side), one per key its plug-in declares in
+        ``GamePlugin.compare_keys``, in that order; empty: none."""
+        return []

@@ -36,9 +36,14 @@ class GamePlugin:
         commands: command-line sub-apps of ``stonelab``: name -> ``"module:attribute"`` of a
             ``typer.Typer`` (mounted as a command group) or a function (mounted as one command).
         report: ``"module:attribute"`` of the game's report, an instance or subclass of
-            ``analysis.games.base.GameReport`` (by convention ``analysis.games.<game>:REPORT``),
+            ``analysis.games.base.GameReport`` (by convention ``sim.<game>.report:REPORT``, the game's report room),
             which declares every report hook with a no-op default (docs/game-interface.md);
             None: generic sections only.
+        compare_keys: the ``stonelab compare --json`` keys of the sections its report adds to a
+            comparison (``GameReport.compare_sections``, which returns one section per key, in this
+            order; the Sun: ``sun_difficulty``, ``sun_rules_exercised``). Every comparison's JSON holds
+            every registered game's keys, another game's as empty lists, so any two runs' JSON has
+            the same keys; declared here so that listing them loads no report.
         benches: ``"module:attribute"`` of functions ``benchmarks(quick: bool) -> list[dict]`` that
             ``stonelab bench`` adds to the game's figures (rows ``{"metric", "value", "unit"}``,
             optionally ``"note"``; ``"game"`` is filled in when absent).
@@ -67,6 +72,7 @@ class GamePlugin:
     game: str
     commands: Mapping[str, str] = field(default_factory=dict)
     report: str | None = None
+    compare_keys: tuple[str, ...] = ()
     benches: tuple[str, ...] = ()
     slow: bool = False
     replays_3d: str | None = None

@@ -6,7 +6,7 @@ from sim.core.registry import GamePlugin
 
 PLUGIN = GamePlugin(
     game="sim.druids.game:GAME",
-    report="analysis.games.druids:REPORT",
+    report="sim.druids.report:REPORT",
     replay="sim.druids.replay:REPLAY",
     benches=("sim.druids.bench:benchmarks",),
     seat="sim.druids.seat:SEAT",

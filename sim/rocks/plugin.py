@@ -6,7 +6,7 @@ from sim.core.registry import GamePlugin
 
 PLUGIN = GamePlugin(
     game="sim.rocks.game:GAME",
-    report="analysis.games.rocks:REPORT",
+    report="sim.rocks.report:REPORT",
     replay="sim.rocks.replay:REPLAY",
     benches=("sim.rocks.bench:benchmarks",),
     seat="sim.rocks.seat:SEAT",

@@ -7,7 +7,7 @@ from sim.core.registry import GamePlugin
 PLUGIN = GamePlugin(
     game="sim.sozoikum.game:GAME",
     commands={"sozoikum": "sim.sozoikum.cli:app"},
-    report="analysis.games.sozoikum:REPORT",
+    report="sim.sozoikum.report:REPORT",
     replay="sim.sozoikum.replay:REPLAY",
     benches=("sim.sozoikum.bench:benchmarks",),
     seat="sim.sozoikum.seat:SEAT",

@@ -12,7 +12,8 @@ from sim.core.registry import GamePlugin
 PLUGIN = GamePlugin(
     game="sim.sun.game:GAME",
     commands={"sun": "sim.sun.cli:app", "stability": "sim.sun.cli:stability"},
-    report="analysis.games.sun:REPORT",
+    report="sim.sun.report:REPORT",
+    compare_keys=("sun_difficulty", "sun_rules_exercised"),  # sim/sun/report/compare.py
     benches=("sim.sun.bench:benchmarks", "sim.sun.viewer.bench:benchmarks"),
     slow=True,
     replays_3d="sim.sun.replays",

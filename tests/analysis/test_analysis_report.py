@@ -93,7 +93,7 @@ def _druids_store(tmp: Path) -> Path:
 
 
 def test_druids_section_by_hand(tmp_path: Path) -> None:
-    from analysis.games import druids
+    from sim.druids import report as druids
 
     sec = druids.section(load_run(_druids_store(tmp_path)))
     assert sec is not None
@@ -107,7 +107,7 @@ def test_druids_section_by_hand(tmp_path: Path) -> None:
 
 
 def test_rocks_section_by_hand(tmp_path: Path) -> None:
-    from analysis.games import rocks
+    from sim.rocks import report as rocks
     from sim.games import get_game
 
     spec = get_game("rocks").spec
@@ -132,7 +132,7 @@ def test_rocks_section_by_hand(tmp_path: Path) -> None:
 
 
 def test_sozoikum_section_by_hand(tmp_path: Path) -> None:
-    from analysis.games import sozoikum
+    from sim.sozoikum import report as sozoikum
     from sim.games import get_game
 
     spec = get_game("sozoikum").spec
@@ -156,7 +156,7 @@ def test_sozoikum_section_by_hand(tmp_path: Path) -> None:
 
 
 def test_sun_section_by_hand(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from analysis.games import sun
+    from sim.sun.report import section as sun
     from sim.games import get_game
 
     spec = get_game("sun").spec

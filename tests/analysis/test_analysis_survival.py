@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.games.sun import stone_lives
+from sim.sun.report.section import stone_lives
 from analysis.load import load_run
 from analysis.metrics import kaplan_meier
 from analysis.synthetic import result, write_store

@@ -132,7 +132,7 @@ def test_compare_partial_order() -> None:
 
 def test_sun_skill_order_matches_the_thrower_noises() -> None:
     # SKILL_ORDER says each level is at least as good as the one before on all five noises
-    from analysis.games.sun import SKILL_ORDER
+    from sim.sun.report.section import SKILL_ORDER
     from sim.sun.players.thrower import SKILLS
 
     assert set(SKILL_ORDER) == set(SKILLS)
@@ -266,7 +266,7 @@ def _passes(spec_cols: list[str], rows: list[tuple[int, int, str, float, float]]
 
 
 def test_sun_findings_need_min_passes_and_say_unchanged(tmp_path: Path) -> None:
-    from analysis.games import sun
+    from sim.sun.report import section as sun
     from sim.games import get_game
 
     cols = [c.name for c in get_game("sun").spec.detail_tables["passes"]]
@@ -298,7 +298,7 @@ def test_sun_findings_need_min_passes_and_say_unchanged(tmp_path: Path) -> None:
 
 
 def test_sun_no_headline_from_small_sectors(tmp_path: Path) -> None:
-    from analysis.games import sun
+    from sim.sun.report import section as sun
     from sim.games import get_game
 
     cols = [c.name for c in get_game("sun").spec.detail_tables["passes"]]
@@ -312,7 +312,7 @@ def test_sun_no_headline_from_small_sectors(tmp_path: Path) -> None:
 
 
 def test_sun_all_clean_passes_stay_at_100(tmp_path: Path) -> None:
-    from analysis.games import sun
+    from sim.sun.report import section as sun
     from sim.games import get_game
 
     cols = [c.name for c in get_game("sun").spec.detail_tables["passes"]]
@@ -326,7 +326,7 @@ def test_sun_all_clean_passes_stay_at_100(tmp_path: Path) -> None:
 
 
 def test_edge_labels() -> None:
-    from analysis.games.sun import _edge_labels
+    from sim.sun.report.section import _edge_labels
 
     assert _edge_labels([0.0, 0.3, 0.62]) == ["0.0–0.3", "0.3–0.6"]
     assert _edge_labels([-1e-12, 0.012, 0.018]) == ["0.00–0.01", "0.01–0.02"]
@@ -372,7 +372,7 @@ def test_a_sector_is_named_only_when_it_clearly_differs_after_the_correction(tmp
     """Issue 29: "most" or "least" names a sector only when its interval, clustered by game and
     corrected for the number of sectors compared, excludes the overall figure; a sector whose mean
     is higher on few passes (the longest bar) is not called the costliest."""
-    from analysis.games import sun
+    from sim.sun.report import section as sun
     from sim.games import get_game
 
     cols = [c.name for c in get_game("sun").spec.detail_tables["passes"]]

@@ -422,7 +422,7 @@ def test_tournament_and_summary_size_by_distinct_games_and_keep_label_order(tmp_
 
 def test_a_start_layout_gives_each_starting_stone_its_level(tmp_path: Path) -> None:
     """Issue 29, item 4: with ``[layout] start = "layout"`` half the lost stones were "unknown"."""
-    from analysis.games.sun_rules import lost_stones, start_levels
+    from sim.sun.report.rules_exercised import lost_stones, start_levels
     from sim.games import get_game
 
     spec = get_game("sun").spec

@@ -312,7 +312,7 @@ def test_the_skill_index_stays_inside_its_range_when_every_comparison_goes_one_w
 
 
 def test_the_rules_rows_of_compare_fit_80_columns_and_cut_no_number() -> None:
-    from analysis.compare import rules_lines
+    from sim.sun.report.compare import rules_lines
 
     cells = [("stands", "19.33 [18.38, 20.28]", "17.42 [16.22, 18.61]"),
              ("failed placements: no legal marker move", "2.08 [1.05, 3.11]", "1.83 [0.94, 2.73]"),
@@ -381,7 +381,7 @@ def test_a_mean_with_no_spread_says_so_instead_of_a_zero_width_interval(tmp_path
 def test_the_width_curve_of_compare_holds_the_empty_ring_passes(tmp_path: Path) -> None:
     """Passes over an empty ring (no finite width, but an area's middle) are the width curve's
     last bin; every pass with an area is in one bin; the intervals are clustered by game."""
-    from analysis.games.sun_compare import difficulty_side_by_side
+    from sim.sun.report.compare import difficulty_side_by_side
     from sim.games import get_game
 
     spec = get_game("sun").spec

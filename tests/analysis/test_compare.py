@@ -20,6 +20,7 @@ from analysis.compare import (
     two_proportion_test,
 )
 from sim.cli import main
+from sim.core.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[2]
 DRUIDS = ROOT / "scenarios" / "druids" / "classic.toml"
@@ -212,10 +213,59 @@ def test_refusals(case: str, runs: dict[str, Path], tmp_path: Path, capsys: pyte
     assert not page.exists()
 
 
-def test_html_renders_without_sun_sections(runs: dict[str, Path]) -> None:
+def test_html_renders_without_a_games_own_sections(runs: dict[str, Path]) -> None:
     page = render_html(compare_runs(runs["a"], runs["fd"]))
     assert "difficulty curve" not in page and "Rules exercised" not in page
     assert page.count("<tr class=sig>") >= 2
+
+
+def test_every_comparison_holds_every_games_section_keys(runs: dict[str, Path]) -> None:
+    """The JSON of any two runs has the same keys: each registered game's compare sections (as its
+    plug-in declares them), another game's empty."""
+    from analysis.compare import to_json
+    from analysis.games import every_compare_key
+
+    assert every_compare_key() == ["sun_difficulty", "sun_rules_exercised"]  # the Sun's plug-in declares them
+    out = to_json(compare_runs(runs["a"], runs["fd"]))
+    assert list(out)[-2:] == every_compare_key() and out["sun_difficulty"] == out["sun_rules_exercised"] == []
+
+
+def test_a_games_own_section_reaches_every_output(runs: dict[str, Path], monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """compare shows a game's section through the hook alone: its terminal lines (a heading, lines
+    whose brackets are text, not markup), its page body under its escaped title, its rows in JSON."""
+    import dataclasses
+
+    import pandas as pd
+
+    from analysis.compare import print_table, to_json
+    from analysis.games import CompareSection, TextLine, game_report
+    from sim.games import REGISTRY
+
+    class Own(CompareSection):
+        def lines(self, width: int) -> list[TextLine]:
+            return [TextLine("Own: a heading", heading=True), TextLine(f"  [bold]not bold[/] {width}")]
+
+        def html(self) -> str:
+            return "<p>own body</p>"
+
+    tables = {"own_rows": pd.DataFrame({"v": [1.5, float("nan")]}), "own_empty": pd.DataFrame({"v": []})}
+    monkeypatch.setattr(type(game_report("druids")), "compare_sections", lambda self, a, b: [
+        Own(k, f"Own & {k}", t) for k, t in tables.items()])
+    with pytest.raises(InputError, match=r"game 'druids': its report's compare sections \['own_rows', 'own_empty'\] "
+                                        r"are not the keys its plug-in declares \(compare_keys \[\]\)"):
+        compare_runs(runs["a"], runs["fd"])
+    plugin = dataclasses.replace(REGISTRY.plugin("druids"), compare_keys=tuple(tables))
+    monkeypatch.setattr(REGISTRY, "find", lambda name: plugin if name == "druids" else None)
+    comp = compare_runs(runs["a"], runs["fd"])
+    out = to_json(comp)
+    assert out["own_rows"] == [{"v": 1.5}, {"v": None}] and out["own_empty"] == [] and out["sun_difficulty"] == []
+    print_table(comp)
+    lines = capsys.readouterr().out.splitlines()
+    assert "Own: a heading" in lines and len([x for x in lines if "Own" in x]) == 1
+    assert any(x.startswith("  [bold]not bold[/] ") for x in lines)
+    page = render_html(comp)
+    assert "<h2>Own &amp; own_rows</h2><p>own body</p>" in page and "own_empty" not in page
 
 
 def test_a_sweep_is_pooled_with_a_note(runs: dict[str, Path], tmp_path: Path) -> None:
@@ -249,8 +299,10 @@ def test_sun_pair(tmp_path: Path) -> None:
     assert {"stones lost to the ball per pass", "penalty stones per game (all causes)", "stones lost to the ball per game",
             "stones knocked by a placement per game", "stones lost past the placement tries per game"} <= set(comp.rows["metric"])
     # one curve per run over the same bins, every pass of each run counted once per curve
+    assert [s.key for s in comp.sections] == ["sun_difficulty", "sun_rules_exercised"]
+    curve, rules = (s.table for s in comp.sections)
     for by in ("aim error", "area width"):
-        c = comp.curve[comp.curve["by"] == by]
+        c = curve[curve["by"] == by]
         assert list(c.loc[c["run"] == "A", "bin"]) == list(c.loc[c["run"] == "B", "bin"])
         for tag, run in (("A", a), ("B", b)):
             # the width curve counts every pass through a marked area: a recorded width, or an
@@ -261,14 +313,14 @@ def test_sun_pair(tmp_path: Path) -> None:
             assert c.loc[c["run"] == tag, "passes"].sum() == n
             assert c.loc[c["run"] == tag, "clean"].sum() == clean
     # the rules-exercised table of both, each run's figures as the report's own table has them
-    from analysis.games.sun_rules import rules_exercised
+    from sim.sun.report.rules_exercised import rules_exercised
     from analysis.load import load_run
 
     own = rules_exercised(load_run(a)).set_index("event")
-    for r in comp.rules.itertuples():
+    for r in rules.itertuples():
         if r.event in own.index:
             assert r.a_per_game == pytest.approx(own.loc[r.event, "per_game"])
-    assert "passes" in set(comp.rules["event"])
+    assert "passes" in set(rules["event"])
     page = render_html(comp)
     assert "difficulty curve" in page and "data:image/png;base64," in page and "Rules exercised" in page
 

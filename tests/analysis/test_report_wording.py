@@ -55,7 +55,7 @@ def _sun_games(n: int, points: int = 1) -> pd.DataFrame:
 
 
 def test_replay_picks_a_few_games_and_says_why() -> None:
-    from analysis.games.sun import REPLAY_ROWS, replay_picks
+    from sim.sun.report.section import REPLAY_ROWS, replay_picks
 
     picks = replay_picks(_sun_games(100))
     assert 4 <= len(picks) <= REPLAY_ROWS
@@ -68,7 +68,7 @@ def test_replay_picks_a_few_games_and_says_why() -> None:
 
 def test_replays_section_is_short_and_drops_a_constant_point_column(tmp_path: Path) -> None:
     """A 100-row table whose 'point' column was always 0."""
-    from analysis.games.sun import REPLAY_ROWS, replays_section
+    from sim.sun.report.section import REPLAY_ROWS, replays_section
 
     class Run:
         games = _sun_games(100)

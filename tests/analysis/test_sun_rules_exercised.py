@@ -90,7 +90,7 @@ def _store(tmp: Path, points: tuple[int, ...] = (0, 1)) -> RunData:
 
 
 def test_rules_exercised_by_hand(tmp_path: Path) -> None:
-    from analysis.games import sun_rules
+    from sim.sun.report import rules_exercised as sun_rules
 
     tab = sun_rules.rules_exercised(_store(tmp_path)).set_index(["point", "event"])
     assert set(tab.index.get_level_values(0)) == {0, 1}
@@ -141,7 +141,7 @@ def test_rules_exercised_by_hand(tmp_path: Path) -> None:
 
 
 def test_rules_tables_and_flag_in_the_section(tmp_path: Path) -> None:
-    from analysis.games import sun
+    from sim.sun.report import section as sun
 
     run = _store(tmp_path)
     sec = sun.section(run)
@@ -174,7 +174,7 @@ def test_rules_tables_and_flag_in_the_section(tmp_path: Path) -> None:
 
 
 def test_single_point_flag(tmp_path: Path) -> None:
-    from analysis.games import sun
+    from sim.sun.report import section as sun
 
     run = _store(tmp_path, points=(0,))
     tables, findings = sun.rules_tables(run)

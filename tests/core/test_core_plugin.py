@@ -137,7 +137,7 @@ def test_a_game_without_a_report_gets_the_no_op_hooks(monkeypatch: pytest.Monkey
     rep = game_report("race")
     assert type(rep) is GameReport
     assert rep.section(None) is None and rep.headline(None) is None  # type: ignore[arg-type]
-    assert rep.seat_skill({"skill": 3}) == {} and rep.compare_tables(None, None) == {}  # type: ignore[arg-type]
+    assert rep.seat_skill({"skill": 3}) == {} and rep.compare_sections(None, None) == []  # type: ignore[arg-type]
     assert rep.design_files({}, ["rules.x"], Path("nowhere"), "t") == []
     monkeypatch.setattr(REGISTRY, "find", lambda name: None)  # a game this installation lacks
     assert type(game_report("gone")) is GameReport

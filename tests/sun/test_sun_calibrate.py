@@ -297,7 +297,7 @@ def test_a_fitted_preset_carries_its_intervals_into_the_report(tmp_path: Path) -
     # player-model line names the preset and states them.
     from types import SimpleNamespace
 
-    from analysis.games.sun import player_model
+    from sim.sun.report.section import player_model
     from sim.sun.players.calibrate import FitEstimate, FitResult
 
     res = FitResult("club.csv", "scale", SKILLS["casual"], replace(SKILLS["casual"], name="club"),

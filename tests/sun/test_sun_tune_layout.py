@@ -1,4 +1,4 @@
-"""The Sun's tuned winner as a layout file (``analysis.games.sun.design_files``, written by
+"""The Sun's tuned winner as a layout file (``sim.sun.report.section.design_files``, written by
 ``stonelab tune`` beside ``best.toml``): only when a physical table was searched, with the winning
 values, and with the start layout's stones only while they still fit."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from analysis.games.sun import BEST_LAYOUT, design_files
+from sim.sun.report.section import BEST_LAYOUT, design_files
 from sim.core.scenario import scenario_from_dict
 from sim.games import REGISTRY
 from sim.sun.sections import layout_of

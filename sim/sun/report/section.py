@@ -21,11 +21,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.catalogue import estimates, format_value, ratio_interval
-from analysis.games import GameReport, has_columns
-from analysis.games.sun_compare import compare_rows, compare_tables
-from analysis.games.sun_metrics import (CAUSE_WORDS, GAP_BINS_MM, clean_pass_name, metrics, pass_widths,
-                                        penalty_causes)
-from analysis.games.sun_rules import LEVELS, lost_stones, rules_tables
+from analysis.games import has_columns
 from analysis.metrics import kaplan_meier
 from analysis.plots import (Plot, Section, lines_ci, new_figure, new_figure_row, polar_bars, seat_color, stacked_bars,
                             ticks_with_n)
@@ -35,6 +31,8 @@ from sim.core.errors import InputError, ScenarioError
 from sim.core.files import read_toml
 from sim.core.outputs import write_atomically
 from sim.sun.players.thrower import SKILLS, load_skill
+from sim.sun.report.metrics import CAUSE_WORDS, pass_widths, penalty_causes
+from sim.sun.report.rules_exercised import LEVELS, lost_stones, rules_tables
 from sim.sun.sections import SEAT_OPTIONS, layout_of, start_layout, thrower_of
 from sim.sun.table.layout import dump_layout_toml, parse_layout
 from sim.sun.viewer.runs import REPLAYS_DIR, VIEWER_DIR, replay_name
@@ -486,7 +484,7 @@ def per_pass_share(passes: pd.DataFrame, col: str) -> dict[str, float]:
 
 
 def _causes_table(run: RunData) -> pd.DataFrame | None:
-    """Penalty stones by cause (the catalogue's rows, :mod:`analysis.games.sun_metrics`): total and
+    """Penalty stones by cause (the catalogue's rows, :mod:`sim.sun.report.metrics`): total and
     per game with its interval; the causes sum to the final scores."""
     names = ["penalties_per_game", *(f"{c}_penalties_per_game" for c in CAUSE_WORDS)]
     est = estimates(run, names)
@@ -715,15 +713,6 @@ def replays_section(run: RunData) -> Section | None:
     )
 
 
-#: the names of the Sun's catalogue metrics (analysis/games/sun_metrics.py) flagged ``tune``: what a
-#: `stonelab tune` target may name before any game is played (a test holds the two lists equal)
-TUNE_METRICS: tuple[str, ...] = ("penalties_per_game", "field_empty_share",
-                                 *(clean_pass_name(lo, hi) for lo, hi in zip(GAP_BINS_MM[:-1], GAP_BINS_MM[1:])))
-#: the Sun's per-player catalogue metrics: ``penalties[player]`` = penalty stones a player lost per game
-#: (all causes: its seats' final scores)
-PLAYER_METRICS: tuple[str, ...] = ("penalties",)
-
-
 def player_model(run: RunData) -> str | None:
     """The study's player model for the top of the report: each seat's skill and its sigmas (from
     ``sim.sun.sections.thrower_of``, so overrides and presets count), and what a sweep or sensitivity
@@ -791,25 +780,3 @@ def design_files(sections: Mapping[str, Mapping[str, Any]], searched: Sequence[s
         "the table, ball and stones of the design stonelab tune found" + note))
     write_atomically(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
     return [path]
-
-
-class SunReport(GameReport):
-    """The Sun's report: every hook (its comparison rows and tables live in
-    :mod:`analysis.games.sun_compare`)."""
-
-    section = staticmethod(section)
-    headline = staticmethod(headline)
-    player_model = staticmethod(player_model)
-    replays_section = staticmethod(replays_section)
-    seat_skill = staticmethod(seat_skill)
-    compare_rows = staticmethod(compare_rows)
-    compare_tables = staticmethod(compare_tables)
-    metrics = staticmethod(metrics)
-    design_files = staticmethod(design_files)
-    tune_metrics = TUNE_METRICS
-    player_metrics = PLAYER_METRICS
-    noise_table = "passes"  # every pass stores the noise drawn: equal records are one game
-
-
-#: what the Sun's plug-in names as its ``report``
-REPORT = SunReport()

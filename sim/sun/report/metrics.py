@@ -23,12 +23,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis.metric_spec import Metric
 from analysis.games import has_columns, own_aligned
+from analysis.metric_spec import Metric
 from analysis.run_data import RunData
 from sim.sun.options import RULE_DEFAULTS
 
-__all__ = ["CAUSE_WORDS", "GAP_BINS_MM", "clean_pass_name", "metrics", "pass_widths", "penalty_causes"]
+__all__ = ["CAUSE_WORDS", "GAP_BINS_MM", "PLAYER_METRICS", "TUNE_METRICS", "clean_pass_name", "metrics", "pass_widths",
+           "penalty_causes"]
 
 #: the causes of a penalty stone, in the order the outputs list them, with their words
 CAUSE_WORDS: dict[str, str] = {
@@ -204,3 +205,12 @@ def _clean(run: RunData, width: tuple[float, float] | None) -> pd.DataFrame:
     n = pd.Series(1.0, index=p.index).groupby(grp).sum()
     idx = pd.MultiIndex.from_frame(keys)
     return _frame(keys, clean.reindex(idx).fillna(0.0).to_numpy(), n.reindex(idx).fillna(0.0).to_numpy())
+
+
+#: the names of the Sun's catalogue metrics (:func:`metrics`) flagged ``tune``: what a
+#: `stonelab tune` target may name before any game is played (a test holds the two lists equal)
+TUNE_METRICS: tuple[str, ...] = ("penalties_per_game", "field_empty_share",
+                                 *(clean_pass_name(lo, hi) for lo, hi in zip(GAP_BINS_MM[:-1], GAP_BINS_MM[1:])))
+#: the Sun's per-player catalogue metrics: ``penalties[player]`` = penalty stones a player lost per game
+#: (all causes: its seats' final scores)
+PLAYER_METRICS: tuple[str, ...] = ("penalties",)

@@ -1,7 +1,7 @@
 """The Sun's stone losses and rule events: every lost stone with its canonical cause and level
 (:func:`lost_stones`), and the "rules exercised" table (how often every rule event happened per
 game, with intervals, per sweep point; :func:`rules_exercised`, :func:`rules_tables`), which the
-report's section (:mod:`analysis.games.sun`) and ``stonelab compare`` show.
+report's section (:mod:`sim.sun.report.section`) and ``stonelab compare`` show.
 """
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis.games import has_columns
-from analysis.games.sun_metrics import penalty_causes
 from analysis.run_data import RunData
 from analysis.stats import count_per_game, wilson
 from analysis.wording import point_noun, value_text
@@ -17,6 +16,7 @@ from sim.core.scenario import scenario_from_dict
 from sim.games import REGISTRY
 from sim.sun.endings import SunEnd
 from sim.sun.geometry.ring import Geometry
+from sim.sun.report.metrics import penalty_causes
 from sim.sun.sections import layout_of, start_layout
 
 #: the level a lost stone stood on, by its placement kind
