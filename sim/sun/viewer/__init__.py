@@ -9,8 +9,8 @@
 - :mod:`sim.sun.viewer.cli`: ``stonelab replay view|export|serve|video``.
 """
 
-from sim.sun.viewer.replay import (Body, Replay, ReplayBuilder, TurnEvent, from_pose_recording, load_any,
+from sim.sun.viewer.replay import (DrawnBody, Replay, ReplayBuilder, TurnEvent, from_pose_recording, load_any,
                                    load_replay, save_replay)
 
-__all__ = ["Body", "Replay", "ReplayBuilder", "TurnEvent", "from_pose_recording", "load_any", "load_replay",
+__all__ = ["DrawnBody", "Replay", "ReplayBuilder", "TurnEvent", "from_pose_recording", "load_any", "load_replay",
            "save_replay"]

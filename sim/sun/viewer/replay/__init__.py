@@ -29,14 +29,14 @@ from sim.sun.viewer.replay.convert import ReplayBuilder, concat_replays, from_ga
 from sim.sun.viewer.replay.fileformat import load_replay, replay_from_parts, save_replay
 from sim.sun.viewer.replay.overlay import PENALTY_COLOUR, STRING_COLOUR
 from sim.sun.viewer.replay.records import (BALL_COLOUR, BASE_COLOUR, DEFAULT_GAP_S, FORMAT, POSE_FORMAT, POSE_VERSIONS,
-                                           SHAPE_COLOURS, STONE_COLOUR, VERSION, Body, Replay, TurnEvent, hex_rgb,
+                                           SHAPE_COLOURS, STONE_COLOUR, VERSION, DrawnBody, Replay, TurnEvent, hex_rgb,
                                            validate_replay)
 from sim.sun.viewer.replay.sources import from_store, load_any
 from sim.sun.viewer.replay.synthetic import synthetic_replay
 
 __all__ = [
     "BALL_COLOUR", "BASE_COLOUR", "DEFAULT_GAP_S", "FORMAT", "PENALTY_COLOUR", "POSE_FORMAT", "POSE_VERSIONS",
-    "SHAPE_COLOURS", "STONE_COLOUR", "STRING_COLOUR", "VERSION", "Body", "Replay", "ReplayBuilder", "TurnEvent",
+    "SHAPE_COLOURS", "STONE_COLOUR", "STRING_COLOUR", "VERSION", "DrawnBody", "Replay", "ReplayBuilder", "TurnEvent",
     "concat_replays", "from_game_record", "from_pose_recording", "from_store", "hex_rgb", "load_any",
     "load_replay", "quat_xyzw_to_wxyz", "replay_from_parts", "save_replay", "synthetic_replay", "validate_replay",
 ]

@@ -17,7 +17,7 @@ from sim.core.errors import ReplayError
 from sim.sun.viewer.replay.fileformat import checked_objects, optional_float
 from sim.sun.viewer.replay.overlay import check_rules_view
 from sim.sun.viewer.replay.records import (BALL_COLOUR, DEFAULT_GAP_S, POSE_FORMAT, POSE_VERSIONS, SHAPE_COLOURS,
-                                           STONE_COLOUR, Body, Replay, TurnEvent)
+                                           STONE_COLOUR, DrawnBody, Replay, TurnEvent)
 
 def _recording_dict(rec: Any, source: str | Path | None = None) -> dict[str, Any]:
     if hasattr(rec, "to_dict"):
@@ -60,15 +60,15 @@ def from_pose_recording(rec: Any, *, seat: int | None = None, player: str = "",
     if not isinstance(d.get("base") or {}, Mapping):
         raise ReplayError("must be an object with radius and thickness (m)", source=source, key="base")
     try:
-        bodies: list[Body] = []
+        bodies: list[DrawnBody] = []
         for b in body_list:
             if b.get("kind") == "ball":
                 r = float(b["radius"])
-                bodies.append(Body("ball", "ball", (2 * r, 2 * r, 2 * r), BALL_COLOUR, "ball", None))
+                bodies.append(DrawnBody("ball", "ball", (2 * r, 2 * r, 2 * r), BALL_COLOUR, "ball", None))
             else:
                 he = [float(x) for x in b["half_extents"]]
                 shape = str(b.get("shape", ""))
-                bodies.append(Body(str(b["key"]), "stone", (2 * he[0], 2 * he[1], 2 * he[2]),
+                bodies.append(DrawnBody(str(b["key"]), "stone", (2 * he[0], 2 * he[1], 2 * he[2]),
                                    SHAPE_COLOURS.get(shape, STONE_COLOUR), shape,
                                    None if b.get("stone") is None else int(b["stone"])))
         nb = len(bodies)
@@ -135,7 +135,7 @@ def concat_replays(parts: Sequence[Replay], gap_s: float = DEFAULT_GAP_S, meta: 
     """
     if not parts:
         raise ReplayError("nothing to put in the replay (no recorded pass)")
-    keys: dict[str, Body] = {}
+    keys: dict[str, DrawnBody] = {}
     for rp in parts:
         for b in rp.bodies:
             keys.setdefault(b.key, b)

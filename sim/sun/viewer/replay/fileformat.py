@@ -17,7 +17,7 @@ from sim.core.errors import ReplayError
 from sim.core.files import check_input_file
 from sim.core.outputs import write_atomically
 from sim.sun.viewer.replay.overlay import check_rules_view
-from sim.sun.viewer.replay.records import FORMAT, STONE_COLOUR, VERSION, Body, Replay, TurnEvent, validate_replay
+from sim.sun.viewer.replay.records import FORMAT, STONE_COLOUR, VERSION, DrawnBody, Replay, TurnEvent, validate_replay
 
 #: the archive's members (docs/replay-format.md)
 _REQUIRED = ("header", "times", "pos", "quat")
@@ -98,7 +98,7 @@ def replay_from_parts(header: Mapping[str, Any], times: np.ndarray, pos: np.ndar
     checked_objects(header, "bodies", source)
     checked_objects(header, "turns", source, required=False)
     try:
-        bodies = [Body(key=str(b["key"]), kind=str(b["kind"]), size=_floats3(b["size"]),
+        bodies = [DrawnBody(key=str(b["key"]), kind=str(b["kind"]), size=_floats3(b["size"]),
                        colour=str(b.get("colour", STONE_COLOUR)), shape=str(b.get("shape", "")),
                        stone=None if b.get("stone") is None else int(b["stone"])) for b in header["bodies"]]
         turns = [TurnEvent(index=int(t["index"]), frames=(int(t["frames"][0]), int(t["frames"][1])),

@@ -1,4 +1,4 @@
-"""The replay in memory: :class:`Body`, :class:`TurnEvent` and :class:`Replay`, the format's
+"""The replay in memory: :class:`DrawnBody`, :class:`TurnEvent` and :class:`Replay`, the format's
 constants and colours, and the consistency check every reader and writer runs
 (:func:`validate_replay`). The file itself is :mod:`sim.sun.viewer.replay.fileformat`.
 """
@@ -39,8 +39,11 @@ DEFAULT_GAP_S = 0.5
 
 
 @dataclass(frozen=True)
-class Body:
-    """One rendered body.
+class DrawnBody:
+    """One body as the viewer draws it, a stone or the ball: the replay's drawing record (its
+    shape's box or sphere and colour; the poses are in the frames). The game's record of a stone
+    (its role, what it rests on, its pose) is :class:`sim.sun.geometry.stone.Stone`, whose id is
+    ``stone``.
 
     Attributes:
         key: unique key (``"stone:<id>"`` for stones, ``"ball"`` for the ball).
@@ -189,7 +192,7 @@ class Replay:
         meta: free JSON (preset, layout, seed, game id ...).
     """
 
-    bodies: list[Body]
+    bodies: list[DrawnBody]
     times: np.ndarray
     pos: np.ndarray
     quat: np.ndarray

@@ -8,7 +8,7 @@ import numpy as np
 
 from sim.core.quaternions import quat_multiply, quat_rotate, quat_yaw
 from sim.sun.viewer.replay.convert import concat_replays
-from sim.sun.viewer.replay.records import BALL_COLOUR, SHAPE_COLOURS, Body, Replay, TurnEvent
+from sim.sun.viewer.replay.records import BALL_COLOUR, SHAPE_COLOURS, DrawnBody, Replay, TurnEvent
 
 def synthetic_replay(n_stones: int = 8, seconds: float = 3.0, fps: float = 30.0, turns: int = 1,
                      ring_radius: float = 0.13, string_m: float = 2.0) -> Replay:
@@ -18,9 +18,9 @@ def synthetic_replay(n_stones: int = 8, seconds: float = 3.0, fps: float = 30.0,
     first turn and is gone in the next ones (a penalty). For unit tests and demos only.
     """
     he = (0.0075, 0.015, 0.025)
-    bodies = [Body(f"stone:{i}", "stone", (2 * he[0], 2 * he[1], 2 * he[2]), SHAPE_COLOURS["block"], "block", i)
+    bodies = [DrawnBody(f"stone:{i}", "stone", (2 * he[0], 2 * he[1], 2 * he[2]), SHAPE_COLOURS["block"], "block", i)
               for i in range(n_stones)]
-    bodies.append(Body("ball", "ball", (0.035,) * 3, BALL_COLOUR, "ball", None))
+    bodies.append(DrawnBody("ball", "ball", (0.035,) * 3, BALL_COLOUR, "ball", None))
     pivot = np.array([0.0, 0.0, string_m + 0.0275])
     nper = max(2, int(round(seconds * fps)))
     parts = []
