@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from typing import Any, Hashable
 
 from sim.sun.actions import Gate, MoveMarker, Pass, Stack, made_once
 from sim.sun.geometry.gaps import passable, width_between
@@ -153,20 +154,21 @@ def stack_geometry_problem(ctx: RulesContext, shape: str, stone: int, k: int, fa
         # stack_clash and stack_gaps_passable, with what each side of the stack measures against
         # its neighbour kept per side (a stand beside the position changes one side only)
         nxt = ring.pos[(k + 1) % ring.n]
-        cw_side, ccw_side = stack_side(new, prev, False), stack_side(new, nxt, True)
+        cw_side = stack_side(new, prev, False, ring.memo[k0], shape)
+        ccw_side = stack_side(new, nxt, True, memo, shape)
         half = new.half
         mc = ctx.geom.table.min_clearance
         if ring.lintels and ring.lintel_clash(new.angle - half, 2 * half, new.top_z) >= 0:
             why: str | None = "the stack would hit a gate"
-        elif cw_side[1] < mc:
+        elif cw_side[0] < mc:
             why = f"the stack would not be clear of stone #{prev.id}"
-        elif ccw_side[1] < mc:
+        elif ccw_side[0] < mc:
             why = f"the stack would not be clear of stone #{nxt.id}"
         else:
             why = None
         g = ctx.geom
-        known = memo[geo_key] = (prev, why, passable(ccw_side[2], ring.under[k], g.pass_width, g.gate_clear_z),
-                                 passable(cw_side[2], ring.under[k0], g.pass_width, g.gate_clear_z))
+        known = memo[geo_key] = (prev, why, passable(ccw_side[1], ring.under[k], g.pass_width, g.gate_clear_z),
+                                 passable(cw_side[1], ring.under[k0], g.pass_width, g.gate_clear_z))
     if known[1] is not None:
         return known[1]
     others, before = facts.others, ctx.position.area_before[ctx.position.seat]
@@ -178,20 +180,26 @@ def stack_geometry_problem(ctx: RulesContext, shape: str, stone: int, k: int, fa
     return "no legal marker move would follow"
 
 
-def stack_side(new: Pos, q: Pos, ccw: bool) -> tuple[Pos, float, float]:
-    """``(q, clear width, gap width)`` (m) between a stacked position ``new`` (:meth:`stacked_pos`)
-    and its neighbour ``q`` on its counter-clockwise side (``ccw``) or its clockwise one: what
-    :func:`stack_clash` (``clear_width``) and :func:`stack_gaps_passable` (``width_between``)
-    measure on that side. Kept in ``new``'s memo per side while the neighbour is the very same
-    :class:`Pos` (the value depends on the two positions only)."""
-    key = "stack_ccw" if ccw else "stack_cw"
-    known: tuple[Pos, float, float] | None = new.memo.get(key)
-    if known is None or known[0] is not q:
+def stack_side(new: Pos, q: Pos, ccw: bool, gap_memo: dict[Hashable, Any], shape: str) -> tuple[float, float]:
+    """``(clear width, gap width)`` (m) between a stacked position ``new`` (:meth:`stacked_pos` of a
+    ring position with a stone of ``shape``) and its neighbour ``q`` on its counter-clockwise side
+    (``ccw``) or its clockwise one: what :func:`stack_clash` (``clear_width``) and
+    :func:`stack_gaps_passable` (``width_between``) measure on that side.
+
+    Kept in ``gap_memo``, the memo of the ring's gap between the stack's position and ``q``
+    (``Ring.memo``: of those two very positions, and ``new`` is a function of the position and
+    the shape), not in ``new``'s own memo: a position's memo that held its neighbour would close
+    a reference cycle (a position, its stacked form, the neighbour, the neighbour's stacked form,
+    the position), which only the cyclic garbage collector frees: a collection every few turns
+    that cost a fifth of a rules playout's CPU time."""
+    key = ("stack_ccw" if ccw else "stack_cw", shape)
+    known: tuple[float, float] | None = gap_memo.get(key)
+    if known is None:
         if ccw:
-            known = (q, clear_width(new, q), width_between(new.angle, new.ccw, q.angle, q.cw))
+            known = (clear_width(new, q), width_between(new.angle, new.ccw, q.angle, q.cw))
         else:
-            known = (q, clear_width(q, new), width_between(q.angle, q.ccw, new.angle, new.cw))
-        new.memo[key] = known
+            known = (clear_width(q, new), width_between(q.angle, q.ccw, new.angle, new.cw))
+        gap_memo[key] = known
     return known
 
 
