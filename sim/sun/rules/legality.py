@@ -375,9 +375,9 @@ def gate_candidates(ctx: RulesContext, ring: Ring, facts: PlaceFacts | None = No
     out = []
     static_gaps = [i for i in range(ring.n) if static_ok[i]]
     widest_of: dict[str, float] = {}  # per shape: the widest gap its lintel spans (m)
-    # per shape: the static gaps its lintel spans, as their keys (a, b). A stone on the base is
+    # per shape: the static gaps its lintel spans, as their two positions. A stone on the base is
     # the top of neither support, so such a gap passes every check of the pair loop below.
-    fits_of: dict[str, list[tuple[int, int]]] = {}
+    fits_of: dict[str, list[tuple[Pos, Pos]]] = {}
     for st in takeable:
         shape = ctx.position.shapes[st]
         widest = widest_of.get(shape, -1.0)
@@ -387,12 +387,13 @@ def gate_candidates(ctx: RulesContext, ring: Ring, facts: PlaceFacts | None = No
         if ctx.position.role[st] == STAND:
             fits = fits_of.get(shape)
             if fits is None:
-                fits = fits_of[shape] = [ring.keys[i] for i in static_gaps if ring.width[i] <= widest]
-            for a, b in fits:
+                fits = fits_of[shape] = [(ring.pos[i], ring.pos[(i + 1) % ring.n]) for i in static_gaps
+                                         if ring.width[i] <= widest]
+            for pa, pb in fits:
                 # a static gap (no gate over it, its supports level) of two positions with no
                 # top the stone could be: the supports as they stand
-                if st != a and st != b and gate_geometry_problem(
-                        ctx, st, a, b, facts, (ring.pos[ring.index[a]], ring.pos[ring.index[b]])) is None:
+                a, b = pa.id, pb.id
+                if st != a and st != b and gate_geometry_problem(ctx, st, a, b, facts, (pa, pb)) is None:
                     out.append(made_once(Gate, st, a, b))
             k = ring.index[st]
             pairs.append((ring.pos[k - 1].id, ring.pos[(k + 1) % ring.n].id, -1))
@@ -473,28 +474,29 @@ def gate_geometry_problem(ctx: RulesContext, st: int, id_a: int, id_b: int, fact
     caller found them and found no gate spanning their gap and their heights within the
     tolerance (:func:`gate_candidates`): those two checks are not made again."""
     ring = facts.ring
-    ka, kb = ring.index[id_a], ring.index[id_b]
     single = ctx.position.role[st] == STAND
     ks = ring.index[st] if single else -1
     if supports is not None:
         pa, pb = supports
     else:
+        ka, kb = ring.index[id_a], ring.index[id_b]
         if (ka + 1) % ring.n == kb and ring.under[ka] is not None:
             return "a gate already spans this gap"
         pa, pb = position_without(ctx, ring.pos[ka], st), position_without(ctx, ring.pos[kb], st)
         if abs(pa.top_z - pb.top_z) > ctx.rules.level_tolerance:
             return f"supports differ in height ({pa.top_z * 1000:.1f} and {pb.top_z * 1000:.1f} mm)"
-    s = ctx.geom.shapes[ctx.position.shapes[st]]
+    shape = ctx.position.shapes[st]
+    s = ctx.geom.shapes[shape]
     # the span and the lintel's footprint depend on the two supports and the stone's shape
     # only: kept for the other stones of that shape laid on the same (unchanged) supports, on
     # this ring and the next ones (the state's memo; the very positions are checked)
-    span_key = (ctx.position.shapes[st], pa.id, pb.id)
+    span_key = (shape, pa.id, pb.id)
     known = ctx.cache.gate_span_memo.get(span_key)
     if known is None or known[0] is not pa or known[1] is not pb:
         inner = gap_width(pa, pb)
         least = ctx.geom.table.gate_min_overlap
         if inner > s.lintel_length - 2.0 * least:
-            why: str | None = f"gap too wide for a {ctx.position.shapes[st]} gate ({inner * 1000:.1f} mm)"
+            why: str | None = f"gap too wide for a {shape} gate ({inner * 1000:.1f} mm)"
         elif inner <= 0.0:
             why = "supports touch"
         else:
@@ -502,10 +504,10 @@ def gate_geometry_problem(ctx: RulesContext, st: int, id_a: int, id_b: int, fact
             # and turns; the gap width is measured on the positions' footprints)
             shapes = ctx.geom.shapes
             tops = [(ctx.position.pose[t], shapes[ctx.position.shapes[t]]) for t in (pa.ids[-1], pb.ids[-1])]
-            over = lintel_overlaps(ctx.geom, ctx.position.shapes[st], ctx.position.pose[pa.id], ctx.position.pose[pb.id], *tops)
+            over = lintel_overlaps(ctx.geom, shape, ctx.position.pose[pa.id], ctx.position.pose[pb.id], *tops)
             k_short = 0 if over[0] <= over[1] else 1
             why = None if over[k_short] >= least else \
-                f"a {ctx.position.shapes[st]} gate would rest {over[k_short] * 1000:.1f} mm on #{(pa, pb)[k_short].ids[-1]} " \
+                f"a {shape} gate would rest {over[k_short] * 1000:.1f} mm on #{(pa, pb)[k_short].ids[-1]} " \
                 f"(at least {least * 1000:.0f} mm)"
         lo = span = 0.0
         if why is None:
@@ -515,7 +517,7 @@ def gate_geometry_problem(ctx: RulesContext, st: int, id_a: int, id_b: int, fact
             ax, ay = cb[0] - ca[0], cb[1] - ca[1]
             nrm = math.hypot(ax, ay) or 1.0
             mid = (0.5 * (ca[0] + cb[0]), 0.5 * (ca[1] + cb[1]))
-            lo, span = lintel_footprint(ctx.geom, ctx.position.shapes[st], mid, (ax / nrm, ay / nrm))
+            lo, span = lintel_footprint(ctx.geom, shape, mid, (ax / nrm, ay / nrm))
         known = ctx.cache.gate_span_memo[span_key] = (pa, pb, why, lo, span)
     why, lo, span = known[2], known[3], known[4]
     if why is not None:
@@ -530,10 +532,9 @@ def gate_geometry_problem(ctx: RulesContext, st: int, id_a: int, id_b: int, fact
         # this position, and the stone's own position is passed over here. A stacked stone whose
         # base is neither support changes only its base (``position_without``): the first hit is
         # the first of the others' hits or that base, as ``gate_hits`` would find it, in ring order
-        ckey = (ctx.position.shapes[st], pa.id, pb.id)
-        hits = facts.gate_hits.get(ckey)
+        hits = facts.gate_hits.get(span_key)  # (by shape and supports, as the span)
         if hits is None:
-            hits = facts.gate_hits[ckey] = gate_hits(ctx, ring, pa, pb, -1, lo, span, under, s, facts)
+            hits = facts.gate_hits[span_key] = gate_hits(ctx, ring, pa, pb, -1, lo, span, under, s, facts)
         if single:
             for q_id in hits[0]:
                 if q_id != st:
