@@ -302,8 +302,8 @@ def test_rings_spliced_after_a_stand_equal_rings_built_anew() -> None:
 def test_rules_playouts_leave_no_reference_cycles() -> None:
     """The rules' memos hold no reference cycles (a position's memo never holds a neighbour:
     ``legality.stack_side`` keeps its widths with the gap): what a playout drops is freed by
-    reference counting, not left to the cyclic collector, whose collections every few turns
-    cost about a fifth of a rules playout's CPU time when positions formed cycles."""
+    reference counting, not left to the cyclic collector (when positions formed cycles, about
+    1100 of them and 10000 objects per 20 playouts waited for it)."""
     gc.collect()
     was_enabled = gc.isenabled()
     gc.disable()

@@ -190,8 +190,8 @@ def stack_side(new: Pos, q: Pos, ccw: bool, gap_memo: dict[Hashable, Any], shape
     (``Ring.memo``: of those two very positions, and ``new`` is a function of the position and
     the shape), not in ``new``'s own memo: a position's memo that held its neighbour would close
     a reference cycle (a position, its stacked form, the neighbour, the neighbour's stacked form,
-    the position), which only the cyclic garbage collector frees: a collection every few turns
-    that cost a fifth of a rules playout's CPU time."""
+    the position), which only the cyclic garbage collector frees (about 1100 positions and 10000
+    objects per 20 rules playouts; 50 young-generation collections instead of 41)."""
     key = ("stack_ccw" if ccw else "stack_cw", shape)
     known: tuple[float, float] | None = gap_memo.get(key)
     if known is None:
