@@ -10,6 +10,7 @@ equal one built from scratch; the gate shortcut must agree with the ring built a
 
 from __future__ import annotations
 
+import gc
 import math
 import operator
 from typing import Callable
@@ -296,3 +297,25 @@ def test_rings_spliced_after_a_stand_equal_rings_built_anew() -> None:
     _each_step(940, 948, visit)
     assert checked >= 100
 
+
+
+def test_rules_playouts_leave_no_reference_cycles() -> None:
+    """The rules' memos hold no reference cycles (a position's memo never holds a neighbour:
+    ``legality.stack_side`` keeps its widths with the gap): what a playout drops is freed by
+    reference counting, not left to the cyclic collector (when positions formed cycles, about
+    1100 of them and 10000 objects per 20 playouts waited for it)."""
+    gc.collect()
+    was_enabled = gc.isenabled()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)  # the next collection keeps what it finds unreachable in gc.garbage
+    try:
+        for seed in range(4):
+            play_random(GAME, None, np.random.default_rng(seed), state=SunState.new(2), leads=False)
+        gc.collect()
+        cyclic = sorted({type(o).__name__ for o in gc.garbage if type(o).__module__.startswith("sim.")})
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        if was_enabled:
+            gc.enable()
+    assert cyclic == [], f"rules objects left in reference cycles: {cyclic}"

@@ -50,11 +50,16 @@ class RulesContext:
     def available_shapes(self) -> list[str]:
         """Shapes the mover may place: the drawn stone's (random field) or every shape left in the
         field, in stone id order."""
+        return [name for name, _ in self.shape_stones()]
+
+    def shape_stones(self) -> list[tuple[str, int]]:
+        """``(shape, the stone a placement of it takes)`` for each of :meth:`available_shapes`, in
+        that order (:meth:`stone_for` of each, found once: the candidate list asks both)."""
         p = self.position
         if self.rules.field == "random":
-            return [p.shapes[p.drawn]] if p.drawn >= 0 else []
+            return [(p.shapes[p.drawn], p.drawn)] if p.drawn >= 0 else []
         firsts = [(i, name) for name in self.cache.shape_index(p.shapes) if (i := self.stone_for(name)) >= 0]
-        return [name for _, name in sorted(firsts)]  # by their first stone in the field, as the ids run
+        return [(name, i) for i, name in sorted(firsts)]  # by their first stone in the field, as the ids run
 
     def stone_for(self, shape: str) -> int:
         """The stone a placement of ``shape`` takes (the drawn one, or the lowest id in the field), or -1."""

@@ -123,11 +123,8 @@ def placement_candidates(ctx: RulesContext) -> list[PlaceAction]:
     narrow = ring.n >= 3 and not ctx.is_free_turn()
     bases = [k for k, p in enumerate(ring.pos) if p.top < 0 and p.id not in facts.supports
              and not (narrow and ring.width[k] < pw and ring.width[k - 1] < pw)]
-    for shape in ctx.available_shapes():
-        out.extend(stand_sample_actions(ctx, shape, stand_facts, turn))
-        stone = ctx.stone_for(shape)
-        if stone < 0:
-            continue  # (as check_stack: no stone of that shape to stack)
+    for shape, stone in ctx.shape_stones():  # (a stone of each: stone_for >= 0)
+        out.extend(stand_sample_actions(ctx, shape, stand_facts, turn, stone))
         for k in bases:  # valid positions (see above) for a valid stone: the geometric part
             if stack_geometry_problem(ctx, shape, stone, k, facts) is None:
                 out.append(made_once(Stack, shape, ring.pos[k].id))
@@ -168,12 +165,13 @@ def stand_intervals(ctx: RulesContext, shape: str, collect: dict[str, StandFacts
 
 
 def stand_intervals_in(ctx: RulesContext, shape: str, collect: dict[str, StandFacts] | None = None,
-                       turn: StandTurn | None = None) -> list[tuple[float, float, int]]:
+                       turn: StandTurn | None = None, stone: int | None = None) -> list[tuple[float, float, int]]:
     """:func:`stand_intervals`, each interval with the index of the gap it lies in (-1 on an
-    empty ring)."""
+    empty ring). ``stone``: ``ctx.stone_for(shape)``, when the caller has it."""
     if ctx.position.phase != "place" or shape not in ctx.geom.shapes:
         return []
-    stone = ctx.stone_for(shape)
+    if stone is None:
+        stone = ctx.stone_for(shape)
     if stone < 0:
         return []
     g = ctx.geom
@@ -403,9 +401,10 @@ def stand_samples(ctx: RulesContext, shape: str, collect: dict[str, StandFacts] 
 
 
 def stand_sample_actions(ctx: RulesContext, shape: str, collect: dict[str, StandFacts] | None = None,
-                         turn: StandTurn | None = None) -> list[Stand]:
+                         turn: StandTurn | None = None, stone: int | None = None) -> list[Stand]:
     """The :class:`Stand` of ``shape`` at each of :func:`stand_samples` (the candidate list's;
-    ``turn``: :func:`stand_turn` of this position, when the caller has it)."""
+    ``turn``: :func:`stand_turn` of this position, ``stone``: ``ctx.stone_for(shape)``, when the
+    caller has them)."""
     g = ctx.geom
     s = g.shapes.get(shape)
     if s is None:
@@ -415,7 +414,7 @@ def stand_sample_actions(ctx: RulesContext, shape: str, collect: dict[str, Stand
     out: list[float] = []
     acts: list[Stand] = []
     degs: list[tuple[float, Stand]] | None
-    intervals = stand_intervals_in(ctx, shape, collect, turn)
+    intervals = stand_intervals_in(ctx, shape, collect, turn, stone)
     for k, (lo, hi, i) in enumerate(intervals):
         if ring.empty:
             degs = [(d, made_once(Stand, shape, d)) for d in (degrees_6(math.radians(a)) for a in FIRST_ANGLES_DEG)]
