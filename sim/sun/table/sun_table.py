@@ -48,7 +48,7 @@ from sim.sun.geometry.stone import Stone
 from sim.sun.table.state import (Cause, Crossing, Penalty, TablePass, TablePlacement, TableSnapshot,
                                  fix_supports, gate_pose, judge, rotation_matrix, top_z)
 from sim.sun.players.thrower import ZERO_PASS, ZERO_PLACE, PlaceNoise, ThrowNoise
-from sim.sun.table.world import TableWorld, add_stepping_wall_s, metres_text, stepping_wall_s
+from sim.sun.table.world import ANY_BODY, ANY_LINK, TableWorld, add_stepping_wall_s, metres_text, stepping_wall_s
 
 __all__ = ["Cause", "Crossing", "Penalty", "SunTable", "TablePass", "TablePlacement", "TableSnapshot",
            "stepping_wall_s"]
@@ -58,6 +58,14 @@ __all__ = ["Cause", "Crossing", "Penalty", "SunTable", "TablePass", "TablePlacem
 SEED_MARGIN_M = 0.005
 #: Vertical gap (m) under a placed stone, so that a noisy placement never starts in contact.
 PLACE_DROP_M = 0.0002
+#: Slack (m) added to two stones' half-diagonals before their intersection is left unasked (a
+#: placement's blocked check): far more than any rounding between a pose and Bullet's copy of it
+BLOCK_MARGIN_M = 0.01
+
+
+def _half_diagonal(shape: ShapeSpec) -> float:
+    """Half the space diagonal of a stone's box (m): no point of the stone is further from its centre."""
+    return 0.5 * math.sqrt(shape.width ** 2 + shape.depth ** 2 + shape.height ** 2)
 
 
 class SunTable(TableWorld):
@@ -412,6 +420,7 @@ class SunTable(TableWorld):
         step = p.stepSimulation
         get = p.getLinkState
         contacts = p.getContactPoints
+        any_body, any_link = ANY_BODY, ANY_LINK
         static_ids = self._static_ids
         watch = bool(static_ids)
         awake = False  # a dynamic stone touched by the ball: the frontier is watched from then on
@@ -431,7 +440,7 @@ class SunTable(TableWorld):
                     t_step = clock()
                     step(physicsClientId=c)
                     spent += clock() - t_step
-                    for pt in contacts(bodyA=body, physicsClientId=c):
+                    for pt in contacts(body, any_body, any_link, any_link, c):
                         if pt[2] in static_ids:
                             self._touched.add(static_ids[pt[2]])
                         else:
@@ -441,8 +450,8 @@ class SunTable(TableWorld):
                     if frame_every and (steps + k) % frame_every == 0:
                         record_frame(record, (steps + k) / hz, c, self._bodies, body)
                 add_stepping_wall_s(spent)
-                if awake:
-                    self.statics_touched()
+                if awake:  # the frontier was asked after the last step: the rest of the statics now
+                    self.beyond_frontier_touched()
                 if self._touched:
                     res.steps = steps + chunk
                     self.remove_ball()
@@ -460,7 +469,7 @@ class SunTable(TableWorld):
                     step(physicsClientId=c)
                 add_stepping_wall_s(clock() - t_step)
             steps += chunk
-            s = get(body, 0, 1, physicsClientId=c)
+            s = get(body, 0, 1, 0, c)  # link 0 with its velocity (positional: a call per chunk)
             (x, y, z), (vx, vy, vz) = s[0], s[6]
             e = 0.5 * m * (vx * vx + vy * vy + vz * vz) + m * g * z
             if not (math.isfinite(e) and math.isfinite(x) and math.isfinite(y)) or e > e0 + e_tol:
@@ -697,8 +706,17 @@ class SunTable(TableWorld):
         active = self.load_active(seed)
         c = self._cid
         body = self._bodies[st.id]
+        # Bullet is asked only about the stones whose bounding spheres (centre and half-diagonal,
+        # with a margin) meet the new stone's: two boxes further apart cannot intersect, so the
+        # answer is the same and most of the ring costs no query
+        reach = _half_diagonal(self.shapes[st.shape]) + BLOCK_MARGIN_M
         for sid, other in self._bodies.items():
-            if sid != st.id and any(cp[8] < -1e-4 for cp in p.getClosestPoints(body, other, 0.0, physicsClientId=c)):
+            if sid == st.id:
+                continue
+            o = self._states[sid]
+            if math.dist(o.pos, st.pos) > reach + _half_diagonal(self.shapes[o.shape]):
+                continue
+            if any(cp[8] < -1e-4 for cp in p.getClosestPoints(body, other, 0.0, physicsClientId=c)):
                 self._states = before
                 self._dirty = True
                 return TablePlacement(st.id, False, "blocked", wall_s=time.perf_counter() - t0)
