@@ -536,9 +536,12 @@ class TableWorld:
         s2 = math.sin(0.5 * theta)
         q = (ux * s2, uy * s2, 0.0, math.cos(0.5 * theta))
         # Angular velocity giving the push at the ball: w = r x v / |r|^2, expressed in the link frame.
-        r = np.array([horizontal_m * math.cos(aim_rad), horizontal_m * math.sin(aim_rad), -L * math.cos(theta)])
-        v = np.array([push_mps[0], push_mps[1], 0.0])
-        w_world = np.cross(r, v) / float(r @ r)
+        r0, r1, r2 = horizontal_m * math.cos(aim_rad), horizontal_m * math.sin(aim_rad), -L * math.cos(theta)
+        v0, v1, v2 = float(push_mps[0]), float(push_mps[1]), 0.0
+        r = np.array([r0, r1, r2])
+        # r x v written out, the products and differences numpy's cross makes (the same numbers,
+        # without its 12 us of array handling)
+        w_world = np.array([r1 * v2 - r2 * v1, r2 * v0 - r0 * v2, r0 * v1 - r1 * v0]) / float(r @ r)
         w_local = rotation_matrix(q).T @ w_world
         p.resetJointStateMultiDof(body, 0, targetValue=list(q), targetVelocity=[float(x) for x in w_local],
                                   physicsClientId=c)
@@ -594,7 +597,7 @@ class TableWorld:
                 spent = 0.0
                 for _ in range(chunk):
                     t_step = clock()
-                    step(physicsClientId=c)
+                    step(c)
                     spent += clock() - t_step
                     done += 1
                     if frontier():
@@ -606,7 +609,7 @@ class TableWorld:
             else:
                 t_step = clock()
                 for _ in range(chunk):
-                    step(physicsClientId=c)
+                    step(c)
                 _STEPPING[0] += clock() - t_step
                 done += chunk
             if frame_every and (t_steps + done) % frame_every == 0:
@@ -644,7 +647,7 @@ class TableWorld:
         ang2 = self.physics.rest_angular_rps ** 2
         vel = p.getBaseVelocity
         for b in self._dyn_bodies:
-            (vx, vy, vz), (wx, wy, wz) = vel(b, physicsClientId=c)
+            (vx, vy, vz), (wx, wy, wz) = vel(b, c)
             if vx * vx + vy * vy + vz * vz > lin2 or wx * wx + wy * wy + wz * wz > ang2:
                 # A stone that has fallen off the base is already lost: it need not come to rest.
                 if p.getBasePositionAndOrientation(b, physicsClientId=c)[0][2] < 0.0:
