@@ -316,7 +316,7 @@ class SunTable(TableWorld):
 
     def _run_pass(self, aim_rad: float, release: float, noise: ThrowNoise, record: PoseRecorder | None,
                   remove_penalties: bool, judge_gaps: bool = True) -> TablePass:
-        ph, t, ball = self.physics, self.table, self.ball
+        t, ball = self.table, self.ball
         start_states = dict(self._states)
         # the ring of the start poses, for the through-gap verdicts only (the rules' adapter judges
         # the crossings itself: about 0.6 ms a pass it need not pay)
@@ -340,8 +340,6 @@ class SunTable(TableWorld):
             # the same run again, recorded: recording reads between steps and changes nothing
             self.load_active(set(active) if active is not None else None)
             res = self._swing(aim_rad, release, noise, record, a, rho)
-        steps = res.steps
-        hz = ph.hz
         R = t.ring_radius
         if res.invalid:
             self._dirty = True
