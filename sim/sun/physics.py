@@ -63,7 +63,8 @@ class PassResult:
         penalties: ``(stone id, cause)`` for each stone knocked over, pushed off or fallen.
         bodies: the surviving bodies as they came to rest.
         crossings: azimuths (rad) where the ball's centre crossed the ring radius (may be empty).
-        through_aim_gap: the table's own verdict, used when it reports no crossings.
+        through_aim_gap: the table's own verdict, used when it reports no crossings (the PyBullet
+            table works it out only then: with crossings it is False).
         reached_far_side: the ball reached the far side (the catch).
         invalid: the pass was flagged invalid (non-finite or growing energy) and re-run.
     """

@@ -115,6 +115,24 @@ def test_full32_open_gates_give_clean_passes() -> None:
         assert not r.clean and not r.through_aim_gap
 
 
+def test_a_pass_without_the_gap_verdicts_is_the_same_pass() -> None:
+    """``judge_gaps=False`` (the rules' adapter) skips only the through-gap verdicts: the same
+    penalties, steps, crossings, catch and poses bit for bit, both verdicts False."""
+    with SunTable.from_layout(load_layout(LAYOUTS / "full-32.toml")) as t:
+        snap = t.snapshot()
+        for aim in (0.0, 45.0):
+            t.restore(snap)
+            judged = t.pass_ball(math.radians(aim))
+            t.restore(snap)
+            bare = t.pass_ball(math.radians(aim), judge_gaps=False)
+            assert ([(x.stone, x.cause) for x in bare.penalties], bare.steps, bare.swing_steps, bare.crossings,
+                    bare.catch_pos, bare.final) == ([(x.stone, x.cause) for x in judged.penalties], judged.steps,
+                                                    judged.swing_steps, judged.crossings, judged.catch_pos,
+                                                    judged.final), aim
+            assert not bare.through_aim_gap and not bare.through_opposite_gap
+        assert judged.crossings and not judged.clean  # the 45 degree pass hits: a pass with a verdict to skip
+
+
 def test_copy_and_restore_give_identical_results() -> None:
     from sim.sun.players.thrower import skill
 

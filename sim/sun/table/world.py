@@ -67,6 +67,11 @@ FRONTIER_M = 0.06
 GROW_M = 0.05
 #: stones whose centres are further apart than this (m) cannot be within a contact threshold
 _NEAR_M = 0.12
+#: ``p.getContactPoints(body, ANY_BODY, ANY_LINK, ANY_LINK, client)``: the contacts of ``body`` with
+#: anything, asked with positional arguments (PyBullet's defaults for bodyB and the link indices):
+#: the watch asks this up to a few thousand times a game, and keywords cost a third more per call
+ANY_BODY = -1
+ANY_LINK = -2
 
 
 def metres_text(x: float) -> str:
@@ -107,6 +112,9 @@ class TableWorld:
         self._static_ids: dict[int, int] = {}
         #: (stone id, body) of the static stones close enough to a dynamic one to be hit by it
         self._frontier: list[tuple[int, int]] = []
+        #: (stone id, body) of the other static stones (checked at each rest check, see
+        #: :meth:`beyond_frontier_touched`)
+        self._beyond: list[tuple[int, int]] = []
         #: pool bodies that may have been integrated since their last upright step (see :meth:`rebuild`)
         self._moved: set[int] = set()
         #: body -> (stone id or -1, position, orientation) of the bodies the last load left static
@@ -322,6 +330,7 @@ class TableWorld:
         self._moved = set(self._dyn_bodies)
         self._static_ids = {b: sid for sid, b in self._bodies.items() if active is not None and sid not in active}
         self._frontier = []
+        self._beyond = [(sid, b) for b, sid in self._static_ids.items()]
         self._active = active
         self._dirty = False
         _BUILDING[0] += time.perf_counter() - t0
@@ -400,6 +409,8 @@ class TableWorld:
         dyn = [pos[i] for i in grown]
         self._frontier = [(sid, b) for sid, b in self._bodies.items() if sid not in grown and any(
             (pos[sid][0] - x) ** 2 + (pos[sid][1] - y) ** 2 + (pos[sid][2] - z) ** 2 <= reach2 for x, y, z in dyn)]
+        near = {sid for sid, _ in self._frontier}
+        self._beyond = [(sid, b) for b, sid in self._static_ids.items() if sid not in near]
         return frozenset(grown)
 
     def neighbours(self, touched: "set[int]") -> set[int]:
@@ -423,20 +434,22 @@ class TableWorld:
     def frontier_touched(self) -> bool:
         """Whether a static stone of the frontier is in contact with a moving body now (adds it to
         ``_touched``)."""
-        c = self._cid
-        hit = False
-        for sid, b in self._frontier:
-            if p.getContactPoints(bodyA=b, physicsClientId=c):
-                self._touched.add(sid)
-                hit = True
-        return hit
+        return self._touched_of(self._frontier)
 
-    def statics_touched(self) -> bool:
-        """Like :meth:`frontier_touched`, for every static stone (a check between the frontier's)."""
+    def beyond_frontier_touched(self) -> bool:
+        """Like :meth:`frontier_touched`, for the static stones beyond the frontier: with a frontier
+        check of the same step, a check of every static stone (the rest checks' watch). The
+        frontier's stones are not asked twice after one step: their answer cannot have changed."""
+        return self._touched_of(self._beyond)
+
+    def _touched_of(self, stones: "list[tuple[int, int]]") -> bool:
+        """Whether one of ``stones`` ((stone id, body) pairs) is in contact with anything now
+        (adds those that are to ``_touched``): a static stone has contacts only with a moving body."""
         c = self._cid
+        contacts, any_body, any_link = p.getContactPoints, ANY_BODY, ANY_LINK
         hit = False
-        for b, sid in self._static_ids.items():
-            if p.getContactPoints(bodyA=b, physicsClientId=c):
+        for sid, b in stones:
+            if contacts(b, any_body, any_link, any_link, c):
                 self._touched.add(sid)
                 hit = True
         return hit
@@ -523,9 +536,12 @@ class TableWorld:
         s2 = math.sin(0.5 * theta)
         q = (ux * s2, uy * s2, 0.0, math.cos(0.5 * theta))
         # Angular velocity giving the push at the ball: w = r x v / |r|^2, expressed in the link frame.
-        r = np.array([horizontal_m * math.cos(aim_rad), horizontal_m * math.sin(aim_rad), -L * math.cos(theta)])
-        v = np.array([push_mps[0], push_mps[1], 0.0])
-        w_world = np.cross(r, v) / float(r @ r)
+        r0, r1, r2 = horizontal_m * math.cos(aim_rad), horizontal_m * math.sin(aim_rad), -L * math.cos(theta)
+        v0, v1, v2 = float(push_mps[0]), float(push_mps[1]), 0.0
+        r = np.array([r0, r1, r2])
+        # r x v written out, the products and differences numpy's cross makes (the same numbers,
+        # without its 12 us of array handling)
+        w_world = np.array([r1 * v2 - r2 * v1, r2 * v0 - r0 * v2, r0 * v1 - r1 * v0]) / float(r @ r)
         w_local = rotation_matrix(q).T @ w_world
         p.resetJointStateMultiDof(body, 0, targetValue=list(q), targetVelocity=[float(x) for x in w_local],
                                   physicsClientId=c)
@@ -581,18 +597,19 @@ class TableWorld:
                 spent = 0.0
                 for _ in range(chunk):
                     t_step = clock()
-                    step(physicsClientId=c)
+                    step(c)
                     spent += clock() - t_step
                     done += 1
                     if frontier():
                         break
                 _STEPPING[0] += spent
-                if self._touched or self.statics_touched():
+                # the frontier was asked after the last step: the rest of the statics now
+                if self._touched or self.beyond_frontier_touched():
                     return done, False
             else:
                 t_step = clock()
                 for _ in range(chunk):
-                    step(physicsClientId=c)
+                    step(c)
                 _STEPPING[0] += clock() - t_step
                 done += chunk
             if frame_every and (t_steps + done) % frame_every == 0:
@@ -630,7 +647,7 @@ class TableWorld:
         ang2 = self.physics.rest_angular_rps ** 2
         vel = p.getBaseVelocity
         for b in self._dyn_bodies:
-            (vx, vy, vz), (wx, wy, wz) = vel(b, physicsClientId=c)
+            (vx, vy, vz), (wx, wy, wz) = vel(b, c)
             if vx * vx + vy * vy + vz * vz > lin2 or wx * wx + wy * wy + wz * wz > ang2:
                 # A stone that has fallen off the base is already lost: it need not come to rest.
                 if p.getBasePositionAndOrientation(b, physicsClientId=c)[0][2] < 0.0:
