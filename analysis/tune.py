@@ -18,9 +18,9 @@ error, ``sim.core.tune.objective_values``):
   stones of all causes a player loses per game);
 - ``param`` with a ``key``: a searched parameter's value (exact), to ask for it small or large.
 
-Every metric but ``skill_spread_elo`` is a catalogue metric (:mod:`analysis.catalogue`): its value
-and interval over the distinct games, the interval clustered by game for a ratio over passes or
-comparisons. Standard errors: the catalogue's, or ``(hi - lo) / (2 z)`` of a share's Wilson
+Every metric is a catalogue metric (:mod:`analysis.catalogue`; ``skill_index`` is ``2 s - 1`` of its
+``stronger_score``): its value and interval over the distinct games, the interval clustered by game
+for a ratio over passes or comparisons, a bootstrap over games for the rating spread (a fit). Standard errors: the catalogue's, or ``(hi - lo) / (2 z)`` of a share's Wilson
 interval (never 0, also at 10 of 10).
 """
 
@@ -42,7 +42,6 @@ from analysis.games.base import GameReport
 from analysis.load import load_run
 from analysis.page import PAGE_CSS, png_b64, table_html
 from analysis.run_data import RunData
-from analysis.skill import skill_index
 from sim.core.console import console, escape, print_prose
 from sim.core.errors import InputError, allowed
 from sim.core.outputs import write_atomically
@@ -112,29 +111,23 @@ def _catalogue_estimate(e: Any) -> TrialEstimate:
 
 def measure_run(run: RunData) -> dict[str, TrialEstimate]:
     """Every metric of a loaded run (see the module docstring); a metric a run cannot give (no
-    game with that player, no declared skill order) is left out. Every metric but
-    ``skill_spread_elo`` is the catalogue's (:mod:`analysis.catalogue`, with those measured on
-    request: ``beats[a|b]``, a lone player's score), so a target reads the number the report and
-    ``compare`` print, on the distinct games."""
+    game with that player, no declared skill order) is left out. Every metric is the catalogue's
+    (:mod:`analysis.catalogue`, with those measured on request: ``beats[a|b]``, a lone player's
+    score), so a target reads the number the report and ``compare`` print, on the distinct games."""
     out: dict[str, TrialEstimate] = {}
     if run.games.empty:
         return out
-    for name, e in estimates(run, every=True).items():
+    every = estimates(run, every=True)
+    for name, e in every.items():
         if e.metric.tune and e.distinct > 0:
             out[name] = _catalogue_estimate(e)
-    ss = estimates(run, ["stronger_score"]).get("stronger_score")
+    ss = every.get("stronger_score")
     if ss is not None and ss.distinct > 0:
         # the skill index is 2 s - 1 of the catalogue's stronger players' score (analysis/skill.py)
         p, lo, hi, se = skill_index_of(ss)
         if se != se and lo == lo:
             se = (hi - lo) / (2 * Z95)
         out["skill_index"] = TrialEstimate(p, se, ss.distinct, lo, hi)
-    si = skill_index(run)
-    if si is not None and "skill_index" in out:
-        # the rating spread is a fit over all comparisons (analysis/skill.py), not a ratio per game:
-        # its interval is the skill module's bootstrap over games
-        sp_se = (si.spread_hi - si.spread_lo) / (2 * Z95) if math.isfinite(si.spread_hi) else float("nan")
-        out["skill_spread_elo"] = TrialEstimate(si.spread_elo, sp_se, out["skill_index"].n)
     return out
 
 

@@ -148,7 +148,7 @@ def test_tune_reads_every_metric_from_the_catalogue(tmp_path: Path) -> None:
     meas = measure_run(run)
     every = C.estimates(run, every=True)
     for name, m in meas.items():
-        if name in ("skill_spread_elo", "skill_index"):  # the index is 2 s - 1 of stronger_score
+        if name == "skill_index":  # the index is 2 s - 1 of stronger_score (below)
             continue
         e = every[name]
         assert m.mean == pytest.approx(e.value) and m.n == e.distinct, name
@@ -195,6 +195,50 @@ def test_the_tournament_fit_counts_copies_once(tmp_path: Path) -> None:
     assert np.allclose(fit.strength, alone.strength) and np.allclose(fit.se, alone.se)
     everything = fit_bradley_terry(pairwise(run.games))
     assert not np.allclose(everything.se, fit.se)  # counting the copies would narrow the intervals
+
+
+def test_the_rating_spread_is_a_catalogue_fit_on_the_distinct_games(tmp_path: Path) -> None:
+    """skill_spread_elo: one definition (the catalogue's fit, a bootstrap interval over games) that
+    tune, the skill section and compare read; copies of one game count once; one distinct game
+    gives no interval."""
+    from analysis.compare import compare_runs
+    from analysis.skill import skill_index
+    from analysis.tune import measure_run
+    from sim.games import get_game
+
+    spec = get_game("druids").spec
+    scen = {"name": "c", "game": "druids", "seats": [{"agent": "greedy"}, {"agent": "random"}]}
+    rot = [["greedy", "random"], ["random", "greedy"]]
+    wins = [[0], [1], [1], [0], [0], [1], [0], [0], [1], [0]]
+    ent = [[0, 1], [1, 0]]  # the [[seats]] entry in each seat (rotated)
+    distinct = [result(i, w, labels=rot[i % 2], players=ent[i % 2], length=30 + i) for i, w in enumerate(wins)]
+    copies = [result(10 + k, wins[i], labels=rot[i % 2], players=ent[i % 2], length=30 + i)
+              for k, i in enumerate([0, 0, 3, 5, 5, 5])]
+    run = load_run(write_store(tmp_path / "c", spec, distinct + copies, scenario=scen))
+    alone = load_run(write_store(tmp_path / "d", spec, distinct, scenario=scen))
+    assert C.distinct_records(run) == (16, 10)
+    e, f = C.estimates(run)["skill_spread_elo"], C.estimates(alone)["skill_spread_elo"]
+    assert e.metric.scheme == "fit" and (e.games, e.distinct) == (16, 10)
+    assert (e.value, e.lo, e.hi) == pytest.approx((f.value, f.lo, f.hi))
+    # two players: the fit is exact, b = ln(w / l), and the spread is half the gap in Elo
+    greedy = sum(1.0 for w, labs in zip(wins, (rot[i % 2] for i in range(10))) if labs[w[0]] == "greedy")
+    want = abs(np.log(greedy / (10 - greedy))) / 2 * 400 / np.log(10)
+    assert e.value == pytest.approx(want, abs=1e-6)
+    assert e.lo <= e.value <= e.hi and e.se > 0
+    # tune's target and the skill section read that estimate
+    m = measure_run(run)["skill_spread_elo"]
+    assert (m.mean, m.lo, m.hi, m.n) == pytest.approx((e.value, e.lo, e.hi, 10))
+    si = skill_index(run)
+    assert si is not None and (si.spread_elo, si.spread_lo, si.spread_hi) == pytest.approx((e.value, e.lo, e.hi))
+    # compare: B - A with a bootstrap interval of the difference
+    row = compare_runs(alone.run_dir, run.run_dir).rows.set_index("name").loc["skill_spread_elo"]
+    assert row["diff"] == pytest.approx(0.0, abs=1e-9) and row["test"] == "z (bootstrap)"
+    assert row["diff_lo"] <= 0.0 <= row["diff_hi"]
+    # one game played 5 times: a value, no interval
+    one = load_run(write_store(tmp_path / "o", spec, [result(i, [0], labels=rot[0], length=30) for i in range(5)],
+                               scenario=scen))
+    g = C.estimates(one)["skill_spread_elo"]
+    assert g.distinct == 1 and g.lo != g.lo and "no interval: 1 distinct game" in g.text()
 
 
 def _piped(args: list[str]) -> list[str]:
