@@ -148,7 +148,10 @@ class Estimate:
         return games + (f", {self.distinct} distinct" if self.repeated else "")
 
     def text(self, digits: int = 2) -> str:
-        """``33 % [14, 61]`` or ``0.20 [0.17, 0.24]`` (no interval: ``0.20 (no interval: 1 distinct game)``)."""
+        """``33 % [14, 61]`` or ``0.20 [0.17, 0.24]`` (no interval: ``0.20 (no interval: 1 distinct game)``);
+        a metric's own :attr:`Metric.decimals` over ``digits``."""
+        if self.metric.decimals is not None and not self.metric.share:
+            digits = self.metric.decimals
         return format_value(self.value, self.lo, self.hi, self.metric.share, digits, self.distinct)
 
 
@@ -673,7 +676,7 @@ def _skill_metrics(run: RunData) -> list[Metric]:
             Metric("skill_spread_elo", "rating spread (sd of the players' Bradley-Terry ratings, Elo)",
                    "the standard deviation of the players' Bradley-Terry ratings, fitted to every pairwise comparison",
                    "comparisons of two players", "comparison", "higher", False, game_comparisons, tune=True,
-                   fit=rating_spread)]
+                   decimals=0, fit=rating_spread)]
 
 
 def skill_index_of(e: Estimate) -> tuple[float, float, float, float]:
@@ -838,4 +841,4 @@ def to_json(e: Estimate) -> dict[str, Any]:
 
     return {"metric": e.metric.name, "words": e.metric.words, "value": f(e.value), "ci95": [f(e.lo), f(e.hi)],
             "games": e.games, "distinct_games": e.distinct, "per": e.metric.denominator, "share": e.metric.share,
-            "interval": INTERVALS[e.metric.scheme]}
+            "interval": INTERVALS[e.metric.scheme], "decimals": e.metric.decimals}

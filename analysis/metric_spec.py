@@ -43,6 +43,9 @@ class Metric:
             on request only (a ``tune`` target such as ``beats[a|b]``, too many to list).
         bounds: the range a value can take (``(lo, hi)``), where it is not [0, 1] or [0, inf):
             the interval is clipped to it (the first-player edge of 3 seats lies in [-0.5, 1]).
+        decimals: the decimals every output prints a value that is no share with, where the
+            output's own (2 in the terminal, 3 in the report) would claim a precision the unit does
+            not have: the rating spread in whole Elo points (0). None: the output's own.
         fit: for a value that is no ratio of per-game sums but a model fitted to all the games
             (the Bradley-Terry rating spread): ``items -> value``, the games' ``item`` in, one
             number out; its interval is a bootstrap over the distinct games (scheme ``fit``).
@@ -62,6 +65,7 @@ class Metric:
     listed: bool = True
     count: bool = False
     bounds: tuple[float, float] | None = None
+    decimals: int | None = None
     fit: Callable[[Sequence[Any]], float] | None = field(default=None, repr=False, compare=False)
 
     @property

@@ -243,7 +243,8 @@ def test_every_metric_by_hand_and_every_output_prints_it(pair: dict[str, Path], 
             continue  # measured on request (tune, the tournament): checked below
         m = est[name].metric
         printed = page[m.title]
-        assert printed.startswith(f"{100 * v:.1f} %" if m.share else f"{v:.3f}"), (name, printed)
+        digits = 3 if m.decimals is None else m.decimals  # the rating spread in whole Elo points
+        assert printed.startswith(f"{100 * v:.1f} %" if m.share else f"{v:.{digits}f}"), (name, printed)
     # the export's metrics table
     rows = {r["metric"]: r for r in csv.DictReader(export_table(run_dir, "metrics", "csv", tmp_path / "m.csv").open())}
     for name, v in hand.items():
@@ -288,6 +289,7 @@ def test_compare_rows_are_b_minus_a_of_the_two_reports(pair: dict[str, Path], ca
     pa, pb = report_values(pair["a"]), report_values(pair["b"])
     run_a = load_run(pair["a"])
     titles = {m.name: m.title for m in C.catalogue(run_a) + C.catalogue(load_run(pair["b"]))}
+    digits = {m.name: 3 if m.decimals is None else m.decimals for m in C.catalogue(run_a)}
     checked = 0
     for r in comp.rows.itertuples():
         assert r.diff == pytest.approx(r.b - r.a, abs=1e-12), r.metric
@@ -295,7 +297,7 @@ def test_compare_rows_are_b_minus_a_of_the_two_reports(pair: dict[str, Path], ca
         for value, page in ((r.a, pa), (r.b, pb)):
             if title in page:
                 printed = page[title]
-                want = f"{100 * value:.1f} %" if r.kind == "proportion" else f"{value:.3f}"
+                want = f"{100 * value:.1f} %" if r.kind == "proportion" else f"{value:.{digits.get(r.name, 3)}f}"
                 assert printed.startswith(want), (r.name, printed, want)
                 checked += 1
     assert checked >= 2 * 20
