@@ -176,6 +176,14 @@ def _est(m: Mapping[str, Sequence[float]], key: str) -> TrialEstimate | None:
     return TrialEstimate(float(v[0]), float(v[1]) if v[1] is not None else math.nan, int(v[2]), lo, hi)
 
 
+def distinct_games(metrics: Mapping[str, Sequence[float]]) -> int | None:
+    """The distinct games a trial's measurements rest on (the catalogue's count, every game-wide
+    metric's ``n``; a searched parameter's value is exact and counts none); None without any."""
+    ns = [int(v[2]) for k, v in metrics.items() if not k.startswith(PARAM_METRIC + "[") and len(v) >= 3
+          and v[2] is not None]
+    return max(ns) if ns else None
+
+
 def target_rows(tune: Tune, t: TrialResult) -> list[dict[str, Any]]:
     """Per target of design ``t``: its estimate (re-checked where re-checked), interval and verdict."""
     metrics = t.recheck.get("metrics") or t.metrics
@@ -424,14 +432,20 @@ def write_report(info: SearchInfo, tune: Tune, s: Mapping[str, Any], scenario_te
     for rank, b in enumerate(s["best"], 1):
         vals = ", ".join(f"{k} = {_fmt(v)}" for k, v in b["values"].items())
         parts.append(f"<h3>{rank}. trial {b['trial']}: {esc(vals)}</h3>")
+        # no interval (one distinct game, or no spread): the verdict says why; "n/a to n/a" said nothing
         df = pd.DataFrame([{"metric": r["metric"], "target": r["target"], "estimate": _fmt(r["estimate"]),
-                            f"{100 * tune.conf_level:.0f} % interval": f"{_fmt(r['lo'])} to {_fmt(r['hi'])}",
+                            f"{100 * tune.conf_level:.0f} % interval": f"{_fmt(r['lo'])} to {_fmt(r['hi'])}"
+                            if r["lo"] == r["lo"] else "none (see the verdict)",
                             "verdict": r["verdict"]} for r in b["targets"]])
         parts.append(table_html(df))
-        met = sum(r["verdict"] == "met" for r in b["targets"])
+        # "met (no spread in 214 distinct games: no interval)" is met: the value alone decides
+        met = sum(str(r["verdict"]).startswith("met") for r in b["targets"])
         scored = sum(r["verdict"] != "n/a" for r in b["targets"])
+        ns = [int(r["n"]) for r in b["targets"] if isinstance(r.get("n"), int) and not r["metric"].startswith(
+            (PARAM_METRIC + "[", "beats["))]
+        on = f"{int(b['games'])} games" + (f", {max(ns)} distinct" if ns and max(ns) < int(b["games"]) else "")
         if scored:
-            parts.append(f"<p class='finding'>{met} of {scored} targets met on {int(b['games'])} games.</p>")
+            parts.append(f"<p class='finding'>{met} of {scored} targets met on {on}.</p>")
     if s.get("parameter_intervals"):
         rows = [{"parameter": k, "interval": (", ".join(map(str, lo)) if hi is None else f"{_fmt(lo)} to {_fmt(hi)}")}
                 for k, (lo, hi) in s["parameter_intervals"].items()]
@@ -462,16 +476,20 @@ def write_report(info: SearchInfo, tune: Tune, s: Mapping[str, Any], scenario_te
                      f"<p class='finding'>{esc(finding)}</p><p class='files'>file: {stem}.png</p></figure>")
     rows = []
     for t in info.trials:
+        d = distinct_games(t.metrics)
         rows.append({"trial": t.number, "state": t.state, **{k: _fmt(v) for k, v in t.values.items()},
                      **{n: _fmt(v) for n, v in zip(info.objective_names, t.objectives)}, "games": t.games,
-                     "note": t.problem})
-    parts.append("<h2>All trials</h2>" + table_html(pd.DataFrame(rows)))
+                     "distinct": d if d is not None else "", "note": t.problem})
+    parts.append("<h2>All trials</h2><p class='note'>distinct: the distinct games among the trial's games "
+                 "(identical game records count once); its figures rest on these.</p>" + table_html(pd.DataFrame(rows)))
     parts.append(f"<h2>Scenario</h2><pre>{esc(scenario_text)}</pre>")
     parts.append("<h2>Methods</h2><p class='note'>Each trial plays games 0 to N-1 of the scenario's seed, so "
                  "two designs meet the same deals and throws. The distance objective is the weighted sum of each "
                  "target's distance from its value or range, in units of its scale; its standard error combines "
-                 "the metrics' standard errors (an upper bound). Intervals are normal-theory intervals of the "
-                 "estimate (Wilson for pairwise proportions). Re-checks extend the trial's own games with more "
+                 "the metrics' standard errors (an upper bound). Each metric and its interval is the run "
+                 "report's (docs/compare.md), on the distinct games: Wilson's over the games for a share of games, "
+                 "Student's t for a mean per game, a ratio clustered by game for shares over passes or "
+                 "comparisons, a bootstrap over games for the rating spread. Re-checks extend the trial's own games with more "
                  "games on the same seeds.</p></body></html>")
     page = folder / "report.html"  # as a run's report (analysis/report.py)
     text = "\n".join(parts)

@@ -420,6 +420,30 @@ def test_a_mean_with_no_spread_says_so_instead_of_a_zero_width_interval(tmp_path
                     games=5, metrics={k: v.as_list() for k, v in meas.items()})
     (tr,) = target_rows(tune, t)
     assert tr["lo"] != tr["lo"] and tr["verdict"] == "met (no spread in 5 distinct games: no interval)"
+    # the search's page agrees: the target is counted met, the trial's distinct games are named,
+    # and no "n/a to n/a" stands for the missing interval
+    import html as html_
+
+    from analysis.tune import summary, write_report
+    from sim.core.tune import SearchInfo
+
+    copies = {k: [v[0], v[1], 2, *v[3:]] for k, v in t.metrics.items()}  # as if 2 distinct of 5
+    t2 = TrialResult(number=1, state="complete", values={"rules.x": 0.7}, objectives=[0.0], objective_se=[0.0],
+                     games=5, metrics=copies)
+    info = SearchInfo(out=tmp_path / "tune", trials=[t, t2], best=[t], played=10, wall_s=1.0,
+                      directions=["minimize"], objective_names=["distance"])
+    s_ = summary(info, tune, "d", None)
+    page = html_.unescape(write_report(info, tune, s_, "", tmp_path / "tune").read_text(encoding="utf-8"))
+    assert "1 of 1 targets met on 5 games." in page and "n/a to n/a" not in page
+    assert "none (see the verdict)" in page
+    import re
+
+    trials = page[page.index("All trials"):]
+    trials = trials[:trials.index("</table>")]
+    heads = re.findall(r"<th>(.*?)</th>", trials)
+    rows = [re.findall(r"<td>(.*?)</td>", tr) for tr in re.findall(r"<tr>(.*?)</tr>", trials, flags=re.S)]
+    rows = [dict(zip(heads, r)) for r in rows if r]
+    assert [(r["trial"], r["games"], r["distinct"]) for r in rows] == [("0", "5", "5"), ("1", "5", "2")]
 
 
 def test_the_width_curve_of_compare_holds_the_empty_ring_passes(tmp_path: Path) -> None:
