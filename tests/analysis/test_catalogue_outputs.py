@@ -526,3 +526,21 @@ def test_the_first_player_edge_interval_stays_in_its_range(tmp_path: Path) -> No
     e = C.estimates(load_run(write_store(tmp_path, spec, res, scenario={"name": "e", "game": "rocks"})))["first_player_edge"]
     assert e.value == pytest.approx((3 * 1 - 0.5 - 0.5) / 5)
     assert -0.5 <= e.lo < e.value < e.hi <= 1.0
+
+
+def test_compare_names_the_games_each_folder_holds_not_its_scenarios_request(tmp_path: Path) -> None:
+    """Issue 29, item 9: compare of a played game's folder (one game; its scenario asks for 20)
+    against a study of the same scenario asking for 200 said "games: 20 -> 200"."""
+    from analysis.compare import scenario_changes
+    from sim.games import get_game
+
+    spec = get_game("druids").spec
+    one = [result(0, [0], labels=["greedy", "random"], length=30)]
+    a = load_run(write_store(tmp_path / "a", spec, one, scenario={"name": "s", "game": "druids", "games": 20},
+                             games=20))
+    b = load_run(write_store(tmp_path / "b", spec, one, scenario={"name": "s", "game": "druids", "games": 200},
+                             games=200))
+    assert not any(c.startswith("games") for c in scenario_changes(a, b))
+    three = [result(i, [0], labels=["greedy", "random"], length=30 + i) for i in range(3)]
+    c = load_run(write_store(tmp_path / "c", spec, three, scenario={"name": "s", "game": "druids", "games": 200}))
+    assert "games: 1 -> 3" in scenario_changes(a, c)
