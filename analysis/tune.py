@@ -106,7 +106,7 @@ def _catalogue_estimate(e: Any) -> TrialEstimate:
     """A catalogue estimate (analysis/catalogue.py) as tune's: its value, standard error (a
     share's Wilson interval's half-width over z where it has none), distinct games, interval."""
     se = e.se if e.se == e.se else ((e.hi - e.lo) / (2 * Z95) if e.lo == e.lo else float("nan"))
-    return TrialEstimate(float(e.value), float(se), int(e.distinct), float(e.lo), float(e.hi))
+    return TrialEstimate(float(e.value), float(se), int(e.distinct), float(e.lo), float(e.hi), int(e.games))
 
 
 def measure_run(run: RunData) -> dict[str, TrialEstimate]:
@@ -127,7 +127,7 @@ def measure_run(run: RunData) -> dict[str, TrialEstimate]:
         p, lo, hi, se = skill_index_of(ss)
         if se != se and lo == lo:
             se = (hi - lo) / (2 * Z95)
-        out["skill_index"] = TrialEstimate(p, se, ss.distinct, lo, hi)
+        out["skill_index"] = TrialEstimate(p, se, ss.distinct, lo, hi, ss.games)
     return out
 
 
@@ -173,7 +173,8 @@ def _est(m: Mapping[str, Sequence[float]], key: str) -> TrialEstimate | None:
     if v is None:
         return None
     lo, hi = (float(v[3]), float(v[4])) if len(v) >= 5 and v[3] is not None and v[4] is not None else (math.nan, math.nan)
-    return TrialEstimate(float(v[0]), float(v[1]) if v[1] is not None else math.nan, int(v[2]), lo, hi)
+    games = int(v[5]) if len(v) >= 6 and v[5] is not None else 0
+    return TrialEstimate(float(v[0]), float(v[1]) if v[1] is not None else math.nan, int(v[2]), lo, hi, games)
 
 
 def distinct_games(metrics: Mapping[str, Sequence[float]]) -> int | None:
@@ -199,20 +200,20 @@ def target_rows(tune: Tune, t: TrialResult) -> list[dict[str, Any]]:
         if e.n < 2 and not tg.metric.startswith(PARAM_METRIC + "["):
             # one distinct game (a deterministic game repeated): nothing measures the spread
             rows.append({"metric": tg.metric, "target": tg.describe(), "estimate": e.mean, "lo": float("nan"),
-                         "hi": float("nan"), "n": e.n,
+                         "hi": float("nan"), "n": e.n, "games": e.games,
                          "verdict": f"{e.n} distinct game: no interval (identical games count once)"})
             continue
         if e.se == 0 and e.lo != e.lo and not tg.metric.startswith(PARAM_METRIC + "["):
             # every distinct game gave the same value: no interval to claim (not [v, v]); the
             # verdict reads the value alone
             rows.append({"metric": tg.metric, "target": tg.describe(), "estimate": e.mean, "lo": float("nan"),
-                         "hi": float("nan"), "n": e.n,
+                         "hi": float("nan"), "n": e.n, "games": e.games,
                          "verdict": f"{tg.verdict(e.mean, e.mean, e.mean)} ({no_spread_words(e.n)}: no interval)"})
             continue
         se = e.se if e.se == e.se else 0.0
         lo, hi = TrialEstimate(e.mean, se, e.n, e.lo, e.hi).interval(tune.conf_level)
         rows.append({"metric": tg.metric, "target": tg.describe(), "estimate": e.mean, "lo": lo, "hi": hi, "n": e.n,
-                     "verdict": tg.verdict(lo, e.mean, hi)})
+                     "games": e.games, "verdict": tg.verdict(lo, e.mean, hi)})
     return rows
 
 
@@ -231,7 +232,9 @@ def summary(info: SearchInfo, tune: Tune, scenario_name: str, best_path: Path | 
         "played": info.played, "wall_s": info.wall_s, "resumed": info.resumed,
         "best": [{"trial": b.number, "values": b.values, "objectives": b.recheck.get("objectives") or b.objectives,
                   "objective_se": b.recheck.get("objective_se") or b.objective_se,
-                  "games": info.points * b.recheck.get("games", b.games), "targets": target_rows(tune, b)}
+                  "games": info.points * b.recheck.get("games", b.games),
+                  "distinct_games": distinct_games(b.recheck.get("metrics") or b.metrics),
+                  "targets": target_rows(tune, b)}
                  for b in info.best],
         "importance": info.importance,
         "best_scenario": str(best_path) if best_path else None,
@@ -253,6 +256,22 @@ def _fmt(x: Any) -> str:
     return str(x)
 
 
+def sample_words(r: Mapping[str, Any], games: int) -> str:
+    """What a target row's estimate rests on, where that is not every game of the design:
+    ``" (40 distinct of 72 games)"`` (copies counted once), ``" (48 of 72 games)"`` (a player's
+    metric reads the games it played, all distinct), ``" (the design's own value)"`` (a searched
+    parameter); '' when it reads all ``games``, each distinct."""
+    n, g = r.get("n"), r.get("games") or 0
+    if r["metric"].startswith(PARAM_METRIC + "["):
+        return " (the design's own value)"
+    if not isinstance(n, int) or n <= 0:
+        return ""
+    g = int(g) if g else games  # a search stored before "games" was kept: the design's games
+    if n < g:
+        return f" ({n} distinct of {g} games)"
+    return f" ({g} of {games} games)" if g < games else ""
+
+
 def print_summary(s: Mapping[str, Any]) -> None:
     """The terminal summary of a search."""
     con = console()  # prose wraps at the width (80 when piped); paths and commands stay one line
@@ -266,12 +285,13 @@ def print_summary(s: Mapping[str, Any]) -> None:
         # an objective whose games did not vary has no spread to give a "± 0" (a claim of exactness)
         objs = ", ".join(f"{o['name']} {_fmt(v)} " + ("(no spread)" if e == 0 else f"± {_fmt(Z95 * e)}") for o, v, e in
                          zip(s["objectives"], b["objectives"], b["objective_se"] or [float("nan")] * 9))
-        print_prose(con, f"{rank}. trial {b['trial']}: {vals}  ({objs}; {b['games']} games)", indent="   ")
+        d = b.get("distinct_games")
+        on = f"{b['games']} games" + (f", {d} distinct" if isinstance(d, int) and d < int(b["games"]) else "")
+        print_prose(con, f"{rank}. trial {b['trial']}: {vals}  ({objs}; {on})", indent="   ")
         for r in b["targets"]:
-            n = r.get("n")
-            rest = f" ({n} distinct of {b['games']} games)" if isinstance(n, int) and 0 < n < b["games"] and \
-                not r["metric"].startswith(("beats[", "param[")) else ""
-            iv = f" [{_fmt(r['lo'])}, {_fmt(r['hi'])}]" if r["lo"] == r["lo"] else ""
+            rest = sample_words(r, int(b["games"]))
+            exact = r["metric"].startswith(PARAM_METRIC + "[")  # the design's own value: no interval to give
+            iv = f" [{_fmt(r['lo'])}, {_fmt(r['hi'])}]" if r["lo"] == r["lo"] and not exact else ""
             print_prose(con, f"{r['metric']}: {_fmt(r['estimate'])}{iv}{rest}, target {r['target']}: {r['verdict']}",
                         first="   - ", indent="     ")
     if s.get("parameter_intervals"):
@@ -441,9 +461,8 @@ def write_report(info: SearchInfo, tune: Tune, s: Mapping[str, Any], scenario_te
         # "met (no spread in 214 distinct games: no interval)" is met: the value alone decides
         met = sum(str(r["verdict"]).startswith("met") for r in b["targets"])
         scored = sum(r["verdict"] != "n/a" for r in b["targets"])
-        ns = [int(r["n"]) for r in b["targets"] if isinstance(r.get("n"), int) and not r["metric"].startswith(
-            (PARAM_METRIC + "[", "beats["))]
-        on = f"{int(b['games'])} games" + (f", {max(ns)} distinct" if ns and max(ns) < int(b["games"]) else "")
+        d = b.get("distinct_games")
+        on = f"{int(b['games'])} games" + (f", {d} distinct" if isinstance(d, int) and d < int(b["games"]) else "")
         if scored:
             parts.append(f"<p class='finding'>{met} of {scored} targets met on {on}.</p>")
     if s.get("parameter_intervals"):

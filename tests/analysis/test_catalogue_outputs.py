@@ -151,7 +151,7 @@ def test_tune_reads_every_metric_from_the_catalogue(tmp_path: Path) -> None:
         if name == "skill_index":  # the index is 2 s - 1 of stronger_score (below)
             continue
         e = every[name]
-        assert m.mean == pytest.approx(e.value) and m.n == e.distinct, name
+        assert m.mean == pytest.approx(e.value) and (m.n, m.games) == (e.distinct, e.games), name
         if e.lo == e.lo:
             assert (m.lo, m.hi) == pytest.approx((e.lo, e.hi)), name
     # greedy's score against random, by hand: a win 1, a draw half
@@ -444,6 +444,43 @@ def test_a_mean_with_no_spread_says_so_instead_of_a_zero_width_interval(tmp_path
     rows = [re.findall(r"<td>(.*?)</td>", tr) for tr in re.findall(r"<tr>(.*?)</tr>", trials, flags=re.S)]
     rows = [dict(zip(heads, r)) for r in rows if r]
     assert [(r["trial"], r["games"], r["distinct"]) for r in rows] == [("0", "5", "5"), ("1", "5", "2")]
+    assert s_["best"][0]["distinct_games"] == 5
+
+
+def test_tune_names_what_each_target_rests_on() -> None:
+    """A Sun tune printed "penalties[casual]: 3.667 [3.026, 4.307] (48 distinct of 72 games)": the
+    48 games casual played, none of them a copy. A player's metric reads its own games; copies are
+    named only where there are copies; a searched parameter is the design's value, no interval."""
+    import contextlib
+    import io
+
+    from analysis.tune import _est, print_summary, sample_words
+
+    assert sample_words({"metric": "penalties[casual]", "n": 48, "games": 48}, 72) == " (48 of 72 games)"
+    assert sample_words({"metric": "draw_share", "n": 60, "games": 72}, 72) == " (60 distinct of 72 games)"
+    assert sample_words({"metric": "draw_share", "n": 72, "games": 72}, 72) == ""
+    assert sample_words({"metric": "penalties[casual]", "n": 40, "games": 48}, 72) == " (40 distinct of 48 games)"
+    assert sample_words({"metric": "param[table.pass_clearance]", "n": 1, "games": 0}, 72) == \
+        " (the design's own value)"
+    # a search stored before the games were kept (five numbers): the design's games
+    old = _est({"draw_share": [0.5, 0.1, 50, 0.3, 0.7]}, "draw_share")
+    assert old is not None and old.games == 0
+    assert sample_words({"metric": "draw_share", "n": 50, "games": old.games}, 60) == " (50 distinct of 60 games)"
+    s = {"scenario": "s", "trials": {"complete": 1, "pruned": 0, "infeasible": 0, "asked": 1}, "games_per_trial": 72,
+         "recheck_games": 72, "played": 72, "wall_s": 1.0, "objectives": [{"name": "distance"}],
+         "best": [{"trial": 5, "values": {"table.pass_clearance": 0.002}, "objectives": [0.1], "objective_se": [0.05],
+                   "games": 72, "distinct_games": 72, "targets": [
+                       {"metric": "penalties[casual]", "target": "between 2 and 4", "estimate": 3.667, "lo": 3.026,
+                        "hi": 4.307, "n": 48, "games": 48, "verdict": "met"},
+                       {"metric": "param[table.pass_clearance]", "target": "at most 0", "estimate": 0.002,
+                        "lo": 0.002, "hi": 0.002, "n": 1, "games": 0, "verdict": "missed"}]}]}
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        print_summary(s)
+    text = " ".join(buf.getvalue().split())
+    assert "penalties[casual]: 3.667 [3.026, 4.307] (48 of 72 games), target between 2 and 4: met" in text
+    assert "param[table.pass_clearance]: 0.002 (the design's own value), target at most 0: missed" in text
+    assert "distinct" not in text
 
 
 def test_the_width_curve_of_compare_holds_the_empty_ring_passes(tmp_path: Path) -> None:
