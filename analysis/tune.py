@@ -260,13 +260,17 @@ def sample_words(r: Mapping[str, Any], games: int) -> str:
     """What a target row's estimate rests on, where that is not every game of the design:
     ``" (40 distinct of 72 games)"`` (copies counted once), ``" (48 of 72 games)"`` (a player's
     metric reads the games it played, all distinct), ``" (the design's own value)"`` (a searched
-    parameter); '' when it reads all ``games``, each distinct."""
+    parameter); '' when it reads all ``games``, each distinct; ``" (on 50 distinct games)"`` for
+    a search stored before the games a metric reads were kept."""
     n, g = r.get("n"), r.get("games") or 0
     if r["metric"].startswith(PARAM_METRIC + "["):
         return " (the design's own value)"
     if not isinstance(n, int) or n <= 0:
         return ""
-    g = int(g) if g else games  # a search stored before "games" was kept: the design's games
+    if not g:
+        # a search stored before "games" was kept: how many games the metric read is not known,
+        # so whether some were copies is not either
+        return f" (on {n} distinct games)" if n < games else ""
     if n < g:
         return f" ({n} distinct of {g} games)"
     return f" ({g} of {games} games)" if g < games else ""

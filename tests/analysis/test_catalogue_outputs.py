@@ -465,7 +465,7 @@ def test_tune_names_what_each_target_rests_on() -> None:
     # a search stored before the games were kept (five numbers): the design's games
     old = _est({"draw_share": [0.5, 0.1, 50, 0.3, 0.7]}, "draw_share")
     assert old is not None and old.games == 0
-    assert sample_words({"metric": "draw_share", "n": 50, "games": old.games}, 60) == " (50 distinct of 60 games)"
+    assert sample_words({"metric": "draw_share", "n": 50, "games": old.games}, 60) == " (on 50 distinct games)"
     s = {"scenario": "s", "trials": {"complete": 1, "pruned": 0, "infeasible": 0, "asked": 1}, "games_per_trial": 72,
          "recheck_games": 72, "played": 72, "wall_s": 1.0, "objectives": [{"name": "distance"}],
          "best": [{"trial": 5, "values": {"table.pass_clearance": 0.002}, "objectives": [0.1], "objective_se": [0.05],
