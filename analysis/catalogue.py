@@ -20,7 +20,11 @@ interval is made from the games (:func:`estimate`):
   *Sampling Techniques*, 1977, 6.9); a mean gets ``R -+ t se``, a share the Wilson interval of its
   *effective* sample size ``R (1 - R) / se^2`` (the passes divided by the design effect of the
   clustering, never more than the passes): with independent passes this is Wilson over the passes,
-  with passes that move together in a game it widens.
+  with passes that move together in a game it widens;
+- a **fit** (a value that is a model fitted to all the games, not a ratio of per-game sums: the
+  spread of the players' Bradley-Terry ratings, ``skill_spread_elo``): the percentile interval of
+  the fit redone on :data:`FIT_RESAMPLES` resamples of the distinct games (a bootstrap over games,
+  the game the sampled unit; a fixed seed, so one run prints one interval).
 
 **Identical games are counted once.** A game record is its outcome and everything it stored
 (scores, winners, length, ending, the lead changes, the game's own columns and detail rows; not
@@ -73,14 +77,19 @@ if TYPE_CHECKING:
 
 __all__ = ["Estimate", "Metric", "catalogue", "distinct_records", "distinct_run", "entrant_scores", "estimate", "estimates",
            "format_value", "game_records", "no_spread_words",
-           "game_keys", "has_chance", "per_game", "ratio_interval", "run_metrics_frame"]
+           "game_keys", "has_chance", "per_game", "ratio_interval", "rating_spread", "fit_resamples",
+           "run_metrics_frame"]
 
 #: how a metric's interval is made, by :attr:`Metric.scheme` (the words every output prints)
 INTERVALS = {
     "games share": "Wilson 95 % over the games (identical games once)",
     "game mean": "Student-t 95 % over the games (identical games once)",
     "ratio": "ratio of sums, clustered by game (delta-method variance; identical games once)",
+    "fit": "percentile bootstrap 95 % over the games, the fit redone on each resample (identical games once)",
 }
+#: resamples of the distinct games behind a fit's interval, and their seed (one run, one interval)
+FIT_RESAMPLES = 200
+FIT_SEED = 0
 #: the line every output that prints intervals over passes, stones or turns shows once
 CLUSTER_LINE = ("Intervals over passes, stones or turns are clustered by game (the game is the sampled unit: "
                 "ratio estimator with its delta-method variance); identical game records count once.")
@@ -102,6 +111,7 @@ class Estimate:
         se: the standard error (NaN where the interval is not normal-theory: Wilson of a share
             of games has none; tune uses ``(hi - lo) / 2z`` there).
         y, x: per distinct game numerator and denominator (for two-run intervals).
+        items: per distinct game what a fit reads (:attr:`Metric.fit`; empty for other metrics).
     """
 
     metric: Metric
@@ -115,6 +125,7 @@ class Estimate:
     se: float = float("nan")
     y: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
     x: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
+    items: tuple[Any, ...] = field(default=(), repr=False)
 
     @property
     def no_spread(self) -> bool:
@@ -137,7 +148,10 @@ class Estimate:
         return games + (f", {self.distinct} distinct" if self.repeated else "")
 
     def text(self, digits: int = 2) -> str:
-        """``33 % [14, 61]`` or ``0.20 [0.17, 0.24]`` (no interval: ``0.20 (no interval: 1 distinct game)``)."""
+        """``33 % [14, 61]`` or ``0.20 [0.17, 0.24]`` (no interval: ``0.20 (no interval: 1 distinct game)``);
+        a metric's own :attr:`Metric.decimals` over ``digits``."""
+        if self.metric.decimals is not None and not self.metric.share:
+            digits = self.metric.decimals
         return format_value(self.value, self.lo, self.hi, self.metric.share, digits, self.distinct)
 
 
@@ -331,8 +345,8 @@ def per_game(metric: Metric, run: RunData) -> pd.DataFrame:
     if key not in cache:
         v = metric.values(run)
         v = v.assign(point=v["point"].astype(int), game_index=v["game_index"].astype(int))
-        m = _with_records(run).merge(v[["point", "game_index", "num", "den"]], on=["point", "game_index"],
-                                     how="left")
+        cols = ["point", "game_index", "num", "den"] + (["item"] if "item" in v else [])
+        m = _with_records(run).merge(v[cols], on=["point", "game_index"], how="left")
         m = m[m["den"].notna() & (m["den"] > 0) & m["num"].notna()]
         cache[key] = m.reset_index(drop=True)
     return cache[key]
@@ -357,6 +371,50 @@ def distinct_values(metric: Metric, run: RunData) -> pd.DataFrame:
     return m.groupby("record", sort=False)[["num", "den"]].mean().reset_index()
 
 
+def fit_resamples(metric: Metric, items: Sequence[Any], rng: np.random.Generator,
+                  resamples: int = FIT_RESAMPLES) -> np.ndarray:
+    """A fit metric's value on ``resamples`` resamples (with replacement) of the distinct games'
+    ``items``: the bootstrap over games behind its interval, and behind ``compare``'s difference
+    (non-finite fits dropped).
+
+    Raises:
+        ValueError: ``metric`` is no fit.
+    """
+    if metric.fit is None:
+        raise ValueError(f"{metric.name} is not a fit")
+    d = len(items)
+    out = [metric.fit([items[i] for i in rng.integers(0, d, d)]) for _ in range(resamples)]
+    a = np.asarray(out, dtype=float)
+    return a[np.isfinite(a)]
+
+
+def _fit_estimate(metric: Metric, run: RunData, confidence: float) -> Estimate:
+    """A fit metric (:attr:`Metric.fit`) on the distinct games: the fit of their items, the
+    percentile interval of :func:`fit_resamples` (none from fewer than 2 distinct games; none when
+    every resample gave the value: no spread); cached on the run, as the resamples cost a fit each."""
+    cache = run.__dict__.setdefault("_catalogue_cache", {})
+    key = ("fit", metric.name, confidence)
+    if key in cache:
+        return cache[key]
+    m = per_game(metric, run)
+    nan = float("nan")
+    first = m.groupby("record", sort=False).first()
+    items = tuple(first["item"])
+    y, x = first["num"].to_numpy(float), first["den"].to_numpy(float)
+    n, d = int(len(m)), int(len(first))
+    assert metric.fit is not None
+    value = float(metric.fit(items))
+    lo = hi = se = nan
+    if d >= 2:
+        boots = fit_resamples(metric, items, np.random.default_rng(FIT_SEED))
+        if boots.size >= 2:
+            se = float(np.std(boots, ddof=1))
+            if se > 0:  # every resample gave one value: no interval (format_value says so), not [v, v]
+                lo, hi = (float(q) for q in np.quantile(boots, [(1 - confidence) / 2, (1 + confidence) / 2]))
+    cache[key] = Estimate(metric, value, lo, hi, float(y.sum()), float(x.sum()), n, d, se, y, x, items)
+    return cache[key]
+
+
 def estimate(metric: Metric, run: RunData, confidence: float = 0.95) -> Estimate:
     """The metric measured on ``run`` (module docstring): value and interval over its distinct
     games (copies of one game count once)."""
@@ -364,6 +422,8 @@ def estimate(metric: Metric, run: RunData, confidence: float = 0.95) -> Estimate
     nan = float("nan")
     if m.empty:
         return Estimate(metric, nan, nan, nan, 0.0, 0.0, 0, 0)
+    if metric.fit is not None:
+        return _fit_estimate(metric, run, confidence)
     dv = distinct_values(metric, run)
     y, x = dv["num"].to_numpy(float), dv["den"].to_numpy(float)
     n, d = int(len(m)), int(len(dv))
@@ -555,11 +615,48 @@ def entrant_scores(run: RunData) -> dict[str, Estimate]:
         if not run.games.empty else {}
 
 
+def rating_spread(items: Sequence[Sequence[tuple[str, str, float]]]) -> float:
+    """The standard deviation (over the players, ddof 0) of the Bradley-Terry ratings, in Elo
+    points, fitted to the pairwise comparisons ``(a, b, a's score against b)`` of the games
+    ``items`` (:func:`analysis.bradley_terry.fit_bradley_terry`: maximum likelihood, with one
+    virtual draw per pair that met where the likelihood has no finite maximum); players without
+    comparisons left out. NaN with fewer than 2 such players."""
+    # start-up: analysis.bradley_terry loads scipy.optimize (about 0.3 s); only a fit reads it
+    from analysis.bradley_terry import ELO_PER_NAT, Pairwise, fit_bradley_terry
+
+    labels = sorted({lab for comps in items for a, b, _ in comps for lab in (a, b)})
+    if len(labels) < 2:
+        return float("nan")
+    idx = {lab: i for i, lab in enumerate(labels)}
+    w = np.zeros((len(labels), len(labels)))
+    for comps in items:
+        for a, b, s in comps:
+            w[idx[a], idx[b]] += s
+            w[idx[b], idx[a]] += 1.0 - s
+    r = fit_bradley_terry(Pairwise(labels, w, w + w.T, np.zeros(len(labels), dtype=int)))
+    st = np.asarray(r.strength, dtype=float)
+    st = st[np.isfinite(st)]
+    return float(np.std(st) * ELO_PER_NAT) if st.size >= 2 else float("nan")
+
+
+def game_comparisons(run: RunData) -> pd.DataFrame:
+    """Per game of ``run``: ``item`` its pairwise comparisons of two different players as
+    ``(a, b, a's score against b)`` (:func:`analysis.metrics.comparisons`), ``num`` and ``den``
+    their number (what the rating spread's fit reads)."""
+    items = [tuple((a, b, float(s)) for a, b, s in comparisons(ls, w) if a != b)
+             for ls, w in zip(run.games["labels"], _winners(run))]
+    f = _frame(run, [len(i) for i in items], [len(i) for i in items])
+    f["item"] = items
+    return f
+
+
 def _skill_metrics(run: RunData) -> list[Metric]:
     """``stronger_score``: the declared-stronger players' score ``s`` against the declared-weaker
     ones over their pairwise comparisons (1 a win, 1/2 a tie), a share over comparisons clustered
     by game (Wilson on the effective sample: inside [0, 1] also when every comparison went one
     way); the skill index of :mod:`analysis.skill` and ``stonelab tune`` is ``2 s - 1`` of it.
+    ``skill_spread_elo``: the spread of all the players' Bradley-Terry ratings
+    (:func:`rating_spread`), a fit with a bootstrap interval over the distinct games.
     None when no two players differ in declared skill."""
     pairs = stronger_pairs(run)
     if not pairs:
@@ -575,7 +672,11 @@ def _skill_metrics(run: RunData) -> list[Metric]:
         return []
     return [Metric("stronger_score", "declared-stronger players' score against weaker ones (skill index: 2 x - 1)",
                    "the declared-stronger player's score in its comparisons with a weaker one",
-                   "comparisons of a stronger with a weaker player", "comparison", "higher", True, values)]
+                   "comparisons of a stronger with a weaker player", "comparison", "higher", True, values),
+            Metric("skill_spread_elo", "rating spread (sd of the players' Bradley-Terry ratings, Elo)",
+                   "the standard deviation of the players' Bradley-Terry ratings, fitted to every pairwise comparison",
+                   "comparisons of two players", "comparison", "higher", False, game_comparisons, tune=True,
+                   decimals=0, fit=rating_spread)]
 
 
 def skill_index_of(e: Estimate) -> tuple[float, float, float, float]:
@@ -740,4 +841,4 @@ def to_json(e: Estimate) -> dict[str, Any]:
 
     return {"metric": e.metric.name, "words": e.metric.words, "value": f(e.value), "ci95": [f(e.lo), f(e.hi)],
             "games": e.games, "distinct_games": e.distinct, "per": e.metric.denominator, "share": e.metric.share,
-            "interval": INTERVALS[e.metric.scheme]}
+            "interval": INTERVALS[e.metric.scheme], "decimals": e.metric.decimals}

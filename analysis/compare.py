@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis.catalogue import CLUSTER_LINE, catalogue, distinct_run, estimate, repeat_note
+from analysis.catalogue import CLUSTER_LINE, catalogue, distinct_run, estimate, fit_resamples, repeat_note
 from analysis.games import CompareSection, compare_keys, every_compare_key, game_report
 from analysis.load import load_run
 from analysis.metrics import endings, seat_win_rates
@@ -270,7 +270,9 @@ def metric_row(m: Any, a: RunData, b: RunData) -> dict[str, Any]:
     - a mean per game (or a share with fractional counts, a score): the bootstrap of the
       difference of means and Mann-Whitney's test;
     - a ratio over passes, stones or turns: a cluster bootstrap over games and a z-test on the
-      two delta-method standard errors (the game is the sampled unit).
+      two delta-method standard errors (the game is the sampled unit);
+    - a fit (the rating spread): the fit redone on resamples of each run's distinct games, the
+      percentile interval of B - A and a z-test on the two bootstrap standard errors.
     """
     ea, eb = estimate(m, a), estimate(m, b)
     row: dict[str, Any] = {"group": m.group, "metric": m.words, "name": m.name, "unit": m.unit,
@@ -302,6 +304,17 @@ def metric_row(m: Any, a: RunData, b: RunData) -> dict[str, Any]:
             # no spread within either run (or none measurable): a z-test would call any difference
             # certain; the row stays untested, and the bootstrap's [d, d] is no interval either
             p, test, lo, hi = nan, "no spread", nan, nan
+    elif m.scheme == "fit":
+        # a model fitted to all the games: each run's distinct games resampled, the fit redone
+        rng = np.random.default_rng(BOOTSTRAP_SEED)
+        ba, bb = fit_resamples(m, ea.items, rng), fit_resamples(m, eb.items, rng)
+        se = math.sqrt(ea.se ** 2 + eb.se ** 2)
+        k = min(ba.size, bb.size)
+        if not se > 0 or k < 2:
+            return {**row, "diff": diff, "diff_lo": nan, "diff_hi": nan, "test": "no spread", "p": nan}
+        d = bb[:k] - ba[:k]
+        lo, hi = (float(q) for q in np.percentile(d, [2.5, 97.5]))
+        p, test = math.erfc(abs(diff) / se / math.sqrt(2)), "z (bootstrap)"
     else:
         va, vb = ea.y / ea.x, eb.y / eb.x
         if (np.ptp(va) == 0 and np.ptp(vb) == 0) or (not m.count and (np.ptp(va) == 0 or np.ptp(vb) == 0)):

@@ -8,7 +8,7 @@ catalogue, which itself asks the games for their metrics: no import circle.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import pandas as pd
 
@@ -32,7 +32,8 @@ class Metric:
         share: the value is a share in [0, 1] (printed in percent).
         group: where ``stonelab compare`` files the row: ``game``, ``seat N`` or a player's label.
         values: ``run -> frame`` with columns ``point, game_index, num, den`` (one row per game of
-            ``run.games``; ``den`` 0 leaves the game out of this metric).
+            ``run.games``; ``den`` 0 leaves the game out of this metric); a fit's (:attr:`fit`) also
+            ``item``, what the game gives the fit (its pairwise comparisons).
         tune: the metric may be a ``stonelab tune`` target under :attr:`name`.
         sensitivity: the metric is a headline output of a sensitivity study
             (:func:`analysis.sensitivity.point_outputs`).
@@ -42,6 +43,12 @@ class Metric:
             on request only (a ``tune`` target such as ``beats[a|b]``, too many to list).
         bounds: the range a value can take (``(lo, hi)``), where it is not [0, 1] or [0, inf):
             the interval is clipped to it (the first-player edge of 3 seats lies in [-0.5, 1]).
+        decimals: the decimals every output prints a value that is no share with, where the
+            output's own (2 in the terminal, 3 in the report) would claim a precision the unit does
+            not have: the rating spread in whole Elo points (0). None: the output's own.
+        fit: for a value that is no ratio of per-game sums but a model fitted to all the games
+            (the Bradley-Terry rating spread): ``items -> value``, the games' ``item`` in, one
+            number out; its interval is a bootstrap over the distinct games (scheme ``fit``).
     """
 
     name: str
@@ -58,6 +65,8 @@ class Metric:
     listed: bool = True
     count: bool = False
     bounds: tuple[float, float] | None = None
+    decimals: int | None = None
+    fit: Callable[[Sequence[Any]], float] | None = field(default=None, repr=False, compare=False)
 
     @property
     def title(self) -> str:
@@ -66,8 +75,11 @@ class Metric:
 
     @property
     def scheme(self) -> str:
-        """``games share``, ``game mean`` or ``ratio``: how the interval is made (set by the
-        unit: a share or mean over games, or a ratio over something inside the games)."""
+        """``games share``, ``game mean``, ``ratio`` or ``fit``: how the interval is made (set by
+        the unit: a share or mean over games, or a ratio over something inside the games; a model
+        fitted to the games, :attr:`fit`: a bootstrap over them)."""
+        if self.fit is not None:
+            return "fit"
         if self.unit in ("game", "decisive game", "player game"):
             return "games share" if self.share else "game mean"
         return "ratio"

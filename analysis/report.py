@@ -492,7 +492,8 @@ def metrics_section(run: RunData) -> Section | None:
     the same numbers ``stonelab compare``, the summary and the export print."""
     rows = []
     nb = "\u00a0"  # a value and its interval stay on one line
-    short = {"games share": "Wilson over games", "game mean": "t over games", "ratio": "ratio, clustered by game"}
+    short = {"games share": "Wilson over games", "game mean": "t over games", "ratio": "ratio, clustered by game",
+             "fit": "fit, bootstrap over games"}
     for e in estimates(run).values():
         m = e.metric
         rows.append({"metric": m.title, "value [95 %]": e.text(3).replace(" ", nb), "counts": m.numerator,
@@ -505,7 +506,8 @@ def metrics_section(run: RunData) -> Section | None:
                   "print about the games, each defined once (docs/compare.md): what it counts, over what, on how "
                   "many games, and how its 95 % interval is made: Wilson's over the games for a share of games, "
                   "Student's t over the games for a mean per game, and for a ratio over passes the ratio of sums "
-                  "clustered by game (delta-method variance: the game is the sampled unit)."
+                  "clustered by game (delta-method variance: the game is the sampled unit); a fit to all the games (the "
+                  "rating spread) gets the percentile bootstrap over the games."
                   + (f" All {point_noun(run)}s pooled." if len(run.points) > 1 else ""))
     sec.tables.append(("Metrics", pd.DataFrame(rows)))
     rep = repeat_note(run)

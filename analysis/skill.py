@@ -34,7 +34,8 @@ spread cannot be reproduced; this module gives two figures in its spirit:
   other four as by a coin. A negative ``p`` means the declared-weaker players do better.
 - **Rating spread** (the paper's quantity, on this study's few players): the standard deviation of
   the players' Bradley-Terry ratings (maximum likelihood on all comparisons, the "best-fit" rating;
-  Elo scale, :func:`analysis.bradley_terry.fit_bradley_terry`), with a bootstrap interval over games,
+  Elo scale, :func:`analysis.bradley_terry.fit_bradley_terry`): the catalogue's ``skill_spread_elo``,
+  on the distinct games with a bootstrap interval over them,
   beside the spread the same pairings give when a fair coin decides every comparison (the
   paper's ``p = 0`` end: sampling noise alone spreads ratings a little). No ``p``-chess benchmark
   is built (this project has no chess data), so the spread is not mapped onto the paper's scale.
@@ -53,13 +54,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis.bradley_terry import ELO_PER_NAT, Pairwise, fit_bradley_terry
-from analysis.catalogue import catalogue, estimate, skill_index_of
+from analysis.catalogue import distinct_run, estimates, rating_spread, skill_index_of
 from analysis.metrics import comparisons
 from analysis.run_data import RunData
 from analysis.strength import label_strengths, strongest
 
-#: bootstrap resamples of the rating spread and of its coin-flip baseline
+#: coin-flip replays behind the rating spread's baseline
 RESAMPLES = 200
 
 
@@ -74,7 +74,7 @@ class SkillIndex:
         comparisons: the comparisons ``s`` rests on.
         pairs: the ordered pairs, ``(stronger, weaker, score, comparisons)``.
         spread_elo: standard deviation of the Bradley-Terry ratings, Elo points.
-        spread_lo, spread_hi: its bootstrap interval.
+        spread_lo, spread_hi: its bootstrap interval over the distinct games (NaN: none).
         chance_spread_elo: the median spread when a fair coin decides every comparison.
         conf_level: the intervals' confidence level.
     """
@@ -93,12 +93,14 @@ class SkillIndex:
 
     def sentence(self) -> str:
         """One sentence for a report or a terminal."""
+        spread = (f"interval {self.spread_lo:.0f} to {self.spread_hi:.0f}" if self.spread_lo == self.spread_lo
+                  else "no interval")
         pct = f"{100 * self.p:.0f} % skill (interval {100 * self.p_lo:.0f} to {100 * self.p_hi:.0f} %)"
         return (f"Skill index {pct}: the stronger player scores {100 * self.score:.0f} % against the weaker over "
                 f"{self.comparisons} comparisons, as in a game where the stronger player wins {100 * max(self.p, 0):.0f} % of "
                 f"games outright and a coin decides the rest (this project's index, after the coin-flip benchmark "
                 f"of Duersch, Lambrecht and Oechssler 2020). Rating spread "
-                f"{self.spread_elo:.0f} Elo (interval {self.spread_lo:.0f} to {self.spread_hi:.0f}); a coin flip "
+                f"{self.spread_elo:.0f} Elo ({spread}); a coin flip "
                 f"with these pairings spreads them {self.chance_spread_elo:.0f}.")
 
     def as_dict(self) -> dict[str, Any]:
@@ -110,105 +112,48 @@ class SkillIndex:
                 "chance_spread_elo": self.chance_spread_elo, "conf_level": self.conf_level}
 
 
-def _spread(wins: np.ndarray, n: np.ndarray, labels: list[str]) -> float:
-    """Standard deviation of the Bradley-Terry ratings (Elo) of a win matrix (entrants with
-    comparisons only)."""
-    r = fit_bradley_terry(Pairwise(labels, wins, n, np.zeros(len(labels), dtype=int)))
-    b = np.asarray(r.strength, dtype=float)
-    b = b[np.isfinite(b)]
-    return float(np.std(b) * ELO_PER_NAT) if len(b) >= 2 else float("nan")
-
-
 def skill_index(run: RunData, conf_level: float = 0.95, seed: int = 0) -> SkillIndex | None:
     """The skill index of a study, or None when no two of its players differ in declared skill
     (or none of them met).
 
-    ``seed`` seeds the bootstrap (the same run gives the same intervals).
+    The index and the rating spread, with their intervals, are the catalogue's
+    (:mod:`analysis.catalogue`: ``stronger_score`` and ``skill_spread_elo``, on the distinct games);
+    the ordered pairs and the coin-flip baseline read the distinct games too. ``seed`` seeds the
+    baseline's coin flips (the same run gives the same sentence).
     """
-    g = run.games
-    if g.empty:
+    if run.games.empty:
         return None
+    est = estimates(run, ["stronger_score", "skill_spread_elo"])
+    ss, sp = est.get("stronger_score"), est.get("skill_spread_elo")
+    if ss is None or ss.distinct == 0:
+        return None
+    p_, lo_p, hi_p = skill_index_of(ss)[:3]
+    # the ordered pairs of the table: the declared-stronger player's score against each weaker one
+    g = distinct_run(run).games
     strengths = label_strengths(run.game, run.scenario, run.points, run.sweep_keys, run.seats)
-    labels: list[str] = []
-    for labs in g["labels"]:
-        for lab in labs:
-            if lab not in labels:
-                labels.append(lab)
-    if len(labels) < 2:
-        return None
-    idx = {lab: i for i, lab in enumerate(labels)}
-    m = len(labels)
-    # per game, its comparisons as (i, j, score of i): the bootstrap resamples games
-    per_game: list[list[tuple[int, int, float]]] = []
+    sums: dict[tuple[str, str], list[float]] = {}
     for labs, won in zip(g["labels"], g["winners"]):
-        per_game.append([(idx[a], idx[b], s) for a, b, s in comparisons(labs, won) if a != b])
-    order: dict[tuple[int, int], int] = {}  # (i, j) -> +1 when i is declared stronger, -1 weaker
-    for i in range(m):
-        for j in range(i + 1, m):
-            best, _ = strongest([labels[i], labels[j]], strengths)
-            if best is not None:
-                order[(i, j)] = 1 if best == labels[i] else -1
-                order[(j, i)] = -order[(i, j)]
-    if not order:
-        return None
-
-    def matrices(games: list[list[tuple[int, int, float]]]) -> tuple[np.ndarray, np.ndarray]:
-        w = np.zeros((m, m))
-        n = np.zeros((m, m))
-        for comps in games:
-            for i, j, s in comps:
-                w[i, j] += s
-                w[j, i] += 1.0 - s
-                n[i, j] += 1
-                n[j, i] += 1
-        return w, n
-
-    w, n = matrices(per_game)
-    k = 0.0
-    tot = 0
+        for a, b, s in comparisons(labs, won):
+            if a != b:
+                sums.setdefault((a, b), []).append(float(s))
+                sums.setdefault((b, a), []).append(1.0 - float(s))
     pairs = []
-    for (i, j), sign in order.items():
-        if sign != 1 or n[i, j] == 0:
-            continue
-        k += w[i, j]
-        tot += int(n[i, j])
-        pairs.append((labels[i], labels[j], float(w[i, j] / n[i, j]), int(n[i, j])))
-    if tot == 0:
-        return None
-    # the index and its interval are the catalogue's (analysis/catalogue.py: distinct games,
-    # comparisons clustered by game): one definition for the report, the summary, compare and tune
-    m_ = next((x for x in catalogue(run) if x.name == "stronger_score"), None)
-    est = estimate(m_, run, conf_level) if m_ is not None else None
-    p_, lo_p, hi_p = skill_index_of(est)[:3] if est is not None else (2 * k / tot - 1, math.nan, math.nan)
-    s = (p_ + 1) / 2
-    tot = int(round(est.den)) if est is not None else tot
-    met = [i for i in range(m) if n[i].sum() > 0]
-    sub = np.ix_(met, met)
-    spread = _spread(w[sub], n[sub], [labels[i] for i in met])
+    for (a, b), v in sums.items():
+        best, _ = strongest([a, b], strengths)
+        if best == a:
+            pairs.append((a, b, math.fsum(v) / len(v), len(v)))
+    # the coin-flip baseline: the same comparisons of the distinct games, each decided by a fair coin
+    items = sp.items if sp is not None else ()
     rng = np.random.default_rng(seed)
-    boots = []
-    chance = []
-    for _ in range(RESAMPLES):
-        pick = rng.integers(0, len(per_game), len(per_game))
-        bw, bn = matrices([per_game[p] for p in pick])
-        boots.append(_spread(bw[sub], bn[sub], [labels[i] for i in met]))
-        # the coin-flip baseline: the same comparisons, each decided by a fair coin
-        cw = np.zeros((m, m))
-        for i in range(m):
-            for j in range(i + 1, m):
-                if n[i, j]:
-                    x = rng.binomial(int(n[i, j]), 0.5)
-                    cw[i, j], cw[j, i] = x, n[i, j] - x
-        chance.append(_spread(cw[sub], n[sub], [labels[i] for i in met]))
-    boots_f = np.asarray([b for b in boots if math.isfinite(b)])
-    a = (1 - conf_level) / 2
-    s_lo, s_hi = (float(np.quantile(boots_f, a)), float(np.quantile(boots_f, 1 - a))) if len(boots_f) else \
-        (float("nan"), float("nan"))
+    chance = [rating_spread([tuple((a, b, float(rng.random() < 0.5)) for a, b, _ in comps) for comps in items])
+              for _ in range(RESAMPLES)] if items else []
     chance_f = [c for c in chance if math.isfinite(c)]
-    return SkillIndex(p=p_, p_lo=lo_p, p_hi=hi_p, score=s, comparisons=tot, pairs=tuple(pairs),
-                      spread_elo=spread, spread_lo=s_lo, spread_hi=s_hi,
-                      chance_spread_elo=float(np.median(chance_f)) if chance_f else float("nan"),
-                      conf_level=conf_level)
+    nan = float("nan")
+    return SkillIndex(p=p_, p_lo=lo_p, p_hi=hi_p, score=(p_ + 1) / 2, comparisons=int(round(ss.den)),
+                      pairs=tuple(pairs),
+                      spread_elo=sp.value if sp is not None else nan,
+                      spread_lo=sp.lo if sp is not None else nan, spread_hi=sp.hi if sp is not None else nan,
+                      chance_spread_elo=float(np.median(chance_f)) if chance_f else nan, conf_level=conf_level)
 
 
 def section(run: RunData) -> Any:

@@ -18,9 +18,9 @@ error, ``sim.core.tune.objective_values``):
   stones of all causes a player loses per game);
 - ``param`` with a ``key``: a searched parameter's value (exact), to ask for it small or large.
 
-Every metric but ``skill_spread_elo`` is a catalogue metric (:mod:`analysis.catalogue`): its value
-and interval over the distinct games, the interval clustered by game for a ratio over passes or
-comparisons. Standard errors: the catalogue's, or ``(hi - lo) / (2 z)`` of a share's Wilson
+Every metric is a catalogue metric (:mod:`analysis.catalogue`; ``skill_index`` is ``2 s - 1`` of its
+``stronger_score``): its value and interval over the distinct games, the interval clustered by game
+for a ratio over passes or comparisons, a bootstrap over games for the rating spread (a fit). Standard errors: the catalogue's, or ``(hi - lo) / (2 z)`` of a share's Wilson
 interval (never 0, also at 10 of 10).
 """
 
@@ -42,7 +42,6 @@ from analysis.games.base import GameReport
 from analysis.load import load_run
 from analysis.page import PAGE_CSS, png_b64, table_html
 from analysis.run_data import RunData
-from analysis.skill import skill_index
 from sim.core.console import console, escape, print_prose
 from sim.core.errors import InputError, allowed
 from sim.core.outputs import write_atomically
@@ -107,34 +106,28 @@ def _catalogue_estimate(e: Any) -> TrialEstimate:
     """A catalogue estimate (analysis/catalogue.py) as tune's: its value, standard error (a
     share's Wilson interval's half-width over z where it has none), distinct games, interval."""
     se = e.se if e.se == e.se else ((e.hi - e.lo) / (2 * Z95) if e.lo == e.lo else float("nan"))
-    return TrialEstimate(float(e.value), float(se), int(e.distinct), float(e.lo), float(e.hi))
+    return TrialEstimate(float(e.value), float(se), int(e.distinct), float(e.lo), float(e.hi), int(e.games))
 
 
 def measure_run(run: RunData) -> dict[str, TrialEstimate]:
     """Every metric of a loaded run (see the module docstring); a metric a run cannot give (no
-    game with that player, no declared skill order) is left out. Every metric but
-    ``skill_spread_elo`` is the catalogue's (:mod:`analysis.catalogue`, with those measured on
-    request: ``beats[a|b]``, a lone player's score), so a target reads the number the report and
-    ``compare`` print, on the distinct games."""
+    game with that player, no declared skill order) is left out. Every metric is the catalogue's
+    (:mod:`analysis.catalogue`, with those measured on request: ``beats[a|b]``, a lone player's
+    score), so a target reads the number the report and ``compare`` print, on the distinct games."""
     out: dict[str, TrialEstimate] = {}
     if run.games.empty:
         return out
-    for name, e in estimates(run, every=True).items():
+    every = estimates(run, every=True)
+    for name, e in every.items():
         if e.metric.tune and e.distinct > 0:
             out[name] = _catalogue_estimate(e)
-    ss = estimates(run, ["stronger_score"]).get("stronger_score")
+    ss = every.get("stronger_score")
     if ss is not None and ss.distinct > 0:
         # the skill index is 2 s - 1 of the catalogue's stronger players' score (analysis/skill.py)
         p, lo, hi, se = skill_index_of(ss)
         if se != se and lo == lo:
             se = (hi - lo) / (2 * Z95)
-        out["skill_index"] = TrialEstimate(p, se, ss.distinct, lo, hi)
-    si = skill_index(run)
-    if si is not None and "skill_index" in out:
-        # the rating spread is a fit over all comparisons (analysis/skill.py), not a ratio per game:
-        # its interval is the skill module's bootstrap over games
-        sp_se = (si.spread_hi - si.spread_lo) / (2 * Z95) if math.isfinite(si.spread_hi) else float("nan")
-        out["skill_spread_elo"] = TrialEstimate(si.spread_elo, sp_se, out["skill_index"].n)
+        out["skill_index"] = TrialEstimate(p, se, ss.distinct, lo, hi, ss.games)
     return out
 
 
@@ -180,7 +173,16 @@ def _est(m: Mapping[str, Sequence[float]], key: str) -> TrialEstimate | None:
     if v is None:
         return None
     lo, hi = (float(v[3]), float(v[4])) if len(v) >= 5 and v[3] is not None and v[4] is not None else (math.nan, math.nan)
-    return TrialEstimate(float(v[0]), float(v[1]) if v[1] is not None else math.nan, int(v[2]), lo, hi)
+    games = int(v[5]) if len(v) >= 6 and v[5] is not None else 0
+    return TrialEstimate(float(v[0]), float(v[1]) if v[1] is not None else math.nan, int(v[2]), lo, hi, games)
+
+
+def distinct_games(metrics: Mapping[str, Sequence[float]]) -> int | None:
+    """The distinct games a trial's measurements rest on (the catalogue's count, every game-wide
+    metric's ``n``; a searched parameter's value is exact and counts none); None without any."""
+    ns = [int(v[2]) for k, v in metrics.items() if not k.startswith(PARAM_METRIC + "[") and len(v) >= 3
+          and v[2] is not None]
+    return max(ns) if ns else None
 
 
 def target_rows(tune: Tune, t: TrialResult) -> list[dict[str, Any]]:
@@ -198,20 +200,20 @@ def target_rows(tune: Tune, t: TrialResult) -> list[dict[str, Any]]:
         if e.n < 2 and not tg.metric.startswith(PARAM_METRIC + "["):
             # one distinct game (a deterministic game repeated): nothing measures the spread
             rows.append({"metric": tg.metric, "target": tg.describe(), "estimate": e.mean, "lo": float("nan"),
-                         "hi": float("nan"), "n": e.n,
+                         "hi": float("nan"), "n": e.n, "games": e.games,
                          "verdict": f"{e.n} distinct game: no interval (identical games count once)"})
             continue
         if e.se == 0 and e.lo != e.lo and not tg.metric.startswith(PARAM_METRIC + "["):
             # every distinct game gave the same value: no interval to claim (not [v, v]); the
             # verdict reads the value alone
             rows.append({"metric": tg.metric, "target": tg.describe(), "estimate": e.mean, "lo": float("nan"),
-                         "hi": float("nan"), "n": e.n,
+                         "hi": float("nan"), "n": e.n, "games": e.games,
                          "verdict": f"{tg.verdict(e.mean, e.mean, e.mean)} ({no_spread_words(e.n)}: no interval)"})
             continue
         se = e.se if e.se == e.se else 0.0
         lo, hi = TrialEstimate(e.mean, se, e.n, e.lo, e.hi).interval(tune.conf_level)
         rows.append({"metric": tg.metric, "target": tg.describe(), "estimate": e.mean, "lo": lo, "hi": hi, "n": e.n,
-                     "verdict": tg.verdict(lo, e.mean, hi)})
+                     "games": e.games, "verdict": tg.verdict(lo, e.mean, hi)})
     return rows
 
 
@@ -230,7 +232,9 @@ def summary(info: SearchInfo, tune: Tune, scenario_name: str, best_path: Path | 
         "played": info.played, "wall_s": info.wall_s, "resumed": info.resumed,
         "best": [{"trial": b.number, "values": b.values, "objectives": b.recheck.get("objectives") or b.objectives,
                   "objective_se": b.recheck.get("objective_se") or b.objective_se,
-                  "games": info.points * b.recheck.get("games", b.games), "targets": target_rows(tune, b)}
+                  "games": info.points * b.recheck.get("games", b.games),
+                  "distinct_games": distinct_games(b.recheck.get("metrics") or b.metrics),
+                  "targets": target_rows(tune, b)}
                  for b in info.best],
         "importance": info.importance,
         "best_scenario": str(best_path) if best_path else None,
@@ -252,6 +256,26 @@ def _fmt(x: Any) -> str:
     return str(x)
 
 
+def sample_words(r: Mapping[str, Any], games: int) -> str:
+    """What a target row's estimate rests on, where that is not every game of the design:
+    ``" (40 distinct of 72 games)"`` (copies counted once), ``" (48 of 72 games)"`` (a player's
+    metric reads the games it played, all distinct), ``" (the design's own value)"`` (a searched
+    parameter); '' when it reads all ``games``, each distinct; ``" (on 50 distinct games)"`` for
+    a search stored before the games a metric reads were kept."""
+    n, g = r.get("n"), r.get("games") or 0
+    if r["metric"].startswith(PARAM_METRIC + "["):
+        return " (the design's own value)"
+    if not isinstance(n, int) or n <= 0:
+        return ""
+    if not g:
+        # a search stored before "games" was kept: how many games the metric read is not known,
+        # so whether some were copies is not either
+        return f" (on {n} distinct games)" if n < games else ""
+    if n < g:
+        return f" ({n} distinct of {g} games)"
+    return f" ({g} of {games} games)" if g < games else ""
+
+
 def print_summary(s: Mapping[str, Any]) -> None:
     """The terminal summary of a search."""
     con = console()  # prose wraps at the width (80 when piped); paths and commands stay one line
@@ -265,12 +289,13 @@ def print_summary(s: Mapping[str, Any]) -> None:
         # an objective whose games did not vary has no spread to give a "± 0" (a claim of exactness)
         objs = ", ".join(f"{o['name']} {_fmt(v)} " + ("(no spread)" if e == 0 else f"± {_fmt(Z95 * e)}") for o, v, e in
                          zip(s["objectives"], b["objectives"], b["objective_se"] or [float("nan")] * 9))
-        print_prose(con, f"{rank}. trial {b['trial']}: {vals}  ({objs}; {b['games']} games)", indent="   ")
+        d = b.get("distinct_games")
+        on = f"{b['games']} games" + (f", {d} distinct" if isinstance(d, int) and d < int(b["games"]) else "")
+        print_prose(con, f"{rank}. trial {b['trial']}: {vals}  ({objs}; {on})", indent="   ")
         for r in b["targets"]:
-            n = r.get("n")
-            rest = f" ({n} distinct of {b['games']} games)" if isinstance(n, int) and 0 < n < b["games"] and \
-                not r["metric"].startswith(("beats[", "param[")) else ""
-            iv = f" [{_fmt(r['lo'])}, {_fmt(r['hi'])}]" if r["lo"] == r["lo"] else ""
+            rest = sample_words(r, int(b["games"]))
+            exact = r["metric"].startswith(PARAM_METRIC + "[")  # the design's own value: no interval to give
+            iv = f" [{_fmt(r['lo'])}, {_fmt(r['hi'])}]" if r["lo"] == r["lo"] and not exact else ""
             print_prose(con, f"{r['metric']}: {_fmt(r['estimate'])}{iv}{rest}, target {r['target']}: {r['verdict']}",
                         first="   - ", indent="     ")
     if s.get("parameter_intervals"):
@@ -431,14 +456,19 @@ def write_report(info: SearchInfo, tune: Tune, s: Mapping[str, Any], scenario_te
     for rank, b in enumerate(s["best"], 1):
         vals = ", ".join(f"{k} = {_fmt(v)}" for k, v in b["values"].items())
         parts.append(f"<h3>{rank}. trial {b['trial']}: {esc(vals)}</h3>")
+        # no interval (one distinct game, or no spread): the verdict says why; "n/a to n/a" said nothing
         df = pd.DataFrame([{"metric": r["metric"], "target": r["target"], "estimate": _fmt(r["estimate"]),
-                            f"{100 * tune.conf_level:.0f} % interval": f"{_fmt(r['lo'])} to {_fmt(r['hi'])}",
+                            f"{100 * tune.conf_level:.0f} % interval": f"{_fmt(r['lo'])} to {_fmt(r['hi'])}"
+                            if r["lo"] == r["lo"] else "none (see the verdict)",
                             "verdict": r["verdict"]} for r in b["targets"]])
         parts.append(table_html(df))
-        met = sum(r["verdict"] == "met" for r in b["targets"])
+        # "met (no spread in 214 distinct games: no interval)" is met: the value alone decides
+        met = sum(str(r["verdict"]).startswith("met") for r in b["targets"])
         scored = sum(r["verdict"] != "n/a" for r in b["targets"])
+        d = b.get("distinct_games")
+        on = f"{int(b['games'])} games" + (f", {d} distinct" if isinstance(d, int) and d < int(b["games"]) else "")
         if scored:
-            parts.append(f"<p class='finding'>{met} of {scored} targets met on {int(b['games'])} games.</p>")
+            parts.append(f"<p class='finding'>{met} of {scored} targets met on {on}.</p>")
     if s.get("parameter_intervals"):
         rows = [{"parameter": k, "interval": (", ".join(map(str, lo)) if hi is None else f"{_fmt(lo)} to {_fmt(hi)}")}
                 for k, (lo, hi) in s["parameter_intervals"].items()]
@@ -469,16 +499,20 @@ def write_report(info: SearchInfo, tune: Tune, s: Mapping[str, Any], scenario_te
                      f"<p class='finding'>{esc(finding)}</p><p class='files'>file: {stem}.png</p></figure>")
     rows = []
     for t in info.trials:
+        d = distinct_games(t.metrics)
         rows.append({"trial": t.number, "state": t.state, **{k: _fmt(v) for k, v in t.values.items()},
                      **{n: _fmt(v) for n, v in zip(info.objective_names, t.objectives)}, "games": t.games,
-                     "note": t.problem})
-    parts.append("<h2>All trials</h2>" + table_html(pd.DataFrame(rows)))
+                     "distinct": d if d is not None else "", "note": t.problem})
+    parts.append("<h2>All trials</h2><p class='note'>distinct: the distinct games among the trial's games "
+                 "(identical game records count once); its figures rest on these.</p>" + table_html(pd.DataFrame(rows)))
     parts.append(f"<h2>Scenario</h2><pre>{esc(scenario_text)}</pre>")
     parts.append("<h2>Methods</h2><p class='note'>Each trial plays games 0 to N-1 of the scenario's seed, so "
                  "two designs meet the same deals and throws. The distance objective is the weighted sum of each "
                  "target's distance from its value or range, in units of its scale; its standard error combines "
-                 "the metrics' standard errors (an upper bound). Intervals are normal-theory intervals of the "
-                 "estimate (Wilson for pairwise proportions). Re-checks extend the trial's own games with more "
+                 "the metrics' standard errors (an upper bound). Each metric and its interval is the run "
+                 "report's (docs/compare.md), on the distinct games: Wilson's over the games for a share of games, "
+                 "Student's t for a mean per game, a ratio clustered by game for shares over passes or "
+                 "comparisons, a bootstrap over games for the rating spread. Re-checks extend the trial's own games with more "
                  "games on the same seeds.</p></body></html>")
     page = folder / "report.html"  # as a run's report (analysis/report.py)
     text = "\n".join(parts)

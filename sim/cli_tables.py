@@ -224,7 +224,8 @@ def _print_metrics(con: Any, metrics: list[dict[str, Any]]) -> None:
         share = bool(m.get("share"))
         v = m["value"] if m["value"] is not None else float("nan")
         lo, hi = (x if x is not None else float("nan") for x in m["ci95"])
-        text = format_value(v, lo, hi, share, 2, m.get("distinct_games"))
+        digits = m["decimals"] if m.get("decimals") is not None else 2  # the metric's own (whole Elo points)
+        text = format_value(v, lo, hi, share, digits, m.get("distinct_games"))
         print_prose(con, f"{m['words']}: {text}", first="  ", indent="    ")
     if any(m.get("interval") == INTERVALS["ratio"] for m in game_own):
         print_prose(con, CLUSTER_LINE, first="  ", indent="  ")

@@ -130,6 +130,28 @@ def test_games_defaults_are_toml(monkeypatch: pytest.MonkeyPatch) -> None:
         tomllib.loads(ln)
 
 
+def test_no_option_explanation_names_a_default_other_than_its_own() -> None:
+    """Issue 29, item 9: Sozoikum's house_fall_tilt read "(default: 3 sd of a stone's top-face
+    slant, 6.9 deg)" beside a default of 20.0. Every explanation that names a default names the
+    option's own."""
+    import json
+    import re
+
+    from sim.cli import games
+
+    seen = 0
+    for g in json.loads(_capture(lambda: games(json_out=True)))["games"]:
+        for o in g["options"] + [x for opts in g["sections"].values() for x in opts]:
+            doc = str(o.get("doc", ""))
+            for m in re.finditer(r"default(?:s to|:| is)?[^0-9;)]{0,60}?(-?[0-9]+(?:\.[0-9]+)?)", doc):
+                assert float(m.group(1)) == pytest.approx(float(o["default"])), (g["name"], o["name"], doc)
+            seen += 1
+    assert seen > 60
+    tilt = next(o for g in json.loads(_capture(lambda: games(json_out=True)))["games"] if g["name"] == "sozoikum"
+                for o in g["options"] if o["name"] == "house_fall_tilt")
+    assert tilt["default"] == 20.0 and "default" not in tilt["doc"]
+
+
 def _summary(labels: list[str]) -> dict[str, Any]:
     seats = [{"seat": i, "agent": lab.split("(")[0], "label": lab, "wins": w, "win_rate": w / 100,
               "ci95": [0.45, 0.64], "shared_wins": 0, "score": w / 100, "score_ci95": [0.45, 0.64]}

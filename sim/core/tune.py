@@ -87,13 +87,15 @@ class TrialEstimate:
     """A metric measured on a trial's games: its mean, standard error and the items it rests on
     (distinct games: identical game records count once, analysis/catalogue.py), and its own 95 %
     interval where the metric has one that is not ``mean ± z se`` (a share's Wilson interval, which
-    stays inside [0, 1])."""
+    stays inside [0, 1]), and ``games``: the games the metric reads, copies included (a player's
+    metric: the games that player played; 0 where not known)."""
 
     mean: float
     se: float
     n: int
     lo: float = float("nan")
     hi: float = float("nan")
+    games: int = 0
 
     def interval(self, conf_level: float = 0.95) -> tuple[float, float]:
         """The metric's own interval at 95 % when it has one, else the normal-theory interval
@@ -104,8 +106,8 @@ class TrialEstimate:
         return (self.mean - z * self.se, self.mean + z * self.se)
 
     def as_list(self) -> list[float]:
-        """``[mean, se, n, lo, hi]``: how a trial's metrics are stored."""
-        return [self.mean, self.se, self.n, self.lo, self.hi]
+        """``[mean, se, n, lo, hi, games]``: how a trial's metrics are stored."""
+        return [self.mean, self.se, self.n, self.lo, self.hi, self.games]
 
 
 
@@ -170,7 +172,8 @@ class TrialResult:
         values: the design's parameter values.
         objectives: the objective values (empty unless complete).
         objective_se: their standard errors.
-        metrics: ``{metric: [mean, se, n]}`` measured on the trial's games.
+        metrics: ``{metric: [mean, se, n, lo, hi, games]}`` measured on the trial's games
+            (:meth:`TrialEstimate.as_list`; a search stored before ``games`` holds five).
         games: games the trial played.
         folder: the trial's run folder.
         recheck: the re-check's ``{"games", "objectives", "objective_se", "metrics"}`` (empty if none).

@@ -107,11 +107,46 @@ def by_hand(run_dir: Path) -> dict[str, float]:
     return out
 
 
+def bradley_terry_spread(wins: dict[tuple[str, str], float]) -> float:
+    """The sd (ddof 0, Elo points) of the Bradley-Terry maximum-likelihood ratings of summed scores
+    ``wins[(a, b)]`` (a's score against b), fitted here with scipy.optimize: maximise
+    ``sum W_ab log sigmoid(b_a - b_b)``; where some group never scored against the rest (no finite
+    maximum: the "scored against" graph is not strongly connected) one virtual draw is added to
+    every pair that met, as docs/compare.md says."""
+    from scipy.optimize import minimize
+
+    labels = sorted({x for pair in wins for x in pair})
+    k = len(labels)
+    w = np.zeros((k, k))
+    for (a, b), v in wins.items():
+        w[labels.index(a), labels.index(b)] += v
+    met = (w + w.T) > 0
+    reach = (w > 0) | np.eye(k, dtype=bool)
+    for _ in range(k):
+        reach = reach | ((reach.astype(int) @ reach.astype(int)) > 0)
+    if not reach.all():
+        w = w + 0.5 * met
+
+    def nll(b: np.ndarray) -> float:
+        d = b[:, None] - b[None, :]
+        return float((w * np.logaddexp(0.0, -d)).sum()) + 0.5 * b.sum() ** 2  # the sum pins the mean
+
+    def grad(b: np.ndarray) -> np.ndarray:
+        d = b[:, None] - b[None, :]
+        q = w / (1.0 + np.exp(d))  # W_ab (1 - p_ab)
+        return -(q.sum(axis=1) - q.sum(axis=0)) + b.sum()
+
+    res = minimize(nll, np.zeros(k), jac=grad, method="BFGS", options={"gtol": 1e-12, "maxiter": 10_000})
+    b = res.x - res.x.mean()
+    return float(np.std(b) * 400.0 / np.log(10.0))
+
+
 def by_hand_comparisons(con: sqlite3.Connection) -> dict[str, float]:
     """The metrics over pairwise comparisons, from the store's seats and winners: ``pair_score[a]``
-    (a's score over all its comparisons: the tournament's score), ``beats[a|b]`` and
+    (a's score over all its comparisons: the tournament's score), ``beats[a|b]``,
     ``stronger_score`` (the careful casual hand, [[seats]] entry 0, declared stronger than the
-    careful child, entry 2; the aggressive casual hand is another agent: no declared order)."""
+    careful child, entry 2; the aggressive casual hand is another agent: no declared order) and
+    ``skill_spread_elo`` (the spread of all the players' Bradley-Terry ratings)."""
     seats: dict[tuple[int, int], dict[int, str]] = {}
     for pt, gi, seat, lab in con.execute("SELECT point, game_index, seat, label FROM seats"):
         seats.setdefault((pt, gi), {})[seat] = lab
@@ -143,7 +178,14 @@ def by_hand_comparisons(con: sqlite3.Connection) -> dict[str, float]:
     strong = [s for pair in stronger for s in sums.get(pair, [])]
     if strong:
         out["stronger_score"] = sum(strong) / len(strong)
+        out["skill_spread_elo"] = bradley_terry_spread({pair: sum(v) for pair, v in sums.items()})
     return out
+
+
+def close(name: str, want: float) -> object:
+    """``pytest.approx`` of a by-hand value: exact sums to 1e-12; the rating spread, two numerical
+    maximisations of one likelihood, to 1e-6 Elo."""
+    return pytest.approx(want, abs=1e-6 if name == "skill_spread_elo" else 1e-12)
 
 
 def report_values(run_dir: Path) -> dict[str, str]:
@@ -177,13 +219,16 @@ def test_every_metric_by_hand_and_every_output_prints_it(pair: dict[str, Path], 
     # every catalogue metric (those measured on request too) has its by-hand twin, and no more:
     # a new catalogue metric without one fails here
     assert set(est) == set(hand), (set(est) ^ set(hand))
-    assert "stronger_score" in hand and any(k.startswith("pair_score[") for k in hand)
+    assert {"stronger_score", "skill_spread_elo"} <= set(hand) and any(k.startswith("pair_score[") for k in hand)
     entry = {lab for pair in stronger_pairs(run) for lab in pair}
     assert len(stronger_pairs(run)) == 1 and len(entry) == 2  # the declared order the by-hand sums use
     for name, v in hand.items():
-        assert est[name].value == pytest.approx(v, abs=1e-12), name
+        assert est[name].value == close(name, v), name
+    # the spread is a fit with a bootstrap interval over the 4 distinct games
+    sp = est["skill_spread_elo"]
+    assert sp.metric.scheme == "fit" and sp.distinct == 4 and (sp.lo != sp.lo or sp.lo <= sp.value <= sp.hi)
     listed = {m.name for m in C.catalogue(run)}
-    assert "stronger_score" in listed and not any(k.startswith(("beats[", "pair_score[")) for k in listed)
+    assert {"stronger_score", "skill_spread_elo"} <= listed and not any(k.startswith(("beats[", "pair_score[")) for k in listed)
     # the tournament's score of an entrant is the catalogue's pair_score
     for r in tournament_summary(run_dir)["ratings"]:
         assert r["score"] == pytest.approx(hand[f"pair_score[{r['entrant']}]"], abs=1e-12), r["entrant"]
@@ -198,12 +243,13 @@ def test_every_metric_by_hand_and_every_output_prints_it(pair: dict[str, Path], 
             continue  # measured on request (tune, the tournament): checked below
         m = est[name].metric
         printed = page[m.title]
-        assert printed.startswith(f"{100 * v:.1f} %" if m.share else f"{v:.3f}"), (name, printed)
+        digits = 3 if m.decimals is None else m.decimals  # the rating spread in whole Elo points
+        assert printed.startswith(f"{100 * v:.1f} %" if m.share else f"{v:.{digits}f}"), (name, printed)
     # the export's metrics table
     rows = {r["metric"]: r for r in csv.DictReader(export_table(run_dir, "metrics", "csv", tmp_path / "m.csv").open())}
     for name, v in hand.items():
         if name in listed:
-            assert float(rows[name]["value"]) == pytest.approx(v, abs=1e-12), name
+            assert float(rows[name]["value"]) == close(name, v), name
     # the run summary (seats and the game-wide metrics)
     with Store.open(run_dir) as st:
         s = summarize(st)
@@ -212,13 +258,13 @@ def test_every_metric_by_hand_and_every_output_prints_it(pair: dict[str, Path], 
         assert r["score"] == pytest.approx(hand[f"score[seat {r['seat']}]"])
     for m in s["metrics"]:
         if m["metric"] in hand:
-            assert m["value"] == pytest.approx(hand[m["metric"]]), m["metric"]
+            assert m["value"] == close(m["metric"], hand[m["metric"]]), m["metric"]
     assert {p["player"] for p in s["players"]} == {k[6:-1] for k in hand if k.startswith("score[") and "seat" not in k}
     # compare (run against itself: A is the run)
     comp = to_json(compare_runs(run_dir, pair["a"]))
     for r in comp["rows"]:
         if r["name"] in hand:
-            assert r["a"] == pytest.approx(hand[r["name"]], abs=1e-12), r["name"]
+            assert r["a"] == close(r["name"], hand[r["name"]]), r["name"]
     # tune's measurements of the same run
     meas = measure_run(run)
     for name in ("draw_share", "mean_length", "first_player_edge", "penalties_per_game", "field_empty_share"):
@@ -227,6 +273,12 @@ def test_every_metric_by_hand_and_every_output_prints_it(pair: dict[str, Path], 
         if name.startswith(("beats[", "pair_score[", "penalties[")):
             assert meas[name].mean == pytest.approx(v, abs=1e-12), name
     assert meas["skill_index"].mean == pytest.approx(2 * hand["stronger_score"] - 1, abs=1e-12)
+    assert meas["skill_spread_elo"].mean == close("skill_spread_elo", hand["skill_spread_elo"])
+    assert (meas["skill_spread_elo"].lo, meas["skill_spread_elo"].hi) == pytest.approx((sp.lo, sp.hi), nan_ok=True)
+    # the report's "Skill against chance" sentence prints the catalogue's spread and index
+    text = html.unescape((run_dir / "report" / "report.html").read_text(encoding="utf-8"))
+    assert f"Rating spread {hand['skill_spread_elo']:.0f} Elo" in text
+    assert f"Skill index {100 * (2 * hand['stronger_score'] - 1):.0f} % skill" in text
 
 
 @pytest.mark.slow
@@ -237,6 +289,7 @@ def test_compare_rows_are_b_minus_a_of_the_two_reports(pair: dict[str, Path], ca
     pa, pb = report_values(pair["a"]), report_values(pair["b"])
     run_a = load_run(pair["a"])
     titles = {m.name: m.title for m in C.catalogue(run_a) + C.catalogue(load_run(pair["b"]))}
+    digits = {m.name: 3 if m.decimals is None else m.decimals for m in C.catalogue(run_a)}
     checked = 0
     for r in comp.rows.itertuples():
         assert r.diff == pytest.approx(r.b - r.a, abs=1e-12), r.metric
@@ -244,7 +297,7 @@ def test_compare_rows_are_b_minus_a_of_the_two_reports(pair: dict[str, Path], ca
         for value, page in ((r.a, pa), (r.b, pb)):
             if title in page:
                 printed = page[title]
-                want = f"{100 * value:.1f} %" if r.kind == "proportion" else f"{value:.3f}"
+                want = f"{100 * value:.1f} %" if r.kind == "proportion" else f"{value:.{digits.get(r.name, 3)}f}"
                 assert printed.startswith(want), (r.name, printed, want)
                 checked += 1
     assert checked >= 2 * 20

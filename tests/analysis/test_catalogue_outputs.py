@@ -148,10 +148,10 @@ def test_tune_reads_every_metric_from_the_catalogue(tmp_path: Path) -> None:
     meas = measure_run(run)
     every = C.estimates(run, every=True)
     for name, m in meas.items():
-        if name in ("skill_spread_elo", "skill_index"):  # the index is 2 s - 1 of stronger_score
+        if name == "skill_index":  # the index is 2 s - 1 of stronger_score (below)
             continue
         e = every[name]
-        assert m.mean == pytest.approx(e.value) and m.n == e.distinct, name
+        assert m.mean == pytest.approx(e.value) and (m.n, m.games) == (e.distinct, e.games), name
         if e.lo == e.lo:
             assert (m.lo, m.hi) == pytest.approx((e.lo, e.hi)), name
     # greedy's score against random, by hand: a win 1, a draw half
@@ -195,6 +195,50 @@ def test_the_tournament_fit_counts_copies_once(tmp_path: Path) -> None:
     assert np.allclose(fit.strength, alone.strength) and np.allclose(fit.se, alone.se)
     everything = fit_bradley_terry(pairwise(run.games))
     assert not np.allclose(everything.se, fit.se)  # counting the copies would narrow the intervals
+
+
+def test_the_rating_spread_is_a_catalogue_fit_on_the_distinct_games(tmp_path: Path) -> None:
+    """skill_spread_elo: one definition (the catalogue's fit, a bootstrap interval over games) that
+    tune, the skill section and compare read; copies of one game count once; one distinct game
+    gives no interval."""
+    from analysis.compare import compare_runs
+    from analysis.skill import skill_index
+    from analysis.tune import measure_run
+    from sim.games import get_game
+
+    spec = get_game("druids").spec
+    scen = {"name": "c", "game": "druids", "seats": [{"agent": "greedy"}, {"agent": "random"}]}
+    rot = [["greedy", "random"], ["random", "greedy"]]
+    wins = [[0], [1], [1], [0], [0], [1], [0], [0], [1], [0]]
+    ent = [[0, 1], [1, 0]]  # the [[seats]] entry in each seat (rotated)
+    distinct = [result(i, w, labels=rot[i % 2], players=ent[i % 2], length=30 + i) for i, w in enumerate(wins)]
+    copies = [result(10 + k, wins[i], labels=rot[i % 2], players=ent[i % 2], length=30 + i)
+              for k, i in enumerate([0, 0, 3, 5, 5, 5])]
+    run = load_run(write_store(tmp_path / "c", spec, distinct + copies, scenario=scen))
+    alone = load_run(write_store(tmp_path / "d", spec, distinct, scenario=scen))
+    assert C.distinct_records(run) == (16, 10)
+    e, f = C.estimates(run)["skill_spread_elo"], C.estimates(alone)["skill_spread_elo"]
+    assert e.metric.scheme == "fit" and (e.games, e.distinct) == (16, 10)
+    assert (e.value, e.lo, e.hi) == pytest.approx((f.value, f.lo, f.hi))
+    # two players: the fit is exact, b = ln(w / l), and the spread is half the gap in Elo
+    greedy = sum(1.0 for w, labs in zip(wins, (rot[i % 2] for i in range(10))) if labs[w[0]] == "greedy")
+    want = abs(np.log(greedy / (10 - greedy))) / 2 * 400 / np.log(10)
+    assert e.value == pytest.approx(want, abs=1e-6)
+    assert e.lo <= e.value <= e.hi and e.se > 0
+    # tune's target and the skill section read that estimate
+    m = measure_run(run)["skill_spread_elo"]
+    assert (m.mean, m.lo, m.hi, m.n) == pytest.approx((e.value, e.lo, e.hi, 10))
+    si = skill_index(run)
+    assert si is not None and (si.spread_elo, si.spread_lo, si.spread_hi) == pytest.approx((e.value, e.lo, e.hi))
+    # compare: B - A with a bootstrap interval of the difference
+    row = compare_runs(alone.run_dir, run.run_dir).rows.set_index("name").loc["skill_spread_elo"]
+    assert row["diff"] == pytest.approx(0.0, abs=1e-9) and row["test"] == "z (bootstrap)"
+    assert row["diff_lo"] <= 0.0 <= row["diff_hi"]
+    # one game played 5 times: a value, no interval
+    one = load_run(write_store(tmp_path / "o", spec, [result(i, [0], labels=rot[0], length=30) for i in range(5)],
+                               scenario=scen))
+    g = C.estimates(one)["skill_spread_elo"]
+    assert g.distinct == 1 and g.lo != g.lo and "no interval: 1 distinct game" in g.text()
 
 
 def _piped(args: list[str]) -> list[str]:
@@ -376,6 +420,67 @@ def test_a_mean_with_no_spread_says_so_instead_of_a_zero_width_interval(tmp_path
                     games=5, metrics={k: v.as_list() for k, v in meas.items()})
     (tr,) = target_rows(tune, t)
     assert tr["lo"] != tr["lo"] and tr["verdict"] == "met (no spread in 5 distinct games: no interval)"
+    # the search's page agrees: the target is counted met, the trial's distinct games are named,
+    # and no "n/a to n/a" stands for the missing interval
+    import html as html_
+
+    from analysis.tune import summary, write_report
+    from sim.core.tune import SearchInfo
+
+    copies = {k: [v[0], v[1], 2, *v[3:]] for k, v in t.metrics.items()}  # as if 2 distinct of 5
+    t2 = TrialResult(number=1, state="complete", values={"rules.x": 0.7}, objectives=[0.0], objective_se=[0.0],
+                     games=5, metrics=copies)
+    info = SearchInfo(out=tmp_path / "tune", trials=[t, t2], best=[t], played=10, wall_s=1.0,
+                      directions=["minimize"], objective_names=["distance"])
+    s_ = summary(info, tune, "d", None)
+    page = html_.unescape(write_report(info, tune, s_, "", tmp_path / "tune").read_text(encoding="utf-8"))
+    assert "1 of 1 targets met on 5 games." in page and "n/a to n/a" not in page
+    assert "none (see the verdict)" in page
+    import re
+
+    trials = page[page.index("All trials"):]
+    trials = trials[:trials.index("</table>")]
+    heads = re.findall(r"<th>(.*?)</th>", trials)
+    rows = [re.findall(r"<td>(.*?)</td>", tr) for tr in re.findall(r"<tr>(.*?)</tr>", trials, flags=re.S)]
+    rows = [dict(zip(heads, r)) for r in rows if r]
+    assert [(r["trial"], r["games"], r["distinct"]) for r in rows] == [("0", "5", "5"), ("1", "5", "2")]
+    assert s_["best"][0]["distinct_games"] == 5
+
+
+def test_tune_names_what_each_target_rests_on() -> None:
+    """A Sun tune printed "penalties[casual]: 3.667 [3.026, 4.307] (48 distinct of 72 games)": the
+    48 games casual played, none of them a copy. A player's metric reads its own games; copies are
+    named only where there are copies; a searched parameter is the design's value, no interval."""
+    import contextlib
+    import io
+
+    from analysis.tune import _est, print_summary, sample_words
+
+    assert sample_words({"metric": "penalties[casual]", "n": 48, "games": 48}, 72) == " (48 of 72 games)"
+    assert sample_words({"metric": "draw_share", "n": 60, "games": 72}, 72) == " (60 distinct of 72 games)"
+    assert sample_words({"metric": "draw_share", "n": 72, "games": 72}, 72) == ""
+    assert sample_words({"metric": "penalties[casual]", "n": 40, "games": 48}, 72) == " (40 distinct of 48 games)"
+    assert sample_words({"metric": "param[table.pass_clearance]", "n": 1, "games": 0}, 72) == \
+        " (the design's own value)"
+    # a search stored before the games were kept (five numbers): the design's games
+    old = _est({"draw_share": [0.5, 0.1, 50, 0.3, 0.7]}, "draw_share")
+    assert old is not None and old.games == 0
+    assert sample_words({"metric": "draw_share", "n": 50, "games": old.games}, 60) == " (on 50 distinct games)"
+    s = {"scenario": "s", "trials": {"complete": 1, "pruned": 0, "infeasible": 0, "asked": 1}, "games_per_trial": 72,
+         "recheck_games": 72, "played": 72, "wall_s": 1.0, "objectives": [{"name": "distance"}],
+         "best": [{"trial": 5, "values": {"table.pass_clearance": 0.002}, "objectives": [0.1], "objective_se": [0.05],
+                   "games": 72, "distinct_games": 72, "targets": [
+                       {"metric": "penalties[casual]", "target": "between 2 and 4", "estimate": 3.667, "lo": 3.026,
+                        "hi": 4.307, "n": 48, "games": 48, "verdict": "met"},
+                       {"metric": "param[table.pass_clearance]", "target": "at most 0", "estimate": 0.002,
+                        "lo": 0.002, "hi": 0.002, "n": 1, "games": 0, "verdict": "missed"}]}]}
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        print_summary(s)
+    text = " ".join(buf.getvalue().split())
+    assert "penalties[casual]: 3.667 [3.026, 4.307] (48 of 72 games), target between 2 and 4: met" in text
+    assert "param[table.pass_clearance]: 0.002 (the design's own value), target at most 0: missed" in text
+    assert "distinct" not in text
 
 
 def test_the_width_curve_of_compare_holds_the_empty_ring_passes(tmp_path: Path) -> None:
@@ -458,3 +563,21 @@ def test_the_first_player_edge_interval_stays_in_its_range(tmp_path: Path) -> No
     e = C.estimates(load_run(write_store(tmp_path, spec, res, scenario={"name": "e", "game": "rocks"})))["first_player_edge"]
     assert e.value == pytest.approx((3 * 1 - 0.5 - 0.5) / 5)
     assert -0.5 <= e.lo < e.value < e.hi <= 1.0
+
+
+def test_compare_names_the_games_each_folder_holds_not_its_scenarios_request(tmp_path: Path) -> None:
+    """Issue 29, item 9: compare of a played game's folder (one game; its scenario asks for 20)
+    against a study of the same scenario asking for 200 said "games: 20 -> 200"."""
+    from analysis.compare import scenario_changes
+    from sim.games import get_game
+
+    spec = get_game("druids").spec
+    one = [result(0, [0], labels=["greedy", "random"], length=30)]
+    a = load_run(write_store(tmp_path / "a", spec, one, scenario={"name": "s", "game": "druids", "games": 20},
+                             games=20))
+    b = load_run(write_store(tmp_path / "b", spec, one, scenario={"name": "s", "game": "druids", "games": 200},
+                             games=200))
+    assert not any(c.startswith("games") for c in scenario_changes(a, b))
+    three = [result(i, [0], labels=["greedy", "random"], length=30 + i) for i in range(3)]
+    c = load_run(write_store(tmp_path / "c", spec, three, scenario={"name": "s", "game": "druids", "games": 200}))
+    assert "games: 1 -> 3" in scenario_changes(a, c)

@@ -249,6 +249,8 @@ def test_a_killed_search_resumes_to_the_uninterrupted_result(tmp_path: Path, due
         [t.values for t in whole.trials if t.state != "infeasible"]
     assert [t.objectives for t in again.trials] == [t.objectives for t in whole.trials]
     assert again.best[0].values == whole.best[0].values
+    # issue 29, item 9: a fresh search said "(a resumed search: its part)"; only the resumed one is
+    assert not whole.resumed and again.resumed
 
 
 _KILL_SCRIPT = """
