@@ -236,10 +236,7 @@ LAZY_IMPORT_SCOPE: tuple[str, ...] = ("sim", "analysis")
 #: The marker and its figure: ``# start-up: analysis.report (pandas, scipy, matplotlib) adds 1.3 s ...``
 START_UP = re.compile(r"#\s*start-up:.*\d(?:\.\d+)?\s*(?:ms|s)\b")
 #: Files whose in-function imports do not say why yet, each with whose they are; the list only shrinks.
-KNOWN_UNEXPLAINED_IMPORTS: dict[str, str] = {
-    "sim/sun/physics_table.py": "the Sun's PyBullet adapter (another helper rewrites it): the table loads PyBullet",
-    "sim/sun/table/stability.py": "the Sun's table (another helper's): matplotlib for the polar plot",
-}
+KNOWN_UNEXPLAINED_IMPORTS: dict[str, str] = {}
 
 
 def _function_imports(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:

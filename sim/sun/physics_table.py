@@ -40,6 +40,8 @@ def _sun_table(layout: Layout, key: str | None = None) -> Any:
     """One SunTable (one PyBullet connection) per process and parameter set, reused by every game;
     the least recently used of more than :data:`_TABLES_KEPT` is closed (games of one point run
     back to back in a worker, and every physics call restores the table from poses)."""
+    # start-up: the PyBullet table (pybullet, the table's state and recording) adds 16 ms (python -X importtime,
+    # cumulative) to a process that plays the rules alone (random playouts, the scripted table, a report)
     from sim.sun.table.sun_table import SunTable
 
     key = repr(layout) if key is None else key  # ``key``: repr(layout), when the caller kept it
@@ -92,6 +94,7 @@ class PhysicsTable:
 
     def _load(self, bodies: Sequence[Stone], next_id: int) -> Any:
         """The table, its state the rules' stones (the table keeps the very records it is given)."""
+        # start-up: the table's state loads pybullet, 5 ms (python -X importtime, cumulative)
         from sim.sun.table.state import TableSnapshot
 
         t = _sun_table(self.layout, self._key)
@@ -131,6 +134,7 @@ class PhysicsTable:
         knocked = tuple((x.stone, x.cause) for x in res.disturbed)
         self.last_knocked = dict(knocked)
         if self.record is not None and (not self.failures_only or knocked or not res.standing):
+            # start-up: the recording loads pybullet, 5 ms (python -X importtime, cumulative)
             from sim.sun.table.recording import still_recording
 
             data = still_recording(t.stones(), t.shapes, self.rate_hz, res.sim_time_s,
@@ -147,9 +151,10 @@ class PhysicsTable:
             _TABLE_WALL[0] += time.perf_counter() - t0
 
     def _throw(self, bodies: Sequence[Stone], aim: float, release: float, noise: ThrowNoise) -> PassResult:
+        t = self._load(bodies, max((b.id for b in bodies), default=-1) + 1)
+        # start-up: the recording loads pybullet, 5 ms (python -X importtime, cumulative)
         from sim.sun.table.recording import PoseRecorder
 
-        t = self._load(bodies, max((b.id for b in bodies), default=-1) + 1)
         rec = PoseRecorder(self.rate_hz) if self.record is not None else None
         # judge_gaps=False: the rules judge the mark area from the crossings and read the table's
         # through_aim_gap only when there are none, and then it is False (the ball never entered
