@@ -540,8 +540,9 @@ def labels_of(run: RunData) -> list[str]:
 
 def _player_metrics(run: RunData) -> list[Metric]:
     """A player's score (share of the win) per game it played, for every label; listed when
-    two or more labels share the run (rotated seats, or different players in one game)."""
-    labels = sorted(labels_of(run))
+    two or more labels share the run (rotated seats, or different players in one game), in the
+    order the players first sit (the terminal's p0, p1, ... follow it)."""
+    labels = labels_of(run)
     out = []
     for lab in labels:
         def score(r: RunData, lab: str = lab) -> pd.DataFrame:

@@ -282,7 +282,7 @@ def test_sun_findings_need_min_passes_and_say_unchanged(tmp_path: Path) -> None:
     # the 4-pass sector costs most per pass but may not headline; the 40-pass one may, but one game
     # gives no interval that could exclude the overall figure: it is not called "the most"
     assert "No mark-area sector with at least 30 passes (in 10 games or more) costs clearly more or less" in text
-    assert "the costliest, 60–75°, 0.25 (no interval: 1 distinct game) (40 passes)" in text
+    assert "the costliest, 60–75°, 0.25 (no interval: 1 distinct game) (40 passes in 1 game)" in text
     assert "cost the most" not in text
     assert "0–15°" not in text
     # one cause under one name: 4 passes x 2 stones, spelled two ways, are 8 of 18 stones

@@ -26,7 +26,7 @@ from analysis.metrics import kaplan_meier
 from analysis.plots import (Plot, Section, lines_ci, new_figure, new_figure_row, polar_bars, seat_color, stacked_bars,
                             ticks_with_n)
 from analysis.run_data import RunData
-from analysis.wording import change
+from analysis.wording import change, plural
 from sim.core.errors import InputError, ScenarioError
 from sim.core.files import read_toml
 from sim.core.outputs import write_atomically
@@ -562,7 +562,7 @@ def _sector_finding(a: pd.DataFrame, big: pd.DataFrame, overall: Any) -> str:
     if below:
         b = min(below, key=lambda t: t[1])
         parts.append(f"those at {deg(b[0])} clearly less ({among(len(below), 'cheapest')}): "
-                     f"{format_value(b[1], b[2], b[3], False, 2, b[5])} ({b[4]} passes)")
+                     f"{format_value(b[1], b[2], b[3], False, 2, b[5])} ({b[4]} passes in {plural(b[5], 'game')})")
     if parts:
         return (f"Of the sectors with at least {MIN_PASSES} passes in {MIN_SECTOR_GAMES} games or more, "
                 + "; ".join(parts) + ".")
@@ -570,7 +570,7 @@ def _sector_finding(a: pd.DataFrame, big: pd.DataFrame, overall: Any) -> str:
     return (f"No mark-area sector with at least {MIN_PASSES} passes (in {MIN_SECTOR_GAMES} games or more) costs clearly "
             f"more or less than the overall "
             f"{overall.text()} stones lost to the ball per pass: the costliest, {deg(w[0])}, "
-            f"{format_value(w[1], w[2], w[3], False, 2, w[5])} ({w[4]} passes), has an interval that holds the overall figure "
+            f"{format_value(w[1], w[2], w[3], False, 2, w[5])} ({w[4]} passes in {plural(w[5], 'game')}), has an interval that holds the overall figure "
             f"once corrected for comparing {k} sectors (Bonferroni).")
 
 
