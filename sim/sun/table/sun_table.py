@@ -48,7 +48,8 @@ from sim.sun.geometry.stone import Stone
 from sim.sun.table.state import (Cause, Crossing, Penalty, TablePass, TablePlacement, TableSnapshot,
                                  fix_supports, gate_pose, judge, rotation_matrix, top_z)
 from sim.sun.players.thrower import ZERO_PASS, ZERO_PLACE, PlaceNoise, ThrowNoise
-from sim.sun.table.world import ANY_BODY, ANY_LINK, TableWorld, add_stepping_wall_s, metres_text, stepping_wall_s
+from sim.sun.table.world import (ANY_BODY, ANY_LINK, TableWorld, add_stepping_wall_s, half_diagonal, metres_text,
+                                 stepping_wall_s)
 
 __all__ = ["Cause", "Crossing", "Penalty", "SunTable", "TablePass", "TablePlacement", "TableSnapshot",
            "stepping_wall_s"]
@@ -61,11 +62,6 @@ PLACE_DROP_M = 0.0002
 #: Slack (m) added to two stones' half-diagonals before their intersection is left unasked (a
 #: placement's blocked check): far more than any rounding between a pose and Bullet's copy of it
 BLOCK_MARGIN_M = 0.01
-
-
-def _half_diagonal(shape: ShapeSpec) -> float:
-    """Half the space diagonal of a stone's box (m): no point of the stone is further from its centre."""
-    return 0.5 * math.sqrt(shape.width ** 2 + shape.depth ** 2 + shape.height ** 2)
 
 
 class SunTable(TableWorld):
@@ -715,12 +711,12 @@ class SunTable(TableWorld):
         # Bullet is asked only about the stones whose bounding spheres (centre and half-diagonal,
         # with a margin) meet the new stone's: two boxes further apart cannot intersect, so the
         # answer is the same and most of the ring costs no query
-        reach = _half_diagonal(self.shapes[st.shape]) + BLOCK_MARGIN_M
+        reach = half_diagonal(self.shapes[st.shape]) + BLOCK_MARGIN_M
         for sid, other in self._bodies.items():
             if sid == st.id:
                 continue
             o = self._states[sid]
-            if math.dist(o.pos, st.pos) > reach + _half_diagonal(self.shapes[o.shape]):
+            if math.dist(o.pos, st.pos) > reach + half_diagonal(self.shapes[o.shape]):
                 continue
             if any(cp[8] < -1e-4 for cp in p.getClosestPoints(body, other, 0.0, physicsClientId=c)):
                 self._states = before

@@ -26,7 +26,7 @@ import numpy as np
 import pybullet as p
 
 from sim.core.errors import InputError
-from sim.sun.table.layout import Layout
+from sim.sun.table.layout import Layout, ShapeSpec
 from sim.sun.table.recording import PoseRecorder, record_frame
 from sim.sun.geometry.stone import Stone
 from sim.sun.table.state import rotation_matrix
@@ -52,6 +52,17 @@ def add_stepping_wall_s(seconds: float) -> None:
 def building_wall_s() -> float:
     """Wall seconds this process has spent building PyBullet worlds from poses so far."""
     return _BUILDING[0]
+
+
+def half_diagonal(shape: ShapeSpec) -> float:
+    """Half the space diagonal of a stone's box (m): no point of the stone is further from its centre."""
+    return 0.5 * math.sqrt(shape.width ** 2 + shape.depth ** 2 + shape.height ** 2)
+
+
+#: Slack (m) added to the reach of two bodies (their half-diagonals or the ball's radius, and Bullet's
+#: contact threshold) before a contact query between them is left unasked: far more than any
+#: rounding between a pose and Bullet's copy of it
+REACH_SLACK_M = 0.01
 
 
 def _parking(shape: str, k: int) -> tuple[float, float, float]:
@@ -121,6 +132,8 @@ class TableWorld:
         self._loaded: dict[int, tuple] = {}
         #: the dynamic stones' bodies (the rest checks look at these only)
         self._dyn_bodies: list[int] = []
+        #: (body, half-diagonal in m) of the dynamic stones (see :meth:`beyond_frontier_touched`)
+        self._dyn_reach: list[tuple[int, float]] = []
         #: static stones that a moving body came into contact with in the last run (it was cut short)
         self._touched: set[int] = set()
         self._base_body = -1
@@ -356,6 +369,8 @@ class TableWorld:
         self._park_ball()
         self._bodies = {sid: bodies[sid] for sid in sorted(bodies)}  # by stone id, as the state
         self._dyn_bodies = [b for sid, b in self._bodies.items() if active is None or sid in active]
+        self._dyn_reach = [(b, half_diagonal(self.shapes[self._states[sid].shape]))
+                           for sid, b in self._bodies.items() if active is None or sid in active]
         self._moved = set(self._dyn_bodies)
         self._static_ids = {b: sid for sid, b in self._bodies.items() if active is not None and sid not in active}
         self._frontier = []
@@ -468,8 +483,32 @@ class TableWorld:
     def beyond_frontier_touched(self) -> bool:
         """Like :meth:`frontier_touched`, for the static stones beyond the frontier: with a frontier
         check of the same step, a check of every static stone (the rest checks' watch). The
-        frontier's stones are not asked twice after one step: their answer cannot have changed."""
-        return self._touched_of(self._beyond)
+        frontier's stones are not asked twice after one step: their answer cannot have changed.
+
+        Only the stones a moving body can touch now are asked. A contact needs two centres within
+        the bodies' half-diagonals (the ball's radius), Bullet's contact threshold and
+        :data:`REACH_SLACK_M` of each other, and the moving bodies' centres cost one query each,
+        where the stones beyond (most of the static ones, far from every dynamic stone) cost a
+        contact query each; the answer is the same.
+        """
+        if not self._beyond:
+            return False
+        c = self._cid
+        pose = p.getBasePositionAndOrientation
+        slack = self.physics.contact_threshold + REACH_SLACK_M
+        movers = [(pose(b, c)[0], r + slack) for b, r in self._dyn_reach]
+        if self._ball_live:  # the ball's centre is its link's (its inertial frame sits there)
+            movers.append((p.getLinkState(self._ball_body, 0, 0, 0, c)[0], self.ball.radius + slack))
+        states, shapes = self._states, self.shapes
+        ask = []
+        for sid, b in self._beyond:
+            x, y, z = states[sid].pos
+            r = half_diagonal(shapes[states[sid].shape])
+            for (mx, my, mz), mr in movers:
+                if (x - mx) ** 2 + (y - my) ** 2 + (z - mz) ** 2 <= (r + mr) ** 2:
+                    ask.append((sid, b))
+                    break
+        return self._touched_of(ask)
 
     def _touched_of(self, stones: "list[tuple[int, int]]") -> bool:
         """Whether one of ``stones`` ((stone id, body) pairs) is in contact with anything now
