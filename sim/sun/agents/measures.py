@@ -328,7 +328,10 @@ def previews(st: SunState, a: Any) -> list[Preview] | None:
         anchor = stone
     elif isinstance(a, Stack):
         stone = st.stone_for(a.shape)
-        ring2 = st.ring_with(new_pos=replace(st.stacked_pos(ring.pos[ring.index[a.on]], a.shape), top=stone))
+        grown = replace(st.stacked_pos(ring.pos[ring.index[a.on]], a.shape), top=stone)
+        # Ring.replaced: the ring ring_with builds, from this ring's gap lists, whenever the grown
+        # position keeps its place in the angle order (tests/sun/test_sun_agents.py)
+        ring2 = (ring.replaced(grown) if ring.n >= 2 else None) or st.ring_with(new_pos=grown)
         anchor = a.on
     else:
         pa = st.position_without(ring.pos[ring.index[a.a]], a.stone)
