@@ -269,15 +269,30 @@ def prefetch_rings(g: Geometry, jobs: Sequence[tuple[Ring, Sequence[tuple[float,
     aims = np.mod(np.repeat(np.array(bases), counts) + np.repeat(np.array(spans), counts) * k, TAU)
     m_all = len(aims)
     x = np.concatenate([aims, aims + math.pi])
-    # each angle's gap: searched on its own ring, as Ring.clearances does (aims run ring after ring)
+    # each angle's gap, as Ring.clearances finds it on its own ring ((searchsorted - 1) mod n), for
+    # every ring in one search: ring r's angles and its aims both shifted by _RING_SHIFT * r, so that
+    # the rings' blocks do not overlap. The shift rounds both sides alike (monotone), so an order
+    # can only turn into a tie, and only for an aim within a rounding step of a position's own
+    # angle: on that stone, outside both gaps' openings, so -1 in either gap (the same number).
     xa = np.mod(x, TAU)
-    idx = np.empty(len(x), dtype=np.intp)
-    at = 0
-    for ring, rowmap, m in rings:
-        arr = np.array(ring.angles)
-        for lo in (at, m_all + at):  # the aims, then their opposite crossings
-            idx[lo:lo + m] = rowmap[(np.searchsorted(arr, xa[lo:lo + m], side="right") - 1) % ring.n]
-        at += m
+    angles: list[float] = []
+    row_of: list[Any] = []
+    first: list[int] = []  # per ring: where its angles start in ``angles``
+    per_aim: list[int] = []
+    for r, (ring, rowmap, m) in enumerate(rings):
+        first.append(len(angles))
+        shift = _RING_SHIFT * r
+        angles.extend([a + shift for a in ring.angles])
+        row_of.append(rowmap)
+        per_aim.append(m)
+    counts_r = np.array(per_aim)
+    ring_no = np.repeat(np.arange(len(rings)), counts_r)
+    ring_no = np.concatenate([ring_no, ring_no])  # the aims, then their opposite crossings
+    lo_r = np.array(first)[ring_no]
+    n_r = np.array([ring.n for ring, _, _ in rings])[ring_no]
+    local = np.searchsorted(np.array(angles), xa + _RING_SHIFT * ring_no, side="right") - 1 - lo_r
+    local = np.where(local < 0, local + n_r, local)
+    idx = np.concatenate(row_of)[lo_r + local]
     A = {name: arr[idx] for name, arr in rows.items()}
     both = crossing_clearances(x, A["start"], A["span"], A["closed"], A["a_ang"], A["a_p"], A["a_q"], A["b_ang"],
                                A["b_p"], A["b_q"], g.ball.radius)
@@ -288,6 +303,10 @@ def prefetch_rings(g: Geometry, jobs: Sequence[tuple[Ring, Sequence[tuple[float,
     best = np.maximum.reduceat(line, starts)  # each mark area's best line (a max: exact in any order)
     for (done, i, samples), v in zip(todo, best.tolist()):
         done[(i, samples)] = v
+
+
+#: rad between the blocks of :func:`prefetch_rings`' rings in its one search (more than a turn)
+_RING_SHIFT = 8.0
 
 
 def _stack_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
