@@ -217,11 +217,19 @@ def crossing_clearances(x: np.ndarray, start: np.ndarray, span: np.ndarray, clos
     ha, hb = np.minimum(da, QUARTER), np.minimum(db, QUARTER)
     ca_all = a_p * np.sin(ha)[:, None] - a_q * np.cos(ha)[:, None]
     cb_all = b_p * np.sin(hb)[:, None] - b_q * np.cos(hb)[:, None]
-    ca = ca_all[:, 0] if ca_all.shape[1] == 1 else ca_all.min(axis=1)
-    cb = cb_all[:, 0] if cb_all.shape[1] == 1 else cb_all.min(axis=1)
+    ca, cb = _least_corner(ca_all), _least_corner(cb_all)
     ca = np.where(da < QUARTER, ca, 1.0)
     cb = np.where(db < QUARTER, cb, 1.0)
     return np.where(inside, np.minimum(ca, cb) - ball_r, -1.0)
+
+
+def _least_corner(c: np.ndarray) -> np.ndarray:
+    """The least of each row of ``c`` (crossings by corners): one element-wise minimum per corner
+    column, far cheaper than a reduction along rows of 2 to 6 elements (a least: the same numbers)."""
+    out = c[:, 0]
+    for k in range(1, c.shape[1]):
+        out = np.minimum(out, c[:, k])
+    return out
 
 
 def gate_clear(under: float | None, gate_clear_z: float) -> bool:
