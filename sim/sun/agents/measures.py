@@ -19,9 +19,9 @@ import numpy as np
 
 from sim.sun.actions import MoveMarker, Pass, Stack, Stand
 from sim.sun.geometry.gaps import bump_chance as gap_bump
-from sim.sun.geometry.gaps import (crossing_clearance, crossing_clearances, gate_clear, passable, side_clearance,
+from sim.sun.geometry.gaps import (Side, crossing_clearance, crossing_clearances, gate_clear, passable, side_clearance,
                                    upright_side, width_between)
-from sim.sun.geometry.ring import Geometry, Pos, Ring, gap_arrays, gap_width, others_areas, sep_for_width
+from sim.sun.geometry.ring import Geometry, Pos, Ring, gap_width, others_areas, sep_for_width
 from sim.sun.rules.state import SunState
 from sim.sun.geometry.specs import TAU, PhysicsSpec, ShapeSpec
 
@@ -127,9 +127,9 @@ class RingMemo:
     passable: list[bool] | None = None
     #: :func:`free_gaps_of` by (seat, the other seats' markers)
     free: dict[tuple[Any, ...], int] = field(default_factory=dict)
-    #: for :func:`prefetch_rings` with this ring as ``base``: its gap columns as arrays
-    #: (``gap_arrays``), the gap of each of its gap memos (by ``id``) and whether each is closed
-    rows: tuple[dict[str, np.ndarray], dict[int, int], list[bool]] | None = None
+    #: for :func:`prefetch_rings` with this ring as ``base``: its gaps' rows (``Ring.gap_columns``
+    #: row by row), the gap of each of its gap memos (by ``id``) and whether each is closed
+    rows: tuple[list[tuple[float, float, bool, float, Side, float, Side]], dict[int, int], list[bool]] | None = None
 
 
 #: :class:`RingMemo` by ``id`` of the ring (the memo keeps the ring alive, so its id cannot be
@@ -222,24 +222,22 @@ def prefetch_rings(g: Geometry, jobs: Sequence[tuple[Ring, Sequence[tuple[float,
     if not todo:
         return
     gz = g.gate_clear_z
-    # the base ring's rows (Ring.gap_columns as arrays), and which of its gaps each memo is
-    b_rows: dict[str, np.ndarray] = {}
+    # every gap's row (start, span, closed, a_ang, a_side, b_ang, b_side: Ring.gap_columns' columns):
+    # the base ring's own, then the jobs' gaps that are no base gap, ring after ring
     b_gap: dict[int, int] = {}
     b_closed: list[bool] = []
+    all_rows: list[tuple[float, float, bool, float, Side, float, Side]] = []
     if base is not None and not base.empty:
         bm = ring_memo(base, g)
         if bm.rows is None:
             # the memo keeps the base ring, hence its gap memos, alive: their ids stay theirs
-            bm.rows = (gap_arrays(base.gap_columns(g)), {id(m): j for j, m in enumerate(base.memo)},
-                       [not gate_clear(u, gz) for u in base.under])
+            cols = base.gap_columns(g)
+            bm.rows = (list(zip(cols["start"], cols["span"], cols["closed"], cols["a_ang"], cols["a_side"],
+                                cols["b_ang"], cols["b_side"])),
+                       {id(m): j for j, m in enumerate(base.memo)}, cols["closed"])
         b_rows, b_gap, b_closed = bm.rows
-    nb = len(b_closed)
-    # the other gaps' rows, ring after ring (Ring.gap_columns' columns, for those gaps only)
-    cols: dict[str, list[Any]] = {name: [] for name in ("start", "span", "closed", "a_ang", "a_side", "b_ang",
-                                                        "b_side")}
-    c_start, c_span, c_closed = cols["start"], cols["span"], cols["closed"]
-    c_aang, c_aside, c_bang, c_bside = cols["a_ang"], cols["a_side"], cols["b_ang"], cols["b_side"]
-    rings: list[tuple[Ring, np.ndarray, int]] = []  # (ring, the row of each of its gaps, its aims)
+        all_rows.extend(b_rows)
+    rings: list[tuple[Ring, list[int], int]] = []  # (ring, the row of each of its gaps, its aims)
     for ring, m in work:
         n = ring.n
         pos, memo, under, start, end = ring.pos, ring.memo, ring.under, ring.start, ring.end
@@ -250,21 +248,10 @@ def prefetch_rings(g: Geometry, jobs: Sequence[tuple[Ring, Sequence[tuple[float,
             if j >= 0 and b_closed[j] == closed:
                 rowmap.append(j)
                 continue
-            rowmap.append(nb + len(c_start))
-            b = pos[(i + 1) % n]
-            c_start.append(start[i])
-            c_span.append(end[i] - start[i])
-            c_closed.append(closed)
-            c_aang.append(pos[i].angle)
-            c_aside.append(pos[i].ccw)
-            c_bang.append(b.angle)
-            c_bside.append(b.cw)
-        rings.append((ring, np.array(rowmap, dtype=np.intp), m))
-    if not c_start:
-        rows = b_rows
-    else:
-        own = gap_arrays(cols)
-        rows = own if not nb else {name: _stack_rows(b_rows[name], own[name]) for name in own}
+            rowmap.append(len(all_rows))
+            a, b = pos[i], pos[(i + 1) % n]
+            all_rows.append((start[i], end[i] - start[i], closed, a.angle, a.ccw, b.angle, b.cw))
+        rings.append((ring, rowmap, m))
     k = np.concatenate([_fractions(c) for c in counts])
     aims = np.mod(np.repeat(np.array(bases), counts) + np.repeat(np.array(spans), counts) * k, TAU)
     m_all = len(aims)
@@ -276,26 +263,27 @@ def prefetch_rings(g: Geometry, jobs: Sequence[tuple[Ring, Sequence[tuple[float,
     # angle: on that stone, outside both gaps' openings, so -1 in either gap (the same number).
     xa = np.mod(x, TAU)
     angles: list[float] = []
-    row_of: list[Any] = []
+    row_of: list[int] = []
     first: list[int] = []  # per ring: where its angles start in ``angles``
     per_aim: list[int] = []
     for r, (ring, rowmap, m) in enumerate(rings):
         first.append(len(angles))
         shift = _RING_SHIFT * r
         angles.extend([a + shift for a in ring.angles])
-        row_of.append(rowmap)
+        row_of.extend(rowmap)
         per_aim.append(m)
-    counts_r = np.array(per_aim)
-    ring_no = np.repeat(np.arange(len(rings)), counts_r)
+    ring_no = np.repeat(np.arange(len(rings)), per_aim)
     ring_no = np.concatenate([ring_no, ring_no])  # the aims, then their opposite crossings
     lo_r = np.array(first)[ring_no]
     n_r = np.array([ring.n for ring, _, _ in rings])[ring_no]
     local = np.searchsorted(np.array(angles), xa + _RING_SHIFT * ring_no, side="right") - 1 - lo_r
     local = np.where(local < 0, local + n_r, local)
-    idx = np.concatenate(row_of)[lo_r + local]
-    A = {name: arr[idx] for name, arr in rows.items()}
-    both = crossing_clearances(x, A["start"], A["span"], A["closed"], A["a_ang"], A["a_p"], A["a_q"], A["b_ang"],
-                               A["b_p"], A["b_q"], g.ball.radius)
+    idx = np.array(row_of)[lo_r + local]
+    # every crossing's row in one gather from one matrix (gap_arrays' columns side by side)
+    mat, kc = _row_matrix(all_rows)
+    A = mat[idx]
+    both = crossing_clearances(x, A[:, 0], A[:, 1], A[:, 2] != 0.0, A[:, 3], A[:, 5:5 + kc], A[:, 5 + kc:5 + 2 * kc],
+                               A[:, 4], A[:, 5 + 2 * kc:5 + 3 * kc], A[:, 5 + 3 * kc:], g.ball.radius)
     line = np.minimum(both[:m_all], both[m_all:])  # best_line: the worse of its two crossings
     starts = [0]
     for _, _, c in todo[:-1]:
@@ -309,14 +297,22 @@ def prefetch_rings(g: Geometry, jobs: Sequence[tuple[Ring, Sequence[tuple[float,
 _RING_SHIFT = 8.0
 
 
-def _stack_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Rows ``a`` then rows ``b``; corner arrays (2-D, ``gaps.side_arrays``) of different widths are
-    padded with their first corner, as ``side_arrays`` pads a side of fewer corners (a least
-    over a side's corners is unchanged)."""
-    if a.ndim == 2 and a.shape[1] != b.shape[1]:
-        k = max(a.shape[1], b.shape[1])
-        a, b = (np.concatenate([r, np.repeat(r[:, :1], k - r.shape[1], axis=1)], axis=1) for r in (a, b))
-    return np.concatenate([a, b])
+def _row_matrix(rows: Sequence[tuple[float, float, bool, float, Side, float, Side]]) -> tuple[np.ndarray, int]:
+    """Gap rows (start, span, closed, a_ang, a_side, b_ang, b_side) as one matrix and its corner
+    count ``k``: columns start, span, closed (1.0 or 0.0), a_ang, b_ang, then the sides' corners as
+    ``gaps.side_arrays`` gives them (a_p, a_q, b_p, b_q, ``k`` columns each; a side of fewer corners
+    padded with its first, which leaves a least over its corners unchanged)."""
+    kc = max(max(len(r[4]), len(r[6])) for r in rows)
+    flat: list[float] = []
+    for start, span, closed, a_ang, a_side, b_ang, b_side in rows:
+        flat += (start, span, 1.0 if closed else 0.0, a_ang, b_ang)
+        a_side = a_side + (a_side[0],) * (kc - len(a_side))
+        b_side = b_side + (b_side[0],) * (kc - len(b_side))
+        flat += [c[0] for c in a_side]
+        flat += [c[1] for c in a_side]
+        flat += [c[0] for c in b_side]
+        flat += [c[1] for c in b_side]
+    return np.array(flat).reshape(len(rows), 5 + 4 * kc), kc
 
 
 @dataclass
