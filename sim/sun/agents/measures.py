@@ -325,19 +325,60 @@ class Preview:
     move: MoveMarker | None
 
 
-def previews(st: SunState, a: Any) -> list[Preview] | None:
+@dataclass
+class PreviewFacts:
+    """What :func:`previews` reads of a state that is the same for every placement of one
+    decision (the state does not change while its candidates are ranked): made once per decision
+    by :func:`preview_facts`."""
+
+    standard: bool
+    ring: Ring
+    free_turn: bool
+    #: ``st.stone_for`` by shape, filled as asked
+    stones: dict[str, int] = field(default_factory=dict)
+
+
+def preview_facts(st: SunState) -> PreviewFacts:
+    """:class:`PreviewFacts` of ``st`` as it is now."""
+    return PreviewFacts(st.rules.mode == "standard", st.ring(), st.is_free_turn())
+
+
+#: A stand's new position by (stone, angle in degrees, shape, ring radius, the shape's width, depth
+#: and height): the rules offer the same stand angles turn after turn, and a :class:`Pos` depends
+#: only on these numbers (its memo too). Bounded: emptied when full.
+_STAND_POS: dict[tuple[Any, ...], Pos] = {}
+_STAND_POS_KEPT = 4096
+
+
+def _stand_pos(stone: int, a: Stand, g: Geometry) -> Pos:
+    sh = g.shapes[a.shape]
+    rr = g.table.ring_radius
+    key = (stone, a.angle, a.shape, rr, sh.width, sh.depth, sh.height)
+    p = _STAND_POS.get(key)
+    if p is None:
+        if len(_STAND_POS) >= _STAND_POS_KEPT:
+            _STAND_POS.clear()
+        p = _STAND_POS[key] = Pos(stone, math.radians(a.angle) % TAU, rr, sh.width, sh.depth, sh.height)
+    return p
+
+
+def previews(st: SunState, a: Any, facts: PreviewFacts | None = None) -> list[Preview] | None:
     """One :class:`Preview` per legal marker move after placement ``a`` (one with ``move=None``
     after a gate or on a turn without a marker move); ``[]`` when no marker move would be legal;
-    None in orbit mode (the callers then play the turn out on a copy)."""
-    if st.rules.mode != "standard":
+    None in orbit mode (the callers then play the turn out on a copy). ``facts``: the decision's
+    :func:`preview_facts` of ``st`` (made here when not given)."""
+    if facts is None:
+        facts = preview_facts(st)
+    if not facts.standard:
         return None
     g = st.geom
-    ring = st.ring()
+    ring = facts.ring
     anchor: int | None = None
     if isinstance(a, Stand):
-        stone = st.stone_for(a.shape)
-        sh = g.shapes[a.shape]
-        new = Pos(stone, math.radians(a.angle) % TAU, g.table.ring_radius, sh.width, sh.depth, sh.height)
+        stone = facts.stones.get(a.shape)
+        if stone is None:
+            stone = facts.stones[a.shape] = st.stone_for(a.shape)
+        new = _stand_pos(stone, a, g)
         # Ring.plus: the ring ring_with builds, from this ring's gap lists (tests/sun/test_sun_agents.py)
         ring2 = ring.plus(new) if ring.n >= 2 and stone not in ring.index else st.ring_with(new_pos=new)
         anchor = stone
@@ -360,7 +401,7 @@ def previews(st: SunState, a: Any) -> list[Preview] | None:
                     gi = ring2.nearest_gap(m)
                     if gi is not None:
                         ms[k] = ring2.middle(gi)
-    if anchor is None or st.is_free_turn() or ring2.n < 2:
+    if anchor is None or facts.free_turn or ring2.n < 2:
         return [Preview(ring2, markers, None)]
     out = []
     k = ring2.index[anchor]
