@@ -306,12 +306,13 @@ def _row_matrix(rows: Sequence[tuple[float, float, bool, float, Side, float, Sid
     flat: list[float] = []
     for start, span, closed, a_ang, a_side, b_ang, b_side in rows:
         flat += (start, span, 1.0 if closed else 0.0, a_ang, b_ang)
-        a_side = a_side + (a_side[0],) * (kc - len(a_side))
-        b_side = b_side + (b_side[0],) * (kc - len(b_side))
-        flat += [c[0] for c in a_side]
-        flat += [c[1] for c in a_side]
-        flat += [c[0] for c in b_side]
-        flat += [c[1] for c in b_side]
+        if len(a_side) < kc:
+            a_side = a_side + (a_side[0],) * (kc - len(a_side))
+        if len(b_side) < kc:
+            b_side = b_side + (b_side[0],) * (kc - len(b_side))
+        a_p, a_q = zip(*a_side)
+        b_p, b_q = zip(*b_side)
+        flat += a_p + a_q + b_p + b_q
     return np.array(flat).reshape(len(rows), 5 + 4 * kc), kc
 
 
