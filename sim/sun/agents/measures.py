@@ -19,8 +19,8 @@ import numpy as np
 
 from sim.sun.actions import MoveMarker, Pass, Stack, Stand
 from sim.sun.geometry.gaps import bump_chance as gap_bump
-from sim.sun.geometry.gaps import (Side, crossing_clearance, crossing_clearances, gate_clear, passable, side_clearance,
-                                   upright_side, width_between)
+from sim.sun.geometry.gaps import (GapRow, crossing_clearance, gap_matrix, gate_clear, matrix_clearances, passable,
+                                   side_clearance, upright_side, width_between)
 from sim.sun.geometry.ring import Geometry, Pos, Ring, gap_width, others_areas, sep_for_width
 from sim.sun.rules.state import SunState
 from sim.sun.geometry.specs import TAU, PhysicsSpec, ShapeSpec
@@ -129,7 +129,7 @@ class RingMemo:
     free: dict[tuple[Any, ...], int] = field(default_factory=dict)
     #: for :func:`prefetch_rings` with this ring as ``base``: its gaps' rows (``Ring.gap_columns``
     #: row by row), the gap of each of its gap memos (by ``id``) and whether each is closed
-    rows: tuple[list[tuple[float, float, bool, float, Side, float, Side]], dict[int, int], list[bool]] | None = None
+    rows: tuple[list[GapRow], dict[int, int], list[bool]] | None = None
 
 
 #: :class:`RingMemo` by ``id`` of the ring (the memo keeps the ring alive, so its id cannot be
@@ -226,7 +226,7 @@ def prefetch_rings(g: Geometry, jobs: Sequence[tuple[Ring, Sequence[tuple[float,
     # the base ring's own, then the jobs' gaps that are no base gap, ring after ring
     b_gap: dict[int, int] = {}
     b_closed: list[bool] = []
-    all_rows: list[tuple[float, float, bool, float, Side, float, Side]] = []
+    all_rows: list[GapRow] = []
     if base is not None and not base.empty:
         bm = ring_memo(base, g)
         if bm.rows is None:
@@ -279,11 +279,9 @@ def prefetch_rings(g: Geometry, jobs: Sequence[tuple[Ring, Sequence[tuple[float,
     local = np.searchsorted(np.array(angles), xa + _RING_SHIFT * ring_no, side="right") - 1 - lo_r
     local = np.where(local < 0, local + n_r, local)
     idx = np.array(row_of)[lo_r + local]
-    # every crossing's row in one gather from one matrix (gap_arrays' columns side by side)
-    mat, kc = _row_matrix(all_rows)
-    A = mat[idx]
-    both = crossing_clearances(x, A[:, 0], A[:, 1], A[:, 2] != 0.0, A[:, 3], A[:, 5:5 + kc], A[:, 5 + kc:5 + 2 * kc],
-                               A[:, 4], A[:, 5 + 2 * kc:5 + 3 * kc], A[:, 5 + 3 * kc:], g.ball.radius)
+    # every crossing's row in one gather from one matrix (gaps.gap_matrix)
+    mat, kc = gap_matrix(all_rows)
+    both = matrix_clearances(x, mat[idx], kc, g.ball.radius)
     line = np.minimum(both[:m_all], both[m_all:])  # best_line: the worse of its two crossings
     starts = [0]
     for _, _, c in todo[:-1]:
@@ -295,25 +293,6 @@ def prefetch_rings(g: Geometry, jobs: Sequence[tuple[Ring, Sequence[tuple[float,
 
 #: rad between the blocks of :func:`prefetch_rings`' rings in its one search (more than a turn)
 _RING_SHIFT = 8.0
-
-
-def _row_matrix(rows: Sequence[tuple[float, float, bool, float, Side, float, Side]]) -> tuple[np.ndarray, int]:
-    """Gap rows (start, span, closed, a_ang, a_side, b_ang, b_side) as one matrix and its corner
-    count ``k``: columns start, span, closed (1.0 or 0.0), a_ang, b_ang, then the sides' corners as
-    ``gaps.side_arrays`` gives them (a_p, a_q, b_p, b_q, ``k`` columns each; a side of fewer corners
-    padded with its first, which leaves a least over its corners unchanged)."""
-    kc = max(max(len(r[4]), len(r[6])) for r in rows)
-    flat: list[float] = []
-    for start, span, closed, a_ang, a_side, b_ang, b_side in rows:
-        flat += (start, span, 1.0 if closed else 0.0, a_ang, b_ang)
-        if len(a_side) < kc:
-            a_side = a_side + (a_side[0],) * (kc - len(a_side))
-        if len(b_side) < kc:
-            b_side = b_side + (b_side[0],) * (kc - len(b_side))
-        a_p, a_q = zip(*a_side)
-        b_p, b_q = zip(*b_side)
-        flat += a_p + a_q + b_p + b_q
-    return np.array(flat).reshape(len(rows), 5 + 4 * kc), kc
 
 
 @dataclass
