@@ -17,7 +17,7 @@ from sim.core.play import play
 from sim.sun.agents import base as agent_base
 from sim.sun.agents import policies as A
 from sim.sun.agents import measures as S
-from sim.sun.actions import Stand
+from sim.sun.actions import Stack, Stand
 from sim.sun.physics import ScriptedTable
 from sim.sun.geometry.ring import Geometry, Pos, Ring
 from sim.sun.rules.state import SunState
@@ -192,3 +192,24 @@ def test_ring_plus_is_the_ring_that_ring_with_builds() -> None:
             assert sum(id(m) not in shared for m in fast.memo) == 2
             checked += 1
     assert checked >= 100
+
+
+def test_stack_preview_ring_is_the_ring_that_ring_with_builds() -> None:
+    """previews() builds a stack's ring with Ring.replaced: the very ring ring_with builds."""
+    checked = 0
+    for st in _placement_positions(None, seed=8, keep=10) + _placement_positions({"field": "random"}, seed=2, keep=6):
+        ring = st.ring()
+        for a in st.legal_actions():
+            if not isinstance(a, Stack) or ring.n < 2:
+                continue
+            pvs = S.previews(st, a)
+            assert pvs
+            grown = pvs[0].ring.pos[pvs[0].ring.index[a.on]]
+            slow = st.ring_with(new_pos=grown)
+            for name in Ring.__slots__:
+                if name not in ("memo", "_gap_of", "_nearest", "_arrays"):  # the caches
+                    assert getattr(pvs[0].ring, name) == getattr(slow, name), name
+            shared = {id(m): i for i, m in enumerate(ring.memo)}
+            assert [shared.get(id(m)) for m in pvs[0].ring.memo] == [shared.get(id(m)) for m in slow.memo]
+            checked += 1
+    assert checked >= 20

@@ -20,10 +20,12 @@ from sim.sun.rules.state import SunState
 from sim.sun.agents.measures import (
                                      ROOM_WEIGHT,
                                      Preview,
+                                     PreviewFacts,
                                      best_aim,
                                      bump_chance,
                                      bump_of,
                                      prefetch_rings,
+                                     preview_facts,
                                      previews,
                                      room_bonus,
                                      stand_sides,
@@ -58,6 +60,8 @@ class _Turn:
     opp_gaps: list[tuple[int, int, float, int | None]] | None = None
     #: by ``id`` of a placement: the placement and its :func:`previews`
     previews: dict[int, tuple[Any, list[Preview] | None]] = field(default_factory=dict)
+    #: what :func:`previews` reads of ``st`` for every placement; None until asked
+    facts: PreviewFacts | None = None
 
 
 class AgentBase:
@@ -170,7 +174,12 @@ class AgentBase:
     def _previews(self, st: SunState, a: Any) -> list[Preview] | None:
         """:func:`previews` of placement ``a``, once per decision."""
         t = self._memo(st)
-        return self._by_action(t.previews if t is not None else None, a, lambda: previews(st, a))
+        if t is None:
+            return previews(st, a)
+        if t.facts is None:
+            t.facts = preview_facts(st)
+        facts = t.facts
+        return self._by_action(t.previews, a, lambda: previews(st, a, facts))
 
     def _prefetch(self, st: SunState, cands: Sequence[Any], opponents: bool) -> None:
         """The previews of every candidate, and the mark areas their scores read (the mover's

@@ -19,9 +19,9 @@ import numpy as np
 
 from sim.sun.actions import MoveMarker, Pass, Stack, Stand
 from sim.sun.geometry.gaps import bump_chance as gap_bump
-from sim.sun.geometry.gaps import (crossing_clearance, crossing_clearances, gate_clear, passable, side_clearance,
-                                   upright_side, width_between)
-from sim.sun.geometry.ring import Geometry, Pos, Ring, gap_arrays, gap_width, others_areas, sep_for_width
+from sim.sun.geometry.gaps import (GapRow, crossing_clearance, gap_matrix, gate_clear, matrix_clearances, passable,
+                                   side_clearance, upright_side, width_between)
+from sim.sun.geometry.ring import Geometry, Pos, Ring, gap_width, others_areas, sep_for_width
 from sim.sun.rules.state import SunState
 from sim.sun.geometry.specs import TAU, PhysicsSpec, ShapeSpec
 
@@ -127,9 +127,9 @@ class RingMemo:
     passable: list[bool] | None = None
     #: :func:`free_gaps_of` by (seat, the other seats' markers)
     free: dict[tuple[Any, ...], int] = field(default_factory=dict)
-    #: for :func:`prefetch_rings` with this ring as ``base``: its gap columns as arrays
-    #: (``gap_arrays``), the gap of each of its gap memos (by ``id``) and whether each is closed
-    rows: tuple[dict[str, np.ndarray], dict[int, int], list[bool]] | None = None
+    #: for :func:`prefetch_rings` with this ring as ``base``: its gaps' rows (``Ring.gap_columns``
+    #: row by row), the gap of each of its gap memos (by ``id``) and whether each is closed
+    rows: tuple[list[GapRow], dict[int, int], list[bool]] | None = None
 
 
 #: :class:`RingMemo` by ``id`` of the ring (the memo keeps the ring alive, so its id cannot be
@@ -222,24 +222,22 @@ def prefetch_rings(g: Geometry, jobs: Sequence[tuple[Ring, Sequence[tuple[float,
     if not todo:
         return
     gz = g.gate_clear_z
-    # the base ring's rows (Ring.gap_columns as arrays), and which of its gaps each memo is
-    b_rows: dict[str, np.ndarray] = {}
+    # every gap's row (start, span, closed, a_ang, a_side, b_ang, b_side: Ring.gap_columns' columns):
+    # the base ring's own, then the jobs' gaps that are no base gap, ring after ring
     b_gap: dict[int, int] = {}
     b_closed: list[bool] = []
+    all_rows: list[GapRow] = []
     if base is not None and not base.empty:
         bm = ring_memo(base, g)
         if bm.rows is None:
             # the memo keeps the base ring, hence its gap memos, alive: their ids stay theirs
-            bm.rows = (gap_arrays(base.gap_columns(g)), {id(m): j for j, m in enumerate(base.memo)},
-                       [not gate_clear(u, gz) for u in base.under])
+            cols = base.gap_columns(g)
+            bm.rows = (list(zip(cols["start"], cols["span"], cols["closed"], cols["a_ang"], cols["a_side"],
+                                cols["b_ang"], cols["b_side"])),
+                       {id(m): j for j, m in enumerate(base.memo)}, cols["closed"])
         b_rows, b_gap, b_closed = bm.rows
-    nb = len(b_closed)
-    # the other gaps' rows, ring after ring (Ring.gap_columns' columns, for those gaps only)
-    cols: dict[str, list[Any]] = {name: [] for name in ("start", "span", "closed", "a_ang", "a_side", "b_ang",
-                                                        "b_side")}
-    c_start, c_span, c_closed = cols["start"], cols["span"], cols["closed"]
-    c_aang, c_aside, c_bang, c_bside = cols["a_ang"], cols["a_side"], cols["b_ang"], cols["b_side"]
-    rings: list[tuple[Ring, np.ndarray, int]] = []  # (ring, the row of each of its gaps, its aims)
+        all_rows.extend(b_rows)
+    rings: list[tuple[Ring, list[int], int]] = []  # (ring, the row of each of its gaps, its aims)
     for ring, m in work:
         n = ring.n
         pos, memo, under, start, end = ring.pos, ring.memo, ring.under, ring.start, ring.end
@@ -250,37 +248,40 @@ def prefetch_rings(g: Geometry, jobs: Sequence[tuple[Ring, Sequence[tuple[float,
             if j >= 0 and b_closed[j] == closed:
                 rowmap.append(j)
                 continue
-            rowmap.append(nb + len(c_start))
-            b = pos[(i + 1) % n]
-            c_start.append(start[i])
-            c_span.append(end[i] - start[i])
-            c_closed.append(closed)
-            c_aang.append(pos[i].angle)
-            c_aside.append(pos[i].ccw)
-            c_bang.append(b.angle)
-            c_bside.append(b.cw)
-        rings.append((ring, np.array(rowmap, dtype=np.intp), m))
-    if not c_start:
-        rows = b_rows
-    else:
-        own = gap_arrays(cols)
-        rows = own if not nb else {name: _stack_rows(b_rows[name], own[name]) for name in own}
+            rowmap.append(len(all_rows))
+            a, b = pos[i], pos[(i + 1) % n]
+            all_rows.append((start[i], end[i] - start[i], closed, a.angle, a.ccw, b.angle, b.cw))
+        rings.append((ring, rowmap, m))
     k = np.concatenate([_fractions(c) for c in counts])
     aims = np.mod(np.repeat(np.array(bases), counts) + np.repeat(np.array(spans), counts) * k, TAU)
     m_all = len(aims)
     x = np.concatenate([aims, aims + math.pi])
-    # each angle's gap: searched on its own ring, as Ring.clearances does (aims run ring after ring)
+    # each angle's gap, as Ring.clearances finds it on its own ring ((searchsorted - 1) mod n), for
+    # every ring in one search: ring r's angles and its aims both shifted by _RING_SHIFT * r, so that
+    # the rings' blocks do not overlap. The shift rounds both sides alike (monotone), so an order
+    # can only turn into a tie, and only for an aim within a rounding step of a position's own
+    # angle: on that stone, outside both gaps' openings, so -1 in either gap (the same number).
     xa = np.mod(x, TAU)
-    idx = np.empty(len(x), dtype=np.intp)
-    at = 0
-    for ring, rowmap, m in rings:
-        arr = np.array(ring.angles)
-        for lo in (at, m_all + at):  # the aims, then their opposite crossings
-            idx[lo:lo + m] = rowmap[(np.searchsorted(arr, xa[lo:lo + m], side="right") - 1) % ring.n]
-        at += m
-    A = {name: arr[idx] for name, arr in rows.items()}
-    both = crossing_clearances(x, A["start"], A["span"], A["closed"], A["a_ang"], A["a_p"], A["a_q"], A["b_ang"],
-                               A["b_p"], A["b_q"], g.ball.radius)
+    angles: list[float] = []
+    row_of: list[int] = []
+    first: list[int] = []  # per ring: where its angles start in ``angles``
+    per_aim: list[int] = []
+    for r, (ring, rowmap, m) in enumerate(rings):
+        first.append(len(angles))
+        shift = _RING_SHIFT * r
+        angles.extend([a + shift for a in ring.angles])
+        row_of.extend(rowmap)
+        per_aim.append(m)
+    ring_no = np.repeat(np.arange(len(rings)), per_aim)
+    ring_no = np.concatenate([ring_no, ring_no])  # the aims, then their opposite crossings
+    lo_r = np.array(first)[ring_no]
+    n_r = np.array([ring.n for ring, _, _ in rings])[ring_no]
+    local = np.searchsorted(np.array(angles), xa + _RING_SHIFT * ring_no, side="right") - 1 - lo_r
+    local = np.where(local < 0, local + n_r, local)
+    idx = np.array(row_of)[lo_r + local]
+    # every crossing's row in one gather from one matrix (gaps.gap_matrix)
+    mat, kc = gap_matrix(all_rows)
+    both = matrix_clearances(x, mat[idx], kc, g.ball.radius)
     line = np.minimum(both[:m_all], both[m_all:])  # best_line: the worse of its two crossings
     starts = [0]
     for _, _, c in todo[:-1]:
@@ -290,14 +291,8 @@ def prefetch_rings(g: Geometry, jobs: Sequence[tuple[Ring, Sequence[tuple[float,
         done[(i, samples)] = v
 
 
-def _stack_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Rows ``a`` then rows ``b``; corner arrays (2-D, ``gaps.side_arrays``) of different widths are
-    padded with their first corner, as ``side_arrays`` pads a side of fewer corners (a least
-    over a side's corners is unchanged)."""
-    if a.ndim == 2 and a.shape[1] != b.shape[1]:
-        k = max(a.shape[1], b.shape[1])
-        a, b = (np.concatenate([r, np.repeat(r[:, :1], k - r.shape[1], axis=1)], axis=1) for r in (a, b))
-    return np.concatenate([a, b])
+#: rad between the blocks of :func:`prefetch_rings`' rings in its one search (more than a turn)
+_RING_SHIFT = 8.0
 
 
 @dataclass
@@ -310,25 +305,69 @@ class Preview:
     move: MoveMarker | None
 
 
-def previews(st: SunState, a: Any) -> list[Preview] | None:
+@dataclass
+class PreviewFacts:
+    """What :func:`previews` reads of a state that is the same for every placement of one
+    decision (the state does not change while its candidates are ranked): made once per decision
+    by :func:`preview_facts`."""
+
+    standard: bool
+    ring: Ring
+    free_turn: bool
+    #: ``st.stone_for`` by shape, filled as asked
+    stones: dict[str, int] = field(default_factory=dict)
+
+
+def preview_facts(st: SunState) -> PreviewFacts:
+    """:class:`PreviewFacts` of ``st`` as it is now."""
+    return PreviewFacts(st.rules.mode == "standard", st.ring(), st.is_free_turn())
+
+
+#: A stand's new position by (stone, angle in degrees, shape, ring radius, the shape's width, depth
+#: and height): the rules offer the same stand angles turn after turn, and a :class:`Pos` depends
+#: only on these numbers (its memo too). Bounded: emptied when full.
+_STAND_POS: dict[tuple[Any, ...], Pos] = {}
+_STAND_POS_KEPT = 4096
+
+
+def _stand_pos(stone: int, a: Stand, g: Geometry) -> Pos:
+    sh = g.shapes[a.shape]
+    rr = g.table.ring_radius
+    key = (stone, a.angle, a.shape, rr, sh.width, sh.depth, sh.height)
+    p = _STAND_POS.get(key)
+    if p is None:
+        if len(_STAND_POS) >= _STAND_POS_KEPT:
+            _STAND_POS.clear()
+        p = _STAND_POS[key] = Pos(stone, math.radians(a.angle) % TAU, rr, sh.width, sh.depth, sh.height)
+    return p
+
+
+def previews(st: SunState, a: Any, facts: PreviewFacts | None = None) -> list[Preview] | None:
     """One :class:`Preview` per legal marker move after placement ``a`` (one with ``move=None``
     after a gate or on a turn without a marker move); ``[]`` when no marker move would be legal;
-    None in orbit mode (the callers then play the turn out on a copy)."""
-    if st.rules.mode != "standard":
+    None in orbit mode (the callers then play the turn out on a copy). ``facts``: the decision's
+    :func:`preview_facts` of ``st`` (made here when not given)."""
+    if facts is None:
+        facts = preview_facts(st)
+    if not facts.standard:
         return None
     g = st.geom
-    ring = st.ring()
+    ring = facts.ring
     anchor: int | None = None
     if isinstance(a, Stand):
-        stone = st.stone_for(a.shape)
-        sh = g.shapes[a.shape]
-        new = Pos(stone, math.radians(a.angle) % TAU, g.table.ring_radius, sh.width, sh.depth, sh.height)
+        stone = facts.stones.get(a.shape)
+        if stone is None:
+            stone = facts.stones[a.shape] = st.stone_for(a.shape)
+        new = _stand_pos(stone, a, g)
         # Ring.plus: the ring ring_with builds, from this ring's gap lists (tests/sun/test_sun_agents.py)
         ring2 = ring.plus(new) if ring.n >= 2 and stone not in ring.index else st.ring_with(new_pos=new)
         anchor = stone
     elif isinstance(a, Stack):
         stone = st.stone_for(a.shape)
-        ring2 = st.ring_with(new_pos=replace(st.stacked_pos(ring.pos[ring.index[a.on]], a.shape), top=stone))
+        grown = replace(st.stacked_pos(ring.pos[ring.index[a.on]], a.shape), top=stone)
+        # Ring.replaced: the ring ring_with builds, from this ring's gap lists, whenever the grown
+        # position keeps its place in the angle order (tests/sun/test_sun_agents.py)
+        ring2 = (ring.replaced(grown) if ring.n >= 2 else None) or st.ring_with(new_pos=grown)
         anchor = a.on
     else:
         pa = st.position_without(ring.pos[ring.index[a.a]], a.stone)
@@ -342,7 +381,7 @@ def previews(st: SunState, a: Any) -> list[Preview] | None:
                     gi = ring2.nearest_gap(m)
                     if gi is not None:
                         ms[k] = ring2.middle(gi)
-    if anchor is None or st.is_free_turn() or ring2.n < 2:
+    if anchor is None or facts.free_turn or ring2.n < 2:
         return [Preview(ring2, markers, None)]
     out = []
     k = ring2.index[anchor]

@@ -255,7 +255,9 @@ class CarefulAgent(AgentBase):
         state); orbit mode plays the turn out on a copy with the scripted table."""
         pvs = self._previews(st, a)
         if pvs is not None:
-            if pvs:  # the previews share one ring: their mark areas in one vectorised call
+            # the previews share one ring: their mark areas in one vectorised call (unless the
+            # decision's _prefetch did it already)
+            if pvs and self._memo(st) is None:
                 prefetch_areas(pvs[0].ring, st.geom, [(pv.markers[st.seat][0], 21) for pv in pvs])
             best: tuple[float, Any, Any] = (-math.inf, None, None)
             for pv in pvs:
@@ -431,7 +433,9 @@ class AggressiveAgent(CarefulAgent):
                 own += self.spite * GATE_SPITE * self._blocked(st, c)
             return own + self.spite * lost, move, p
         before = self._opp_clear(st, st.seat)
-        if pvs:  # the previews share one ring: every mark area scored below in one vectorised call
+        # the previews share one ring: every mark area scored below in one vectorised call (unless
+        # the decision's _prefetch did it already)
+        if pvs and self._memo(st) is None:
             prefetch_areas(pvs[0].ring, st.geom, [(pv.markers[st.seat][0], 21) for pv in pvs]
                             + [(pv.markers[o][0], 9) for pv in pvs for o in range(st.num_players) if o != st.seat])
         best: tuple[float, Any, Any] = (-math.inf, None, None)

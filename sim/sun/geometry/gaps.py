@@ -217,11 +217,52 @@ def crossing_clearances(x: np.ndarray, start: np.ndarray, span: np.ndarray, clos
     ha, hb = np.minimum(da, QUARTER), np.minimum(db, QUARTER)
     ca_all = a_p * np.sin(ha)[:, None] - a_q * np.cos(ha)[:, None]
     cb_all = b_p * np.sin(hb)[:, None] - b_q * np.cos(hb)[:, None]
-    ca = ca_all[:, 0] if ca_all.shape[1] == 1 else ca_all.min(axis=1)
-    cb = cb_all[:, 0] if cb_all.shape[1] == 1 else cb_all.min(axis=1)
+    ca, cb = _least_corner(ca_all), _least_corner(cb_all)
     ca = np.where(da < QUARTER, ca, 1.0)
     cb = np.where(db < QUARTER, cb, 1.0)
     return np.where(inside, np.minimum(ca, cb) - ball_r, -1.0)
+
+
+#: A gap as :func:`gap_matrix` reads it: start and span of its opening (rad), closed (a gate too
+#: low for the ball), its first position's angle and counter-clockwise side, its second's angle and
+#: clockwise side (``Ring.gap_columns``' columns, row by row)
+GapRow = tuple[float, float, bool, float, Side, float, Side]
+
+
+def gap_matrix(rows: Sequence[GapRow]) -> tuple[np.ndarray, int]:
+    """Gap rows as one matrix (one row per gap, so that the rows of many crossings are one gather)
+    and its corner count ``k``: columns start, span, closed (1.0 or 0.0), a_ang, b_ang, then the
+    sides' corners as :func:`side_arrays` gives them (a_p, a_q, b_p, b_q, ``k`` columns each; a side
+    of fewer corners padded with its first, which leaves a least over its corners unchanged)."""
+    kc = max((max(len(r[4]), len(r[6])) for r in rows), default=1)
+    flat: list[float] = []
+    for start, span, closed, a_ang, a_side, b_ang, b_side in rows:
+        flat += (start, span, 1.0 if closed else 0.0, a_ang, b_ang)
+        if len(a_side) < kc:
+            a_side = a_side + (a_side[0],) * (kc - len(a_side))
+        if len(b_side) < kc:
+            b_side = b_side + (b_side[0],) * (kc - len(b_side))
+        a_p, a_q = zip(*a_side)
+        b_p, b_q = zip(*b_side)
+        flat += a_p + a_q + b_p + b_q
+    return np.array(flat).reshape(len(rows), 5 + 4 * kc), kc
+
+
+def matrix_clearances(x: np.ndarray, rows: np.ndarray, kc: int, ball_r: float) -> np.ndarray:
+    """:func:`crossing_clearances` of crossings ``x`` (rad) with their gaps' rows of a
+    :func:`gap_matrix` (``rows``: one per crossing, gathered; ``kc`` its corner count)."""
+    return crossing_clearances(x, rows[:, 0], rows[:, 1], rows[:, 2] != 0.0, rows[:, 3], rows[:, 5:5 + kc],
+                               rows[:, 5 + kc:5 + 2 * kc], rows[:, 4], rows[:, 5 + 2 * kc:5 + 3 * kc],
+                               rows[:, 5 + 3 * kc:], ball_r)
+
+
+def _least_corner(c: np.ndarray) -> np.ndarray:
+    """The least of each row of ``c`` (crossings by corners): one element-wise minimum per corner
+    column, far cheaper than a reduction along rows of 2 to 6 elements (a least: the same numbers)."""
+    out = c[:, 0]
+    for k in range(1, c.shape[1]):
+        out = np.minimum(out, c[:, k])
+    return out
 
 
 def gate_clear(under: float | None, gate_clear_z: float) -> bool:

@@ -44,8 +44,8 @@ from typing import Any, Hashable, Mapping, Sequence
 import numpy as np
 
 from sim.core.quaternions import quat_yaw as quat_yaw  # re-exported: the one helper lives in sim/core
-from sim.sun.geometry.gaps import (Side, crossing_clearance, crossing_clearances, gate_clear, outline_sides, passable,
-                                   seps_for_widths, side_arrays, upright_side, width_between)
+from sim.sun.geometry.gaps import (Side, crossing_clearance, gap_matrix, gate_clear, matrix_clearances, outline_sides,
+                                   passable, seps_for_widths, upright_side, width_between)
 from sim.sun.geometry.specs import DEFAULT_SHAPES, SHAPE_NAMES, TAU, BallSpec, ShapeSpec, TableSpec
 
 _ANGLE = attrgetter("angle")
@@ -439,7 +439,7 @@ class Ring:
         Such a gap also shares its :attr:`memo`."""
         #: (start angle, angular span, underside z, top z) of each gate's footprint
         self.lintels = list(lintels)
-        self._arrays: dict[str, np.ndarray] | None = None
+        self._arrays: tuple[np.ndarray, np.ndarray, int] | None = None
         #: gap_of_angle and nearest_gap answers by angle (a ring never changes; markers are asked often)
         self._gap_of: dict[float, int | None] = {}
         self._nearest: dict[float, int | None] = {}
@@ -655,11 +655,14 @@ class Ring:
             "b_ang": [p.angle for p in nxt], "b_side": [p.cw for p in nxt],
         }
 
-    def _np(self, g: Geometry) -> dict[str, np.ndarray]:
-        # the ring as arrays for :meth:`clearances` (built once per ring; a ring never changes)
+    def _np(self, g: Geometry) -> tuple[np.ndarray, np.ndarray, int]:
+        # the ring as arrays for :meth:`clearances`: its angles and gap_matrix of its gaps (built
+        # once per ring; a ring never changes)
         if self._arrays is None:
-            self._arrays = gap_arrays(self.gap_columns(g))
-            self._arrays["angle"] = np.array(self.angles)
+            cols = self.gap_columns(g)
+            rows, kc = gap_matrix(list(zip(cols["start"], cols["span"], cols["closed"], cols["a_ang"],
+                                           cols["a_side"], cols["b_ang"], cols["b_side"])))
+            self._arrays = (np.array(self.angles), rows, kc)
         return self._arrays
 
     def clearances(self, angles: np.ndarray, g: Geometry) -> np.ndarray:
@@ -667,20 +670,9 @@ class Ring:
         the agents' hot path, which scores hundreds of candidate lines per decision."""
         if self.n == 0:
             return np.ones_like(angles)
-        A = self._np(g)
-        i = (np.searchsorted(A["angle"], np.mod(angles, TAU), side="right") - 1) % self.n
-        return crossing_clearances(angles, A["start"][i], A["span"][i], A["closed"][i], A["a_ang"][i], A["a_p"][i],
-                                   A["a_q"][i], A["b_ang"][i], A["b_p"][i], A["b_q"][i], g.ball.radius)
-
-
-def gap_arrays(cols: Mapping[str, Sequence[Any]]) -> dict[str, np.ndarray]:
-    """:meth:`Ring.gap_columns` (of one ring or several gathered) as arrays: the sides as their
-    corners' ``a_p``, ``a_q``, ``b_p``, ``b_q`` (``gaps.side_arrays``), one row per gap."""
-    out = {k: np.array(v, dtype=bool if k == "closed" else float) for k, v in cols.items()
-           if k not in ("a_side", "b_side")}
-    out["a_p"], out["a_q"] = side_arrays(cols["a_side"])
-    out["b_p"], out["b_q"] = side_arrays(cols["b_side"])
-    return out
+        at, rows, kc = self._np(g)
+        i = (np.searchsorted(at, np.mod(angles, TAU), side="right") - 1) % self.n
+        return matrix_clearances(angles, rows[i], kc, g.ball.radius)
 
 
 def others_gaps(ring: Ring, markers: Sequence[Sequence[float]], seat: int) -> list[tuple[float, int]]:
