@@ -652,7 +652,13 @@ def position_without(ctx: RulesContext, p: Pos, st: int) -> Pos:
     key = ("without", st)
     known: Pos | None = p.memo.get(key)
     if known is None:
-        known = p.memo[key] = position_of(p.id, [(ctx.position.pose[p.id], ctx.geom.shapes[ctx.position.shapes[p.id]])])
+        pose = ctx.position.pose[p.id]
+        # the position the bottom stone had before ``st`` was stacked on it, where the cache still
+        # holds it (``SunCache.pos_memo``: made by position_of from the very same pose and shape)
+        known = ctx.cache.pos_memo.get((p.id, pose, -1, None))
+        if known is None:
+            known = position_of(p.id, [(pose, ctx.geom.shapes[ctx.position.shapes[p.id]])])
+        p.memo[key] = known
     return known
 
 
