@@ -415,13 +415,15 @@ def stand_sample_actions(ctx: RulesContext, shape: str, collect: dict[str, Stand
     acts: list[Stand] = []
     degs: list[tuple[float, Stand]] | None
     intervals = stand_intervals_in(ctx, shape, collect, turn, stone)
+    own: tuple[list[float], list[Stand]] | None
     for k, (lo, hi, i) in enumerate(intervals):
         if ring.empty:
             degs = [(d, made_once(Stand, shape, d)) for d in (degrees_6(math.radians(a)) for a in FIRST_ANGLES_DEG)]
+            own = None
         else:
             memo = ring.memo[i]  # the samples depend on the interval, the gap's positions, the shape
-            degs = memo.get((shape, lo, hi))
-            if degs is None:
+            known = memo.get((shape, lo, hi))
+            if known is None:
                 inset = min(SAMPLE_INSET / r, 0.25 * (hi - lo))
                 cands = [0.5 * (lo + hi), lo + inset, hi - inset]
                 a, b = ring.pos[i], ring.pos[(i + 1) % ring.n]
@@ -432,8 +434,11 @@ def stand_sample_actions(ctx: RulesContext, shape: str, collect: dict[str, Stand
                         x = lo + (x - lo) % TAU
                         if lo < x < hi:
                             cands.append(x)
-                # each sample with its action (kept: the same actions turn after turn)
-                degs = memo[(shape, lo, hi)] = [(d, made_once(Stand, shape, d)) for d in map(degrees_6, cands)]
+                # each sample with its action (kept: the same actions turn after turn), and
+                # those of them the loop below keeps when it compares them with one another only
+                degs = [(d, made_once(Stand, shape, d)) for d in map(degrees_6, cands)]
+                known = memo[(shape, lo, hi)] = (degs, _kept_samples(degs))
+            degs, own = known
         # The intervals are disjoint and in ring order, so the earlier ones are all at least as
         # far (around the circle) as the previous one or the first one: when both are farther
         # than SAMPLE_APART_RAD, no earlier sample can be within 0.05 deg of this interval's, and
@@ -441,6 +446,10 @@ def stand_sample_actions(ctx: RulesContext, shape: str, collect: dict[str, Stand
         first = 0
         if k and lo - intervals[k - 1][1] > SAMPLE_APART_RAD and intervals[0][0] + TAU - hi > SAMPLE_APART_RAD:
             first = len(out)
+        if own is not None and first == len(out):
+            out.extend(own[0])  # compared with one another only: found once with the samples
+            acts.extend(own[1])
+            continue
         for deg, act in degs:
             # inside an exact interval, so legal (tests/sun/test_sun_stand_intervals.py checks it);
             # kept unless within 0.05 deg of one kept before
@@ -451,6 +460,22 @@ def stand_sample_actions(ctx: RulesContext, shape: str, collect: dict[str, Stand
                 out.append(deg)
                 acts.append(act)
     return acts
+
+
+def _kept_samples(degs: list[tuple[float, Stand]]) -> tuple[list[float], list[Stand]]:
+    """The samples (deg) and actions of ``degs`` that :func:`stand_sample_actions` keeps when it
+    compares them with one another only (none kept before them): each unless within 0.05 deg of
+    one kept before it."""
+    out: list[float] = []
+    acts: list[Stand] = []
+    for deg, act in degs:
+        for o in out:
+            if not abs((deg - o + 180.0) % 360.0 - 180.0) > 0.05:
+                break
+        else:
+            out.append(deg)
+            acts.append(act)
+    return out, acts
 
 
 def placement_problem(ctx: RulesContext, a: object) -> str | None:
@@ -484,20 +509,32 @@ def stand_facts_of(ctx: RulesContext, stone: int, shape: str, turn: StandTurn | 
     whatever the angle (computed once per :func:`stand_intervals` call, not once per piece).
     ``turn``: :func:`stand_turn` of this position, when the caller has it."""
     g = ctx.geom
-    s = g.shapes[shape]
-    r = g.table.ring_radius
     if turn is None:
         turn = stand_turn(ctx)
-    ring = turn.ring
-    local = turn.local
-    return StandFacts(
-        stone=stone, shape=shape, ring=ring, radius=r, side=upright_side(r, s.depth, s.width),
-        height=s.height, half=math.asin(min(1.0, 0.5 * s.width / max(r, 1e-9))),
-        sticks_out=r + 0.5 * s.depth > g.table.base_radius, min_clearance=g.table.min_clearance,
-        local_marker_check=local, others=turn.others, others_in_gap=turn.in_gap, others_keys=turn.others_keys,
-        before=ctx.position.area_before[ctx.position.seat], new_gap_rule=ctx.rules.marker_change == "new_gap",
-        pass_width=g.pass_width,
-    )
+    # what depends on the geometry and the shape only: kept with the geometry (the cache's
+    # ``stand_shapes``), not found again per shape and turn
+    known = ctx.cache.stand_shapes
+    if known is None or known[0] is not g:
+        known = ctx.cache.stand_shapes = (g, {})
+    consts = known[1].get(shape)
+    if consts is None:
+        s = g.shapes[shape]
+        r = g.table.ring_radius
+        consts = known[1][shape] = (r, upright_side(r, s.depth, s.width), s.height,
+                                    math.asin(min(1.0, 0.5 * s.width / max(r, 1e-9))),
+                                    r + 0.5 * s.depth > g.table.base_radius, g.table.min_clearance, g.pass_width)
+    # (its slots set one by one: the dataclass's keyword __init__ is slower, and this runs per shape and turn)
+    f = _NEW(StandFacts)
+    f.stone, f.shape, f.ring = stone, shape, turn.ring
+    f.radius, f.side, f.height, f.half, f.sticks_out, f.min_clearance, f.pass_width = consts
+    f.local_marker_check, f.others, f.others_in_gap, f.others_keys = turn.local, turn.others, turn.in_gap, turn.others_keys
+    f.before = ctx.position.area_before[ctx.position.seat]
+    f.new_gap_rule = ctx.rules.marker_change == "new_gap"
+    f.gaps = {}
+    return f
+
+
+_NEW = object.__new__
 
 
 def stand_check_at(ctx: RulesContext, stone: int, shape: str, ang: float, facts: StandFacts | None = None) -> str | None:
@@ -531,6 +568,8 @@ def stand_check_at(ctx: RulesContext, stone: int, shape: str, ang: float, facts:
         if f.local_marker_check:
             return None if stand_marker_fast(ctx, f, gap, ang, w_cw, w_ccw) else \
                 "no legal marker move would follow"
+    if ctx.is_free_turn():
+        return None  # (check_marker_after's own first test, before a position is made for it)
     s = ctx.geom.shapes[shape]
     return check_marker_after(ctx, stone, new_pos=Pos(stone, ang, f.radius, s.width, s.depth, s.height))
 
