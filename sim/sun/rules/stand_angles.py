@@ -195,6 +195,10 @@ def stand_intervals_in(ctx: RulesContext, shape: str, collect: dict[str, StandFa
     lintels = ring.lintels
     lintels_token = turn.lintels_token
     before = facts.before
+    # ``before == (x, y)``, its two ids compared one by one (no pair made per gap): the mover's
+    # area is a ring key (a pair of ids) or None
+    bx, by = before if isinstance(before, tuple) and len(before) == 2 else (None, None)
+    new_gap_rule = facts.new_gap_rule
     flat = turn.flat
     two_eps = 2.0 * STAND_EPS
     n = ring.n
@@ -207,7 +211,7 @@ def stand_intervals_in(ctx: RulesContext, shape: str, collect: dict[str, StandFa
             lo, hi = 0.0, TAU  # the empty ring: one piece, the whole circle
             c_a, c_b = math.inf, -math.inf
             edges = (lo, hi)
-            extra: set[float] = set()
+            extra: set[float] | None = None
         else:
             geo = memo.get(shape)
             if geo is None:
@@ -217,8 +221,9 @@ def stand_intervals_in(ctx: RulesContext, shape: str, collect: dict[str, StandFa
             lo, hi, c_a, c_b, _, edges, inner, w_lo, w_hi, by_flags = geo
             a, b = ring.pos[i], ring.pos[(i + 1) % n]
             base = a.angle
-            # the cuts that fall inside [lo, hi] besides c_a and c_b (markers, lintels, orbit)
-            extra = set()
+            # the cuts that fall inside [lo, hi] besides c_a and c_b (markers, lintels, orbit);
+            # the set made at the first (most gaps have none)
+            extra = None
             for m in flat:
                 rel = (m - base) % TAU
                 if not w_lo < rel < w_hi:
@@ -227,11 +232,15 @@ def stand_intervals_in(ctx: RulesContext, shape: str, collect: dict[str, StandFa
                 for c in (m0, m0 - half, m0 + half):
                     c = lo + (c - lo) % TAU  # the copy of the angle at or after lo
                     if lo < c < hi:
+                        if extra is None:
+                            extra = set()
                         extra.add(c)
             for l0, lsp, _u, _t in lintels:
                 for c in (l0 - half, l0 + lsp + half):
                     c = lo + (c - lo) % TAU
                     if lo < c < hi:
+                        if extra is None:
+                            extra = set()
                         extra.add(c)
             if orbit:
                 for j in range(n):
@@ -239,14 +248,16 @@ def stand_intervals_in(ctx: RulesContext, shape: str, collect: dict[str, StandFa
                         for c in (e + math.pi - half, e + math.pi + half):
                             c = lo + (c - lo) % TAU
                             if lo < c < hi:
+                                if extra is None:
+                                    extra = set()
                                 extra.add(c)
             if extra:
                 edges = (lo, *sorted(extra.union(inner)), hi)
         key: tuple[Any, ...] | None = None
         pieces: list[tuple[float, float]] | None = None
         if memo_ok and memo is not None:
-            flags = (in_gap.get(i, ()), lintels_token, facts.new_gap_rule,
-                     before == (a.id, stone), before == (stone, b.id))
+            flags = (in_gap.get(i, ()), lintels_token, new_gap_rule,
+                     bx == a.id and by == stone, bx == stone and by == b.id)
             if extra:
                 key = (shape, edges, *flags)
                 pieces = memo.get(key)
@@ -583,12 +594,13 @@ def stand_gap(ctx: RulesContext, f: StandFacts, i: int) -> StandGap:
     # one of the gap's own (then a new key could be this gap's: the gaps but this one, as keyed)
     others = f.others_keys if f.stone != a.id and f.stone != b.id else \
         {ring.keys[g] for m, g in f.others if g != i}
-    return StandGap(
-        sides=(a, a.ccw, a.reach_side(True, f.height), b, b.cw, b.reach_side(False, f.height)),
-        in_gap=f.others_in_gap.get(i, ()),
-        ccw_blocked=k_ccw in others or (k_ccw == f.before and f.new_gap_rule),
-        cw_blocked=k_cw in others or (k_cw == f.before and f.new_gap_rule),
-    )
+    # (its slots set one by one, as stand_facts_of sets its facts: a few new gaps every turn)
+    gap = _NEW(StandGap)
+    gap.sides = (a, a.ccw, a.reach_side(True, f.height), b, b.cw, b.reach_side(False, f.height))
+    gap.in_gap = f.others_in_gap.get(i, ())
+    gap.ccw_blocked = k_ccw in others or (k_ccw == f.before and f.new_gap_rule)
+    gap.cw_blocked = k_cw in others or (k_cw == f.before and f.new_gap_rule)
+    return gap
 
 
 def other_seats_gaps(ctx: RulesContext, ring: Ring) -> list[tuple[float, int]]:
