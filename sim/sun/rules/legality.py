@@ -370,7 +370,8 @@ def gate_candidates(ctx: RulesContext, ring: Ring, facts: PlaceFacts | None = No
     # more than level_tolerance, or the gap is wider than the longest lintel allows.
     shapes, names = ctx.geom.shapes, ctx.position.shapes
     least2 = 2.0 * ctx.geom.table.gate_min_overlap
-    longest = max([shapes[names[st]].lintel_length for st in takeable]) if takeable else 0.0
+    # (the longest over the takeable stones' shapes: their lintel_length read once per shape)
+    longest = max([shapes[name].lintel_length for name in {names[st] for st in takeable}]) if takeable else 0.0
     most = longest - least2
     tol = ctx.rules.level_tolerance
     # ring.width[i] is gap_width(pa, pb) (the same formula; the ring has 3+ positions)

@@ -203,6 +203,7 @@ def stand_intervals_in(ctx: RulesContext, shape: str, collect: dict[str, StandFa
     two_eps = 2.0 * STAND_EPS
     n = ring.n
     out: list[tuple[float, float, int]] = []
+    seps_keys: tuple[tuple[Any, ...], tuple[Any, ...]] | None = None  # (made at the first new gap)
     gaps: Any = zip(range(n), ring.under, ring.memo) if n else ((-1, None, None),)
     for i, under, memo in gaps:
         if under is not None:
@@ -215,7 +216,9 @@ def stand_intervals_in(ctx: RulesContext, shape: str, collect: dict[str, StandFa
         else:
             geo = memo.get(shape)
             if geo is None:
-                geo = memo[shape] = stand_geo(ctx, ring, i, r, s, half)
+                if seps_keys is None:
+                    seps_keys = (stand_seps_key(ctx, r, s, False), stand_seps_key(ctx, r, s, True))
+                geo = memo[shape] = stand_geo(ctx, ring, i, r, s, half, seps_keys)
             if geo[4] and (geo[4] == 1 or memo_ok):
                 continue
             lo, hi, c_a, c_b, _, edges, inner, w_lo, w_hi, by_flags = geo
@@ -293,19 +296,21 @@ def stand_intervals_in(ctx: RulesContext, shape: str, collect: dict[str, StandFa
     return out
 
 
-def stand_geo(ctx: RulesContext, ring: Ring, i: int, r: float, s: ShapeSpec, half: float) -> tuple[Any, ...]:
+def stand_geo(ctx: RulesContext, ring: Ring, i: int, r: float, s: ShapeSpec, half: float,
+              keys: tuple[tuple[Any, ...], tuple[Any, ...]] | None = None) -> tuple[Any, ...]:
     """What :func:`stand_intervals` keeps per gap ``i`` of ``ring`` (2+ positions or one) and
     shape ``s`` (ring radius ``r`` m, the shape's half angular width ``half`` rad): the room
     ``lo, hi`` (rad; the stone clears both neighbours), the pass-width breakpoints ``c_a,
     c_b``, the skip verdict (1: no room; 2: no new gap can be passable), the edges that
     ``c_a, c_b`` alone make and their inner ones, the window of marker offsets from the
     clockwise position whose cuts can fall inside, and a memo of pieces by the other inputs
-    for those edges."""
+    for those edges. ``keys``: the clockwise and counter-clockwise :func:`stand_seps_key`, when
+    the caller has them."""
     n = ring.n
     a, b = ring.pos[i], ring.pos[(i + 1) % n]
     sep = (b.angle - a.angle) % TAU if n > 1 else TAU
-    a_clear, a_pass, _ = stand_seps(ctx, a, r, s, True)
-    b_clear, b_pass, _ = stand_seps(ctx, b, r, s, False)
+    a_clear, a_pass, _ = stand_seps(ctx, a, r, s, True, keys[1] if keys is not None else None)
+    b_clear, b_pass, _ = stand_seps(ctx, b, r, s, False, keys[0] if keys is not None else None)
     lo = a.angle + a_clear
     hi = a.angle + sep - b_clear
     c_a = a.angle + a_pass
@@ -381,19 +386,22 @@ def stand_piece_certain(ctx: RulesContext, f: StandFacts, i: int, a_angle: float
     return None
 
 
-def stand_seps(ctx: RulesContext, p: Pos, r: float, s: ShapeSpec, ccw: bool) -> tuple[float, float, float | None]:
+def stand_seps(ctx: RulesContext, p: Pos, r: float, s: ShapeSpec, ccw: bool,
+               key: tuple[Any, ...] | None = None) -> tuple[float, float, float | None]:
     """The angular separations (rad) from ``p`` at which a stone of shape ``s`` on the ring of
     radius ``r`` (m), on ``p``'s counter-clockwise side (``ccw``) or its clockwise side, leaves
     its stones that the new one meets ``min_clearance`` (``Pos.reach_side``) and a gap of the pass
     width (each a half turn if none below a half turn does), and of the pass width plus
     :data:`PASS_MARGIN` (None if none does: ``ring.sep_for_width``). They depend on the
     position's sides, not its angle: kept with it (``Pos.memo``), so that a position
-    computes them once, not once per gap and interval it bounds."""
-    g = ctx.geom
-    mc, pw = g.table.min_clearance, g.pass_width
-    key = ("stand", ccw, s.width, s.depth, s.height, r, mc, pw)  # every input of the three besides p's fields
+    computes them once, not once per gap and interval it bounds. ``key``: :func:`stand_seps_key`
+    of these ``r``, ``s`` and ``ccw``, when the caller has it (it asks for many positions)."""
+    if key is None:
+        key = stand_seps_key(ctx, r, s, ccw)
     known: tuple[float, float, float | None] | None = p.memo.get(key)
     if known is None:
+        g = ctx.geom
+        mc, pw = g.table.min_clearance, g.pass_width
         if len(p.layers) == 1 or p.reach_side(ccw, s.height) is p.side(ccw):
             x_clear, x_pass, x_sample = sep_for_widths(p, r, s, (mc, pw, pw + PASS_MARGIN), ccw)
         else:  # a stack whose top the new stone passes under: its clearance from the lower stone
@@ -402,6 +410,13 @@ def stand_seps(ctx: RulesContext, p: Pos, r: float, s: ShapeSpec, ccw: bool) -> 
         known = p.memo[key] = (math.pi if x_clear is None else x_clear, math.pi if x_pass is None else x_pass,
                                x_sample)
     return known
+
+
+def stand_seps_key(ctx: RulesContext, r: float, s: ShapeSpec, ccw: bool) -> tuple[Any, ...]:
+    """The ``Pos.memo`` key of :func:`stand_seps`: every input of its three separations besides
+    the position's own fields."""
+    g = ctx.geom
+    return ("stand", ccw, s.width, s.depth, s.height, r, g.table.min_clearance, g.pass_width)
 
 
 def stand_samples(ctx: RulesContext, shape: str, collect: dict[str, StandFacts] | None = None) -> list[float]:
