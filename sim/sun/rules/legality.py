@@ -66,6 +66,20 @@ class PlaceFacts:
     taken: dict[int, tuple[bool, bool]] = field(default_factory=dict)
     #: per (support ids, gate underside z): ``own_areas_ok`` on this ring with that gate, filled as asked
     own_ok: dict[tuple[int, int, float], bool] = field(default_factory=dict)
+    #: per gap index: whether a new gap keyed as it may be the mover's mark area (not another
+    #: seat's area, nor under the new_gap rule the mover's area at the turn's start), made when
+    #: first asked (:func:`open_gaps`)
+    open_gaps: list[bool] | None = None
+
+
+def open_gaps(ctx: RulesContext, facts: PlaceFacts) -> list[bool]:
+    """:attr:`PlaceFacts.open_gaps` of ``facts`` (made once per position: every stack check reads two)."""
+    known = facts.open_gaps
+    if known is None:
+        others, before = facts.others, ctx.position.area_before[ctx.position.seat]
+        new_gap_rule = ctx.rules.marker_change == "new_gap"
+        known = facts.open_gaps = [not (key in others or (new_gap_rule and key == before)) for key in facts.ring.keys]
+    return known
 
 
 def place_facts(ctx: RulesContext) -> PlaceFacts:
@@ -171,11 +185,8 @@ def stack_geometry_problem(ctx: RulesContext, shape: str, stone: int, k: int, fa
                                  passable(cw_side[1], ring.under[k0], g.pass_width, g.gate_clear_z))
     if known[1] is not None:
         return known[1]
-    others, before = facts.others, ctx.position.area_before[ctx.position.seat]
-    new_gap_rule = ctx.rules.marker_change == "new_gap"
-    key, key0 = ring.keys[k], ring.keys[k0]
-    if (known[2] and not (key in others or (new_gap_rule and key == before))) or \
-            (known[3] and not (key0 in others or (new_gap_rule and key0 == before))):
+    gap_open = facts.open_gaps if facts.open_gaps is not None else open_gaps(ctx, facts)
+    if (known[2] and gap_open[k]) or (known[3] and gap_open[k0]):
         return None
     return "no legal marker move would follow"
 
