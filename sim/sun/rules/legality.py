@@ -85,12 +85,13 @@ def open_gaps(ctx: RulesContext, facts: PlaceFacts) -> list[bool]:
 def place_facts(ctx: RulesContext) -> PlaceFacts:
     """:class:`PlaceFacts` of the current ring, seat and markers."""
     ring = ctx.ring()
+    lintels = tuple(ring.lintels)
     return PlaceFacts(
         ring=ring, supports={x for i, r in enumerate(ctx.position.role) if r == GATE for x in ctx.position.on[i]},
         others=other_seats_areas(ctx, ring),
         marker_gaps=[(x, ring.gap_of_angle(m)) for x, ms in enumerate(ctx.position.markers) for m in ms],
-        lintels=tuple(ring.lintels),
-        lintels_token=ctx.cache.lintels_token(tuple(ring.lintels)),
+        lintels=lintels,
+        lintels_token=ctx.cache.lintels_token(lintels),
         standard_turn=ctx.rules.mode == "standard" and not ctx.is_free_turn(),
         own_gaps=[ring.gap_of_angle(m) for m in ctx.position.markers[ctx.position.seat]],
     )
@@ -796,19 +797,21 @@ def pass_candidates(ctx: RulesContext) -> list[Pass]:
     made = _PASSES_OF.get(key)
     if made is None:
         found: list[Pass] = []
-        seen: set[tuple[float, float]] = set()  # (aim, release) of each: as ``Pass(...) in found``
+        # each (aim, release) once, as ``Pass(...) in found``: an aim met again has all its
+        # releases in already, so the aims seen and the releases without repeats say the same
+        seen: set[float] = set()
+        distinct = list(dict.fromkeys(releases))
         for s, e in arcs:
             span = min(e - s, TAU)
             for f in AIM_FRACTIONS:
                 aim = degrees_6(s + f * span)
-                if not (math.isfinite(aim) and aim_in_arcs(aim, arcs)):
+                if aim in seen or not (math.isfinite(aim) and aim_in_arcs(aim, arcs)):
                     continue
-                for release in releases:
-                    if (aim, release) not in seen:
-                        # made anew, not through made_once: a new mark area's aims are new
-                        # (98 % of these were not in its memo), and the arcs' memo above keeps them
-                        found.append(_new_pass(aim, release))
-                        seen.add((aim, release))
+                seen.add(aim)
+                for release in distinct:
+                    # made anew, not through made_once: a new mark area's aims are new
+                    # (98 % of these were not in its memo), and the arcs' memo above keeps them
+                    found.append(_new_pass(aim, release))
         if len(_PASSES_OF) >= PASSES_MEMO_SIZE:
             _PASSES_OF.clear()
         made = _PASSES_OF[key] = tuple(found)
