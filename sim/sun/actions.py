@@ -113,11 +113,20 @@ def made_once(cls: type[_A], *values: Any) -> _A:
     if a is None:
         if len(memo) >= ACTION_MEMO_SIZE:
             memo.clear()
+        # (written out per field count: a loop over zip(setters, values) costs more than __init__)
         setters = _SETTERS[cls]
-        if len(values) == len(setters):
+        n = len(values)
+        if n == 2 and len(setters) == 2:
             a = _NEW(cls)
-            for put, v in zip(setters, values):
-                put(a, v)
+            put0, put1 = setters
+            put0(a, values[0])
+            put1(a, values[1])
+        elif n == 3 and len(setters) == 3:
+            a = _NEW(cls)
+            put0, put1, put2 = setters
+            put0(a, values[0])
+            put1(a, values[1])
+            put2(a, values[2])
         else:
             a = cls(*values)  # (a default left out: __init__ fills it in)
         memo[values] = a
