@@ -9,7 +9,7 @@ small frozen dataclass with a readable ``str()`` and an exact JSON form (:func:`
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, TypeVar
 
 from sim.core.errors import InputError
@@ -97,17 +97,43 @@ _A = TypeVar("_A", Stand, Stack, Gate, Pass, MoveMarker)
 _MADE: dict[type, dict[tuple[Any, ...], Any]] = {cls: {} for cls in (Stand, Stack, Gate, Pass, MoveMarker)}
 #: entries one class's memo holds before it is emptied (a bound on memory, not on correctness)
 ACTION_MEMO_SIZE = 1 << 16
+#: per class of :data:`_MADE`, the slots' own setters in field order (the frozen dataclass's
+#: ``__init__`` sets its fields through them too, by ``object.__setattr__``)
+_SETTERS: dict[type, tuple[Any, ...]] = {cls: tuple(getattr(cls, f.name).__set__ for f in fields(cls)) for cls in _MADE}
 
 
-def made_once(cls: type[_A], *fields: Any) -> _A:
-    """``cls(*fields)``, made once per value (``cls``: Stand, Stack, Gate, Pass or MoveMarker)."""
+def made_once(cls: type[_A], *values: Any) -> _A:
+    """``cls(*values)``, made once per value (``cls``: Stand, Stack, Gate, Pass or MoveMarker).
+
+    A new one is made with every field given as the dataclass's ``__init__`` makes it (the
+    classes have no ``__post_init__``), each slot set through its own setter, without the
+    machinery: the stand samples of every new gap are new actions, a few thousand per 20 playouts."""
     memo = _MADE[cls]
-    a: _A | None = memo.get(fields)
+    a: _A | None = memo.get(values)
     if a is None:
         if len(memo) >= ACTION_MEMO_SIZE:
             memo.clear()
-        a = memo[fields] = cls(*fields)
+        # (written out per field count: a loop over zip(setters, values) costs more than __init__)
+        setters = _SETTERS[cls]
+        n = len(values)
+        if n == 2 and len(setters) == 2:
+            a = _NEW(cls)
+            put0, put1 = setters
+            put0(a, values[0])
+            put1(a, values[1])
+        elif n == 3 and len(setters) == 3:
+            a = _NEW(cls)
+            put0, put1, put2 = setters
+            put0(a, values[0])
+            put1(a, values[1])
+            put2(a, values[2])
+        else:
+            a = cls(*values)  # (a default left out: __init__ fills it in)
+        memo[values] = a
     return a
+
+
+_NEW = object.__new__
 
 
 _ACTIONS: dict[str, type] = {c.__name__: c for c in (Stand, Stack, Gate, MoveMarker, Pass, Draw, PlaceNoise, ThrowNoise)}

@@ -319,3 +319,60 @@ def test_rules_playouts_leave_no_reference_cycles() -> None:
         if was_enabled:
             gc.enable()
     assert cyclic == [], f"rules objects left in reference cycles: {cyclic}"
+
+
+def test_actions_made_once_equal_the_dataclass_made_ones() -> None:
+    # made_once sets a new action's slots through their own setters, not the frozen dataclass's
+    # __init__: the action must be the one __init__ makes (fields, equality, hash, repr), still frozen
+    import dataclasses
+
+    import pytest
+
+    from sim.sun.actions import MoveMarker, Pass, Stack, Stand, made_once
+
+    for cls, values in ((Stand, ("slab", 123.456789)), (Stack, ("pillar", 7)), (Gate, (3, 1, 2)),
+                        (Pass, (271.5, 0.2)), (MoveMarker, ("cw", 1)), (MoveMarker, ("ccw",))):
+        a, b = made_once(cls, *values), cls(*values)
+        assert (a, hash(a), repr(a), type(a)) == (b, hash(b), repr(b), cls)
+        assert made_once(cls, *values) is a
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            a.__setattr__(dataclasses.fields(cls)[0].name, values[0])
+
+
+def test_shape_stones_are_each_shapes_lowest_stone_in_the_field() -> None:
+    # RulesContext.shape_stones walks the field once; it must give, for every shape with a stone
+    # available, stone_for's stone, ordered by that stone's id
+    checked = 0
+
+    def visit(s: SunState) -> None:
+        nonlocal checked
+        ctx = s.ctx
+        expect = sorted(((ctx.stone_for(name), name) for name in s.geom.shapes if ctx.stone_for(name) >= 0))
+        assert ctx.shape_stones() == [(name, i) for i, name in expect], s.to_notation()
+        checked += 1
+
+    _each_position(8, 900, visit)
+    assert checked >= 80
+
+
+def test_a_stack_bottom_taken_from_the_position_memo_equals_a_fresh_one() -> None:
+    # position_without takes a stacked position's bottom-alone form from SunCache.pos_memo when it
+    # holds one made from the very pose: it must equal the position made afresh, sides and layers too
+    from sim.sun.geometry.ring import position_of
+    from sim.sun.rules.legality import position_without
+
+    checked = 0
+
+    def visit(s: SunState) -> None:
+        nonlocal checked
+        for p in s.ring().pos:
+            if p.top < 0:
+                continue
+            got = position_without(s.ctx, p, p.top)
+            fresh = position_of(p.id, [(s.position.pose[p.id], G.shapes[s.position.shapes[p.id]])])
+            assert (got, got.ccw, got.cw, got.layers, got.half) == \
+                (fresh, fresh.ccw, fresh.cw, fresh.layers, fresh.half), s.to_notation()
+            checked += 1
+
+    _each_position(8, 950, visit)
+    assert checked >= 40

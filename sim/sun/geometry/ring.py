@@ -279,6 +279,9 @@ def position_of(stone: int, stones: Sequence[tuple[Pose, ShapeSpec]], top: int =
 #: ``Pos.memo`` key of a one-stone position made by :func:`position_of`: (its stone's pose, shape,
 #: corners in the position's frame, ``_half_axes``, the cosine and sine of its angle)
 _OUTLINE = "outline"
+#: ``Pos.memo`` key of such a position's first footprint pass (:func:`_stacked_on`): the ray
+#: through its stone's centre (rad, cosine, sine) and the stone's extents across and along it (m)
+_BOTTOM_TERMS = "bottom terms"
 
 
 def _stacked_on(stone: int, first: Pos, known: tuple[Any, ...], upper: tuple[Pose, ShapeSpec], top: int) -> Pos | None:
@@ -291,12 +294,17 @@ def _stacked_on(stone: int, first: Pos, known: tuple[Any, ...], upper: tuple[Pos
     computed again from the same box), and, the angle being ``first``'s, the bottom stone's corners,
     layer and frame taken from ``first``; only the upper stone's box, corners and sides and the
     union's sides are computed (a stack's candidate: the rules make one per base and shape)."""
-    box0 = known[3]
-    th = math.atan2(box0[1], box0[0])
-    c, s_ = math.cos(th), math.sin(th)
-    u, v, hu, hv = _ray_terms(box0, c, s_)
-    lo, hi = min(math.inf, v - hv), max(-math.inf, v + hv)
-    u_lo, u_hi = min(math.inf, u - hu), max(-math.inf, u + hu)
+    # the footprint's first pass over the bottom stone: its ray and extents, which depend on its
+    # box only, kept with ``first`` (a position is stacked on with each shape in turn)
+    bottom_terms = first.memo.get(_BOTTOM_TERMS)
+    if bottom_terms is None:
+        box0 = known[3]
+        th = math.atan2(box0[1], box0[0])
+        c, s_ = math.cos(th), math.sin(th)
+        u, v, hu, hv = _ray_terms(box0, c, s_)
+        bottom_terms = first.memo[_BOTTOM_TERMS] = (th, c, s_, min(math.inf, v - hv), max(-math.inf, v + hv),
+                                                     min(math.inf, u - hu), max(-math.inf, u + hu))
+    th, c, s_, lo, hi, u_lo, u_hi = bottom_terms
     p, s = upper
     box1 = _half_axes(p, s)
     u, v, hu, hv = _ray_terms(box1, c, s_)

@@ -42,7 +42,8 @@ class SunCache:
 
     __slots__ = ("ring", "bodies", "legal", "place_facts", "stand_facts", "pass_arcs",
                  "ring_last", "ring_source", "pos_memo", "pos_last", "lintel_memo", "gate_span_memo",
-                 "lintel_tokens", "shape_ids", "releases_of", "body_memo", "bodies_last")
+                 "lintel_tokens", "shape_ids", "releases_of", "body_memo", "bodies_last",
+                 "stand_shapes")
 
     def __init__(self) -> None:
         # --- of the position as it is now (invalidate) ----------------------------------------------
@@ -84,6 +85,9 @@ class SunCache:
         self.shape_ids: tuple[list[str] | None, dict[str, list[int]]] = (None, {})
         #: (the geometry, the pass candidates' releases in m for it)
         self.releases_of: tuple[Geometry, list[float]] | None = None
+        #: (the geometry, per shape what the stand checks take of it and of the shape:
+        #: ``stand_angles.stand_facts_of``)
+        self.stand_shapes: tuple[Geometry, dict[str, tuple[Any, ...]]] | None = None
         #: the last :class:`Stone` record made of each stone (reused while its pose is the same object)
         self.body_memo: dict[int, Stone] = {}
         #: the last bodies made and (copies of) the roles, supports, poses and shapes they were made

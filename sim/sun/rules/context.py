@@ -58,8 +58,24 @@ class RulesContext:
         p = self.position
         if self.rules.field == "random":
             return [(p.shapes[p.drawn], p.drawn)] if p.drawn >= 0 else []
-        firsts = [(i, name) for name in self.cache.shape_index(p.shapes) if (i := self.stone_for(name)) >= 0]
-        return [(name, i) for i, name in sorted(firsts)]  # by their first stone in the field, as the ids run
+        # one pass over the field in id order (list.index finds each next field stone): the first
+        # stone of a shape met is its lowest id in the field, and the shapes come in that order
+        role, names = p.role, p.shapes
+        left = len(self.cache.shape_index(names))  # shapes not met yet
+        out: list[tuple[str, int]] = []
+        met: set[str] = set()
+        i = -1
+        while left:
+            try:
+                i = role.index(FIELD, i + 1)
+            except ValueError:
+                break
+            name = names[i]
+            if name not in met:
+                met.add(name)
+                out.append((name, i))
+                left -= 1
+        return out
 
     def stone_for(self, shape: str) -> int:
         """The stone a placement of ``shape`` takes (the drawn one, or the lowest id in the field), or -1."""

@@ -66,17 +66,32 @@ class PlaceFacts:
     taken: dict[int, tuple[bool, bool]] = field(default_factory=dict)
     #: per (support ids, gate underside z): ``own_areas_ok`` on this ring with that gate, filled as asked
     own_ok: dict[tuple[int, int, float], bool] = field(default_factory=dict)
+    #: per gap index: whether a new gap keyed as it may be the mover's mark area (not another
+    #: seat's area, nor under the new_gap rule the mover's area at the turn's start), made when
+    #: first asked (:func:`open_gaps`)
+    open_gaps: list[bool] | None = None
+
+
+def open_gaps(ctx: RulesContext, facts: PlaceFacts) -> list[bool]:
+    """:attr:`PlaceFacts.open_gaps` of ``facts`` (made once per position: every stack check reads two)."""
+    known = facts.open_gaps
+    if known is None:
+        others, before = facts.others, ctx.position.area_before[ctx.position.seat]
+        new_gap_rule = ctx.rules.marker_change == "new_gap"
+        known = facts.open_gaps = [not (key in others or (new_gap_rule and key == before)) for key in facts.ring.keys]
+    return known
 
 
 def place_facts(ctx: RulesContext) -> PlaceFacts:
     """:class:`PlaceFacts` of the current ring, seat and markers."""
     ring = ctx.ring()
+    lintels = tuple(ring.lintels)
     return PlaceFacts(
         ring=ring, supports={x for i, r in enumerate(ctx.position.role) if r == GATE for x in ctx.position.on[i]},
         others=other_seats_areas(ctx, ring),
         marker_gaps=[(x, ring.gap_of_angle(m)) for x, ms in enumerate(ctx.position.markers) for m in ms],
-        lintels=tuple(ring.lintels),
-        lintels_token=ctx.cache.lintels_token(tuple(ring.lintels)),
+        lintels=lintels,
+        lintels_token=ctx.cache.lintels_token(lintels),
         standard_turn=ctx.rules.mode == "standard" and not ctx.is_free_turn(),
         own_gaps=[ring.gap_of_angle(m) for m in ctx.position.markers[ctx.position.seat]],
     )
@@ -171,11 +186,8 @@ def stack_geometry_problem(ctx: RulesContext, shape: str, stone: int, k: int, fa
                                  passable(cw_side[1], ring.under[k0], g.pass_width, g.gate_clear_z))
     if known[1] is not None:
         return known[1]
-    others, before = facts.others, ctx.position.area_before[ctx.position.seat]
-    new_gap_rule = ctx.rules.marker_change == "new_gap"
-    key, key0 = ring.keys[k], ring.keys[k0]
-    if (known[2] and not (key in others or (new_gap_rule and key == before))) or \
-            (known[3] and not (key0 in others or (new_gap_rule and key0 == before))):
+    gap_open = facts.open_gaps if facts.open_gaps is not None else open_gaps(ctx, facts)
+    if (known[2] and gap_open[k]) or (known[3] and gap_open[k0]):
         return None
     return "no legal marker move would follow"
 
@@ -230,6 +242,8 @@ def stack_verdict(ctx: RulesContext, ring: Ring, p: Pos, new: Pos, stone: int, l
         return why
     if local:
         return None if stack_gaps_ok(ctx, ring, ring.index[p.id], new, facts.others) else "no legal marker move would follow"
+    if ctx.is_free_turn():
+        return None  # (check_marker_after's own first test, before the position is copied for it)
     return check_marker_after(ctx, stone, new_pos=replace(new, top=stone))
 
 
@@ -356,52 +370,56 @@ def gate_candidates(ctx: RulesContext, ring: Ring, facts: PlaceFacts | None = No
     if facts is None:
         facts = place_facts(ctx)
     supports = facts.supports
-    takeable = [i for i, r in enumerate(ctx.position.role)
-                if (r == STAND and i not in supports and ring.pos[ring.index[i]].top < 0)
-                or (r == STACK and ctx.position.on[i][0] not in supports)]
+    role, on = ctx.position.role, ctx.position.on
+    pos, n, width, under_of = ring.pos, ring.n, ring.width, ring.under
+    # a stone standing on the base is a ring position's bottom: takeable without a top
+    topped = {p.id for p in pos if p.top >= 0}
+    takeable = [i for i, r in enumerate(role)
+                if (r == STAND and i not in supports and i not in topped)
+                or (r == STACK and on[i][0] not in supports)]
     # Pairs of neighbours that no gate can span whatever stone is taken, unless that stone is
     # the top of one of them: a support carries a gate, a gate spans them, their tops differ by
     # more than level_tolerance, or the gap is wider than the longest lintel allows.
     shapes, names = ctx.geom.shapes, ctx.position.shapes
-    longest = max([shapes[names[st]].lintel_length for st in takeable]) if takeable else 0.0
-    most = longest - 2.0 * ctx.geom.table.gate_min_overlap
-    static_ok = []
+    least2 = 2.0 * ctx.geom.table.gate_min_overlap
+    # (the longest over the takeable stones' shapes: their lintel_length read once per shape)
+    longest = max([shapes[name].lintel_length for name in {names[st] for st in takeable}]) if takeable else 0.0
+    most = longest - least2
     tol = ctx.rules.level_tolerance
-    for i in range(ring.n):
-        pa, pb = ring.pos[i], ring.pos[(i + 1) % ring.n]
-        # ring.width[i] is gap_width(pa, pb) (the same formula; the ring has 3+ positions)
-        static_ok.append(pa.id not in supports and pb.id not in supports and ring.under[i] is None
-                         and abs(pa.top_z - pb.top_z) <= tol and ring.width[i] <= most)
+    # ring.width[i] is gap_width(pa, pb) (the same formula; the ring has 3+ positions)
+    static_ok = [pa.id not in supports and pb.id not in supports and u is None and abs(pa.top_z - pb.top_z) <= tol
+                 and w <= most for pa, pb, u, w in zip(pos, pos[1:] + pos[:1], under_of, width)]
     out = []
-    static_gaps = [i for i in range(ring.n) if static_ok[i]]
+    static_gaps = [i for i in range(n) if static_ok[i]]
     widest_of: dict[str, float] = {}  # per shape: the widest gap its lintel spans (m)
     # per shape: the static gaps its lintel spans, as their two positions. A stone on the base is
     # the top of neither support, so such a gap passes every check of the pair loop below.
     fits_of: dict[str, list[tuple[Pos, Pos]]] = {}
+    index = ring.index
     for st in takeable:
-        shape = ctx.position.shapes[st]
+        shape = names[st]
         widest = widest_of.get(shape, -1.0)
         if widest < 0.0:
-            widest = widest_of[shape] = ctx.geom.shapes[shape].lintel_length - 2.0 * ctx.geom.table.gate_min_overlap
-        pairs = []  # (a, b, the gap between them on this ring or -1)
-        if ctx.position.role[st] == STAND:
+            widest = widest_of[shape] = shapes[shape].lintel_length - least2
+        if role[st] == STAND:
             fits = fits_of.get(shape)
             if fits is None:
-                fits = fits_of[shape] = [(ring.pos[i], ring.pos[(i + 1) % ring.n]) for i in static_gaps
-                                         if ring.width[i] <= widest]
+                fits = fits_of[shape] = [(pos[i], pos[(i + 1) % n]) for i in static_gaps if width[i] <= widest]
             for pa, pb in fits:
                 # a static gap (no gate over it, its supports level) of two positions with no
                 # top the stone could be: the supports as they stand
                 a, b = pa.id, pb.id
                 if st != a and st != b and gate_geometry_problem(ctx, st, a, b, facts, (pa, pb)) is None:
                     out.append(made_once(Gate, st, a, b))
-            k = ring.index[st]
-            pairs.append((ring.pos[k - 1].id, ring.pos[(k + 1) % ring.n].id, -1))
+            k = index[st]
+            pairs = [(pos[k - 1].id, pos[(k + 1) % n].id, -1)]  # (a, b, the gap between them on this ring or -1)
         else:  # the gaps beside the stack's bottom may pass once the top is taken
-            kb = ring.index[ctx.position.on[st][0]]
-            kb1 = (kb - 1) % ring.n
+            pairs = []
+            kb = index[on[st][0]]
+            kb1 = (kb - 1) % n
+            keys = ring.keys
             for i in static_gaps if static_ok[kb] and static_ok[kb1] else sorted({*static_gaps, kb1, kb}):
-                a, b = ring.keys[i]
+                a, b = keys[i]
                 if st != a and st != b:
                     pairs.append((a, b, i))
         for a, b, i in pairs:
@@ -409,14 +427,14 @@ def gate_candidates(ctx: RulesContext, ring: Ring, facts: PlaceFacts | None = No
                 continue  # refused by check_gate: a support already carries a gate
             # the supports' heights once the stone is taken (as check_gate computes them):
             # skipping a pair that differs too much skips only what check_gate refuses
-            pa, pb = ring.pos[ring.index[a]], ring.pos[ring.index[b]]
+            pa, pb = pos[index[a]], pos[index[b]]
             wa = pa if pa.top != st else position_without(ctx, pa, st)
             wb = pb if pb.top != st else position_without(ctx, pb, st)
             if abs(wa.top_z - wb.top_z) > tol:
                 continue
-            if i >= 0 and pa.top != st and pb.top != st and ring.width[i] > widest:
+            if i >= 0 and pa.top != st and pb.top != st and width[i] > widest:
                 continue  # too wide for this stone's lintel: the gap's width is check_gate's span
-            if i >= 0 and ring.under[i] is not None:
+            if i >= 0 and under_of[i] is not None:
                 continue  # refused by check_gate: a gate already spans this gap
             # the rest is valid (see above); the supports' gap is i, or (i = -1) they are no
             # neighbours on this ring (the stone stands between them)
@@ -652,7 +670,13 @@ def position_without(ctx: RulesContext, p: Pos, st: int) -> Pos:
     key = ("without", st)
     known: Pos | None = p.memo.get(key)
     if known is None:
-        known = p.memo[key] = position_of(p.id, [(ctx.position.pose[p.id], ctx.geom.shapes[ctx.position.shapes[p.id]])])
+        pose = ctx.position.pose[p.id]
+        # the position the bottom stone had before ``st`` was stacked on it, where the cache still
+        # holds it (``SunCache.pos_memo``: made by position_of from the very same pose and shape)
+        known = ctx.cache.pos_memo.get((p.id, pose, -1, None))
+        if known is None:
+            known = position_of(p.id, [(pose, ctx.geom.shapes[ctx.position.shapes[p.id]])])
+        p.memo[key] = known
     return known
 
 
@@ -773,19 +797,21 @@ def pass_candidates(ctx: RulesContext) -> list[Pass]:
     made = _PASSES_OF.get(key)
     if made is None:
         found: list[Pass] = []
-        seen: set[tuple[float, float]] = set()  # (aim, release) of each: as ``Pass(...) in found``
+        # each (aim, release) once, as ``Pass(...) in found``: an aim met again has all its
+        # releases in already, so the aims seen and the releases without repeats say the same
+        seen: set[float] = set()
+        distinct = list(dict.fromkeys(releases))
         for s, e in arcs:
             span = min(e - s, TAU)
             for f in AIM_FRACTIONS:
                 aim = degrees_6(s + f * span)
-                if not (math.isfinite(aim) and aim_in_arcs(aim, arcs)):
+                if aim in seen or not (math.isfinite(aim) and aim_in_arcs(aim, arcs)):
                     continue
-                for release in releases:
-                    if (aim, release) not in seen:
-                        # made anew, not through made_once: a new mark area's aims are new
-                        # (98 % of these were not in its memo), and the arcs' memo above keeps them
-                        found.append(_new_pass(aim, release))
-                        seen.add((aim, release))
+                seen.add(aim)
+                for release in distinct:
+                    # made anew, not through made_once: a new mark area's aims are new
+                    # (98 % of these were not in its memo), and the arcs' memo above keeps them
+                    found.append(_new_pass(aim, release))
         if len(_PASSES_OF) >= PASSES_MEMO_SIZE:
             _PASSES_OF.clear()
         made = _PASSES_OF[key] = tuple(found)

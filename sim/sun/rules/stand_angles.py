@@ -195,10 +195,15 @@ def stand_intervals_in(ctx: RulesContext, shape: str, collect: dict[str, StandFa
     lintels = ring.lintels
     lintels_token = turn.lintels_token
     before = facts.before
+    # ``before == (x, y)``, its two ids compared one by one (no pair made per gap): the mover's
+    # area is a ring key (a pair of ids) or None
+    bx, by = before if isinstance(before, tuple) and len(before) == 2 else (None, None)
+    new_gap_rule = facts.new_gap_rule
     flat = turn.flat
     two_eps = 2.0 * STAND_EPS
     n = ring.n
     out: list[tuple[float, float, int]] = []
+    seps_keys: tuple[tuple[Any, ...], tuple[Any, ...]] | None = None  # (made at the first new gap)
     gaps: Any = zip(range(n), ring.under, ring.memo) if n else ((-1, None, None),)
     for i, under, memo in gaps:
         if under is not None:
@@ -207,18 +212,21 @@ def stand_intervals_in(ctx: RulesContext, shape: str, collect: dict[str, StandFa
             lo, hi = 0.0, TAU  # the empty ring: one piece, the whole circle
             c_a, c_b = math.inf, -math.inf
             edges = (lo, hi)
-            extra: set[float] = set()
+            extra: set[float] | None = None
         else:
             geo = memo.get(shape)
             if geo is None:
-                geo = memo[shape] = stand_geo(ctx, ring, i, r, s, half)
+                if seps_keys is None:
+                    seps_keys = (stand_seps_key(ctx, r, s, False), stand_seps_key(ctx, r, s, True))
+                geo = memo[shape] = stand_geo(ctx, ring, i, r, s, half, seps_keys)
             if geo[4] and (geo[4] == 1 or memo_ok):
                 continue
             lo, hi, c_a, c_b, _, edges, inner, w_lo, w_hi, by_flags = geo
             a, b = ring.pos[i], ring.pos[(i + 1) % n]
             base = a.angle
-            # the cuts that fall inside [lo, hi] besides c_a and c_b (markers, lintels, orbit)
-            extra = set()
+            # the cuts that fall inside [lo, hi] besides c_a and c_b (markers, lintels, orbit);
+            # the set made at the first (most gaps have none)
+            extra = None
             for m in flat:
                 rel = (m - base) % TAU
                 if not w_lo < rel < w_hi:
@@ -227,11 +235,15 @@ def stand_intervals_in(ctx: RulesContext, shape: str, collect: dict[str, StandFa
                 for c in (m0, m0 - half, m0 + half):
                     c = lo + (c - lo) % TAU  # the copy of the angle at or after lo
                     if lo < c < hi:
+                        if extra is None:
+                            extra = set()
                         extra.add(c)
             for l0, lsp, _u, _t in lintels:
                 for c in (l0 - half, l0 + lsp + half):
                     c = lo + (c - lo) % TAU
                     if lo < c < hi:
+                        if extra is None:
+                            extra = set()
                         extra.add(c)
             if orbit:
                 for j in range(n):
@@ -239,14 +251,16 @@ def stand_intervals_in(ctx: RulesContext, shape: str, collect: dict[str, StandFa
                         for c in (e + math.pi - half, e + math.pi + half):
                             c = lo + (c - lo) % TAU
                             if lo < c < hi:
+                                if extra is None:
+                                    extra = set()
                                 extra.add(c)
             if extra:
                 edges = (lo, *sorted(extra.union(inner)), hi)
         key: tuple[Any, ...] | None = None
         pieces: list[tuple[float, float]] | None = None
         if memo_ok and memo is not None:
-            flags = (in_gap.get(i, ()), lintels_token, facts.new_gap_rule,
-                     before == (a.id, stone), before == (stone, b.id))
+            flags = (in_gap.get(i, ()), lintels_token, new_gap_rule,
+                     bx == a.id and by == stone, bx == stone and by == b.id)
             if extra:
                 key = (shape, edges, *flags)
                 pieces = memo.get(key)
@@ -282,19 +296,21 @@ def stand_intervals_in(ctx: RulesContext, shape: str, collect: dict[str, StandFa
     return out
 
 
-def stand_geo(ctx: RulesContext, ring: Ring, i: int, r: float, s: ShapeSpec, half: float) -> tuple[Any, ...]:
+def stand_geo(ctx: RulesContext, ring: Ring, i: int, r: float, s: ShapeSpec, half: float,
+              keys: tuple[tuple[Any, ...], tuple[Any, ...]] | None = None) -> tuple[Any, ...]:
     """What :func:`stand_intervals` keeps per gap ``i`` of ``ring`` (2+ positions or one) and
     shape ``s`` (ring radius ``r`` m, the shape's half angular width ``half`` rad): the room
     ``lo, hi`` (rad; the stone clears both neighbours), the pass-width breakpoints ``c_a,
     c_b``, the skip verdict (1: no room; 2: no new gap can be passable), the edges that
     ``c_a, c_b`` alone make and their inner ones, the window of marker offsets from the
     clockwise position whose cuts can fall inside, and a memo of pieces by the other inputs
-    for those edges."""
+    for those edges. ``keys``: the clockwise and counter-clockwise :func:`stand_seps_key`, when
+    the caller has them."""
     n = ring.n
     a, b = ring.pos[i], ring.pos[(i + 1) % n]
     sep = (b.angle - a.angle) % TAU if n > 1 else TAU
-    a_clear, a_pass, _ = stand_seps(ctx, a, r, s, True)
-    b_clear, b_pass, _ = stand_seps(ctx, b, r, s, False)
+    a_clear, a_pass, _ = stand_seps(ctx, a, r, s, True, keys[1] if keys is not None else None)
+    b_clear, b_pass, _ = stand_seps(ctx, b, r, s, False, keys[0] if keys is not None else None)
     lo = a.angle + a_clear
     hi = a.angle + sep - b_clear
     c_a = a.angle + a_pass
@@ -370,19 +386,22 @@ def stand_piece_certain(ctx: RulesContext, f: StandFacts, i: int, a_angle: float
     return None
 
 
-def stand_seps(ctx: RulesContext, p: Pos, r: float, s: ShapeSpec, ccw: bool) -> tuple[float, float, float | None]:
+def stand_seps(ctx: RulesContext, p: Pos, r: float, s: ShapeSpec, ccw: bool,
+               key: tuple[Any, ...] | None = None) -> tuple[float, float, float | None]:
     """The angular separations (rad) from ``p`` at which a stone of shape ``s`` on the ring of
     radius ``r`` (m), on ``p``'s counter-clockwise side (``ccw``) or its clockwise side, leaves
     its stones that the new one meets ``min_clearance`` (``Pos.reach_side``) and a gap of the pass
     width (each a half turn if none below a half turn does), and of the pass width plus
     :data:`PASS_MARGIN` (None if none does: ``ring.sep_for_width``). They depend on the
     position's sides, not its angle: kept with it (``Pos.memo``), so that a position
-    computes them once, not once per gap and interval it bounds."""
-    g = ctx.geom
-    mc, pw = g.table.min_clearance, g.pass_width
-    key = ("stand", ccw, s.width, s.depth, s.height, r, mc, pw)  # every input of the three besides p's fields
+    computes them once, not once per gap and interval it bounds. ``key``: :func:`stand_seps_key`
+    of these ``r``, ``s`` and ``ccw``, when the caller has it (it asks for many positions)."""
+    if key is None:
+        key = stand_seps_key(ctx, r, s, ccw)
     known: tuple[float, float, float | None] | None = p.memo.get(key)
     if known is None:
+        g = ctx.geom
+        mc, pw = g.table.min_clearance, g.pass_width
         if len(p.layers) == 1 or p.reach_side(ccw, s.height) is p.side(ccw):
             x_clear, x_pass, x_sample = sep_for_widths(p, r, s, (mc, pw, pw + PASS_MARGIN), ccw)
         else:  # a stack whose top the new stone passes under: its clearance from the lower stone
@@ -391,6 +410,13 @@ def stand_seps(ctx: RulesContext, p: Pos, r: float, s: ShapeSpec, ccw: bool) -> 
         known = p.memo[key] = (math.pi if x_clear is None else x_clear, math.pi if x_pass is None else x_pass,
                                x_sample)
     return known
+
+
+def stand_seps_key(ctx: RulesContext, r: float, s: ShapeSpec, ccw: bool) -> tuple[Any, ...]:
+    """The ``Pos.memo`` key of :func:`stand_seps`: every input of its three separations besides
+    the position's own fields."""
+    g = ctx.geom
+    return ("stand", ccw, s.width, s.depth, s.height, r, g.table.min_clearance, g.pass_width)
 
 
 def stand_samples(ctx: RulesContext, shape: str, collect: dict[str, StandFacts] | None = None) -> list[float]:
@@ -415,13 +441,15 @@ def stand_sample_actions(ctx: RulesContext, shape: str, collect: dict[str, Stand
     acts: list[Stand] = []
     degs: list[tuple[float, Stand]] | None
     intervals = stand_intervals_in(ctx, shape, collect, turn, stone)
+    own: tuple[list[float], list[Stand]] | None
     for k, (lo, hi, i) in enumerate(intervals):
         if ring.empty:
             degs = [(d, made_once(Stand, shape, d)) for d in (degrees_6(math.radians(a)) for a in FIRST_ANGLES_DEG)]
+            own = None
         else:
             memo = ring.memo[i]  # the samples depend on the interval, the gap's positions, the shape
-            degs = memo.get((shape, lo, hi))
-            if degs is None:
+            known = memo.get((shape, lo, hi))
+            if known is None:
                 inset = min(SAMPLE_INSET / r, 0.25 * (hi - lo))
                 cands = [0.5 * (lo + hi), lo + inset, hi - inset]
                 a, b = ring.pos[i], ring.pos[(i + 1) % ring.n]
@@ -432,8 +460,11 @@ def stand_sample_actions(ctx: RulesContext, shape: str, collect: dict[str, Stand
                         x = lo + (x - lo) % TAU
                         if lo < x < hi:
                             cands.append(x)
-                # each sample with its action (kept: the same actions turn after turn)
-                degs = memo[(shape, lo, hi)] = [(d, made_once(Stand, shape, d)) for d in map(degrees_6, cands)]
+                # each sample with its action (kept: the same actions turn after turn), and
+                # those of them the loop below keeps when it compares them with one another only
+                degs = [(d, made_once(Stand, shape, d)) for d in map(degrees_6, cands)]
+                known = memo[(shape, lo, hi)] = (degs, _kept_samples(degs))
+            degs, own = known
         # The intervals are disjoint and in ring order, so the earlier ones are all at least as
         # far (around the circle) as the previous one or the first one: when both are farther
         # than SAMPLE_APART_RAD, no earlier sample can be within 0.05 deg of this interval's, and
@@ -441,6 +472,10 @@ def stand_sample_actions(ctx: RulesContext, shape: str, collect: dict[str, Stand
         first = 0
         if k and lo - intervals[k - 1][1] > SAMPLE_APART_RAD and intervals[0][0] + TAU - hi > SAMPLE_APART_RAD:
             first = len(out)
+        if own is not None and first == len(out):
+            out.extend(own[0])  # compared with one another only: found once with the samples
+            acts.extend(own[1])
+            continue
         for deg, act in degs:
             # inside an exact interval, so legal (tests/sun/test_sun_stand_intervals.py checks it);
             # kept unless within 0.05 deg of one kept before
@@ -451,6 +486,22 @@ def stand_sample_actions(ctx: RulesContext, shape: str, collect: dict[str, Stand
                 out.append(deg)
                 acts.append(act)
     return acts
+
+
+def _kept_samples(degs: list[tuple[float, Stand]]) -> tuple[list[float], list[Stand]]:
+    """The samples (deg) and actions of ``degs`` that :func:`stand_sample_actions` keeps when it
+    compares them with one another only (none kept before them): each unless within 0.05 deg of
+    one kept before it."""
+    out: list[float] = []
+    acts: list[Stand] = []
+    for deg, act in degs:
+        for o in out:
+            if not abs((deg - o + 180.0) % 360.0 - 180.0) > 0.05:
+                break
+        else:
+            out.append(deg)
+            acts.append(act)
+    return out, acts
 
 
 def placement_problem(ctx: RulesContext, a: object) -> str | None:
@@ -484,20 +535,32 @@ def stand_facts_of(ctx: RulesContext, stone: int, shape: str, turn: StandTurn | 
     whatever the angle (computed once per :func:`stand_intervals` call, not once per piece).
     ``turn``: :func:`stand_turn` of this position, when the caller has it."""
     g = ctx.geom
-    s = g.shapes[shape]
-    r = g.table.ring_radius
     if turn is None:
         turn = stand_turn(ctx)
-    ring = turn.ring
-    local = turn.local
-    return StandFacts(
-        stone=stone, shape=shape, ring=ring, radius=r, side=upright_side(r, s.depth, s.width),
-        height=s.height, half=math.asin(min(1.0, 0.5 * s.width / max(r, 1e-9))),
-        sticks_out=r + 0.5 * s.depth > g.table.base_radius, min_clearance=g.table.min_clearance,
-        local_marker_check=local, others=turn.others, others_in_gap=turn.in_gap, others_keys=turn.others_keys,
-        before=ctx.position.area_before[ctx.position.seat], new_gap_rule=ctx.rules.marker_change == "new_gap",
-        pass_width=g.pass_width,
-    )
+    # what depends on the geometry and the shape only: kept with the geometry (the cache's
+    # ``stand_shapes``), not found again per shape and turn
+    known = ctx.cache.stand_shapes
+    if known is None or known[0] is not g:
+        known = ctx.cache.stand_shapes = (g, {})
+    consts = known[1].get(shape)
+    if consts is None:
+        s = g.shapes[shape]
+        r = g.table.ring_radius
+        consts = known[1][shape] = (r, upright_side(r, s.depth, s.width), s.height,
+                                    math.asin(min(1.0, 0.5 * s.width / max(r, 1e-9))),
+                                    r + 0.5 * s.depth > g.table.base_radius, g.table.min_clearance, g.pass_width)
+    # (its slots set one by one: the dataclass's keyword __init__ is slower, and this runs per shape and turn)
+    f = _NEW(StandFacts)
+    f.stone, f.shape, f.ring = stone, shape, turn.ring
+    f.radius, f.side, f.height, f.half, f.sticks_out, f.min_clearance, f.pass_width = consts
+    f.local_marker_check, f.others, f.others_in_gap, f.others_keys = turn.local, turn.others, turn.in_gap, turn.others_keys
+    f.before = ctx.position.area_before[ctx.position.seat]
+    f.new_gap_rule = ctx.rules.marker_change == "new_gap"
+    f.gaps = {}
+    return f
+
+
+_NEW = object.__new__
 
 
 def stand_check_at(ctx: RulesContext, stone: int, shape: str, ang: float, facts: StandFacts | None = None) -> str | None:
@@ -531,6 +594,8 @@ def stand_check_at(ctx: RulesContext, stone: int, shape: str, ang: float, facts:
         if f.local_marker_check:
             return None if stand_marker_fast(ctx, f, gap, ang, w_cw, w_ccw) else \
                 "no legal marker move would follow"
+    if ctx.is_free_turn():
+        return None  # (check_marker_after's own first test, before a position is made for it)
     s = ctx.geom.shapes[shape]
     return check_marker_after(ctx, stone, new_pos=Pos(stone, ang, f.radius, s.width, s.depth, s.height))
 
@@ -544,12 +609,13 @@ def stand_gap(ctx: RulesContext, f: StandFacts, i: int) -> StandGap:
     # one of the gap's own (then a new key could be this gap's: the gaps but this one, as keyed)
     others = f.others_keys if f.stone != a.id and f.stone != b.id else \
         {ring.keys[g] for m, g in f.others if g != i}
-    return StandGap(
-        sides=(a, a.ccw, a.reach_side(True, f.height), b, b.cw, b.reach_side(False, f.height)),
-        in_gap=f.others_in_gap.get(i, ()),
-        ccw_blocked=k_ccw in others or (k_ccw == f.before and f.new_gap_rule),
-        cw_blocked=k_cw in others or (k_cw == f.before and f.new_gap_rule),
-    )
+    # (its slots set one by one, as stand_facts_of sets its facts: a few new gaps every turn)
+    gap = _NEW(StandGap)
+    gap.sides = (a, a.ccw, a.reach_side(True, f.height), b, b.cw, b.reach_side(False, f.height))
+    gap.in_gap = f.others_in_gap.get(i, ())
+    gap.ccw_blocked = k_ccw in others or (k_ccw == f.before and f.new_gap_rule)
+    gap.cw_blocked = k_cw in others or (k_cw == f.before and f.new_gap_rule)
+    return gap
 
 
 def other_seats_gaps(ctx: RulesContext, ring: Ring) -> list[tuple[float, int]]:
