@@ -66,8 +66,8 @@ REACH_SLACK_M = 0.01
 
 
 def _parking(shape: str, k: int) -> tuple[float, float, float]:
-    """Where the pool's ``k``-th body of ``shape`` is made and takes its upright step before a load
-    (:meth:`TableWorld.rebuild`): colliding with nothing, below the floor, apart from every other (m)."""
+    """Where the pool's ``k``-th unused body of ``shape`` waits: static, colliding with nothing,
+    below the floor, apart from every other (m)."""
     return (0.1 * k, 0.1 * "abcdefghijklmnopqrstuvwxyz".find(shape[:1].lower()), -5.0)
 
 
@@ -128,7 +128,7 @@ class TableWorld:
         self._beyond: list[tuple[int, int]] = []
         #: pool bodies that may have been integrated since their last upright step (see :meth:`rebuild`)
         self._moved: set[int] = set()
-        #: body -> (stone id, position, orientation) of the bodies the last load left static
+        #: body -> (stone id or -1, position, orientation) of the bodies the last load left static
         self._loaded: dict[int, tuple] = {}
         #: the dynamic stones' bodies (the rest checks look at these only)
         self._dyn_bodies: list[int] = []
@@ -179,10 +179,11 @@ class TableWorld:
 
     def _make_world(self, counts: dict[str, int]) -> None:
         """Build the engine from nothing: reset, parameters, the base, the floor, the ball (idle,
-        collisions off) and a pool of ``counts[shape]`` stone bodies per shape (:meth:`_make_pool`).
+        collisions off) and a pool of ``counts[shape]`` stone bodies per shape, parked.
 
-        Done once per table; later loads change only the pool, which holds one body per stone on
-        the table, so that the world is a function of the state alone.
+        Done once per table (and again only when the table holds more stones of a shape than the
+        pool has, or a pool larger than the set is no longer needed), so that the pool is a
+        function of the state alone: the set's counts or the stones on the table.
         """
         c = self._cid
         ph = self.physics
@@ -225,67 +226,28 @@ class TableWorld:
         self._shape_ids: dict[str, int] = {}
         self._ball_body = self._create_ball()
         self._ball_live = False
+        # One createMultiBody call per shape (batchPositions): five times faster than a call per
+        # stone. Parked bodies are static, collide with nothing and sit below the floor.
         self._pool = {}
-        self._moved = set()
-        self._loaded = {}
-        self._made = True
-        self._make_pool(counts)
-
-    def _make_pool(self, counts: dict[str, int]) -> None:
-        """Give the world ``counts[shape]`` stone bodies per shape, in the order of a new world.
-
-        One body per stone on the table and no more: every body in the world costs Bullet work at
-        every step (its simple broadphase tests every pair of bodies), so idle bodies kept for
-        stones to come made stepping about a third dearer (docs/sun-physics.md). The pool's order
-        is by shape, then rank. The bodies up to the first one that changes (the
-        first shape whose count changed, from the smaller of its two counts) are kept; the rest are
-        removed, newest first (Bullet removes an object by moving the last one into its slot, so
-        taking them from the end leaves every earlier body, the base, the floor and the ball where
-        they were), and made again with the new counts. The world then gives every result bit for
-        bit as one made from nothing with this pool (tests/sun/test_sun_world_reuse.py), at a
-        fraction of the cost of ``resetSimulation``.
-        """
-        c = self._cid
-        old = self._pool
-        shapes = sorted(set(old) | set(counts))
-        keep: dict[str, list[int]] = {}
-        for i, shape in enumerate(shapes):
-            have, need = old.get(shape, []), counts.get(shape, 0)
-            if len(have) == need:
-                keep[shape] = list(have)
-                continue
-            keep[shape] = list(have[:need])
-            for later in reversed(shapes[i + 1:]):
-                for b in reversed(old.get(later, [])):
-                    p.removeBody(b, physicsClientId=c)
-            for b in reversed(have[need:]):
-                p.removeBody(b, physicsClientId=c)
-            break
-        # One createMultiBody call per shape (batchPositions): five times faster than a call per stone.
-        self._pool = {}
-        for shape in shapes:
-            n = counts.get(shape, 0)
-            kept = keep.get(shape, [])
+        for shape in sorted(counts):
+            n = counts[shape]
             if n <= 0:
                 continue
-            ids = kept + (self._create_stones(shape, [_parking(shape, k) for k in range(len(kept), n)])
-                          if n > len(kept) else [])
-            for b in ids[len(kept):]:
+            ids = self._create_stones(shape, [_parking(shape, k) for k in range(n)])
+            for b in ids:
                 p.changeDynamics(b, -1, lateralFriction=self._wood_mu, restitution=self._rest, linearDamping=0.0,
                                  angularDamping=0.0, frictionAnchor=1, physicsClientId=c)
-                self._moved.add(b)
             self._pool[shape] = ids
-        live = {b for ids in self._pool.values() for b in ids}
-        self._moved &= live
-        self._loaded = {b: key for b, key in self._loaded.items() if b in live}
         self._counts = dict(counts)
+        self._moved = {b for ids in self._pool.values() for b in ids}
+        self._loaded = {}
+        self._made = True
 
     def rebuild(self, ball: bool = True, active: "frozenset[int] | None" = None,
                 grow: "Callable[[dict[int, int]], frozenset[int] | None] | None" = None) -> None:
-        """Load every stone at its recorded pose, at rest, into the world.
+        """Load every stone at its recorded pose, at rest, into the world; park the rest of the pool.
 
-        The world is made once (:meth:`_make_world`) and then reused, its pool grown or shrunk to the
-        stones on the table (:meth:`_make_pool`): each stone of a shape takes
+        The world is made once (:meth:`_make_world`) and then reused: each stone of a shape takes
         the pool's body of the same rank (stones by id), every pool body's mass, pose, velocity and
         sleeping state is set and it is taken out of and put back into the collision world in the
         pool's order (which drops every contact and pair it had, and puts the bodies in that order),
@@ -306,11 +268,10 @@ class TableWorld:
         by_shape: dict[str, list[Stone]] = {}
         for s in sorted(self._states.values(), key=lambda s: s.id):
             by_shape.setdefault(s.shape, []).append(s)
-        want = {shape: len(group) for shape, group in by_shape.items()}
-        if not self._made:
+        want = {shape: max(self.shapes[shape].count if shape in self.shapes else 0, len(by_shape.get(shape, ())))
+                for shape in set(self.shapes) | set(by_shape)}
+        if not self._made or want != self._counts:
             self._make_world(want)
-        elif want != self._counts:
-            self._make_pool(want)
         bodies: dict[int, int] = {}
         cd, reset_pose, reset_vel, filt = (p.changeDynamics, p.resetBasePositionAndOrientation, p.resetBaseVelocity,
                                            p.setCollisionFilterGroupMask)
@@ -338,11 +299,16 @@ class TableWorld:
         # is left as it is: nothing of it can have changed, and its pairs went with the proxies of
         # the bodies that moved.
         prev = self._loaded
-        placed: list[tuple[int, int, str, bool, tuple]] = []  # (stone id, body, shape, as before, key)
+        placed: list[tuple[int, int, str, bool, tuple]] = []  # (stone id or -1, body, shape, as before, key)
         for shape in sorted(self._pool):
-            for s, b in zip(by_shape[shape], self._pool[shape]):
-                bodies[s.id] = b
-                key: tuple = (s.id, s.pos, s.quat)
+            group = by_shape.get(shape, [])
+            for k, b in enumerate(self._pool[shape]):
+                if k < len(group):
+                    s = group[k]
+                    bodies[s.id] = b
+                    key: tuple = (s.id, s.pos, s.quat)
+                else:
+                    key = (-1, _parking(shape, k), upright)
                 same = b not in moved and prev.get(b) == key
                 if not same:
                     reset_vel(b, zero, zero, physicsClientId=c)
@@ -352,19 +318,24 @@ class TableWorld:
             active = grow(bodies)
         loaded: dict[int, tuple] = {}
         for sid, b, shape, same, key in placed:
-            dynamic = active is None or sid in active
+            dynamic = sid >= 0 and (active is None or sid in active)
             if not dynamic:
                 loaded[b] = key
                 if same:
                     continue
-            cd(b, -1, mass=self.shapes[shape].mass if dynamic else 0.0, physicsClientId=c)
-            if dynamic and not ph.sleeping:
-                cd(b, -1, activationState=wake, physicsClientId=c)
-                cd(b, -1, activationState=p.ACTIVATION_STATE_DISABLE_SLEEPING, physicsClientId=c)
+            if sid >= 0:
+                cd(b, -1, mass=self.shapes[shape].mass if dynamic else 0.0, physicsClientId=c)
+                if dynamic and not ph.sleeping:
+                    cd(b, -1, activationState=wake, physicsClientId=c)
+                    cd(b, -1, activationState=p.ACTIVATION_STATE_DISABLE_SLEEPING, physicsClientId=c)
+                else:
+                    # awake first (its deactivation clock set to 0), then asleep
+                    cd(b, -1, activationState=wake | asleep, physicsClientId=c)
+                filt(b, -1, 1, -1, physicsClientId=c)
             else:
-                # awake first (its deactivation clock set to 0), then asleep
+                cd(b, -1, mass=0.0, physicsClientId=c)
                 cd(b, -1, activationState=wake | asleep, physicsClientId=c)
-            filt(b, -1, 1, -1, physicsClientId=c)
+                filt(b, -1, 0, 0, physicsClientId=c)
         self._loaded = loaded
         self._park_ball()
         self._bodies = {sid: bodies[sid] for sid in sorted(bodies)}  # by stone id, as the state
