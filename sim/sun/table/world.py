@@ -460,10 +460,15 @@ class TableWorld:
         the bodies' half-diagonals (the ball's radius), Bullet's contact threshold and
         :data:`REACH_SLACK_M` of each other, and the moving bodies' centres cost one query each,
         where the stones beyond (most of the static ones, far from every dynamic stone) cost a
-        contact query each; the answer is the same.
+        contact query each (when the moving bodies are nearly as many as the stones beyond, every
+        stone is asked instead); the answer is the same.
         """
         if not self._beyond:
             return False
+        if 2 * (len(self._dyn_reach) + 1) > len(self._beyond):
+            # as many moving bodies as stones beyond, or nearly (a pass that knocked a group over):
+            # reading their centres and comparing would cost more than asking every stone
+            return self._touched_of(self._beyond)
         c = self._cid
         pose = p.getBasePositionAndOrientation
         slack = self.physics.contact_threshold + REACH_SLACK_M
