@@ -191,23 +191,13 @@ def crossing_clearance(angle: float, a_ang: float, a_side: Side, b_ang: float, b
     return min(ca, cb) - ball_r
 
 
-def side_arrays(sides: Sequence[Side]) -> tuple[np.ndarray, np.ndarray]:
-    """``(P, Q)``: the corners of ``sides`` as two arrays of shape (len(sides), most corners), a
-    side of fewer corners padded with its first (the least over a side's corners is unchanged):
-    what :func:`crossing_clearances` reads."""
-    k = max(map(len, sides), default=1)
-    flat = [v for s in sides for c in (s + (s[0],) * (k - len(s))) for v in c]
-    arr = np.array(flat, dtype=float).reshape(len(sides), k, 2)
-    return arr[:, :, 0], arr[:, :, 1]
-
-
 def crossing_clearances(x: np.ndarray, start: np.ndarray, span: np.ndarray, closed: np.ndarray,
                         a_ang: np.ndarray, a_p: np.ndarray, a_q: np.ndarray, b_ang: np.ndarray,
                         b_p: np.ndarray, b_q: np.ndarray, ball_r: float) -> np.ndarray:
     """:func:`crossing_clearance` of many crossings at once: ``x`` (rad) with, element by element,
     the gap each one's angle falls in (its opening's ``start`` and ``span`` in rad, whether a gate
     too low ``closed`` it, its two positions' angles and their facing sides' corners as
-    :func:`side_arrays`, one row per crossing). -1 where the crossing is outside the opening or
+    :func:`gap_matrix` lays them out, one row per crossing). -1 where the crossing is outside the opening or
     under a closing gate. The vectorised form of the same arithmetic (numpy's element-wise sine and
     cosine: the agents' hot path, hundreds of crossings per decision)."""
     off = np.mod(x - start, TAU)
@@ -232,8 +222,8 @@ GapRow = tuple[float, float, bool, float, Side, float, Side]
 def gap_matrix(rows: Sequence[GapRow]) -> tuple[np.ndarray, int]:
     """Gap rows as one matrix (one row per gap, so that the rows of many crossings are one gather)
     and its corner count ``k``: columns start, span, closed (1.0 or 0.0), a_ang, b_ang, then the
-    sides' corners as :func:`side_arrays` gives them (a_p, a_q, b_p, b_q, ``k`` columns each; a side
-    of fewer corners padded with its first, which leaves a least over its corners unchanged)."""
+    sides' corners (a_p, a_q, b_p, b_q: the corners' two coordinates, ``k`` columns each; a side of
+    fewer corners padded with its first, which leaves a least over its corners unchanged)."""
     kc = max((max(len(r[4]), len(r[6])) for r in rows), default=1)
     flat: list[float] = []
     for start, span, closed, a_ang, a_side, b_ang, b_side in rows:

@@ -48,8 +48,8 @@ from sim.sun.geometry.stone import Stone
 from sim.sun.table.state import (Cause, Crossing, Penalty, TablePass, TablePlacement, TableSnapshot,
                                  fix_supports, gate_pose, judge, rotation_matrix, top_z)
 from sim.sun.players.thrower import ZERO_PASS, ZERO_PLACE, PlaceNoise, ThrowNoise
-from sim.sun.table.world import (ANY_BODY, ANY_LINK, TableWorld, add_stepping_wall_s, half_diagonal, metres_text,
-                                 stepping_wall_s)
+from sim.sun.table.world import (ANY_BODY, ANY_LINK, REACH_SLACK_M, TableWorld, add_stepping_wall_s, half_diagonal,
+                                 metres_text, stepping_wall_s)
 
 __all__ = ["Cause", "Crossing", "Penalty", "SunTable", "TablePass", "TablePlacement", "TableSnapshot",
            "stepping_wall_s"]
@@ -59,9 +59,6 @@ __all__ = ["Cause", "Crossing", "Penalty", "SunTable", "TablePass", "TablePlacem
 SEED_MARGIN_M = 0.005
 #: Vertical gap (m) under a placed stone, so that a noisy placement never starts in contact.
 PLACE_DROP_M = 0.0002
-#: Slack (m) added to two stones' half-diagonals before their intersection is left unasked (a
-#: placement's blocked check): far more than any rounding between a pose and Bullet's copy of it
-BLOCK_MARGIN_M = 0.01
 
 
 class SunTable(TableWorld):
@@ -711,7 +708,7 @@ class SunTable(TableWorld):
         # Bullet is asked only about the stones whose bounding spheres (centre and half-diagonal,
         # with a margin) meet the new stone's: two boxes further apart cannot intersect, so the
         # answer is the same and most of the ring costs no query
-        reach = half_diagonal(self.shapes[st.shape]) + BLOCK_MARGIN_M
+        reach = half_diagonal(self.shapes[st.shape]) + REACH_SLACK_M
         for sid, other in self._bodies.items():
             if sid == st.id:
                 continue

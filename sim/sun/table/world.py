@@ -60,8 +60,8 @@ def half_diagonal(shape: ShapeSpec) -> float:
 
 
 #: Slack (m) added to the reach of two bodies (their half-diagonals or the ball's radius, and Bullet's
-#: contact threshold) before a contact query between them is left unasked: far more than any
-#: rounding between a pose and Bullet's copy of it
+#: contact threshold) before a query between them is left unasked (a rest check's contacts, a
+#: placement's blocked check): far more than any rounding between a pose and Bullet's copy of it
 REACH_SLACK_M = 0.01
 
 
@@ -134,6 +134,8 @@ class TableWorld:
         self._dyn_bodies: list[int] = []
         #: (body, half-diagonal in m) of the dynamic stones (see :meth:`beyond_frontier_touched`)
         self._dyn_reach: list[tuple[int, float]] = []
+        #: half_diagonal of each shape (m), see :meth:`_half_diagonals`
+        self._half_diag: dict[str, float] | None = None
         #: static stones that a moving body came into contact with in the last run (it was cut short)
         self._touched: set[int] = set()
         self._base_body = -1
@@ -340,8 +342,9 @@ class TableWorld:
         self._park_ball()
         self._bodies = {sid: bodies[sid] for sid in sorted(bodies)}  # by stone id, as the state
         self._dyn_bodies = [b for sid, b in self._bodies.items() if active is None or sid in active]
-        self._dyn_reach = [(b, half_diagonal(self.shapes[self._states[sid].shape]))
-                           for sid, b in self._bodies.items() if active is None or sid in active]
+        hd = self._half_diagonals()
+        self._dyn_reach = [(b, hd[self._states[sid].shape]) for sid, b in self._bodies.items()
+                           if active is None or sid in active]
         self._moved = set(self._dyn_bodies)
         self._static_ids = {b: sid for sid, b in self._bodies.items() if active is not None and sid not in active}
         self._frontier = []
@@ -475,16 +478,22 @@ class TableWorld:
         movers = [(pose(b, c)[0], r + slack) for b, r in self._dyn_reach]
         if self._ball_live:  # the ball's centre is its link's (its inertial frame sits there)
             movers.append((p.getLinkState(self._ball_body, 0, 0, 0, c)[0], self.ball.radius + slack))
-        states, shapes = self._states, self.shapes
+        states, hd = self._states, self._half_diagonals()
         ask = []
         for sid, b in self._beyond:
             x, y, z = states[sid].pos
-            r = half_diagonal(shapes[states[sid].shape])
+            r = hd[states[sid].shape]
             for (mx, my, mz), mr in movers:
                 if (x - mx) ** 2 + (y - my) ** 2 + (z - mz) ** 2 <= (r + mr) ** 2:
                     ask.append((sid, b))
                     break
         return self._touched_of(ask)
+
+    def _half_diagonals(self) -> dict[str, float]:
+        """:func:`half_diagonal` of each shape (m), worked out once per table."""
+        if self._half_diag is None:
+            self._half_diag = {name: half_diagonal(s) for name, s in self.shapes.items()}
+        return self._half_diag
 
     def _touched_of(self, stones: "list[tuple[int, int]]") -> bool:
         """Whether one of ``stones`` ((stone id, body) pairs) is in contact with anything now
