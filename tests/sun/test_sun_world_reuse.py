@@ -80,3 +80,79 @@ def test_a_world_left_awake_or_shaken_loads_the_same() -> None:
             want = _pass_key(fresh.pass_ball(math.radians(40.0)))
         assert got == want
         assert got[0]  # a hitting pass: stones were lost
+
+
+@pytest.mark.parametrize("spare", [0, 1, 3])
+def test_a_pool_refitted_in_the_middle_keeps_the_fresh_worlds_order(spare: int, monkeypatch) -> None:
+    """The world holds the stones' bodies and a few idle ones per shape, shapes in sorted order.
+    Stones of a shape with no idle body left make that shape's bodies, and every body after them,
+    again; going back to a snapshot and placing other shapes refits the pool from a shape in the
+    middle. A body made out of the order a fresh world has (Bullet orders its pairs and contacts by
+    the bodies' broadphase handles) would change the results of the stacks placed here, whose two
+    stones touch. With no idle body kept, each placement refits the pool."""
+    from sim.sun.table import world
+
+    monkeypatch.setattr(world, "SPARE_BODIES", spare)
+    layout = load_layout(FULL, "fast")
+    rng = np.random.default_rng(11)
+    hand = skill("casual")
+    with SunTable.from_layout(layout) as t:
+        blocks = [s.id for s in t.stones() if s.role == "stand" and s.shape == "block"]
+        gone = [t.remove_stone(i) for i in blocks[::2]]  # the widest: any shape stands in their place
+        for s in list(t.stones()):  # with what rested on them
+            if s.on and any(o not in {x.id for x in t.stones()} for o in s.on):
+                t.remove_stone(s.id)
+        start = t.snapshot()
+        free = [math.atan2(s.pos[1], s.pos[0]) for s in gone]  # where the stones taken off stood
+        rounds = [("pillar", "slab"), ("slab", "slab"), ("block", "pillar"), ("pillar", "block")]
+        for k, pair in enumerate(rounds):
+            t.restore(start)
+            for j, shape in enumerate(pair):  # a stand, and a stone stacked on it: their bodies touch
+                snap = t.snapshot()
+                noise = hand.draw_place(rng)
+
+                def put(table: SunTable):
+                    if j == 0:
+                        return table.stand_stone(shape, free[0], noise)
+                    return table.stack_stone(shape, start.next_id, noise)
+
+                r = put(t)
+                assert r.standing and r.stone == start.next_id + j, (k, shape, r.cause)
+                got = _place_key(r, t)
+                with SunTable(layout, snap.stones, snap.next_id) as fresh:
+                    want = _place_key(put(fresh), fresh)
+                assert got == want, (k, shape)
+            for aim in (free[0], free[1]):
+                noise = hand.draw_pass(rng)
+                snap = t.snapshot()
+                got = _pass_key(t.pass_ball(aim + math.pi, noise=noise))
+                with SunTable(layout, snap.stones, snap.next_id) as fresh:
+                    assert got == _pass_key(fresh.pass_ball(aim + math.pi, noise=noise)), k
+
+
+def test_a_world_holds_a_body_per_stone_and_few_idle_ones() -> None:
+    """Bodies cost stepping whether they move or not: the world holds the base, the floor, the ball
+    and one body per stone, plus at most 2 * SPARE_BODIES idle bodies per shape."""
+    from sim.sun.table.world import SPARE_BODIES
+
+    layout = load_layout(FULL, "fast")
+    with SunTable.from_layout(layout) as t:
+        t.ensure_world()
+        assert t.stone_bodies == len(t.stones())
+        ids = [s.id for s in t.stones()]
+        counts = []
+        for k, sid in enumerate(ids[:24]):
+            if sid in {s.id for s in t.stones()}:
+                t.remove_stone(sid)
+            for s in list(t.stones()):  # what rested on a removed stone goes with it
+                if s.on and any(o not in {x.id for x in t.stones()} for o in s.on):
+                    t.remove_stone(s.id)
+            t.ensure_world()
+            n = t.stone_bodies
+            counts.append(n)
+            assert len(t.stones()) <= n <= len(t.stones()) + 2 * SPARE_BODIES * len(layout.shapes), k
+        assert min(counts) < len(ids) - 12  # the world did shrink
+        snap = t.snapshot()
+        got = _pass_key(t.pass_ball(math.radians(40.0)))
+        with SunTable(layout, snap.stones, snap.next_id) as fresh:
+            assert got == _pass_key(fresh.pass_ball(math.radians(40.0)))

@@ -125,8 +125,8 @@ def judge(st: Stone, was: Stone, now: Mapping[int, Stone], kept: Mapping[int, St
 def rests_on_supports(st: Stone, now: Mapping[int, Stone], shapes: Mapping[str, ShapeSpec]) -> bool:
     """Whether a stacked stone or gate still rests on its supports (poses ``now``)."""
     sups = [now.get(i) for i in under(st, now)]
-    if any(s is None for s in sups):
-        return False
+    if not sups or any(s is None for s in sups):
+        return False  # every support taken off the table (remove_stone): nothing holds it up
     bottom = pose_bottom(st.pose, shapes[st.shape])
     if st.role == "stack":
         sup = sups[0]

@@ -71,6 +71,13 @@ def _parking(shape: str, k: int) -> tuple[float, float, float]:
     return (0.1 * k, 0.1 * "abcdefghijklmnopqrstuvwxyz".find(shape[:1].lower()), -5.0)
 
 
+#: idle bodies kept per shape beyond the stones of that shape on the table (at most the set's count):
+#: a stone placed takes one without a new body; a shape out of them makes its bodies and those of
+#: the shapes after it again (see :meth:`TableWorld._fit_pool`). Each idle body costs every step a
+#: few pair tests of the broadphase, each new one a call of about 0.1 ms (docs/sun-physics.md)
+SPARE_BODIES = 1
+
+
 #: static stones whose centre is within this (m) of a dynamic stone's are watched at every step, the
 #: others at every rest check (a stone falling onto one further away meets a nearer one first)
 FRONTIER_M = 0.06
@@ -115,8 +122,9 @@ class TableWorld:
         self._ball_live = False
         self._dirty = True
         self._made = False
+        #: shape -> its bodies by rank (see :meth:`_fit_pool`); the shapes in sorted order, each
+        #: shape's bodies by rank, is the order of their broadphase handles
         self._pool: dict[str, list[int]] = {}
-        self._counts: dict[str, int] = {}
         #: the stones loaded dynamic (None: all), as :meth:`rebuild` was told
         self._active: frozenset[int] | None = None
         #: body -> stone id of the stones loaded static (see :meth:`load_active`)
@@ -166,6 +174,12 @@ class TableWorld:
         return self._active
 
     @property
+    def stone_bodies(self) -> int:
+        """How many stone bodies the world holds: one per stone loaded, plus idle ones (see
+        :meth:`_fit_pool`)."""
+        return sum(len(b) for b in self._pool.values())
+
+    @property
     def client(self) -> int:
         """The PyBullet physics client id (for tests and the viewer)."""
         return self._cid
@@ -179,13 +193,9 @@ class TableWorld:
         if self._dirty or active != self._active:
             self.rebuild(ball, active)
 
-    def _make_world(self, counts: dict[str, int]) -> None:
-        """Build the engine from nothing: reset, parameters, the base, the floor, the ball (idle,
-        collisions off) and a pool of ``counts[shape]`` stone bodies per shape, parked.
-
-        Done once per table (and again only when the table holds more stones of a shape than the
-        pool has, or a pool larger than the set is no longer needed), so that the pool is a
-        function of the state alone: the set's counts or the stones on the table.
+    def _make_world(self) -> None:
+        """Build the engine from nothing: reset, parameters, the base, the floor and the ball (idle,
+        collisions off), with no stone body yet (:meth:`_fit_pool` makes them). Done once per table.
         """
         c = self._cid
         ph = self.physics
@@ -228,32 +238,76 @@ class TableWorld:
         self._shape_ids: dict[str, int] = {}
         self._ball_body = self._create_ball()
         self._ball_live = False
-        # One createMultiBody call per shape (batchPositions): five times faster than a call per
-        # stone. Parked bodies are static, collide with nothing and sit below the floor.
         self._pool = {}
-        for shape in sorted(counts):
-            n = counts[shape]
-            if n <= 0:
-                continue
-            ids = self._create_stones(shape, [_parking(shape, k) for k in range(n)])
-            for b in ids:
-                p.changeDynamics(b, -1, lateralFriction=self._wood_mu, restitution=self._rest, linearDamping=0.0,
-                                 angularDamping=0.0, frictionAnchor=1, physicsClientId=c)
-            self._pool[shape] = ids
-        self._counts = dict(counts)
-        self._moved = {b for ids in self._pool.values() for b in ids}
+        self._moved = set()
         self._loaded = {}
         self._made = True
+
+    def _fit_pool(self, live: dict[str, int]) -> None:
+        """Give each shape at least ``live[shape]`` bodies (the stones of that shape to load), and
+        drop idle ones when there are many.
+
+        The pool's order decides the results: Bullet orders its pairs and contacts by the bodies'
+        broadphase handles, and the results of a world depend on that order (the stones of a shape
+        take its bodies by rank, shapes in sorted order, as a world made afresh for the state has
+        them). How many idle bodies a shape has after its stones changes no result (an idle body
+        is static, parked and collides with nothing). A shape that has too few bodies, or a pool
+        with more than ``2 * SPARE_BODIES`` idle bodies per shape, is refitted from the first shape
+        that changes: every body from there on is removed, last first (the simple broadphase hands
+        freed handles back last-freed first), then made again in order, one createMultiBody call per
+        shape, so the bodies kept and the bodies made keep the handles' order. Each shape then has
+        :data:`SPARE_BODIES` idle bodies, or as many as the set has left.
+        """
+        pool = self._pool
+        shapes = sorted(set(pool) | set(live))
+        have = {s: len(pool.get(s, ())) for s in shapes}
+        grow = [s for s in shapes if live.get(s, 0) > have[s]]
+        idle = sum(have[s] - live.get(s, 0) for s in shapes)
+        shrink = idle > 2 * SPARE_BODIES * max(1, len(shapes))
+        if not grow and not shrink:
+            return
+        want = {}
+        for s in shapes:
+            n = live.get(s, 0)
+            cap = self.shapes[s].count if s in self.shapes else 0
+            want[s] = max(n, min(n + SPARE_BODIES, cap))
+        first = grow[0] if grow else None
+        if shrink:
+            over = [s for s in shapes if have[s] != want[s]]
+            first = min(over[0], first) if first is not None and over else (over[0] if over else first)
+        if first is None:
+            return
+        tail = shapes[shapes.index(first):]
+        keep = min(have[first], want[first])  # the first shape's bodies kept (its lowest ranks)
+        c = self._cid
+        gone = [b for s in tail for b in pool.get(s, ())[keep if s == first else 0:]]
+        for b in reversed(gone):
+            p.removeBody(b, physicsClientId=c)
+            self._moved.discard(b)
+            self._loaded.pop(b, None)
+        for s in tail:
+            kept = pool.get(s, [])[:keep] if s == first else []
+            n = want[s] - len(kept)
+            made = self._create_stones(s, [_parking(s, k) for k in range(len(kept), want[s])]) if n > 0 else []
+            for b in made:
+                p.changeDynamics(b, -1, lateralFriction=self._wood_mu, restitution=self._rest, linearDamping=0.0,
+                                 angularDamping=0.0, frictionAnchor=1, physicsClientId=c)
+            self._moved.update(made)
+            if kept or made:
+                pool[s] = kept + made
+            else:
+                pool.pop(s, None)
 
     def rebuild(self, ball: bool = True, active: "frozenset[int] | None" = None,
                 grow: "Callable[[dict[int, int]], frozenset[int] | None] | None" = None) -> None:
         """Load every stone at its recorded pose, at rest, into the world; park the rest of the pool.
 
-        The world is made once (:meth:`_make_world`) and then reused: each stone of a shape takes
-        the pool's body of the same rank (stones by id), every pool body's mass, pose, velocity and
-        sleeping state is set and it is taken out of and put back into the collision world in the
-        pool's order (which drops every contact and pair it had, and puts the bodies in that order),
-        the ball is hung idle with collisions off. The world after a load is therefore a function of
+        The world is made once (:meth:`_make_world`) and then reused: the pool is fitted to the
+        stones (:meth:`_fit_pool`: each shape has a body per stone of that shape and at most a few
+        idle ones), each stone of a shape takes the pool's body of the same rank (stones by id),
+        every pool body's mass, pose, velocity and sleeping state is set and it is taken out of and
+        put back into the collision world in the pool's order (which drops every contact and pair it
+        had; it keeps its broadphase handle), the ball is hung idle with collisions off. The world after a load is therefore a function of
         the state alone, whatever the world went through before: a pass or a placement stays a pure
         function of (poses, parameters, command, noise) (tests/sun/test_sun_world_reuse.py runs the
         same calls on reused and fresh worlds and compares every bit).
@@ -270,10 +324,9 @@ class TableWorld:
         by_shape: dict[str, list[Stone]] = {}
         for s in sorted(self._states.values(), key=lambda s: s.id):
             by_shape.setdefault(s.shape, []).append(s)
-        want = {shape: max(self.shapes[shape].count if shape in self.shapes else 0, len(by_shape.get(shape, ())))
-                for shape in set(self.shapes) | set(by_shape)}
-        if not self._made or want != self._counts:
-            self._make_world(want)
+        if not self._made:
+            self._make_world()
+        self._fit_pool({shape: len(group) for shape, group in by_shape.items()})
         bodies: dict[int, int] = {}
         cd, reset_pose, reset_vel, filt = (p.changeDynamics, p.resetBasePositionAndOrientation, p.resetBaseVelocity,
                                            p.setCollisionFilterGroupMask)
