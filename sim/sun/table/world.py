@@ -134,6 +134,9 @@ class TableWorld:
         #: (stone id, body) of the other static stones (checked at each rest check, see
         #: :meth:`beyond_frontier_touched`)
         self._beyond: list[tuple[int, int]] = []
+        #: (stone id, body, x, y, z, half-diagonal) of ``_beyond``'s stones, made at their first rest
+        #: check after a load (they are static: their poses are the state's)
+        self._beyond_at: list[tuple[int, int, float, float, float, float]] | None = None
         #: pool bodies that may have been integrated since their last upright step (see :meth:`rebuild`)
         self._moved: set[int] = set()
         #: body -> (stone id or -1, position, orientation) of the bodies the last load left static
@@ -402,6 +405,7 @@ class TableWorld:
         self._static_ids = {b: sid for sid, b in self._bodies.items() if active is not None and sid not in active}
         self._frontier = []
         self._beyond = [(sid, b) for b, sid in self._static_ids.items()]
+        self._beyond_at = None
         self._active = active
         self._dirty = False
         _BUILDING[0] += time.perf_counter() - t0
@@ -482,6 +486,7 @@ class TableWorld:
             (pos[sid][0] - x) ** 2 + (pos[sid][1] - y) ** 2 + (pos[sid][2] - z) ** 2 <= reach2 for x, y, z in dyn)]
         near = {sid for sid, _ in self._frontier}
         self._beyond = [(sid, b) for b, sid in self._static_ids.items() if sid not in near]
+        self._beyond_at = None
         return frozenset(grown)
 
     def neighbours(self, touched: "set[int]") -> set[int]:
@@ -531,13 +536,14 @@ class TableWorld:
         movers = [(pose(b, c)[0], r + slack) for b, r in self._dyn_reach]
         if self._ball_live:  # the ball's centre is its link's (its inertial frame sits there)
             movers.append((p.getLinkState(self._ball_body, 0, 0, 0, c)[0], self.ball.radius + slack))
-        states, hd = self._states, self._half_diagonals()
+        if self._beyond_at is None:
+            states, hd = self._states, self._half_diagonals()
+            self._beyond_at = [(sid, b, *states[sid].pos, hd[states[sid].shape]) for sid, b in self._beyond]
         ask = []
-        for sid, b in self._beyond:
-            x, y, z = states[sid].pos
-            r = hd[states[sid].shape]
+        for sid, b, x, y, z, r in self._beyond_at:
             for (mx, my, mz), mr in movers:
-                if (x - mx) ** 2 + (y - my) ** 2 + (z - mz) ** 2 <= (r + mr) ** 2:
+                dx, dy, dz, rr = x - mx, y - my, z - mz, r + mr
+                if dx * dx + dy * dy + dz * dz <= rr * rr:
                     ask.append((sid, b))
                     break
         return self._touched_of(ask)
