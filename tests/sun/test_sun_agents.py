@@ -154,23 +154,33 @@ def test_quick_ring_equals_the_ring_and_stand_sides() -> None:
 
 
 def test_mark_areas_of_many_rings_in_one_pass_equal_one_call_each() -> None:
-    positions = _placement_positions(None, seed=5, keep=6)
-    checked = 0
-    for st in positions:
+    """prefetch_rings' numbers are area_clear's own: each ring on its own, and (with the
+    decision's ring as ``base``) the rings previews spliced from it through base's rows and search."""
+    positions = _placement_positions(None, seed=5, keep=6) + _placement_positions({"field": "random"}, seed=2, keep=6)
+    checked = spliced = 0
+
+    def jobs_of(st: SunState) -> list[tuple[Ring, list[tuple[float, int]]]]:
         jobs = []
-        for a in st.legal_actions()[:10]:
+        for a in st.legal_actions()[:14]:
             pvs = S.previews(st, a)
             if pvs:
                 jobs.append((pvs[0].ring, [(pv.markers[o][0], n) for pv in pvs for o in range(2) for n in (9, 21)]))
+        return jobs
+
+    for st in positions:
         S._RING_MEMOS.clear()
+        jobs = jobs_of(st)
         single = [[S.area_clear(ring, st.geom, m, n) for m, n in wants] for ring, wants in jobs]
-        S._RING_MEMOS.clear()
-        S.prefetch_rings(st.geom, jobs)
-        assert all(S.ring_memo(ring, st.geom).area for ring, _ in jobs)  # computed by the one pass
-        batched = [[S.area_clear(ring, st.geom, m, n) for m, n in wants] for ring, wants in jobs]
-        assert batched == single
+        for base in (None, st.ring()):
+            S._RING_MEMOS.clear()
+            jobs = jobs_of(st)  # fresh rings (previews notes how it spliced them in their memos)
+            spliced += sum(S.ring_memo(ring, st.geom).splice is not None for ring, _ in jobs) if base else 0
+            S.prefetch_rings(st.geom, jobs, base=base)
+            assert all(S.ring_memo(ring, st.geom).area for ring, _ in jobs)  # computed by the one pass
+            batched = [[S.area_clear(ring, st.geom, m, n) for m, n in wants] for ring, wants in jobs]
+            assert batched == single
         checked += len(jobs)
-    assert checked >= 20
+    assert checked >= 20 and spliced >= 20
 
 
 def test_ring_plus_is_the_ring_that_ring_with_builds() -> None:

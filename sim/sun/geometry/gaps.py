@@ -215,8 +215,27 @@ def crossing_clearances(x: np.ndarray, start: np.ndarray, span: np.ndarray, clos
 
 #: A gap as :func:`gap_matrix` reads it: start and span of its opening (rad), closed (a gate too
 #: low for the ball), its first position's angle and counter-clockwise side, its second's angle and
-#: clockwise side (``Ring.gap_columns``' columns, row by row)
+#: clockwise side (a ring's gaps as ``Ring._np`` and ``measures.prefetch_rings`` read them)
 GapRow = tuple[float, float, bool, float, Side, float, Side]
+
+
+#: a side's corners as :func:`gap_matrix` lays them out, by (``id`` of the side, corner count):
+#: the side (kept, so that its id stays its own) and its first coordinates then its second ones,
+#: padded with its first corner. Positions, and their sides, recur on ring after ring. Bounded:
+#: emptied when full.
+_LAID_OUT: dict[tuple[int, int], tuple[Side, tuple[float, ...]]] = {}
+_LAID_OUT_KEPT = 4096
+
+
+def _laid_out(side: Side, kc: int) -> tuple[Side, tuple[float, ...]]:
+    got = _LAID_OUT.get((id(side), kc))
+    if got is None or got[0] is not side:
+        if len(_LAID_OUT) >= _LAID_OUT_KEPT:
+            _LAID_OUT.clear()
+        padded = side + (side[0],) * (kc - len(side)) if len(side) < kc else side
+        p, q = zip(*padded)
+        got = _LAID_OUT[(id(side), kc)] = (side, p + q)
+    return got
 
 
 def gap_matrix(rows: Sequence[GapRow]) -> tuple[np.ndarray, int]:
@@ -228,13 +247,8 @@ def gap_matrix(rows: Sequence[GapRow]) -> tuple[np.ndarray, int]:
     flat: list[float] = []
     for start, span, closed, a_ang, a_side, b_ang, b_side in rows:
         flat += (start, span, 1.0 if closed else 0.0, a_ang, b_ang)
-        if len(a_side) < kc:
-            a_side = a_side + (a_side[0],) * (kc - len(a_side))
-        if len(b_side) < kc:
-            b_side = b_side + (b_side[0],) * (kc - len(b_side))
-        a_p, a_q = zip(*a_side)
-        b_p, b_q = zip(*b_side)
-        flat += a_p + a_q + b_p + b_q
+        flat += _laid_out(a_side, kc)[1]
+        flat += _laid_out(b_side, kc)[1]
     return np.array(flat).reshape(len(rows), 5 + 4 * kc), kc
 
 
@@ -282,3 +296,16 @@ def bump_chance(widths: Sequence[float], min_clearance: float, sigma: float) -> 
         else:
             out += 0.5 * math.erfc(free / (sigma * math.sqrt(2.0)))
     return min(1.0, out)
+
+
+def pad_corners(mat: np.ndarray, kc: int, to: int) -> np.ndarray:
+    """A :func:`gap_matrix` of corner count ``kc`` laid out for ``to`` >= ``kc`` corners: each
+    side's columns padded with its first corner, as :func:`gap_matrix` pads (the least over a
+    side's corners is unchanged, so :func:`matrix_clearances` gives the same numbers)."""
+    if to == kc:
+        return mat
+    cols = list(range(5))
+    for grp in range(4):
+        c0 = 5 + grp * kc
+        cols += list(range(c0, c0 + kc)) + [c0] * (to - kc)
+    return mat[:, cols]
