@@ -662,7 +662,7 @@ class Ring:
         return self._arrays
 
     def clearances(self, angles: np.ndarray, g: Geometry) -> np.ndarray:
-        """:meth:`clearance_at` for many angles at once (rad in, m out; ``gaps.crossing_clearances``):
+        """:meth:`clearance_at` for many angles at once (rad in, m out; ``gaps.matrix_clearances``):
         the agents' hot path, which scores hundreds of candidate lines per decision."""
         if self.n == 0:
             return np.ones_like(angles)
