@@ -228,7 +228,8 @@ def prefetch_rings(g: Geometry, jobs: Sequence[tuple[Ring, Sequence[tuple[float,
     if not todo:
         return
     k = np.concatenate([_fractions(c) for c in counts])
-    aims = np.mod(np.repeat(np.array(bases), counts) + np.repeat(np.array(spans), counts) * k, TAU)
+    arcs = np.repeat(np.array([bases, spans]), counts, axis=1)  # each aim's arc: start, span
+    aims = np.mod(arcs[0] + arcs[1] * k, TAU)
     m_all = len(aims)
     x = np.concatenate([aims, aims + math.pi])
     xa = np.mod(x, TAU)
@@ -274,32 +275,34 @@ def prefetch_rings(g: Geometry, jobs: Sequence[tuple[Ring, Sequence[tuple[float,
             blocks.append((mat, kc))
             own.append((at, n_rows, at_aim, m))
             n_rows += n
+            if nb >= 2:  # a stand-in for base's search (its rows are set below from its own)
+                spliced.append(([0] * nb, nb, math.inf, math.inf, at_aim, m))
         at_aim += m
     if new_rows:
         mat, kc = gap_matrix(new_rows)
         blocks.append((mat, kc))
         for rowmap, j0, (gl, gr) in pending:
             rowmap[gl], rowmap[gr] = n_rows + j0, n_rows + j0 + 1
-    # each crossing's row: spliced rings through base's search, the others through their own
-    idx = np.empty(2 * m_all, dtype=np.intp)
+    # each crossing's row: spliced rings through base's search (the aims, then their far
+    # crossings, as two rows), then the other rings' through their own search
     if spliced:
         per = [m for _, _, _, _, _, m in spliced]
-        sel = np.concatenate([np.arange(a0, a0 + m) for _, _, _, _, a0, m in spliced])
-        sel = np.concatenate([sel, sel + m_all])
-        xs = xa[sel]
-        cnt = np.searchsorted(b_at, xs, side="right")
-        rep = np.repeat(np.arange(len(spliced)), per)
-        rep = np.concatenate([rep, rep])
-        cnt += np.array([t[2] for t in spliced])[rep] <= xs
-        cnt -= np.array([t[3] for t in spliced])[rep] <= xs
-        first_row: list[int] = []
+        at_x = np.repeat(np.array([[t[2] for t in spliced], [t[3] for t in spliced]]), per, axis=1)
         flat: list[int] = []
+        firsts: list[int] = []
         for rowmap, _, _, _, _, _ in spliced:
-            first_row.append(len(flat))
+            firsts.append(len(flat))
             flat.extend(rowmap)
-        local = cnt - 1
-        local = np.where(local < 0, local + np.array([t[1] for t in spliced])[rep], local)
-        idx[sel] = np.array(flat)[np.array(first_row)[rep] + local]
+        at_i = np.repeat(np.array([[t[1] for t in spliced], firsts]), per, axis=1)
+        x2 = xa.reshape(2, m_all)
+        cnt = np.searchsorted(b_at, x2, side="right")
+        cnt += at_x[0] <= x2
+        cnt -= at_x[1] <= x2
+        cnt -= 1
+        local = np.where(cnt < 0, cnt + at_i[0], cnt)
+        idx = np.array(flat)[at_i[1] + local].reshape(-1)
+    else:
+        idx = np.empty(2 * m_all, dtype=np.intp)
     for at, r0, a0, m in own:
         for lo_ in (a0, a0 + m_all):
             sl = slice(lo_, lo_ + m)
