@@ -137,6 +137,21 @@ def test_quick_scores_kept_in_gap_memos_from_earlier_turns_are_the_same_numbers(
     assert found > 0
 
 
+def test_free_gaps_of_a_ring_counts_what_free_gaps_counts() -> None:
+    """free_gaps_of (the previews' count, as the passable gaps less the other seats' areas) equals
+    free_gaps (gap by gap) on every placement position, and on the state after each marker move."""
+    checked = 0
+    for st in _placement_positions(None, seed=5, keep=14) + _placement_positions({"field": "random"}, seed=2, keep=6):
+        S._RING_MEMOS.clear()
+        assert S.free_gaps_of(st.ring(), st.geom, st.markers, st.seat) == S.free_gaps(st)
+        for seat in range(st.num_players):
+            c = st.clone()
+            c.position.seat = seat
+            assert S.free_gaps_of(c.ring(), c.geom, c.markers, seat) == S.free_gaps(c)
+            checked += 1
+    assert checked >= 30
+
+
 def test_quick_ring_equals_the_ring_and_stand_sides() -> None:
     rng = np.random.default_rng(3)
     checked = 0

@@ -22,7 +22,7 @@ from sim.sun.geometry.gaps import bump_chance as gap_bump
 from sim.sun.geometry.gaps import (GapRow, crossing_clearance, gap_matrix, gate_clear, matrix_clearances, pad_corners,
                                    passable,
                                    side_clearance, upright_side, width_between)
-from sim.sun.geometry.ring import Geometry, Pos, Ring, gap_width, others_areas, sep_for_width
+from sim.sun.geometry.ring import Geometry, Pos, Ring, gap_width, others_gaps, sep_for_width
 from sim.sun.rules.state import SunState
 from sim.sun.geometry.specs import TAU, PhysicsSpec, ShapeSpec
 
@@ -116,7 +116,7 @@ def best_aim(state: SunState, samples: int = AIM_SAMPLES, seat: int | None = Non
     return float(c[k]), Pass(math.degrees(float(aims[k])) % 360.0, g.min_release), tried
 
 
-@dataclass
+@dataclass(slots=True)
 class RingMemo:
     """What the agents computed on one ring (rings never change): mark-area clearances by (gap,
     samples) and which gaps are passable. The previews of one placement share one ring, so every
@@ -441,12 +441,14 @@ def free_gaps_of(ring: Ring, g: Geometry, markers: Sequence[Sequence[float]], se
     got = memo.free.get(key)
     if got is not None:
         return got
-    others = others_areas(ring, markers, seat)
     if memo.passable is None:  # Ring.passable of each gap
         pw, gz = g.pass_width, g.gate_clear_z
         memo.passable = [passable(w, u, pw, gz) for w, u in zip(ring.width, ring.under)]
     ok = memo.passable
-    got = memo.free[key] = sum(1 for i in range(ring.n) if ring.keys[i] not in others and ok[i])
+    # the passable gaps less those that are another seat's mark area (others_areas: a gap's key
+    # names it alone, so the count over the gaps not in it is this difference)
+    others = {gi for _, gi in others_gaps(ring, markers, seat)}
+    got = memo.free[key] = sum(ok) - sum(ok[i] for i in others)
     return got
 
 
