@@ -195,7 +195,8 @@ def matrix_clearances(x: np.ndarray, rows: np.ndarray, kc: int, ball_r: float) -
     """:func:`crossing_clearance` of many crossings at once: ``x`` (rad) with, row by row, the gap
     each one's angle falls in as :func:`gap_matrix` lays it out (``rows``: one per crossing,
     gathered from such a matrix of ``kc`` corners per side): its opening's start and span (rad),
-    whether a gate too low closed it, its two positions' angles and their facing sides' corners.
+    whether it is shut (no opening, or a gate too low), its two positions' angles and their facing
+    sides' corners.
     -1 where the crossing is outside the opening or under a closing gate. The vectorised form of
     the same arithmetic (numpy's element-wise sine and cosine: the agents' hot path, hundreds of
     crossings per decision).
@@ -209,7 +210,7 @@ def matrix_clearances(x: np.ndarray, rows: np.ndarray, kc: int, ball_r: float) -
     m = len(x)
     off = np.mod(x - cols[0], TAU)
     span = cols[1]
-    inside = (span >= 0.0) & (off <= span) & (cols[2] == 0.0)
+    inside = (off <= span) & (cols[2] == 0.0)
     d = np.mod((x - cols[3:5]) * _SIGNS, TAU)  # rows: da, db
     h = np.minimum(d, QUARTER)
     corners = (cols[5:5 + 2 * kc].reshape(2, kc, m) * np.sin(h)[:, None]
@@ -250,7 +251,8 @@ def _laid_out(side: Side, kc: int) -> tuple[Side, tuple[float, ...], tuple[float
 
 def gap_matrix(rows: Sequence[GapRow]) -> tuple[np.ndarray, int]:
     """Gap rows as one matrix (one row per gap, so that the rows of many crossings are one gather)
-    and its corner count ``k``: columns start, span, closed (1.0 or 0.0), a_ang, b_ang, then the
+    and its corner count ``k``: columns start, span, shut (1.0 where the opening is empty, span < 0,
+    or a gate too low closes it; else 0.0), a_ang, b_ang, then the
     sides' corners (a_p, b_p, a_q, b_q: the corners' two coordinates, ``k`` columns each; a side of
     fewer corners padded with its first, which leaves a least over its corners unchanged)."""
     kc = max((max(len(r[4]), len(r[6])) for r in rows), default=1)
@@ -258,7 +260,7 @@ def gap_matrix(rows: Sequence[GapRow]) -> tuple[np.ndarray, int]:
     for start, span, closed, a_ang, a_side, b_ang, b_side in rows:
         _, a_p, a_q = _laid_out(a_side, kc)
         _, b_p, b_q = _laid_out(b_side, kc)
-        flat += (start, span, 1.0 if closed else 0.0, a_ang, b_ang)
+        flat += (start, span, 1.0 if closed or span < 0.0 else 0.0, a_ang, b_ang)
         flat += a_p + b_p + a_q + b_q
     return np.array(flat).reshape(len(rows), 5 + 4 * kc), kc
 
