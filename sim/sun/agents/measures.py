@@ -243,8 +243,8 @@ def prefetch_rings(g: Geometry, jobs: Sequence[tuple[Ring, Sequence[tuple[float,
     spliced: list[tuple[list[int], int, float, float, int, int]] = []  # (rowmap, n, add, sub, first aim, aims)
     own: list[tuple[np.ndarray, int, int, int]] = []  # (angles, first row, first aim, aims) of the other rings
     nb = base.n if base is not None else 0
-    if nb >= 2:
-        b_at, b_mat, b_kc = base._np(g)  # noqa: SLF001 - the ring's own cached arrays
+    if base is not None and nb >= 2:
+        b_at, b_mat, b_kc = base.gap_arrays(g)  # the ring's own, cached
         blocks.append((b_mat, b_kc))
         n_rows = nb
     pending: list[tuple[list[int], int, list[int]]] = []  # spliced rowmaps' new-gap slots to fill
@@ -271,7 +271,7 @@ def prefetch_rings(g: Geometry, jobs: Sequence[tuple[Ring, Sequence[tuple[float,
                                  b.angle, b.cw))
             spliced.append((rowmap, n, ring.angles[kk], sub, at_aim, m))
         else:
-            at, mat, kc = ring._np(g)  # noqa: SLF001
+            at, mat, kc = ring.gap_arrays(g)
             blocks.append((mat, kc))
             own.append((at, n_rows, at_aim, m))
             n_rows += n

@@ -226,7 +226,7 @@ _SIGNS = np.array([[1.0], [-1.0]])
 
 #: A gap as :func:`gap_matrix` reads it: start and span of its opening (rad), closed (a gate too
 #: low for the ball), its first position's angle and counter-clockwise side, its second's angle and
-#: clockwise side (a ring's gaps as ``Ring._np`` and ``measures.prefetch_rings`` read them)
+#: clockwise side (a ring's gaps as ``Ring.gap_arrays`` and ``measures.prefetch_rings`` read them)
 GapRow = tuple[float, float, bool, float, Side, float, Side]
 
 

@@ -647,8 +647,9 @@ class Ring:
         a, b = self.pos[i], self.pos[(i + 1) % self.n]
         return crossing_clearance(angle, a.angle, a.ccw, b.angle, b.cw, g.ball.radius)
 
-    def _np(self, g: Geometry) -> tuple[np.ndarray, np.ndarray, int]:
-        """The ring as arrays for :meth:`clearances`: its angles and the ``gaps.gap_matrix`` of
+    def gap_arrays(self, g: Geometry) -> tuple[np.ndarray, np.ndarray, int]:
+        """The ring as arrays for :meth:`clearances` (and the agents' batched mark areas,
+        ``measures.prefetch_rings``): its angles and the ``gaps.gap_matrix`` of
         its gaps (gap ``i`` from position ``i`` to ``i + 1``: the start and span of its opening,
         whether a gate too low closes it, the first position's angle and counter-clockwise side,
         the second's angle and clockwise side), built once per ring (a ring never changes)."""
@@ -666,7 +667,7 @@ class Ring:
         the agents' hot path, which scores hundreds of candidate lines per decision."""
         if self.n == 0:
             return np.ones_like(angles)
-        at, rows, kc = self._np(g)
+        at, rows, kc = self.gap_arrays(g)
         i = (np.searchsorted(at, np.mod(angles, TAU), side="right") - 1) % self.n
         return matrix_clearances(angles, rows[i], kc, g.ball.radius)
 
