@@ -17,7 +17,7 @@ from sim.core.play import play
 from sim.sun.agents import base as agent_base
 from sim.sun.agents import policies as A
 from sim.sun.agents import measures as S
-from sim.sun.actions import Stack, Stand
+from sim.sun.actions import Gate, Stack, Stand
 from sim.sun.physics import ScriptedTable
 from sim.sun.geometry.ring import Geometry, Pos, Ring
 from sim.sun.rules.state import SunState
@@ -137,6 +137,21 @@ def test_quick_scores_kept_in_gap_memos_from_earlier_turns_are_the_same_numbers(
     assert found > 0
 
 
+def test_free_gaps_of_a_ring_counts_what_free_gaps_counts() -> None:
+    """free_gaps_of (the previews' count, as the passable gaps less the other seats' areas) equals
+    free_gaps (gap by gap) on every placement position, and on the state after each marker move."""
+    checked = 0
+    for st in _placement_positions(None, seed=5, keep=14) + _placement_positions({"field": "random"}, seed=2, keep=6):
+        S._RING_MEMOS.clear()
+        assert S.free_gaps_of(st.ring(), st.geom, st.markers, st.seat) == S.free_gaps(st)
+        for seat in range(st.num_players):
+            c = st.clone()
+            c.position.seat = seat
+            assert S.free_gaps_of(c.ring(), c.geom, c.markers, seat) == S.free_gaps(c)
+            checked += 1
+    assert checked >= 30
+
+
 def test_quick_ring_equals_the_ring_and_stand_sides() -> None:
     rng = np.random.default_rng(3)
     checked = 0
@@ -154,23 +169,38 @@ def test_quick_ring_equals_the_ring_and_stand_sides() -> None:
 
 
 def test_mark_areas_of_many_rings_in_one_pass_equal_one_call_each() -> None:
-    positions = _placement_positions(None, seed=5, keep=6)
-    checked = 0
-    for st in positions:
+    """prefetch_rings' numbers are area_clear's own: each ring on its own, and (with the
+    decision's ring as ``base``) the rings previews spliced from it through base's rows and search."""
+    positions = _placement_positions(None, seed=5, keep=14) + _placement_positions({"field": "random"}, seed=2, keep=6)
+    checked = spliced = others = 0
+
+    def jobs_of(st: SunState) -> list[tuple[Ring, list[tuple[float, int]]]]:
         jobs = []
-        for a in st.legal_actions()[:10]:
+        legal = st.legal_actions()
+        # stands (spliced: one position more), stacks (spliced: one grown) and gates (their own rows)
+        for a in ([a for a in legal if isinstance(a, Stand)][:10] + [a for a in legal if isinstance(a, Stack)][:4]
+                  + [a for a in legal if isinstance(a, Gate)][:4]):
             pvs = S.previews(st, a)
             if pvs:
                 jobs.append((pvs[0].ring, [(pv.markers[o][0], n) for pv in pvs for o in range(2) for n in (9, 21)]))
+        return jobs
+
+    for st in positions:
         S._RING_MEMOS.clear()
+        jobs = jobs_of(st)
         single = [[S.area_clear(ring, st.geom, m, n) for m, n in wants] for ring, wants in jobs]
-        S._RING_MEMOS.clear()
-        S.prefetch_rings(st.geom, jobs)
-        assert all(S.ring_memo(ring, st.geom).area for ring, _ in jobs)  # computed by the one pass
-        batched = [[S.area_clear(ring, st.geom, m, n) for m, n in wants] for ring, wants in jobs]
-        assert batched == single
+        for base in (None, st.ring()):
+            S._RING_MEMOS.clear()
+            jobs = jobs_of(st)  # fresh rings (previews notes how it spliced them in their memos)
+            if base is not None:
+                spliced += sum(S.ring_memo(ring, st.geom).splice is not None for ring, _ in jobs)
+                others += sum(S.ring_memo(ring, st.geom).splice is None for ring, _ in jobs)
+            S.prefetch_rings(st.geom, jobs, base=base)
+            assert all(S.ring_memo(ring, st.geom).area for ring, _ in jobs)  # computed by the one pass
+            batched = [[S.area_clear(ring, st.geom, m, n) for m, n in wants] for ring, wants in jobs]
+            assert batched == single
         checked += len(jobs)
-    assert checked >= 20
+    assert checked >= 20 and spliced >= 20 and others >= 5
 
 
 def test_ring_plus_is_the_ring_that_ring_with_builds() -> None:

@@ -19,9 +19,10 @@ import numpy as np
 
 from sim.sun.actions import MoveMarker, Pass, Stack, Stand
 from sim.sun.geometry.gaps import bump_chance as gap_bump
-from sim.sun.geometry.gaps import (GapRow, crossing_clearance, gap_matrix, gate_clear, matrix_clearances, passable,
+from sim.sun.geometry.gaps import (GapRow, crossing_clearance, gap_matrix, gate_clear, matrix_clearances, pad_corners,
+                                   passable,
                                    side_clearance, upright_side, width_between)
-from sim.sun.geometry.ring import Geometry, Pos, Ring, gap_width, others_areas, sep_for_width
+from sim.sun.geometry.ring import Geometry, Pos, Ring, gap_width, others_gaps, sep_for_width
 from sim.sun.rules.state import SunState
 from sim.sun.geometry.specs import TAU, PhysicsSpec, ShapeSpec
 
@@ -115,7 +116,7 @@ def best_aim(state: SunState, samples: int = AIM_SAMPLES, seat: int | None = Non
     return float(c[k]), Pass(math.degrees(float(aims[k])) % 360.0, g.min_release), tried
 
 
-@dataclass
+@dataclass(slots=True)
 class RingMemo:
     """What the agents computed on one ring (rings never change): mark-area clearances by (gap,
     samples) and which gaps are passable. The previews of one placement share one ring, so every
@@ -127,9 +128,11 @@ class RingMemo:
     passable: list[bool] | None = None
     #: :func:`free_gaps_of` by (seat, the other seats' markers)
     free: dict[tuple[Any, ...], int] = field(default_factory=dict)
-    #: for :func:`prefetch_rings` with this ring as ``base``: its gaps' rows (``Ring.gap_columns``
-    #: row by row), the gap of each of its gap memos (by ``id``) and whether each is closed
-    rows: tuple[list[GapRow], dict[int, int], list[bool]] | None = None
+    #: how :func:`previews` made this ring from the decision's ring ``base``: (``base``, the index
+    #: ``k`` here of the new or grown position, True for ``base.plus`` (one position more), False
+    #: for ``base.replaced`` (position ``k`` grown)); None for a ring made otherwise. Every gap
+    #: here but the two beside position ``k`` is then ``base``'s gap between the same positions.
+    splice: tuple[Ring, int, bool] | None = None
 
 
 #: :class:`RingMemo` by ``id`` of the ring (the memo keeps the ring alive, so its id cannot be
@@ -188,21 +191,24 @@ def prefetch_rings(g: Geometry, jobs: Sequence[tuple[Ring, Sequence[tuple[float,
     aims, only gathered across rings, so the cached numbers equal :func:`area_clear`'s own
     (tests/sun/test_sun_agents.py checks it).
 
-    ``base``: a ring the jobs' rings were made from (the decision's ring; a preview's ring is it
-    with one stone more or less). A gap of a job's ring that is one of ``base``'s gaps (the very
-    same two positions: the rings share that gap's :attr:`~sim.sun.geometry.ring.Ring.memo`) and is as
-    open under its gate reads ``base``'s row of gap columns, built once per ring; only the
-    other gaps (the two beside a new stone) are read anew. The rows hold the same numbers either
-    way, so the clearances are the same."""
+    ``base``: the ring the jobs' rings were made from (the decision's ring). A ring that
+    :func:`previews` spliced from ``base`` (:attr:`RingMemo.splice`: one position added or grown)
+    reads ``base``'s gap rows (:meth:`~sim.sun.geometry.ring.Ring.clearances`' matrix, built once
+    per ring) for every gap but the two beside that position, and finds each angle's gap from
+    ``base``'s search: the count of its angles up to an angle is ``base``'s count, plus one if the
+    new position's angle is up to it, less one if the grown position's old angle was. Those are
+    the very comparisons a search of its own angles makes, so the gaps, and the rows' numbers, are
+    the same. Any other ring reads its own matrix and its own search."""
     todo: list[tuple[dict[tuple[int, int], float], int, int]] = []  # (ring's memo, gap, samples)
     bases: list[float] = []  # per arc of a mark area (best_line's two): start (rad), span (rad), samples
     spans: list[float] = []
     counts: list[int] = []
-    work: list[tuple[Ring, int]] = []  # (ring, its aims) of each ring with areas to compute
+    work: list[tuple[Ring, int, RingMemo]] = []  # (ring, its aims, its memo) of each ring with areas to compute
     for ring, wants in jobs:
         if ring.empty:
             continue
-        done = ring_memo(ring, g).area
+        rm = ring_memo(ring, g)
+        done = rm.area
         mine: list[tuple[int, int]] = []
         for marker, samples in wants:
             i = ring.gap_of_angle(marker)
@@ -218,69 +224,93 @@ def prefetch_rings(g: Geometry, jobs: Sequence[tuple[Ring, Sequence[tuple[float,
                 spans.append(min(hi - lo, TAU))
                 counts.append(samples)
         if mine:
-            work.append((ring, 2 * sum(c for _, c in mine)))
+            work.append((ring, 2 * sum(c for _, c in mine), rm))
     if not todo:
         return
-    gz = g.gate_clear_z
-    # every gap's row (start, span, closed, a_ang, a_side, b_ang, b_side: Ring.gap_columns' columns):
-    # the base ring's own, then the jobs' gaps that are no base gap, ring after ring
-    b_gap: dict[int, int] = {}
-    b_closed: list[bool] = []
-    all_rows: list[GapRow] = []
-    if base is not None and not base.empty:
-        bm = ring_memo(base, g)
-        if bm.rows is None:
-            # the memo keeps the base ring, hence its gap memos, alive: their ids stay theirs
-            cols = base.gap_columns(g)
-            bm.rows = (list(zip(cols["start"], cols["span"], cols["closed"], cols["a_ang"], cols["a_side"],
-                                cols["b_ang"], cols["b_side"])),
-                       {id(m): j for j, m in enumerate(base.memo)}, cols["closed"])
-        b_rows, b_gap, b_closed = bm.rows
-        all_rows.extend(b_rows)
-    rings: list[tuple[Ring, list[int], int]] = []  # (ring, the row of each of its gaps, its aims)
-    for ring, m in work:
-        n = ring.n
-        pos, memo, under, start, end = ring.pos, ring.memo, ring.under, ring.start, ring.end
-        rowmap: list[int] = []
-        for i in range(n):
-            closed = not gate_clear(under[i], gz)
-            j = b_gap.get(id(memo[i]), -1)
-            if j >= 0 and b_closed[j] == closed:
-                rowmap.append(j)
-                continue
-            rowmap.append(len(all_rows))
-            a, b = pos[i], pos[(i + 1) % n]
-            all_rows.append((start[i], end[i] - start[i], closed, a.angle, a.ccw, b.angle, b.cw))
-        rings.append((ring, rowmap, m))
     k = np.concatenate([_fractions(c) for c in counts])
-    aims = np.mod(np.repeat(np.array(bases), counts) + np.repeat(np.array(spans), counts) * k, TAU)
+    arcs = np.repeat(np.array([bases, spans]), counts, axis=1)  # each aim's arc: start, span
+    aims = np.mod(arcs[0] + arcs[1] * k, TAU)
     m_all = len(aims)
     x = np.concatenate([aims, aims + math.pi])
-    # each angle's gap, as Ring.clearances finds it on its own ring ((searchsorted - 1) mod n), for
-    # every ring in one search: ring r's angles and its aims both shifted by _RING_SHIFT * r, so that
-    # the rings' blocks do not overlap. The shift rounds both sides alike (monotone), so an order
-    # can only turn into a tie, and only for an aim within a rounding step of a position's own
-    # angle: on that stone, outside both gaps' openings, so -1 in either gap (the same number).
     xa = np.mod(x, TAU)
-    angles: list[float] = []
-    row_of: list[int] = []
-    first: list[int] = []  # per ring: where its angles start in ``angles``
-    per_aim: list[int] = []
-    for r, (ring, rowmap, m) in enumerate(rings):
-        first.append(len(angles))
-        shift = _RING_SHIFT * r
-        angles.extend([a + shift for a in ring.angles])
-        row_of.extend(rowmap)
-        per_aim.append(m)
-    ring_no = np.repeat(np.arange(len(rings)), per_aim)
-    ring_no = np.concatenate([ring_no, ring_no])  # the aims, then their opposite crossings
-    lo_r = np.array(first)[ring_no]
-    n_r = np.array([ring.n for ring, _, _ in rings])[ring_no]
-    local = np.searchsorted(np.array(angles), xa + _RING_SHIFT * ring_no, side="right") - 1 - lo_r
-    local = np.where(local < 0, local + n_r, local)
-    idx = np.array(row_of)[lo_r + local]
-    # every crossing's row in one gather from one matrix (gaps.gap_matrix)
-    mat, kc = gap_matrix(all_rows)
+    gz = g.gate_clear_z
+    # the matrix blocks (gaps.gap_matrix; each with its corner count), the rows of the spliced
+    # rings' new gaps, and per ring: the row of each of its gaps (in the stacked blocks), the
+    # angles added to and taken from base's count (inf: none), where its aims are
+    blocks: list[tuple[np.ndarray, int]] = []
+    n_rows = 0
+    new_rows: list[GapRow] = []
+    spliced: list[tuple[list[int], int, float, float, int, int]] = []  # (rowmap, n, add, sub, first aim, aims)
+    own: list[tuple[np.ndarray, int, int, int]] = []  # (angles, first row, first aim, aims) of the other rings
+    nb = base.n if base is not None else 0
+    if base is not None and nb >= 2:
+        b_at, b_mat, b_kc = base.gap_arrays(g)  # the ring's own, cached
+        blocks.append((b_mat, b_kc))
+        n_rows = nb
+    pending: list[tuple[list[int], int, list[int]]] = []  # spliced rowmaps' new-gap slots to fill
+    at_aim = 0
+    for ring, m, rm in work:
+        sp = rm.splice
+        n = ring.n
+        if sp is not None and nb >= 2 and sp[0] is base:
+            _, kk, added = sp
+            gl, gr = (kk - 1) % n, kk  # the gaps before and after position kk
+            if added:
+                rowmap = ([-1] + list(range(nb - 1)) + [-1] if kk == 0
+                          else list(range(kk - 1)) + [-1, -1] + list(range(kk, nb)))
+                sub = math.inf
+            else:
+                rowmap = list(range(nb))
+                rowmap[gl] = rowmap[gr] = -1
+                sub = base.angles[kk]
+            pending.append((rowmap, len(new_rows), [gl, gr]))
+            pos, start, end, under = ring.pos, ring.start, ring.end, ring.under
+            for i in (gl, gr):
+                a, b = pos[i], pos[(i + 1) % n]
+                new_rows.append((start[i], end[i] - start[i], not gate_clear(under[i], gz), a.angle, a.ccw,
+                                 b.angle, b.cw))
+            spliced.append((rowmap, n, ring.angles[kk], sub, at_aim, m))
+        else:
+            at, mat, kc = ring.gap_arrays(g)
+            blocks.append((mat, kc))
+            own.append((at, n_rows, at_aim, m))
+            n_rows += n
+            if nb >= 2:  # a stand-in for base's search (its rows are set below from its own)
+                spliced.append(([0] * nb, nb, math.inf, math.inf, at_aim, m))
+        at_aim += m
+    if new_rows:
+        mat, kc = gap_matrix(new_rows)
+        blocks.append((mat, kc))
+        for rowmap, j0, (gl, gr) in pending:
+            rowmap[gl], rowmap[gr] = n_rows + j0, n_rows + j0 + 1
+    # each crossing's row: spliced rings through base's search (the aims, then their far
+    # crossings, as two rows), then the other rings' through their own search
+    if spliced:
+        per = [m for _, _, _, _, _, m in spliced]
+        at_x = np.repeat(np.array([[t[2] for t in spliced], [t[3] for t in spliced]]), per, axis=1)
+        flat: list[int] = []
+        firsts: list[int] = []
+        for rowmap, _, _, _, _, _ in spliced:
+            firsts.append(len(flat))
+            flat.extend(rowmap)
+        at_i = np.repeat(np.array([[t[1] for t in spliced], firsts]), per, axis=1)
+        x2 = xa.reshape(2, m_all)
+        cnt = np.searchsorted(b_at, x2, side="right")
+        cnt += at_x[0] <= x2
+        cnt -= at_x[1] <= x2
+        cnt -= 1
+        local = np.where(cnt < 0, cnt + at_i[0], cnt)
+        idx = np.array(flat)[at_i[1] + local].reshape(-1)
+    else:
+        idx = np.empty(2 * m_all, dtype=np.intp)
+    for at, r0, a0, m in own:
+        for lo_ in (a0, a0 + m_all):
+            sl = slice(lo_, lo_ + m)
+            idx[sl] = r0 + (np.searchsorted(at, xa[sl], side="right") - 1) % len(at)
+    # one matrix of every block's rows, its sides padded to the most corners (a side padded with
+    # its first corner, as gap_matrix pads: the least over its corners is unchanged)
+    kc = max(c for _, c in blocks)
+    mat = np.concatenate([pad_corners(b, c, kc) for b, c in blocks]) if len(blocks) > 1 else blocks[0][0]
     both = matrix_clearances(x, mat[idx], kc, g.ball.radius)
     line = np.minimum(both[:m_all], both[m_all:])  # best_line: the worse of its two crossings
     starts = [0]
@@ -291,8 +321,6 @@ def prefetch_rings(g: Geometry, jobs: Sequence[tuple[Ring, Sequence[tuple[float,
         done[(i, samples)] = v
 
 
-#: rad between the blocks of :func:`prefetch_rings`' rings in its one search (more than a turn)
-_RING_SHIFT = 8.0
 
 
 @dataclass
@@ -360,14 +388,23 @@ def previews(st: SunState, a: Any, facts: PreviewFacts | None = None) -> list[Pr
             stone = facts.stones[a.shape] = st.stone_for(a.shape)
         new = _stand_pos(stone, a, g)
         # Ring.plus: the ring ring_with builds, from this ring's gap lists (tests/sun/test_sun_agents.py)
-        ring2 = ring.plus(new) if ring.n >= 2 and stone not in ring.index else st.ring_with(new_pos=new)
+        if ring.n >= 2 and stone not in ring.index:
+            ring2 = ring.plus(new)
+            ring_memo(ring2, g).splice = (ring, ring2.index[stone], True)  # for prefetch_rings
+        else:
+            ring2 = st.ring_with(new_pos=new)
         anchor = stone
     elif isinstance(a, Stack):
         stone = st.stone_for(a.shape)
         grown = replace(st.stacked_pos(ring.pos[ring.index[a.on]], a.shape), top=stone)
         # Ring.replaced: the ring ring_with builds, from this ring's gap lists, whenever the grown
         # position keeps its place in the angle order (tests/sun/test_sun_agents.py)
-        ring2 = (ring.replaced(grown) if ring.n >= 2 else None) or st.ring_with(new_pos=grown)
+        got = ring.replaced(grown) if ring.n >= 2 else None
+        if got is not None:
+            ring2 = got
+            ring_memo(ring2, g).splice = (ring, ring.index[a.on], False)  # for prefetch_rings
+        else:
+            ring2 = st.ring_with(new_pos=grown)
         anchor = a.on
     else:
         pa = st.position_without(ring.pos[ring.index[a.a]], a.stone)
@@ -404,12 +441,14 @@ def free_gaps_of(ring: Ring, g: Geometry, markers: Sequence[Sequence[float]], se
     got = memo.free.get(key)
     if got is not None:
         return got
-    others = others_areas(ring, markers, seat)
     if memo.passable is None:  # Ring.passable of each gap
         pw, gz = g.pass_width, g.gate_clear_z
         memo.passable = [passable(w, u, pw, gz) for w, u in zip(ring.width, ring.under)]
     ok = memo.passable
-    got = memo.free[key] = sum(1 for i in range(ring.n) if ring.keys[i] not in others and ok[i])
+    # the passable gaps less those that are another seat's mark area (others_areas: a gap's key
+    # names it alone, so the count over the gaps not in it is this difference)
+    others = {gi for _, gi in others_gaps(ring, markers, seat)}
+    got = memo.free[key] = sum(ok) - sum(ok[i] for i in others)
     return got
 
 

@@ -4,7 +4,7 @@ Every question about a gap between two standing positions is answered here, on p
 far a stone stands from the ray through the gap's middle (:func:`side_clearance`), how wide the gap
 is (:func:`width_between`), which separation leaves a given width (:func:`seps_for_widths`, the
 width formula inverted), how much room a ball crossing the ring has (:func:`crossing_clearance`,
-and :func:`crossing_clearances` for many crossings at once), whether the ball fits
+and :func:`matrix_clearances` for many crossings at once), whether the ball fits
 (:func:`passable`), and the chance that a stand's noise makes it touch a neighbour
 (:func:`bump_chance`). The ring (``sim.sun.geometry.ring.Ring``), the rules' legality checks and stand
 intervals and the agents' quick scoring (``sim.sun.agents.measures.QuickRing``) all call these functions;
@@ -191,68 +191,78 @@ def crossing_clearance(angle: float, a_ang: float, a_side: Side, b_ang: float, b
     return min(ca, cb) - ball_r
 
 
-def crossing_clearances(x: np.ndarray, start: np.ndarray, span: np.ndarray, closed: np.ndarray,
-                        a_ang: np.ndarray, a_p: np.ndarray, a_q: np.ndarray, b_ang: np.ndarray,
-                        b_p: np.ndarray, b_q: np.ndarray, ball_r: float) -> np.ndarray:
-    """:func:`crossing_clearance` of many crossings at once: ``x`` (rad) with, element by element,
-    the gap each one's angle falls in (its opening's ``start`` and ``span`` in rad, whether a gate
-    too low ``closed`` it, its two positions' angles and their facing sides' corners as
-    :func:`gap_matrix` lays them out, one row per crossing). -1 where the crossing is outside the opening or
-    under a closing gate. The vectorised form of the same arithmetic (numpy's element-wise sine and
-    cosine: the agents' hot path, hundreds of crossings per decision)."""
-    off = np.mod(x - start, TAU)
-    inside = (span >= 0.0) & (off <= span) & ~closed
-    da = np.mod(x - a_ang, TAU)
-    db = np.mod(b_ang - x, TAU)
-    ha, hb = np.minimum(da, QUARTER), np.minimum(db, QUARTER)
-    ca_all = a_p * np.sin(ha)[:, None] - a_q * np.cos(ha)[:, None]
-    cb_all = b_p * np.sin(hb)[:, None] - b_q * np.cos(hb)[:, None]
-    ca, cb = _least_corner(ca_all), _least_corner(cb_all)
-    ca = np.where(da < QUARTER, ca, 1.0)
-    cb = np.where(db < QUARTER, cb, 1.0)
-    return np.where(inside, np.minimum(ca, cb) - ball_r, -1.0)
+def matrix_clearances(x: np.ndarray, rows: np.ndarray, kc: int, ball_r: float) -> np.ndarray:
+    """:func:`crossing_clearance` of many crossings at once: ``x`` (rad) with, row by row, the gap
+    each one's angle falls in as :func:`gap_matrix` lays it out (``rows``: one per crossing,
+    gathered from such a matrix of ``kc`` corners per side): its opening's start and span (rad),
+    whether it is shut (no opening, or a gate too low), its two positions' angles and their facing
+    sides' corners.
+    -1 where the crossing is outside the opening or under a closing gate. The vectorised form of
+    the same arithmetic (numpy's element-wise sine and cosine: the agents' hot path, hundreds of
+    crossings per decision).
+
+    The rows are turned into one column per crossing first, so that every element-wise operation
+    runs along contiguous memory, and both sides are worked out together as two rows of one
+    array: the first position's offset ``x - a_ang`` and the second's ``-(x - b_ang)``, which is
+    ``b_ang - x`` to the bit (IEEE subtraction rounds symmetrically; a sign change is exact). A
+    side's least corner is a minimum over its corners (exact in any order)."""
+    cols = np.ascontiguousarray(rows.T)
+    m = len(x)
+    off = np.mod(x - cols[0], TAU)
+    span = cols[1]
+    inside = (off <= span) & (cols[2] == 0.0)
+    d = np.mod((x - cols[3:5]) * _SIGNS, TAU)  # rows: da, db
+    h = np.minimum(d, QUARTER)
+    corners = (cols[5:5 + 2 * kc].reshape(2, kc, m) * np.sin(h)[:, None]
+               - cols[5 + 2 * kc:].reshape(2, kc, m) * np.cos(h)[:, None])
+    c = np.where(d < QUARTER, np.minimum.reduce(corners, axis=1), 1.0)
+    return np.where(inside, np.minimum(c[0], c[1]) - ball_r, -1.0)
+
+
+#: the signs that turn rows ``x - a_ang``, ``x - b_ang`` into ``x - a_ang``, ``b_ang - x``
+#: (:func:`matrix_clearances`)
+_SIGNS = np.array([[1.0], [-1.0]])
 
 
 #: A gap as :func:`gap_matrix` reads it: start and span of its opening (rad), closed (a gate too
 #: low for the ball), its first position's angle and counter-clockwise side, its second's angle and
-#: clockwise side (``Ring.gap_columns``' columns, row by row)
+#: clockwise side (a ring's gaps as ``Ring.gap_arrays`` and ``measures.prefetch_rings`` read them)
 GapRow = tuple[float, float, bool, float, Side, float, Side]
+
+
+#: a side's corners as :func:`gap_matrix` lays them out, by (``id`` of the side, corner count):
+#: the side (kept, so that its id stays its own), its corners' first coordinates and their second
+#: ones, padded with its first corner. Positions, and their sides, recur on ring after ring.
+#: Bounded: emptied when full.
+_LAID_OUT: dict[tuple[int, int], tuple[Side, tuple[float, ...], tuple[float, ...]]] = {}
+_LAID_OUT_KEPT = 4096
+
+
+def _laid_out(side: Side, kc: int) -> tuple[Side, tuple[float, ...], tuple[float, ...]]:
+    got = _LAID_OUT.get((id(side), kc))
+    if got is None or got[0] is not side:
+        if len(_LAID_OUT) >= _LAID_OUT_KEPT:
+            _LAID_OUT.clear()
+        padded = side + (side[0],) * (kc - len(side)) if len(side) < kc else side
+        p, q = zip(*padded)
+        got = _LAID_OUT[(id(side), kc)] = (side, p, q)
+    return got
 
 
 def gap_matrix(rows: Sequence[GapRow]) -> tuple[np.ndarray, int]:
     """Gap rows as one matrix (one row per gap, so that the rows of many crossings are one gather)
-    and its corner count ``k``: columns start, span, closed (1.0 or 0.0), a_ang, b_ang, then the
-    sides' corners (a_p, a_q, b_p, b_q: the corners' two coordinates, ``k`` columns each; a side of
+    and its corner count ``k``: columns start, span, shut (1.0 where the opening is empty, span < 0,
+    or a gate too low closes it; else 0.0), a_ang, b_ang, then the
+    sides' corners (a_p, b_p, a_q, b_q: the corners' two coordinates, ``k`` columns each; a side of
     fewer corners padded with its first, which leaves a least over its corners unchanged)."""
     kc = max((max(len(r[4]), len(r[6])) for r in rows), default=1)
     flat: list[float] = []
     for start, span, closed, a_ang, a_side, b_ang, b_side in rows:
-        flat += (start, span, 1.0 if closed else 0.0, a_ang, b_ang)
-        if len(a_side) < kc:
-            a_side = a_side + (a_side[0],) * (kc - len(a_side))
-        if len(b_side) < kc:
-            b_side = b_side + (b_side[0],) * (kc - len(b_side))
-        a_p, a_q = zip(*a_side)
-        b_p, b_q = zip(*b_side)
-        flat += a_p + a_q + b_p + b_q
+        _, a_p, a_q = _laid_out(a_side, kc)
+        _, b_p, b_q = _laid_out(b_side, kc)
+        flat += (start, span, 1.0 if closed or span < 0.0 else 0.0, a_ang, b_ang)
+        flat += a_p + b_p + a_q + b_q
     return np.array(flat).reshape(len(rows), 5 + 4 * kc), kc
-
-
-def matrix_clearances(x: np.ndarray, rows: np.ndarray, kc: int, ball_r: float) -> np.ndarray:
-    """:func:`crossing_clearances` of crossings ``x`` (rad) with their gaps' rows of a
-    :func:`gap_matrix` (``rows``: one per crossing, gathered; ``kc`` its corner count)."""
-    return crossing_clearances(x, rows[:, 0], rows[:, 1], rows[:, 2] != 0.0, rows[:, 3], rows[:, 5:5 + kc],
-                               rows[:, 5 + kc:5 + 2 * kc], rows[:, 4], rows[:, 5 + 2 * kc:5 + 3 * kc],
-                               rows[:, 5 + 3 * kc:], ball_r)
-
-
-def _least_corner(c: np.ndarray) -> np.ndarray:
-    """The least of each row of ``c`` (crossings by corners): one element-wise minimum per corner
-    column, far cheaper than a reduction along rows of 2 to 6 elements (a least: the same numbers)."""
-    out = c[:, 0]
-    for k in range(1, c.shape[1]):
-        out = np.minimum(out, c[:, k])
-    return out
 
 
 def gate_clear(under: float | None, gate_clear_z: float) -> bool:
@@ -282,3 +292,16 @@ def bump_chance(widths: Sequence[float], min_clearance: float, sigma: float) -> 
         else:
             out += 0.5 * math.erfc(free / (sigma * math.sqrt(2.0)))
     return min(1.0, out)
+
+
+def pad_corners(mat: np.ndarray, kc: int, to: int) -> np.ndarray:
+    """A :func:`gap_matrix` of corner count ``kc`` laid out for ``to`` >= ``kc`` corners: each
+    side's columns padded with its first corner, as :func:`gap_matrix` pads (the least over a
+    side's corners is unchanged, so :func:`matrix_clearances` gives the same numbers)."""
+    if to == kc:
+        return mat
+    cols = list(range(5))
+    for grp in range(4):
+        c0 = 5 + grp * kc
+        cols += list(range(c0, c0 + kc)) + [c0] * (to - kc)
+    return mat[:, cols]

@@ -647,38 +647,27 @@ class Ring:
         a, b = self.pos[i], self.pos[(i + 1) % self.n]
         return crossing_clearance(angle, a.angle, a.ccw, b.angle, b.cw, g.ball.radius)
 
-    def gap_columns(self, g: Geometry) -> dict[str, list[Any]]:
-        """Per gap ``i`` (from position ``i`` to ``i + 1``), what :func:`sim.sun.geometry.gaps.crossing_clearances`
-        reads of it, as columns: ``start`` and ``span`` of its opening (rad), ``closed`` (a gate too
-        low for the ball), ``a_ang`` and ``a_side`` (its first position's angle and counter-clockwise
-        side) and ``b_ang``, ``b_side`` (its second's angle and clockwise side; rad, ``gaps.Side``).
-        The agents gather the columns of several rings (``measures.prefetch_rings``)."""
-        n = self.n
-        nxt = [self.pos[(i + 1) % n] for i in range(n)]
-        gz = g.gate_clear_z
-        return {
-            "start": list(self.start), "span": [e - s for s, e in zip(self.start, self.end)],
-            "closed": [not gate_clear(u, gz) for u in self.under],
-            "a_ang": list(self.angles), "a_side": [p.ccw for p in self.pos],
-            "b_ang": [p.angle for p in nxt], "b_side": [p.cw for p in nxt],
-        }
-
-    def _np(self, g: Geometry) -> tuple[np.ndarray, np.ndarray, int]:
-        # the ring as arrays for :meth:`clearances`: its angles and gap_matrix of its gaps (built
-        # once per ring; a ring never changes)
+    def gap_arrays(self, g: Geometry) -> tuple[np.ndarray, np.ndarray, int]:
+        """The ring as arrays for :meth:`clearances` (and the agents' batched mark areas,
+        ``measures.prefetch_rings``): its angles and the ``gaps.gap_matrix`` of
+        its gaps (gap ``i`` from position ``i`` to ``i + 1``: the start and span of its opening,
+        whether a gate too low closes it, the first position's angle and counter-clockwise side,
+        the second's angle and clockwise side), built once per ring (a ring never changes)."""
         if self._arrays is None:
-            cols = self.gap_columns(g)
-            rows, kc = gap_matrix(list(zip(cols["start"], cols["span"], cols["closed"], cols["a_ang"],
-                                           cols["a_side"], cols["b_ang"], cols["b_side"])))
-            self._arrays = (np.array(self.angles), rows, kc)
+            gz = g.gate_clear_z
+            pos = self.pos
+            rows = [(s, e - s, not gate_clear(u, gz), a.angle, a.ccw, b.angle, b.cw)
+                    for s, e, u, a, b in zip(self.start, self.end, self.under, pos, pos[1:] + pos[:1])]
+            mat, kc = gap_matrix(rows)
+            self._arrays = (np.array(self.angles), mat, kc)
         return self._arrays
 
     def clearances(self, angles: np.ndarray, g: Geometry) -> np.ndarray:
-        """:meth:`clearance_at` for many angles at once (rad in, m out; ``gaps.crossing_clearances``):
+        """:meth:`clearance_at` for many angles at once (rad in, m out; ``gaps.matrix_clearances``):
         the agents' hot path, which scores hundreds of candidate lines per decision."""
         if self.n == 0:
             return np.ones_like(angles)
-        at, rows, kc = self._np(g)
+        at, rows, kc = self.gap_arrays(g)
         i = (np.searchsorted(at, np.mod(angles, TAU), side="right") - 1) % self.n
         return matrix_clearances(angles, rows[i], kc, g.ball.radius)
 
