@@ -20,7 +20,7 @@ from sim.sun.geometry.gaps import passable, width_between
 from sim.sun.position import GATE, STACK, STAND
 from sim.sun.rules.context import RulesContext
 from sim.sun.geometry.ring import (Pos, Ring, arcs_overlap, clear_width, gap_width, lintel_footprint, lintel_overlaps, orbit_arc,
-                                   others_areas, position_of)
+                                   others_areas, others_gaps, position_of)
 from sim.sun.geometry.specs import TAU, ShapeSpec
 
 
@@ -70,6 +70,9 @@ class PlaceFacts:
     #: seat's area, nor under the new_gap rule the mover's area at the turn's start), made when
     #: first asked (:func:`open_gaps`)
     open_gaps: list[bool] | None = None
+    #: ``(marker angle, its nearest gap)`` of every other seat's marker (``ring.others_gaps``, of
+    #: which :attr:`others` are the keys), when made by :func:`place_facts`
+    others_gaps: list[tuple[float, int]] | None = None
 
 
 def open_gaps(ctx: RulesContext, facts: PlaceFacts) -> list[bool]:
@@ -86,14 +89,18 @@ def place_facts(ctx: RulesContext) -> PlaceFacts:
     """:class:`PlaceFacts` of the current ring, seat and markers."""
     ring = ctx.ring()
     lintels = tuple(ring.lintels)
+    marker_gaps = [(x, ring.gap_of_angle(m)) for x, ms in enumerate(ctx.position.markers) for m in ms]
+    seat = ctx.position.seat
+    others = others_gaps(ring, ctx.position.markers, seat)
     return PlaceFacts(
         ring=ring, supports={x for i, r in enumerate(ctx.position.role) if r == GATE for x in ctx.position.on[i]},
-        others=other_seats_areas(ctx, ring),
-        marker_gaps=[(x, ring.gap_of_angle(m)) for x, ms in enumerate(ctx.position.markers) for m in ms],
+        others={ring.keys[gi] for _, gi in others},  # (other_seats_areas, from the gaps found once)
+        marker_gaps=marker_gaps,
         lintels=lintels,
         lintels_token=ctx.cache.lintels_token(lintels),
         standard_turn=ctx.rules.mode == "standard" and not ctx.is_free_turn(),
-        own_gaps=[ring.gap_of_angle(m) for m in ctx.position.markers[ctx.position.seat]],
+        own_gaps=[gi for x, gi in marker_gaps if x == seat],  # (the mover's, from marker_gaps: found once)
+        others_gaps=others,
     )
 
 

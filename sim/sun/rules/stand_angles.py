@@ -16,8 +16,8 @@ from typing import Any, Sequence
 
 from sim.sun.actions import Gate, PlaceAction, Stack, Stand, made_once
 from sim.sun.geometry.gaps import Side, upright_side, width_between
-from sim.sun.rules.legality import (check_gate, check_marker_after, check_stack, current_place_facts, degrees_6, gate_candidates,
-                                    stack_geometry_problem)
+from sim.sun.rules.legality import (PlaceFacts, check_gate, check_marker_after, check_stack, current_place_facts, degrees_6,
+                                    gate_candidates, stack_geometry_problem)
 from sim.sun.geometry.ring import Pos, Ring, others_gaps, sep_for_widths
 from sim.sun.geometry.specs import TAU, ShapeSpec
 from sim.sun.rules.context import RulesContext
@@ -95,11 +95,17 @@ class StandTurn:
     flat: list[float]  #: every seat's marker angles (rad)
 
 
-def stand_turn(ctx: RulesContext) -> StandTurn:
-    """:class:`StandTurn` of the current position."""
+def stand_turn(ctx: RulesContext, facts: PlaceFacts | None = None) -> StandTurn:
+    """:class:`StandTurn` of the current position (``facts``: its :func:`current_place_facts`,
+    when the caller has them: their other seats' gaps are read, not found again)."""
     ring = ctx.ring()
     local = ctx.rules.mode == "standard" and ring.n >= 2 and not ctx.is_free_turn()
-    others = other_seats_gaps(ctx, ring) if local else []
+    if not local:
+        others: list[tuple[float, int]] = []
+    elif facts is not None and facts.others_gaps is not None and facts.ring is ring:
+        others = facts.others_gaps
+    else:
+        others = other_seats_gaps(ctx, ring)
     in_gap: dict[int, tuple[float, ...]] = {}
     for m, gi in others:
         in_gap[gi] = (*in_gap.get(gi, ()), m)
@@ -112,7 +118,7 @@ def placement_candidates(ctx: RulesContext) -> list[PlaceAction]:
     # the facts found here serve the check of the placement chosen from the list: kept in the
     # cache as memos of the position as it is now (emptied whenever it changes)
     facts = current_place_facts(ctx)
-    turn = stand_turn(ctx)
+    turn = stand_turn(ctx, facts)
     out: list[PlaceAction] = []
     stand_facts: dict[str, StandFacts] = {}
     ctx.cache.stand_facts = stand_facts
