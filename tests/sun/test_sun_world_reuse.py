@@ -32,6 +32,13 @@ def _place_key(r, t: SunTable):
             [(s.id, s.pos, s.quat) for s in t.stones()])
 
 
+def _drop_unsupported(t: SunTable) -> None:
+    """Take off the table every stone that rested on a stone no longer there."""
+    for s in list(t.stones()):
+        if s.on and any(o not in {x.id for x in t.stones()} for o in s.on):
+            t.remove_stone(s.id)
+
+
 def test_a_reused_world_gives_the_results_of_a_fresh_one() -> None:
     layout = load_layout(FULL, "fast")
     rng = np.random.default_rng(5)
@@ -99,9 +106,7 @@ def test_a_pool_refitted_in_the_middle_keeps_the_fresh_worlds_order(spare: int, 
     with SunTable.from_layout(layout) as t:
         blocks = [s.id for s in t.stones() if s.role == "stand" and s.shape == "block"]
         gone = [t.remove_stone(i) for i in blocks[::2]]  # the widest: any shape stands in their place
-        for s in list(t.stones()):  # with what rested on them
-            if s.on and any(o not in {x.id for x in t.stones()} for o in s.on):
-                t.remove_stone(s.id)
+        _drop_unsupported(t)
         start = t.snapshot()
         free = [math.atan2(s.pos[1], s.pos[0]) for s in gone]  # where the stones taken off stood
         rounds = [("pillar", "slab"), ("slab", "slab"), ("block", "pillar"), ("pillar", "block")]
@@ -144,9 +149,7 @@ def test_a_world_holds_a_body_per_stone_and_few_idle_ones() -> None:
         for k, sid in enumerate(ids[:24]):
             if sid in {s.id for s in t.stones()}:
                 t.remove_stone(sid)
-            for s in list(t.stones()):  # what rested on a removed stone goes with it
-                if s.on and any(o not in {x.id for x in t.stones()} for o in s.on):
-                    t.remove_stone(s.id)
+            _drop_unsupported(t)
             t.ensure_world()
             n = t.stone_bodies
             counts.append(n)

@@ -74,7 +74,8 @@ def _parking(shape: str, k: int) -> tuple[float, float, float]:
 #: idle bodies kept per shape beyond the stones of that shape on the table (at most the set's count):
 #: a stone placed takes one without a new body; a shape out of them makes its bodies and those of
 #: the shapes after it again (see :meth:`TableWorld._fit_pool`). Each idle body costs every step a
-#: few pair tests of the broadphase, each new one a call of about 0.1 ms (docs/sun-physics.md)
+#: few pair tests of the broadphase, each refit a call of about 0.1-0.4 ms per shape
+#: (docs/sun-physics.md, "Idle bodies out of the world")
 SPARE_BODIES = 1
 
 
@@ -274,10 +275,9 @@ class TableWorld:
             n = live.get(s, 0)
             cap = self.shapes[s].count if s in self.shapes else 0
             want[s] = max(n, min(n + SPARE_BODIES, cap))
-        first = grow[0] if grow else None
-        if shrink:
-            over = [s for s in shapes if have[s] != want[s]]
-            first = min(over[0], first) if first is not None and over else (over[0] if over else first)
+        # the first shape short of bodies, or (shrinking) the first whose count changes
+        over = [s for s in shapes if have[s] != want[s]] if shrink else []
+        first = min([*grow[:1], *over[:1]], default=None)
         if first is None:
             return
         tail = shapes[shapes.index(first):]
@@ -310,8 +310,8 @@ class TableWorld:
         idle ones), each stone of a shape takes the pool's body of the same rank (stones by id),
         every pool body's mass, pose, velocity and sleeping state is set and it is taken out of and
         put back into the collision world in the pool's order (which drops every contact and pair it
-        had; it keeps its broadphase handle), the ball is hung idle with collisions off. The world after a load is therefore a function of
-        the state alone, whatever the world went through before: a pass or a placement stays a pure
+        had; it keeps its broadphase handle), the ball is hung idle with collisions off. The world
+        after a load is therefore a function of the state alone, whatever the world went through before: a pass or a placement stays a pure
         function of (poses, parameters, command, noise) (tests/sun/test_sun_world_reuse.py runs the
         same calls on reused and fresh worlds and compares every bit).
 
