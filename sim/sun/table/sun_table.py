@@ -670,6 +670,22 @@ class SunTable(TableWorld):
         pos, quat = self._gate_pose(shape, sup, noise, drop=PLACE_DROP_M)
         return self._place(Stone(sid, shape, "gate", bottoms, (*pos, *quat)))
 
+    def _stands_as_put(self, placed: Stone, t0: float) -> TablePlacement:
+        """The placement of a stone upright on the base with nothing within contact reach: it
+        stands where it was put and disturbs nothing (``PhysicsSpec.settle_lone_stands``)."""
+        self._next_id = max(self._next_id, placed.id + 1)
+        self._states[placed.id] = placed
+        self._states = {sid: self._states[sid] for sid in sorted(self._states)}  # by id, as a settle leaves them
+        self._dirty = True
+        return TablePlacement(placed.id, True, state=placed, wall_s=time.perf_counter() - t0)
+
+    def _on_the_base(self, st: Stone) -> bool:
+        """Whether ``st`` stands upright on the base with its whole footprint on the disc."""
+        if st.role != "stand" or abs(st.quat[0]) > 1e-12 or abs(st.quat[1]) > 1e-12:
+            return False
+        shp = self.shapes[st.shape]
+        return math.hypot(st.pos[0], st.pos[1]) + 0.5 * math.hypot(shp.width, shp.depth) <= self.table.base_radius
+
     def _bottom(self, stone_id: int) -> int:
         """The bottom stone of the position ``stone_id`` stands in (itself, or what it is stacked on)."""
         s = self._states[stone_id]
@@ -697,10 +713,17 @@ class SunTable(TableWorld):
         """Add ``st`` to the world, settle, judge it and the others; keep it only if it stands.
 
         The active set (sim/sun/table/world.py) is the placed stone and what it rests on, grown by
-        contact like a pass's."""
+        contact like a pass's. At the fast preset a stone stood on the base alone in its active set
+        (nothing within contact reach) is not settled: it stands as put (:meth:`_stands_as_put`),
+        decided without loading the world when the stones' horizontal extents already keep every
+        other stone out of reach."""
         t0 = time.perf_counter()
         before = dict(self._states)
         self._states[st.id] = st
+        placed = replace(st, pose=(st.pose[0], st.pose[1], st.pose[2] - PLACE_DROP_M, *st.pose[3:]))
+        lone_stand = not self.physics.settle_lone_stands and self._on_the_base(placed)
+        if lone_stand and self.clear_of_others(st.id):  # alone, without a load (the same verdict)
+            return self._stands_as_put(placed, t0)
         seed: set[int] | None = {st.id}
         active = self.load_active(seed)
         c = self._cid
@@ -719,6 +742,8 @@ class SunTable(TableWorld):
                 self._states = before
                 self._dirty = True
                 return TablePlacement(st.id, False, "blocked", wall_s=time.perf_counter() - t0)
+        if lone_stand and (active == {st.id} or (active is None and len(self._states) == 1)):
+            return self._stands_as_put(placed, t0)  # loaded alone: nothing within contact reach
         self._next_id = max(self._next_id, st.id + 1)
         while True:
             # the placed stone starts awake (the others asleep at the fast preset)
@@ -728,7 +753,7 @@ class SunTable(TableWorld):
             if not self._touched:
                 break
             active = self.load_active(set(active or ()) | self.neighbours(self._touched))
-        before[st.id] = replace(st, pose=(st.pose[0], st.pose[1], st.pose[2] - PLACE_DROP_M, *st.pose[3:]))
+        before[st.id] = placed
         new_states, penalties, bad = self._read_and_judge(before)
         res = TablePlacement(st.id, True, steps=steps, sim_time_s=steps / self.physics.hz)
         if bad:

@@ -99,6 +99,18 @@ def metres_text(x: float) -> str:
     return f"{x:.3f}" if abs(x) < 1e6 else f"{x:.3g}"
 
 
+def horizontal_extent(shape: ShapeSpec, quat: Sequence[float]) -> float:
+    """How far (m) a stone of ``shape`` at orientation ``quat`` (x, y, z, w) reaches from its centre
+    horizontally, at most: a corner (a, b, c) in the stone's frame lies at most
+    ``hypot(a, b) + |c| sin(tilt)`` from the centre's vertical, ``tilt`` the angle between the
+    stone's height axis and the vertical."""
+    qx, qy = quat[0], quat[1]
+    # the height axis's vertical component is 1 - 2 (qx^2 + qy^2) for a unit quaternion
+    cos_tilt = 1.0 - 2.0 * (qx * qx + qy * qy)
+    sin_tilt = math.sqrt(max(0.0, 1.0 - cos_tilt * cos_tilt))
+    return 0.5 * (math.hypot(shape.width, shape.depth) + shape.height * sin_tilt)
+
+
 class TableWorld:
     """One PyBullet DIRECT connection and the world built in it from ``_states`` (set by the subclass).
 
@@ -454,7 +466,7 @@ class TableWorld:
             self.rebuild(active=None)
             return None
         c = self._cid
-        reach = self.physics.contact_threshold + 0.0005
+        reach = self._grow_reach_m()
         pos = {sid: s.pos for sid, s in self._states.items()}
         near2 = _NEAR_M * _NEAR_M
 
@@ -488,6 +500,25 @@ class TableWorld:
         self._beyond = [(sid, b) for b, sid in self._static_ids.items() if sid not in near]
         self._beyond_at = None
         return frozenset(grown)
+
+    def _grow_reach_m(self) -> float:
+        """How near (m) a stone must come to a dynamic one to be loaded dynamic with it
+        (:meth:`load_active`): Bullet's contact threshold, within which it reports a contact, and 0.5 mm."""
+        return self.physics.contact_threshold + 0.0005
+
+    def clear_of_others(self, sid: int) -> bool:
+        """Whether no other stone can come within :meth:`_grow_reach_m` of stone ``sid``, judged from
+        the stones' horizontal extents alone (a bound: False says nothing). When True,
+        :meth:`load_active` of ``{sid}`` would load it alone, without asking Bullet."""
+        me = self._states[sid]
+        r = horizontal_extent(self.shapes[me.shape], me.quat) + self._grow_reach_m()
+        x, y = me.pos[0], me.pos[1]
+        for o in self._states.values():
+            if o.id != sid:
+                d = r + horizontal_extent(self.shapes[o.shape], o.quat)
+                if (o.pos[0] - x) ** 2 + (o.pos[1] - y) ** 2 <= d * d:
+                    return False
+        return True
 
     def neighbours(self, touched: "set[int]") -> set[int]:
         """``touched`` with every stone whose centre is within :data:`GROW_M` of one of them: a stone
