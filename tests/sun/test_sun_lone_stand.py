@@ -67,3 +67,27 @@ def test_a_stone_near_another_or_stacked_is_settled_by_the_engine() -> None:
         # a stand whose footprint would hang over the disc's edge is not taken as standing untested
         edge = t.stand_stone("block", math.pi, PlaceNoise(0.0, 0.015, 0.0))
         assert edge.steps > 0
+
+
+def test_the_horizontal_extent_bounds_every_corner() -> None:
+    """Every corner of a box at a random orientation lies within ``horizontal_extent`` of its
+    centre's vertical; upright, the bound is the footprint's half-diagonal exactly."""
+    from sim.sun.table.state import rotation_matrix
+    from sim.sun.geometry.specs import DEFAULT_SHAPES
+    from sim.sun.table.world import horizontal_extent
+
+    rng = np.random.default_rng(3)
+    corners = np.array([[a, b, c] for a in (-1, 1) for b in (-1, 1) for c in (-1, 1)], dtype=float)
+    for shp in DEFAULT_SHAPES.values():
+        half = 0.5 * np.array([shp.depth, shp.width, shp.height])
+        assert horizontal_extent(shp, (0.0, 0.0, 0.0, 1.0)) == pytest.approx(0.5 * math.hypot(shp.width, shp.depth))
+        worst = 0.0
+        for _ in range(2000):
+            q = rng.normal(size=4)
+            q /= np.linalg.norm(q)
+            pts = (corners * half) @ np.asarray(rotation_matrix(tuple(q))).T
+            reach = float(np.max(np.hypot(pts[:, 0], pts[:, 1])))
+            bound = horizontal_extent(shp, tuple(q))
+            assert reach <= bound + 1e-12
+            worst = max(worst, reach / bound)
+        assert worst > 0.9  # the bound is not loose everywhere
