@@ -54,9 +54,6 @@ from sim.sun.table.world import (ANY_BODY, ANY_LINK, REACH_SLACK_M, TableWorld, 
 __all__ = ["Cause", "Crossing", "Penalty", "SunTable", "TablePass", "TablePlacement", "TableSnapshot",
            "stepping_wall_s"]
 
-#: How far (m) beyond the ball's radius from its line a stone's footprint joins a pass's first active
-#: set (sim/sun/table/world.py): a miss costs a rerun, a stone too many its share of every step
-SEED_MARGIN_M = 0.005
 #: Vertical gap (m) under a placed stone, so that a noisy placement never starts in contact.
 PLACE_DROP_M = 0.0002
 
@@ -320,8 +317,11 @@ class SunTable(TableWorld):
         # A hand never lets go over the base: a release error that large is clamped to one ball
         # diameter outside the edge (and the string must stay slanted).
         rho = max(t.base_radius + ball.diameter, min(rho0, 0.95 * ball.string_length))
-        # The active set: the stones near the ball's path, grown by contact (world.load_active).
-        seed: set[int] | None = self._pass_seed(a, noise)
+        # The active set: none at first, grown by contact (world.load_active). A stone loaded
+        # dynamic near the ball's path, untouched, was woken all the same (Bullet joins the ball's
+        # island to every body whose bounding box its own overlaps) and moved by micrometres, which
+        # made the rules build their ring again after most clean passes (docs/sun-physics.md).
+        seed: set[int] | None = set()
         while True:
             active = self.load_active(seed)
             self._touched = set()
@@ -367,21 +367,6 @@ class SunTable(TableWorld):
         res.through_aim_gap = bool(inbound) and (not start_pos or inside_opening(start_gaps, aim_gap, inbound[0].angle, margin))
         res.through_opposite_gap = bool(outbound) and (not start_pos or inside_opening(start_gaps, opp_gap, outbound[0].angle, margin))
         return res
-
-    def _pass_seed(self, a: float, noise: ThrowNoise) -> set[int]:
-        """The stones a pass at azimuth ``a`` (rad, noise included) may touch first: those whose
-        centre lies within a ball radius, their own half-diagonal and a margin of the ball's line
-        through the centre (the push moves the ball sideways by about 0.42 s x push at the ring,
-        docs/sun-physics.md: the margin grows with it)."""
-        ca, sa = math.cos(a), math.sin(a)
-        push = math.hypot(noise.push_x, noise.push_y)
-        margin = self.ball.radius + SEED_MARGIN_M + 0.6 * push
-        out = set()
-        for sid, s in self._states.items():
-            shp = self.shapes[s.shape]
-            if abs(s.pos[0] * sa - s.pos[1] * ca) <= margin + 0.5 * math.hypot(shp.width, shp.depth):
-                out.add(sid)
-        return out
 
     def _swing(self, aim_rad: float, release: float, noise: ThrowNoise, record: PoseRecorder | None,
                a: float, rho: float) -> TablePass:
