@@ -317,11 +317,8 @@ class SunTable(TableWorld):
         # A hand never lets go over the base: a release error that large is clamped to one ball
         # diameter outside the edge (and the string must stay slanted).
         rho = max(t.base_radius + ball.diameter, min(rho0, 0.95 * ball.string_length))
-        # The active set: none at first, grown by contact (world.load_active). A stone loaded
-        # dynamic near the ball's path, untouched, was woken all the same (Bullet joins the ball's
-        # island to every body whose bounding box its own overlaps) and moved by micrometres, which
-        # made the rules build their ring again after most clean passes (docs/sun-physics.md).
-        seed: set[int] | None = set()
+        # The active set: the stones on the ball's line, grown by contact (world.load_active).
+        seed: set[int] | None = self._pass_seed(a)
         while True:
             active = self.load_active(seed)
             self._touched = set()
@@ -367,6 +364,23 @@ class SunTable(TableWorld):
         res.through_aim_gap = bool(inbound) and (not start_pos or inside_opening(start_gaps, aim_gap, inbound[0].angle, margin))
         res.through_opposite_gap = bool(outbound) and (not start_pos or inside_opening(start_gaps, opp_gap, outbound[0].angle, margin))
         return res
+
+    def _pass_seed(self, a: float) -> set[int]:
+        """The stones a pass at azimuth ``a`` (rad, noise included) is aimed into: those whose
+        footprint's bounding circle (centre and half-diagonal) comes within a ball radius of the
+        ball's line through the centre. Not the stones beside it: one loaded dynamic and never
+        touched is woken all the same (Bullet joins the ball's island to every body whose bounding
+        box the ball's overlaps) and settles anew by micrometres, and the rules then build their
+        ring again (docs/sun-physics.md, "The world"). A stone the push's drift brings the ball to
+        is found by contact and joins on a rerun."""
+        ca, sa = math.cos(a), math.sin(a)
+        r = self.ball.radius
+        out = set()
+        for sid, s in self._states.items():
+            shp = self.shapes[s.shape]
+            if abs(s.pos[0] * sa - s.pos[1] * ca) <= r + 0.5 * math.hypot(shp.width, shp.depth):
+                out.add(sid)
+        return out
 
     def _swing(self, aim_rad: float, release: float, noise: ThrowNoise, record: PoseRecorder | None,
                a: float, rho: float) -> TablePass:
