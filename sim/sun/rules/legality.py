@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
-from typing import Any, Hashable
+from typing import Any, Hashable, Sequence
 
 from sim.sun.actions import Gate, MoveMarker, Pass, Stack, made_once
 from sim.sun.geometry.gaps import passable, width_between
@@ -34,11 +33,28 @@ _PASSES_OF: dict[tuple[tuple[tuple[float, float], ...], tuple[float, ...]], tupl
 PASSES_MEMO_SIZE = 1 << 14
 
 
-@lru_cache(maxsize=65536)
 def degrees_6(angle: float) -> float:
     """``angle`` (rad) in degrees in [0, 360), rounded to 6 decimals: how candidate actions are
-    written. Memoised: the same angles recur from turn to turn, and ``round`` is slow."""
-    return round(math.degrees(angle % TAU), 6) % 360.0
+    written. ``round(math.degrees(angle % TAU), 6) % 360.0``, the same float, mostly without
+    ``round`` (see :data:`TIE_MARGIN`; tests/sun/test_sun_rules_fast.py compares the two)."""
+    d = math.degrees(angle % TAU)
+    y = d * 1e6
+    k = math.floor(y)
+    f = y - k  # (exact: y < 2 ** 29)
+    if abs(f - 0.5) > TIE_MARGIN:
+        return ((k + 1 if f > 0.5 else k) / 1e6) % 360.0
+    return round(d, 6) % 360.0
+
+
+#: ``degrees_6``'s fast path, away from a tie. ``round(d, 6)`` is the double nearest to ``K /
+#: 10**6``, ``K`` the integer nearest to the exact ``d * 10**6`` (ties to even), and so is the
+#: division ``K / 1e6`` (both exact doubles: IEEE division is correctly rounded). ``y = d * 1e6``
+#: is that product within half an ulp (< 3e-8 for ``d`` < 360 deg, ``y`` < 2**29), so where its
+#: fractional part is farther than this from one half, ``K`` is ``y`` rounded to the nearest
+#: integer. Nearer (a tie or close to one), ``round`` itself decides. (``round`` with digits
+#: costs a decimal conversion and back: the stand samples of every new gap and the aims of every
+#: new mark area are rounded so.)
+TIE_MARGIN = 1e-6
 
 
 @dataclass(slots=True)
@@ -171,32 +187,91 @@ def stack_geometry_problem(ctx: RulesContext, shape: str, stone: int, k: int, fa
     geo_key = ("stack", shape, facts.lintels_token, ring.under[k], ring.under[k0])
     memo = ring.memo[k]  # of the gap from this position to the next: kept while both are
     known = memo.get(geo_key)
-    prev = ring.pos[k0]
-    if known is None or known[0] is not prev:
-        # stack_clash and stack_gaps_passable, with what each side of the stack measures against
-        # its neighbour kept per side (a stand beside the position changes one side only)
-        nxt = ring.pos[(k + 1) % ring.n]
-        cw_side = stack_side(new, prev, False, ring.memo[k0], shape)
-        ccw_side = stack_side(new, nxt, True, memo, shape)
-        half = new.half
-        mc = ctx.geom.table.min_clearance
-        if ring.lintels and ring.lintel_clash(new.angle - half, 2 * half, new.top_z) >= 0:
-            why: str | None = "the stack would hit a gate"
-        elif cw_side[0] < mc:
-            why = f"the stack would not be clear of stone #{prev.id}"
-        elif ccw_side[0] < mc:
-            why = f"the stack would not be clear of stone #{nxt.id}"
-        else:
-            why = None
-        g = ctx.geom
-        known = memo[geo_key] = (prev, why, passable(ccw_side[1], ring.under[k], g.pass_width, g.gate_clear_z),
-                                 passable(cw_side[1], ring.under[k0], g.pass_width, g.gate_clear_z))
+    if known is None or known[0] is not ring.pos[k0]:
+        known = stack_geo(ctx, ring, k, new, shape, geo_key)
     if known[1] is not None:
         return known[1]
     gap_open = facts.open_gaps if facts.open_gaps is not None else open_gaps(ctx, facts)
     if (known[2] and gap_open[k]) or (known[3] and gap_open[k0]):
         return None
     return "no legal marker move would follow"
+
+
+def stack_geo(ctx: RulesContext, ring: Ring, k: int, new: Pos, shape: str, geo_key: tuple[Any, ...]
+              ) -> tuple[Pos, str | None, bool, bool]:
+    """The geometric part of the verdict on stacking a stone of ``shape`` on position ``k`` of
+    ``ring`` (grown to ``new``: :meth:`stacked_pos`), kept in the memo of gap ``k`` under
+    ``geo_key`` (:func:`stack_geometry_problem` says what it depends on): ``(the previous
+    position, why the stack hits a gate or is not clear of a neighbour or None, whether gap
+    ``k`` is passable at its new width, whether gap ``k - 1`` is)``."""
+    k0 = (k - 1) % ring.n
+    memo = ring.memo[k]
+    prev = ring.pos[k0]
+    # stack_clash and stack_gaps_passable, with what each side of the stack measures against
+    # its neighbour kept per side (a stand beside the position changes one side only)
+    nxt = ring.pos[(k + 1) % ring.n]
+    cw_side = stack_side(new, prev, False, ring.memo[k0], shape)
+    ccw_side = stack_side(new, nxt, True, memo, shape)
+    half = new.half
+    mc = ctx.geom.table.min_clearance
+    if ring.lintels and ring.lintel_clash(new.angle - half, 2 * half, new.top_z) >= 0:
+        why: str | None = "the stack would hit a gate"
+    elif cw_side[0] < mc:
+        why = f"the stack would not be clear of stone #{prev.id}"
+    elif ccw_side[0] < mc:
+        why = f"the stack would not be clear of stone #{nxt.id}"
+    else:
+        why = None
+    g = ctx.geom
+    known = memo[geo_key] = (prev, why, passable(ccw_side[1], ring.under[k], g.pass_width, g.gate_clear_z),
+                             passable(cw_side[1], ring.under[k0], g.pass_width, g.gate_clear_z))
+    return known
+
+
+def stack_candidates(ctx: RulesContext, shape: str, stone: int, bases: Sequence[int], facts: PlaceFacts) -> list[Stack]:
+    """The legal stacks of ``stone`` (of ``shape``, valid) on the positions ``bases`` (indices of
+    ``facts.ring``, each valid as :func:`stack_geometry_problem` requires), in that order: those
+    for which :func:`stack_geometry_problem` finds no problem. The same verdicts, decided by the
+    same steps and memos, with what every base shares (the markers, the memo keys' constant
+    parts, the gaps open to the mover) found once per shape instead of once per base (the
+    candidate list asks for every base and shape; tests/sun/test_sun_rules_fast.py compares the two)."""
+    ring = facts.ring
+    pos, n, memos, under = ring.pos, ring.n, ring.memo, ring.under
+    stacked_key = ("stacked", shape)
+    local_turn = facts.standard_turn and n >= 3
+    flat = [m for ms in ctx.position.markers for m in ms] if local_turn else []
+    token = facts.lintels_token
+    pi = math.pi
+    gap_open: list[bool] | None = None
+    out: list[Stack] = []
+    for k in bases:
+        p = pos[k]
+        new = p.memo.get(stacked_key)  # (kept with p: SunCache.stacked_pos)
+        if new is None:
+            new = ctx.stacked_pos(p, shape)
+        local = local_turn
+        if local and (new.width != p.width or new.angle != p.angle):
+            ang, half = new.angle, new.half
+            for m in flat:
+                if abs((m - ang + pi) % TAU - pi) <= half:
+                    local = False  # the stack would cover a marker: the full check
+                    break
+        if not local:
+            if stack_verdict(ctx, ring, p, new, stone, False, facts) is None:
+                out.append(made_once(Stack, shape, p.id))
+            continue
+        k0 = (k - 1) % n
+        geo_key = ("stack", shape, token, under[k], under[k0])
+        known = memos[k].get(geo_key)
+        if known is None or known[0] is not pos[k0]:
+            known = stack_geo(ctx, ring, k, new, shape, geo_key)
+        if known[1] is not None:
+            continue
+        if gap_open is None:
+            gap_open = facts.open_gaps if facts.open_gaps is not None else open_gaps(ctx, facts)
+        if (known[2] and gap_open[k]) or (known[3] and gap_open[k0]):
+            out.append(made_once(Stack, shape, p.id))
+    return out
 
 
 def stack_side(new: Pos, q: Pos, ccw: bool, gap_memo: dict[Hashable, Any], shape: str) -> tuple[float, float]:

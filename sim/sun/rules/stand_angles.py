@@ -17,7 +17,7 @@ from typing import Any, Sequence
 from sim.sun.actions import Gate, PlaceAction, Stack, Stand, made_once
 from sim.sun.geometry.gaps import Side, upright_side, width_between
 from sim.sun.rules.legality import (PlaceFacts, check_gate, check_marker_after, check_stack, current_place_facts, degrees_6,
-                                    gate_candidates, stack_geometry_problem)
+                                    gate_candidates, stack_candidates)
 from sim.sun.geometry.ring import Pos, Ring, others_gaps, sep_for_widths
 from sim.sun.geometry.specs import TAU, ShapeSpec
 from sim.sun.rules.context import RulesContext
@@ -131,9 +131,8 @@ def placement_candidates(ctx: RulesContext) -> list[PlaceAction]:
              and not (narrow and ring.width[k] < pw and ring.width[k - 1] < pw)]
     for shape, stone in ctx.shape_stones():  # (a stone of each: stone_for >= 0)
         out.extend(stand_sample_actions(ctx, shape, stand_facts, turn, stone))
-        for k in bases:  # valid positions (see above) for a valid stone: the geometric part
-            if stack_geometry_problem(ctx, shape, stone, k, facts) is None:
-                out.append(made_once(Stack, shape, ring.pos[k].id))
+        if bases:  # valid positions (see above) for a valid stone: the geometric part
+            out.extend(stack_candidates(ctx, shape, stone, bases, facts))
     out.extend(gate_candidates(ctx, ring, facts))
     return out
 
@@ -209,7 +208,7 @@ def stand_intervals_in(ctx: RulesContext, shape: str, collect: dict[str, StandFa
     two_eps = 2.0 * STAND_EPS
     n = ring.n
     out: list[tuple[float, float, int]] = []
-    seps_keys: tuple[tuple[Any, ...], tuple[Any, ...]] | None = None  # (made at the first new gap)
+    seps_keys: tuple[tuple[str, int], tuple[str, int]] | None = None  # (made at the first new gap)
     gaps: Any = zip(range(n), ring.under, ring.memo) if n else ((-1, None, None),)
     for i, under, memo in gaps:
         if under is not None:
@@ -303,7 +302,7 @@ def stand_intervals_in(ctx: RulesContext, shape: str, collect: dict[str, StandFa
 
 
 def stand_geo(ctx: RulesContext, ring: Ring, i: int, r: float, s: ShapeSpec, half: float,
-              keys: tuple[tuple[Any, ...], tuple[Any, ...]] | None = None) -> tuple[Any, ...]:
+              keys: tuple[tuple[str, int], tuple[str, int]] | None = None) -> tuple[Any, ...]:
     """What :func:`stand_intervals` keeps per gap ``i`` of ``ring`` (2+ positions or one) and
     shape ``s`` (ring radius ``r`` m, the shape's half angular width ``half`` rad): the room
     ``lo, hi`` (rad; the stone clears both neighbours), the pass-width breakpoints ``c_a,
@@ -393,7 +392,7 @@ def stand_piece_certain(ctx: RulesContext, f: StandFacts, i: int, a_angle: float
 
 
 def stand_seps(ctx: RulesContext, p: Pos, r: float, s: ShapeSpec, ccw: bool,
-               key: tuple[Any, ...] | None = None) -> tuple[float, float, float | None]:
+               key: tuple[str, int] | None = None) -> tuple[float, float, float | None]:
     """The angular separations (rad) from ``p`` at which a stone of shape ``s`` on the ring of
     radius ``r`` (m), on ``p``'s counter-clockwise side (``ccw``) or its clockwise side, leaves
     its stones that the new one meets ``min_clearance`` (``Pos.reach_side``) and a gap of the pass
@@ -418,11 +417,22 @@ def stand_seps(ctx: RulesContext, p: Pos, r: float, s: ShapeSpec, ccw: bool,
     return known
 
 
-def stand_seps_key(ctx: RulesContext, r: float, s: ShapeSpec, ccw: bool) -> tuple[Any, ...]:
+def stand_seps_key(ctx: RulesContext, r: float, s: ShapeSpec, ccw: bool) -> tuple[str, int]:
     """The ``Pos.memo`` key of :func:`stand_seps`: every input of its three separations besides
-    the position's own fields."""
+    the position's own fields, as a short stand-in (:data:`_SEPS_KEYS`)."""
     g = ctx.geom
-    return ("stand", ccw, s.width, s.depth, s.height, r, g.table.min_clearance, g.pass_width)
+    full = (ccw, s.width, s.depth, s.height, r, g.table.min_clearance, g.pass_width)
+    known = _SEPS_KEYS.get(full)
+    if known is None:
+        known = _SEPS_KEYS[full] = ("stand", len(_SEPS_KEYS))
+    return known
+
+
+#: :func:`stand_seps_key`'s stand-ins by the inputs they stand for: equal inputs, the same key, in
+#: every state (positions are shared by the clones of a state). A key of a string and a number
+#: hashes at the price of the number, the inputs' six floats at six float hashes, and a position's
+#: memo is asked thousands of times per playout. As few entries as geometries and shapes are used
+_SEPS_KEYS: dict[tuple[bool, float, float, float, float, float, float], tuple[str, int]] = {}
 
 
 def stand_samples(ctx: RulesContext, shape: str, collect: dict[str, StandFacts] | None = None) -> list[float]:
@@ -448,6 +458,7 @@ def stand_sample_actions(ctx: RulesContext, shape: str, collect: dict[str, Stand
     degs: list[tuple[float, Stand]] | None
     intervals = stand_intervals_in(ctx, shape, collect, turn, stone)
     own: tuple[list[float], list[Stand]] | None
+    keys: tuple[tuple[str, int], tuple[str, int]] | None = None  # (stand_seps_key ccw, cw: made when first needed)
     for k, (lo, hi, i) in enumerate(intervals):
         if ring.empty:
             degs = [(d, made_once(Stand, shape, d)) for d in (degrees_6(math.radians(a)) for a in FIRST_ANGLES_DEG)]
@@ -459,8 +470,10 @@ def stand_sample_actions(ctx: RulesContext, shape: str, collect: dict[str, Stand
                 inset = min(SAMPLE_INSET / r, 0.25 * (hi - lo))
                 cands = [0.5 * (lo + hi), lo + inset, hi - inset]
                 a, b = ring.pos[i], ring.pos[(i + 1) % ring.n]
-                for p, sign in ((a, 1.0), (b, -1.0)):
-                    d = stand_seps(ctx, p, r, s, sign > 0)[2]  # sep_for_width(p, r, s, pass width + PASS_MARGIN)
+                if keys is None:
+                    keys = (stand_seps_key(ctx, r, s, True), stand_seps_key(ctx, r, s, False))
+                for p, sign, key in ((a, 1.0, keys[0]), (b, -1.0, keys[1])):
+                    d = stand_seps(ctx, p, r, s, sign > 0, key)[2]  # sep_for_width(p, r, s, pass width + PASS_MARGIN)
                     if d is not None:
                         x = p.angle + sign * d
                         x = lo + (x - lo) % TAU
