@@ -302,14 +302,30 @@ def _stacked_on(stone: int, first: Pos, known: tuple[Any, ...], upper: tuple[Pos
         th = math.atan2(box0[1], box0[0])
         c, s_ = math.cos(th), math.sin(th)
         u, v, hu, hv = _ray_terms(box0, c, s_)
-        bottom_terms = first.memo[_BOTTOM_TERMS] = (th, c, s_, min(math.inf, v - hv), max(-math.inf, v + hv),
-                                                     min(math.inf, u - hu), max(-math.inf, u + hu))
+        # (min and max with the first pass's start values written out, as below: the same floats)
+        x0, x1, x2, x3 = v - hv, v + hv, u - hu, u + hu
+        bottom_terms = first.memo[_BOTTOM_TERMS] = (th, c, s_, x0 if x0 < math.inf else math.inf,
+                                                     x1 if x1 > -math.inf else -math.inf,
+                                                     x2 if x2 < math.inf else math.inf,
+                                                     x3 if x3 > -math.inf else -math.inf)
     th, c, s_, lo, hi, u_lo, u_hi = bottom_terms
     p, s = upper
     box1 = _half_axes(p, s)
     u, v, hu, hv = _ray_terms(box1, c, s_)
-    lo, hi = min(lo, v - hv), max(hi, v + hv)
-    u_lo, u_hi = min(u_lo, u - hu), max(u_hi, u + hu)
+    # min(a, b) and max(a, b) written out (b if b < a else a; b if b > a else a: the builtins' own
+    # choice, ties included), without the builtins' calls: a stack's candidate is made per base and shape
+    x = v - hv
+    if x < lo:
+        lo = x
+    x = v + hv
+    if x > hi:
+        hi = x
+    x = u - hu
+    if x < u_lo:
+        u_lo = x
+    x = u + hu
+    if x > u_hi:
+        u_hi = x
     if not abs(0.5 * (lo + hi)) < 1e-12:
         return None  # _footprint_of turns the ray: the general code
     ang = th % TAU
@@ -322,8 +338,8 @@ def _stacked_on(stone: int, first: Pos, known: tuple[Any, ...], upper: tuple[Pos
     bottom = first.layers[0]
     upper_layer = (p[2] - hz, p[2] + hz, ccw, cw)
     u_ccw, u_cw = outline_sides([*known[2], *own])
-    return _made_pos(stone, ang, 0.5 * (u_lo + u_hi), 2.0 * max(hi, -lo), u_hi - u_lo, max(bottom[1], upper_layer[1]),
-                     top, u_ccw, u_cw, (bottom, upper_layer))
+    return _made_pos(stone, ang, 0.5 * (u_lo + u_hi), 2.0 * (-lo if -lo > hi else hi), u_hi - u_lo,
+                     upper_layer[1] if upper_layer[1] > bottom[1] else bottom[1], top, u_ccw, u_cw, (bottom, upper_layer))
 
 
 def _made_pos(stone: int, ang: float, rad: float, w: float, d: float, top_z: float, top: int, ccw: Side,
@@ -343,7 +359,8 @@ def _made_pos(stone: int, ang: float, rad: float, w: float, d: float, top_z: flo
     s_ccw(p, ccw)
     s_cw(p, cw)
     s_layers(p, layers)
-    s_half(p, math.asin(min(1.0, 0.5 * w / max(rad, 1e-9))))
+    x = 0.5 * w / (1e-9 if 1e-9 > rad else rad)  # (min and max written out, as in _stacked_on)
+    s_half(p, math.asin(x if x < 1.0 else 1.0))
     s_memo(p, {})
     return p
 
@@ -782,7 +799,9 @@ def clear_width(a: Pos, b: Pos) -> float:
     for lo_a, hi_a, ccw, _ in a.layers:
         for lo_b, hi_b, _, cw in b.layers:
             if lo_a < hi_b + REACH_MARGIN and lo_b < hi_a + REACH_MARGIN:
-                best = min(best, width_between(a.angle, ccw, b.angle, cw))
+                w = width_between(a.angle, ccw, b.angle, cw)
+                if w < best:  # (min(best, w), as the builtin chooses)
+                    best = w
     return best
 
 

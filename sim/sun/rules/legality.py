@@ -623,7 +623,7 @@ def gate_geometry_problem(ctx: RulesContext, st: int, id_a: int, id_b: int, fact
     if why is not None:
         return why
     # the lintel must not hit a neighbour as tall as its supports, nor another gate
-    under = min(pa.top_z, pb.top_z)
+    under = pb.top_z if pb.top_z < pa.top_z else pa.top_z  # (min(pa.top_z, pb.top_z), without the call)
     base = -1 if single else ctx.position.on[st][0]
     if single or (base != pa.id and base != pb.id):
         # A stone on the base is no position's top, so the supports and every other position are
@@ -735,7 +735,7 @@ def gate_hits(ctx: RulesContext, ring: Ring, pa: Pos, pb: Pos, st: int, lo: floa
                 ids.append(q.id)
                 if first_only:
                     return ids, False
-    thick = min(s.width, s.depth)
+    thick = s.depth if s.depth < s.width else s.width  # (min(s.width, s.depth), without the call)
     for (l0, lsp, lu, lt) in ring.lintels:
         if arcs_overlap(lo, span, l0, lsp) and lu < under + thick + 0.001 and lt > under - 0.001:
             return ids, True

@@ -188,7 +188,8 @@ def stand_intervals_in(ctx: RulesContext, shape: str, collect: dict[str, StandFa
     facts = stand_facts_of(ctx, stone, shape, turn)
     if collect is not None:  # computing the candidates: kept for the check of the chosen stand
         collect[shape] = facts
-    half = math.asin(min(1.0, 0.5 * s.width / r))
+    half = 0.5 * s.width / r
+    half = math.asin(half if half < 1.0 else 1.0)  # (min(1.0, ...), without the call)
     orbit = ctx.rules.mode == "orbit"
     # Standard mode, not a free turn: a piece's verdict depends only on the gap's two
     # positions, the shape, the piece's ends, the other seats' markers in that gap, whether the
@@ -467,7 +468,9 @@ def stand_sample_actions(ctx: RulesContext, shape: str, collect: dict[str, Stand
             memo = ring.memo[i]  # the samples depend on the interval, the gap's positions, the shape
             known = memo.get((shape, lo, hi))
             if known is None:
-                inset = min(SAMPLE_INSET / r, 0.25 * (hi - lo))
+                inset = SAMPLE_INSET / r
+                if 0.25 * (hi - lo) < inset:  # (min(SAMPLE_INSET / r, 0.25 * (hi - lo)), without the call)
+                    inset = 0.25 * (hi - lo)
                 cands = [0.5 * (lo + hi), lo + inset, hi - inset]
                 a, b = ring.pos[i], ring.pos[(i + 1) % ring.n]
                 if keys is None:

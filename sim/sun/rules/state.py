@@ -193,11 +193,20 @@ class SunState(State):
         c.placements = list(self.placements)
         return c
 
+    #: the last :attr:`ctx` made (a state made without ``__init__``, or cloned, finds this or
+    #: another state's: checked against its own four objects before use)
+    _ctx: RulesContext | None = None
+
     @property
     def ctx(self) -> RulesContext:
         """What the rules' functions read: this state's position, geometry, rule options and cache
-        (a new view of the same four objects at each call, so it never holds an old one)."""
-        return RulesContext(self.position, self.geom, self.rules, self.cache)
+        (a view of those very four objects: made again whenever one of them was replaced, so it
+        never holds an old one; kept otherwise, as the turns ask for it thousands of times a game)."""
+        c = self._ctx
+        if c is None or c.position is not self.position or c.cache is not self.cache or c.geom is not self.geom \
+                or c.rules is not self.rules:
+            c = self._ctx = RulesContext(self.position, self.geom, self.rules, self.cache)
+        return c
 
     # --- queries: the ring, the stones ---------------------------------------------------------
     def bodies(self) -> tuple[Stone, ...]:
