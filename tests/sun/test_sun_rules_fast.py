@@ -417,3 +417,35 @@ def test_degrees_6_equals_rounding_the_degrees(angle: float) -> None:
 
     got, expect = degrees_6(angle), round(math.degrees(angle % TAU), 6) % 360.0
     assert got == expect and math.copysign(1.0, got) == math.copysign(1.0, expect), angle
+
+
+def test_records_made_slot_by_slot_equal_the_dataclass_made_ones() -> None:
+    # bodies_of makes its Stone records, place_facts its PlaceFacts and stand_turn its StandTurn by
+    # setting the slots one by one: every field as the dataclass's __init__ sets it (defaults new)
+    from dataclasses import fields
+
+    from sim.sun.geometry.stone import Stone
+    from sim.sun.rules.cache import _new_stone
+    from sim.sun.rules.legality import PlaceFacts
+    from sim.sun.rules.stand_angles import StandTurn, stand_turn
+
+    a, b = _new_stone(3, "pillar", STAND, (), (0.1, 0.2, 0.3, 0.0, 0.0, 0.0, 1.0)), \
+        Stone(3, "pillar", STAND, (), (0.1, 0.2, 0.3, 0.0, 0.0, 0.0, 1.0))
+    assert a == b and hash(a) == hash(b) and repr(a) == repr(b)
+    checked = 0
+
+    def visit(s: SunState) -> None:
+        nonlocal checked
+        facts = place_facts(s.ctx)
+        made = PlaceFacts(**{f.name: getattr(facts, f.name) for f in fields(PlaceFacts) if f.init
+                             and f.name not in ("removal", "stones", "gate_hits", "taken", "own_ok", "open_gaps")})
+        for f in fields(PlaceFacts):
+            assert getattr(facts, f.name) == getattr(made, f.name), f.name
+        assert facts.removal is not place_facts(s.ctx).removal  # a new dict each time, as the default factory
+        turn = stand_turn(s.ctx)
+        again = StandTurn(*(getattr(turn, f.name) for f in fields(StandTurn)))
+        assert all(getattr(turn, f.name) == getattr(again, f.name) for f in fields(StandTurn))
+        checked += 1
+
+    _each_position(4, 1100, visit)
+    assert checked >= 30

@@ -40,9 +40,9 @@ def degrees_6(angle: float) -> float:
     d = math.degrees(angle % TAU)
     y = d * 1e6
     k = math.floor(y)
-    f = y - k  # (exact: y < 2 ** 29)
-    if abs(f - 0.5) > TIE_MARGIN:
-        return ((k + 1 if f > 0.5 else k) / 1e6) % 360.0
+    f = y - k - 0.5  # (y - k exact, y < 2 ** 29; so is the - 0.5 wherever y - k >= 0.25)
+    if f > TIE_MARGIN or f < -TIE_MARGIN:  # (abs(f) > TIE_MARGIN without the call, NaN too)
+        return ((k + 1 if f > 0.0 else k) / 1e6) % 360.0
     return round(d, 6) % 360.0
 
 
@@ -108,16 +108,24 @@ def place_facts(ctx: RulesContext) -> PlaceFacts:
     marker_gaps = [(x, ring.gap_of_angle(m)) for x, ms in enumerate(ctx.position.markers) for m in ms]
     seat = ctx.position.seat
     others = others_gaps(ring, ctx.position.markers, seat)
-    return PlaceFacts(
-        ring=ring, supports={x for i, r in enumerate(ctx.position.role) if r == GATE for x in ctx.position.on[i]},
-        others={ring.keys[gi] for _, gi in others},  # (other_seats_areas, from the gaps found once)
-        marker_gaps=marker_gaps,
-        lintels=lintels,
-        lintels_token=ctx.cache.lintels_token(lintels),
-        standard_turn=ctx.rules.mode == "standard" and not ctx.is_free_turn(),
-        own_gaps=[gi for x, gi in marker_gaps if x == seat],  # (the mover's, from marker_gaps: found once)
-        others_gaps=others,
-    )
+    # every slot set one by one, the defaults as the dataclass's __init__ makes them (new dicts):
+    # the keyword __init__ costs a class call, and a list is made every placement turn
+    f = _NEW(PlaceFacts)
+    f.ring = ring
+    f.supports = {x for i, r in enumerate(ctx.position.role) if r == GATE for x in ctx.position.on[i]}
+    f.others = {ring.keys[gi] for _, gi in others}  # (other_seats_areas, from the gaps found once)
+    f.marker_gaps = marker_gaps
+    f.lintels = lintels
+    f.lintels_token = ctx.cache.lintels_token(lintels)
+    f.standard_turn = ctx.rules.mode == "standard" and not ctx.is_free_turn()
+    f.own_gaps = [gi for x, gi in marker_gaps if x == seat]  # (the mover's, from marker_gaps: found once)
+    f.removal, f.stones, f.gate_hits, f.taken, f.own_ok = {}, {}, {}, {}, {}
+    f.open_gaps = None
+    f.others_gaps = others
+    return f
+
+
+_NEW = object.__new__
 
 
 def current_place_facts(ctx: RulesContext) -> PlaceFacts:
@@ -253,7 +261,8 @@ def stack_candidates(ctx: RulesContext, shape: str, stone: int, bases: Sequence[
         if local and (new.width != p.width or new.angle != p.angle):
             ang, half = new.angle, new.half
             for m in flat:
-                if abs((m - ang + pi) % TAU - pi) <= half:
+                x = (m - ang + pi) % TAU - pi
+                if -half <= x <= half:  # (abs(x) <= half without the call)
                     local = False  # the stack would cover a marker: the full check
                     break
         if not local:
@@ -512,7 +521,8 @@ def gate_candidates(ctx: RulesContext, ring: Ring, facts: PlaceFacts | None = No
             pa, pb = pos[index[a]], pos[index[b]]
             wa = pa if pa.top != st else position_without(ctx, pa, st)
             wb = pb if pb.top != st else position_without(ctx, pb, st)
-            if abs(wa.top_z - wb.top_z) > tol:
+            x = wa.top_z - wb.top_z
+            if x > tol or x < -tol:  # (abs(x) > tol without the call)
                 continue
             if i >= 0 and pa.top != st and pb.top != st and width[i] > widest:
                 continue  # too wide for this stone's lintel: the gap's width is check_gate's span

@@ -109,8 +109,13 @@ def stand_turn(ctx: RulesContext, facts: PlaceFacts | None = None) -> StandTurn:
     in_gap: dict[int, tuple[float, ...]] = {}
     for m, gi in others:
         in_gap[gi] = (*in_gap.get(gi, ()), m)
-    return StandTurn(ring, local, others, in_gap, {ring.keys[gi] for gi in in_gap}, ctx.cache.lintels_token(tuple(ring.lintels)),
-                     [m for ms in ctx.position.markers for m in ms])
+    # (its slots set one by one, as stand_facts_of sets its facts: a class call costs more)
+    t = _NEW(StandTurn)
+    t.ring, t.local, t.others, t.in_gap = ring, local, others, in_gap
+    t.others_keys = {ring.keys[gi] for gi in in_gap}
+    t.lintels_token = ctx.cache.lintels_token(tuple(ring.lintels))
+    t.flat = [m for ms in ctx.position.markers for m in ms]
+    return t
 
 
 def placement_candidates(ctx: RulesContext) -> list[PlaceAction]:
@@ -295,7 +300,7 @@ def stand_intervals_in(ctx: RulesContext, shape: str, collect: dict[str, StandFa
                 else:
                     by_flags[key] = pieces
         for x0, x1 in pieces:
-            if out and abs(out[-1][1] - (x0 + STAND_EPS)) <= 4.0 * STAND_EPS:
+            if out and -4.0 * STAND_EPS <= out[-1][1] - (x0 + STAND_EPS) <= 4.0 * STAND_EPS:  # (abs(.) <= ...)
                 out[-1] = (out[-1][0], x1 - STAND_EPS, out[-1][2])  # joins the previous legal piece
             else:
                 out.append((x0 + STAND_EPS, x1 - STAND_EPS, i))
@@ -377,7 +382,7 @@ def stand_piece_certain(ctx: RulesContext, f: StandFacts, i: int, a_angle: float
     ccw_blocked, cw_blocked = gap.ccw_blocked, gap.cw_blocked
     for m in gap.in_gap:
         rel = (m - a_angle) % TAU
-        if abs(rel - split) < m_:
+        if -m_ < rel - split < m_:  # (abs(rel - split) < m_ without the call)
             return None
         if rel < split:
             cw_blocked = True
@@ -502,7 +507,8 @@ def stand_sample_actions(ctx: RulesContext, shape: str, collect: dict[str, Stand
             # inside an exact interval, so legal (tests/sun/test_sun_stand_intervals.py checks it);
             # kept unless within 0.05 deg of one kept before
             for o in out[first:] if first else out:
-                if not abs((deg - o + 180.0) % 360.0 - 180.0) > 0.05:
+                x = (deg - o + 180.0) % 360.0 - 180.0
+                if not (x > 0.05 or x < -0.05):  # (not abs(x) > 0.05, without the call)
                     break
             else:
                 out.append(deg)
@@ -518,7 +524,8 @@ def _kept_samples(degs: list[tuple[float, Stand]]) -> tuple[list[float], list[St
     acts: list[Stand] = []
     for deg, act in degs:
         for o in out:
-            if not abs((deg - o + 180.0) % 360.0 - 180.0) > 0.05:
+            x = (deg - o + 180.0) % 360.0 - 180.0
+            if not (x > 0.05 or x < -0.05):  # (not abs(x) > 0.05, without the call)
                 break
         else:
             out.append(deg)
