@@ -221,6 +221,14 @@ def _corners(box: tuple[float, float, float, float, float, float, float, float],
     if abs(hu) < 1e-15 and abs(hv) < 1e-15:  # upright: the height axis projects to a point
         return [(u - du - wu, v - dv - wv), (u - du + wu, v - dv + wv), (u + du - wu, v + dv - wv),
                 (u + du + wu, v + dv + wv)]
+    return _corners8(u, v, du, dv, wu, wv, hu, hv)
+
+
+def _corners8(u: float, v: float, du: float, dv: float, wu: float, wv: float, hu: float, hv: float
+              ) -> list[tuple[float, float]]:
+    """:func:`_corners` of a stone not upright: its eight corners from its centre ``(u, v)`` and
+    half-extent vectors (m, in the ray's frame). Its own function: the comprehension in
+    :func:`_corners` made its eight terms closure cells, made anew at every call."""
     return [(u + a * du + b * wu + e * hu, v + a * dv + b * wv + e * hv)
             for a in (-1.0, 1.0) for b in (-1.0, 1.0) for e in (-1.0, 1.0)]
 
@@ -245,7 +253,9 @@ def position_of(stone: int, stones: Sequence[tuple[Pose, ShapeSpec]], top: int =
         made = _stacked_on(stone, first, known, stones[1], top)
         if made is not None:
             return made
-    boxes = [known[3] if k == 0 and known is not None else _half_axes(p, s) for k, (p, s) in enumerate(stones)]
+    boxes = []  # (a loop: a comprehension would make ``known`` a closure cell, new at every call)
+    for k, (p, s) in enumerate(stones):
+        boxes.append(known[3] if k == 0 and known is not None else _half_axes(p, s))
     ang, rad, w, d = _footprint_of(boxes)
     c, sn = math.cos(ang), math.sin(ang)
     layers = []
@@ -415,16 +425,20 @@ class Pos:
         key = ("reach", ccw, height)
         known: Side | None = self.memo.get(key)
         if known is None:
-            reached = [lay[2] if ccw else lay[3] for lay in self.layers if lay[0] < height + REACH_MARGIN]
-            if len(reached) == len(self.layers):
-                known = self.ccw if ccw else self.cw
-            elif len(reached) == 1:
-                known = reached[0]
-            else:  # (the corners back in the position's frame: a clockwise side keeps (x, -y))
-                both = outline_sides([(p, q if ccw else -q) for side in reached for p, q in side])
-                known = both[0] if ccw else both[1]
-            self.memo[key] = known
+            known = self.memo[key] = self._reach_side(ccw, height)
         return known
+
+    def _reach_side(self, ccw: bool, height: float) -> Side:
+        """:meth:`reach_side` computed (its memo's miss; its own method, so that its comprehensions
+        do not make closure cells at every call of the memo's hits)."""
+        reached = [lay[2] if ccw else lay[3] for lay in self.layers if lay[0] < height + REACH_MARGIN]
+        if len(reached) == len(self.layers):
+            return self.ccw if ccw else self.cw
+        if len(reached) == 1:
+            return reached[0]
+        # (the corners back in the position's frame: a clockwise side keeps (x, -y))
+        both = outline_sides([(p, q if ccw else -q) for side in reached for p, q in side])
+        return both[0] if ccw else both[1]
 
     @property
     def ids(self) -> tuple[int, ...]:
@@ -705,7 +719,11 @@ def others_gaps(ring: Ring, markers: Sequence[Sequence[float]], seat: int) -> li
 
 def others_areas(ring: Ring, markers: Sequence[Sequence[float]], seat: int) -> set[tuple[int, int]]:
     """The other seats' mark areas on ``ring``, as gap keys (:func:`others_gaps`)."""
-    return {ring.keys[gi] for _, gi in others_gaps(ring, markers, seat)}
+    keys = ring.keys
+    out = set()  # (a loop: a comprehension would make ``ring`` a closure cell)
+    for _, gi in others_gaps(ring, markers, seat):
+        out.add(keys[gi])
+    return out
 
 
 def arcs_overlap(s1: float, span1: float, s2: float, span2: float) -> bool:

@@ -97,7 +97,9 @@ def open_gaps(ctx: RulesContext, facts: PlaceFacts) -> list[bool]:
     if known is None:
         others, before = facts.others, ctx.position.area_before[ctx.position.seat]
         new_gap_rule = ctx.rules.marker_change == "new_gap"
-        known = facts.open_gaps = [not (key in others or (new_gap_rule and key == before)) for key in facts.ring.keys]
+        known = facts.open_gaps = []  # (a loop: a comprehension would make three closure cells)
+        for key in facts.ring.keys:
+            known.append(not (key in others or (new_gap_rule and key == before)))
     return known
 
 
@@ -105,20 +107,38 @@ def place_facts(ctx: RulesContext) -> PlaceFacts:
     """:class:`PlaceFacts` of the current ring, seat and markers."""
     ring = ctx.ring()
     lintels = tuple(ring.lintels)
-    marker_gaps = [(x, ring.gap_of_angle(m)) for x, ms in enumerate(ctx.position.markers) for m in ms]
+    # (loops, not comprehensions: those would make ``ctx``, ``ring`` and ``seat`` closure cells)
     seat = ctx.position.seat
+    marker_gaps = []
+    own_gaps = []  # (the mover's, from marker_gaps: found once)
+    gap_of = ring.gap_of_angle
+    for x, ms in enumerate(ctx.position.markers):
+        for m in ms:
+            gi = gap_of(m)
+            marker_gaps.append((x, gi))
+            if x == seat:
+                own_gaps.append(gi)
     others = others_gaps(ring, ctx.position.markers, seat)
+    on = ctx.position.on
+    supports = set()
+    for i, r in enumerate(ctx.position.role):
+        if r == GATE:
+            supports.update(on[i])
+    keys = ring.keys
+    other_keys = set()  # (other_seats_areas, from the gaps found once)
+    for _, gi in others:
+        other_keys.add(keys[gi])
     # every slot set one by one, the defaults as the dataclass's __init__ makes them (new dicts):
     # the keyword __init__ costs a class call, and a list is made every placement turn
     f = _NEW(PlaceFacts)
     f.ring = ring
-    f.supports = {x for i, r in enumerate(ctx.position.role) if r == GATE for x in ctx.position.on[i]}
-    f.others = {ring.keys[gi] for _, gi in others}  # (other_seats_areas, from the gaps found once)
+    f.supports = supports
+    f.others = other_keys
     f.marker_gaps = marker_gaps
     f.lintels = lintels
     f.lintels_token = ctx.cache.lintels_token(lintels)
     f.standard_turn = ctx.rules.mode == "standard" and not ctx.is_free_turn()
-    f.own_gaps = [gi for x, gi in marker_gaps if x == seat]  # (the mover's, from marker_gaps: found once)
+    f.own_gaps = own_gaps
     f.removal, f.stones, f.gate_hits, f.taken, f.own_ok = {}, {}, {}, {}, {}
     f.open_gaps = None
     f.others_gaps = others
@@ -463,25 +483,44 @@ def gate_candidates(ctx: RulesContext, ring: Ring, facts: PlaceFacts | None = No
     supports = facts.supports
     role, on = ctx.position.role, ctx.position.on
     pos, n, width, under_of = ring.pos, ring.n, ring.width, ring.under
+    # (loops, not comprehensions, here: these read the function's locals, which comprehensions
+    # would make closure cells, a dozen new objects at every candidate list)
     # a stone standing on the base is a ring position's bottom: takeable without a top
-    topped = {p.id for p in pos if p.top >= 0}
-    takeable = [i for i, r in enumerate(role)
-                if (r == STAND and i not in supports and i not in topped)
-                or (r == STACK and on[i][0] not in supports)]
+    topped = set()
+    for p in pos:
+        if p.top >= 0:
+            topped.add(p.id)
+    takeable = []
+    for i, r in enumerate(role):
+        if (r == STAND and i not in supports and i not in topped) or (r == STACK and on[i][0] not in supports):
+            takeable.append(i)
     # Pairs of neighbours that no gate can span whatever stone is taken, unless that stone is
     # the top of one of them: a support carries a gate, a gate spans them, their tops differ by
     # more than level_tolerance, or the gap is wider than the longest lintel allows.
     shapes, names = ctx.geom.shapes, ctx.position.shapes
     least2 = 2.0 * ctx.geom.table.gate_min_overlap
     # (the longest over the takeable stones' shapes: their lintel_length read once per shape)
-    longest = max([shapes[name].lintel_length for name in {names[st] for st in takeable}]) if takeable else 0.0
+    longest = 0.0
+    if takeable:
+        named = set()
+        for st in takeable:
+            named.add(names[st])
+        lengths = []
+        for name in named:
+            lengths.append(shapes[name].lintel_length)
+        longest = max(lengths)
     most = longest - least2
     tol = ctx.rules.level_tolerance
     # ring.width[i] is gap_width(pa, pb) (the same formula; the ring has 3+ positions)
-    static_ok = [pa.id not in supports and pb.id not in supports and u is None and abs(pa.top_z - pb.top_z) <= tol
-                 and w <= most for pa, pb, u, w in zip(pos, pos[1:] + pos[:1], under_of, width)]
+    static_ok = []
+    static_gaps = []
+    for i, (pa, pb, u, w) in enumerate(zip(pos, pos[1:] + pos[:1], under_of, width)):
+        ok = pa.id not in supports and pb.id not in supports and u is None and abs(pa.top_z - pb.top_z) <= tol \
+            and w <= most
+        static_ok.append(ok)
+        if ok:
+            static_gaps.append(i)
     out = []
-    static_gaps = [i for i in range(n) if static_ok[i]]
     widest_of: dict[str, float] = {}  # per shape: the widest gap its lintel spans (m)
     # per shape: the static gaps its lintel spans, as their two positions. A stone on the base is
     # the top of neither support, so such a gap passes every check of the pair loop below.
@@ -495,7 +534,10 @@ def gate_candidates(ctx: RulesContext, ring: Ring, facts: PlaceFacts | None = No
         if role[st] == STAND:
             fits = fits_of.get(shape)
             if fits is None:
-                fits = fits_of[shape] = [(pos[i], pos[(i + 1) % n]) for i in static_gaps if width[i] <= widest]
+                fits = fits_of[shape] = []
+                for i in static_gaps:
+                    if width[i] <= widest:
+                        fits.append((pos[i], pos[(i + 1) % n]))
             for pa, pb in fits:
                 # a static gap (no gate over it, its supports level) of two positions with no
                 # top the stone could be: the supports as they stand
@@ -613,7 +655,10 @@ def gate_geometry_problem(ctx: RulesContext, st: int, id_a: int, id_b: int, fact
             # the lintel rests on the supports' top stones as they stand (their own offsets
             # and turns; the gap width is measured on the positions' footprints)
             shapes = ctx.geom.shapes
-            tops = [(ctx.position.pose[t], shapes[ctx.position.shapes[t]]) for t in (pa.ids[-1], pb.ids[-1])]
+            # (written out, not a comprehension: that made ``ctx`` a closure cell at every call)
+            ta, tb = pa.ids[-1], pb.ids[-1]
+            poses, names = ctx.position.pose, ctx.position.shapes
+            tops = [(poses[ta], shapes[names[ta]]), (poses[tb], shapes[names[tb]])]
             over = lintel_overlaps(ctx.geom, shape, ctx.position.pose[pa.id], ctx.position.pose[pb.id], *tops)
             k_short = 0 if over[0] <= over[1] else 1
             why = None if over[k_short] >= least else \
@@ -719,7 +764,7 @@ def gate_geometry_problem(ctx: RulesContext, st: int, id_a: int, id_b: int, fact
             kb = now.index[ctx.position.on[st][0]]
             swapped = now.replaced(position_without(ctx, now.pos[kb], st))
             without = swapped if swapped is not None else ring_with(ctx, removed=st)
-        facts.removal[st] = (without, [without.nearest_gap(m) for m in ctx.position.markers[ctx.position.seat]])
+        facts.removal[st] = (without, list(map(without.nearest_gap, ctx.position.markers[ctx.position.seat])))
     without, own_gaps = facts.removal[st]
     if not own_areas_ok(ctx, without, own_gaps, ((id_a, id_b), under)):
         return "the mover's own mark area must stay passable (move the marker instead)"
@@ -781,7 +826,7 @@ def own_areas_ok(ctx: RulesContext, ring: Ring, gaps: list[int | None] | None = 
     if ring.empty:
         return True
     if gaps is None:
-        gaps = [ring.nearest_gap(m) for m in ctx.position.markers[ctx.position.seat]]
+        gaps = list(map(ring.nearest_gap, ctx.position.markers[ctx.position.seat]))
     g = ctx.geom
     for gi in gaps:
         if gi is None:
@@ -801,9 +846,10 @@ def pass_arcs(ctx: RulesContext, ring: Ring | None = None, seat: int | None = No
     if ring.empty:
         return [(0.0, TAU)]
     seat = ctx.position.seat if seat is None else seat
-    gaps = [ring.gap_of_angle(m) for m in ctx.position.markers[seat]]
+    # (map of the bound methods: a comprehension would make ``ring`` a closure cell)
+    gaps = list(map(ring.gap_of_angle, ctx.position.markers[seat]))
     if None in gaps:
-        gaps = [ring.nearest_gap(m) for m in ctx.position.markers[seat]]
+        gaps = list(map(ring.nearest_gap, ctx.position.markers[seat]))
     if ctx.rules.mode == "orbit":
         out = []
         for g1, g2 in ((gaps[0], gaps[1]), (gaps[1], gaps[0])):

@@ -112,7 +112,10 @@ def stand_turn(ctx: RulesContext, facts: PlaceFacts | None = None) -> StandTurn:
     # (its slots set one by one, as stand_facts_of sets its facts: a class call costs more)
     t = _NEW(StandTurn)
     t.ring, t.local, t.others, t.in_gap = ring, local, others, in_gap
-    t.others_keys = {ring.keys[gi] for gi in in_gap}
+    keys = ring.keys
+    t.others_keys = set()  # (a loop: a comprehension would make ``ring`` a closure cell)
+    for gi in in_gap:
+        t.others_keys.add(keys[gi])
     t.lintels_token = ctx.cache.lintels_token(tuple(ring.lintels))
     t.flat = [m for ms in ctx.position.markers for m in ms]
     return t
@@ -132,8 +135,12 @@ def placement_candidates(ctx: RulesContext) -> list[PlaceAction]:
     # and deeper, so both gaps stay impassable and no marker move can follow
     pw = ctx.geom.pass_width
     narrow = ring.n >= 3 and not ctx.is_free_turn()
-    bases = [k for k, p in enumerate(ring.pos) if p.top < 0 and p.id not in facts.supports
-             and not (narrow and ring.width[k] < pw and ring.width[k - 1] < pw)]
+    # (a loop: a comprehension would make the locals it reads closure cells, new at every list)
+    bases = []
+    width, supports = ring.width, facts.supports
+    for k, p in enumerate(ring.pos):
+        if p.top < 0 and p.id not in supports and not (narrow and width[k] < pw and width[k - 1] < pw):
+            bases.append(k)
     for shape, stone in ctx.shape_stones():  # (a stone of each: stone_for >= 0)
         out.extend(stand_sample_actions(ctx, shape, stand_facts, turn, stone))
         if bases:  # valid positions (see above) for a valid stone: the geometric part
@@ -467,7 +474,10 @@ def stand_sample_actions(ctx: RulesContext, shape: str, collect: dict[str, Stand
     keys: tuple[tuple[str, int], tuple[str, int]] | None = None  # (stand_seps_key ccw, cw: made when first needed)
     for k, (lo, hi, i) in enumerate(intervals):
         if ring.empty:
-            degs = [(d, made_once(Stand, shape, d)) for d in (degrees_6(math.radians(a)) for a in FIRST_ANGLES_DEG)]
+            degs = []  # (loops, here and below: a comprehension would make ``shape`` a closure cell)
+            for a_deg in FIRST_ANGLES_DEG:
+                d = degrees_6(math.radians(a_deg))
+                degs.append((d, made_once(Stand, shape, d)))
             own = None
         else:
             memo = ring.memo[i]  # the samples depend on the interval, the gap's positions, the shape
@@ -489,7 +499,9 @@ def stand_sample_actions(ctx: RulesContext, shape: str, collect: dict[str, Stand
                             cands.append(x)
                 # each sample with its action (kept: the same actions turn after turn), and
                 # those of them the loop below keeps when it compares them with one another only
-                degs = [(d, made_once(Stand, shape, d)) for d in map(degrees_6, cands)]
+                degs = []
+                for d in map(degrees_6, cands):
+                    degs.append((d, made_once(Stand, shape, d)))
                 known = memo[(shape, lo, hi)] = (degs, _kept_samples(degs))
             degs, own = known
         # The intervals are disjoint and in ring order, so the earlier ones are all at least as
@@ -636,8 +648,13 @@ def stand_gap(ctx: RulesContext, f: StandFacts, i: int) -> StandGap:
     k_cw, k_ccw = (a.id, f.stone), (f.stone, b.id)
     # the keys of the other seats' gaps but this one: those of all their gaps, unless the stone is
     # one of the gap's own (then a new key could be this gap's: the gaps but this one, as keyed)
-    others = f.others_keys if f.stone != a.id and f.stone != b.id else \
-        {ring.keys[g] for m, g in f.others if g != i}
+    if f.stone != a.id and f.stone != b.id:
+        others = f.others_keys
+    else:  # (a loop: a comprehension would make ``ring`` and ``i`` closure cells, new at every call)
+        others = set()
+        for _m, g in f.others:
+            if g != i:
+                others.add(ring.keys[g])
     # (its slots set one by one, as stand_facts_of sets its facts: a few new gaps every turn)
     gap = _NEW(StandGap)
     gap.sides = (a, a.ccw, a.reach_side(True, f.height), b, b.cw, b.reach_side(False, f.height))

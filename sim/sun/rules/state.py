@@ -225,7 +225,7 @@ class SunState(State):
     def mark_areas(self, seat: int, ring: Ring | None = None) -> list[int | None]:
         """Gap index of each of ``seat``'s markers (None on an empty ring)."""
         ring = ring or self.ring()
-        return [ring.gap_of_angle(a) for a in self.position.markers[seat]]
+        return list(map(ring.gap_of_angle, self.position.markers[seat]))  # (no comprehension: no closure cell)
 
     def _snap_markers(self) -> None:
         """A marker whose gap vanished (a stone now stands in front of it) moves to the middle of
@@ -574,12 +574,12 @@ class SunState(State):
         pl = self._placement_of(a)
         before_role, before_pose, before_sup = pos_.role[pl.stone], pos_.pose.get(pl.stone), pos_.on.get(pl.stone)
         ring0 = self.ring()  # the ring now (the one a plain stand is spliced into below)
-        bodies = self.bodies() if pl.kind != "gate" else tuple(b for b in self.bodies() if b.id != pl.stone)
+        bodies = self.bodies() if pl.kind != "gate" else _without(self.bodies(), pl.stone)
         res = self.table.place(bodies, pl, noise)
         pos_.pending = None
         # (the placed stone comes back last, unless it fell: looked for there first)
         placed_ok = res.standing and ((bool(res.bodies) and res.bodies[-1].id == pl.stone)
-                                      or any(b.id == pl.stone for b in res.bodies))
+                                      or pl.stone in [b.id for b in res.bodies])
         n0 = len(bodies)
         # a stand or stack (from the field) for which the table hands back every body as handed over,
         # plus the new one: the read-back below would change the new stone's pose only
@@ -591,7 +591,7 @@ class SunState(State):
         else:
             # everything that was on the table and is not returned (the placed stone aside) was knocked
             prior = {b.id for b in bodies}
-            self._set_bodies([b for b in res.bodies if b.id != pl.stone or placed_ok])
+            self._set_bodies(list(res.bodies) if placed_ok else list(_without(res.bodies, pl.stone)))
             for i in prior:
                 if pos_.role[i] == FIELD and i != pl.stone:
                     pos_.role[i] = OUT
@@ -705,7 +705,8 @@ class SunState(State):
         a = pos_.pending
         assert isinstance(a, Pass), "swing without a pending pass"
         ring_before = self.ring()
-        areas = [ring_before.gap_of_angle(m) for m in pos_.markers[pos_.seat]]
+        # (map, loops and a helper, not comprehensions: those made three closure cells a pass)
+        areas = list(map(ring_before.gap_of_angle, pos_.markers[pos_.seat]))
         a0 = areas[0] if areas and areas[0] is not None else None
         area_mid = math.degrees(ring_before.middle(a0)) if a0 is not None else None
         area_w = ring_before.width[a0] * 1000.0 if a0 is not None and math.isfinite(ring_before.width[a0]) else None
@@ -740,7 +741,11 @@ class SunState(State):
             self.cache.invalidate()
         through = res.through_aim_gap
         if res.crossings and not ring_before.empty:
-            hit = [any(ring_before.gap_of_angle(c) == g for c in res.crossings) for g in areas if g is not None]
+            crossed = set(map(ring_before.gap_of_angle, res.crossings))
+            hit = []
+            for g in areas:
+                if g is not None:
+                    hit.append(g in crossed)
             through = bool(hit) and all(hit)
         elif ring_before.empty:
             through = True
@@ -750,7 +755,7 @@ class SunState(State):
             "noise_push_x_mps": noise.push_x, "noise_push_y_mps": noise.push_y,
             "area_mid_deg": area_mid, "area_width_mm": area_w,
             "marker_moved": int(pos_.moved), "forced_move": int(pos_.forced), "through_mark_area": int(through), "reached_far_side": int(res.reached_far_side),
-            "penalties": len(pens), "causes": ";".join([f"{i}:{pos_.shapes[i]}:{c}" for i, c in pens]) if pens else "",
+            "penalties": len(pens), "causes": _causes(pens, pos_.shapes) if pens else "",
             "invalid": int(res.invalid), "preset": res.preset, "sim_time_s": res.sim_time_s,
             "steps": res.steps, "wall_s": res.wall_s,
         })
@@ -860,6 +865,17 @@ class SunState(State):
         if p.forced or p.moved:
             body["fm"] = [int(p.forced), int(p.moved)]
         return "sun:" + json.dumps(body, separators=(",", ":"))
+
+
+def _causes(pens: list[tuple[int, str]], shapes: list[str]) -> str:
+    """A pass's penalties as its log writes them: ``id:shape:cause``, joined by ``;``."""
+    return ";".join([f"{i}:{shapes[i]}:{c}" for i, c in pens])
+
+
+def _without(bodies: Sequence[Stone], stone: int) -> tuple[Stone, ...]:
+    """``bodies`` but stone ``stone``'s, in order. (A function, not a comprehension in ``_settle``:
+    that made its placement a closure cell, a new object at every placement.)"""
+    return tuple(b for b in bodies if b.id != stone)
 
 
 def _finite(*v: object) -> bool:
