@@ -468,7 +468,7 @@ class Ring:
     """
 
     __slots__ = ("pos", "angles", "n", "start", "end", "width", "under", "keys", "index", "lintels", "_arrays", "memo", "_gap_of",
-                 "_nearest")
+                 "_nearest", "empty")
 
     def __init__(self, positions: Sequence[Pos], gates: Mapping[tuple[int, int], float],
                  lintels: Sequence[tuple[float, float, float, float]] = (), reuse: Ring | None = None) -> None:
@@ -484,6 +484,9 @@ class Ring:
         self._nearest: dict[float, int | None] = {}
         self.pos = sorted(positions, key=_ANGLE)
         self.n = n = len(self.pos)
+        #: True with no position on the base (``n == 0``: an attribute, not a property, as the
+        #: rules ask it thousands of times a game and a ring never changes)
+        self.empty: bool = n == 0
         self.angles = [p.angle for p in self.pos]
         self.index = {p.id: i for i, p in enumerate(self.pos)}
         self.start: list[float] = []
@@ -523,11 +526,6 @@ class Ring:
             keys.append(key)
             under.append(gates.get(key))
 
-    @property
-    def empty(self) -> bool:
-        """True with no position on the base."""
-        return self.n == 0
-
     def _spliced(self, pos: list[Pos], angles: list[float]) -> Ring:
         """A new ring of positions ``pos`` (sorted, with their ``angles``) and this ring's lintels,
         fresh caches; its gap lists are for the caller (``plus``, ``minus``) to splice."""
@@ -538,6 +536,7 @@ class Ring:
         r._nearest = {}
         r.pos = pos
         r.n = len(pos)
+        r.empty = r.n == 0
         r.angles = angles
         r.index = {p.id: i for i, p in enumerate(pos)}
         return r

@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Any, Hashable, Sequence
 
-from sim.sun.actions import Gate, MoveMarker, Pass, Stack, made_once
+from sim.sun.actions import Gate, MoveMarker, Pass, Stack, made_memo, made_once
 from sim.sun.geometry.gaps import passable, width_between
 from sim.sun.position import GATE, STACK, STAND
 from sim.sun.rules.context import RulesContext
@@ -271,6 +271,7 @@ def stack_candidates(ctx: RulesContext, shape: str, stone: int, bases: Sequence[
     token = facts.lintels_token
     pi = math.pi
     gap_open: list[bool] | None = None
+    stacks = made_memo(Stack)
     out: list[Stack] = []
     for k in bases:
         p = pos[k]
@@ -287,7 +288,7 @@ def stack_candidates(ctx: RulesContext, shape: str, stone: int, bases: Sequence[
                     break
         if not local:
             if stack_verdict(ctx, ring, p, new, stone, False, facts) is None:
-                out.append(made_once(Stack, shape, p.id))
+                out.append(stacks.get((shape, p.id)) or made_once(Stack, shape, p.id))
             continue
         k0 = (k - 1) % n
         geo_key = ("stack", shape, token, under[k], under[k0])
@@ -299,7 +300,8 @@ def stack_candidates(ctx: RulesContext, shape: str, stone: int, bases: Sequence[
         if gap_open is None:
             gap_open = facts.open_gaps if facts.open_gaps is not None else open_gaps(ctx, facts)
         if (known[2] and gap_open[k]) or (known[3] and gap_open[k0]):
-            out.append(made_once(Stack, shape, p.id))
+            # (made_once's memo read here first: a stack recurs turn after turn)
+            out.append(stacks.get((shape, p.id)) or made_once(Stack, shape, p.id))
     return out
 
 
@@ -526,6 +528,7 @@ def gate_candidates(ctx: RulesContext, ring: Ring, facts: PlaceFacts | None = No
     # the top of neither support, so such a gap passes every check of the pair loop below.
     fits_of: dict[str, list[tuple[Pos, Pos]]] = {}
     index = ring.index
+    gates = made_memo(Gate)
     for st in takeable:
         shape = names[st]
         widest = widest_of.get(shape, -1.0)
@@ -543,7 +546,7 @@ def gate_candidates(ctx: RulesContext, ring: Ring, facts: PlaceFacts | None = No
                 # top the stone could be: the supports as they stand
                 a, b = pa.id, pb.id
                 if st != a and st != b and gate_geometry_problem(ctx, st, a, b, facts, (pa, pb)) is None:
-                    out.append(made_once(Gate, st, a, b))
+                    out.append(gates.get((st, a, b)) or made_once(Gate, st, a, b))  # (the memo read first, as stacks')
             k = index[st]
             pairs = [(pos[k - 1].id, pos[(k + 1) % n].id, -1)]  # (a, b, the gap between them on this ring or -1)
         else:  # the gaps beside the stack's bottom may pass once the top is taken
@@ -573,7 +576,7 @@ def gate_candidates(ctx: RulesContext, ring: Ring, facts: PlaceFacts | None = No
             # the rest is valid (see above); the supports' gap is i, or (i = -1) they are no
             # neighbours on this ring (the stone stands between them)
             if gate_geometry_problem(ctx, st, a, b, facts, (wa, wb)) is None:
-                out.append(made_once(Gate, st, a, b))
+                out.append(gates.get((st, a, b)) or made_once(Gate, st, a, b))
     return out
 
 

@@ -63,6 +63,8 @@ class StandFacts:
     before: tuple[int, int] | None  #: the mover's area at the start of the turn
     new_gap_rule: bool  #: marker_change is "new_gap"
     pass_width: float  #: m
+    #: :func:`stand_seps_key` of its shape on this geometry, clockwise then counter-clockwise
+    seps_keys: tuple[tuple[str, int], tuple[str, int]]
     #: per gap index, what the checks of a stand in it share (``stand_gap``), filled as asked
     gaps: dict[int, StandGap] = field(default_factory=dict)
 
@@ -221,7 +223,7 @@ def stand_intervals_in(ctx: RulesContext, shape: str, collect: dict[str, StandFa
     two_eps = 2.0 * STAND_EPS
     n = ring.n
     out: list[tuple[float, float, int]] = []
-    seps_keys: tuple[tuple[str, int], tuple[str, int]] | None = None  # (made at the first new gap)
+    seps_keys = facts.seps_keys
     gaps: Any = zip(range(n), ring.under, ring.memo) if n else ((-1, None, None),)
     for i, under, memo in gaps:
         if under is not None:
@@ -234,8 +236,6 @@ def stand_intervals_in(ctx: RulesContext, shape: str, collect: dict[str, StandFa
         else:
             geo = memo.get(shape)
             if geo is None:
-                if seps_keys is None:
-                    seps_keys = (stand_seps_key(ctx, r, s, False), stand_seps_key(ctx, r, s, True))
                 geo = memo[shape] = stand_geo(ctx, ring, i, r, s, half, seps_keys)
             if geo[4] and (geo[4] == 1 or memo_ok):
                 continue
@@ -489,7 +489,9 @@ def stand_sample_actions(ctx: RulesContext, shape: str, collect: dict[str, Stand
                 cands = [0.5 * (lo + hi), lo + inset, hi - inset]
                 a, b = ring.pos[i], ring.pos[(i + 1) % ring.n]
                 if keys is None:
-                    keys = (stand_seps_key(ctx, r, s, True), stand_seps_key(ctx, r, s, False))
+                    f = collect.get(shape) if collect is not None else None  # (its facts, made with the intervals)
+                    keys = (f.seps_keys[1], f.seps_keys[0]) if f is not None else \
+                        (stand_seps_key(ctx, r, s, True), stand_seps_key(ctx, r, s, False))
                 for p, sign, key in ((a, 1.0, keys[0]), (b, -1.0, keys[1])):
                     d = stand_seps(ctx, p, r, s, sign > 0, key)[2]  # sep_for_width(p, r, s, pass width + PASS_MARGIN)
                     if d is not None:
@@ -589,11 +591,12 @@ def stand_facts_of(ctx: RulesContext, stone: int, shape: str, turn: StandTurn | 
         r = g.table.ring_radius
         consts = known[1][shape] = (r, upright_side(r, s.depth, s.width), s.height,
                                     math.asin(min(1.0, 0.5 * s.width / max(r, 1e-9))),
-                                    r + 0.5 * s.depth > g.table.base_radius, g.table.min_clearance, g.pass_width)
+                                    r + 0.5 * s.depth > g.table.base_radius, g.table.min_clearance, g.pass_width,
+                                    (stand_seps_key(ctx, r, s, False), stand_seps_key(ctx, r, s, True)))
     # (its slots set one by one: the dataclass's keyword __init__ is slower, and this runs per shape and turn)
     f = _NEW(StandFacts)
     f.stone, f.shape, f.ring = stone, shape, turn.ring
-    f.radius, f.side, f.height, f.half, f.sticks_out, f.min_clearance, f.pass_width = consts
+    f.radius, f.side, f.height, f.half, f.sticks_out, f.min_clearance, f.pass_width, f.seps_keys = consts
     f.local_marker_check, f.others, f.others_in_gap, f.others_keys = turn.local, turn.others, turn.in_gap, turn.others_keys
     f.before = ctx.position.area_before[ctx.position.seat]
     f.new_gap_rule = ctx.rules.marker_change == "new_gap"

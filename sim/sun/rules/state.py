@@ -215,7 +215,8 @@ class SunState(State):
 
     def ring(self) -> Ring:
         """The ring as it stands now."""
-        return self.cache.ring_of(self.position, self.geom)
+        ring = self.cache.ring  # (read here when kept: the turns ask for it thousands of times a game)
+        return ring if ring is not None else self.cache.ring_of(self.position, self.geom)
 
     def stacked_pos(self, p: Pos, shape: str) -> Pos:
         """Position ``p`` of the current ring (on the base, no top) once a stone of ``shape`` is
