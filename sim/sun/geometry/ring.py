@@ -324,18 +324,9 @@ def _stacked_on(stone: int, first: Pos, known: tuple[Any, ...], upper: tuple[Pos
     u, v, hu, hv = _ray_terms(box1, c, s_)
     # min(a, b) and max(a, b) written out (b if b < a else a; b if b > a else a: the builtins' own
     # choice, ties included), without the builtins' calls: a stack's candidate is made per base and shape
-    x = v - hv
-    if x < lo:
-        lo = x
-    x = v + hv
-    if x > hi:
-        hi = x
-    x = u - hu
-    if x < u_lo:
-        u_lo = x
-    x = u + hu
-    if x > u_hi:
-        u_hi = x
+    x0, x1, x2, x3 = v - hv, v + hv, u - hu, u + hu
+    lo, hi = (x0 if x0 < lo else lo), (x1 if x1 > hi else hi)
+    u_lo, u_hi = (x2 if x2 < u_lo else u_lo), (x3 if x3 > u_hi else u_hi)
     if not abs(0.5 * (lo + hi)) < 1e-12:
         return None  # _footprint_of turns the ray: the general code
     ang = th % TAU
