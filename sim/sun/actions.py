@@ -136,6 +136,13 @@ def made_once(cls: type[_A], *values: Any) -> _A:
 _NEW = object.__new__
 
 
+def made_memo(cls: type[_A]) -> dict[tuple[Any, ...], _A]:
+    """:func:`made_once`'s memo of ``cls``: the action made of values ``v`` is ``memo[v]`` when
+    there (the same object ``made_once(cls, *v)`` returns). For loops that ask for many actions of
+    one class: a hit read straight from it costs no call."""
+    return _MADE[cls]
+
+
 _ACTIONS: dict[str, type] = {c.__name__: c for c in (Stand, Stack, Gate, MoveMarker, Pass, Draw, PlaceNoise, ThrowNoise)}
 
 

@@ -16,6 +16,8 @@ import operator
 from typing import Callable
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as hst
 from sun_variants import variant_state
 
 from sim.core.play import play_random
@@ -376,3 +378,74 @@ def test_a_stack_bottom_taken_from_the_position_memo_equals_a_fresh_one() -> Non
 
     _each_position(8, 950, visit)
     assert checked >= 40
+
+
+def test_stack_candidates_equal_each_bases_check_on_a_cold_copy() -> None:
+    # stack_candidates decides every base of a shape in one pass (the markers, the memo keys' fixed
+    # parts and the open gaps found once): the same stacks, in the same order, as
+    # stack_geometry_problem asked base by base on a state without memos
+    from sim.sun.rules.legality import current_place_facts, stack_candidates, stack_geometry_problem
+
+    checked = 0
+
+    def visit(s: SunState) -> None:
+        nonlocal checked
+        cold = _cold(s)
+        ctx, cctx = s.ctx, cold.ctx
+        facts, cfacts = current_place_facts(ctx), current_place_facts(cctx)
+        ring = facts.ring
+        bases = [k for k, p in enumerate(ring.pos) if p.top < 0 and p.id not in facts.supports]
+        for shape, stone in ctx.shape_stones():
+            got = [a.on for a in stack_candidates(ctx, shape, stone, bases, facts)]
+            expect = [ring.pos[k].id for k in bases if stack_geometry_problem(cctx, shape, stone, k, cfacts) is None]
+            assert got == expect, (s.to_notation(), shape)
+            checked += len(bases)
+
+    _each_position(10, 1000, visit)
+    assert checked >= 300
+
+
+@settings(max_examples=3000, derandomize=True, deadline=None)
+@given(hst.one_of(hst.floats(-20.0, 20.0),
+                 # angles whose degrees lie on or a hair from a 6-decimal tie (x.xxxxxx5)
+                 hst.builds(lambda k, e: math.radians(k / 1e6 + 5e-7 + e), hst.integers(0, 360_000_000),
+                           hst.sampled_from((0.0, 1e-13, -1e-13, 1e-10, -1e-10, 3e-9, -3e-9))),
+                 hst.sampled_from((0.0, -0.0, TAU, -TAU, math.radians(0.0078125), 1e-300, TAU - 1e-16))))
+def test_degrees_6_equals_rounding_the_degrees(angle: float) -> None:
+    # degrees_6 divides the product rounded to an integer, away from a tie, instead of calling round
+    from sim.sun.rules.legality import degrees_6
+
+    got, expect = degrees_6(angle), round(math.degrees(angle % TAU), 6) % 360.0
+    assert got == expect and math.copysign(1.0, got) == math.copysign(1.0, expect), angle
+
+
+def test_records_made_slot_by_slot_equal_the_dataclass_made_ones() -> None:
+    # bodies_of makes its Stone records, place_facts its PlaceFacts and stand_turn its StandTurn by
+    # setting the slots one by one: every field as the dataclass's __init__ sets it (defaults new)
+    from dataclasses import fields
+
+    from sim.sun.geometry.stone import Stone
+    from sim.sun.rules.cache import _new_stone
+    from sim.sun.rules.legality import PlaceFacts
+    from sim.sun.rules.stand_angles import StandTurn, stand_turn
+
+    a, b = _new_stone(3, "pillar", STAND, (), (0.1, 0.2, 0.3, 0.0, 0.0, 0.0, 1.0)), \
+        Stone(3, "pillar", STAND, (), (0.1, 0.2, 0.3, 0.0, 0.0, 0.0, 1.0))
+    assert a == b and hash(a) == hash(b) and repr(a) == repr(b)
+    checked = 0
+
+    def visit(s: SunState) -> None:
+        nonlocal checked
+        facts = place_facts(s.ctx)
+        made = PlaceFacts(**{f.name: getattr(facts, f.name) for f in fields(PlaceFacts) if f.init
+                             and f.name not in ("removal", "stones", "gate_hits", "taken", "own_ok", "open_gaps")})
+        for f in fields(PlaceFacts):
+            assert getattr(facts, f.name) == getattr(made, f.name), f.name
+        assert facts.removal is not place_facts(s.ctx).removal  # a new dict each time, as the default factory
+        turn = stand_turn(s.ctx)
+        again = StandTurn(*(getattr(turn, f.name) for f in fields(StandTurn)))
+        assert all(getattr(turn, f.name) == getattr(again, f.name) for f in fields(StandTurn))
+        checked += 1
+
+    _each_position(4, 1100, visit)
+    assert checked >= 30

@@ -129,7 +129,7 @@ def width_between(a_ang: float, a_side: Side, b_ang: float, b_side: Side) -> flo
         if c2 < ca:
             ca = c2
     else:
-        ca = min([p * sn - q * cs for p, q in a_side])
+        ca = _least(a_side, sn, cs)
     n = len(b_side)
     if n == 1:
         cb = b_side[0][0] * sn - b_side[0][1] * cs
@@ -138,8 +138,16 @@ def width_between(a_ang: float, a_side: Side, b_ang: float, b_side: Side) -> flo
         if c2 < cb:
             cb = c2
     else:
-        cb = min([p * sn - q * cs for p, q in b_side])
+        cb = _least(b_side, sn, cs)
     return ca + cb
+
+
+def _least(side: Side, sn: float, cs: float) -> float:
+    """The least of ``P sn - Q cs`` over the corners ``(P, Q)`` of ``side`` (m): a side's distance
+    from a ray (sine ``sn`` and cosine ``cs`` of its angle). Its own function, not a list in
+    :func:`width_between`: a comprehension there made ``sn`` and ``cs`` closure cells, two new
+    objects at every call of that hot function."""
+    return min([p * sn - q * cs for p, q in side])
 
 
 def seps_for_widths(a_side: Side, b_side: Side, widths: Sequence[float]) -> list[float | None]:
@@ -159,7 +167,10 @@ def seps_for_widths(a_side: Side, b_side: Side, widths: Sequence[float]) -> list
             one.append(x if x < math.pi else None)
         return one
     # each pair's R and atan2(Q, P), once for all the widths
-    polar = [(math.hypot(pa + pb, qa + qb), math.atan2(qa + qb, pa + pb)) for pa, qa in a_side for pb, qb in b_side]
+    polar = []  # (a loop, not a comprehension: that made b_side a closure cell at every call)
+    for pa, qa in a_side:
+        for pb, qb in b_side:
+            polar.append((math.hypot(pa + pb, qa + qb), math.atan2(qa + qb, pa + pb)))
     out: list[float | None] = []
     for width in widths:
         sep: float | None = 0.0

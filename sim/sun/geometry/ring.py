@@ -221,6 +221,14 @@ def _corners(box: tuple[float, float, float, float, float, float, float, float],
     if abs(hu) < 1e-15 and abs(hv) < 1e-15:  # upright: the height axis projects to a point
         return [(u - du - wu, v - dv - wv), (u - du + wu, v - dv + wv), (u + du - wu, v + dv - wv),
                 (u + du + wu, v + dv + wv)]
+    return _corners8(u, v, du, dv, wu, wv, hu, hv)
+
+
+def _corners8(u: float, v: float, du: float, dv: float, wu: float, wv: float, hu: float, hv: float
+              ) -> list[tuple[float, float]]:
+    """:func:`_corners` of a stone not upright: its eight corners from its centre ``(u, v)`` and
+    half-extent vectors (m, in the ray's frame). Its own function: the comprehension in
+    :func:`_corners` made its eight terms closure cells, made anew at every call."""
     return [(u + a * du + b * wu + e * hu, v + a * dv + b * wv + e * hv)
             for a in (-1.0, 1.0) for b in (-1.0, 1.0) for e in (-1.0, 1.0)]
 
@@ -245,7 +253,9 @@ def position_of(stone: int, stones: Sequence[tuple[Pose, ShapeSpec]], top: int =
         made = _stacked_on(stone, first, known, stones[1], top)
         if made is not None:
             return made
-    boxes = [known[3] if k == 0 and known is not None else _half_axes(p, s) for k, (p, s) in enumerate(stones)]
+    boxes = []  # (a loop: a comprehension would make ``known`` a closure cell, new at every call)
+    for k, (p, s) in enumerate(stones):
+        boxes.append(known[3] if k == 0 and known is not None else _half_axes(p, s))
     ang, rad, w, d = _footprint_of(boxes)
     c, sn = math.cos(ang), math.sin(ang)
     layers = []
@@ -302,14 +312,21 @@ def _stacked_on(stone: int, first: Pos, known: tuple[Any, ...], upper: tuple[Pos
         th = math.atan2(box0[1], box0[0])
         c, s_ = math.cos(th), math.sin(th)
         u, v, hu, hv = _ray_terms(box0, c, s_)
-        bottom_terms = first.memo[_BOTTOM_TERMS] = (th, c, s_, min(math.inf, v - hv), max(-math.inf, v + hv),
-                                                     min(math.inf, u - hu), max(-math.inf, u + hu))
+        # (min and max with the first pass's start values written out, as below: the same floats)
+        x0, x1, x2, x3 = v - hv, v + hv, u - hu, u + hu
+        bottom_terms = first.memo[_BOTTOM_TERMS] = (th, c, s_, x0 if x0 < math.inf else math.inf,
+                                                     x1 if x1 > -math.inf else -math.inf,
+                                                     x2 if x2 < math.inf else math.inf,
+                                                     x3 if x3 > -math.inf else -math.inf)
     th, c, s_, lo, hi, u_lo, u_hi = bottom_terms
     p, s = upper
     box1 = _half_axes(p, s)
     u, v, hu, hv = _ray_terms(box1, c, s_)
-    lo, hi = min(lo, v - hv), max(hi, v + hv)
-    u_lo, u_hi = min(u_lo, u - hu), max(u_hi, u + hu)
+    # min(a, b) and max(a, b) written out (b if b < a else a; b if b > a else a: the builtins' own
+    # choice, ties included), without the builtins' calls: a stack's candidate is made per base and shape
+    x0, x1, x2, x3 = v - hv, v + hv, u - hu, u + hu
+    lo, hi = (x0 if x0 < lo else lo), (x1 if x1 > hi else hi)
+    u_lo, u_hi = (x2 if x2 < u_lo else u_lo), (x3 if x3 > u_hi else u_hi)
     if not abs(0.5 * (lo + hi)) < 1e-12:
         return None  # _footprint_of turns the ray: the general code
     ang = th % TAU
@@ -322,8 +339,8 @@ def _stacked_on(stone: int, first: Pos, known: tuple[Any, ...], upper: tuple[Pos
     bottom = first.layers[0]
     upper_layer = (p[2] - hz, p[2] + hz, ccw, cw)
     u_ccw, u_cw = outline_sides([*known[2], *own])
-    return _made_pos(stone, ang, 0.5 * (u_lo + u_hi), 2.0 * max(hi, -lo), u_hi - u_lo, max(bottom[1], upper_layer[1]),
-                     top, u_ccw, u_cw, (bottom, upper_layer))
+    return _made_pos(stone, ang, 0.5 * (u_lo + u_hi), 2.0 * (-lo if -lo > hi else hi), u_hi - u_lo,
+                     upper_layer[1] if upper_layer[1] > bottom[1] else bottom[1], top, u_ccw, u_cw, (bottom, upper_layer))
 
 
 def _made_pos(stone: int, ang: float, rad: float, w: float, d: float, top_z: float, top: int, ccw: Side,
@@ -343,7 +360,8 @@ def _made_pos(stone: int, ang: float, rad: float, w: float, d: float, top_z: flo
     s_ccw(p, ccw)
     s_cw(p, cw)
     s_layers(p, layers)
-    s_half(p, math.asin(min(1.0, 0.5 * w / max(rad, 1e-9))))
+    x = 0.5 * w / (1e-9 if 1e-9 > rad else rad)  # (min and max written out, as in _stacked_on)
+    s_half(p, math.asin(x if x < 1.0 else 1.0))
     s_memo(p, {})
     return p
 
@@ -398,16 +416,20 @@ class Pos:
         key = ("reach", ccw, height)
         known: Side | None = self.memo.get(key)
         if known is None:
-            reached = [lay[2] if ccw else lay[3] for lay in self.layers if lay[0] < height + REACH_MARGIN]
-            if len(reached) == len(self.layers):
-                known = self.ccw if ccw else self.cw
-            elif len(reached) == 1:
-                known = reached[0]
-            else:  # (the corners back in the position's frame: a clockwise side keeps (x, -y))
-                both = outline_sides([(p, q if ccw else -q) for side in reached for p, q in side])
-                known = both[0] if ccw else both[1]
-            self.memo[key] = known
+            known = self.memo[key] = self._reach_side(ccw, height)
         return known
+
+    def _reach_side(self, ccw: bool, height: float) -> Side:
+        """:meth:`reach_side` computed (its memo's miss; its own method, so that its comprehensions
+        do not make closure cells at every call of the memo's hits)."""
+        reached = [lay[2] if ccw else lay[3] for lay in self.layers if lay[0] < height + REACH_MARGIN]
+        if len(reached) == len(self.layers):
+            return self.ccw if ccw else self.cw
+        if len(reached) == 1:
+            return reached[0]
+        # (the corners back in the position's frame: a clockwise side keeps (x, -y))
+        both = outline_sides([(p, q if ccw else -q) for side in reached for p, q in side])
+        return both[0] if ccw else both[1]
 
     @property
     def ids(self) -> tuple[int, ...]:
@@ -437,7 +459,7 @@ class Ring:
     """
 
     __slots__ = ("pos", "angles", "n", "start", "end", "width", "under", "keys", "index", "lintels", "_arrays", "memo", "_gap_of",
-                 "_nearest")
+                 "_nearest", "empty")
 
     def __init__(self, positions: Sequence[Pos], gates: Mapping[tuple[int, int], float],
                  lintels: Sequence[tuple[float, float, float, float]] = (), reuse: Ring | None = None) -> None:
@@ -453,6 +475,9 @@ class Ring:
         self._nearest: dict[float, int | None] = {}
         self.pos = sorted(positions, key=_ANGLE)
         self.n = n = len(self.pos)
+        #: True with no position on the base (``n == 0``: an attribute, not a property, as the
+        #: rules ask it thousands of times a game and a ring never changes)
+        self.empty: bool = n == 0
         self.angles = [p.angle for p in self.pos]
         self.index = {p.id: i for i, p in enumerate(self.pos)}
         self.start: list[float] = []
@@ -492,11 +517,6 @@ class Ring:
             keys.append(key)
             under.append(gates.get(key))
 
-    @property
-    def empty(self) -> bool:
-        """True with no position on the base."""
-        return self.n == 0
-
     def _spliced(self, pos: list[Pos], angles: list[float]) -> Ring:
         """A new ring of positions ``pos`` (sorted, with their ``angles``) and this ring's lintels,
         fresh caches; its gap lists are for the caller (``plus``, ``minus``) to splice."""
@@ -507,6 +527,7 @@ class Ring:
         r._nearest = {}
         r.pos = pos
         r.n = len(pos)
+        r.empty = r.n == 0
         r.angles = angles
         r.index = {p.id: i for i, p in enumerate(pos)}
         return r
@@ -688,7 +709,11 @@ def others_gaps(ring: Ring, markers: Sequence[Sequence[float]], seat: int) -> li
 
 def others_areas(ring: Ring, markers: Sequence[Sequence[float]], seat: int) -> set[tuple[int, int]]:
     """The other seats' mark areas on ``ring``, as gap keys (:func:`others_gaps`)."""
-    return {ring.keys[gi] for _, gi in others_gaps(ring, markers, seat)}
+    keys = ring.keys
+    out = set()  # (a loop: a comprehension would make ``ring`` a closure cell)
+    for _, gi in others_gaps(ring, markers, seat):
+        out.add(keys[gi])
+    return out
 
 
 def arcs_overlap(s1: float, span1: float, s2: float, span2: float) -> bool:
@@ -782,7 +807,9 @@ def clear_width(a: Pos, b: Pos) -> float:
     for lo_a, hi_a, ccw, _ in a.layers:
         for lo_b, hi_b, _, cw in b.layers:
             if lo_a < hi_b + REACH_MARGIN and lo_b < hi_a + REACH_MARGIN:
-                best = min(best, width_between(a.angle, ccw, b.angle, cw))
+                w = width_between(a.angle, ccw, b.angle, cw)
+                if w < best:  # (min(best, w), as the builtin chooses)
+                    best = w
     return best
 
 

@@ -37,6 +37,24 @@ POS_MEMO_SIZE = 4096
 __all__ = ["POS_MEMO_SIZE", "SunCache"]
 
 
+_NEW = object.__new__
+#: the slots' own setters of the frozen :class:`Stone`, in field order (its __init__ sets them through these too)
+_STONE_SETTERS = tuple(getattr(Stone, name).__set__ for name in ("id", "shape", "role", "on", "pose"))
+
+
+def _new_stone(i: int, shape: str, role: str, on: tuple[int, ...], pose: Pose) -> Stone:
+    """``Stone(i, shape, role, on, pose)``, its slots set as the frozen dataclass's ``__init__``
+    sets them, without the class call (the bodies of a new position are made twice a turn)."""
+    b = _NEW(Stone)
+    s_id, s_shape, s_role, s_on, s_pose = _STONE_SETTERS
+    s_id(b, i)
+    s_shape(b, shape)
+    s_role(b, role)
+    s_on(b, on)
+    s_pose(b, pose)
+    return b
+
+
 class SunCache:
     """Everything the rules keep about a position (see the module docstring)."""
 
@@ -131,7 +149,7 @@ class SunCache:
                 pose, sup = poses[i], sups.get(i, ())
                 b = memo.get(i)
                 if b is None or b.pose is not pose or b.on != sup or b.role != r or b.shape != shapes[i]:
-                    b = memo[i] = Stone(i, shapes[i], r, sup, pose)  # type: ignore[arg-type]  # r: on the table
+                    b = memo[i] = _new_stone(i, shapes[i], r, sup, pose)
                 out.append(b)
         self.bodies = made = tuple(out)
         self.bodies_last = (list(p.role), dict(p.on), dict(p.pose), list(p.shapes), made)

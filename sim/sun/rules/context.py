@@ -35,7 +35,8 @@ class RulesContext:
 
     def ring(self) -> Ring:
         """The ring as it stands now."""
-        return self.cache.ring_of(self.position, self.geom)
+        ring = self.cache.ring  # (read here when kept: the rules ask for it thousands of times a game)
+        return ring if ring is not None else self.cache.ring_of(self.position, self.geom)
 
     def stacked_pos(self, p: Pos, shape: str) -> Pos:
         """Position ``p`` of the current ring (on the base, no top) once a stone of ``shape`` is

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
-from typing import Any, Hashable
+from typing import Any, Hashable, Sequence
 
-from sim.sun.actions import Gate, MoveMarker, Pass, Stack, made_once
+from sim.sun.actions import Gate, MoveMarker, Pass, Stack, made_memo, made_once
 from sim.sun.geometry.gaps import passable, width_between
 from sim.sun.position import GATE, STACK, STAND
 from sim.sun.rules.context import RulesContext
@@ -34,11 +33,28 @@ _PASSES_OF: dict[tuple[tuple[tuple[float, float], ...], tuple[float, ...]], tupl
 PASSES_MEMO_SIZE = 1 << 14
 
 
-@lru_cache(maxsize=65536)
 def degrees_6(angle: float) -> float:
     """``angle`` (rad) in degrees in [0, 360), rounded to 6 decimals: how candidate actions are
-    written. Memoised: the same angles recur from turn to turn, and ``round`` is slow."""
-    return round(math.degrees(angle % TAU), 6) % 360.0
+    written. ``round(math.degrees(angle % TAU), 6) % 360.0``, the same float, mostly without
+    ``round`` (see :data:`TIE_MARGIN`; tests/sun/test_sun_rules_fast.py compares the two)."""
+    d = math.degrees(angle % TAU)
+    y = d * 1e6
+    k = math.floor(y)
+    f = y - k - 0.5  # (y - k exact, y < 2 ** 29; so is the - 0.5 wherever y - k >= 0.25)
+    if f > TIE_MARGIN or f < -TIE_MARGIN:  # (abs(f) > TIE_MARGIN without the call, NaN too)
+        return ((k + 1 if f > 0.0 else k) / 1e6) % 360.0
+    return round(d, 6) % 360.0
+
+
+#: ``degrees_6``'s fast path, away from a tie. ``round(d, 6)`` is the double nearest to ``K /
+#: 10**6``, ``K`` the integer nearest to the exact ``d * 10**6`` (ties to even), and so is the
+#: division ``K / 1e6`` (both exact doubles: IEEE division is correctly rounded). ``y = d * 1e6``
+#: is that product within half an ulp (< 3e-8 for ``d`` < 360 deg, ``y`` < 2**29), so where its
+#: fractional part is farther than this from one half, ``K`` is ``y`` rounded to the nearest
+#: integer. Nearer (a tie or close to one), ``round`` itself decides. (``round`` with digits
+#: costs a decimal conversion and back: the stand samples of every new gap and the aims of every
+#: new mark area are rounded so.)
+TIE_MARGIN = 1e-6
 
 
 @dataclass(slots=True)
@@ -81,7 +97,9 @@ def open_gaps(ctx: RulesContext, facts: PlaceFacts) -> list[bool]:
     if known is None:
         others, before = facts.others, ctx.position.area_before[ctx.position.seat]
         new_gap_rule = ctx.rules.marker_change == "new_gap"
-        known = facts.open_gaps = [not (key in others or (new_gap_rule and key == before)) for key in facts.ring.keys]
+        known = facts.open_gaps = []  # (a loop: a comprehension would make three closure cells)
+        for key in facts.ring.keys:
+            known.append(not (key in others or (new_gap_rule and key == before)))
     return known
 
 
@@ -89,19 +107,45 @@ def place_facts(ctx: RulesContext) -> PlaceFacts:
     """:class:`PlaceFacts` of the current ring, seat and markers."""
     ring = ctx.ring()
     lintels = tuple(ring.lintels)
-    marker_gaps = [(x, ring.gap_of_angle(m)) for x, ms in enumerate(ctx.position.markers) for m in ms]
+    # (loops, not comprehensions: those would make ``ctx``, ``ring`` and ``seat`` closure cells)
     seat = ctx.position.seat
+    marker_gaps = []
+    own_gaps = []  # (the mover's, from marker_gaps: found once)
+    gap_of = ring.gap_of_angle
+    for x, ms in enumerate(ctx.position.markers):
+        for m in ms:
+            gi = gap_of(m)
+            marker_gaps.append((x, gi))
+            if x == seat:
+                own_gaps.append(gi)
     others = others_gaps(ring, ctx.position.markers, seat)
-    return PlaceFacts(
-        ring=ring, supports={x for i, r in enumerate(ctx.position.role) if r == GATE for x in ctx.position.on[i]},
-        others={ring.keys[gi] for _, gi in others},  # (other_seats_areas, from the gaps found once)
-        marker_gaps=marker_gaps,
-        lintels=lintels,
-        lintels_token=ctx.cache.lintels_token(lintels),
-        standard_turn=ctx.rules.mode == "standard" and not ctx.is_free_turn(),
-        own_gaps=[gi for x, gi in marker_gaps if x == seat],  # (the mover's, from marker_gaps: found once)
-        others_gaps=others,
-    )
+    on = ctx.position.on
+    supports = set()
+    for i, r in enumerate(ctx.position.role):
+        if r == GATE:
+            supports.update(on[i])
+    keys = ring.keys
+    other_keys = set()  # (other_seats_areas, from the gaps found once)
+    for _, gi in others:
+        other_keys.add(keys[gi])
+    # every slot set one by one, the defaults as the dataclass's __init__ makes them (new dicts):
+    # the keyword __init__ costs a class call, and a list is made every placement turn
+    f = _NEW(PlaceFacts)
+    f.ring = ring
+    f.supports = supports
+    f.others = other_keys
+    f.marker_gaps = marker_gaps
+    f.lintels = lintels
+    f.lintels_token = ctx.cache.lintels_token(lintels)
+    f.standard_turn = ctx.rules.mode == "standard" and not ctx.is_free_turn()
+    f.own_gaps = own_gaps
+    f.removal, f.stones, f.gate_hits, f.taken, f.own_ok = {}, {}, {}, {}, {}
+    f.open_gaps = None
+    f.others_gaps = others
+    return f
+
+
+_NEW = object.__new__
 
 
 def current_place_facts(ctx: RulesContext) -> PlaceFacts:
@@ -171,32 +215,94 @@ def stack_geometry_problem(ctx: RulesContext, shape: str, stone: int, k: int, fa
     geo_key = ("stack", shape, facts.lintels_token, ring.under[k], ring.under[k0])
     memo = ring.memo[k]  # of the gap from this position to the next: kept while both are
     known = memo.get(geo_key)
-    prev = ring.pos[k0]
-    if known is None or known[0] is not prev:
-        # stack_clash and stack_gaps_passable, with what each side of the stack measures against
-        # its neighbour kept per side (a stand beside the position changes one side only)
-        nxt = ring.pos[(k + 1) % ring.n]
-        cw_side = stack_side(new, prev, False, ring.memo[k0], shape)
-        ccw_side = stack_side(new, nxt, True, memo, shape)
-        half = new.half
-        mc = ctx.geom.table.min_clearance
-        if ring.lintels and ring.lintel_clash(new.angle - half, 2 * half, new.top_z) >= 0:
-            why: str | None = "the stack would hit a gate"
-        elif cw_side[0] < mc:
-            why = f"the stack would not be clear of stone #{prev.id}"
-        elif ccw_side[0] < mc:
-            why = f"the stack would not be clear of stone #{nxt.id}"
-        else:
-            why = None
-        g = ctx.geom
-        known = memo[geo_key] = (prev, why, passable(ccw_side[1], ring.under[k], g.pass_width, g.gate_clear_z),
-                                 passable(cw_side[1], ring.under[k0], g.pass_width, g.gate_clear_z))
+    if known is None or known[0] is not ring.pos[k0]:
+        known = stack_geo(ctx, ring, k, new, shape, geo_key)
     if known[1] is not None:
         return known[1]
     gap_open = facts.open_gaps if facts.open_gaps is not None else open_gaps(ctx, facts)
     if (known[2] and gap_open[k]) or (known[3] and gap_open[k0]):
         return None
     return "no legal marker move would follow"
+
+
+def stack_geo(ctx: RulesContext, ring: Ring, k: int, new: Pos, shape: str, geo_key: tuple[Any, ...]
+              ) -> tuple[Pos, str | None, bool, bool]:
+    """The geometric part of the verdict on stacking a stone of ``shape`` on position ``k`` of
+    ``ring`` (grown to ``new``: :meth:`stacked_pos`), kept in the memo of gap ``k`` under
+    ``geo_key`` (:func:`stack_geometry_problem` says what it depends on): ``(the previous
+    position, why the stack hits a gate or is not clear of a neighbour or None, whether gap
+    ``k`` is passable at its new width, whether gap ``k - 1`` is)``."""
+    k0 = (k - 1) % ring.n
+    memo = ring.memo[k]
+    prev = ring.pos[k0]
+    # stack_clash and stack_gaps_passable, with what each side of the stack measures against
+    # its neighbour kept per side (a stand beside the position changes one side only)
+    nxt = ring.pos[(k + 1) % ring.n]
+    cw_side = stack_side(new, prev, False, ring.memo[k0], shape)
+    ccw_side = stack_side(new, nxt, True, memo, shape)
+    half = new.half
+    mc = ctx.geom.table.min_clearance
+    if ring.lintels and ring.lintel_clash(new.angle - half, 2 * half, new.top_z) >= 0:
+        why: str | None = "the stack would hit a gate"
+    elif cw_side[0] < mc:
+        why = f"the stack would not be clear of stone #{prev.id}"
+    elif ccw_side[0] < mc:
+        why = f"the stack would not be clear of stone #{nxt.id}"
+    else:
+        why = None
+    g = ctx.geom
+    known = memo[geo_key] = (prev, why, passable(ccw_side[1], ring.under[k], g.pass_width, g.gate_clear_z),
+                             passable(cw_side[1], ring.under[k0], g.pass_width, g.gate_clear_z))
+    return known
+
+
+def stack_candidates(ctx: RulesContext, shape: str, stone: int, bases: Sequence[int], facts: PlaceFacts) -> list[Stack]:
+    """The legal stacks of ``stone`` (of ``shape``, valid) on the positions ``bases`` (indices of
+    ``facts.ring``, each valid as :func:`stack_geometry_problem` requires), in that order: those
+    for which :func:`stack_geometry_problem` finds no problem. The same verdicts, decided by the
+    same steps and memos, with what every base shares (the markers, the memo keys' constant
+    parts, the gaps open to the mover) found once per shape instead of once per base (the
+    candidate list asks for every base and shape; tests/sun/test_sun_rules_fast.py compares the two)."""
+    ring = facts.ring
+    pos, n, memos, under = ring.pos, ring.n, ring.memo, ring.under
+    stacked_key = ("stacked", shape)
+    local_turn = facts.standard_turn and n >= 3
+    flat = [m for ms in ctx.position.markers for m in ms] if local_turn else []
+    token = facts.lintels_token
+    pi = math.pi
+    gap_open: list[bool] | None = None
+    stacks = made_memo(Stack)
+    out: list[Stack] = []
+    for k in bases:
+        p = pos[k]
+        new = p.memo.get(stacked_key)  # (kept with p: SunCache.stacked_pos)
+        if new is None:
+            new = ctx.stacked_pos(p, shape)
+        local = local_turn
+        if local and (new.width != p.width or new.angle != p.angle):
+            ang, half = new.angle, new.half
+            for m in flat:
+                x = (m - ang + pi) % TAU - pi
+                if -half <= x <= half:  # (abs(x) <= half without the call)
+                    local = False  # the stack would cover a marker: the full check
+                    break
+        if not local:
+            if stack_verdict(ctx, ring, p, new, stone, False, facts) is None:
+                out.append(stacks.get((shape, p.id)) or made_once(Stack, shape, p.id))
+            continue
+        k0 = (k - 1) % n
+        geo_key = ("stack", shape, token, under[k], under[k0])
+        known = memos[k].get(geo_key)
+        if known is None or known[0] is not pos[k0]:
+            known = stack_geo(ctx, ring, k, new, shape, geo_key)
+        if known[1] is not None:
+            continue
+        if gap_open is None:
+            gap_open = facts.open_gaps if facts.open_gaps is not None else open_gaps(ctx, facts)
+        if (known[2] and gap_open[k]) or (known[3] and gap_open[k0]):
+            # (made_once's memo read here first: a stack recurs turn after turn)
+            out.append(stacks.get((shape, p.id)) or made_once(Stack, shape, p.id))
+    return out
 
 
 def stack_side(new: Pos, q: Pos, ccw: bool, gap_memo: dict[Hashable, Any], shape: str) -> tuple[float, float]:
@@ -379,30 +485,50 @@ def gate_candidates(ctx: RulesContext, ring: Ring, facts: PlaceFacts | None = No
     supports = facts.supports
     role, on = ctx.position.role, ctx.position.on
     pos, n, width, under_of = ring.pos, ring.n, ring.width, ring.under
+    # (loops, not comprehensions, here: these read the function's locals, which comprehensions
+    # would make closure cells, a dozen new objects at every candidate list)
     # a stone standing on the base is a ring position's bottom: takeable without a top
-    topped = {p.id for p in pos if p.top >= 0}
-    takeable = [i for i, r in enumerate(role)
-                if (r == STAND and i not in supports and i not in topped)
-                or (r == STACK and on[i][0] not in supports)]
+    topped = set()
+    for p in pos:
+        if p.top >= 0:
+            topped.add(p.id)
+    takeable = []
+    for i, r in enumerate(role):
+        if (r == STAND and i not in supports and i not in topped) or (r == STACK and on[i][0] not in supports):
+            takeable.append(i)
     # Pairs of neighbours that no gate can span whatever stone is taken, unless that stone is
     # the top of one of them: a support carries a gate, a gate spans them, their tops differ by
     # more than level_tolerance, or the gap is wider than the longest lintel allows.
     shapes, names = ctx.geom.shapes, ctx.position.shapes
     least2 = 2.0 * ctx.geom.table.gate_min_overlap
     # (the longest over the takeable stones' shapes: their lintel_length read once per shape)
-    longest = max([shapes[name].lintel_length for name in {names[st] for st in takeable}]) if takeable else 0.0
+    longest = 0.0
+    if takeable:
+        named = set()
+        for st in takeable:
+            named.add(names[st])
+        lengths = []
+        for name in named:
+            lengths.append(shapes[name].lintel_length)
+        longest = max(lengths)
     most = longest - least2
     tol = ctx.rules.level_tolerance
     # ring.width[i] is gap_width(pa, pb) (the same formula; the ring has 3+ positions)
-    static_ok = [pa.id not in supports and pb.id not in supports and u is None and abs(pa.top_z - pb.top_z) <= tol
-                 and w <= most for pa, pb, u, w in zip(pos, pos[1:] + pos[:1], under_of, width)]
+    static_ok = []
+    static_gaps = []
+    for i, (pa, pb, u, w) in enumerate(zip(pos, pos[1:] + pos[:1], under_of, width)):
+        ok = pa.id not in supports and pb.id not in supports and u is None and abs(pa.top_z - pb.top_z) <= tol \
+            and w <= most
+        static_ok.append(ok)
+        if ok:
+            static_gaps.append(i)
     out = []
-    static_gaps = [i for i in range(n) if static_ok[i]]
     widest_of: dict[str, float] = {}  # per shape: the widest gap its lintel spans (m)
     # per shape: the static gaps its lintel spans, as their two positions. A stone on the base is
     # the top of neither support, so such a gap passes every check of the pair loop below.
     fits_of: dict[str, list[tuple[Pos, Pos]]] = {}
     index = ring.index
+    gates = made_memo(Gate)
     for st in takeable:
         shape = names[st]
         widest = widest_of.get(shape, -1.0)
@@ -411,13 +537,16 @@ def gate_candidates(ctx: RulesContext, ring: Ring, facts: PlaceFacts | None = No
         if role[st] == STAND:
             fits = fits_of.get(shape)
             if fits is None:
-                fits = fits_of[shape] = [(pos[i], pos[(i + 1) % n]) for i in static_gaps if width[i] <= widest]
+                fits = fits_of[shape] = []
+                for i in static_gaps:
+                    if width[i] <= widest:
+                        fits.append((pos[i], pos[(i + 1) % n]))
             for pa, pb in fits:
                 # a static gap (no gate over it, its supports level) of two positions with no
                 # top the stone could be: the supports as they stand
                 a, b = pa.id, pb.id
                 if st != a and st != b and gate_geometry_problem(ctx, st, a, b, facts, (pa, pb)) is None:
-                    out.append(made_once(Gate, st, a, b))
+                    out.append(gates.get((st, a, b)) or made_once(Gate, st, a, b))  # (the memo read first, as stacks')
             k = index[st]
             pairs = [(pos[k - 1].id, pos[(k + 1) % n].id, -1)]  # (a, b, the gap between them on this ring or -1)
         else:  # the gaps beside the stack's bottom may pass once the top is taken
@@ -437,7 +566,8 @@ def gate_candidates(ctx: RulesContext, ring: Ring, facts: PlaceFacts | None = No
             pa, pb = pos[index[a]], pos[index[b]]
             wa = pa if pa.top != st else position_without(ctx, pa, st)
             wb = pb if pb.top != st else position_without(ctx, pb, st)
-            if abs(wa.top_z - wb.top_z) > tol:
+            x = wa.top_z - wb.top_z
+            if x > tol or x < -tol:  # (abs(x) > tol without the call)
                 continue
             if i >= 0 and pa.top != st and pb.top != st and width[i] > widest:
                 continue  # too wide for this stone's lintel: the gap's width is check_gate's span
@@ -446,7 +576,7 @@ def gate_candidates(ctx: RulesContext, ring: Ring, facts: PlaceFacts | None = No
             # the rest is valid (see above); the supports' gap is i, or (i = -1) they are no
             # neighbours on this ring (the stone stands between them)
             if gate_geometry_problem(ctx, st, a, b, facts, (wa, wb)) is None:
-                out.append(made_once(Gate, st, a, b))
+                out.append(gates.get((st, a, b)) or made_once(Gate, st, a, b))
     return out
 
 
@@ -528,7 +658,10 @@ def gate_geometry_problem(ctx: RulesContext, st: int, id_a: int, id_b: int, fact
             # the lintel rests on the supports' top stones as they stand (their own offsets
             # and turns; the gap width is measured on the positions' footprints)
             shapes = ctx.geom.shapes
-            tops = [(ctx.position.pose[t], shapes[ctx.position.shapes[t]]) for t in (pa.ids[-1], pb.ids[-1])]
+            # (written out, not a comprehension: that made ``ctx`` a closure cell at every call)
+            ta, tb = pa.ids[-1], pb.ids[-1]
+            poses, names = ctx.position.pose, ctx.position.shapes
+            tops = [(poses[ta], shapes[names[ta]]), (poses[tb], shapes[names[tb]])]
             over = lintel_overlaps(ctx.geom, shape, ctx.position.pose[pa.id], ctx.position.pose[pb.id], *tops)
             k_short = 0 if over[0] <= over[1] else 1
             why = None if over[k_short] >= least else \
@@ -548,7 +681,7 @@ def gate_geometry_problem(ctx: RulesContext, st: int, id_a: int, id_b: int, fact
     if why is not None:
         return why
     # the lintel must not hit a neighbour as tall as its supports, nor another gate
-    under = min(pa.top_z, pb.top_z)
+    under = pb.top_z if pb.top_z < pa.top_z else pa.top_z  # (min(pa.top_z, pb.top_z), without the call)
     base = -1 if single else ctx.position.on[st][0]
     if single or (base != pa.id and base != pb.id):
         # A stone on the base is no position's top, so the supports and every other position are
@@ -634,7 +767,7 @@ def gate_geometry_problem(ctx: RulesContext, st: int, id_a: int, id_b: int, fact
             kb = now.index[ctx.position.on[st][0]]
             swapped = now.replaced(position_without(ctx, now.pos[kb], st))
             without = swapped if swapped is not None else ring_with(ctx, removed=st)
-        facts.removal[st] = (without, [without.nearest_gap(m) for m in ctx.position.markers[ctx.position.seat]])
+        facts.removal[st] = (without, list(map(without.nearest_gap, ctx.position.markers[ctx.position.seat])))
     without, own_gaps = facts.removal[st]
     if not own_areas_ok(ctx, without, own_gaps, ((id_a, id_b), under)):
         return "the mover's own mark area must stay passable (move the marker instead)"
@@ -660,7 +793,7 @@ def gate_hits(ctx: RulesContext, ring: Ring, pa: Pos, pb: Pos, st: int, lo: floa
                 ids.append(q.id)
                 if first_only:
                     return ids, False
-    thick = min(s.width, s.depth)
+    thick = s.depth if s.depth < s.width else s.width  # (min(s.width, s.depth), without the call)
     for (l0, lsp, lu, lt) in ring.lintels:
         if arcs_overlap(lo, span, l0, lsp) and lu < under + thick + 0.001 and lt > under - 0.001:
             return ids, True
@@ -696,7 +829,7 @@ def own_areas_ok(ctx: RulesContext, ring: Ring, gaps: list[int | None] | None = 
     if ring.empty:
         return True
     if gaps is None:
-        gaps = [ring.nearest_gap(m) for m in ctx.position.markers[ctx.position.seat]]
+        gaps = list(map(ring.nearest_gap, ctx.position.markers[ctx.position.seat]))
     g = ctx.geom
     for gi in gaps:
         if gi is None:
@@ -716,9 +849,10 @@ def pass_arcs(ctx: RulesContext, ring: Ring | None = None, seat: int | None = No
     if ring.empty:
         return [(0.0, TAU)]
     seat = ctx.position.seat if seat is None else seat
-    gaps = [ring.gap_of_angle(m) for m in ctx.position.markers[seat]]
+    # (map of the bound methods: a comprehension would make ``ring`` a closure cell)
+    gaps = list(map(ring.gap_of_angle, ctx.position.markers[seat]))
     if None in gaps:
-        gaps = [ring.nearest_gap(m) for m in ctx.position.markers[seat]]
+        gaps = list(map(ring.nearest_gap, ctx.position.markers[seat]))
     if ctx.rules.mode == "orbit":
         out = []
         for g1, g2 in ((gaps[0], gaps[1]), (gaps[1], gaps[0])):

@@ -17,7 +17,7 @@ from typing import Any, Sequence
 from sim.sun.actions import Gate, PlaceAction, Stack, Stand, made_once
 from sim.sun.geometry.gaps import Side, upright_side, width_between
 from sim.sun.rules.legality import (PlaceFacts, check_gate, check_marker_after, check_stack, current_place_facts, degrees_6,
-                                    gate_candidates, stack_geometry_problem)
+                                    gate_candidates, stack_candidates)
 from sim.sun.geometry.ring import Pos, Ring, others_gaps, sep_for_widths
 from sim.sun.geometry.specs import TAU, ShapeSpec
 from sim.sun.rules.context import RulesContext
@@ -63,6 +63,8 @@ class StandFacts:
     before: tuple[int, int] | None  #: the mover's area at the start of the turn
     new_gap_rule: bool  #: marker_change is "new_gap"
     pass_width: float  #: m
+    #: :func:`stand_seps_key` of its shape on this geometry, clockwise then counter-clockwise
+    seps_keys: tuple[tuple[str, int], tuple[str, int]]
     #: per gap index, what the checks of a stand in it share (``stand_gap``), filled as asked
     gaps: dict[int, StandGap] = field(default_factory=dict)
 
@@ -109,8 +111,16 @@ def stand_turn(ctx: RulesContext, facts: PlaceFacts | None = None) -> StandTurn:
     in_gap: dict[int, tuple[float, ...]] = {}
     for m, gi in others:
         in_gap[gi] = (*in_gap.get(gi, ()), m)
-    return StandTurn(ring, local, others, in_gap, {ring.keys[gi] for gi in in_gap}, ctx.cache.lintels_token(tuple(ring.lintels)),
-                     [m for ms in ctx.position.markers for m in ms])
+    # (its slots set one by one, as stand_facts_of sets its facts: a class call costs more)
+    t = _NEW(StandTurn)
+    t.ring, t.local, t.others, t.in_gap = ring, local, others, in_gap
+    keys = ring.keys
+    t.others_keys = set()  # (a loop: a comprehension would make ``ring`` a closure cell)
+    for gi in in_gap:
+        t.others_keys.add(keys[gi])
+    t.lintels_token = ctx.cache.lintels_token(tuple(ring.lintels))
+    t.flat = [m for ms in ctx.position.markers for m in ms]
+    return t
 
 
 def placement_candidates(ctx: RulesContext) -> list[PlaceAction]:
@@ -127,13 +137,16 @@ def placement_candidates(ctx: RulesContext) -> list[PlaceAction]:
     # and deeper, so both gaps stay impassable and no marker move can follow
     pw = ctx.geom.pass_width
     narrow = ring.n >= 3 and not ctx.is_free_turn()
-    bases = [k for k, p in enumerate(ring.pos) if p.top < 0 and p.id not in facts.supports
-             and not (narrow and ring.width[k] < pw and ring.width[k - 1] < pw)]
+    # (a loop: a comprehension would make the locals it reads closure cells, new at every list)
+    bases = []
+    width, supports = ring.width, facts.supports
+    for k, p in enumerate(ring.pos):
+        if p.top < 0 and p.id not in supports and not (narrow and width[k] < pw and width[k - 1] < pw):
+            bases.append(k)
     for shape, stone in ctx.shape_stones():  # (a stone of each: stone_for >= 0)
         out.extend(stand_sample_actions(ctx, shape, stand_facts, turn, stone))
-        for k in bases:  # valid positions (see above) for a valid stone: the geometric part
-            if stack_geometry_problem(ctx, shape, stone, k, facts) is None:
-                out.append(made_once(Stack, shape, ring.pos[k].id))
+        if bases:  # valid positions (see above) for a valid stone: the geometric part
+            out.extend(stack_candidates(ctx, shape, stone, bases, facts))
     out.extend(gate_candidates(ctx, ring, facts))
     return out
 
@@ -189,7 +202,8 @@ def stand_intervals_in(ctx: RulesContext, shape: str, collect: dict[str, StandFa
     facts = stand_facts_of(ctx, stone, shape, turn)
     if collect is not None:  # computing the candidates: kept for the check of the chosen stand
         collect[shape] = facts
-    half = math.asin(min(1.0, 0.5 * s.width / r))
+    half = 0.5 * s.width / r
+    half = math.asin(half if half < 1.0 else 1.0)  # (min(1.0, ...), without the call)
     orbit = ctx.rules.mode == "orbit"
     # Standard mode, not a free turn: a piece's verdict depends only on the gap's two
     # positions, the shape, the piece's ends, the other seats' markers in that gap, whether the
@@ -209,7 +223,7 @@ def stand_intervals_in(ctx: RulesContext, shape: str, collect: dict[str, StandFa
     two_eps = 2.0 * STAND_EPS
     n = ring.n
     out: list[tuple[float, float, int]] = []
-    seps_keys: tuple[tuple[Any, ...], tuple[Any, ...]] | None = None  # (made at the first new gap)
+    seps_keys = facts.seps_keys
     gaps: Any = zip(range(n), ring.under, ring.memo) if n else ((-1, None, None),)
     for i, under, memo in gaps:
         if under is not None:
@@ -222,8 +236,6 @@ def stand_intervals_in(ctx: RulesContext, shape: str, collect: dict[str, StandFa
         else:
             geo = memo.get(shape)
             if geo is None:
-                if seps_keys is None:
-                    seps_keys = (stand_seps_key(ctx, r, s, False), stand_seps_key(ctx, r, s, True))
                 geo = memo[shape] = stand_geo(ctx, ring, i, r, s, half, seps_keys)
             if geo[4] and (geo[4] == 1 or memo_ok):
                 continue
@@ -295,7 +307,7 @@ def stand_intervals_in(ctx: RulesContext, shape: str, collect: dict[str, StandFa
                 else:
                     by_flags[key] = pieces
         for x0, x1 in pieces:
-            if out and abs(out[-1][1] - (x0 + STAND_EPS)) <= 4.0 * STAND_EPS:
+            if out and -4.0 * STAND_EPS <= out[-1][1] - (x0 + STAND_EPS) <= 4.0 * STAND_EPS:  # (abs(.) <= ...)
                 out[-1] = (out[-1][0], x1 - STAND_EPS, out[-1][2])  # joins the previous legal piece
             else:
                 out.append((x0 + STAND_EPS, x1 - STAND_EPS, i))
@@ -303,7 +315,7 @@ def stand_intervals_in(ctx: RulesContext, shape: str, collect: dict[str, StandFa
 
 
 def stand_geo(ctx: RulesContext, ring: Ring, i: int, r: float, s: ShapeSpec, half: float,
-              keys: tuple[tuple[Any, ...], tuple[Any, ...]] | None = None) -> tuple[Any, ...]:
+              keys: tuple[tuple[str, int], tuple[str, int]] | None = None) -> tuple[Any, ...]:
     """What :func:`stand_intervals` keeps per gap ``i`` of ``ring`` (2+ positions or one) and
     shape ``s`` (ring radius ``r`` m, the shape's half angular width ``half`` rad): the room
     ``lo, hi`` (rad; the stone clears both neighbours), the pass-width breakpoints ``c_a,
@@ -377,7 +389,7 @@ def stand_piece_certain(ctx: RulesContext, f: StandFacts, i: int, a_angle: float
     ccw_blocked, cw_blocked = gap.ccw_blocked, gap.cw_blocked
     for m in gap.in_gap:
         rel = (m - a_angle) % TAU
-        if abs(rel - split) < m_:
+        if -m_ < rel - split < m_:  # (abs(rel - split) < m_ without the call)
             return None
         if rel < split:
             cw_blocked = True
@@ -393,7 +405,7 @@ def stand_piece_certain(ctx: RulesContext, f: StandFacts, i: int, a_angle: float
 
 
 def stand_seps(ctx: RulesContext, p: Pos, r: float, s: ShapeSpec, ccw: bool,
-               key: tuple[Any, ...] | None = None) -> tuple[float, float, float | None]:
+               key: tuple[str, int] | None = None) -> tuple[float, float, float | None]:
     """The angular separations (rad) from ``p`` at which a stone of shape ``s`` on the ring of
     radius ``r`` (m), on ``p``'s counter-clockwise side (``ccw``) or its clockwise side, leaves
     its stones that the new one meets ``min_clearance`` (``Pos.reach_side``) and a gap of the pass
@@ -418,11 +430,22 @@ def stand_seps(ctx: RulesContext, p: Pos, r: float, s: ShapeSpec, ccw: bool,
     return known
 
 
-def stand_seps_key(ctx: RulesContext, r: float, s: ShapeSpec, ccw: bool) -> tuple[Any, ...]:
+def stand_seps_key(ctx: RulesContext, r: float, s: ShapeSpec, ccw: bool) -> tuple[str, int]:
     """The ``Pos.memo`` key of :func:`stand_seps`: every input of its three separations besides
-    the position's own fields."""
+    the position's own fields, as a short stand-in (:data:`_SEPS_KEYS`)."""
     g = ctx.geom
-    return ("stand", ccw, s.width, s.depth, s.height, r, g.table.min_clearance, g.pass_width)
+    full = (ccw, s.width, s.depth, s.height, r, g.table.min_clearance, g.pass_width)
+    known = _SEPS_KEYS.get(full)
+    if known is None:
+        known = _SEPS_KEYS[full] = ("stand", len(_SEPS_KEYS))
+    return known
+
+
+#: :func:`stand_seps_key`'s stand-ins by the inputs they stand for: equal inputs, the same key, in
+#: every state (positions are shared by the clones of a state). A key of a string and a number
+#: hashes at the price of the number, the inputs' six floats at six float hashes, and a position's
+#: memo is asked thousands of times per playout. As few entries as geometries and shapes are used
+_SEPS_KEYS: dict[tuple[bool, float, float, float, float, float, float], tuple[str, int]] = {}
 
 
 def stand_samples(ctx: RulesContext, shape: str, collect: dict[str, StandFacts] | None = None) -> list[float]:
@@ -448,19 +471,29 @@ def stand_sample_actions(ctx: RulesContext, shape: str, collect: dict[str, Stand
     degs: list[tuple[float, Stand]] | None
     intervals = stand_intervals_in(ctx, shape, collect, turn, stone)
     own: tuple[list[float], list[Stand]] | None
+    keys: tuple[tuple[str, int], tuple[str, int]] | None = None  # (stand_seps_key ccw, cw: made when first needed)
     for k, (lo, hi, i) in enumerate(intervals):
         if ring.empty:
-            degs = [(d, made_once(Stand, shape, d)) for d in (degrees_6(math.radians(a)) for a in FIRST_ANGLES_DEG)]
+            degs = []  # (loops, here and below: a comprehension would make ``shape`` a closure cell)
+            for a_deg in FIRST_ANGLES_DEG:
+                d = degrees_6(math.radians(a_deg))
+                degs.append((d, made_once(Stand, shape, d)))
             own = None
         else:
             memo = ring.memo[i]  # the samples depend on the interval, the gap's positions, the shape
             known = memo.get((shape, lo, hi))
             if known is None:
-                inset = min(SAMPLE_INSET / r, 0.25 * (hi - lo))
+                inset = SAMPLE_INSET / r
+                if 0.25 * (hi - lo) < inset:  # (min(SAMPLE_INSET / r, 0.25 * (hi - lo)), without the call)
+                    inset = 0.25 * (hi - lo)
                 cands = [0.5 * (lo + hi), lo + inset, hi - inset]
                 a, b = ring.pos[i], ring.pos[(i + 1) % ring.n]
-                for p, sign in ((a, 1.0), (b, -1.0)):
-                    d = stand_seps(ctx, p, r, s, sign > 0)[2]  # sep_for_width(p, r, s, pass width + PASS_MARGIN)
+                if keys is None:
+                    f = collect.get(shape) if collect is not None else None  # (its facts, made with the intervals)
+                    keys = (f.seps_keys[1], f.seps_keys[0]) if f is not None else \
+                        (stand_seps_key(ctx, r, s, True), stand_seps_key(ctx, r, s, False))
+                for p, sign, key in ((a, 1.0, keys[0]), (b, -1.0, keys[1])):
+                    d = stand_seps(ctx, p, r, s, sign > 0, key)[2]  # sep_for_width(p, r, s, pass width + PASS_MARGIN)
                     if d is not None:
                         x = p.angle + sign * d
                         x = lo + (x - lo) % TAU
@@ -468,7 +501,9 @@ def stand_sample_actions(ctx: RulesContext, shape: str, collect: dict[str, Stand
                             cands.append(x)
                 # each sample with its action (kept: the same actions turn after turn), and
                 # those of them the loop below keeps when it compares them with one another only
-                degs = [(d, made_once(Stand, shape, d)) for d in map(degrees_6, cands)]
+                degs = []
+                for d in map(degrees_6, cands):
+                    degs.append((d, made_once(Stand, shape, d)))
                 known = memo[(shape, lo, hi)] = (degs, _kept_samples(degs))
             degs, own = known
         # The intervals are disjoint and in ring order, so the earlier ones are all at least as
@@ -486,7 +521,8 @@ def stand_sample_actions(ctx: RulesContext, shape: str, collect: dict[str, Stand
             # inside an exact interval, so legal (tests/sun/test_sun_stand_intervals.py checks it);
             # kept unless within 0.05 deg of one kept before
             for o in out[first:] if first else out:
-                if not abs((deg - o + 180.0) % 360.0 - 180.0) > 0.05:
+                x = (deg - o + 180.0) % 360.0 - 180.0
+                if not (x > 0.05 or x < -0.05):  # (not abs(x) > 0.05, without the call)
                     break
             else:
                 out.append(deg)
@@ -502,7 +538,8 @@ def _kept_samples(degs: list[tuple[float, Stand]]) -> tuple[list[float], list[St
     acts: list[Stand] = []
     for deg, act in degs:
         for o in out:
-            if not abs((deg - o + 180.0) % 360.0 - 180.0) > 0.05:
+            x = (deg - o + 180.0) % 360.0 - 180.0
+            if not (x > 0.05 or x < -0.05):  # (not abs(x) > 0.05, without the call)
                 break
         else:
             out.append(deg)
@@ -554,11 +591,12 @@ def stand_facts_of(ctx: RulesContext, stone: int, shape: str, turn: StandTurn | 
         r = g.table.ring_radius
         consts = known[1][shape] = (r, upright_side(r, s.depth, s.width), s.height,
                                     math.asin(min(1.0, 0.5 * s.width / max(r, 1e-9))),
-                                    r + 0.5 * s.depth > g.table.base_radius, g.table.min_clearance, g.pass_width)
+                                    r + 0.5 * s.depth > g.table.base_radius, g.table.min_clearance, g.pass_width,
+                                    (stand_seps_key(ctx, r, s, False), stand_seps_key(ctx, r, s, True)))
     # (its slots set one by one: the dataclass's keyword __init__ is slower, and this runs per shape and turn)
     f = _NEW(StandFacts)
     f.stone, f.shape, f.ring = stone, shape, turn.ring
-    f.radius, f.side, f.height, f.half, f.sticks_out, f.min_clearance, f.pass_width = consts
+    f.radius, f.side, f.height, f.half, f.sticks_out, f.min_clearance, f.pass_width, f.seps_keys = consts
     f.local_marker_check, f.others, f.others_in_gap, f.others_keys = turn.local, turn.others, turn.in_gap, turn.others_keys
     f.before = ctx.position.area_before[ctx.position.seat]
     f.new_gap_rule = ctx.rules.marker_change == "new_gap"
@@ -613,8 +651,13 @@ def stand_gap(ctx: RulesContext, f: StandFacts, i: int) -> StandGap:
     k_cw, k_ccw = (a.id, f.stone), (f.stone, b.id)
     # the keys of the other seats' gaps but this one: those of all their gaps, unless the stone is
     # one of the gap's own (then a new key could be this gap's: the gaps but this one, as keyed)
-    others = f.others_keys if f.stone != a.id and f.stone != b.id else \
-        {ring.keys[g] for m, g in f.others if g != i}
+    if f.stone != a.id and f.stone != b.id:
+        others = f.others_keys
+    else:  # (a loop: a comprehension would make ``ring`` and ``i`` closure cells, new at every call)
+        others = set()
+        for _m, g in f.others:
+            if g != i:
+                others.add(ring.keys[g])
     # (its slots set one by one, as stand_facts_of sets its facts: a few new gaps every turn)
     gap = _NEW(StandGap)
     gap.sides = (a, a.ccw, a.reach_side(True, f.height), b, b.cw, b.reach_side(False, f.height))

@@ -125,7 +125,9 @@ def _position_field(name: str, doc: str) -> Any:
         setattr(self.position, name, value)
 
     # the getter is operator's C attrgetter, not a Python function: the rules and the agents read
-    # these fields tens of thousands of times a game (a Python getter cost about 2 % of a playout)
+    # these fields tens of thousands of times a game (a Python getter cost about 2 % of a playout).
+    # The turn methods below read and write ``self.position``'s fields directly (``pos_``): even
+    # so each property access is a descriptor call, 2.4 % of a rules playout's instructions
     return property(operator.attrgetter(f"position.{name}"), put, doc=doc)
 
 
@@ -191,11 +193,20 @@ class SunState(State):
         c.placements = list(self.placements)
         return c
 
+    #: the last :attr:`ctx` made (a state made without ``__init__``, or cloned, finds this or
+    #: another state's: checked against its own four objects before use)
+    _ctx: RulesContext | None = None
+
     @property
     def ctx(self) -> RulesContext:
         """What the rules' functions read: this state's position, geometry, rule options and cache
-        (a new view of the same four objects at each call, so it never holds an old one)."""
-        return RulesContext(self.position, self.geom, self.rules, self.cache)
+        (a view of those very four objects: made again whenever one of them was replaced, so it
+        never holds an old one; kept otherwise, as the turns ask for it thousands of times a game)."""
+        c = self._ctx
+        if c is None or c.position is not self.position or c.cache is not self.cache or c.geom is not self.geom \
+                or c.rules is not self.rules:
+            c = self._ctx = RulesContext(self.position, self.geom, self.rules, self.cache)
+        return c
 
     # --- queries: the ring, the stones ---------------------------------------------------------
     def bodies(self) -> tuple[Stone, ...]:
@@ -204,7 +215,8 @@ class SunState(State):
 
     def ring(self) -> Ring:
         """The ring as it stands now."""
-        return self.cache.ring_of(self.position, self.geom)
+        ring = self.cache.ring  # (read here when kept: the turns ask for it thousands of times a game)
+        return ring if ring is not None else self.cache.ring_of(self.position, self.geom)
 
     def stacked_pos(self, p: Pos, shape: str) -> Pos:
         """Position ``p`` of the current ring (on the base, no top) once a stone of ``shape`` is
@@ -214,7 +226,7 @@ class SunState(State):
     def mark_areas(self, seat: int, ring: Ring | None = None) -> list[int | None]:
         """Gap index of each of ``seat``'s markers (None on an empty ring)."""
         ring = ring or self.ring()
-        return [ring.gap_of_angle(a) for a in self.position.markers[seat]]
+        return list(map(ring.gap_of_angle, self.position.markers[seat]))  # (no comprehension: no closure cell)
 
     def _snap_markers(self) -> None:
         """A marker whose gap vanished (a stone now stands in front of it) moves to the middle of
@@ -406,41 +418,44 @@ class SunState(State):
     # --- turn structure ----------------------------------------------------------------------
     def _begin_turn(self) -> None:
         """Enter the placement step of the current seat (draw first in a random field)."""
-        self.attempts = 0
-        self.placed = -1
-        self.pending = None
+        pos_ = self.position
+        pos_.attempts = 0
+        pos_.placed = -1
+        pos_.pending = None
         self.cache.invalidate()
         ring = self.ring()
         if ring.empty:
-            self.played[self.seat] = False
-        areas = self.mark_areas(self.seat, ring)
-        self.area_before[self.seat] = None if ring.empty or areas[0] is None else ring.keys[areas[0]]
-        self.moved = False
+            pos_.played[pos_.seat] = False
+        areas = self.mark_areas(pos_.seat, ring)
+        pos_.area_before[pos_.seat] = None if ring.empty or areas[0] is None else ring.keys[areas[0]]
+        pos_.moved = False
         forced = False
-        if not ring.empty and self.played[self.seat]:
-            for m in self.markers[self.seat]:  # a marker of the mover's in no gap, or in an impassable one
+        if not ring.empty and pos_.played[pos_.seat]:
+            for m in pos_.markers[pos_.seat]:  # a marker of the mover's in no gap, or in an impassable one
                 g = ring.nearest_gap(m)
                 if g is None or not ring.passable(g, self.geom):
                     forced = True
                     break
-        self.forced = forced
+        pos_.forced = forced
         self._enter_place()
 
     def _enter_place(self) -> None:
+        pos_ = self.position
         self.cache.invalidate()
-        if FIELD not in self.role and self.drawn < 0:
+        if FIELD not in pos_.role and pos_.drawn < 0:
             self._finish(SunEnd.FIELD_EMPTY)
             return
-        if self.rules.field == "random" and self.drawn < 0 and FIELD in self.role:
-            self.phase = "draw"
+        if self.rules.field == "random" and pos_.drawn < 0 and FIELD in pos_.role:
+            pos_.phase = "draw"
             return
-        self.phase = "place"
+        pos_.phase = "place"
         if not self.legal_actions():
             self._finish(SunEnd.STALEMATE)
 
     def _finish(self, reason: SunEnd) -> None:
-        self.phase = "over"
-        self.over = reason
+        pos_ = self.position
+        pos_.phase = "over"
+        pos_.over = reason
         self.cache.invalidate()
 
     # (ignore[override]: the base returns list[Action]; lists are invariant, and every SunAction is an Action)
@@ -451,15 +466,16 @@ class SunState(State):
         stacks, gates; marker moves; passes at a few aims and two releases. Any other valid
         action (e.g. another angle) is accepted by :meth:`apply_action`.
         """
+        pos_ = self.position
         if seat is not None and seat != self.current_player():
             return []
-        if self.phase not in ("place", "marker", "pass"):
+        if pos_.phase not in ("place", "marker", "pass"):
             return []
         cache = self.cache
         if cache.legal is None:
-            if self.phase == "place":
+            if pos_.phase == "place":
                 cache.legal = placement_candidates(self.ctx)
-            elif self.phase == "marker":
+            elif pos_.phase == "marker":
                 cache.legal = marker_options(self.ctx, self.ring())
             else:
                 cache.legal = pass_candidates(self.ctx)
@@ -473,7 +489,8 @@ class SunState(State):
         Raises:
             IllegalActionError: the action is not legal here (the state is unchanged).
         """
-        ph = self.phase
+        pos_ = self.position
+        ph = pos_.phase
         if ph == "over":
             raise self._illegal(action, "the game is over")
         seat = self.current_player()
@@ -481,7 +498,7 @@ class SunState(State):
             if not isinstance(action, Draw) or action.stone not in self.field_stones():
                 raise self._illegal(action, "expected Draw of a field stone")
             self._history.append((CHANCE, action))
-            self.drawn = action.stone
+            pos_.drawn = action.stone
             self._enter_place()
         elif ph == "place":
             why = self.placement_problem(action)
@@ -489,8 +506,8 @@ class SunState(State):
                 raise self._illegal(action, why)
             assert isinstance(action, (Stand, Stack, Gate))  # placement_problem passes placements only
             self._history.append((seat, action))
-            self.pending = action
-            self.phase = "settle"
+            pos_.pending = action
+            pos_.phase = "settle"
             self.cache.invalidate()
         elif ph == "settle":
             if not isinstance(action, PlaceNoise) or not _finite(action.along, action.across, action.yaw_rad):
@@ -505,9 +522,9 @@ class SunState(State):
             ring = self.ring()
             k = ring.index[self.anchor_stone()]  # type: ignore[index]
             gi = k if action.side == "ccw" else (k - 1) % ring.n
-            self.markers[self.seat][action.marker] = ring.middle(gi)
-            self.moved = True
-            self.phase = "pass"
+            pos_.markers[pos_.seat][action.marker] = ring.middle(gi)
+            pos_.moved = True
+            pos_.phase = "pass"
             self.cache.invalidate()
         elif ph == "pass":
             if not isinstance(action, Pass):
@@ -516,8 +533,8 @@ class SunState(State):
             if why is not None:
                 raise self._illegal(action, why)
             self._history.append((seat, action))
-            self.pending = action
-            self.phase = "swing"
+            pos_.pending = action
+            pos_.phase = "swing"
             self.cache.invalidate()
         elif ph == "swing":
             if not isinstance(action, ThrowNoise) or not _finite(action.aim, action.release, action.push_x, action.push_y):
@@ -527,70 +544,73 @@ class SunState(State):
 
     def _placement_of(self, a: PlaceAction) -> Placement:
         """What the table is asked to do for placement action ``a`` (angles in rad)."""
+        pos_ = self.position
         if isinstance(a, Stand):
             st = self.stone_for(a.shape)
             return Placement("stand", st, a.shape, angle=math.radians(a.angle) % TAU)
         if isinstance(a, Stack):
             st = self.stone_for(a.shape)
             return Placement("stack", st, a.shape, on=a.on)
-        return Placement("gate", a.stone, self.shapes[a.stone], between=(a.a, a.b))
+        return Placement("gate", a.stone, pos_.shapes[a.stone], between=(a.a, a.b))
 
     def _set_bodies(self, bodies: Sequence[Stone], keep_roles: bool = True) -> None:
         """Take the table's read-back: survivors' poses; stones not returned leave the table."""
+        pos_ = self.position
         seen = set()
         for b in bodies:
             seen.add(b.id)
-            if b.pose is not self.pose.get(b.id):  # the very pose handed to the table: kept as it is
-                self.pose[b.id] = tuple(map(float, b.pose))  # type: ignore[assignment]
-        for i, r in enumerate(self.role):
+            if b.pose is not pos_.pose.get(b.id):  # the very pose handed to the table: kept as it is
+                pos_.pose[b.id] = tuple(map(float, b.pose))  # type: ignore[assignment]
+        for i, r in enumerate(pos_.role):
             if r in (STAND, STACK, GATE) and i not in seen:
-                self.role[i] = FIELD  # caller decides where a vanished stone goes
-                self.pose.pop(i, None)
-                self.on.pop(i, None)
+                pos_.role[i] = FIELD  # caller decides where a vanished stone goes
+                pos_.pose.pop(i, None)
+                pos_.on.pop(i, None)
 
     def _settle(self, noise: PlaceNoise) -> None:
         """The placement chance step: ask the table to place the pending stone with ``noise``."""
-        a = self.pending
+        pos_ = self.position
+        a = pos_.pending
         assert isinstance(a, (Stand, Stack, Gate)), "settle without a pending placement"
         pl = self._placement_of(a)
-        before_role, before_pose, before_sup = self.role[pl.stone], self.pose.get(pl.stone), self.on.get(pl.stone)
+        before_role, before_pose, before_sup = pos_.role[pl.stone], pos_.pose.get(pl.stone), pos_.on.get(pl.stone)
         ring0 = self.ring()  # the ring now (the one a plain stand is spliced into below)
-        bodies = self.bodies() if pl.kind != "gate" else tuple(b for b in self.bodies() if b.id != pl.stone)
+        bodies = self.bodies() if pl.kind != "gate" else _without(self.bodies(), pl.stone)
         res = self.table.place(bodies, pl, noise)
-        self.pending = None
+        pos_.pending = None
         # (the placed stone comes back last, unless it fell: looked for there first)
         placed_ok = res.standing and ((bool(res.bodies) and res.bodies[-1].id == pl.stone)
-                                      or any(b.id == pl.stone for b in res.bodies))
+                                      or pl.stone in [b.id for b in res.bodies])
         n0 = len(bodies)
         # a stand or stack (from the field) for which the table hands back every body as handed over,
         # plus the new one: the read-back below would change the new stone's pose only
         kept = pl.kind != "gate" and not res.knocked and len(res.bodies) == n0 + 1 and res.bodies[n0].id == pl.stone \
             and all(map(operator.is_, res.bodies, bodies))
         if kept:
-            if placed_ok and res.bodies[n0].pose is not self.pose.get(pl.stone):
-                self.pose[pl.stone] = tuple(map(float, res.bodies[n0].pose))  # type: ignore[assignment]
+            if placed_ok and res.bodies[n0].pose is not pos_.pose.get(pl.stone):
+                pos_.pose[pl.stone] = tuple(map(float, res.bodies[n0].pose))  # type: ignore[assignment]
         else:
             # everything that was on the table and is not returned (the placed stone aside) was knocked
             prior = {b.id for b in bodies}
-            self._set_bodies([b for b in res.bodies if b.id != pl.stone or placed_ok])
+            self._set_bodies(list(res.bodies) if placed_ok else list(_without(res.bodies, pl.stone)))
             for i in prior:
-                if self.role[i] == FIELD and i != pl.stone:
-                    self.role[i] = OUT
-                    self.owner[i] = self.seat
+                if pos_.role[i] == FIELD and i != pl.stone:
+                    pos_.role[i] = OUT
+                    pos_.owner[i] = pos_.seat
         for i, _cause in res.knocked:
-            if 0 <= i < len(self.role) and i != pl.stone and self.role[i] != OUT:
-                self.role[i] = OUT
-                self.owner[i] = self.seat
-                self.pose.pop(i, None)
-                self.on.pop(i, None)
+            if 0 <= i < len(pos_.role) and i != pl.stone and pos_.role[i] != OUT:
+                pos_.role[i] = OUT
+                pos_.owner[i] = pos_.seat
+                pos_.pose.pop(i, None)
+                pos_.on.pop(i, None)
         kept = not self._fix_orphans() and kept
         if placed_ok:
-            self.role[pl.stone] = {"stand": STAND, "stack": STACK, "gate": GATE}[pl.kind]
+            pos_.role[pl.stone] = {"stand": STAND, "stack": STACK, "gate": GATE}[pl.kind]
             if pl.kind == "stack":
-                self.on[pl.stone] = (pl.on,)
+                pos_.on[pl.stone] = (pl.on,)
             elif pl.kind == "gate":
-                self.on[pl.stone] = pl.between
-            if self.role[pl.stone] == STACK and self.role[pl.on] != STAND:
+                pos_.on[pl.stone] = pl.between
+            if pos_.role[pl.stone] == STACK and pos_.role[pl.on] != STAND:
                 placed_ok = False  # its support was knocked away meanwhile
         self.cache.invalidate()
         if kept and placed_ok and pl.kind == "stand":  # only the new stone changed: spliced into ring0
@@ -599,14 +619,14 @@ class SunState(State):
             self.cache.ring_after_stack(self.position, self.geom, ring0, pl.stone)
         options: list[MoveMarker] | None = None
         if placed_ok and pl.kind != "gate" and not self.is_free_turn():
-            self.placed = pl.stone
+            pos_.placed = pl.stone
             self._snap_markers()
             options = self.marker_options(self.ring())
             if not options:
                 placed_ok = False  # it stands, but where no marker move is legal: a misplacement
-                self.placed = -1
+                pos_.placed = -1
         self.placements.append({
-            "seat": self.seat, "turn": self.turn, "kind": pl.kind, "stone": pl.stone, "shape": pl.shape,
+            "seat": pos_.seat, "turn": pos_.turn, "kind": pl.kind, "stone": pl.stone, "shape": pl.shape,
             "angle_deg": math.degrees(pl.angle) if pl.kind == "stand" else None, "standing": int(placed_ok),
             "cause": "" if placed_ok else ("fell" if not res.standing else "no legal marker move"),
             "knocked": len(res.knocked), "wall_s": res.wall_s,
@@ -614,34 +634,35 @@ class SunState(State):
         if not placed_ok:
             self._failed_placement(pl, before_role, before_pose, before_sup)
             return
-        self.placed = pl.stone
-        self.drawn = -1
-        markers = [list(ms) for ms in self.markers]
+        pos_.placed = pl.stone
+        pos_.drawn = -1
+        markers = [list(ms) for ms in pos_.markers]
         self._snap_markers()  # markers do not change the ring (roles and poses do): keep it
-        self.phase = "pass" if pl.kind == "gate" or self.is_free_turn() else "marker"
+        pos_.phase = "pass" if pl.kind == "gate" or self.is_free_turn() else "marker"
         # the marker moves found above are the legal actions now, unless a marker moved since
-        self.cache.legal = options if self.phase == "marker" and markers == self.markers else None
+        self.cache.legal = options if pos_.phase == "marker" and markers == pos_.markers else None
 
     def _failed_placement(self, pl: Placement, role: str, pose: Pose | None, sup: tuple[int, ...] | None) -> None:
-        self.attempts += 1
-        self.pose.pop(pl.stone, None)
-        self.on.pop(pl.stone, None)
-        give_up = self.rules.placement_fall == "penalty" or self.attempts >= self.rules.max_place_attempts
+        pos_ = self.position
+        pos_.attempts += 1
+        pos_.pose.pop(pl.stone, None)
+        pos_.on.pop(pl.stone, None)
+        give_up = self.rules.placement_fall == "penalty" or pos_.attempts >= self.rules.max_place_attempts
         if give_up:
-            self.role[pl.stone] = OUT
-            self.owner[pl.stone] = self.seat
-            self.drawn = -1
+            pos_.role[pl.stone] = OUT
+            pos_.owner[pl.stone] = pos_.seat
+            pos_.drawn = -1
         elif pl.kind == "gate" and pose is not None:
             # the player puts it back where it stood (retry)
-            self.role[pl.stone] = role
-            self.pose[pl.stone] = pose
+            pos_.role[pl.stone] = role
+            pos_.pose[pl.stone] = pose
             if sup:
-                self.on[pl.stone] = sup
-            if role == STACK and self.role[sup[0]] != STAND:  # type: ignore[index]
-                self.role[pl.stone] = OUT
-                self.owner[pl.stone] = self.seat
+                pos_.on[pl.stone] = sup
+            if role == STACK and pos_.role[sup[0]] != STAND:  # type: ignore[index]
+                pos_.role[pl.stone] = OUT
+                pos_.owner[pl.stone] = pos_.seat
         else:
-            self.role[pl.stone] = FIELD
+            pos_.role[pl.stone] = FIELD
         self.cache.invalidate()
         self._snap_markers()
         self._enter_place()
@@ -650,9 +671,10 @@ class SunState(State):
         """A surviving stone whose support left: upright on the base it becomes a position,
         otherwise a penalty of the mover ("fell_from_support", the table's name for the same
         cause). Returns whether any stone changed."""
+        pos_ = self.position
         any_change = False
         changed = True
-        role, sup = self.role, self.on  # (the position's own list and dict: changed in place below)
+        role, sup = pos_.role, pos_.on  # (the position's own list and dict: changed in place below)
         if STACK not in role and GATE not in role:
             return False  # no stone rests on another
         while changed:
@@ -665,25 +687,27 @@ class SunState(State):
                         break
                 else:
                     continue  # every support still stands on the base
-                s = self.geom.shapes[self.shapes[i]]
-                if r == STACK and pose_tilt(self.pose[i]) < math.radians(self.geom.table.topple_tilt_deg) \
-                        and pose_bottom(self.pose[i], s) < 0.003:
-                    self.role[i] = STAND
-                    self.on.pop(i, None)
+                s = self.geom.shapes[pos_.shapes[i]]
+                if r == STACK and pose_tilt(pos_.pose[i]) < math.radians(self.geom.table.topple_tilt_deg) \
+                        and pose_bottom(pos_.pose[i], s) < 0.003:
+                    pos_.role[i] = STAND
+                    pos_.on.pop(i, None)
                 else:
-                    self.role[i] = OUT
-                    self.owner[i] = self.seat
-                    self.pose.pop(i, None)
-                    self.on.pop(i, None)
+                    pos_.role[i] = OUT
+                    pos_.owner[i] = pos_.seat
+                    pos_.pose.pop(i, None)
+                    pos_.on.pop(i, None)
                 changed = any_change = True
         return any_change
 
     def _swing(self, noise: ThrowNoise) -> None:
         """The pass chance step: ask the table to throw the pending pass with ``noise``."""
-        a = self.pending
+        pos_ = self.position
+        a = pos_.pending
         assert isinstance(a, Pass), "swing without a pending pass"
         ring_before = self.ring()
-        areas = [ring_before.gap_of_angle(m) for m in self.markers[self.seat]]
+        # (map, loops and a helper, not comprehensions: those made three closure cells a pass)
+        areas = list(map(ring_before.gap_of_angle, pos_.markers[pos_.seat]))
         a0 = areas[0] if areas and areas[0] is not None else None
         area_mid = math.degrees(ring_before.middle(a0)) if a0 is not None else None
         area_w = ring_before.width[a0] * 1000.0 if a0 is not None and math.isfinite(ring_before.width[a0]) else None
@@ -697,62 +721,67 @@ class SunState(State):
             self._set_bodies(res.bodies)
             causes = dict(res.penalties)
             for i in sorted(prior):
-                if self.role[i] == FIELD:
-                    self.role[i] = OUT
-                    self.owner[i] = self.seat
+                if pos_.role[i] == FIELD:
+                    pos_.role[i] = OUT
+                    pos_.owner[i] = pos_.seat
                     pens.append((i, causes.get(i, "left the table")))
         for i, c in res.penalties:
-            if 0 <= i < len(self.role) and self.role[i] in (STAND, STACK, GATE):
-                self.role[i] = OUT
-                self.owner[i] = self.seat
-                self.pose.pop(i, None)
-                self.on.pop(i, None)
+            if 0 <= i < len(pos_.role) and pos_.role[i] in (STAND, STACK, GATE):
+                pos_.role[i] = OUT
+                pos_.owner[i] = pos_.seat
+                pos_.pose.pop(i, None)
+                pos_.on.pop(i, None)
                 pens.append((i, c))
-        before_fix = list(self.role)  # (a copy is cheaper than the set of the stones out)
+        before_fix = list(pos_.role)  # (a copy is cheaper than the set of the stones out)
         if self._fix_orphans():
             clean = False
-            for i, r in enumerate(self.role):
-                if r == OUT and before_fix[i] != OUT and self.owner.get(i) == self.seat:
+            for i, r in enumerate(pos_.role):
+                if r == OUT and before_fix[i] != OUT and pos_.owner.get(i) == pos_.seat:
                     pens.append((i, "fell_from_support"))
         if not clean:
             self.cache.invalidate()
         through = res.through_aim_gap
         if res.crossings and not ring_before.empty:
-            hit = [any(ring_before.gap_of_angle(c) == g for c in res.crossings) for g in areas if g is not None]
+            crossed = set(map(ring_before.gap_of_angle, res.crossings))
+            hit = []
+            for g in areas:
+                if g is not None:
+                    hit.append(g in crossed)
             through = bool(hit) and all(hit)
         elif ring_before.empty:
             through = True
         self.passes.append({
-            "seat": self.seat, "turn": self.turn, "aim_deg": a.aim, "release_m": a.release,
+            "seat": pos_.seat, "turn": pos_.turn, "aim_deg": a.aim, "release_m": a.release,
             "noise_aim_deg": noise.aim, "noise_release_m": noise.release,
             "noise_push_x_mps": noise.push_x, "noise_push_y_mps": noise.push_y,
             "area_mid_deg": area_mid, "area_width_mm": area_w,
-            "marker_moved": int(self.moved), "forced_move": int(self.forced), "through_mark_area": int(through), "reached_far_side": int(res.reached_far_side),
-            "penalties": len(pens), "causes": ";".join([f"{i}:{self.shapes[i]}:{c}" for i, c in pens]) if pens else "",
+            "marker_moved": int(pos_.moved), "forced_move": int(pos_.forced), "through_mark_area": int(through), "reached_far_side": int(res.reached_far_side),
+            "penalties": len(pens), "causes": _causes(pens, pos_.shapes) if pens else "",
             "invalid": int(res.invalid), "preset": res.preset, "sim_time_s": res.sim_time_s,
             "steps": res.steps, "wall_s": res.wall_s,
         })
-        self.pending = None
+        pos_.pending = None
         self._snap_markers()
-        self.played[self.seat] = True
-        self.turn += 1
-        if FIELD not in self.role:
+        pos_.played[pos_.seat] = True
+        pos_.turn += 1
+        if FIELD not in pos_.role:
             self._finish(SunEnd.FIELD_EMPTY)
             return
-        self.seat = (self.seat + 1) % self.num_players
+        pos_.seat = (pos_.seat + 1) % self.num_players
         self._begin_turn()
 
     # --- chance -------------------------------------------------------------------------------
     def sample_chance(self, rng: np.random.Generator) -> Draw | PlaceNoise | ThrowNoise:
         """Draw the chance outcome: a field stone (uniform), or the mover's noise (thrower.py,
         with the seat's skill: always the same count of normals, common random numbers)."""
-        if self.phase == "draw":
+        pos_ = self.position
+        if pos_.phase == "draw":
             f = self.field_stones()
             return Draw(f[int(rng.integers(len(f)))])
-        th = self.throwers[self.seat]
-        if self.phase == "settle":
+        th = self.throwers[pos_.seat]
+        if pos_.phase == "settle":
             return th.draw_place(rng)
-        if self.phase == "swing":
+        if pos_.phase == "swing":
             return th.draw_pass(rng)
         raise RuntimeError("not a chance node")
 
@@ -837,6 +866,17 @@ class SunState(State):
         if p.forced or p.moved:
             body["fm"] = [int(p.forced), int(p.moved)]
         return "sun:" + json.dumps(body, separators=(",", ":"))
+
+
+def _causes(pens: list[tuple[int, str]], shapes: list[str]) -> str:
+    """A pass's penalties as its log writes them: ``id:shape:cause``, joined by ``;``."""
+    return ";".join([f"{i}:{shapes[i]}:{c}" for i, c in pens])
+
+
+def _without(bodies: Sequence[Stone], stone: int) -> tuple[Stone, ...]:
+    """``bodies`` but stone ``stone``'s, in order. (A function, not a comprehension in ``_settle``:
+    that made its placement a closure cell, a new object at every placement.)"""
+    return tuple(b for b in bodies if b.id != stone)
 
 
 def _finite(*v: object) -> bool:
