@@ -24,6 +24,7 @@ from sim.sun.agents.measures import (
                                      best_aim,
                                      bump_chance,
                                      bump_of,
+                                     forget_ring_memos,
                                      prefetch_rings,
                                      preview_facts,
                                      previews,
@@ -90,6 +91,8 @@ class AgentBase:
             yield
         finally:
             self._turn = prev
+            if prev is None:  # the outermost decision: its preview rings' memos are done with
+                forget_ring_memos()
 
     def _memo(self, st: SunState) -> _Turn | None:
         t = self._turn

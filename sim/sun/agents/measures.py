@@ -150,6 +150,14 @@ def ring_memo(ring: Ring, g: Geometry) -> RingMemo:
     return m
 
 
+def forget_ring_memos() -> None:
+    """Drop every :class:`RingMemo` (and so the rings kept by them): called when a placement
+    decision ends (``AgentBase._deciding``), since its preview rings are not met again and a
+    later decision's rings are new ones. Keeping them would only keep them alive for the
+    garbage collector to walk over."""
+    _RING_MEMOS.clear()
+
+
 def area_clear(ring: Ring, g: Geometry, marker: float, samples: int) -> float:
     """Best line clearance (m) through the standard-mode mark area that contains ``marker`` (or
     the nearest gap), over ``samples`` aims per arc; +1 on an empty ring, -inf with no opening."""
