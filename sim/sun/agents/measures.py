@@ -533,6 +533,42 @@ class QuickRing:
             got = memo[key] = (wl, wr, gap_bump((wl, wr), self.min_clear, self.sigma))
         return (i, ang, got[0], got[1]), got[2]
 
+    def stand_best(self, angle_deg: float, s: ShapeSpec) -> tuple[tuple[int, float, float, float], float, float]:
+        """(:meth:`stand_bump`'s two values, :meth:`best_side` of the :meth:`stand_pairs`) of a
+        stand of shape ``s`` at ``angle_deg``: those calls written out in one (the quick scores'
+        hot loop: a few thousand stands a game), the same memo entries and the same arithmetic in
+        the same order, so the very same numbers."""
+        ang = math.radians(angle_deg) % TAU
+        n = self.n
+        angles = self.angles
+        i = (bisect_right(angles, ang) - 1) % n
+        j = (i + 1) % n
+        memo = self.ring.memo[i]
+        key = ("agents.stand", angle_deg, self.ring_r, s.depth, s.width, self.min_clear, self.sigma)
+        got = memo.get(key)
+        if got is None:
+            side = upright_side(self.ring_r, s.depth, s.width)
+            wl = width_between(angles[i], self.ccw[i], ang, side)
+            wr = width_between(ang, side, angles[j], self.cw[j])
+            got = memo[key] = (wl, wr, gap_bump((wl, wr), self.min_clear, self.sigma))
+        wl, wr, bump = got
+        # best_side of ((wl, angles[i], ang), (wr, ang, angles[j])): max over the passable sides
+        # (the first of equals, as max keeps) of min(near, far) (the first of equals, as min keeps)
+        best = -math.inf
+        pw, r = self.pass_width, self.ball_r
+        if wl >= pw:
+            near = 0.5 * wl - r if math.isfinite(wl) else 1.0
+            pa = angles[i]
+            far = self.clearance_at(pa + 0.5 * ((ang - pa) % TAU) + math.pi)
+            best = far if far < near else near
+        if wr >= pw:
+            near = 0.5 * wr - r if math.isfinite(wr) else 1.0
+            far = self.clearance_at(ang + 0.5 * ((angles[j] - ang) % TAU) + math.pi)
+            v = far if far < near else near
+            if v > best:
+                best = v
+        return (i, ang, wl, wr), bump, best
+
     def stand_pairs(self, sides: tuple[int, float, float, float]) -> tuple[tuple[float, float, float], ...]:
         """The two gaps beside a stand (its :meth:`stand` ``sides``) as (clear width in m, angle of
         the gap's first stone, of its second, in rad): left of the new stone, then right."""

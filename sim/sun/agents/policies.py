@@ -205,7 +205,7 @@ class CarefulAgent(AgentBase):
         memo = t.bump if t is not None else None
         for a in cands:
             is_stand = isinstance(a, Stand)
-            sd, bump = qr.stand_bump(a.angle, shapes[a.shape]) if is_stand else (None, 0.0)
+            sd, bump, best = qr.stand_best(a.angle, shapes[a.shape]) if is_stand else (None, 0.0, 0.0)
             sides.append(sd)
             if first or not (is_stand or isinstance(a, Stack)):
                 # gates and first turns: nothing per candidate to save (careful's own score, also
@@ -213,7 +213,6 @@ class CarefulAgent(AgentBase):
                 scores.append(CarefulAgent.quick_score(self, st, a))
                 continue
             if sd is not None:
-                best = qr.best_side(qr.stand_pairs(sd))
                 if memo is not None:  # the shortlist's exact scores read it again
                     memo[id(a)] = (a, bump)
             else:
