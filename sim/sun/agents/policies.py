@@ -370,12 +370,15 @@ class AggressiveAgent(CarefulAgent):
         """:meth:`quick_score` of each candidate, the very same numbers (see careful's)."""
         own_all, sides = self._quick_all(st, cands)
         empty = st.ring().empty
+        # the gaps holding an opponent's marker: a stand elsewhere narrows nothing (0.0, as
+        # _narrowed's sum over no marker)
+        opp = set() if empty else {gi for _, _, _, gi in self._opp_gaps(st)}
         out: list[float] = []
         for a, own, sd in zip(cands, own_all, sides):
             if own == -math.inf:
                 out.append(own)
             elif sd is not None:  # a stand
-                out.append(min(own, OWN_CAP) + self.spite * self._narrowed(st, *sd))
+                out.append(min(own, OWN_CAP) + self.spite * (self._narrowed(st, *sd) if sd[0] in opp else 0.0))
             elif isinstance(a, Gate) and not empty:
                 out.append(min(own, OWN_CAP) + self.spite * GATE_SPITE * self._gate_hits(st, a))
             else:
