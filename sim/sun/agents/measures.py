@@ -331,7 +331,7 @@ def prefetch_rings(g: Geometry, jobs: Sequence[tuple[Ring, Sequence[tuple[float,
 
 
 
-@dataclass
+@dataclass(slots=True)
 class Preview:
     """The ring and every seat's markers after a placement and one marker move, nominally (no
     noise, no physics): what ``careful`` and ``aggressive`` score without copying the state."""
@@ -430,10 +430,14 @@ def previews(st: SunState, a: Any, facts: PreviewFacts | None = None) -> list[Pr
         return [Preview(ring2, markers, None)]
     out = []
     k = ring2.index[anchor]
+    seat = st.seat
     for mv in st.marker_options(ring2, anchor=anchor):
         gi = k if mv.side == "ccw" else (k - 1) % ring2.n
-        mk = [list(ms) for ms in markers]
-        mk[st.seat][mv.marker] = ring2.middle(gi)
+        # the mover's markers copied, the other seats' lists shared (the previews' readers
+        # never change a marker list)
+        mk = list(markers)
+        mine = mk[seat] = list(markers[seat])
+        mine[mv.marker] = ring2.middle(gi)
         out.append(Preview(ring2, mk, mv))
     return out
 
