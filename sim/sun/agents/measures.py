@@ -239,8 +239,12 @@ def prefetch_rings(g: Geometry, jobs: Sequence[tuple[Ring, Sequence[tuple[float,
     arcs = np.repeat(np.array([bases, spans]), counts, axis=1)  # each aim's arc: start, span
     aims = np.mod(arcs[0] + arcs[1] * k, TAU)
     m_all = len(aims)
-    x = np.concatenate([aims, aims + math.pi])
-    xa = np.mod(x, TAU)
+    far = aims + math.pi
+    x = np.concatenate([aims, far])
+    # np.mod(x, TAU) written out: the aims are in [0, TAU) already (np.mod leaves them), and their
+    # far crossings in [pi, 3 pi), where np.mod(y, TAU) is y - TAU when y >= TAU (exact: the two
+    # are within a factor two of each other) and y otherwise
+    xa = np.concatenate([aims, far - TAU * (far >= TAU)])
     gz = g.gate_clear_z
     # the matrix blocks (gaps.gap_matrix; each with its corner count), the rows of the spliced
     # rings' new gaps, and per ring: the row of each of its gaps (in the stacked blocks), the
