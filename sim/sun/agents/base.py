@@ -20,6 +20,7 @@ from sim.sun.rules.state import SunState
 from sim.sun.agents.measures import (
                                      ROOM_WEIGHT,
                                      Preview,
+                                     area_clear,
                                      PreviewFacts,
                                      best_aim,
                                      bump_chance,
@@ -196,6 +197,9 @@ class AgentBase:
                 if opponents:
                     wants += [(pv.markers[o][0], 9) for pv in pvs for o in range(st.num_players) if o != st.seat]
                 jobs.append((pvs[0].ring, wants))
+        if opponents and jobs and st.rules.mode == "standard":
+            # and the opponents' clearance on the decision's ring (opponents_clearance)
+            jobs.append((st.ring(), [(st.markers[o][0], 9) for o in range(st.num_players) if o != st.seat]))
         prefetch_rings(st.geom, jobs, base=st.ring())
 
     @staticmethod
@@ -210,7 +214,13 @@ def opponents_clearance(st: SunState, seat: int) -> float:
     """Sum over ``seat``'s opponents of their best pass clearance on ``st``'s ring (m), each
     clipped to [-OPP_FLOOR, OPP_CAP]: how easy the opponents' next passes are."""
     total = 0.0
+    # in standard mode a seat's pass arcs are its (first) marker's mark area and the area turned a
+    # half turn (the rules' pass_arcs), so its best_aim clearance is that area's area_clear, the
+    # same best_line over the same arcs (which a decision's prefetch may have computed already)
+    standard = st.rules.mode == "standard"
+    ring = st.ring()
     for o in range(st.num_players):
         if o != seat:
-            total += min(OPP_CAP, max(-OPP_FLOOR, best_aim(st, 9, seat=o)[0]))
+            c = area_clear(ring, st.geom, st.markers[o][0], 9) if standard else best_aim(st, 9, seat=o)[0]
+            total += min(OPP_CAP, max(-OPP_FLOOR, c))
     return total
