@@ -20,9 +20,7 @@ from sim.sun.rules.state import SunState
 from sim.sun.agents.measures import (
                                      ROOM_WEIGHT,
                                      Preview,
-                                     area_clear,
                                      PreviewFacts,
-                                     best_aim,
                                      bump_chance,
                                      bump_of,
                                      forget_ring_memos,
@@ -30,6 +28,7 @@ from sim.sun.agents.measures import (
                                      preview_facts,
                                      previews,
                                      room_bonus,
+                                     seat_clearance,
                                      stand_sides,
                                      )
 from sim.sun.agents.memory import Tries, avoid
@@ -148,9 +147,9 @@ class AgentBase:
         """best_aim(st, 9)'s clearance (m), once per decision."""
         t = self._memo(st)
         if t is None:
-            return best_aim(st, 9)[0]
+            return seat_clearance(st, 9)
         if t.aim9 is None:
-            t.aim9 = best_aim(st, 9)[0]
+            t.aim9 = seat_clearance(st, 9)
         return t.aim9
 
     def _opp_clear(self, st: SunState, seat: int) -> float:
@@ -214,13 +213,7 @@ def opponents_clearance(st: SunState, seat: int) -> float:
     """Sum over ``seat``'s opponents of their best pass clearance on ``st``'s ring (m), each
     clipped to [-OPP_FLOOR, OPP_CAP]: how easy the opponents' next passes are."""
     total = 0.0
-    # in standard mode a seat's pass arcs are its (first) marker's mark area and the area turned a
-    # half turn (the rules' pass_arcs), so its best_aim clearance is that area's area_clear, the
-    # same best_line over the same arcs (which a decision's prefetch may have computed already)
-    standard = st.rules.mode == "standard"
-    ring = st.ring()
     for o in range(st.num_players):
-        if o != seat:
-            c = area_clear(ring, st.geom, st.markers[o][0], 9) if standard else best_aim(st, 9, seat=o)[0]
-            total += min(OPP_CAP, max(-OPP_FLOOR, c))
+        if o != seat:  # (seat_clearance: best_aim's, a decision's prefetch may have computed it)
+            total += min(OPP_CAP, max(-OPP_FLOOR, seat_clearance(st, 9, seat=o)))
     return total

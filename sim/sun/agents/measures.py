@@ -177,6 +177,17 @@ def area_clear(ring: Ring, g: Geometry, marker: float, samples: int) -> float:
     return got
 
 
+def seat_clearance(st: SunState, samples: int, seat: int | None = None) -> float:
+    """:func:`best_aim`'s clearance (m) for ``seat`` (default: the mover). In standard mode a
+    seat's pass arcs are its (first) marker's mark area and that area turned a half turn (the
+    rules' ``pass_arcs``), so this is that area's :func:`area_clear`: the same :func:`best_line`
+    over the same arcs, kept with the ring (and computed with a decision's previews when asked
+    for there)."""
+    if st.rules.mode != "standard":
+        return best_aim(st, samples, seat=seat)[0]
+    return area_clear(st.ring(), st.geom, st.markers[st.seat if seat is None else seat][0], samples)
+
+
 def prefetch_areas(ring: Ring, g: Geometry, wants: Sequence[tuple[float, int]]) -> None:
     """Compute :func:`area_clear` for every (marker, samples) of ``wants`` on ``ring`` in one
     vectorised call (the same aims and the same element-wise numbers as one call each), so that
