@@ -533,30 +533,13 @@ class QuickRing:
         return (i, ang, width_between(self.angles[i], self.ccw[i], ang, side),
                 width_between(ang, side, self.angles[j], self.cw[j]))
 
-    def stand_bump(self, angle_deg: float, s: ShapeSpec) -> tuple[tuple[int, float, float, float], float]:
-        """(:meth:`stand`, :meth:`bump` of its widths) of a stand of shape ``s`` at ``angle_deg``,
-        kept in the memo of the gap it splits (``Ring.memo``: of that gap's two positions, so
-        the next decision on a ring that kept the gap finds it; the rules' stand samples are the
-        same angles turn after turn), keyed by every other number they read. The same values."""
-        ang = math.radians(angle_deg) % TAU
-        n = self.n
-        i = (bisect_right(self.angles, ang) - 1) % n
-        memo = self.ring.memo[i]
-        key = ("agents.stand", angle_deg, self.ring_r, s.depth, s.width, self.min_clear, self.sigma)
-        got = memo.get(key)
-        if got is None:
-            j = (i + 1) % n
-            side = upright_side(self.ring_r, s.depth, s.width)
-            wl = width_between(self.angles[i], self.ccw[i], ang, side)
-            wr = width_between(ang, side, self.angles[j], self.cw[j])
-            got = memo[key] = (wl, wr, gap_bump((wl, wr), self.min_clear, self.sigma))
-        return (i, ang, got[0], got[1]), got[2]
-
     def stand_best(self, angle_deg: float, s: ShapeSpec) -> tuple[tuple[int, float, float, float], float, float]:
-        """(:meth:`stand_bump`'s two values, :meth:`best_side` of the :meth:`stand_pairs`) of a
-        stand of shape ``s`` at ``angle_deg``: those calls written out in one (the quick scores'
-        hot loop: a few thousand stands a game), the same memo entries and the same arithmetic in
-        the same order, so the very same numbers."""
+        """(:meth:`stand`, :meth:`bump` of its widths, :meth:`best_side` of its two gaps) of a
+        stand of shape ``s`` at ``angle_deg``: the quick scores' hot loop (a few thousand stands
+        a game) in one call. The widths and the bump chance are kept in the memo of the gap the
+        stand splits (``Ring.memo``: of that gap's two positions, so the next decision on a ring
+        that kept the gap finds them; the rules' stand samples are the same angles turn after
+        turn), keyed by every other number they read. The same values."""
         ang = math.radians(angle_deg) % TAU
         n = self.n
         angles = self.angles
@@ -571,33 +554,15 @@ class QuickRing:
             wr = width_between(ang, side, angles[j], self.cw[j])
             got = memo[key] = (wl, wr, gap_bump((wl, wr), self.min_clear, self.sigma))
         wl, wr, bump = got
-        # best_side of ((wl, angles[i], ang), (wr, ang, angles[j])): max over the passable sides
-        # (the first of equals, as max keeps) of min(near, far) (the first of equals, as min keeps)
-        best = -math.inf
-        pw, r = self.pass_width, self.ball_r
-        if wl >= pw:
-            near = 0.5 * wl - r if math.isfinite(wl) else 1.0
-            pa = angles[i]
-            far = self.clearance_at(pa + 0.5 * ((ang - pa) % TAU) + math.pi)
-            best = far if far < near else near
-        if wr >= pw:
-            near = 0.5 * wr - r if math.isfinite(wr) else 1.0
-            far = self.clearance_at(ang + 0.5 * ((angles[j] - ang) % TAU) + math.pi)
-            v = far if far < near else near
-            if v > best:
-                best = v
+        # best_side of the gap left of the new stone, then the one right of it
+        best = self._line(self._line(-math.inf, wl, angles[i], ang), wr, ang, angles[j])
         return (i, ang, wl, wr), bump, best
 
-    def stand_pairs(self, sides: tuple[int, float, float, float]) -> tuple[tuple[float, float, float], ...]:
-        """The two gaps beside a stand (its :meth:`stand` ``sides``) as (clear width in m, angle of
-        the gap's first stone, of its second, in rad): left of the new stone, then right."""
-        i, ang, wl, wr = sides
-        return (wl, self.angles[i], ang), (wr, ang, self.angles[(i + 1) % self.n])
-
     def stack_pairs(self, k: int, s: ShapeSpec) -> tuple[tuple[float, float, float], ...]:
-        """:meth:`stand_pairs` of a stone of shape ``s`` stacked on position ``k``: the position
-        grows to the footprint of both stones (the state's ``stacked_pos``); a one-stone ring's
-        position has itself on both sides and so no gap (inf)."""
+        """The two gaps beside a stone of shape ``s`` stacked on position ``k`` as (clear width in
+        m, angle of the gap's first stone, of its second, in rad), the left one first: the
+        position grows to the footprint of both stones (the state's ``stacked_pos``); a one-stone
+        ring's position has itself on both sides and so no gap (inf)."""
         p = self.stacked_pos(self.ring.pos[k], s.name)
         n, ang = self.n, self.angles
         b, c = (k - 1) % n, (k + 1) % n
@@ -607,17 +572,26 @@ class QuickRing:
                  p.angle, ang[c]))
 
     def best_side(self, pairs: Sequence[tuple[float, float, float]]) -> float:
-        """Best pass clearance (m) through one of ``pairs``' passable gaps (:meth:`stand_pairs`):
+        """Best pass clearance (m) through one of ``pairs``' passable gaps (:meth:`stack_pairs`):
         half the gap's width less the ball's radius, or less if the line through the gap's middle
         has less at the far crossing; -inf with neither passable."""
         best = -math.inf
         for w, pa, qa in pairs:
-            if w < self.pass_width:
-                continue
-            sep = (qa - pa) % TAU
-            mid = pa + 0.5 * sep
-            best = max(best, min(0.5 * w - self.ball_r if math.isfinite(w) else 1.0, self.clearance_at(mid + math.pi)))
+            best = self._line(best, w, pa, qa)
         return best
+
+    def _line(self, best: float, w: float, pa: float, qa: float) -> float:
+        """:meth:`best_side`'s step: ``best`` or, if more, the clearance (m) through the gap ``w``
+        m wide from the stone at ``pa`` to the one at ``qa`` (rad), when it is passable (as max
+        and min do it: the first of equals kept)."""
+        if w < self.pass_width:
+            return best
+        sep = (qa - pa) % TAU
+        mid = pa + 0.5 * sep
+        near = 0.5 * w - self.ball_r if math.isfinite(w) else 1.0
+        far = self.clearance_at(mid + math.pi)
+        v = far if far < near else near
+        return v if v > best else best
 
     def bump(self, wl: float, wr: float) -> float:
         """:func:`bump_of` (0-1) of a stand leaving clear widths ``wl`` and ``wr`` (m)."""
