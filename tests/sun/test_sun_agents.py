@@ -137,6 +137,24 @@ def test_quick_scores_kept_in_gap_memos_from_earlier_turns_are_the_same_numbers(
     assert found > 0
 
 
+def test_seat_clearance_is_best_aims_clearance() -> None:
+    """seat_clearance (in standard mode a mark area's area_clear, which a decision's prefetch may
+    have computed) equals best_aim's clearance for every seat and sample count, exactly, on
+    empty, crowded and random-field rings, and with the areas batched first."""
+    positions = (_placement_positions(None, seed=5, keep=10) + _placement_positions({"field": "random"}, seed=2, keep=6)
+                 + [SunState.new(2, None, table=ScriptedTable(G))])
+    for st in positions:
+        for seat in range(st.num_players):
+            for n in (9, 21):
+                S._RING_MEMOS.clear()
+                want = S.best_aim(st, n, seat=seat)[0]
+                assert S.seat_clearance(st, n, seat=seat) == want
+                S._RING_MEMOS.clear()
+                S.prefetch_areas(st.ring(), st.geom, [(st.markers[o][0], n) for o in range(st.num_players)])
+                assert S.seat_clearance(st, n, seat=seat) == want
+    assert any(st.ring().empty for st in positions) and any(st.ring().n >= 4 for st in positions)
+
+
 def test_free_gaps_of_a_ring_counts_what_free_gaps_counts() -> None:
     """free_gaps_of (the previews' count, as the passable gaps less the other seats' areas) equals
     free_gaps (gap by gap) on every placement position, and on the state after each marker move."""

@@ -21,13 +21,14 @@ from sim.sun.agents.measures import (
                                      ROOM_WEIGHT,
                                      Preview,
                                      PreviewFacts,
-                                     best_aim,
                                      bump_chance,
                                      bump_of,
+                                     forget_ring_memos,
                                      prefetch_rings,
                                      preview_facts,
                                      previews,
                                      room_bonus,
+                                     seat_clearance,
                                      stand_sides,
                                      )
 from sim.sun.agents.memory import Tries, avoid
@@ -90,6 +91,8 @@ class AgentBase:
             yield
         finally:
             self._turn = prev
+            if prev is None:  # the outermost decision: its preview rings' memos are done with
+                forget_ring_memos()
 
     def _memo(self, st: SunState) -> _Turn | None:
         t = self._turn
@@ -144,9 +147,9 @@ class AgentBase:
         """best_aim(st, 9)'s clearance (m), once per decision."""
         t = self._memo(st)
         if t is None:
-            return best_aim(st, 9)[0]
+            return seat_clearance(st, 9)
         if t.aim9 is None:
-            t.aim9 = best_aim(st, 9)[0]
+            t.aim9 = seat_clearance(st, 9)
         return t.aim9
 
     def _opp_clear(self, st: SunState, seat: int) -> float:
@@ -193,6 +196,9 @@ class AgentBase:
                 if opponents:
                     wants += [(pv.markers[o][0], 9) for pv in pvs for o in range(st.num_players) if o != st.seat]
                 jobs.append((pvs[0].ring, wants))
+        if opponents and jobs and st.rules.mode == "standard":
+            # and the opponents' clearance on the decision's ring (opponents_clearance)
+            jobs.append((st.ring(), [(st.markers[o][0], 9) for o in range(st.num_players) if o != st.seat]))
         prefetch_rings(st.geom, jobs, base=st.ring())
 
     @staticmethod
@@ -208,6 +214,6 @@ def opponents_clearance(st: SunState, seat: int) -> float:
     clipped to [-OPP_FLOOR, OPP_CAP]: how easy the opponents' next passes are."""
     total = 0.0
     for o in range(st.num_players):
-        if o != seat:
-            total += min(OPP_CAP, max(-OPP_FLOOR, best_aim(st, 9, seat=o)[0]))
+        if o != seat:  # (seat_clearance: best_aim's, a decision's prefetch may have computed it)
+            total += min(OPP_CAP, max(-OPP_FLOOR, seat_clearance(st, 9, seat=o)))
     return total

@@ -150,6 +150,14 @@ def ring_memo(ring: Ring, g: Geometry) -> RingMemo:
     return m
 
 
+def forget_ring_memos() -> None:
+    """Drop every :class:`RingMemo` (and so the rings kept by them): called when a placement
+    decision ends (``AgentBase._deciding``), since its preview rings are not met again and a
+    later decision's rings are new ones. Keeping them would only keep them alive for the
+    garbage collector to walk over."""
+    _RING_MEMOS.clear()
+
+
 def area_clear(ring: Ring, g: Geometry, marker: float, samples: int) -> float:
     """Best line clearance (m) through the standard-mode mark area that contains ``marker`` (or
     the nearest gap), over ``samples`` aims per arc; +1 on an empty ring, -inf with no opening."""
@@ -167,6 +175,17 @@ def area_clear(ring: Ring, g: Geometry, marker: float, samples: int) -> float:
         c, _ = best_line(ring, g, [(s, e), (s + math.pi, e + math.pi)], samples)
         got = done[(i, samples)] = float(np.max(c))
     return got
+
+
+def seat_clearance(st: SunState, samples: int, seat: int | None = None) -> float:
+    """:func:`best_aim`'s clearance (m) for ``seat`` (default: the mover). In standard mode a
+    seat's pass arcs are its (first) marker's mark area and that area turned a half turn (the
+    rules' ``pass_arcs``), so this is that area's :func:`area_clear`: the same :func:`best_line`
+    over the same arcs, kept with the ring (and computed with a decision's previews when asked
+    for there)."""
+    if st.rules.mode != "standard":
+        return best_aim(st, samples, seat=seat)[0]
+    return area_clear(st.ring(), st.geom, st.markers[st.seat if seat is None else seat][0], samples)
 
 
 def prefetch_areas(ring: Ring, g: Geometry, wants: Sequence[tuple[float, int]]) -> None:
@@ -231,8 +250,12 @@ def prefetch_rings(g: Geometry, jobs: Sequence[tuple[Ring, Sequence[tuple[float,
     arcs = np.repeat(np.array([bases, spans]), counts, axis=1)  # each aim's arc: start, span
     aims = np.mod(arcs[0] + arcs[1] * k, TAU)
     m_all = len(aims)
-    x = np.concatenate([aims, aims + math.pi])
-    xa = np.mod(x, TAU)
+    far = aims + math.pi
+    x = np.concatenate([aims, far])
+    # np.mod(x, TAU) written out: the aims are in [0, TAU) already (np.mod leaves them), and their
+    # far crossings in [pi, 3 pi), where np.mod(y, TAU) is y - TAU when y >= TAU (exact: the two
+    # are within a factor two of each other) and y otherwise
+    xa = np.concatenate([aims, far - TAU * (far >= TAU)])
     gz = g.gate_clear_z
     # the matrix blocks (gaps.gap_matrix; each with its corner count), the rows of the spliced
     # rings' new gaps, and per ring: the row of each of its gaps (in the stacked blocks), the
@@ -323,7 +346,7 @@ def prefetch_rings(g: Geometry, jobs: Sequence[tuple[Ring, Sequence[tuple[float,
 
 
 
-@dataclass
+@dataclass(slots=True)
 class Preview:
     """The ring and every seat's markers after a placement and one marker move, nominally (no
     noise, no physics): what ``careful`` and ``aggressive`` score without copying the state."""
@@ -422,10 +445,14 @@ def previews(st: SunState, a: Any, facts: PreviewFacts | None = None) -> list[Pr
         return [Preview(ring2, markers, None)]
     out = []
     k = ring2.index[anchor]
+    seat = st.seat
     for mv in st.marker_options(ring2, anchor=anchor):
         gi = k if mv.side == "ccw" else (k - 1) % ring2.n
-        mk = [list(ms) for ms in markers]
-        mk[st.seat][mv.marker] = ring2.middle(gi)
+        # the mover's markers copied, the other seats' lists shared (the previews' readers
+        # never change a marker list)
+        mk = list(markers)
+        mine = mk[seat] = list(markers[seat])
+        mine[mv.marker] = ring2.middle(gi)
         out.append(Preview(ring2, mk, mv))
     return out
 
@@ -506,35 +533,36 @@ class QuickRing:
         return (i, ang, width_between(self.angles[i], self.ccw[i], ang, side),
                 width_between(ang, side, self.angles[j], self.cw[j]))
 
-    def stand_bump(self, angle_deg: float, s: ShapeSpec) -> tuple[tuple[int, float, float, float], float]:
-        """(:meth:`stand`, :meth:`bump` of its widths) of a stand of shape ``s`` at ``angle_deg``,
-        kept in the memo of the gap it splits (``Ring.memo``: of that gap's two positions, so
-        the next decision on a ring that kept the gap finds it; the rules' stand samples are the
-        same angles turn after turn), keyed by every other number they read. The same values."""
+    def stand_best(self, angle_deg: float, s: ShapeSpec) -> tuple[tuple[int, float, float, float], float, float]:
+        """(:meth:`stand`, :meth:`bump` of its widths, :meth:`best_side` of its two gaps) of a
+        stand of shape ``s`` at ``angle_deg``: the quick scores' hot loop (a few thousand stands
+        a game) in one call. The widths and the bump chance are kept in the memo of the gap the
+        stand splits (``Ring.memo``: of that gap's two positions, so the next decision on a ring
+        that kept the gap finds them; the rules' stand samples are the same angles turn after
+        turn), keyed by every other number they read. The same values."""
         ang = math.radians(angle_deg) % TAU
         n = self.n
-        i = (bisect_right(self.angles, ang) - 1) % n
+        angles = self.angles
+        i = (bisect_right(angles, ang) - 1) % n
+        j = (i + 1) % n
         memo = self.ring.memo[i]
         key = ("agents.stand", angle_deg, self.ring_r, s.depth, s.width, self.min_clear, self.sigma)
         got = memo.get(key)
         if got is None:
-            j = (i + 1) % n
             side = upright_side(self.ring_r, s.depth, s.width)
-            wl = width_between(self.angles[i], self.ccw[i], ang, side)
-            wr = width_between(ang, side, self.angles[j], self.cw[j])
+            wl = width_between(angles[i], self.ccw[i], ang, side)
+            wr = width_between(ang, side, angles[j], self.cw[j])
             got = memo[key] = (wl, wr, gap_bump((wl, wr), self.min_clear, self.sigma))
-        return (i, ang, got[0], got[1]), got[2]
-
-    def stand_pairs(self, sides: tuple[int, float, float, float]) -> tuple[tuple[float, float, float], ...]:
-        """The two gaps beside a stand (its :meth:`stand` ``sides``) as (clear width in m, angle of
-        the gap's first stone, of its second, in rad): left of the new stone, then right."""
-        i, ang, wl, wr = sides
-        return (wl, self.angles[i], ang), (wr, ang, self.angles[(i + 1) % self.n])
+        wl, wr, bump = got
+        # best_side of the gap left of the new stone, then the one right of it
+        best = self._line(self._line(-math.inf, wl, angles[i], ang), wr, ang, angles[j])
+        return (i, ang, wl, wr), bump, best
 
     def stack_pairs(self, k: int, s: ShapeSpec) -> tuple[tuple[float, float, float], ...]:
-        """:meth:`stand_pairs` of a stone of shape ``s`` stacked on position ``k``: the position
-        grows to the footprint of both stones (the state's ``stacked_pos``); a one-stone ring's
-        position has itself on both sides and so no gap (inf)."""
+        """The two gaps beside a stone of shape ``s`` stacked on position ``k`` as (clear width in
+        m, angle of the gap's first stone, of its second, in rad), the left one first: the
+        position grows to the footprint of both stones (the state's ``stacked_pos``); a one-stone
+        ring's position has itself on both sides and so no gap (inf)."""
         p = self.stacked_pos(self.ring.pos[k], s.name)
         n, ang = self.n, self.angles
         b, c = (k - 1) % n, (k + 1) % n
@@ -544,17 +572,26 @@ class QuickRing:
                  p.angle, ang[c]))
 
     def best_side(self, pairs: Sequence[tuple[float, float, float]]) -> float:
-        """Best pass clearance (m) through one of ``pairs``' passable gaps (:meth:`stand_pairs`):
+        """Best pass clearance (m) through one of ``pairs``' passable gaps (:meth:`stack_pairs`):
         half the gap's width less the ball's radius, or less if the line through the gap's middle
         has less at the far crossing; -inf with neither passable."""
         best = -math.inf
         for w, pa, qa in pairs:
-            if w < self.pass_width:
-                continue
-            sep = (qa - pa) % TAU
-            mid = pa + 0.5 * sep
-            best = max(best, min(0.5 * w - self.ball_r if math.isfinite(w) else 1.0, self.clearance_at(mid + math.pi)))
+            best = self._line(best, w, pa, qa)
         return best
+
+    def _line(self, best: float, w: float, pa: float, qa: float) -> float:
+        """:meth:`best_side`'s step: ``best`` or, if more, the clearance (m) through the gap ``w``
+        m wide from the stone at ``pa`` to the one at ``qa`` (rad), when it is passable (as max
+        and min do it: the first of equals kept)."""
+        if w < self.pass_width:
+            return best
+        sep = (qa - pa) % TAU
+        mid = pa + 0.5 * sep
+        near = 0.5 * w - self.ball_r if math.isfinite(w) else 1.0
+        far = self.clearance_at(mid + math.pi)
+        v = far if far < near else near
+        return v if v > best else best
 
     def bump(self, wl: float, wr: float) -> float:
         """:func:`bump_of` (0-1) of a stand leaving clear widths ``wl`` and ``wr`` (m)."""

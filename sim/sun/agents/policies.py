@@ -128,10 +128,15 @@ class CarefulAgent(AgentBase):
         if st.rules.mode == "standard" and st.phase == "marker":
             ring = st.ring()
             k = ring.index[st.anchor_stone()]  # type: ignore[index]
+            marks = []
             for m in moves:
                 gi = k if m.side == "ccw" else (k - 1) % ring.n
                 mk = [list(ms) for ms in st.markers]
                 mk[st.seat][m.marker] = ring.middle(gi)
+                marks.append(mk)
+            # every move's mark area in one vectorised call (the same numbers as one call each)
+            prefetch_areas(ring, st.geom, [(mk[st.seat][0], 21) for mk in marks])
+            for m, mk in zip(moves, marks):
                 sc = area_clear(ring, st.geom, mk[st.seat][0], 21) + \
                     FUTURE_BONUS * free_gaps_of(ring, st.geom, mk, st.seat)
                 if sc > best[0]:
@@ -205,7 +210,7 @@ class CarefulAgent(AgentBase):
         memo = t.bump if t is not None else None
         for a in cands:
             is_stand = isinstance(a, Stand)
-            sd, bump = qr.stand_bump(a.angle, shapes[a.shape]) if is_stand else (None, 0.0)
+            sd, bump, best = qr.stand_best(a.angle, shapes[a.shape]) if is_stand else (None, 0.0, 0.0)
             sides.append(sd)
             if first or not (is_stand or isinstance(a, Stack)):
                 # gates and first turns: nothing per candidate to save (careful's own score, also
@@ -213,7 +218,6 @@ class CarefulAgent(AgentBase):
                 scores.append(CarefulAgent.quick_score(self, st, a))
                 continue
             if sd is not None:
-                best = qr.best_side(qr.stand_pairs(sd))
                 if memo is not None:  # the shortlist's exact scores read it again
                     memo[id(a)] = (a, bump)
             else:
@@ -371,12 +375,15 @@ class AggressiveAgent(CarefulAgent):
         """:meth:`quick_score` of each candidate, the very same numbers (see careful's)."""
         own_all, sides = self._quick_all(st, cands)
         empty = st.ring().empty
+        # the gaps holding an opponent's marker: a stand elsewhere narrows nothing (0.0, as
+        # _narrowed's sum over no marker)
+        opp = set() if empty else {gi for _, _, _, gi in self._opp_gaps(st)}
         out: list[float] = []
         for a, own, sd in zip(cands, own_all, sides):
             if own == -math.inf:
                 out.append(own)
             elif sd is not None:  # a stand
-                out.append(min(own, OWN_CAP) + self.spite * self._narrowed(st, *sd))
+                out.append(min(own, OWN_CAP) + self.spite * (self._narrowed(st, *sd) if sd[0] in opp else 0.0))
             elif isinstance(a, Gate) and not empty:
                 out.append(min(own, OWN_CAP) + self.spite * GATE_SPITE * self._gate_hits(st, a))
             else:
