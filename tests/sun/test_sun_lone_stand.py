@@ -91,3 +91,19 @@ def test_the_horizontal_extent_bounds_every_corner() -> None:
             assert reach <= bound + 1e-12
             worst = max(worst, reach / bound)
         assert worst > 0.9  # the bound is not loose everywhere
+
+
+def test_a_clean_pass_between_two_stones_moves_neither() -> None:
+    """A pass's first active set is the stones it is aimed into: two pillars 44 mm apart (centres
+    32 mm from the ball's line, their footprint circles 19.5 mm: more than the ball's 17.5 mm
+    radius) stay static, so a pass between them hands both poses back bit for bit. Loaded dynamic,
+    as when the set took the stones within 5 mm more, the ball's bounding box woke them and they
+    settled anew (this test then fails)."""
+    with SunTable.from_layout(load_layout(LAYOUTS / "empty.toml")) as t:
+        half_gap_rad = math.asin(0.5 * (0.044 + 0.020) / t.table.ring_radius)  # 44 mm between 20 mm pillars
+        assert t.stand_stone("pillar", half_gap_rad).standing
+        assert t.stand_stone("pillar", -half_gap_rad).standing
+        before = t.stone_poses()
+        r = t.pass_ball(0.0)
+        assert r.clean and not r.penalties
+        assert t.stone_poses() == before

@@ -49,7 +49,7 @@ from sim.sun.table.state import (Cause, Crossing, Penalty, TablePass, TablePlace
                                  fix_supports, gate_pose, judge, rotation_matrix, top_z)
 from sim.sun.players.thrower import ZERO_PASS, ZERO_PLACE, PlaceNoise, ThrowNoise
 from sim.sun.table.world import (ANY_BODY, ANY_LINK, REACH_SLACK_M, TableWorld, add_stepping_wall_s, half_diagonal,
-                                 metres_text, stepping_wall_s)
+                                 horizontal_extent, metres_text, stepping_wall_s)
 
 __all__ = ["Cause", "Crossing", "Penalty", "SunTable", "TablePass", "TablePlacement", "TableSnapshot",
            "stepping_wall_s"]
@@ -682,8 +682,7 @@ class SunTable(TableWorld):
         """Whether ``st`` stands upright on the base with its whole footprint on the disc."""
         if st.role != "stand" or abs(st.quat[0]) > 1e-12 or abs(st.quat[1]) > 1e-12:
             return False
-        shp = self.shapes[st.shape]
-        return math.hypot(st.pos[0], st.pos[1]) + 0.5 * math.hypot(shp.width, shp.depth) <= self.table.base_radius
+        return math.hypot(st.pos[0], st.pos[1]) + horizontal_extent(self.shapes[st.shape], st.quat) <= self.table.base_radius
 
     def _bottom(self, stone_id: int) -> int:
         """The bottom stone of the position ``stone_id`` stands in (itself, or what it is stacked on)."""
