@@ -36,7 +36,7 @@ import typer
 from sim.core.errors import InputError
 from sim.core.interrupts import exit_code_of, sigterm_as_interrupt
 from sim.core.quaternions import quat_xyzw_to_wxyz
-from sim.web.guard import host_name, is_loopback, local_url
+from sim.web.guard import host_name, is_loopback
 from sim.sun.viewer.guard import page_choice, page_number, put_back, viser_server
 from sim.sun.viewer.replay import BASE_COLOUR, STRING_COLOUR, Replay, hex_rgb
 from sim.sun.viewer.replay.overlay import cause_colour
