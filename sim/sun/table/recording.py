@@ -92,9 +92,10 @@ def record_setup(rec: PoseRecorder, *, preset: str, dt: float, table: TableSpec,
 
 
 def record_frame(rec: PoseRecorder | None, t: float, client: int, bodies: Mapping[int, int],
-                 ball_body: int | None) -> None:
+                 ball_body: int | None, ball_client: int | None = None) -> None:
     """Add a frame at simulated time ``t`` (s) with the live poses of the stones (``bodies``: stone
-    id to PyBullet body id in connection ``client``) and of the ball; nothing when ``rec`` is None."""
+    id to PyBullet body id in connection ``client``) and of the ball (in ``ball_client``, default
+    ``client``: in flight the ball is in a world of its own); nothing when ``rec`` is None."""
     if rec is None:
         return
     poses: dict[str, list[float]] = {}
@@ -102,7 +103,7 @@ def record_frame(rec: PoseRecorder | None, t: float, client: int, bodies: Mappin
         pos, quat = p.getBasePositionAndOrientation(b, physicsClientId=client)
         poses[f"stone:{sid}"] = list(pos) + list(quat)
     if ball_body is not None:
-        s = p.getLinkState(ball_body, 0, physicsClientId=client)
+        s = p.getLinkState(ball_body, 0, physicsClientId=client if ball_client is None else ball_client)
         poses["ball"] = list(s[0]) + list(s[1])
     rec.frame(t, poses)
 
