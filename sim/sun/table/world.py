@@ -219,17 +219,24 @@ class TableWorld:
         if self._dirty or active != self._active:
             self.rebuild(ball, active)
 
-    def _make_world(self) -> None:
-        """Build the engine from nothing: reset, parameters, the base, the floor and the ball (idle,
-        collisions off), with no stone body yet (:meth:`_fit_pool` makes them). Done once per table.
-        """
-        c = self._cid
+    def _reset_engine(self, c: int) -> None:
+        """Empty the world of client ``c`` and set the engine as the preset says (the step, solver
+        iterations, simple broadphase with sorted pairs, contact threshold, gravity): one
+        definition for the table's world and the flight world, which must step a ball alike."""
         ph = self.physics
         p.resetSimulation(p.RESET_USE_SIMPLE_BROADPHASE, physicsClientId=c)
         p.setPhysicsEngineParameter(fixedTimeStep=ph.dt, numSolverIterations=ph.iterations, numSubSteps=0,
                                     deterministicOverlappingPairs=1, contactBreakingThreshold=ph.contact_threshold,
                                     physicsClientId=c)
         p.setGravity(0.0, 0.0, -ph.gravity, physicsClientId=c)
+
+    def _make_world(self) -> None:
+        """Build the engine from nothing: reset, parameters, the base, the floor and the ball (idle,
+        collisions off), with no stone body yet (:meth:`_fit_pool` makes them). Done once per table.
+        """
+        c = self._cid
+        ph = self.physics
+        self._reset_engine(c)
         self._wood_mu = math.sqrt(ph.friction_wood_wood)
         self._steel_mu = ph.friction_steel_wood / self._wood_mu
         self._rest = math.sqrt(ph.restitution)
@@ -721,12 +728,7 @@ class TableWorld:
         on its own DIRECT connection; the ball there collides with nothing (there is nothing)."""
         if self._flight_cid < 0:
             c = self._flight_cid = p.connect(p.DIRECT)
-            ph = self.physics
-            p.resetSimulation(p.RESET_USE_SIMPLE_BROADPHASE, physicsClientId=c)
-            p.setPhysicsEngineParameter(fixedTimeStep=ph.dt, numSolverIterations=ph.iterations, numSubSteps=0,
-                                        deterministicOverlappingPairs=1, contactBreakingThreshold=ph.contact_threshold,
-                                        physicsClientId=c)
-            p.setGravity(0.0, 0.0, -ph.gravity, physicsClientId=c)
+            self._reset_engine(c)
             self._flight_ball = self._create_ball(c)
         p.resetJointStateMultiDof(self._flight_ball, 0, targetValue=self._spawn_q, targetVelocity=self._spawn_w,
                                   physicsClientId=self._flight_cid)
